@@ -1,0 +1,273 @@
+/**
+ * CatalogStore over SQLite (better-sqlite3). Each port method is one synchronous immediate
+ * transaction: the core's pure `decide` callbacks run inside it, so a check and its write cannot be
+ * separated by another writer (another request, or another process on the same data directory).
+ */
+import type { Attribute, Organization, PartAttribute, Role } from '../../api/schemas.js';
+import type { CatalogStore, Decision, KeysetPage, StoredPart, StoredToken } from '../../core/ports.js';
+import type { SqliteDatabase } from './database.js';
+
+interface PartRow {
+  rowid_: number;
+  part_id: string;
+  service_id: string;
+  name: string;
+  attributes: string;
+  created_at: number;
+  modified_at: number;
+}
+
+interface TokenRow {
+  name: string;
+  secret_hash: string;
+  roles: string;
+  organization: string | null;
+  created_at: number;
+}
+
+function partFromRow(row: PartRow): StoredPart {
+  return {
+    part_id: row.part_id,
+    serviceId: row.service_id,
+    name: JSON.parse(row.name) as Record<string, string>,
+    attributes: JSON.parse(row.attributes) as PartAttribute[],
+    createdAt: row.created_at,
+    modifiedAt: row.modified_at,
+  };
+}
+
+function tokenFromRow(row: TokenRow): StoredToken {
+  return { name: row.name, secretHash: row.secret_hash, roles: JSON.parse(row.roles) as Role[], organization: row.organization, createdAt: row.created_at };
+}
+
+/** Largest number of ids bound in one `IN (...)` list. */
+const MAX_IN = 500;
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** The SQLite implementation of the catalog's persistent state. */
+export class SqliteCatalogStore implements CatalogStore {
+  readonly db: SqliteDatabase;
+  private readonly stmt;
+
+  constructor(db: SqliteDatabase) {
+    this.db = db;
+    this.stmt = {
+      attributeById: db.prepare<[string], { body: string }>('SELECT body FROM attributes WHERE attribute_id = ?'),
+      attributeRefs: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM part_attributes WHERE attribute_id = ?'),
+      insertAttribute: db.prepare('INSERT INTO attributes (attribute_id, body) VALUES (?, ?)'),
+      updateAttribute: db.prepare('UPDATE attributes SET body = ? WHERE attribute_id = ?'),
+      deleteAttribute: db.prepare('DELETE FROM attributes WHERE attribute_id = ?'),
+      listAttributes: db.prepare<[string, number], { body: string }>('SELECT body FROM attributes WHERE attribute_id > ? ORDER BY attribute_id LIMIT ?'),
+      allAttributes: db.prepare<[], { body: string }>('SELECT body FROM attributes ORDER BY seq'),
+      partById: db.prepare<[string], PartRow>('SELECT * FROM parts WHERE part_id = ?'),
+      insertPart: db.prepare('INSERT INTO parts (part_id, service_id, name, attributes, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      updatePart: db.prepare('UPDATE parts SET name = ?, attributes = ?, modified_at = ? WHERE rowid_ = ?'),
+      deletePart: db.prepare('DELETE FROM parts WHERE rowid_ = ?'),
+      insertPartAttribute: db.prepare('INSERT OR IGNORE INTO part_attributes (attribute_id, part_rowid) VALUES (?, ?)'),
+      deletePartAttributes: db.prepare('DELETE FROM part_attributes WHERE part_rowid = ?'),
+      listParts: db.prepare<[string, number], PartRow>('SELECT * FROM parts WHERE part_id > ? ORDER BY part_id LIMIT ?'),
+      orgById: db.prepare<[string], Organization>('SELECT org_id, parent_id FROM organizations WHERE org_id = ?'),
+      upsertOrg: db.prepare('INSERT INTO organizations (org_id, parent_id) VALUES (?, ?) ON CONFLICT(org_id) DO UPDATE SET parent_id = excluded.parent_id'),
+      ensureOrg: db.prepare('INSERT OR IGNORE INTO organizations (org_id, parent_id) VALUES (?, NULL)'),
+      listOrgs: db.prepare<[string, number], Organization>('SELECT org_id, parent_id FROM organizations WHERE org_id > ? ORDER BY org_id LIMIT ?'),
+      allOrgs: db.prepare<[], Organization>('SELECT org_id, parent_id FROM organizations'),
+      insertToken: db.prepare('INSERT INTO tokens (name, secret_hash, roles, organization, created_at) VALUES (?, ?, ?, ?, ?)'),
+      tokenByHash: db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE secret_hash = ?'),
+      listTokens: db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY name'),
+      deleteToken: db.prepare('DELETE FROM tokens WHERE name = ?'),
+      countTokens: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tokens'),
+      getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
+      setSetting: db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+    };
+  }
+
+  // -- attributes
+
+  private attributeRow(id: string): Attribute | undefined {
+    const row = this.stmt.attributeById.get(id);
+    return row ? (JSON.parse(row.body) as Attribute) : undefined;
+  }
+
+  private attributeMap(): Map<string, Attribute> {
+    return new Map(this.stmt.allAttributes.all().map((r) => {
+      const a = JSON.parse(r.body) as Attribute;
+      return [a.attribute_id, a];
+    }));
+  }
+
+  async upsertAttributes<I extends { attribute_id: string }>(
+    items: readonly I[],
+    decide: (item: I, existing: Attribute | undefined, referencedBy: number) => Decision<Attribute>,
+  ): Promise<Decision<Attribute>[]> {
+    return this.db.transaction(() =>
+      items.map((item) => {
+        const existing = this.attributeRow(item.attribute_id);
+        const refs = existing ? (this.stmt.attributeRefs.get(item.attribute_id)?.n ?? 0) : 0;
+        const decision = decide(item, existing, refs);
+        if (decision.kind === 'write') {
+          const body = JSON.stringify(decision.value);
+          if (existing) this.stmt.updateAttribute.run(body, item.attribute_id);
+          else this.stmt.insertAttribute.run(item.attribute_id, body);
+        }
+        return decision;
+      }),
+    ).immediate();
+  }
+
+  async deleteAttributes(ids: readonly string[], decide: (id: string, existing: Attribute | undefined, referencedBy: number) => Decision<null>): Promise<Decision<null>[]> {
+    return this.db.transaction(() =>
+      ids.map((id) => {
+        const existing = this.attributeRow(id);
+        const decision = decide(id, existing, existing ? (this.stmt.attributeRefs.get(id)?.n ?? 0) : 0);
+        if (decision.kind === 'write') this.stmt.deleteAttribute.run(id);
+        return decision;
+      }),
+    ).immediate();
+  }
+
+  async listAttributes(page: KeysetPage): Promise<Attribute[]> {
+    return this.stmt.listAttributes.all(page.after ?? '', page.limit).map((r) => JSON.parse(r.body) as Attribute);
+  }
+
+  async getAttributes(ids: readonly string[]): Promise<Attribute[]> {
+    return ids.flatMap((id) => {
+      const a = this.attributeRow(id);
+      return a ? [a] : [];
+    });
+  }
+
+  async allAttributes(): Promise<Attribute[]> {
+    return [...this.attributeMap().values()];
+  }
+
+  // -- parts
+
+  async upsertParts<I extends { part_id: string }>(
+    items: readonly I[],
+    decide: (item: I, existing: StoredPart | undefined, attributes: ReadonlyMap<string, Attribute>) => Decision<StoredPart>,
+  ): Promise<Decision<StoredPart>[]> {
+    return this.db.transaction(() => {
+      const attributes = this.attributeMap();
+      return items.map((item) => {
+        const row = this.stmt.partById.get(item.part_id);
+        const decision = decide(item, row ? partFromRow(row) : undefined, attributes);
+        if (decision.kind === 'write') this.writePart(decision.value, row?.rowid_);
+        return decision;
+      });
+    }).immediate();
+  }
+
+  private writePart(part: StoredPart, rowid: number | undefined): void {
+    const name = JSON.stringify(part.name);
+    const attributes = JSON.stringify(part.attributes);
+    let id = rowid;
+    if (id === undefined) {
+      id = Number(this.stmt.insertPart.run(part.part_id, part.serviceId, name, attributes, part.createdAt, part.modifiedAt).lastInsertRowid);
+    } else {
+      this.stmt.updatePart.run(name, attributes, part.modifiedAt, id);
+      this.stmt.deletePartAttributes.run(id);
+    }
+    for (const entry of part.attributes) {
+      this.stmt.insertPartAttribute.run(entry.attribute_id, id);
+      for (const value of entry.values) if (value.organization !== '') this.stmt.ensureOrg.run(value.organization);
+    }
+  }
+
+  async deleteParts(ids: readonly string[], decide: (id: string, existing: StoredPart | undefined, dependents: { images: number }) => Decision<null>): Promise<Decision<null>[]> {
+    return this.db.transaction(() =>
+      ids.map((id) => {
+        const row = this.stmt.partById.get(id);
+        const decision = decide(id, row ? partFromRow(row) : undefined, { images: 0 });
+        if (decision.kind === 'write' && row) this.stmt.deletePart.run(row.rowid_);
+        return decision;
+      }),
+    ).immediate();
+  }
+
+  async listParts(page: KeysetPage): Promise<StoredPart[]> {
+    return this.stmt.listParts.all(page.after ?? '', page.limit).map(partFromRow);
+  }
+
+  async getParts(ids: readonly string[]): Promise<StoredPart[]> {
+    const out: StoredPart[] = [];
+    for (const chunk of chunks([...new Set(ids)], MAX_IN)) {
+      const rows = this.db.prepare<string[], PartRow>(`SELECT * FROM parts WHERE part_id IN (${chunk.map(() => '?').join(',')})`).all(...chunk);
+      out.push(...rows.map(partFromRow));
+    }
+    return out;
+  }
+
+  // -- organizations
+
+  async upsertOrganizations(
+    items: readonly Organization[],
+    decide: (item: Organization, existing: Organization | undefined, all: ReadonlyMap<string, Organization>) => Decision<Organization>,
+  ): Promise<Decision<Organization>[]> {
+    return this.db.transaction(() => {
+      const all = new Map(this.stmt.allOrgs.all().map((o) => [o.org_id, o]));
+      return items.map((item) => {
+        const decision = decide(item, all.get(item.org_id), all);
+        if (decision.kind === 'write') {
+          if (decision.value.parent_id !== null) this.stmt.ensureOrg.run(decision.value.parent_id);
+          this.stmt.upsertOrg.run(decision.value.org_id, decision.value.parent_id);
+          all.set(decision.value.org_id, decision.value);
+        }
+        return decision;
+      });
+    }).immediate();
+  }
+
+  async listOrganizations(page: KeysetPage): Promise<Organization[]> {
+    return this.stmt.listOrgs.all(page.after ?? '', page.limit);
+  }
+
+  async allOrganizations(): Promise<Map<string, Organization>> {
+    return new Map(this.stmt.allOrgs.all().map((o) => [o.org_id, o]));
+  }
+
+  async ensureOrganizations(ids: readonly string[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const id of ids) this.stmt.ensureOrg.run(id);
+    }).immediate();
+  }
+
+  // -- tokens and settings
+
+  async createToken(token: StoredToken): Promise<void> {
+    this.stmt.insertToken.run(token.name, token.secretHash, JSON.stringify(token.roles), token.organization, token.createdAt);
+  }
+
+  async findTokenByHash(secretHash: string): Promise<StoredToken | undefined> {
+    const row = this.stmt.tokenByHash.get(secretHash);
+    return row ? tokenFromRow(row) : undefined;
+  }
+
+  async listTokens(): Promise<StoredToken[]> {
+    return this.stmt.listTokens.all().map(tokenFromRow);
+  }
+
+  async revokeToken(name: string): Promise<boolean> {
+    return this.stmt.deleteToken.run(name).changes > 0;
+  }
+
+  async countTokens(): Promise<number> {
+    return this.stmt.countTokens.get()?.n ?? 0;
+  }
+
+  async getSetting(key: string): Promise<string | undefined> {
+    return this.stmt.getSetting.get(key)?.value;
+  }
+
+  async setSetting(key: string, value: string): Promise<void> {
+    this.stmt.setSetting.run(key, value);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

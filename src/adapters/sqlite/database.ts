@@ -1,0 +1,45 @@
+/**
+ * Opening the SQLite database: WAL, foreign keys, a busy timeout (so concurrent writers from other
+ * processes wait instead of failing with SQLITE_BUSY), synchronous=FULL, and the migrations.
+ */
+import Database from 'better-sqlite3';
+import { MIGRATIONS, type Migration } from './migrations.js';
+
+/** Milliseconds a writer waits for another process's lock before giving up. */
+export const BUSY_TIMEOUT_MS = 30_000;
+
+/** A better-sqlite3 connection, re-exported so other adapters need not import the driver themselves. */
+export type SqliteDatabase = Database.Database;
+
+/**
+ * Opens (creating if needed) the database at `path` (":memory:" for an in-memory one) and applies
+ * pending migrations. Throws if the file is newer than this program's schema.
+ */
+export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): SqliteDatabase {
+  const db = new Database(path);
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  if (path !== ':memory:') db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  migrate(db, migrations);
+  return db;
+}
+
+/** Applies every migration above the database's `user_version`, each in its own immediate transaction. */
+export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): void {
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  const apply = db.transaction(() => {
+    // Re-read inside the write lock: another process may have migrated meanwhile.
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > latest) {
+      throw new Error(`the catalog database has schema version ${current}, newer than this program's ${latest}: upgrade catalog`);
+    }
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }
+  });
+  if ((db.pragma('user_version', { simple: true }) as number) < latest) apply.immediate();
+  else if ((db.pragma('user_version', { simple: true }) as number) > latest) apply();
+}

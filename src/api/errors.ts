@@ -1,0 +1,112 @@
+/**
+ * The error vocabulary shared by the core, the HTTP server, both clients and the CLI
+ * (api-decisions §1). The core throws {@link CatalogError}; one table maps each code to an HTTP
+ * status and a CLI exit code; the HTTP client rebuilds the same error from a problem+json body.
+ */
+
+/** Every error code the catalog can raise. */
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'maintenance'
+  | 'unavailable'
+  | 'internal';
+
+/** One problem with one field of a request, e.g. `{path: "items[3].name", message: "Required"}`. */
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+interface ErrorCodeInfo {
+  status: number;
+  title: string;
+  /** CLI exit code (design/cli.md, "Exit codes"). */
+  exitCode: number;
+}
+
+/** The single table from error code to HTTP status, reason phrase and CLI exit code. */
+export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
+  bad_request: { status: 400, title: 'Bad Request', exitCode: 2 },
+  unauthorized: { status: 401, title: 'Unauthorized', exitCode: 4 },
+  forbidden: { status: 403, title: 'Forbidden', exitCode: 4 },
+  not_found: { status: 404, title: 'Not Found', exitCode: 6 },
+  payload_too_large: { status: 413, title: 'Content Too Large', exitCode: 2 },
+  unsupported_media_type: { status: 415, title: 'Unsupported Media Type', exitCode: 2 },
+  maintenance: { status: 503, title: 'Service Unavailable', exitCode: 5 },
+  unavailable: { status: 503, title: 'Service Unavailable', exitCode: 5 },
+  internal: { status: 500, title: 'Internal Server Error', exitCode: 1 },
+};
+
+/** The exact 503 detail of maintenance mode (api-decisions §7, taken from the original service). */
+export const MAINTENANCE_DETAIL =
+  'Catalog manager is in maintenance mode - all processing is suspended and changes are currently not possible';
+
+/** A typed, expected failure. Anything thrown that is not a CatalogError is a bug. */
+export class CatalogError extends Error {
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly errors: FieldProblem[] | undefined;
+
+  constructor(code: ErrorCode, detail: string, errors?: FieldProblem[]) {
+    super(detail);
+    this.name = 'CatalogError';
+    this.code = code;
+    this.detail = detail;
+    this.errors = errors;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+}
+
+/** RFC 9457 problem details body, as sent on every HTTP error (api-decisions §1). */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code?: ErrorCode;
+  errors?: FieldProblem[];
+}
+
+/** Builds the problem+json body for an error. */
+export function toProblem(error: CatalogError): ProblemBody {
+  const info = ERROR_CODES[error.code];
+  const body: ProblemBody = { type: 'about:blank', title: info.title, status: info.status, detail: error.detail, code: error.code };
+  if (error.errors && error.errors.length > 0) body.errors = error.errors;
+  return body;
+}
+
+/** Maps an HTTP status back to an error code, for bodies that carry no `code` (e.g. a proxy's 502). */
+export function codeForStatus(status: number, detail = ''): ErrorCode {
+  if (status === 503 && detail === MAINTENANCE_DETAIL) return 'maintenance';
+  for (const [code, info] of Object.entries(ERROR_CODES) as [ErrorCode, ErrorCodeInfo][]) {
+    if (info.status === status && code !== 'unavailable') return code;
+  }
+  if (status >= 500) return status === 503 || status === 502 || status === 504 ? 'unavailable' : 'internal';
+  return 'bad_request';
+}
+
+/** Rebuilds a CatalogError from a problem+json body received over HTTP. */
+export function fromProblem(status: number, body: unknown): CatalogError {
+  const problem = (typeof body === 'object' && body !== null ? body : {}) as Partial<ProblemBody>;
+  const detail = typeof problem.detail === 'string' ? problem.detail : `HTTP ${status}`;
+  const code = problem.code && problem.code in ERROR_CODES ? problem.code : codeForStatus(status, detail);
+  return new CatalogError(code, detail, Array.isArray(problem.errors) ? problem.errors : undefined);
+}
+
+/** Shorthand constructors used across the core. */
+export const errors = {
+  badRequest: (detail: string, problems?: FieldProblem[]) => new CatalogError('bad_request', detail, problems),
+  notFound: (detail: string) => new CatalogError('not_found', detail),
+  forbidden: (detail: string) => new CatalogError('forbidden', detail),
+  unauthorized: (detail: string) => new CatalogError('unauthorized', detail),
+  tooLarge: (detail: string) => new CatalogError('payload_too_large', detail),
+  maintenance: () => new CatalogError('maintenance', MAINTENANCE_DETAIL),
+};

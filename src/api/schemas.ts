@@ -1,0 +1,232 @@
+/**
+ * The wire contract as code: zod schemas of every request and response of api-spec.md §4, with the
+ * open points settled by api-decisions.md. Imported by the core (validation), the HTTP server and
+ * both clients, so the local and the remote mode cannot drift.
+ */
+import { z } from 'zod';
+
+/** Ids (attribute_id, part_id, image_id, org_id): 1..256 chars, no control characters, no `/` (decisions §1). */
+export const IdSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(256, 'must be at most 256 characters')
+  // eslint-disable-next-line no-control-regex
+  .refine((s) => !/[\u0000-\u001f\u007f/]/.test(s), 'must not contain control characters or "/"');
+
+/** Language key such as `en`, `de`, `pt-BR`. */
+export const LanguageSchema = z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as "en" or "pt-BR"');
+
+/** A language key -> string map (spec 2.1 `name`, `default_value`). */
+export const LangMapSchema = z.record(LanguageSchema, z.string().max(10_000, 'must be at most 10,000 characters'));
+
+export const ATTRIBUTE_TYPES = ['text', 'enum'] as const;
+export const VISIBILITIES = ['factoryWorker', 'admin', 'superAdmin', 'csa'] as const;
+export const ORG_VISIBILITIES = ['parent', 'sub'] as const;
+/** Allowed `labels` values (decisions §3, from the original service). */
+export const ATTRIBUTE_LABELS = [
+  'description', 'identifier', 'manufacturer_name', 'manufacturer_part_number', 'oem_name', 'oem_id',
+  'upc', 'ean', 'serial_number', 'sku', 'supplier_name', 'supplier_part_number',
+] as const;
+
+/** Roles (decisions §2): catalog roles and the app roles named by attribute visibility. */
+export const CATALOG_ROLES = ['catalogAdmin', 'dataContributor', 'dataValidator'] as const;
+export const APP_ROLES = VISIBILITIES;
+export const ROLES = [...CATALOG_ROLES, ...APP_ROLES] as const;
+export type Role = (typeof ROLES)[number];
+export const RoleSchema = z.enum(ROLES);
+
+export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
+export type Visibility = (typeof VISIBILITIES)[number];
+export type OrgVisibility = (typeof ORG_VISIBILITIES)[number];
+export type AttributeLabel = (typeof ATTRIBUTE_LABELS)[number];
+export type LangMap = Record<string, string>;
+
+// ---------------------------------------------------------------------------------------------
+// Attributes (spec 2.1, 4.1; decisions §3)
+
+/** One item of POST /1/catalog/attributes. Absent fields keep their stored value on update. */
+export const AttributeInputSchema = z.strictObject({
+  attribute_id: IdSchema,
+  type: z.enum(ATTRIBUTE_TYPES).optional(),
+  name: LangMapSchema.optional(),
+  searchable: z.boolean().optional(),
+  filterable: z.boolean().optional(),
+  visibility: z.enum(VISIBILITIES).optional(),
+  org_visibility: z.enum(ORG_VISIBILITIES).optional(),
+  labels: z.array(z.enum(ATTRIBUTE_LABELS)).optional(),
+  per_org_values: z.boolean().optional(),
+  default_value: LangMapSchema.nullable().optional(),
+  display_order: z.number().int().min(0).max(2_147_483_647).nullable().optional(),
+});
+export type AttributeInput = z.infer<typeof AttributeInputSchema>;
+
+/** A stored attribute as returned by select/list (all fields). */
+export interface Attribute {
+  attribute_id: string;
+  type: AttributeType;
+  name: LangMap;
+  searchable: boolean;
+  filterable: boolean;
+  visibility: Visibility;
+  org_visibility: OrgVisibility;
+  labels: AttributeLabel[];
+  per_org_values: boolean;
+  default_value?: LangMap;
+  display_order?: number;
+}
+
+/** Projection values of attribute list/select (spec 4.1). */
+export const ATTRIBUTE_PROJECTION = ['name', 'type', 'searchable', 'filterable', 'visibility', 'org_visibility', 'display_order', 'labels', 'per_org_values', 'default_value'] as const;
+export type AttributeField = (typeof ATTRIBUTE_PROJECTION)[number];
+
+// ---------------------------------------------------------------------------------------------
+// Paging (spec 2.4; decisions §1)
+
+export const DEFAULT_PAGE_LIMIT = 100;
+export const MAX_PAGE_LIMIT = 1000;
+
+export const PagingSchema = z.strictObject({
+  limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
+  last_object_id: z.string().max(256).optional(),
+});
+
+/** Builds the strict list request schema `{paging?, projection?, ...extra}` for a projection set. */
+export function listRequestSchema<const P extends readonly [string, ...string[]]>(projection: P) {
+  return z.strictObject({
+    paging: PagingSchema.optional(),
+    projection: z.array(z.enum(projection, { error: `must be one of: ${projection.join(', ')}` })).optional(),
+  });
+}
+
+export const AttributeListRequestSchema = listRequestSchema(ATTRIBUTE_PROJECTION);
+export type AttributeListRequest = z.infer<typeof AttributeListRequestSchema>;
+
+export const AttributeSelectRequestSchema = z.strictObject({
+  attribute_ids: z.array(z.string()).max(MAX_PAGE_LIMIT),
+  projection: z.array(z.enum(ATTRIBUTE_PROJECTION, { error: `must be one of: ${ATTRIBUTE_PROJECTION.join(', ')}` })).optional(),
+});
+export type AttributeSelectRequest = z.infer<typeof AttributeSelectRequestSchema>;
+
+/** The paging envelope of every list operation (spec 2.4). */
+export interface Page<T> {
+  result: T[];
+  /** Id of the page's last item; on an empty page, the request's last_object_id (or ""). */
+  last_object_id: string;
+  more_data: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bulk results (spec 4.1, 4.2; decisions §1: errors map id -> LIST of messages)
+
+export interface BulkWriteResult {
+  created: string[];
+  updated: string[];
+  errors: Record<string, string[]>;
+}
+
+export interface BulkDeleteResult {
+  deleted: string[];
+  errors: Record<string, string[]>;
+}
+
+/** Array of ids, the body of every bulk DELETE. */
+export const IdListSchema = z.array(z.unknown());
+
+// ---------------------------------------------------------------------------------------------
+// Parts and organizations (decisions §5)
+
+export const PartValueSchema = z.strictObject({
+  organization: z.union([z.literal(''), IdSchema]).default(''),
+  value: LangMapSchema,
+});
+
+export const PartAttributeInputSchema = z.strictObject({
+  attribute_id: IdSchema,
+  values: z.array(PartValueSchema).max(1000),
+});
+
+/** One item of POST /1/catalog/parts. On update `name` replaces the names; each given attribute replaces its values. */
+export const PartInputSchema = z.strictObject({
+  part_id: IdSchema,
+  name: LangMapSchema.optional(),
+  attributes: z.array(PartAttributeInputSchema).max(1000).optional(),
+});
+export type PartInput = z.infer<typeof PartInputSchema>;
+
+export interface PartValue {
+  organization: string;
+  value: LangMap;
+  /** Only when resolved for an organization: where the value came from. */
+  source?: 'own' | 'inherited' | 'default' | 'global';
+}
+
+export interface PartAttribute {
+  attribute_id: string;
+  values: PartValue[];
+}
+
+/** A stored part type as returned by list/select/get. */
+export interface Part {
+  part_id: string;
+  serviceId: string;
+  name: LangMap;
+  attributes: PartAttribute[];
+  createdAt: string;
+  modifiedAt: string;
+}
+
+export const PART_PROJECTION = ['name', 'attributes', 'serviceId', 'createdAt', 'modifiedAt'] as const;
+export type PartField = (typeof PART_PROJECTION)[number];
+
+export const PartListRequestSchema = z.strictObject({
+  paging: PagingSchema.optional(),
+  projection: z.array(z.enum(PART_PROJECTION, { error: `must be one of: ${PART_PROJECTION.join(', ')}` })).optional(),
+  organization: z.string().max(256).optional(),
+});
+export type PartListRequest = z.infer<typeof PartListRequestSchema>;
+
+export const PartSelectRequestSchema = z.strictObject({
+  part_ids: z.array(z.string()).max(MAX_PAGE_LIMIT),
+  projection: z.array(z.enum(PART_PROJECTION, { error: `must be one of: ${PART_PROJECTION.join(', ')}` })).optional(),
+  organization: z.string().max(256).optional(),
+});
+export type PartSelectRequest = z.infer<typeof PartSelectRequestSchema>;
+
+export const OrganizationInputSchema = z.strictObject({
+  org_id: IdSchema,
+  parent_id: IdSchema.nullable().optional(),
+});
+export type OrganizationInput = z.infer<typeof OrganizationInputSchema>;
+
+export interface Organization {
+  org_id: string;
+  parent_id: string | null;
+}
+
+export const OrganizationListRequestSchema = z.strictObject({ paging: PagingSchema.optional() });
+
+// ---------------------------------------------------------------------------------------------
+// Maintenance (decisions §7)
+
+export const MaintenanceSchema = z.strictObject({ enabled: z.boolean() });
+export type MaintenanceState = z.infer<typeof MaintenanceSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Tokens (decisions §2; local administration only)
+
+export interface TokenInfo {
+  name: string;
+  roles: Role[];
+  organization: string | null;
+  createdAt: string;
+}
+
+/** Who is calling: the token's name, roles and organization; local mode is the owner (all roles). */
+export interface Principal {
+  name: string;
+  roles: readonly Role[];
+  organization: string | null;
+}
+
+/** Limits of decisions §9. */
+export const MAX_BULK_ITEMS = 1000;

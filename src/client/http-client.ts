@@ -1,0 +1,149 @@
+/**
+ * The remote CatalogClient: the HTTP API of api-spec.md over undici. Errors come back as the same
+ * CatalogError the core throws (rebuilt from the problem+json body). Idempotent failures of the
+ * transport (429/502/503/504 other than maintenance, connection refused) are retried with backoff
+ * honouring Retry-After, a bounded number of times (design/cli.md); a 4xx never is.
+ */
+import { Pool, type Dispatcher } from 'undici';
+import { CatalogError, fromProblem } from '../api/errors.js';
+import { ROUTES } from '../api/routes.js';
+import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part } from '../api/schemas.js';
+import type { AttributeView, CatalogClient, PartView } from './types.js';
+
+export interface HttpClientOptions {
+  /** Base URL, e.g. `http://127.0.0.1:8080`. */
+  url: string;
+  /** Bearer token; requests without one get 401 from the server. */
+  token: string | undefined;
+  /** Retries of 429/502/503/504 and connection failures (default 4). */
+  retries?: number;
+  /** First backoff in ms, doubled each retry (default 200). */
+  backoffMs?: number;
+  /** Connections in the pool (default 16). */
+  connections?: number;
+}
+
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+const RETRY_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Seconds or an HTTP date in Retry-After, as milliseconds (capped at 30 s). */
+function retryAfterMs(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  const seconds = Number(value);
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now();
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 30_000) : undefined;
+}
+
+/** A low-level request description. */
+export interface HttpRequest {
+  method: Dispatcher.HttpMethod;
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** Raw body with its own content type (multipart); bypasses JSON encoding. */
+  raw?: { body: Dispatcher.DispatchOptions['body']; contentType: string };
+  headers?: Record<string, string>;
+  /** Retry on 429/5xx even for a non-idempotent body (safe for upserts by id). Default true. */
+  retry?: boolean;
+}
+
+/** CatalogClient over HTTP. */
+export class HttpCatalogClient implements CatalogClient {
+  readonly mode = 'remote' as const;
+  readonly url: URL;
+  private readonly pool: Pool;
+  private readonly token: string | undefined;
+  private readonly retries: number;
+  private readonly backoffMs: number;
+
+  constructor(options: HttpClientOptions) {
+    this.url = new URL(options.url);
+    this.token = options.token;
+    this.retries = options.retries ?? 4;
+    this.backoffMs = options.backoffMs ?? 200;
+    this.pool = new Pool(this.url.origin, { connections: options.connections ?? 16, pipelining: 1 });
+  }
+
+  /**
+   * Sends one request and returns the raw undici response data (status 2xx/3xx). Throws the
+   * CatalogError of a problem+json body for 4xx/5xx; `unavailable` when the server stays unreachable.
+   */
+  async send(request: HttpRequest): Promise<Dispatcher.ResponseData> {
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries(request.query ?? {})) if (v !== undefined) search.set(k, String(v));
+    const qs = search.toString();
+    const path = `${this.url.pathname.replace(/\/$/, '')}${request.path}${qs ? `?${qs}` : ''}`;
+    const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    let body: Dispatcher.DispatchOptions['body'];
+    if (request.raw) {
+      body = request.raw.body;
+      headers['content-type'] = request.raw.contentType;
+    } else if (request.body !== undefined) {
+      body = JSON.stringify(request.body);
+      headers['content-type'] = 'application/json';
+    }
+    const canRetry = request.retry !== false && (typeof body === 'string' || body === undefined || Buffer.isBuffer(body));
+    for (let attempt = 0; ; attempt++) {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await this.pool.request({ method: request.method, path, headers, body });
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? '';
+        if (canRetry && RETRY_ERRORS.has(code) && attempt < this.retries) {
+          await sleep(this.backoffMs * 2 ** attempt);
+          continue;
+        }
+        throw new CatalogError('unavailable', `cannot reach ${this.url.origin}: ${(error as Error).message}`);
+      }
+      if (response.statusCode < 400) return response;
+      const text = await response.body.text();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = { detail: text.slice(0, 500) || `HTTP ${response.statusCode}` };
+      }
+      const error = fromProblem(response.statusCode, parsed);
+      if (canRetry && RETRY_STATUSES.has(response.statusCode) && error.code !== 'maintenance' && attempt < this.retries) {
+        await sleep(retryAfterMs(response.headers['retry-after']) ?? this.backoffMs * 2 ** attempt);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  /** Sends a request and parses its JSON response. */
+  async json<T>(request: HttpRequest): Promise<T> {
+    const response = await this.send(request);
+    return (await response.body.json()) as T;
+  }
+
+  upsertAttributes(items: unknown[]) { return this.json<BulkWriteResult>({ method: 'POST', path: ROUTES.attributes, body: items }); }
+  deleteAttributes(ids: unknown[]) { return this.json<BulkDeleteResult>({ method: 'DELETE', path: ROUTES.attributes, body: ids }); }
+  listAttributes(request: unknown) { return this.json<Page<AttributeView>>({ method: 'POST', path: ROUTES.attributesList, body: request ?? {} }); }
+  selectAttributes(request: unknown) { return this.json<AttributeView[]>({ method: 'POST', path: ROUTES.attributesSelect, body: request }); }
+
+  upsertParts(items: unknown[]) { return this.json<BulkWriteResult>({ method: 'POST', path: ROUTES.parts, body: items }); }
+  deleteParts(ids: unknown[]) { return this.json<BulkDeleteResult>({ method: 'DELETE', path: ROUTES.parts, body: ids }); }
+  listParts(request: unknown) { return this.json<Page<PartView>>({ method: 'POST', path: ROUTES.partsList, body: request ?? {} }); }
+  selectParts(request: unknown) { return this.json<PartView[]>({ method: 'POST', path: ROUTES.partsSelect, body: request }); }
+  getPart(partId: string, options?: { organization?: string }) {
+    return this.json<Part>({ method: 'GET', path: ROUTES.part(partId), query: { organization: options?.organization } });
+  }
+
+  upsertOrganizations(items: unknown[]) { return this.json<BulkWriteResult>({ method: 'POST', path: ROUTES.organizations, body: items }); }
+  listOrganizations(request: unknown) { return this.json<Page<Organization>>({ method: 'POST', path: ROUTES.organizationsList, body: request ?? {} }); }
+
+  getMaintenance() { return this.json<MaintenanceState>({ method: 'GET', path: ROUTES.maintenance }); }
+  setMaintenance(enabled: boolean) { return this.json<MaintenanceState>({ method: 'PUT', path: ROUTES.maintenance, body: { enabled } }); }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

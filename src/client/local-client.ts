@@ -1,0 +1,57 @@
+/**
+ * The local CatalogClient: the core in-process over a data directory, acting as its owner
+ * (decisions §2). Results pass through a JSON round trip so they have exactly the shape the HTTP
+ * client receives (no undefined fields, no shared references).
+ */
+import type { Principal } from '../api/schemas.js';
+import { LOCAL_OWNER } from '../core/permissions.js';
+import type { CatalogService } from '../core/service.js';
+import type { CatalogClient } from './types.js';
+
+function wire<T>(value: T): T {
+  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+}
+
+/**
+ * Wraps a CatalogService as a CatalogClient. Acts as the directory's owner by default; with
+ * `{token}` every call authenticates that token exactly as the server would (401 when unknown).
+ */
+export class LocalCatalogClient implements CatalogClient {
+  readonly mode = 'local' as const;
+  readonly service: CatalogService;
+  private readonly identity: Principal | { token: string | undefined };
+
+  constructor(service: CatalogService, identity: Principal | { token: string | undefined } = LOCAL_OWNER) {
+    this.service = service;
+    this.identity = identity;
+  }
+
+  /** The principal of the next call. */
+  async principal(): Promise<Principal> {
+    if ('token' in this.identity) {
+      return this.service.authenticate(this.identity.token === undefined ? undefined : `Bearer ${this.identity.token}`);
+    }
+    return this.identity;
+  }
+
+  async upsertAttributes(items: unknown[]) { return wire(await this.service.upsertAttributes(await this.principal(), wire(items))); }
+  async deleteAttributes(ids: unknown[]) { return wire(await this.service.deleteAttributes(await this.principal(), wire(ids))); }
+  async listAttributes(request: unknown) { return wire(await this.service.listAttributes(await this.principal(), wire(request))) as Awaited<ReturnType<CatalogClient['listAttributes']>>; }
+  async selectAttributes(request: unknown) { return wire(await this.service.selectAttributes(await this.principal(), wire(request))) as Awaited<ReturnType<CatalogClient['selectAttributes']>>; }
+
+  async upsertParts(items: unknown[]) { return wire(await this.service.upsertParts(await this.principal(), wire(items))); }
+  async deleteParts(ids: unknown[]) { return wire(await this.service.deleteParts(await this.principal(), wire(ids))); }
+  async listParts(request: unknown) { return wire(await this.service.listParts(await this.principal(), wire(request))) as Awaited<ReturnType<CatalogClient['listParts']>>; }
+  async selectParts(request: unknown) { return wire(await this.service.selectParts(await this.principal(), wire(request))) as Awaited<ReturnType<CatalogClient['selectParts']>>; }
+  async getPart(partId: string, options?: { organization?: string }) { return wire(await this.service.getPart(await this.principal(), partId, options?.organization)); }
+
+  async upsertOrganizations(items: unknown[]) { return wire(await this.service.upsertOrganizations(await this.principal(), wire(items))); }
+  async listOrganizations(request: unknown) { return wire(await this.service.listOrganizations(await this.principal(), wire(request))); }
+
+  async getMaintenance() { return wire(await this.service.getMaintenance(await this.principal())); }
+  async setMaintenance(enabled: boolean) { return wire(await this.service.setMaintenance(await this.principal(), { enabled })); }
+
+  async close(): Promise<void> {
+    await this.service.close();
+  }
+}

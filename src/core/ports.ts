@@ -1,0 +1,104 @@
+/**
+ * The ports the core depends on (docs/architecture.md). Adapters implement them; the core never
+ * imports a driver. Store methods are async so that a networked database could implement them, but
+ * each one is a coarse unit of work that the SQLite adapter runs inside ONE synchronous transaction.
+ */
+import type {
+  Attribute, LangMap, Organization, Page, Part, PartAttribute, Role, TokenInfo,
+} from '../api/schemas.js';
+
+/** Time source: integer microseconds since the Unix epoch (decisions §1 timestamps). */
+export interface Clock {
+  nowMicros(): number;
+}
+
+/** Identifier and secret source. */
+export interface Ids {
+  /** A random RFC 4122 v4 UUID (serviceId, sessionId). */
+  uuid(): string;
+  /** A random secret of at least 32 bytes of entropy, URL-safe text (tokens, decisions §2). */
+  secret(): string;
+}
+
+/** Keyset paging request as the store sees it: ids strictly greater than `after`, at most `limit` + 1 read. */
+export interface KeysetPage {
+  after: string | undefined;
+  limit: number;
+}
+
+/**
+ * The decision the core makes for one item of a bulk write, given what is stored. Pure: computed
+ * inside the store's transaction so the check and the write cannot be separated by another writer.
+ */
+export type Decision<T> = { kind: 'write'; value: T; created: boolean } | { kind: 'error'; messages: string[] } | { kind: 'skip' };
+
+/** Stored form of a part (timestamps in microseconds). */
+export interface StoredPart {
+  part_id: string;
+  serviceId: string;
+  name: LangMap;
+  attributes: PartAttribute[];
+  createdAt: number;
+  modifiedAt: number;
+}
+
+/** Stored form of a token: only the SHA-256 hash of its secret. */
+export interface StoredToken {
+  name: string;
+  secretHash: string;
+  roles: Role[];
+  organization: string | null;
+  createdAt: number;
+}
+
+/** Attributes, parts, organizations, tokens and settings: the catalog's persistent state. */
+export interface CatalogStore {
+  /** Runs `decide` for each attribute id against its stored version inside one transaction and applies writes. */
+  upsertAttributes<I extends { attribute_id: string }>(
+    items: readonly I[],
+    decide: (item: I, existing: Attribute | undefined, referencedBy: number) => Decision<Attribute>,
+  ): Promise<Decision<Attribute>[]>;
+  /** Deletes each id unless `decide` says otherwise; one transaction. */
+  deleteAttributes(
+    ids: readonly string[],
+    decide: (id: string, existing: Attribute | undefined, referencedBy: number) => Decision<null>,
+  ): Promise<Decision<null>[]>;
+  listAttributes(page: KeysetPage): Promise<Attribute[]>;
+  getAttributes(ids: readonly string[]): Promise<Attribute[]>;
+  /** Every attribute (small: the ontology, not the parts). */
+  allAttributes(): Promise<Attribute[]>;
+
+  /**
+   * Upserts parts; `decide` sees the stored part and every attribute, in one transaction. Organizations
+   * named in written values that do not exist yet are created as roots (decisions §5).
+   */
+  upsertParts<I extends { part_id: string }>(
+    items: readonly I[],
+    decide: (item: I, existing: StoredPart | undefined, attributes: ReadonlyMap<string, Attribute>) => Decision<StoredPart>,
+  ): Promise<Decision<StoredPart>[]>;
+  deleteParts(
+    ids: readonly string[],
+    decide: (id: string, existing: StoredPart | undefined, dependents: { images: number }) => Decision<null>,
+  ): Promise<Decision<null>[]>;
+  listParts(page: KeysetPage): Promise<StoredPart[]>;
+  getParts(ids: readonly string[]): Promise<StoredPart[]>;
+
+  upsertOrganizations(items: readonly Organization[], decide: (item: Organization, existing: Organization | undefined, all: ReadonlyMap<string, Organization>) => Decision<Organization>): Promise<Decision<Organization>[]>;
+  listOrganizations(page: KeysetPage): Promise<Organization[]>;
+  /** Creates each named organization that does not exist yet, as a root (decisions §5). */
+  ensureOrganizations(ids: readonly string[]): Promise<void>;
+  allOrganizations(): Promise<Map<string, Organization>>;
+
+  createToken(token: StoredToken): Promise<void>;
+  findTokenByHash(secretHash: string): Promise<StoredToken | undefined>;
+  listTokens(): Promise<StoredToken[]>;
+  revokeToken(name: string): Promise<boolean>;
+  countTokens(): Promise<number>;
+
+  getSetting(key: string): Promise<string | undefined>;
+  setSetting(key: string, value: string): Promise<void>;
+
+  close(): Promise<void>;
+}
+
+export type { Attribute, Organization, Page, Part, TokenInfo };

@@ -1,0 +1,50 @@
+/**
+ * Access tokens (decisions §2): random secrets printed once and stored only as a SHA-256 hash.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { errors } from '../api/errors.js';
+import { IdSchema, ROLES, type Principal, type Role, type TokenInfo } from '../api/schemas.js';
+import type { StoredToken } from './ports.js';
+import { formatMicros } from './time.js';
+
+/** Lowercase hex SHA-256 of a token secret. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Compares two hex hashes in constant time. */
+export function hashesEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Extracts the token from an `Authorization: Bearer <token>` header; throws 401 when absent or malformed. */
+export function bearerToken(header: string | undefined): string {
+  if (!header) throw errors.unauthorized('missing Authorization header: send "Authorization: Bearer <token>"');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw errors.unauthorized('malformed Authorization header: expected "Bearer <token>"');
+  return match[1];
+}
+
+/** Validates `tokens create` input; throws 400 naming every problem. */
+export function validateNewToken(name: string, roles: readonly string[], organization: string | undefined): { roles: Role[] } {
+  const problems: string[] = [];
+  if (!IdSchema.safeParse(name).success) problems.push('name: 1 to 256 characters, no control characters or "/"');
+  if (roles.length === 0) problems.push(`role: at least one of ${ROLES.join(', ')}`);
+  const bad = roles.filter((r) => !(ROLES as readonly string[]).includes(r));
+  if (bad.length > 0) problems.push(`role: unknown role(s) ${bad.join(', ')}; allowed: ${ROLES.join(', ')}`);
+  if (organization !== undefined && !IdSchema.safeParse(organization).success) problems.push('org: 1 to 256 characters, no control characters or "/"');
+  if (problems.length > 0) throw errors.badRequest(problems.join('; '));
+  return { roles: [...new Set(roles)] as Role[] };
+}
+
+/** The public description of a stored token (never its hash). */
+export function tokenInfo(token: StoredToken): TokenInfo {
+  return { name: token.name, roles: token.roles, organization: token.organization, createdAt: formatMicros(token.createdAt) };
+}
+
+/** The principal a token acts as. */
+export function principalOf(token: StoredToken): Principal {
+  return { name: token.name, roles: token.roles, organization: token.organization };
+}

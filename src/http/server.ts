@@ -1,0 +1,75 @@
+/**
+ * `catalog serve`: the HTTP API over a data directory, with graceful shutdown on SIGINT/SIGTERM.
+ */
+import type { FastifyInstance } from 'fastify';
+import { CatalogError } from '../api/errors.js';
+import { openCatalog } from '../open-catalog.js';
+import type { CatalogService } from '../core/service.js';
+import { buildApp } from './app.js';
+
+export interface ServeOptions {
+  dataDir: string;
+  host: string;
+  port: number;
+  /** Access log stream (default stderr); null for none. */
+  accessLog?: NodeJS.WritableStream | null;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  service: CatalogService;
+  /** The URL the server listens on, e.g. `http://127.0.0.1:8080`. */
+  url: string;
+  /** Stops accepting connections, finishes in-flight requests, closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the catalog and listens. Throws a CatalogError (unauthorized) when no token exists: a
+ * server nobody can call is a mistake, and the message says how to create one.
+ */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const service = openCatalog({ dataDir: options.dataDir });
+  if ((await service.countTokens()) === 0) {
+    await service.close();
+    throw new CatalogError(
+      'unauthorized',
+      `no access token exists in ${options.dataDir}, so no one could call this server. Create one first:\n` +
+        `  catalog tokens create --data-dir ${options.dataDir} --name admin --role catalogAdmin`,
+    );
+  }
+  const app = buildApp({ service, ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}) });
+  await app.listen({ host: options.host, port: options.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    service,
+    url: `http://${host}:${port}`,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await service.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Closes the server on the first SIGINT/SIGTERM; resolves when it has closed. */
+export function closeOnSignals(server: RunningServer, log: NodeJS.WritableStream = process.stderr): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => {
+      log.write(`${signal}: finishing in-flight requests and closing\n`);
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      void server.close().then(resolve);
+    };
+    const onInt = () => stop('SIGINT');
+    const onTerm = () => stop('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+  });
+}
