@@ -8,6 +8,7 @@ import { openDatabase } from './adapters/sqlite/database.js';
 import { SqliteCatalogStore } from './adapters/sqlite/catalog-store.js';
 import { systemClock, systemIds } from './adapters/system.js';
 import { CatalogService, type CatalogLimits } from './core/service.js';
+import type { Catalog } from './core/catalog.js';
 import type { Clock, Ids } from './core/ports.js';
 
 export interface OpenCatalogOptions {
@@ -22,7 +23,7 @@ export interface OpenCatalogOptions {
 export const DATABASE_FILE = 'catalog.db';
 
 /** Opens the catalog of a data directory. Throws if the database cannot be opened or migrated. */
-export function openCatalog(options: OpenCatalogOptions): CatalogService {
+export function openCatalog(options: OpenCatalogOptions): Catalog {
   let dbPath = ':memory:';
   if (options.dataDir !== undefined) {
     mkdirSync(options.dataDir, { recursive: true });
@@ -30,10 +31,13 @@ export function openCatalog(options: OpenCatalogOptions): CatalogService {
   }
   const db = openDatabase(dbPath);
   const store = new SqliteCatalogStore(db);
-  return new CatalogService({
-    store,
-    clock: options.clock ?? systemClock(),
-    ids: options.ids ?? systemIds(),
-    ...(options.limits ? { limits: options.limits } : {}),
-  });
+  const clock = options.clock ?? systemClock();
+  const ids = options.ids ?? systemIds();
+  const service = new CatalogService({ store, clock, ids, ...(options.limits ? { limits: options.limits } : {}) });
+  return {
+    service,
+    async close() {
+      await service.close();
+    },
+  };
 }

@@ -2,6 +2,11 @@
  * Route paths of the HTTP API (api-spec.md §4, §9: catalog and search under /1/, relations under /v1/).
  * Shared by the server and the HTTP client so the two cannot disagree on a path.
  */
+/** Encodes a path segment; a `:name` placeholder (a fastify route pattern) passes through unchanged. */
+function seg(value: string): string {
+  return /^:[a-z_]+$/i.test(value) ? value : encodeURIComponent(value);
+}
+
 export const ROUTES = {
   attributes: '/1/catalog/attributes',
   attributesList: '/1/catalog/attributes/list',
@@ -9,20 +14,20 @@ export const ROUTES = {
   parts: '/1/catalog/parts',
   partsList: '/1/catalog/parts/list',
   partsSelect: '/1/catalog/parts/select',
-  part: (partId: string) => `/1/catalog/parts/${encodeURIComponent(partId)}`,
-  partDisplayImages: (partId: string) => `/1/catalog/parts/${encodeURIComponent(partId)}/display-images`,
+  part: (partId: string) => `/1/catalog/parts/${seg(partId)}`,
+  partDisplayImages: (partId: string) => `/1/catalog/parts/${seg(partId)}/display-images`,
   organizations: '/1/catalog/organizations',
   organizationsList: '/1/catalog/organizations/list',
   maintenance: '/1/catalog/maintenance',
   images: '/1/catalog/images',
   imagesList: '/1/catalog/images/list',
   imagesSelect: '/1/catalog/images/select',
-  image: (imageId: string) => `/1/catalog/images/${encodeURIComponent(imageId)}`,
-  imageOriginal: (imageId: string) => `/1/catalog/images/${encodeURIComponent(imageId)}/original`,
+  image: (imageId: string) => `/1/catalog/images/${seg(imageId)}`,
+  imageOriginal: (imageId: string) => `/1/catalog/images/${seg(imageId)}/original`,
   relations: '/v1/parts/relations',
-  partRelations: (partId: string) => `/v1/parts/${encodeURIComponent(partId)}/relations`,
+  partRelations: (partId: string) => `/v1/parts/${seg(partId)}/relations`,
   partRelationsOfType: (partId: string, type: string) =>
-    `/v1/parts/${encodeURIComponent(partId)}/relations/${encodeURIComponent(type)}`,
+    `/v1/parts/${seg(partId)}/relations/${seg(type)}`,
   search: '/1/find/search',
-  searchState: (sessionId: string) => `/1/find/search/state/${encodeURIComponent(sessionId)}`,
+  searchState: (sessionId: string) => `/1/find/search/state/${seg(sessionId)}`,
 } as const;

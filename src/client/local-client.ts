@@ -5,6 +5,7 @@
  */
 import type { Principal } from '../api/schemas.js';
 import { LOCAL_OWNER } from '../core/permissions.js';
+import type { Catalog } from '../core/catalog.js';
 import type { CatalogService } from '../core/service.js';
 import type { CatalogClient } from './types.js';
 
@@ -18,11 +19,13 @@ function wire<T>(value: T): T {
  */
 export class LocalCatalogClient implements CatalogClient {
   readonly mode = 'local' as const;
+  readonly catalog: Catalog;
   readonly service: CatalogService;
   private readonly identity: Principal | { token: string | undefined };
 
-  constructor(service: CatalogService, identity: Principal | { token: string | undefined } = LOCAL_OWNER) {
-    this.service = service;
+  constructor(catalog: Catalog, identity: Principal | { token: string | undefined } = LOCAL_OWNER) {
+    this.catalog = catalog;
+    this.service = catalog.service;
     this.identity = identity;
   }
 
@@ -52,6 +55,6 @@ export class LocalCatalogClient implements CatalogClient {
   async setMaintenance(enabled: boolean) { return wire(await this.service.setMaintenance(await this.principal(), { enabled })); }
 
   async close(): Promise<void> {
-    await this.service.close();
+    await this.catalog.close();
   }
 }

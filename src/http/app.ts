@@ -6,7 +6,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { CatalogError, toProblem, type ErrorCode } from '../api/errors.js';
 import type { Principal } from '../api/schemas.js';
-import type { CatalogService } from '../core/service.js';
+import type { Catalog } from '../core/catalog.js';
 import { registerAttributeRoutes } from './routes/attributes.js';
 import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOrganizationRoutes } from './routes/organizations.js';
@@ -20,7 +20,7 @@ declare module 'fastify' {
 }
 
 export interface AppOptions {
-  service: CatalogService;
+  catalog: Catalog;
   /** Where the access log goes (one line per request); `null` for none. Default: process.stderr. */
   accessLog?: NodeJS.WritableStream | null;
   /** Largest JSON body in bytes (default 64 MiB: 1,000 parts with many values). */
@@ -47,7 +47,8 @@ export function sendProblem(reply: FastifyReply, error: CatalogError): FastifyRe
 
 /** Builds the app; call `ready()` or `listen()` on it. */
 export function buildApp(options: AppOptions): FastifyInstance {
-  const { service } = options;
+  const { catalog } = options;
+  const { service } = catalog;
   const accessLog = options.accessLog === undefined ? process.stderr : options.accessLog;
   const app = Fastify({
     logger: false,

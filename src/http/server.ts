@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CatalogError } from '../api/errors.js';
 import { openCatalog } from '../open-catalog.js';
-import type { CatalogService } from '../core/service.js';
+import type { Catalog } from '../core/catalog.js';
 import { buildApp } from './app.js';
 
 export interface ServeOptions {
@@ -17,7 +17,7 @@ export interface ServeOptions {
 
 export interface RunningServer {
   app: FastifyInstance;
-  service: CatalogService;
+  catalog: Catalog;
   /** The URL the server listens on, e.g. `http://127.0.0.1:8080`. */
   url: string;
   /** Stops accepting connections, finishes in-flight requests, closes the database. */
@@ -29,16 +29,16 @@ export interface RunningServer {
  * server nobody can call is a mistake, and the message says how to create one.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const service = openCatalog({ dataDir: options.dataDir });
-  if ((await service.countTokens()) === 0) {
-    await service.close();
+  const catalog = openCatalog({ dataDir: options.dataDir });
+  if ((await catalog.service.countTokens()) === 0) {
+    await catalog.close();
     throw new CatalogError(
       'unauthorized',
       `no access token exists in ${options.dataDir}, so no one could call this server. Create one first:\n` +
         `  catalog tokens create --data-dir ${options.dataDir} --name admin --role catalogAdmin`,
     );
   }
-  const app = buildApp({ service, ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}) });
+  const app = buildApp({ catalog, ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}) });
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
@@ -46,12 +46,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let closing: Promise<void> | undefined;
   return {
     app,
-    service,
+    catalog,
     url: `http://${host}:${port}`,
     close() {
       closing ??= (async () => {
         await app.close();
-        await service.close();
+        await catalog.close();
       })();
       return closing;
     },

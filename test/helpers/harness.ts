@@ -12,6 +12,7 @@ import { HttpCatalogClient } from '../../src/client/http-client.js';
 import { LocalCatalogClient } from '../../src/client/local-client.js';
 import type { CatalogClient } from '../../src/client/types.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
+import type { Catalog } from '../../src/core/catalog.js';
 import type { CatalogService } from '../../src/core/service.js';
 import { buildApp } from '../../src/http/app.js';
 import { openCatalog } from '../../src/open-catalog.js';
@@ -21,6 +22,7 @@ export type Mode = (typeof MODES)[number];
 
 export interface Harness {
   mode: Mode;
+  catalog: Catalog;
   service: CatalogService;
   dataDir: string;
   /** A client whose token has every role. */
@@ -44,18 +46,19 @@ export function tempDir(prefix = 'catalog-test-'): string {
 /** Builds a fresh catalog on disk, reachable in the given mode. */
 export async function createHarness(mode: Mode): Promise<Harness> {
   const dataDir = tempDir();
-  const service = openCatalog({ dataDir });
+  const catalog = openCatalog({ dataDir });
+  const { service } = catalog;
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   const clients: CatalogClient[] = [];
   if (mode === 'http') {
-    app = buildApp({ service, accessLog: null });
+    app = buildApp({ catalog, accessLog: null });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   }
   const withToken = (token: string | undefined): CatalogClient => {
-    const client = mode === 'http' ? new HttpCatalogClient({ url: url ?? '', token, retries: 0 }) : new LocalCatalogClient(service, { token });
+    const client = mode === 'http' ? new HttpCatalogClient({ url: url ?? '', token, retries: 0 }) : new LocalCatalogClient(catalog, { token });
     clients.push(client);
     return client;
   };
@@ -66,6 +69,7 @@ export async function createHarness(mode: Mode): Promise<Harness> {
   const admin = await as([...ROLES]);
   return {
     mode,
+    catalog,
     service,
     dataDir,
     admin,
@@ -75,7 +79,7 @@ export async function createHarness(mode: Mode): Promise<Harness> {
     async close() {
       for (const c of clients) if (c instanceof HttpCatalogClient) await c.close();
       await app?.close();
-      await service.close();
+      await catalog.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,13 @@
+/**
+ * A whole catalog: the foundation service plus one service per capability (images, relations,
+ * search), all over the same store and data directory. Built by src/open-catalog.ts; used by the
+ * HTTP app and the local client.
+ */
+import type { CatalogService } from './service.js';
+
+export interface Catalog {
+  /** Attributes, parts, organizations, tokens, maintenance mode, authentication. */
+  service: CatalogService;
+  /** Closes every store. */
+  close(): Promise<void>;
+}
