@@ -53,7 +53,7 @@ export function decideAttributeUpsert(input: AttributeInput, existing: Attribute
   }
   if (new Set(merged.labels).size !== merged.labels.length) messages.push('labels: must not repeat a label');
   if (messages.length > 0) return { kind: 'error', messages };
-  return { kind: 'write', value: merged, created: !existing };
+  return { kind: 'write', value: canonicalAttribute(merged), created: !existing };
 }
 
 /** Decides one id of DELETE /1/catalog/attributes: unknown ids and referenced attributes are item errors. */
@@ -66,4 +66,22 @@ export function decideAttributeDelete(id: string, existing: Attribute | undefine
     };
   }
   return { kind: 'write', value: null, created: false };
+}
+
+/** The attribute with its fields in the order of spec 2.1 (stable JSON for people and diffs). */
+export function canonicalAttribute(a: Attribute): Attribute {
+  const out: Attribute = {
+    attribute_id: a.attribute_id,
+    type: a.type,
+    name: a.name,
+    searchable: a.searchable,
+    filterable: a.filterable,
+    visibility: a.visibility,
+    org_visibility: a.org_visibility,
+    labels: a.labels,
+    per_org_values: a.per_org_values,
+  };
+  if (a.default_value !== undefined) out.default_value = a.default_value;
+  if (a.display_order !== undefined) out.display_order = a.display_order;
+  return out;
 }

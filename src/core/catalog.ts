@@ -4,10 +4,13 @@
  * HTTP app and the local client.
  */
 import type { CatalogService } from './service.js';
+import type { RelationService } from './relation-service.js';
 
 export interface Catalog {
   /** Attributes, parts, organizations, tokens, maintenance mode, authentication. */
   service: CatalogService;
+  /** Part relations (spec 2.3, 4.3; decisions §6). */
+  relations: RelationService;
   /** Closes every store. */
   close(): Promise<void>;
 }

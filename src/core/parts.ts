@@ -62,7 +62,8 @@ export function decidePartUpsert(
       part_id: input.part_id,
       serviceId: existing?.serviceId ?? newServiceId(),
       name: input.name ?? existing?.name ?? {},
-      attributes: [...merged.values()],
+      // Sorted by attribute_id: the same values give the same stored part whatever the input order.
+      attributes: [...merged.values()].sort((x, y) => (x.attribute_id < y.attribute_id ? -1 : x.attribute_id > y.attribute_id ? 1 : 0)),
       createdAt: existing?.createdAt ?? now,
       modifiedAt: now,
     },

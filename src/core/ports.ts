@@ -6,6 +6,7 @@
 import type {
   Attribute, LangMap, Organization, Page, Part, PartAttribute, Role, TokenInfo,
 } from '../api/schemas.js';
+import type { RelationSource, RelationType } from '../api/schemas.js';
 
 /** Time source: integer microseconds since the Unix epoch (decisions §1 timestamps). */
 export interface Clock {
@@ -102,3 +103,31 @@ export interface CatalogStore {
 }
 
 export type { Attribute, Organization, Page, Part, TokenInfo };
+
+/**
+ * A stored part relation (spec 2.3), direction as last written: for substitute the anchor is the
+ * predecessor and the related part the successor. `created` in microseconds since the epoch.
+ */
+export interface StoredRelation {
+  anchor_part_id: string;
+  related_part_id: string;
+  type: RelationType;
+  source: RelationSource;
+  user_id: string | null;
+  created: number;
+}
+
+/** Part relations (spec 2.3, 4.3; decisions §6): one relation per unordered pair of parts. */
+export interface RelationStore {
+  /** The ids among `partIds` that name no part. */
+  missingParts(partIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * All or nothing, in one transaction: when a part named by any relation does not exist, writes
+   * nothing and returns those ids in `missing`; otherwise writes every relation, replacing the one
+   * stored for the same unordered pair (latest write wins), and returns how many were written.
+   * `relations` must hold each unordered pair at most once.
+   */
+  writeRelations(relations: readonly StoredRelation[]): Promise<{ written: number; missing: string[] }>;
+  /** Every relation involving `partId` (of `type` when given); undefined when the part does not exist. */
+  relationsOf(partId: string, type: RelationType | undefined): Promise<StoredRelation[] | undefined>;
+}

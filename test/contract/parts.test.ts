@@ -86,7 +86,7 @@ describe.each(MODES)('parts (%s client)', (mode) => {
     const worker = await h.as(['factoryWorker']);
     const admin = await h.as(['admin']);
     expect((await worker.getPart('p')).attributes.map((a) => a.attribute_id)).toEqual(['vendor']);
-    expect((await admin.getPart('p')).attributes.map((a) => a.attribute_id)).toEqual(['vendor', 'secret']);
+    expect((await admin.getPart('p')).attributes.map((a) => a.attribute_id)).toEqual(['secret', 'vendor']);
     const listed = await worker.listParts({ projection: ['attributes'] });
     expect(listed.result[0]?.attributes?.map((a) => a.attribute_id)).toEqual(['vendor']);
   });

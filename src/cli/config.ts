@@ -1,0 +1,131 @@
+/**
+ * Resolving where the CLI works and how it talks (cli.md, "Modes and configuration"):
+ * flags > environment > profile > defaults, each value remembering where it came from so
+ * `catalog config` can say so.
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from './output/usage-error.js';
+
+/** Where a setting came from. */
+export type Source = 'flag' | 'env' | 'profile' | 'default';
+
+export interface Setting<T> {
+  value: T;
+  source: Source;
+}
+
+/** The resolved configuration of one CLI run. */
+export interface CliConfig {
+  profile: Setting<string | undefined>;
+  dataDir: Setting<string>;
+  remote: Setting<string | undefined>;
+  /** The token itself (never printed); `tokenFrom` says where it came from. */
+  token: Setting<string | undefined>;
+  tokenFrom: string | undefined;
+  output: Setting<string | undefined>;
+  configFile: string;
+}
+
+/** The global flags as commander parses them. */
+export interface GlobalFlags {
+  dataDir?: string;
+  remote?: string;
+  token?: string;
+  tokenFile?: string;
+  profile?: string;
+  output?: string;
+}
+
+const ProfileSchema = z.strictObject({
+  remote: z.string().optional(),
+  dataDir: z.string().optional(),
+  tokenFile: z.string().optional(),
+  output: z.string().optional(),
+});
+const ConfigFileSchema = z.strictObject({ profiles: z.record(z.string(), ProfileSchema).default({}) });
+
+/** `$XDG_CONFIG_HOME/catalog/config.json` (default `~/.config/catalog/config.json`). */
+export function configFilePath(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : join(env.HOME ?? homedir(), '.config');
+  return join(base, 'catalog', 'config.json');
+}
+
+function readProfile(file: string, name: string): z.infer<typeof ProfileSchema> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new UsageError(`profile '${name}' requested but ${file} cannot be read`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${file}: not valid JSON (${(error as Error).message})`);
+  }
+  const config = ConfigFileSchema.safeParse(parsed);
+  if (!config.success) throw new UsageError(`${file}: ${config.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  const profile = config.data.profiles[name];
+  if (!profile) throw new UsageError(`${file} has no profile '${name}' (profiles: ${Object.keys(config.data.profiles).join(', ') || 'none'})`);
+  return profile;
+}
+
+function readTokenFile(path: string): string {
+  try {
+    const token = readFileSync(path, 'utf8').trim();
+    if (token === '') throw new UsageError(`token file ${path} is empty`);
+    return token;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read token file ${path}: ${(error as Error).message}`);
+  }
+}
+
+function pick<T>(flag: T | undefined, env: T | undefined, profile: T | undefined, fallback: T): Setting<T> {
+  if (flag !== undefined) return { value: flag, source: 'flag' };
+  if (env !== undefined) return { value: env, source: 'env' };
+  if (profile !== undefined) return { value: profile, source: 'profile' };
+  return { value: fallback, source: 'default' };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Resolves the configuration; throws UsageError for an unreadable profile or token file. */
+export function resolveConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv, cwd: string): CliConfig {
+  const configFile = configFilePath(env);
+  const profileName = pick(flags.profile, nonEmpty(env.CATALOG_PROFILE), undefined, undefined as string | undefined);
+  const profile = profileName.value !== undefined ? readProfile(configFile, profileName.value) : {};
+  const dataDir = pick(flags.dataDir, nonEmpty(env.CATALOG_DATA_DIR), profile.dataDir, './.catalog');
+  dataDir.value = resolve(cwd, dataDir.value);
+  const remote = pick(flags.remote, nonEmpty(env.CATALOG_URL), profile.remote, undefined as string | undefined);
+  let token: Setting<string | undefined> = { value: undefined, source: 'default' };
+  let tokenFrom: string | undefined;
+  if (flags.token !== undefined) {
+    token = { value: flags.token, source: 'flag' };
+    tokenFrom = '--token';
+  } else if (flags.tokenFile !== undefined) {
+    token = { value: readTokenFile(resolve(cwd, flags.tokenFile)), source: 'flag' };
+    tokenFrom = `--token-file ${flags.tokenFile}`;
+  } else if (nonEmpty(env.CATALOG_TOKEN) !== undefined) {
+    token = { value: env.CATALOG_TOKEN, source: 'env' };
+    tokenFrom = 'CATALOG_TOKEN';
+  } else if (profile.tokenFile !== undefined) {
+    token = { value: readTokenFile(resolve(cwd, profile.tokenFile)), source: 'profile' };
+    tokenFrom = `profile tokenFile ${profile.tokenFile}`;
+  }
+  const output = pick(flags.output, nonEmpty(env.CATALOG_OUTPUT), profile.output, undefined as string | undefined);
+  if (remote.value !== undefined) {
+    try {
+      const url = new URL(remote.value);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+    } catch {
+      throw new UsageError(`--remote / CATALOG_URL must be an http(s) URL, got '${remote.value}'`);
+    }
+  }
+  return { profile: profileName, dataDir, remote, token, tokenFrom, output, configFile };
+}

@@ -1,0 +1,24 @@
+/** Part types as a CLI resource (decisions §5). */
+import { MAX_BULK_ITEMS, PART_PROJECTION } from '../../api/schemas.js';
+import type { PartView } from '../../client/types.js';
+import { mapPartRow, partToRow } from '../import/map-rows.js';
+import type { ResourceSpec } from './resource.js';
+
+export const partsResource: ResourceSpec<PartView> = {
+  noun: 'parts',
+  singular: 'part',
+  idField: 'part_id',
+  maxBatch: MAX_BULK_ITEMS,
+  fields: ['part_id', ...PART_PROJECTION],
+  defaultFields: ['part_id', 'name', 'attributes', 'modifiedAt'],
+  mapCsvRow: (record) => mapPartRow(record) as { item: Record<string, unknown> } | { problems: string[] },
+  send: (client, items) => client.upsertParts(items),
+  async existing(client, ids) {
+    const found = await client.selectParts({ part_ids: ids, projection: ['serviceId'] });
+    return new Set(found.map((p) => p.part_id));
+  },
+  list: (client, request) => client.listParts(request),
+  select: (client, ids) => client.selectParts({ part_ids: ids }),
+  delete: (client, ids) => client.deleteParts(ids),
+  toCsvRow: partToRow,
+};

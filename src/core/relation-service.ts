@@ -1,0 +1,62 @@
+/**
+ * RelationService: the part relation operations of api-spec.md §4.3 with api-decisions.md §6, used
+ * by the HTTP routes (per request, with the token's principal) and the local client (as the owner).
+ */
+import { errors } from '../api/errors.js';
+import { IdSchema, type Principal, type Relation, type RelationCreateResult } from '../api/schemas.js';
+import type { RelationStore } from './ports.js';
+import {
+  latestPerPair, namedPartIds, parseRelationBody, parseRelationType, relationBodyError, toStoredRelation,
+  unknownPartProblems, viewRelations,
+} from './relations.js';
+import type { CatalogService } from './service.js';
+
+export class RelationService {
+  private readonly catalog: CatalogService;
+  private readonly store: RelationStore;
+
+  constructor(catalog: CatalogService, store: RelationStore) {
+    this.catalog = catalog;
+    this.store = store;
+  }
+
+  /**
+   * POST /v1/parts/relations: body = array of `{anchor_part_id, related_part_id, type, source?}`.
+   * All or nothing: any bad item (bad field, unknown type, unknown part, anchor = related) is ONE
+   * 400 naming every bad item (`items[3].related_part_id`), and nothing is written. A pair named
+   * twice: the later item wins. Returns `{created}` = the number of relations (pairs) written.
+   * Throws 403 for non-writers, 503 in maintenance mode, 413 over the bulk item limit.
+   */
+  async createRelations(principal: Principal, body: unknown): Promise<RelationCreateResult> {
+    await this.catalog.assertWritable(principal);
+    const parsed = parseRelationBody(body, this.catalog.limits.maxBulkItems);
+    if (parsed.problems.length > 0) {
+      // Rejected anyway: look up the parts too, so the one answer names every bad item.
+      const missing = await this.store.missingParts(namedPartIds(parsed));
+      throw relationBodyError([...parsed.problems, ...unknownPartProblems(parsed.raw, missing)]);
+    }
+    const now = this.catalog.clock.nowMicros();
+    const relations = latestPerPair(parsed.items).map((item) => toStoredRelation(item, principal.name, now));
+    const result = await this.store.writeRelations(relations);
+    if (result.missing.length > 0) throw relationBodyError(unknownPartProblems(parsed.raw, new Set(result.missing)));
+    return { created: result.written };
+  }
+
+  /**
+   * GET /v1/parts/{part_id}/relations/{relation_type} (spec 4.3), or every type when `type` is
+   * undefined (GET /v1/parts/{part_id}/relations, our addition). Each relation is seen from
+   * `partId` (spec 2.3), ordered by created, then part_id. 400 for an unknown type or a malformed
+   * id; 404 when the part does not exist. Any valid token may read.
+   */
+  async getRelations(_principal: Principal, partId: string, type?: string): Promise<Relation[]> {
+    const relationType = type === undefined ? undefined : parseRelationType(type);
+    if (!IdSchema.safeParse(partId).success) {
+      throw errors.badRequest(`invalid part id '${partId.slice(0, 300)}': 1 to 256 characters, no control characters, no "/"`, [
+        { path: 'part_id', message: 'must be 1 to 256 characters without control characters or "/"' },
+      ]);
+    }
+    const stored = await this.store.relationsOf(partId, relationType);
+    if (!stored) throw errors.notFound(`part '${partId}' does not exist`);
+    return viewRelations(partId, stored);
+  }
+}
