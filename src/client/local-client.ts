@@ -1,7 +1,8 @@
 /**
  * The local CatalogClient: the core in-process over a data directory, acting as its owner
- * (decisions §2). Results pass through a JSON round trip so they have exactly the shape the HTTP
- * client receives (no undefined fields, no shared references).
+ * (decisions §2). Requests go to the service as they are (it validates them with the same zod
+ * schemas as the server, and zod's output is a fresh object); results pass through a JSON round trip
+ * so they have exactly the shape the HTTP client receives (no undefined fields, no shared references).
  */
 import type { Principal } from '../api/schemas.js';
 import { LOCAL_OWNER } from '../core/permissions.js';
@@ -37,22 +38,25 @@ export class LocalCatalogClient implements CatalogClient {
     return this.identity;
   }
 
-  async upsertAttributes(items: unknown[]) { return wire(await this.service.upsertAttributes(await this.principal(), wire(items))); }
-  async deleteAttributes(ids: unknown[]) { return wire(await this.service.deleteAttributes(await this.principal(), wire(ids))); }
-  async listAttributes(request: unknown) { return wire(await this.service.listAttributes(await this.principal(), wire(request))) as Awaited<ReturnType<CatalogClient['listAttributes']>>; }
-  async selectAttributes(request: unknown) { return wire(await this.service.selectAttributes(await this.principal(), wire(request))) as Awaited<ReturnType<CatalogClient['selectAttributes']>>; }
+  async upsertAttributes(items: unknown[]) { return wire(await this.service.upsertAttributes(await this.principal(), items)); }
+  async deleteAttributes(ids: unknown[]) { return wire(await this.service.deleteAttributes(await this.principal(), ids)); }
+  async listAttributes(request: unknown) { return wire(await this.service.listAttributes(await this.principal(), request)) as Awaited<ReturnType<CatalogClient['listAttributes']>>; }
+  async selectAttributes(request: unknown) { return wire(await this.service.selectAttributes(await this.principal(), request)) as Awaited<ReturnType<CatalogClient['selectAttributes']>>; }
 
-  async upsertParts(items: unknown[]) { return wire(await this.service.upsertParts(await this.principal(), wire(items))); }
-  async deleteParts(ids: unknown[]) { return wire(await this.service.deleteParts(await this.principal(), wire(ids))); }
-  async listParts(request: unknown) { return wire(await this.service.listParts(await this.principal(), wire(request))) as Awaited<ReturnType<CatalogClient['listParts']>>; }
-  async selectParts(request: unknown) { return wire(await this.service.selectParts(await this.principal(), wire(request))) as Awaited<ReturnType<CatalogClient['selectParts']>>; }
+  async upsertParts(items: unknown[]) { return wire(await this.service.upsertParts(await this.principal(), items)); }
+  async deleteParts(ids: unknown[]) { return wire(await this.service.deleteParts(await this.principal(), ids)); }
+  async listParts(request: unknown) { return wire(await this.service.listParts(await this.principal(), request)) as Awaited<ReturnType<CatalogClient['listParts']>>; }
+  async selectParts(request: unknown) { return wire(await this.service.selectParts(await this.principal(), request)) as Awaited<ReturnType<CatalogClient['selectParts']>>; }
   async getPart(partId: string, options?: { organization?: string }) { return wire(await this.service.getPart(await this.principal(), partId, options?.organization)); }
 
-  async upsertOrganizations(items: unknown[]) { return wire(await this.service.upsertOrganizations(await this.principal(), wire(items))); }
-  async listOrganizations(request: unknown) { return wire(await this.service.listOrganizations(await this.principal(), wire(request))); }
+  async upsertOrganizations(items: unknown[]) { return wire(await this.service.upsertOrganizations(await this.principal(), items)); }
+  async listOrganizations(request: unknown) { return wire(await this.service.listOrganizations(await this.principal(), request)); }
 
   async getMaintenance() { return wire(await this.service.getMaintenance(await this.principal())); }
   async setMaintenance(enabled: boolean) { return wire(await this.service.setMaintenance(await this.principal(), { enabled })); }
+
+  async createRelations(items: unknown[]) { return wire(await this.catalog.relations.createRelations(await this.principal(), items)); }
+  async getRelations(partId: string, type?: string) { return wire(await this.catalog.relations.getRelations(await this.principal(), partId, type)); }
 
   async close(): Promise<void> {
     await this.catalog.close();

@@ -1,0 +1,71 @@
+// Shared helpers of the benchmark scripts (plain ESM; they drive the built code in dist/).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = join(ROOT, 'bin', 'catalog.js');
+
+/** A fresh temporary directory. */
+export function tempDir(prefix = 'catalog-bench-') {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Peak resident set (VmHWM) of a live process in bytes, or 0 when it is gone. */
+function peakRss(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = /VmHWM:\s+(\d+) kB/.exec(status);
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs a command, sampling its peak RSS every 10 ms; resolves {code, ms, peakRssBytes, stdout, stderr}.
+ */
+export function runMeasured(command, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    let peak = 0;
+    const timer = setInterval(() => {
+      peak = Math.max(peak, peakRss(child.pid));
+    }, 10);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearInterval(timer);
+      resolve({ code, ms: performance.now() - start, peakRssBytes: peak, stdout, stderr });
+    });
+  });
+}
+
+/** Runs the built CLI as a user would. */
+export function runCli(args, options = {}) {
+  return runMeasured(process.execPath, [BIN, ...args], options);
+}
+
+/** Formats a rate. */
+export function perSecond(count, ms) {
+  return Math.round((count / ms) * 1000);
+}
+
+/** Percentile of sorted numbers. */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+/** True when the module at `url` is the script node was started with. */
+export function isMain(url) {
+  return process.argv[1] !== undefined && fileURLToPath(url) === process.argv[1];
+}
