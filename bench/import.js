@@ -4,6 +4,7 @@
 import { createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
 import { isMain, perSecond, runCli, tempDir } from './lib.js';
 
 const VENDORS = ['Intel Corporation', 'NVIDIA Corporation', 'Advanced Micro Devices, Inc. [AMD]', 'Realtek Semiconductor Co. Ltd.', 'Broadcom Inc.'];
@@ -51,7 +52,7 @@ async function directInsert(dataDir, count) {
         { attribute_id: 'vendor', values: [{ organization: '', value: { en: p.vendor } }] },
       ];
       const now = Date.now() * 1000;
-      const rowid = insertPart.run(p.id, crypto.randomUUID(), JSON.stringify({ en: p.nameEn, de: p.nameDe }), JSON.stringify(attributes), now, now).lastInsertRowid;
+      const rowid = insertPart.run(p.id, randomUUID(), JSON.stringify({ en: p.nameEn, de: p.nameDe }), JSON.stringify(attributes), now, now).lastInsertRowid;
       for (const a of attributes) insertRef.run(a.attribute_id, rowid);
     }
   });

@@ -50,7 +50,7 @@ export function runMeasured(command, args, options = {}) {
 
 /** Runs the built CLI as a user would. */
 export function runCli(args, options = {}) {
-  return runMeasured(process.execPath, [BIN, ...args], options);
+  return runMeasured(BIN, args, options);
 }
 
 /** Formats a rate. */

@@ -6,6 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase } from './adapters/sqlite/database.js';
 import { SqliteCatalogStore } from './adapters/sqlite/catalog-store.js';
+import { SqliteRelationStore } from './adapters/sqlite/relation-store.js';
+import { RelationService } from './core/relation-service.js';
 import { systemClock, systemIds } from './adapters/system.js';
 import { CatalogService, type CatalogLimits } from './core/service.js';
 import type { Catalog } from './core/catalog.js';
@@ -34,8 +36,10 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
   const clock = options.clock ?? systemClock();
   const ids = options.ids ?? systemIds();
   const service = new CatalogService({ store, clock, ids, ...(options.limits ? { limits: options.limits } : {}) });
+  const relations = new RelationService(service, new SqliteRelationStore(store.db));
   return {
     service,
+    relations,
     async close() {
       await service.close();
     },

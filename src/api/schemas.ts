@@ -230,3 +230,50 @@ export interface Principal {
 
 /** Limits of decisions §9. */
 export const MAX_BULK_ITEMS = 1000;
+
+// ---------------------------------------------------------------------------------------------
+// Part relations (spec 2.3, 4.3; decisions §6)
+
+export const RELATION_TYPES = ['duplicate', 'substitute', 'equivalent', 'not_related'] as const;
+export const RELATION_SOURCES = ['confirmed_by_user', 'ingested'] as const;
+/** The role of the OTHER part of a relation, as seen from the part asked about (spec 2.3). */
+export const PART_ROLES = ['anchor_part', 'related_part'] as const;
+export type RelationType = (typeof RELATION_TYPES)[number];
+export type RelationSource = (typeof RELATION_SOURCES)[number];
+export type PartRole = (typeof PART_ROLES)[number];
+
+/** Enum error: "required" when absent, else the allowed values. */
+function relationEnumError(values: readonly string[]) {
+  return (issue: { input?: unknown }) => (issue.input === undefined ? 'required' : `must be one of: ${values.join(', ')}`);
+}
+
+export const RelationTypeSchema = z.enum(RELATION_TYPES, { error: relationEnumError(RELATION_TYPES) });
+export const RelationSourceSchema = z.enum(RELATION_SOURCES, { error: relationEnumError(RELATION_SOURCES) });
+
+/** One item of POST /v1/parts/relations; `source` defaults to ingested (spec 4.3). */
+export const RelationInputSchema = z.strictObject({
+  anchor_part_id: IdSchema,
+  related_part_id: IdSchema,
+  type: RelationTypeSchema,
+  source: RelationSourceSchema.default('ingested'),
+});
+export type RelationInput = z.infer<typeof RelationInputSchema>;
+
+/**
+ * A relation as returned by GET /v1/parts/{part_id}/relations[/{type}] (spec 2.3): `part_id` is the
+ * OTHER part and `part_role` that part's role; `created` is ISO 8601 UTC with microseconds.
+ */
+export interface Relation {
+  part_id: string;
+  part_role: PartRole;
+  type: RelationType;
+  source: RelationSource;
+  /** Name of the token that wrote the relation ("local" in local mode). */
+  user_id?: string;
+  created: string;
+}
+
+/** Answer of POST /v1/parts/relations (decisions §6): how many relations (distinct pairs) were written. */
+export interface RelationCreateResult {
+  created: number;
+}

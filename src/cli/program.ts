@@ -7,6 +7,7 @@ import { registerAttributes } from './nouns/attributes.js';
 import { registerConfig } from './nouns/config.js';
 import { registerMaintenance } from './nouns/maintenance.js';
 import { registerParts } from './nouns/parts.js';
+import { registerRelations } from './nouns/relations.js';
 import { registerServe } from './nouns/serve.js';
 import { registerTokens } from './nouns/tokens.js';
 import type { Invoke } from './runner.js';
@@ -41,6 +42,7 @@ Examples:
   );
   registerAttributes(program, invoke);
   registerParts(program, invoke);
+  registerRelations(program, invoke);
   registerTokens(program, invoke);
   registerMaintenance(program, invoke);
   registerServe(program, invoke);

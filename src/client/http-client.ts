@@ -9,6 +9,7 @@ import { CatalogError, fromProblem } from '../api/errors.js';
 import { ROUTES } from '../api/routes.js';
 import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part } from '../api/schemas.js';
 import type { AttributeView, CatalogClient, PartView } from './types.js';
+import type { Relation, RelationCreateResult } from '../api/schemas.js';
 
 export interface HttpClientOptions {
   /** Base URL, e.g. `http://127.0.0.1:8080`. */
@@ -142,6 +143,12 @@ export class HttpCatalogClient implements CatalogClient {
 
   getMaintenance() { return this.json<MaintenanceState>({ method: 'GET', path: ROUTES.maintenance }); }
   setMaintenance(enabled: boolean) { return this.json<MaintenanceState>({ method: 'PUT', path: ROUTES.maintenance, body: { enabled } }); }
+
+  // Relations: a retried write is safe, it writes the same pairs again (the latest write wins).
+  createRelations(items: unknown[]) { return this.json<RelationCreateResult>({ method: 'POST', path: ROUTES.relations, body: items }); }
+  getRelations(partId: string, type?: string) {
+    return this.json<Relation[]>({ method: 'GET', path: type === undefined ? ROUTES.partRelations(partId) : ROUTES.partRelationsOfType(partId, type) });
+  }
 
   async close(): Promise<void> {
     await this.pool.close();

@@ -11,6 +11,7 @@
 import type {
   Attribute, BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part,
 } from '../api/schemas.js';
+import type { Relation, RelationCreateResult } from '../api/schemas.js';
 
 /** An attribute as listed or selected: attribute_id plus the projected fields. */
 export type AttributeView = Partial<Attribute> & { attribute_id: string };
@@ -50,6 +51,17 @@ export interface CatalogClient {
   getMaintenance(): Promise<MaintenanceState>;
   /** PUT /1/catalog/maintenance (decisions §7; catalogAdmin). */
   setMaintenance(enabled: boolean): Promise<MaintenanceState>;
+
+  /**
+   * POST /v1/parts/relations (spec 4.3, decisions §6): all or nothing; any bad item is one 400
+   * naming every bad item (`items[3].related_part_id`). Returns how many relations were written.
+   */
+  createRelations(items: unknown[]): Promise<RelationCreateResult>;
+  /**
+   * GET /v1/parts/{part_id}/relations/{type}, or every type (GET /v1/parts/{part_id}/relations)
+   * when `type` is omitted. 400 for an unknown type, 404 for an unknown part.
+   */
+  getRelations(partId: string, type?: string): Promise<Relation[]>;
 
   /** Releases the database or the connection pool. */
   close(): Promise<void>;

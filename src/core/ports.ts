@@ -131,3 +131,69 @@ export interface RelationStore {
   /** Every relation involving `partId` (of `type` when given); undefined when the part does not exist. */
   relationsOf(partId: string, type: RelationType | undefined): Promise<StoredRelation[] | undefined>;
 }
+
+/**
+ * A stored part image (spec 2.2; decisions §4): the description plus where its original lives.
+ * `sha256` is the blob key of the original (content address), `size` its length in bytes, `mime` the
+ * type detected from its bytes; `position` null when not set; times in microseconds.
+ */
+export interface StoredImage {
+  image_id: string;
+  part_id: string;
+  sha256: string;
+  size: number;
+  mime: string;
+  info: string;
+  position: number | null;
+  createdAt: number;
+  modifiedAt: number;
+}
+
+/**
+ * What an image write stores: the image, and its search features (`features BLOB`): bytes to store,
+ * `null` to clear them, `undefined` to keep what is stored.
+ */
+export interface ImageWrite {
+  image: StoredImage;
+  features: Uint8Array | null | undefined;
+}
+
+/**
+ * Part images' metadata (migration 2, table images). Like CatalogStore, each write is one
+ * transaction running the core's pure `decide` against the stored state. An image references its
+ * part WITHOUT cascade: deleting a part that still has images is an item error (decisions §4).
+ */
+export interface ImageStore {
+  /**
+   * Runs `decide` for each item with the stored image (by image_id) and whether `item.part_id`
+   * names an existing part, and writes `kind: 'write'` outcomes; one transaction.
+   */
+  upsertImages<I extends { image_id: string; part_id: string }>(
+    items: readonly I[],
+    decide: (item: I, existing: StoredImage | undefined, partExists: boolean) => Decision<ImageWrite>,
+  ): Promise<Decision<ImageWrite>[]>;
+  /** Deletes each id unless `decide` says otherwise; one transaction. */
+  deleteImages(ids: readonly string[], decide: (id: string, existing: StoredImage | undefined) => Decision<null>): Promise<Decision<null>[]>;
+  /** Images by image_id (keyset), only of these parts when `partIds` is given. */
+  listImages(page: KeysetPage, partIds: readonly string[] | undefined): Promise<StoredImage[]>;
+  getImages(ids: readonly string[]): Promise<StoredImage[]>;
+  /** Every image of a part; undefined when the part does not exist. */
+  imagesOfPart(partId: string): Promise<StoredImage[] | undefined>;
+  /** Whether any image references the blob `sha256`. */
+  isBlobReferenced(sha256: string): Promise<boolean>;
+  /** Every blob key referenced by an image (for the start-up sweep of orphans). */
+  referencedBlobs(): Promise<Set<string>>;
+}
+
+/**
+ * Hook for image search (the follow-up feature): computes the search features of a searchable
+ * image (info has `searchable`). The ImageService calls `index` after the image's bytes are stored
+ * and BEFORE its metadata commits, and stores the returned bytes in the same metadata transaction
+ * (`images.features`); `undefined` stores none. It calls `remove` after an image was deleted or
+ * stopped being searchable, and for an image it indexed whose write was then rejected. Throwing from
+ * `index` makes that image an item error. Unset (undefined) for now.
+ */
+export interface ImageFeatureIndexer {
+  index(imageId: string, partId: string, bytes: Uint8Array): Promise<Uint8Array | undefined>;
+  remove(imageId: string): Promise<void>;
+}

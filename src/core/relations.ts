@@ -142,7 +142,7 @@ export function toStoredRelation(item: RelationItem, userId: string, now: number
 export function parseRelationType(value: string): RelationType {
   const result = RelationTypeSchema.safeParse(value);
   if (result.success) return result.data;
-  throw new CatalogError('bad_request', `unknown relation type '${value}': must be one of: ${RelationTypeSchema.options.join(', ')}`, [
+  throw new CatalogError('bad_request', `unknown relation type '${value.slice(0, 100)}': must be one of: ${RelationTypeSchema.options.join(', ')}`, [
     { path: 'relation_type', message: `must be one of: ${RelationTypeSchema.options.join(', ')}` },
   ]);
 }

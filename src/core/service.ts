@@ -41,6 +41,7 @@ const MAINTENANCE_KEY = 'maintenance';
 function bulkWriteResult<T>(items: readonly BulkItem<T>[], decisions: readonly Decision<unknown>[]): BulkWriteResult {
   const result: BulkWriteResult = { created: [], updated: [], errors: {} };
   const created = new Set<string>();
+  const updated = new Set<string>();
   let d = 0;
   for (const item of items) {
     if ('messages' in item) {
@@ -53,13 +54,17 @@ function bulkWriteResult<T>(items: readonly BulkItem<T>[], decisions: readonly D
     else if (decision.created) {
       created.add(item.key);
       result.created.push(item.key);
-    } else if (!created.has(item.key) && !result.updated.includes(item.key)) result.updated.push(item.key);
+    } else if (!created.has(item.key) && !updated.has(item.key)) {
+      updated.add(item.key);
+      result.updated.push(item.key);
+    }
   }
   return result;
 }
 
 function bulkDeleteResult(items: readonly BulkItem<string>[], decisions: readonly Decision<null>[]): BulkDeleteResult {
   const result: BulkDeleteResult = { deleted: [], errors: {} };
+  const deleted = new Set<string>();
   let d = 0;
   for (const item of items) {
     if ('messages' in item) {
@@ -68,7 +73,10 @@ function bulkDeleteResult(items: readonly BulkItem<string>[], decisions: readonl
     }
     const decision = decisions[d++];
     if (decision?.kind === 'error') addErrors(result.errors, item.key, decision.messages);
-    else if (decision?.kind === 'write' && !result.deleted.includes(item.key)) result.deleted.push(item.key);
+    else if (decision?.kind === 'write' && !deleted.has(item.key)) {
+      deleted.add(item.key);
+      result.deleted.push(item.key);
+    }
   }
   return result;
 }

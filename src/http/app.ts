@@ -11,6 +11,7 @@ import { registerAttributeRoutes } from './routes/attributes.js';
 import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOrganizationRoutes } from './routes/organizations.js';
 import { registerPartRoutes } from './routes/parts.js';
+import { registerRelationRoutes } from './routes/relations.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -87,5 +88,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerPartRoutes(app, service);
   registerOrganizationRoutes(app, service);
   registerMaintenanceRoutes(app, service);
+  registerRelationRoutes(app, catalog.relations);
   return app;
 }

@@ -6,6 +6,7 @@
 import type { Attribute, Organization, PartAttribute, Role } from '../../api/schemas.js';
 import type { CatalogStore, Decision, KeysetPage, StoredPart, StoredToken } from '../../core/ports.js';
 import type { SqliteDatabase } from './database.js';
+import { countImagesOfPart } from './image-store.js';
 
 interface PartRow {
   rowid_: number;
@@ -182,7 +183,7 @@ export class SqliteCatalogStore implements CatalogStore {
     return this.db.transaction(() =>
       ids.map((id) => {
         const row = this.stmt.partById.get(id);
-        const decision = decide(id, row ? partFromRow(row) : undefined, { images: 0 });
+        const decision = decide(id, row ? partFromRow(row) : undefined, { images: row ? countImagesOfPart(this.db, row.rowid_) : 0 });
         if (decision.kind === 'write' && row) this.stmt.deletePart.run(row.rowid_);
         return decision;
       }),

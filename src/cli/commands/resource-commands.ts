@@ -3,7 +3,7 @@
  * a ResourceSpec. Returns exit codes; src/cli/main.ts sets them.
  */
 import type { CommandContext } from '../context.js';
-import { runImport, type ImportSummary } from '../import/run-import.js';
+import { runImport, type ImportSpec, type ImportSummary } from '../import/run-import.js';
 import { emitJson, emitRecords } from '../output/emit.js';
 import { createProgress } from '../output/progress.js';
 import type { ResourceSpec } from '../resources/resource.js';
@@ -37,7 +37,7 @@ export function describeImport(noun: string, summary: ImportSummary): string {
  * `<noun> import <file|->`: exit 0 when every row was stored, 3 when some were rejected,
  * 130 when interrupted (after printing the resume command).
  */
-export async function runImportCommand(ctx: CommandContext, spec: ResourceSpec, file: string, flags: ImportFlags, resumeCommand: string): Promise<number> {
+export async function runImportCommand(ctx: CommandContext, spec: ImportSpec, file: string, flags: ImportFlags, resumeCommand: string): Promise<number> {
   const client = await ctx.client();
   const progress = createProgress(ctx.io.stderr as NodeJS.WriteStream, !ctx.flags.quiet, ctx.io.env);
   const controller = new AbortController();

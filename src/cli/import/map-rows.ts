@@ -25,6 +25,16 @@ import type { ImportFormat } from './read-records.js';
 /** A mapped item, or every problem found in the row. */
 export type MapResult<T> = { item: T } | { problems: string[] };
 
+/** Options of the row mappers. */
+export interface MapOptions {
+  /**
+   * false: only map (structural problems such as unknown columns are still reported) and leave the
+   * schema check to the service, which validates every item anyway. The import loop uses this on
+   * its fast path and maps a REJECTED row again with validation to name the offending columns.
+   */
+  validate?: boolean;
+}
+
 /** A record as read: CSV values are strings; other values are converted with String(). */
 export type FlatRow = Record<string, unknown>;
 
@@ -320,6 +330,19 @@ export interface AttrColumn {
  * @returns the parts, or a problem text when the name is malformed.
  */
 export function parseAttrColumn(column: string): AttrColumn | { problem: string } {
+  // Every row of a file has the same columns: parse each column name once.
+  let parsed = attrColumnCache.get(column);
+  if (parsed === undefined) {
+    parsed = parseAttrColumnUncached(column);
+    if (attrColumnCache.size >= 10_000) attrColumnCache.clear();
+    attrColumnCache.set(column, parsed);
+  }
+  return parsed;
+}
+
+const attrColumnCache = new Map<string, AttrColumn | { problem: string }>();
+
+function parseAttrColumnUncached(column: string): AttrColumn | { problem: string } {
   const body = column.slice('attr:'.length);
   const dot = body.lastIndexOf('.');
   if (dot <= 0 || dot === body.length - 1) {
@@ -358,7 +381,7 @@ export function validatePartItem(value: unknown): MapResult<PartInput> {
  * all empty is absent (left as stored). `serviceId`, `createdAt`, `modifiedAt` are ignored.
  * @returns `{item}` (validated with PartInputSchema) or `{problems}` naming the columns.
  */
-export function mapPartRow(row: FlatRow): MapResult<PartInput> {
+export function mapPartRow(row: FlatRow, options: MapOptions = {}): MapResult<PartInput> {
   const problems: string[] = [];
   const unknown: string[] = [];
   const name: Record<string, string> = {};
@@ -416,6 +439,7 @@ export function mapPartRow(row: FlatRow): MapResult<PartInput> {
       }),
     }));
   }
+  if (options.validate === false) return done(item as PartInput, problems);
   const result = PartInputSchema.safeParse(item);
   const rename = (path: readonly PropertyKey[]): string => columnOf.get(pathText(path)) ?? pathText(path);
   problems.push(...schemaProblems(result, item, rename));

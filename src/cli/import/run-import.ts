@@ -21,8 +21,12 @@ export interface ImportSpec {
   noun: string;
   /** The id field of an item, e.g. `attribute_id`. */
   idField: string;
-  /** Maps a CSV record (all strings) to an API item, or lists every problem of the row. */
-  mapCsvRow(record: Record<string, string>): { item: Record<string, unknown> } | { problems: string[] };
+  /**
+   * Maps a CSV record (all strings) to an API item, or lists every problem of the row. With
+   * `validate: false` the schema check may be skipped (the service validates every item anyway);
+   * rows the service rejects are mapped again with validation so messages name the CSV columns.
+   */
+  mapCsvRow(record: Record<string, string>, options?: { validate?: boolean }): { item: Record<string, unknown> } | { problems: string[] };
   /** Sends one batch; a bulk result with per-item errors keyed by id or `items[<index>]`. */
   send(client: CatalogClient, items: Record<string, unknown>[]): Promise<BulkWriteResult>;
   /** Dry run: which of these ids exist already (for would-create / would-update). */
@@ -85,7 +89,7 @@ interface PendingRow {
 export async function runImport(client: CatalogClient, spec: ImportSpec, options: ImportOptions, io: { stdin: NodeJS.ReadableStream; cwd: string }): Promise<ImportSummary> {
   const fromStdin = options.file === '-';
   if (fromStdin && options.format === undefined) throw new UsageError('reading stdin (-) needs --format csv|json|ndjson');
-  const format: ImportFormat = formatFromPath(fromStdin ? 'stdin' : options.file, options.format);
+  const format: ImportFormat = formatFromPath(options.file, options.format);
   const inputPath = fromStdin ? undefined : resolve(io.cwd, options.file);
   const batchSize = Math.min(options.batchSize ?? spec.maxBatch, spec.maxBatch);
   let inputStat: { size: number; mtimeMs: number } | undefined;
@@ -150,7 +154,13 @@ export async function runImport(client: CatalogClient, spec: ImportSpec, options
         await reject(0, key, messages);
         continue;
       }
-      for (const row of matching) if (row) await reject(row.line, indexed ? undefined : key, messages, row.record);
+      for (const row of matching) {
+        if (!row) continue;
+        // Prefer the mapper's messages, which name CSV columns, over the service's item paths.
+        const explained = format === 'csv' ? spec.mapCsvRow(row.record as Record<string, string>, { validate: true }) : undefined;
+        const own = explained && 'problems' in explained ? explained.problems : messages;
+        await reject(row.line, indexed ? undefined : key, own, row.record);
+      }
     }
     await checkpoint?.markDone(index);
   };
@@ -167,7 +177,7 @@ export async function runImport(client: CatalogClient, spec: ImportSpec, options
       if ('error' in entry) {
         await reject(entry.line, undefined, [entry.error], undefined, entry.raw);
       } else if (format === 'csv') {
-        const mapped = spec.mapCsvRow(entry.record as Record<string, string>);
+        const mapped = spec.mapCsvRow(entry.record as Record<string, string>, { validate: false });
         if ('problems' in mapped) await reject(entry.line, undefined, mapped.problems, entry.record);
         else pending.push({ line: entry.line, record: entry.record, item: mapped.item });
       } else {

@@ -2,13 +2,14 @@
  * Registers the generic verbs (import, list, get, delete) of a bulk resource on its noun command.
  */
 import type { Command } from 'commander';
+import type { ImportSpec } from '../import/run-import.js';
 import type { ResourceSpec } from '../resources/resource.js';
 import { positiveInt, type Invoke } from '../runner.js';
 
 const commands = () => import('../commands/resource-commands.js');
 
 /** Adds `import <file|->` with the bulk import options of cli.md. */
-export function addImportVerb(noun: Command, spec: ResourceSpec, invoke: Invoke, description: string): Command {
+export function addImportVerb(noun: Command, spec: ImportSpec, invoke: Invoke, description: string): Command {
   return noun
     .command('import')
     .description(description)

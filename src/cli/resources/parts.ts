@@ -11,7 +11,7 @@ export const partsResource: ResourceSpec<PartView> = {
   maxBatch: MAX_BULK_ITEMS,
   fields: ['part_id', ...PART_PROJECTION],
   defaultFields: ['part_id', 'name', 'attributes', 'modifiedAt'],
-  mapCsvRow: (record) => mapPartRow(record) as { item: Record<string, unknown> } | { problems: string[] },
+  mapCsvRow: (record, options) => mapPartRow(record, options) as { item: Record<string, unknown> } | { problems: string[] },
   send: (client, items) => client.upsertParts(items),
   async existing(client, ids) {
     const found = await client.selectParts({ part_ids: ids, projection: ['serviceId'] });

@@ -1,0 +1,123 @@
+// Benchmark: bulk import of part relations in local mode (api-spec.md §4.3), through the
+// LocalCatalogClient exactly as `catalog relations import` will use it: N parts, then M relations
+// among them in batches of the server's bulk limit. Imports the COMPILED code: build first with
+// `npx tsc -p tsconfig.build.json`. Run: `node bench/relations.js [parts] [relations]`.
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { LocalCatalogClient } from '../dist/client/local-client.js';
+import { openCatalog } from '../dist/open-catalog.js';
+
+const TYPES = ['duplicate', 'substitute', 'equivalent', 'not_related'];
+
+/** A small deterministic PRNG (mulberry32), so every run imports the same pairs. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function partId(i) {
+  return `pci:${(0x1000 + (i % 0xe000)).toString(16)}:${i.toString(16).padStart(6, '0')}`;
+}
+
+function batches(items, size) {
+  const out = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Imports `parts` parts, then `relations` relations among them, in batches of `batchSize`, into a
+ * fresh data directory (a temp dir unless `dataDir` is given; removed afterwards unless `keep`).
+ * Returns the figures: seconds and items per second of each phase, relations written and stored.
+ */
+export async function runRelationsBench(options = {}) {
+  const parts = options.parts ?? 50_000;
+  const relations = options.relations ?? 100_000;
+  const batchSize = options.batchSize ?? 1000;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'catalog-bench-relations-'));
+  const catalog = openCatalog({ dataDir });
+  const client = new LocalCatalogClient(catalog);
+  try {
+    const partItems = Array.from({ length: parts }, (_, i) => ({ part_id: partId(i), name: { en: `Part ${i}` } }));
+    let started = performance.now();
+    for (const batch of batches(partItems, batchSize)) {
+      const result = await client.upsertParts(batch);
+      if (Object.keys(result.errors).length > 0) throw new Error(`part import failed: ${JSON.stringify(result.errors).slice(0, 500)}`);
+    }
+    const partsSeconds = (performance.now() - started) / 1000;
+
+    const random = prng(options.seed ?? 42);
+    const relationItems = [];
+    while (relationItems.length < relations) {
+      const anchor = Math.floor(random() * parts);
+      const related = Math.floor(random() * parts);
+      if (anchor === related) continue;
+      const n = relationItems.length;
+      relationItems.push({
+        anchor_part_id: partId(anchor),
+        related_part_id: partId(related),
+        type: TYPES[n % TYPES.length],
+        ...(n % 3 === 0 ? { source: 'confirmed_by_user' } : {}),
+      });
+    }
+    const relationBatches = batches(relationItems, batchSize);
+
+    let written = 0;
+    started = performance.now();
+    const cpuStarted = process.cpuUsage();
+    for (const batch of relationBatches) written += (await client.createRelations(batch)).created;
+    const relationsSeconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuStarted);
+    const relationsCpuSeconds = (cpu.user + cpu.system) / 1e6;
+
+    // Reading back: the relations of a few parts (the GET path, for scale).
+    started = performance.now();
+    let readBack = 0;
+    const reads = Math.min(1000, parts);
+    for (let i = 0; i < reads; i++) readBack += (await client.getRelations(partId(i))).length;
+    const readSeconds = (performance.now() - started) / 1000;
+
+    const stored = catalog.service.store.db.prepare('SELECT count(*) AS n FROM part_relations').get().n;
+    return {
+      parts,
+      relations,
+      batchSize,
+      partsSeconds: round(partsSeconds),
+      partsPerSecond: Math.round(parts / partsSeconds),
+      relationsSeconds: round(relationsSeconds),
+      relationsPerSecond: Math.round(relations / relationsSeconds),
+      // CPU time of this process only: steadier than wall time on a shared, loaded machine.
+      relationsCpuSeconds: round(relationsCpuSeconds),
+      relationsPerCpuSecond: Math.round(relations / relationsCpuSeconds),
+      relationsWritten: written,
+      relationsStored: stored,
+      getRelationsPerSecond: Math.round(reads / readSeconds),
+      relationsReadBack: readBack,
+      databaseBytes: statSync(join(dataDir, 'catalog.db')).size,
+    };
+  } finally {
+    await client.close();
+    if (!options.keep && options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function round(seconds) {
+  return Math.round(seconds * 1000) / 1000;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const parts = process.argv[2] ? Number(process.argv[2]) : undefined;
+  const relations = process.argv[3] ? Number(process.argv[3]) : undefined;
+  const figures = await runRelationsBench({ ...(parts ? { parts } : {}), ...(relations ? { relations } : {}) });
+  console.log(JSON.stringify(figures, null, 2));
+  const target = 30_000;
+  console.log(`relations import: ${figures.relationsPerSecond.toLocaleString('en')} relations/s (target >= ${target.toLocaleString('en')}): ${figures.relationsPerSecond >= target ? 'OK' : 'BELOW TARGET'}`);
+}

@@ -1,0 +1,66 @@
+/**
+ * Image-search features from encoded image bytes, decoded with sharp (libvips). The feature maths is
+ * pure and lives in src/core/search/image-similarity.ts; this adapter only decodes.
+ */
+import sharp from 'sharp';
+import type { OutputInfo } from 'sharp';
+import { featuresFromRgb } from '../../core/search/image-similarity.js';
+import type { Features } from '../../core/search/image-similarity.js';
+
+/**
+ * Long side, in pixels, of the RGB raster the features are computed from. The features are 16×16 /
+ * 8×8 thumbnails, so a larger raster adds time but no accuracy; smaller images are used as they are
+ * (never enlarged), so tiny images stay exact.
+ */
+export const WORKING_SIZE = 128;
+
+/** Largest input accepted, in pixels (width × height): sharp's own default limit, ≈268 MP. */
+const LIMIT_INPUT_PIXELS = 0x3fff * 0x3fff;
+
+/**
+ * Decodes an image and computes its search features.
+ *
+ * Accepts whatever the bundled libvips decodes: JPEG, PNG, WebP, GIF (first frame), TIFF (first
+ * page), AVIF/HEIF (AV1), SVG. EXIF orientation is applied, transparency is flattened onto white,
+ * any colour space (grey, CMYK, 16-bit) is converted to 8-bit sRGB, and the image is shrunk to fit
+ * {@link WORKING_SIZE} px before the pure feature code runs.
+ *
+ * Time measured on the 2-core bench machine (bench/image-quality.js), one call at a time: ≈3 ms per
+ * image of ≤ 640 px (decode + shrink ≈2 ms, features ≈1 ms); larger photos cost more in the decode
+ * (JPEG shrink-on-load keeps a 6 MP JPEG in the tens of ms). sharp's default thread pool is left
+ * alone: calls may run concurrently.
+ *
+ * @param bytes the encoded image file.
+ * @returns the image's {@link Features}.
+ * @throws Error "image features: cannot decode image (…)" when the bytes are empty, not an image, a
+ *   truncated/corrupt image or an image larger than ≈268 MP.
+ */
+export async function extractFeatures(bytes: Uint8Array): Promise<Features> {
+  if (bytes.length === 0) throw new Error('image features: cannot decode image (empty input)');
+  let raw: { data: Buffer; info: OutputInfo };
+  try {
+    raw = await sharp(bytes, { failOn: 'error', limitInputPixels: LIMIT_INPUT_PIXELS })
+      .rotate()
+      .flatten({ background: { r: 255, g: 255, b: 255 } })
+      .toColourspace('srgb')
+      .resize({ width: WORKING_SIZE, height: WORKING_SIZE, fit: 'inside', withoutEnlargement: true })
+      .removeAlpha()
+      .raw({ depth: 'uchar' })
+      .toBuffer({ resolveWithObject: true });
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new Error(`image features: cannot decode image (${reason})`, { cause: err });
+  }
+  const { data, info } = raw;
+  const pixels = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  if (info.channels === 3 || info.channels === 4) return featuresFromRgb(pixels, info.width, info.height, info.channels);
+  // Defensive: a single-channel raster (should not happen after toColourspace('srgb')).
+  const rgb = new Uint8Array(info.width * info.height * 3);
+  for (let i = 0, o = 0; o < rgb.length; i += info.channels, o += 3) {
+    const v = pixels[i] ?? 0;
+    rgb[o] = v;
+    rgb[o + 1] = v;
+    rgb[o + 2] = v;
+  }
+  return featuresFromRgb(rgb, info.width, info.height, 3);
+}

@@ -1,0 +1,88 @@
+/**
+ * The wire contract of part images (api-spec.md §2.2, §4.2; api-decisions.md §4, §9): zod schemas of
+ * the JSON requests and the shapes of the responses. Kept apart from schemas.ts so the image feature
+ * has one file to grow in; imported by the core, the HTTP routes and both clients.
+ */
+import { z } from 'zod';
+import { IdSchema, MAX_PAGE_LIMIT, PagingSchema } from './schemas.js';
+
+/** Limits of decisions §9 for image uploads (each configurable in `catalog serve`). */
+export const MAX_IMAGE_FILE_BYTES = 20 * 1024 * 1024;
+export const MAX_IMAGE_REQUEST_BYTES = 256 * 1024 * 1024;
+export const MAX_IMAGE_DEFINITIONS = 1000;
+
+/**
+ * One image definition of POST /1/catalog/images (spec 2.2). `info` is validated token by token by
+ * the core (`parseImageInfo`) so every problem is reported; `position` is checked by
+ * `validateImagePosition`. `position: null` clears a stored position; absent keeps it (docs/api.md).
+ */
+export const ImageDefinitionSchema = z.strictObject({
+  image_id: IdSchema,
+  part_id: IdSchema,
+  info: z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a string of space-separated tokens') }).max(10_000, 'must be at most 10,000 characters'),
+  position: z.unknown().optional(),
+});
+export type ImageDefinition = z.infer<typeof ImageDefinitionSchema>;
+
+/** Projection values of image list/select (spec 4.2). */
+export const IMAGE_PROJECTION = ['part_id', 'info', 'position'] as const;
+export type ImageField = (typeof IMAGE_PROJECTION)[number];
+
+const ImageProjectionSchema = z.array(z.enum(IMAGE_PROJECTION, { error: `must be one of: ${IMAGE_PROJECTION.join(', ')}` }));
+
+/** POST /1/catalog/images/list: `{query?: {part_ids?}, paging?, projection?}`. */
+export const ImageListRequestSchema = z.strictObject({
+  query: z.strictObject({ part_ids: z.array(z.string().max(256)).max(MAX_PAGE_LIMIT).optional() }).optional(),
+  paging: PagingSchema.optional(),
+  projection: ImageProjectionSchema.optional(),
+});
+export type ImageListRequest = z.infer<typeof ImageListRequestSchema>;
+
+/** POST /1/catalog/images/select: `{image_ids, projection?}`. */
+export const ImageSelectRequestSchema = z.strictObject({
+  image_ids: z.array(z.string()).max(MAX_PAGE_LIMIT),
+  projection: ImageProjectionSchema.optional(),
+});
+export type ImageSelectRequest = z.infer<typeof ImageSelectRequestSchema>;
+
+/** An image description (spec 4.2 get-one): `position` only when set. */
+export interface ImageDescription {
+  image_id: string;
+  part_id: string;
+  info: string;
+  position?: number;
+}
+
+/** An image as listed or selected: image_id plus the projected fields. */
+export type ImageView = Partial<ImageDescription> & { image_id: string };
+
+/**
+ * GET /1/catalog/parts/{part_id}/display-images (decisions §4, our addition): `ordered` = every
+ * display image in display order (spec 2.2 rules 1–3), `shown` = those the UI shows (rule 4).
+ */
+export interface DisplayImages {
+  part_id: string;
+  max_display_images: number;
+  ordered: string[];
+  shown: string[];
+}
+
+/** One file of an upload as a client gives it: a path on disk (streamed) or bytes in memory. */
+export interface UploadFile {
+  /** The multipart filename: the image_id, or the image_id plus an extension (decisions §4). */
+  filename: string;
+  path?: string;
+  data?: Uint8Array;
+}
+
+/** The original of an image as downloaded (GET /1/catalog/images/{image_id}/original). */
+export interface ImageDownload {
+  /** The type detected from the bytes at upload, e.g. `image/jpeg`. */
+  contentType: string;
+  /** Bytes. */
+  size: number;
+  /** `"<sha256>"` (quoted, as in the ETag header). */
+  etag: string;
+  /** The exact bytes; consume or destroy it. */
+  stream: NodeJS.ReadableStream;
+}
