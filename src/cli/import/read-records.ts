@@ -180,8 +180,9 @@ function checkHeader(header: unknown): string[] {
 
 interface CsvChunk {
   record: Record<string, string>;
-  info: { lines: number };
   raw: string;
+  /** The line the record ends on (set when csv-parse pushes it). */
+  endLine: number;
 }
 
 async function* readCsv(input: NodeJS.ReadableStream, maxRecordBytes: number): AsyncGenerator<ReadEntry, void, undefined> {
@@ -195,10 +196,18 @@ async function* readCsv(input: NodeJS.ReadableStream, maxRecordBytes: number): A
     relax_column_count: false,
     skip_empty_lines: true,
     skip_records_with_error: true,
-    info: true,
+    // No `info: true`: it builds an object per record and doubles csv-parse's cost (measured:
+    // 100k rows 0.9 s -> 0.5 s). The record's end line is taken from the parser's live counter
+    // at the moment it pushes the record (below).
     raw: true,
     max_record_size: maxRecordBytes,
   });
+  // push() runs synchronously inside the parse loop, right after the record's last line was read.
+  const push = parser.push.bind(parser);
+  parser.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
+    if (chunk !== null && typeof chunk === 'object') (chunk as CsvChunk).endLine = parser.info.lines;
+    return push(chunk, encoding);
+  };
   parser.on('skip', (error: CsvError) => {
     const raw = typeof error.raw === 'string' ? error.raw : undefined;
     const line = startLine(typeof error.lines === 'number' ? error.lines : 0, raw);
@@ -234,7 +243,7 @@ async function* readCsv(input: NodeJS.ReadableStream, maxRecordBytes: number): A
 
   try {
     for await (const chunk of parser as AsyncIterable<CsvChunk>) {
-      const line = startLine(chunk.info.lines, chunk.raw);
+      const line = startLine(chunk.endLine, chunk.raw);
       if (pending.length > 0) yield* flush(line);
       if (fatalLine !== undefined && line > fatalLine) break;
       yield { line, record: chunk.record };

@@ -12,8 +12,8 @@ import type { CatalogClient } from '../../client/types.js';
 import { UsageError } from '../output/usage-error.js';
 import { Checkpoint, defaultCheckpointPath } from './checkpoint.js';
 import { createErrorsFile, defaultErrorsPath, type ErrorsFile } from './errors-file.js';
-import { stripMetaColumns } from './map-rows.js';
-import { formatFromPath, locationLabel, readRecords, type ImportFormat } from './read-records.js';
+import { mapEntries, type MapperName } from './mapped-entries.js';
+import { formatFromPath, locationLabel, type ImportFormat } from './read-records.js';
 
 /** How one resource is imported. */
 export interface ImportSpec {
@@ -33,6 +33,8 @@ export interface ImportSpec {
   existing?(client: CatalogClient, ids: string[]): Promise<Set<string>>;
   /** Largest batch the API accepts. */
   maxBatch: number;
+  /** Which of CSV_MAPPERS mapCsvRow is (for messages and tooling). */
+  mapper?: MapperName;
 }
 
 export interface ImportOptions {
@@ -73,11 +75,6 @@ export interface ImportSummary {
 
 /** At most this many rejected rows are listed in the summary itself. */
 export const MAX_SUMMARY_ERRORS = 1000;
-
-/** Whether a record carries the errors-file columns (a fixed errors file imported again). */
-function hasMetaColumns(record: Record<string, unknown>): boolean {
-  return '_line' in record || '_error' in record || '_raw' in record;
-}
 
 interface PendingRow {
   line: number;
@@ -167,23 +164,15 @@ export async function runImport(client: CatalogClient, spec: ImportSpec, options
 
   let pending: PendingRow[] = [];
   try {
-    const source = fromStdin ? { stdin: io.stdin } : { path: inputPath ?? '' };
-    for await (const entry of readRecords(source, format)) {
+    const entries = mapEntries(fromStdin ? { stdin: io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow);
+    for await (const entry of entries) {
       if (options.signal?.aborted) {
         summary.interrupted = true;
         break;
       }
       summary.rows++;
-      if ('error' in entry) {
-        await reject(entry.line, undefined, [entry.error], undefined, entry.raw);
-      } else if (format === 'csv') {
-        const mapped = spec.mapCsvRow(entry.record as Record<string, string>, { validate: false });
-        if ('problems' in mapped) await reject(entry.line, undefined, mapped.problems, entry.record);
-        else pending.push({ line: entry.line, record: entry.record, item: mapped.item });
-      } else {
-        // JSON items are already API-shaped; the service validates them (one validation, not two).
-        pending.push({ line: entry.line, record: entry.record, item: hasMetaColumns(entry.record) ? stripMetaColumns(entry.record) : entry.record });
-      }
+      if ('problems' in entry) await reject(entry.line, undefined, entry.problems, entry.record, entry.raw);
+      else pending.push(entry);
       if (pending.length >= batchSize) {
         const rows = pending;
         pending = [];

@@ -1,7 +1,9 @@
 /** Attributes as a CLI resource (spec 2.1, 4.1). */
 import { ATTRIBUTE_PROJECTION, MAX_BULK_ITEMS } from '../../api/schemas.js';
 import type { AttributeView } from '../../client/types.js';
-import { attributeToRow, mapAttributeRow } from '../import/map-rows.js';
+import { attributeToRow } from '../import/map-rows.js';
+import { CSV_MAPPERS } from '../import/mapped-entries.js';
+import type { ImportSpec } from '../import/run-import.js';
 import type { ResourceSpec } from './resource.js';
 
 export const attributesResource: ResourceSpec<AttributeView> = {
@@ -11,7 +13,8 @@ export const attributesResource: ResourceSpec<AttributeView> = {
   maxBatch: MAX_BULK_ITEMS,
   fields: ['attribute_id', ...ATTRIBUTE_PROJECTION],
   defaultFields: ['attribute_id', 'type', 'name', 'searchable', 'filterable', 'visibility', 'org_visibility', 'per_org_values', 'display_order', 'labels'],
-  mapCsvRow: (record) => mapAttributeRow(record) as { item: Record<string, unknown> } | { problems: string[] },
+  mapper: 'attributes',
+  mapCsvRow: CSV_MAPPERS.attributes as ImportSpec['mapCsvRow'],
   send: (client, items) => client.upsertAttributes(items),
   async existing(client, ids) {
     const found = await client.selectAttributes({ attribute_ids: ids, projection: ['type'] });

@@ -1,7 +1,9 @@
 /** Part types as a CLI resource (decisions §5). */
 import { MAX_BULK_ITEMS, PART_PROJECTION } from '../../api/schemas.js';
 import type { PartView } from '../../client/types.js';
-import { mapPartRow, partToRow } from '../import/map-rows.js';
+import { partToRow } from '../import/map-rows.js';
+import { CSV_MAPPERS } from '../import/mapped-entries.js';
+import type { ImportSpec } from '../import/run-import.js';
 import type { ResourceSpec } from './resource.js';
 
 export const partsResource: ResourceSpec<PartView> = {
@@ -11,7 +13,8 @@ export const partsResource: ResourceSpec<PartView> = {
   maxBatch: MAX_BULK_ITEMS,
   fields: ['part_id', ...PART_PROJECTION],
   defaultFields: ['part_id', 'name', 'attributes', 'modifiedAt'],
-  mapCsvRow: (record, options) => mapPartRow(record, options) as { item: Record<string, unknown> } | { problems: string[] },
+  mapper: 'parts',
+  mapCsvRow: CSV_MAPPERS.parts as ImportSpec['mapCsvRow'],
   send: (client, items) => client.upsertParts(items),
   async existing(client, ids) {
     const found = await client.selectParts({ part_ids: ids, projection: ['serviceId'] });

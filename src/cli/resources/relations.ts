@@ -6,7 +6,7 @@
 import { CatalogError } from '../../api/errors.js';
 import { MAX_BULK_ITEMS, type BulkWriteResult } from '../../api/schemas.js';
 import type { CatalogClient } from '../../client/types.js';
-import { mapRelationRow } from '../import/map-rows.js';
+import { CSV_MAPPERS } from '../import/mapped-entries.js';
 import type { ImportSpec } from '../import/run-import.js';
 
 /** Indexes named by a 400's `errors[].path` (`items[3].type` -> 3) with their messages. */
@@ -50,6 +50,7 @@ export const relationsImport: ImportSpec = {
   noun: 'relations',
   idField: 'anchor_part_id',
   maxBatch: MAX_BULK_ITEMS,
-  mapCsvRow: (record) => mapRelationRow(record) as { item: Record<string, unknown> } | { problems: string[] },
+  mapper: 'relations',
+  mapCsvRow: CSV_MAPPERS.relations as ImportSpec['mapCsvRow'],
   send: sendRelations,
 };
