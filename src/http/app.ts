@@ -12,6 +12,8 @@ import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOrganizationRoutes } from './routes/organizations.js';
 import { registerPartRoutes } from './routes/parts.js';
 import { registerRelationRoutes } from './routes/relations.js';
+import { registerImageRoutes } from './routes/images.js';
+import { registerSearchRoutes } from './routes/search.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -57,6 +59,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Ids may hold any character but "/" and controls; encoded slashes must not split segments.
     routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
+    // Errors fastify raises before routing (a malformed URL, a bad Content-Type header) as problem+json too.
+    frameworkErrors: (error, _request, reply) => {
+      const code = codeForFastifyError(error as FastifyError) ?? 'bad_request';
+      void sendProblem(reply, new CatalogError(code, error.message));
+    },
   });
 
   app.decorateRequest('principal', null as unknown as Principal);
@@ -89,5 +96,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerOrganizationRoutes(app, service);
   registerMaintenanceRoutes(app, service);
   registerRelationRoutes(app, catalog.relations);
+  registerImageRoutes(app, catalog.images);
+  registerSearchRoutes(app, catalog.search);
   return app;
 }
