@@ -4,9 +4,11 @@
  */
 import { Command, Option } from 'commander';
 import { registerAttributes } from './nouns/attributes.js';
+import { registerCompletion } from './nouns/completion.js';
 import { registerConfig } from './nouns/config.js';
 import { registerMaintenance } from './nouns/maintenance.js';
 import { registerParts } from './nouns/parts.js';
+import { registerImages } from './nouns/images.js';
 import { registerRelations } from './nouns/relations.js';
 import { registerServe } from './nouns/serve.js';
 import { registerTokens } from './nouns/tokens.js';
@@ -42,10 +44,12 @@ Examples:
   );
   registerAttributes(program, invoke);
   registerParts(program, invoke);
+  registerImages(program, invoke);
   registerRelations(program, invoke);
   registerTokens(program, invoke);
   registerMaintenance(program, invoke);
   registerServe(program, invoke);
   registerConfig(program, invoke);
+  registerCompletion(program, invoke);
   return program;
 }
