@@ -47,6 +47,9 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       code = await runner(ctx);
     } catch (error) {
       code = reportError(error, io);
+      if (error instanceof CatalogError && error.code === 'unauthorized' && ctx?.config.remote.value !== undefined && ctx.config.token.value === undefined) {
+        io.stderr.write('hint: remote mode needs a token: set CATALOG_TOKEN or pass --token-file <file>\n');
+      }
     } finally {
       try {
         await ctx?.close();

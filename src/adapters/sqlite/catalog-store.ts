@@ -5,8 +5,10 @@
  */
 import type { Attribute, Organization, PartAttribute, Role } from '../../api/schemas.js';
 import type { CatalogStore, Decision, KeysetPage, StoredPart, StoredToken } from '../../core/ports.js';
+import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 import { countImagesOfPart } from './image-store.js';
+import type { CatalogWriteListener } from './write-listeners.js';
 
 interface PartRow {
   rowid_: number;
@@ -53,6 +55,8 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 /** The SQLite implementation of the catalog's persistent state. */
 export class SqliteCatalogStore implements CatalogStore {
   readonly db: SqliteDatabase;
+  /** Derived tables (the search index) kept in sync inside each write transaction. */
+  readonly listeners: CatalogWriteListener[] = [];
   private readonly stmt;
 
   constructor(db: SqliteDatabase) {
@@ -82,6 +86,7 @@ export class SqliteCatalogStore implements CatalogStore {
       listTokens: db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY name'),
       deleteToken: db.prepare('DELETE FROM tokens WHERE name = ?'),
       countTokens: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tokens'),
+      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
       setSetting: db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
@@ -94,17 +99,45 @@ export class SqliteCatalogStore implements CatalogStore {
     return row ? (JSON.parse(row.body) as Attribute) : undefined;
   }
 
+  /**
+   * The attribute definitions, cached: every read request needs them (visibility, per-organization
+   * resolution) and they change rarely. The cache is dropped when this connection writes
+   * (`localWrites`) or another connection commits (`PRAGMA data_version`).
+   */
   private attributeMap(): Map<string, Attribute> {
-    return new Map(this.stmt.allAttributes.all().map((r) => {
+    const version = this.cacheVersion();
+    if (this.cache.attributes && this.cache.version === version) return this.cache.attributes;
+    const map = new Map(this.stmt.allAttributes.all().map((r) => {
       const a = JSON.parse(r.body) as Attribute;
-      return [a.attribute_id, a];
+      return [a.attribute_id, a] as const;
     }));
+    if (this.cache.version !== version) this.cache = { version };
+    this.cache.attributes = map;
+    return map;
   }
+
+  private organizationMap(): Map<string, Organization> {
+    const version = this.cacheVersion();
+    if (this.cache.organizations && this.cache.version === version) return this.cache.organizations;
+    const map = new Map(this.stmt.allOrgs.all().map((o) => [o.org_id, o] as const));
+    if (this.cache.version !== version) this.cache = { version };
+    this.cache.organizations = map;
+    return map;
+  }
+
+  private cacheVersion(): string {
+    return `${this.stmt.dataVersion.get() ?? 0}:${this.localWrites}`;
+  }
+
+  private cache: { version: string; attributes?: Map<string, Attribute>; organizations?: Map<string, Organization> } = { version: '' };
+  /** Bumped by every write method of this store (data_version does not see this connection's own commits). */
+  private localWrites = 0;
 
   async upsertAttributes<I extends { attribute_id: string }>(
     items: readonly I[],
     decide: (item: I, existing: Attribute | undefined, referencedBy: number) => Decision<Attribute>,
   ): Promise<Decision<Attribute>[]> {
+    this.localWrites++;
     return this.db.transaction(() =>
       items.map((item) => {
         const existing = this.attributeRow(item.attribute_id);
@@ -114,6 +147,7 @@ export class SqliteCatalogStore implements CatalogStore {
           const body = JSON.stringify(decision.value);
           if (existing) this.stmt.updateAttribute.run(body, item.attribute_id);
           else this.stmt.insertAttribute.run(item.attribute_id, body);
+          for (const listener of this.listeners) listener.attributeWritten(existing, decision.value);
         }
         return decision;
       }),
@@ -121,6 +155,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async deleteAttributes(ids: readonly string[], decide: (id: string, existing: Attribute | undefined, referencedBy: number) => Decision<null>): Promise<Decision<null>[]> {
+    this.localWrites++;
     return this.db.transaction(() =>
       ids.map((id) => {
         const existing = this.attributeRow(id);
@@ -152,18 +187,20 @@ export class SqliteCatalogStore implements CatalogStore {
     items: readonly I[],
     decide: (item: I, existing: StoredPart | undefined, attributes: ReadonlyMap<string, Attribute>) => Decision<StoredPart>,
   ): Promise<Decision<StoredPart>[]> {
+    this.localWrites++; // values may create organizations
     return this.db.transaction(() => {
+      // Read inside the write lock: data_version is current here, so the cached map is too.
       const attributes = this.attributeMap();
       return items.map((item) => {
         const row = this.stmt.partById.get(item.part_id);
         const decision = decide(item, row ? partFromRow(row) : undefined, attributes);
-        if (decision.kind === 'write') this.writePart(decision.value, row?.rowid_);
+        if (decision.kind === 'write') this.writePart(decision.value, row?.rowid_, attributes);
         return decision;
       });
     }).immediate();
   }
 
-  private writePart(part: StoredPart, rowid: number | undefined): void {
+  private writePart(part: StoredPart, rowid: number | undefined, definitions?: ReadonlyMap<string, Attribute>): void {
     const name = JSON.stringify(part.name);
     const attributes = JSON.stringify(part.attributes);
     let id = rowid;
@@ -177,6 +214,10 @@ export class SqliteCatalogStore implements CatalogStore {
       this.stmt.insertPartAttribute.run(entry.attribute_id, id);
       for (const value of entry.values) if (value.organization !== '') this.stmt.ensureOrg.run(value.organization);
     }
+    if (this.listeners.length > 0) {
+      const current = definitions ?? this.attributeMap();
+      for (const listener of this.listeners) listener.partWritten(id, part, current);
+    }
   }
 
   async deleteParts(ids: readonly string[], decide: (id: string, existing: StoredPart | undefined, dependents: { images: number }) => Decision<null>): Promise<Decision<null>[]> {
@@ -184,7 +225,10 @@ export class SqliteCatalogStore implements CatalogStore {
       ids.map((id) => {
         const row = this.stmt.partById.get(id);
         const decision = decide(id, row ? partFromRow(row) : undefined, { images: row ? countImagesOfPart(this.db, row.rowid_) : 0 });
-        if (decision.kind === 'write' && row) this.stmt.deletePart.run(row.rowid_);
+        if (decision.kind === 'write' && row) {
+          for (const listener of this.listeners) listener.partDeleted(row.rowid_);
+          this.stmt.deletePart.run(row.rowid_);
+        }
         return decision;
       }),
     ).immediate();
@@ -197,11 +241,24 @@ export class SqliteCatalogStore implements CatalogStore {
   async getParts(ids: readonly string[]): Promise<StoredPart[]> {
     const out: StoredPart[] = [];
     for (const chunk of chunks([...new Set(ids)], MAX_IN)) {
-      const rows = this.db.prepare<string[], PartRow>(`SELECT * FROM parts WHERE part_id IN (${chunk.map(() => '?').join(',')})`).all(...chunk);
+      const rows = chunk.length === 1 ? (chunk[0] !== undefined ? [this.stmt.partById.get(chunk[0])].filter((r): r is PartRow => r !== undefined) : []) : this.partsIn(chunk.length).all(...chunk);
       out.push(...rows.map(partFromRow));
     }
     return out;
   }
+
+  /** Prepared `part_id IN (?, ...)` statements by arity (preparing costs more than running). */
+  private partsIn(arity: number): Statement<string[], PartRow> {
+    let stmt = this.partsInCache.get(arity);
+    if (!stmt) {
+      stmt = this.db.prepare<string[], PartRow>(`SELECT * FROM parts WHERE part_id IN (${Array.from({ length: arity }, () => '?').join(',')})`);
+      if (this.partsInCache.size > 64) this.partsInCache.clear();
+      this.partsInCache.set(arity, stmt);
+    }
+    return stmt;
+  }
+
+  private readonly partsInCache = new Map<number, Statement<string[], PartRow>>();
 
   // -- organizations
 
@@ -209,6 +266,7 @@ export class SqliteCatalogStore implements CatalogStore {
     items: readonly Organization[],
     decide: (item: Organization, existing: Organization | undefined, all: ReadonlyMap<string, Organization>) => Decision<Organization>,
   ): Promise<Decision<Organization>[]> {
+    this.localWrites++;
     return this.db.transaction(() => {
       const all = new Map(this.stmt.allOrgs.all().map((o) => [o.org_id, o]));
       return items.map((item) => {
@@ -228,10 +286,11 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async allOrganizations(): Promise<Map<string, Organization>> {
-    return new Map(this.stmt.allOrgs.all().map((o) => [o.org_id, o]));
+    return new Map(this.organizationMap());
   }
 
   async ensureOrganizations(ids: readonly string[]): Promise<void> {
+    this.localWrites++;
     this.db.transaction(() => {
       for (const id of ids) this.stmt.ensureOrg.run(id);
     }).immediate();
