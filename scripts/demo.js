@@ -1,28 +1,63 @@
 #!/usr/bin/env node
-// The quick start: builds a fresh local catalog from fixtures/ through the real CLI and shows it.
-// Usage: npm run demo  (data goes to ./demo-catalog, recreated each run)
+// The quick start (`npm run demo`): builds a fresh local catalog from the real data in fixtures/demo
+// through the real CLI, then searches it. Data goes to ./demo-catalog, recreated on each run.
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = join(root, 'demo-catalog');
 const bin = join(root, 'bin', 'catalog.js');
+const bold = (s) => (process.stderr.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
+const started = performance.now();
 
-function step(title, args) {
-  process.stderr.write(`\n\x1b[1m$ catalog ${args.join(' ')}\x1b[0m   # ${title}\n`);
-  const run = spawnSync(process.execPath, [bin, '--data-dir', dataDir, ...args], { stdio: 'inherit', cwd: root });
-  if (run.status !== 0 && run.status !== 3) {
-    process.stderr.write(`demo step failed with exit code ${run.status}\n`);
+/** Runs `catalog <args>` showing its output; returns what it printed. Exits on an unexpected code. */
+function catalog(title, args, { capture = false, quiet = false } = {}) {
+  if (!quiet) process.stderr.write(`\n${bold(`$ catalog ${args.join(' ')}`)}   # ${title}\n`);
+  const run = spawnSync(bin, ['--data-dir', dataDir, ...args], { cwd: root, encoding: 'utf8', stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+  if (capture && !quiet) {
+    process.stdout.write(run.stdout);
+    process.stderr.write(run.stderr);
+  }
+  if (run.status !== 0) {
+    process.stderr.write(`demo step failed with exit code ${run.status}\n${capture ? run.stderr : ''}`);
     process.exit(run.status ?? 1);
   }
+  return { stdout: run.stdout ?? '', stderr: run.stderr ?? '' };
 }
 
 rmSync(dataDir, { recursive: true, force: true });
-step('bulk import of attribute definitions', ['attributes', 'import', 'fixtures/attributes.csv']);
-step('bulk import of PCI devices as parts', ['parts', 'import', 'fixtures/parts.csv']);
-step('list the attributes', ['attributes', 'list', '--fields', 'attribute_id,type,name,searchable,filterable,display_order', '-o', 'table']);
-step('list the parts', ['parts', 'list', '--fields', 'part_id,name,modifiedAt', '-o', 'table']);
-step('one part as JSON', ['parts', 'get', 'pci:8086:1539', '-o', 'json']);
-process.stderr.write(`\ndemo catalog left in ${dataDir}\n`);
+catalog('attribute definitions', ['attributes', 'import', 'fixtures/demo/attributes.csv']);
+catalog('bulk import: 17,616 PCI devices and 120 photographed objects as parts', ['parts', 'import', 'fixtures/demo/parts.csv']);
+catalog('relations between parts', ['relations', 'import', 'fixtures/demo/relations.csv']);
+catalog('reference and display images', ['images', 'upload', 'fixtures/demo/images.csv', '--dir', 'fixtures/demo/images']);
+
+const first = catalog('text search: a page of hits with its footer', ['search', 'gigabit ethernet', '--limit', '8', '-o', 'table', '--fields', 'id,name'], { capture: true });
+const session = /--session (\S+)/.exec(first.stderr)?.[1];
+if (session) catalog('the next page of the same session', ['search', '--session', session, '--page', '2', '--limit', '8', '-o', 'table', '--fields', 'id,name'], { capture: true });
+
+// An image search with a changed copy of a reference photo: half size, cropped, brighter.
+const { default: sharp } = await import('sharp');
+const query = join(dataDir, 'query', 'wrench-like.jpg');
+mkdirSync(dirname(query), { recursive: true });
+const source = join(root, 'fixtures', 'demo', 'images', 'wrench.jpg');
+const meta = await sharp(source).metadata();
+const cropX = Math.round((meta.width ?? 100) * 0.05);
+const cropY = Math.round((meta.height ?? 100) * 0.05);
+await sharp(source)
+  .extract({ left: cropX, top: cropY, width: (meta.width ?? 100) - 2 * cropX, height: (meta.height ?? 100) - 2 * cropY })
+  .resize({ width: Math.round((meta.width ?? 100) / 2) })
+  .modulate({ brightness: 1.1 })
+  .jpeg({ quality: 60 })
+  .toFile(query);
+const image = catalog('image search with a cropped, resized, brightened photo', ['search', '--image', query, '--limit', '3', '-o', 'table', '--fields', 'id,name'], { capture: true });
+const imageSession = /--session (\S+)/.exec(image.stderr)?.[1] ?? /session (\S+)/.exec(image.stderr)?.[1];
+let topHit = 'stamp:wrench';
+if (imageSession) {
+  const page = JSON.parse(catalog('', ['search', '--session', imageSession, '--page', '1', '--limit', '1', '-o', 'json'], { capture: true, quiet: true }).stdout);
+  topHit = page.results?.[0]?.id ?? topHit;
+}
+catalog('the best hit as a person reads it', ['parts', 'show', topHit]);
+catalog('a PCI device with its relations', ['parts', 'show', 'pci:8086:1539']);
+process.stderr.write(`\ndemo finished in ${((performance.now() - started) / 1000).toFixed(1)} s; the catalog is in ${dataDir}\n`);
