@@ -29,16 +29,16 @@ for (const line of lines) {
     continue;
   }
   if (inClasses) {
-    const m = /^\t([0-9a-f]{2})  (.+)$/.exec(line);
+    const m = /^\t([0-9a-f]{2}) {2}(.+)$/.exec(line);
     if (m) subclassNames.set(`${classId} ${m[1]}`, m[2]);
     continue;
   }
-  const v = /^([0-9a-f]{4})  (.+)$/.exec(line);
+  const v = /^([0-9a-f]{4}) {2}(.+)$/.exec(line);
   if (v) {
     vendor = { id: v[1], name: v[2] };
     continue;
   }
-  const d = /^\t([0-9a-f]{4})  (.+)$/.exec(line);
+  const d = /^\t([0-9a-f]{4}) {2}(.+)$/.exec(line);
   if (d && vendor) devices.push({ vendor, id: d[1], name: d[2] });
 }
 

@@ -16,9 +16,11 @@ export const MAX_IMAGE_DEFINITIONS = 1000;
  * the core (`parseImageInfo`) so every problem is reported; `position` is checked by
  * `validateImagePosition`. `position: null` clears a stored position; absent keeps it (docs/api.md).
  */
+const RequiredId = z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a string') }).pipe(IdSchema);
+
 export const ImageDefinitionSchema = z.strictObject({
-  image_id: IdSchema,
-  part_id: IdSchema,
+  image_id: RequiredId,
+  part_id: RequiredId,
   info: z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a string of space-separated tokens') }).max(10_000, 'must be at most 10,000 characters'),
   position: z.unknown().optional(),
 });

@@ -277,3 +277,66 @@ export interface Relation {
 export interface RelationCreateResult {
   created: number;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Search (spec 2.5, 4.4; decisions §8)
+
+/** Projection values of search and search state (decisions §8); none given = all six. */
+export const SEARCH_PROJECTION = [
+  'results.id', 'results.serviceId', 'results.name', 'results.nameLanguage', 'results.createdAt', 'results.modifiedAt',
+] as const;
+export type SearchProjection = (typeof SEARCH_PROJECTION)[number];
+
+export const DEFAULT_SEARCH_LIMIT = 25;
+/** Longest search text, in characters. */
+export const MAX_SEARCH_TEXT = 1000;
+/** Largest search request body (decisions §8, §9): 5.5 MiB, more is a 413. */
+export const MAX_SEARCH_BODY_BYTES = Math.floor(5.5 * 1024 * 1024);
+
+/** One filter: `label` is an attribute id (filterable); a part passes when its value equals one of `values`, ignoring case. */
+export const SearchFilterSchema = z.strictObject({
+  label: IdSchema,
+  values: z.array(z.string().max(10_000)).min(1, 'must list at least one value').max(MAX_PAGE_LIMIT),
+});
+
+/** The request of POST /1/find/search (the JSON body, or the multipart part `input`). */
+export const SearchRequestSchema = z.strictObject({
+  language: LanguageSchema.optional(),
+  projection: z.array(z.enum(SEARCH_PROJECTION, { error: `must be one of: ${SEARCH_PROJECTION.join(', ')}` })).optional(),
+  matches: z
+    .strictObject({
+      organization: z.string().max(256).optional(),
+      text: z.string().max(MAX_SEARCH_TEXT, `must be at most ${MAX_SEARCH_TEXT} characters`).optional(),
+      filters: z.array(SearchFilterSchema).max(100).optional(),
+    })
+    .optional(),
+  resultOptions: z.strictObject({ limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional() }).optional(),
+});
+export type SearchRequest = z.infer<typeof SearchRequestSchema>;
+
+/** One search result; the fields present follow the projection. Timestamps: ISO 8601 UTC with microseconds. */
+export interface SearchResult {
+  id?: string;
+  serviceId?: string;
+  name?: string;
+  nameLanguage?: string;
+  createdAt?: string;
+  modifiedAt?: string;
+}
+
+/** Answer of POST /1/find/search and GET /1/find/search/state/{sessionId} (spec 2.5). */
+export interface SearchResponse {
+  sessionId: string;
+  /** Id of the stored query image; null for a text search. */
+  imageId: string | null;
+  results: SearchResult[];
+  /** Every hit before skip and limit (the session stores at most 10,000 of them). */
+  resultsTotalCount: number;
+}
+
+/** Paging of GET /1/find/search/state/{sessionId}: skip (default 0), limit (default 25, 1..1000), projection. */
+export interface SearchStateOptions {
+  skip?: number;
+  limit?: number;
+  projection?: string[];
+}

@@ -10,6 +10,7 @@ import { registerMaintenance } from './nouns/maintenance.js';
 import { registerParts } from './nouns/parts.js';
 import { registerImages } from './nouns/images.js';
 import { registerRelations } from './nouns/relations.js';
+import { registerSearch } from './nouns/search.js';
 import { registerServe } from './nouns/serve.js';
 import { registerTokens } from './nouns/tokens.js';
 import type { Invoke } from './runner.js';
@@ -46,6 +47,7 @@ Examples:
   registerParts(program, invoke);
   registerImages(program, invoke);
   registerRelations(program, invoke);
+  registerSearch(program, invoke);
   registerTokens(program, invoke);
   registerMaintenance(program, invoke);
   registerServe(program, invoke);

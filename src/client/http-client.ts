@@ -4,12 +4,17 @@
  * transport (429/502/503/504 other than maintenance, connection refused) are retried with backoff
  * honouring Retry-After, a bounded number of times (design/cli.md); a 4xx never is.
  */
+import { randomUUID } from 'node:crypto';
+import { basename } from 'node:path';
 import { Pool, type Dispatcher } from 'undici';
 import { CatalogError, fromProblem } from '../api/errors.js';
 import { ROUTES } from '../api/routes.js';
 import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part } from '../api/schemas.js';
-import type { AttributeView, CatalogClient, PartView } from './types.js';
+import type { AttributeView, CatalogClient, PartView, SearchImageUpload } from './types.js';
 import type { Relation, RelationCreateResult } from '../api/schemas.js';
+import type { SearchResponse, SearchStateOptions } from '../api/schemas.js';
+import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
+import { uploadOverHttp } from './multipart-upload.js';
 
 export interface HttpClientOptions {
   /** Base URL, e.g. `http://127.0.0.1:8080`. */
@@ -148,6 +153,48 @@ export class HttpCatalogClient implements CatalogClient {
   createRelations(items: unknown[]) { return this.json<RelationCreateResult>({ method: 'POST', path: ROUTES.relations, body: items }); }
   getRelations(partId: string, type?: string) {
     return this.json<Relation[]>({ method: 'GET', path: type === undefined ? ROUTES.partRelations(partId) : ROUTES.partRelationsOfType(partId, type) });
+  }
+
+  // Images (spec 4.2): the upload streams a hand-built multipart body from disk (src/client/multipart-upload.ts).
+  uploadImages(definitions: unknown[], files: UploadFile[]) {
+    return uploadOverHttp(
+      { pool: this.pool, origin: this.url.origin, basePath: this.url.pathname.replace(/\/$/, ''), token: this.token, retries: this.retries, backoffMs: this.backoffMs },
+      definitions,
+      files,
+    );
+  }
+  deleteImages(ids: unknown[]) { return this.json<BulkDeleteResult>({ method: 'DELETE', path: ROUTES.images, body: ids }); }
+  listImages(request: unknown) { return this.json<Page<ImageView>>({ method: 'POST', path: ROUTES.imagesList, body: request ?? {} }); }
+  selectImages(request: unknown) { return this.json<ImageView[]>({ method: 'POST', path: ROUTES.imagesSelect, body: request }); }
+  getImage(imageId: string) { return this.json<ImageDescription>({ method: 'GET', path: ROUTES.image(imageId) }); }
+  async downloadImage(imageId: string): Promise<ImageDownload> {
+    const response = await this.send({ method: 'GET', path: ROUTES.imageOriginal(imageId), headers: { accept: '*/*' } });
+    const header = (name: string) => {
+      const value = response.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    return { contentType: header('content-type') ?? 'application/octet-stream', size: Number(header('content-length') ?? Number.NaN), etag: header('etag') ?? '', stream: response.body };
+  }
+  displayImages(partId: string) { return this.json<DisplayImages>({ method: 'GET', path: ROUTES.partDisplayImages(partId) }); }
+
+  search(request: unknown, image?: SearchImageUpload) {
+    if (!image) return this.json<SearchResponse>({ method: 'POST', path: ROUTES.search, body: request ?? {} });
+    // decisions §8: multipart with the JSON request in part `input` and the raw image in part `image`.
+    const boundary = `----catalog${randomUUID()}`;
+    const head = (name: string, type: string, filename?: string) =>
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename.replace(/["\r\n]/g, '_')}"` : ''}\r\nContent-Type: ${type}\r\n\r\n`);
+    const body = Buffer.concat([
+      head('input', 'application/json'), Buffer.from(JSON.stringify(request ?? {})), Buffer.from('\r\n'),
+      head('image', 'application/octet-stream', basename(image.filename)), Buffer.from(image.image), Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    return this.json<SearchResponse>({ method: 'POST', path: ROUTES.search, raw: { body, contentType: `multipart/form-data; boundary=${boundary}` } });
+  }
+  searchState(sessionId: string, options: SearchStateOptions = {}) {
+    return this.json<SearchResponse>({
+      method: 'GET',
+      path: ROUTES.searchState(sessionId),
+      query: { skip: options.skip, limit: options.limit, projection: options.projection?.join(',') },
+    });
   }
 
   async close(): Promise<void> {

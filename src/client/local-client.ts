@@ -5,10 +5,13 @@
  * so they have exactly the shape the HTTP client receives (no undefined fields, no shared references).
  */
 import type { Principal } from '../api/schemas.js';
+import type { SearchStateOptions } from '../api/schemas.js';
 import { LOCAL_OWNER } from '../core/permissions.js';
 import type { Catalog } from '../core/catalog.js';
 import type { CatalogService } from '../core/service.js';
-import type { CatalogClient } from './types.js';
+import type { CatalogClient, SearchImageUpload } from './types.js';
+import type { UploadFile } from '../api/image-schemas.js';
+import { downloadLocal, uploadLocal } from './local-images.js';
 
 function wire<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
@@ -57,6 +60,19 @@ export class LocalCatalogClient implements CatalogClient {
 
   async createRelations(items: unknown[]) { return wire(await this.catalog.relations.createRelations(await this.principal(), items)); }
   async getRelations(partId: string, type?: string) { return wire(await this.catalog.relations.getRelations(await this.principal(), partId, type)); }
+
+  async uploadImages(definitions: unknown[], files: UploadFile[]) { return wire(await uploadLocal(this.catalog.images, await this.principal(), definitions, files)); }
+  async deleteImages(ids: unknown[]) { return wire(await this.catalog.images.deleteImages(await this.principal(), ids)); }
+  async listImages(request: unknown) { return wire(await this.catalog.images.listImages(await this.principal(), request)); }
+  async selectImages(request: unknown) { return wire(await this.catalog.images.selectImages(await this.principal(), request)); }
+  async getImage(imageId: string) { return wire(await this.catalog.images.getImage(await this.principal(), imageId)); }
+  async downloadImage(imageId: string) { return downloadLocal(this.catalog.images, await this.principal(), imageId); }
+  async displayImages(partId: string) { return wire(await this.catalog.images.displayImages(await this.principal(), partId)); }
+
+  async search(request: unknown, image?: SearchImageUpload) {
+    return wire(await this.catalog.search.search(await this.principal(), wire(request), image ? { bytes: image.image } : undefined));
+  }
+  async searchState(sessionId: string, options: SearchStateOptions = {}) { return wire(await this.catalog.search.searchState(await this.principal(), sessionId, wire(options))); }
 
   async close(): Promise<void> {
     await this.catalog.close();

@@ -12,11 +12,19 @@ import type {
   Attribute, BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part,
 } from '../api/schemas.js';
 import type { Relation, RelationCreateResult } from '../api/schemas.js';
+import type { SearchResponse, SearchStateOptions } from '../api/schemas.js';
+import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 
 /** An attribute as listed or selected: attribute_id plus the projected fields. */
 export type AttributeView = Partial<Attribute> & { attribute_id: string };
 /** A part as listed or selected: part_id plus the projected fields. */
 export type PartView = Partial<Part> & { part_id: string };
+
+/** The query image of an image search: its bytes and a file name (the format is detected from the bytes). */
+export interface SearchImageUpload {
+  image: Uint8Array;
+  filename: string;
+}
 
 export interface CatalogClient {
   /** 'local' (data directory) or 'remote' (HTTP server). */
@@ -62,6 +70,35 @@ export interface CatalogClient {
    * when `type` is omitted. 400 for an unknown type, 404 for an unknown part.
    */
   getRelations(partId: string, type?: string): Promise<Relation[]>;
+
+  /**
+   * POST /1/catalog/images (spec 4.2, decisions §4): multipart with the definitions
+   * `[{image_id, part_id, info, position?}]` and the files; a file belongs to the definition whose
+   * image_id is its filename (or its filename without the extension). Files given by `path` are
+   * streamed from disk. Per-item errors in the result.
+   */
+  uploadImages(definitions: unknown[], files: UploadFile[]): Promise<BulkWriteResult>;
+  /** DELETE /1/catalog/images: a blob goes with its last image. */
+  deleteImages(ids: unknown[]): Promise<BulkDeleteResult>;
+  /** POST /1/catalog/images/list: `{query?: {part_ids?}, paging?, projection?}`. */
+  listImages(request: unknown): Promise<Page<ImageView>>;
+  /** POST /1/catalog/images/select: `{image_ids, projection?}`. */
+  selectImages(request: unknown): Promise<ImageView[]>;
+  /** GET /1/catalog/images/{image_id}; 404 when unknown. */
+  getImage(imageId: string): Promise<ImageDescription>;
+  /** GET /1/catalog/images/{image_id}/original: the exact bytes, streamed; 404 when unknown. */
+  downloadImage(imageId: string): Promise<ImageDownload>;
+  /** GET /1/catalog/parts/{part_id}/display-images (decisions §4); 404 for an unknown part. */
+  displayImages(partId: string): Promise<DisplayImages>;
+
+  /**
+   * POST /1/find/search (spec 4.4, decisions §8): `{language?, projection?, matches?: {organization?,
+   * text?, filters?: [{label, values}]}, resultOptions?: {limit?}}`; starts a session and answers
+   * its first page.
+   */
+  search(request: unknown, image?: SearchImageUpload): Promise<SearchResponse>;
+  /** GET /1/find/search/state/{sessionId}: a page of a session; 404 when unknown, expired or another token's. */
+  searchState(sessionId: string, options?: SearchStateOptions): Promise<SearchResponse>;
 
   /** Releases the database or the connection pool. */
   close(): Promise<void>;

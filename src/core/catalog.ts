@@ -5,12 +5,18 @@
  */
 import type { CatalogService } from './service.js';
 import type { RelationService } from './relation-service.js';
+import type { ImageService } from './image-service.js';
+import type { SearchService } from './search-service.js';
 
 export interface Catalog {
   /** Attributes, parts, organizations, tokens, maintenance mode, authentication. */
   service: CatalogService;
   /** Part relations (spec 2.3, 4.3; decisions §6). */
   relations: RelationService;
+  /** Part images (spec 2.2, 4.2; decisions §4). */
+  images: ImageService;
+  /** Text search and search sessions (spec 2.5, 4.4; decisions §8). */
+  search: SearchService;
   /** Closes every store. */
   close(): Promise<void>;
 }

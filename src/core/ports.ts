@@ -7,6 +7,10 @@ import type {
   Attribute, LangMap, Organization, Page, Part, PartAttribute, Role, TokenInfo,
 } from '../api/schemas.js';
 import type { RelationSource, RelationType } from '../api/schemas.js';
+import type { PartViewContext } from './parts.js';
+import type { SearchFilter } from './search/match.js';
+import type { QueryWord } from './search/query.js';
+import type { ResultCard } from './search/result.js';
 
 /** Time source: integer microseconds since the Unix epoch (decisions §1 timestamps). */
 export interface Clock {
@@ -193,7 +197,80 @@ export interface ImageStore {
  * stopped being searchable, and for an image it indexed whose write was then rejected. Throwing from
  * `index` makes that image an item error. Unset (undefined) for now.
  */
+/** One part found by image similarity: its best reference image and the score (higher is closer, at most 1). */
+export interface ImageMatch {
+  part_id: string;
+  image_id: string;
+  score: number;
+}
+
+/** Image search (decisions §8): parts ranked by the similarity of their best searchable image to a query image. */
+export interface ImageSimilaritySearch {
+  /**
+   * Best first, at most `limit` parts. Throws CatalogError `unsupported_media_type` (415) when the
+   * bytes are not a decodable image.
+   */
+  rankParts(image: Uint8Array, limit: number): Promise<ImageMatch[]>;
+}
+
 export interface ImageFeatureIndexer {
   index(imageId: string, partId: string, bytes: Uint8Array): Promise<Uint8Array | undefined>;
   remove(imageId: string): Promise<void>;
+}
+
+// -- search (spec 2.5, 4.4; decisions §8) ----------------------------------------------------
+
+/**
+ * What a rank step produces: hits as result-card ids (immutable snapshots of a part's result
+ * fields, see ResultCard) in rank order, at most as many as asked for, and the full total.
+ * Text search produces them today; image search will produce them the same way.
+ */
+export interface RankedHits {
+  total: number;
+  cardIds: number[];
+}
+
+/** A text search as the index sees it: words (with prefix flags), validated filters, and who reads. */
+export interface TextSearchQuery {
+  words: readonly QueryWord[];
+  filters: readonly SearchFilter[];
+  /** The caller's view: roles (visibility) and the organization values are resolved for. */
+  ctx: PartViewContext;
+}
+
+/** The full-text index, kept in sync by the catalog store's write transactions, and the result cards. */
+export interface SearchIndex {
+  /** Ranks parts for a text query (decisions §8): at most `maxHits` card ids and the total. */
+  searchText(query: TextSearchQuery, maxHits: number): Promise<RankedHits>;
+  /** Result cards by id, in the order asked; unknown ids are left out. */
+  readCards(cardIds: readonly number[]): Promise<ResultCard[]>;
+  /** The current card id of each known part id (for rank steps that find parts, e.g. by image). */
+  currentCards(partIds: readonly string[]): Promise<Map<string, number>>;
+}
+
+/** A stored search session (decisions §8); times in microseconds. */
+export interface StoredSession {
+  sessionId: string;
+  /** Name of the token that started it: the only one that may read it. */
+  principal: string;
+  createdAt: number;
+  expiresAt: number;
+  imageId: string | null;
+  /** The request's language, for the name of each result. */
+  language: string | undefined;
+  /** resultsTotalCount: every hit, stored or not. */
+  total: number;
+  /** How many hits are stored. */
+  stored: number;
+}
+
+/** Search sessions: a snapshot of ordered hits per session, readable page by page in constant time. */
+export interface SessionStore {
+  create(session: StoredSession, cardIds: readonly number[]): Promise<void>;
+  get(sessionId: string): Promise<StoredSession | undefined>;
+  /** Card ids of hits [skip, skip + limit); fewer (or none) past the stored end. */
+  readHits(sessionId: string, skip: number, limit: number): Promise<number[]>;
+  /** Deletes at most `max` sessions that expired by `nowMicros`; returns how many. */
+  purgeExpired(nowMicros: number, max: number): Promise<number>;
+  close(): Promise<void>;
 }

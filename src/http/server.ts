@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { CatalogError } from '../api/errors.js';
 import { openCatalog } from '../open-catalog.js';
 import type { Catalog } from '../core/catalog.js';
+import type { ImageLimits } from '../core/image-service.js';
 import { buildApp } from './app.js';
 
 export interface ServeOptions {
@@ -13,6 +14,8 @@ export interface ServeOptions {
   port: number;
   /** Access log stream (default stderr); null for none. */
   accessLog?: NodeJS.WritableStream | null;
+  /** Image upload limits (decisions §9). */
+  imageLimits?: Partial<ImageLimits>;
 }
 
 export interface RunningServer {
@@ -29,7 +32,7 @@ export interface RunningServer {
  * server nobody can call is a mistake, and the message says how to create one.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const catalog = openCatalog({ dataDir: options.dataDir });
+  const catalog = openCatalog({ dataDir: options.dataDir, ...(options.imageLimits ? { imageLimits: options.imageLimits } : {}) });
   if ((await catalog.service.countTokens()) === 0) {
     await catalog.close();
     throw new CatalogError(
@@ -38,6 +41,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         `  catalog tokens create --data-dir ${options.dataDir} --name admin --role catalogAdmin`,
     );
   }
+  // Image files left by a crash (temp files; blobs whose metadata never committed) go before serving.
+  await catalog.images.sweepOrphans();
   const app = buildApp({ catalog, ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}) });
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();

@@ -3,6 +3,7 @@
  * cannot drift from what the program does.
  */
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { tempDir } from '../helpers/harness.js';
 import { ROOT } from '../helpers/bin.js';
 
 describe('README CI smoke check', () => {
-  it('runs as written and exits 0', () => {
+  it('runs as written and exits 0', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const block = /<!-- smoke:start -->\s*```sh\n([\s\S]*?)```\s*<!-- smoke:end -->/.exec(readme)?.[1];
     expect(block).toBeDefined();
@@ -18,7 +19,9 @@ describe('README CI smoke check', () => {
     try {
       // Run from a copy-free checkout: the block uses repository-relative fixture paths, so cwd = ROOT,
       // with hits.json redirected into the temp dir.
-      const script = (block ?? '').replace('> hits.json', `> ${join(work, 'hits.json')}`).replace('require("./hits.json")', `require(${JSON.stringify(join(work, 'hits.json'))})`);
+      // Another process may hold the README's port on a shared machine: use a free one.
+      const port = String(await freePort());
+      const script = (block ?? '').replaceAll('18181', port).replace('> hits.json', `> ${join(work, 'hits.json')}`).replace('require("./hits.json")', `require(${JSON.stringify(join(work, 'hits.json'))})`);
       const run = spawnSync('bash', ['-c', script], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: '1' }, timeout: 120_000 });
       expect(run.status, run.stderr).toBe(0);
       expect(run.stderr).toContain('parts import: 5 created');
@@ -27,3 +30,14 @@ describe('README CI smoke check', () => {
     }
   });
 });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}

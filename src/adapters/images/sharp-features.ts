@@ -25,10 +25,11 @@ const LIMIT_INPUT_PIXELS = 0x3fff * 0x3fff;
  * any colour space (grey, CMYK, 16-bit) is converted to 8-bit sRGB, and the image is shrunk to fit
  * {@link WORKING_SIZE} px before the pure feature code runs.
  *
- * Time measured on the 2-core bench machine (bench/image-quality.js), one call at a time: ≈3 ms per
- * image of ≤ 640 px (decode + shrink ≈2 ms, features ≈1 ms); larger photos cost more in the decode
- * (JPEG shrink-on-load keeps a 6 MP JPEG in the tens of ms). sharp's default thread pool is left
- * alone: calls may run concurrently.
+ * Time measured on the 2-core bench machine (bench/image-quality.js, one call at a time, sharp's
+ * default thread pool): images of ≤ 640 px take 3–4 ms mean, ≈10 ms at the 95th percentile (decode
+ * and shrink ≈2 ms, the pure feature code ≈1 ms); a 6 MP JPEG 21 ms (JPEG shrink-on-load); a 6 MP
+ * PNG ≈230 ms (PNG must be decoded in full). sharp.concurrency() is left at its default, so calls
+ * may run concurrently.
  *
  * @param bytes the encoded image file.
  * @returns the image's {@link Features}.

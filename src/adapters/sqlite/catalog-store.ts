@@ -216,7 +216,7 @@ export class SqliteCatalogStore implements CatalogStore {
     }
     if (this.listeners.length > 0) {
       const current = definitions ?? this.attributeMap();
-      for (const listener of this.listeners) listener.partWritten(id, part, current);
+      for (const listener of this.listeners) listener.partWritten(id, part, current, rowid === undefined);
     }
   }
 

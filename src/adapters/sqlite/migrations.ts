@@ -97,4 +97,49 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX part_relations_by_high ON part_relations(high_part);
     `,
   },
+  {
+    version: 4,
+    name: 'text search index',
+    sql: `
+      -- Text search (decisions §8; src/adapters/sqlite/search-index.ts, docs/search.md). Kept in
+      -- sync by SqliteCatalogStore's write transactions; filled for existing parts on first open
+      -- (search_state.rebuild = 'pending').
+      -- One immutable version of a part's result fields per write; sessions reference these ids.
+      CREATE TABLE search_cards (
+        id INTEGER PRIMARY KEY,
+        part_rowid INTEGER NOT NULL,         -- parts.rowid_ (no foreign key: cards outlive their part)
+        part_id TEXT NOT NULL,
+        service_id TEXT NOT NULL,
+        names TEXT NOT NULL,                 -- JSON language map
+        created_at INTEGER NOT NULL,         -- microseconds since the epoch
+        modified_at INTEGER NOT NULL,
+        superseded_at INTEGER                -- NULL while current; kept 25 h after for sessions
+      );
+      CREATE INDEX search_cards_superseded ON search_cards(superseded_at) WHERE superseded_at IS NOT NULL;
+      CREATE TABLE search_current (
+        part_rowid INTEGER PRIMARY KEY,      -- parts.rowid_
+        card_id INTEGER NOT NULL,            -- search_cards.id = search_docs.rowid
+        holder INTEGER NOT NULL,             -- 1: the part has per-organization values
+        org_doc INTEGER NOT NULL             -- 1: it has a search_org_docs row
+      );
+      CREATE VIRTUAL TABLE search_docs USING fts5(
+        pid, names, v0, v1, v2, v3, flt, meta,
+        content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
+      );
+      -- Names and ids weigh ten times values; filter and marker tokens do not count.
+      INSERT INTO search_docs (search_docs, rank) VALUES ('rank', 'bm25(8.0, 10.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0)');
+      CREATE VIRTUAL TABLE search_org_docs USING fts5(
+        o0, o1, o2, o3,
+        content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2'
+      );
+      CREATE TABLE search_terms (term TEXT PRIMARY KEY) WITHOUT ROWID;
+      CREATE TABLE search_term_keys (
+        key TEXT NOT NULL,                   -- a term or the term minus one letter
+        term TEXT NOT NULL,
+        PRIMARY KEY (key, term)
+      ) WITHOUT ROWID;
+      CREATE TABLE search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      INSERT INTO search_state (key, value) VALUES ('rebuild', 'pending');
+    `,
+  },
 ];

@@ -20,6 +20,9 @@
  *   re-scored exactly with the Int8 cosine.
  * - Images without any luma structure ("flat", e.g. an all-white picture) carry no vector; they match
  *   other flat images by mean colour only.
+ * Measured and rejected: trimming the near-uniform background before sampling (Recall@1 on "all four
+ * changes" fell from 1.00 to 0.98: uniform objects such as a minus sign become featureless, JPEG
+ * ringing moves the box); 12×12 or 20×20 luma grids (no better, 20×20 slightly worse on crops).
  */
 
 /** Current version of the binary feature format written by {@link encodeFeatures}. */
@@ -58,8 +61,10 @@ const CELL_OVERLAP = 1.5;
 const CHROMA_WEIGHT = 1;
 /** Chroma grid norm (0–255 units over 128 cells) below which colour is attenuated (JPEG noise, grey). */
 const CHROMA_FLOOR = 200;
-/** Luma standard deviation (0–255 units, over the view-0 grid) below which an image counts as flat. */
-const FLAT_STD = 1;
+/** Luma standard deviation (0–255 units, over the view-0 grid) below which an image counts as flat
+ * (a faint line drawing shrunk 50 % and saved at JPEG q60 drops to ≈1 and must not count as flat;
+ * a uniform image stays ≈0 even after JPEG). */
+const FLAT_STD = 0.25;
 /** Largest possible distance between two sRGB colours (0–255 per channel). */
 const MAX_RGB_DISTANCE = Math.sqrt(3 * 255 * 255);
 
@@ -450,11 +455,13 @@ function scoreVectors(qv: Int8Array, qn: Float32Array, rv: Int8Array, rn: Float3
 }
 
 /**
- * Similarity of two images, symmetric, in [-1, 1]: 1 for identical features, around 0.95–1 for
- * resized / recompressed / brightened / slightly cropped copies, typically below 0.8 for different
- * objects. It is the best cosine between the whole of one image and each view of the other (and
- * vice versa) of their luma-NCC + colour vectors. Two flat images score by mean colour (0–1); a flat
- * image against a non-flat one scores 0.
+ * Similarity of two images, symmetric, in [-1, 1] (higher = more similar): 1 for identical features.
+ * It is the best cosine between the whole of one image and each view of the other (and vice versa)
+ * of their luma-NCC + colour vectors. Measured on the 655 bench images, a copy resized to 50 %,
+ * cropped 5 % per edge, brightened 10 % and recompressed at JPEG q60 scores a median 0.996 against
+ * its original (5th percentile 0.97), while the best-scoring OTHER image scores a median 0.73 (95th
+ * percentile 0.90, near-identical objects such as two similar T-shirts up to ≈0.9). Two flat images
+ * score by mean colour (0–1); a flat image against a non-flat one scores 0.
  */
 export function similarity(a: Features, b: Features): number {
   if (a.flat || b.flat) return a.flat && b.flat ? flatSimilarity(a.meanRgb, b.meanRgb) : 0;

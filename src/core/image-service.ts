@@ -1,0 +1,544 @@
+/**
+ * ImageService: the part image operations of api-spec.md §4.2 with api-decisions.md §4 and §9, used
+ * by the HTTP routes (per request, with the token's principal) and by the local client (as the
+ * directory's owner).
+ *
+ * An upload is an {@link UploadSession} that the HTTP route drives part by part as the multipart body
+ * streams in, and that the local client drives from files on disk: `setDefinitions` (the `images`
+ * part, whenever it comes), `addFile` per file (streamed straight into the BlobStore: written,
+ * fsynced and renamed BEFORE any metadata commits), then `commit` (one metadata transaction) or
+ * `abort`. Nothing of a request is held in memory but its definitions and one chunk of one file.
+ */
+import { CatalogError, errors } from '../api/errors.js';
+import {
+  ImageListRequestSchema, ImageSelectRequestSchema, MAX_IMAGE_DEFINITIONS, MAX_IMAGE_FILE_BYTES, MAX_IMAGE_REQUEST_BYTES,
+  type DisplayImages, type ImageDescription, type ImageView,
+} from '../api/image-schemas.js';
+import { IdSchema, type BulkDeleteResult, type BulkWriteResult, type Page, type Principal } from '../api/schemas.js';
+import { BlobGate } from './images/blob-gate.js';
+import { BlobTooLargeError, type BlobStore, type BlobSweepResult } from './images/blob-store-port.js';
+import {
+  checkDefinitions, decideImageDelete, decideImageUpsert, describeImage, etagOf, ifNoneMatchMatches, matchFile,
+  normalizeFilename, type StoredFile, type ValidDefinition,
+} from './images/definitions.js';
+import { DEFAULT_DISPLAY_ORDER_CONFIG, displayOrder, type DisplayImageInput, type DisplayOrderConfig } from './images/display-order.js';
+import { parseImageInfo } from './images/info-tokens.js';
+import { imageIntake, NotAnImageError, type IntakeResult } from './images/intake.js';
+import { keysetFor, project, toPage } from './paging.js';
+import { canSetPosition } from './permissions.js';
+import type { Decision, ImageFeatureIndexer, ImageStore, ImageWrite, StoredImage } from './ports.js';
+import type { CatalogService } from './service.js';
+import { addErrors, parseBody, parseIdList } from './validation.js';
+
+/** Upload limits (decisions §9); each configurable in `catalog serve`. */
+export interface ImageLimits {
+  /** Bytes of one image file (default 20 MiB); more is an item error. */
+  maxFileBytes: number;
+  /** Bytes of one upload request (default 256 MiB); more is a 413. Enforced by the transport. */
+  maxRequestBytes: number;
+  /** Image definitions per upload (default 1,000); more is a 413. */
+  maxDefinitions: number;
+  /** Bytes of the `images` JSON part (default 16 MiB); more is a 413. Enforced by the transport. */
+  maxDefinitionsBytes: number;
+}
+
+export const DEFAULT_IMAGE_LIMITS: Readonly<ImageLimits> = Object.freeze({
+  maxFileBytes: MAX_IMAGE_FILE_BYTES,
+  maxRequestBytes: MAX_IMAGE_REQUEST_BYTES,
+  maxDefinitions: MAX_IMAGE_DEFINITIONS,
+  maxDefinitionsBytes: 16 * 1024 * 1024,
+});
+
+export interface ImageServiceDeps {
+  catalog: CatalogService;
+  store: ImageStore;
+  blobs: BlobStore;
+  limits?: Partial<ImageLimits>;
+  /** The catalog image configuration (decisions §4); default 5 images, ascending priority. */
+  displayConfig?: Partial<DisplayOrderConfig>;
+  /** Image-search hook; unset for now (see {@link ImageFeatureIndexer}). */
+  indexer?: ImageFeatureIndexer;
+}
+
+/** One file of an upload: its multipart filename and its bytes. */
+export interface UploadInput {
+  filename: string;
+  /** The bytes; an async iterable is consumed once (and returned early only on an I/O error). */
+  source: AsyncIterable<Uint8Array> | Uint8Array;
+  /** True when the transport cut the file at `maxFileBytes` (multipart `limits.fileSize`). */
+  truncated?: () => boolean;
+}
+
+/** A file of the session after its bytes went by: stored, or rejected with a message. */
+type FileOutcome = { filename: string; stored: StoredFile } | { filename: string; error: string };
+
+/** An open blob of an original, for GET .../original. */
+export interface OpenedOriginal {
+  notModified: false;
+  etag: string;
+  sha256: string;
+  size: number;
+  mime: string;
+  stream: NodeJS.ReadableStream;
+}
+
+function mib(bytes: number): string {
+  const value = bytes / (1024 * 1024);
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} MiB`;
+}
+
+/** The part image use cases over an ImageStore and a BlobStore. */
+export class ImageService {
+  readonly limits: ImageLimits;
+  readonly displayConfig: DisplayOrderConfig;
+  readonly catalog: CatalogService;
+  readonly store: ImageStore;
+  readonly blobs: BlobStore;
+  readonly indexer: ImageFeatureIndexer | undefined;
+  readonly gate: BlobGate;
+
+  constructor(deps: ImageServiceDeps) {
+    this.catalog = deps.catalog;
+    this.store = deps.store;
+    this.blobs = deps.blobs;
+    this.indexer = deps.indexer;
+    this.limits = { ...DEFAULT_IMAGE_LIMITS, ...deps.limits };
+    this.displayConfig = { ...DEFAULT_DISPLAY_ORDER_CONFIG, ...deps.displayConfig };
+    this.gate = new BlobGate(deps.blobs, (sha) => deps.store.isBlobReferenced(sha));
+  }
+
+  // -- uploads (spec 4.2, decisions §4) --------------------------------------------------------
+
+  /**
+   * Starts an upload: 403 for a principal that may not write, 503 in maintenance mode (checked
+   * before any byte of the body is read).
+   */
+  async beginUpload(principal: Principal): Promise<UploadSession> {
+    await this.catalog.assertWritable(principal);
+    return new UploadSession(this, principal);
+  }
+
+  /**
+   * POST /1/catalog/images in one call (the local client): `definitions` is the `images` part,
+   * `files` the `files` parts in order. Returns `{created, updated, errors}` (spec 4.2).
+   */
+  async uploadImages(principal: Principal, definitions: unknown, files: AsyncIterable<UploadInput> | Iterable<UploadInput>): Promise<BulkWriteResult> {
+    const session = await this.beginUpload(principal);
+    try {
+      session.setDefinitions(definitions);
+      for await (const file of files) await session.addFile(file);
+      return await session.commit();
+    } catch (error) {
+      await session.abort();
+      throw error;
+    }
+  }
+
+  /** DELETE /1/catalog/images: unknown ids are item errors; a blob goes with its last image. */
+  async deleteImages(principal: Principal, body: unknown): Promise<BulkDeleteResult> {
+    await this.catalog.assertWritable(principal);
+    const items = parseIdList(body, this.catalog.limits.maxBulkItems);
+    const ids = items.flatMap((i) => ('item' in i ? [i.item] : []));
+    const freed: string[] = [];
+    const decisions = await this.store.deleteImages(ids, (id, existing) => {
+      const decision = decideImageDelete(id, existing);
+      if (decision.kind === 'write' && existing) freed.push(existing.sha256);
+      return decision;
+    });
+    const result: BulkDeleteResult = { deleted: [], errors: {} };
+    let d = 0;
+    for (const item of items) {
+      if ('messages' in item) {
+        addErrors(result.errors, item.key, item.messages);
+        continue;
+      }
+      const decision = decisions[d++];
+      if (decision?.kind === 'error') addErrors(result.errors, item.key, decision.messages);
+      else if (decision?.kind === 'write' && !result.deleted.includes(item.key)) result.deleted.push(item.key);
+    }
+    this.gate.release(freed);
+    await this.gate.drain();
+    if (this.indexer) for (const id of result.deleted) await this.indexer.remove(id);
+    return result;
+  }
+
+  // -- reads -------------------------------------------------------------------------------------
+
+  /** POST /1/catalog/images/list: keyset paging by image_id, optionally only of `query.part_ids`. */
+  async listImages(_principal: Principal, body: unknown): Promise<Page<ImageView>> {
+    const request = parseBody(ImageListRequestSchema, body ?? {}, 'list request');
+    const keyset = keysetFor(request.paging);
+    const rows = await this.store.listImages(keyset, request.query?.part_ids);
+    return toPage(rows, keyset.pageSize, (i) => i.image_id, (i) => project(describeImage(i), 'image_id', request.projection) as ImageView, keyset.after);
+  }
+
+  /** POST /1/catalog/images/select: the known ids in request order; unknown ids are left out. */
+  async selectImages(_principal: Principal, body: unknown): Promise<ImageView[]> {
+    const request = parseBody(ImageSelectRequestSchema, body, 'select request');
+    const found = new Map((await this.store.getImages(request.image_ids)).map((i) => [i.image_id, i]));
+    return [...new Set(request.image_ids)].flatMap((id) => {
+      const image = found.get(id);
+      return image ? [project(describeImage(image), 'image_id', request.projection) as ImageView] : [];
+    });
+  }
+
+  /** GET /1/catalog/images/{image_id}: 404 when unknown. */
+  async getImage(_principal: Principal, imageId: string): Promise<ImageDescription> {
+    return describeImage(await this.stored(imageId));
+  }
+
+  /**
+   * GET /1/catalog/images/{image_id}/original: the exact bytes, with the detected type, size and
+   * ETag `"<sha256>"`; `{notModified: true}` when `ifNoneMatch` matches the ETag. 404 when unknown.
+   */
+  async openOriginal(_principal: Principal, imageId: string, options: { ifNoneMatch?: string | undefined } = {}): Promise<OpenedOriginal | { notModified: true; etag: string }> {
+    const image = await this.stored(imageId);
+    const etag = etagOf(image.sha256);
+    if (ifNoneMatchMatches(options.ifNoneMatch, etag)) return { notModified: true, etag };
+    const opened = await this.blobs.open(image.sha256);
+    if (!opened) {
+      // Deleted (or its file replaced) since it was read: answer as of now.
+      const [now] = await this.store.getImages([imageId]);
+      if (!now) throw errors.notFound(`image '${imageId}' does not exist`);
+      if (now.sha256 !== image.sha256) return this.openOriginal(_principal, imageId, options);
+      throw new CatalogError('internal', `the original of image '${imageId}' is missing from the blob store (sha256 ${image.sha256})`);
+    }
+    return { notModified: false, etag, sha256: image.sha256, size: opened.size, mime: image.mime, stream: opened.stream };
+  }
+
+  /**
+   * GET /1/catalog/parts/{part_id}/display-images (decisions §4): the part's display images in
+   * display order and the ones the UI shows. 404 for an unknown part.
+   */
+  async displayImages(_principal: Principal, partId: string): Promise<DisplayImages> {
+    if (!IdSchema.safeParse(partId).success) throw errors.badRequest(`invalid part id '${partId.slice(0, 300)}'`);
+    const images = await this.store.imagesOfPart(partId);
+    if (!images) throw errors.notFound(`part '${partId}' does not exist`);
+    const inputs: DisplayImageInput[] = [];
+    for (const image of images) {
+      const info = parseImageInfo(image.info);
+      if (!info.ok) continue;
+      inputs.push({ image_id: image.image_id, info: info.info, createdAt: image.createdAt, ...(image.position !== null ? { position: image.position } : {}) });
+    }
+    const { ordered, shown } = displayOrder(inputs, this.displayConfig);
+    return { part_id: partId, max_display_images: this.displayConfig.maxDisplayImages, ordered, shown };
+  }
+
+  // -- maintenance of the blob store -------------------------------------------------------------
+
+  /**
+   * Removes temp files and blobs no image references (left by a crash between a blob's rename and
+   * its metadata commit). Call at start-up, before serving; `minAgeMs` keeps younger files.
+   */
+  async sweepOrphans(options: { minAgeMs?: number } = {}): Promise<BlobSweepResult> {
+    const referenced = await this.store.referencedBlobs();
+    return this.blobs.sweep((sha) => referenced.has(sha), options);
+  }
+
+  /** Finishes pending blob deletions. */
+  async close(): Promise<void> {
+    await this.gate.drain();
+  }
+
+  private async stored(imageId: string): Promise<StoredImage> {
+    const [image] = IdSchema.safeParse(imageId).success ? await this.store.getImages([imageId]) : [];
+    if (!image) throw errors.notFound(`image '${imageId}' does not exist`);
+    return image;
+  }
+
+  /** Stores one file's bytes; never throws for an item-level problem (too large, not an image). */
+  async storeFile(file: UploadInput): Promise<{ stored: StoredFile } | { error: string }> {
+    const intake: IntakeResult = { type: undefined };
+    const max = this.limits.maxFileBytes;
+    await this.gate.beginPut();
+    let sha256: string | undefined;
+    try {
+      const put = await this.blobs.put(imageIntake(file.source, max, intake, file.truncated), { maxBytes: max });
+      sha256 = put.sha256;
+      return { stored: { sha256: put.sha256, size: put.size, mime: intake.type?.mime ?? 'application/octet-stream' } };
+    } catch (error) {
+      const name = normalizeFilename(file.filename);
+      if (error instanceof BlobTooLargeError) return { error: `file '${name}' is larger than the limit of ${mib(max)} (${max} bytes)` };
+      if (error instanceof NotAnImageError) return { error: `file '${name}' is ${error.message}` };
+      throw error;
+    } finally {
+      this.gate.endPut(sha256);
+    }
+  }
+
+  /** Computes search features for a definition (the indexer hook), or an item error. */
+  async features(def: ValidDefinition, file: StoredFile | undefined, existing: StoredImage | undefined): Promise<{ features: Uint8Array | null | undefined } | { error: string }> {
+    if (!def.parsed.searchable) return { features: null };
+    if (!this.indexer) return { features: file ? null : undefined };
+    const sha = file?.sha256 ?? existing?.sha256;
+    if (sha === undefined) return { features: undefined };
+    const bytes = await this.blobs.read(sha);
+    if (!bytes) return { error: `the stored original (sha256 ${sha}) is missing` };
+    try {
+      return { features: (await this.indexer.index(def.image_id, def.part_id, bytes)) ?? null };
+    } catch (error) {
+      return { error: `search features: ${(error as Error).message}` };
+    }
+  }
+}
+
+/**
+ * One upload request in progress (see the module comment). Not reusable: commit or abort once.
+ * Files may come before or after the definitions; when the definitions are known, a file that
+ * matches none is not stored at all.
+ */
+export class UploadSession {
+  private readonly service: ImageService;
+  private readonly principal: Principal;
+  private readonly mayPosition: boolean;
+  private definitions: ReturnType<typeof checkDefinitions> | undefined;
+  /** Ids of the definitions that passed validation. */
+  private ids: Set<string> | undefined;
+  /** Ids of every definition, rejected ones included (their files are matched, then dropped). */
+  private allIds: Set<string> | undefined;
+  private readonly files: FileOutcome[] = [];
+  /** Keys pinned by this session's puts (one entry per put). */
+  private readonly pinned: string[] = [];
+  private readonly fileErrors: Record<string, string[]> = {};
+  /** Stores of small files still running (see addFile). */
+  private readonly inFlight = new Set<Promise<void>>();
+  private failure: unknown;
+  private done = false;
+
+  constructor(service: ImageService, principal: Principal) {
+    this.service = service;
+    this.principal = principal;
+    this.mayPosition = canSetPosition(principal);
+  }
+
+  /** Whether the `images` part has been given. */
+  get hasDefinitions(): boolean {
+    return this.definitions !== undefined;
+  }
+
+  /** The `images` part (JSON already parsed). 400 when not an array or given twice; 413 over the limit. */
+  setDefinitions(body: unknown): void {
+    if (this.definitions) throw errors.badRequest("the part 'images' may appear only once");
+    this.definitions = checkDefinitions(body, this.service.limits.maxDefinitions, this.mayPosition);
+    this.ids = new Set(this.definitions.flatMap((d) => ('definition' in d ? [d.definition.image_id] : [])));
+    this.allIds = new Set(this.definitions.map((d) => d.key));
+  }
+
+  /** An item error for a file the transport already refused (e.g. a part that is not named `files`). */
+  rejectFile(filename: string, message: string): void {
+    addErrors(this.fileErrors, normalizeFilename(filename) || '(no filename)', [message]);
+  }
+
+  /**
+   * Streams one `files` part into the BlobStore (or, when the definitions are known and it matches
+   * none, reads and drops it). Item-level problems are recorded for {@link commit}; only I/O errors
+   * throw.
+   */
+  async addFile(file: UploadInput): Promise<void> {
+    if (this.done) throw new Error('upload session already finished');
+    const id = this.allIds ? matchFile(file.filename, this.allIds) : undefined;
+    if (this.ids && this.allIds && (id === undefined || !this.ids.has(id))) {
+      // Matches no definition, or one already rejected (whose errors say why): not stored.
+      await discard(file.source);
+      this.files.push({ filename: file.filename, error: '' });
+      return;
+    }
+    // Small files are read whole and stored while the next ones arrive: their fsyncs overlap
+    // (bounded: MAX_PARALLEL_PUTS files of at most SMALL_FILE_BYTES each are held). Larger files
+    // stream straight through.
+    while (this.inFlight.size >= MAX_PARALLEL_PUTS) await Promise.race(this.inFlight);
+    if (this.failure !== undefined) throw this.failure;
+    const prefix = await readPrefix(file.source, SMALL_FILE_BYTES);
+    const input: UploadInput = { filename: file.filename, source: prefix.source, ...(file.truncated ? { truncated: file.truncated } : {}) };
+    if (!prefix.complete) {
+      await this.store(input);
+      return;
+    }
+    const task: Promise<void> = this.store(input)
+      .catch((error: unknown) => {
+        this.failure ??= error;
+      })
+      .finally(() => {
+        this.inFlight.delete(task);
+      });
+    this.inFlight.add(task);
+  }
+
+  private async store(input: UploadInput): Promise<void> {
+    const outcome = await this.service.storeFile(input);
+    if ('stored' in outcome) {
+      this.pinned.push(outcome.stored.sha256);
+      this.files.push({ filename: input.filename, stored: outcome.stored });
+    } else {
+      this.files.push({ filename: input.filename, error: outcome.error });
+    }
+  }
+
+  /** Waits for the stores still running; rethrows the first I/O error among them. */
+  private async settle(): Promise<void> {
+    await Promise.all(this.inFlight);
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  /**
+   * Matches files to definitions, validates, writes the metadata in one transaction, and returns
+   * `{created, updated, errors}` (spec 4.2, §7). 400 when no `images` part was given.
+   */
+  async commit(): Promise<BulkWriteResult> {
+    if (this.done) throw new Error('upload session already finished');
+    await this.settle();
+    const definitions = this.definitions;
+    if (!definitions || !this.ids || !this.allIds) {
+      throw errors.badRequest("the upload needs a part named 'images': a JSON array of image definitions {image_id, part_id, info, position?}");
+    }
+    this.done = true;
+    const result: BulkWriteResult = { created: [], updated: [], errors: {} };
+    const service = this.service;
+    const unused = new Set<string>();
+    const indexed: string[] = [];
+    try {
+      // Files to definitions (decisions §4).
+      const fileOf = new Map<string, FileOutcome>();
+      const fileProblems = new Map<string, string>();
+      for (const outcome of this.files) {
+        const id = matchFile(outcome.filename, this.allIds);
+        if ('stored' in outcome) unused.add(outcome.stored.sha256);
+        if (id !== undefined && !this.ids.has(id)) continue; // its definition was rejected
+        if (id === undefined) {
+          const name = normalizeFilename(outcome.filename) || '(no filename)';
+          addErrors(result.errors, name, [`file '${name}' matches no image definition (a file belongs to the definition whose image_id is its filename, or its filename without the extension)`]);
+        } else if (fileOf.has(id)) {
+          fileProblems.set(id, `more than one file for image '${id}'`);
+        } else {
+          fileOf.set(id, outcome);
+        }
+      }
+      for (const [key, messages] of Object.entries(this.fileErrors)) addErrors(result.errors, key, messages);
+
+      // Per definition: validation errors, file errors, then search features (the indexer hook).
+      const writes: { def: ValidDefinition; file: StoredFile | undefined; features: Uint8Array | null | undefined }[] = [];
+      // The stored images matter here only to the indexer (which bytes to index).
+      const existing = new Map(service.indexer ? (await service.store.getImages([...this.ids])).map((i) => [i.image_id, i]) : []);
+      for (const checked of definitions) {
+        if ('messages' in checked) {
+          addErrors(result.errors, checked.key, checked.messages);
+          continue;
+        }
+        const def = checked.definition;
+        const outcome = fileOf.get(def.image_id);
+        const problem = fileProblems.get(def.image_id) ?? (outcome && 'error' in outcome ? outcome.error : undefined);
+        if (problem !== undefined) {
+          addErrors(result.errors, def.image_id, [problem]);
+          continue;
+        }
+        const file = outcome && 'stored' in outcome ? outcome.stored : undefined;
+        const features = await service.features(def, file, existing.get(def.image_id));
+        if ('error' in features) {
+          addErrors(result.errors, def.image_id, [features.error]);
+          continue;
+        }
+        if (service.indexer && features.features) indexed.push(def.image_id);
+        writes.push({ def, file, features: features.features });
+      }
+
+      // One metadata transaction: the files are already durable (blob written, fsynced, renamed).
+      const now = service.catalog.clock.nowMicros();
+      const replaced: string[] = [];
+      const byId = new Map(writes.map((w) => [w.def.image_id, w]));
+      const decisions: Decision<ImageWrite>[] = await service.store.upsertImages(
+        writes.map((w) => ({ image_id: w.def.image_id, part_id: w.def.part_id })),
+        (item, stored, partExists) => {
+          const w = byId.get(item.image_id);
+          if (!w) return { kind: 'skip' };
+          const decision = decideImageUpsert(w.def, w.file, stored, partExists, { now, mayPosition: this.mayPosition, features: w.features });
+          if (decision.kind === 'write' && stored && stored.sha256 !== decision.value.image.sha256) replaced.push(stored.sha256);
+          return decision;
+        },
+      );
+      const written = new Set<string>();
+      writes.forEach((w, i) => {
+        const decision = decisions[i];
+        if (!decision || decision.kind === 'skip') return;
+        if (decision.kind === 'error') {
+          addErrors(result.errors, w.def.image_id, decision.messages);
+          return;
+        }
+        written.add(w.def.image_id);
+        if (w.file) unused.delete(w.file.sha256);
+        (decision.created ? result.created : result.updated).push(w.def.image_id);
+      });
+      service.gate.release([...unused, ...replaced]);
+      if (service.indexer) {
+        for (const id of indexed) if (!written.has(id)) await service.indexer.remove(id);
+        for (const w of writes) if (written.has(w.def.image_id) && w.features === null) await service.indexer.remove(w.def.image_id);
+      }
+    } catch (error) {
+      // Nothing committed: every blob this session put is a candidate again.
+      for (const outcome of this.files) if ('stored' in outcome) unused.add(outcome.stored.sha256);
+      service.gate.release(unused);
+      throw error;
+    } finally {
+      service.gate.unpin(this.pinned);
+      this.pinned.length = 0;
+    }
+    await service.gate.drain();
+    return result;
+  }
+
+  /** Abandons the upload: nothing is committed; the blobs it stored are released. Idempotent. */
+  async abort(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await Promise.allSettled([...this.inFlight]);
+    this.service.gate.release(this.files.flatMap((f) => ('stored' in f ? [f.stored.sha256] : [])));
+    this.service.gate.unpin(this.pinned);
+    this.pinned.length = 0;
+    await this.service.gate.drain();
+  }
+}
+
+/** Files up to this size are read into memory and stored concurrently with the next ones. */
+const SMALL_FILE_BYTES = 256 * 1024;
+/** How many such stores one upload keeps running at once. */
+const MAX_PARALLEL_PUTS = 8;
+
+/**
+ * Reads up to `max` bytes of a source. `complete`: the whole file, as one buffer. Otherwise a source
+ * that yields what was read and then the rest (stopping it early returns the underlying iterator).
+ */
+async function readPrefix(source: AsyncIterable<Uint8Array> | Uint8Array, max: number): Promise<{ complete: boolean; source: AsyncIterable<Uint8Array> | Uint8Array }> {
+  if (source instanceof Uint8Array) return { complete: true, source };
+  const iterator = source[Symbol.asyncIterator]();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done === true) return { complete: true, source: chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size) };
+    chunks.push(next.value);
+    size += next.value.length;
+    if (size > max) break;
+  }
+  async function* rest(): AsyncGenerator<Uint8Array, void, undefined> {
+    let finished = false;
+    try {
+      yield* chunks;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done === true) break;
+        yield next.value;
+      }
+      finished = true;
+    } finally {
+      if (!finished) await iterator.return?.();
+    }
+  }
+  return { complete: false, source: rest() };
+}
+
+/** Reads a source to its end without keeping it (a file no definition wants). */
+async function discard(source: AsyncIterable<Uint8Array> | Uint8Array): Promise<void> {
+  if (source instanceof Uint8Array) return;
+  for await (const _chunk of source) {
+    // dropped
+  }
+}

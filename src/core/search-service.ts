@@ -1,0 +1,203 @@
+/**
+ * SearchService: POST /1/find/search and GET /1/find/search/state/{sessionId} (spec 2.5, 4.4;
+ * decisions §8), used by the HTTP server and the local client alike.
+ *
+ * A search is: validate the request, rank (a rank step producing ordered hits: the text index
+ * today; an image ranker plugs in beside it), store the hits as a session, answer the first page.
+ * Hits are result-card ids (immutable snapshots of a part's result fields), so a session shows
+ * every page as it was at search time, and any page is one indexed range read.
+ */
+import { CatalogError, errors, type FieldProblem } from '../api/errors.js';
+import {
+  DEFAULT_SEARCH_LIMIT, MAX_PAGE_LIMIT, SearchRequestSchema, type Principal, type SearchProjection, type SearchRequest,
+  type SearchResponse, type SearchResult,
+} from '../api/schemas.js';
+import { createHash } from 'node:crypto';
+import type { Clock, Ids, ImageSimilaritySearch, RankedHits, SearchIndex, SessionStore } from './ports.js';
+import type { CatalogService } from './service.js';
+import type { SearchFilter } from './search/match.js';
+import { MAX_QUERY_WORDS, parseQueryText } from './search/query.js';
+import { checkProjection, toSearchResult } from './search/result.js';
+import { parseBody } from './validation.js';
+
+/**
+ * The `imageId` of an image search: `query-` and the first 32 hex digits of the query image's
+ * SHA-256, so the same photo gives the same id (the query image itself is not kept).
+ */
+export function queryImageId(bytes: Uint8Array): string {
+  return `query-${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`;
+}
+
+/** Tunable limits of search (decisions §8, §9). */
+export interface SearchLimits {
+  /** Hits stored per session; resultsTotalCount still counts all. */
+  maxSessionHits: number;
+  /** How long a session can be read, in microseconds. */
+  sessionTtlMicros: number;
+}
+
+export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
+  maxSessionHits: 10_000,
+  sessionTtlMicros: 24 * 3600 * 1_000_000,
+};
+
+/** How often (at most) a search deletes expired sessions, in microseconds. */
+const PURGE_INTERVAL_MICROS = 60 * 1_000_000;
+const PURGE_BATCH = 1000;
+const MAX_SKIP = 1_000_000_000;
+
+/** The query image of an image search (the multipart part `image`), for the image follow-up. */
+export interface SearchImage {
+  bytes: Uint8Array;
+  /** Content type the client declared, if any (the format is detected from the bytes). */
+  contentType?: string | undefined;
+}
+
+/** Options of GET /1/find/search/state/{sessionId}. */
+export interface SearchStateRequest {
+  skip?: number | undefined;
+  limit?: number | undefined;
+  /** Projection values; a string is the comma-separated query parameter form. */
+  projection?: readonly string[] | string | undefined;
+}
+
+export interface SearchServiceDeps {
+  catalog: CatalogService;
+  index: SearchIndex;
+  sessions: SessionStore;
+  clock: Clock;
+  ids: Ids;
+  limits?: Partial<SearchLimits>;
+  /** Image similarity ranking; without it an image search is a 415. */
+  images?: ImageSimilaritySearch;
+}
+
+function integerIn(value: unknown, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw errors.badRequest(`${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** Search and search sessions. One per catalog. */
+export class SearchService {
+  readonly limits: SearchLimits;
+  private readonly catalog: CatalogService;
+  private readonly index: SearchIndex;
+  private readonly sessions: SessionStore;
+  private readonly clock: Clock;
+  private readonly ids: Ids;
+  private readonly images: ImageSimilaritySearch | undefined;
+  private lastPurge = 0;
+
+  constructor(deps: SearchServiceDeps) {
+    this.catalog = deps.catalog;
+    this.index = deps.index;
+    this.sessions = deps.sessions;
+    this.clock = deps.clock;
+    this.ids = deps.ids;
+    this.limits = { ...DEFAULT_SEARCH_LIMITS, ...deps.limits };
+    this.images = deps.images;
+  }
+
+  /**
+   * POST /1/find/search. `body` is the JSON request (or the multipart part `input`); `image` the
+   * multipart part `image`. Throws 400 for a bad request (unknown fields, projection values,
+   * filters on unknown or non-filterable attributes), 403 when a token bound to an organization
+   * names another, 415 for an image (image search is not available yet).
+   */
+  async search(principal: Principal, body: unknown, image?: SearchImage): Promise<SearchResponse> {
+    const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
+    const projection = request.projection ? checkProjection(request.projection, 'projection') : undefined;
+    const limit = request.resultOptions?.limit ?? DEFAULT_SEARCH_LIMIT;
+    const hits = image !== undefined ? await this.rankImage(principal, request, image.bytes) : await this.rankText(principal, request);
+    const imageId = image !== undefined ? queryImageId(image.bytes) : null;
+    const now = this.clock.nowMicros();
+    const sessionId = this.ids.uuid();
+    await this.sessions.create(
+      { sessionId, principal: principal.name, createdAt: now, expiresAt: now + this.limits.sessionTtlMicros, imageId, language: request.language, total: hits.total, stored: hits.cardIds.length },
+      hits.cardIds,
+    );
+    await this.purgeNow(now);
+    return { sessionId, imageId, results: await this.results(hits.cardIds.slice(0, limit), request.language, projection), resultsTotalCount: hits.total };
+  }
+
+  /**
+   * GET /1/find/search/state/{sessionId}: hits [skip, skip + limit) of the session, as they were
+   * at search time. 404 when the session does not exist, expired, or belongs to another token.
+   * Past the stored end: empty results, same total.
+   */
+  async searchState(principal: Principal, sessionId: string, options: SearchStateRequest = {}): Promise<SearchResponse> {
+    const skip = integerIn(options.skip, 'skip', 0, 0, MAX_SKIP);
+    const limit = integerIn(options.limit, 'limit', DEFAULT_SEARCH_LIMIT, 1, MAX_PAGE_LIMIT);
+    const raw = typeof options.projection === 'string' ? options.projection.split(',').map((v) => v.trim()).filter((v) => v !== '') : options.projection;
+    const projection = raw && raw.length > 0 ? checkProjection(raw, 'projection') : undefined;
+    const session = await this.sessions.get(sessionId);
+    if (!session || session.principal !== principal.name || session.expiresAt <= this.clock.nowMicros()) {
+      throw errors.notFound(`search session '${sessionId}' does not exist or has expired; start a new search`);
+    }
+    const cardIds = skip < session.stored ? await this.sessions.readHits(sessionId, skip, limit) : [];
+    return { sessionId, imageId: session.imageId, results: await this.results(cardIds, session.language, projection), resultsTotalCount: session.total };
+  }
+
+  /** The text rank step: words, filters and the caller's view to ordered hits. */
+  private async rankText(principal: Principal, request: SearchRequest): Promise<RankedHits> {
+    const words = parseQueryText(request.matches?.text ?? '');
+    if (words.length > MAX_QUERY_WORDS) throw errors.badRequest(`matches.text: at most ${MAX_QUERY_WORDS} words, got ${words.length}`);
+    const ctx = await this.catalog.viewContext(principal, request.matches?.organization);
+    const problems: FieldProblem[] = [];
+    const filters: SearchFilter[] = [];
+    (request.matches?.filters ?? []).forEach((filter, i) => {
+      const path = `matches.filters[${i}].label`;
+      const attribute = ctx.attributes.get(filter.label);
+      if (!attribute) problems.push({ path, message: `attribute '${filter.label}' does not exist` });
+      else if (!attribute.filterable) {
+        const filterable = [...ctx.attributes.values()].filter((a) => a.filterable).map((a) => a.attribute_id).sort();
+        problems.push({ path, message: `attribute '${filter.label}' is not filterable (filterable: ${filterable.length > 0 ? filterable.join(', ') : 'none'})` });
+      } else filters.push({ attribute, values: filter.values });
+    });
+    if (problems.length > 0) throw errors.badRequest(`invalid search request: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
+    return this.index.searchText({ words, filters, ctx }, this.limits.maxSessionHits);
+  }
+
+  /**
+   * The image rank step: parts by the similarity of their best reference image (info has
+   * `searchable`) to the query image. With text or filters as well, only parts that also match
+   * them remain, in image order (decisions §8: text and image may be combined).
+   */
+  private async rankImage(principal: Principal, request: SearchRequest, bytes: Uint8Array): Promise<RankedHits> {
+    if (!this.images) throw new CatalogError('unsupported_media_type', 'image search is not configured on this catalog');
+    const matches = await this.images.rankParts(bytes, this.limits.maxSessionHits);
+    let partIds = matches.map((m) => m.part_id);
+    const text = request.matches?.text?.trim() ?? '';
+    if (text !== '' || (request.matches?.filters?.length ?? 0) > 0) {
+      const textHits = await this.rankText(principal, request);
+      const allowed = new Set((await this.index.readCards(textHits.cardIds)).map((card) => card.partId));
+      partIds = partIds.filter((id) => allowed.has(id));
+    }
+    const cards = await this.index.currentCards(partIds);
+    const cardIds = partIds.flatMap((id) => {
+      const card = cards.get(id);
+      return card === undefined ? [] : [card];
+    });
+    return { total: cardIds.length, cardIds };
+  }
+
+  private async results(cardIds: readonly number[], language: string | undefined, projection: readonly SearchProjection[] | undefined): Promise<SearchResult[]> {
+    const cards = await this.index.readCards(cardIds);
+    return cards.map((card) => toSearchResult(card, language, projection));
+  }
+
+  /** Deletes expired sessions now and then (lazily: reads check expiry themselves). */
+  private async purgeNow(now: number): Promise<void> {
+    if (now - this.lastPurge < PURGE_INTERVAL_MICROS) return;
+    this.lastPurge = now;
+    await this.sessions.purgeExpired(now, PURGE_BATCH);
+  }
+
+  /** Closes the session store (the index lives in the catalog's database). */
+  async close(): Promise<void> {
+    await this.sessions.close();
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * What the search index stores for one part (decisions §8): a pure function of the part and the
+ * attribute definitions, so the writer, the rebuild and the tests all build the same document.
+ *
+ * Columns of the main full-text row (one per part):
+ * - `pid`: the part id's tokens, each marked with ID_MARK (the whole id is a phrase of them),
+ * - `names`: the names in every language,
+ * - `v0`..`v3`: values of searchable attributes that are NOT per-organization, by visibility
+ *   (factoryWorker, csa, admin, superAdmin), so a query names the columns its caller may see,
+ * - `flt`: one token per value of a filterable, not per-organization attribute (see filterToken),
+ * - `meta`: `holder` when the part has per-organization values (those need the organization's view).
+ *
+ * Per-organization values depend on who asks (own, inherited, default), so they are not in the
+ * main row: `orgValues` holds every organization's searchable per-organization values by visibility,
+ * only to tell cheaply whether a query word occurs in any of them at all.
+ */
+import { createHash } from 'node:crypto';
+import type { Attribute, LangMap, PartAttribute, Visibility } from '../../api/schemas.js';
+import { isVocabularyTerm } from './typo.js';
+import { markedIdText } from './query.js';
+import { indexText, tokenize } from './text.js';
+
+/** Visibility -> value column. */
+export const VALUE_COLUMNS: Readonly<Record<Visibility, 'v0' | 'v1' | 'v2' | 'v3'>> = {
+  factoryWorker: 'v0',
+  csa: 'v1',
+  admin: 'v2',
+  superAdmin: 'v3',
+};
+export const VISIBILITY_ORDER = ['factoryWorker', 'csa', 'admin', 'superAdmin'] as const satisfies readonly Visibility[];
+/** The name-like columns: a hit whose every word matches here ranks above value hits. */
+export const NAME_COLUMNS = ['pid', 'names'] as const;
+export const FILTER_COLUMN = 'flt';
+export const META_COLUMN = 'meta';
+export const HOLDER_TOKEN = 'holder';
+/** Per-organization value columns of the organization-values table, by visibility. */
+export const ORG_VALUE_COLUMNS: Readonly<Record<Visibility, 'o0' | 'o1' | 'o2' | 'o3'>> = {
+  factoryWorker: 'o0',
+  csa: 'o1',
+  admin: 'o2',
+  superAdmin: 'o3',
+};
+
+/** The part as the index needs it. */
+export interface IndexablePart {
+  part_id: string;
+  name: LangMap;
+  attributes: readonly PartAttribute[];
+}
+
+export interface SearchDocument {
+  pid: string;
+  names: string;
+  /** v0..v3 */
+  values: [string, string, string, string];
+  flt: string;
+  meta: string;
+  /** Whether the part has any per-organization value. */
+  holder: boolean;
+  /** o0..o3: every organization's searchable per-organization values; null when there are none. */
+  orgValues: [string, string, string, string] | null;
+  /** Vocabulary words of names and values (prefix expansion, typo candidates; see isVocabularyTerm). */
+  terms: string[];
+}
+
+/** Filter values compare case-insensitively (decisions §8). */
+export function foldFilterValue(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return (/^[\u0000-\u007f]*$/.test(value) ? value : value.normalize('NFC')).toLowerCase();
+}
+
+/**
+ * The index token standing for "attribute `attributeId` has value `value`" (case-insensitive):
+ * `f` + 24 hex digits of SHA-256. A single alphanumeric token, so FTS5 keeps it whole.
+ */
+export function filterToken(attributeId: string, value: string): string {
+  const key = `${attributeId}\u0000${foldFilterValue(value)}`;
+  let token = filterTokens.get(key);
+  if (token === undefined) {
+    token = `f${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 24)}`;
+    remember(filterTokens, key, token);
+  }
+  return token;
+}
+
+/** Filter values and value texts repeat across parts (vendors, colours): bounded memos spare the hashing and tokenizing. */
+const MEMO_CAP = 20_000;
+const filterTokens = new Map<string, string>();
+const textTerms = new Map<string, string[]>();
+
+function remember<V>(memo: Map<string, V>, key: string, value: V): void {
+  if (memo.size >= MEMO_CAP) memo.clear();
+  memo.set(key, value);
+}
+
+/** The typo-vocabulary words of a text (memoised for short texts, which are the repeated ones). */
+function vocabularyTerms(text: string): string[] {
+  const cached = textTerms.get(text);
+  if (cached) return cached;
+  const terms = tokenize(text).filter(isVocabularyTerm);
+  if (text.length <= 200) remember(textTerms, text, terms);
+  return terms;
+}
+
+/** The texts of a language map, in language order (deterministic documents). */
+export function langTexts(map: LangMap): string[] {
+  const keys = Object.keys(map);
+  if (keys.length === 1) return [map[keys[0] ?? ''] ?? ''];
+  return keys
+    .sort()
+    .map((k) => map[k] ?? '');
+}
+
+/** Builds the search document of a part. Values of unknown attributes are ignored. */
+export function buildSearchDocument(part: IndexablePart, attributes: ReadonlyMap<string, Attribute>): SearchDocument {
+  const names = langTexts(part.name);
+  const values: [string[], string[], string[], string[]] = [[], [], [], []];
+  const orgValues: [string[], string[], string[], string[]] = [[], [], [], []];
+  const filterTokens = new Set<string>();
+  let holder = false;
+  for (const entry of part.attributes) {
+    const attribute = attributes.get(entry.attribute_id);
+    for (const value of entry.values) if (value.organization !== '') holder = true;
+    if (!attribute) continue;
+    const column = VISIBILITY_ORDER.indexOf(attribute.visibility);
+    for (const value of entry.values) {
+      const texts = langTexts(value.value);
+      if (attribute.per_org_values) {
+        if (attribute.searchable && value.organization !== '') orgValues[column]?.push(...texts);
+        continue;
+      }
+      if (attribute.searchable) values[column]?.push(...texts);
+      if (attribute.filterable) for (const text of texts) filterTokens.add(filterToken(attribute.attribute_id, text));
+    }
+  }
+  const terms = new Set<string>();
+  for (const text of names) for (const t of tokenize(text)) if (isVocabularyTerm(t)) terms.add(t);
+  for (const list of [...values, ...orgValues]) for (const text of list) for (const t of vocabularyTerms(text)) terms.add(t);
+  const join = (texts: readonly string[]) => (texts.length === 0 ? '' : indexText(texts.length === 1 ? (texts[0] ?? '') : texts.join('\n')));
+  const hasOrgText = orgValues.some((v) => v.length > 0);
+  return {
+    pid: markedIdText(tokenize(part.part_id)),
+    names: join(names),
+    values: [join(values[0]), join(values[1]), join(values[2]), join(values[3])],
+    flt: [...filterTokens].join(' '),
+    meta: holder ? HOLDER_TOKEN : '',
+    holder,
+    orgValues: hasOrgText ? [join(orgValues[0]), join(orgValues[1]), join(orgValues[2]), join(orgValues[3])] : null,
+    terms: [...terms],
+  };
+}

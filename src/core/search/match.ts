@@ -1,0 +1,75 @@
+/**
+ * Exact evaluation of a search against one part, in memory, with the same view a reader gets from
+ * `viewPart` (visibility by role; per-organization values as the organization sees them: own,
+ * inherited under `sub`, else the default). The index answers most searches by itself; this is
+ * used for the parts whose per-organization values matter to a query (see plan.ts), so that
+ * search and part reads can never disagree on what an organization sees.
+ */
+import type { Attribute } from '../../api/schemas.js';
+import { viewPart, type PartViewContext } from '../parts.js';
+import type { StoredPart } from '../ports.js';
+import { foldFilterValue, langTexts } from './document.js';
+import type { Alternative, ExpandedWord } from './query.js';
+import { tokenize } from './text.js';
+
+/** A validated filter: attribute (filterable) and the accepted values. */
+export interface SearchFilter {
+  attribute: Attribute;
+  values: readonly string[];
+}
+
+/** Whether the token sequence contains the alternative's phrase (last token as a prefix if so marked). */
+export function alternativeMatches(alternative: Alternative, tokens: readonly string[]): boolean {
+  const phrase = alternative.tokens;
+  const n = phrase.length;
+  for (let i = 0; i + n <= tokens.length; i++) {
+    let ok = true;
+    for (let j = 0; j < n && ok; j++) {
+      const want = phrase[j] ?? '';
+      const got = tokens[i + j] ?? '';
+      ok = j === n - 1 && alternative.prefix ? got.startsWith(want) : got === want;
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+/** Whether any alternative of the word matches any of the token fields. */
+export function wordMatches(word: ExpandedWord, fields: readonly (readonly string[])[]): boolean {
+  return word.alternatives.some((a) => fields.some((f) => alternativeMatches(a, f)));
+}
+
+/** Whether a language map's text (any language) equals one of the filter values, case-insensitively. */
+export function valuePasses(value: Record<string, string>, accepted: ReadonlySet<string>): boolean {
+  return langTexts(value).some((t) => accepted.has(foldFilterValue(t)));
+}
+
+export interface PartEvaluation {
+  matches: boolean;
+  /** Every word matched in the id or a name (the higher ranking tier). */
+  namesTier: boolean;
+}
+
+/** Evaluates words (AND) and filters (AND; values within one filter OR) on the part as `ctx` sees it. */
+export function evaluatePart(part: StoredPart, words: readonly ExpandedWord[], filters: readonly SearchFilter[], ctx: PartViewContext): PartEvaluation {
+  const view = viewPart(part, ctx);
+  for (const filter of filters) {
+    const accepted = new Set(filter.values.map(foldFilterValue));
+    const entry = view.attributes.find((a) => a.attribute_id === filter.attribute.attribute_id);
+    if (!entry || !entry.values.some((v) => valuePasses(v.value, accepted))) return { matches: false, namesTier: false };
+  }
+  const idTokens = tokenize(part.part_id);
+  const nameFields = langTexts(part.name).map(tokenize);
+  const valueFields: string[][] = [];
+  for (const entry of view.attributes) {
+    if (!ctx.attributes.get(entry.attribute_id)?.searchable) continue;
+    for (const value of entry.values) for (const text of langTexts(value.value)) valueFields.push(tokenize(text));
+  }
+  let namesTier = true;
+  for (const word of words) {
+    if (word.idAlternatives.some((a) => alternativeMatches(a, idTokens)) || wordMatches(word, nameFields)) continue;
+    namesTier = false;
+    if (!wordMatches(word, valueFields)) return { matches: false, namesTier: false };
+  }
+  return { matches: true, namesTier: namesTier && words.length > 0 };
+}

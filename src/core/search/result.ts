@@ -1,0 +1,72 @@
+/**
+ * Search results (spec 2.5, decisions §8): the fields captured for a hit at search time (a
+ * "result card"), the name-language choice, and projections.
+ */
+import { errors } from '../../api/errors.js';
+import { SEARCH_PROJECTION, type LangMap, type SearchProjection, type SearchResult } from '../../api/schemas.js';
+import { formatMicros } from '../time.js';
+
+/**
+ * The result fields of one part as they were when it was indexed. Immutable: an update of the
+ * part makes a new card, so a session that references a card shows the part as it was at search
+ * time (timestamps in microseconds).
+ */
+export interface ResultCard {
+  cardId: number;
+  partId: string;
+  serviceId: string;
+  names: LangMap;
+  createdAt: number;
+  modifiedAt: number;
+}
+
+/**
+ * The name to show: the one in `language` (exact key, else the same key ignoring case), else the
+ * first available language in sorted order. Undefined only for a part without names.
+ */
+export function chooseName(names: LangMap, language: string | undefined): { name: string; language: string } | undefined {
+  if (language !== undefined) {
+    const exact = names[language];
+    if (exact !== undefined) return { name: exact, language };
+    const lower = language.toLowerCase();
+    const key = Object.keys(names).sort().find((k) => k.toLowerCase() === lower);
+    if (key !== undefined) return { name: names[key] ?? '', language: key };
+  }
+  const first = Object.keys(names).sort()[0];
+  return first === undefined ? undefined : { name: names[first] ?? '', language: first };
+}
+
+/** Builds a result with the projected fields, in the order of SEARCH_PROJECTION. */
+export function toSearchResult(card: ResultCard, language: string | undefined, projection: readonly SearchProjection[] | undefined): SearchResult {
+  const wanted = new Set<SearchProjection>(projection && projection.length > 0 ? projection : SEARCH_PROJECTION);
+  const out: SearchResult = {};
+  if (wanted.has('results.id')) out.id = card.partId;
+  if (wanted.has('results.serviceId')) out.serviceId = card.serviceId;
+  if (wanted.has('results.name') || wanted.has('results.nameLanguage')) {
+    const chosen = chooseName(card.names, language);
+    if (wanted.has('results.name')) out.name = chosen?.name ?? '';
+    if (wanted.has('results.nameLanguage')) out.nameLanguage = chosen?.language ?? '';
+  }
+  if (wanted.has('results.createdAt')) out.createdAt = formatMicros(card.createdAt);
+  if (wanted.has('results.modifiedAt')) out.modifiedAt = formatMicros(card.modifiedAt);
+  return out;
+}
+
+function isProjection(value: string): value is SearchProjection {
+  return (SEARCH_PROJECTION as readonly string[]).includes(value);
+}
+
+/** Validates projection values; throws 400 naming the allowed ones (decisions §1). */
+export function checkProjection(values: readonly string[], where: string): SearchProjection[] {
+  const bad = values.filter((v) => !isProjection(v));
+  if (bad.length > 0) {
+    throw errors.badRequest(`${where}: unknown value(s) ${bad.map((b) => `'${b}'`).join(', ')}; allowed: ${SEARCH_PROJECTION.join(', ')}`);
+  }
+  return values.filter(isProjection);
+}
+
+/** Parses the comma-separated `projection` query parameter of search state; undefined or "" = all. */
+export function parseProjectionParam(raw: string | undefined): SearchProjection[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return checkProjection(raw.split(',').map((v) => v.trim()).filter((v) => v !== ''), 'projection');
+}

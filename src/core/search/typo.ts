@@ -1,0 +1,87 @@
+/**
+ * One-typo tolerance (decisions §8): a query word of at least {@link TYPO_MIN_LENGTH} letters that
+ * the catalog does not know matches the catalog's words within one edit (insert, delete,
+ * substitute, or swap of two neighbours). Candidates come from a deletion-neighbourhood table: the
+ * index stores every known word under itself and under each of its one-letter deletions, so the
+ * words within one edit of `q` are among those stored under `q` or under a deletion of `q`
+ * (SymSpell); {@link withinOneEdit} then drops the few at distance two.
+ */
+import { codePointLength } from './text.js';
+
+/** Shortest query word that is typo-tolerant. */
+export const TYPO_MIN_LENGTH = 5;
+/** Shortest word with typo keys (a 5-letter word minus one letter is 4). */
+export const TYPO_TERM_MIN_LENGTH = TYPO_MIN_LENGTH - 1;
+/** Shortest and longest token kept in the vocabulary (see isVocabularyTerm). */
+export const TERM_MIN_LENGTH = 3;
+export const TERM_MAX_LENGTH = 40;
+/** Most typo neighbours one word expands to (the closest in length first, then alphabetical). */
+export const MAX_TYPO_NEIGHBOURS = 16;
+
+const LETTERS_ONLY = /^\p{L}+$/u;
+const ASCII_LETTERS = /^[a-z]+$/;
+const HAS_LETTER = /\p{L}/u;
+const ASCII_WITH_LETTER = /^[a-z0-9]*[a-z][a-z0-9]*$/;
+
+/** Whether a query token may be matched with one typo: letters only (no digits), ≥ 5 of them. */
+export function isTypoEligible(token: string): boolean {
+  return LETTERS_ONLY.test(token) && codePointLength(token) >= TYPO_MIN_LENGTH;
+}
+
+/**
+ * Whether an indexed token enters the vocabulary: 3..40 characters with at least one letter. The
+ * vocabulary expands the prefix of a last word into whole words (see query.ts) and supplies typo
+ * candidates; tokens of digits only are left out (a digit prefix is matched by FTS5 itself).
+ */
+export function isVocabularyTerm(token: string): boolean {
+  if (ASCII_WITH_LETTER.test(token)) return token.length >= TERM_MIN_LENGTH && token.length <= TERM_MAX_LENGTH;
+  if (!HAS_LETTER.test(token)) return false;
+  const n = codePointLength(token);
+  return n >= TERM_MIN_LENGTH && n <= TERM_MAX_LENGTH;
+}
+
+/** Whether a vocabulary word is stored under its one-letter deletions (typo candidates): letters only, ≥ 4. */
+export function hasTypoKeys(term: string): boolean {
+  if (ASCII_LETTERS.test(term)) return term.length >= TYPO_TERM_MIN_LENGTH;
+  return LETTERS_ONLY.test(term) && codePointLength(term) >= TYPO_TERM_MIN_LENGTH;
+}
+
+/** The distinct strings made by deleting one code point of `term`. */
+export function deletionVariants(term: string): string[] {
+  const chars = [...term];
+  const out = new Set<string>();
+  for (let i = 0; i < chars.length; i++) out.add(chars.slice(0, i).join('') + chars.slice(i + 1).join(''));
+  return [...out];
+}
+
+/** The keys a query word is looked up under: itself and its deletions. */
+export function lookupKeys(word: string): string[] {
+  return [word, ...deletionVariants(word)];
+}
+
+/**
+ * Whether `a` and `b` differ by at most one edit: insertion, deletion, substitution or a swap of
+ * two adjacent characters (optimal string alignment distance ≤ 1). Compares code points.
+ */
+export function withinOneEdit(a: string, b: string): boolean {
+  if (a === b) return true;
+  const x = [...a];
+  const y = [...b];
+  if (Math.abs(x.length - y.length) > 1) return false;
+  let i = 0;
+  while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  if (x.length === y.length) {
+    if (x.slice(i + 1).join('') === y.slice(i + 1).join('')) return true; // substitution
+    return x[i] === y[i + 1] && x[i + 1] === y[i] && x.slice(i + 2).join('') === y.slice(i + 2).join(''); // swap
+  }
+  const [longer, shorter] = x.length > y.length ? [x, y] : [y, x];
+  return longer.slice(i + 1).join('') === shorter.slice(i).join(''); // insertion / deletion
+}
+
+/** Picks the typo neighbours of `word` among candidate terms: within one edit, not `word` itself, capped. */
+export function typoNeighbours(word: string, candidates: Iterable<string>): string[] {
+  const length = codePointLength(word);
+  const found = [...new Set(candidates)].filter((t) => t !== word && withinOneEdit(word, t));
+  found.sort((p, q) => Math.abs(codePointLength(p) - length) - Math.abs(codePointLength(q) - length) || (p < q ? -1 : p > q ? 1 : 0));
+  return found.slice(0, MAX_TYPO_NEIGHBOURS);
+}

@@ -1,0 +1,113 @@
+/**
+ * The SQLite search index below the API: the bounded ranking window (tiers, every hit once, exact
+ * totals), the full rebuild, and that sessions keep showing superseded cards.
+ */
+import { rmSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteCatalogStore } from '../../src/adapters/sqlite/catalog-store.js';
+import { openDatabase } from '../../src/adapters/sqlite/database.js';
+import { SqliteSearchIndex } from '../../src/adapters/sqlite/search-index.js';
+import { openSessionDatabase, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
+import { systemClock, systemIds } from '../../src/adapters/system.js';
+import { LOCAL_OWNER } from '../../src/core/permissions.js';
+import { SearchService } from '../../src/core/search-service.js';
+import { CatalogService } from '../../src/core/service.js';
+import { openCatalog } from '../../src/open-catalog.js';
+import { tempDir } from '../helpers/harness.js';
+
+describe('SqliteSearchIndex', () => {
+  let store: SqliteCatalogStore;
+  let index: SqliteSearchIndex;
+  let search: SearchService;
+  let service: CatalogService;
+
+  beforeEach(async () => {
+    const clock = systemClock();
+    const ids = systemIds();
+    store = new SqliteCatalogStore(openDatabase(':memory:'));
+    // Tiny limits so that a handful of parts takes the bounded-ranking path.
+    index = new SqliteSearchIndex(store.db, { clock, fullRankLimit: 6, rankWindow: 4 });
+    store.listeners.push(index);
+    service = new CatalogService({ store, clock, ids });
+    search = new SearchService({ catalog: service, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')), clock, ids });
+    await service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'note', type: 'text', name: { en: 'Note' }, searchable: true }]);
+  });
+  afterEach(async () => {
+    await search.close();
+    await service.close();
+  });
+
+  async function allIds(sessionId: string): Promise<string[]> {
+    const page = await search.searchState(LOCAL_OWNER, sessionId, { limit: 1000 });
+    return page.results.map((r) => r.id ?? '');
+  }
+
+  it('bounded ranking: exact total, every hit once, name hits before value hits', async () => {
+    const parts = [];
+    for (let i = 0; i < 20; i++) {
+      const id = `p${String(i).padStart(2, '0')}`;
+      parts.push(i % 2 === 0 ? { part_id: id, name: { en: `Rotor ${i}` } } : { part_id: id, name: { en: `Stator ${i}` }, attributes: [{ attribute_id: 'note', values: [{ organization: '', value: { en: 'fits a rotor' } }] }] });
+    }
+    await service.upsertParts(LOCAL_OWNER, parts);
+    const first = await search.search(LOCAL_OWNER, { matches: { text: 'rotor' }, resultOptions: { limit: 3 } });
+    expect(first.resultsTotalCount).toBe(20);
+    const hits = await allIds(first.sessionId);
+    expect(new Set(hits).size).toBe(20);
+    const even = (id: string) => Number(id.slice(1)) % 2 === 0;
+    expect(hits.slice(0, 10).every(even)).toBe(true);
+    expect(hits.slice(10).some(even)).toBe(false);
+    // A small maximum keeps the session small but the total exact.
+    const capped = new SearchService({ catalog: service, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')), clock: systemClock(), ids: systemIds(), limits: { maxSessionHits: 5 } });
+    const few = await capped.search(LOCAL_OWNER, { matches: { text: 'rotor' }, resultOptions: { limit: 10 } });
+    expect(few.resultsTotalCount).toBe(20);
+    expect(few.results).toHaveLength(5);
+    expect((await capped.searchState(LOCAL_OWNER, few.sessionId, { skip: 5 })).results).toEqual([]);
+    await capped.close();
+  });
+
+  it('rebuild re-indexes every part; sessions keep the cards they reference', async () => {
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
+    const before = await search.search(LOCAL_OWNER, { matches: { text: 'axle' } });
+    index.rebuild();
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle shaft' } }]);
+    expect((await search.searchState(LOCAL_OWNER, before.sessionId, {})).results.map((r) => r.name).sort()).toEqual(['Axle', 'Axle bearing']);
+    const after = await search.search(LOCAL_OWNER, { matches: { text: 'axle' } });
+    expect(after.results.map((r) => r.name).sort()).toEqual(['Axle bearing', 'Axle shaft']);
+    expect(after.resultsTotalCount).toBe(2);
+    expect((await search.search(LOCAL_OWNER, { matches: { text: 'shaft' } })).results.map((r) => r.id)).toEqual(['a']);
+  });
+
+  it('a rolled-back write leaves the index untouched', async () => {
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'keep', name: { en: 'Phantom keeper' } }]);
+    const failing = store.upsertParts([{ part_id: 'x1' }, { part_id: 'x2' }], (item) => {
+      if (item.part_id === 'x2') throw new Error('second item fails');
+      return { kind: 'write', created: true, value: { part_id: item.part_id, serviceId: 's', name: { en: 'Phantom' }, attributes: [], createdAt: 1, modifiedAt: 1 } };
+    });
+    await expect(failing).rejects.toThrow('second item fails');
+    const found = await search.search(LOCAL_OWNER, { matches: { text: 'phantom' } });
+    expect(found.results.map((r) => r.id)).toEqual(['keep']);
+    expect(found.resultsTotalCount).toBe(1);
+  });
+});
+
+describe('search result cache', () => {
+  it('is invalidated by a write from another connection (another process) to the same catalog', async () => {
+    const dir = tempDir();
+    const a = openCatalog({ dataDir: dir });
+    const b = openCatalog({ dataDir: dir });
+    try {
+      await a.service.upsertParts(LOCAL_OWNER, [{ part_id: 'one', name: { en: 'Cog one' } }]);
+      const search = () => a.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
+      expect((await search()).resultsTotalCount).toBe(1);
+      expect((await search()).resultsTotalCount).toBe(1);
+      await b.service.upsertParts(LOCAL_OWNER, [{ part_id: 'two', name: { en: 'Cog two' } }]);
+      expect((await search()).results.map((r) => r.id).sort()).toEqual(['one', 'two']);
+      await a.service.deleteParts(LOCAL_OWNER, ['one']);
+      expect((await search()).results.map((r) => r.id)).toEqual(['two']);
+    } finally {
+      await a.close();
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
