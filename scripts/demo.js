@@ -59,5 +59,5 @@ if (imageSession) {
   topHit = page.results?.[0]?.id ?? topHit;
 }
 catalog('the best hit as a person reads it', ['parts', 'show', topHit]);
-catalog('a PCI device with its relations', ['parts', 'show', 'pci:8086:1539']);
+catalog('a PCI device with its relations (the same NVMe controller listed under two vendors: equivalent)', ['parts', 'show', 'pci:8086:5845']);
 process.stderr.write(`\ndemo finished in ${((performance.now() - started) / 1000).toFixed(1)} s; the catalog is in ${dataDir}\n`);
