@@ -7,7 +7,7 @@ import type { CatalogClient } from '../client/types.js';
 import { resolveConfig, type CliConfig, type GlobalFlags } from './config.js';
 import type { CliIo } from './io.js';
 import { resolveFormat, type OutputFormat } from './output/format.js';
-import { colorEnabled } from './output/progress.js';
+import { colorEnabled } from './output/color.js';
 
 export interface CommandContext {
   io: CliIo;

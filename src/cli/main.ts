@@ -7,7 +7,7 @@ import { CommanderError, type Command } from 'commander';
 import { CatalogError, ERROR_CODES } from '../api/errors.js';
 import { createContext, type CommandContext } from './context.js';
 import { processIo, type CliIo } from './io.js';
-import { installEpipeHandler } from './output/write.js';
+import { installEpipeHandler } from './output/epipe.js';
 import { UsageError } from './output/usage-error.js';
 import { buildProgram, VERSION } from './program.js';
 import type { Runner } from './runner.js';

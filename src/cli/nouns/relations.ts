@@ -1,7 +1,6 @@
 /** `catalog relations ...` (design/cli.md; spec 2.3, 4.3). */
 import type { Command } from 'commander';
 import { RELATION_SOURCES, RELATION_TYPES } from '../../api/schemas.js';
-import { relationsImport } from '../resources/relations.js';
 import type { Invoke } from '../runner.js';
 import { addImportVerb } from './resource-verbs.js';
 
@@ -9,7 +8,7 @@ const commands = () => import('../commands/relations.js');
 
 export function registerRelations(program: Command, invoke: Invoke): void {
   const noun = program.command('relations').description('relations between parts: duplicate, substitute, equivalent, not_related');
-  addImportVerb(noun, relationsImport, invoke, 'create relations from CSV (anchor_part_id, related_part_id, type, source), JSON or NDJSON; the latest write for a pair wins');
+  addImportVerb(noun, { noun: 'relations', idField: 'anchor_part_id' }, async () => (await import('../resources/relations.js')).relationsImport, invoke, 'create relations from CSV (anchor_part_id, related_part_id, type, source), JSON or NDJSON; the latest write for a pair wins');
   noun
     .command('add')
     .description('create or replace the relation of two parts (for substitute: anchor = predecessor)')

@@ -4,6 +4,9 @@
  */
 import Table from 'cli-table3';
 import type { OutputFormat } from './format.js';
+import { isEpipe } from './epipe.js';
+
+export { installEpipeHandler, isEpipe } from './epipe.js';
 
 /** Records to write: an array, a generator, or an async generator (e.g. a paged listing). */
 export type RecordStream = AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>;
@@ -98,17 +101,6 @@ function project(record: Record<string, unknown>, fields: string[]): Record<stri
     if (v !== undefined) out[f] = v;
   }
   return out;
-}
-
-function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  const code: unknown = error.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/** True for the error a write to a closed pipe raises (`head` exited, `less` quit). */
-export function isEpipe(error: unknown): boolean {
-  return errnoCode(error) === 'EPIPE';
 }
 
 /**
@@ -256,29 +248,3 @@ async function writeAll(sink: Sink, format: OutputFormat, records: RecordStream,
   }
 }
 
-/**
- * Makes a closed pipe end the program quietly (`catalog parts list | head`): an EPIPE 'error' on
- * `stream` is swallowed and `onEpipe` runs — by default, for process.stdout only, `process.exit(0)`
- * (the one deliberate exit outside main.ts, as cli.md wants `| head` to succeed). Other errors are
- * rethrown unless another 'error' listener is attached (so Node's default crash is kept).
- * Call once at start-up for process.stdout (and process.stderr, where the default does nothing).
- *
- * @returns a function that removes the handler.
- */
-export function installEpipeHandler(
-  stream: NodeJS.WritableStream,
-  options: { onEpipe?: () => void } = {},
-): () => void {
-  const onEpipe = options.onEpipe ?? (stream === process.stdout ? () => process.exit(0) : () => undefined);
-  const handler = (error: unknown): void => {
-    if (isEpipe(error)) {
-      onEpipe();
-      return;
-    }
-    if (stream.listenerCount('error') <= 1) throw error;
-  };
-  stream.on('error', handler);
-  return () => {
-    stream.removeListener('error', handler);
-  };
-}
