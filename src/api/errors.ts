@@ -87,7 +87,7 @@ export function toProblem(error: CatalogError): ProblemBody {
 export function codeForStatus(status: number, detail = ''): ErrorCode {
   if (status === 503 && detail === MAINTENANCE_DETAIL) return 'maintenance';
   for (const [code, info] of Object.entries(ERROR_CODES) as [ErrorCode, ErrorCodeInfo][]) {
-    if (info.status === status && code !== 'unavailable') return code;
+    if (info.status === status && code !== 'unavailable' && code !== 'maintenance') return code;
   }
   if (status >= 500) return status === 503 || status === 502 || status === 504 ? 'unavailable' : 'internal';
   return 'bad_request';

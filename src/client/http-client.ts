@@ -15,6 +15,7 @@ import type { Relation, RelationCreateResult } from '../api/schemas.js';
 import type { SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 import { uploadOverHttp } from './multipart-upload.js';
+import { RETRY_ERRORS, RETRY_STATUSES, retryAfterMs, sleep } from './retry.js';
 
 export interface HttpClientOptions {
   /** Base URL, e.g. `http://127.0.0.1:8080`. */
@@ -29,21 +30,6 @@ export interface HttpClientOptions {
   connections?: number;
 }
 
-const RETRY_STATUSES = new Set([429, 502, 503, 504]);
-const RETRY_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Seconds or an HTTP date in Retry-After, as milliseconds (capped at 30 s). */
-function retryAfterMs(header: string | string[] | undefined): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (!value) return undefined;
-  const seconds = Number(value);
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now();
-  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 30_000) : undefined;
-}
 
 /** A low-level request description. */
 export interface HttpRequest {

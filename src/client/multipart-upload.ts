@@ -18,6 +18,7 @@ import { CatalogError, fromProblem, MAINTENANCE_DETAIL } from '../api/errors.js'
 import type { UploadFile } from '../api/image-schemas.js';
 import { ROUTES } from '../api/routes.js';
 import type { BulkWriteResult } from '../api/schemas.js';
+import { RETRY_ERRORS, RETRY_STATUSES, retryAfterMs, sleep } from './retry.js';
 
 /** What the upload needs from the HttpCatalogClient. */
 export interface UploadTransport {
@@ -30,26 +31,12 @@ export interface UploadTransport {
   backoffMs: number;
 }
 
-const RETRY_STATUSES = new Set([429, 502, 503, 504]);
-const RETRY_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
 /** Files up to this size are read whole (one read instead of a stream). */
 const SMALL_FILE = 512 * 1024;
 /** Large files are streamed in chunks of this size. */
 const CHUNK = 1024 * 1024;
 /** Small parts are coalesced into writes of about this size. */
 const COALESCE = 256 * 1024;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function retryAfterMs(header: string | string[] | undefined): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (!value) return undefined;
-  const seconds = Number(value);
-  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - Date.now();
-  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 30_000) : undefined;
-}
 
 /** A quoted multipart parameter value: `"` and `\` escaped; UTF-8 as is (busboy decodes it). */
 function quoted(value: string): string {

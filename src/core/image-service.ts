@@ -26,6 +26,7 @@ import { parseImageInfo } from './images/info-tokens.js';
 import { imageIntake, NotAnImageError, type IntakeResult } from './images/intake.js';
 import { keysetFor, project, toPage } from './paging.js';
 import { canSetPosition } from './permissions.js';
+import { bulkDeleteResult } from './bulk-results.js';
 import type { Decision, ImageFeatureIndexer, ImageStore, ImageWrite, StoredImage } from './ports.js';
 import type { CatalogService } from './service.js';
 import { addErrors, parseBody, parseIdList } from './validation.js';
@@ -145,17 +146,7 @@ export class ImageService {
       if (decision.kind === 'write' && existing) freed.push(existing.sha256);
       return decision;
     });
-    const result: BulkDeleteResult = { deleted: [], errors: {} };
-    let d = 0;
-    for (const item of items) {
-      if ('messages' in item) {
-        addErrors(result.errors, item.key, item.messages);
-        continue;
-      }
-      const decision = decisions[d++];
-      if (decision?.kind === 'error') addErrors(result.errors, item.key, decision.messages);
-      else if (decision?.kind === 'write' && !result.deleted.includes(item.key)) result.deleted.push(item.key);
-    }
+    const result = bulkDeleteResult(items, decisions);
     this.gate.release(freed);
     await this.gate.drain();
     if (this.indexer) for (const id of result.deleted) await this.indexer.remove(id);

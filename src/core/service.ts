@@ -16,9 +16,10 @@ import { decideOrganizationUpsert } from './organizations.js';
 import { keysetFor, project, toPage } from './paging.js';
 import { decidePartDelete, decidePartUpsert, viewPart, type PartViewContext } from './parts.js';
 import { assertCatalogAdmin, assertCatalogWriter } from './permissions.js';
-import type { CatalogStore, Clock, Decision, Ids, StoredPart } from './ports.js';
+import type { CatalogStore, Clock, Ids, StoredPart } from './ports.js';
 import { bearerToken, hashesEqual, hashSecret, principalOf, tokenInfo, validateNewToken } from './tokens.js';
-import { addErrors, parseBody, parseBulk, parseIdList, type BulkItem } from './validation.js';
+import { bulkDeleteResult, bulkWriteResult } from './bulk-results.js';
+import { parseBody, parseBulk, parseIdList, type BulkItem } from './validation.js';
 
 /** Tunable limits (decisions §9). */
 export interface CatalogLimits {
@@ -36,50 +37,6 @@ export interface CatalogServiceDeps {
 }
 
 const MAINTENANCE_KEY = 'maintenance';
-
-/** Folds per-item decisions and validation failures into the bulk write result of spec 4.1. */
-function bulkWriteResult<T>(items: readonly BulkItem<T>[], decisions: readonly Decision<unknown>[]): BulkWriteResult {
-  const result: BulkWriteResult = { created: [], updated: [], errors: {} };
-  const created = new Set<string>();
-  const updated = new Set<string>();
-  let d = 0;
-  for (const item of items) {
-    if ('messages' in item) {
-      addErrors(result.errors, item.key, item.messages);
-      continue;
-    }
-    const decision = decisions[d++];
-    if (!decision || decision.kind === 'skip') continue;
-    if (decision.kind === 'error') addErrors(result.errors, item.key, decision.messages);
-    else if (decision.created) {
-      created.add(item.key);
-      result.created.push(item.key);
-    } else if (!created.has(item.key) && !updated.has(item.key)) {
-      updated.add(item.key);
-      result.updated.push(item.key);
-    }
-  }
-  return result;
-}
-
-function bulkDeleteResult(items: readonly BulkItem<string>[], decisions: readonly Decision<null>[]): BulkDeleteResult {
-  const result: BulkDeleteResult = { deleted: [], errors: {} };
-  const deleted = new Set<string>();
-  let d = 0;
-  for (const item of items) {
-    if ('messages' in item) {
-      addErrors(result.errors, item.key, item.messages);
-      continue;
-    }
-    const decision = decisions[d++];
-    if (decision?.kind === 'error') addErrors(result.errors, item.key, decision.messages);
-    else if (decision?.kind === 'write' && !deleted.has(item.key)) {
-      deleted.add(item.key);
-      result.deleted.push(item.key);
-    }
-  }
-  return result;
-}
 
 function validItems<T>(items: readonly BulkItem<T>[]): T[] {
   return items.flatMap((i) => ('item' in i ? [i.item] : []));

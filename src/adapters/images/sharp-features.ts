@@ -17,6 +17,10 @@ export const WORKING_SIZE = 128;
 /** Largest input accepted, in pixels (width × height): sharp's own default limit, ≈268 MP. */
 const LIMIT_INPUT_PIXELS = 0x3fff * 0x3fff;
 
+// Every image is decoded once: libvips' operation cache (50 MB by default) would only hold memory
+// in a long-running server.
+sharp.cache(false);
+
 /**
  * Decodes an image and computes its search features.
  *

@@ -36,7 +36,7 @@ const GC_INTERVAL_MICROS = 10 * 60 * 1_000_000;
 /** Expired cards deleted per collection. */
 const GC_BATCH = 5000;
 /** Terms remembered as already in the vocabulary (a cache; clearing it only costs lookups). */
-const KNOWN_TERMS_CAP = 100_000;
+const KNOWN_TERMS_CAP = 20_000;
 /** A last word expanding to at most this many vocabulary words is matched as those words. */
 const PREFIX_EXPANSION_LIMIT = 64;
 /** Above every string this program stores (U+10FFFF), for prefix ranges. */

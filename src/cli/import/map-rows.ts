@@ -423,23 +423,27 @@ export function mapPartRow(row: FlatRow, options: MapOptions = {}): MapResult<Pa
 
   const item: Record<string, unknown> = {};
   if (partId !== undefined) item.part_id = partId;
+  // Column names for schema messages are only needed when validating (the fast path skips them).
+  const explain = options.validate !== false;
   if (Object.keys(name).length > 0) {
     item.name = name;
-    for (const lang of Object.keys(name)) columnOf.set(`name.${lang}`, `name.${lang}`);
+    if (explain) for (const lang of Object.keys(name)) columnOf.set(`name.${lang}`, `name.${lang}`);
   }
   if (attributes.size > 0) {
     item.attributes = [...attributes.values()].map((a, i) => ({
       attribute_id: a.attribute_id,
       values: [...a.values.entries()].map(([organization, value], j) => {
-        for (const lang of Object.keys(value)) {
-          const column = `attr:${a.attribute_id}${organization === '' ? '' : `@${organization}`}.${lang}`;
-          columnOf.set(pathText(['attributes', i, 'values', j, 'value', lang]), column);
+        if (explain) {
+          for (const lang of Object.keys(value)) {
+            const column = `attr:${a.attribute_id}${organization === '' ? '' : `@${organization}`}.${lang}`;
+            columnOf.set(pathText(['attributes', i, 'values', j, 'value', lang]), column);
+          }
         }
         return { organization, value };
       }),
     }));
   }
-  if (options.validate === false) return done(item as PartInput, problems);
+  if (!explain) return done(item as PartInput, problems);
   const result = PartInputSchema.safeParse(item);
   const rename = (path: readonly PropertyKey[]): string => columnOf.get(pathText(path)) ?? pathText(path);
   problems.push(...schemaProblems(result, item, rename));
