@@ -24,6 +24,7 @@ import { mapRecord, validateImageManifestItem, type ImageManifestItem } from '..
 import { formatFromPath, locationLabel, readRecords, type ImportFormat } from '../import/read-records.js';
 import type { Progress } from '../output/progress.js';
 import { UsageError } from '../output/usage-error.js';
+import type { ImportSummary } from '../import/run-import.js';
 
 export interface UploadFlags {
   dir?: string;
@@ -59,18 +60,9 @@ interface Row {
   problems?: string[];
 }
 
-interface UploadSummary {
-  created: number;
-  updated: number;
-  rejected: number;
-  rows: number;
+/** An import summary (src/cli/import/run-import.ts) plus the bytes sent. */
+interface UploadSummary extends ImportSummary {
   bytes: number;
-  skippedBatches: number;
-  errors: Record<string, string[]>;
-  errorsFile: string | null;
-  dryRun: boolean;
-  interrupted: boolean;
-  stoppedEarly: boolean;
 }
 
 function formatBytes(bytes: number): string {
