@@ -263,10 +263,11 @@ export class ImageService {
     if (!this.indexer) return { features: file ? null : undefined };
     const sha = file?.sha256 ?? existing?.sha256;
     if (sha === undefined) return { features: undefined };
-    const bytes = await this.blobs.read(sha);
-    if (!bytes) return { error: `the stored original (sha256 ${sha}) is missing` };
+    const path = this.blobs.localPath?.(sha);
+    const image = path !== undefined ? { path } : await this.blobs.read(sha);
+    if (!image || (path !== undefined && !(await this.blobs.has(sha)))) return { error: `the stored original (sha256 ${sha}) is missing` };
     try {
-      return { features: (await this.indexer.index(def.image_id, def.part_id, bytes)) ?? null };
+      return { features: (await this.indexer.index(def.image_id, def.part_id, image)) ?? null };
     } catch (error) {
       return { error: `search features: ${(error as Error).message}` };
     }

@@ -214,7 +214,8 @@ export interface ImageSimilaritySearch {
 }
 
 export interface ImageFeatureIndexer {
-  index(imageId: string, partId: string, bytes: Uint8Array): Promise<Uint8Array | undefined>;
+  /** `image` is the original's bytes, or the path of a local file holding them (see BlobStore.localPath). */
+  index(imageId: string, partId: string, image: Uint8Array | { path: string }): Promise<Uint8Array | undefined>;
   remove(imageId: string): Promise<void>;
 }
 

@@ -74,6 +74,10 @@ export class FileBlobStore implements BlobStore {
   }
 
   /** Absolute path of the blob with key `sha256` (whether or not it exists). @throws TypeError on a malformed key. */
+  localPath(sha256: string): string {
+    return this.pathOf(sha256);
+  }
+
   pathOf(sha256: string): string {
     if (!isSha256Hex(sha256)) throw new TypeError(`invalid blob key '${sha256}': expected 64 lowercase hex digits`);
     return join(this.blobsDir, sha256.slice(0, 2), sha256.slice(2, 4), sha256);

@@ -10,15 +10,15 @@ import type { ImageFeatureIndexer, ImageSimilaritySearch, ImageMatch } from '../
 import { decodeFeatures, encodeFeatures, ImageFeatureIndex, rankParts, type Features } from '../../core/search/image-similarity.js';
 import type { SqliteDatabase } from '../sqlite/database.js';
 
-async function features(bytes: Uint8Array): Promise<Features> {
+async function features(bytes: Uint8Array | string): Promise<Features> {
   const { extractFeatures } = await import('./sharp-features.js');
   return extractFeatures(bytes);
 }
 
 /** Computes the stored features of a searchable reference image. Throws when sharp cannot decode it. */
 export const sharpFeatureIndexer: ImageFeatureIndexer = {
-  async index(_imageId, _partId, bytes) {
-    return encodeFeatures(await features(bytes));
+  async index(_imageId, _partId, image) {
+    return encodeFeatures(await features(image instanceof Uint8Array ? image : image.path));
   },
   async remove() {
     // Nothing to do: features live in the images row, which the image service updates or deletes.

@@ -18,8 +18,9 @@ export const WORKING_SIZE = 128;
 const LIMIT_INPUT_PIXELS = 0x3fff * 0x3fff;
 
 // Every image is decoded once: libvips' operation cache (50 MB by default) would only hold memory
-// in a long-running server.
+// in a long-running server; one libvips worker per decode keeps a busy server's memory flat.
 sharp.cache(false);
+sharp.concurrency(1);
 
 /**
  * Decodes an image and computes its search features.
@@ -40,8 +41,10 @@ sharp.cache(false);
  * @throws Error "image features: cannot decode image (…)" when the bytes are empty, not an image, a
  *   truncated/corrupt image or an image larger than ≈268 MP.
  */
-export async function extractFeatures(bytes: Uint8Array): Promise<Features> {
-  if (bytes.length === 0) throw new Error('image features: cannot decode image (empty input)');
+export async function extractFeatures(bytes: Uint8Array | string): Promise<Features> {
+  // A string is a file path: libvips then reads only what decoding needs (a JPEG's trailing bytes
+  // never enter memory), instead of the whole file as a Buffer.
+  if (typeof bytes !== 'string' && bytes.length === 0) throw new Error('image features: cannot decode image (empty input)');
   let raw: { data: Buffer; info: OutputInfo };
   try {
     raw = await sharp(bytes, { failOn: 'error', limitInputPixels: LIMIT_INPUT_PIXELS })

@@ -53,6 +53,11 @@ export interface BlobSweepResult {
  */
 export interface BlobStore {
   /**
+   * A local file path holding the blob's bytes, for adapters that read files themselves (image
+   * decoding reads only what it needs); undefined when the store has no local files.
+   */
+  localPath?(sha256: string): string | undefined;
+  /**
    * Streams `source` to a temp file while hashing, enforcing maxBytes (throws BlobTooLargeError,
    * removing the temp file), fsyncs the file, renames it to its content address (fsyncing the
    * directory), returns {sha256, size, head}. Identical content is stored once (if the target
