@@ -5,7 +5,7 @@
 // Usage (after `npx tsc -p tsconfig.build.json`):
 //   node bench/image-quality.js [--images 655] [--refs 10000] [--out bench/tmp/image-quality.json]
 //
-// --images N  how many images of /work/shared/data/images are references (default: all; an evenly
+// --images N  how many images of ../shared/data/images are references (default: all; an evenly
 //             spaced sample when smaller). Each is queried with 5 modified copies (the targets):
 //             resize50 (50 % per side, PNG), jpeg60 (JPEG quality 60), crop5 (5 % off each edge, PNG),
 //             bright10 (sharp modulate brightness 1.1, PNG), all (crop5 → resize50 → bright10 → JPEG
@@ -25,7 +25,7 @@ import { ImageFeatureIndex, rankParts, ENCODED_LENGTH } from '../dist/core/searc
 import { extractFeatures } from '../dist/adapters/images/sharp-features.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const DEFAULT_DIR = '/work/shared/data/images';
+const DEFAULT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data', 'images');
 const DEFAULT_OUT = path.join(here, 'tmp', 'image-quality.json');
 /** The 5 query variants the targets are about, then the informational ones. */
 const TARGET_VARIANTS = ['resize50', 'jpeg60', 'crop5', 'bright10', 'all'];

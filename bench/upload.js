@@ -1,7 +1,7 @@
 // Benchmark (issue: part images end to end): `catalog images upload` against `catalog serve`,
 // beside a plain multipart upload of the same files with curl, in the same run.
 //
-// Phase 1: 1,000 real images (the JPEGs of /work/shared/data/images, repeated as needed).
+// Phase 1: 1,000 real images (the JPEGs of ../shared/data/images, repeated as needed).
 // Phase 2: ~1 GB of ~19 MiB files, measuring the server's peak RSS while they pass through.
 //
 // Every file is made byte-unique, or the server's content-addressed store would dedupe the
@@ -18,10 +18,11 @@
 // Usage: node bench/upload.js [--images 1000] [--big-files 54] [--big-mib 19]
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isMain, runCli, runMeasured, BIN, tempDir } from './lib.js';
 
-const IMAGES = '/work/shared/data/images';
+const IMAGES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data', 'images');
 
 /** A JPEG with a comment segment inserted after SOI: same image, unique bytes. */
 export function uniqueJpeg(original, label) {

@@ -10,8 +10,9 @@ import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import { Checkpoint, defaultCheckpointPath } from '../../src/cli/import/checkpoint.js';
 import { cli } from '../helpers/cli.js';
 import { createHarness, tempDir, type Harness } from '../helpers/harness.js';
+import { SHARED_IMAGES } from '../helpers/data.js';
 
-const IMAGES = '/work/shared/data/images';
+const IMAGES = SHARED_IMAGES;
 const SAMPLE = ['0.jpg', '1.jpg', '2.jpg', '3.jpg', '4.jpg', '5.jpg', '001penny.jpg', '4_mars.jpg'];
 
 /** A directory with img/ (real images plus one text file) and a part p1 (local mode). */

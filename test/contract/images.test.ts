@@ -1,6 +1,6 @@
 /**
  * Contract: part images (api-spec.md §2.2, §4.2, §7; api-decisions.md §4, §9), both clients, with
- * real images from /work/shared/data/images.
+ * real images from ../shared/data/images.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -11,8 +11,9 @@ import { MAINTENANCE_DETAIL } from '../../src/api/errors.js';
 import { POSITION_ROLE_ERROR } from '../../src/core/images/info-tokens.js';
 import { createHarness, MODES, type Harness } from '../helpers/harness.js';
 import { expectCatalogError } from '../helpers/expect-error.js';
+import { SHARED_IMAGES } from '../helpers/data.js';
 
-const IMAGES = '/work/shared/data/images';
+const IMAGES = SHARED_IMAGES;
 const bytesOf = (name: string) => readFileSync(join(IMAGES, name));
 const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
 

@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpCatalogClient } from '../../src/client/http-client.js';
 import { tempDir } from '../helpers/harness.js';
+import { SHARED_IMAGES } from '../helpers/data.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'catalog.js');
-const IMAGES = '/work/shared/data/images';
+const IMAGES = SHARED_IMAGES;
 const COUNT = 100;
 
 function freePort(): Promise<number> {

@@ -6,8 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BlobTooLargeError } from '../../core/images/blob-store-port.js';
 import { detectImageType } from '../../core/images/file-type.js';
 import { FileBlobStore } from './file-blob-store.js';
+import { SHARED_IMAGES } from '../../../test/helpers/data.js';
 
-const IMAGE = '/work/shared/data/images/photo_grass.jpg';
+const IMAGE = join(SHARED_IMAGES, 'photo_grass.jpg');
 const sha256 = (data: Uint8Array | string): string => createHash('sha256').update(data).digest('hex');
 
 let root: string;

@@ -5,8 +5,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ImageFeatureIndex, similarity } from '../../core/search/image-similarity.js';
 import type { Features } from '../../core/search/image-similarity.js';
 import { extractFeatures } from './sharp-features.js';
+import { SHARED_IMAGES } from '../../../test/helpers/data.js';
 
-const DIR = '/work/shared/data/images';
+const DIR = SHARED_IMAGES;
 /** ~20 real images, evenly spaced over the sorted file list (deterministic). */
 const FILES = (() => {
   const all = readdirSync(DIR)

@@ -4,8 +4,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectImageType } from './file-type.js';
+import { SHARED_IMAGES } from '../../../test/helpers/data.js';
 
-const IMAGES_DIR = '/work/shared/data/images';
+const IMAGES_DIR = SHARED_IMAGES;
 
 const bytes = (...parts: (number[] | string | Uint8Array)[]): Uint8Array =>
   Uint8Array.from(parts.flatMap((p) => (typeof p === 'string' ? Array.from(p, (c) => c.charCodeAt(0)) : Array.from(p))));

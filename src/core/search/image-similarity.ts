@@ -5,7 +5,7 @@
  * format to RGB pixels and calls {@link featuresFromRgb}; everything else (the feature maths, the
  * binary format, the similarity and the in-memory index) lives in this module.
  *
- * Design (measured with bench/image-quality.js on the 655 images of /work/shared/data/images):
+ * Design (measured with bench/image-quality.js on the 655 images of ../shared/data/images):
  * - Each image is described by {@link VIEW_COUNT} "views": the full image and centre crops that remove
  *   {@link VIEW_CROPS} (5 %, 10 %) of the width and height from every edge. A query that is a cropped
  *   copy of a reference lines up with one of the reference's cropped views; a reference that is a
