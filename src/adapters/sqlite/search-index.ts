@@ -344,8 +344,20 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     })();
   }
 
+  /**
+   * A word the catalog knows is taken as typed; but when that finds nothing at all, the search is
+   * run once more with typo neighbours for every eligible word, known or not (a real word can be
+   * someone's typo: pci.ids spells "Contoller" once, so "ethernet contoller" would otherwise find
+   * nothing).
+   */
   private searchTextNow(query: TextSearchQuery, maxHits: number): RankedHits {
-    const words = query.words.map((w) => this.expand(w));
+    const hits = this.searchTextOnce(query, maxHits, false);
+    if (hits.total > 0 || query.words.length === 0) return hits;
+    return this.searchTextOnce(query, maxHits, true);
+  }
+
+  private searchTextOnce(query: TextSearchQuery, maxHits: number, typosForKnownWords: boolean): RankedHits {
+    const words = query.words.map((w) => this.expand(w, typosForKnownWords));
     const orgColumns = VISIBILITY_ORDER.filter((v) => canSeeVisibility(query.ctx.principal, v)).map((v) => ORG_VALUE_COLUMNS[v]);
     const inOrgText = words.map((w) => orgColumns.length > 0 && this.stmt.orgProbe.get(ftsClause(w.alternatives, orgColumns)) !== undefined);
     const plan = planTextSearch({ words, inOrgText, filters: query.filters, ctx: query.ctx });
@@ -379,9 +391,10 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * A word's ways to match: itself; for a last word (a prefix) with a letter, the vocabulary words
    * it begins, when there are at most 64 (exact terms are far cheaper for FTS5 than a prefix, which
    * it merges into one doclist per statement); and, when it is a word of ≥ 5 letters that the
-   * vocabulary does not know (as a prefix, for the last word), its neighbours within one edit.
+   * vocabulary does not know (as a prefix, for the last word), its neighbours within one edit
+   * (with `typosForKnownWords`, for known words too).
    */
-  private expand(word: QueryWord): ExpandedWord {
+  private expand(word: QueryWord, typosForKnownWords = false): ExpandedWord {
     let alternatives: Alternative[] = [{ tokens: word.tokens, prefix: word.prefix }];
     const token = word.tokens[0];
     let knownPrefix: boolean | undefined;
@@ -394,7 +407,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     }
     if (word.tokens.length === 1 && token !== undefined && isTypoEligible(token)) {
       const known = word.prefix ? (knownPrefix ?? this.stmt.termWithPrefix.get(token, `${token}${MAX_CHAR}`) !== undefined) : this.stmt.term.get(token) !== undefined;
-      if (!known) {
+      if (!known || typosForKnownWords) {
         for (const neighbour of typoNeighbours(token, this.stmt.typoCandidates.all(JSON.stringify(lookupKeys(token))))) {
           alternatives.push({ tokens: [neighbour], prefix: word.prefix });
         }
