@@ -8,6 +8,7 @@ import type { WriteStream } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { csvRow, renderCell } from '../output/write.js';
 import type { ImportFormat } from './read-records.js';
+import { formatOfExtension } from './read-records.js';
 
 /** Columns the errors file adds; ignored when such a file is imported again. */
 export const META_COLUMNS = ['_line', '_error', '_raw'] as const;
@@ -47,19 +48,6 @@ const HOLD_LIMIT = 1000;
 
 const EXT: Record<ImportFormat, string> = { csv: 'csv', json: 'json', ndjson: 'ndjson' };
 
-function formatOfExt(ext: string): ImportFormat | undefined {
-  switch (ext.toLowerCase()) {
-    case '.csv':
-      return 'csv';
-    case '.json':
-      return 'json';
-    case '.ndjson':
-    case '.jsonl':
-      return 'ndjson';
-    default:
-      return undefined;
-  }
-}
 
 /**
  * The default `--errors` path: `<dir>/<name without extension>.errors.<ext>` next to the input
@@ -71,7 +59,7 @@ export function defaultErrorsPath(inputPath: string | null | undefined, format?:
   if (inputPath === null || inputPath === undefined || inputPath === '-') return `import.errors.${EXT[format ?? 'ndjson']}`;
   const ext = extname(inputPath);
   const stem = basename(inputPath, ext);
-  const inputFormat = formatOfExt(ext);
+  const inputFormat = formatOfExtension(ext);
   const outExt = inputFormat !== undefined && (format === undefined || format === inputFormat) ? ext.slice(1) : EXT[format ?? inputFormat ?? 'ndjson'];
   return join(dirname(inputPath), `${stem}.errors.${outExt}`);
 }

@@ -75,7 +75,18 @@ export function formatFromPath(path: string, flag?: string): ImportFormat {
     throw new UsageError(`invalid --format '${flag}'; valid formats: ${IMPORT_FORMATS.join(', ')}`);
   }
   if (path === '-') throw new UsageError(`reading stdin (-) needs --format ${IMPORT_FORMATS.join('|')}`);
-  switch (extname(path).toLowerCase()) {
+  const format = formatOfExtension(extname(path));
+  if (format === undefined) {
+    throw new UsageError(
+      `cannot tell the format of '${path}' from its extension (.csv, .json, .ndjson, .jsonl); pass --format ${IMPORT_FORMATS.join('|')}`,
+    );
+  }
+  return format;
+}
+
+/** The import format of a file extension (`.csv`, `.json`, `.ndjson`, `.jsonl`; any case), or undefined. */
+export function formatOfExtension(ext: string): ImportFormat | undefined {
+  switch (ext.toLowerCase()) {
     case '.csv':
       return 'csv';
     case '.json':
@@ -84,9 +95,7 @@ export function formatFromPath(path: string, flag?: string): ImportFormat {
     case '.jsonl':
       return 'ndjson';
     default:
-      throw new UsageError(
-        `cannot tell the format of '${path}' from its extension (.csv, .json, .ndjson, .jsonl); pass --format ${IMPORT_FORMATS.join('|')}`,
-      );
+      return undefined;
   }
 }
 
