@@ -23,6 +23,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { ImageFeatureIndex, rankParts, ENCODED_LENGTH } from '../dist/core/search/image-similarity.js';
 import { extractFeatures } from '../dist/adapters/images/sharp-features.js';
+import { prng } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DEFAULT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data', 'images');
@@ -33,17 +34,6 @@ const EXTRA_VARIANTS = ['crop_asym', 'all_asym'];
 const VARIANTS = [...TARGET_VARIANTS, ...EXTRA_VARIANTS];
 const TARGETS = { single: 0.98, all: 0.95, msPerQuery: 50 };
 
-/** Deterministic PRNG (mulberry32) in [0, 1). */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Pixel rectangle for sharp.extract() removing fractions [left, top, right, bottom] of each edge. */
 function cropRect(w, h, [l, t, r, b]) {

@@ -69,3 +69,15 @@ export function percentile(sorted, p) {
 export function isMain(url) {
   return process.argv[1] !== undefined && fileURLToPath(url) === process.argv[1];
 }
+
+/** A small deterministic PRNG (mulberry32) in [0, 1), so every run uses the same data. */
+export function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -8,20 +8,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LocalCatalogClient } from '../dist/client/local-client.js';
 import { openCatalog } from '../dist/open-catalog.js';
+import { prng } from './lib.js';
 
 const TYPES = ['duplicate', 'substitute', 'equivalent', 'not_related'];
 
-/** A small deterministic PRNG (mulberry32), so every run imports the same pairs. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function partId(i) {
   return `pci:${(0x1000 + (i % 0xe000)).toString(16)}:${i.toString(16).padStart(6, '0')}`;

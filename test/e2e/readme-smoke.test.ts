@@ -3,12 +3,11 @@
  * cannot drift from what the program does.
  */
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/harness.js';
-import { ROOT } from '../helpers/bin.js';
+import { freePort, ROOT } from '../helpers/bin.js';
 
 describe('README CI smoke check', () => {
   it('runs as written and exits 0', async () => {
@@ -31,13 +30,3 @@ describe('README CI smoke check', () => {
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}

@@ -7,29 +7,18 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpCatalogClient } from '../../src/client/http-client.js';
 import { tempDir } from '../helpers/harness.js';
 import { SHARED_IMAGES } from '../helpers/data.js';
+import { freePort } from '../helpers/bin.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'catalog.js');
 const IMAGES = SHARED_IMAGES;
 const COUNT = 100;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function catalogSync(args: string[], env: Record<string, string> = {}): string {
   return execFileSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });

@@ -3,6 +3,7 @@
  * `npm test` builds dist/ before running the tests.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -42,4 +43,17 @@ export async function startServe(dataDir: string): Promise<{ url: string; child:
     child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${child.output().stderr}`)));
   });
   return { url, child };
+}
+
+/** A TCP port free on 127.0.0.1 right now (another process on a shared machine may hold a fixed one). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
 }
