@@ -6,48 +6,49 @@ import type { BulkDeleteResult, BulkWriteResult } from '../api/schemas.js';
 import type { Decision } from './ports.js';
 import { addErrors, type BulkItem } from './validation.js';
 
-/** Folds per-item decisions and validation failures into the bulk write result of spec 4.1. */
-export function bulkWriteResult<T>(items: readonly BulkItem<T>[], decisions: readonly Decision<unknown>[]): BulkWriteResult {
-  const result: BulkWriteResult = { created: [], updated: [], errors: {} };
-  const created = new Set<string>();
-  const updated = new Set<string>();
+/**
+ * Pairs each valid item with its decision (the store decided only the valid items, in order),
+ * records validation failures and rule errors in `errors`, and hands each write to `onWrite`.
+ */
+function fold<T, V>(
+  items: readonly BulkItem<T>[],
+  decisions: readonly Decision<V>[],
+  errors: Record<string, string[]>,
+  onWrite: (key: string, created: boolean) => void,
+): void {
   let d = 0;
   for (const item of items) {
     if ('messages' in item) {
-      addErrors(result.errors, item.key, item.messages);
+      addErrors(errors, item.key, item.messages);
       continue;
     }
     const decision = decisions[d++];
-    if (!decision || decision.kind === 'skip') continue;
-    if (decision.kind === 'error') addErrors(result.errors, item.key, decision.messages);
-    else if (decision.created) {
-      created.add(item.key);
-      result.created.push(item.key);
-    } else if (!created.has(item.key) && !updated.has(item.key)) {
-      updated.add(item.key);
-      result.updated.push(item.key);
-    }
+    if (decision?.kind === 'error') addErrors(errors, item.key, decision.messages);
+    else if (decision?.kind === 'write') onWrite(item.key, decision.created);
   }
+}
+
+/** Folds per-item decisions and validation failures into the bulk write result of spec 4.1. */
+export function bulkWriteResult<T>(items: readonly BulkItem<T>[], decisions: readonly Decision<unknown>[]): BulkWriteResult {
+  const result: BulkWriteResult = { created: [], updated: [], errors: {} };
+  const seen = new Set<string>();
+  fold(items, decisions, result.errors, (key, created) => {
+    // An id written twice in one call is listed once: created if its first write created it.
+    if (seen.has(key)) return;
+    seen.add(key);
+    (created ? result.created : result.updated).push(key);
+  });
   return result;
 }
 
 /** Folds per-item validation failures and delete decisions into the bulk delete result (spec 4.1). */
 export function bulkDeleteResult(items: readonly BulkItem<string>[], decisions: readonly Decision<null>[]): BulkDeleteResult {
   const result: BulkDeleteResult = { deleted: [], errors: {} };
-  const deleted = new Set<string>();
-  let d = 0;
-  for (const item of items) {
-    if ('messages' in item) {
-      addErrors(result.errors, item.key, item.messages);
-      continue;
-    }
-    const decision = decisions[d++];
-    if (decision?.kind === 'error') addErrors(result.errors, item.key, decision.messages);
-    else if (decision?.kind === 'write' && !deleted.has(item.key)) {
-      deleted.add(item.key);
-      result.deleted.push(item.key);
-    }
-  }
+  const seen = new Set<string>();
+  fold(items, decisions, result.errors, (key) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    result.deleted.push(key);
+  });
   return result;
 }
-

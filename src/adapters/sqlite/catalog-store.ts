@@ -3,22 +3,13 @@
  * transaction: the core's pure `decide` callbacks run inside it, so a check and its write cannot be
  * separated by another writer (another request, or another process on the same data directory).
  */
-import type { Attribute, Organization, PartAttribute, Role } from '../../api/schemas.js';
+import type { Attribute, Organization, Role } from '../../api/schemas.js';
 import type { CatalogStore, Decision, KeysetPage, StoredPart, StoredToken } from '../../core/ports.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 import { countImagesOfPart } from './image-store.js';
+import { partFromRow, type PartRow } from './part-rows.js';
 import type { CatalogWriteListener } from './write-listeners.js';
-
-interface PartRow {
-  rowid_: number;
-  part_id: string;
-  service_id: string;
-  name: string;
-  attributes: string;
-  created_at: number;
-  modified_at: number;
-}
 
 interface TokenRow {
   name: string;
@@ -26,17 +17,6 @@ interface TokenRow {
   roles: string;
   organization: string | null;
   created_at: number;
-}
-
-function partFromRow(row: PartRow): StoredPart {
-  return {
-    part_id: row.part_id,
-    serviceId: row.service_id,
-    name: JSON.parse(row.name) as Record<string, string>,
-    attributes: JSON.parse(row.attributes) as PartAttribute[],
-    createdAt: row.created_at,
-    modifiedAt: row.modified_at,
-  };
 }
 
 function tokenFromRow(row: TokenRow): StoredToken {

@@ -16,7 +16,7 @@
  * - `search_terms`, `search_term_keys`: the letter-only vocabulary of names and values and its
  *   one-deletion neighbourhood, for one-typo matching (core/search/typo.ts).
  */
-import type { Attribute, LangMap, PartAttribute } from '../../api/schemas.js';
+import type { Attribute, LangMap } from '../../api/schemas.js';
 import { canSeeVisibility } from '../../core/permissions.js';
 import type { Clock, RankedHits, SearchIndex, StoredPart, TextSearchQuery } from '../../core/ports.js';
 import { buildSearchDocument, ORG_VALUE_COLUMNS, VISIBILITY_ORDER, type SearchDocument } from '../../core/search/document.js';
@@ -28,6 +28,7 @@ import type { ResultCard } from '../../core/search/result.js';
 import { deletionVariants, hasTypoKeys, isTypoEligible, isVocabularyTerm, lookupKeys, typoNeighbours } from '../../core/search/typo.js';
 import type { SqliteDatabase } from './database.js';
 import type { CatalogWriteListener } from './write-listeners.js';
+import { partFromRow, type PartRow } from './part-rows.js';
 
 /** A superseded card is kept this long (sessions live 24 h; one hour of margin for clock skew). */
 export const CARD_RETENTION_MICROS = 25 * 3600 * 1_000_000;
@@ -58,16 +59,6 @@ export interface SearchIndexOptions {
   cacheSize?: number;
 }
 
-interface PartRow {
-  rowid_: number;
-  part_id: string;
-  service_id: string;
-  name: string;
-  attributes: string;
-  created_at: number;
-  modified_at: number;
-}
-
 interface CardRow {
   id: number;
   part_id: string;
@@ -96,17 +87,6 @@ interface Ranked {
 }
 
 const NO_HITS: Ranked = { total: 0, scored: [], unscored0: [], unscored1: [] };
-
-function storedPart(row: PartRow): StoredPart {
-  return {
-    part_id: row.part_id,
-    serviceId: row.service_id,
-    name: JSON.parse(row.name) as LangMap,
-    attributes: JSON.parse(row.attributes) as PartAttribute[],
-    createdAt: row.created_at,
-    modifiedAt: row.modified_at,
-  };
-}
 
 /** The SQLite implementation of the SearchIndex port and the write-side index maintenance. */
 export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
@@ -233,7 +213,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       if (!current) continue;
       this.stmt.deleteDoc.run(current.card_id);
       if (current.org_doc === 1) this.stmt.deleteOrgDoc.run(current.card_id);
-      const doc = buildSearchDocument(storedPart(row), attributes);
+      const doc = buildSearchDocument(partFromRow(row), attributes);
       this.stmt.setCurrent.run(row.rowid_, current.card_id, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
       this.writeDocs(current.card_id, doc);
     }
@@ -307,7 +287,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       const attributes = this.loadAttributes();
       for (let after = 0; ;) {
         const rows = this.stmt.partsPage.all(after, 1000);
-        for (const row of rows) this.addCard(row.rowid_, storedPart(row), attributes, true);
+        for (const row of rows) this.addCard(row.rowid_, partFromRow(row), attributes, true);
         const last = rows[rows.length - 1];
         if (!last) break;
         after = last.rowid_;
@@ -464,7 +444,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private verifyHolders(match: string, words: readonly ExpandedWord[], query: TextSearchQuery): ScoredHit[] {
     const hits: ScoredHit[] = [];
     for (const row of this.stmt.holderCandidates.all(match)) {
-      const result = evaluatePart(storedPart(row), words, query.filters, query.ctx);
+      const result = evaluatePart(partFromRow(row), words, query.filters, query.ctx);
       if (result.matches) hits.push({ id: row.id, score: row.score, partId: row.part_id, tier: result.namesTier ? 0 : 1 });
     }
     return hits;

@@ -25,6 +25,8 @@ import { formatFromPath, locationLabel, readRecords, type ImportFormat } from '.
 import type { Progress } from '../output/progress.js';
 import { UsageError } from '../output/usage-error.js';
 import type { ImportSummary } from '../import/run-import.js';
+import { describeImport, summaryDocument } from '../import/summary.js';
+import { emitJson } from '../output/json.js';
 
 export interface UploadFlags {
   dir?: string;
@@ -136,10 +138,6 @@ async function checkFile(row: Row, baseDir: string, sniff: boolean): Promise<voi
   } finally {
     await handle.close();
   }
-}
-
-function writeJson(ctx: CommandContext, value: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** Runs `images upload`; returns the exit code. */
@@ -338,18 +336,11 @@ export async function runImagesUpload(ctx: CommandContext, inputs: string[], fla
   summary.errorsFile = errorsFile && errorsFile.count > 0 ? errorsFile.path : null;
 
   if (ctx.format === 'json') {
-    // The summary document of cli.md (as emitJson writes it, without loading the table writer).
-    writeJson(ctx, { created: summary.created, updated: summary.updated, deleted: 0, rejected: summary.rejected, errors: summary.errors, errorsFile: summary.errorsFile });
+    emitJson(ctx, summaryDocument(summary));
   }
   const seconds = (performance.now() - started) / 1000;
-  const n = (value: number) => value.toLocaleString('en-US');
-  let line = dryRun
-    ? `images upload (dry run): would create ${n(summary.created)}, would update ${n(summary.updated)}, ${n(summary.rejected)} rejected`
-    : `images upload: ${n(summary.created)} created, ${n(summary.updated)} updated, ${n(summary.rejected)} rejected (${formatBytes(summary.bytes)} in ${seconds.toFixed(1)} s, ${formatBytes(summary.bytes / Math.max(seconds, 0.001))}/s)`;
-  if (summary.skippedBatches > 0) line += `, ${n(summary.skippedBatches)} batches skipped (done before --resume)`;
-  if (summary.stoppedEarly) line += ' (stopped early at --max-errors)';
-  if (summary.errorsFile) line += `\nrejected rows with their errors: ${summary.errorsFile}`;
-  else if (!errorsFile && summary.rejected > 0) {
+  let line = describeImport('images upload', summary, `(${formatBytes(summary.bytes)} in ${seconds.toFixed(1)} s, ${formatBytes(summary.bytes / Math.max(seconds, 0.001))}/s)`);
+  if (!summary.errorsFile && !errorsFile && summary.rejected > 0) {
     for (const [key, messages] of Object.entries(summary.errors)) line += `\n  ${key}: ${messages.join('; ')}`;
   }
   ctx.info(line);

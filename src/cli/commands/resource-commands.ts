@@ -4,6 +4,7 @@
  */
 import type { CommandContext } from '../context.js';
 import { runImport, type ImportSpec, type ImportSummary } from '../import/run-import.js';
+import { describeImport, summaryDocument } from '../import/summary.js';
 import { emitJson, emitRecords } from '../output/emit.js';
 import { createProgress } from '../output/progress.js';
 import type { ResourceSpec } from '../resources/resource.js';
@@ -20,18 +21,6 @@ export interface ImportFlags {
 
 const EXIT_PARTIAL = 3;
 const EXIT_INTERRUPTED = 130;
-
-/** The human summary of an import, ending with the errors file path. */
-export function describeImport(noun: string, summary: ImportSummary): string {
-  const n = (value: number) => value.toLocaleString('en-US');
-  let line = summary.dryRun
-    ? `${noun} import (dry run): would create ${n(summary.created)}, would update ${n(summary.updated)}, ${n(summary.rejected)} rejected`
-    : `${noun} import: ${n(summary.created)} created, ${n(summary.updated)} updated, ${n(summary.rejected)} rejected`;
-  if (summary.skippedBatches > 0) line += `, ${n(summary.skippedBatches)} batches skipped (done before --resume)`;
-  if (summary.stoppedEarly) line += ' (stopped early at --max-errors)';
-  if (summary.errorsFile) line += `\nrejected rows with their errors: ${summary.errorsFile}`;
-  return line;
-}
 
 /**
  * `<noun> import <file|->`: exit 0 when every row was stored, 3 when some were rejected,
@@ -66,9 +55,9 @@ export async function runImportCommand(ctx: CommandContext, spec: ImportSpec, fi
     progress.stop();
   }
   if (ctx.format === 'json') {
-    emitJson(ctx, { created: summary.created, updated: summary.updated, deleted: 0, rejected: summary.rejected, errors: summary.errors, errorsFile: summary.errorsFile });
+    emitJson(ctx, summaryDocument(summary));
   }
-  ctx.info(describeImport(spec.noun, summary));
+  ctx.info(describeImport(`${spec.noun} import`, summary));
   if (summary.interrupted) {
     ctx.io.stderr.write(`interrupted: resume with\n  ${resumeCommand} --resume\n`);
     return EXIT_INTERRUPTED;

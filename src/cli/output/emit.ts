@@ -36,7 +36,4 @@ export async function emitRecords<T extends Record<string, unknown>>(ctx: Comman
   await writeRecords(ctx.io.stdout, ctx.format, records as AsyncIterable<Record<string, unknown>>, { fields, color: ctx.color });
 }
 
-/** Prints a JSON document on stdout (summaries of import/delete with -o json). */
-export function emitJson(ctx: CommandContext, value: unknown): void {
-  ctx.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
+export { emitJson } from './json.js';
