@@ -45,7 +45,7 @@ const ATTRIBUTES = [
  */
 async function directInsert(dataDir, count) {
   const { openDatabase } = await import('../dist/adapters/sqlite/database.js');
-  const { buildSearchDocument } = await import('../dist/core/search/document.js');
+  const { buildSearchDocument } = await import('../dist/adapters/sqlite/search/document.js');
   const { deletionVariants, hasTypoKeys } = await import('../dist/core/search/typo.js');
   const db = openDatabase(join(dataDir, 'direct.db'));
   const attributeDefs = new Map(ATTRIBUTES.map((a) => [a.attribute_id, { visibility: 'factoryWorker', org_visibility: 'parent', labels: [], per_org_values: false, filterable: false, searchable: false, ...a }]));

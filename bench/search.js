@@ -18,7 +18,7 @@ import { Pool } from 'undici';
 import { openCatalog } from '../dist/open-catalog.js';
 import { buildApp } from '../dist/http/app.js';
 import { LOCAL_OWNER } from '../dist/core/permissions.js';
-import { decidePartUpsert } from '../dist/core/parts.js';
+import { decidePartUpsert } from '../dist/core/catalog/parts.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const RARE_WORD = 'zanzibarite';

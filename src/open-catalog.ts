@@ -11,16 +11,16 @@ import { SqliteRelationStore } from './adapters/sqlite/relation-store.js';
 import { SqliteImageStore } from './adapters/sqlite/image-store.js';
 import { FileBlobStore } from './adapters/blobs/file-blob-store.js';
 import { sharpFeatureIndexer, SqliteImageSimilaritySearch } from './adapters/images/image-search.js';
-import { ImageService, type ImageLimits } from './core/image-service.js';
+import { ImageService, type ImageLimits } from './core/images/service.js';
 import type { DisplayOrderConfig } from './core/images/display-order.js';
-import { RelationService } from './core/relation-service.js';
+import { RelationService } from './core/relations/service.js';
 import { systemClock, systemIds } from './adapters/system.js';
-import { CatalogService, type CatalogLimits } from './core/service.js';
-import type { Catalog } from './core/catalog.js';
+import { CatalogService, type CatalogLimits } from './core/catalog/service.js';
+import type { Catalog } from './core/services.js';
 import type { Clock, Ids } from './core/ports.js';
-import { SqliteSearchIndex, type SearchIndexOptions } from './adapters/sqlite/search-index.js';
+import { SqliteSearchIndex, type SearchIndexOptions } from './adapters/sqlite/search/search-index.js';
 import { openSessionDatabase, SESSIONS_FILE, SqliteSessionStore } from './adapters/sqlite/session-store.js';
-import { SearchService, type SearchLimits } from './core/search-service.js';
+import { SearchService, type SearchLimits } from './core/search/service.js';
 
 export interface OpenCatalogOptions {
   /** Data directory (created if missing); `undefined` = an in-memory catalog (tests). */

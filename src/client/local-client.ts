@@ -7,8 +7,8 @@
 import type { Principal } from '../api/schemas.js';
 import type { SearchStateOptions } from '../api/schemas.js';
 import { LOCAL_OWNER } from '../core/permissions.js';
-import type { Catalog } from '../core/catalog.js';
-import type { CatalogService } from '../core/service.js';
+import type { Catalog } from '../core/services.js';
+import type { CatalogService } from '../core/catalog/service.js';
 import type { CatalogClient, SearchImageUpload } from './types.js';
 import type { UploadFile } from '../api/image-schemas.js';
 import { downloadLocal, uploadLocal } from './local-images.js';

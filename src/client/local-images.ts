@@ -5,7 +5,7 @@
 import { createReadStream } from 'node:fs';
 import type { ImageDownload, UploadFile } from '../api/image-schemas.js';
 import type { Principal } from '../api/schemas.js';
-import type { ImageService, UploadInput } from '../core/image-service.js';
+import type { ImageService, UploadInput } from '../core/images/service.js';
 
 /** Read size for streaming a file from disk. */
 const READ_CHUNK = 1024 * 1024;

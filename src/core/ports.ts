@@ -7,7 +7,7 @@ import type {
   Attribute, LangMap, Organization, Page, Part, PartAttribute, Role, TokenInfo,
 } from '../api/schemas.js';
 import type { RelationSource, RelationType } from '../api/schemas.js';
-import type { PartViewContext } from './parts.js';
+import type { PartViewContext } from './catalog/parts.js';
 import type { SearchFilter } from './search/match.js';
 import type { QueryWord } from './search/query.js';
 import type { ResultCard } from './search/result.js';

@@ -6,7 +6,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { CatalogError, toProblem, type ErrorCode } from '../api/errors.js';
 import type { Principal } from '../api/schemas.js';
-import type { Catalog } from '../core/catalog.js';
+import type { Catalog } from '../core/services.js';
 import { registerAttributeRoutes } from './routes/attributes.js';
 import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOrganizationRoutes } from './routes/organizations.js';

@@ -4,8 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import { CatalogError } from '../api/errors.js';
 import { openCatalog } from '../open-catalog.js';
-import type { Catalog } from '../core/catalog.js';
-import type { ImageLimits } from '../core/image-service.js';
+import type { Catalog } from '../core/services.js';
+import type { ImageLimits } from '../core/images/service.js';
 import { buildApp } from './app.js';
 
 export interface ServeOptions {

@@ -12,8 +12,8 @@ import { HttpCatalogClient } from '../../src/client/http-client.js';
 import { LocalCatalogClient } from '../../src/client/local-client.js';
 import type { CatalogClient } from '../../src/client/types.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import type { Catalog } from '../../src/core/catalog.js';
-import type { CatalogService } from '../../src/core/service.js';
+import type { Catalog } from '../../src/core/services.js';
+import type { CatalogService } from '../../src/core/catalog/service.js';
 import { buildApp } from '../../src/http/app.js';
 import { openCatalog } from '../../src/open-catalog.js';
 
@@ -36,8 +36,6 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-let tokenCounter = 0;
-
 /** Makes a temp directory under the OS temp dir, removed by the harness's close(). */
 export function tempDir(prefix = 'catalog-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -51,6 +49,8 @@ export async function createHarness(mode: Mode): Promise<Harness> {
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   const clients: CatalogClient[] = [];
+  // Per harness, so the same steps name their tokens alike in every mode (the names show in 403 details).
+  let tokenCounter = 0;
   if (mode === 'http') {
     app = buildApp({ catalog, accessLog: null });
     await app.listen({ host: '127.0.0.1', port: 0 });

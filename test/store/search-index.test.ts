@@ -6,12 +6,12 @@ import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteCatalogStore } from '../../src/adapters/sqlite/catalog-store.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
-import { SqliteSearchIndex } from '../../src/adapters/sqlite/search-index.js';
+import { SqliteSearchIndex } from '../../src/adapters/sqlite/search/search-index.js';
 import { openSessionDatabase, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
 import { systemClock, systemIds } from '../../src/adapters/system.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import { SearchService } from '../../src/core/search-service.js';
-import { CatalogService } from '../../src/core/service.js';
+import { SearchService } from '../../src/core/search/service.js';
+import { CatalogService } from '../../src/core/catalog/service.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
 

@@ -3,7 +3,7 @@
  * server serves. The secret is printed once, alone on stdout, whatever the output format.
  */
 import { LOCAL_OWNER } from '../../core/permissions.js';
-import type { Catalog } from '../../core/catalog.js';
+import type { Catalog } from '../../core/services.js';
 import type { CommandContext } from '../context.js';
 import { emitRecords } from '../output/emit.js';
 import { UsageError } from '../output/usage-error.js';

@@ -6,9 +6,9 @@
  * search and part reads can never disagree on what an organization sees.
  */
 import type { Attribute } from '../../api/schemas.js';
-import { viewPart, type PartViewContext } from '../parts.js';
+import { viewPart, type PartViewContext } from '../catalog/parts.js';
 import type { StoredPart } from '../ports.js';
-import { foldFilterValue, langTexts } from './document.js';
+import { foldFilterValue, langTexts } from '../../adapters/sqlite/search/document.js';
 import type { Alternative, ExpandedWord } from './query.js';
 import { tokenize } from './text.js';
 

@@ -1,7 +1,7 @@
 /** Attribute endpoints (spec 4.1). */
 import type { FastifyInstance } from 'fastify';
 import { ROUTES } from '../../api/routes.js';
-import type { CatalogService } from '../../core/service.js';
+import type { CatalogService } from '../../core/catalog/service.js';
 
 export function registerAttributeRoutes(app: FastifyInstance, service: CatalogService): void {
   app.post(ROUTES.attributes, async (req) => service.upsertAttributes(req.principal, req.body));

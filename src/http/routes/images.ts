@@ -11,7 +11,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CatalogError, errors } from '../../api/errors.js';
 import { ROUTES } from '../../api/routes.js';
-import type { ImageService } from '../../core/image-service.js';
+import type { ImageService } from '../../core/images/service.js';
 
 /** Busboy/multipart parse failures that are the client's fault, by message prefix. */
 const MALFORMED = [/^Multipart: /, /^Unexpected end of/, /terminated early/, /^Malformed/, /^Boundary not found/];

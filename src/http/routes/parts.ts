@@ -1,7 +1,7 @@
 /** Part endpoints (decisions §5). */
 import type { FastifyInstance } from 'fastify';
 import { ROUTES } from '../../api/routes.js';
-import type { CatalogService } from '../../core/service.js';
+import type { CatalogService } from '../../core/catalog/service.js';
 import { queryString } from '../query.js';
 
 export function registerPartRoutes(app: FastifyInstance, service: CatalogService): void {

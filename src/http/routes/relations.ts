@@ -1,7 +1,7 @@
 /** Part relation endpoints (api-spec.md §4.3, decisions §6), under the /v1/ prefix (spec §9). */
 import type { FastifyInstance } from 'fastify';
 import { ROUTES } from '../../api/routes.js';
-import type { RelationService } from '../../core/relation-service.js';
+import type { RelationService } from '../../core/relations/service.js';
 
 export function registerRelationRoutes(app: FastifyInstance, relations: RelationService): void {
   app.post(ROUTES.relations, async (req) => relations.createRelations(req.principal, req.body));

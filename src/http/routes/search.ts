@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CatalogError, errors } from '../../api/errors.js';
 import { ROUTES } from '../../api/routes.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_PAGE_LIMIT, MAX_SEARCH_BODY_BYTES } from '../../api/schemas.js';
-import type { SearchImage, SearchService } from '../../core/search-service.js';
+import type { SearchImage, SearchService } from '../../core/search/service.js';
 import { queryInt, queryString } from '../query.js';
 
 export interface SearchRouteOptions {

@@ -9,27 +9,27 @@
  * fsynced and renamed BEFORE any metadata commits), then `commit` (one metadata transaction) or
  * `abort`. Nothing of a request is held in memory but its definitions and one chunk of one file.
  */
-import { CatalogError, errors } from '../api/errors.js';
+import { CatalogError, errors } from '../../api/errors.js';
 import {
   ImageListRequestSchema, ImageSelectRequestSchema, MAX_IMAGE_DEFINITIONS, MAX_IMAGE_FILE_BYTES, MAX_IMAGE_REQUEST_BYTES,
   type DisplayImages, type ImageDescription, type ImageView,
-} from '../api/image-schemas.js';
-import { IdSchema, type BulkDeleteResult, type BulkWriteResult, type Page, type Principal } from '../api/schemas.js';
-import { BlobGate } from './images/blob-gate.js';
-import { BlobTooLargeError, type BlobStore, type BlobSweepResult } from './images/blob-store-port.js';
+} from '../../api/image-schemas.js';
+import { IdSchema, type BulkDeleteResult, type BulkWriteResult, type Page, type Principal } from '../../api/schemas.js';
+import { BlobGate } from './blob-gate.js';
+import { BlobTooLargeError, type BlobStore, type BlobSweepResult } from './blob-store-port.js';
 import {
   checkDefinitions, decideImageDelete, decideImageUpsert, describeImage, etagOf, ifNoneMatchMatches, matchFile,
   normalizeFilename, type StoredFile, type ValidDefinition,
-} from './images/definitions.js';
-import { DEFAULT_DISPLAY_ORDER_CONFIG, displayOrder, type DisplayImageInput, type DisplayOrderConfig } from './images/display-order.js';
-import { parseImageInfo } from './images/info-tokens.js';
-import { imageIntake, NotAnImageError, type IntakeResult } from './images/intake.js';
-import { keysetFor, project, toPage } from './paging.js';
-import { canSetPosition } from './permissions.js';
-import { bulkDeleteResult } from './bulk-results.js';
-import type { Decision, ImageFeatureIndexer, ImageStore, ImageWrite, StoredImage } from './ports.js';
-import type { CatalogService } from './service.js';
-import { addErrors, parseBody, parseIdList } from './validation.js';
+} from './definitions.js';
+import { DEFAULT_DISPLAY_ORDER_CONFIG, displayOrder, type DisplayImageInput, type DisplayOrderConfig } from './display-order.js';
+import { parseImageInfo } from './info-tokens.js';
+import { imageIntake, NotAnImageError, type IntakeResult } from './intake.js';
+import { keysetFor, project, toPage } from '../paging.js';
+import { canSetPosition } from '../permissions.js';
+import { bulkDeleteResult } from '../bulk-results.js';
+import type { Decision, ImageFeatureIndexer, ImageStore, ImageWrite, StoredImage } from '../ports.js';
+import type { CatalogService } from '../catalog/service.js';
+import { addErrors, parseBody, parseIdList } from '../validation.js';
 
 /** Upload limits (decisions §9); each configurable in `catalog serve`. */
 export interface ImageLimits {

@@ -15,12 +15,12 @@
  * The cost of `split` grows with the number of holders among the candidates; catalogs where most
  * parts carry per-organization values pay it only for queries that touch such values.
  */
-import { canSeeVisibility } from '../permissions.js';
-import type { PartViewContext } from '../parts.js';
+import { canSeeVisibility } from '../../../core/permissions.js';
+import type { PartViewContext } from '../../../core/catalog/parts.js';
 import { FILTER_COLUMN, HOLDER_TOKEN, META_COLUMN, VALUE_COLUMNS, VISIBILITY_ORDER, filterToken, foldFilterValue, langTexts } from './document.js';
-import { valuePasses, wordMatches, type SearchFilter } from './match.js';
-import { ftsAnd, ftsNot, ftsTokenClause, ftsWordClause, type ExpandedWord } from './query.js';
-import { tokenize } from './text.js';
+import { valuePasses, wordMatches, type SearchFilter } from '../../../core/search/match.js';
+import { ftsAnd, ftsNot, ftsTokenClause, ftsWordClause, type ExpandedWord } from '../../../core/search/query.js';
+import { tokenize } from '../../../core/search/text.js';
 
 /** A full-text query: `match` selects the hits; `names` the hits of the higher tier (a subset). */
 export interface FtsQuery {

@@ -15,10 +15,10 @@
  * only to tell cheaply whether a query word occurs in any of them at all.
  */
 import { createHash } from 'node:crypto';
-import type { Attribute, LangMap, PartAttribute, Visibility } from '../../api/schemas.js';
-import { isVocabularyTerm } from './typo.js';
-import { markedIdText } from './query.js';
-import { indexText, tokenize } from './text.js';
+import type { Attribute, LangMap, PartAttribute, Visibility } from '../../../api/schemas.js';
+import { isVocabularyTerm } from '../../../core/search/typo.js';
+import { markedIdText } from '../../../core/search/query.js';
+import { indexText, tokenize } from '../../../core/search/text.js';
 
 /** Visibility -> value column. */
 export const VALUE_COLUMNS: Readonly<Record<Visibility, 'v0' | 'v1' | 'v2' | 'v3'>> = {

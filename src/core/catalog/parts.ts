@@ -2,11 +2,11 @@
  * Part rules (decisions §5): create/merge decisions and the view a caller gets (values filtered by
  * attribute visibility, per-organization values resolved for the caller's organization).
  */
-import type { Attribute, Organization, Part, PartAttribute, PartInput, PartValue, Principal } from '../api/schemas.js';
+import type { Attribute, Organization, Part, PartAttribute, PartInput, PartValue, Principal } from '../../api/schemas.js';
 import { ancestry, resolveOrgValue } from './organizations.js';
-import { canSeeVisibility } from './permissions.js';
-import type { Decision, StoredPart } from './ports.js';
-import { formatMicros } from './time.js';
+import { canSeeVisibility } from '../permissions.js';
+import type { Decision, StoredPart } from '../ports.js';
+import { formatMicros } from '../time.js';
 
 /**
  * Decides one item of POST /1/catalog/parts. Create needs a non-empty `name`. Update: a given

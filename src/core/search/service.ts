@@ -7,18 +7,18 @@
  * Hits are result-card ids (immutable snapshots of a part's result fields), so a session shows
  * every page as it was at search time, and any page is one indexed range read.
  */
-import { CatalogError, errors, type FieldProblem } from '../api/errors.js';
+import { CatalogError, errors, type FieldProblem } from '../../api/errors.js';
 import {
   DEFAULT_SEARCH_LIMIT, MAX_PAGE_LIMIT, SearchRequestSchema, type Principal, type SearchProjection, type SearchRequest,
   type SearchResponse, type SearchResult,
-} from '../api/schemas.js';
+} from '../../api/schemas.js';
 import { createHash } from 'node:crypto';
-import type { Clock, Ids, ImageSimilaritySearch, RankedHits, SearchIndex, SessionStore } from './ports.js';
-import type { CatalogService } from './service.js';
-import type { SearchFilter } from './search/match.js';
-import { MAX_QUERY_WORDS, parseQueryText } from './search/query.js';
-import { checkProjection, toSearchResult } from './search/result.js';
-import { parseBody } from './validation.js';
+import type { Clock, Ids, ImageSimilaritySearch, RankedHits, SearchIndex, SessionStore } from '../ports.js';
+import type { CatalogService } from '../catalog/service.js';
+import type { SearchFilter } from './match.js';
+import { MAX_QUERY_WORDS, parseQueryText } from './query.js';
+import { checkProjection, toSearchResult } from './result.js';
+import { parseBody } from '../validation.js';
 
 /**
  * The `imageId` of an image search: `query-` and the first 32 hex digits of the query image's

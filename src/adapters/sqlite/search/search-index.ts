@@ -16,19 +16,19 @@
  * - `search_terms`, `search_term_keys`: the letter-only vocabulary of names and values and its
  *   one-deletion neighbourhood, for one-typo matching (core/search/typo.ts).
  */
-import type { Attribute, LangMap } from '../../api/schemas.js';
-import { canSeeVisibility } from '../../core/permissions.js';
-import type { Clock, RankedHits, SearchIndex, StoredPart, TextSearchQuery } from '../../core/ports.js';
-import { buildSearchDocument, ORG_VALUE_COLUMNS, VISIBILITY_ORDER, type SearchDocument } from '../../core/search/document.js';
-import { evaluatePart } from '../../core/search/match.js';
-import { planTextSearch, type FtsQuery } from '../../core/search/plan.js';
-import { ftsClause, type Alternative, type ExpandedWord, type QueryWord } from '../../core/search/query.js';
-import { orderHits, type ScoredHit } from '../../core/search/rank.js';
-import type { ResultCard } from '../../core/search/result.js';
-import { deletionVariants, hasTypoKeys, isTypoEligible, isVocabularyTerm, lookupKeys, typoNeighbours } from '../../core/search/typo.js';
-import type { SqliteDatabase } from './database.js';
-import type { CatalogWriteListener } from './write-listeners.js';
-import { partFromRow, type PartRow } from './part-rows.js';
+import type { Attribute, LangMap } from '../../../api/schemas.js';
+import { canSeeVisibility } from '../../../core/permissions.js';
+import type { Clock, RankedHits, SearchIndex, StoredPart, TextSearchQuery } from '../../../core/ports.js';
+import { buildSearchDocument, ORG_VALUE_COLUMNS, VISIBILITY_ORDER, type SearchDocument } from './document.js';
+import { evaluatePart } from '../../../core/search/match.js';
+import { planTextSearch, type FtsQuery } from './plan.js';
+import { ftsClause, type Alternative, type ExpandedWord, type QueryWord } from '../../../core/search/query.js';
+import { orderHits, type ScoredHit } from '../../../core/search/rank.js';
+import type { ResultCard } from '../../../core/search/result.js';
+import { deletionVariants, hasTypoKeys, isTypoEligible, isVocabularyTerm, lookupKeys, typoNeighbours } from '../../../core/search/typo.js';
+import type { SqliteDatabase } from '../database.js';
+import type { CatalogWriteListener } from '../write-listeners.js';
+import { partFromRow, type PartRow } from '../part-rows.js';
 
 /** A superseded card is kept this long (sessions live 24 h; one hour of margin for clock skew). */
 export const CARD_RETENTION_MICROS = 25 * 3600 * 1_000_000;

@@ -3,10 +3,10 @@
  * search), all over the same store and data directory. Built by src/open-catalog.ts; used by the
  * HTTP app and the local client.
  */
-import type { CatalogService } from './service.js';
-import type { RelationService } from './relation-service.js';
-import type { ImageService } from './image-service.js';
-import type { SearchService } from './search-service.js';
+import type { CatalogService } from './catalog/service.js';
+import type { RelationService } from './relations/service.js';
+import type { ImageService } from './images/service.js';
+import type { SearchService } from './search/service.js';
 
 export interface Catalog {
   /** Attributes, parts, organizations, tokens, maintenance mode, authentication. */

@@ -2,10 +2,10 @@
  * Access tokens (decisions §2): random secrets printed once and stored only as a SHA-256 hash.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { errors } from '../api/errors.js';
-import { IdSchema, ROLES, type Principal, type Role, type TokenInfo } from '../api/schemas.js';
-import type { StoredToken } from './ports.js';
-import { formatMicros } from './time.js';
+import { errors } from '../../api/errors.js';
+import { IdSchema, ROLES, type Principal, type Role, type TokenInfo } from '../../api/schemas.js';
+import type { StoredToken } from '../ports.js';
+import { formatMicros } from '../time.js';
 
 /** Lowercase hex SHA-256 of a token secret. */
 export function hashSecret(secret: string): string {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CatalogError } from '../api/errors.js';
-import type { StoredRelation } from './ports.js';
+import { CatalogError } from '../../api/errors.js';
+import type { StoredRelation } from '../ports.js';
 import {
   compareIds, latestPerPair, namedPartIds, pairKey, parseRelationBody, parseRelationType, relationBodyError,
   toStoredRelation, unknownPartProblems, viewRelation, viewRelations,
-} from './relations.js';
+} from './rules.js';
 
 function thrown(fn: () => unknown): CatalogError {
   try {

@@ -1,8 +1,8 @@
 /**
  * Attribute rules (spec 2.1, 4.1; decisions §3) as pure decisions over the stored state.
  */
-import type { Attribute, AttributeInput } from '../api/schemas.js';
-import type { Decision } from './ports.js';
+import type { Attribute, AttributeInput } from '../../api/schemas.js';
+import type { Decision } from '../ports.js';
 
 /** Create defaults (decisions §3). */
 const DEFAULTS = {

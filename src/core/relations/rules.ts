@@ -3,14 +3,14 @@
  * body as a whole, the canonical key of an unordered pair, "the later item wins" within one body,
  * and the view of a stored relation from either of its parts (the automatic inverse).
  */
-import { CatalogError, type FieldProblem } from '../api/errors.js';
+import { CatalogError, type FieldProblem } from '../../api/errors.js';
 import {
   IdSchema, RelationInputSchema, RelationTypeSchema,
   type Relation, type RelationSource, type RelationType,
-} from '../api/schemas.js';
-import type { StoredRelation } from './ports.js';
-import { formatMicros } from './time.js';
-import { issuesToProblems } from './validation.js';
+} from '../../api/schemas.js';
+import type { StoredRelation } from '../ports.js';
+import { formatMicros } from '../time.js';
+import { issuesToProblems } from '../validation.js';
 
 /** A schema-valid item of a relations body, with its position in the body. */
 export interface RelationItem {

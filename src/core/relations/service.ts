@@ -2,14 +2,14 @@
  * RelationService: the part relation operations of api-spec.md §4.3 with api-decisions.md §6, used
  * by the HTTP routes (per request, with the token's principal) and the local client (as the owner).
  */
-import { errors } from '../api/errors.js';
-import { IdSchema, type Principal, type Relation, type RelationCreateResult } from '../api/schemas.js';
-import type { RelationStore } from './ports.js';
+import { errors } from '../../api/errors.js';
+import { IdSchema, type Principal, type Relation, type RelationCreateResult } from '../../api/schemas.js';
+import type { RelationStore } from '../ports.js';
 import {
   latestPerPair, namedPartIds, parseRelationBody, parseRelationType, relationBodyError, toStoredRelation,
   unknownPartProblems, viewRelations,
-} from './relations.js';
-import type { CatalogService } from './service.js';
+} from './rules.js';
+import type { CatalogService } from '../catalog/service.js';
 
 export class RelationService {
   private readonly catalog: CatalogService;

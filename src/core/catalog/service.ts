@@ -4,22 +4,22 @@
  * owner). Every request body is validated here with the src/api schemas, so both ways in share
  * validation, permissions and maintenance checks.
  */
-import { errors } from '../api/errors.js';
+import { errors } from '../../api/errors.js';
 import {
   AttributeInputSchema, AttributeListRequestSchema, AttributeSelectRequestSchema, MAX_BULK_ITEMS, MaintenanceSchema,
   OrganizationInputSchema, OrganizationListRequestSchema, PartInputSchema, PartListRequestSchema, PartSelectRequestSchema,
   type Attribute, type BulkDeleteResult, type BulkWriteResult, type MaintenanceState, type Organization, type Page,
   type Part, type Principal, type TokenInfo,
-} from '../api/schemas.js';
+} from '../../api/schemas.js';
 import { decideAttributeDelete, decideAttributeUpsert } from './attributes.js';
 import { decideOrganizationUpsert } from './organizations.js';
-import { keysetFor, project, toPage } from './paging.js';
+import { keysetFor, project, toPage } from '../paging.js';
 import { decidePartDelete, decidePartUpsert, viewPart, type PartViewContext } from './parts.js';
-import { assertCatalogAdmin, assertCatalogWriter } from './permissions.js';
-import type { CatalogStore, Clock, Ids, StoredPart } from './ports.js';
+import { assertCatalogAdmin, assertCatalogWriter } from '../permissions.js';
+import type { CatalogStore, Clock, Ids, StoredPart } from '../ports.js';
 import { bearerToken, hashesEqual, hashSecret, principalOf, tokenInfo, validateNewToken } from './tokens.js';
-import { bulkDeleteResult, bulkWriteResult } from './bulk-results.js';
-import { parseBody, parseBulk, parseIdList, type BulkItem } from './validation.js';
+import { bulkDeleteResult, bulkWriteResult } from '../bulk-results.js';
+import { parseBody, parseBulk, parseIdList, type BulkItem } from '../validation.js';
 
 /** Tunable limits (decisions §9). */
 export interface CatalogLimits {

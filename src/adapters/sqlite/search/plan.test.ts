@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Attribute, Principal } from '../../api/schemas.js';
-import type { PartViewContext } from '../parts.js';
-import type { StoredPart } from '../ports.js';
+import type { Attribute, Principal } from '../../../api/schemas.js';
+import type { PartViewContext } from '../../../core/catalog/parts.js';
+import type { StoredPart } from '../../../core/ports.js';
 import { buildSearchDocument, filterToken } from './document.js';
-import { evaluatePart } from './match.js';
+import { evaluatePart } from '../../../core/search/match.js';
 import { planTextSearch, textColumns } from './plan.js';
-import type { ExpandedWord } from './query.js';
+import type { ExpandedWord } from '../../../core/search/query.js';
 
 const base = { type: 'text' as const, name: { en: 'x' }, filterable: false, org_visibility: 'parent' as const, labels: [], per_org_values: false };
 const attrs: Attribute[] = [
