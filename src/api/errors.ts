@@ -101,6 +101,17 @@ export function fromProblem(status: number, body: unknown): CatalogError {
   return new CatalogError(code, detail, Array.isArray(problem.errors) ? problem.errors : undefined);
 }
 
+/**
+ * The error a client sees for `error`: serialized to problem+json exactly as the HTTP server answers
+ * (toProblem, as used by src/http/app.ts sendProblem), sent through JSON, and parsed back with
+ * fromProblem, as the HTTP client does. The local client passes every CatalogError through this, so
+ * code, status, detail and field problems are identical in local and remote mode (issue 9, item 6).
+ */
+export function throughProblem(error: CatalogError): CatalogError {
+  const problem = toProblem(error);
+  return fromProblem(problem.status, JSON.parse(JSON.stringify(problem)) as unknown);
+}
+
 /** Shorthand constructors used across the core. */
 export const errors = {
   badRequest: (detail: string, problems?: FieldProblem[]) => new CatalogError('bad_request', detail, problems),

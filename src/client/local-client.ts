@@ -2,8 +2,10 @@
  * The local CatalogClient: the core in-process over a data directory, acting as its owner
  * (decisions §2). Requests go to the service as they are (it validates them with the same zod
  * schemas as the server, and zod's output is a fresh object); results pass through a JSON round trip
- * so they have exactly the shape the HTTP client receives (no undefined fields, no shared references).
+ * so they have exactly the shape the HTTP client receives (no undefined fields, no shared references),
+ * and a CatalogError through problem+json, so it is the error the HTTP client would throw.
  */
+import { CatalogError, throughProblem } from '../api/errors.js';
 import type { Principal } from '../api/schemas.js';
 import type { SearchStateOptions } from '../api/schemas.js';
 import { LOCAL_OWNER } from '../core/permissions.js';
@@ -41,38 +43,53 @@ export class LocalCatalogClient implements CatalogClient {
     return this.identity;
   }
 
-  async upsertAttributes(items: unknown[]) { return wire(await this.service.upsertAttributes(await this.principal(), items)); }
-  async deleteAttributes(ids: unknown[]) { return wire(await this.service.deleteAttributes(await this.principal(), ids)); }
-  async listAttributes(request: unknown) { return wire(await this.service.listAttributes(await this.principal(), request)) as Awaited<ReturnType<CatalogClient['listAttributes']>>; }
-  async selectAttributes(request: unknown) { return wire(await this.service.selectAttributes(await this.principal(), request)) as Awaited<ReturnType<CatalogClient['selectAttributes']>>; }
-
-  async upsertParts(items: unknown[]) { return wire(await this.service.upsertParts(await this.principal(), items)); }
-  async deleteParts(ids: unknown[]) { return wire(await this.service.deleteParts(await this.principal(), ids)); }
-  async listParts(request: unknown) { return wire(await this.service.listParts(await this.principal(), request)) as Awaited<ReturnType<CatalogClient['listParts']>>; }
-  async selectParts(request: unknown) { return wire(await this.service.selectParts(await this.principal(), request)) as Awaited<ReturnType<CatalogClient['selectParts']>>; }
-  async getPart(partId: string, options?: { organization?: string }) { return wire(await this.service.getPart(await this.principal(), partId, options?.organization)); }
-
-  async upsertOrganizations(items: unknown[]) { return wire(await this.service.upsertOrganizations(await this.principal(), items)); }
-  async listOrganizations(request: unknown) { return wire(await this.service.listOrganizations(await this.principal(), request)); }
-
-  async getMaintenance() { return wire(await this.service.getMaintenance(await this.principal())); }
-  async setMaintenance(enabled: boolean) { return wire(await this.service.setMaintenance(await this.principal(), { enabled })); }
-
-  async createRelations(items: unknown[]) { return wire(await this.catalog.relations.createRelations(await this.principal(), items)); }
-  async getRelations(partId: string, type?: string) { return wire(await this.catalog.relations.getRelations(await this.principal(), partId, type)); }
-
-  async uploadImages(definitions: unknown[], files: UploadFile[]) { return wire(await uploadLocal(this.catalog.images, await this.principal(), definitions, files)); }
-  async deleteImages(ids: unknown[]) { return wire(await this.catalog.images.deleteImages(await this.principal(), ids)); }
-  async listImages(request: unknown) { return wire(await this.catalog.images.listImages(await this.principal(), request)); }
-  async selectImages(request: unknown) { return wire(await this.catalog.images.selectImages(await this.principal(), request)); }
-  async getImage(imageId: string) { return wire(await this.catalog.images.getImage(await this.principal(), imageId)); }
-  async downloadImage(imageId: string) { return downloadLocal(this.catalog.images, await this.principal(), imageId); }
-  async displayImages(partId: string) { return wire(await this.catalog.images.displayImages(await this.principal(), partId)); }
-
-  async search(request: unknown, image?: SearchImageUpload) {
-    return wire(await this.catalog.search.search(await this.principal(), wire(request), image ? { bytes: image.image } : undefined));
+  /**
+   * One call of the core as the HTTP server makes it: authenticate, run, hand back the result in its
+   * wire shape. A CatalogError comes back rebuilt from its problem+json (throughProblem), so status,
+   * code, detail and field problems equal the HTTP client's; anything else (a SqliteError, ENOSPC)
+   * passes through unchanged for the CLI to classify. `raw` skips the JSON round trip (streams).
+   */
+  private async run<T>(operation: (principal: Principal) => Promise<T>, raw = false): Promise<T> {
+    try {
+      const result = await operation(await this.principal());
+      return raw ? result : wire(result);
+    } catch (error) {
+      throw error instanceof CatalogError ? throughProblem(error) : error;
+    }
   }
-  async searchState(sessionId: string, options: SearchStateOptions = {}) { return wire(await this.catalog.search.searchState(await this.principal(), sessionId, wire(options))); }
+
+  upsertAttributes(items: unknown[]) { return this.run((p) => this.service.upsertAttributes(p, items)); }
+  deleteAttributes(ids: unknown[]) { return this.run((p) => this.service.deleteAttributes(p, ids)); }
+  listAttributes(request: unknown) { return this.run((p) => this.service.listAttributes(p, request)) as ReturnType<CatalogClient['listAttributes']>; }
+  selectAttributes(request: unknown) { return this.run((p) => this.service.selectAttributes(p, request)) as ReturnType<CatalogClient['selectAttributes']>; }
+
+  upsertParts(items: unknown[]) { return this.run((p) => this.service.upsertParts(p, items)); }
+  deleteParts(ids: unknown[]) { return this.run((p) => this.service.deleteParts(p, ids)); }
+  listParts(request: unknown) { return this.run((p) => this.service.listParts(p, request)) as ReturnType<CatalogClient['listParts']>; }
+  selectParts(request: unknown) { return this.run((p) => this.service.selectParts(p, request)) as ReturnType<CatalogClient['selectParts']>; }
+  getPart(partId: string, options?: { organization?: string }) { return this.run((p) => this.service.getPart(p, partId, options?.organization)); }
+
+  upsertOrganizations(items: unknown[]) { return this.run((p) => this.service.upsertOrganizations(p, items)); }
+  listOrganizations(request: unknown) { return this.run((p) => this.service.listOrganizations(p, request)); }
+
+  getMaintenance() { return this.run((p) => this.service.getMaintenance(p)); }
+  setMaintenance(enabled: boolean) { return this.run((p) => this.service.setMaintenance(p, { enabled })); }
+
+  createRelations(items: unknown[]) { return this.run((p) => this.catalog.relations.createRelations(p, items)); }
+  getRelations(partId: string, type?: string) { return this.run((p) => this.catalog.relations.getRelations(p, partId, type)); }
+
+  uploadImages(definitions: unknown[], files: UploadFile[]) { return this.run((p) => uploadLocal(this.catalog.images, p, definitions, files)); }
+  deleteImages(ids: unknown[]) { return this.run((p) => this.catalog.images.deleteImages(p, ids)); }
+  listImages(request: unknown) { return this.run((p) => this.catalog.images.listImages(p, request)); }
+  selectImages(request: unknown) { return this.run((p) => this.catalog.images.selectImages(p, request)); }
+  getImage(imageId: string) { return this.run((p) => this.catalog.images.getImage(p, imageId)); }
+  downloadImage(imageId: string) { return this.run((p) => downloadLocal(this.catalog.images, p, imageId), true); }
+  displayImages(partId: string) { return this.run((p) => this.catalog.images.displayImages(p, partId)); }
+
+  search(request: unknown, image?: SearchImageUpload) {
+    return this.run((p) => this.catalog.search.search(p, wire(request), image ? { bytes: image.image } : undefined));
+  }
+  searchState(sessionId: string, options: SearchStateOptions = {}) { return this.run((p) => this.catalog.search.searchState(p, sessionId, wire(options))); }
 
   async close(): Promise<void> {
     await this.catalog.close();

@@ -9,12 +9,14 @@ export function queryString(query: unknown, name: string): string | undefined {
   return value;
 }
 
-/** An integer query parameter within [min, max], or `fallback`; throws 400 naming the parameter. */
-export function queryInt(query: unknown, name: string, fallback: number, min: number, max: number): number {
+/**
+ * A numeric query parameter as the value the core validates (search state's skip and limit): absent
+ * or "" is undefined (the core's default), a decimal number is that number, anything else is passed
+ * on as the string. No range check here on purpose: the core checks the value once, so the detail
+ * of a bad value is the same over HTTP and in local mode (issue 9, item 6). Throws 400 when repeated.
+ */
+export function queryNumber(query: unknown, name: string): number | string | undefined {
   const raw = queryString(query, name);
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^-?\d+$/.test(raw)) throw errors.badRequest(`query parameter '${name}' must be an integer, got '${raw.slice(0, 50)}'`);
-  const value = Number(raw);
-  if (value < min || value > max) throw errors.badRequest(`query parameter '${name}' must be between ${min} and ${max}, got ${value}`);
-  return value;
+  if (raw === undefined || raw === '') return undefined;
+  return /^-?\d{1,15}(\.\d{1,15})?$/.test(raw) ? Number(raw) : raw;
 }

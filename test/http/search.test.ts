@@ -80,6 +80,10 @@ describe('search over HTTP', () => {
       const res = await send('GET', `${ROUTES.searchState(id)}?${query}`);
       expect(res.status, query).toBe(400);
     }
+    // The core validates skip and limit once for both modes; the route passes a non-number on as given.
+    expect((await send('GET', `${ROUTES.searchState(id)}?limit=abc`)).json?.detail).toBe('limit must be an integer between 1 and 1000, got "abc"');
+    expect((await send('GET', `${ROUTES.searchState(id)}?skip=1e3`)).json?.detail).toBe('skip must be an integer between 0 and 1000000000, got "1e3"');
+    expect((await send('GET', `${ROUTES.searchState(id)}?limit=0`)).json?.detail).toBe('limit must be an integer between 1 and 1000, got 0');
     expect((await send('GET', `${ROUTES.searchState('nope')}`)).status).toBe(404);
   });
 });

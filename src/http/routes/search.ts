@@ -12,9 +12,9 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CatalogError, errors } from '../../api/errors.js';
 import { ROUTES } from '../../api/routes.js';
-import { DEFAULT_SEARCH_LIMIT, MAX_PAGE_LIMIT, MAX_SEARCH_BODY_BYTES } from '../../api/schemas.js';
+import { MAX_SEARCH_BODY_BYTES } from '../../api/schemas.js';
 import type { SearchImage, SearchService } from '../../core/search/service.js';
-import { queryInt, queryString } from '../query.js';
+import { queryNumber, queryString } from '../query.js';
 
 export interface SearchRouteOptions {
   /** Largest search request body in bytes (default 5.5 MiB). */
@@ -87,8 +87,10 @@ export function registerSearchRoutes(app: FastifyInstance, search: SearchService
   });
   app.get<{ Params: { sessionId: string } }>(ROUTES.searchState(':sessionId'), async (req) =>
     search.searchState(req.principal, req.params.sessionId, {
-      skip: queryInt(req.query, 'skip', 0, 0, 1_000_000_000),
-      limit: queryInt(req.query, 'limit', DEFAULT_SEARCH_LIMIT, 1, MAX_PAGE_LIMIT),
+      // Ranges, types and defaults are checked by the core alone (one validation for both modes); it
+      // takes these values as unknown at run time, so a non-numeric string reaches it as given.
+      skip: queryNumber(req.query, 'skip') as number | undefined,
+      limit: queryNumber(req.query, 'limit') as number | undefined,
       projection: queryString(req.query, 'projection'),
     }),
   );
