@@ -15,7 +15,8 @@ import { ImageService, type ImageLimits } from './core/images/service.js';
 import type { DisplayOrderConfig } from './core/images/display-order.js';
 import { RelationService } from './core/relations/service.js';
 import { systemClock, systemIds } from './adapters/system.js';
-import { CatalogService, type CatalogLimits } from './core/catalog/service.js';
+import { CatalogService } from './core/catalog/service.js';
+import { createServiceContext, type CatalogLimits } from './core/context.js';
 import type { Catalog } from './core/services.js';
 import type { Clock, Ids } from './core/ports.js';
 import { SqliteSearchIndex, type SearchIndexOptions } from './adapters/sqlite/search/search-index.js';
@@ -55,12 +56,13 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
   const store = new SqliteCatalogStore(db);
   const clock = options.clock ?? systemClock();
   const ids = options.ids ?? systemIds();
-  const service = new CatalogService({ store, clock, ids, ...(options.limits ? { limits: options.limits } : {}) });
-  const relations = new RelationService(service, new SqliteRelationStore(store.db));
+  const context = createServiceContext({ store, clock, ids, limits: options.limits });
+  const service = new CatalogService({ context, store });
+  const relations = new RelationService(context, new SqliteRelationStore(store.db));
   // Originals live in <dataDir>/images (blobs/ab/cd/<sha256>, tmp/); an in-memory catalog uses a temp dir.
   const imagesDir = options.dataDir !== undefined ? join(options.dataDir, IMAGES_DIR) : mkdtempSync(join(tmpdir(), 'catalog-images-'));
   const images = new ImageService({
-    catalog: service,
+    context,
     store: new SqliteImageStore(store.db),
     indexer: sharpFeatureIndexer,
     blobs: new FileBlobStore(imagesDir),
@@ -71,11 +73,9 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
   const searchIndex = new SqliteSearchIndex(store.db, { clock, ...options.searchTuning });
   store.listeners.push(searchIndex);
   const search = new SearchService({
-    catalog: service,
+    context,
     index: searchIndex,
     sessions: new SqliteSessionStore(openSessionDatabase(options.dataDir !== undefined ? join(options.dataDir, SESSIONS_FILE) : ':memory:')),
-    clock,
-    ids,
     images: new SqliteImageSimilaritySearch(store.db),
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
   });

@@ -3,8 +3,9 @@
  * decisions folded into `{created, updated, errors}` or `{deleted, errors}`, each id once.
  */
 import type { BulkDeleteResult, BulkWriteResult } from '../api/schemas.js';
-import type { Decision } from './ports.js';
+
 import { addErrors, type BulkItem } from './validation.js';
+import type { Decision } from './model.js';
 
 /**
  * Pairs each valid item with its decision (the store decided only the valid items, in order),

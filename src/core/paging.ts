@@ -2,7 +2,7 @@
  * The paging envelope (spec 2.4, decisions §1) and projections, shared by every list operation.
  */
 import { DEFAULT_PAGE_LIMIT, type Page } from '../api/schemas.js';
-import type { KeysetPage } from './ports.js';
+import type { KeysetPage } from './model.js';
 
 /** The store request for a page: `limit + 1` rows are read so `more_data` is exact. */
 export function keysetFor(paging: { limit?: number | undefined; last_object_id?: string | undefined } | undefined): KeysetPage & { pageSize: number } {

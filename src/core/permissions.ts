@@ -50,3 +50,11 @@ export function canSeeVisibility(principal: Principal, visibility: Visibility): 
   if (visibility === 'factoryWorker') return true;
   return hasAny(principal, SEEN_BY[visibility]);
 }
+
+/** Visibility levels from the widest audience to the narrowest (decisions §3). */
+export const VISIBILITY_ORDER = ['factoryWorker', 'csa', 'admin', 'superAdmin'] as const satisfies readonly Visibility[];
+
+/** The visibility levels whose values `principal` may read, widest first (decisions §3). */
+export function visibleLevels(principal: Principal): Visibility[] {
+  return VISIBILITY_ORDER.filter((v) => canSeeVisibility(principal, v));
+}

@@ -3,14 +3,11 @@
  * imports a driver. Store methods are async so that a networked database could implement them, but
  * each one is a coarse unit of work that the SQLite adapter runs inside ONE synchronous transaction.
  */
+import type { Attribute, Organization, RelationType } from '../api/schemas.js';
 import type {
-  Attribute, LangMap, Organization, Page, Part, PartAttribute, Role, TokenInfo,
-} from '../api/schemas.js';
-import type { RelationSource, RelationType } from '../api/schemas.js';
-import type { PartViewContext } from './catalog/parts.js';
-import type { SearchFilter } from './search/match.js';
-import type { QueryWord } from './search/query.js';
-import type { ResultCard } from './search/result.js';
+  Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, StoredImage, StoredPart, StoredRelation,
+  StoredSession, StoredToken, TextSearchQuery,
+} from './model.js';
 
 /** Time source: integer microseconds since the Unix epoch (decisions §1 timestamps). */
 export interface Clock {
@@ -23,37 +20,6 @@ export interface Ids {
   uuid(): string;
   /** A random secret of at least 32 bytes of entropy, URL-safe text (tokens, decisions §2). */
   secret(): string;
-}
-
-/** Keyset paging request as the store sees it: ids strictly greater than `after`, at most `limit` + 1 read. */
-export interface KeysetPage {
-  after: string | undefined;
-  limit: number;
-}
-
-/**
- * The decision the core makes for one item of a bulk write, given what is stored. Pure: computed
- * inside the store's transaction so the check and the write cannot be separated by another writer.
- */
-export type Decision<T> = { kind: 'write'; value: T; created: boolean } | { kind: 'error'; messages: string[] } | { kind: 'skip' };
-
-/** Stored form of a part (timestamps in microseconds). */
-export interface StoredPart {
-  part_id: string;
-  serviceId: string;
-  name: LangMap;
-  attributes: PartAttribute[];
-  createdAt: number;
-  modifiedAt: number;
-}
-
-/** Stored form of a token: only the SHA-256 hash of its secret. */
-export interface StoredToken {
-  name: string;
-  secretHash: string;
-  roles: Role[];
-  organization: string | null;
-  createdAt: number;
 }
 
 /** Attributes, parts, organizations, tokens and settings: the catalog's persistent state. */
@@ -106,21 +72,6 @@ export interface CatalogStore {
   close(): Promise<void>;
 }
 
-export type { Attribute, Organization, Page, Part, TokenInfo };
-
-/**
- * A stored part relation (spec 2.3), direction as last written: for substitute the anchor is the
- * predecessor and the related part the successor. `created` in microseconds since the epoch.
- */
-export interface StoredRelation {
-  anchor_part_id: string;
-  related_part_id: string;
-  type: RelationType;
-  source: RelationSource;
-  user_id: string | null;
-  created: number;
-}
-
 /** Part relations (spec 2.3, 4.3; decisions §6): one relation per unordered pair of parts. */
 export interface RelationStore {
   /** The ids among `partIds` that name no part. */
@@ -134,32 +85,6 @@ export interface RelationStore {
   writeRelations(relations: readonly StoredRelation[]): Promise<{ written: number; missing: string[] }>;
   /** Every relation involving `partId` (of `type` when given); undefined when the part does not exist. */
   relationsOf(partId: string, type: RelationType | undefined): Promise<StoredRelation[] | undefined>;
-}
-
-/**
- * A stored part image (spec 2.2; decisions §4): the description plus where its original lives.
- * `sha256` is the blob key of the original (content address), `size` its length in bytes, `mime` the
- * type detected from its bytes; `position` null when not set; times in microseconds.
- */
-export interface StoredImage {
-  image_id: string;
-  part_id: string;
-  sha256: string;
-  size: number;
-  mime: string;
-  info: string;
-  position: number | null;
-  createdAt: number;
-  modifiedAt: number;
-}
-
-/**
- * What an image write stores: the image, and its search features (`features BLOB`): bytes to store,
- * `null` to clear them, `undefined` to keep what is stored.
- */
-export interface ImageWrite {
-  image: StoredImage;
-  features: Uint8Array | null | undefined;
 }
 
 /**
@@ -197,13 +122,6 @@ export interface ImageStore {
  * stopped being searchable, and for an image it indexed whose write was then rejected. Throwing from
  * `index` makes that image an item error. Unset (undefined) for now.
  */
-/** One part found by image similarity: its best reference image and the score (higher is closer, at most 1). */
-export interface ImageMatch {
-  part_id: string;
-  image_id: string;
-  score: number;
-}
-
 /** Image search (decisions §8): parts ranked by the similarity of their best searchable image to a query image. */
 export interface ImageSimilaritySearch {
   /**
@@ -221,24 +139,6 @@ export interface ImageFeatureIndexer {
 
 // -- search (spec 2.5, 4.4; decisions §8) ----------------------------------------------------
 
-/**
- * What a rank step produces: hits as result-card ids (immutable snapshots of a part's result
- * fields, see ResultCard) in rank order, at most as many as asked for, and the full total.
- * Text search produces them today; image search will produce them the same way.
- */
-export interface RankedHits {
-  total: number;
-  cardIds: number[];
-}
-
-/** A text search as the index sees it: words (with prefix flags), validated filters, and who reads. */
-export interface TextSearchQuery {
-  words: readonly QueryWord[];
-  filters: readonly SearchFilter[];
-  /** The caller's view: roles (visibility) and the organization values are resolved for. */
-  ctx: PartViewContext;
-}
-
 /** The full-text index, kept in sync by the catalog store's write transactions, and the result cards. */
 export interface SearchIndex {
   /** Ranks parts for a text query (decisions §8): at most `maxHits` card ids and the total. */
@@ -247,22 +147,6 @@ export interface SearchIndex {
   readCards(cardIds: readonly number[]): Promise<ResultCard[]>;
   /** The current card id of each known part id (for rank steps that find parts, e.g. by image). */
   currentCards(partIds: readonly string[]): Promise<Map<string, number>>;
-}
-
-/** A stored search session (decisions §8); times in microseconds. */
-export interface StoredSession {
-  sessionId: string;
-  /** Name of the token that started it: the only one that may read it. */
-  principal: string;
-  createdAt: number;
-  expiresAt: number;
-  imageId: string | null;
-  /** The request's language, for the name of each result. */
-  language: string | undefined;
-  /** resultsTotalCount: every hit, stored or not. */
-  total: number;
-  /** How many hits are stored. */
-  stored: number;
 }
 
 /** Search sessions: a snapshot of ordered hits per session, readable page by page in constant time. */
@@ -274,4 +158,66 @@ export interface SessionStore {
   /** Deletes at most `max` sessions that expired by `nowMicros`; returns how many. */
   purgeExpired(nowMicros: number, max: number): Promise<number>;
   close(): Promise<void>;
+}
+
+// -- image originals (decisions §4) ------------------------------------------------------------
+
+/**
+ * Result of {@link BlobStore.put}.
+ * - `sha256`: the content address (64 lowercase hex digits), also usable as an ETag.
+ * - `size`: content length in bytes.
+ * - `head`: a copy of the first min(size, BLOB_HEAD_BYTES (core/images/blobs.ts)) bytes, for type detection.
+ */
+export interface BlobPutResult {
+  sha256: string;
+  size: number;
+  head: Uint8Array;
+}
+
+/** Counts returned by {@link BlobStore.sweep}. */
+export interface BlobSweepResult {
+  tempFilesRemoved: number;
+  orphansRemoved: number;
+}
+
+/**
+ * Content-addressed storage of image originals (decisions §4). Keys are lowercase hex SHA-256.
+ * Methods given a malformed key (see isSha256Hex in core/images/blobs.ts) throw a TypeError.
+ */
+export interface BlobStore {
+  /**
+   * A local file path holding the blob's bytes, for adapters that read files themselves (image
+   * decoding reads only what it needs); undefined when the store has no local files.
+   */
+  localPath?(sha256: string): string | undefined;
+  /**
+   * Streams `source` to a temp file while hashing, enforcing maxBytes (throws BlobTooLargeError,
+   * removing the temp file), fsyncs the file, renames it to its content address (fsyncing the
+   * directory), returns {sha256, size, head}. Identical content is stored once (if the target
+   * exists, the temp file is discarded and the existing blob's mtime refreshed). `maxBytes`
+   * (integer >= 0) defaults to no limit. Any error from the source or the disk removes the temp
+   * file and is rethrown. Chunks must be Uint8Array (a Node Readable without encoding qualifies);
+   * each chunk is written before the next is requested, so the producer may reuse its buffer.
+   */
+  put(source: AsyncIterable<Uint8Array> | Uint8Array, options?: { maxBytes?: number }): Promise<BlobPutResult>;
+  /**
+   * Opens a stored blob for streaming; undefined if absent. `size` in bytes, of the opened file
+   * (a later delete does not affect an opened stream). The caller must consume or destroy the
+   * stream (it holds a file descriptor until then).
+   */
+  open(sha256: string): Promise<{ size: number; stream: NodeJS.ReadableStream } | undefined>;
+  /** Reads a stored blob whole; undefined if absent. */
+  read(sha256: string): Promise<Buffer | undefined>;
+  /** True if the blob is stored. */
+  has(sha256: string): Promise<boolean>;
+  /** Removes a blob (idempotent). The caller decides when (last image referencing it gone). */
+  delete(sha256: string): Promise<void>;
+  /**
+   * Removes temp files left by a crash and every blob whose hash is not in `referenced`; returns
+   * counts. Temp files of puts still running in this process are never removed. Files modified less
+   * than `minAgeMs` (default 0) ago are kept: pass a grace period when sweeping while uploads may be
+   * in flight (a blob is put BEFORE the metadata referencing it commits); with the default, sweep
+   * only when no upload is in progress (e.g. at startup).
+   */
+  sweep(referenced: (sha256: string) => boolean, options?: { minAgeMs?: number }): Promise<BlobSweepResult>;
 }

@@ -12,6 +12,7 @@ import { systemClock, systemIds } from '../../src/adapters/system.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import { SearchService } from '../../src/core/search/service.js';
 import { CatalogService } from '../../src/core/catalog/service.js';
+import { createServiceContext, type ServiceContext } from '../../src/core/context.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
 
@@ -20,6 +21,7 @@ describe('SqliteSearchIndex', () => {
   let index: SqliteSearchIndex;
   let search: SearchService;
   let service: CatalogService;
+  let context: ServiceContext;
 
   beforeEach(async () => {
     const clock = systemClock();
@@ -28,8 +30,9 @@ describe('SqliteSearchIndex', () => {
     // Tiny limits so that a handful of parts takes the bounded-ranking path.
     index = new SqliteSearchIndex(store.db, { clock, fullRankLimit: 6, rankWindow: 4 });
     store.listeners.push(index);
-    service = new CatalogService({ store, clock, ids });
-    search = new SearchService({ catalog: service, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')), clock, ids });
+    context = createServiceContext({ store, clock, ids });
+    service = new CatalogService({ context, store });
+    search = new SearchService({ context, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
     await service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'note', type: 'text', name: { en: 'Note' }, searchable: true }]);
   });
   afterEach(async () => {
@@ -57,7 +60,7 @@ describe('SqliteSearchIndex', () => {
     expect(hits.slice(0, 10).every(even)).toBe(true);
     expect(hits.slice(10).some(even)).toBe(false);
     // A small maximum keeps the session small but the total exact.
-    const capped = new SearchService({ catalog: service, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')), clock: systemClock(), ids: systemIds(), limits: { maxSessionHits: 5 } });
+    const capped = new SearchService({ context, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')), limits: { maxSessionHits: 5 } });
     const few = await capped.search(LOCAL_OWNER, { matches: { text: 'rotor' }, resultOptions: { limit: 10 } });
     expect(few.resultsTotalCount).toBe(20);
     expect(few.results).toHaveLength(5);

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BlobTooLargeError } from '../../core/images/blob-store-port.js';
+import { BlobTooLargeError } from '../../core/images/blobs.js';
 import { detectImageType } from '../../core/images/file-type.js';
 import { FileBlobStore } from './file-blob-store.js';
 import { SHARED_IMAGES } from '../../../test/helpers/data.js';

@@ -12,8 +12,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BLOB_HEAD_BYTES, BlobTooLargeError, isSha256Hex } from '../../core/images/blob-store-port.js';
-import type { BlobPutResult, BlobStore, BlobSweepResult } from '../../core/images/blob-store-port.js';
+import { BLOB_HEAD_BYTES, BlobTooLargeError, isSha256Hex } from '../../core/images/blobs.js';
+import type { BlobPutResult, BlobStore, BlobSweepResult } from '../../core/ports.js';
 
 function isErrno(error: unknown, ...codes: string[]): boolean {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string'

@@ -6,9 +6,10 @@
  */
 import { CatalogError } from '../../api/errors.js';
 import { detectImageType } from '../../core/images/file-type.js';
-import type { ImageFeatureIndexer, ImageSimilaritySearch, ImageMatch } from '../../core/ports.js';
+import type { ImageFeatureIndexer, ImageSimilaritySearch } from '../../core/ports.js';
 import { decodeFeatures, encodeFeatures, ImageFeatureIndex, rankParts, type Features } from '../../core/search/image-similarity.js';
 import type { SqliteDatabase } from '../sqlite/database.js';
+import type { ImageMatch } from '../../core/model.js';
 
 async function features(bytes: Uint8Array | string): Promise<Features> {
   const { extractFeatures } = await import('./sharp-features.js');

@@ -4,12 +4,13 @@
  * separated by another writer (another request, or another process on the same data directory).
  */
 import type { Attribute, Organization, Role } from '../../api/schemas.js';
-import type { CatalogStore, Decision, KeysetPage, StoredPart, StoredToken } from '../../core/ports.js';
+import type { CatalogStore } from '../../core/ports.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 import { countImagesOfPart } from './image-store.js';
 import { partFromRow, type PartRow } from './part-rows.js';
 import type { CatalogWriteListener } from './write-listeners.js';
+import type { Decision, KeysetPage, StoredPart, StoredToken } from '../../core/model.js';
 
 interface TokenRow {
   name: string;

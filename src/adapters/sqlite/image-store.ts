@@ -3,8 +3,9 @@
  * transaction running the core's pure `decide` against the stored rows, like SqliteCatalogStore.
  * Images reference parts(rowid_) without cascade (a part with images cannot be deleted).
  */
-import type { Decision, ImageStore, ImageWrite, KeysetPage, StoredImage } from '../../core/ports.js';
+import type { ImageStore } from '../../core/ports.js';
 import type { SqliteDatabase } from './database.js';
+import type { Decision, ImageWrite, KeysetPage, StoredImage } from '../../core/model.js';
 
 interface ImageRow {
   image_id: string;

@@ -3,7 +3,7 @@
  * SQLite adapter that reads parts.
  */
 import type { LangMap, PartAttribute } from '../../api/schemas.js';
-import type { StoredPart } from '../../core/ports.js';
+import type { StoredPart } from '../../core/model.js';
 
 /** A `parts` row: names and attribute values as JSON text, times in microseconds. */
 export interface PartRow {

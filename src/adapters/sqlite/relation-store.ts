@@ -5,8 +5,9 @@
  * parts(rowid_) with ON DELETE CASCADE: deleting a part removes its relations (spec 2.3).
  */
 import type { RelationSource, RelationType } from '../../api/schemas.js';
-import type { RelationStore, StoredRelation } from '../../core/ports.js';
+import type { RelationStore } from '../../core/ports.js';
 import type { SqliteDatabase } from './database.js';
+import type { StoredRelation } from '../../core/model.js';
 
 interface RelationRow {
   other: string;

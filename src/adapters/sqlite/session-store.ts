@@ -10,8 +10,9 @@
  * ceil(limit / BLOCK_SIZE) + 1 rows, whatever k is.
  */
 import Database from 'better-sqlite3';
-import type { SessionStore, StoredSession } from '../../core/ports.js';
+import type { SessionStore } from '../../core/ports.js';
 import { BUSY_TIMEOUT_MS, type SqliteDatabase } from './database.js';
+import type { StoredSession } from '../../core/model.js';
 
 /** File name of the session database inside a data directory. */
 export const SESSIONS_FILE = 'sessions.db';

@@ -4,7 +4,7 @@
  * of the write that triggered them, so the derived state commits or rolls back with it.
  */
 import type { Attribute } from '../../api/schemas.js';
-import type { StoredPart } from '../../core/ports.js';
+import type { StoredPart } from '../../core/model.js';
 
 export interface CatalogWriteListener {
   /**

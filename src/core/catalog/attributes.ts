@@ -2,7 +2,7 @@
  * Attribute rules (spec 2.1, 4.1; decisions §3) as pure decisions over the stored state.
  */
 import type { Attribute, AttributeInput } from '../../api/schemas.js';
-import type { Decision } from '../ports.js';
+import type { Decision } from '../model.js';
 
 /** Create defaults (decisions §3). */
 const DEFAULTS = {

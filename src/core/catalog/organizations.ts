@@ -3,7 +3,7 @@
  * attribute is its own, else (org_visibility sub) the nearest ancestor's, else the default_value.
  */
 import type { Attribute, LangMap, Organization, PartValue } from '../../api/schemas.js';
-import type { Decision } from '../ports.js';
+import type { Decision } from '../model.js';
 
 /** Decides one item of POST /1/catalog/organizations: the parent must exist and no cycle may form. */
 export function decideOrganizationUpsert(item: Organization, existing: Organization | undefined, all: ReadonlyMap<string, Organization>): Decision<Organization> {

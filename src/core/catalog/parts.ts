@@ -2,11 +2,12 @@
  * Part rules (decisions §5): create/merge decisions and the view a caller gets (values filtered by
  * attribute visibility, per-organization values resolved for the caller's organization).
  */
-import type { Attribute, Organization, Part, PartAttribute, PartInput, PartValue, Principal } from '../../api/schemas.js';
+import type { Attribute, Part, PartAttribute, PartInput, PartValue } from '../../api/schemas.js';
 import { ancestry, resolveOrgValue } from './organizations.js';
 import { canSeeVisibility } from '../permissions.js';
-import type { Decision, StoredPart } from '../ports.js';
+
 import { formatMicros } from '../time.js';
+import type { Decision, PartViewContext, StoredPart } from '../model.js';
 
 /**
  * Decides one item of POST /1/catalog/parts. Create needs a non-empty `name`. Update: a given
@@ -77,15 +78,6 @@ export function decidePartDelete(id: string, existing: StoredPart | undefined, d
     return { kind: 'error', messages: [`part '${id}' still has ${dependents.images} image(s); delete them first (CLI: catalog parts delete --with-images)`] };
   }
   return { kind: 'write', value: null, created: false };
-}
-
-/** What a reader is allowed to see and for which organization values are resolved. */
-export interface PartViewContext {
-  principal: Principal;
-  attributes: ReadonlyMap<string, Attribute>;
-  organizations: ReadonlyMap<string, Organization>;
-  /** Resolve per-organization values for this organization; undefined = raw values of every organization. */
-  organization: string | undefined;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { errors } from '../../api/errors.js';
 import {
-  AttributeInputSchema, AttributeListRequestSchema, AttributeSelectRequestSchema, MAX_BULK_ITEMS, MaintenanceSchema,
+  AttributeInputSchema, AttributeListRequestSchema, AttributeSelectRequestSchema, MaintenanceSchema,
   OrganizationInputSchema, OrganizationListRequestSchema, PartInputSchema, PartListRequestSchema, PartSelectRequestSchema,
   type Attribute, type BulkDeleteResult, type BulkWriteResult, type MaintenanceState, type Organization, type Page,
   type Part, type Principal, type TokenInfo,
@@ -14,29 +14,20 @@ import {
 import { decideAttributeDelete, decideAttributeUpsert } from './attributes.js';
 import { decideOrganizationUpsert } from './organizations.js';
 import { keysetFor, project, toPage } from '../paging.js';
-import { decidePartDelete, decidePartUpsert, viewPart, type PartViewContext } from './parts.js';
-import { assertCatalogAdmin, assertCatalogWriter } from '../permissions.js';
-import type { CatalogStore, Clock, Ids, StoredPart } from '../ports.js';
+import { decidePartDelete, decidePartUpsert, viewPart } from './parts.js';
+import { assertCatalogAdmin } from '../permissions.js';
+import { MAINTENANCE_KEY, type CatalogLimits, type ServiceContext } from '../context.js';
+import type { CatalogStore, Clock, Ids } from '../ports.js';
 import { bearerToken, hashesEqual, hashSecret, principalOf, tokenInfo, validateNewToken } from './tokens.js';
 import { bulkDeleteResult, bulkWriteResult } from '../bulk-results.js';
 import { parseBody, parseBulk, parseIdList, type BulkItem } from '../validation.js';
+import type { PartViewContext } from '../model.js';
 
-/** Tunable limits (decisions §9). */
-export interface CatalogLimits {
-  /** Items per bulk call; more is a 413. */
-  maxBulkItems: number;
-}
-
-export const DEFAULT_LIMITS: CatalogLimits = { maxBulkItems: MAX_BULK_ITEMS };
-
+/** What a CatalogService is built with: the shared context and the catalog's own store. */
 export interface CatalogServiceDeps {
+  context: ServiceContext;
   store: CatalogStore;
-  clock: Clock;
-  ids: Ids;
-  limits?: Partial<CatalogLimits>;
 }
-
-const MAINTENANCE_KEY = 'maintenance';
 
 function validItems<T>(items: readonly BulkItem<T>[]): T[] {
   return items.flatMap((i) => ('item' in i ? [i.item] : []));
@@ -44,16 +35,25 @@ function validItems<T>(items: readonly BulkItem<T>[]): T[] {
 
 /** The catalog's use cases. Construct one per data directory (local) or per server. */
 export class CatalogService {
+  /** The catalog's store; exposed for the composition root and benchmarks, not for other services. */
   readonly store: CatalogStore;
-  readonly clock: Clock;
-  readonly ids: Ids;
-  readonly limits: CatalogLimits;
+  private readonly context: ServiceContext;
 
   constructor(deps: CatalogServiceDeps) {
     this.store = deps.store;
-    this.clock = deps.clock;
-    this.ids = deps.ids;
-    this.limits = { ...DEFAULT_LIMITS, ...deps.limits };
+    this.context = deps.context;
+  }
+
+  private get clock(): Clock {
+    return this.context.clock;
+  }
+
+  private get ids(): Ids {
+    return this.context.ids;
+  }
+
+  private get limits(): CatalogLimits {
+    return this.context.limits;
   }
 
   // -- authentication and tokens (decisions §2) ------------------------------------------------
@@ -112,14 +112,9 @@ export class CatalogService {
     return { enabled };
   }
 
-  /**
-   * The check every write makes: 403 unless a catalog writer, then 503 with the exact maintenance
-   * detail while maintenance mode is on (read from the store each time, so a CLI in another process
-   * switching it on is seen at once).
-   */
-  async assertWritable(principal: Principal): Promise<void> {
-    assertCatalogWriter(principal);
-    if ((await this.store.getSetting(MAINTENANCE_KEY)) === 'on') throw errors.maintenance();
+  /** See ServiceContext.assertWritable: 403 unless a writer, 503 in maintenance mode. */
+  assertWritable(principal: Principal): Promise<void> {
+    return this.context.assertWritable(principal);
   }
 
   // -- attributes (spec 2.1, 4.1; decisions §3) ------------------------------------------------
@@ -206,26 +201,9 @@ export class CatalogService {
     return viewPart(part, await this.viewContext(principal, organization));
   }
 
-  /** The stored parts for the given ids (for other use cases: images, relations, search). */
-  async storedParts(ids: readonly string[]): Promise<StoredPart[]> {
-    return this.store.getParts(ids);
-  }
-
-  /**
-   * Who sees what: a token bound to an organization always reads as that organization and may
-   * not ask for another (403); others read raw values unless they name an organization.
-   */
-  async viewContext(principal: Principal, organization: string | undefined): Promise<PartViewContext> {
-    if (principal.organization !== null && organization !== undefined && organization !== principal.organization) {
-      throw errors.forbidden(`token '${principal.name}' belongs to organization '${principal.organization}' and may not read values as '${organization}'`);
-    }
-    const [attributes, organizations] = await Promise.all([this.store.allAttributes(), this.store.allOrganizations()]);
-    return {
-      principal,
-      attributes: new Map(attributes.map((a) => [a.attribute_id, a])),
-      organizations,
-      organization: principal.organization ?? (organization === '' ? undefined : organization),
-    };
+  /** See ServiceContext.viewContext: who sees what (403 for a token reading as another organization). */
+  viewContext(principal: Principal, organization: string | undefined): Promise<PartViewContext> {
+    return this.context.viewContext(principal, organization);
   }
 
   // -- organizations (decisions §5) ----------------------------------------------------------

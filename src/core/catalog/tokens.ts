@@ -4,8 +4,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { errors } from '../../api/errors.js';
 import { IdSchema, ROLES, type Principal, type Role, type TokenInfo } from '../../api/schemas.js';
-import type { StoredToken } from '../ports.js';
+
 import { formatMicros } from '../time.js';
+import type { StoredToken } from '../model.js';
 
 /** Lowercase hex SHA-256 of a token secret. */
 export function hashSecret(secret: string): string {

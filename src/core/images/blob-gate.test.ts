@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BlobGate } from './blob-gate.js';
-import type { BlobStore } from './blob-store-port.js';
+import type { BlobStore } from '../ports.js';
 
 function fakeStore() {
   const blobs = new Set<string>();

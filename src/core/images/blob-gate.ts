@@ -1,3 +1,4 @@
+import type { BlobStore } from '../ports.js';
 /**
  * Serialises blob deletion with uploads in one process (api-decisions.md §4: identical files are
  * stored once, and a blob goes when its last image goes).
@@ -14,7 +15,6 @@
  * Candidates left when uploads never pause, or by a crash, are removed by the start-up sweep.
  * Other processes writing the same data directory are not covered (documented in docs/api.md).
  */
-import type { BlobStore } from './blob-store-port.js';
 
 export class BlobGate {
   private readonly blobs: BlobStore;

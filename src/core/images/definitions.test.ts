@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CatalogError } from '../../api/errors.js';
-import type { StoredImage } from '../ports.js';
+
 import { checkDefinitions, decideImageUpsert, describeImage, ifNoneMatchMatches, matchFile, type ValidDefinition } from './definitions.js';
 import { parseImageInfo, POSITION_ROLE_ERROR } from './info-tokens.js';
+import type { StoredImage } from '../model.js';
 
 function valid(def: Omit<ValidDefinition, 'parsed'>): ValidDefinition {
   const parsed = parseImageInfo(def.info);

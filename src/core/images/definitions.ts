@@ -6,9 +6,10 @@
 import { errors } from '../../api/errors.js';
 import { ImageDefinitionSchema, type ImageDefinition, type ImageDescription } from '../../api/image-schemas.js';
 import { IdSchema } from '../../api/schemas.js';
-import type { Decision, ImageWrite, StoredImage } from '../ports.js';
+
 import { issuesToProblems, problemsToMessages } from '../validation.js';
 import { parseImageInfo, POSITION_ROLE_ERROR, validateImagePosition, type ParsedInfo } from './info-tokens.js';
+import type { Decision, ImageWrite, StoredImage } from '../model.js';
 
 /** A definition that passed validation, with its parsed info; `position` undefined = keep, null = clear. */
 export interface ValidDefinition {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BlobTooLargeError } from './blob-store-port.js';
+import { BlobTooLargeError } from './blobs.js';
 import { imageIntake, NotAnImageError, type IntakeResult } from './intake.js';
 
 async function collect(source: AsyncIterable<Uint8Array>): Promise<Buffer> {

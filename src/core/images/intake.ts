@@ -3,7 +3,7 @@
  * detected from the first bytes BEFORE anything is written, and a file the transport cut off at the
  * size limit fails instead of being stored truncated. Pure over async iterables: no I/O here.
  */
-import { BlobTooLargeError } from './blob-store-port.js';
+import { BlobTooLargeError } from './blobs.js';
 import { detectImageType, IMAGE_TYPE_HEAD_BYTES, type DetectedImageType } from './file-type.js';
 
 /** The file's bytes are not one of the accepted image types. */

@@ -16,7 +16,7 @@ import {
 } from '../../api/image-schemas.js';
 import { IdSchema, type BulkDeleteResult, type BulkWriteResult, type Page, type Principal } from '../../api/schemas.js';
 import { BlobGate } from './blob-gate.js';
-import { BlobTooLargeError, type BlobStore, type BlobSweepResult } from './blob-store-port.js';
+import { BlobTooLargeError } from './blobs.js';
 import {
   checkDefinitions, decideImageDelete, decideImageUpsert, describeImage, etagOf, ifNoneMatchMatches, matchFile,
   normalizeFilename, type StoredFile, type ValidDefinition,
@@ -27,9 +27,11 @@ import { imageIntake, NotAnImageError, type IntakeResult } from './intake.js';
 import { keysetFor, project, toPage } from '../paging.js';
 import { canSetPosition } from '../permissions.js';
 import { bulkDeleteResult } from '../bulk-results.js';
-import type { Decision, ImageFeatureIndexer, ImageStore, ImageWrite, StoredImage } from '../ports.js';
-import type { CatalogService } from '../catalog/service.js';
+import type { ImageFeatureIndexer, ImageStore } from '../ports.js';
+import type { ServiceContext } from '../context.js';
 import { addErrors, parseBody, parseIdList } from '../validation.js';
+import type { Decision, ImageWrite, StoredImage } from '../model.js';
+import type { BlobStore, BlobSweepResult } from '../ports.js';
 
 /** Upload limits (decisions §9); each configurable in `catalog serve`. */
 export interface ImageLimits {
@@ -51,7 +53,7 @@ export const DEFAULT_IMAGE_LIMITS: Readonly<ImageLimits> = Object.freeze({
 });
 
 export interface ImageServiceDeps {
-  catalog: CatalogService;
+  context: ServiceContext;
   store: ImageStore;
   blobs: BlobStore;
   limits?: Partial<ImageLimits>;
@@ -92,14 +94,14 @@ function mib(bytes: number): string {
 export class ImageService {
   readonly limits: ImageLimits;
   readonly displayConfig: DisplayOrderConfig;
-  readonly catalog: CatalogService;
+  readonly context: ServiceContext;
   readonly store: ImageStore;
   readonly blobs: BlobStore;
   readonly indexer: ImageFeatureIndexer | undefined;
   readonly gate: BlobGate;
 
   constructor(deps: ImageServiceDeps) {
-    this.catalog = deps.catalog;
+    this.context = deps.context;
     this.store = deps.store;
     this.blobs = deps.blobs;
     this.indexer = deps.indexer;
@@ -115,7 +117,7 @@ export class ImageService {
    * before any byte of the body is read).
    */
   async beginUpload(principal: Principal): Promise<UploadSession> {
-    await this.catalog.assertWritable(principal);
+    await this.context.assertWritable(principal);
     return new UploadSession(this, principal);
   }
 
@@ -137,8 +139,8 @@ export class ImageService {
 
   /** DELETE /1/catalog/images: unknown ids are item errors; a blob goes with its last image. */
   async deleteImages(principal: Principal, body: unknown): Promise<BulkDeleteResult> {
-    await this.catalog.assertWritable(principal);
-    const items = parseIdList(body, this.catalog.limits.maxBulkItems);
+    await this.context.assertWritable(principal);
+    const items = parseIdList(body, this.context.limits.maxBulkItems);
     const ids = items.flatMap((i) => ('item' in i ? [i.item] : []));
     const freed: string[] = [];
     const decisions = await this.store.deleteImages(ids, (id, existing) => {
@@ -434,7 +436,7 @@ export class UploadSession {
       }
 
       // One metadata transaction: the files are already durable (blob written, fsynced, renamed).
-      const now = service.catalog.clock.nowMicros();
+      const now = service.context.clock.nowMicros();
       const replaced: string[] = [];
       const byId = new Map(writes.map((w) => [w.def.image_id, w]));
       const decisions: Decision<ImageWrite>[] = await service.store.upsertImages(

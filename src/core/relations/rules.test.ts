@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { CatalogError } from '../../api/errors.js';
-import type { StoredRelation } from '../ports.js';
+
 import {
   compareIds, latestPerPair, namedPartIds, pairKey, parseRelationBody, parseRelationType, relationBodyError,
   toStoredRelation, unknownPartProblems, viewRelation, viewRelations,
 } from './rules.js';
+import type { StoredRelation } from '../model.js';
 
 function thrown(fn: () => unknown): CatalogError {
   try {

@@ -8,9 +8,10 @@ import {
   IdSchema, RelationInputSchema, RelationTypeSchema,
   type Relation, type RelationSource, type RelationType,
 } from '../../api/schemas.js';
-import type { StoredRelation } from '../ports.js';
+
 import { formatMicros } from '../time.js';
 import { issuesToProblems } from '../validation.js';
+import type { StoredRelation } from '../model.js';
 
 /** A schema-valid item of a relations body, with its position in the body. */
 export interface RelationItem {

@@ -9,14 +9,15 @@ import {
   latestPerPair, namedPartIds, parseRelationBody, parseRelationType, relationBodyError, toStoredRelation,
   unknownPartProblems, viewRelations,
 } from './rules.js';
-import type { CatalogService } from '../catalog/service.js';
+import type { ServiceContext } from '../context.js';
 
 export class RelationService {
-  private readonly catalog: CatalogService;
+  private readonly catalog: ServiceContext;
   private readonly store: RelationStore;
 
-  constructor(catalog: CatalogService, store: RelationStore) {
-    this.catalog = catalog;
+  /** `context`: the catalog's shared context (clock, limits, write check); `store`: the relations. */
+  constructor(context: ServiceContext, store: RelationStore) {
+    this.catalog = context;
     this.store = store;
   }
 

@@ -5,18 +5,9 @@
  * used for the parts whose per-organization values matter to a query (see plan.ts), so that
  * search and part reads can never disagree on what an organization sees.
  */
-import type { Attribute } from '../../api/schemas.js';
-import { viewPart, type PartViewContext } from '../catalog/parts.js';
-import type { StoredPart } from '../ports.js';
-import { foldFilterValue, langTexts } from '../../adapters/sqlite/search/document.js';
-import type { Alternative, ExpandedWord } from './query.js';
-import { tokenize } from './text.js';
-
-/** A validated filter: attribute (filterable) and the accepted values. */
-export interface SearchFilter {
-  attribute: Attribute;
-  values: readonly string[];
-}
+import { viewPart } from '../catalog/parts.js';
+import { foldFilterValue, langTexts, tokenize } from './text.js';
+import type { Alternative, ExpandedWord, PartViewContext, SearchFilter, StoredPart } from '../model.js';
 
 /** Whether the token sequence contains the alternative's phrase (last token as a prefix if so marked). */
 export function alternativeMatches(alternative: Alternative, tokens: readonly string[]): boolean {

@@ -4,21 +4,8 @@
  */
 import { errors } from '../../api/errors.js';
 import { SEARCH_PROJECTION, type LangMap, type SearchProjection, type SearchResult } from '../../api/schemas.js';
+import type { ResultCard } from '../model.js';
 import { formatMicros } from '../time.js';
-
-/**
- * The result fields of one part as they were when it was indexed. Immutable: an update of the
- * part makes a new card, so a session that references a card shows the part as it was at search
- * time (timestamps in microseconds).
- */
-export interface ResultCard {
-  cardId: number;
-  partId: string;
-  serviceId: string;
-  names: LangMap;
-  createdAt: number;
-  modifiedAt: number;
-}
 
 /**
  * The name to show: the one in `language` (exact key, else the same key ignoring case), else the

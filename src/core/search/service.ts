@@ -13,12 +13,14 @@ import {
   type SearchResponse, type SearchResult,
 } from '../../api/schemas.js';
 import { createHash } from 'node:crypto';
-import type { Clock, Ids, ImageSimilaritySearch, RankedHits, SearchIndex, SessionStore } from '../ports.js';
-import type { CatalogService } from '../catalog/service.js';
-import type { SearchFilter } from './match.js';
+import type { Clock, Ids, ImageSimilaritySearch, SearchIndex, SessionStore } from '../ports.js';
+import type { ServiceContext } from '../context.js';
+
 import { MAX_QUERY_WORDS, parseQueryText } from './query.js';
 import { checkProjection, toSearchResult } from './result.js';
 import { parseBody } from '../validation.js';
+import { visibleLevels } from '../permissions.js';
+import type { RankedHits, SearchFilter } from '../model.js';
 
 /**
  * The `imageId` of an image search: `query-` and the first 32 hex digits of the query image's
@@ -62,11 +64,9 @@ export interface SearchStateRequest {
 }
 
 export interface SearchServiceDeps {
-  catalog: CatalogService;
+  context: ServiceContext;
   index: SearchIndex;
   sessions: SessionStore;
-  clock: Clock;
-  ids: Ids;
   limits?: Partial<SearchLimits>;
   /** Image similarity ranking; without it an image search is a 415. */
   images?: ImageSimilaritySearch;
@@ -83,7 +83,7 @@ function integerIn(value: unknown, name: string, fallback: number, min: number, 
 /** Search and search sessions. One per catalog. */
 export class SearchService {
   readonly limits: SearchLimits;
-  private readonly catalog: CatalogService;
+  private readonly context: ServiceContext;
   private readonly index: SearchIndex;
   private readonly sessions: SessionStore;
   private readonly clock: Clock;
@@ -92,11 +92,11 @@ export class SearchService {
   private lastPurge = 0;
 
   constructor(deps: SearchServiceDeps) {
-    this.catalog = deps.catalog;
+    this.context = deps.context;
     this.index = deps.index;
     this.sessions = deps.sessions;
-    this.clock = deps.clock;
-    this.ids = deps.ids;
+    this.clock = deps.context.clock;
+    this.ids = deps.context.ids;
     this.limits = { ...DEFAULT_SEARCH_LIMITS, ...deps.limits };
     this.images = deps.images;
   }
@@ -145,7 +145,7 @@ export class SearchService {
   private async rankText(principal: Principal, request: SearchRequest): Promise<RankedHits> {
     const words = parseQueryText(request.matches?.text ?? '');
     if (words.length > MAX_QUERY_WORDS) throw errors.badRequest(`matches.text: at most ${MAX_QUERY_WORDS} words, got ${words.length}`);
-    const ctx = await this.catalog.viewContext(principal, request.matches?.organization);
+    const ctx = await this.context.viewContext(principal, request.matches?.organization);
     const problems: FieldProblem[] = [];
     const filters: SearchFilter[] = [];
     (request.matches?.filters ?? []).forEach((filter, i) => {
@@ -158,7 +158,7 @@ export class SearchService {
       } else filters.push({ attribute, values: filter.values });
     });
     if (problems.length > 0) throw errors.badRequest(`invalid search request: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
-    return this.index.searchText({ words, filters, ctx }, this.limits.maxSessionHits);
+    return this.index.searchText({ words, visibleValues: visibleLevels(principal), filters, ctx }, this.limits.maxSessionHits);
   }
 
   /**

@@ -6,6 +6,8 @@
  * mismatch here can only make a typo or prefix decision less precise, never break a query.
  */
 
+import type { LangMap } from '../../api/schemas.js';
+
 const SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
 const ASCII_SEPARATORS = /[^A-Za-z0-9]+/;
 const MARKS = /\p{M}+/gu;
@@ -44,4 +46,19 @@ export function codePointLength(text: string): number {
   let n = 0;
   for (const _ of text) n++;
   return n;
+}
+
+/** Filter values compare case-insensitively (decisions §8). */
+export function foldFilterValue(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return (/^[\u0000-\u007f]*$/.test(value) ? value : value.normalize('NFC')).toLowerCase();
+}
+
+/** The texts of a language map, in language order (deterministic documents). */
+export function langTexts(map: LangMap): string[] {
+  const keys = Object.keys(map);
+  if (keys.length === 1) return [map[keys[0] ?? ''] ?? ''];
+  return keys
+    .sort()
+    .map((k) => map[k] ?? '');
 }

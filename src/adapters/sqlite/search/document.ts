@@ -17,8 +17,9 @@
 import { createHash } from 'node:crypto';
 import type { Attribute, LangMap, PartAttribute, Visibility } from '../../../api/schemas.js';
 import { isVocabularyTerm } from '../../../core/search/typo.js';
-import { markedIdText } from '../../../core/search/query.js';
-import { indexText, tokenize } from '../../../core/search/text.js';
+import { markedIdText } from './fts-query.js';
+import { VISIBILITY_ORDER } from '../../../core/permissions.js';
+import { foldFilterValue, indexText, langTexts, tokenize } from '../../../core/search/text.js';
 
 /** Visibility -> value column. */
 export const VALUE_COLUMNS: Readonly<Record<Visibility, 'v0' | 'v1' | 'v2' | 'v3'>> = {
@@ -27,7 +28,6 @@ export const VALUE_COLUMNS: Readonly<Record<Visibility, 'v0' | 'v1' | 'v2' | 'v3
   admin: 'v2',
   superAdmin: 'v3',
 };
-export const VISIBILITY_ORDER = ['factoryWorker', 'csa', 'admin', 'superAdmin'] as const satisfies readonly Visibility[];
 /** The name-like columns: a hit whose every word matches here ranks above value hits. */
 export const NAME_COLUMNS = ['pid', 'names'] as const;
 export const FILTER_COLUMN = 'flt';
@@ -63,12 +63,6 @@ export interface SearchDocument {
   terms: string[];
 }
 
-/** Filter values compare case-insensitively (decisions §8). */
-export function foldFilterValue(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  return (/^[\u0000-\u007f]*$/.test(value) ? value : value.normalize('NFC')).toLowerCase();
-}
-
 /**
  * The index token standing for "attribute `attributeId` has value `value`" (case-insensitive):
  * `f` + 24 hex digits of SHA-256. A single alphanumeric token, so FTS5 keeps it whole.
@@ -100,15 +94,6 @@ function vocabularyTerms(text: string): string[] {
   const terms = tokenize(text).filter(isVocabularyTerm);
   if (text.length <= 200) remember(textTerms, text, terms);
   return terms;
-}
-
-/** The texts of a language map, in language order (deterministic documents). */
-export function langTexts(map: LangMap): string[] {
-  const keys = Object.keys(map);
-  if (keys.length === 1) return [map[keys[0] ?? ''] ?? ''];
-  return keys
-    .sort()
-    .map((k) => map[k] ?? '');
 }
 
 /** Builds the search document of a part. Values of unknown attributes are ignored. */

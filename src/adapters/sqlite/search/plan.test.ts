@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Attribute, Principal } from '../../../api/schemas.js';
-import type { PartViewContext } from '../../../core/catalog/parts.js';
-import type { StoredPart } from '../../../core/ports.js';
+
 import { buildSearchDocument, filterToken } from './document.js';
 import { evaluatePart } from '../../../core/search/match.js';
-import { planTextSearch, textColumns } from './plan.js';
-import type { ExpandedWord } from '../../../core/search/query.js';
+import { planTextSearch, textColumns, type PlanInput } from './plan.js';
+import { visibleLevels } from '../../../core/permissions.js';
+
+/** The plan for a query whose visible value fields follow from the caller's roles, as the search service computes them. */
+const planFor = (input: Omit<PlanInput, 'visibleValues'>) => planTextSearch({ ...input, visibleValues: visibleLevels(input.ctx.principal) });
+import type { PartViewContext, StoredPart, ExpandedWord } from '../../../core/model.js';
 
 const base = { type: 'text' as const, name: { en: 'x' }, filterable: false, org_visibility: 'parent' as const, labels: [], per_org_values: false };
 const attrs: Attribute[] = [
@@ -26,7 +29,7 @@ const ctx = (organization?: string, principal = worker): PartViewContext => ({
   organizations: new Map([['acme', { org_id: 'acme', parent_id: null }], ['eu', { org_id: 'eu', parent_id: 'acme' }]]),
   organization,
 });
-const word = (t: string): ExpandedWord => ({ word: { tokens: [t], prefix: false }, alternatives: [{ tokens: [t], prefix: false }], idAlternatives: [{ tokens: [t], prefix: false }] });
+const word = (t: string): ExpandedWord => ({ word: { tokens: [t], prefix: false, typo: false }, alternatives: [{ tokens: [t], prefix: false }], idAlternatives: [{ tokens: [t], prefix: false }] });
 /** The clause of one plain word over the id and `columns`. */
 const clause = (t: string, columns: string) => `({pid} : ("\uE001${t}")) OR ({${columns}} : ("${t}"))`;
 const part: StoredPart = {
@@ -55,16 +58,16 @@ describe('search document', () => {
 
 describe('planTextSearch', () => {
   it('answers from the index alone when no word touches per-organization values', () => {
-    const plan = planTextSearch({ words: [word('gigabit')], inOrgText: [false], filters: [], ctx: ctx('acme') });
+    const plan = planFor({ words: [word('gigabit')], inOrgText: [false], filters: [], ctx: ctx('acme') });
     expect(plan).toEqual({ kind: 'exact', query: { match: `(${clause('gigabit', 'names v0')})`, names: `(${clause('gigabit', 'names')})` } });
-    expect(planTextSearch({ words: [], inOrgText: [], filters: [], ctx: ctx() })).toEqual({ kind: 'everything' });
+    expect(planFor({ words: [], inOrgText: [], filters: [], ctx: ctx() })).toEqual({ kind: 'everything' });
   });
   it('lets catalog roles match every value column', () => {
-    expect(textColumns(ctx(undefined, { name: 'a', roles: ['catalogAdmin'], organization: null }))).toEqual(['names', 'v0', 'v1', 'v2', 'v3']);
-    expect(textColumns(ctx(undefined, { name: 'c', roles: ['csa'], organization: null }))).toEqual(['names', 'v0', 'v1']);
+    expect(textColumns(visibleLevels({ name: 'a', roles: ['catalogAdmin'], organization: null }))).toEqual(['names', 'v0', 'v1', 'v2', 'v3']);
+    expect(textColumns(visibleLevels({ name: 'c', roles: ['csa'], organization: null }))).toEqual(['names', 'v0', 'v1']);
   });
   it('splits holders from non-holders when a word is in a default or in per-organization values', () => {
-    const plan = planTextSearch({ words: [word('gigabit'), word('list')], inOrgText: [false, false], filters: [], ctx: ctx('acme') });
+    const plan = planFor({ words: [word('gigabit'), word('list')], inOrgText: [false, false], filters: [], ctx: ctx('acme') });
     expect(plan.kind).toBe('split');
     if (plan.kind !== 'split') return;
     // Non-holders see the default: "list" is satisfied, only "gigabit" must match.
@@ -73,15 +76,15 @@ describe('planTextSearch', () => {
       names: `((${clause('gigabit', 'names')}) AND (${clause('list', 'names')})) NOT ({meta} : ("holder"))`,
     });
     expect(plan.holders).toBe(`(${clause('gigabit', 'names v0')}) AND ({meta} : ("holder"))`);
-    const raw = planTextSearch({ words: [word('usd')], inOrgText: [true], filters: [], ctx: ctx() });
+    const raw = planFor({ words: [word('usd')], inOrgText: [true], filters: [], ctx: ctx() });
     expect(raw).toMatchObject({ kind: 'split', nonHolders: { match: `((${clause('usd', 'names v0')})) NOT ({meta} : ("holder"))` }, holders: '({meta} : ("holder"))' });
   });
   it('filters: nothing for an invisible attribute; per-organization ones decide non-holders by the default', () => {
     const cost = { attribute: { ...attribute('cost'), filterable: true }, values: ['x'] };
-    expect(planTextSearch({ words: [], inOrgText: [], filters: [cost], ctx: ctx() })).toEqual({ kind: 'nothing' });
+    expect(planFor({ words: [], inOrgText: [], filters: [cost], ctx: ctx() })).toEqual({ kind: 'nothing' });
     const price = (v: string) => ({ attribute: attribute('price'), values: [v] });
-    expect(planTextSearch({ words: [], inOrgText: [], filters: [price('LIST PRICE')], ctx: ctx('acme') })).toMatchObject({ kind: 'split', nonHolders: 'all' });
-    expect(planTextSearch({ words: [], inOrgText: [], filters: [price('10 usd')], ctx: ctx('acme') })).toMatchObject({ kind: 'split', nonHolders: 'none' });
+    expect(planFor({ words: [], inOrgText: [], filters: [price('LIST PRICE')], ctx: ctx('acme') })).toMatchObject({ kind: 'split', nonHolders: 'all' });
+    expect(planFor({ words: [], inOrgText: [], filters: [price('10 usd')], ctx: ctx('acme') })).toMatchObject({ kind: 'split', nonHolders: 'none' });
   });
 });
 

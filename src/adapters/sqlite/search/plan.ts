@@ -15,12 +15,14 @@
  * The cost of `split` grows with the number of holders among the candidates; catalogs where most
  * parts carry per-organization values pay it only for queries that touch such values.
  */
-import { canSeeVisibility } from '../../../core/permissions.js';
-import type { PartViewContext } from '../../../core/catalog/parts.js';
-import { FILTER_COLUMN, HOLDER_TOKEN, META_COLUMN, VALUE_COLUMNS, VISIBILITY_ORDER, filterToken, foldFilterValue, langTexts } from './document.js';
-import { valuePasses, wordMatches, type SearchFilter } from '../../../core/search/match.js';
-import { ftsAnd, ftsNot, ftsTokenClause, ftsWordClause, type ExpandedWord } from '../../../core/search/query.js';
-import { tokenize } from '../../../core/search/text.js';
+
+import { FILTER_COLUMN, HOLDER_TOKEN, META_COLUMN, VALUE_COLUMNS, filterToken } from './document.js';
+import type { Visibility } from '../../../api/schemas.js';
+import type { ExpandedWord, PartViewContext, SearchFilter } from '../../../core/model.js';
+import { canSeeVisibility, VISIBILITY_ORDER } from '../../../core/permissions.js';
+import { valuePasses, wordMatches } from '../../../core/search/match.js';
+import { foldFilterValue, langTexts, tokenize } from '../../../core/search/text.js';
+import { ftsAnd, ftsNot, ftsTokenClause, ftsWordClause } from './fts-query.js';
 
 /** A full-text query: `match` selects the hits; `names` the hits of the higher tier (a subset). */
 export interface FtsQuery {
@@ -46,13 +48,15 @@ export interface PlanInput {
   words: readonly ExpandedWord[];
   /** Per word: it occurs in some per-organization value text the caller's roles may see. */
   inOrgText: readonly boolean[];
+  /** The value fields the caller may see (TextSearchQuery.visibleValues). */
+  visibleValues: readonly Visibility[];
   filters: readonly SearchFilter[];
   ctx: PartViewContext;
 }
 
 /** The word columns besides the id (names, visible value columns) a caller's words may match. */
-export function textColumns(ctx: PartViewContext): string[] {
-  return ['names', ...VISIBILITY_ORDER.filter((v) => canSeeVisibility(ctx.principal, v)).map((v) => VALUE_COLUMNS[v])];
+export function textColumns(visibleValues: readonly Visibility[]): string[] {
+  return ['names', ...VISIBILITY_ORDER.filter((v) => visibleValues.includes(v)).map((v) => VALUE_COLUMNS[v])];
 }
 
 /** Per word: satisfied by the default_value of a searchable per-organization attribute the caller sees (organization views only). */
@@ -71,7 +75,7 @@ export function wordsInDefaults(words: readonly ExpandedWord[], ctx: PartViewCon
 export function planTextSearch(input: PlanInput): TextPlan {
   const { words, filters, ctx } = input;
   if (words.length === 0 && filters.length === 0) return { kind: 'everything' };
-  const columns = textColumns(ctx);
+  const columns = textColumns(input.visibleValues);
   const wordClauses = words.map((w) => ftsWordClause(w, columns));
   const nameClauses = words.map((w) => ftsWordClause(w, ['names']));
   const inDefaults = wordsInDefaults(words, ctx);

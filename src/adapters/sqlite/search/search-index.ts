@@ -17,18 +17,17 @@
  *   one-deletion neighbourhood, for one-typo matching (core/search/typo.ts).
  */
 import type { Attribute, LangMap } from '../../../api/schemas.js';
-import { canSeeVisibility } from '../../../core/permissions.js';
-import type { Clock, RankedHits, SearchIndex, StoredPart, TextSearchQuery } from '../../../core/ports.js';
-import { buildSearchDocument, ORG_VALUE_COLUMNS, VISIBILITY_ORDER, type SearchDocument } from './document.js';
+import type { Clock, SearchIndex } from '../../../core/ports.js';
+import { buildSearchDocument, ORG_VALUE_COLUMNS, type SearchDocument } from './document.js';
 import { evaluatePart } from '../../../core/search/match.js';
 import { planTextSearch, type FtsQuery } from './plan.js';
-import { ftsClause, type Alternative, type ExpandedWord, type QueryWord } from '../../../core/search/query.js';
+import { ftsClause } from './fts-query.js';
 import { orderHits, type ScoredHit } from '../../../core/search/rank.js';
-import type { ResultCard } from '../../../core/search/result.js';
-import { deletionVariants, hasTypoKeys, isTypoEligible, isVocabularyTerm, lookupKeys, typoNeighbours } from '../../../core/search/typo.js';
+import { deletionVariants, hasTypoKeys, isVocabularyTerm, lookupKeys, typoNeighbours } from '../../../core/search/typo.js';
 import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
 import { partFromRow, type PartRow } from '../part-rows.js';
+import type { RankedHits, StoredPart, TextSearchQuery, Alternative, ExpandedWord, QueryWord, ResultCard } from '../../../core/model.js';
 
 /** A superseded card is kept this long (sessions live 24 h; one hour of margin for clock skew). */
 export const CARD_RETENTION_MICROS = 25 * 3600 * 1_000_000;
@@ -309,7 +308,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       }
       // Everything the answer depends on besides the catalog itself (covered by the generation).
       const key = JSON.stringify([
-        query.words, query.filters.map((f) => [f.attribute.attribute_id, f.values]), query.ctx.organization ?? null, [...query.ctx.principal.roles].sort(), maxHits,
+        query.words, query.visibleValues, query.filters.map((f) => [f.attribute.attribute_id, f.values]), query.ctx.organization ?? null, [...query.ctx.principal.roles].sort(), maxHits,
       ]);
       const cached = this.cache.get(key);
       if (cached) {
@@ -338,9 +337,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   private searchTextOnce(query: TextSearchQuery, maxHits: number, typosForKnownWords: boolean): RankedHits {
     const words = query.words.map((w) => this.expand(w, typosForKnownWords));
-    const orgColumns = VISIBILITY_ORDER.filter((v) => canSeeVisibility(query.ctx.principal, v)).map((v) => ORG_VALUE_COLUMNS[v]);
+    const orgColumns = query.visibleValues.map((v) => ORG_VALUE_COLUMNS[v]);
     const inOrgText = words.map((w) => orgColumns.length > 0 && this.stmt.orgProbe.get(ftsClause(w.alternatives, orgColumns)) !== undefined);
-    const plan = planTextSearch({ words, inOrgText, filters: query.filters, ctx: query.ctx });
+    const plan = planTextSearch({ words, inOrgText, visibleValues: query.visibleValues, filters: query.filters, ctx: query.ctx });
     let ranked: Ranked;
     switch (plan.kind) {
       case 'nothing':
@@ -385,7 +384,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         alternatives = [{ tokens: [token], prefix: false }, ...terms.filter((t) => t !== token).map((t) => ({ tokens: [t], prefix: false }))];
       }
     }
-    if (word.tokens.length === 1 && token !== undefined && isTypoEligible(token)) {
+    if (word.typo && token !== undefined) {
       const known = word.prefix ? (knownPrefix ?? this.stmt.termWithPrefix.get(token, `${token}${MAX_CHAR}`) !== undefined) : this.stmt.term.get(token) !== undefined;
       if (!known || typosForKnownWords) {
         for (const neighbour of typoNeighbours(token, this.stmt.typoCandidates.all(JSON.stringify(lookupKeys(token))))) {

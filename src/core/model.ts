@@ -1,0 +1,192 @@
+/**
+ * The core's contracts as plain data (docs/architecture.md): the stored shapes the ports speak in,
+ * the pure `Decision` of a bulk write, the caller's view of the catalog, and the search query model.
+ * A leaf: it imports only the wire types of src/api (themselves a leaf), so every layer can depend
+ * on it without a cycle. No functions, no classes.
+ */
+import type {
+  Attribute, LangMap, Organization, PartAttribute, Principal, RelationSource, RelationType, Role, Visibility,
+} from '../api/schemas.js';
+
+/** Keyset paging request as the store sees it: ids strictly greater than `after`, at most `limit` + 1 read. */
+export interface KeysetPage {
+  after: string | undefined;
+  limit: number;
+}
+
+/**
+ * The decision the core makes for one item of a bulk write, given what is stored. Pure: computed
+ * inside the store's transaction so the check and the write cannot be separated by another writer.
+ */
+export type Decision<T> = { kind: 'write'; value: T; created: boolean } | { kind: 'error'; messages: string[] } | { kind: 'skip' };
+
+/** Stored form of a part (timestamps in microseconds). */
+export interface StoredPart {
+  part_id: string;
+  serviceId: string;
+  name: LangMap;
+  attributes: PartAttribute[];
+  createdAt: number;
+  modifiedAt: number;
+}
+
+/** Stored form of a token: only the SHA-256 hash of its secret. */
+export interface StoredToken {
+  name: string;
+  secretHash: string;
+  roles: Role[];
+  organization: string | null;
+  createdAt: number;
+}
+
+/**
+ * A stored part relation (spec 2.3), direction as last written: for substitute the anchor is the
+ * predecessor and the related part the successor. `created` in microseconds since the epoch.
+ */
+export interface StoredRelation {
+  anchor_part_id: string;
+  related_part_id: string;
+  type: RelationType;
+  source: RelationSource;
+  user_id: string | null;
+  created: number;
+}
+
+/**
+ * A stored part image (spec 2.2; decisions §4): the description plus where its original lives.
+ * `sha256` is the blob key of the original (content address), `size` its length in bytes, `mime` the
+ * type detected from its bytes; `position` null when not set; times in microseconds.
+ */
+export interface StoredImage {
+  image_id: string;
+  part_id: string;
+  sha256: string;
+  size: number;
+  mime: string;
+  info: string;
+  position: number | null;
+  createdAt: number;
+  modifiedAt: number;
+}
+
+/**
+ * What an image write stores: the image, and its search features (`features BLOB`): bytes to store,
+ * `null` to clear them, `undefined` to keep what is stored.
+ */
+export interface ImageWrite {
+  image: StoredImage;
+  features: Uint8Array | null | undefined;
+}
+
+/** One part found by image similarity: its best reference image and the score (higher is closer, at most 1). */
+export interface ImageMatch {
+  part_id: string;
+  image_id: string;
+  score: number;
+}
+
+/**
+ * What a rank step produces: hits as result-card ids (immutable snapshots of a part's result
+ * fields, see ResultCard) in rank order, at most as many as asked for, and the full total.
+ * Text search produces them today; image search will produce them the same way.
+ */
+export interface RankedHits {
+  total: number;
+  cardIds: number[];
+}
+
+/** A text search as the index sees it: words (with prefix flags), validated filters, and who reads. */
+export interface TextSearchQuery {
+  /** Every word must match the part id, a name, or a value the caller may see (decisions §8). */
+  words: readonly QueryWord[];
+  /**
+   * The value fields the caller may see, by attribute visibility (names and the id are always
+   * searchable). An index matches words against values of these visibilities only, so nothing
+   * the caller cannot read can find, rank or count a part.
+   */
+  visibleValues: readonly Visibility[];
+  /** Every filter must hold (values of one filter OR-ed, case-insensitive; decisions §8). */
+  filters: readonly SearchFilter[];
+  /** The caller's view: roles (visibility) and the organization values are resolved for. */
+  ctx: PartViewContext;
+}
+
+/** A stored search session (decisions §8); times in microseconds. */
+export interface StoredSession {
+  sessionId: string;
+  /** Name of the token that started it: the only one that may read it. */
+  principal: string;
+  createdAt: number;
+  expiresAt: number;
+  imageId: string | null;
+  /** The request's language, for the name of each result. */
+  language: string | undefined;
+  /** resultsTotalCount: every hit, stored or not. */
+  total: number;
+  /** How many hits are stored. */
+  stored: number;
+}
+
+/** What a reader is allowed to see and for which organization values are resolved. */
+export interface PartViewContext {
+  principal: Principal;
+  attributes: ReadonlyMap<string, Attribute>;
+  organizations: ReadonlyMap<string, Organization>;
+  /** Resolve per-organization values for this organization; undefined = raw values of every organization. */
+  organization: string | undefined;
+}
+
+/** A validated filter: attribute (filterable) and the accepted values. */
+export interface SearchFilter {
+  attribute: Attribute;
+  values: readonly string[];
+}
+
+/**
+ * One whitespace-separated word of the query. Punctuation inside a word splits it into tokens
+ * that must appear in sequence (a phrase), so `pci:8086:1539` finds that id and `8086` alone
+ * finds it too.
+ */
+export interface QueryWord {
+  /** The word's tokens, folded (core/search/text.ts); several tokens must appear in sequence (a phrase). */
+  tokens: string[];
+  /** The last token matches as a prefix: the last word of a text that does not end in a space. */
+  prefix: boolean;
+  /**
+   * The word may also match vocabulary words one edit away (typo neighbours, decisions §8): a
+   * single token long enough (core/search/typo.ts isTypoEligible). An index tries neighbours for
+   * words its vocabulary does not know, and for every such word when the exact words find nothing.
+   */
+  typo: boolean;
+}
+
+/** One way a word may match: a phrase of tokens, the last one possibly a prefix. */
+export interface Alternative {
+  tokens: string[];
+  prefix: boolean;
+}
+
+/**
+ * A word with every way it may match: in names and values, itself (or the vocabulary words its
+ * prefix begins) plus typo neighbours (see typo.ts); in the part id, itself.
+ */
+export interface ExpandedWord {
+  word: QueryWord;
+  alternatives: Alternative[];
+  /** Ways to match a token of the part id (column `pid`). */
+  idAlternatives: Alternative[];
+}
+
+/**
+ * The result fields of one part as they were when it was indexed. Immutable: an update of the
+ * part makes a new card, so a session that references a card shows the part as it was at search
+ * time (timestamps in microseconds).
+ */
+export interface ResultCard {
+  cardId: number;
+  partId: string;
+  serviceId: string;
+  names: LangMap;
+  createdAt: number;
+  modifiedAt: number;
+}
