@@ -11,8 +11,7 @@
  */
 import { CatalogError, errors } from '../../api/errors.js';
 import {
-  ImageListRequestSchema, ImageSelectRequestSchema, MAX_IMAGE_DEFINITIONS, MAX_IMAGE_FILE_BYTES, MAX_IMAGE_REQUEST_BYTES,
-  type DisplayImages, type ImageDescription, type ImageView,
+  ImageListRequestSchema, ImageSelectRequestSchema, type DisplayImages, type ImageDescription, type ImageView,
 } from '../../api/image-schemas.js';
 import { IdSchema, type BulkDeleteResult, type BulkWriteResult, type Page, type Principal } from '../../api/schemas.js';
 import { BlobGate } from './blob-gate.js';
@@ -32,25 +31,11 @@ import type { ServiceContext } from '../context.js';
 import { addErrors, parseBody, parseIdList } from '../validation.js';
 import type { Decision, ImageWrite, StoredImage } from '../model.js';
 import type { BlobStore, BlobSweepResult } from '../ports.js';
+import { DEFAULT_IMAGE_LIMITS, mib, type ImageLimits } from './limits.js';
+import { UploadSession, type UploadHost, type UploadInput } from './upload-session.js';
 
-/** Upload limits (decisions §9); each configurable in `catalog serve`. */
-export interface ImageLimits {
-  /** Bytes of one image file (default 20 MiB); more is an item error. */
-  maxFileBytes: number;
-  /** Bytes of one upload request (default 256 MiB); more is a 413. Enforced by the transport. */
-  maxRequestBytes: number;
-  /** Image definitions per upload (default 1,000); more is a 413. */
-  maxDefinitions: number;
-  /** Bytes of the `images` JSON part (default 16 MiB); more is a 413. Enforced by the transport. */
-  maxDefinitionsBytes: number;
-}
-
-export const DEFAULT_IMAGE_LIMITS: Readonly<ImageLimits> = Object.freeze({
-  maxFileBytes: MAX_IMAGE_FILE_BYTES,
-  maxRequestBytes: MAX_IMAGE_REQUEST_BYTES,
-  maxDefinitions: MAX_IMAGE_DEFINITIONS,
-  maxDefinitionsBytes: 16 * 1024 * 1024,
-});
+export type { ImageLimits, UploadInput };
+export { DEFAULT_IMAGE_LIMITS, UploadSession };
 
 export interface ImageServiceDeps {
   context: ServiceContext;
@@ -63,18 +48,6 @@ export interface ImageServiceDeps {
   indexer?: ImageFeatureIndexer;
 }
 
-/** One file of an upload: its multipart filename and its bytes. */
-export interface UploadInput {
-  filename: string;
-  /** The bytes; an async iterable is consumed once (and returned early only on an I/O error). */
-  source: AsyncIterable<Uint8Array> | Uint8Array;
-  /** True when the transport cut the file at `maxFileBytes` (multipart `limits.fileSize`). */
-  truncated?: () => boolean;
-}
-
-/** A file of the session after its bytes went by: stored, or rejected with a message. */
-type FileOutcome = { filename: string; stored: StoredFile } | { filename: string; error: string };
-
 /** An open blob of an original, for GET .../original. */
 export interface OpenedOriginal {
   notModified: false;
@@ -85,13 +58,8 @@ export interface OpenedOriginal {
   stream: NodeJS.ReadableStream;
 }
 
-function mib(bytes: number): string {
-  const value = bytes / (1024 * 1024);
-  return `${Number.isInteger(value) ? value : value.toFixed(1)} MiB`;
-}
-
 /** The part image use cases over an ImageStore and a BlobStore. */
-export class ImageService {
+export class ImageService implements UploadHost {
   readonly limits: ImageLimits;
   readonly displayConfig: DisplayOrderConfig;
   readonly context: ServiceContext;
@@ -273,266 +241,5 @@ export class ImageService {
     } catch (error) {
       return { error: `search features: ${(error as Error).message}` };
     }
-  }
-}
-
-/**
- * One upload request in progress (see the module comment). Not reusable: commit or abort once.
- * Files may come before or after the definitions; when the definitions are known, a file that
- * matches none is not stored at all.
- */
-export class UploadSession {
-  private readonly service: ImageService;
-  private readonly principal: Principal;
-  private readonly mayPosition: boolean;
-  private definitions: ReturnType<typeof checkDefinitions> | undefined;
-  /** Ids of the definitions that passed validation. */
-  private ids: Set<string> | undefined;
-  /** Ids of every definition, rejected ones included (their files are matched, then dropped). */
-  private allIds: Set<string> | undefined;
-  private readonly files: FileOutcome[] = [];
-  /** Keys pinned by this session's puts (one entry per put). */
-  private readonly pinned: string[] = [];
-  private readonly fileErrors: Record<string, string[]> = {};
-  /** Stores of small files still running (see addFile). */
-  private readonly inFlight = new Set<Promise<void>>();
-  private failure: unknown;
-  private done = false;
-
-  constructor(service: ImageService, principal: Principal) {
-    this.service = service;
-    this.principal = principal;
-    this.mayPosition = canSetPosition(principal);
-  }
-
-  /** Whether the `images` part has been given. */
-  get hasDefinitions(): boolean {
-    return this.definitions !== undefined;
-  }
-
-  /** The `images` part (JSON already parsed). 400 when not an array or given twice; 413 over the limit. */
-  setDefinitions(body: unknown): void {
-    if (this.definitions) throw errors.badRequest("the part 'images' may appear only once");
-    this.definitions = checkDefinitions(body, this.service.limits.maxDefinitions, this.mayPosition);
-    this.ids = new Set(this.definitions.flatMap((d) => ('definition' in d ? [d.definition.image_id] : [])));
-    this.allIds = new Set(this.definitions.map((d) => d.key));
-  }
-
-  /** An item error for a file the transport already refused (e.g. a part that is not named `files`). */
-  rejectFile(filename: string, message: string): void {
-    addErrors(this.fileErrors, normalizeFilename(filename) || '(no filename)', [message]);
-  }
-
-  /**
-   * Streams one `files` part into the BlobStore (or, when the definitions are known and it matches
-   * none, reads and drops it). Item-level problems are recorded for {@link commit}; only I/O errors
-   * throw.
-   */
-  async addFile(file: UploadInput): Promise<void> {
-    if (this.done) throw new Error('upload session already finished');
-    const id = this.allIds ? matchFile(file.filename, this.allIds) : undefined;
-    if (this.ids && this.allIds && (id === undefined || !this.ids.has(id))) {
-      // Matches no definition, or one already rejected (whose errors say why): not stored.
-      await discard(file.source);
-      this.files.push({ filename: file.filename, error: '' });
-      return;
-    }
-    // Small files are read whole and stored while the next ones arrive: their fsyncs overlap
-    // (bounded: MAX_PARALLEL_PUTS files of at most SMALL_FILE_BYTES each are held). Larger files
-    // stream straight through.
-    while (this.inFlight.size >= MAX_PARALLEL_PUTS) await Promise.race(this.inFlight);
-    if (this.failure !== undefined) throw this.failure;
-    const prefix = await readPrefix(file.source, SMALL_FILE_BYTES);
-    const input: UploadInput = { filename: file.filename, source: prefix.source, ...(file.truncated ? { truncated: file.truncated } : {}) };
-    if (!prefix.complete) {
-      await this.store(input);
-      return;
-    }
-    const task: Promise<void> = this.store(input)
-      .catch((error: unknown) => {
-        this.failure ??= error;
-      })
-      .finally(() => {
-        this.inFlight.delete(task);
-      });
-    this.inFlight.add(task);
-  }
-
-  private async store(input: UploadInput): Promise<void> {
-    const outcome = await this.service.storeFile(input);
-    if ('stored' in outcome) {
-      this.pinned.push(outcome.stored.sha256);
-      this.files.push({ filename: input.filename, stored: outcome.stored });
-    } else {
-      this.files.push({ filename: input.filename, error: outcome.error });
-    }
-  }
-
-  /** Waits for the stores still running; rethrows the first I/O error among them. */
-  private async settle(): Promise<void> {
-    await Promise.all(this.inFlight);
-    if (this.failure !== undefined) throw this.failure;
-  }
-
-  /**
-   * Matches files to definitions, validates, writes the metadata in one transaction, and returns
-   * `{created, updated, errors}` (spec 4.2, §7). 400 when no `images` part was given.
-   */
-  async commit(): Promise<BulkWriteResult> {
-    if (this.done) throw new Error('upload session already finished');
-    await this.settle();
-    const definitions = this.definitions;
-    if (!definitions || !this.ids || !this.allIds) {
-      throw errors.badRequest("the upload needs a part named 'images': a JSON array of image definitions {image_id, part_id, info, position?}");
-    }
-    this.done = true;
-    const result: BulkWriteResult = { created: [], updated: [], errors: {} };
-    const service = this.service;
-    const unused = new Set<string>();
-    const indexed: string[] = [];
-    try {
-      // Files to definitions (decisions §4).
-      const fileOf = new Map<string, FileOutcome>();
-      const fileProblems = new Map<string, string>();
-      for (const outcome of this.files) {
-        const id = matchFile(outcome.filename, this.allIds);
-        if ('stored' in outcome) unused.add(outcome.stored.sha256);
-        if (id !== undefined && !this.ids.has(id)) continue; // its definition was rejected
-        if (id === undefined) {
-          const name = normalizeFilename(outcome.filename) || '(no filename)';
-          addErrors(result.errors, name, [`file '${name}' matches no image definition (a file belongs to the definition whose image_id is its filename, or its filename without the extension)`]);
-        } else if (fileOf.has(id)) {
-          fileProblems.set(id, `more than one file for image '${id}'`);
-        } else {
-          fileOf.set(id, outcome);
-        }
-      }
-      for (const [key, messages] of Object.entries(this.fileErrors)) addErrors(result.errors, key, messages);
-
-      // Per definition: validation errors, file errors, then search features (the indexer hook).
-      const writes: { def: ValidDefinition; file: StoredFile | undefined; features: Uint8Array | null | undefined }[] = [];
-      // The stored images matter here only to the indexer (which bytes to index).
-      const existing = new Map(service.indexer ? (await service.store.getImages([...this.ids])).map((i) => [i.image_id, i]) : []);
-      for (const checked of definitions) {
-        if ('messages' in checked) {
-          addErrors(result.errors, checked.key, checked.messages);
-          continue;
-        }
-        const def = checked.definition;
-        const outcome = fileOf.get(def.image_id);
-        const problem = fileProblems.get(def.image_id) ?? (outcome && 'error' in outcome ? outcome.error : undefined);
-        if (problem !== undefined) {
-          addErrors(result.errors, def.image_id, [problem]);
-          continue;
-        }
-        const file = outcome && 'stored' in outcome ? outcome.stored : undefined;
-        const features = await service.features(def, file, existing.get(def.image_id));
-        if ('error' in features) {
-          addErrors(result.errors, def.image_id, [features.error]);
-          continue;
-        }
-        if (service.indexer && features.features) indexed.push(def.image_id);
-        writes.push({ def, file, features: features.features });
-      }
-
-      // One metadata transaction: the files are already durable (blob written, fsynced, renamed).
-      const now = service.context.clock.nowMicros();
-      const replaced: string[] = [];
-      const byId = new Map(writes.map((w) => [w.def.image_id, w]));
-      const decisions: Decision<ImageWrite>[] = await service.store.upsertImages(
-        writes.map((w) => ({ image_id: w.def.image_id, part_id: w.def.part_id })),
-        (item, stored, partExists) => {
-          const w = byId.get(item.image_id);
-          if (!w) return { kind: 'skip' };
-          const decision = decideImageUpsert(w.def, w.file, stored, partExists, { now, mayPosition: this.mayPosition, features: w.features });
-          if (decision.kind === 'write' && stored && stored.sha256 !== decision.value.image.sha256) replaced.push(stored.sha256);
-          return decision;
-        },
-      );
-      const written = new Set<string>();
-      writes.forEach((w, i) => {
-        const decision = decisions[i];
-        if (!decision || decision.kind === 'skip') return;
-        if (decision.kind === 'error') {
-          addErrors(result.errors, w.def.image_id, decision.messages);
-          return;
-        }
-        written.add(w.def.image_id);
-        if (w.file) unused.delete(w.file.sha256);
-        (decision.created ? result.created : result.updated).push(w.def.image_id);
-      });
-      service.gate.release([...unused, ...replaced]);
-      if (service.indexer) {
-        for (const id of indexed) if (!written.has(id)) await service.indexer.remove(id);
-        for (const w of writes) if (written.has(w.def.image_id) && w.features === null) await service.indexer.remove(w.def.image_id);
-      }
-    } catch (error) {
-      // Nothing committed: every blob this session put is a candidate again.
-      for (const outcome of this.files) if ('stored' in outcome) unused.add(outcome.stored.sha256);
-      service.gate.release(unused);
-      throw error;
-    } finally {
-      service.gate.unpin(this.pinned);
-      this.pinned.length = 0;
-    }
-    await service.gate.drain();
-    return result;
-  }
-
-  /** Abandons the upload: nothing is committed; the blobs it stored are released. Idempotent. */
-  async abort(): Promise<void> {
-    if (this.done) return;
-    this.done = true;
-    await Promise.allSettled([...this.inFlight]);
-    this.service.gate.release(this.files.flatMap((f) => ('stored' in f ? [f.stored.sha256] : [])));
-    this.service.gate.unpin(this.pinned);
-    this.pinned.length = 0;
-    await this.service.gate.drain();
-  }
-}
-
-/** Files up to this size are read into memory and stored concurrently with the next ones. */
-const SMALL_FILE_BYTES = 256 * 1024;
-/** How many such stores one upload keeps running at once. */
-const MAX_PARALLEL_PUTS = 8;
-
-/**
- * Reads up to `max` bytes of a source. `complete`: the whole file, as one buffer. Otherwise a source
- * that yields what was read and then the rest (stopping it early returns the underlying iterator).
- */
-async function readPrefix(source: AsyncIterable<Uint8Array> | Uint8Array, max: number): Promise<{ complete: boolean; source: AsyncIterable<Uint8Array> | Uint8Array }> {
-  if (source instanceof Uint8Array) return { complete: true, source };
-  const iterator = source[Symbol.asyncIterator]();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const next = await iterator.next();
-    if (next.done === true) return { complete: true, source: chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks, size) };
-    chunks.push(next.value);
-    size += next.value.length;
-    if (size > max) break;
-  }
-  async function* rest(): AsyncGenerator<Uint8Array, void, undefined> {
-    let finished = false;
-    try {
-      yield* chunks;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done === true) break;
-        yield next.value;
-      }
-      finished = true;
-    } finally {
-      if (!finished) await iterator.return?.();
-    }
-  }
-  return { complete: false, source: rest() };
-}
-
-/** Reads a source to its end without keeping it (a file no definition wants). */
-async function discard(source: AsyncIterable<Uint8Array> | Uint8Array): Promise<void> {
-  if (source instanceof Uint8Array) return;
-  for await (const _chunk of source) {
-    // dropped
   }
 }
