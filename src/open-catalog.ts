@@ -10,7 +10,8 @@ import { SqliteCatalogStore } from './adapters/sqlite/catalog-store.js';
 import { SqliteRelationStore } from './adapters/sqlite/relation-store.js';
 import { SqliteImageStore } from './adapters/sqlite/image-store.js';
 import { FileBlobStore } from './adapters/blobs/file-blob-store.js';
-import { sharpFeatureIndexer, SqliteImageSimilaritySearch } from './adapters/images/image-search.js';
+import { FeatureIndexSimilaritySearch, sharpFeatureIndexer } from './adapters/images/image-search.js';
+import { SqliteReferenceFeatureStore } from './adapters/sqlite/reference-features.js';
 import { ImageService, type ImageLimits } from './core/images/service.js';
 import type { DisplayOrderConfig } from './core/images/display-order.js';
 import { RelationService } from './core/relations/service.js';
@@ -76,7 +77,7 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
     context,
     index: searchIndex,
     sessions: new SqliteSessionStore(openSessionDatabase(options.dataDir !== undefined ? join(options.dataDir, SESSIONS_FILE) : ':memory:')),
-    images: new SqliteImageSimilaritySearch(store.db),
+    images: new FeatureIndexSimilaritySearch(new SqliteReferenceFeatureStore(store.db)),
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
   });
   return {

@@ -131,6 +131,26 @@ export interface ImageSimilaritySearch {
   rankParts(image: Uint8Array, limit: number): Promise<ImageMatch[]>;
 }
 
+/** One searchable reference image's stored features (images.features), with its part. */
+export interface ReferenceFeatures {
+  image_id: string;
+  part_id: string;
+  /** The encoded features (core/search/image-similarity.ts encodeFeatures). */
+  features: Uint8Array;
+}
+
+/**
+ * Where the stored features of every searchable reference image are read from (decisions §8). The
+ * similarity index keeps them decoded in memory and reloads them when `fingerprint` changes, which
+ * also sees writes by other processes or servers on the same catalog.
+ */
+export interface ReferenceFeatureStore {
+  /** A value that changes whenever any image's features are written or removed. */
+  fingerprint(): Promise<string>;
+  /** Every image with stored features. */
+  all(): AsyncIterable<ReferenceFeatures>;
+}
+
 export interface ImageFeatureIndexer {
   /** `image` is the original's bytes, or the path of a local file holding them (see BlobStore.localPath). */
   index(imageId: string, partId: string, image: Uint8Array | { path: string }): Promise<Uint8Array | undefined>;

@@ -6,9 +6,8 @@
  */
 import { CatalogError } from '../../api/errors.js';
 import { detectImageType } from '../../core/images/file-type.js';
-import type { ImageFeatureIndexer, ImageSimilaritySearch } from '../../core/ports.js';
+import type { ImageFeatureIndexer, ImageSimilaritySearch, ReferenceFeatureStore } from '../../core/ports.js';
 import { decodeFeatures, encodeFeatures, ImageFeatureIndex, rankParts, type Features } from '../../core/search/image-similarity.js';
-import type { SqliteDatabase } from '../sqlite/database.js';
 import type { ImageMatch } from '../../core/model.js';
 
 async function features(bytes: Uint8Array | string): Promise<Features> {
@@ -26,34 +25,21 @@ export const sharpFeatureIndexer: ImageFeatureIndexer = {
   },
 };
 
-interface FeatureRow {
-  image_id: string;
-  part_id: string;
-  features: Buffer;
-}
-
 /** Images considered per query: the shortlist of the SimHash filter (image-similarity.ts). */
 const SHORTLIST = 200;
 
 /**
  * Ranks parts by the similarity of their best searchable image to a query image. The reference
- * features are decoded once into an in-memory ImageFeatureIndex and reloaded when the images table
- * changed (its fingerprint: count, sum of row ids and latest modification of rows with features),
- * which also sees writes by other processes on the same data directory.
+ * features are decoded once into an in-memory ImageFeatureIndex and reloaded when the store's
+ * fingerprint changes, which also sees writes by other processes on the same catalog.
  */
-export class SqliteImageSimilaritySearch implements ImageSimilaritySearch {
-  private readonly fingerprintStmt;
-  private readonly loadStmt;
+export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
+  private readonly references: ReferenceFeatureStore;
   private fingerprint = '';
   private index = new ImageFeatureIndex();
 
-  constructor(db: SqliteDatabase) {
-    this.fingerprintStmt = db.prepare<[], { n: number; s: number; m: number }>(
-      'SELECT count(*) AS n, total(seq) AS s, coalesce(max(modified_at), 0) AS m FROM images WHERE features IS NOT NULL',
-    );
-    this.loadStmt = db.prepare<[], FeatureRow>(
-      'SELECT i.image_id, p.part_id, i.features FROM images i JOIN parts p ON p.rowid_ = i.part_rowid WHERE i.features IS NOT NULL',
-    );
+  constructor(references: ReferenceFeatureStore) {
+    this.references = references;
   }
 
   /** Number of reference images in the in-memory index after the last sync. */
@@ -61,12 +47,11 @@ export class SqliteImageSimilaritySearch implements ImageSimilaritySearch {
     return this.index.size;
   }
 
-  private sync(): void {
-    const f = this.fingerprintStmt.get();
-    const fingerprint = `${f?.n ?? 0}:${f?.s ?? 0}:${f?.m ?? 0}`;
+  private async sync(): Promise<void> {
+    const fingerprint = await this.references.fingerprint();
     if (fingerprint === this.fingerprint) return;
     const index = new ImageFeatureIndex();
-    for (const row of this.loadStmt.iterate()) {
+    for await (const row of this.references.all()) {
       try {
         index.add(row.image_id, row.part_id, decodeFeatures(row.features));
       } catch {
@@ -87,7 +72,7 @@ export class SqliteImageSimilaritySearch implements ImageSimilaritySearch {
     } catch (error) {
       throw new CatalogError('unsupported_media_type', `the query image cannot be decoded: ${(error as Error).message}`);
     }
-    this.sync();
+    await this.sync();
     const hits = this.index.query(query, SHORTLIST, { shortlist: SHORTLIST });
     return rankParts(hits).slice(0, limit);
   }

@@ -17,20 +17,17 @@ import { IdSchema, type BulkDeleteResult, type BulkWriteResult, type Page, type 
 import { BlobGate } from './blob-gate.js';
 import { BlobTooLargeError } from './blobs.js';
 import {
-  checkDefinitions, decideImageDelete, decideImageUpsert, describeImage, etagOf, ifNoneMatchMatches, matchFile,
-  normalizeFilename, type StoredFile, type ValidDefinition,
+  decideImageDelete, describeImage, etagOf, ifNoneMatchMatches, normalizeFilename, type StoredFile, type ValidDefinition,
 } from './definitions.js';
 import { DEFAULT_DISPLAY_ORDER_CONFIG, displayOrder, type DisplayImageInput, type DisplayOrderConfig } from './display-order.js';
 import { parseImageInfo } from './info-tokens.js';
 import { imageIntake, NotAnImageError, type IntakeResult } from './intake.js';
 import { keysetFor, project, toPage } from '../paging.js';
-import { canSetPosition } from '../permissions.js';
 import { bulkDeleteResult } from '../bulk-results.js';
-import type { ImageFeatureIndexer, ImageStore } from '../ports.js';
+import type { BlobStore, BlobSweepResult, ImageFeatureIndexer, ImageStore } from '../ports.js';
 import type { ServiceContext } from '../context.js';
-import { addErrors, parseBody, parseIdList } from '../validation.js';
-import type { Decision, ImageWrite, StoredImage } from '../model.js';
-import type { BlobStore, BlobSweepResult } from '../ports.js';
+import { parseBody, parseIdList } from '../validation.js';
+import type { StoredImage } from '../model.js';
 import { DEFAULT_IMAGE_LIMITS, mib, type ImageLimits } from './limits.js';
 import { UploadSession, type UploadHost, type UploadInput } from './upload-session.js';
 
