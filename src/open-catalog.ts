@@ -2,27 +2,24 @@
  * The composition root: wires the SQLite store, the blob store and the system clock/ids into a
  * CatalogService for one data directory. The only module that knows every adapter.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from './adapters/sqlite/database.js';
-import { SqliteCatalogStore } from './adapters/sqlite/catalog-store.js';
-import { SqliteRelationStore } from './adapters/sqlite/relation-store.js';
-import { SqliteImageStore } from './adapters/sqlite/image-store.js';
 import { FileBlobStore } from './adapters/blobs/file-blob-store.js';
 import { FeatureIndexSimilaritySearch, sharpFeatureIndexer } from './adapters/images/image-search.js';
-import { SqliteReferenceFeatureStore } from './adapters/sqlite/reference-features.js';
-import { ImageService, type ImageLimits } from './core/images/service.js';
-import type { DisplayOrderConfig } from './core/images/display-order.js';
-import { RelationService } from './core/relations/service.js';
+import type { SearchIndexOptions } from './adapters/sqlite/search/search-index.js';
+import { openSqliteStores } from './adapters/sqlite/stores.js';
 import { systemClock, systemIds } from './adapters/system.js';
 import { CatalogService } from './core/catalog/service.js';
 import { createServiceContext, type CatalogLimits } from './core/context.js';
-import type { Catalog } from './core/services.js';
+import type { DisplayOrderConfig } from './core/images/display-order.js';
+import { ImageService, type ImageLimits } from './core/images/service.js';
 import type { Clock, Ids } from './core/ports.js';
-import { SqliteSearchIndex, type SearchIndexOptions } from './adapters/sqlite/search/search-index.js';
-import { openSessionDatabase, SESSIONS_FILE, SqliteSessionStore } from './adapters/sqlite/session-store.js';
+import { RelationService } from './core/relations/service.js';
 import { SearchService, type SearchLimits } from './core/search/service.js';
+import type { Catalog } from './core/services.js';
+
+export { DATABASE_FILE } from './adapters/sqlite/stores.js';
 
 export interface OpenCatalogOptions {
   /** Data directory (created if missing); `undefined` = an in-memory catalog (tests). */
@@ -40,44 +37,33 @@ export interface OpenCatalogOptions {
   searchTuning?: Omit<SearchIndexOptions, 'clock'>;
 }
 
-/** File name of the SQLite database inside a data directory. */
-export const DATABASE_FILE = 'catalog.db';
-
 /** Directory of the image originals inside a data directory. */
 export const IMAGES_DIR = 'images';
 
 /** Opens the catalog of a data directory. Throws if the database cannot be opened or migrated. */
 export function openCatalog(options: OpenCatalogOptions): Catalog {
-  let dbPath = ':memory:';
-  if (options.dataDir !== undefined) {
-    mkdirSync(options.dataDir, { recursive: true });
-    dbPath = join(options.dataDir, DATABASE_FILE);
-  }
-  const db = openDatabase(dbPath);
-  const store = new SqliteCatalogStore(db);
   const clock = options.clock ?? systemClock();
   const ids = options.ids ?? systemIds();
+  const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning });
+  const store = stores.catalog;
   const context = createServiceContext({ store, clock, ids, limits: options.limits });
   const service = new CatalogService({ context, store });
-  const relations = new RelationService(context, new SqliteRelationStore(store.db));
+  const relations = new RelationService(context, stores.relations);
   // Originals live in <dataDir>/images (blobs/ab/cd/<sha256>, tmp/); an in-memory catalog uses a temp dir.
   const imagesDir = options.dataDir !== undefined ? join(options.dataDir, IMAGES_DIR) : mkdtempSync(join(tmpdir(), 'catalog-images-'));
   const images = new ImageService({
     context,
-    store: new SqliteImageStore(store.db),
+    store: stores.images,
     indexer: sharpFeatureIndexer,
     blobs: new FileBlobStore(imagesDir),
     ...(options.imageLimits ? { limits: options.imageLimits } : {}),
     ...(options.displayConfig ? { displayConfig: options.displayConfig } : {}),
   });
-  // The search index is kept in sync by the store's write transactions (a write listener).
-  const searchIndex = new SqliteSearchIndex(store.db, { clock, ...options.searchTuning });
-  store.listeners.push(searchIndex);
   const search = new SearchService({
     context,
-    index: searchIndex,
-    sessions: new SqliteSessionStore(openSessionDatabase(options.dataDir !== undefined ? join(options.dataDir, SESSIONS_FILE) : ':memory:')),
-    images: new FeatureIndexSimilaritySearch(new SqliteReferenceFeatureStore(store.db)),
+    index: stores.searchIndex,
+    sessions: stores.sessions,
+    images: new FeatureIndexSimilaritySearch(stores.references),
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
   });
   return {

@@ -241,3 +241,21 @@ export interface BlobStore {
    */
   sweep(referenced: (sha256: string) => boolean, options?: { minAgeMs?: number }): Promise<BlobSweepResult>;
 }
+
+// -- one store set per catalog ------------------------------------------------------------------
+
+/**
+ * Every store of one catalog, opened together by one adapter (SQLite today, PostgreSQL next): the
+ * composition root builds the services from it. The search index is kept in sync by the catalog
+ * and image stores' write transactions (a committed write is searchable at once, a rolled-back one
+ * never). `close` closes them all; the BlobStore is chosen separately (files or object storage).
+ */
+export interface CatalogStores {
+  catalog: CatalogStore;
+  relations: RelationStore;
+  images: ImageStore;
+  searchIndex: SearchIndex;
+  sessions: SessionStore;
+  references: ReferenceFeatureStore;
+  close(): Promise<void>;
+}

@@ -1,0 +1,385 @@
+/**
+ * THE store contract suite (docs/architecture.md, "Tests"): one suite, run against every store
+ * adapter (SQLite in memory and on disk today; PostgreSQL adds a factory and runs the same suite).
+ * It speaks only the ports of src/core/ports.ts, so an adapter passes it or it does not implement
+ * the port: every method, all-or-nothing transactions, the arguments the `decide` callbacks get,
+ * the search index kept consistent with every write (and with every rolled-back one), search
+ * sessions and their expiry, the reference-feature fingerprint, and the BlobStore's durability
+ * rules.
+ */
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Attribute, Principal } from '../../src/api/schemas.js';
+import type { Decision, StoredImage, StoredPart, StoredRelation, TextSearchQuery } from '../../src/core/model.js';
+import type { BlobStore, CatalogStores } from '../../src/core/ports.js';
+import { visibleLevels } from '../../src/core/permissions.js';
+import { parseQueryText } from '../../src/core/search/query.js';
+
+/** What a factory opens for one test: a fresh, empty catalog's stores and a blob store. */
+export interface StoreUnderTest {
+  stores: CatalogStores;
+  blobs: BlobStore;
+  /** Re-opens the same catalog (for durability checks); undefined when the store is in memory. */
+  reopen?: () => Promise<{ stores: CatalogStores; blobs: BlobStore }>;
+  /** Removes what the test left behind (after `stores.close()`). */
+  cleanup(): Promise<void>;
+}
+
+const ADMIN: Principal = Object.freeze({ name: 'contract-admin', roles: ['catalogAdmin', 'superAdmin'], organization: null }) as Principal;
+const WORKER: Principal = Object.freeze({ name: 'contract-worker', roles: ['factoryWorker'], organization: null }) as Principal;
+
+function attribute(id: string, extra: Partial<Attribute> = {}): Attribute {
+  return {
+    attribute_id: id, type: 'text', name: { en: id }, searchable: true, filterable: false, visibility: 'factoryWorker',
+    per_org_values: false, default_value: null, display_order: null, serviceId: `svc-${id}`, createdAt: 1, modifiedAt: 1,
+    ...extra,
+  } as Attribute;
+}
+
+function part(id: string, name: string, values: Record<string, string> = {}, at = 1): StoredPart {
+  return {
+    part_id: id, serviceId: `svc-${id}`, name: { en: name }, createdAt: at, modifiedAt: at,
+    attributes: Object.entries(values).map(([attribute_id, value]) => ({ attribute_id, values: [{ organization: '', value: { en: value } }] })),
+  };
+}
+
+const write = <T>(value: T, created = true): Decision<T> => ({ kind: 'write', value, created });
+
+/** Registers the contract suite for one adapter. `open` is called before every test. */
+export function describeStoreContract(name: string, open: () => Promise<StoreUnderTest>): void {
+  describe(`store contract: ${name}`, () => {
+    let under: StoreUnderTest;
+    let s: CatalogStores;
+    beforeEach(async () => {
+      under = await open();
+      s = under.stores;
+    });
+    afterEach(async () => {
+      await s.close();
+      await under.cleanup();
+    });
+
+    async function putAttributes(...list: Attribute[]): Promise<void> {
+      await s.catalog.upsertAttributes(list, (item) => write(item as Attribute));
+    }
+    async function putParts(...list: StoredPart[]): Promise<Decision<StoredPart>[]> {
+      return s.catalog.upsertParts(list, (item) => write(item as StoredPart));
+    }
+    function query(text: string, principal: Principal = ADMIN, filters: TextSearchQuery['filters'] = []): TextSearchQuery {
+      return { words: parseQueryText(text), visibleValues: visibleLevels(principal), filters, ctx: { principal, attributes: new Map(), organizations: new Map(), organization: undefined } };
+    }
+    async function search(text: string, principal: Principal = ADMIN, attributes: Attribute[] = []): Promise<string[]> {
+      const q = query(text, principal);
+      q.ctx = { ...q.ctx, attributes: new Map(attributes.map((a) => [a.attribute_id, a])) };
+      const hits = await s.searchIndex.searchText(q, 100);
+      return (await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId);
+    }
+
+    describe('CatalogStore: attributes', () => {
+      it('upserts, reads by id, pages by id and lists all', async () => {
+        await putAttributes(attribute('b'), attribute('a'), attribute('c'));
+        expect((await s.catalog.getAttributes(['c', 'zz', 'a'])).map((a) => a.attribute_id).sort()).toEqual(['a', 'c']);
+        expect((await s.catalog.listAttributes({ after: undefined, limit: 2 })).map((a) => a.attribute_id).slice(0, 2)).toEqual(['a', 'b']);
+        expect((await s.catalog.listAttributes({ after: 'b', limit: 10 })).map((a) => a.attribute_id)).toEqual(['c']);
+        expect((await s.catalog.allAttributes()).map((a) => a.attribute_id).sort()).toEqual(['a', 'b', 'c']);
+      });
+
+      it('gives decide the stored version and how many parts reference it', async () => {
+        await putAttributes(attribute('colour'));
+        await putParts(part('p1', 'One', { colour: 'red' }), part('p2', 'Two', { colour: 'blue' }));
+        const seen: [Attribute | undefined, number][] = [];
+        await s.catalog.upsertAttributes([{ attribute_id: 'colour' }, { attribute_id: 'fresh' }], (item, existing, referencedBy) => {
+          seen.push([existing, referencedBy]);
+          return { kind: 'skip' };
+        });
+        expect(seen[0]?.[0]?.attribute_id).toBe('colour');
+        expect(seen[0]?.[1]).toBe(2);
+        expect(seen[1]).toEqual([undefined, 0]);
+      });
+
+      it('deletes unless decide refuses; refused items stay', async () => {
+        await putAttributes(attribute('a'), attribute('b'));
+        const decisions = await s.catalog.deleteAttributes(['a', 'b', 'nope'], (id, existing) =>
+          id === 'b' ? { kind: 'error', messages: ['kept'] } : existing ? write(null, false) : { kind: 'error', messages: ['unknown'] },
+        );
+        expect(decisions.map((d) => d.kind)).toEqual(['write', 'error', 'error']);
+        expect((await s.catalog.allAttributes()).map((a) => a.attribute_id)).toEqual(['b']);
+      });
+
+      it('is all or nothing: a decide that throws mid-batch writes nothing', async () => {
+        await expect(
+          s.catalog.upsertAttributes([attribute('x'), attribute('y')], (item) => {
+            if (item.attribute_id === 'y') throw new Error('boom');
+            return write(item as Attribute);
+          }),
+        ).rejects.toThrow('boom');
+        expect(await s.catalog.allAttributes()).toEqual([]);
+      });
+    });
+
+    describe('CatalogStore: parts', () => {
+      it('upserts with the stored part and every attribute in decide; reads, pages, deletes', async () => {
+        await putAttributes(attribute('colour'));
+        await putParts(part('p2', 'Two'), part('p1', 'One', { colour: 'red' }));
+        const seen: [string | undefined, string[]][] = [];
+        await s.catalog.upsertParts([{ part_id: 'p1' }, { part_id: 'p9' }], (item, existing, attributes) => {
+          seen.push([existing?.name.en, [...attributes.keys()]]);
+          return { kind: 'skip' };
+        });
+        expect(seen).toEqual([['One', ['colour']], [undefined, ['colour']]]);
+        const got = await s.catalog.getParts(['p1']);
+        expect(got[0]?.attributes).toEqual([{ attribute_id: 'colour', values: [{ organization: '', value: { en: 'red' } }] }]);
+        expect((await s.catalog.listParts({ after: undefined, limit: 10 })).map((p) => p.part_id)).toEqual(['p1', 'p2']);
+        expect((await s.catalog.listParts({ after: 'p1', limit: 10 })).map((p) => p.part_id)).toEqual(['p2']);
+        const deleted = await s.catalog.deleteParts(['p2'], (_id, existing, dependents) => (existing && dependents.images === 0 ? write(null, false) : { kind: 'error', messages: ['no'] }));
+        expect(deleted[0]?.kind).toBe('write');
+        expect((await s.catalog.getParts(['p1', 'p2'])).map((p) => p.part_id)).toEqual(['p1']);
+      });
+
+      it('keeps ids exactly, unicode and spaces included, and orders pages by id', async () => {
+        const ids = [' lead', 'trail ', 'Ünïcode', 'a/b', 'emoji-🔩', 'z'];
+        await putParts(...ids.map((id) => part(id, `name ${id}`)));
+        const listed = (await s.catalog.listParts({ after: undefined, limit: 100 })).map((p) => p.part_id);
+        expect(new Set(listed)).toEqual(new Set(ids));
+        expect((await s.catalog.getParts([' lead'])).map((p) => p.part_id)).toEqual([' lead']);
+      });
+
+      it('counts images as dependents of a part', async () => {
+        await putParts(part('p1', 'One'));
+        await s.images.upsertImages([{ image_id: 'i1', part_id: 'p1' }], (item, _existing, partExists) => (partExists ? write({ image: image('i1', 'p1', 'a'.repeat(64)), features: null }) : { kind: 'error', messages: ['no part'] }));
+        const seen: number[] = [];
+        await s.catalog.deleteParts(['p1'], (_id, _existing, dependents) => {
+          seen.push(dependents.images);
+          return { kind: 'error', messages: ['has images'] };
+        });
+        expect(seen).toEqual([1]);
+      });
+    });
+
+    describe('CatalogStore: organizations, tokens, settings', () => {
+      it('upserts organizations with the whole tree in decide, ensures roots, lists them', async () => {
+        await s.catalog.ensureOrganizations(['acme']);
+        const seen: string[][] = [];
+        await s.catalog.upsertOrganizations([{ org_id: 'acme-eu', parent_id: 'acme' }], (item, _existing, all) => {
+          seen.push([...all.keys()]);
+          return write(item);
+        });
+        expect(seen).toEqual([['acme']]);
+        expect((await s.catalog.listOrganizations({ after: undefined, limit: 10 })).map((o) => [o.org_id, o.parent_id])).toEqual([['acme', null], ['acme-eu', 'acme']]);
+        expect((await s.catalog.allOrganizations()).get('acme-eu')?.parent_id).toBe('acme');
+      });
+
+      it('stores tokens by hash only, finds, lists, counts and revokes them', async () => {
+        await s.catalog.createToken({ name: 'ci', secretHash: 'h1', roles: ['catalogAdmin'], organization: null, createdAt: 5 });
+        expect((await s.catalog.findTokenByHash('h1'))?.name).toBe('ci');
+        expect(await s.catalog.findTokenByHash('h2')).toBeUndefined();
+        expect(await s.catalog.countTokens()).toBe(1);
+        expect((await s.catalog.listTokens()).map((t) => t.name)).toEqual(['ci']);
+        expect(await s.catalog.revokeToken('ci')).toBe(true);
+        expect(await s.catalog.revokeToken('ci')).toBe(false);
+        expect(await s.catalog.findTokenByHash('h1')).toBeUndefined();
+      });
+
+      it('keeps settings', async () => {
+        expect(await s.catalog.getSetting('maintenance')).toBeUndefined();
+        await s.catalog.setSetting('maintenance', 'on');
+        expect(await s.catalog.getSetting('maintenance')).toBe('on');
+      });
+    });
+
+    describe('RelationStore', () => {
+      const relation = (a: string, b: string, type: StoredRelation['type'] = 'substitute'): StoredRelation => ({ anchor_part_id: a, related_part_id: b, type, source: 'manual', user_id: 'u', created: 1 });
+
+      it('writes all or nothing: one unknown part writes no relation and names the part', async () => {
+        await putParts(part('p1', 'One'), part('p2', 'Two'));
+        expect([...(await s.relations.missingParts(['p1', 'nope']))]).toEqual(['nope']);
+        expect(await s.relations.writeRelations([relation('p1', 'p2'), relation('p1', 'nope')])).toEqual({ written: 0, missing: ['nope'] });
+        expect(await s.relations.relationsOf('p1', undefined)).toEqual([]);
+      });
+
+      it('keeps one relation per unordered pair (latest wins) and filters by type', async () => {
+        await putParts(part('p1', 'One'), part('p2', 'Two'), part('p3', 'Three'));
+        await s.relations.writeRelations([relation('p1', 'p2', 'substitute'), relation('p1', 'p3', 'duplicate')]);
+        await s.relations.writeRelations([relation('p2', 'p1', 'equivalent')]);
+        const all = await s.relations.relationsOf('p1', undefined);
+        expect(all?.map((r) => [r.anchor_part_id, r.related_part_id, r.type]).sort()).toEqual([['p1', 'p3', 'duplicate'], ['p2', 'p1', 'equivalent']]);
+        expect((await s.relations.relationsOf('p1', 'duplicate'))?.length).toBe(1);
+        expect(await s.relations.relationsOf('nope', undefined)).toBeUndefined();
+      });
+    });
+
+    function image(id: string, partId: string, sha256: string, extra: Partial<StoredImage> = {}): StoredImage {
+      return { image_id: id, part_id: partId, sha256, size: 3, mime: 'image/png', info: 'display', position: null, createdAt: 1, modifiedAt: 1, ...extra };
+    }
+
+    describe('ImageStore and ReferenceFeatureStore', () => {
+      it('upserts with the stored image and whether the part exists; lists, reads, deletes', async () => {
+        await putParts(part('p1', 'One'), part('p2', 'Two'));
+        const seen: [string | undefined, boolean][] = [];
+        const decide = (item: { image_id: string; part_id: string }, existing: StoredImage | undefined, partExists: boolean) => {
+          seen.push([existing?.image_id, partExists]);
+          return partExists ? write({ image: image(item.image_id, item.part_id, 'a'.repeat(64)), features: null }) : ({ kind: 'error', messages: ['no part'] } as const);
+        };
+        await s.images.upsertImages([{ image_id: 'i2', part_id: 'p1' }, { image_id: 'i1', part_id: 'p2' }, { image_id: 'i3', part_id: 'nope' }], decide);
+        expect(seen).toEqual([[undefined, true], [undefined, true], [undefined, false]]);
+        await s.images.upsertImages([{ image_id: 'i2', part_id: 'p2' }], decide);
+        expect(seen[3]).toEqual(['i2', true]);
+        expect((await s.images.listImages({ after: undefined, limit: 10 }, undefined)).map((i) => [i.image_id, i.part_id])).toEqual([['i1', 'p2'], ['i2', 'p2']]);
+        expect((await s.images.listImages({ after: undefined, limit: 10 }, ['p1'])).length).toBe(0);
+        expect((await s.images.imagesOfPart('p2'))?.map((i) => i.image_id).sort()).toEqual(['i1', 'i2']);
+        expect(await s.images.imagesOfPart('nope')).toBeUndefined();
+        expect(await s.images.isBlobReferenced('a'.repeat(64))).toBe(true);
+        expect([...(await s.images.referencedBlobs())]).toEqual(['a'.repeat(64)]);
+        await s.images.deleteImages(['i1', 'i2'], () => write(null, false));
+        expect(await s.images.isBlobReferenced('a'.repeat(64))).toBe(false);
+        expect(await s.images.getImages(['i1', 'i2'])).toEqual([]);
+      });
+
+      it('stores search features with the image and changes the fingerprint when they change', async () => {
+        await putParts(part('p1', 'One'));
+        const before = await s.references.fingerprint();
+        await s.images.upsertImages([{ image_id: 'i1', part_id: 'p1' }], () => write({ image: image('i1', 'p1', 'b'.repeat(64), { info: 'searchable' }), features: new Uint8Array([1, 2, 3]) }));
+        const after = await s.references.fingerprint();
+        expect(after).not.toBe(before);
+        const all = [];
+        for await (const r of s.references.all()) all.push({ ...r, features: [...r.features] });
+        expect(all).toEqual([{ image_id: 'i1', part_id: 'p1', features: [1, 2, 3] }]);
+        // undefined keeps the stored features; null clears them.
+        await s.images.upsertImages([{ image_id: 'i1', part_id: 'p1' }], () => write({ image: image('i1', 'p1', 'b'.repeat(64), { modifiedAt: 2 }), features: undefined }, false));
+        let count = 0;
+        for await (const _r of s.references.all()) count++;
+        expect(count).toBe(1);
+        await s.images.upsertImages([{ image_id: 'i1', part_id: 'p1' }], () => write({ image: image('i1', 'p1', 'b'.repeat(64), { modifiedAt: 3 }), features: null }, false));
+        count = 0;
+        for await (const _r of s.references.all()) count++;
+        expect(count).toBe(0);
+        expect(await s.references.fingerprint()).not.toBe(after);
+      });
+    });
+
+    describe('SearchIndex: consistent with every write', () => {
+      it('finds a part as soon as its write commits, by id, name and visible value', async () => {
+        await putAttributes(attribute('colour'), attribute('secret', { visibility: 'admin' }));
+        await putParts(part('pci:8086:1539', 'Gigabit controller', { colour: 'crimson', secret: 'classified' }));
+        expect(await search('gigabit')).toEqual(['pci:8086:1539']);
+        expect(await search('8086')).toEqual(['pci:8086:1539']);
+        expect(await search('crimson')).toEqual(['pci:8086:1539']);
+        expect(await search('classified', ADMIN)).toEqual(['pci:8086:1539']);
+        expect(await search('classified', WORKER)).toEqual([]);
+      });
+
+      it('follows updates and deletes, and never shows a rolled-back write', async () => {
+        await putParts(part('p1', 'Rotor'));
+        await putParts(part('p1', 'Stator', {}, 2));
+        expect(await search('rotor')).toEqual([]);
+        expect(await search('stator')).toEqual(['p1']);
+        await expect(s.catalog.upsertParts([part('p2', 'Impeller'), part('p3', 'Bearing')], (item) => {
+          if (item.part_id === 'p3') throw new Error('boom');
+          return write(item as StoredPart);
+        })).rejects.toThrow('boom');
+        expect(await search('impeller')).toEqual([]);
+        await s.catalog.deleteParts(['p1'], () => write(null, false));
+        expect(await search('stator')).toEqual([]);
+      });
+
+      it('counts every hit, orders names above values and ties by part id', async () => {
+        await putAttributes(attribute('note'));
+        await putParts(part('c', 'Pump'), part('a', 'Pump'), part('b', 'Valve', { note: 'pump' }), part('d', 'Hose'));
+        const hits = await s.searchIndex.searchText(query('pump'), 100);
+        expect(hits.total).toBe(3);
+        expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(['a', 'c', 'b']);
+        const capped = await s.searchIndex.searchText(query('pump'), 1);
+        expect(capped.total).toBe(3);
+        expect(capped.cardIds.length).toBe(1);
+      });
+
+      it('applies filters and keeps result cards of superseded versions readable', async () => {
+        const vendor = attribute('vendor', { filterable: true });
+        await putAttributes(vendor);
+        await putParts(part('p1', 'Pump', { vendor: 'Acme' }), part('p2', 'Pump', { vendor: 'Other' }));
+        const filtered = await s.searchIndex.searchText(query('pump', ADMIN, [{ attribute: vendor, values: ['acme'] }]), 10);
+        const cards = await s.searchIndex.readCards(filtered.cardIds);
+        expect(cards.map((c) => c.partId)).toEqual(['p1']);
+        await putParts(part('p1', 'Renamed', { vendor: 'Acme' }, 2));
+        const old = await s.searchIndex.readCards(filtered.cardIds);
+        expect(old.map((c) => [c.partId, c.names.en])).toEqual([['p1', 'Pump']]);
+        const current = await s.searchIndex.currentCards(['p1', 'p2', 'nope']);
+        expect([...current.keys()].sort()).toEqual(['p1', 'p2']);
+        expect(current.get('p1')).not.toBe(filtered.cardIds[0]);
+      });
+    });
+
+    describe('SessionStore', () => {
+      it('stores hits in order, reads any page, and purges expired sessions', async () => {
+        const session = { sessionId: 's1', principal: 'ci', createdAt: 10, expiresAt: 20, imageId: null, language: 'en', total: 7, stored: 5 };
+        await s.sessions.create(session, [5, 4, 3, 2, 1]);
+        expect(await s.sessions.get('s1')).toMatchObject({ sessionId: 's1', total: 7, stored: 5, language: 'en' });
+        expect(await s.sessions.readHits('s1', 0, 2)).toEqual([5, 4]);
+        expect(await s.sessions.readHits('s1', 3, 10)).toEqual([2, 1]);
+        expect(await s.sessions.readHits('s1', 5, 10)).toEqual([]);
+        await s.sessions.create({ ...session, sessionId: 's2', expiresAt: 100 }, [1]);
+        expect(await s.sessions.purgeExpired(20, 10)).toBe(1);
+        expect(await s.sessions.get('s1')).toBeUndefined();
+        expect(await s.sessions.get('s2')).toBeDefined();
+      });
+    });
+
+    describe('BlobStore: durability', () => {
+      const bytes = (text: string) => new Uint8Array(Buffer.from(text));
+
+      it('stores by content address, once, and reads back exactly', async () => {
+        const a = await under.blobs.put(bytes('hello'));
+        const b = await under.blobs.put(Readable.from([Buffer.from('hel'), Buffer.from('lo')]));
+        expect(a.sha256).toBe('2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824');
+        expect(b).toEqual(a);
+        expect(a.size).toBe(5);
+        expect(Buffer.from(a.head).toString()).toBe('hello');
+        expect((await under.blobs.read(a.sha256))?.toString()).toBe('hello');
+        expect(await under.blobs.has(a.sha256)).toBe(true);
+        const opened = await under.blobs.open(a.sha256);
+        expect(opened?.size).toBe(5);
+        const chunks: Buffer[] = [];
+        for await (const c of opened?.stream ?? []) chunks.push(Buffer.from(c as Uint8Array));
+        expect(Buffer.concat(chunks).toString()).toBe('hello');
+      });
+
+      it('refuses content over maxBytes and stores nothing of it', async () => {
+        await expect(under.blobs.put(bytes('0123456789'), { maxBytes: 4 })).rejects.toMatchObject({ name: 'BlobTooLargeError', maxBytes: 4 });
+        const swept = await under.blobs.sweep(() => true);
+        expect(swept.tempFilesRemoved).toBe(0);
+      });
+
+      it('deletes idempotently and sweeps only unreferenced blobs', async () => {
+        const keep = await under.blobs.put(bytes('keep'));
+        const drop = await under.blobs.put(bytes('drop'));
+        const swept = await under.blobs.sweep((sha) => sha === keep.sha256);
+        expect(swept.orphansRemoved).toBe(1);
+        expect(await under.blobs.has(drop.sha256)).toBe(false);
+        expect(await under.blobs.has(keep.sha256)).toBe(true);
+        await under.blobs.delete(keep.sha256);
+        await under.blobs.delete(keep.sha256);
+        expect(await under.blobs.read(keep.sha256)).toBeUndefined();
+        expect(await under.blobs.open(keep.sha256)).toBeUndefined();
+      });
+
+      it('rejects malformed keys', async () => {
+        await expect(under.blobs.has('../etc/passwd')).rejects.toThrow(TypeError);
+      });
+    });
+
+    describe('durability across a reopen', () => {
+      it('keeps every committed write', async () => {
+        if (!under.reopen) return;
+        await putAttributes(attribute('colour'));
+        await putParts(part('p1', 'Durable pump', { colour: 'red' }));
+        const blob = await under.blobs.put(new Uint8Array(Buffer.from('bytes')));
+        await s.close();
+        const again = await under.reopen();
+        s = again.stores;
+        expect((await s.catalog.getParts(['p1']))[0]?.name.en).toBe('Durable pump');
+        expect(await search('durable')).toEqual(['p1']);
+        expect(await again.blobs.has(blob.sha256)).toBe(true);
+      });
+    });
+  });
+}
