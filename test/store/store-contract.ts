@@ -10,7 +10,7 @@
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Attribute, Principal } from '../../src/api/schemas.js';
-import type { Decision, StoredImage, StoredPart, StoredRelation, TextSearchQuery } from '../../src/core/model.js';
+import type { Decision, ImageWrite, StoredImage, StoredPart, StoredRelation, TextSearchQuery } from '../../src/core/model.js';
 import type { BlobStore, CatalogStores } from '../../src/core/ports.js';
 import { visibleLevels } from '../../src/core/permissions.js';
 import { parseQueryText } from '../../src/core/search/query.js';
@@ -188,7 +188,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
     });
 
     describe('RelationStore', () => {
-      const relation = (a: string, b: string, type: StoredRelation['type'] = 'substitute'): StoredRelation => ({ anchor_part_id: a, related_part_id: b, type, source: 'manual', user_id: 'u', created: 1 });
+      const relation = (a: string, b: string, type: StoredRelation['type'] = 'substitute'): StoredRelation => ({ anchor_part_id: a, related_part_id: b, type, source: 'confirmed_by_user', user_id: 'u', created: 1 });
 
       it('writes all or nothing: one unknown part writes no relation and names the part', async () => {
         await putParts(part('p1', 'One'), part('p2', 'Two'));
@@ -216,9 +216,9 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       it('upserts with the stored image and whether the part exists; lists, reads, deletes', async () => {
         await putParts(part('p1', 'One'), part('p2', 'Two'));
         const seen: [string | undefined, boolean][] = [];
-        const decide = (item: { image_id: string; part_id: string }, existing: StoredImage | undefined, partExists: boolean) => {
+        const decide = (item: { image_id: string; part_id: string }, existing: StoredImage | undefined, partExists: boolean): Decision<ImageWrite> => {
           seen.push([existing?.image_id, partExists]);
-          return partExists ? write({ image: image(item.image_id, item.part_id, 'a'.repeat(64)), features: null }) : ({ kind: 'error', messages: ['no part'] } as const);
+          return partExists ? write({ image: image(item.image_id, item.part_id, 'a'.repeat(64)), features: null }) : { kind: 'error', messages: ['no part'] };
         };
         await s.images.upsertImages([{ image_id: 'i2', part_id: 'p1' }, { image_id: 'i1', part_id: 'p2' }, { image_id: 'i3', part_id: 'nope' }], decide);
         expect(seen).toEqual([[undefined, true], [undefined, true], [undefined, false]]);
