@@ -91,6 +91,34 @@ describe('SqliteSearchIndex', () => {
     expect(found.results.map((r) => r.id)).toEqual(['keep']);
     expect(found.resultsTotalCount).toBe(1);
   });
+
+  it('a part with restricted values is one hit for every caller through update, attribute change and delete (one row per view)', async () => {
+    await service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'cost', type: 'text', name: { en: 'Cost' }, searchable: true, visibility: 'admin' }]);
+    const worker = { name: 'w', roles: ['factoryWorker' as const], organization: null };
+    const count = async (principal: typeof worker | typeof LOCAL_OWNER, text: string) => (await search.search(principal, { matches: { text } })).resultsTotalCount;
+    const withCost = (cost: string) => ({ part_id: 'g', name: { en: 'Gear' }, attributes: [{ attribute_id: 'cost', values: [{ organization: '', value: { en: cost } }] }] });
+    await service.upsertParts(LOCAL_OWNER, [withCost('cheap')]);
+    expect([await count(worker, 'gear'), await count(LOCAL_OWNER, 'gear'), await count(worker, 'cheap'), await count(LOCAL_OWNER, 'cheap')]).toEqual([1, 1, 0, 1]);
+    await service.upsertParts(LOCAL_OWNER, [withCost('dear')]);
+    expect([await count(worker, 'gear'), await count(LOCAL_OWNER, 'gear'), await count(LOCAL_OWNER, 'cheap'), await count(LOCAL_OWNER, 'dear')]).toEqual([1, 1, 0, 1]);
+    await service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'cost', visibility: 'factoryWorker' }]);
+    expect([await count(worker, 'dear'), await count(worker, 'gear')]).toEqual([1, 1]);
+    await service.deleteParts(LOCAL_OWNER, ['g']);
+    expect([await count(worker, 'gear'), await count(LOCAL_OWNER, 'gear')]).toEqual([0, 0]);
+  });
+
+  it('an index written in an older row layout is rebuilt on open', async () => {
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'old', name: { en: 'Flange' } }]);
+    // Layout 1: rowid = card id, no layout mark.
+    store.db.prepare("INSERT INTO search_docs (search_docs) VALUES ('delete-all')").run();
+    store.db.prepare("DELETE FROM search_state WHERE key = 'layout'").run();
+    store.db.prepare("INSERT INTO search_docs (rowid, pid, names, v0, v1, v2, v3, flt, meta) VALUES (1, '', 'Flange', '', '', '', '', '', '')").run();
+    const reopened = new SqliteSearchIndex(store.db, { clock: systemClock() });
+    const fresh = new SearchService({ context, index: reopened, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
+    const found = await fresh.search(LOCAL_OWNER, { matches: { text: 'flange' } });
+    expect(found.results.map((r) => r.id)).toEqual(['old']);
+    await fresh.close();
+  });
 });
 
 describe('search result cache', () => {

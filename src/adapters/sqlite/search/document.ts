@@ -8,7 +8,15 @@
  * - `v0`..`v3`: values of searchable attributes that are NOT per-organization, by visibility
  *   (factoryWorker, csa, admin, superAdmin), so a query names the columns its caller may see,
  * - `flt`: one token per value of a filterable, not per-organization attribute (see filterToken),
- * - `meta`: `holder` when the part has per-organization values (those need the organization's view).
+ * - `meta`: `holder` when the part has per-organization values (those need the organization's view),
+ *   else `plain`: always ONE token, so the marker never changes a row's length.
+ *
+ * Ranking sees only what the caller sees (issue 11): FTS5's BM25 normalises by the length of the
+ * WHOLE row, so a value in a column the caller may not match would still lower the part's score.
+ * A part is therefore indexed as one row per distinct view: `rows` splits the visibility tiers
+ * 0..3 (factoryWorker .. superAdmin) into segments `[lo..hi]`, a new segment starting at every
+ * tier that adds values or filter tokens; the row of a segment holds exactly what a caller of
+ * those tiers sees. A part without restricted values has one row (0..3).
  *
  * Per-organization values depend on who asks (own, inherited, default), so they are not in the
  * main row: `orgValues` holds every organization's searchable per-organization values by visibility,
@@ -33,6 +41,8 @@ export const NAME_COLUMNS = ['pid', 'names'] as const;
 export const FILTER_COLUMN = 'flt';
 export const META_COLUMN = 'meta';
 export const HOLDER_TOKEN = 'holder';
+/** The `meta` token of a part without per-organization values (keeps every row's length alike). */
+export const PLAIN_TOKEN = 'plain';
 /** Per-organization value columns of the organization-values table, by visibility. */
 export const ORG_VALUE_COLUMNS: Readonly<Record<Visibility, 'o0' | 'o1' | 'o2' | 'o3'>> = {
   factoryWorker: 'o0',
@@ -48,13 +58,29 @@ export interface IndexablePart {
   attributes: readonly PartAttribute[];
 }
 
+/**
+ * One full-text row of a part: the view of callers whose visibility tier (index in
+ * VISIBILITY_ORDER of the narrowest level they see) is in `lo..hi`. Values and filter tokens of
+ * tiers above `hi` are left out, so the row's length is what those callers see.
+ */
+export interface SearchDocumentRow {
+  lo: number;
+  hi: number;
+  /** v0..v3 (empty above `hi`) */
+  values: [string, string, string, string];
+  flt: string;
+}
+
 export interface SearchDocument {
   pid: string;
   names: string;
-  /** v0..v3 */
+  /** v0..v3: every value (the view of tier 3). */
   values: [string, string, string, string];
+  /** Every filter token (tier 3). */
   flt: string;
   meta: string;
+  /** The rows to index, one per distinct view, tiers ascending; together they cover 0..3. */
+  rows: SearchDocumentRow[];
   /** Whether the part has any per-organization value. */
   holder: boolean;
   /** o0..o3: every organization's searchable per-organization values; null when there are none. */
@@ -102,6 +128,8 @@ export function buildSearchDocument(part: IndexablePart, attributes: ReadonlyMap
   const values: [string[], string[], string[], string[]] = [[], [], [], []];
   const orgValues: [string[], string[], string[], string[]] = [[], [], [], []];
   const filterTokens = new Set<string>();
+  /** Filter tokens by the tier of their attribute's visibility. */
+  const tierFilterTokens: [Set<string>, Set<string>, Set<string>, Set<string>] = [new Set(), new Set(), new Set(), new Set()];
   let holder = false;
   for (const entry of part.attributes) {
     const attribute = attributes.get(entry.attribute_id);
@@ -115,7 +143,13 @@ export function buildSearchDocument(part: IndexablePart, attributes: ReadonlyMap
         continue;
       }
       if (attribute.searchable) values[column]?.push(...texts);
-      if (attribute.filterable) for (const text of texts) filterTokens.add(filterToken(attribute.attribute_id, text));
+      if (attribute.filterable) {
+        for (const text of texts) {
+          const token = filterToken(attribute.attribute_id, text);
+          filterTokens.add(token);
+          tierFilterTokens[column]?.add(token);
+        }
+      }
     }
   }
   const terms = new Set<string>();
@@ -123,14 +157,37 @@ export function buildSearchDocument(part: IndexablePart, attributes: ReadonlyMap
   for (const list of [...values, ...orgValues]) for (const text of list) for (const t of vocabularyTerms(text)) terms.add(t);
   const join = (texts: readonly string[]) => (texts.length === 0 ? '' : indexText(texts.length === 1 ? (texts[0] ?? '') : texts.join('\n')));
   const hasOrgText = orgValues.some((v) => v.length > 0);
+  const valueTexts: [string, string, string, string] = [join(values[0]), join(values[1]), join(values[2]), join(values[3])];
   return {
     pid: markedIdText(tokenize(part.part_id)),
     names: join(names),
-    values: [join(values[0]), join(values[1]), join(values[2]), join(values[3])],
+    values: valueTexts,
     flt: [...filterTokens].join(' '),
-    meta: holder ? HOLDER_TOKEN : '',
+    meta: holder ? HOLDER_TOKEN : PLAIN_TOKEN,
+    rows: viewRows(valueTexts, tierFilterTokens),
     holder,
     orgValues: hasOrgText ? [join(orgValues[0]), join(orgValues[1]), join(orgValues[2]), join(orgValues[3])] : null,
     terms: [...terms],
   };
+}
+
+/** Splits tiers 0..3 into segments at each tier that adds something, and builds each segment's row. */
+function viewRows(values: readonly [string, string, string, string], tierFilterTokens: readonly Set<string>[]): SearchDocumentRow[] {
+  const adds = (tier: number) => values[tier] !== '' || (tierFilterTokens[tier]?.size ?? 0) > 0;
+  const rows: SearchDocumentRow[] = [];
+  let lo = 0;
+  for (let tier = 1; tier <= 4; tier++) {
+    if (tier < 4 && !adds(tier)) continue;
+    const hi = tier - 1;
+    const flt: string[] = [];
+    for (let t = 0; t <= hi; t++) for (const token of tierFilterTokens[t] ?? []) flt.push(token);
+    rows.push({
+      lo,
+      hi,
+      values: [values[0], hi >= 1 ? values[1] : '', hi >= 2 ? values[2] : '', hi >= 3 ? values[3] : ''],
+      flt: [...new Set(flt)].join(' '),
+    });
+    lo = tier;
+  }
+  return rows;
 }

@@ -54,6 +54,19 @@ describe('search document', () => {
     expect(filterToken('vendor', 'INTEL')).toBe(filterToken('vendor', 'intel'));
     expect(filterToken('vendor', 'intel')).toMatch(/^f[0-9a-f]{24}$/);
   });
+
+  it('has one row per distinct view: values and filter tokens of a tier only in the rows of that tier and above', () => {
+    const doc = buildSearchDocument(part, attributes);
+    // cost (admin, tier 2) starts a new view; csa (tier 1) adds nothing.
+    expect(doc.rows).toEqual([
+      { lo: 0, hi: 1, values: ['Intel', '', '', ''], flt: filterToken('vendor', 'intel') },
+      { lo: 2, hi: 3, values: ['Intel', '', 'Secret', ''], flt: filterToken('vendor', 'intel') },
+    ]);
+    const plain = buildSearchDocument({ part_id: 'p', name: { en: 'Bolt' }, attributes: [] }, attributes);
+    expect(plain.rows).toEqual([{ lo: 0, hi: 3, values: ['', '', '', ''], flt: '' }]);
+    // The marker is one token either way, so it never changes a row's length.
+    expect(plain.meta).toBe('plain');
+  });
 });
 
 describe('planTextSearch', () => {

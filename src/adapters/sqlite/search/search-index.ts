@@ -8,9 +8,12 @@
  *   version per write. Sessions store card ids, so a session shows every hit as it was at search
  *   time for the price of 8 bytes per hit; a superseded card is kept 25 hours (sessions live 24).
  * - `search_current`: part rowid -> current card id, and whether the part has per-organization values.
- * - `search_docs` (FTS5, contentless, rowid = card id): id, names, value columns by visibility,
- *   filter tokens, holder marker (see core/search/document.ts). The rowid order is the "static
- *   order" (most recently written first) used to bound ranking work for very frequent words.
+ * - `search_docs` (FTS5, contentless): id, names, value columns by visibility, filter tokens,
+ *   holder marker (see ./document.ts), one row per distinct view of a card, rowid =
+ *   `card id × 16 + lo × 4 + hi` for the visibility tiers lo..hi the row serves (docRowid). A query
+ *   reads only the rows of its caller's tier, so BM25's length normalisation counts only what the
+ *   caller may see. The rowid order is the "static order" (most recently written first) used to
+ *   bound ranking work for very frequent words.
  * - `search_org_docs` (FTS5, rowid = card id): per-organization searchable values of every
  *   organization, only to learn whether a word occurs in any of them (core/search/plan.ts).
  * - `search_terms`, `search_term_keys`: the letter-only vocabulary of names and values and its
@@ -19,6 +22,8 @@
 import type { Attribute, LangMap } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
 import { buildSearchDocument, ORG_VALUE_COLUMNS, type SearchDocument } from './document.js';
+import type { Visibility } from '../../../api/schemas.js';
+import { VISIBILITY_ORDER } from '../../../core/permissions.js';
 import { evaluatePart } from '../../../core/search/match.js';
 import { planTextSearch, type FtsQuery } from './plan.js';
 import { ftsClause } from './fts-query.js';
@@ -41,6 +46,63 @@ const KNOWN_TERMS_CAP = 20_000;
 const PREFIX_EXPANSION_LIMIT = 64;
 /** Above every string this program stores (U+10FFFF), for prefix ranges. */
 const MAX_CHAR = '\u{10FFFF}';
+/**
+ * The layout of `search_docs` this code writes and reads; a catalog indexed with another layout is
+ * re-indexed on open. 2: one row per view (docRowid), `meta` always one token.
+ */
+const DOC_LAYOUT = '2';
+
+/**
+ * The search_docs rowid of a card's row serving visibility tiers lo..hi (0 = factoryWorker ..
+ * 3 = superAdmin): the card id in the high bits keeps the rowid order the write order.
+ */
+export function docRowid(cardId: number, lo: number, hi: number): number {
+  return cardId * 16 + lo * 4 + hi;
+}
+
+/**
+ * The visibility tier of a caller: the narrowest level it sees. Visibility is nested (every level
+ * sees the wider ones, core/permissions.ts), so the visible levels are tiers 0..tier.
+ */
+export function visibilityTier(visible: readonly Visibility[]): number {
+  let tier = 0;
+  for (const v of visible) tier = Math.max(tier, VISIBILITY_ORDER.indexOf(v));
+  return tier;
+}
+
+/** SQL true for the search_docs rows serving `tier` (the low 4 bits of the rowid encode lo, hi). */
+function tierCondition(tier: number): string {
+  const nibbles: number[] = [];
+  for (let lo = 0; lo <= tier; lo++) for (let hi = tier; hi <= 3; hi++) nibbles.push(lo * 4 + hi);
+  return `(rowid & 15) IN (${nibbles.join(', ')})`;
+}
+
+/** The statements that read search_docs, for the rows of one visibility tier. */
+function tierStatements(db: SqliteDatabase, tier: number) {
+  const rows = `search_docs MATCH ? AND ${tierCondition(tier)}`;
+  return {
+    count: db.prepare<[string], number>(`SELECT count(*) FROM search_docs WHERE ${rows}`).pluck(),
+    scored: db.prepare<[string], ScoredRow>(
+      `SELECT t.id AS id, t.score AS score, c.part_id AS partId FROM (SELECT rowid >> 4 AS id, rank AS score FROM search_docs WHERE ${rows}) AS t JOIN search_cards AS c ON c.id = t.id`,
+    ),
+    // FTS5 walks a doclist cheaply newest-first with a LIMIT; a rowid lower bound is not cheaper than all of it.
+    scoredNewest: db.prepare<[string, number], ScoredRow>(
+      `SELECT t.id AS id, t.score AS score, c.part_id AS partId FROM (SELECT rowid >> 4 AS id, rank AS score FROM search_docs WHERE ${rows} ORDER BY rowid DESC LIMIT ?) AS t JOIN search_cards AS c ON c.id = t.id`,
+    ),
+    ids: db.prepare<[string], number>(`SELECT rowid >> 4 FROM search_docs WHERE ${rows}`).pluck(),
+    newestIds: db.prepare<[string, number], number>(`SELECT rowid >> 4 FROM search_docs WHERE ${rows} ORDER BY rowid DESC LIMIT ?`).pluck(),
+    sortedByPartId: db.prepare<[string, number], ScoredRow>(
+      `SELECT t.id AS id, 0 AS score, c.part_id AS partId FROM (SELECT rowid >> 4 AS id FROM search_docs WHERE ${rows}) AS t JOIN search_cards AS c ON c.id = t.id ORDER BY c.part_id LIMIT ?`,
+    ),
+    scanByPartId: db.prepare<[string, number], ScoredRow>(
+      `SELECT cur.card_id AS id, 0 AS score, p.part_id AS partId FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE cur.card_id IN (SELECT rowid >> 4 FROM search_docs WHERE ${rows}) ORDER BY p.part_id LIMIT ?`,
+    ),
+    holderCandidates: db.prepare<[string], HolderRow>(
+      `SELECT t.id AS id, t.score AS score, p.* FROM (SELECT rowid >> 4 AS id, rank AS score FROM search_docs WHERE ${rows}) AS t JOIN search_cards AS c ON c.id = t.id JOIN parts AS p ON p.rowid_ = c.part_rowid`,
+    ),
+  };
+}
+type TierStatements = ReturnType<typeof tierStatements>;
 
 /** Tuning of the ranking work per search (see docs/search.md, "Ranking cost"). */
 export interface SearchIndexOptions {
@@ -101,6 +163,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private cacheGeneration = '';
   private lastGc = 0;
   private readonly stmt;
+  /** Read statements by visibility tier, prepared on first use. */
+  private readonly tierStmts: (TierStatements | undefined)[] = [];
 
   constructor(db: SqliteDatabase, options: SearchIndexOptions) {
     this.db = db;
@@ -124,7 +188,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       insertDoc: db.prepare<[number, string, string, string, string, string, string, string, string]>(
         'INSERT INTO search_docs (rowid, pid, names, v0, v1, v2, v3, flt, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
-      deleteDoc: db.prepare<[number]>('DELETE FROM search_docs WHERE rowid = ?'),
+      // Every row of a card: rowids card × 16 .. card × 16 + 15.
+      deleteDoc: db.prepare<[number, number]>('DELETE FROM search_docs WHERE rowid BETWEEN ? AND ?'),
       insertOrgDoc: db.prepare<[number, string, string, string, string]>('INSERT INTO search_org_docs (rowid, o0, o1, o2, o3) VALUES (?, ?, ?, ?, ?)'),
       deleteOrgDoc: db.prepare<[number]>('DELETE FROM search_org_docs WHERE rowid = ?'),
       insertTerm: db.prepare<[string]>('INSERT OR IGNORE INTO search_terms (term) VALUES (?)'),
@@ -134,22 +199,6 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       termsWithPrefix: db.prepare<[string, string, number], string>('SELECT term FROM search_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?').pluck(),
       typoCandidates: db.prepare<[string], string>('SELECT DISTINCT term FROM search_term_keys WHERE key IN (SELECT value FROM json_each(?))').pluck(),
       orgProbe: db.prepare<[string], number>('SELECT rowid FROM search_org_docs WHERE search_org_docs MATCH ? LIMIT 1').pluck(),
-      count: db.prepare<[string], number>('SELECT count(*) FROM search_docs WHERE search_docs MATCH ?').pluck(),
-      scored: db.prepare<[string], ScoredRow>(
-        'SELECT t.id AS id, t.score AS score, c.part_id AS partId FROM (SELECT rowid AS id, rank AS score FROM search_docs WHERE search_docs MATCH ?) AS t JOIN search_cards AS c ON c.id = t.id',
-      ),
-      // FTS5 walks a doclist cheaply newest-first with a LIMIT; a rowid lower bound is not cheaper than all of it.
-      scoredNewest: db.prepare<[string, number], ScoredRow>(
-        'SELECT t.id AS id, t.score AS score, c.part_id AS partId FROM (SELECT rowid AS id, rank AS score FROM search_docs WHERE search_docs MATCH ? ORDER BY rowid DESC LIMIT ?) AS t JOIN search_cards AS c ON c.id = t.id',
-      ),
-      ids: db.prepare<[string], number>('SELECT rowid FROM search_docs WHERE search_docs MATCH ?').pluck(),
-      newestIds: db.prepare<[string, number], number>('SELECT rowid FROM search_docs WHERE search_docs MATCH ? ORDER BY rowid DESC LIMIT ?').pluck(),
-      sortedByPartId: db.prepare<[string, number], ScoredRow>(
-        'SELECT t.id AS id, 0 AS score, c.part_id AS partId FROM (SELECT rowid AS id FROM search_docs WHERE search_docs MATCH ?) AS t JOIN search_cards AS c ON c.id = t.id ORDER BY c.part_id LIMIT ?',
-      ),
-      scanByPartId: db.prepare<[string, number], ScoredRow>(
-        'SELECT cur.card_id AS id, 0 AS score, p.part_id AS partId FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE cur.card_id IN (SELECT rowid FROM search_docs WHERE search_docs MATCH ?) ORDER BY p.part_id LIMIT ?',
-      ),
       everything: db.prepare<[number], ScoredRow>(
         'SELECT cur.card_id AS id, 0 AS score, p.part_id AS partId FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ ORDER BY p.part_id LIMIT ?',
       ),
@@ -158,9 +207,6 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         'SELECT cur.card_id AS id, 0 AS score, p.part_id AS partId FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE cur.holder = 0 ORDER BY p.part_id LIMIT ?',
       ),
       countNonHolders: db.prepare<[], number>('SELECT count(*) FROM search_current WHERE holder = 0').pluck(),
-      holderCandidates: db.prepare<[string], HolderRow>(
-        'SELECT t.id AS id, t.score AS score, p.* FROM (SELECT rowid AS id, rank AS score FROM search_docs WHERE search_docs MATCH ?) AS t JOIN search_cards AS c ON c.id = t.id JOIN parts AS p ON p.rowid_ = c.part_rowid',
-      ),
       cards: db.prepare<[string], CardRow>('SELECT id, part_id, service_id, names, created_at, modified_at FROM search_cards WHERE id IN (SELECT value FROM json_each(?))'),
       currentCards: db.prepare<[string], { part_id: string; card_id: number }>(
         'SELECT p.part_id AS part_id, cur.card_id AS card_id FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE p.part_id IN (SELECT value FROM json_each(?))',
@@ -210,7 +256,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     for (const row of this.stmt.partsWithAttribute.all(after.attribute_id)) {
       const current = this.stmt.current.get(row.rowid_);
       if (!current) continue;
-      this.stmt.deleteDoc.run(current.card_id);
+      this.deleteDocs(current.card_id);
       if (current.org_doc === 1) this.stmt.deleteOrgDoc.run(current.card_id);
       const doc = buildSearchDocument(partFromRow(row), attributes);
       this.stmt.setCurrent.run(row.rowid_, current.card_id, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
@@ -231,15 +277,21 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     this.writeDocs(cardId, doc);
   }
 
+  private deleteDocs(cardId: number): void {
+    this.stmt.deleteDoc.run(docRowid(cardId, 0, 0), docRowid(cardId, 3, 3));
+  }
+
   private retire(cardId: number, hasOrgDoc: boolean, now: number): void {
     this.stmt.supersede.run(now, cardId);
-    this.stmt.deleteDoc.run(cardId);
+    this.deleteDocs(cardId);
     if (hasOrgDoc) this.stmt.deleteOrgDoc.run(cardId);
   }
 
   private writeDocs(cardId: number, doc: SearchDocument): void {
-    const [v0, v1, v2, v3] = doc.values;
-    this.stmt.insertDoc.run(cardId, doc.pid, doc.names, v0, v1, v2, v3, doc.flt, doc.meta);
+    for (const row of doc.rows) {
+      const [v0, v1, v2, v3] = row.values;
+      this.stmt.insertDoc.run(docRowid(cardId, row.lo, row.hi), doc.pid, doc.names, v0, v1, v2, v3, row.flt, doc.meta);
+    }
     if (doc.orgValues) this.stmt.insertOrgDoc.run(cardId, ...doc.orgValues);
     this.addTerms(doc.terms);
   }
@@ -274,7 +326,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   /** Indexes every part when migration 4 (or rebuild()) asked for it; another process may have done it already. */
   private rebuildIfPending(): void {
-    const pending = () => this.stmt.getState.get('rebuild') === 'pending';
+    const pending = () => this.stmt.getState.get('rebuild') === 'pending' || this.stmt.getState.get('layout') !== DOC_LAYOUT;
     if (!pending()) return;
     this.db.transaction(() => {
       if (!pending()) return;
@@ -292,6 +344,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         after = last.rowid_;
       }
       this.stmt.setState.run('rebuild', 'done');
+      this.stmt.setState.run('layout', DOC_LAYOUT);
     }).immediate();
   }
 
@@ -340,6 +393,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     const orgColumns = query.visibleValues.map((v) => ORG_VALUE_COLUMNS[v]);
     const inOrgText = words.map((w) => orgColumns.length > 0 && this.stmt.orgProbe.get(ftsClause(w.alternatives, orgColumns)) !== undefined);
     const plan = planTextSearch({ words, inOrgText, visibleValues: query.visibleValues, filters: query.filters, ctx: query.ctx });
+    const t = this.tierStatements(visibilityTier(query.visibleValues));
     let ranked: Ranked;
     switch (plan.kind) {
       case 'nothing':
@@ -349,16 +403,16 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         ranked = { total: this.stmt.countEverything.get() ?? 0, scored: this.asHits(this.stmt.everything.all(maxHits)), unscored0: [], unscored1: [] };
         break;
       case 'exact':
-        ranked = this.rank(plan.query, maxHits);
+        ranked = this.rank(t, plan.query, maxHits);
         break;
       case 'split': {
         let nonHolders = NO_HITS;
         if (plan.nonHolders === 'all') {
           nonHolders = { total: this.stmt.countNonHolders.get() ?? 0, scored: this.asHits(this.stmt.nonHolders.all(maxHits)), unscored0: [], unscored1: [] };
         } else if (plan.nonHolders !== 'none') {
-          nonHolders = this.rank(plan.nonHolders, maxHits);
+          nonHolders = this.rank(t, plan.nonHolders, maxHits);
         }
-        const holders = this.verifyHolders(plan.holders, words, query);
+        const holders = this.verifyHolders(t, plan.holders, words, query);
         ranked = { ...nonHolders, total: nonHolders.total + holders.length, scored: [...nonHolders.scored, ...holders] };
         break;
       }
@@ -395,6 +449,16 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     return { word, alternatives, idAlternatives: [{ tokens: word.tokens, prefix: word.prefix }] };
   }
 
+  /** The read statements for the rows of one visibility tier (prepared once per tier). */
+  private tierStatements(tier: number): TierStatements {
+    let statements = this.tierStmts[tier];
+    if (!statements) {
+      statements = tierStatements(this.db, tier);
+      this.tierStmts[tier] = statements;
+    }
+    return statements;
+  }
+
   private asHits(rows: readonly ScoredRow[]): ScoredHit[] {
     return rows.map((r) => ({ id: r.id, score: r.score, partId: r.partId, tier: 1 }));
   }
@@ -407,29 +471,29 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * others walk newest-first and stop at their LIMIT.
    * Without words (filters only) hits are ordered by part id.
    */
-  private rank(query: FtsQuery, maxHits: number): Ranked {
-    const total = this.stmt.count.get(query.match) ?? 0;
+  private rank(t: TierStatements, query: FtsQuery, maxHits: number): Ranked {
+    const total = t.count.get(query.match) ?? 0;
     if (total === 0 || maxHits <= 0) return { ...NO_HITS, total };
     if (query.names === undefined) {
-      const rows = total <= this.sortLimit ? this.stmt.sortedByPartId.all(query.match, maxHits) : this.stmt.scanByPartId.all(query.match, maxHits);
+      const rows = total <= this.sortLimit ? t.sortedByPartId.all(query.match, maxHits) : t.scanByPartId.all(query.match, maxHits);
       return { total, scored: this.asHits(rows), unscored0: [], unscored1: [] };
     }
     const tiered = (rows: readonly ScoredRow[], names: ReadonlySet<number>): ScoredHit[] =>
       rows.map((r) => ({ id: r.id, score: r.score, partId: r.partId, tier: names.has(r.id) ? 0 : 1 }));
     if (total <= this.fullRankLimit) {
-      return { total, scored: tiered(this.stmt.scored.all(query.match), new Set(this.stmt.ids.all(query.names))), unscored0: [], unscored1: [] };
+      return { total, scored: tiered(t.scored.all(query.match), new Set(t.ids.all(query.names))), unscored0: [], unscored1: [] };
     }
-    const window = this.stmt.scoredNewest.all(query.match, this.rankWindow);
+    const window = t.scoredNewest.all(query.match, this.rankWindow);
     let floor = Number.MAX_SAFE_INTEGER;
     for (const r of window) if (r.id < floor) floor = r.id;
     // Both lists are newest first; the tier-0 hits among the newest maxHits hits are among the
     // newest maxHits tier-0 hits, so one merge walk splits the hits by tier.
-    const names = this.stmt.newestIds.all(query.names, maxHits);
+    const names = t.newestIds.all(query.names, maxHits);
     const windowNames = new Set<number>();
     const unscored0: number[] = [];
     const unscored1: number[] = [];
     let n = 0;
-    for (const id of this.stmt.newestIds.all(query.match, maxHits)) {
+    for (const id of t.newestIds.all(query.match, maxHits)) {
       while (n < names.length && (names[n] ?? 0) > id) n++;
       const tier0 = names[n] === id;
       if (id >= floor) {
@@ -440,9 +504,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   }
 
   /** Evaluates each candidate holder exactly, as the caller's organization sees it. */
-  private verifyHolders(match: string, words: readonly ExpandedWord[], query: TextSearchQuery): ScoredHit[] {
+  private verifyHolders(t: TierStatements, match: string, words: readonly ExpandedWord[], query: TextSearchQuery): ScoredHit[] {
     const hits: ScoredHit[] = [];
-    for (const row of this.stmt.holderCandidates.all(match)) {
+    for (const row of t.holderCandidates.all(match)) {
       const result = evaluatePart(partFromRow(row), words, query.filters, query.ctx);
       if (result.matches) hits.push({ id: row.id, score: row.score, partId: row.part_id, tier: result.namesTier ? 0 : 1 });
     }
