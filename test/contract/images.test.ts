@@ -135,7 +135,11 @@ describe.each(MODES)('images (%s client)', (mode) => {
 
     // A definition without a file updates the metadata of an existing image; catalogAdmin may
     // change info but not position (nor clear it).
-    expect(await admin.uploadImages([{ image_id: 'pos-admin', part_id: 'p2', info: 'display weight=3' }], [])).toEqual({ created: [], updated: ['pos-admin'], errors: {} });
+    expect(await admin.uploadImages([{ image_id: 'pos-admin', part_id: 'p1', info: 'display weight=3' }], [])).toEqual({ created: [], updated: ['pos-admin'], errors: {} });
+    expect(await h.admin.getImage('pos-admin')).toEqual({ image_id: 'pos-admin', part_id: 'p1', info: 'display weight=3', position: 1 });
+    // Moving it to another part carries the position: a change of position too (issue 11).
+    expect((await admin.uploadImages([{ image_id: 'pos-admin', part_id: 'p2', info: 'display weight=3' }], [])).errors).toEqual({ 'pos-admin': [POSITION_ROLE_ERROR('pos-admin')] });
+    expect(await contributor.uploadImages([{ image_id: 'pos-admin', part_id: 'p2', info: 'display weight=3' }], [])).toEqual({ created: [], updated: ['pos-admin'], errors: {} });
     expect(await h.admin.getImage('pos-admin')).toEqual({ image_id: 'pos-admin', part_id: 'p2', info: 'display weight=3', position: 1 });
     expect((await admin.uploadImages([{ image_id: 'pos-admin', part_id: 'p2', info: 'display', position: null }], [])).errors).toEqual({ 'pos-admin': [POSITION_ROLE_ERROR('pos-admin')] });
     expect(await contributor.uploadImages([{ image_id: 'pos-admin', part_id: 'p2', info: 'display', position: null }], [])).toEqual({ created: [], updated: ['pos-admin'], errors: {} });

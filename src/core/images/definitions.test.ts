@@ -62,9 +62,16 @@ describe('decideImageUpsert', () => {
     expect(created).toMatchObject({ kind: 'write', created: true, value: { image: { sha256: file.sha256, position: null, createdAt: 20 } } });
   });
 
-  it('keeps the stored file and position when absent; clearing a position needs the role', () => {
-    const keep = decideImageUpsert(valid({ image_id: 'a', part_id: 'q', info: 'display weight=1', position: undefined }), undefined, stored, true, ctx);
-    expect(keep).toMatchObject({ kind: 'write', created: false, value: { image: { part_id: 'q', sha256: stored.sha256, position: 2, createdAt: 10, modifiedAt: 20 } } });
+  it('keeps the stored file and position when absent; clearing a position or moving a positioned image needs the role', () => {
+    const keep = decideImageUpsert(valid({ image_id: 'a', part_id: 'p', info: 'display weight=1', position: undefined }), undefined, stored, true, ctx);
+    expect(keep).toMatchObject({ kind: 'write', created: false, value: { image: { part_id: 'p', sha256: stored.sha256, position: 2, createdAt: 10, modifiedAt: 20 } } });
+    // A move to another part carries the position (issue 11).
+    const move = valid({ image_id: 'a', part_id: 'q', info: 'display weight=1', position: undefined });
+    expect(decideImageUpsert(move, undefined, stored, true, ctx)).toEqual({ kind: 'error', messages: [POSITION_ROLE_ERROR('a')] });
+    expect(decideImageUpsert(move, file, stored, true, ctx)).toEqual({ kind: 'error', messages: [POSITION_ROLE_ERROR('a')] });
+    expect(decideImageUpsert(move, undefined, stored, true, { ...ctx, mayPosition: true })).toMatchObject({ kind: 'write', value: { image: { part_id: 'q', position: 2 } } });
+    // A move of an image without a position is not a change of position.
+    expect(decideImageUpsert(move, undefined, { ...stored, position: null }, true, ctx)).toMatchObject({ kind: 'write', value: { image: { part_id: 'q', position: null } } });
     const clear = valid({ image_id: 'a', part_id: 'p', info: 'display', position: null });
     expect(decideImageUpsert(clear, undefined, stored, true, ctx)).toEqual({ kind: 'error', messages: [POSITION_ROLE_ERROR('a')] });
     expect(decideImageUpsert(clear, undefined, stored, true, { ...ctx, mayPosition: true })).toMatchObject({ kind: 'write', value: { image: { position: null } } });
@@ -72,7 +79,7 @@ describe('decideImageUpsert', () => {
 
   it('unknown part; a kept position without display', () => {
     const def = valid({ image_id: 'a', part_id: 'ghost', info: 'searchable', position: undefined });
-    const decision = decideImageUpsert(def, undefined, stored, false, ctx);
+    const decision = decideImageUpsert(def, undefined, stored, false, { ...ctx, mayPosition: true });
     expect(decision.kind === 'error' && decision.messages).toEqual([
       "part_id: part 'ghost' does not exist",
       'position: the image keeps its position 2, which is only allowed when info contains the token display (send "position": null to clear it)',

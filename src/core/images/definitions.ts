@@ -113,8 +113,9 @@ export function noFileMessage(imageId: string): string {
 
 /**
  * Decides one image write inside the store's transaction (decisions §4). Item errors: the part does
- * not exist; a new image without a file; `position: null` clearing a stored position without the
- * role (spec §7); a kept position when the new info has no `display`. Otherwise writes the image:
+ * not exist; a new image without a file; without the role of spec §7, `position: null` clearing a
+ * stored position or a new `part_id` for an image with a stored position (a move carries its
+ * position); a kept position when the new info has no `display`. Otherwise writes the image:
  * a new file replaces the original, info and part_id replace the stored ones, `position` absent
  * keeps the stored one. `features`: see {@link ImageWrite}.
  */
@@ -126,7 +127,11 @@ export function decideImageUpsert(
   context: { now: number; mayPosition: boolean; features: Uint8Array | null | undefined },
 ): Decision<ImageWrite> {
   const messages: string[] = [];
-  if (def.position === null && existing?.position != null && !context.mayPosition) messages.push(POSITION_ROLE_ERROR(def.image_id));
+  // Spec §7: only dataContributor/dataValidator change a position, and moving a positioned image to
+  // another part (position kept) changes where that position applies, so it is a change too (issue 11).
+  const clears = def.position === null && existing?.position != null;
+  const carries = def.position === undefined && existing?.position != null && existing.part_id !== def.part_id;
+  if ((clears || carries) && !context.mayPosition) messages.push(POSITION_ROLE_ERROR(def.image_id));
   if (!partExists) messages.push(`part_id: part '${def.part_id}' does not exist`);
   if (!existing && !file) messages.push(noFileMessage(def.image_id));
   const position = def.position === undefined ? (existing?.position ?? null) : def.position;
