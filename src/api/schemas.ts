@@ -226,6 +226,12 @@ export interface Principal {
   name: string;
   roles: readonly Role[];
   organization: string | null;
+  /**
+   * Server-side only, never on the wire: the stable identity that owns this caller's search
+   * sessions (a token's secret-hash prefix, `local` for local mode), so a name re-used by
+   * another token cannot read them (issue 11).
+   */
+  sessionOwner?: string;
 }
 
 /** Limits of decisions §9. */

@@ -114,7 +114,7 @@ export interface TextSearchQuery {
 /** A stored search session (decisions §8); times in microseconds. */
 export interface StoredSession {
   sessionId: string;
-  /** Name of the token that started it: the only one that may read it. */
+  /** Stable identity of the token that started it (Principal.sessionOwner, never its name): the only one that may read it. */
   principal: string;
   createdAt: number;
   expiresAt: number;

@@ -8,7 +8,7 @@ const WRITER_ROLES: readonly Role[] = CATALOG_ROLES;
 const POSITION_ROLES: readonly Role[] = ['dataContributor', 'dataValidator'];
 
 /** The identity of local mode: the owner of the data directory, with every role (decisions §2). */
-export const LOCAL_OWNER: Principal = Object.freeze({ name: 'local', roles: ROLES, organization: null });
+export const LOCAL_OWNER: Principal = Object.freeze({ name: 'local', roles: ROLES, organization: null, sessionOwner: 'local' });
 
 function hasAny(principal: Principal, roles: readonly Role[]): boolean {
   return principal.roles.some((r) => roles.includes(r));

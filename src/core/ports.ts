@@ -169,13 +169,25 @@ export interface SearchIndex {
   currentCards(partIds: readonly string[]): Promise<Map<string, number>>;
 }
 
+/** Bounds on stored search sessions (issue 11; defaults in SearchLimits, docs/api.md). */
+export interface SessionBudget {
+  /** Live sessions one owner (token) may hold. */
+  maxSessionsPerOwner: number;
+  /** Bytes all sessions may take together, as the store counts them (≈ the file's size). */
+  maxTotalBytes: number;
+}
+
 /** Search sessions: a snapshot of ordered hits per session, readable page by page in constant time. */
 export interface SessionStore {
-  create(session: StoredSession, cardIds: readonly number[]): Promise<void>;
+  /**
+   * Stores a session and its hits. With a budget, first evicts, oldest first, the owner's sessions
+   * beyond `maxSessionsPerOwner` and anyone's beyond `maxTotalBytes`; the new one is always kept.
+   */
+  create(session: StoredSession, cardIds: readonly number[], budget?: SessionBudget): Promise<void>;
   get(sessionId: string): Promise<StoredSession | undefined>;
   /** Card ids of hits [skip, skip + limit); fewer (or none) past the stored end. */
   readHits(sessionId: string, skip: number, limit: number): Promise<number[]>;
-  /** Deletes at most `max` sessions that expired by `nowMicros`; returns how many. */
+  /** Deletes at most `max` sessions that expired by `nowMicros` and gives their space back; returns how many. */
   purgeExpired(nowMicros: number, max: number): Promise<number>;
   close(): Promise<void>;
 }

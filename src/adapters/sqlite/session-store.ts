@@ -6,43 +6,71 @@
  * churn. Losing the file loses only open sessions (their reads answer 404).
  *
  * A session's hits are result-card ids (see search-index.ts) in blocks of {@link BLOCK_SIZE},
- * keyed (session_id, block): reading page k is one indexed range read of at most
+ * keyed by session and block, each block packed as zigzag deltas in LEB128 varints (≈2 bytes a hit
+ * instead of 8: docs/search.md, Sessions): reading page k is one indexed range read of at most
  * ceil(limit / BLOCK_SIZE) + 1 rows, whatever k is.
+ *
+ * Growth is bounded (issue 11): `create` evicts the owner's oldest sessions beyond
+ * {@link SessionBudget.maxSessionsPerOwner} and everyone's oldest beyond
+ * {@link SessionBudget.maxTotalBytes}, in the same transaction as the insert; `purgeExpired`
+ * deletes expired sessions and gives their pages back to the file system (auto_vacuum =
+ * INCREMENTAL, and a WAL truncated after checkpoints).
  */
 import Database from 'better-sqlite3';
-import type { SessionStore } from '../../core/ports.js';
+import type { SessionBudget, SessionStore } from '../../core/ports.js';
 import { BUSY_TIMEOUT_MS, type SqliteDatabase } from './database.js';
 import type { StoredSession } from '../../core/model.js';
 
 /** File name of the session database inside a data directory. */
 export const SESSIONS_FILE = 'sessions.db';
-/** Hits per stored block (8 KiB: few rows to write, little to decode for a page). */
+/** Hits per stored block (2–3 KiB packed: few rows to write, little to decode for a page). */
 export const BLOCK_SIZE = 1024;
-const SCHEMA_VERSION = 1;
+/** Block numbers per session in the hit key (65,536 blocks = 67 M hits, far above any session maximum). */
+const BLOCKS_PER_SESSION = 65_536;
+/** Bytes a session row costs besides its hit blocks (ids, times, b-tree cells), for the size budget. */
+export const SESSION_ROW_BYTES = 128;
+/** Bytes a hit block row costs besides its packed ids. */
+const BLOCK_ROW_BYTES = 16;
+/** The WAL is truncated to this size after a checkpoint (it would otherwise keep its peak size). */
+const JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024;
+const SCHEMA_VERSION = 2;
 
+// Version 1 stored float64 ids and the token's NAME as owner: its sessions are dropped (a cache),
+// not converted, because a name is not the token (a revoked name re-created must not read them).
 const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS sessions (
-    session_id TEXT PRIMARY KEY,
-    principal TEXT NOT NULL,          -- token name of the creator; nobody else may read it
+  DROP TABLE IF EXISTS session_hits;
+  DROP TABLE IF EXISTS sessions;
+  CREATE TABLE sessions (
+    seq INTEGER PRIMARY KEY,          -- insertion order: eviction takes the lowest first
+    session_id TEXT NOT NULL UNIQUE,
+    owner TEXT NOT NULL,              -- the creator's stable token identity (Principal.sessionOwner); nobody else may read it
     created_at INTEGER NOT NULL,      -- microseconds since the epoch
     expires_at INTEGER NOT NULL,
     image_id TEXT,                    -- the stored query image; NULL for a text search
     language TEXT,                    -- the request's language, for the name of each result
     total INTEGER NOT NULL,           -- resultsTotalCount: every hit, stored or not
-    stored INTEGER NOT NULL           -- hits stored (at most the configured maximum)
-  ) WITHOUT ROWID;
-  CREATE INDEX IF NOT EXISTS sessions_by_expiry ON sessions(expires_at);
-  CREATE TABLE IF NOT EXISTS session_hits (
-    session_id TEXT NOT NULL,
-    block INTEGER NOT NULL,           -- hits [block * 1024, block * 1024 + 1024)
-    card_ids BLOB NOT NULL,           -- float64 little-endian card ids, in rank order
-    PRIMARY KEY (session_id, block)
-  ) WITHOUT ROWID;
+    stored INTEGER NOT NULL,          -- hits stored (at most the configured maximum)
+    bytes INTEGER NOT NULL            -- what the session costs against the size budget
+  );
+  CREATE INDEX sessions_by_owner ON sessions(owner, seq);
+  CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+  -- A rowid table, not WITHOUT ROWID: there a row over ~1 KB spills into a whole 4 KB overflow
+  -- page, here up to ~4 KB stays in the leaf (measured: 8.8 bytes a hit with float64 blocks).
+  CREATE TABLE session_hits (
+    id INTEGER PRIMARY KEY,           -- sessions.seq * 65536 + block; block b holds hits [b * 1024, b * 1024 + 1024)
+    card_ids BLOB NOT NULL            -- zigzag-delta LEB128 varints of the card ids, in rank order
+  );
+  CREATE TABLE session_totals (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    bytes INTEGER NOT NULL            -- sum of sessions.bytes, kept by every insert and delete
+  );
+  INSERT INTO session_totals (id, bytes) VALUES (1, 0);
 `;
 
 interface SessionRow {
+  seq: number;
   session_id: string;
-  principal: string;
+  owner: string;
   created_at: number;
   expires_at: number;
   image_id: string | null;
@@ -51,37 +79,80 @@ interface SessionRow {
   stored: number;
 }
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** Card ids must be below this (2^51), so every zigzag difference is a safe integer. */
+const MAX_CARD_ID = 2 ** 51;
 
-function encode(ids: readonly number[]): Buffer {
-  if (LITTLE_ENDIAN) return Buffer.from(Float64Array.from(ids).buffer);
-  const buf = Buffer.allocUnsafe(ids.length * 8);
-  ids.forEach((id, i) => buf.writeDoubleLE(id, i * 8));
-  return buf;
+/**
+ * Packs card ids (integers in [0, 2^51): SQLite rowids) as LEB128 varints of the zigzag-encoded difference
+ * to the previous id (the first to 0). Ranked hits are mostly newest-first runs (docs/search.md,
+ * Ranking cost), so most differences fit one or two bytes; any order is exact.
+ */
+export function packCardIds(ids: readonly number[]): Buffer {
+  const out = Buffer.allocUnsafe(ids.length * 8 + 8);
+  let at = 0;
+  let previous = 0;
+  for (const id of ids) {
+    if (!Number.isSafeInteger(id) || id < 0 || id >= MAX_CARD_ID) throw new RangeError(`card id ${id} is not an integer in [0, 2^51)`);
+    const delta = id - previous;
+    previous = id;
+    // Zigzag with arithmetic, not bit operators: ids may exceed 32 bits.
+    let z = delta >= 0 ? delta * 2 : -delta * 2 - 1;
+    while (z >= 0x80) {
+      out[at++] = (z % 0x80) | 0x80;
+      z = Math.floor(z / 0x80);
+    }
+    out[at++] = z;
+  }
+  return Buffer.from(out.subarray(0, at));
 }
 
-/** Card ids [from, to) of a block. */
-function decode(buf: Buffer, from: number, to: number): number[] {
+/** Card ids [from, to) of a block packed by {@link packCardIds}. */
+export function unpackCardIds(buf: Uint8Array, from = 0, to = Number.POSITIVE_INFINITY): number[] {
   const out: number[] = [];
-  for (let i = from; i < to && i * 8 < buf.length; i++) out.push(buf.readDoubleLE(i * 8));
+  let previous = 0;
+  let at = 0;
+  for (let i = 0; i < to && at < buf.length; i++) {
+    let z = 0;
+    let scale = 1;
+    let byte: number;
+    do {
+      byte = buf[at++] ?? 0;
+      z += (byte & 0x7f) * scale;
+      scale *= 0x80;
+    } while (byte & 0x80);
+    previous += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+    if (i >= from) out.push(previous);
+  }
   return out;
 }
 
-/** Opens (creating) the session database at `path` (":memory:" for none on disk). */
+/**
+ * Opens (creating or migrating) the session database at `path` (":memory:" for none on disk).
+ * A new file gets auto_vacuum = INCREMENTAL before its first table; a version-1 file has its
+ * tables replaced and is converted once with VACUUM (its sessions are dropped, see SCHEMA).
+ * Throws when the file's schema is newer than this program's.
+ */
 export function openSessionDatabase(path: string): SqliteDatabase {
   const db = new Database(path);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // Before any table exists this takes effect at once; for an older file VACUUM applies it below.
+  db.pragma('auto_vacuum = INCREMENTAL');
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
+  db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
   // A crash may lose the last sessions, never corrupt the file (WAL + NORMAL); no fsync per search.
   db.pragma('synchronous = NORMAL');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) throw new Error(`the session database ${path} has schema version ${version}, newer than this program's ${SCHEMA_VERSION}: upgrade catalog`);
   if (version < SCHEMA_VERSION) {
     db.transaction(() => {
+      // Re-read inside the write lock: another process may have migrated meanwhile.
+      if ((db.pragma('user_version', { simple: true }) as number) >= SCHEMA_VERSION) return;
       db.exec(SCHEMA);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
   }
+  // 2 = INCREMENTAL. Only a file created by version 1 lacks it; its old tables are gone, so this is quick.
+  if ((db.pragma('auto_vacuum', { simple: true }) as number) !== 2) db.exec('VACUUM');
   return db;
 }
 
@@ -93,26 +164,66 @@ export class SqliteSessionStore implements SessionStore {
   constructor(db: SqliteDatabase) {
     this.db = db;
     this.stmt = {
-      insert: db.prepare<[string, string, number, number, string | null, string | null, number, number]>(
-        'INSERT INTO sessions (session_id, principal, created_at, expires_at, image_id, language, total, stored) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      insert: db.prepare<[string, string, number, number, string | null, string | null, number, number, number]>(
+        'INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
-      insertBlock: db.prepare<[string, number, Buffer]>('INSERT INTO session_hits (session_id, block, card_ids) VALUES (?, ?, ?)'),
+      insertBlock: db.prepare<[number, Buffer]>('INSERT INTO session_hits (id, card_ids) VALUES (?, ?)'),
       get: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE session_id = ?'),
-      blocks: db.prepare<[string, number, number], { block: number; card_ids: Buffer }>(
-        'SELECT block, card_ids FROM session_hits WHERE session_id = ? AND block BETWEEN ? AND ? ORDER BY block',
-      ),
-      expired: db.prepare<[number, number], string>('SELECT session_id FROM sessions WHERE expires_at <= ? LIMIT ?').pluck(),
-      deleteHits: db.prepare<[string]>('DELETE FROM session_hits WHERE session_id = ?'),
-      deleteSession: db.prepare<[string]>('DELETE FROM sessions WHERE session_id = ?'),
+      blocks: db.prepare<[number, number], { id: number; card_ids: Buffer }>('SELECT id, card_ids FROM session_hits WHERE id BETWEEN ? AND ? ORDER BY id'),
+      countOwned: db.prepare<[string], number>('SELECT count(*) FROM sessions WHERE owner = ?').pluck(),
+      oldestOwned: db.prepare<[string, number], { seq: number; bytes: number }>('SELECT seq, bytes FROM sessions WHERE owner = ? ORDER BY seq LIMIT ?'),
+      oldest: db.prepare<[number], { seq: number; bytes: number }>('SELECT seq, bytes FROM sessions ORDER BY seq LIMIT ?'),
+      expired: db.prepare<[number, number], { seq: number; bytes: number }>('SELECT seq, bytes FROM sessions WHERE expires_at <= ? LIMIT ?'),
+      deleteHits: db.prepare<[number, number]>('DELETE FROM session_hits WHERE id BETWEEN ? AND ?'),
+      deleteSession: db.prepare<[number]>('DELETE FROM sessions WHERE seq = ?'),
+      totalBytes: db.prepare<[], number>('SELECT bytes FROM session_totals WHERE id = 1').pluck(),
+      addBytes: db.prepare<[number]>('UPDATE session_totals SET bytes = bytes + ? WHERE id = 1'),
+      count: db.prepare<[], number>('SELECT count(*) FROM sessions').pluck(),
     };
   }
 
-  async create(session: StoredSession, cardIds: readonly number[]): Promise<void> {
+  /** Deletes sessions (with their hits) and takes their bytes off the total; inside a transaction. */
+  private remove(rows: readonly { seq: number; bytes: number }[]): void {
+    let bytes = 0;
+    for (const row of rows) {
+      this.stmt.deleteHits.run(row.seq * BLOCKS_PER_SESSION, row.seq * BLOCKS_PER_SESSION + BLOCKS_PER_SESSION - 1);
+      this.stmt.deleteSession.run(row.seq);
+      bytes += row.bytes;
+    }
+    if (bytes !== 0) this.stmt.addBytes.run(-bytes);
+  }
+
+  /**
+   * Stores a session. With a budget, first evicts (oldest first) the owner's sessions that would
+   * exceed `maxSessionsPerOwner` and then anyone's that would take the total past
+   * `maxTotalBytes`; the new session itself is always kept. One immediate transaction.
+   */
+  async create(session: StoredSession, cardIds: readonly number[], budget?: SessionBudget): Promise<void> {
+    const blocks: Buffer[] = [];
+    for (let block = 0; block * BLOCK_SIZE < cardIds.length; block++) blocks.push(packCardIds(cardIds.slice(block * BLOCK_SIZE, (block + 1) * BLOCK_SIZE)));
+    const bytes = SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + b.length + BLOCK_ROW_BYTES, 0);
     this.db.transaction(() => {
-      this.stmt.insert.run(session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, cardIds.length);
-      for (let block = 0; block * BLOCK_SIZE < cardIds.length; block++) {
-        this.stmt.insertBlock.run(session.sessionId, block, encode(cardIds.slice(block * BLOCK_SIZE, (block + 1) * BLOCK_SIZE)));
+      if (budget) {
+        const excess = this.stmt.countOwned.get(session.principal)! + 1 - budget.maxSessionsPerOwner;
+        if (excess > 0) this.remove(this.stmt.oldestOwned.all(session.principal, excess));
+        let over = this.stmt.totalBytes.get()! + bytes - budget.maxTotalBytes;
+        while (over > 0) {
+          const victims: { seq: number; bytes: number }[] = [];
+          for (const row of this.stmt.oldest.all(64)) {
+            if (over <= 0) break;
+            victims.push(row);
+            over -= row.bytes;
+          }
+          if (victims.length === 0) break;
+          this.remove(victims);
+        }
       }
+      const { lastInsertRowid } = this.stmt.insert.run(
+        session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, cardIds.length, bytes,
+      );
+      const seq = Number(lastInsertRowid);
+      blocks.forEach((packed, block) => this.stmt.insertBlock.run(seq * BLOCKS_PER_SESSION + block, packed));
+      this.stmt.addBytes.run(bytes);
     }).immediate();
   }
 
@@ -121,7 +232,7 @@ export class SqliteSessionStore implements SessionStore {
     if (!row) return undefined;
     return {
       sessionId: row.session_id,
-      principal: row.principal,
+      principal: row.owner,
       createdAt: row.created_at,
       expiresAt: row.expires_at,
       imageId: row.image_id,
@@ -135,23 +246,41 @@ export class SqliteSessionStore implements SessionStore {
     if (limit <= 0) return [];
     const first = Math.floor(skip / BLOCK_SIZE);
     const last = Math.floor((skip + limit - 1) / BLOCK_SIZE);
+    const row = this.stmt.get.get(sessionId);
+    if (!row) return [];
+    const base = row.seq * BLOCKS_PER_SESSION;
     const ids: number[] = [];
-    for (const row of this.stmt.blocks.all(sessionId, first, last)) {
-      const start = row.block * BLOCK_SIZE;
-      ids.push(...decode(row.card_ids, Math.max(0, skip - start), Math.min(BLOCK_SIZE, skip + limit - start)));
+    for (const block of this.stmt.blocks.all(base + first, base + Math.min(last, BLOCKS_PER_SESSION - 1))) {
+      const start = (block.id - base) * BLOCK_SIZE;
+      ids.push(...unpackCardIds(block.card_ids, Math.max(0, skip - start), Math.min(BLOCK_SIZE, skip + limit - start)));
     }
     return ids;
   }
 
+  /**
+   * Deletes at most `max` sessions that expired by `nowMicros`, then returns the free pages to the
+   * file system (incremental vacuum, and a WAL checkpoint so the truncated file is what remains).
+   */
   async purgeExpired(nowMicros: number, max: number): Promise<number> {
-    return this.db.transaction(() => {
-      const ids = this.stmt.expired.all(nowMicros, max);
-      for (const id of ids) {
-        this.stmt.deleteHits.run(id);
-        this.stmt.deleteSession.run(id);
-      }
-      return ids.length;
+    const purged = this.db.transaction(() => {
+      const rows = this.stmt.expired.all(nowMicros, max);
+      this.remove(rows);
+      return rows.length;
     }).immediate();
+    if (purged > 0) this.compact();
+    return purged;
+  }
+
+  /** Gives free pages back (auto_vacuum = INCREMENTAL) and checkpoints the WAL into the shrunk file. */
+  compact(): void {
+    this.db.pragma('incremental_vacuum');
+    // PASSIVE never waits for readers; a busy checkpoint is simply retried next time.
+    if (this.db.pragma('journal_mode', { simple: true }) === 'wal') this.db.pragma('wal_checkpoint(PASSIVE)');
+  }
+
+  /** Live sessions and the bytes they count against the budget (tests, the soak benchmark). */
+  usage(): { sessions: number; bytes: number } {
+    return { sessions: this.stmt.count.get()!, bytes: this.stmt.totalBytes.get()! };
   }
 
   async close(): Promise<void> {

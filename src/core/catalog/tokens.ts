@@ -47,5 +47,6 @@ export function tokenInfo(token: StoredToken): TokenInfo {
 
 /** The principal a token acts as. */
 export function principalOf(token: StoredToken): Principal {
-  return { name: token.name, roles: token.roles, organization: token.organization };
+  // Sessions are owned by the token itself, not its name (issue 11): 128 bits of its secret's hash.
+  return { name: token.name, roles: token.roles, organization: token.organization, sessionOwner: `token:${token.secretHash.slice(0, 32)}` };
 }

@@ -30,18 +30,41 @@ export function queryImageId(bytes: Uint8Array): string {
   return `query-${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`;
 }
 
-/** Tunable limits of search (decisions §8, §9). */
+/** Tunable limits of search (decisions §8, §9; issue 11 for the session budget; docs/api.md). */
 export interface SearchLimits {
   /** Hits stored per session; resultsTotalCount still counts all. */
   maxSessionHits: number;
   /** How long a session can be read, in microseconds. */
   sessionTtlMicros: number;
+  /** Live sessions per token; a new search evicts that token's oldest session beyond it (default 1,000). */
+  maxSessionsPerToken: number;
+  /**
+   * Bytes all sessions may take in sessions.db, as the store counts them (default 128 MiB; the
+   * file stays within about this plus a 4 MiB WAL). A new search evicts the oldest sessions of
+   * any token beyond it.
+   */
+  maxSessionBytes: number;
+  /** Milliseconds between purges of expired sessions (default 60,000); 0 = no timer (a purge then runs only after searches). */
+  sessionPurgeIntervalMs: number;
 }
 
 export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
   maxSessionHits: 10_000,
   sessionTtlMicros: 24 * 3600 * 1_000_000,
+  maxSessionsPerToken: 1000,
+  maxSessionBytes: 128 * 1024 * 1024,
+  sessionPurgeIntervalMs: 60_000,
 };
+
+/**
+ * Who owns a session: the stable identity of the token (Principal.sessionOwner, derived from its
+ * secret's hash), never its name, so a revoked token's name re-created, or a token named `local`,
+ * cannot read sessions it did not start. A principal without one (built in-process) is keyed by
+ * name in a namespace of its own.
+ */
+export function sessionOwner(principal: Principal): string {
+  return principal.sessionOwner ?? `name:${principal.name}`;
+}
 
 /** How often (at most) a search deletes expired sessions, in microseconds. */
 const PURGE_INTERVAL_MICROS = 60 * 1_000_000;
@@ -90,6 +113,8 @@ export class SearchService {
   private readonly ids: Ids;
   private readonly images: ImageSimilaritySearch | undefined;
   private lastPurge = 0;
+  private purgeTimer: ReturnType<typeof setInterval> | undefined;
+  private purging: Promise<void> | undefined;
 
   constructor(deps: SearchServiceDeps) {
     this.context = deps.context;
@@ -99,6 +124,11 @@ export class SearchService {
     this.ids = deps.context.ids;
     this.limits = { ...DEFAULT_SEARCH_LIMITS, ...deps.limits };
     this.images = deps.images;
+    if (this.limits.sessionPurgeIntervalMs > 0) {
+      // Expired sessions go even when nobody searches; unref'd, so it never keeps a process alive.
+      this.purgeTimer = setInterval(() => void this.purgeExpired(), this.limits.sessionPurgeIntervalMs);
+      this.purgeTimer.unref();
+    }
   }
 
   /**
@@ -116,8 +146,9 @@ export class SearchService {
     const now = this.clock.nowMicros();
     const sessionId = this.ids.uuid();
     await this.sessions.create(
-      { sessionId, principal: principal.name, createdAt: now, expiresAt: now + this.limits.sessionTtlMicros, imageId, language: request.language, total: hits.total, stored: hits.cardIds.length },
+      { sessionId, principal: sessionOwner(principal), createdAt: now, expiresAt: now + this.limits.sessionTtlMicros, imageId, language: request.language, total: hits.total, stored: hits.cardIds.length },
       hits.cardIds,
+      { maxSessionsPerOwner: this.limits.maxSessionsPerToken, maxTotalBytes: this.limits.maxSessionBytes },
     );
     await this.purgeNow(now);
     return { sessionId, imageId, results: await this.results(hits.cardIds.slice(0, limit), request.language, projection), resultsTotalCount: hits.total };
@@ -134,7 +165,7 @@ export class SearchService {
     const raw = typeof options.projection === 'string' ? options.projection.split(',').map((v) => v.trim()).filter((v) => v !== '') : options.projection;
     const projection = raw && raw.length > 0 ? checkProjection(raw, 'projection') : undefined;
     const session = await this.sessions.get(sessionId);
-    if (!session || session.principal !== principal.name || session.expiresAt <= this.clock.nowMicros()) {
+    if (!session || session.principal !== sessionOwner(principal) || session.expiresAt <= this.clock.nowMicros()) {
       throw errors.notFound(`search session '${sessionId}' does not exist or has expired; start a new search`);
     }
     const cardIds = skip < session.stored ? await this.sessions.readHits(sessionId, skip, limit) : [];
@@ -196,8 +227,31 @@ export class SearchService {
     await this.sessions.purgeExpired(now, PURGE_BATCH);
   }
 
-  /** Closes the session store (the index lives in the catalog's database). */
+  /**
+   * Deletes every expired session (in batches of 1,000, one transaction each) and gives the space
+   * back; the timer's job, callable directly. Errors (a busy file) wait for the next run.
+   */
+  purgeExpired(): Promise<void> {
+    this.purging ??= (async () => {
+      try {
+        const now = this.clock.nowMicros();
+        while ((await this.sessions.purgeExpired(now, PURGE_BATCH)) === PURGE_BATCH) {
+          // Let requests in between batches.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      } catch {
+        // Sessions are a cache and reads check expiry themselves: the next run retries.
+      } finally {
+        this.purging = undefined;
+      }
+    })();
+    return this.purging;
+  }
+
+  /** Stops the purge timer and closes the session store (the index lives in the catalog's database). */
   async close(): Promise<void> {
+    if (this.purgeTimer) clearInterval(this.purgeTimer);
+    await this.purging;
     await this.sessions.close();
   }
 }
