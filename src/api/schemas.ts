@@ -5,19 +5,36 @@
  */
 import { z } from 'zod';
 
-/** Ids (attribute_id, part_id, image_id, org_id): 1..256 chars, no control characters, no `/` (decisions §1). */
+/**
+ * True when the string has a UTF-16 surrogate without its partner. Such a string has no UTF-8 form:
+ * SQLite would store replacement bytes, so it could not be read back and two ids would collapse
+ * into one (issue 11). With the `u` flag, `\p{Cs}` matches only unpaired surrogates.
+ */
+export function hasLoneSurrogate(s: string): boolean {
+  return /\p{Cs}/u.test(s);
+}
+const LONE_SURROGATE_MESSAGE = 'must not contain unpaired UTF-16 surrogates (it must be valid Unicode)';
+
+/**
+ * Ids (attribute_id, part_id, image_id, org_id): 1..256 chars, no control characters, no `/`, no
+ * unpaired surrogate (decisions §1; issue 11).
+ */
 export const IdSchema = z
   .string()
   .min(1, 'must not be empty')
   .max(256, 'must be at most 256 characters')
   // eslint-disable-next-line no-control-regex
-  .refine((s) => !/[\u0000-\u001f\u007f/]/.test(s), 'must not contain control characters or "/"');
+  .refine((s) => !/[\u0000-\u001f\u007f/]/.test(s), 'must not contain control characters or "/"')
+  .refine((s) => !hasLoneSurrogate(s), LONE_SURROGATE_MESSAGE);
 
 /** Language key such as `en`, `de`, `pt-BR`. */
 export const LanguageSchema = z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as "en" or "pt-BR"');
 
-/** A language key -> string map (spec 2.1 `name`, `default_value`). */
-export const LangMapSchema = z.record(LanguageSchema, z.string().max(10_000, 'must be at most 10,000 characters'));
+/** A language key -> string map (spec 2.1 `name`, `default_value`, values); texts must be valid Unicode. */
+export const LangMapSchema = z.record(
+  LanguageSchema,
+  z.string().max(10_000, 'must be at most 10,000 characters').refine((s) => !hasLoneSurrogate(s), LONE_SURROGATE_MESSAGE),
+);
 
 export const ATTRIBUTE_TYPES = ['text', 'enum'] as const;
 export const VISIBILITIES = ['factoryWorker', 'admin', 'superAdmin', 'csa'] as const;
