@@ -55,7 +55,6 @@ async function openClient(config: CliConfig): Promise<CatalogClient> {
     const { HttpCatalogClient } = await import('../client/http-client.js');
     return new HttpCatalogClient({ url: config.remote.value, token: config.token.value });
   }
-  const [{ openCatalog }, { LocalCatalogClient }] = await Promise.all([import('../open-catalog.js'), import('../client/local-client.js')]);
-  const catalog = openCatalog({ dataDir: config.dataDir.value });
-  return new LocalCatalogClient(catalog);
+  const [{ openLocalCatalog }, { LocalCatalogClient }] = await Promise.all([import('./local-catalog.js'), import('../client/local-client.js')]);
+  return new LocalCatalogClient(await openLocalCatalog(config.dataDir.value));
 }

@@ -1,18 +1,20 @@
 /**
- * The commander tree of `catalog <noun> <verb>` (design/cli.md). Building it has no side effects;
- * each verb imports its module only when it runs, so start-up stays cheap.
+ * The commander tree of `catalog <noun> <verb>` (design/cli.md): registers the nouns. Each verb lives
+ * in src/cli/commands/<noun>/<verb>.ts with its declaration and its run function; building the tree
+ * loads only the declarations (commander), and a verb loads what it needs when it runs, so
+ * `catalog --version` and `--help` stay cheap.
  */
 import { Command, Option } from 'commander';
-import { registerAttributes } from './nouns/attributes.js';
-import { registerCompletion } from './nouns/completion.js';
-import { registerConfig } from './nouns/config.js';
-import { registerMaintenance } from './nouns/maintenance.js';
-import { registerParts } from './nouns/parts.js';
-import { registerImages } from './nouns/images.js';
-import { registerRelations } from './nouns/relations.js';
-import { registerSearch } from './nouns/search.js';
-import { registerServe } from './nouns/serve.js';
-import { registerTokens } from './nouns/tokens.js';
+import * as attributes from './commands/attributes/index.js';
+import * as completion from './commands/completion/completion.js';
+import * as config from './commands/config/config.js';
+import * as images from './commands/images/index.js';
+import * as maintenance from './commands/maintenance/index.js';
+import * as parts from './commands/parts/index.js';
+import * as relations from './commands/relations/index.js';
+import * as search from './commands/search/search.js';
+import * as serve from './commands/serve/serve.js';
+import * as tokens from './commands/tokens/index.js';
 import type { Invoke } from './runner.js';
 
 /** Version shown by `catalog --version` and in bug reports. */
@@ -43,15 +45,10 @@ Examples:
   catalog parts list -o json
   catalog --remote http://127.0.0.1:8080 search "ethernet controller"`,
   );
-  registerAttributes(program, invoke);
-  registerParts(program, invoke);
-  registerImages(program, invoke);
-  registerRelations(program, invoke);
-  registerSearch(program, invoke);
-  registerTokens(program, invoke);
-  registerMaintenance(program, invoke);
-  registerServe(program, invoke);
-  registerConfig(program, invoke);
-  registerCompletion(program, invoke);
+  for (const noun of [attributes, parts, images, relations]) noun.register(program, invoke);
+  for (const command of [search]) command.declare(program, invoke);
+  tokens.register(program, invoke);
+  maintenance.register(program, invoke);
+  for (const command of [serve, config, completion]) command.declare(program, invoke);
   return program;
 }

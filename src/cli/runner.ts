@@ -1,11 +1,12 @@
 /**
- * The glue between commander and command modules: a command module exports `run(ctx, ...)`
- * returning its exit code; `Invoke` turns the parsed command into a context and calls it.
+ * The glue between commander and verb modules: a verb's run function returns its exit code;
+ * `Invoke` turns the parsed command into a context and calls it. Also the option parsers shared by
+ * the verbs. Kept light: every verb declaration imports it at start-up.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandContext } from './context.js';
 
-/** A command body: does its work and returns the exit code (cli.md "Exit codes"). */
+/** A command body: does its work and returns the exit code (src/cli/exit-codes.ts). */
 export type Runner = (ctx: CommandContext) => Promise<number>;
 
 /** Runs `runner` with the context of the parsed command `command` (its options merged with the globals). */
@@ -16,10 +17,20 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-/** Parses a positive integer option; commander shows the message as a usage error. */
-export function positiveInt(name: string) {
+/**
+ * An option parser for an integer in `[min, max]`. A bad value throws commander's
+ * InvalidArgumentError, which commander reports as `error: option '--x <n>' argument 'v' is
+ * invalid. ...` and src/cli/main.ts turns into exit 2.
+ */
+export function intInRange(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error(`${name} must be a positive integer, got '${value}'`);
-    return Number(value);
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max) {
+      throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `Expected an integer of at least ${min}.` : `Expected an integer from ${min} to ${max}.`);
+    }
+    return n;
   };
 }
+
+/** An option parser for a positive integer (1, 2, ...). */
+export const positiveInt = intInRange(1);

@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, wr
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import { Checkpoint, defaultCheckpointPath } from '../../src/cli/import/checkpoint.js';
+import { Checkpoint, defaultCheckpointPath } from '../../src/cli/bulk/checkpoint.js';
 import { cli } from '../helpers/cli.js';
 import { createHarness, tempDir, type Harness } from '../helpers/harness.js';
 import { SHARED_IMAGES } from '../helpers/data.js';

@@ -1,0 +1,283 @@
+/**
+ * The ONE bulk loop of the CLI (design/cli.md, "Bulk import"), shared by every `<noun> import` and by
+ * `images upload`: reads rows, groups the valid ones into batches (by count, by bytes, and never the
+ * same id twice in one request), keeps `concurrency` batches in flight, records every rejected row
+ * (with its line and ALL its problems) in an errors file in the input's own format, keeps the resume
+ * checkpoint (`--resume` skips finished batches), shows progress on a terminal, stops early at
+ * `--max-errors`, and on Ctrl-C finishes the batches in flight, flushes both files and exits 130.
+ * Prints the summary (stderr line, or the `-o json` document) and returns the exit code.
+ *
+ * Nothing here knows the resource: a {@link BulkJob} says how to read, check, send and dry-run.
+ */
+import { stat } from 'node:fs/promises';
+import type { BulkWriteResult } from '../../api/schemas.js';
+import type { CommandContext } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { locationLabel, type ImportFormat } from '../import/read-records.js';
+import { emitJson } from '../output/json.js';
+import type { Progress } from '../output/progress.js';
+import { UsageError } from '../output/usage-error.js';
+import { Checkpoint, defaultCheckpointPath } from './checkpoint.js';
+import { createErrorsFile, type ErrorsFile } from './errors-file.js';
+import { describeImport, summaryDocument } from './summary.js';
+
+/** One input row on its way: where it came from, and its item once mapped. */
+export interface BulkRow<I> {
+  /** Line (CSV/NDJSON), item index (JSON) or file number, from 1. */
+  line: number;
+  /** The record as read, for the errors file. */
+  record?: Record<string, unknown> | undefined;
+  /** The source text of a row that could not be read as a record. */
+  raw?: string;
+  /** The item to send, when the row mapped. */
+  item?: I;
+  /** Why the row is rejected before sending (all of its problems). */
+  problems?: string[];
+  /** Bytes the row adds to a request (image files), for `batchBytes`. */
+  size?: number;
+}
+
+/** Per-row outcome of a dry run of one batch. */
+export interface DryRunOutcome<I> {
+  created: number;
+  updated: number;
+  rejected: { row: BulkRow<I>; key: string | undefined; messages: string[] }[];
+}
+
+/** What a bulk run does, for one resource. */
+export interface BulkJob<I> {
+  /** How the summary names the run, e.g. `parts import`, `images upload`. */
+  what: string;
+  /** The rows, in input order. */
+  rows: AsyncIterable<BulkRow<I>>;
+  /** Format of the input: for row labels and the errors file. */
+  format: ImportFormat;
+  /** The input file when it can be resumed (not stdin): the checkpoint lives next to it. */
+  inputPath?: string | undefined;
+  /** The input as the user named it, for messages (default `inputPath`). */
+  inputName?: string | undefined;
+  /** The errors file; undefined = none (rejected rows are listed in the summary). */
+  errorsPath?: string | undefined;
+  /** Items per request at most. */
+  batchSize: number;
+  /** Bytes per request at most (rows' `size`). */
+  batchBytes?: number;
+  /** Requests in flight at once (default 1). */
+  concurrency?: number;
+  /** The id of an item (summary keys, repeated-id batch split). */
+  idOf(item: I): string | undefined;
+  /** Checks a valid row before batching (may set `problems` or `size`). */
+  check?(row: BulkRow<I>): Promise<void>;
+  /** Sends one batch; per-item errors keyed by id or `items[<index>]`. */
+  send(rows: BulkRow<I>[]): Promise<BulkWriteResult>;
+  /** Counts one batch of a dry run. */
+  dryRun(rows: BulkRow<I>[]): Promise<DryRunOutcome<I>>;
+  /** Better messages for a row the service rejected (e.g. naming CSV columns); default the service's. */
+  explain?(row: BulkRow<I>, messages: string[]): string[];
+  /** Label of a row in messages; default `line <n>` / `item <n>` by format. */
+  label?(line: number): string;
+  /** The progress line; `seconds` since the start. */
+  progressLine(summary: BulkSummary, seconds: number): string;
+  /** Extra text after the counts of a real run's summary line (e.g. bytes and rate). */
+  detail?(summary: BulkSummary, seconds: number): string;
+  dryRunMode: boolean;
+  resume: boolean;
+  maxErrors?: number | undefined;
+  /** The command to print for `--resume`. */
+  resumeCommand: string;
+}
+
+/** The result of a bulk run (the `-o json` summary of cli.md plus bookkeeping). */
+export interface BulkSummary {
+  created: number;
+  updated: number;
+  rejected: number;
+  /** Rows read (including rejected ones and those skipped by --resume). */
+  rows: number;
+  /** Bytes of the rows sent (`size`). */
+  bytes: number;
+  /** Batches skipped because the checkpoint says they are done. */
+  skippedBatches: number;
+  /** id (or `line:<n>`) -> messages; at most {@link MAX_SUMMARY_ERRORS} entries (all are in the errors file). */
+  errors: Record<string, string[]>;
+  errorsFile: string | null;
+  dryRun: boolean;
+  interrupted: boolean;
+  /** True when --max-errors stopped the run early. */
+  stoppedEarly: boolean;
+}
+
+/** At most this many rejected rows are listed in the summary itself (all are in the errors file). */
+const MAX_SUMMARY_ERRORS = 1000;
+
+/** Opens the checkpoint of the input; a fresh run (no --resume) starts over: writes are upserts. */
+async function openCheckpoint<I>(job: BulkJob<I>): Promise<Checkpoint | undefined> {
+  if (job.inputPath === undefined) return undefined;
+  let input: { size: number; mtimeMs: number };
+  try {
+    input = await stat(job.inputPath);
+  } catch (error) {
+    throw new UsageError(`cannot read ${job.inputName ?? job.inputPath}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  if (job.dryRunMode) return undefined;
+  const open = () => Checkpoint.open(defaultCheckpointPath(job.inputPath ?? ''), { inputPath: job.inputPath ?? '', inputSize: input.size, inputMtimeMs: input.mtimeMs, batchSize: job.batchSize });
+  const checkpoint = await open();
+  if (job.resume || checkpoint.doneCount === 0) return checkpoint;
+  await checkpoint.remove();
+  return open();
+}
+
+/**
+ * Runs `job`: prints progress and the summary, returns the exit code (0, 3 when rows were
+ * rejected, 130 when interrupted).
+ *
+ * @throws UsageError when the input cannot be read; the service's CatalogError when it refuses a
+ *   request (after the batches in flight finished and the checkpoint was saved).
+ */
+export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<number> {
+  const checkpoint = await openCheckpoint(job);
+  const errorsFile: ErrorsFile | undefined = job.errorsPath !== undefined ? createErrorsFile(job.errorsPath, job.format) : undefined;
+  const summary: BulkSummary = {
+    created: 0, updated: 0, rejected: 0, rows: 0, bytes: 0, skippedBatches: 0, errors: {}, errorsFile: null,
+    dryRun: job.dryRunMode, interrupted: false, stoppedEarly: false,
+  };
+  const label = job.label ?? ((line: number) => locationLabel(job.format, line));
+  const reject = async (row: BulkRow<I>, key: string | undefined, messages: string[]) => {
+    summary.rejected++;
+    const summaryKey = key ?? `line:${row.line}`;
+    if (Object.keys(summary.errors).length < MAX_SUMMARY_ERRORS || summary.errors[summaryKey]) {
+      (summary.errors[summaryKey] ??= []).push(...messages.map((m) => (row.line > 0 ? `${label(row.line)}: ${m}` : m)));
+    }
+    await errorsFile?.write({ line: row.line, error: messages, ...(row.record ? { record: row.record } : {}), ...(row.raw !== undefined ? { raw: row.raw } : {}) });
+  };
+
+  // ora (and its dependencies) load only when a person is watching: start-up counts in short runs.
+  const watching = !ctx.flags.quiet && (ctx.io.stderr as NodeJS.WriteStream).isTTY === true;
+  const progress: Pick<Progress, 'update' | 'stop'> = watching
+    ? (await import('../output/progress.js')).createProgress(ctx.io.stderr as NodeJS.WriteStream, true, ctx.io.env)
+    : { update: () => undefined, stop: () => undefined };
+  const started = performance.now();
+  const seconds = () => Math.max((performance.now() - started) / 1000, 0.001);
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
+
+  /** Sends (or dry-runs) one batch and folds its result into the summary. */
+  const send = async (index: number, rows: BulkRow<I>[]): Promise<void> => {
+    if (job.dryRunMode) {
+      const outcome = await job.dryRun(rows);
+      summary.created += outcome.created;
+      summary.updated += outcome.updated;
+      for (const r of outcome.rejected) await reject(r.row, r.key, r.messages);
+      progress.update(job.progressLine(summary, seconds()));
+      return;
+    }
+    const result = await job.send(rows);
+    summary.created += result.created.length;
+    summary.updated += result.updated.length;
+    for (const [key, messages] of Object.entries(result.errors)) {
+      const indexed = /^items\[(\d+)\]$/.exec(key);
+      const matching = indexed ? [rows[Number(indexed[1])]] : rows.filter((r) => r.item !== undefined && job.idOf(r.item) === key);
+      if (matching.length === 0 || matching[0] === undefined) {
+        await reject({ line: 0 }, key, messages);
+        continue;
+      }
+      for (const row of matching) if (row) await reject(row, indexed ? undefined : key, job.explain ? job.explain(row, messages) : messages);
+    }
+    summary.bytes += rows.reduce((n, r) => n + (r.size ?? 0), 0);
+    await checkpoint?.markDone(index);
+    progress.update(job.progressLine(summary, seconds()));
+  };
+
+  let fatal: unknown;
+  const inFlight = new Set<Promise<void>>();
+  const concurrency = job.concurrency ?? 1;
+  const dispatch = async (index: number, rows: BulkRow<I>[]): Promise<void> => {
+    while (inFlight.size >= concurrency) await Promise.race(inFlight);
+    if (fatal !== undefined) return;
+    const task = send(index, rows)
+      .catch((error: unknown) => {
+        fatal ??= error;
+      })
+      .finally(() => {
+        inFlight.delete(task);
+      });
+    inFlight.add(task);
+  };
+
+  let batchIndex = 0;
+  let batch: BulkRow<I>[] = [];
+  let batchBytes = 0;
+  let batchIds = new Set<string>();
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const rows = batch;
+    const index = batchIndex++;
+    batch = [];
+    batchBytes = 0;
+    batchIds = new Set();
+    if (job.resume && checkpoint?.isDone(index)) {
+      summary.skippedBatches++;
+      return;
+    }
+    await dispatch(index, rows);
+  };
+
+  try {
+    for await (const row of job.rows) {
+      if (controller.signal.aborted) {
+        summary.interrupted = true;
+        break;
+      }
+      if (fatal !== undefined) break;
+      summary.rows++;
+      if (!row.problems && row.item !== undefined) await job.check?.(row);
+      if (row.problems || row.item === undefined) {
+        await reject(row, undefined, row.problems ?? ['invalid row']);
+      } else {
+        const size = row.size ?? 0;
+        const id = job.idOf(row.item);
+        // An id repeated within one request would be ambiguous: it starts a new batch (processed in order).
+        const full = batch.length >= job.batchSize || (job.batchBytes !== undefined && batch.length > 0 && batchBytes + size > job.batchBytes);
+        if (full || (id !== undefined && batchIds.has(id))) await flush();
+        batch.push(row);
+        batchBytes += size;
+        if (id !== undefined) batchIds.add(id);
+      }
+      if (job.maxErrors !== undefined && summary.rejected >= job.maxErrors) {
+        summary.stoppedEarly = true;
+        break;
+      }
+    }
+    if (!summary.interrupted && !summary.stoppedEarly && fatal === undefined) await flush();
+    await Promise.all(inFlight);
+    if (fatal !== undefined) throw fatal;
+    if (controller.signal.aborted) summary.interrupted = true;
+    if (!summary.interrupted && !summary.stoppedEarly) await checkpoint?.remove();
+  } catch (error) {
+    await Promise.all(inFlight);
+    if (checkpoint && checkpoint.doneCount > 0) ctx.io.stderr.write(`${job.what} stopped; finished batches are recorded. Resume with\n  ${job.resumeCommand} --resume\n`);
+    // A read error of the input (not of a request) is the user's: name the input.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (error !== fatal && (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES')) throw new UsageError(`cannot read ${job.inputName ?? job.inputPath ?? 'the input'}: ${(error as Error).message}`);
+    throw error;
+  } finally {
+    process.off('SIGINT', onSigint);
+    progress.stop();
+    await checkpoint?.flush();
+    await errorsFile?.close();
+  }
+  summary.errorsFile = errorsFile && errorsFile.count > 0 ? errorsFile.path : null;
+
+  if (ctx.format === 'json') emitJson(ctx, summaryDocument(summary));
+  let line = describeImport(job.what, summary, job.detail?.(summary, seconds()));
+  if (!errorsFile && summary.rejected > 0) {
+    for (const [key, messages] of Object.entries(summary.errors)) line += `\n  ${key}: ${messages.join('; ')}`;
+  }
+  ctx.info(line);
+  if (summary.interrupted) {
+    ctx.io.stderr.write(job.inputPath !== undefined ? `interrupted: resume with\n  ${job.resumeCommand} --resume\n` : 'interrupted\n');
+    return EXIT.INTERRUPTED;
+  }
+  return summary.rejected > 0 ? EXIT.PARTIAL : EXIT.OK;
+}

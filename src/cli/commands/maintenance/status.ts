@@ -1,0 +1,28 @@
+/** `catalog maintenance status`: whether maintenance mode is on (decisions §7). */
+import type { Command } from 'commander';
+import type { CommandContext } from '../../context.js';
+import { EXIT } from '../../exit-codes.js';
+import type { Invoke } from '../../runner.js';
+
+/** Prints the maintenance state: `{"enabled": ...}` for json/ndjson, a sentence otherwise. */
+export function printState(ctx: CommandContext, state: { enabled: boolean }): number {
+  if (ctx.format === 'json' || ctx.format === 'ndjson') ctx.io.stdout.write(`${JSON.stringify(state)}\n`);
+  else ctx.io.stdout.write(`maintenance mode is ${state.enabled ? 'on' : 'off'}\n`);
+  return EXIT.OK;
+}
+
+/** Declares the verb on the `maintenance` noun. */
+export function declare(noun: Command, invoke: Invoke): Command {
+  return noun
+    .command('status')
+    .description('show whether maintenance mode is on')
+    .action(async (_o: unknown, command: Command) => {
+      await invoke(command, (ctx) => run(ctx));
+    });
+}
+
+/** Prints whether maintenance mode is on. */
+export async function run(ctx: CommandContext): Promise<number> {
+  const client = await ctx.client();
+  return printState(ctx, await client.getMaintenance());
+}

@@ -1,0 +1,26 @@
+/** Part types as a CLI resource (decisions §5). */
+import { MAX_BULK_ITEMS, PART_PROJECTION } from '../../../api/schemas.js';
+import type { PartView } from '../../../client/types.js';
+import { partToRow } from '../../import/map-rows.js';
+import { CSV_MAPPERS } from '../../import/mapped-entries.js';
+import type { ImportSpec, ResourceSpec } from '../resource.js';
+
+export const partsResource: ResourceSpec<PartView> & ImportSpec = {
+  noun: 'parts',
+  singular: 'part',
+  idField: 'part_id',
+  maxBatch: MAX_BULK_ITEMS,
+  fields: ['part_id', ...PART_PROJECTION],
+  defaultFields: ['part_id', 'name', 'attributes', 'modifiedAt'],
+  mapper: 'parts',
+  mapCsvRow: CSV_MAPPERS.parts as ImportSpec['mapCsvRow'],
+  send: (client, items) => client.upsertParts(items),
+  async existing(client, ids) {
+    const found = await client.selectParts({ part_ids: ids, projection: ['serviceId'] });
+    return new Set(found.map((p) => p.part_id));
+  },
+  list: (client, request) => client.listParts(request),
+  select: (client, ids) => client.selectParts({ part_ids: ids }),
+  delete: (client, ids) => client.deleteParts(ids),
+  toCsvRow: partToRow,
+};

@@ -1,0 +1,56 @@
+/**
+ * Relations as an import resource (spec 2.3, 4.3; decisions §6). The API is all-or-nothing per
+ * request, so a batch with bad rows is sent again without them: the bad rows go to the errors file
+ * and the good ones are stored, as with every other import.
+ */
+import { CatalogError } from '../../../api/errors.js';
+import { MAX_BULK_ITEMS, type BulkWriteResult } from '../../../api/schemas.js';
+import type { CatalogClient } from '../../../client/types.js';
+import { CSV_MAPPERS } from '../../import/mapped-entries.js';
+import type { ImportSpec } from '../resource.js';
+
+/** Indexes named by a 400's `errors[].path` (`items[3].type` -> 3) with their messages. */
+function badItems(error: CatalogError): Map<number, string[]> {
+  const bad = new Map<number, string[]>();
+  for (const problem of error.errors ?? []) {
+    const m = /^items\[(\d+)\]\.?(.*)$/.exec(problem.path);
+    if (!m) continue;
+    const index = Number(m[1]);
+    const list = bad.get(index) ?? [];
+    list.push(m[2] ? `${m[2]}: ${problem.message}` : problem.message);
+    bad.set(index, list);
+  }
+  return bad;
+}
+
+/** Sends relations, dropping the items a 400 names and retrying the rest; errors keyed `items[<index>]`. */
+export async function sendRelations(client: CatalogClient, items: Record<string, unknown>[]): Promise<BulkWriteResult> {
+  const result: BulkWriteResult = { created: [], updated: [], errors: {} };
+  let remaining = items.map((item, index) => ({ item, index }));
+  while (remaining.length > 0) {
+    try {
+      await client.createRelations(remaining.map((r) => r.item));
+      result.created.push(...remaining.map((r) => `items[${r.index}]`));
+      return result;
+    } catch (error) {
+      if (!(error instanceof CatalogError) || error.code !== 'bad_request') throw error;
+      const bad = badItems(error);
+      if (bad.size === 0) throw error;
+      for (const [i, messages] of bad) {
+        const row = remaining[i];
+        if (row) result.errors[`items[${row.index}]`] = messages;
+      }
+      remaining = remaining.filter((_, i) => !bad.has(i));
+    }
+  }
+  return result;
+}
+
+export const relationsImport: ImportSpec = {
+  noun: 'relations',
+  idField: 'anchor_part_id',
+  maxBatch: MAX_BULK_ITEMS,
+  mapper: 'relations',
+  mapCsvRow: CSV_MAPPERS.relations as ImportSpec['mapCsvRow'],
+  send: sendRelations,
+};

@@ -1,0 +1,201 @@
+/**
+ * The generic verbs of a bulk resource (import, list, get, delete; design/cli.md), shared by the
+ * verb files of attributes, parts, images and relations: each verb file declares its command with
+ * one of the `declare*` helpers and runs with one of the `run*` helpers. The declarations are light
+ * (commander only); the run helpers load the output writers and the bulk loop when they run.
+ */
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { CommandContext } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { UsageError } from '../output/usage-error.js';
+import { positiveInt, type Invoke } from '../runner.js';
+import type { ImportSpec, ResourceNames, ResourceSpec } from './resource.js';
+
+/** Items per request at most (decisions §9), for help texts. */
+const MAX_BATCH = 1000;
+
+/** Options of every `import` verb. */
+export interface ImportFlags {
+  format?: string;
+  dryRun?: boolean;
+  errors?: string;
+  maxErrors?: number;
+  batchSize?: number;
+  resume?: boolean;
+}
+
+/** Options of `list`. */
+export interface ListFlags {
+  limit?: number;
+  after?: string;
+  pageSize?: number;
+}
+
+/** Declares `<noun> import <file|->` with the bulk import options of cli.md; `run` does it. */
+export function declareImport(noun: Command, names: ResourceNames, invoke: Invoke, description: string, run: (ctx: CommandContext, file: string, flags: ImportFlags, resumeCommand: string) => Promise<number>): Command {
+  return noun
+    .command('import')
+    .description(description)
+    .argument('<file>', 'CSV, JSON or NDJSON file, or - for stdin (then --format is required)')
+    .option('--format <format>', 'csv, json or ndjson (default: from the file extension)')
+    .option('--dry-run', 'validate and count would-create / would-update / rejected; write nothing')
+    .option('--errors <file>', 'where rejected rows go (default <input>.errors.<ext>)')
+    .option('--max-errors <n>', 'stop after this many rejected rows', positiveInt)
+    .option('--batch-size <n>', `items per request (at most ${MAX_BATCH})`, positiveInt)
+    .option('--resume', 'skip the batches a previous interrupted run finished')
+    .action(async (file: string, _opts: unknown, command: Command) => {
+      const flags = command.opts<ImportFlags>();
+      await invoke(command, (ctx) => run(ctx, file, flags, `catalog ${names.noun} import ${file}`));
+    });
+}
+
+/** Declares `<noun> list [--limit n] [--after id]`. */
+export function declareList(noun: Command, names: ResourceNames, invoke: Invoke, run: (ctx: CommandContext, flags: ListFlags) => Promise<number>): Command {
+  return noun
+    .command('list')
+    .description(`list ${names.noun} in ${names.idField} order (all of them, streamed page by page)`)
+    .option('--limit <n>', 'at most this many', positiveInt)
+    .option('--after <id>', `start after this ${names.idField}`)
+    .action(async (_opts: unknown, command: Command) => {
+      const flags = command.opts<ListFlags>();
+      await invoke(command, (ctx) => run(ctx, flags));
+    });
+}
+
+/** Declares `<noun> get <id...>`. */
+export function declareGet(noun: Command, names: ResourceNames, invoke: Invoke, run: (ctx: CommandContext, ids: string[]) => Promise<number>): Command {
+  return noun
+    .command('get')
+    .description(`fetch ${names.noun} by id (exit 6 if any is unknown)`)
+    .argument('<id...>', names.idField)
+    .action(async (ids: string[], _opts: unknown, command: Command) => {
+      await invoke(command, (ctx) => run(ctx, ids));
+    });
+}
+
+/** Declares `<noun> delete <id...>` (the caller may add options, e.g. `--with-images`). */
+export function declareDelete<F extends object>(noun: Command, names: ResourceNames, invoke: Invoke, run: (ctx: CommandContext, ids: string[], flags: F) => Promise<number>, description?: string): Command {
+  return noun
+    .command('delete')
+    .description(description ?? `delete ${names.noun} by id (exit 3 if some are rejected)`)
+    .argument('<id...>', names.idField)
+    .action(async (ids: string[], _opts: unknown, command: Command) => {
+      const flags = command.opts<F>();
+      await invoke(command, (ctx) => run(ctx, ids, flags));
+    });
+}
+
+/**
+ * `<noun> import <file|->` through the bulk loop: exit 0 when every row was stored, 3 when some
+ * were rejected, 130 when interrupted (after printing the resume command).
+ */
+export async function runImport(ctx: CommandContext, spec: ImportSpec, file: string, flags: ImportFlags, resumeCommand: string): Promise<number> {
+  const fromStdin = file === '-';
+  if (fromStdin && flags.format === undefined) throw new UsageError('reading stdin (-) needs --format csv|json|ndjson');
+  const [{ formatFromPath, locationLabel }, { mapEntries }, { defaultErrorsPath }, { runBulk }] = await Promise.all([
+    import('../import/read-records.js'),
+    import('../import/mapped-entries.js'),
+    import('../bulk/errors-file.js'),
+    import('../bulk/run-bulk.js'),
+  ]);
+  const format = formatFromPath(file, flags.format);
+  const inputPath = fromStdin ? undefined : resolve(ctx.io.cwd, file);
+  const client = await ctx.client();
+  const idOf = (item: Record<string, unknown>): string | undefined => {
+    const id = item[spec.idField];
+    return typeof id === 'string' && id.length > 0 && id.length <= 256 ? id : undefined;
+  };
+  async function* rows() {
+    for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow)) {
+      yield 'problems' in entry
+        ? { line: entry.line, record: entry.record, problems: entry.problems, ...(entry.raw !== undefined ? { raw: entry.raw } : {}) }
+        : { line: entry.line, record: entry.record, item: entry.item };
+    }
+  }
+  return runBulk<Record<string, unknown>>(ctx, {
+    what: `${spec.noun} import`,
+    rows: rows(),
+    format,
+    inputPath,
+    inputName: file,
+    errorsPath: flags.errors !== undefined ? resolve(ctx.io.cwd, flags.errors) : resolve(ctx.io.cwd, defaultErrorsPath(inputPath ?? null, format)),
+    batchSize: Math.min(flags.batchSize ?? spec.maxBatch, spec.maxBatch),
+    idOf,
+    send: (batch) => spec.send(client, batch.map((r) => r.item ?? {})),
+    async dryRun(batch) {
+      const ids = batch.flatMap((r) => (r.item !== undefined ? [idOf(r.item)] : [])).filter((id): id is string => id !== undefined);
+      const known = spec.existing ? await spec.existing(client, ids) : new Set<string>();
+      const updated = ids.filter((id) => known.has(id)).length;
+      return { created: ids.length - updated, updated, rejected: [] };
+    },
+    // Prefer the mapper's messages, which name CSV columns, over the service's item paths.
+    explain(row, messages) {
+      if (format !== 'csv' || row.record === undefined) return messages;
+      const explained = spec.mapCsvRow(row.record as Record<string, string>, { validate: true });
+      return 'problems' in explained ? explained.problems : messages;
+    },
+    label: (line) => locationLabel(format, line),
+    progressLine: (s) => `${spec.noun}: ${s.rows.toLocaleString('en-US')} rows read, ${(s.created + s.updated).toLocaleString('en-US')} stored, ${s.rejected} rejected`,
+    dryRunMode: flags.dryRun === true,
+    resume: flags.resume === true,
+    maxErrors: flags.maxErrors,
+    resumeCommand,
+  });
+}
+
+/** Walks the paging envelope (spec 2.4) from `after`, yielding at most `limit` records. */
+export async function* walkPages<T extends Record<string, unknown>>(
+  fetchPage: (request: { paging: { limit: number; last_object_id?: string } }) => Promise<{ result: T[]; last_object_id: string; more_data: boolean }>,
+  options: { limit?: number | undefined; after?: string | undefined; pageSize?: number | undefined },
+): AsyncGenerator<T> {
+  let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+  let last = options.after;
+  const pageSize = options.pageSize ?? 1000;
+  while (remaining > 0) {
+    const page = await fetchPage({ paging: { limit: Math.min(pageSize, remaining), ...(last !== undefined ? { last_object_id: last } : {}) } });
+    for (const item of page.result) {
+      yield item;
+      remaining--;
+    }
+    if (!page.more_data || page.result.length === 0) return;
+    last = page.last_object_id;
+  }
+}
+
+/** `<noun> list`: every record (or --limit of them), streamed page by page. */
+export async function runList(ctx: CommandContext, spec: ResourceSpec, flags: ListFlags): Promise<number> {
+  const { emitRecords } = await import('../output/emit.js');
+  const client = await ctx.client();
+  await emitRecords(ctx, spec, walkPages((request) => spec.list(client, request), flags));
+  return EXIT.OK;
+}
+
+/** `<noun> get <id...>`: the records found; exit 6 when any id is unknown (after printing the others). */
+export async function runGet(ctx: CommandContext, spec: ResourceSpec, ids: string[]): Promise<number> {
+  const { emitRecords } = await import('../output/emit.js');
+  const client = await ctx.client();
+  const found = await spec.select(client, ids);
+  const foundIds = new Set(found.map((r) => String(r[spec.idField])));
+  await emitRecords(ctx, spec, found);
+  const missing = ids.filter((id) => !foundIds.has(id));
+  if (missing.length > 0) {
+    ctx.io.stderr.write(`not found: ${missing.map((id) => `${spec.singular} '${id}'`).join(', ')}\n`);
+    return EXIT.NOT_FOUND;
+  }
+  return EXIT.OK;
+}
+
+/** `<noun> delete <id...>`: exit 3 when some ids were rejected. */
+export async function runDelete(ctx: CommandContext, spec: ResourceSpec, ids: string[]): Promise<number> {
+  const { emitJson } = await import('../output/json.js');
+  const client = await ctx.client();
+  const result = await spec.delete(client, ids);
+  const rejected = Object.keys(result.errors).length;
+  if (ctx.format === 'json') {
+    emitJson(ctx, { created: 0, updated: 0, deleted: result.deleted.length, rejected, errors: result.errors, errorsFile: null });
+  }
+  ctx.info(`${spec.noun} delete: ${result.deleted.length} deleted, ${rejected} rejected`);
+  for (const [id, messages] of Object.entries(result.errors)) ctx.io.stderr.write(`  ${id}: ${messages.join('; ')}\n`);
+  return rejected > 0 ? EXIT.PARTIAL : EXIT.OK;
+}

@@ -1,0 +1,49 @@
+/**
+ * A catalog resource as the CLI sees it (types only): how to import, list, fetch and delete it,
+ * and which columns it shows. Each noun's `resource.ts` (attributes, parts, images, relations)
+ * implements it; the generic verbs of ./resource-verbs.ts use it.
+ */
+import type { BulkDeleteResult, BulkWriteResult, Page } from '../../api/schemas.js';
+import type { CatalogClient } from '../../client/types.js';
+import type { MapperName } from '../import/mapped-entries.js';
+
+/** What the command tree needs to know of a resource before it is loaded. */
+export interface ResourceNames {
+  /** The noun, e.g. `attributes`. */
+  noun: string;
+  /** The id field of an item, e.g. `attribute_id`. */
+  idField: string;
+}
+
+/** How one resource is imported (`<noun> import`, through the bulk loop of src/cli/bulk). */
+export interface ImportSpec extends ResourceNames {
+  /**
+   * Maps a CSV record (all strings) to an API item, or lists every problem of the row. With
+   * `validate: false` the schema check may be skipped (the service validates every item anyway);
+   * rows the service rejects are mapped again with validation so messages name the CSV columns.
+   */
+  mapCsvRow(record: Record<string, string>, options?: { validate?: boolean }): { item: Record<string, unknown> } | { problems: string[] };
+  /** Sends one batch; a bulk result with per-item errors keyed by id or `items[<index>]`. */
+  send(client: CatalogClient, items: Record<string, unknown>[]): Promise<BulkWriteResult>;
+  /** Dry run: which of these ids exist already (for would-create / would-update). */
+  existing?(client: CatalogClient, ids: string[]): Promise<Set<string>>;
+  /** Largest batch the API accepts. */
+  maxBatch: number;
+  /** Which of CSV_MAPPERS mapCsvRow is. */
+  mapper?: MapperName;
+}
+
+/** A resource with the bulk read/delete pattern of spec 4.1/4.2. */
+export interface ResourceSpec<T extends Record<string, unknown> = Record<string, unknown>> extends ResourceNames {
+  /** Singular for messages, e.g. `attribute`. */
+  singular: string;
+  /** Every field a record may have, for --fields validation. */
+  fields: string[];
+  /** Columns of the table / tsv output by default. */
+  defaultFields: string[];
+  list(client: CatalogClient, request: { paging: { limit: number; last_object_id?: string } }): Promise<Page<T>>;
+  select(client: CatalogClient, ids: string[]): Promise<T[]>;
+  delete(client: CatalogClient, ids: string[]): Promise<BulkDeleteResult>;
+  /** Flat CSV row of a record, importable again by `import` (cli.md: list -o csv round-trips). */
+  toCsvRow(record: T): Record<string, string>;
+}

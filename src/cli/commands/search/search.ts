@@ -1,0 +1,172 @@
+/**
+ * `catalog search` (design/cli.md): start a search or read a page of a session; a table with the
+ * page footer and the next command, the `-o json` envelope, or every hit streamed with `--all`.
+ * CLI pages count from 1; the API's skip is (page - 1) * limit (spec 4.4).
+ */
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { CatalogError } from '../../../api/errors.js';
+import type { SearchResponse, SearchResult } from '../../../api/schemas.js';
+import type { CatalogClient } from '../../../client/types.js';
+import type { CommandContext } from '../../context.js';
+import { EXIT } from '../../exit-codes.js';
+import { UsageError } from '../../output/usage-error.js';
+import { collect, positiveInt, type Invoke } from '../../runner.js';
+
+export interface SearchFlags {
+  image?: string;
+  org?: string;
+  lang?: string;
+  filter?: string[];
+  limit?: number;
+  page?: number;
+  all?: boolean;
+  maxItems?: number;
+  session?: string;
+}
+
+const SEARCH_FIELDS = ['id', 'name', 'nameLanguage', 'serviceId', 'createdAt', 'modifiedAt'];
+const DEFAULT_FIELDS = ['id', 'name', 'modifiedAt'];
+const ALL_PAGE_SIZE = 1000;
+
+/** Declares `catalog search` on the program. */
+export function declare(program: Command, invoke: Invoke): Command {
+  return program
+    .command('search')
+    .description('search parts by text, filters and/or an image; or read a page of a search session')
+    .argument('[text]', 'words to find in part ids, names and searchable attribute values (prefix on the last word, one typo tolerated)')
+    .option('--image <file>', 'search by image similarity to this photo')
+    .option('--org <organization>', 'search values as this organization sees them')
+    .option('--lang <language>', 'language of the result names, e.g. en')
+    .option('--filter <attr=value>', 'only parts whose filterable attribute has this value (repeatable)', collect)
+    .option('--limit <n>', 'hits per page (default 25, at most 1000)', positiveInt)
+    .option('--page <n>', 'page number, from 1', positiveInt)
+    .option('--session <sessionId>', 'read a page of an existing search session (24 h)')
+    .option('--all', 'every hit, streamed (NDJSON unless -o says otherwise)')
+    .option('--max-items <n>', 'with --all: at most this many hits', positiveInt)
+    .action(async (text: string | undefined, _o: unknown, command: Command) => {
+      const flags = command.opts<SearchFlags>();
+      await invoke(command, (ctx) => {
+        if (flags.all && ctx.config.output.value === undefined) ctx.format = 'ndjson';
+        return run(ctx, text, flags);
+      });
+    });
+}
+
+/** `--filter attr=value` (repeatable) as the API's filters, values of one attribute grouped. */
+function parseFilters(filters: readonly string[] | undefined): { label: string; values: string[] }[] {
+  const byLabel = new Map<string, string[]>();
+  for (const f of filters ?? []) {
+    const eq = f.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--filter '${f}' must look like <attribute_id>=<value>`);
+    const label = f.slice(0, eq);
+    byLabel.set(label, [...(byLabel.get(label) ?? []), f.slice(eq + 1)]);
+  }
+  return [...byLabel].map(([label, values]) => ({ label, values }));
+}
+
+/** The page footer of cli.md: `page 2 of 40 (hits 26-50 of 987) · next: catalog search --session <id> --page 3`. */
+function pageFooter(response: SearchResponse, page: number, limit: number, command = 'catalog search'): string {
+  const total = response.resultsTotalCount;
+  const pages = Math.max(1, Math.ceil(total / limit));
+  const first = (page - 1) * limit + 1;
+  const last = (page - 1) * limit + response.results.length;
+  const hits = response.results.length === 0 ? `no hits on this page, ${total} in all` : `hits ${first}-${last} of ${total}`;
+  let line = `page ${page} of ${pages} (${hits})`;
+  if (page < pages) line += ` · next: ${command} --session ${response.sessionId} --page ${page + 1}${limit !== 25 ? ` --limit ${limit}` : ''}`;
+  return line;
+}
+
+function notExpired(error: unknown, sessionId: string): never {
+  if (error instanceof CatalogError && error.code === 'not_found') {
+    throw new CatalogError('not_found', `search session '${sessionId}' does not exist, has expired (sessions last 24 hours) or belongs to another token: start a new search`);
+  }
+  throw error;
+}
+
+async function readPage(client: CatalogClient, sessionId: string, page: number, limit: number): Promise<SearchResponse> {
+  try {
+    return await client.searchState(sessionId, { skip: (page - 1) * limit, limit });
+  } catch (error) {
+    return notExpired(error, sessionId);
+  }
+}
+
+/** Runs `catalog search`; exit 6 for an unknown or expired session. */
+export async function run(ctx: CommandContext, text: string | undefined, flags: SearchFlags): Promise<number> {
+  if (flags.session !== undefined && (text !== undefined || flags.image !== undefined || flags.filter?.length || flags.org !== undefined)) {
+    throw new UsageError('--session reads an existing search: drop the text, --image, --filter and --org (or drop --session to start a new search)');
+  }
+  const client = await ctx.client();
+  const limit = flags.limit ?? 25;
+  const page = flags.page ?? 1;
+  let first: SearchResponse;
+  if (flags.session !== undefined) {
+    first = await readPage(client, flags.session, flags.all ? 1 : page, flags.all ? ALL_PAGE_SIZE : limit);
+  } else {
+    const request = {
+      ...(flags.lang ? { language: flags.lang } : {}),
+      matches: {
+        ...(flags.org !== undefined ? { organization: flags.org } : {}),
+        ...(text !== undefined ? { text } : {}),
+        ...(flags.filter?.length ? { filters: parseFilters(flags.filter) } : {}),
+      },
+      resultOptions: { limit: flags.all ? ALL_PAGE_SIZE : limit },
+    };
+    let image: Uint8Array | undefined;
+    if (flags.image !== undefined) {
+      try {
+        image = await readFile(flags.image);
+      } catch (error) {
+        throw new UsageError(`cannot read --image ${flags.image}: ${(error as Error).message}`);
+      }
+    }
+    first = await client.search(request, image ? { image, filename: flags.image ?? 'query' } : undefined);
+    if (!flags.all && page > 1) first = await readPage(client, first.sessionId, page, limit);
+  }
+
+  if (flags.all) return emitAll(ctx, client, first, flags.maxItems);
+  const { emitRecords } = await import('../../output/emit.js');
+
+  const pages = Math.max(1, Math.ceil(first.resultsTotalCount / limit));
+  const nextPage = page < pages ? page + 1 : null;
+  const records = first.results as Record<string, unknown>[];
+  if (ctx.format === 'json') {
+    ctx.io.stdout.write(`${JSON.stringify({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, nextPage, results: first.results }, null, 2)}\n`);
+  } else {
+    await emitRecords(ctx, { fields: SEARCH_FIELDS, defaultFields: DEFAULT_FIELDS }, records);
+  }
+  ctx.info(pageFooter(first, page, limit));
+  return EXIT.OK;
+}
+
+/** `--all`: every stored hit, page after page, streamed (NDJSON by default), at most --max-items. */
+async function emitAll(ctx: CommandContext, client: CatalogClient, first: SearchResponse, maxItems: number | undefined): Promise<number> {
+  const { emitRecords } = await import('../../output/emit.js');
+  const cap = maxItems ?? Number.POSITIVE_INFINITY;
+  let count = 0;
+  async function* hits(): AsyncGenerator<SearchResult & Record<string, unknown>> {
+    let response = first;
+    let page = 1;
+    for (;;) {
+      for (const hit of response.results) {
+        if (count >= cap) return;
+        count++;
+        yield hit as SearchResult & Record<string, unknown>;
+      }
+      if (response.results.length < ALL_PAGE_SIZE || count >= cap) return;
+      page++;
+      response = await readPage(client, first.sessionId, page, ALL_PAGE_SIZE);
+    }
+  }
+  if (ctx.format === 'json') {
+    const all: SearchResult[] = [];
+    for await (const hit of hits()) all.push(hit);
+    ctx.io.stdout.write(`${JSON.stringify({ sessionId: first.sessionId, imageId: first.imageId, page: 1, limit: all.length, resultsTotalCount: first.resultsTotalCount, nextPage: null, results: all }, null, 2)}\n`);
+  } else {
+    await emitRecords(ctx, { fields: SEARCH_FIELDS, defaultFields: DEFAULT_FIELDS }, hits());
+  }
+  const note = count < first.resultsTotalCount ? ` (of ${first.resultsTotalCount}; ${maxItems !== undefined && count >= maxItems ? '--max-items reached' : 'a session keeps the first 10,000'})` : '';
+  ctx.info(`${count} hits${note} · session ${first.sessionId}`);
+  return EXIT.OK;
+}

@@ -1,0 +1,13 @@
+/** `catalog tokens ...` (design/cli.md; decisions §2): the noun and its verbs. */
+import type { Command } from 'commander';
+import type { Invoke } from '../../runner.js';
+import * as create from './create.js';
+import * as list from './list.js';
+import * as revoke from './revoke.js';
+
+/** Adds the `tokens` noun to the program. */
+export function register(program: Command, invoke: Invoke): Command {
+  const noun = program.command('tokens').description('access tokens of the data directory (local mode only)');
+  for (const verb of [create, list, revoke]) verb.declare(noun, invoke);
+  return noun;
+}
