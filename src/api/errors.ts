@@ -14,7 +14,11 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'maintenance'
   | 'unavailable'
-  | 'internal';
+  | 'internal'
+  | 'method_not_allowed'
+  | 'request_timeout'
+  | 'headers_too_large'
+  | 'storage_full';
 
 /** One problem with one field of a request, e.g. `{path: "items[3].name", message: "Required"}`. */
 export interface FieldProblem {
@@ -40,6 +44,12 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   maintenance: { status: 503, title: 'Service Unavailable', exitCode: 5 },
   unavailable: { status: 503, title: 'Service Unavailable', exitCode: 5 },
   internal: { status: 500, title: 'Internal Server Error', exitCode: 1 },
+  // Issue 11: every answer in the contract (405 with Allow; the HTTP parser's 408 and 431).
+  method_not_allowed: { status: 405, title: 'Method Not Allowed', exitCode: 2 },
+  request_timeout: { status: 408, title: 'Request Timeout', exitCode: 5 },
+  headers_too_large: { status: 431, title: 'Request Header Fields Too Large', exitCode: 2 },
+  // The disk (SQLite SQLITE_FULL, the file system ENOSPC) is full: nothing of the request was stored.
+  storage_full: { status: 507, title: 'Insufficient Storage', exitCode: 5 },
 };
 
 /** The exact 503 detail of maintenance mode (api-decisions §7, taken from the original service). */
@@ -120,4 +130,6 @@ export const errors = {
   unauthorized: (detail: string) => new CatalogError('unauthorized', detail),
   tooLarge: (detail: string) => new CatalogError('payload_too_large', detail),
   maintenance: () => new CatalogError('maintenance', MAINTENANCE_DETAIL),
+  storageFull: (what: string) =>
+    new CatalogError('storage_full', `storage is full: ${what} could not be written (the disk of the catalog's data directory has no space left); nothing of this request was stored, and everything stored before is intact`),
 };

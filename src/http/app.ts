@@ -14,6 +14,8 @@ import { registerPartRoutes } from './routes/parts.js';
 import { registerRelationRoutes } from './routes/relations.js';
 import { registerImageRoutes } from './routes/images.js';
 import { registerSearchRoutes } from './routes/search.js';
+import { ROUTES } from '../api/routes.js';
+import { problemClientErrorHandler, redactUrl, secretInQueryError, secretQueryParameter } from './wire-guards.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -40,6 +42,16 @@ function codeForFastifyError(error: FastifyError): ErrorCode | undefined {
   return undefined;
 }
 
+/** Methods a 405's Allow header may list. */
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+/** The 415 for a body whose Content-Type the route does not take, naming the type(s) it does take. */
+function unsupportedContentType(contentType: string | undefined, route: string | undefined): CatalogError {
+  const expected = route === ROUTES.images ? 'multipart/form-data' : route === ROUTES.search ? 'application/json or multipart/form-data' : 'application/json';
+  const given = contentType ? `Content-Type '${contentType}'` : 'a body without Content-Type';
+  return new CatalogError('unsupported_media_type', `${given} is not accepted here: send ${expected}`);
+}
+
 /** Sends a CatalogError as problem+json with the headers its status calls for. */
 export function sendProblem(reply: FastifyReply, error: CatalogError): FastifyReply {
   const problem = toProblem(error);
@@ -59,6 +71,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Ids may hold any character but "/" and controls; encoded slashes must not split segments.
     routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
+    // The HTTP parser's own errors (400, 408, 431) as problem+json on the raw socket (issue 11).
+    clientErrorHandler: problemClientErrorHandler,
     // Errors fastify raises before routing (a malformed URL, a bad Content-Type header) as problem+json too.
     frameworkErrors: (error, _request, reply) => {
       const code = codeForFastifyError(error as FastifyError) ?? 'bad_request';
@@ -67,29 +81,54 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   app.decorateRequest('principal', null as unknown as Principal);
+  // Bodies are JSON (or multipart where a route registers it): fastify's default text/plain parser
+  // would hand a string to JSON endpoints, which must answer 415 naming the type they take.
+  app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request) => {
+    // A token in the URL is refused before anything else, valid or not: URLs end up in logs (issue 11).
+    const secret = secretQueryParameter(request.url);
+    if (secret !== undefined) throw secretInQueryError(secret);
     request.principal = await service.authenticate(request.headers.authorization);
+  });
+
+  // No content coding is supported: a compressed body would otherwise reach the JSON parser as bytes.
+  app.addHook('preParsing', async (request) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      throw new CatalogError('unsupported_media_type', `Content-Encoding '${encoding}' is not supported: send the body uncompressed (identity)`);
+    }
   });
 
   if (accessLog) {
     app.addHook('onResponse', async (request, reply) => {
       const ms = reply.elapsedTime.toFixed(1);
-      accessLog.write(`${new Date().toISOString()} ${request.ip} ${request.principal?.name ?? '-'} "${request.method} ${request.url}" ${reply.statusCode} ${ms}ms\n`);
+      // Query values are redacted (issue 11); headers are never logged, so no Authorization either.
+      accessLog.write(`${new Date().toISOString()} ${request.ip} ${request.principal?.name ?? '-'} "${request.method} ${redactUrl(request.url)}" ${reply.statusCode} ${ms}ms\n`);
     });
   }
 
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof CatalogError) return sendProblem(reply, error);
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.code === 'FST_ERR_CTP_EMPTY_TYPE') {
+      return sendProblem(reply, unsupportedContentType(request.headers['content-type'], request.routeOptions.url));
+    }
     const code = codeForFastifyError(error);
     if (code) return sendProblem(reply, new CatalogError(code, error.message));
     process.stderr.write(`internal error: ${error.stack ?? String(error)}\n`);
     return sendProblem(reply, new CatalogError('internal', 'internal error: the server logged the details'));
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new CatalogError('not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    // A known path with another method: 405 with the methods it has (issue 11).
+    const allowed = HTTP_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(reply, new CatalogError('method_not_allowed', `${request.method} is not allowed on ${path}: use ${allowed.join(', ')}`));
+    }
+    return sendProblem(reply, new CatalogError('not_found', `no route ${request.method} ${path}`));
+  });
 
   registerAttributeRoutes(app, service);
   registerPartRoutes(app, service);
