@@ -48,7 +48,7 @@ const ProfileSchema = z.strictObject({
 const ConfigFileSchema = z.strictObject({ profiles: z.record(z.string(), ProfileSchema).default({}) });
 
 /** `$XDG_CONFIG_HOME/catalog/config.json` (default `~/.config/catalog/config.json`). */
-export function configFilePath(env: NodeJS.ProcessEnv): string {
+function configFilePath(env: NodeJS.ProcessEnv): string {
   const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : join(env.HOME ?? homedir(), '.config');
   return join(base, 'catalog', 'config.json');
 }

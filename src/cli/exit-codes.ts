@@ -20,6 +20,3 @@ export const EXIT = {
   /** Interrupted (Ctrl-C). */
   INTERRUPTED: 130,
 } as const;
-
-/** One of the exit codes above. */
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

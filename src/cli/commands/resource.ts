@@ -5,7 +5,6 @@
  */
 import type { BulkDeleteResult, BulkWriteResult, Page } from '../../api/schemas.js';
 import type { CatalogClient } from '../../client/types.js';
-import type { MapperName } from '../import/mapped-entries.js';
 
 /** What the command tree needs to know of a resource before it is loaded. */
 export interface ResourceNames {
@@ -29,8 +28,6 @@ export interface ImportSpec extends ResourceNames {
   existing?(client: CatalogClient, ids: string[]): Promise<Set<string>>;
   /** Largest batch the API accepts. */
   maxBatch: number;
-  /** Which of CSV_MAPPERS mapCsvRow is. */
-  mapper?: MapperName;
 }
 
 /** A resource with the bulk read/delete pattern of spec 4.1/4.2. */

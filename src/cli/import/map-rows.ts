@@ -368,7 +368,7 @@ function parseAttrColumnUncached(column: string): AttrColumn | { problem: string
  * Validates a part item (JSON/NDJSON record, already API shaped) with PartInputSchema.
  * @returns the parsed item (organization defaults to ""), or every problem.
  */
-export function validatePartItem(value: unknown): MapResult<PartInput> {
+function validatePartItem(value: unknown): MapResult<PartInput> {
   const result = PartInputSchema.safeParse(value);
   return result.success ? { item: result.data } : { problems: schemaProblems(result, value) };
 }
@@ -499,7 +499,7 @@ export function partRowColumns(rows: Iterable<Record<string, string>>): string[]
  * Validates a relation item (JSON/NDJSON record) with {@link RelationItemSchema}.
  * @returns the parsed item, or every problem.
  */
-export function validateRelationItem(value: unknown): MapResult<RelationItem> {
+function validateRelationItem(value: unknown): MapResult<RelationItem> {
   const result = RelationItemSchema.safeParse(value);
   return result.success ? { item: result.data } : { problems: schemaProblems(result, value) };
 }

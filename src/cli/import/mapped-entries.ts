@@ -5,7 +5,7 @@
  * threads cost more than it saved on 2 cores, and the second isolate pushed a 100k-row import's
  * peak RSS past 200 MB.)
  */
-import { mapAttributeRow, mapImageManifestRow, mapPartRow, mapRelationRow, stripMetaColumns } from './map-rows.js';
+import { mapAttributeRow, mapPartRow, mapRelationRow, stripMetaColumns } from './map-rows.js';
 import { readRecords, type ImportFormat, type RecordSource } from './read-records.js';
 
 /** A row ready to send, or one rejected before sending (unreadable, or unmappable CSV). */
@@ -13,8 +13,8 @@ export type MappedEntry =
   | { line: number; record: Record<string, unknown>; item: Record<string, unknown> }
   | { line: number; record?: Record<string, unknown>; raw?: string; problems: string[] };
 
-/** The CSV row mappers by resource. */
-export type MapperName = 'attributes' | 'parts' | 'relations' | 'images';
+/** The resources imported through `<noun> import` (images are uploaded: src/cli/commands/images/upload.ts). */
+type MapperName = 'attributes' | 'parts' | 'relations';
 
 type CsvMapper = (record: Record<string, string>, options?: { validate?: boolean }) => { item: unknown } | { problems: string[] };
 
@@ -22,7 +22,6 @@ export const CSV_MAPPERS: Readonly<Record<MapperName, CsvMapper>> = {
   attributes: (r) => mapAttributeRow(r),
   parts: (r, o) => mapPartRow(r, o),
   relations: (r) => mapRelationRow(r),
-  images: (r) => mapImageManifestRow(r),
 };
 
 /** Whether a record carries the errors-file columns (a fixed errors file imported again). */

@@ -12,7 +12,6 @@ export const attributesResource: ResourceSpec<AttributeView> & ImportSpec = {
   maxBatch: MAX_BULK_ITEMS,
   fields: ['attribute_id', ...ATTRIBUTE_PROJECTION],
   defaultFields: ['attribute_id', 'type', 'name', 'searchable', 'filterable', 'visibility', 'org_visibility', 'per_org_values', 'display_order', 'labels'],
-  mapper: 'attributes',
   mapCsvRow: CSV_MAPPERS.attributes as ImportSpec['mapCsvRow'],
   send: (client, items) => client.upsertAttributes(items),
   async existing(client, ids) {

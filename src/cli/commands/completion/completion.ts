@@ -30,7 +30,7 @@ function longOptions(command: Command): string[] {
 }
 
 /** Reads the tree from the built program (the `completion` command itself left out). */
-export function completionTree(program: Command): CompletionTree {
+function completionTree(program: Command): CompletionTree {
   return {
     globalOptions: [...longOptions(program), '--help', '--version'],
     nouns: program.commands
@@ -44,7 +44,7 @@ export function completionTree(program: Command): CompletionTree {
 }
 
 /** The completion script of a shell. Throws UsageError for an unknown shell. */
-export function completionScript(shell: string, tree: CompletionTree): string {
+function completionScript(shell: string, tree: CompletionTree): string {
   const nouns = tree.nouns.map((n) => n.name).join(' ');
   const global = tree.globalOptions.join(' ');
   switch (shell) {

@@ -38,7 +38,7 @@ export function declare(noun: Command, invoke: Invoke): Command {
 }
 
 /** The default download name: `<image_id>.<ext>` unless the id already ends with an image extension. */
-export function downloadName(imageId: string, contentType: string): string {
+function downloadName(imageId: string, contentType: string): string {
   const ext = EXTENSIONS[contentType.split(';')[0]?.trim().toLowerCase() ?? ''];
   const current = extname(imageId).slice(1).toLowerCase();
   if (ext === undefined || current === ext || (ext === 'jpg' && current === 'jpeg') || (ext === 'tiff' && current === 'tif')) return basename(imageId);

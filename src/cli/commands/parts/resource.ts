@@ -12,7 +12,6 @@ export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   maxBatch: MAX_BULK_ITEMS,
   fields: ['part_id', ...PART_PROJECTION],
   defaultFields: ['part_id', 'name', 'attributes', 'modifiedAt'],
-  mapper: 'parts',
   mapCsvRow: CSV_MAPPERS.parts as ImportSpec['mapCsvRow'],
   send: (client, items) => client.upsertParts(items),
   async existing(client, ids) {

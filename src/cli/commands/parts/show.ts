@@ -35,7 +35,7 @@ export interface PartShow {
  * display_order first; attributes without one after them, by attribute_id (the API does not expose
  * creation order).
  */
-export function orderAttributes(part: Part, attributes: readonly AttributeView[]): ShownAttribute[] {
+function orderAttributes(part: Part, attributes: readonly AttributeView[]): ShownAttribute[] {
   const byId = new Map(attributes.map((a) => [a.attribute_id, a]));
   const shown = part.attributes.map((entry) => {
     const attribute = byId.get(entry.attribute_id);
@@ -62,7 +62,7 @@ function valueText(value: PartValue): string {
 }
 
 /** The human-readable page of `parts show`. */
-export function renderPartShow(show: PartShow): string {
+function renderPartShow(show: PartShow): string {
   const lines: string[] = [];
   const { part } = show;
   lines.push(`part ${part.part_id}`, `  serviceId ${part.serviceId} · created ${part.createdAt} · modified ${part.modifiedAt}`);

@@ -24,7 +24,7 @@ function badItems(error: CatalogError): Map<number, string[]> {
 }
 
 /** Sends relations, dropping the items a 400 names and retrying the rest; errors keyed `items[<index>]`. */
-export async function sendRelations(client: CatalogClient, items: Record<string, unknown>[]): Promise<BulkWriteResult> {
+async function sendRelations(client: CatalogClient, items: Record<string, unknown>[]): Promise<BulkWriteResult> {
   const result: BulkWriteResult = { created: [], updated: [], errors: {} };
   let remaining = items.map((item, index) => ({ item, index }));
   while (remaining.length > 0) {
@@ -50,7 +50,6 @@ export const relationsImport: ImportSpec = {
   noun: 'relations',
   idField: 'anchor_part_id',
   maxBatch: MAX_BULK_ITEMS,
-  mapper: 'relations',
   mapCsvRow: CSV_MAPPERS.relations as ImportSpec['mapCsvRow'],
   send: sendRelations,
 };
