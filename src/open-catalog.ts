@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileBlobStore } from './adapters/blobs/file-blob-store.js';
-import { FeatureIndexSimilaritySearch, sharpFeatureIndexer } from './adapters/images/image-search.js';
+import type { DecodePool } from './adapters/images/decode-pool.js';
+import { createSharpFeatureIndexer, FeatureIndexSimilaritySearch, type ImageSearchLimits } from './adapters/images/image-search.js';
 import type { SearchIndexOptions } from './adapters/sqlite/search/search-index.js';
 import { openSqliteStores } from './adapters/sqlite/stores.js';
 import { systemClock, systemIds } from './adapters/system.js';
@@ -35,6 +36,10 @@ export interface OpenCatalogOptions {
   searchLimits?: Partial<SearchLimits>;
   /** Ranking work per search (docs/search.md). */
   searchTuning?: Omit<SearchIndexOptions, 'clock'>;
+  /** Query-image pixel limit and the bounded decode pool (issue 11; docs/api.md, Search). */
+  imageSearchLimits?: Partial<ImageSearchLimits>;
+  /** The pool image decodes run in (default: one per catalog from imageSearchLimits); tests pass one to hold it. */
+  decodePool?: DecodePool;
 }
 
 /** Directory of the image originals inside a data directory. */
@@ -51,10 +56,15 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
   const relations = new RelationService(context, stores.relations);
   // Originals live in <dataDir>/images (blobs/ab/cd/<sha256>, tmp/); an in-memory catalog uses a temp dir.
   const imagesDir = options.dataDir !== undefined ? join(options.dataDir, IMAGES_DIR) : mkdtempSync(join(tmpdir(), 'catalog-images-'));
+  // One decode pool for query images and uploads, so together they never take every libuv thread.
+  const imageSearch = new FeatureIndexSimilaritySearch(stores.references, {
+    ...(options.imageSearchLimits ? { limits: options.imageSearchLimits } : {}),
+    ...(options.decodePool ? { pool: options.decodePool } : {}),
+  });
   const images = new ImageService({
     context,
     store: stores.images,
-    indexer: sharpFeatureIndexer,
+    indexer: createSharpFeatureIndexer(imageSearch.pool),
     blobs: new FileBlobStore(imagesDir),
     ...(options.imageLimits ? { limits: options.imageLimits } : {}),
     ...(options.displayConfig ? { displayConfig: options.displayConfig } : {}),
@@ -63,7 +73,7 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
     context,
     index: stores.searchIndex,
     sessions: stores.sessions,
-    images: new FeatureIndexSimilaritySearch(stores.references),
+    images: imageSearch,
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
   });
   return {

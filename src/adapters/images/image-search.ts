@@ -4,26 +4,73 @@
  * against them. sharp is loaded on first use only, so commands that never touch images do not pay
  * its start-up cost (measurements.md: ~80 ms).
  */
+import { availableParallelism } from 'node:os';
 import { CatalogError } from '../../api/errors.js';
 import { detectImageType } from '../../core/images/file-type.js';
 import type { ImageFeatureIndexer, ImageSimilaritySearch, ReferenceFeatureStore } from '../../core/ports.js';
 import { decodeFeatures, encodeFeatures, ImageFeatureIndex, rankParts, type Features } from '../../core/search/image-similarity.js';
 import type { ImageMatch } from '../../core/model.js';
+import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
 
-async function features(bytes: Uint8Array | string): Promise<Features> {
-  const { extractFeatures } = await import('./sharp-features.js');
-  return extractFeatures(bytes);
+/** Limits of image decoding for image search (issue 11; docs/api.md, Search). */
+export interface ImageSearchLimits {
+  /**
+   * Largest query image, width × height in pixels (default 50,000,000, e.g. 8660 × 5773); larger
+   * is a 415 naming the limit, found from the header before any decoding.
+   */
+  maxQueryPixels: number;
+  /** Image decodes (query images and uploads) running at once (default: half the CPUs, 1 to 3). */
+  decodeConcurrency: number;
+  /** Query images that may wait for a decode slot (default 16); beyond, a search is a 503 with Retry-After. */
+  maxQueuedDecodes: number;
 }
 
-/** Computes the stored features of a searchable reference image. Throws when sharp cannot decode it. */
-export const sharpFeatureIndexer: ImageFeatureIndexer = {
-  async index(_imageId, _partId, image) {
-    return encodeFeatures(await features(image instanceof Uint8Array ? image : image.path));
-  },
-  async remove() {
-    // Nothing to do: features live in the images row, which the image service updates or deletes.
-  },
-};
+/** The defaults of {@link ImageSearchLimits}. */
+export const DEFAULT_IMAGE_SEARCH_LIMITS: Readonly<ImageSearchLimits> = Object.freeze({
+  maxQueryPixels: 50_000_000,
+  // Below libuv's 4 threads, so file reads (GET original, uploads) always find one free.
+  decodeConcurrency: Math.min(3, Math.max(1, Math.floor(availableParallelism() / 2))),
+  maxQueuedDecodes: 16,
+});
+
+async function features(bytes: Uint8Array | string, maxPixels?: number): Promise<Features> {
+  const { extractFeatures } = await import('./sharp-features.js');
+  return extractFeatures(bytes, maxPixels === undefined ? {} : { maxPixels });
+}
+
+/** 415 naming the limit when the header says the image has more than `maxPixels` pixels. */
+async function assertPixels(bytes: Uint8Array, maxPixels: number): Promise<void> {
+  const { imageSize } = await import('./sharp-features.js');
+  const size = await imageSize(bytes);
+  if (size && size.width * size.height > maxPixels) {
+    throw new CatalogError(
+      'unsupported_media_type',
+      `the query image is too large for image search: ${size.width} × ${size.height} = ${(size.width * size.height).toLocaleString('en-US')} pixels, ` +
+        `over the limit of ${maxPixels.toLocaleString('en-US')} pixels (width × height); scale it down`,
+    );
+  }
+}
+
+/**
+ * The feature indexer of uploads: computes the stored features of a searchable reference image
+ * in `pool` (waiting for a slot however long the queue: uploads are bounded by the upload limits).
+ * Throws when sharp cannot decode the image.
+ */
+export function createSharpFeatureIndexer(pool: DecodePool): ImageFeatureIndexer {
+  return {
+    async index(_imageId, _partId, image) {
+      return encodeFeatures(await pool.run(() => features(image instanceof Uint8Array ? image : image.path), { bounded: false }));
+    },
+    async remove() {
+      // Nothing to do: features live in the images row, which the image service updates or deletes.
+    },
+  };
+}
+
+/** The feature indexer over a pool of its own with the default limits. */
+export const sharpFeatureIndexer: ImageFeatureIndexer = createSharpFeatureIndexer(
+  new DecodePool({ concurrency: DEFAULT_IMAGE_SEARCH_LIMITS.decodeConcurrency, maxQueue: DEFAULT_IMAGE_SEARCH_LIMITS.maxQueuedDecodes }),
+);
 
 /** Images considered per query: the shortlist of the SimHash filter (image-similarity.ts). */
 const SHORTLIST = 200;
@@ -34,12 +81,17 @@ const SHORTLIST = 200;
  * fingerprint changes, which also sees writes by other processes on the same catalog.
  */
 export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
+  readonly limits: ImageSearchLimits;
+  /** Where query images are decoded (shared with the upload indexer by the composition root). */
+  readonly pool: DecodePool;
   private readonly references: ReferenceFeatureStore;
   private fingerprint = '';
   private index = new ImageFeatureIndex();
 
-  constructor(references: ReferenceFeatureStore) {
+  constructor(references: ReferenceFeatureStore, options: { limits?: Partial<ImageSearchLimits>; pool?: DecodePool } = {}) {
     this.references = references;
+    this.limits = { ...DEFAULT_IMAGE_SEARCH_LIMITS, ...options.limits };
+    this.pool = options.pool ?? new DecodePool({ concurrency: this.limits.decodeConcurrency, maxQueue: this.limits.maxQueuedDecodes });
   }
 
   /** Number of reference images in the in-memory index after the last sync. */
@@ -66,10 +118,18 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     if (!detectImageType(image.subarray(0, 64))) {
       throw new CatalogError('unsupported_media_type', 'the query image is not a JPEG, PNG, WebP, GIF, TIFF or AVIF image');
     }
+    // From the header, before taking a decode slot: a decompression bomb never waits in the queue.
+    await assertPixels(image, this.limits.maxQueryPixels);
     let query: Features;
     try {
-      query = await features(image);
+      query = await this.pool.run(() => features(image, this.limits.maxQueryPixels));
     } catch (error) {
+      if (error instanceof DecodeQueueFullError) {
+        throw new CatalogError('unavailable', `image search is busy: ${error.maxQueue} query images are already waiting to be decoded; retry later`);
+      }
+      if (error instanceof Error && error.name === 'PixelLimitError') {
+        throw new CatalogError('unsupported_media_type', `the query image is too large for image search: ${error.message.replace(/^image features: the image has /, '')}; scale it down`);
+      }
       throw new CatalogError('unsupported_media_type', `the query image cannot be decoded: ${(error as Error).message}`);
     }
     await this.sync();

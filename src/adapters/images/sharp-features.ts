@@ -14,13 +14,31 @@ import type { Features } from '../../core/search/image-similarity.js';
  */
 export const WORKING_SIZE = 128;
 
-/** Largest input accepted, in pixels (width × height): sharp's own default limit, ≈268 MP. */
-const LIMIT_INPUT_PIXELS = 0x3fff * 0x3fff;
+/** Largest input accepted by default, in pixels (width × height): sharp's own default limit, ≈268 MP. */
+export const LIMIT_INPUT_PIXELS = 0x3fff * 0x3fff;
+
+/** Thrown by {@link extractFeatures} for an image over its pixel limit (checked from the header, before decoding). */
+export class PixelLimitError extends Error {
+  constructor(readonly limit: number, readonly width: number | undefined, readonly height: number | undefined) {
+    const size = width !== undefined && height !== undefined ? `${width} × ${height} = ${(width * height).toLocaleString('en-US')} pixels` : 'more pixels than that';
+    super(`image features: the image has ${size}, over the limit of ${limit.toLocaleString('en-US')} pixels (width × height)`);
+    this.name = 'PixelLimitError';
+  }
+}
 
 // Every image is decoded once: libvips' operation cache (50 MB by default) would only hold memory
 // in a long-running server; one libvips worker per decode keeps a busy server's memory flat.
 sharp.cache(false);
 sharp.concurrency(1);
+
+/**
+ * Width and height of an encoded image from its header (no pixel is decoded), or undefined when
+ * libvips cannot read the header.
+ */
+export async function imageSize(bytes: Uint8Array): Promise<{ width: number; height: number } | undefined> {
+  const meta = await sharp(bytes, { limitInputPixels: false }).metadata().catch(() => undefined);
+  return meta?.width !== undefined && meta.height !== undefined ? { width: meta.width, height: meta.height } : undefined;
+}
 
 /**
  * Decodes an image and computes its search features.
@@ -37,17 +55,20 @@ sharp.concurrency(1);
  * may run concurrently.
  *
  * @param bytes the encoded image file.
+ * @param options.maxPixels largest width × height accepted (default {@link LIMIT_INPUT_PIXELS});
+ *   checked by libvips from the header, so a decompression bomb costs no decoding.
  * @returns the image's {@link Features}.
- * @throws Error "image features: cannot decode image (…)" when the bytes are empty, not an image, a
- *   truncated/corrupt image or an image larger than ≈268 MP.
+ * @throws PixelLimitError for an image over `maxPixels`; Error "image features: cannot decode
+ *   image (…)" when the bytes are empty, not an image, or a truncated/corrupt image.
  */
-export async function extractFeatures(bytes: Uint8Array | string): Promise<Features> {
+export async function extractFeatures(bytes: Uint8Array | string, options: { maxPixels?: number } = {}): Promise<Features> {
+  const limit = options.maxPixels ?? LIMIT_INPUT_PIXELS;
   // A string is a file path: libvips then reads only what decoding needs (a JPEG's trailing bytes
   // never enter memory), instead of the whole file as a Buffer.
   if (typeof bytes !== 'string' && bytes.length === 0) throw new Error('image features: cannot decode image (empty input)');
   let raw: { data: Buffer; info: OutputInfo };
   try {
-    raw = await sharp(bytes, { failOn: 'error', limitInputPixels: LIMIT_INPUT_PIXELS })
+    raw = await sharp(bytes, { failOn: 'error', limitInputPixels: limit })
       .rotate()
       .flatten({ background: { r: 255, g: 255, b: 255 } })
       .toColourspace('srgb')
@@ -57,6 +78,11 @@ export async function extractFeatures(bytes: Uint8Array | string): Promise<Featu
       .toBuffer({ resolveWithObject: true });
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
+    if (/pixel limit/i.test(reason)) {
+      // Name the size: the header alone (no decode) gives it.
+      const size = typeof bytes === 'string' ? undefined : await imageSize(bytes);
+      throw new PixelLimitError(limit, size?.width, size?.height);
+    }
     throw new Error(`image features: cannot decode image (${reason})`, { cause: err });
   }
   const { data, info } = raw;

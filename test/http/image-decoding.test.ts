@@ -1,0 +1,131 @@
+/**
+ * Image decoding within bounds (issue 11, "Image decoding"): query images over the pixel limit are
+ * a 415 naming the limit, decided from the header; decodes run in a bounded pool, and a full queue
+ * is a 503 with Retry-After instead of a stall of every other request.
+ */
+import { crc32, deflateSync } from 'node:zlib';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../src/api/routes.js';
+import { DecodePool, DecodeQueueFullError } from '../../src/adapters/images/decode-pool.js';
+import { LOCAL_OWNER } from '../../src/core/permissions.js';
+import type { Catalog } from '../../src/core/services.js';
+import { buildApp } from '../../src/http/app.js';
+import { openCatalog } from '../../src/open-catalog.js';
+import { tempDir } from '../helpers/harness.js';
+
+/** A 1-bit black PNG: a few KB on the wire, width × height pixels to decode (a decompression bomb). */
+function onebitPng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body) >>> 0);
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 1; // bit depth 1, colour type 0 (grey), deflate, adaptive filter, no interlace
+  const rows = Buffer.alloc((1 + Math.ceil(width / 8)) * height);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+function multipartSearch(image: Buffer): { body: Buffer; contentType: string } {
+  const b = 'decode-test';
+  const body = Buffer.concat([
+    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="input"\r\nContent-Type: application/json\r\n\r\n{}\r\n`),
+    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="image"; filename="q.png"\r\nContent-Type: image/png\r\n\r\n`),
+    image,
+    Buffer.from(`\r\n--${b}--\r\n`),
+  ]);
+  return { body, contentType: `multipart/form-data; boundary=${b}` };
+}
+
+describe('DecodePool', () => {
+  it('runs at most `concurrency` tasks, queues at most `maxQueue`, refuses beyond, in arrival order', async () => {
+    const pool = new DecodePool({ concurrency: 2, maxQueue: 1 });
+    const releases: (() => void)[] = [];
+    const started: number[] = [];
+    const task = (n: number) => () => new Promise<number>((resolve) => {
+      started.push(n);
+      releases.push(() => resolve(n));
+    });
+    const a = pool.run(task(1));
+    const b = pool.run(task(2));
+    const c = pool.run(task(3));
+    await Promise.resolve();
+    expect([pool.active, pool.queued]).toEqual([2, 1]);
+    await expect(pool.run(task(4))).rejects.toBeInstanceOf(DecodeQueueFullError);
+    // Unbounded callers (uploads) wait however long the queue is.
+    const d = pool.run(task(5), { bounded: false });
+    expect(started).toEqual([1, 2]);
+    releases[0]?.();
+    expect(await a).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual([1, 2, 3]);
+    for (const release of releases.slice(1)) release();
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const release of releases.slice(3)) release();
+    expect(await Promise.all([b, c, d])).toEqual([2, 3, 5]);
+    expect([pool.active, pool.queued]).toEqual([0, 0]);
+  });
+});
+
+describe('image search decoding over HTTP', () => {
+  let catalog: Catalog | undefined;
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+
+  async function serve(options: { decodePool?: DecodePool } = {}) {
+    catalog = openCatalog({ dataDir: tempDir(), ...options });
+    const { secret } = await catalog.service.createToken(LOCAL_OWNER, { name: 'worker', roles: ['factoryWorker'] });
+    const app = buildApp({ catalog, accessLog: null });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const opened = catalog;
+    close = async () => {
+      await app.close();
+      await opened.close();
+    };
+    return async (image: Buffer) => {
+      const form = multipartSearch(image);
+      const res = await request(`${url}${ROUTES.search}`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': form.contentType }, body: form.body });
+      return { status: res.statusCode, headers: res.headers, json: (await res.body.json()) as Record<string, unknown> };
+    };
+  }
+
+  it('refuses a 10000 × 10000 1-bit PNG (12 KB) with 415 naming the 50,000,000-pixel limit', async () => {
+    const search = await serve();
+    const bomb = onebitPng(10_000, 10_000);
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    const res = await search(bomb);
+    expect(res.status).toBe(415);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json.detail).toBe(
+      'the query image is too large for image search: 10000 × 10000 = 100,000,000 pixels, over the limit of 50,000,000 pixels (width × height); scale it down',
+    );
+    // Under the limit the same kind of image is searched.
+    expect((await search(onebitPng(64, 64))).status).toBe(200);
+  });
+
+  it('answers 503 with Retry-After while the decode queue is full, and searches again once it drains', async () => {
+    const pool = new DecodePool({ concurrency: 1, maxQueue: 0 });
+    const search = await serve({ decodePool: pool });
+    let release: () => void = () => undefined;
+    const held = pool.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const busy = await search(onebitPng(64, 64));
+    expect(busy.status).toBe(503);
+    expect(busy.headers['retry-after']).toBeDefined();
+    expect(busy.json).toMatchObject({ status: 503, code: 'unavailable' });
+    expect(String(busy.json.detail)).toMatch(/^image search is busy/);
+    release();
+    await held;
+    expect((await search(onebitPng(64, 64))).status).toBe(200);
+  });
+});
