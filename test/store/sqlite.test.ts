@@ -2,9 +2,12 @@
  * The store contract suite (store-contract.ts) against the SQLite adapter: in memory, and on disk
  * (where it also checks that every committed write survives a reopen).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
 import { FileBlobStore } from '../../src/adapters/blobs/file-blob-store.js';
 import { openSqliteStores } from '../../src/adapters/sqlite/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
@@ -31,4 +34,25 @@ describeStoreContract('SQLite on disk', async () => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe('openSqliteStores: the data directory', () => {
+  it('fails at once for a path under /proc (Node 20 recursive mkdir spins there forever)', () => {
+    // A child process with a deadline: a spin would block this test's own event loop.
+    const script = `import('${pathToFileURL(join(process.cwd(), 'dist/adapters/sqlite/stores.js')).href}').then((m) => {
+      try { m.openSqliteStores({ dataDir: '/proc/catalog-nope/x', clock: { nowMicros: () => 1 } }); console.log('opened'); }
+      catch (e) { console.log('threw ' + e.code); }
+    })`;
+    const out = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(out.signal).toBeNull();
+    expect(out.stdout.trim()).toBe('threw ENOENT');
+  });
+
+  it('creates missing parents', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'store-dirs-'));
+    const stores = openSqliteStores({ dataDir: join(dir, 'a', 'b'), clock: systemClock() });
+    await stores.close();
+    expect(existsSync(join(dir, 'a', 'b', 'catalog.db'))).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
 });

@@ -4,7 +4,7 @@
  * cache kept apart so searches never wait on an import's write lock; docs/search.md).
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { CatalogStores, Clock } from '../../core/ports.js';
 import { SqliteCatalogStore } from './catalog-store.js';
 import { openDatabase } from './database.js';
@@ -13,6 +13,7 @@ import { SqliteReferenceFeatureStore } from './reference-features.js';
 import { SqliteRelationStore } from './relation-store.js';
 import { SqliteSearchIndex, type SearchIndexOptions } from './search/search-index.js';
 import { openSessionDatabase, SESSIONS_FILE, SqliteSessionStore } from './session-store.js';
+import { withStorageFullErrors } from '../storage-full.js';
 
 /** File name of the SQLite database inside a data directory. */
 export const DATABASE_FILE = 'catalog.db';
@@ -25,6 +26,23 @@ export interface SqliteStoresOptions {
   clock: Clock;
   /** Ranking work per search (docs/search.md). */
   searchTuning?: Omit<SearchIndexOptions, 'clock'> | undefined;
+}
+
+/**
+ * Creates `dir` and its missing parents one level at a time. Node 20's `mkdirSync(dir, {recursive:
+ * true})` never returns for a path under /proc (libuv retries ENOENT forever, at 100 % CPU); this
+ * fails at once with the first level's error (ENOENT, ENOTDIR, EACCES, EROFS).
+ */
+function createDirectory(dir: string): void {
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw error;
+    createDirectory(dirname(dir));
+    mkdirSync(dir);
+  }
 }
 
 /** The SQLite stores with their concrete types (tests and benchmarks reach the database through `catalog.db`). */
@@ -40,7 +58,7 @@ export interface SqliteStores extends CatalogStores {
 export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   let dbPath = ':memory:';
   if (options.dataDir !== undefined) {
-    mkdirSync(options.dataDir, { recursive: true });
+    createDirectory(resolve(options.dataDir));
     dbPath = join(options.dataDir, DATABASE_FILE);
   }
   const catalog = new SqliteCatalogStore(openDatabase(dbPath));
@@ -48,13 +66,15 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   // The index is a write listener: it is written inside the catalog store's transactions.
   catalog.listeners.push(searchIndex);
   const sessions = new SqliteSessionStore(openSessionDatabase(options.dataDir !== undefined ? join(options.dataDir, SESSIONS_FILE) : ':memory:'));
+  // A full disk (SQLITE_FULL) is the catalog's storage_full error (507, exit 5), not a bug (issue 11).
+  const database = 'the catalog database';
   return {
-    catalog,
-    relations: new SqliteRelationStore(catalog.db),
-    images: new SqliteImageStore(catalog.db),
+    catalog: withStorageFullErrors(catalog, database),
+    relations: withStorageFullErrors(new SqliteRelationStore(catalog.db), database),
+    images: withStorageFullErrors(new SqliteImageStore(catalog.db), database),
     searchIndex,
-    sessions,
-    references: new SqliteReferenceFeatureStore(catalog.db),
+    sessions: withStorageFullErrors(sessions, 'the search sessions database'),
+    references: withStorageFullErrors(new SqliteReferenceFeatureStore(catalog.db), database),
     async close() {
       await sessions.close();
       await catalog.close();
