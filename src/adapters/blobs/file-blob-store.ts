@@ -14,6 +14,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BLOB_HEAD_BYTES, BlobTooLargeError, isSha256Hex } from '../../core/images/blobs.js';
 import type { BlobPutResult, BlobStore, BlobSweepResult } from '../../core/ports.js';
+import { asStorageError } from '../storage-full.js';
 
 function isErrno(error: unknown, ...codes: string[]): boolean {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string'
@@ -143,7 +144,8 @@ export class FileBlobStore implements BlobStore {
     } catch (error) {
       if (handle !== undefined) await handle.close().catch(() => undefined);
       await removeQuietly(tmpPath).catch(() => undefined);
-      throw error;
+      // A full disk is the catalog's storage_full error (507, exit 5; issue 11).
+      throw asStorageError(error, 'an image file');
     } finally {
       this.inFlight.delete(tmpPath);
     }
