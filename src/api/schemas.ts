@@ -301,6 +301,48 @@ export interface RelationCreateResult {
   created: number;
 }
 
+/** Longest cursor of the relations listing: a JSON array of two ids (`["<anchor>","<related>"]`). */
+export const MAX_RELATION_CURSOR = 2048;
+
+/**
+ * The request of POST /v1/parts/relations/list (our addition, docs/api.md): every relation of the
+ * catalog, paged (spec 2.4) in (anchor_part_id, related_part_id) order; `last_object_id` is the
+ * previous page's cursor.
+ */
+export const RelationListRequestSchema = z.strictObject({
+  paging: z
+    .strictObject({
+      limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
+      last_object_id: z.string().max(MAX_RELATION_CURSOR).optional(),
+    })
+    .optional(),
+});
+export type RelationListRequest = z.infer<typeof RelationListRequestSchema>;
+
+/**
+ * A relation as listed by POST /v1/parts/relations/list: in its import columns (the item shape of
+ * POST /v1/parts/relations) plus the read-only `user_id` and `created` (ISO 8601 UTC, microseconds).
+ */
+export interface RelationRecord {
+  anchor_part_id: string;
+  related_part_id: string;
+  type: RelationType;
+  source: RelationSource;
+  user_id?: string;
+  created: string;
+}
+
+/** GET /1/catalog/info (our addition, docs/api.md): which catalog this is, and the software's version. */
+export interface CatalogInfo {
+  /** A UUID stored in the catalog when it is first used; never changes, differs between catalogs. */
+  catalogId: string;
+  /** Version of the catalog software serving it. */
+  version: string;
+}
+
+/** The software version reported by GET /1/catalog/info. */
+export const CATALOG_VERSION = '0.1.0';
+
 // ---------------------------------------------------------------------------------------------
 // Search (spec 2.5, 4.4; decisions §8)
 

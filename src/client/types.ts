@@ -11,7 +11,7 @@
 import type {
   Attribute, BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part,
 } from '../api/schemas.js';
-import type { Relation, RelationCreateResult } from '../api/schemas.js';
+import type { CatalogInfo, Relation, RelationCreateResult, RelationRecord } from '../api/schemas.js';
 import type { SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 
@@ -70,6 +70,15 @@ export interface CatalogClient {
    * when `type` is omitted. 400 for an unknown type, 404 for an unknown part.
    */
   getRelations(partId: string, type?: string): Promise<Relation[]>;
+  /**
+   * POST /v1/parts/relations/list (docs/api.md): every relation of the catalog in its import shape
+   * (plus `user_id`, `created`), paged (`{paging?: {limit, last_object_id}}`) in
+   * (anchor_part_id, related_part_id) order; 400 for a bad request or cursor.
+   */
+  listRelations(request: unknown): Promise<Page<RelationRecord>>;
+
+  /** GET /1/catalog/info (docs/api.md): the catalog's identity `{catalogId, version}`. */
+  getCatalogInfo(): Promise<CatalogInfo>;
 
   /**
    * POST /1/catalog/images (spec 4.2, decisions §4): multipart with the definitions

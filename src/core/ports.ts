@@ -68,6 +68,11 @@ export interface CatalogStore {
 
   getSetting(key: string): Promise<string | undefined>;
   setSetting(key: string, value: string): Promise<void>;
+  /**
+   * Stores `value` under `key` unless the key already has a value, atomically (two processes racing
+   * agree on one value); returns the value stored afterwards. Used for the catalog's identity.
+   */
+  initSetting(key: string, value: string): Promise<string>;
 
   close(): Promise<void>;
 }
@@ -85,6 +90,12 @@ export interface RelationStore {
   writeRelations(relations: readonly StoredRelation[]): Promise<{ written: number; missing: string[] }>;
   /** Every relation involving `partId` (of `type` when given); undefined when the part does not exist. */
   relationsOf(partId: string, type: RelationType | undefined): Promise<StoredRelation[] | undefined>;
+  /**
+   * Every relation of the catalog, in (anchor_part_id, related_part_id) code point order, at most
+   * `limit`, starting after the pair `after` (exclusive; undefined = from the start). Each relation
+   * once, with its stored direction.
+   */
+  listRelations(after: { anchor_part_id: string; related_part_id: string } | undefined, limit: number): Promise<StoredRelation[]>;
 }
 
 /**

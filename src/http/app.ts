@@ -8,6 +8,7 @@ import { CatalogError, toProblem, type ErrorCode } from '../api/errors.js';
 import type { Principal } from '../api/schemas.js';
 import type { Catalog } from '../core/services.js';
 import { registerAttributeRoutes } from './routes/attributes.js';
+import { registerCatalogInfoRoutes } from './routes/catalog-info.js';
 import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOrganizationRoutes } from './routes/organizations.js';
 import { registerPartRoutes } from './routes/parts.js';
@@ -137,5 +138,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerRelationRoutes(app, catalog.relations);
   registerImageRoutes(app, catalog.images);
   registerSearchRoutes(app, catalog.search);
+  registerCatalogInfoRoutes(app, catalog);
   return app;
 }

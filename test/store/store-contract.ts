@@ -185,6 +185,12 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         await s.catalog.setSetting('maintenance', 'on');
         expect(await s.catalog.getSetting('maintenance')).toBe('on');
       });
+
+      it('initSetting stores a value only when the key has none, and returns the stored one', async () => {
+        expect(await s.catalog.initSetting('catalog_id', 'first')).toBe('first');
+        expect(await s.catalog.initSetting('catalog_id', 'second')).toBe('first');
+        expect(await s.catalog.getSetting('catalog_id')).toBe('first');
+      });
     });
 
     describe('RelationStore', () => {
@@ -205,6 +211,19 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(all?.map((r) => [r.anchor_part_id, r.related_part_id, r.type]).sort()).toEqual([['p1', 'p3', 'duplicate'], ['p2', 'p1', 'equivalent']]);
         expect((await s.relations.relationsOf('p1', 'duplicate'))?.length).toBe(1);
         expect(await s.relations.relationsOf('nope', undefined)).toBeUndefined();
+      });
+
+      it('lists every relation once, in (anchor, related) code point order, paged after a pair', async () => {
+        // Written in another order than listed, and the anchor is sometimes the later-created part.
+        await putParts(part('b', 'B'), part('a', 'A'), part('é', 'E'), part('c', 'C'), part('Z', 'Z'));
+        await s.relations.writeRelations([relation('c', 'a', 'duplicate'), relation('a', 'é'), relation('a', 'b', 'equivalent'), relation('Z', 'c')]);
+        const pairs = (rs: StoredRelation[]) => rs.map((r) => [r.anchor_part_id, r.related_part_id, r.type]);
+        const all = await s.relations.listRelations(undefined, 100);
+        expect(pairs(all)).toEqual([['Z', 'c', 'substitute'], ['a', 'b', 'equivalent'], ['a', 'é', 'substitute'], ['c', 'a', 'duplicate']]);
+        expect(all[0]).toEqual(relation('Z', 'c'));
+        expect(pairs(await s.relations.listRelations(undefined, 2))).toEqual([['Z', 'c', 'substitute'], ['a', 'b', 'equivalent']]);
+        expect(pairs(await s.relations.listRelations({ anchor_part_id: 'a', related_part_id: 'b' }, 2))).toEqual([['a', 'é', 'substitute'], ['c', 'a', 'duplicate']]);
+        expect(await s.relations.listRelations({ anchor_part_id: 'c', related_part_id: 'a' }, 2)).toEqual([]);
       });
     });
 

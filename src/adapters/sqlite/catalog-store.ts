@@ -70,6 +70,7 @@ export class SqliteCatalogStore implements CatalogStore {
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
       setSetting: db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+      initSetting: db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING'),
     };
   }
 
@@ -306,6 +307,14 @@ export class SqliteCatalogStore implements CatalogStore {
 
   async setSetting(key: string, value: string): Promise<void> {
     this.stmt.setSetting.run(key, value);
+  }
+
+  async initSetting(key: string, value: string): Promise<string> {
+    // One write transaction: the insert-if-absent and the read see the same state.
+    return this.db.transaction(() => {
+      this.stmt.initSetting.run(key, value);
+      return this.stmt.getSetting.get(key)?.value ?? value;
+    }).immediate();
   }
 
   async close(): Promise<void> {

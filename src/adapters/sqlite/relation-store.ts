@@ -19,6 +19,15 @@ interface RelationRow {
   created_at: number;
 }
 
+interface ListRow {
+  anchor: string;
+  related: string;
+  type: RelationType;
+  source: RelationSource;
+  user_id: string | null;
+  created_at: number;
+}
+
 const SELECT_COLUMNS = 'r.anchor_is_low, r.type, r.source, r.user_id, r.created_at';
 
 /** The SQLite implementation of part relations, over the catalog's own connection. */
@@ -45,6 +54,16 @@ export class SqliteRelationStore implements RelationStore {
         SELECT p.part_id AS other, 0 AS self_is_low, ${SELECT_COLUMNS}
           FROM part_relations r JOIN parts p ON p.rowid_ = r.low_part
           WHERE r.high_part = @self AND (@type IS NULL OR r.type = @type)`),
+      // Every relation once, by its anchor's then its related part's id (BINARY = code point order);
+      // keyset on that pair. Driven by the parts' part_id index, so each page reads only its rows.
+      listAll: db.prepare<{ anchor: string; related: string; limit: number }, ListRow>(`
+        SELECT a.part_id AS anchor, b.part_id AS related, r.type, r.source, r.user_id, r.created_at
+          FROM parts a
+          JOIN part_relations r ON (r.low_part = a.rowid_ AND r.anchor_is_low = 1) OR (r.high_part = a.rowid_ AND r.anchor_is_low = 0)
+          JOIN parts b ON b.rowid_ = (CASE WHEN r.anchor_is_low = 1 THEN r.high_part ELSE r.low_part END)
+          WHERE a.part_id >= @anchor AND (a.part_id > @anchor OR b.part_id > @related)
+          ORDER BY a.part_id, b.part_id
+          LIMIT @limit`),
     };
   }
 
@@ -78,6 +97,19 @@ export class SqliteRelationStore implements RelationStore {
       }
       return { written: relations.length, missing };
     }).immediate();
+  }
+
+  async listRelations(after: { anchor_part_id: string; related_part_id: string } | undefined, limit: number): Promise<StoredRelation[]> {
+    // Ids are never empty, so ('', '') sorts before every pair.
+    const rows = this.stmt.listAll.all({ anchor: after?.anchor_part_id ?? '', related: after?.related_part_id ?? '', limit });
+    return rows.map((row) => ({
+      anchor_part_id: row.anchor,
+      related_part_id: row.related,
+      type: row.type,
+      source: row.source,
+      user_id: row.user_id,
+      created: row.created_at,
+    }));
   }
 
   async relationsOf(partId: string, type: RelationType | undefined): Promise<StoredRelation[] | undefined> {

@@ -5,6 +5,7 @@
  * validation, permissions and maintenance checks.
  */
 import { errors } from '../../api/errors.js';
+import { CATALOG_VERSION, type CatalogInfo } from '../../api/schemas.js';
 import {
   AttributeInputSchema, AttributeListRequestSchema, AttributeSelectRequestSchema, MaintenanceSchema,
   OrganizationInputSchema, OrganizationListRequestSchema, PartInputSchema, PartListRequestSchema, PartSelectRequestSchema,
@@ -22,6 +23,9 @@ import { bearerToken, hashesEqual, hashSecret, principalOf, tokenInfo, validateN
 import { bulkDeleteResult, bulkWriteResult } from '../bulk-results.js';
 import { parseBody, parseBulk, parseIdList, type BulkItem } from '../validation.js';
 import type { PartViewContext } from '../model.js';
+
+/** Settings key of the catalog's identity (a UUID). */
+const CATALOG_ID_KEY = 'catalog_id';
 
 /** What a CatalogService is built with: the shared context and the catalog's own store. */
 export interface CatalogServiceDeps {
@@ -110,6 +114,19 @@ export class CatalogService {
     const { enabled } = parseBody(MaintenanceSchema, body, 'maintenance request');
     await this.store.setSetting(MAINTENANCE_KEY, enabled ? 'on' : 'off');
     return { enabled };
+  }
+
+  // -- identity (GET /1/catalog/info, docs/api.md) ---------------------------------------------
+
+  /**
+   * GET /1/catalog/info: `{catalogId, version}`. The id is a UUID stored in the catalog's settings
+   * the first time it is asked for (atomically, so concurrent callers agree) and never changed; a
+   * copy of the data directory keeps it. Any valid token may read it, in maintenance mode too. The
+   * CLI binds its import checkpoints to it, so `--resume` cannot continue into another catalog.
+   */
+  async getCatalogInfo(_principal: Principal): Promise<CatalogInfo> {
+    const catalogId = (await this.store.getSetting(CATALOG_ID_KEY)) ?? (await this.store.initSetting(CATALOG_ID_KEY, this.ids.uuid()));
+    return { catalogId, version: CATALOG_VERSION };
   }
 
   /** See ServiceContext.assertWritable: 403 unless a writer, 503 in maintenance mode. */

@@ -3,7 +3,13 @@
  * by the HTTP routes (per request, with the token's principal) and the local client (as the owner).
  */
 import { errors } from '../../api/errors.js';
-import { IdSchema, type Principal, type Relation, type RelationCreateResult } from '../../api/schemas.js';
+import {
+  DEFAULT_PAGE_LIMIT, IdSchema, RelationListRequestSchema, type Page, type Principal, type Relation, type RelationCreateResult,
+  type RelationRecord,
+} from '../../api/schemas.js';
+import type { StoredRelation } from '../model.js';
+import { formatMicros } from '../time.js';
+import { parseBody } from '../validation.js';
 import type { RelationStore } from '../ports.js';
 import {
   latestPerPair, namedPartIds, parseRelationBody, parseRelationType, relationBodyError, toStoredRelation,
@@ -44,6 +50,28 @@ export class RelationService {
   }
 
   /**
+   * POST /v1/parts/relations/list (our addition, docs/api.md): every relation of the catalog in its
+   * import shape plus `user_id` and `created`, paged (spec 2.4) in (anchor_part_id, related_part_id)
+   * code point order. `last_object_id` is an opaque cursor (the JSON array of the last pair); on an
+   * empty page it echoes the request's. 400 for a bad body or cursor. Any valid token may read.
+   */
+  async listRelations(_principal: Principal, body: unknown): Promise<Page<RelationRecord>> {
+    const request = parseBody(RelationListRequestSchema, body ?? {}, 'list request');
+    const limit = request.paging?.limit ?? DEFAULT_PAGE_LIMIT;
+    const cursor = request.paging?.last_object_id;
+    const after = cursor === undefined || cursor === '' ? undefined : parseRelationCursor(cursor);
+    // One more than asked tells whether more data follows.
+    const stored = await this.store.listRelations(after, limit + 1);
+    const page = stored.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      result: page.map(toRelationRecord),
+      last_object_id: last ? JSON.stringify([last.anchor_part_id, last.related_part_id]) : (cursor ?? ''),
+      more_data: stored.length > limit,
+    };
+  }
+
+  /**
    * GET /v1/parts/{part_id}/relations/{relation_type} (spec 4.3), or every type when `type` is
    * undefined (GET /v1/parts/{part_id}/relations, our addition). Each relation is seen from
    * `partId` (spec 2.3), ordered by created, then part_id. 400 for an unknown type or a malformed
@@ -60,4 +88,32 @@ export class RelationService {
     if (!stored) throw errors.notFound(`part '${partId}' does not exist`);
     return viewRelations(partId, stored);
   }
+}
+
+/** A stored relation in the listing's shape. */
+function toRelationRecord(stored: StoredRelation): RelationRecord {
+  return {
+    anchor_part_id: stored.anchor_part_id,
+    related_part_id: stored.related_part_id,
+    type: stored.type,
+    source: stored.source,
+    ...(stored.user_id !== null ? { user_id: stored.user_id } : {}),
+    created: formatMicros(stored.created),
+  };
+}
+
+/** Reads a relations-list cursor `["<anchor>","<related>"]`; 400 when it is not one. */
+function parseRelationCursor(cursor: string): { anchor_part_id: string; related_part_id: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(cursor);
+  } catch {
+    value = undefined;
+  }
+  if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
+    return { anchor_part_id: value[0], related_part_id: value[1] };
+  }
+  throw errors.badRequest('paging.last_object_id: not a cursor of this listing (pass the last_object_id of the previous page)', [
+    { path: 'paging.last_object_id', message: 'must be the last_object_id of a previous page' },
+  ]);
 }
