@@ -19,7 +19,9 @@ import type { Progress } from '../output/progress.js';
 import { UsageError } from '../output/usage-error.js';
 import { Checkpoint, defaultCheckpointPath } from './checkpoint.js';
 import { createErrorsFile, type ErrorsFile } from './errors-file.js';
-import { describeImport, summaryDocument } from './summary.js';
+import { describeImport, summaryDocument, type BulkSummary } from './summary.js';
+
+export type { BulkSummary };
 
 /** One input row on its way: where it came from, and its item once mapped. */
 export interface BulkRow<I> {
@@ -85,26 +87,6 @@ export interface BulkJob<I> {
   maxErrors?: number | undefined;
   /** The command to print for `--resume`. */
   resumeCommand: string;
-}
-
-/** The result of a bulk run (the `-o json` summary of cli.md plus bookkeeping). */
-export interface BulkSummary {
-  created: number;
-  updated: number;
-  rejected: number;
-  /** Rows read (including rejected ones and those skipped by --resume). */
-  rows: number;
-  /** Bytes of the rows sent (`size`). */
-  bytes: number;
-  /** Batches skipped because the checkpoint says they are done. */
-  skippedBatches: number;
-  /** id (or `line:<n>`) -> messages; at most {@link MAX_SUMMARY_ERRORS} entries (all are in the errors file). */
-  errors: Record<string, string[]>;
-  errorsFile: string | null;
-  dryRun: boolean;
-  interrupted: boolean;
-  /** True when --max-errors stopped the run early. */
-  stoppedEarly: boolean;
 }
 
 /** At most this many rejected rows are listed in the summary itself (all are in the errors file). */

@@ -2,7 +2,28 @@
  * How a bulk run (every import, image upload) reports itself (design/cli.md): the `-o json` summary document and the
  * human line on stderr, shared by `<noun> import` and `images upload`.
  */
-import type { BulkSummary as ImportSummary } from './run-bulk.js';
+/** The result of a bulk run (the `-o json` summary of cli.md plus bookkeeping). */
+export interface BulkSummary {
+  created: number;
+  updated: number;
+  rejected: number;
+  /** Rows read (including rejected ones and those skipped by --resume). */
+  rows: number;
+  /** Bytes of the rows sent (`size`). */
+  bytes: number;
+  /** Batches skipped because the checkpoint says they are done. */
+  skippedBatches: number;
+  /** id (or `line:<n>`) -> messages; at most MAX_SUMMARY_ERRORS (run-bulk.ts) entries (all are in the errors file). */
+  errors: Record<string, string[]>;
+  errorsFile: string | null;
+  dryRun: boolean;
+  interrupted: boolean;
+  /** True when --max-errors stopped the run early. */
+  stoppedEarly: boolean;
+}
+
+
+type ImportSummary = BulkSummary;
 
 /** The `-o json` summary of cli.md: `{created, updated, deleted, rejected, errors, errorsFile}`. */
 export function summaryDocument(summary: ImportSummary): Record<string, unknown> {
