@@ -15,6 +15,7 @@ import { registerPartRoutes } from './routes/parts.js';
 import { registerRelationRoutes } from './routes/relations.js';
 import { registerImageRoutes } from './routes/images.js';
 import { registerSearchRoutes } from './routes/search.js';
+import { jsonBodyLimitFor, serverLimits, type JsonBodyLimits, type ServerLimits } from './limits.js';
 import { ROUTES } from '../api/routes.js';
 import { problemClientErrorHandler, redactUrl, secretInQueryError, secretQueryParameter } from './wire-guards.js';
 
@@ -29,8 +30,8 @@ export interface AppOptions {
   catalog: Catalog;
   /** Where the access log goes (one line per request); `null` for none. Default: process.stderr. */
   accessLog?: NodeJS.WritableStream | null;
-  /** Largest JSON body in bytes (default 64 MiB: 1,000 parts with many values). */
-  jsonBodyLimit?: number;
+  /** Timeouts, connection cap and JSON body limits per endpoint (src/http/limits.ts; docs/api.md). */
+  limits?: Partial<Omit<ServerLimits, 'jsonBody'>> & { jsonBody?: Partial<JsonBodyLimits> };
 }
 
 /** Fastify's own error codes that are client errors, mapped to ours. */
@@ -66,9 +67,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const { catalog } = options;
   const { service } = catalog;
   const accessLog = options.accessLog === undefined ? process.stderr : options.accessLog;
+  const limits = serverLimits(options.limits);
   const app = Fastify({
     logger: false,
-    bodyLimit: options.jsonBodyLimit ?? 64 * 1024 * 1024,
+    // Per route below (onRoute); this is the limit of anything routed without one.
+    bodyLimit: limits.jsonBody.other,
+    // Slow clients (issue 11): a request, headers included, must arrive in time; idle sockets close.
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    maxRequestsPerSocket: limits.maxRequestsPerSocket,
+    http: { headersTimeout: Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs), requestTimeout: limits.requestTimeoutMs, connectionsCheckingInterval: limits.timeoutCheckIntervalMs },
     // Ids may hold any character but "/" and controls; encoded slashes must not split segments.
     routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
@@ -82,6 +91,25 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   app.decorateRequest('principal', null as unknown as Principal);
+  app.server.maxConnections = limits.maxConnections;
+  // JSON body limits per endpoint (docs/api.md); routes that set their own (search) keep it.
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= jsonBodyLimitFor(route.method, route.url, limits.jsonBody);
+  });
+  // A declared body over the route's limit is refused before a byte of it is read, naming the limit.
+  app.addHook('preParsing', async (request) => {
+    const declared = Number(request.headers['content-length'] ?? Number.NaN);
+    const limit = request.routeOptions.bodyLimit;
+    if (Number.isFinite(declared) && limit !== undefined && declared > limit && !/^multipart\//i.test(request.headers['content-type'] ?? '')) {
+      throw new CatalogError('payload_too_large', `the request body is ${declared} bytes, over the limit of ${limit} bytes for ${request.method} ${request.routeOptions.url ?? ''}`);
+    }
+  });
+  // An answer sent before the body was read (401, 413, 415 ...) closes the connection: Node would
+  // otherwise read and discard the rest of the body to keep the connection, however slowly it comes.
+  app.addHook('onSend', async (request, reply) => {
+    const declaresBody = request.headers['content-length'] !== undefined ? request.headers['content-length'] !== '0' : request.headers['transfer-encoding'] !== undefined;
+    if (declaresBody && !request.raw.complete) reply.header('connection', 'close');
+  });
   // Bodies are JSON (or multipart where a route registers it): fastify's default text/plain parser
   // would hand a string to JSON endpoints, which must answer 415 naming the type they take.
   app.removeContentTypeParser('text/plain');

@@ -6,7 +6,9 @@ import { CatalogError } from '../api/errors.js';
 import { openCatalog } from '../open-catalog.js';
 import type { Catalog } from '../core/services.js';
 import type { ImageLimits } from '../core/images/service.js';
-import { buildApp } from './app.js';
+import type { ImageSearchLimits } from '../adapters/images/image-search.js';
+import type { SearchLimits } from '../core/search/service.js';
+import { buildApp, type AppOptions } from './app.js';
 
 export interface ServeOptions {
   dataDir: string;
@@ -16,6 +18,12 @@ export interface ServeOptions {
   accessLog?: NodeJS.WritableStream | null;
   /** Image upload limits (decisions §9). */
   imageLimits?: Partial<ImageLimits>;
+  /** Search session budget (per token, total bytes, purge interval; issue 11, docs/api.md). */
+  searchLimits?: Partial<SearchLimits>;
+  /** Query-image pixel limit and decode pool (issue 11, docs/api.md). */
+  imageSearchLimits?: Partial<ImageSearchLimits>;
+  /** Timeouts, connection cap, JSON body limits per endpoint (src/http/limits.ts, docs/api.md). */
+  limits?: AppOptions['limits'];
 }
 
 export interface RunningServer {
@@ -32,7 +40,12 @@ export interface RunningServer {
  * server nobody can call is a mistake, and the message says how to create one.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const catalog = openCatalog({ dataDir: options.dataDir, ...(options.imageLimits ? { imageLimits: options.imageLimits } : {}) });
+  const catalog = openCatalog({
+    dataDir: options.dataDir,
+    ...(options.imageLimits ? { imageLimits: options.imageLimits } : {}),
+    ...(options.searchLimits ? { searchLimits: options.searchLimits } : {}),
+    ...(options.imageSearchLimits ? { imageSearchLimits: options.imageSearchLimits } : {}),
+  });
   if ((await catalog.service.countTokens()) === 0) {
     await catalog.close();
     throw new CatalogError(
@@ -43,7 +56,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   }
   // Image files left by a crash (temp files; blobs whose metadata never committed) go before serving.
   await catalog.images.sweepOrphans();
-  const app = buildApp({ catalog, ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}) });
+  const app = buildApp({ catalog, ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}) });
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
