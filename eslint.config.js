@@ -19,6 +19,11 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS tool configs (dependency-cruiser reads .cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
     files: ['src/core/**/*.ts'],
     rules: {
       'no-restricted-imports': [
