@@ -15,7 +15,7 @@
  *   caller may see. The rowid order is the "static order" (most recently written first) used to
  *   bound ranking work for very frequent words.
  * - `search_org_docs` (FTS5, rowid = card id): per-organization searchable values of every
- *   organization, only to learn whether a word occurs in any of them (core/search/plan.ts).
+ *   organization, only to learn whether a word occurs in any of them (plan.ts).
  * - `search_terms`, `search_term_keys`: the letter-only vocabulary of names and values and its
  *   one-deletion neighbourhood, for one-typo matching (core/search/typo.ts).
  */
