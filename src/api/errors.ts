@@ -61,13 +61,19 @@ export class CatalogError extends Error {
   readonly code: ErrorCode;
   readonly detail: string;
   readonly errors: FieldProblem[] | undefined;
+  /**
+   * For a 503: how many seconds a client should wait before retrying (the HTTP `Retry-After`
+   * header; default 60). Not part of the problem+json body.
+   */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, detail: string, errors?: FieldProblem[]) {
+  constructor(code: ErrorCode, detail: string, errors?: FieldProblem[], options: { retryAfterSeconds?: number } = {}) {
     super(detail);
     this.name = 'CatalogError';
     this.code = code;
     this.detail = detail;
     this.errors = errors;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get status(): number {

@@ -58,7 +58,7 @@ function unsupportedContentType(contentType: string | undefined, route: string |
 export function sendProblem(reply: FastifyReply, error: CatalogError): FastifyReply {
   const problem = toProblem(error);
   if (problem.status === 401) reply.header('www-authenticate', 'Bearer');
-  if (problem.status === 503) reply.header('retry-after', '60');
+  if (problem.status === 503) reply.header('retry-after', String(error.retryAfterSeconds ?? 60));
   return reply.status(problem.status).type('application/problem+json').send(problem);
 }
 

@@ -121,7 +121,7 @@ describe('image search decoding over HTTP', () => {
     const held = pool.run(() => new Promise<void>((resolve) => (release = resolve)));
     const busy = await search(onebitPng(64, 64));
     expect(busy.status).toBe(503);
-    expect(busy.headers['retry-after']).toBeDefined();
+    expect(busy.headers['retry-after']).toBe('2');
     expect(busy.json).toMatchObject({ status: 503, code: 'unavailable' });
     expect(String(busy.json.detail)).toMatch(/^image search is busy/);
     release();

@@ -125,7 +125,7 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
       query = await this.pool.run(() => features(image, this.limits.maxQueryPixels));
     } catch (error) {
       if (error instanceof DecodeQueueFullError) {
-        throw new CatalogError('unavailable', `image search is busy: ${error.maxQueue} query images are already waiting to be decoded; retry later`);
+        throw new CatalogError('unavailable', `image search is busy: ${error.maxQueue} query images are already waiting to be decoded; retry in a few seconds`, undefined, { retryAfterSeconds: 2 });
       }
       if (error instanceof Error && error.name === 'PixelLimitError') {
         throw new CatalogError('unsupported_media_type', `the query image is too large for image search: ${error.message.replace(/^image features: the image has /, '')}; scale it down`);
