@@ -9,6 +9,7 @@ import type { ImageLimits } from '../core/images/service.js';
 import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AppOptions } from './app.js';
+import { poolCatalog } from './pool/pooled-catalog.js';
 
 export interface ServeOptions {
   dataDir: string;
@@ -24,6 +25,11 @@ export interface ServeOptions {
   imageSearchLimits?: Partial<ImageSearchLimits>;
   /** Timeouts, connection cap, JSON body limits per endpoint (src/http/limits.ts, docs/api.md). */
   limits?: AppOptions['limits'];
+  /**
+   * Reader threads for reads and text searches, besides one writer thread (pool/pooled-catalog.ts);
+   * default: the machine's parallelism, at most 4. 0 runs everything on the main thread.
+   */
+  readers?: number | undefined;
 }
 
 export interface RunningServer {
@@ -40,14 +46,15 @@ export interface RunningServer {
  * server nobody can call is a mistake, and the message says how to create one.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const catalog = openCatalog({
+  const catalogOptions = {
     dataDir: options.dataDir,
     ...(options.imageLimits ? { imageLimits: options.imageLimits } : {}),
     ...(options.searchLimits ? { searchLimits: options.searchLimits } : {}),
     ...(options.imageSearchLimits ? { imageSearchLimits: options.imageSearchLimits } : {}),
-  });
-  if ((await catalog.service.countTokens()) === 0) {
-    await catalog.close();
+  };
+  const plain = openCatalog(catalogOptions);
+  if ((await plain.service.countTokens()) === 0) {
+    await plain.close();
     throw new CatalogError(
       'unauthorized',
       `no access token exists in ${options.dataDir}, so no one could call this server. Create one first:\n` +
@@ -55,9 +62,18 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     );
   }
   // Image files left by a crash (temp files; blobs whose metadata never committed) go before serving.
-  await catalog.images.sweepOrphans();
+  await plain.images.sweepOrphans();
+  let catalog: Catalog = plain;
+  if (options.readers !== 0) catalog = poolCatalog(plain, { catalog: catalogOptions, readers: options.readers });
   const app = buildApp({ catalog, ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}) });
-  await app.listen({ host: options.host, port: options.port });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    // EADDRINUSE and the like: nothing listens, so nothing may stay open either.
+    await app.close();
+    await catalog.close();
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
