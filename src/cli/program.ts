@@ -4,6 +4,7 @@
  * loads only the declarations (commander), and a verb loads what it needs when it runs, so
  * `catalog --version` and `--help` stay cheap.
  */
+import { VERSION } from './version.js';
 import { Command, Option } from 'commander';
 import * as attributes from './commands/attributes/index.js';
 import * as completion from './commands/completion/completion.js';
@@ -15,14 +16,17 @@ import * as relations from './commands/relations/index.js';
 import * as search from './commands/search/search.js';
 import * as serve from './commands/serve/serve.js';
 import * as tokens from './commands/tokens/index.js';
+import { addExamples } from './help-examples.js';
 import type { Invoke } from './runner.js';
 
 /** Version shown by `catalog --version` and in bug reports. */
-export const VERSION = '0.1.0';
+export { VERSION };
 
 /** Builds the program; `invoke` runs a verb (src/cli/main.ts). */
 export function buildProgram(invoke: Invoke): Command {
   const program = new Command('catalog')
+    // Every command's help lists the global options too (-o, --fields, --data-dir ...): they apply there.
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .description('Manage a parts catalog and search it: locally in a data directory, or on a catalog server.')
     .version(VERSION, '-V, --version')
     .option('--data-dir <dir>', 'local data directory (env CATALOG_DATA_DIR; default ./.catalog)')
@@ -31,7 +35,7 @@ export function buildProgram(invoke: Invoke): Command {
     .addOption(new Option('--token <token>', 'access token (leaks into shell history: prefer CATALOG_TOKEN or --token-file)').hideHelp(false))
     .option('--profile <name>', 'profile from $XDG_CONFIG_HOME/catalog/config.json (env CATALOG_PROFILE)')
     .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson, csv, tsv (default: table on a terminal, tsv when piped)'))
-    .option('--fields <list>', 'comma-separated columns to show')
+    .option('--fields <list>', 'comma-separated fields to print, the same in every format: top-level (name), nested (name.en) or CSV columns (attr:vendor.en)')
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('-q, --quiet', 'no progress or summaries on stderr')
     .showHelpAfterError('(run with --help for usage)')
@@ -40,15 +44,17 @@ export function buildProgram(invoke: Invoke): Command {
     'after',
     `
 Exit codes: 0 ok, 1 error, 2 usage, 3 partial (some items rejected), 4 auth, 5 unavailable/maintenance, 6 not found, 130 interrupted.
+Profiles: $XDG_CONFIG_HOME/catalog/config.json, e.g. {"profiles": {"prod": {"remote": "https://catalog.example.com", "tokenFile": "/home/me/.catalog-token", "output": "json"}}}
 Examples:
-  catalog attributes import fixtures/attributes.csv
+  catalog attributes import attributes.csv
   catalog parts list -o json
-  catalog --remote http://127.0.0.1:8080 search "ethernet controller"`,
+  catalog --remote http://127.0.0.1:8080 search ethernet controller`,
   );
   for (const noun of [attributes, parts, images, relations]) noun.register(program, invoke);
   for (const command of [search]) command.declare(program, invoke);
   tokens.register(program, invoke);
   maintenance.register(program, invoke);
   for (const command of [serve, config, completion]) command.declare(program, invoke);
+  addExamples(program);
   return program;
 }
