@@ -1,0 +1,75 @@
+/**
+ * The examples of every command's help (issue 10: every command's help shows at least one example),
+ * kept in one table so the reference (docs/cli.md, generated from the command tree) and the help
+ * agree, and so a verb without an example is caught by test/cli/output-help.test.ts. Examples name
+ * only files the user has (no paths into this repository: they do not ship with the package).
+ */
+import type { Command } from 'commander';
+
+/** Examples by command path (`parts list`); a noun shows the first example of each of its verbs. */
+export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
+  'attributes import': ['catalog attributes import attributes.csv', 'catalog attributes import - --format ndjson < attributes.ndjson', 'catalog attributes import attributes.csv --dry-run'],
+  'attributes list': ['catalog attributes list', 'catalog attributes list -o csv > attributes.csv   # imports again as it is'],
+  'attributes get': ['catalog attributes get vendor class -o json'],
+  'attributes delete': ['catalog attributes delete stock_bin'],
+  'parts import': ['catalog parts import parts.csv', 'catalog parts import parts.ndjson --batch-size 500 --errors rejected.ndjson'],
+  'parts list': ['catalog parts list                         # one page on a terminal, with the next page\'s command', 'catalog parts list --fields part_id,name.en,attr:vendor.en', 'catalog parts list -o ndjson > parts.ndjson   # every part, streamed'],
+  'parts get': ['catalog parts get pci:8086:1539 -o json'],
+  'parts delete': ['catalog parts delete pci:8086:1539 pci:8086:15b8'],
+  'parts show': ['catalog parts show pci:8086:1539'],
+  'images upload': ['catalog images upload images.csv --dir photos/', 'catalog images upload wrench.jpg wrench-side.jpg --part tool:wrench-10 --info "display searchable"'],
+  'images list': ['catalog images list --part tool:wrench-10'],
+  'images get': ['catalog images get wrench -o json'],
+  'images download': ['catalog images download wrench -O wrench.jpg', 'catalog images download wrench -O - > wrench.jpg'],
+  'images delete': ['catalog images delete wrench'],
+  'images order': ['catalog images order tool:wrench-10'],
+  'relations import': ['catalog relations import relations.csv', 'catalog relations import relations.csv --dry-run   # checks that the parts exist'],
+  'relations add': ['catalog relations add pci:8086:1539 pci:8086:15b8 --type equivalent'],
+  'relations get': ['catalog relations get pci:8086:1539 --type substitute'],
+  'relations list': ['catalog relations list -o csv > relations.csv'],
+  'images export': ['catalog images export --dir backup/'],
+  search: [
+    'catalog search gigabit ethernet',
+    'catalog search ethernet --filter "class=Ethernet controller" --limit 10',
+    'catalog search --image photo.jpg',
+    'cat photo.jpg | catalog search --image -',
+    'catalog search --session <sessionId> --page 2',
+    'catalog search ethernet --all -o ndjson > hits.ndjson',
+  ],
+  serve: [
+    'catalog tokens create --name admin --role catalogAdmin   # serve needs a token first',
+    'catalog serve --port 8080 --access-log serve.log',
+    './node_modules/.bin/catalog serve &   # then kill $! stops the server ($! of "npx catalog serve &" is npx)',
+  ],
+  'tokens create': ['TOKEN=$(catalog tokens create --name ci --role catalogAdmin)', 'catalog tokens create --name acme-reader --role catalogReader --org acme'],
+  'tokens list': ['catalog tokens list'],
+  'tokens revoke': ['catalog tokens revoke ci'],
+  'maintenance on': ['catalog --remote http://127.0.0.1:8080 maintenance on'],
+  'maintenance off': ['catalog maintenance off'],
+  'maintenance status': ['catalog maintenance status   # exit 5 while on'],
+  config: ['catalog config', 'catalog --profile prod config'],
+  completion: ['eval "$(catalog completion bash)"', 'catalog completion zsh > ~/.zfunc/_catalog'],
+};
+
+/** The command path of `command` without the program name, e.g. `parts list`. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** The examples shown by `command`'s help: its own, or for a noun the first of each verb's. */
+export function examplesOf(command: Command): string[] {
+  const own = EXAMPLES[commandPath(command)];
+  if (own) return [...own];
+  return command.commands.flatMap((verb) => EXAMPLES[commandPath(verb)]?.slice(0, 1) ?? []);
+}
+
+/** Adds an "Examples:" section to the help of every command of the tree below `root`. */
+export function addExamples(root: Command): void {
+  for (const command of root.commands) {
+    const examples = examplesOf(command);
+    if (examples.length > 0) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}`);
+    addExamples(command);
+  }
+}
