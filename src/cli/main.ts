@@ -73,6 +73,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       // Loaded here, not at start-up: the configuration needs zod, which `--version` and `--help` do not.
       const { createContext } = await import('./context.js');
       ctx = createContext(io, command.optsWithGlobals());
+      if (ctx.config.remote.value === undefined) {
+        const { READ_VERBS, assertDataDirExists } = await import('./local-catalog.js');
+        if (READ_VERBS.has(command.name())) assertDataDirExists(ctx.config.dataDir.value);
+      }
       code = await runner(ctx);
     } catch (error) {
       code = reportError(error, io, scene());

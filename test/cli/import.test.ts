@@ -111,11 +111,11 @@ describe('catalog import (local mode)', () => {
     expect((await cli(['attributes', 'list', '-o', 'yaml'], { cwd: dir })).code).toBe(2);
     expect((await cli(['attributes', 'import', '-'], { cwd: dir, stdin: '' })).code).toBe(2);
     expect((await cli(['attributes', 'import', join(dir, 'missing.csv')], { cwd: dir })).stderr).toMatch(/no such file/);
-    const get = await cli(['attributes', 'get', 'nope'], { cwd: dir });
-    expect(get.code).toBe(6);
-    expect(get.stderr).toContain("attribute 'nope'");
     const fromStdin = await cli(['attributes', 'import', '-', '--format', 'ndjson'], { cwd: dir, stdin: '{"attribute_id":"s","type":"text","name":{"en":"S"}}\n' });
     expect(fromStdin.code).toBe(0);
     expect(existsSync(join(dir, '.catalog', 'catalog.db'))).toBe(true);
+    const get = await cli(['attributes', 'get', 'nope'], { cwd: dir });
+    expect(get.code).toBe(6);
+    expect(get.stderr).toContain("attribute 'nope'");
   });
 });

@@ -6,6 +6,8 @@
 export interface BulkSummary {
   created: number;
   updated: number;
+  /** Of `updated`: images moved to another part (image upload only; the CLI compares with before). */
+  moved?: number;
   rejected: number;
   /** Rows read (including rejected ones and those skipped by --resume). */
   rows: number;
@@ -27,20 +29,39 @@ type ImportSummary = BulkSummary;
 
 /** The `-o json` summary of cli.md: `{created, updated, deleted, rejected, errors, errorsFile}`. */
 export function summaryDocument(summary: ImportSummary): Record<string, unknown> {
-  return { created: summary.created, updated: summary.updated, deleted: 0, rejected: summary.rejected, errors: summary.errors, errorsFile: summary.errorsFile };
+  return {
+    created: summary.created,
+    updated: summary.updated,
+    ...(summary.moved !== undefined ? { moved: summary.moved } : {}),
+    deleted: 0,
+    rejected: summary.rejected,
+    errors: summary.errors,
+    errorsFile: summary.errorsFile,
+  };
 }
 
+/** Rejected rows shown in the summary itself when an errors file holds them all. */
+export const INLINE_ERRORS = 5;
+
 /**
- * The human summary, ending with the errors file path. `detail` (e.g. bytes and rate) follows the
- * counts of a real run.
+ * The human summary: the counts, then, when an errors file holds the rejected rows, the first
+ * {@link INLINE_ERRORS} of them inline (in input order: id or line, and message) and the file's path. `detail` (e.g. bytes and rate) follows the counts of a real run.
  */
 export function describeImport(what: string, summary: ImportSummary, detail?: string): string {
   const n = (value: number) => value.toLocaleString('en-US');
+  // An upload that gives an existing image to another part says so: the other part lost it.
+  const moved = summary.moved ? ` (moved: ${n(summary.moved)} to another part)` : '';
   let line = summary.dryRun
-    ? `${what} (dry run): would create ${n(summary.created)}, would update ${n(summary.updated)}, ${n(summary.rejected)} rejected`
-    : `${what}: ${n(summary.created)} created, ${n(summary.updated)} updated, ${n(summary.rejected)} rejected${detail ? ` ${detail}` : ''}`;
+    ? `${what} (dry run): would create ${n(summary.created)}, would update ${n(summary.updated)}${moved}, ${n(summary.rejected)} rejected`
+    : `${what}: ${n(summary.created)} created, ${n(summary.updated)} updated${moved}, ${n(summary.rejected)} rejected${detail ? ` ${detail}` : ''}`;
   if (summary.skippedBatches > 0) line += `, ${n(summary.skippedBatches)} batches skipped (done before --resume)`;
   if (summary.stoppedEarly) line += ' (stopped early at --max-errors)';
+  // Without an errors file the caller lists every rejected row after this line.
+  const entries = summary.errorsFile ? Object.entries(summary.errors) : [];
+  const shown = entries.slice(0, INLINE_ERRORS);
+  // A `line:<n>` key adds nothing: its messages start with the row's line already.
+  for (const [key, messages] of shown) line += `\n  ${key.startsWith('line:') ? '' : `${key}: `}${messages.join('; ')}`;
+  if (entries.length > shown.length) line += `\n  ... and more (${n(summary.rejected)} rejected rows in all)`;
   if (summary.errorsFile) line += `\nrejected rows with their errors: ${summary.errorsFile}`;
   return line;
 }

@@ -26,6 +26,11 @@ export interface ImportSpec extends ResourceNames {
   send(client: CatalogClient, items: Record<string, unknown>[]): Promise<BulkWriteResult>;
   /** Dry run: which of these ids exist already (for would-create / would-update). */
   existing?(client: CatalogClient, ids: string[]): Promise<Set<string>>;
+  /**
+   * Dry run: the problems a real run would report for items that pass the row checks (e.g. a
+   * relation naming a part that does not exist), by index in `items`; so dry-run counts match.
+   */
+  dryRunProblems?(client: CatalogClient, items: Record<string, unknown>[]): Promise<Map<number, string[]>>;
   /** Largest batch the API accepts. */
   maxBatch: number;
 }

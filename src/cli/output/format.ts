@@ -35,18 +35,21 @@ export function resolveFormat(flag: string | undefined, stdoutIsTTY: boolean): O
  *   names are ignored, empty entries skipped, a repeated name kept once (first position wins).
  * @param available every field the command can print, in its preferred order (used in the message).
  * @param defaults the fields printed without `--fields`.
+ * @param extra names valid besides `available` and their nested paths, e.g. a resource's flat CSV
+ *   columns (`attr:class.en`).
  * @returns the requested field names in the requested order, or `defaults` when `requested` is undefined.
- * @throws UsageError when a name is not in `available` (the message names every unknown one and lists
+ *   A nested name (`name.en`) is valid when its first part (`name`) is an available field.
+ * @throws UsageError when a name is not valid (the message names every unknown one and lists
  *   the valid ones), or when the flag names no field at all.
  */
-export function selectFields(requested: string | undefined, available: string[], defaults: string[]): string[] {
+export function selectFields(requested: string | undefined, available: string[], defaults: string[], extra: (name: string) => boolean = () => false): string[] {
   if (requested === undefined) return [...defaults];
   const names = [...new Set(requested.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
   if (names.length === 0) {
     throw new UsageError(`--fields names no field; valid fields: ${available.join(', ')}`);
   }
   const known = new Set(available);
-  const unknown = names.filter((n) => !known.has(n));
+  const unknown = names.filter((n) => !known.has(n) && !known.has(n.split('.')[0] ?? n) && !extra(n));
   if (unknown.length > 0) {
     const list = unknown.map((n) => `'${n}'`).join(', ');
     throw new UsageError(`unknown field${unknown.length > 1 ? 's' : ''} ${list}; valid fields: ${available.join(', ')}`);

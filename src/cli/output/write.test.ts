@@ -79,9 +79,10 @@ describe('writeRecords', () => {
     expect(JSON.parse(text)).toEqual({ sessionId: 's', page: 1, results: [{ id: 'a' }, { id: 'b' }] });
   });
 
-  it('ndjson: one compact object per line; empty fields = whole records; dotted fields read nested values', async () => {
+  it('ndjson: one compact object per line; empty fields = whole records; dotted fields keep the shape', async () => {
     expect(await render('ndjson', attributes, [])).toBe(attributes.map((a) => `${JSON.stringify(a)}\n`).join(''));
-    expect(await render('ndjson', attributes, ['attribute_id', 'name.de'])).toBe('{"attribute_id":"color","name.de":"Farbe"}\n{"attribute_id":"note"}\n');
+    expect(await render('ndjson', attributes, ['attribute_id', 'name.de'])).toBe('{"attribute_id":"color","name":{"de":"Farbe"}}\n{"attribute_id":"note"}\n');
+    expect(await render('ndjson', attributes, ['name', 'name.de'])).toBe(`${JSON.stringify({ name: attributes[0]?.name })}\n${JSON.stringify({ name: attributes[1]?.name })}\n`);
   });
 
   it('csv: header, RFC 4180 quoting, nested values rendered', async () => {

@@ -25,6 +25,11 @@ export interface WriteOptions {
   jsonEnvelope?: (items: unknown[]) => unknown;
   /** table only: colour the header (cli-table3's style). Default false; pass `colorEnabled(...)`. */
   color?: boolean;
+  /**
+   * table only: the width to fit, in terminal columns (e.g. `process.stdout.columns`). Columns wider
+   * than their share are cut with `…`; undefined means no limit.
+   */
+  width?: number | undefined;
 }
 
 const LANG_KEY = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
@@ -41,11 +46,43 @@ function isLangMap(value: Record<string, unknown>): value is Record<string, stri
   return entries.length > 0 && entries.every(([k, v]) => LANG_KEY.test(k) && typeof v === 'string');
 }
 
+/** One attribute of a part as the API returns it (decisions §5): `{attribute_id, values: [{organization, value}]}`. */
+interface AttributeValues {
+  attribute_id: string;
+  values: { organization?: unknown; value?: unknown }[];
+}
+
+function isAttributeValues(value: unknown): value is AttributeValues {
+  return isPlainObject(value) && typeof value.attribute_id === 'string' && Array.isArray(value.values) && value.values.every(isPlainObject);
+}
+
+/** `class: Ethernet controller; stock_bin@acme: R0-0` (see {@link renderCell}). */
+function renderAttributeValues(attributes: AttributeValues[]): string {
+  return attributes
+    .map((attribute) => {
+      const byOrganization = new Map<string, string[]>();
+      for (const v of attribute.values) {
+        const organization = typeof v.organization === 'string' ? v.organization : '';
+        const text = isPlainObject(v.value) && isLangMap(v.value) && Object.keys(v.value).length > 1
+          ? Object.entries(v.value).map(([lang, t]) => `${lang}: ${t}`).join(' / ')
+          : isPlainObject(v.value) && isLangMap(v.value) ? Object.values(v.value).join('') : renderCell(v.value);
+        byOrganization.set(organization, [...(byOrganization.get(organization) ?? []), text]);
+      }
+      if (byOrganization.size === 0) return `${attribute.attribute_id}:`;
+      return [...byOrganization].map(([organization, texts]) => `${attribute.attribute_id}${organization ? `@${organization}` : ''}: ${texts.join(', ')}`).join('; ');
+    })
+    .join('; ');
+}
+
 /**
  * Renders one value as the text of a table/csv/tsv cell.
  * - undefined, null → `""`; strings as they are; numbers, booleans, bigints via `String`; Dates as ISO 8601.
  * - language maps `{en: "x", de: "y"}` → `en: x; de: y`; an empty object → `""`.
- * - arrays → their elements rendered the same way, joined by `|` (a nested array as compact JSON).
+ * - a part's attribute values `[{attribute_id, values: [{organization, value}]}]` → `id: value`
+ *   pairs joined by `; `, e.g. `class: Ethernet controller; stock_bin@acme: R0-0` (an
+ *   organization's value carries `@organization`; several values of one attribute are joined by
+ *   `, `; a value in several languages reads `en: x / de: y`).
+ * - other arrays → their elements rendered the same way, joined by `|` (a nested array as compact JSON).
  * - other objects → compact JSON.
  */
 export function renderCell(value: unknown): string {
@@ -54,6 +91,7 @@ export function renderCell(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) {
+    if (value.length > 0 && value.every(isAttributeValues)) return renderAttributeValues(value);
     return value.map((v: unknown) => (Array.isArray(v) ? JSON.stringify(v) : renderCell(v))).join('|');
   }
   if (isPlainObject(value)) {
@@ -81,6 +119,11 @@ function tsvField(text: string): string {
   return text.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
 
+/** One TSV line (with `\n`) from already rendered cell texts, escaped as `-o tsv` does. Shared with the errors file. */
+export function tsvRow(values: readonly string[]): string {
+  return `${values.map(tsvField).join('\t')}\n`;
+}
+
 /** Reads `field` from a record: an own key first, else a dotted path into nested objects. */
 function lookup(record: Record<string, unknown>, field: string): unknown {
   if (Object.hasOwn(record, field)) return record[field];
@@ -93,12 +136,32 @@ function lookup(record: Record<string, unknown>, field: string): unknown {
   return current;
 }
 
+/**
+ * The record cut down to `fields` for json/ndjson, keeping its shape so the output stays importable:
+ * `name.en` gives `{name: {en}}` (an own key with a dot, e.g. a flat CSV column, stays a key).
+ */
 function project(record: Record<string, unknown>, fields: string[]): Record<string, unknown> {
   if (fields.length === 0) return record;
   const out: Record<string, unknown> = {};
   for (const f of fields) {
     const v = lookup(record, f);
-    if (v !== undefined) out[f] = v;
+    if (v === undefined) continue;
+    if (Object.hasOwn(record, f)) {
+      out[f] = v;
+      continue;
+    }
+    const path = f.split('.');
+    let target = out;
+    for (const part of path.slice(0, -1)) {
+      const next = target[part];
+      if (!isPlainObject(next)) {
+        if (next !== undefined) break; // a whole value (`name`) selected too: it holds this one already
+        target[part] = {};
+      }
+      target = target[part] as Record<string, unknown>;
+    }
+    const leaf = path[path.length - 1] ?? f;
+    if (isPlainObject(target) && !Object.hasOwn(target, leaf)) target[leaf] = v;
   }
   return out;
 }
@@ -167,7 +230,8 @@ class Sink {
  * - `ndjson`: one compact JSON object per line, streamed with backpressure (awaits 'drain').
  * - `csv`: header line of `fields`, then rows; RFC 4180 quoting, `\n` line ends.
  * - `tsv`: header line, then rows; `\`, tab, newline, CR escaped as `\\ \t \n \r`.
- * - `table`: cli-table3 with `fields` as the columns (collects all rows: meant for people, not bulk).
+ * - `table`: cli-table3 with `fields` as the columns, fitted to `width`, no lines between rows,
+ *   streamed in chunks (the first rows fix the column widths).
  * Nested values in table/csv/tsv cells are rendered by {@link renderCell}.
  *
  * Never ends `out` (it may be process.stdout). When the reader goes away (EPIPE or the stream is
@@ -232,19 +296,87 @@ async function writeAll(sink: Sink, format: OutputFormat, records: RecordStream,
       return;
     }
     case 'table': {
-      const rows: string[][] = [];
-      for await (const r of records) {
-        if (fields.length === 0) fields = Object.keys(r);
-        rows.push(fields.map((f) => renderCell(lookup(r, f))));
-      }
-      const table = new Table({
-        head: fields,
-        style: options.color === true ? {} : { head: [], border: [] },
-      });
-      table.push(...rows);
-      await sink.write(`${table.toString()}\n`);
+      await writeTable(sink, records, fields, options);
       return;
     }
   }
 }
 
+/** Rows of a table rendered at once: the first batch also fixes the column widths. */
+const TABLE_CHUNK = 100;
+/** Narrowest column (padding included): one character and `…`. */
+const MIN_COLUMN = 4;
+
+/** A cell's text on one line: a table row is one line (tabs and line breaks read as spaces). */
+function tableCell(text: string): string {
+  return text.replace(/\r\n|[\r\n\t\v\f]/g, ' ');
+}
+
+/** Display width of a text, near enough for sharing a width (cli-table3 measures exactly when cutting). */
+function textWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) width += /[\u1100-\u115F\u2E80-\uA4CF\uAC00-\uD7A3\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFF60\uFFE0-\uFFE6\u{1F300}-\u{1FAFF}\u{20000}-\u{3FFFD}]/u.test(ch) ? 2 : 1;
+  return width;
+}
+
+/**
+ * Column widths (padding included) that fit `total` terminal columns: columns narrower than their
+ * share keep their width, the others share the rest equally (at least {@link MIN_COLUMN}).
+ */
+export function fitColumns(natural: readonly number[], total: number | undefined): number[] {
+  const borders = natural.length + 1;
+  const sum = natural.reduce((a, b) => a + b, 0);
+  if (total === undefined || sum + borders <= total) return [...natural];
+  let budget = Math.max(total - borders, natural.length * MIN_COLUMN);
+  const sorted = [...natural].sort((a, b) => a - b);
+  let cap = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < sorted.length; i++) {
+    const share = Math.floor(budget / (sorted.length - i));
+    const w = sorted[i] ?? 0;
+    if (w > share) {
+      cap = share;
+      break;
+    }
+    budget -= w;
+  }
+  return natural.map((w) => Math.max(MIN_COLUMN, Math.min(w, cap)));
+}
+
+/**
+ * A cli-table3 table without lines between rows, fitted to `options.width`, streamed: the first
+ * {@link TABLE_CHUNK} rows fix the column widths and print with the header, later rows print as
+ * they come in the same widths (a longer value is cut with `…`), the bottom border last.
+ */
+async function writeTable(sink: Sink, records: RecordStream, initialFields: string[], options: WriteOptions): Promise<void> {
+  let fields = initialFields;
+  const style = { compact: true, ...(options.color === true ? {} : { head: [], border: [] }) };
+  let colWidths: number[] | undefined;
+  let bottom = '';
+  let pending: string[][] = [];
+  const flush = async (): Promise<boolean> => {
+    if (colWidths === undefined) {
+      const natural = fields.map((f, i) => Math.max(textWidth(f), ...pending.map((row) => textWidth(row[i] ?? ''))) + 2);
+      colWidths = fitColumns(natural, options.width);
+      const table = new Table({ head: fields, colWidths, style });
+      table.push(...pending);
+      const lines = table.toString().split('\n');
+      bottom = lines.pop() ?? '';
+      pending = [];
+      return sink.write(`${lines.join('\n')}\n`);
+    }
+    if (pending.length === 0) return true;
+    const table = new Table({ colWidths, style });
+    table.push(...pending);
+    pending = [];
+    // Without a header: the top border, the rows, the bottom border; keep the rows only.
+    return sink.write(`${table.toString().split('\n').slice(1, -1).join('\n')}\n`);
+  };
+  for await (const r of records) {
+    if (fields.length === 0) fields = Object.keys(r);
+    pending.push(fields.map((f) => tableCell(renderCell(lookup(r, f)))));
+    if (pending.length >= TABLE_CHUNK && !(await flush())) return;
+  }
+  if (fields.length === 0) return;
+  if (!(await flush())) return;
+  await sink.write(`${bottom}\n`);
+}

@@ -152,7 +152,7 @@ export class HttpTransport {
       try {
         const response = await this.pool.request({ method: request.method, path, headers, body });
         if (response.statusCode < 400) return response;
-        failure = await problemOf(response);
+        failure = await problemOf(response, this.describe(path));
         const retryable = RETRY_STATUSES.has(response.statusCode) && failure.code !== 'maintenance';
         if (!canRetry || !retryable) throw failure;
         delay = retryAfterMs(response.headers['retry-after'], this.now()) ?? this.backoff(attempt);
@@ -174,7 +174,16 @@ export class HttpTransport {
   /** Sends a request and parses its JSON answer. */
   async json<T>(request: TransportRequest): Promise<T> {
     const response = await this.send(request);
+    if (!isJson(response)) {
+      await response.body.dump();
+      throw notCatalog(this.describe(request.path), response);
+    }
     return (await response.body.json()) as T;
+  }
+
+  /** The URL of a request path, for messages (no query string: it may hold values the user did not type). */
+  private describe(path: string): string {
+    return `${this.url.origin}${path.split('?')[0] ?? path}`;
   }
 
   /** Closes the connection pool. */
@@ -188,8 +197,28 @@ export class HttpTransport {
   }
 }
 
-/** The CatalogError of an error answer: its problem+json body, or the status and text of any other body. */
-async function problemOf(response: Dispatcher.ResponseData): Promise<CatalogError> {
+/** Whether an answer says it is JSON (application/json, application/problem+json). */
+function isJson(response: Dispatcher.ResponseData): boolean {
+  const type = response.headers['content-type'];
+  return /\bjson\b/i.test(Array.isArray(type) ? type.join(',') : (type ?? ''));
+}
+
+/**
+ * The error of an answer that is not the catalog API's (an HTML page, a proxy's error): ONE line
+ * naming the URL and what came back (issue 10), as `unavailable` (exit 5): no catalog answers there.
+ */
+function notCatalog(url: string, response: Dispatcher.ResponseData): CatalogError {
+  const type = response.headers['content-type'];
+  const contentType = (Array.isArray(type) ? type[0] : type)?.split(';')[0]?.trim() || 'no content type';
+  return new CatalogError('unavailable', `${url} answered HTTP ${response.statusCode} with ${contentType}, not the catalog API (is the --remote / CATALOG_URL address a catalog server?)`);
+}
+
+/** The CatalogError of an error answer: its problem+json body; any other body is {@link notCatalog}. */
+async function problemOf(response: Dispatcher.ResponseData, url: string): Promise<CatalogError> {
+  if (!isJson(response)) {
+    await response.body.dump();
+    return notCatalog(url, response);
+  }
   const text = await response.body.text();
   let parsed: unknown;
   try {

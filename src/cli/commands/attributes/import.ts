@@ -6,7 +6,7 @@ import { declareImport, type ImportFlags } from '../resource-verbs.js';
 
 /** Declares the verb on the `attributes` noun. */
 export function declare(noun: Command, invoke: Invoke): Command {
-  return declareImport(noun, { noun: 'attributes', idField: 'attribute_id' }, invoke, 'create or update attributes from CSV, JSON or NDJSON (see fixtures/attributes.csv)', run);
+  return declareImport(noun, { noun: 'attributes', idField: 'attribute_id' }, invoke, 'create or update attributes from CSV (columns attribute_id, type, name.<lang>, searchable, filterable, visibility, org_visibility, labels, per_org_values, default_value.<lang>, display_order), JSON or NDJSON', run);
 }
 
 /** Imports the file through the bulk loop; exit 0, 3 (rows rejected) or 130 (interrupted). */

@@ -46,10 +46,31 @@ async function sendRelations(client: CatalogClient, items: Record<string, unknow
   return result;
 }
 
+/**
+ * Dry run: the relations naming a part that does not exist, with the service's messages
+ * (`anchor_part_id: part 'x' does not exist`), so a dry run rejects what a real run rejects.
+ */
+async function missingParts(client: CatalogClient, items: Record<string, unknown>[]): Promise<Map<number, string[]>> {
+  const ids = [...new Set(items.flatMap((item) => [item.anchor_part_id, item.related_part_id]).filter((id): id is string => typeof id === 'string'))];
+  const known = new Set<string>();
+  for (let i = 0; i < ids.length; i += MAX_BULK_ITEMS) {
+    for (const part of await client.selectParts({ part_ids: ids.slice(i, i + MAX_BULK_ITEMS), projection: ['serviceId'] })) known.add(part.part_id);
+  }
+  const problems = new Map<number, string[]>();
+  items.forEach((item, index) => {
+    const messages = (['anchor_part_id', 'related_part_id'] as const)
+      .filter((field) => typeof item[field] === 'string' && !known.has(item[field]))
+      .map((field) => `${field}: part '${String(item[field])}' does not exist`);
+    if (messages.length > 0) problems.set(index, messages);
+  });
+  return problems;
+}
+
 export const relationsImport: ImportSpec = {
   noun: 'relations',
   idField: 'anchor_part_id',
   maxBatch: MAX_BULK_ITEMS,
   mapCsvRow: CSV_MAPPERS.relations as ImportSpec['mapCsvRow'],
   send: sendRelations,
+  dryRunProblems: missingParts,
 };

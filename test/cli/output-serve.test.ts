@@ -1,0 +1,53 @@
+/**
+ * The README tour's server (issue 10, "Output"): started as the tour starts it (`./bin/catalog.js
+ * serve ... &` in a shell), `kill $!` stops the server itself; `--access-log <file>` puts the
+ * access log in that file instead of stderr. Runs the built CLI (npm run build).
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { catalogSync, freePort, ROOT } from '../helpers/bin.js';
+import { tempDir } from '../helpers/harness.js';
+
+describe('catalog serve as the README tour runs it', () => {
+  const dir = tempDir('catalog-cli-serve-');
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('kill $! stops the server; the access log goes to --access-log', async () => {
+    const dataDir = join(dir, 'data');
+    const token = catalogSync(['--data-dir', dataDir, 'tokens', 'create', '--name', 'admin', '--role', 'catalogAdmin']).stdout.trim();
+    const port = await freePort();
+    const log = join(dir, 'serve.log');
+    // The tour's lines, in a shell: start in the background, use it, `kill $!`, then check nothing listens.
+    const script = [
+      'set -e',
+      `./bin/catalog.js --data-dir "$DATA" serve --port ${port} --access-log "$LOG" 2>"$DIR/serve.err" &`,
+      `for i in $(seq 100); do ./bin/catalog.js --remote http://127.0.0.1:${port} maintenance status >/dev/null 2>&1 && break; sleep 0.1; done`,
+      `./bin/catalog.js --remote http://127.0.0.1:${port} attributes list -o json`,
+      'kill $!',
+      'wait $! || true',
+      `if ./bin/catalog.js --remote http://127.0.0.1:${port} maintenance status >/dev/null 2>&1; then echo STILL-LISTENING; fi`,
+    ].join('\n');
+    const run = spawnSync('sh', ['-c', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CI: '1', CATALOG_TOKEN: token, DATA: dataDir, LOG: log, DIR: dir },
+      timeout: 60_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout.split('\n').filter((l) => !l.startsWith('STILL')).join('\n'))).toEqual([]);
+    expect(run.stdout).not.toContain('STILL-LISTENING');
+    const access = readFileSync(log, 'utf8');
+    expect(access).toMatch(/"POST \/1\/catalog\/attributes\/list[^"]*" 200/);
+    expect(readFileSync(join(dir, 'serve.err'), 'utf8')).not.toMatch(/"POST /);
+  });
+
+  it('an access log that cannot be written fails at once, naming it', () => {
+    const run = catalogSync(['--data-dir', join(dir, 'data'), 'serve', '--port', '0', '--access-log', join(dir, 'no', 'such', 'dir', 'x.log')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`cannot write --access-log ${join(dir, 'no', 'such', 'dir', 'x.log')}`);
+  });
+});
