@@ -65,7 +65,8 @@ function valueText(value: PartValue): string {
 function renderPartShow(show: PartShow): string {
   const lines: string[] = [];
   const { part } = show;
-  lines.push(`part ${part.part_id}`, `  serviceId ${part.serviceId} · created ${part.createdAt} · modified ${part.modifiedAt}`);
+  // One fact per line: together they are wider than a terminal of 100 columns.
+  lines.push(`part ${part.part_id}`, `  serviceId ${part.serviceId}`, `  created   ${part.createdAt} · modified ${part.modifiedAt}`);
   lines.push('names');
   for (const [lang, text] of Object.entries(part.name)) lines.push(`  ${lang.padEnd(6)}${text}`);
   lines.push('attributes (display order)');
