@@ -26,8 +26,6 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'relations import': ['catalog relations import relations.csv', 'catalog relations import relations.csv --dry-run   # checks that the parts exist'],
   'relations add': ['catalog relations add pci:8086:1539 pci:8086:15b8 --type equivalent'],
   'relations get': ['catalog relations get pci:8086:1539 --type substitute'],
-  'relations list': ['catalog relations list -o csv > relations.csv'],
-  'images export': ['catalog images export --dir backup/'],
   search: [
     'catalog search gigabit ethernet',
     'catalog search ethernet --filter "class=Ethernet controller" --limit 10',
@@ -65,11 +63,15 @@ export function examplesOf(command: Command): string[] {
   return command.commands.flatMap((verb) => EXAMPLES[commandPath(verb)]?.slice(0, 1) ?? []);
 }
 
-/** Adds an "Examples:" section to the help of every command of the tree below `root`. */
+/**
+ * Adds an "Examples:" section to the help of every command of the tree below `root` that has no
+ * text after its help yet (a verb may declare its own examples with addHelpText).
+ */
 export function addExamples(root: Command): void {
   for (const command of root.commands) {
     const examples = examplesOf(command);
-    if (examples.length > 0) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}`);
+    const own = command.listenerCount('afterHelp') > 0;
+    if (examples.length > 0 && !own) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}`);
     addExamples(command);
   }
 }
