@@ -3,18 +3,22 @@
 // through the real CLI, then searches it. Data goes to ./demo-catalog, recreated on each run.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = join(root, 'demo-catalog');
+// The commands shown are the ones run, global options included and shell-quoted, so each can be
+// copied into a shell opened in the repository (design/cli.md, "Conventions").
+const { shellJoin } = await import(join(root, 'dist', 'cli', 'command-line.js'));
+const shown = (args) => shellJoin(['catalog', '--data-dir', relative(root, dataDir), ...args]);
 const bin = join(root, 'bin', 'catalog.js');
 const bold = (s) => (process.stderr.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const started = performance.now();
 
 /** Runs `catalog <args>` showing its output; returns what it printed. Exits on an unexpected code. */
 function catalog(title, args, { capture = false, quiet = false } = {}) {
-  if (!quiet) process.stderr.write(`\n${bold(`$ catalog ${args.join(' ')}`)}   # ${title}\n`);
+  if (!quiet) process.stderr.write(`\n${bold(`$ ${shown(args)}`)}   # ${title}\n`);
   const run = spawnSync(bin, ['--data-dir', dataDir, ...args], { cwd: root, encoding: 'utf8', stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
   if (capture && !quiet) {
     process.stdout.write(run.stdout);
@@ -60,4 +64,7 @@ if (imageSession) {
 }
 catalog('the best hit as a person reads it', ['parts', 'show', topHit]);
 catalog('a PCI device with its relations (the same NVMe controller listed under two vendors: equivalent)', ['parts', 'show', 'pci:8086:5845']);
-process.stderr.write(`\ndemo finished in ${((performance.now() - started) / 1000).toFixed(1)} s; the catalog is in ${dataDir}\n`);
+process.stderr.write(
+  `\ndemo finished in ${((performance.now() - started) / 1000).toFixed(1)} s; the catalog is in ${dataDir}\n` +
+    `try, from ${root}:\n  ${shown(['search', 'nvme', 'controller'])}\n  ${shown(['parts', 'show', 'pci:8086:5845'])}\n`,
+);

@@ -3,11 +3,12 @@
  * --dry-run, --resume), in local mode and against a server; list, download, order, parts show,
  * parts delete --with-images.
  */
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import { Checkpoint, defaultCheckpointPath } from '../../src/cli/bulk/checkpoint.js';
+import { Checkpoint, defaultCheckpointPath, describeInput } from '../../src/cli/bulk/checkpoint.js';
+import { openCatalog } from '../../src/open-catalog.js';
 import { cli } from '../helpers/cli.js';
 import { createHarness, tempDir, type Harness } from '../helpers/harness.js';
 import { SHARED_IMAGES } from '../helpers/data.js';
@@ -111,8 +112,13 @@ describe('catalog images (local mode)', () => {
     const manifest = join(dir, 'data', 'all.ndjson');
     writeFileSync(manifest, SAMPLE.map((f, i) => JSON.stringify({ image_id: `r${i}`, part_id: 'p1', info: 'searchable', file: `img/${f}` })).join('\n'));
     // A previous run finished batch 0 (r0, r1) and stopped.
-    const info = statSync(manifest);
-    const checkpoint = await Checkpoint.open(defaultCheckpointPath(manifest), { inputPath: manifest, inputSize: info.size, inputMtimeMs: info.mtimeMs, batchSize: 2 });
+    // The checkpoint is bound to the input, the options that make up the batches, and the catalog.
+    const dataDir = join(dir, '.catalog');
+    const local = openCatalog({ dataDir });
+    const { catalogId } = await local.service.getCatalogInfo(LOCAL_OWNER);
+    await local.close();
+    const options = { format: 'ndjson', batchSize: 2, batchMb: 32, dir: join(dir, 'data') };
+    const checkpoint = Checkpoint.fresh(defaultCheckpointPath(manifest), { input: await describeInput(manifest), options }, async () => ({ catalogId, dataDir }));
     await checkpoint.markDone(0);
     const resumed = await cli(['images', 'upload', 'data/all.ndjson', '--batch-size', '2', '--concurrency', '2', '--resume'], { cwd: dir });
     expect(resumed.code).toBe(0);

@@ -28,7 +28,7 @@ describe('catalog search', () => {
     const rows = first.stdout.trim().split('\n');
     expect(rows[0]).toBe('id\tname\tmodifiedAt');
     expect(rows).toHaveLength(6);
-    const footer = /page 1 of (\d+) \(hits 1-5 of (\d+)\) · next: catalog search --session (\S+) --page 2 --limit 5/.exec(first.stderr);
+    const footer = /page 1 of (\d+) \(hits 1-5 of (\d+)\) · next: catalog -o tsv search --session (\S+) --page 2 --limit 5$/m.exec(first.stderr);
     expect(footer, first.stderr).not.toBeNull();
     const [, pages, total, session] = footer ?? [];
     expect(Number(pages)).toBe(Math.ceil(Number(total) / 5));

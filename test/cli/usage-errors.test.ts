@@ -37,7 +37,7 @@ describe('usage errors exit 2 with an error line', () => {
     ['search --page 0', ['search', 'x', '--page', '0'], "error: option '--page <n>' argument '0' is invalid. Expected an integer of at least 1.", undefined],
     ['list --limit abc', ['parts', 'list', '--limit', 'abc'], "error: option '--limit <n>' argument 'abc' is invalid. Expected an integer of at least 1.", undefined],
     ['serve --port 99999', ['serve', '--port', '99999'], "error: option '--port <port>' argument '99999' is invalid. Expected an integer from 0 to 65535.", undefined],
-    ['our own usage error', ['parts', 'import', '-'], 'error: reading stdin (-) needs --format csv|json|ndjson', undefined],
+    ['our own usage error', ['parts', 'import', '-'], 'error: reading stdin (-) needs --format csv|tsv|json|ndjson', undefined],
   ])('%s', async (_name, args, first, suggestion) => {
     const result = await cli(['--data-dir', join(dir, 'data'), ...args], { cwd: dir });
     expect(result.code).toBe(2);

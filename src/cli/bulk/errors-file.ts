@@ -6,7 +6,7 @@
 import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { csvRow, renderCell } from '../output/write.js';
+import { csvRow, renderCell, tsvRow } from '../output/write.js';
 import type { ImportFormat } from '../import/read-records.js';
 import { formatOfExtension } from '../import/read-records.js';
 
@@ -46,7 +46,7 @@ export interface ErrorsFile {
 /** CSV: how many unreadable rows are held back waiting for a record that tells the header. */
 const HOLD_LIMIT = 1000;
 
-const EXT: Record<ImportFormat, string> = { csv: 'csv', json: 'json', ndjson: 'ndjson' };
+const EXT: Record<ImportFormat, string> = { csv: 'csv', tsv: 'tsv', json: 'json', ndjson: 'ndjson' };
 
 
 /**
@@ -101,9 +101,9 @@ export function createErrorsFile(path: string, format: ImportFormat, columns?: s
     s.on('error', (error: unknown) => {
       failure ??= error;
     });
-    if (format === 'csv') {
+    if (format === 'csv' || format === 'tsv') {
       dataColumns ??= firstRecord === undefined ? [] : Object.keys(firstRecord).filter((c) => !META.has(c));
-      s.write(csvRow([...dataColumns, '_line', '_error']));
+      s.write((format === 'csv' ? csvRow : tsvRow)([...dataColumns, '_line', '_error']));
     } else if (format === 'json') {
       s.write('[\n');
     }
@@ -115,10 +115,10 @@ export function createErrorsFile(path: string, format: ImportFormat, columns?: s
     const index = written;
     written += 1;
     const message = Array.isArray(row.error) ? row.error.join('; ') : row.error;
-    if (format === 'csv') {
+    if (format === 'csv' || format === 'tsv') {
       const cells = (dataColumns ?? []).map((c) => renderCell(row.record?.[c]));
       const error = row.record === undefined && row.raw !== undefined ? `${message}; row: ${row.raw.replace(/\r?\n$/, '')}` : message;
-      return csvRow([...cells, String(row.line), error]);
+      return (format === 'csv' ? csvRow : tsvRow)([...cells, String(row.line), error]);
     }
     const object: Record<string, unknown> = row.record === undefined ? {} : withoutMeta(row.record);
     object._line = row.line;
@@ -141,7 +141,7 @@ export function createErrorsFile(path: string, format: ImportFormat, columns?: s
       if (closing !== undefined) throw new Error(`errors file ${path} is already closed`);
       check();
       count += 1;
-      if (stream === undefined && format === 'csv' && dataColumns === undefined && row.record === undefined && held.length < HOLD_LIMIT) {
+      if (stream === undefined && (format === 'csv' || format === 'tsv') && dataColumns === undefined && row.record === undefined && held.length < HOLD_LIMIT) {
         held.push(row);
         return;
       }

@@ -9,7 +9,6 @@
  *
  * Nothing here knows the resource: a {@link BulkJob} says how to read, check, send and dry-run.
  */
-import { stat } from 'node:fs/promises';
 import type { BulkWriteResult } from '../../api/schemas.js';
 import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -17,7 +16,7 @@ import { locationLabel, type ImportFormat } from '../import/read-records.js';
 import { emitJson } from '../output/json.js';
 import type { Progress } from '../output/progress.js';
 import { UsageError } from '../output/usage-error.js';
-import { Checkpoint, defaultCheckpointPath } from './checkpoint.js';
+import { Checkpoint, defaultCheckpointPath, describeInput, identityDifferences, type CheckpointInput, type CheckpointOptions, type CheckpointTarget } from './checkpoint.js';
 import { createErrorsFile, type ErrorsFile } from './errors-file.js';
 import { describeImport, summaryDocument, type BulkSummary } from './summary.js';
 
@@ -85,28 +84,63 @@ export interface BulkJob<I> {
   dryRunMode: boolean;
   resume: boolean;
   maxErrors?: number | undefined;
-  /** The command to print for `--resume`. */
+  /**
+   * The options that decide which rows make up each batch (format, batch size, batch bytes, the
+   * files' directory ...): the checkpoint is bound to them, and `--resume` refuses other values.
+   */
+  options: CheckpointOptions;
+  /** The command to print for resuming, `--resume` included, shell-quoted (src/cli/command-line.ts). */
   resumeCommand: string;
 }
 
 /** At most this many rejected rows are listed in the summary itself (all are in the errors file). */
 const MAX_SUMMARY_ERRORS = 1000;
 
-/** Opens the checkpoint of the input; a fresh run (no --resume) starts over: writes are upserts. */
-async function openCheckpoint<I>(job: BulkJob<I>): Promise<Checkpoint | undefined> {
-  if (job.inputPath === undefined) return undefined;
-  let input: { size: number; mtimeMs: number };
+/**
+ * Opens the checkpoint of the input (design/cli.md: a checkpoint belongs to its input, its options
+ * and its target catalog). A fresh run (no --resume) starts a new one: writes are upserts. With
+ * --resume the stored checkpoint must match in every respect, else the run is refused before it
+ * writes anything and the checkpoint is kept.
+ *
+ * @throws UsageError (exit 2) when the input cannot be read, for --resume on stdin, and for --resume
+ *   with an unusable or mismatched checkpoint (naming each difference).
+ */
+async function openCheckpoint<I>(ctx: CommandContext, job: BulkJob<I>): Promise<Checkpoint | undefined> {
+  const name = job.inputName ?? job.inputPath ?? 'stdin';
+  if (job.inputPath === undefined) {
+    if (job.resume && !job.dryRunMode) throw new UsageError('--resume needs an input file: a run from stdin (-) cannot be resumed');
+    return undefined;
+  }
+  let input: CheckpointInput;
   try {
-    input = await stat(job.inputPath);
+    input = await describeInput(job.inputPath);
   } catch (error) {
-    throw new UsageError(`cannot read ${job.inputName ?? job.inputPath}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new UsageError(`cannot read ${name}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
   }
   if (job.dryRunMode) return undefined;
-  const open = () => Checkpoint.open(defaultCheckpointPath(job.inputPath ?? ''), { inputPath: job.inputPath ?? '', inputSize: input.size, inputMtimeMs: input.mtimeMs, batchSize: job.batchSize });
-  const checkpoint = await open();
-  if (job.resume || checkpoint.doneCount === 0) return checkpoint;
-  await checkpoint.remove();
-  return open();
+  const path = defaultCheckpointPath(job.inputPath);
+  const location = ctx.config.remote.value !== undefined ? { remote: ctx.config.remote.value } : { dataDir: ctx.config.dataDir.value };
+  const target = async (): Promise<CheckpointTarget> => ({ catalogId: (await (await ctx.client()).getCatalogInfo()).catalogId, ...location });
+  const identity = { input, options: job.options };
+  if (!job.resume) return Checkpoint.fresh(path, identity, target);
+  const stored = await Checkpoint.inspect(path);
+  const refuse = (why: string): never => {
+    throw new UsageError(
+      `cannot resume ${job.what} of ${name}: ${why}\nnothing was imported and the checkpoint is kept. ` +
+        'Resume with the options and target of that run, or run without --resume to import everything again (writes are upserts).',
+    );
+  };
+  if (stored.state === 'missing') {
+    ctx.info(`--resume: no checkpoint for ${name} (${path}); nothing to skip, importing from the start`);
+    return Checkpoint.fresh(path, identity, target);
+  }
+  if (stored.state === 'unusable') return refuse(`the checkpoint ${path} is ${stored.reason}`);
+  // The location first: another data directory or server is refused without opening it.
+  let differences = identityDifferences(stored.identity, { ...identity, target: location });
+  if (differences.length === 0) differences = identityDifferences(stored.identity, { ...identity, target: await target() });
+  if (differences.length > 0) refuse(`the checkpoint ${path} belongs to another run:\n  ${differences.join('\n  ')}`);
+  ctx.info(`resuming ${job.what} of ${name}: ${stored.doneCount.toLocaleString('en-US')} finished batches are skipped`);
+  return Checkpoint.resume(path, stored);
 }
 
 /**
@@ -117,7 +151,7 @@ async function openCheckpoint<I>(job: BulkJob<I>): Promise<Checkpoint | undefine
  *   request (after the batches in flight finished and the checkpoint was saved).
  */
 export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<number> {
-  const checkpoint = await openCheckpoint(job);
+  const checkpoint = await openCheckpoint(ctx, job);
   const errorsFile: ErrorsFile | undefined = job.errorsPath !== undefined ? createErrorsFile(job.errorsPath, job.format) : undefined;
   const summary: BulkSummary = {
     created: 0, updated: 0, rejected: 0, rows: 0, bytes: 0, skippedBatches: 0, errors: {}, errorsFile: null,
@@ -141,8 +175,11 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   const started = performance.now();
   const seconds = () => Math.max((performance.now() - started) / 1000, 0.001);
   const controller = new AbortController();
+  // `on`, not `once`: ora's cursor restorer (signal-exit) re-raises SIGINT when it sees no other
+  // listener, which killed the process on a terminal before the summary. A second Ctrl-C is ignored
+  // too: the batches in flight finish and both files are flushed.
   const onSigint = () => controller.abort();
-  process.once('SIGINT', onSigint);
+  process.on('SIGINT', onSigint);
 
   /** Sends (or dry-runs) one batch and folds its result into the summary. */
   const send = async (index: number, rows: BulkRow<I>[]): Promise<void> => {
@@ -238,7 +275,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     if (!summary.interrupted && !summary.stoppedEarly) await checkpoint?.remove();
   } catch (error) {
     await Promise.all(inFlight);
-    if (checkpoint && checkpoint.doneCount > 0) ctx.io.stderr.write(`${job.what} stopped; finished batches are recorded. Resume with\n  ${job.resumeCommand} --resume\n`);
+    if (checkpoint && checkpoint.doneCount > 0) ctx.io.stderr.write(`${job.what} stopped; finished batches are recorded. Resume with\n  ${job.resumeCommand}\n`);
     // A read error of the input (not of a request) is the user's: name the input.
     const code = (error as NodeJS.ErrnoException).code;
     if (error !== fatal && (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES')) throw new UsageError(`cannot read ${job.inputName ?? job.inputPath ?? 'the input'}: ${(error as Error).message}`);
@@ -258,7 +295,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   }
   ctx.info(line);
   if (summary.interrupted) {
-    ctx.io.stderr.write(job.inputPath !== undefined ? `interrupted: resume with\n  ${job.resumeCommand} --resume\n` : 'interrupted\n');
+    ctx.io.stderr.write(job.inputPath !== undefined && !job.dryRunMode ? `interrupted: resume with\n  ${job.resumeCommand}\n` : 'interrupted\n');
     return EXIT.INTERRUPTED;
   }
   return summary.rejected > 0 ? EXIT.PARTIAL : EXIT.OK;

@@ -37,8 +37,8 @@ export function declareImport(noun: Command, names: ResourceNames, invoke: Invok
   return noun
     .command('import')
     .description(description)
-    .argument('<file>', 'CSV, JSON or NDJSON file, or - for stdin (then --format is required)')
-    .option('--format <format>', 'csv, json or ndjson (default: from the file extension)')
+    .argument('<file>', 'CSV, TSV, JSON or NDJSON file, or - for stdin (then --format is required)')
+    .option('--format <format>', 'csv, tsv, json or ndjson (default: from the file extension)')
     .option('--dry-run', 'validate and count would-create / would-update / rejected; write nothing')
     .option('--errors <file>', 'where rejected rows go (default <input>.errors.<ext>)')
     .option('--max-errors <n>', 'stop after this many rejected rows', positiveInt)
@@ -46,7 +46,9 @@ export function declareImport(noun: Command, names: ResourceNames, invoke: Invok
     .option('--resume', 'skip the batches a previous interrupted run finished')
     .action(async (file: string, _opts: unknown, command: Command) => {
       const flags = command.opts<ImportFlags>();
-      await invoke(command, (ctx) => run(ctx, file, flags, `catalog ${names.noun} import ${file}`));
+      // The resume command repeats the global options in force and this command's own, shell-quoted.
+      const { commandLine } = await import('../command-line.js');
+      await invoke(command, (ctx) => run(ctx, file, flags, commandLine(command, ctx, { args: [file], set: { resume: true } })));
     });
 }
 
@@ -92,7 +94,7 @@ export function declareDelete<F extends object>(noun: Command, names: ResourceNa
  */
 export async function runImport(ctx: CommandContext, spec: ImportSpec, file: string, flags: ImportFlags, resumeCommand: string): Promise<number> {
   const fromStdin = file === '-';
-  if (fromStdin && flags.format === undefined) throw new UsageError('reading stdin (-) needs --format csv|json|ndjson');
+  if (fromStdin && flags.format === undefined) throw new UsageError('reading stdin (-) needs --format csv|tsv|json|ndjson');
   const [{ formatFromPath, locationLabel }, { mapEntries }, { defaultErrorsPath }, { runBulk }] = await Promise.all([
     import('../import/read-records.js'),
     import('../import/mapped-entries.js'),
@@ -100,14 +102,17 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     import('../bulk/run-bulk.js'),
   ]);
   const format = formatFromPath(file, flags.format);
+  // Read-only fields of listings (serviceId, createdAt ...) are accepted and ignored: a listing imports again.
+  const readOnly = (await import('../import/map-rows.js')).READ_ONLY_FIELDS[spec.noun as 'attributes' | 'parts' | 'relations'] ?? [];
   const inputPath = fromStdin ? undefined : resolve(ctx.io.cwd, file);
-  const client = await ctx.client();
+  // Opened on the first request, not before: a refused --resume must not create a data directory.
+  const client = () => ctx.client();
   const idOf = (item: Record<string, unknown>): string | undefined => {
     const id = item[spec.idField];
     return typeof id === 'string' && id.length > 0 && id.length <= 256 ? id : undefined;
   };
   async function* rows() {
-    for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow)) {
+    for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow, readOnly)) {
       yield 'problems' in entry
         ? { line: entry.line, record: entry.record, problems: entry.problems, ...(entry.raw !== undefined ? { raw: entry.raw } : {}) }
         : { line: entry.line, record: entry.record, item: entry.item };
@@ -122,16 +127,16 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     errorsPath: flags.errors !== undefined ? resolve(ctx.io.cwd, flags.errors) : resolve(ctx.io.cwd, defaultErrorsPath(inputPath ?? null, format)),
     batchSize: Math.min(flags.batchSize ?? spec.maxBatch, spec.maxBatch),
     idOf,
-    send: (batch) => spec.send(client, batch.map((r) => r.item ?? {})),
+    send: async (batch) => spec.send(await client(), batch.map((r) => r.item ?? {})),
     async dryRun(batch) {
       const ids = batch.flatMap((r) => (r.item !== undefined ? [idOf(r.item)] : [])).filter((id): id is string => id !== undefined);
-      const known = spec.existing ? await spec.existing(client, ids) : new Set<string>();
+      const known = spec.existing ? await spec.existing(await client(), ids) : new Set<string>();
       const updated = ids.filter((id) => known.has(id)).length;
       return { created: ids.length - updated, updated, rejected: [] };
     },
     // Prefer the mapper's messages, which name CSV columns, over the service's item paths.
     explain(row, messages) {
-      if (format !== 'csv' || row.record === undefined) return messages;
+      if ((format !== 'csv' && format !== 'tsv') || row.record === undefined) return messages;
       const explained = spec.mapCsvRow(row.record as Record<string, string>, { validate: true });
       return 'problems' in explained ? explained.problems : messages;
     },
@@ -140,6 +145,8 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     dryRunMode: flags.dryRun === true,
     resume: flags.resume === true,
     maxErrors: flags.maxErrors,
+    // What decides the batches. The column mapping is the header, covered by the input's first-block hash.
+    options: { format, batchSize: Math.min(flags.batchSize ?? spec.maxBatch, spec.maxBatch) },
     resumeCommand,
   });
 }

@@ -22,7 +22,7 @@ describe('mapAttributeRow', () => {
       'every column',
       {
         attribute_id: 'color', type: 'enum', 'name.en': 'Colour', 'name.de': 'Farbe', searchable: 'yes', filterable: '0',
-        visibility: 'csa', org_visibility: 'sub', labels: 'sku | ean', per_org_values: 'TRUE', 'default_value.en': 'red', display_order: '7',
+        visibility: 'csa', org_visibility: 'sub', labels: 'sku | ean', per_org_values: ' TRUE', 'default_value.en': 'red', display_order: '7',
       },
       {
         attribute_id: 'color', type: 'enum', name: { en: 'Colour', de: 'Farbe' }, searchable: true, filterable: false, visibility: 'csa',
@@ -253,7 +253,17 @@ describe('export rows round-trip through import', () => {
     ]);
   });
 
-  it('partToRow refuses an attribute id with @', () => {
-    expect(() => partToRow({ part_id: 'P', attributes: [{ attribute_id: 'a@b', values: [] }] })).toThrow(/contains '@'/);
+  it('an attribute id with @, . or \\ is written escaped and reads back (issue 10: -o csv crashed with "bug")', () => {
+    const part: Partial<Part> & { part_id: string } = {
+      part_id: ' P ',
+      attributes: [
+        { attribute_id: 'a@b.c', values: [{ organization: '', value: { en: ' x ' } }, { organization: 'org@x.y', value: { de: '\u00a0' } }] },
+        { attribute_id: 'w\\@', values: [{ organization: '', value: { en: 'v' } }] },
+      ],
+    };
+    const row = partToRow(part);
+    expect(Object.keys(row)).toEqual(['part_id', 'attr:a\\@b.c.en', 'attr:a\\@b.c@org@x.y.de', 'attr:w\\\\\\@.en']);
+    expect(mapPartRow(row)).toEqual({ item: part });
   });
+
 });

@@ -1,15 +1,17 @@
 /**
- * Pure mapping between flat CSV rows and API items (cli.md, Bulk import), both ways, so that what
- * `list -o csv` prints can be imported again. Column conventions:
+ * Pure mapping between flat CSV/TSV rows and API items (cli.md, Bulk import), both ways, so that what
+ * `list -o csv|tsv` prints can be imported again unchanged. Column grammar (docs/import-formats.md):
  * - language maps as one column per language: `name.en`, `name.de`, `default_value.fr`;
- * - list columns separated by `|` (`labels`: `sku|ean`);
+ * - list columns separated by `|` (`labels`: `sku|ean`; labels are a fixed vocabulary, so spaces around them are dropped);
  * - booleans `true/false/1/0/yes/no` (any case); integers as decimal digits;
- * - an empty cell = the field is absent (on update the stored value stays);
+ * - a cell is data exactly as written (spaces, tabs, NBSP included); an empty cell = the field is
+ *   absent (on update the stored value stays), so an empty text can only be written in JSON/NDJSON;
  * - part values as `attr:<attribute_id>.<lang>` (organization "") and
  *   `attr:<attribute_id>@<organization>.<lang>`; the language is split off at the LAST dot (attribute
- *   and organization ids may contain dots), the organization at the FIRST `@` (so an attribute id
- *   containing `@` cannot be written as a column: use NDJSON).
- * Columns `_line`, `_error`, `_raw` (added by the errors file) are ignored.
+ *   and organization ids may contain dots), the organization at the FIRST `@` that is not written
+ *   `\@`: an attribute id containing `@` or `\` is written with `\@`, `\\` (`attr:a\@b.en`).
+ * Columns `_line`, `_error`, `_raw` (added by the errors file) and the read-only fields that listings
+ * print (`serviceId`, `createdAt`, `modifiedAt`; `user_id`, `created` of relations) are ignored.
  *
  * Every mapper collects ALL problems of a row, then validates the item with the API's zod schemas
  * (src/api/schemas.ts); each problem is `<column or field path>: <message>`.
@@ -87,13 +89,41 @@ const META = new Set(['_line', '_error', '_raw']);
 /** Part columns that list output may carry but an import ignores (the service sets them). */
 const PART_READ_ONLY = ['serviceId', 'createdAt', 'modifiedAt'] as const;
 
+/**
+ * Fields that listings print but imports do not take (the service sets them), per resource: accepted
+ * and ignored on import in every format, so a listing imports again.
+ */
+export const READ_ONLY_FIELDS: Readonly<Record<'attributes' | 'parts' | 'relations' | 'images', readonly string[]>> = {
+  attributes: PART_READ_ONLY,
+  parts: PART_READ_ONLY,
+  relations: ['user_id', 'created'],
+  images: [],
+};
+
+/** A record without the read-only fields of its resource (JSON/NDJSON imports). */
+export function stripReadOnly(record: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  if (!fields.some((f) => Object.hasOwn(record, f))) return record;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record)) if (!fields.includes(k)) out[k] = v;
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // helpers
 
-/** The trimmed text of a cell, or undefined when empty or missing. */
+/** The text of a cell exactly as written (whitespace is data), or undefined when empty or missing. */
 function cell(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  const text = (typeof value === 'string' ? value : String(value)).trim();
+  const text = typeof value === 'string' ? value : String(value);
+  return text === '' ? undefined : text;
+}
+
+/**
+ * A cell of a closed vocabulary (booleans, integers, types, visibilities, relation types): outer
+ * whitespace is not part of such a value, so `" true"` reads as `true`. Undefined when blank.
+ */
+function word(value: unknown): string | undefined {
+  const text = cell(value)?.trim();
   return text === '' ? undefined : text;
 }
 
@@ -122,8 +152,14 @@ function parseInt10(column: string, text: string, problems: string[]): number | 
   return n;
 }
 
+/** Splits a list cell of vocabulary words (`labels`) at `|`; spaces around a word are not part of it. */
 function splitList(text: string): string[] {
-  return text.split('|').map((s) => s.trim()).filter((s) => s !== '');
+  return text.split('|').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** An attribute id as written in an `attr:` column: `\` and `@` escaped (`a@b` → `a\@b`). */
+export function escapeAttrId(id: string): string {
+  return id.replace(/[\\@]/g, (c) => `\\${c}`);
 }
 
 function pathText(path: readonly PropertyKey[]): string {
@@ -221,7 +257,7 @@ export function mapAttributeRow(row: FlatRow): MapResult<AttributeInput> {
   const name: Record<string, string> = {};
   const defaultValue: Record<string, string> = {};
   for (const [column, raw] of Object.entries(row)) {
-    if (META.has(column)) continue;
+    if (META.has(column) || (PART_READ_ONLY as readonly string[]).includes(column)) continue;
     const text = cell(raw);
     const dot = column.indexOf('.');
     const base = dot === -1 ? column : column.slice(0, dot);
@@ -237,30 +273,38 @@ export function mapAttributeRow(row: FlatRow): MapResult<AttributeInput> {
     }
     switch (column) {
       case 'attribute_id':
-      case 'type':
-      case 'visibility':
-      case 'org_visibility':
         if (text !== undefined) item[column] = text;
         break;
+      case 'type':
+      case 'visibility':
+      case 'org_visibility': {
+        const w = word(raw);
+        if (w !== undefined) item[column] = w;
+        break;
+      }
       case 'searchable':
       case 'filterable':
-      case 'per_org_values':
-        if (text !== undefined) {
-          const b = parseBool(column, text, problems);
+      case 'per_org_values': {
+        const w = word(raw);
+        if (w !== undefined) {
+          const b = parseBool(column, w, problems);
           if (b === undefined) reported.add(column);
           else item[column] = b;
         }
         break;
+      }
       case 'labels':
         if (text !== undefined) item.labels = splitList(text);
         break;
-      case 'display_order':
-        if (text !== undefined) {
-          const n = parseInt10(column, text, problems);
+      case 'display_order': {
+        const w = word(raw);
+        if (w !== undefined) {
+          const n = parseInt10(column, w, problems);
           if (n === undefined) reported.add(column);
           else item.display_order = n;
         }
         break;
+      }
       default:
         unknown.push(column);
     }
@@ -350,8 +394,22 @@ function parseAttrColumnUncached(column: string): AttrColumn | { problem: string
   }
   const lang = body.slice(dot + 1);
   const target = body.slice(0, dot);
-  const at = target.indexOf('@');
-  const attributeId = at === -1 ? target : target.slice(0, at);
+  // The attribute id ends at the first `@` not written `\@`; in it `\@` and `\\` stand for `@` and `\`.
+  let attributeId = '';
+  let at = -1;
+  for (let i = 0; i < target.length; i++) {
+    const c = target[i];
+    const next = target[i + 1];
+    if (c === '\\' && (next === '@' || next === '\\')) {
+      attributeId += next;
+      i++;
+    } else if (c === '@') {
+      at = i;
+      break;
+    } else {
+      attributeId += c;
+    }
+  }
   const organization = at === -1 ? '' : target.slice(at + 1);
   const problems: string[] = [];
   if (!LanguageSchema.safeParse(lang).success) problems.push(`'${lang}' is not a language tag (the part after the last dot)`);
@@ -435,7 +493,7 @@ export function mapPartRow(row: FlatRow, options: MapOptions = {}): MapResult<Pa
       values: [...a.values.entries()].map(([organization, value], j) => {
         if (explain) {
           for (const lang of Object.keys(value)) {
-            const column = `attr:${a.attribute_id}${organization === '' ? '' : `@${organization}`}.${lang}`;
+            const column = `attr:${escapeAttrId(a.attribute_id)}${organization === '' ? '' : `@${organization}`}.${lang}`;
             columnOf.set(pathText(['attributes', i, 'values', j, 'value', lang]), column);
           }
         }
@@ -452,20 +510,18 @@ export function mapPartRow(row: FlatRow, options: MapOptions = {}): MapResult<Pa
 
 /**
  * The inverse of {@link mapPartRow}, for `parts list -o csv`: `part_id`, `name.<lang>`,
- * `attr:<id>.<lang>` / `attr:<id>@<org>.<lang>`, plus `serviceId`, `createdAt`, `modifiedAt` when
- * present (ignored on import). Value `source` (resolved views) is dropped.
- * @throws Error when an attribute id contains `@` (no column can express it; use -o ndjson).
+ * `attr:<id>.<lang>` / `attr:<id>@<org>.<lang>` (`@` and `\` in the id escaped, see
+ * {@link escapeAttrId}), plus `serviceId`, `createdAt`, `modifiedAt` when present (ignored on
+ * import). Value `source` (resolved views) is dropped.
  */
 export function partToRow(part: Partial<Part> & { part_id: string }): Record<string, string> {
   const row: Record<string, string> = { part_id: part.part_id };
   for (const [lang, text] of Object.entries(part.name ?? {})) row[`name.${lang}`] = text;
   for (const attribute of part.attributes ?? []) {
-    if (attribute.attribute_id.includes('@')) {
-      throw new Error(`attribute id '${attribute.attribute_id}' contains '@' and cannot be written as a CSV column; use -o ndjson`);
-    }
+    const id = escapeAttrId(attribute.attribute_id);
     for (const value of attribute.values) {
       const org = value.organization === '' ? '' : `@${value.organization}`;
-      for (const [lang, text] of Object.entries(value.value)) row[`attr:${attribute.attribute_id}${org}.${lang}`] = text;
+      for (const [lang, text] of Object.entries(value.value)) row[`attr:${id}${org}.${lang}`] = text;
     }
   }
   if (part.serviceId !== undefined) row.serviceId = part.serviceId;
@@ -512,9 +568,12 @@ export function mapRelationRow(row: FlatRow): MapResult<RelationItem> {
   const item: Record<string, unknown> = {};
   const unknown: string[] = [];
   for (const [column, raw] of Object.entries(row)) {
-    if (META.has(column)) continue;
-    if (column === 'anchor_part_id' || column === 'related_part_id' || column === 'type' || column === 'source') {
+    if (META.has(column) || READ_ONLY_FIELDS.relations.includes(column)) continue;
+    if (column === 'anchor_part_id' || column === 'related_part_id') {
       const text = cell(raw);
+      if (text !== undefined) item[column] = text;
+    } else if (column === 'type' || column === 'source') {
+      const text = word(raw);
       if (text !== undefined) item[column] = text;
     } else {
       unknown.push(column);
@@ -572,8 +631,8 @@ export function mapImageManifestRow(row: FlatRow): MapResult<ImageManifestItem> 
         if (text !== undefined) item[column] = text;
         break;
       case 'position':
-        if (text !== undefined) {
-          const n = parseInt10(column, text, problems);
+        if (word(raw) !== undefined) {
+          const n = parseInt10(column, word(raw) ?? '', problems);
           if (n === undefined) reported.add(column);
           else item.position = n;
         }
@@ -604,14 +663,15 @@ export interface ImportItemTypes {
 }
 
 /**
- * Maps one record as read by readRecords: CSV rows through the row mapper of `kind`; JSON/NDJSON
- * records (already API shaped) pass through unchanged except that `_line/_error/_raw` are removed,
- * and are validated with the same schema.
+ * Maps one record as read by readRecords: CSV/TSV rows through the row mapper of `kind`; JSON/NDJSON
+ * records (already API shaped) pass through unchanged except that `_line/_error/_raw` and the
+ * resource's read-only fields ({@link READ_ONLY_FIELDS}) are removed, and are validated with the
+ * same schema.
  * @returns `{item}` or `{problems}` (all problems of the record).
  */
 export function mapRecord<K extends ImportKind>(kind: K, format: ImportFormat, record: FlatRow): MapResult<ImportItemTypes[K]> {
-  const csv = format === 'csv';
-  const input = csv ? record : stripMetaColumns(record);
+  const csv = format === 'csv' || format === 'tsv';
+  const input = csv ? record : stripReadOnly(stripMetaColumns(record), READ_ONLY_FIELDS[kind]);
   let result: MapResult<ImportItemTypes[ImportKind]>;
   switch (kind) {
     case 'attributes':

@@ -5,7 +5,7 @@
  * threads cost more than it saved on 2 cores, and the second isolate pushed a 100k-row import's
  * peak RSS past 200 MB.)
  */
-import { mapAttributeRow, mapPartRow, mapRelationRow, stripMetaColumns } from './map-rows.js';
+import { mapAttributeRow, mapPartRow, mapRelationRow, stripMetaColumns, stripReadOnly } from './map-rows.js';
 import { readRecords, type ImportFormat, type RecordSource } from './read-records.js';
 
 /** A row ready to send, or one rejected before sending (unreadable, or unmappable CSV). */
@@ -30,19 +30,21 @@ function hasMetaColumns(record: Record<string, unknown>): boolean {
 }
 
 /**
- * Reads and maps in this thread. CSV rows are mapped without the schema check (`validate: false`:
- * the service validates every item); JSON items pass as they are, minus errors-file columns.
+ * Reads and maps in this thread. CSV/TSV rows are mapped without the schema check (`validate: false`:
+ * the service validates every item); JSON items pass as they are, minus errors-file columns and the
+ * `readOnly` fields listings print (READ_ONLY_FIELDS of ./map-rows.ts: accepted and ignored).
  */
-export async function* mapEntries(source: RecordSource, format: ImportFormat, mapCsvRow: CsvMapper): AsyncGenerator<MappedEntry> {
+export async function* mapEntries(source: RecordSource, format: ImportFormat, mapCsvRow: CsvMapper, readOnly: readonly string[] = []): AsyncGenerator<MappedEntry> {
   for await (const entry of readRecords(source, format)) {
     if ('error' in entry) {
       yield { line: entry.line, problems: [entry.error], ...(entry.raw !== undefined ? { raw: entry.raw } : {}) };
-    } else if (format === 'csv') {
+    } else if (format === 'csv' || format === 'tsv') {
       const mapped = mapCsvRow(entry.record as Record<string, string>, { validate: false });
       if ('problems' in mapped) yield { line: entry.line, record: entry.record, problems: mapped.problems };
       else yield { line: entry.line, record: entry.record, item: mapped.item as Record<string, unknown> };
     } else {
-      yield { line: entry.line, record: entry.record, item: hasMetaColumns(entry.record) ? stripMetaColumns(entry.record) : entry.record };
+      const item = hasMetaColumns(entry.record) ? stripMetaColumns(entry.record) : entry.record;
+      yield { line: entry.line, record: entry.record, item: stripReadOnly(item, readOnly) };
     }
   }
 }

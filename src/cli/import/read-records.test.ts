@@ -35,9 +35,9 @@ function compact(entries: ReadEntry[]): [number, unknown][] {
 describe('readRecords: csv', () => {
   const cases: { name: string; text: string; expected: [number, unknown][] }[] = [
     {
-      name: 'header, rows, trimmed values',
-      text: 'a,b\n1, two \n3,4\n',
-      expected: [[2, { a: '1', b: 'two' }], [3, { a: '3', b: '4' }]],
+      name: 'header names trimmed, values kept exactly: spaces, tabs, NBSP are data (issue 10)',
+      text: 'a, b\n1, two \n" ",\t\u00a0x\u00a0\n',
+      expected: [[2, { a: '1', b: ' two ' }], [3, { a: ' ', b: '\t\u00a0x\u00a0' }]],
     },
     {
       name: 'BOM and CRLF',
@@ -263,10 +263,10 @@ describe('formatFromPath', () => {
   });
 
   it.each<[string, string | undefined, RegExp]>([
-    ['y.txt', undefined, /cannot tell the format of 'y.txt'.*--format csv\|json\|ndjson/],
+    ['y.txt', undefined, /cannot tell the format of 'y.txt'.*--format csv\|tsv\|json\|ndjson/],
     ['noext', undefined, /cannot tell the format/],
     ['-', undefined, /stdin \(-\) needs --format/],
-    ['a.csv', 'xml', /invalid --format 'xml'; valid formats: csv, json, ndjson/],
+    ['a.csv', 'xml', /invalid --format 'xml'; valid formats: csv, tsv, json, ndjson/],
   ])('%s with --format %s is a usage error', (path, flag, message) => {
     expect(() => formatFromPath(path, flag)).toThrow(UsageError);
     expect(() => formatFromPath(path, flag)).toThrow(message);

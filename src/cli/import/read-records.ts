@@ -11,15 +11,15 @@ import { CsvError, parse } from 'csv-parse';
 import { UsageError } from '../output/usage-error.js';
 
 /** Input formats of `import` commands and image manifests. */
-export const IMPORT_FORMATS = ['csv', 'json', 'ndjson'] as const;
+export const IMPORT_FORMATS = ['csv', 'tsv', 'json', 'ndjson'] as const;
 
-/** One of `csv | json | ndjson`. */
+/** One of `csv | tsv | json | ndjson`. */
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /** Where records come from: a file, or an already open stream (stdin for `-`). */
 export type RecordSource = { path: string } | { stdin: NodeJS.ReadableStream };
 
-/** A record that was read. CSV values are all strings (trimmed); JSON/NDJSON values are as parsed. */
+/** A record that was read. CSV/TSV values are all strings, exactly as written; JSON/NDJSON values are as parsed. */
 export interface RecordEntry {
   /** CSV/NDJSON: 1-based line where the record starts (the header is line 1). JSON: 1-based item index. */
   line: number;
@@ -63,14 +63,14 @@ export function locationLabel(format: ImportFormat, line: number): string {
  * Decides the input format from `--format` or else the file extension.
  *
  * @param path the input path as given; `-` is stdin.
- * @param flag the `--format` value when given: `csv`, `json`, `ndjson` (alias `jsonl`), case-insensitive.
- * @returns the format; by extension `.csv` → csv, `.json` → json, `.ndjson`/`.jsonl` → ndjson.
+ * @param flag the `--format` value when given: `csv`, `tsv`, `json`, `ndjson` (alias `jsonl`), case-insensitive.
+ * @returns the format; by extension `.csv` → csv, `.tsv` → tsv, `.json` → json, `.ndjson`/`.jsonl` → ndjson.
  * @throws UsageError for an invalid flag value, for stdin without a flag, and for an unknown extension.
  */
 export function formatFromPath(path: string, flag?: string): ImportFormat {
   if (flag !== undefined) {
     const f = flag.trim().toLowerCase();
-    if (f === 'csv' || f === 'json' || f === 'ndjson') return f;
+    if (f === 'csv' || f === 'tsv' || f === 'json' || f === 'ndjson') return f;
     if (f === 'jsonl') return 'ndjson';
     throw new UsageError(`invalid --format '${flag}'; valid formats: ${IMPORT_FORMATS.join(', ')}`);
   }
@@ -78,17 +78,19 @@ export function formatFromPath(path: string, flag?: string): ImportFormat {
   const format = formatOfExtension(extname(path));
   if (format === undefined) {
     throw new UsageError(
-      `cannot tell the format of '${path}' from its extension (.csv, .json, .ndjson, .jsonl); pass --format ${IMPORT_FORMATS.join('|')}`,
+      `cannot tell the format of '${path}' from its extension (.csv, .tsv, .json, .ndjson, .jsonl); pass --format ${IMPORT_FORMATS.join('|')}`,
     );
   }
   return format;
 }
 
-/** The import format of a file extension (`.csv`, `.json`, `.ndjson`, `.jsonl`; any case), or undefined. */
+/** The import format of a file extension (`.csv`, `.tsv`, `.json`, `.ndjson`, `.jsonl`; any case), or undefined. */
 export function formatOfExtension(ext: string): ImportFormat | undefined {
   switch (ext.toLowerCase()) {
     case '.csv':
       return 'csv';
+    case '.tsv':
+      return 'tsv';
     case '.json':
       return 'json';
     case '.ndjson':
@@ -102,7 +104,8 @@ export function formatOfExtension(ext: string): ImportFormat | undefined {
 /**
  * Reads records from a file or stdin, streaming.
  *
- * - csv: csv-parse with the header as columns, BOM removed, values trimmed, empty lines skipped,
+ * - csv: csv-parse with the header as columns, BOM removed, header names trimmed, values kept exactly
+ *   as written (leading/trailing spaces, tabs, NBSP are data: `trim` is off), empty lines skipped,
  *   a fixed column count. A broken row (wrong column count, bad or unclosed quote) yields an
  *   {@link ErrorEntry} with its line and csv-parse's reason, and reading continues with the next row
  *   csv-parse can find. A header with an empty or duplicate column, or a record over
@@ -139,7 +142,10 @@ export async function* readRecords(
   try {
     switch (format) {
       case 'csv':
-        yield* readCsv(input, options.maxRecordBytes ?? DEFAULT_MAX_RECORD);
+        yield* readCsv(input, options.maxRecordBytes ?? DEFAULT_MAX_RECORD, false);
+        break;
+      case 'tsv':
+        yield* readCsv(input, options.maxRecordBytes ?? DEFAULT_MAX_RECORD, true);
         break;
       case 'ndjson':
         yield* readNdjson(input);
@@ -176,8 +182,23 @@ function csvReason(error: CsvError): string {
   return error.code === 'CSV_QUOTE_NOT_CLOSED' ? `${text} (a quote opened in this row is never closed)` : text;
 }
 
-function checkHeader(header: unknown): string[] {
-  const names = Array.isArray(header) ? header.map((h: unknown) => String(h)) : [];
+/**
+ * TSV as `-o tsv` writes it (src/cli/output/write.ts): fields separated by tabs, no quoting, and
+ * `\\`, `\t`, `\n`, `\r` standing for a backslash, tab, newline and carriage return. Any other
+ * backslash is kept as it is.
+ */
+export function tsvUnescape(text: string): string {
+  if (!text.includes('\\')) return text;
+  return text.replace(/\\([\\tnr])/g, (_m, c: string) => (c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : '\\'));
+}
+
+/**
+ * Column names of the header. Outer whitespace of a name is never meaningful (a column is a fixed
+ * name, `name.<lang>` or `attr:<id>[@<org>].<lang>`, none of which can start or end with a space), so
+ * hand-written headers such as `part_id, name.en` work; values are never trimmed.
+ */
+function checkHeader(header: unknown, tsv = false): string[] {
+  const names = Array.isArray(header) ? header.map((h: unknown) => (tsv ? tsvUnescape(String(h)) : String(h)).trim()) : [];
   const seen = new Set<string>();
   names.forEach((name, i) => {
     if (name === '') throw new HeaderError(`column ${i + 1} of the header has no name`);
@@ -194,14 +215,17 @@ interface CsvChunk {
   endLine: number;
 }
 
-async function* readCsv(input: NodeJS.ReadableStream, maxRecordBytes: number): AsyncGenerator<ReadEntry, void, undefined> {
+async function* readCsv(input: NodeJS.ReadableStream, maxRecordBytes: number, tsv: boolean): AsyncGenerator<ReadEntry, void, undefined> {
   const pending: ErrorEntry[] = [];
   /** Set when csv-parse cannot continue: the line of that error; everything after it is dropped. */
   let fatalLine: number | undefined;
   const parser = parse({
-    columns: checkHeader,
+    columns: (header: unknown) => checkHeader(header, tsv),
     bom: true,
-    trim: true,
+    // Values are data, spaces included (issue 10): `trim` would drop leading/trailing whitespace.
+    trim: false,
+    // TSV has no quoting: a `"` is an ordinary character; tabs and line breaks inside values are escaped.
+    ...(tsv ? { delimiter: '\t', quote: false, record_delimiter: ['\n', '\r\n'], cast: (value: string, context: { header: boolean }) => (context.header ? value : tsvUnescape(value)) } : {}),
     relax_column_count: false,
     skip_empty_lines: true,
     skip_records_with_error: true,
@@ -219,6 +243,9 @@ async function* readCsv(input: NodeJS.ReadableStream, maxRecordBytes: number): A
   };
   parser.on('skip', (error: CsvError) => {
     const raw = typeof error.raw === 'string' ? error.raw : undefined;
+    // A line of only spaces in a file of several columns is a blank line, not a broken row (in a
+    // file of one column it is a value, and csv-parse never reports it here).
+    if ((error.code === 'CSV_RECORD_INCONSISTENT_COLUMNS' || error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') && raw !== undefined && /^[ \t]*(?:\r?\n|\r)?$/.test(raw)) return;
     const line = startLine(typeof error.lines === 'number' ? error.lines : 0, raw);
     if (fatalLine !== undefined && line > fatalLine) return;
     if (error.code === 'CSV_MAX_RECORD_SIZE') {

@@ -36,7 +36,9 @@ function inCi(env: NodeJS.ProcessEnv): boolean {
  *   (`discardStdin: false`, so `import -` and our own Ctrl-C handling keep working).
  */
 export function createProgress(stream: NodeJS.WriteStream, enabled: boolean, env: NodeJS.ProcessEnv = process.env): Progress {
-  const active = enabled && stream.isTTY === true && !inCi(env);
+  // A terminal of width 0 (a pseudo-terminal nobody sized, e.g. `script` fed by a pipe) would make
+  // ora count Infinity lines to clear and print cursor-up codes forever: no spinner there.
+  const active = enabled && stream.isTTY === true && !inCi(env) && stream.columns !== 0;
   if (!active) {
     const noop = (): void => undefined;
     return { enabled: false, update: noop, succeed: noop, fail: noop, stop: noop };

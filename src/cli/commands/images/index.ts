@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Invoke } from '../../runner.js';
 import * as del from './delete.js';
 import * as download from './download.js';
+import * as exportVerb from './export.js';
 import * as get from './get.js';
 import * as list from './list.js';
 import * as order from './order.js';
@@ -11,6 +12,6 @@ import * as upload from './upload.js';
 /** Adds the `images` noun to the program. */
 export function register(program: Command, invoke: Invoke): Command {
   const noun = program.command('images').description('part images: upload, list, download, display order');
-  for (const verb of [upload, list, get, download, del, order]) verb.declare(noun, invoke);
+  for (const verb of [upload, exportVerb, list, get, download, del, order]) verb.declare(noun, invoke);
   return noun;
 }

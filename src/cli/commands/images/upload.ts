@@ -61,7 +61,7 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .option('--part <part_id>', 'upload the given files for this part')
     .option('--info <tokens>', 'info tokens for --part uploads, e.g. "display weight=2"')
     .option('--position <n>', 'position for --part uploads (dataContributor/dataValidator only)', positiveInt)
-    .option('--format <format>', 'manifest format: csv, json or ndjson (default: from the extension)')
+    .option('--format <format>', 'manifest format: csv, tsv, json or ndjson (default: from the extension)')
     .option('--concurrency <n>', `requests in flight (default ${DEFAULT_CONCURRENCY})`, positiveInt)
     .option('--batch-size <n>', `files per request (default ${DEFAULT_BATCH_FILES})`, positiveInt)
     .option('--batch-mb <n>', `megabytes per request, at most (default ${DEFAULT_BATCH_MB})`, positiveInt)
@@ -71,7 +71,8 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .option('--resume', 'skip the batches a previous interrupted run finished')
     .action(async (inputs: string[], _opts: unknown, command: Command) => {
       const flags = command.opts<UploadFlags>();
-      await invoke(command, (ctx) => run(ctx, inputs, flags, `catalog images upload ${inputs.join(' ')}`));
+      const { commandLine } = await import('../../command-line.js');
+      await invoke(command, (ctx) => run(ctx, inputs, flags, commandLine(command, ctx, { args: inputs, set: { resume: true } })));
     });
 }
 
@@ -157,7 +158,7 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
   const filesMode = flags.part !== undefined || flags.info !== undefined;
   if (filesMode && (flags.part === undefined || flags.info === undefined)) throw new UsageError('uploading files needs both --part <part_id> and --info "<tokens>"');
   if (!filesMode && inputs.length !== 1) {
-    throw new UsageError('give one manifest (CSV, JSON or NDJSON), or image files with --part <part_id> --info "<tokens>"');
+    throw new UsageError('give one manifest (CSV, TSV, JSON or NDJSON), or image files with --part <part_id> --info "<tokens>"');
   }
   if (!filesMode && flags.position !== undefined) throw new UsageError('--position applies to --part uploads; a manifest has a position column');
   const [{ formatFromPath, locationLabel }, { defaultErrorsPath }, { runBulk }, { CatalogError }] = await Promise.all([
@@ -175,7 +176,8 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
   const errorsPath = flags.errors !== undefined
     ? resolve(cwd, flags.errors)
     : manifestPath || fromStdin ? resolve(cwd, defaultErrorsPath(manifestPath ?? null, errorsFormat)) : undefined;
-  const client = await ctx.client();
+  // Opened on the first request, not before: a refused --resume must not create a data directory.
+  const client = () => ctx.client();
 
   /** Sends one batch: one multipart request; the service refusing it as a whole rejects its rows. */
   const send = async (rows: Row[]): Promise<BulkWriteResult> => {
@@ -184,7 +186,7 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
     // The filename is the image_id itself: it matches its definition exactly (decisions §4).
     const files = rows.map((r) => ({ filename: (r.item as ImageManifestItem).image_id, path: r.path ?? '' }));
     try {
-      return await client.uploadImages(definitions, files);
+      return await (await client()).uploadImages(definitions, files);
     } catch (error) {
       if (!(error instanceof CatalogError && BATCH_REFUSALS.includes(error.code))) throw error;
       return { created: [], updated: [], errors: Object.fromEntries(rows.map((_, i) => [`items[${i}]`, [error.detail]])) };
@@ -206,9 +208,10 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
     send,
     async dryRun(rows) {
       const items = rows.map((r) => r.item as ImageManifestItem);
+      const remote = await client();
       const [known, parts] = await Promise.all([
-        client.selectImages({ image_ids: items.map((i) => i.image_id), projection: ['part_id'] }),
-        client.selectParts({ part_ids: [...new Set(items.map((i) => i.part_id))], projection: ['serviceId'] }),
+        remote.selectImages({ image_ids: items.map((i) => i.image_id), projection: ['part_id'] }),
+        remote.selectParts({ part_ids: [...new Set(items.map((i) => i.part_id))], projection: ['serviceId'] }),
       ]);
       const existing = new Set(known.map((i) => i.image_id));
       const partIds = new Set(parts.map((p) => p.part_id));
@@ -230,6 +233,13 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
     dryRunMode: dryRun,
     resume: flags.resume === true,
     maxErrors: flags.maxErrors,
+    // What decides the batches and what they send: --dir changes which files the rows name.
+    options: {
+      format: format ?? null,
+      batchSize: flags.batchSize ?? DEFAULT_BATCH_FILES,
+      batchMb: flags.batchMb ?? DEFAULT_BATCH_MB,
+      dir: filesMode ? cwd : baseDir,
+    },
     resumeCommand,
   });
 }

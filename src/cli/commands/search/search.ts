@@ -48,7 +48,7 @@ export function declare(program: Command, invoke: Invoke): Command {
       const flags = command.opts<SearchFlags>();
       await invoke(command, (ctx) => {
         if (flags.all && ctx.config.output.value === undefined) ctx.format = 'ndjson';
-        return run(ctx, text, flags);
+        return run(ctx, text, flags, command);
       });
     });
 }
@@ -65,15 +65,25 @@ function parseFilters(filters: readonly string[] | undefined): { label: string; 
   return [...byLabel].map(([label, values]) => ({ label, values }));
 }
 
+/**
+ * The command of the next page (design/cli.md, "Conventions"): the global options in force and the
+ * options given, shell-quoted, without what starts a search (words, --image, --filter, --org).
+ */
+async function nextPageCommand(command: Command, ctx: CommandContext): Promise<(sessionId: string, page: number, limit: number) => string> {
+  const { commandLine } = await import('../../command-line.js');
+  return (sessionId, page, limit) =>
+    commandLine(command, ctx, { set: { session: sessionId, page, limit: limit !== 25 ? limit : undefined, image: undefined, filter: undefined, org: undefined } });
+}
+
 /** The page footer of cli.md: `page 2 of 40 (hits 26-50 of 987) · next: catalog search --session <id> --page 3`. */
-function pageFooter(response: SearchResponse, page: number, limit: number, command = 'catalog search'): string {
+function pageFooter(response: SearchResponse, page: number, limit: number, next?: (sessionId: string, page: number, limit: number) => string): string {
   const total = response.resultsTotalCount;
   const pages = Math.max(1, Math.ceil(total / limit));
   const first = (page - 1) * limit + 1;
   const last = (page - 1) * limit + response.results.length;
   const hits = response.results.length === 0 ? `no hits on this page, ${total} in all` : `hits ${first}-${last} of ${total}`;
   let line = `page ${page} of ${pages} (${hits})`;
-  if (page < pages) line += ` · next: ${command} --session ${response.sessionId} --page ${page + 1}${limit !== 25 ? ` --limit ${limit}` : ''}`;
+  if (page < pages) line += ` · next: ${next ? next(response.sessionId, page + 1, limit) : `catalog search --session ${response.sessionId} --page ${page + 1}${limit !== 25 ? ` --limit ${limit}` : ''}`}`;
   return line;
 }
 
@@ -93,7 +103,7 @@ async function readPage(client: CatalogClient, sessionId: string, page: number, 
 }
 
 /** Runs `catalog search`; exit 6 for an unknown or expired session. */
-export async function run(ctx: CommandContext, text: string | undefined, flags: SearchFlags): Promise<number> {
+export async function run(ctx: CommandContext, text: string | undefined, flags: SearchFlags, command?: Command): Promise<number> {
   if (flags.session !== undefined && (text !== undefined || flags.image !== undefined || flags.filter?.length || flags.org !== undefined)) {
     throw new UsageError('--session reads an existing search: drop the text, --image, --filter and --org (or drop --session to start a new search)');
   }
@@ -136,7 +146,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   } else {
     await emitRecords(ctx, { fields: SEARCH_FIELDS, defaultFields: DEFAULT_FIELDS }, records);
   }
-  ctx.info(pageFooter(first, page, limit));
+  ctx.info(pageFooter(first, page, limit, command ? await nextPageCommand(command, ctx) : undefined));
   return EXIT.OK;
 }
 
