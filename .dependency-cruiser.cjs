@@ -3,7 +3,7 @@
  * Layers: cli -> client -> (api, core); http -> (api, core); core -> (its own modules, api);
  * adapters -> (core ports/model and pure rules, api); api -> api only. No cycles anywhere.
  */
-const drivers = '^(better-sqlite3|fastify|@fastify/.*|undici|commander|ora|cli-table3|sharp|csv-parse|pg|@aws-sdk/.*)$';
+const drivers = '^(better-sqlite3|fastify|@fastify/.*|undici|commander|ora|cli-table3|sharp|@techstark/opencv-js|csv-parse|pg|@aws-sdk/.*)$';
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'No import cycle anywhere under src/.', from: { path: '^src/' }, to: { circular: true } },

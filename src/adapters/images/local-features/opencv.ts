@@ -1,0 +1,84 @@
+/**
+ * Loads OpenCV's WebAssembly build (@techstark/opencv-js, pinned to 4.12) once per process, on first
+ * use: the module is ~11 MB of JavaScript and takes ~0.6 s to compile, so commands and servers that
+ * never extract local features never pay for it.
+ *
+ * Two traps of that build, handled here: the loaded module has a `then` method, so `await`ing it
+ * never settles (the promise adopts it and it resolves to itself again) — we call `then` with a
+ * callback once, then delete it; and every Mat / vector it returns lives in the wasm heap and must be
+ * deleted by hand (see {@link withMats}).
+ */
+import { createRequire } from 'node:module';
+
+/** The subset of the OpenCV.js API this adapter uses. */
+export interface CvMat {
+  rows: number;
+  cols: number;
+  data: Uint8Array;
+  delete(): void;
+}
+export interface CvKeyPoint {
+  pt: { x: number; y: number };
+  size: number;
+  angle: number;
+  response: number;
+  octave: number;
+}
+export interface CvKeyPointVector {
+  size(): number;
+  get(i: number): CvKeyPoint;
+  push_back(k: CvKeyPoint): void;
+  delete(): void;
+}
+export interface CvOrb {
+  detect(image: CvMat, keypoints: CvKeyPointVector, mask: CvMat): void;
+  compute(image: CvMat, keypoints: CvKeyPointVector, descriptors: CvMat): void;
+  detectAndCompute(image: CvMat, mask: CvMat, keypoints: CvKeyPointVector, descriptors: CvMat): void;
+  delete(): void;
+}
+export interface OpenCv {
+  Mat: new () => CvMat;
+  KeyPointVector: new () => CvKeyPointVector;
+  ORB: new (
+    nfeatures?: number, scaleFactor?: number, nlevels?: number, edgeThreshold?: number, firstLevel?: number,
+    WTA_K?: number, scoreType?: number, patchSize?: number, fastThreshold?: number,
+  ) => CvOrb;
+  matFromArray(rows: number, cols: number, type: number, data: ArrayLike<number>): CvMat;
+  CV_8UC1: number;
+  ORB_HARRIS_SCORE: number;
+}
+
+let loading: Promise<OpenCv> | undefined;
+
+/**
+ * The initialised OpenCV module (the same object on every call).
+ * @throws Error when the package is missing or its runtime fails to start.
+ */
+export function openCv(): Promise<OpenCv> {
+  loading ??= new Promise<OpenCv>((resolve, reject) => {
+    try {
+      const require = createRequire(import.meta.url);
+      const mod = require('@techstark/opencv-js') as OpenCv & { then?: (cb: (m: unknown) => void) => void };
+      const ready = (): void => {
+        // Drop the thenable so the module can be passed through promises.
+        delete mod.then;
+        resolve(mod);
+      };
+      if (typeof mod.Mat === 'function' && typeof mod.then !== 'function') ready();
+      else if (typeof mod.then === 'function') mod.then(() => ready());
+      else reject(new Error('opencv-js: the module has neither a runtime nor a `then` to wait on'));
+    } catch (error) {
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
+  return loading;
+}
+
+/** Runs `fn` with the given OpenCV objects and deletes them all afterwards, even when it throws. */
+export function withMats<T>(objects: readonly { delete(): void }[], fn: () => T): T {
+  try {
+    return fn();
+  } finally {
+    for (const o of objects) o.delete();
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Photo-search features of encoded images (issue 14; docs/search.md, "Photo search"): what is stored
+ * for a reference image at upload or backfill, and what is computed for a query photo. Decoding is
+ * sharp's, keypoints OpenCV's; the records, the index and the scoring are pure core code
+ * (src/core/search/photo/).
+ */
+import { encodePhotoFeatures, type PhotoQuery } from '../../../core/search/photo/photo-search.js';
+import { defaultVocabulary } from '../../../core/search/photo/vocabulary-data.js';
+import { extractFeatures } from '../sharp-features.js';
+import { extractLocalFeatures } from './extract.js';
+import { rotatedGlobalFeatures } from './global-views.js';
+
+/**
+ * The stored features (feature version 2) of a reference image: the global descriptor and the
+ * local features with the shipped vocabulary's words. ~35 ms for an image of a few hundred pixels
+ * on the bench machine (docs/search.md).
+ * @throws Error when sharp cannot decode the image.
+ */
+export async function extractPhotoReference(input: Uint8Array | string): Promise<Uint8Array> {
+  const global = await extractFeatures(input);
+  const local = await extractLocalFeatures(input, 'reference', defaultVocabulary());
+  return encodePhotoFeatures(global, local);
+}
+
+/**
+ * The features of a query photo (global views and local features).
+ * @throws Error when sharp cannot decode the image.
+ */
+export async function extractPhotoQuery(input: Uint8Array | string): Promise<PhotoQuery> {
+  const views = await rotatedGlobalFeatures(input);
+  const local = await extractLocalFeatures(input, 'query', defaultVocabulary());
+  return { views, local };
+}

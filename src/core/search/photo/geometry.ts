@@ -1,0 +1,245 @@
+/**
+ * Geometric verification of tentative keypoint matches between a query and one reference image
+ * (docs/search.md, "Photo search"): the largest set of matches consistent with one similarity
+ * transform (rotation, uniform scale, translation), found by RANSAC with one-match hypotheses (an
+ * oriented, scaled keypoint pair fixes a similarity on its own, so every good match proposes the
+ * right model and no random sampling is needed), refined by least squares, then relaxed to an
+ * affine fit so that moderate perspective (a phone held at an angle) still counts. Pure code.
+ */
+
+/**
+ * Tentative matches, structure of arrays; index i < n is one match. Query and reference keypoints:
+ * position (px), orientation (degrees), patch size (px). `dist` is the descriptor distance (lower is
+ * better). `qi` / `ri` identify the query / reference keypoint (for one-to-one counting).
+ */
+export interface MatchSet {
+  n: number;
+  qx: Float32Array; qy: Float32Array; qa: Float32Array; qs: Float32Array;
+  rx: Float32Array; ry: Float32Array; ra: Float32Array; rs: Float32Array;
+  dist: Float32Array;
+  qi: Int32Array; ri: Int32Array;
+}
+
+/** Allocates a MatchSet with room for `capacity` matches (n = 0). */
+export function matchSet(capacity: number): MatchSet {
+  const f = (): Float32Array => new Float32Array(capacity);
+  return { n: 0, qx: f(), qy: f(), qa: f(), qs: f(), rx: f(), ry: f(), ra: f(), rs: f(), dist: f(), qi: new Int32Array(capacity), ri: new Int32Array(capacity) };
+}
+
+/** Options of {@link verify}. */
+export interface VerifyOptions {
+  /** Largest reprojection error of an inlier, in query pixels. */
+  tolerance: number;
+  /** Largest orientation disagreement of an inlier with the model, degrees (default 30). */
+  angleTolerance?: number;
+  /** Largest scale disagreement, as a ratio ≥ 1 (default 2). */
+  scaleTolerance?: number;
+  /** Hypotheses tried: the matches with the lowest `dist` (default 150). */
+  hypotheses?: number;
+}
+
+/**
+ * Result of {@link verify}: the number of inliers (distinct query AND reference keypoints), the
+ * model x' = A·x + t as [a11, a12, a21, a22, tx, ty] mapping reference to query pixels, its scale
+ * (√|det A|) and rotation (degrees), and the inlier flags (length n).
+ */
+export interface Verification {
+  inliers: number;
+  model: [number, number, number, number, number, number];
+  scale: number;
+  rotation: number;
+  inlier: Uint8Array;
+}
+
+const DEG = Math.PI / 180;
+
+/** Signed angle difference a − b wrapped to (−180, 180]. */
+function angleDiff(a: number, b: number): number {
+  let d = (a - b) % 360;
+  if (d > 180) d -= 360;
+  if (d <= -180) d += 360;
+  return d;
+}
+
+/**
+ * Marks the inliers of model `m` (reference → query) in `flags`; returns how many distinct query and
+ * reference keypoints they use (the smaller of the two counts, so a repeated point counts once).
+ * `rotation` / `logScale` gate keypoint orientation and size; pass NaN to skip those gates.
+ */
+function countInliers(
+  s: MatchSet, m: readonly number[], tol2: number, rotation: number, logScale: number, angleTol: number, logScaleTol: number,
+  flags: Uint8Array, seenQ: Set<number>, seenR: Set<number>,
+): number {
+  const [a11 = 0, a12 = 0, a21 = 0, a22 = 0, tx = 0, ty = 0] = m;
+  seenQ.clear();
+  seenR.clear();
+  for (let j = 0; j < s.n; j++) {
+    flags[j] = 0;
+    const rx = s.rx[j] ?? 0;
+    const ry = s.ry[j] ?? 0;
+    const dx = a11 * rx + a12 * ry + tx - (s.qx[j] ?? 0);
+    const dy = a21 * rx + a22 * ry + ty - (s.qy[j] ?? 0);
+    if (dx * dx + dy * dy > tol2) continue;
+    if (!Number.isNaN(rotation) && Math.abs(angleDiff((s.qa[j] ?? 0) - (s.ra[j] ?? 0), rotation)) > angleTol) continue;
+    if (!Number.isNaN(logScale) && Math.abs(Math.log((s.qs[j] ?? 1) / (s.rs[j] ?? 1)) - logScale) > logScaleTol) continue;
+    flags[j] = 1;
+    seenQ.add(s.qi[j] ?? 0);
+    seenR.add(s.ri[j] ?? 0);
+  }
+  return Math.min(seenQ.size, seenR.size);
+}
+
+/** Least-squares similarity (Umeyama in 2-D) from the flagged matches; undefined when < 2. */
+function fitSimilarity(s: MatchSet, flags: Uint8Array): number[] | undefined {
+  let n = 0;
+  let mrx = 0, mry = 0, mqx = 0, mqy = 0;
+  for (let j = 0; j < s.n; j++) {
+    if (!flags[j]) continue;
+    n++;
+    mrx += s.rx[j] ?? 0;
+    mry += s.ry[j] ?? 0;
+    mqx += s.qx[j] ?? 0;
+    mqy += s.qy[j] ?? 0;
+  }
+  if (n < 2) return undefined;
+  mrx /= n; mry /= n; mqx /= n; mqy /= n;
+  let sxx = 0, sxy = 0, var_ = 0;
+  for (let j = 0; j < s.n; j++) {
+    if (!flags[j]) continue;
+    const rx = (s.rx[j] ?? 0) - mrx;
+    const ry = (s.ry[j] ?? 0) - mry;
+    const qx = (s.qx[j] ?? 0) - mqx;
+    const qy = (s.qy[j] ?? 0) - mqy;
+    sxx += rx * qx + ry * qy; // Σ r·q
+    sxy += rx * qy - ry * qx; // Σ r×q
+    var_ += rx * rx + ry * ry;
+  }
+  if (var_ < 1e-9) return undefined;
+  const a = sxx / var_;
+  const b = sxy / var_;
+  return [a, -b, b, a, mqx - (a * mrx - b * mry), mqy - (b * mrx + a * mry)];
+}
+
+/** Least-squares affine fit from the flagged matches; undefined when < 3 or degenerate. */
+function fitAffine(s: MatchSet, flags: Uint8Array): number[] | undefined {
+  // Normal equations of [x y 1] · [a11 a12 tx]ᵀ = qx (and the same for qy), 3 × 3.
+  let sxx = 0, sxy = 0, syy = 0, sx = 0, sy = 0, n = 0;
+  let bx0 = 0, bx1 = 0, bx2 = 0, by0 = 0, by1 = 0, by2 = 0;
+  for (let j = 0; j < s.n; j++) {
+    if (!flags[j]) continue;
+    const x = s.rx[j] ?? 0;
+    const y = s.ry[j] ?? 0;
+    const qx = s.qx[j] ?? 0;
+    const qy = s.qy[j] ?? 0;
+    sxx += x * x; sxy += x * y; syy += y * y; sx += x; sy += y; n++;
+    bx0 += x * qx; bx1 += y * qx; bx2 += qx;
+    by0 += x * qy; by1 += y * qy; by2 += qy;
+  }
+  if (n < 3) return undefined;
+  const det = sxx * (syy * n - sy * sy) - sxy * (sxy * n - sy * sx) + sx * (sxy * sy - syy * sx);
+  if (Math.abs(det) < 1e-6) return undefined;
+  const solve = (b0: number, b1: number, b2: number): [number, number, number] => {
+    const d0 = b0 * (syy * n - sy * sy) - sxy * (b1 * n - sy * b2) + sx * (b1 * sy - syy * b2);
+    const d1 = sxx * (b1 * n - sy * b2) - b0 * (sxy * n - sy * sx) + sx * (sxy * b2 - b1 * sx);
+    const d2 = sxx * (syy * b2 - b1 * sy) - sxy * (sxy * b2 - b1 * sx) + b0 * (sxy * sy - syy * sx);
+    return [d0 / det, d1 / det, d2 / det];
+  };
+  const [a11, a12, tx] = solve(bx0, bx1, bx2);
+  const [a21, a22, ty] = solve(by0, by1, by2);
+  return [a11, a12, a21, a22, tx, ty];
+}
+
+/**
+ * Finds the largest consistent subset of `s` (see the module comment). Cost O(hypotheses · n).
+ * Returns 0 inliers and the identity model when `s` has fewer than 2 matches.
+ */
+export function verify(s: MatchSet, options: VerifyOptions): Verification {
+  const tol2 = options.tolerance * options.tolerance;
+  const angleTol = options.angleTolerance ?? 30;
+  const logScaleTol = Math.log(options.scaleTolerance ?? 2);
+  const none: Verification = { inliers: 0, model: [1, 0, 0, 1, 0, 0], scale: 1, rotation: 0, inlier: new Uint8Array(s.n) };
+  if (s.n < 2) return none;
+  const order = Int32Array.from({ length: s.n }, (_, i) => i).sort((x, y) => (s.dist[x] ?? 0) - (s.dist[y] ?? 0));
+  const h = Math.min(s.n, options.hypotheses ?? 150);
+  const flags = new Uint8Array(s.n);
+  const seenQ = new Set<number>();
+  const seenR = new Set<number>();
+  let best = 0;
+  let bestModel: number[] = [1, 0, 0, 1, 0, 0];
+  let bestRot = 0;
+  let bestLogScale = 0;
+  for (let k = 0; k < h; k++) {
+    const i = order[k] ?? 0;
+    const scale = (s.qs[i] ?? 1) / (s.rs[i] ?? 1);
+    const rot = angleDiff(s.qa[i] ?? 0, s.ra[i] ?? 0);
+    const c = scale * Math.cos(rot * DEG);
+    const sn = scale * Math.sin(rot * DEG);
+    const rx = s.rx[i] ?? 0;
+    const ry = s.ry[i] ?? 0;
+    const model = [c, -sn, sn, c, (s.qx[i] ?? 0) - (c * rx - sn * ry), (s.qy[i] ?? 0) - (sn * rx + c * ry)];
+    const count = countInliers(s, model, tol2, rot, Math.log(scale), angleTol, logScaleTol, flags, seenQ, seenR);
+    if (count > best) {
+      best = count;
+      bestModel = model;
+      bestRot = rot;
+      bestLogScale = Math.log(scale);
+    }
+  }
+  if (best < 2) return none;
+  // Refine: least-squares similarity on the inliers, re-count (orientation gate kept), twice; then an
+  // affine fit, kept only when it explains more matches.
+  let model = bestModel;
+  let count = countInliers(s, model, tol2, bestRot, bestLogScale, angleTol, logScaleTol, flags, seenQ, seenR);
+  for (let iter = 0; iter < 2; iter++) {
+    const fit = fitSimilarity(s, flags);
+    if (!fit) break;
+    const rot = Math.atan2(fit[2] ?? 0, fit[0] ?? 1) / DEG;
+    const logScale = Math.log(Math.hypot(fit[0] ?? 0, fit[2] ?? 0));
+    const trial = new Uint8Array(s.n);
+    const c = countInliers(s, fit, tol2, rot, logScale, angleTol, logScaleTol, trial, seenQ, seenR);
+    if (c < count) break;
+    model = fit;
+    count = c;
+    flags.set(trial);
+    bestRot = rot;
+    bestLogScale = logScale;
+  }
+  if (count >= 6) {
+    const affine = fitAffine(s, flags);
+    if (affine) {
+      const det = (affine[0] ?? 0) * (affine[3] ?? 0) - (affine[1] ?? 0) * (affine[2] ?? 0);
+      // Keep only mild, orientation-preserving deformations (no mirror, aspect change ≤ 2×).
+      const trial = new Uint8Array(s.n);
+      if (det > 0) {
+        const sv = singularRatio(affine);
+        if (sv <= 2) {
+          const c = countInliers(s, affine, tol2, NaN, NaN, angleTol, logScaleTol, trial, seenQ, seenR);
+          if (c > count) {
+            model = affine;
+            count = c;
+            flags.set(trial);
+          }
+        }
+      }
+    }
+  }
+  const scale = Math.sqrt(Math.abs((model[0] ?? 0) * (model[3] ?? 0) - (model[1] ?? 0) * (model[2] ?? 0)));
+  return {
+    inliers: count,
+    model: [model[0] ?? 1, model[1] ?? 0, model[2] ?? 0, model[3] ?? 1, model[4] ?? 0, model[5] ?? 0],
+    scale,
+    rotation: bestRot,
+    inlier: flags,
+  };
+}
+
+/** Ratio of the singular values (largest / smallest) of the 2 × 2 part of an affine model. */
+function singularRatio(m: readonly number[]): number {
+  const a = m[0] ?? 0, b = m[1] ?? 0, c = m[2] ?? 0, d = m[3] ?? 0;
+  const s1 = a * a + b * b + c * c + d * d;
+  const det = a * d - b * c;
+  const disc = Math.sqrt(Math.max(0, s1 * s1 - 4 * det * det));
+  const big = Math.sqrt((s1 + disc) / 2);
+  const small = Math.sqrt(Math.max(1e-12, (s1 - disc) / 2));
+  return big / small;
+}

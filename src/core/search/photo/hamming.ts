@@ -1,0 +1,34 @@
+/**
+ * Hamming distances between 256-bit binary descriptors (ORB), stored as 8 little-endian uint32
+ * words. Pure code, no allocation: these run millions of times per query.
+ */
+
+/** 32-bit words of one 256-bit descriptor. */
+export const DESCRIPTOR_WORDS = 8;
+
+/** Bits of one descriptor. */
+export const DESCRIPTOR_BITS = DESCRIPTOR_WORDS * 32;
+
+/** Number of set bits of a 32-bit word (SWAR popcount). */
+export function popcount32(x: number): number {
+  let v = x - ((x >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
+}
+
+/**
+ * Hamming distance (0–256) between descriptor `ia` of `a` and descriptor `ib` of `b`; `ia` and `ib`
+ * are offsets in words (descriptor index × {@link DESCRIPTOR_WORDS}).
+ */
+export function hamming256(a: Uint32Array, ia: number, b: Uint32Array, ib: number): number {
+  return (
+    popcount32(((a[ia] ?? 0) ^ (b[ib] ?? 0)) >>> 0) +
+    popcount32(((a[ia + 1] ?? 0) ^ (b[ib + 1] ?? 0)) >>> 0) +
+    popcount32(((a[ia + 2] ?? 0) ^ (b[ib + 2] ?? 0)) >>> 0) +
+    popcount32(((a[ia + 3] ?? 0) ^ (b[ib + 3] ?? 0)) >>> 0) +
+    popcount32(((a[ia + 4] ?? 0) ^ (b[ib + 4] ?? 0)) >>> 0) +
+    popcount32(((a[ia + 5] ?? 0) ^ (b[ib + 5] ?? 0)) >>> 0) +
+    popcount32(((a[ia + 6] ?? 0) ^ (b[ib + 6] ?? 0)) >>> 0) +
+    popcount32(((a[ia + 7] ?? 0) ^ (b[ib + 7] ?? 0)) >>> 0)
+  );
+}

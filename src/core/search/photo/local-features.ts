@@ -1,0 +1,132 @@
+/**
+ * Local features of one image for photo search (docs/search.md, "Photo search"): oriented keypoints
+ * with 256-bit binary descriptors (ORB, computed by an adapter) and the visual word of each
+ * descriptor. Pure code: the type, its validation and its versioned binary format.
+ */
+import { DESCRIPTOR_WORDS } from './hamming.js';
+
+/** Version of the binary format written by {@link encodeLocalFeatures}. */
+export const LOCAL_FEATURE_VERSION = 1;
+
+/** Most keypoints one record may hold (indices are stored as uint16 elsewhere). */
+export const MAX_KEYPOINTS = 4096;
+
+/**
+ * Keypoints of one image, in the pixel coordinates of the raster they were detected on.
+ * - `width`, `height`: that raster's size in pixels.
+ * - `xs`, `ys`: keypoint centres (pixels); `angles`: orientation in degrees [0, 360);
+ *   `sizes`: diameter of the described patch in pixels (grows with the pyramid level).
+ * - `descriptors`: count × {@link DESCRIPTOR_WORDS} uint32 words (256-bit descriptors).
+ * - `words`: the visual word of each descriptor (see vocabulary.ts), or empty when not assigned.
+ * - `vocabulary`: the id of the vocabulary the words come from (0 when none).
+ */
+export interface LocalFeatures {
+  width: number;
+  height: number;
+  count: number;
+  xs: Float32Array;
+  ys: Float32Array;
+  angles: Float32Array;
+  sizes: Float32Array;
+  descriptors: Uint32Array;
+  words: Uint16Array;
+  vocabulary: number;
+}
+
+/** An empty record for a raster of the given size (an image without keypoints). */
+export function emptyLocalFeatures(width: number, height: number): LocalFeatures {
+  return {
+    width, height, count: 0, xs: new Float32Array(0), ys: new Float32Array(0), angles: new Float32Array(0),
+    sizes: new Float32Array(0), descriptors: new Uint32Array(0), words: new Uint16Array(0), vocabulary: 0,
+  };
+}
+
+/**
+ * Checks the array lengths of a record.
+ * @throws RangeError when they disagree with `count`, or `count` exceeds {@link MAX_KEYPOINTS}.
+ */
+export function checkLocalFeatures(f: LocalFeatures): void {
+  const n = f.count;
+  if (!Number.isInteger(n) || n < 0 || n > MAX_KEYPOINTS) throw new RangeError(`local features: invalid keypoint count ${n}`);
+  if (
+    f.xs.length !== n || f.ys.length !== n || f.angles.length !== n || f.sizes.length !== n ||
+    f.descriptors.length !== n * DESCRIPTOR_WORDS || (f.words.length !== n && f.words.length !== 0)
+  ) {
+    throw new RangeError('local features: array lengths do not match the keypoint count');
+  }
+}
+
+/** Header bytes of the binary format. */
+const HEADER = 16;
+/** Bytes per keypoint: x, y (uint16, 1/8 px), angle (uint16, 360/65536°), size (uint16, 1/16 px), word (uint16), descriptor (32). */
+const PER_KEYPOINT = 10 + DESCRIPTOR_WORDS * 4;
+
+/**
+ * Encodes a record: bytes 0–1 "LF", byte 2 version, byte 3 flags (bit 0: words present), uint16
+ * count, uint16 width, uint16 height, uint16 vocabulary id, 4 reserved bytes; then per keypoint
+ * x·8, y·8, angle·65536/360, size·16, word as uint16, then the descriptors (little-endian).
+ * Coordinates must be below 8,192 px (rasters are a few hundred pixels).
+ * @throws RangeError on inconsistent arrays or a raster larger than 8,191 px.
+ */
+export function encodeLocalFeatures(f: LocalFeatures): Uint8Array {
+  checkLocalFeatures(f);
+  if (f.width > 8191 || f.height > 8191) throw new RangeError('local features: raster larger than 8191 px');
+  const n = f.count;
+  const out = new Uint8Array(HEADER + n * PER_KEYPOINT);
+  const dv = new DataView(out.buffer);
+  out[0] = 0x4c; // 'L'
+  out[1] = 0x46; // 'F'
+  out[2] = LOCAL_FEATURE_VERSION;
+  out[3] = f.words.length === n && n > 0 ? 1 : 0;
+  dv.setUint16(4, n, true);
+  dv.setUint16(6, f.width, true);
+  dv.setUint16(8, f.height, true);
+  dv.setUint16(10, f.vocabulary, true);
+  let o = HEADER;
+  const clamp16 = (v: number): number => Math.max(0, Math.min(65535, Math.round(v)));
+  for (let i = 0; i < n; i++, o += 10) {
+    dv.setUint16(o, clamp16((f.xs[i] ?? 0) * 8), true);
+    dv.setUint16(o + 2, clamp16((f.ys[i] ?? 0) * 8), true);
+    const a = (((f.angles[i] ?? 0) % 360) + 360) % 360;
+    dv.setUint16(o + 4, Math.round((a * 65536) / 360) & 0xffff, true);
+    dv.setUint16(o + 6, clamp16((f.sizes[i] ?? 0) * 16), true);
+    dv.setUint16(o + 8, f.words[i] ?? 0, true);
+  }
+  for (let i = 0; i < f.descriptors.length; i++, o += 4) dv.setUint32(o, f.descriptors[i] ?? 0, true);
+  return out;
+}
+
+/**
+ * Decodes a record written by {@link encodeLocalFeatures}; the result owns fresh arrays.
+ * @throws Error when the magic, the version or the length do not match.
+ */
+export function decodeLocalFeatures(bytes: Uint8Array): LocalFeatures {
+  if (bytes.length < HEADER || bytes[0] !== 0x4c || bytes[1] !== 0x46) throw new Error('decodeLocalFeatures: not a local feature record');
+  if (bytes[2] !== LOCAL_FEATURE_VERSION) throw new Error(`decodeLocalFeatures: unsupported version ${String(bytes[2])}`);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = dv.getUint16(4, true);
+  if (bytes.length !== HEADER + n * PER_KEYPOINT) throw new Error(`decodeLocalFeatures: ${bytes.length} bytes for ${n} keypoints`);
+  const hasWords = ((bytes[3] ?? 0) & 1) === 1;
+  const f: LocalFeatures = {
+    width: dv.getUint16(6, true),
+    height: dv.getUint16(8, true),
+    count: n,
+    xs: new Float32Array(n),
+    ys: new Float32Array(n),
+    angles: new Float32Array(n),
+    sizes: new Float32Array(n),
+    descriptors: new Uint32Array(n * DESCRIPTOR_WORDS),
+    words: new Uint16Array(hasWords ? n : 0),
+    vocabulary: dv.getUint16(10, true),
+  };
+  let o = HEADER;
+  for (let i = 0; i < n; i++, o += 10) {
+    f.xs[i] = dv.getUint16(o, true) / 8;
+    f.ys[i] = dv.getUint16(o + 2, true) / 8;
+    f.angles[i] = (dv.getUint16(o + 4, true) * 360) / 65536;
+    f.sizes[i] = dv.getUint16(o + 6, true) / 16;
+    if (hasWords) f.words[i] = dv.getUint16(o + 8, true);
+  }
+  for (let i = 0; i < f.descriptors.length; i++, o += 4) f.descriptors[i] = dv.getUint32(o, true);
+  return f;
+}

@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import { featuresFromRgb } from '../image-similarity.js';
+import { CONFIDENT_SCORE, fuse, globalConfidence, localConfidence } from './confidence.js';
+import { matchSet, verify } from './geometry.js';
+import { DESCRIPTOR_WORDS } from './hamming.js';
+import { decodeLocalFeatures, encodeLocalFeatures, type LocalFeatures } from './local-features.js';
+import { PhotoIndex } from './photo-index.js';
+import { decodePhotoFeatures, encodePhotoFeatures, PhotoReferenceIndex } from './photo-search.js';
+import { trainVocabulary } from './vocabulary.js';
+
+/** Deterministic generator in [0, 1). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** n random keypoints with random descriptors on a w × h raster. */
+function randomFeatures(n: number, w: number, h: number, seed: number): LocalFeatures {
+  const r = rng(seed);
+  const f: LocalFeatures = {
+    width: w, height: h, count: n, xs: new Float32Array(n), ys: new Float32Array(n), angles: new Float32Array(n),
+    sizes: new Float32Array(n), descriptors: new Uint32Array(n * DESCRIPTOR_WORDS), words: new Uint16Array(0), vocabulary: 0,
+  };
+  for (let i = 0; i < n; i++) {
+    f.xs[i] = r() * w;
+    f.ys[i] = r() * h;
+    f.angles[i] = r() * 360;
+    f.sizes[i] = 21 * 1.2 ** Math.floor(r() * 4);
+    for (let k = 0; k < DESCRIPTOR_WORDS; k++) f.descriptors[i * DESCRIPTOR_WORDS + k] = Math.floor(r() * 2 ** 32) >>> 0;
+  }
+  return f;
+}
+
+/**
+ * A "photo" of `ref`: its keypoints turned by `deg`, scaled by `scale` and moved by (tx, ty), with
+ * `flip` descriptor bits flipped each, and `clutter` random keypoints added.
+ */
+function photoOf(ref: LocalFeatures, deg: number, scale: number, tx: number, ty: number, flip: number, clutter: number, seed: number): LocalFeatures {
+  const r = rng(seed);
+  const extra = randomFeatures(clutter, 640, 480, seed + 1);
+  const n = ref.count + clutter;
+  const out = randomFeatures(n, 640, 480, seed + 2);
+  const c = Math.cos((deg * Math.PI) / 180) * scale;
+  const s = Math.sin((deg * Math.PI) / 180) * scale;
+  for (let i = 0; i < ref.count; i++) {
+    const x = ref.xs[i] ?? 0;
+    const y = ref.ys[i] ?? 0;
+    out.xs[i] = c * x - s * y + tx + (r() - 0.5);
+    out.ys[i] = s * x + c * y + ty + (r() - 0.5);
+    out.angles[i] = ((ref.angles[i] ?? 0) + deg + 360) % 360;
+    out.sizes[i] = (ref.sizes[i] ?? 0) * scale;
+    out.descriptors.set(ref.descriptors.subarray(i * DESCRIPTOR_WORDS, (i + 1) * DESCRIPTOR_WORDS), i * DESCRIPTOR_WORDS);
+    for (let b = 0; b < flip; b++) {
+      const bit = Math.floor(r() * 256);
+      const at = i * DESCRIPTOR_WORDS + (bit >>> 5);
+      out.descriptors[at] = ((out.descriptors[at] ?? 0) ^ (1 << (bit & 31))) >>> 0;
+    }
+  }
+  for (let i = 0; i < clutter; i++) {
+    const o = ref.count + i;
+    out.xs[o] = extra.xs[i] ?? 0;
+    out.ys[o] = extra.ys[i] ?? 0;
+    out.angles[o] = extra.angles[i] ?? 0;
+    out.sizes[o] = extra.sizes[i] ?? 0;
+    out.descriptors.set(extra.descriptors.subarray(i * DESCRIPTOR_WORDS, (i + 1) * DESCRIPTOR_WORDS), o * DESCRIPTOR_WORDS);
+  }
+  return out;
+}
+
+const refs = Array.from({ length: 30 }, (_, i) => randomFeatures(150, 400, 300, 100 + i));
+const training = new Uint32Array(refs.flatMap((f) => [...f.descriptors]));
+const vocabulary = trainVocabulary(training, 8, 8, 3, 7, 99);
+
+describe('geometry.verify', () => {
+  it('finds every match of a rotated, scaled, shifted copy among random matches', () => {
+    const ref = refs[0] as LocalFeatures;
+    const photo = photoOf(ref, 37, 0.8, 120, 40, 0, 0, 5);
+    const set = matchSet(ref.count + 50);
+    const r = rng(3);
+    for (let i = 0; i < ref.count + 50; i++) {
+      const inlier = i < ref.count;
+      set.qx[i] = inlier ? (photo.xs[i] ?? 0) : r() * 640;
+      set.qy[i] = inlier ? (photo.ys[i] ?? 0) : r() * 480;
+      set.qa[i] = inlier ? (photo.angles[i] ?? 0) : r() * 360;
+      set.qs[i] = inlier ? (photo.sizes[i] ?? 0) : 21;
+      const j = inlier ? i : Math.floor(r() * ref.count);
+      set.rx[i] = ref.xs[j] ?? 0;
+      set.ry[i] = ref.ys[j] ?? 0;
+      set.ra[i] = ref.angles[j] ?? 0;
+      set.rs[i] = ref.sizes[j] ?? 0;
+      set.dist[i] = inlier ? 10 : 40;
+      set.qi[i] = i;
+      set.ri[i] = inlier ? i : 1000 + i;
+    }
+    set.n = ref.count + 50;
+    const v = verify(set, { tolerance: 6 });
+    expect(v.inliers).toBeGreaterThanOrEqual(ref.count - 2);
+    expect(v.inliers).toBeLessThanOrEqual(ref.count + 2);
+    expect(v.scale).toBeCloseTo(0.8, 1);
+    expect(v.rotation).toBeGreaterThan(30);
+    expect(v.rotation).toBeLessThan(44);
+  });
+});
+
+describe('PhotoIndex', () => {
+  const index = new PhotoIndex(vocabulary);
+  refs.forEach((f, i) => index.add(`img${i}`, `part${i}`, f));
+
+  it('finds the reference of a turned, zoomed photo with clutter first, with many inliers', () => {
+    for (const i of [0, 7, 21]) {
+      const photo = photoOf(refs[i] as LocalFeatures, 90 + i, 1.3, 30, 20, 12, 400, 50 + i);
+      const hits = index.query(photo, { multiAssign: 3 });
+      expect(hits[0]?.part_id).toBe(`part${i}`);
+      expect(hits[0]?.inliers ?? 0).toBeGreaterThan(40);
+      expect(localConfidence(hits[0]?.inliers ?? 0)).toBeGreaterThan(CONFIDENT_SCORE);
+    }
+  });
+
+  it('gives a photo of something else no confident hit', () => {
+    const hits = index.query(randomFeatures(1000, 640, 480, 999));
+    expect(localConfidence(hits[0]?.inliers ?? 0)).toBeLessThan(CONFIDENT_SCORE);
+  });
+
+  it('forgets a removed image', () => {
+    const photo = photoOf(refs[3] as LocalFeatures, 10, 1, 0, 0, 0, 0, 8);
+    expect(index.query(photo)[0]?.image_id).toBe('img3');
+    expect(index.remove('img3')).toBe(true);
+    expect(index.query(photo).map((h) => h.image_id)).not.toContain('img3');
+    expect(index.size).toBe(29);
+  });
+});
+
+describe('records', () => {
+  it('local features survive encoding (positions to 1/8 px, angles to 0.01°)', () => {
+    const f = randomFeatures(20, 400, 300, 1);
+    f.words = vocabulary.assign(f.descriptors);
+    f.vocabulary = vocabulary.id;
+    const back = decodeLocalFeatures(encodeLocalFeatures(f));
+    expect(back.count).toBe(20);
+    expect([...back.descriptors]).toEqual([...f.descriptors]);
+    expect([...back.words]).toEqual([...f.words]);
+    expect(back.vocabulary).toBe(99);
+    for (let i = 0; i < 20; i++) {
+      expect(Math.abs((back.xs[i] ?? 0) - (f.xs[i] ?? 0))).toBeLessThanOrEqual(1 / 16);
+      expect(Math.abs((back.angles[i] ?? 0) - (f.angles[i] ?? 0))).toBeLessThan(0.01);
+    }
+  });
+
+  it('reads version 2 records and version 1 (global only) records', () => {
+    const rgb = new Uint8Array(32 * 32 * 3).map((_, i) => (i * 37) % 251);
+    const global = featuresFromRgb(rgb, 32, 32);
+    const local = randomFeatures(5, 32, 32, 2);
+    const v2 = decodePhotoFeatures(encodePhotoFeatures(global, local));
+    expect(v2.local?.count).toBe(5);
+    expect([...v2.global.vectors]).toEqual([...global.vectors]);
+    const index = new PhotoReferenceIndex(vocabulary);
+    index.add('a', 'p', v2);
+    expect(index.size).toBe(1);
+    expect(() => decodePhotoFeatures(Uint8Array.of(1, 2, 3))).toThrow();
+  });
+});
+
+describe('confidence', () => {
+  it('is monotone, in [0, 1], and crosses the threshold at the documented points', () => {
+    expect(localConfidence(0)).toBe(0);
+    expect(localConfidence(100)).toBeGreaterThan(0.99);
+    expect(globalConfidence(0.99)).toBeGreaterThan(0.95);
+    expect(globalConfidence(0.8)).toBeLessThan(0.01);
+    const parts = fuse(
+      [{ image_id: 'a', part_id: 'A', inliers: 30, matches: 50, votes: 1, rotation: 0, scale: 1 }],
+      [{ image_id: 'b', part_id: 'B', score: 0.7 }, { image_id: 'a', part_id: 'A', score: 0.5 }],
+    );
+    expect(parts.map((p) => p.part_id)).toEqual(['A', 'B']);
+    expect(parts[0]?.score).toBeGreaterThan(CONFIDENT_SCORE);
+    expect(parts[1]?.score).toBeLessThan(CONFIDENT_SCORE);
+  });
+});

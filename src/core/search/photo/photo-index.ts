@@ -1,0 +1,343 @@
+/**
+ * In-memory index of reference images' local features for photo search (docs/search.md, "Photo
+ * search"). Pure code.
+ *
+ * - Inverted file: one posting list per visual word (vocabulary.ts) holding, for every reference
+ *   keypoint of that word, its image slot, its keypoint number and its full 256-bit descriptor
+ *   (stored inline so a posting scan reads memory in order).
+ * - Query: every query descriptor is assigned to its `multiAssign` nearest words; the postings of
+ *   those words are compared by Hamming distance and only close ones (≤ `maxDistance` bits) vote for
+ *   their image (Hamming embedding: a shared word alone is weak evidence in a cluttered scene),
+ *   weighted by the word's idf. One vote per (image, query keypoint).
+ * - The `shortlist` images with the most votes are verified geometrically (geometry.ts): the score is
+ *   the number of matches consistent with one transform (inliers), which random clutter almost
+ *   never produces.
+ * Memory per reference keypoint: 32 (descriptor) + 4 (slot) + 2 (keypoint) bytes in the postings
+ * and 16 bytes of geometry.
+ */
+import { DESCRIPTOR_WORDS, hamming256 } from './hamming.js';
+import { checkLocalFeatures, type LocalFeatures } from './local-features.js';
+import { matchSet, verify, type MatchSet } from './geometry.js';
+import type { Vocabulary } from './vocabulary.js';
+
+/** One image found by {@link PhotoIndex.query}. */
+export interface LocalHit {
+  image_id: string;
+  part_id: string;
+  /** Geometrically consistent matches (distinct keypoints). */
+  inliers: number;
+  /** Tentative matches with this image before verification. */
+  matches: number;
+  /** idf-weighted votes of the first pass. */
+  votes: number;
+  /** Rotation (degrees) and scale of the reference → query transform. */
+  rotation: number;
+  scale: number;
+}
+
+/** Query options of {@link PhotoIndex.query}. */
+export interface PhotoQueryOptions {
+  /** Words per query descriptor (default 2). */
+  multiAssign?: number;
+  /** Largest Hamming distance of a tentative match, bits of 256 (default 64). */
+  maxDistance?: number;
+  /** Images verified geometrically (default 40). */
+  shortlist?: number;
+  /** Inlier tolerance as a fraction of the query raster's longer side (default 0.02). */
+  tolerance?: number;
+  /** Hits with fewer inliers are left out (default 4). */
+  minInliers?: number;
+}
+
+/** A growable posting list of one word. */
+interface Postings {
+  length: number;
+  slot: Int32Array;
+  kp: Uint16Array;
+  desc: Uint32Array;
+}
+
+/**
+ * The index. Images are added and removed one at a time (removal leaves a tombstone, compacted when
+ * a quarter of the postings are dead). Not thread-safe; synchronous.
+ */
+export class PhotoIndex {
+  readonly vocabulary: Vocabulary;
+  private readonly postings: Postings[];
+  /** Number of live images whose keypoints include each word (document frequency). */
+  private readonly df: Int32Array;
+  private imageIds: string[] = [];
+  private partIds: string[] = [];
+  private kpOffset: number[] = [];
+  private kpCount: number[] = [];
+  private alive: boolean[] = [];
+  private slots = new Map<string, number>();
+  private gx = new Float32Array(0);
+  private gy = new Float32Array(0);
+  private ga = new Float32Array(0);
+  private gs = new Float32Array(0);
+  private kpUsed = 0;
+  private livePostings = 0;
+  private deadPostings = 0;
+  private liveImages = 0;
+
+  constructor(vocabulary: Vocabulary) {
+    this.vocabulary = vocabulary;
+    this.postings = Array.from({ length: vocabulary.size }, () => ({ length: 0, slot: new Int32Array(0), kp: new Uint16Array(0), desc: new Uint32Array(0) }));
+    this.df = new Int32Array(vocabulary.size);
+  }
+
+  /** Number of images in the index. */
+  get size(): number {
+    return this.liveImages;
+  }
+
+  /** Bytes held by the index's typed arrays (postings at their allocated capacity, geometry). */
+  get memoryBytes(): number {
+    let bytes = this.gx.byteLength * 4 + this.df.byteLength;
+    for (const p of this.postings) bytes += p.slot.byteLength + p.kp.byteLength + p.desc.byteLength;
+    return bytes;
+  }
+
+  /**
+   * Adds an image (or replaces the one with the same id). The words must come from this index's
+   * vocabulary; when `features.vocabulary` differs they are recomputed (slow: ~0.1 ms a keypoint).
+   * @throws RangeError on inconsistent feature arrays.
+   */
+  add(imageId: string, partId: string, features: LocalFeatures): void {
+    checkLocalFeatures(features);
+    if (this.slots.has(imageId)) this.remove(imageId);
+    const words =
+      features.vocabulary === this.vocabulary.id && features.words.length === features.count
+        ? features.words
+        : this.vocabulary.assign(features.descriptors);
+    const slot = this.imageIds.length;
+    const n = features.count;
+    this.ensureGeometry(this.kpUsed + n);
+    this.imageIds.push(imageId);
+    this.partIds.push(partId);
+    this.kpOffset.push(this.kpUsed);
+    this.kpCount.push(n);
+    this.alive.push(true);
+    this.slots.set(imageId, slot);
+    this.gx.set(features.xs, this.kpUsed);
+    this.gy.set(features.ys, this.kpUsed);
+    this.ga.set(features.angles, this.kpUsed);
+    this.gs.set(features.sizes, this.kpUsed);
+    this.kpUsed += n;
+    const seen = new Set<number>();
+    for (let i = 0; i < n; i++) {
+      const w = words[i] ?? 0;
+      this.push(w, slot, i, features.descriptors, i * DESCRIPTOR_WORDS);
+      if (!seen.has(w)) {
+        seen.add(w);
+        this.df[w] = (this.df[w] ?? 0) + 1;
+      }
+    }
+    this.livePostings += n;
+    this.liveImages++;
+  }
+
+  /** Removes an image; false when absent. Its postings become tombstones until compaction. */
+  remove(imageId: string): boolean {
+    const slot = this.slots.get(imageId);
+    if (slot === undefined) return false;
+    this.slots.delete(imageId);
+    this.alive[slot] = false;
+    const n = this.kpCount[slot] ?? 0;
+    // df: recount the words of this slot (a scan of the postings would be O(index); the words are
+    // found again from the postings lazily at compaction, so decrement by a per-slot word set here).
+    this.livePostings -= n;
+    this.deadPostings += n;
+    this.liveImages--;
+    if (this.deadPostings > 1000 && this.deadPostings * 3 > this.livePostings) this.compact();
+    else this.recountDf();
+    return true;
+  }
+
+  /**
+   * Images ranked by geometric verification, best first (inliers, then votes, then image id); only
+   * those with at least `minInliers` inliers.
+   * @throws RangeError on inconsistent query arrays.
+   */
+  query(q: LocalFeatures, options: PhotoQueryOptions = {}): LocalHit[] {
+    checkLocalFeatures(q);
+    const slots = this.imageIds.length;
+    if (q.count === 0 || this.liveImages === 0) return [];
+    const m = options.multiAssign ?? 2;
+    const maxD = options.maxDistance ?? 64;
+    const shortlist = options.shortlist ?? 40;
+    const minInliers = options.minInliers ?? 4;
+    const votes = new Float32Array(slots);
+    const lastQ = new Int32Array(slots).fill(-1);
+    const lastMatch = new Int32Array(slots);
+    // Tentative matches, flat; at most one per (slot, query keypoint).
+    let cap = 4096;
+    let mSlot = new Int32Array(cap);
+    let mQ = new Int32Array(cap);
+    let mKp = new Int32Array(cap);
+    let mD = new Uint16Array(cap);
+    let count = 0;
+    const words = new Int32Array(m);
+    const n = this.liveImages;
+    for (let qi = 0; qi < q.count; qi++) {
+      const nw = this.vocabulary.words(q.descriptors, qi, m, words);
+      const qo = qi * DESCRIPTOR_WORDS;
+      for (let k = 0; k < nw; k++) {
+        const w = words[k] ?? 0;
+        const p = this.postings[w];
+        if (!p || p.length === 0) continue;
+        const idf = Math.log(1 + n / Math.max(1, this.df[w] ?? 0));
+        for (let j = 0; j < p.length; j++) {
+          const d = hamming256(q.descriptors, qo, p.desc, j * DESCRIPTOR_WORDS);
+          if (d > maxD) continue;
+          const slot = p.slot[j] ?? 0;
+          if (!this.alive[slot]) continue;
+          if (lastQ[slot] === qi) {
+            const at = lastMatch[slot] ?? 0;
+            if (d < (mD[at] ?? 0)) {
+              mD[at] = d;
+              mKp[at] = p.kp[j] ?? 0;
+            }
+            continue;
+          }
+          if (count === cap) {
+            cap *= 2;
+            mSlot = grow(mSlot, cap);
+            mQ = grow(mQ, cap);
+            mKp = grow(mKp, cap);
+            mD = grow(mD, cap);
+          }
+          mSlot[count] = slot;
+          mQ[count] = qi;
+          mKp[count] = p.kp[j] ?? 0;
+          mD[count] = d;
+          lastQ[slot] = qi;
+          lastMatch[slot] = count;
+          count++;
+          votes[slot] = (votes[slot] ?? 0) + idf * (1 - d / (maxD + 1));
+        }
+      }
+    }
+    // Shortlist by votes normalised by √(reference keypoints): an image with many keypoints collects
+    // more chance votes.
+    const scored: { slot: number; v: number }[] = [];
+    for (let s = 0; s < slots; s++) {
+      const v = votes[s] ?? 0;
+      if (v > 0) scored.push({ slot: s, v: v / Math.sqrt(Math.max(16, this.kpCount[s] ?? 0)) });
+    }
+    scored.sort((a, b) => b.v - a.v);
+    const chosen = scored.slice(0, shortlist);
+    const index = new Map<number, number>();
+    chosen.forEach((c, i) => index.set(c.slot, i));
+    const perSlot: number[][] = chosen.map(() => []);
+    for (let i = 0; i < count; i++) {
+      const at = index.get(mSlot[i] ?? -1);
+      if (at !== undefined) perSlot[at]?.push(i);
+    }
+    const tolerance = (options.tolerance ?? 0.02) * Math.max(q.width, q.height);
+    const hits: LocalHit[] = [];
+    let set: MatchSet = matchSet(256);
+    chosen.forEach((c, at) => {
+      const list = perSlot[at] ?? [];
+      if (list.length < minInliers) return;
+      if (set.qx.length < list.length) set = matchSet(list.length * 2);
+      set.n = list.length;
+      const off = this.kpOffset[c.slot] ?? 0;
+      list.forEach((mi, j) => {
+        const qi = mQ[mi] ?? 0;
+        const ri = off + (mKp[mi] ?? 0);
+        set.qx[j] = q.xs[qi] ?? 0;
+        set.qy[j] = q.ys[qi] ?? 0;
+        set.qa[j] = q.angles[qi] ?? 0;
+        set.qs[j] = q.sizes[qi] ?? 1;
+        set.rx[j] = this.gx[ri] ?? 0;
+        set.ry[j] = this.gy[ri] ?? 0;
+        set.ra[j] = this.ga[ri] ?? 0;
+        set.rs[j] = this.gs[ri] ?? 1;
+        set.dist[j] = mD[mi] ?? 0;
+        set.qi[j] = qi;
+        set.ri[j] = ri;
+      });
+      const v = verify(set, { tolerance });
+      if (v.inliers < minInliers) return;
+      hits.push({
+        image_id: this.imageIds[c.slot] ?? '',
+        part_id: this.partIds[c.slot] ?? '',
+        inliers: v.inliers,
+        matches: list.length,
+        votes: c.v,
+        rotation: v.rotation,
+        scale: v.scale,
+      });
+    });
+    hits.sort((a, b) => b.inliers - a.inliers || b.votes - a.votes || (a.image_id < b.image_id ? -1 : a.image_id > b.image_id ? 1 : 0));
+    return hits;
+  }
+
+  private push(w: number, slot: number, kp: number, desc: Uint32Array, offset: number): void {
+    const p = this.postings[w];
+    if (!p) return;
+    if (p.length === p.slot.length) {
+      const capacity = Math.max(8, p.length * 2);
+      p.slot = grow(p.slot, capacity);
+      p.kp = grow(p.kp, capacity);
+      p.desc = grow(p.desc, capacity * DESCRIPTOR_WORDS);
+    }
+    p.slot[p.length] = slot;
+    p.kp[p.length] = kp;
+    p.desc.set(desc.subarray(offset, offset + DESCRIPTOR_WORDS), p.length * DESCRIPTOR_WORDS);
+    p.length++;
+  }
+
+  private ensureGeometry(n: number): void {
+    if (this.gx.length >= n) return;
+    const capacity = Math.max(1024, n, this.gx.length * 2);
+    this.gx = grow(this.gx, capacity);
+    this.gy = grow(this.gy, capacity);
+    this.ga = grow(this.ga, capacity);
+    this.gs = grow(this.gs, capacity);
+  }
+
+  /** Recomputes document frequencies from the live postings. */
+  private recountDf(): void {
+    this.df.fill(0);
+    const last = new Int32Array(this.postings.length).fill(-1);
+    this.postings.forEach((p, w) => {
+      for (let j = 0; j < p.length; j++) {
+        const slot = p.slot[j] ?? 0;
+        if (this.alive[slot] && last[w] !== slot) {
+          last[w] = slot;
+          this.df[w] = (this.df[w] ?? 0) + 1;
+        }
+      }
+    });
+  }
+
+  /** Drops the postings of removed images. Slots are not renumbered (their tombstones stay). */
+  private compact(): void {
+    for (const p of this.postings) {
+      let o = 0;
+      for (let j = 0; j < p.length; j++) {
+        const slot = p.slot[j] ?? 0;
+        if (!this.alive[slot]) continue;
+        if (o !== j) {
+          p.slot[o] = slot;
+          p.kp[o] = p.kp[j] ?? 0;
+          p.desc.copyWithin(o * DESCRIPTOR_WORDS, j * DESCRIPTOR_WORDS, (j + 1) * DESCRIPTOR_WORDS);
+        }
+        o++;
+      }
+      p.length = o;
+    }
+    this.deadPostings = 0;
+    this.recountDf();
+  }
+}
+
+/** A copy of `a` with room for `capacity` elements. */
+function grow<T extends Int32Array | Uint16Array | Uint32Array | Float32Array>(a: T, capacity: number): T {
+  const out = new (a.constructor as new (n: number) => T)(capacity);
+  out.set(a.subarray(0, Math.min(a.length, capacity)) as unknown as ArrayLike<number>);
+  return out;
+}
