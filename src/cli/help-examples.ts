@@ -4,6 +4,7 @@
  * agree, and so a verb without an example is caught by test/cli/output-help.test.ts. Examples name
  * only files the user has (no paths into this repository: they do not ship with the package).
  */
+import type { EventEmitter } from 'node:events';
 import type { Command } from 'commander';
 
 /** Examples by command path (`parts list`); a noun shows the first example of each of its verbs. */
@@ -70,7 +71,8 @@ export function examplesOf(command: Command): string[] {
 export function addExamples(root: Command): void {
   for (const command of root.commands) {
     const examples = examplesOf(command);
-    const own = command.listenerCount('afterHelp') > 0;
+    // A Command is an EventEmitter (commander's typings leave it out); addHelpText adds an 'afterHelp' listener.
+    const own = (command as unknown as EventEmitter).listenerCount('afterHelp') > 0;
     if (examples.length > 0 && !own) command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}`);
     addExamples(command);
   }
