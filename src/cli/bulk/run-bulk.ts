@@ -18,6 +18,7 @@ import type { Progress } from '../output/progress.js';
 import { UsageError } from '../output/usage-error.js';
 import { Checkpoint, defaultCheckpointPath, describeInput, identityDifferences, type CheckpointInput, type CheckpointOptions, type CheckpointTarget } from './checkpoint.js';
 import { createErrorsFile, type ErrorsFile } from './errors-file.js';
+import { InputOrder } from './input-order.js';
 import { describeImport, summaryDocument, type BulkSummary } from './summary.js';
 
 export type { BulkSummary };
@@ -42,6 +43,8 @@ export interface BulkRow<I> {
 export interface DryRunOutcome<I> {
   created: number;
   updated: number;
+  /** Of `updated`: images that now belong to another part. */
+  moved?: number;
   rejected: { row: BulkRow<I>; key: string | undefined; messages: string[] }[];
 }
 
@@ -70,7 +73,7 @@ export interface BulkJob<I> {
   /** Checks a valid row before batching (may set `problems` or `size`). */
   check?(row: BulkRow<I>): Promise<void>;
   /** Sends one batch; per-item errors keyed by id or `items[<index>]`. */
-  send(rows: BulkRow<I>[]): Promise<BulkWriteResult>;
+  send(rows: BulkRow<I>[]): Promise<BulkWriteResult & { moved?: string[] }>;
   /** Counts one batch of a dry run. */
   dryRun(rows: BulkRow<I>[]): Promise<DryRunOutcome<I>>;
   /** Better messages for a row the service rejected (e.g. naming CSV columns); default the service's. */
@@ -158,13 +161,17 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     dryRun: job.dryRunMode, interrupted: false, stoppedEarly: false,
   };
   const label = job.label ?? ((line: number) => locationLabel(job.format, line));
+  // Batches in flight finish in any order: the summary's errors and the errors file follow the input's.
+  const order = new InputOrder();
   const reject = async (row: BulkRow<I>, key: string | undefined, messages: string[]) => {
     summary.rejected++;
-    const summaryKey = key ?? `line:${row.line}`;
-    if (Object.keys(summary.errors).length < MAX_SUMMARY_ERRORS || summary.errors[summaryKey]) {
-      (summary.errors[summaryKey] ??= []).push(...messages.map((m) => (row.line > 0 ? `${label(row.line)}: ${m}` : m)));
-    }
-    await errorsFile?.write({ line: row.line, error: messages, ...(row.record ? { record: row.record } : {}), ...(row.raw !== undefined ? { raw: row.raw } : {}) });
+    await order.add(row.line, async () => {
+      const summaryKey = key ?? `line:${row.line}`;
+      if (Object.keys(summary.errors).length < MAX_SUMMARY_ERRORS || summary.errors[summaryKey]) {
+        (summary.errors[summaryKey] ??= []).push(...messages.map((m) => (row.line > 0 ? `${label(row.line)}: ${m}` : m)));
+      }
+      await errorsFile?.write({ line: row.line, error: messages, ...(row.record ? { record: row.record } : {}), ...(row.raw !== undefined ? { raw: row.raw } : {}) });
+    });
   };
 
   // ora (and its dependencies) load only when a person is watching: start-up counts in short runs.
@@ -187,6 +194,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
       const outcome = await job.dryRun(rows);
       summary.created += outcome.created;
       summary.updated += outcome.updated;
+      if (outcome.moved !== undefined) summary.moved = (summary.moved ?? 0) + outcome.moved;
       for (const r of outcome.rejected) await reject(r.row, r.key, r.messages);
       progress.update(job.progressLine(summary, seconds()));
       return;
@@ -194,6 +202,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     const result = await job.send(rows);
     summary.created += result.created.length;
     summary.updated += result.updated.length;
+    if (result.moved !== undefined) summary.moved = (summary.moved ?? 0) + result.moved.length;
     for (const [key, messages] of Object.entries(result.errors)) {
       const indexed = /^items\[(\d+)\]$/.exec(key);
       const matching = indexed ? [rows[Number(indexed[1])]] : rows.filter((r) => r.item !== undefined && job.idOf(r.item) === key);
@@ -214,7 +223,9 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   const dispatch = async (index: number, rows: BulkRow<I>[]): Promise<void> => {
     while (inFlight.size >= concurrency) await Promise.race(inFlight);
     if (fatal !== undefined) return;
+    order.begin(index, rows[0]?.line ?? 0);
     const task = send(index, rows)
+      .then(() => order.end(index))
       .catch((error: unknown) => {
         fatal ??= error;
       })
@@ -284,6 +295,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     process.off('SIGINT', onSigint);
     progress.stop();
     await checkpoint?.flush();
+    await order.drain();
     await errorsFile?.close();
   }
   summary.errorsFile = errorsFile && errorsFile.count > 0 ? errorsFile.path : null;

@@ -29,7 +29,11 @@ export interface ImportFlags {
 export interface ListFlags {
   limit?: number;
   after?: string;
+  /** Every record, also on a terminal (which otherwise shows one page of 30). */
+  all?: boolean;
   pageSize?: number;
+  /** The parsed command, for the next-page command line printed on a terminal. */
+  command?: Command;
 }
 
 /** Declares `<noun> import <file|->` with the bulk import options of cli.md; `run` does it. */
@@ -56,11 +60,12 @@ export function declareImport(noun: Command, names: ResourceNames, invoke: Invok
 export function declareList(noun: Command, names: ResourceNames, invoke: Invoke, run: (ctx: CommandContext, flags: ListFlags) => Promise<number>): Command {
   return noun
     .command('list')
-    .description(`list ${names.noun} in ${names.idField} order (all of them, streamed page by page)`)
+    .description(`list ${names.noun} in ${names.idField} order: on a terminal one page of 30 and the command for the next; in a pipe all of them, streamed page by page`)
     .option('--limit <n>', 'at most this many', positiveInt)
     .option('--after <id>', `start after this ${names.idField}`)
+    .option('--all', 'every one, also on a terminal')
     .action(async (_opts: unknown, command: Command) => {
-      const flags = command.opts<ListFlags>();
+      const flags = { ...command.opts<ListFlags>(), command };
       await invoke(command, (ctx) => run(ctx, flags));
     });
 }
@@ -95,11 +100,12 @@ export function declareDelete<F extends object>(noun: Command, names: ResourceNa
 export async function runImport(ctx: CommandContext, spec: ImportSpec, file: string, flags: ImportFlags, resumeCommand: string): Promise<number> {
   const fromStdin = file === '-';
   if (fromStdin && flags.format === undefined) throw new UsageError('reading stdin (-) needs --format csv|tsv|json|ndjson');
-  const [{ formatFromPath, locationLabel }, { mapEntries }, { defaultErrorsPath }, { runBulk }] = await Promise.all([
+  const [{ formatFromPath, locationLabel }, { mapEntries }, { defaultErrorsPath }, { runBulk }, { headerProblem }] = await Promise.all([
     import('../import/read-records.js'),
     import('../import/mapped-entries.js'),
     import('../bulk/errors-file.js'),
     import('../bulk/run-bulk.js'),
+    import('../output/did-you-mean.js'),
   ]);
   const format = formatFromPath(file, flags.format);
   // Read-only fields of listings (serviceId, createdAt ...) are accepted and ignored: a listing imports again.
@@ -112,7 +118,14 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     return typeof id === 'string' && id.length > 0 && id.length <= 256 ? id : undefined;
   };
   async function* rows() {
+    let first = format === 'csv' || format === 'tsv';
     for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow, readOnly)) {
+      if (first && 'problems' in entry && entry.record !== undefined) {
+        // An unknown column in the header rejects every row: say so once, before any row (exit 2).
+        const problem = headerProblem(entry.problems, file === '-' ? 'stdin' : file);
+        if (problem !== undefined) throw new UsageError(problem);
+      }
+      first = false;
       yield 'problems' in entry
         ? { line: entry.line, record: entry.record, problems: entry.problems, ...(entry.raw !== undefined ? { raw: entry.raw } : {}) }
         : { line: entry.line, record: entry.record, item: entry.item };
@@ -129,10 +142,13 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     idOf,
     send: async (batch) => spec.send(await client(), batch.map((r) => r.item ?? {})),
     async dryRun(batch) {
-      const ids = batch.flatMap((r) => (r.item !== undefined ? [idOf(r.item)] : [])).filter((id): id is string => id !== undefined);
+      const problems = spec.dryRunProblems ? await spec.dryRunProblems(await client(), batch.map((r) => r.item ?? {})) : new Map<number, string[]>();
+      const rejected = [...problems].flatMap(([i, messages]) => (batch[i] ? [{ row: batch[i], key: undefined, messages }] : []));
+      const passing = batch.filter((_, i) => !problems.has(i));
+      const ids = passing.flatMap((r) => (r.item !== undefined ? [idOf(r.item)] : [])).filter((id): id is string => id !== undefined);
       const known = spec.existing ? await spec.existing(await client(), ids) : new Set<string>();
       const updated = ids.filter((id) => known.has(id)).length;
-      return { created: ids.length - updated, updated, rejected: [] };
+      return { created: ids.length - updated, updated, rejected };
     },
     // Prefer the mapper's messages, which name CSV columns, over the service's item paths.
     explain(row, messages) {
@@ -172,9 +188,10 @@ export async function* walkPages<T extends Record<string, unknown>>(
 
 /** `<noun> list`: every record (or --limit of them), streamed page by page. */
 export async function runList(ctx: CommandContext, spec: ResourceSpec, flags: ListFlags): Promise<number> {
-  const { emitRecords } = await import('../output/emit.js');
+  const [{ emitList }, { commandLine }] = await Promise.all([import('../output/emit.js'), import('../command-line.js')]);
   const client = await ctx.client();
-  await emitRecords(ctx, spec, walkPages((request) => spec.list(client, request), flags));
+  const { command } = flags;
+  await emitList(ctx, spec, (request) => spec.list(client, request), { ...flags, ...(command ? { commandLine: (set) => commandLine(command, ctx, { set }) } : {}) });
   return EXIT.OK;
 }
 

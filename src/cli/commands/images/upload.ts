@@ -180,13 +180,18 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
   const client = () => ctx.client();
 
   /** Sends one batch: one multipart request; the service refusing it as a whole rejects its rows. */
-  const send = async (rows: Row[]): Promise<BulkWriteResult> => {
+  const send = async (rows: Row[]): Promise<BulkWriteResult & { moved?: string[] }> => {
     const items = rows.map((r) => r.item as ImageManifestItem);
+    const remote = await client();
+    // The API does not say which updates moved an image to another part: compare with before (issue 10).
+    const before = new Map((await remote.selectImages({ image_ids: items.map((i) => i.image_id), projection: ['part_id'] })).map((i) => [i.image_id, i.part_id]));
     const definitions = items.map((i) => ({ image_id: i.image_id, part_id: i.part_id, info: i.info, ...(i.position !== undefined ? { position: i.position } : {}) }));
     // The filename is the image_id itself: it matches its definition exactly (decisions §4).
     const files = rows.map((r) => ({ filename: (r.item as ImageManifestItem).image_id, path: r.path ?? '' }));
     try {
-      return await (await client()).uploadImages(definitions, files);
+      const result = await remote.uploadImages(definitions, files);
+      const partOf = new Map(items.map((i) => [i.image_id, i.part_id]));
+      return { ...result, moved: result.updated.filter((id) => before.has(id) && before.get(id) !== partOf.get(id)) };
     } catch (error) {
       if (!(error instanceof CatalogError && BATCH_REFUSALS.includes(error.code))) throw error;
       return { created: [], updated: [], errors: Object.fromEntries(rows.map((_, i) => [`items[${i}]`, [error.detail]])) };
@@ -213,14 +218,16 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
         remote.selectImages({ image_ids: items.map((i) => i.image_id), projection: ['part_id'] }),
         remote.selectParts({ part_ids: [...new Set(items.map((i) => i.part_id))], projection: ['serviceId'] }),
       ]);
-      const existing = new Set(known.map((i) => i.image_id));
+      const existing = new Map(known.map((i) => [i.image_id, i.part_id]));
       const partIds = new Set(parts.map((p) => p.part_id));
-      const outcome = { created: 0, updated: 0, rejected: [] as { row: Row; key: string | undefined; messages: string[] }[] };
+      const outcome = { created: 0, updated: 0, moved: 0, rejected: [] as { row: Row; key: string | undefined; messages: string[] }[] };
       for (const row of rows) {
         const item = row.item as ImageManifestItem;
         if (!partIds.has(item.part_id)) outcome.rejected.push({ row, key: item.image_id, messages: [`part_id: part '${item.part_id}' does not exist`] });
-        else if (existing.has(item.image_id)) outcome.updated++;
-        else outcome.created++;
+        else if (existing.has(item.image_id)) {
+          outcome.updated++;
+          if (existing.get(item.image_id) !== item.part_id) outcome.moved++;
+        } else outcome.created++;
       }
       return outcome;
     },

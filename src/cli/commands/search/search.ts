@@ -4,6 +4,8 @@
  * CLI pages count from 1; the API's skip is (page - 1) * limit (spec 4.4).
  */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import type { Command } from 'commander';
 import { CatalogError } from '../../../api/errors.js';
 import type { SearchResponse, SearchResult } from '../../../api/schemas.js';
@@ -25,8 +27,16 @@ export interface SearchFlags {
   session?: string;
 }
 
-const SEARCH_FIELDS = ['id', 'name', 'nameLanguage', 'serviceId', 'createdAt', 'modifiedAt'];
+const SEARCH_FIELDS = ['id', 'name', 'nameLanguage', 'serviceId', 'createdAt', 'modifiedAt', 'score'];
 const DEFAULT_FIELDS = ['id', 'name', 'modifiedAt'];
+/** An image search shows each hit's similarity when the service reports it (`results.score`). */
+const IMAGE_DEFAULT_FIELDS = ['id', 'name', 'score', 'modifiedAt'];
+
+/** The columns of a search page: with the similarity score when the hits carry one. */
+function defaultFields(response: SearchResponse): string[] {
+  const scored = response.results.some((r) => typeof (r as { score?: unknown }).score === 'number');
+  return scored ? IMAGE_DEFAULT_FIELDS : DEFAULT_FIELDS;
+}
 const ALL_PAGE_SIZE = 1000;
 
 /** Declares `catalog search` on the program. */
@@ -34,8 +44,8 @@ export function declare(program: Command, invoke: Invoke): Command {
   return program
     .command('search')
     .description('search parts by text, filters and/or an image; or read a page of a search session')
-    .argument('[text]', 'words to find in part ids, names and searchable attribute values (prefix on the last word, one typo tolerated)')
-    .option('--image <file>', 'search by image similarity to this photo')
+    .argument('[text...]', 'words to find in part ids, names and searchable attribute values, quotes not needed (prefix on the last word, one typo tolerated)')
+    .option('--image <file>', 'search by image similarity to this photo (- reads it from stdin)')
     .option('--org <organization>', 'search values as this organization sees them')
     .option('--lang <language>', 'language of the result names, e.g. en')
     .option('--filter <attr=value>', 'only parts whose filterable attribute has this value (repeatable)', collect)
@@ -44,8 +54,9 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--session <sessionId>', 'read a page of an existing search session (24 h)')
     .option('--all', 'every hit, streamed (NDJSON unless -o says otherwise)')
     .option('--max-items <n>', 'with --all: at most this many hits', positiveInt)
-    .action(async (text: string | undefined, _o: unknown, command: Command) => {
+    .action(async (words: string[], _o: unknown, command: Command) => {
       const flags = command.opts<SearchFlags>();
+      const text = words.length > 0 ? words.join(' ') : undefined;
       await invoke(command, (ctx) => {
         if (flags.all && ctx.config.output.value === undefined) ctx.format = 'ndjson';
         return run(ctx, text, flags, command);
@@ -124,14 +135,18 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
       resultOptions: { limit: flags.all ? ALL_PAGE_SIZE : limit },
     };
     let image: Uint8Array | undefined;
-    if (flags.image !== undefined) {
+    if (flags.image === '-') {
+      if ((ctx.io.stdin as { isTTY?: boolean }).isTTY === true) throw new UsageError('--image - reads the photo from stdin, which is a terminal: pipe it (catalog search --image - < photo.jpg)');
+      image = await buffer(ctx.io.stdin);
+      if (image.length === 0) throw new UsageError('--image -: stdin is empty (pipe a photo into it, e.g. cat photo.jpg | catalog search --image -)');
+    } else if (flags.image !== undefined) {
       try {
-        image = await readFile(flags.image);
+        image = await readFile(resolve(ctx.io.cwd, flags.image));
       } catch (error) {
         throw new UsageError(`cannot read --image ${flags.image}: ${(error as Error).message}`);
       }
     }
-    first = await client.search(request, image ? { image, filename: flags.image ?? 'query' } : undefined);
+    first = await client.search(request, image ? { image, filename: flags.image === '-' ? 'stdin' : (flags.image ?? 'query') } : undefined);
     if (!flags.all && page > 1) first = await readPage(client, first.sessionId, page, limit);
   }
 
@@ -141,12 +156,14 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   const pages = Math.max(1, Math.ceil(first.resultsTotalCount / limit));
   const nextPage = page < pages ? page + 1 : null;
   const records = first.results as Record<string, unknown>[];
+  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first) };
   if (ctx.format === 'json') {
-    ctx.io.stdout.write(`${JSON.stringify({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, nextPage, results: first.results }, null, 2)}\n`);
+    await emitRecords(ctx, spec, records, (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, nextPage, results }));
   } else {
-    await emitRecords(ctx, { fields: SEARCH_FIELDS, defaultFields: DEFAULT_FIELDS }, records);
+    await emitRecords(ctx, spec, records);
   }
-  ctx.info(pageFooter(first, page, limit, command ? await nextPageCommand(command, ctx) : undefined));
+  if (first.resultsTotalCount === 0 && first.imageId !== null) ctx.info('no part matches this photo');
+  else ctx.info(pageFooter(first, page, limit, command ? await nextPageCommand(command, ctx) : undefined));
   return EXIT.OK;
 }
 
@@ -169,12 +186,11 @@ async function emitAll(ctx: CommandContext, client: CatalogClient, first: Search
       response = await readPage(client, first.sessionId, page, ALL_PAGE_SIZE);
     }
   }
+  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first) };
   if (ctx.format === 'json') {
-    const all: SearchResult[] = [];
-    for await (const hit of hits()) all.push(hit);
-    ctx.io.stdout.write(`${JSON.stringify({ sessionId: first.sessionId, imageId: first.imageId, page: 1, limit: all.length, resultsTotalCount: first.resultsTotalCount, nextPage: null, results: all }, null, 2)}\n`);
+    await emitRecords(ctx, spec, hits(), (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page: 1, limit: results.length, resultsTotalCount: first.resultsTotalCount, nextPage: null, results }));
   } else {
-    await emitRecords(ctx, { fields: SEARCH_FIELDS, defaultFields: DEFAULT_FIELDS }, hits());
+    await emitRecords(ctx, spec, hits());
   }
   const note = count < first.resultsTotalCount ? ` (of ${first.resultsTotalCount}; ${maxItems !== undefined && count >= maxItems ? '--max-items reached' : 'a session keeps the first 10,000'})` : '';
   ctx.info(`${count} hits${note} · session ${first.sessionId}`);

@@ -1,0 +1,133 @@
+/**
+ * Every command's help (issue 10, "Output"): its options and the global ones (-o, --fields ...),
+ * at least one example, and no pointer at files that do not ship with the package. docs/cli.md is
+ * the reference generated from the same command tree; this test fails when it is stale.
+ * Regenerate: `UPDATE_CLI_DOCS=1 npx vitest run test/cli/output-help.test.ts`.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { commandPath } from '../../src/cli/help-examples.js';
+import { buildProgram } from '../../src/cli/program.js';
+
+const DOC = join(import.meta.dirname, '..', '..', 'docs', 'cli.md');
+const SHIPPED = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { files: string[] };
+
+/** Every command of the tree, depth first, the program first. */
+function commands(root: Command): Command[] {
+  return [root, ...root.commands.flatMap((c) => commands(c))];
+}
+
+/** The full help of `command` as `catalog ... --help` prints it, 100 columns wide. */
+function helpOf(command: Command): string {
+  let text = '';
+  command.configureHelp({ ...command.configureHelp(), helpWidth: 100 });
+  command.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
+  command.outputHelp();
+  return text;
+}
+
+const PREFACE = `# The \`catalog\` command line: reference
+
+Generated from the command tree (every command's \`--help\`) by test/cli/output-help.test.ts, which
+fails when this file is stale. Regenerate with
+\`UPDATE_CLI_DOCS=1 npx vitest run test/cli/output-help.test.ts\`; do not edit by hand.
+The error messages and their exit codes are in [cli-errors.md](cli-errors.md).
+
+## Modes and configuration
+
+- Local mode (the default) works on a data directory: \`--data-dir <dir>\`, env \`CATALOG_DATA_DIR\`,
+  default \`./.catalog\`. The directory is created by the first write (an import, an upload,
+  \`tokens create\`); a read (\`list\`, \`get\`, \`show\`, \`search\` ...) of a directory that does not
+  exist fails with exit 6 naming it, instead of answering from an empty catalog.
+- Remote mode: \`--remote <url>\` or env \`CATALOG_URL\`, with a token from env \`CATALOG_TOKEN\` or
+  \`--token-file <file>\`. An address that answers something other than the catalog API (an HTML
+  page, a proxy error) is reported in one line naming the URL, the status and the content type.
+- Precedence: flags > environment > profile > defaults. \`catalog config\` shows each value and where
+  it came from.
+
+### Profiles: \`$XDG_CONFIG_HOME/catalog/config.json\`
+
+\`--profile <name>\` (or env \`CATALOG_PROFILE\`) reads the named profile from
+\`$XDG_CONFIG_HOME/catalog/config.json\` (\`~/.config/catalog/config.json\` when \`XDG_CONFIG_HOME\` is
+not set). The file is one JSON object with a \`profiles\` map; each profile may set \`remote\` (the
+server URL), \`tokenFile\` (a file holding the token; relative paths are resolved from the current
+directory), \`dataDir\` (a local data directory) and \`output\` (a default \`-o\` format). Any other key
+is an error naming it (exit 2).
+
+\`\`\`json
+{
+  "profiles": {
+    "prod": { "remote": "https://catalog.example.com", "tokenFile": "/home/me/.config/catalog/prod.token", "output": "json" },
+    "scratch": { "dataDir": "/tmp/catalog-scratch" }
+  }
+}
+\`\`\`
+
+\`catalog --profile prod parts list\` then lists the parts of the production server as JSON.
+
+## Output
+
+- \`-o table|json|ndjson|csv|tsv\`. Default: a table on a terminal, TSV with a header in a pipe. Data
+  goes to stdout; progress, summaries, hints and errors to stderr.
+- Tables fit the terminal's width (long cells end with \`…\`), show nested values as text
+  (\`en: Colour\`, attribute values as \`class: Ethernet controller; stock_bin@acme: R0-0\`) and draw no
+  line between rows.
+- \`list\` on a terminal prints one page of 30 rows and, on stderr, the commands for the next page and
+  for all of them; in a pipe (or with \`--all\`) it prints every record, page by page as they arrive.
+- \`--fields a,b,c\` means the same in every format: a top-level field (\`name\`), a nested one
+  (\`name.en\`), or for parts a CSV column (\`attr:vendor.en\`). json and ndjson keep the record's shape
+  (\`name.en\` prints \`{"name": {"en": ...}}\`); csv and tsv print a top-level field as its CSV
+  columns (\`name\` → \`name.en\`, \`name.de\` ...; \`attributes\` → every \`attr:\` column).
+- Bulk runs (imports, uploads) end with a summary on stderr: the counts, the first rejected rows
+  (line or id, and message) and the errors file holding all of them in input order. A CSV header
+  naming an unknown column is refused before any row, with a "did you mean" (exit 2).
+
+## Exit codes
+
+| code | meaning |
+|---|---|
+| 0 | success, including an empty result |
+| 1 | runtime error, or a bug (then the message says so, with versions) |
+| 2 | usage error |
+| 3 | partial: some items of a bulk operation were rejected |
+| 4 | authentication or permission |
+| 5 | service unavailable: maintenance mode, the server unreachable, or not a catalog server |
+| 6 | not found (an id, a search session, a data directory to read) |
+| 130 | interrupted |
+
+## Commands
+`;
+
+function reference(program: Command): string {
+  const sections = commands(program).map((c) => {
+    const path = commandPath(c);
+    return `### catalog${path ? ` ${path}` : ''}\n\n\`\`\`text\n${helpOf(c).trimEnd()}\n\`\`\`\n`;
+  });
+  return `${PREFACE}\n${sections.join('\n')}`;
+}
+
+describe('help of every command', () => {
+  const program = buildProgram(async () => undefined);
+  const all = commands(program);
+
+  it.each(all.map((c) => [commandPath(c) || '(program)', c] as const))('%s: options, global -o and --fields, an example, no unshipped file', (_name, command) => {
+    const help = helpOf(command);
+    expect(help).toMatch(/-o, --output <format>/);
+    expect(help).toMatch(/--fields <list>/);
+    for (const option of command.options) expect(help).toContain(option.flags);
+    const examples = /\nExamples:\n((?: {2}\S.*\n?)+)/.exec(help);
+    expect(examples, help).not.toBeNull();
+    // Files of this repository that the package does not ship (package.json "files": bin, dist).
+    for (const m of help.matchAll(/(?:^|[\s(])((?:\.\/)?(?:fixtures|docs|test|scripts|src)\/\S*|\S+\.md)\b/g)) {
+      expect(SHIPPED.files.some((f) => (m[1] ?? '').replace(/^\.\//, '').startsWith(`${f}/`)), `${m[1]} in:\n${help}`).toBe(true);
+    }
+  });
+
+  it('docs/cli.md is the reference of the current command tree', () => {
+    const doc = reference(buildProgram(async () => undefined));
+    if (process.env.UPDATE_CLI_DOCS === '1') writeFileSync(DOC, doc);
+    expect(readFileSync(DOC, 'utf8'), 'docs/cli.md is stale: run UPDATE_CLI_DOCS=1 npx vitest run test/cli/output-help.test.ts').toBe(doc);
+  });
+});
