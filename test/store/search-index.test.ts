@@ -28,7 +28,7 @@ describe('SqliteSearchIndex', () => {
     const ids = systemIds();
     store = new SqliteCatalogStore(openDatabase(':memory:'));
     // Tiny limits so that a handful of parts takes the bounded-ranking path.
-    index = new SqliteSearchIndex(store.db, { clock, fullRankLimit: 6, rankWindow: 4 });
+    index = new SqliteSearchIndex(store.db, { clock });
     store.listeners.push(index);
     context = createServiceContext({ store, clock, ids });
     service = new CatalogService({ context, store });
@@ -107,12 +107,11 @@ describe('SqliteSearchIndex', () => {
     expect([await count(worker, 'gear'), await count(LOCAL_OWNER, 'gear')]).toEqual([0, 0]);
   });
 
-  it('an index written in an older row layout is rebuilt on open', async () => {
+  it('an index written in an older layout is rebuilt on open', async () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'old', name: { en: 'Flange' } }]);
-    // Layout 1: rowid = card id, no layout mark.
-    store.db.prepare("INSERT INTO search_docs (search_docs) VALUES ('delete-all')").run();
-    store.db.prepare("DELETE FROM search_state WHERE key = 'layout'").run();
-    store.db.prepare("INSERT INTO search_docs (rowid, pid, names, v0, v1, v2, v3, flt, meta) VALUES (1, '', 'Flange', '', '', '', '', '', '')").run();
+    // An older layout (e.g. 2: FTS5 rows per view) left no engine postings behind.
+    store.db.prepare('DELETE FROM engine_postings').run();
+    store.db.prepare("UPDATE search_state SET value = '2' WHERE key = 'layout'").run();
     const reopened = new SqliteSearchIndex(store.db, { clock: systemClock() });
     const fresh = new SearchService({ context, index: reopened, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
     const found = await fresh.search(LOCAL_OWNER, { matches: { text: 'flange' } });

@@ -312,6 +312,41 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(capped.cardIds.length).toBe(1);
       });
 
+      it('ranks a frequent word exactly: the best hit written first ranks first, whatever the hit count', async () => {
+        // The best hit (shortest name) is written FIRST, then 2,500 weaker hits: an engine that
+        // scores only the most recently written hits of a frequent word misses it.
+        const parts = [part('best', 'Widget')];
+        for (let i = 0; i < 2500; i++) parts.push(part(`w${String(i).padStart(5, '0')}`, `Widget assembly kit ${i % 10} spare`));
+        await putParts(...parts);
+        const hits = await s.searchIndex.searchText(query('widget '), 3);
+        expect(hits.total).toBe(2501);
+        expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(['best', 'w00000', 'w00001']);
+      });
+
+      it('breaks ties by part id at any hit count, not by write order', async () => {
+        const ids = Array.from({ length: 3000 }, (_, i) => `t${String((i * 7919) % 3000).padStart(5, '0')}`);
+        await putParts(...ids.map((id) => part(id, 'Grommet')));
+        const hits = await s.searchIndex.searchText(query('grommet '), 5);
+        expect(hits.total).toBe(3000);
+        expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(['t00000', 't00001', 't00002', 't00003', 't00004']);
+        const all = await s.searchIndex.searchText(query('grommet '), 3000);
+        const order = (await s.searchIndex.readCards(all.cardIds)).map((c) => c.partId);
+        expect(order).toEqual([...ids].sort());
+      });
+
+      it('counts every hit of a frequent word exactly, as the caller sees it', async () => {
+        await putAttributes(attribute('note'), attribute('secret', { visibility: 'admin' }));
+        const parts: StoredPart[] = [];
+        for (let i = 0; i < 1200; i++) parts.push(part(`n${i}`, i % 3 === 0 ? 'Nozzle' : 'Spigot', i % 5 === 0 ? { note: 'nozzle fits' } : i % 7 === 0 ? { secret: 'nozzle' } : {}));
+        await putParts(...parts);
+        const expected = (visibleSecret: boolean) => parts.filter((_, i) => i % 3 === 0 || i % 5 === 0 || (visibleSecret && i % 7 === 0)).length;
+        expect((await s.searchIndex.searchText(query('nozzle '), 10)).total).toBe(expected(true));
+        expect((await s.searchIndex.searchText(query('nozzle ', WORKER), 10)).total).toBe(expected(false));
+        expect((await s.searchIndex.searchText(query('nozzle fits '), 10)).total).toBe(parts.filter((_, i) => i % 5 === 0).length);
+        await s.catalog.deleteParts(['n0', 'n3'], () => write(null, false));
+        expect((await s.searchIndex.searchText(query('nozzle ', WORKER), 10)).total).toBe(expected(false) - 2);
+      });
+
       it('applies filters and keeps result cards of superseded versions readable', async () => {
         const vendor = attribute('vendor', { filterable: true });
         await putAttributes(vendor);

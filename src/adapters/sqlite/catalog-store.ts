@@ -120,7 +120,7 @@ export class SqliteCatalogStore implements CatalogStore {
     decide: (item: I, existing: Attribute | undefined, referencedBy: number) => Decision<Attribute>,
   ): Promise<Decision<Attribute>[]> {
     this.localWrites++;
-    return this.db.transaction(() =>
+    return this.db.transaction(() => this.withListeners(() =>
       items.map((item) => {
         const existing = this.attributeRow(item.attribute_id);
         const refs = existing ? (this.stmt.attributeRefs.get(item.attribute_id)?.n ?? 0) : 0;
@@ -133,7 +133,7 @@ export class SqliteCatalogStore implements CatalogStore {
         }
         return decision;
       }),
-    ).immediate();
+    )).immediate();
   }
 
   async deleteAttributes(ids: readonly string[], decide: (id: string, existing: Attribute | undefined, referencedBy: number) => Decision<null>): Promise<Decision<null>[]> {
@@ -170,19 +170,35 @@ export class SqliteCatalogStore implements CatalogStore {
     decide: (item: I, existing: StoredPart | undefined, attributes: ReadonlyMap<string, Attribute>) => Decision<StoredPart>,
   ): Promise<Decision<StoredPart>[]> {
     this.localWrites++; // values may create organizations
-    return this.db.transaction(() => {
+    return this.db.transaction(() => this.withListeners(() => {
       // Read inside the write lock: data_version is current here, so the cached map is too.
       const attributes = this.attributeMap();
       return items.map((item) => {
         const row = this.stmt.partById.get(item.part_id);
-        const decision = decide(item, row ? partFromRow(row) : undefined, attributes);
-        if (decision.kind === 'write') this.writePart(decision.value, row?.rowid_, attributes);
+        const existing = row ? partFromRow(row) : undefined;
+        const decision = decide(item, existing, attributes);
+        if (decision.kind === 'write') this.writePart(decision.value, row?.rowid_, attributes, existing);
         return decision;
       });
-    }).immediate();
+    })).immediate();
   }
 
-  private writePart(part: StoredPart, rowid: number | undefined, definitions?: ReadonlyMap<string, Attribute>): void {
+  /**
+   * Runs one transaction's body, then lets every listener write what it gathered (before the
+   * commit); when the body throws, listeners drop what they gathered and the error propagates.
+   */
+  private withListeners<T>(body: () => T): T {
+    try {
+      const result = body();
+      for (const listener of this.listeners) listener.beforeCommit?.();
+      return result;
+    } catch (error) {
+      for (const listener of this.listeners) listener.rolledBack?.();
+      throw error;
+    }
+  }
+
+  private writePart(part: StoredPart, rowid: number | undefined, definitions?: ReadonlyMap<string, Attribute>, previous?: StoredPart): void {
     const name = JSON.stringify(part.name);
     const attributes = JSON.stringify(part.attributes);
     let id = rowid;
@@ -198,22 +214,23 @@ export class SqliteCatalogStore implements CatalogStore {
     }
     if (this.listeners.length > 0) {
       const current = definitions ?? this.attributeMap();
-      for (const listener of this.listeners) listener.partWritten(id, part, current, rowid === undefined);
+      for (const listener of this.listeners) listener.partWritten(id, part, current, rowid === undefined, previous);
     }
   }
 
   async deleteParts(ids: readonly string[], decide: (id: string, existing: StoredPart | undefined, dependents: { images: number }) => Decision<null>): Promise<Decision<null>[]> {
-    return this.db.transaction(() =>
+    return this.db.transaction(() => this.withListeners(() =>
       ids.map((id) => {
         const row = this.stmt.partById.get(id);
-        const decision = decide(id, row ? partFromRow(row) : undefined, { images: row ? countImagesOfPart(this.db, row.rowid_) : 0 });
-        if (decision.kind === 'write' && row) {
-          for (const listener of this.listeners) listener.partDeleted(row.rowid_);
+        const existing = row ? partFromRow(row) : undefined;
+        const decision = decide(id, existing, { images: row ? countImagesOfPart(this.db, row.rowid_) : 0 });
+        if (decision.kind === 'write' && row && existing) {
+          for (const listener of this.listeners) listener.partDeleted(row.rowid_, existing);
           this.stmt.deletePart.run(row.rowid_);
         }
         return decision;
       }),
-    ).immediate();
+    )).immediate();
   }
 
   async listParts(page: KeysetPage): Promise<StoredPart[]> {

@@ -142,4 +142,41 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO search_state (key, value) VALUES ('rebuild', 'pending');
     `,
   },
+  {
+    version: 5,
+    name: 'search engine',
+    sql: `
+      -- The search engine's index (src/core/search/engine, src/adapters/sqlite/search/engine-store.ts,
+      -- docs/search.md): posting lists in blocks with block-max bounds, per-part lengths and order
+      -- keys, collection statistics. Replaces the FTS5 table search_docs; filled on first open
+      -- (search_state.layout).
+      DROP TABLE IF EXISTS search_docs;
+      CREATE TABLE engine_terms (
+        id INTEGER PRIMARY KEY,
+        term TEXT NOT NULL UNIQUE,           -- a folded token, or ID_MARK/FILTER_MARK + ..., or the holder term
+        version INTEGER NOT NULL             -- engine_stats.version of the write that last changed it
+      );
+      CREATE INDEX engine_terms_version ON engine_terms(version);
+      CREATE TABLE engine_postings (
+        term_id INTEGER NOT NULL,
+        first_doc INTEGER NOT NULL,          -- parts.rowid_ of the block's first posting
+        data BLOB NOT NULL,                  -- core/search/engine/postings.ts encodeBlock
+        PRIMARY KEY (term_id, first_doc)
+      ) WITHOUT ROWID;
+      CREATE TABLE engine_docs (
+        chunk INTEGER PRIMARY KEY,           -- parts.rowid_ / 256
+        version INTEGER NOT NULL,
+        data BLOB NOT NULL                   -- card ids, order keys, lengths, flags of 256 parts
+      );
+      CREATE INDEX engine_docs_version ON engine_docs(version);
+      CREATE TABLE engine_stats (
+        id INTEGER PRIMARY KEY CHECK (id = 0),
+        version INTEGER NOT NULL,
+        n INTEGER NOT NULL,                  -- parts indexed
+        len0 INTEGER NOT NULL, len1 INTEGER NOT NULL, len2 INTEGER NOT NULL, len3 INTEGER NOT NULL  -- Σ length per tier
+      );
+      INSERT INTO engine_stats (id, version, n, len0, len1, len2, len3) VALUES (0, 0, 0, 0, 0, 0, 0);
+      INSERT INTO search_state (key, value) VALUES ('layout', 'pending') ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+    `,
+  },
 ];

@@ -8,12 +8,19 @@ import type { StoredPart } from '../../core/model.js';
 
 export interface CatalogWriteListener {
   /**
-   * A part was created (`created`: a new `parts` row) or updated; `rowid` is its `parts.rowid_`,
-   * `attributes` every attribute as of this transaction.
+   * A part was created (`created`: a new `parts` row) or updated (`previous`: what was stored
+   * before); `rowid` is its `parts.rowid_`, `attributes` every attribute as of this transaction.
    */
-  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean): void;
-  /** The part with this `parts.rowid_` is being deleted. */
-  partDeleted(rowid: number): void;
+  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean, previous?: StoredPart): void;
+  /** The part with this `parts.rowid_` (stored as `previous`) is being deleted. */
+  partDeleted(rowid: number, previous: StoredPart): void;
   /** An attribute was created (`before` undefined) or updated. */
   attributeWritten(before: Attribute | undefined, after: Attribute): void;
+  /**
+   * The transaction's writes are done and it is about to commit: write what was gathered (a
+   * listener may gather per-item changes and write them once per transaction, as a bulk build).
+   */
+  beforeCommit?(): void;
+  /** The transaction's body threw: drop what was gathered. */
+  rolledBack?(): void;
 }

@@ -1,38 +1,66 @@
 /**
- * The search index over SQLite FTS5 (decisions §8; docs/search.md), kept in sync INSIDE the
+ * The search index of a SQLite catalog (decisions §8; docs/search.md), kept in sync INSIDE the
  * catalog store's write transactions (it is a CatalogWriteListener of SqliteCatalogStore), so a
  * committed part is searchable and a rolled-back one never is.
  *
- * Tables (migration 4):
+ * Text is answered by the search engine (src/core/search/engine: exact top-k BM25 with block-max
+ * bounds) over its own tables (./engine-store.ts, migration 5); this class resolves a query's words
+ * into index terms (prefixes, typo neighbours, phrases), applies the organization rules, and maps
+ * hits to result cards.
+ *
+ * Other tables (migration 4):
  * - `search_cards`: the result fields of a part (id, serviceId, names, timestamps) as one immutable
  *   version per write. Sessions store card ids, so a session shows every hit as it was at search
- *   time for the price of 8 bytes per hit; a superseded card is kept 25 hours (sessions live 24).
+ *   time; a superseded card is kept 25 hours (sessions live 24).
  * - `search_current`: part rowid -> current card id, and whether the part has per-organization values.
- * - `search_docs` (FTS5, contentless): id, names, value columns by visibility, filter tokens,
- *   holder marker (see ./document.ts), one row per distinct view of a card, rowid =
- *   `card id × 16 + lo × 4 + hi` for the visibility tiers lo..hi the row serves (docRowid). A query
- *   reads only the rows of its caller's tier, so BM25's length normalisation counts only what the
- *   caller may see. The rowid order is the "static order" (most recently written first) used to
- *   bound ranking work for very frequent words.
  * - `search_org_docs` (FTS5, rowid = card id): per-organization searchable values of every
- *   organization, only to learn whether a word occurs in any of them (plan.ts).
+ *   organization, only to learn whether a word occurs in any of them (see `planFor`).
  * - `search_terms`, `search_term_keys`: the letter-only vocabulary of names and values and its
  *   one-deletion neighbourhood, for one-typo matching (core/search/typo.ts).
  */
 import type { Attribute, LangMap } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
-import { buildSearchDocument, ORG_VALUE_COLUMNS, type SearchDocument } from './document.js';
-import type { Visibility } from '../../../api/schemas.js';
-import { VISIBILITY_ORDER } from '../../../core/permissions.js';
-import { evaluatePart } from '../../../core/search/match.js';
-import { planTextSearch, type FtsQuery } from './plan.js';
+import { buildSearchDocument } from './document.js';
+import { canSeeVisibility, VISIBILITY_ORDER } from '../../../core/permissions.js';
+import { evaluatePart, valuePasses } from '../../../core/search/match.js';
+import { wordsInDefaults } from './plan.js';
 import { ftsClause } from './fts-query.js';
-import { orderHits, type ScoredHit } from '../../../core/search/rank.js';
-import { deletionVariants, hasTypoKeys, isVocabularyTerm, lookupKeys, typoNeighbours } from '../../../core/search/typo.js';
+import { deletionVariants, hasTypoKeys, lookupKeys, typoNeighbours } from '../../../core/search/typo.js';
+import { foldFilterValue, langTexts, tokenize } from '../../../core/search/text.js';
 import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
 import { partFromRow, type PartRow } from '../part-rows.js';
-import type { RankedHits, StoredPart, TextSearchQuery, Alternative, ExpandedWord, QueryWord, ResultCard } from '../../../core/model.js';
+import type { RankedHits, StoredPart, TextSearchQuery, Alternative, ExpandedWord, QueryWord, ResultCard, SearchFilter } from '../../../core/model.js';
+import type { Visibility } from '../../../api/schemas.js';
+import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from '../../../core/search/engine/bm25.js';
+import { buildEngineDocument, filterTerm, HOLDER_TERM, ID_MARK, type EngineDocument } from '../../../core/search/engine/document.js';
+import { compareRanked, materializeWord, topK, type DocData, type MaterializedWord, type RankedDoc, type TermList } from '../../../core/search/engine/topk.js';
+import { EngineStore } from './engine-store.js';
+
+/** Per-organization value columns of search_org_docs, by visibility. */
+const ORG_COLUMNS: Readonly<Record<Visibility, string>> = { factoryWorker: 'o0', csa: 'o1', admin: 'o2', superAdmin: 'o3' };
+
+/** The ascending doc ids in every one of `sets` (galloping from the shortest). */
+function intersect(sets: readonly Int32Array[]): number[] {
+  const sorted = [...sets].sort((x, y) => x.length - y.length);
+  const first = sorted[0];
+  if (!first) return [];
+  const out: number[] = [];
+  const pos = sorted.map(() => 0);
+  outer: for (let i = 0; i < first.length; i++) {
+    const doc = first[i] ?? 0;
+    for (let s = 1; s < sorted.length; s++) {
+      const set = sorted[s] as Int32Array;
+      let p = pos[s] ?? 0;
+      while (p < set.length && (set[p] ?? 0) < doc) p++;
+      pos[s] = p;
+      if (p >= set.length) break outer;
+      if (set[p] !== doc) continue outer;
+    }
+    out.push(doc);
+  }
+  return out;
+}
 
 /** A superseded card is kept this long (sessions live 24 h; one hour of margin for clock skew). */
 export const CARD_RETENTION_MICROS = 25 * 3600 * 1_000_000;
@@ -42,23 +70,13 @@ const GC_INTERVAL_MICROS = 10 * 60 * 1_000_000;
 const GC_BATCH = 5000;
 /** Terms remembered as already in the vocabulary (a cache; clearing it only costs lookups). */
 const KNOWN_TERMS_CAP = 20_000;
-/** A last word expanding to at most this many vocabulary words is matched as those words. */
-const PREFIX_EXPANSION_LIMIT = 64;
-/** Above every string this program stores (U+10FFFF), for prefix ranges. */
-const MAX_CHAR = '\u{10FFFF}';
+/** A full rebuild writes the engine's gathered changes every this many parts (bounded memory). */
+const REBUILD_FLUSH = 2000;
 /**
- * The layout of `search_docs` this code writes and reads; a catalog indexed with another layout is
- * re-indexed on open. 2: one row per view (docRowid), `meta` always one token.
+ * The layout of the index this code writes and reads; a catalog indexed with another layout is
+ * re-indexed on open. 3: the search engine (migration 5).
  */
-const DOC_LAYOUT = '2';
-
-/**
- * The search_docs rowid of a card's row serving visibility tiers lo..hi (0 = factoryWorker ..
- * 3 = superAdmin): the card id in the high bits keeps the rowid order the write order.
- */
-export function docRowid(cardId: number, lo: number, hi: number): number {
-  return cardId * 16 + lo * 4 + hi;
-}
+const INDEX_LAYOUT = '3';
 
 /**
  * The visibility tier of a caller: the narrowest level it sees. Visibility is nested (every level
@@ -70,49 +88,9 @@ export function visibilityTier(visible: readonly Visibility[]): number {
   return tier;
 }
 
-/** SQL true for the search_docs rows serving `tier` (the low 4 bits of the rowid encode lo, hi). */
-function tierCondition(tier: number): string {
-  const nibbles: number[] = [];
-  for (let lo = 0; lo <= tier; lo++) for (let hi = tier; hi <= 3; hi++) nibbles.push(lo * 4 + hi);
-  return `(rowid & 15) IN (${nibbles.join(', ')})`;
-}
-
-/** The statements that read search_docs, for the rows of one visibility tier. */
-function tierStatements(db: SqliteDatabase, tier: number) {
-  const rows = `search_docs MATCH ? AND ${tierCondition(tier)}`;
-  return {
-    count: db.prepare<[string], number>(`SELECT count(*) FROM search_docs WHERE ${rows}`).pluck(),
-    scored: db.prepare<[string], ScoredRow>(
-      `SELECT t.id AS id, t.score AS score, c.part_id AS partId FROM (SELECT rowid >> 4 AS id, rank AS score FROM search_docs WHERE ${rows}) AS t JOIN search_cards AS c ON c.id = t.id`,
-    ),
-    // FTS5 walks a doclist cheaply newest-first with a LIMIT; a rowid lower bound is not cheaper than all of it.
-    scoredNewest: db.prepare<[string, number], ScoredRow>(
-      `SELECT t.id AS id, t.score AS score, c.part_id AS partId FROM (SELECT rowid >> 4 AS id, rank AS score FROM search_docs WHERE ${rows} ORDER BY rowid DESC LIMIT ?) AS t JOIN search_cards AS c ON c.id = t.id`,
-    ),
-    ids: db.prepare<[string], number>(`SELECT rowid >> 4 FROM search_docs WHERE ${rows}`).pluck(),
-    newestIds: db.prepare<[string, number], number>(`SELECT rowid >> 4 FROM search_docs WHERE ${rows} ORDER BY rowid DESC LIMIT ?`).pluck(),
-    sortedByPartId: db.prepare<[string, number], ScoredRow>(
-      `SELECT t.id AS id, 0 AS score, c.part_id AS partId FROM (SELECT rowid >> 4 AS id FROM search_docs WHERE ${rows}) AS t JOIN search_cards AS c ON c.id = t.id ORDER BY c.part_id LIMIT ?`,
-    ),
-    scanByPartId: db.prepare<[string, number], ScoredRow>(
-      `SELECT cur.card_id AS id, 0 AS score, p.part_id AS partId FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE cur.card_id IN (SELECT rowid >> 4 FROM search_docs WHERE ${rows}) ORDER BY p.part_id LIMIT ?`,
-    ),
-    holderCandidates: db.prepare<[string], HolderRow>(
-      `SELECT t.id AS id, t.score AS score, p.* FROM (SELECT rowid >> 4 AS id, rank AS score FROM search_docs WHERE ${rows}) AS t JOIN search_cards AS c ON c.id = t.id JOIN parts AS p ON p.rowid_ = c.part_rowid`,
-    ),
-  };
-}
-type TierStatements = ReturnType<typeof tierStatements>;
-
-/** Tuning of the ranking work per search (see docs/search.md, "Ranking cost"). */
+/** Tuning of search (see docs/search.md). */
 export interface SearchIndexOptions {
   clock: Clock;
-  /** Up to this many hits, every hit is scored with BM25 (about 1 µs each). Default 2,000. */
-  fullRankLimit?: number;
-  /** Above fullRankLimit, only this many hits (the most recently written) are scored. Default 500. */
-  rankWindow?: number;
-  /** Filter-only searches sort up to this many hits by part id; more are read in part id order. Default 50,000. */
-  sortLimit?: number;
   /**
    * Ranked hits of this many recent queries are kept until the catalog changes (any write by this
    * connection or another: `total_changes()`, `PRAGMA data_version`). Default 64; 0 turns it off.
@@ -131,31 +109,16 @@ interface CardRow {
 
 interface ScoredRow {
   id: number;
-  score: number;
-  partId: string;
+  doc: number;
 }
 
-interface HolderRow extends PartRow {
-  id: number;
-  score: number;
-}
-
-interface Ranked {
-  total: number;
-  scored: ScoredHit[];
-  unscored0: number[];
-  unscored1: number[];
-}
-
-const NO_HITS: Ranked = { total: 0, scored: [], unscored0: [], unscored1: [] };
+/** A word resolved into index term lists for one tier; `undefined` when nothing can match it. */
+type ResolvedWord = TermList | MaterializedWord | undefined;
 
 /** The SQLite implementation of the SearchIndex port and the write-side index maintenance. */
 export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private readonly db: SqliteDatabase;
   private readonly clock: Clock;
-  private readonly fullRankLimit: number;
-  private readonly rankWindow: number;
-  private readonly sortLimit: number;
   private readonly knownTerms = new Set<string>();
   private readonly cacheSize: number;
   /** Query key -> hits, oldest first; valid for `cacheGeneration` only. */
@@ -163,16 +126,16 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private cacheGeneration = '';
   private lastGc = 0;
   private readonly stmt;
-  /** Read statements by visibility tier, prepared on first use. */
-  private readonly tierStmts: (TierStatements | undefined)[] = [];
+  /** The engine's tables (postings, docs, statistics). */
+  readonly engine: EngineStore;
+  /** Working memory of materializeWord, sized to the doc ids. */
+  private scratch = { score: new Float64Array(0), mark: new Uint8Array(0) };
 
   constructor(db: SqliteDatabase, options: SearchIndexOptions) {
     this.db = db;
     this.clock = options.clock;
-    this.fullRankLimit = options.fullRankLimit ?? 2000;
-    this.rankWindow = Math.min(options.rankWindow ?? 500, this.fullRankLimit);
-    this.sortLimit = options.sortLimit ?? 50_000;
     this.cacheSize = options.cacheSize ?? 64;
+    this.engine = new EngineStore(db);
     this.stmt = {
       current: db.prepare<[number], { card_id: number; org_doc: number }>('SELECT card_id, org_doc FROM search_current WHERE part_rowid = ?'),
       setCurrent: db.prepare<[number, number, number, number]>(
@@ -185,28 +148,21 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       ),
       supersede: db.prepare<[number, number]>('UPDATE search_cards SET superseded_at = ? WHERE id = ?'),
       gc: db.prepare<[number]>(`DELETE FROM search_cards WHERE id IN (SELECT id FROM search_cards WHERE superseded_at IS NOT NULL AND superseded_at < ? LIMIT ${GC_BATCH})`),
-      insertDoc: db.prepare<[number, string, string, string, string, string, string, string, string]>(
-        'INSERT INTO search_docs (rowid, pid, names, v0, v1, v2, v3, flt, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      ),
-      // Every row of a card: rowids card × 16 .. card × 16 + 15.
-      deleteDoc: db.prepare<[number, number]>('DELETE FROM search_docs WHERE rowid BETWEEN ? AND ?'),
       insertOrgDoc: db.prepare<[number, string, string, string, string]>('INSERT INTO search_org_docs (rowid, o0, o1, o2, o3) VALUES (?, ?, ?, ?, ?)'),
       deleteOrgDoc: db.prepare<[number]>('DELETE FROM search_org_docs WHERE rowid = ?'),
       insertTerm: db.prepare<[string]>('INSERT OR IGNORE INTO search_terms (term) VALUES (?)'),
       insertTermKey: db.prepare<[string, string]>('INSERT OR IGNORE INTO search_term_keys (key, term) VALUES (?, ?)'),
-      term: db.prepare<[string], { term: string }>('SELECT term FROM search_terms WHERE term = ?'),
-      termWithPrefix: db.prepare<[string, string], { term: string }>('SELECT term FROM search_terms WHERE term >= ? AND term < ? LIMIT 1'),
-      termsWithPrefix: db.prepare<[string, string, number], string>('SELECT term FROM search_terms WHERE term >= ? AND term < ? ORDER BY term LIMIT ?').pluck(),
       typoCandidates: db.prepare<[string], string>('SELECT DISTINCT term FROM search_term_keys WHERE key IN (SELECT value FROM json_each(?))').pluck(),
       orgProbe: db.prepare<[string], number>('SELECT rowid FROM search_org_docs WHERE search_org_docs MATCH ? LIMIT 1').pluck(),
       everything: db.prepare<[number], ScoredRow>(
-        'SELECT cur.card_id AS id, 0 AS score, p.part_id AS partId FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ ORDER BY p.part_id LIMIT ?',
+        'SELECT cur.card_id AS id, p.rowid_ AS doc FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ ORDER BY p.part_id LIMIT ?',
       ),
       countEverything: db.prepare<[], number>('SELECT count(*) FROM search_current').pluck(),
       nonHolders: db.prepare<[number], ScoredRow>(
-        'SELECT cur.card_id AS id, 0 AS score, p.part_id AS partId FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE cur.holder = 0 ORDER BY p.part_id LIMIT ?',
+        'SELECT cur.card_id AS id, p.rowid_ AS doc FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE cur.holder = 0 ORDER BY p.part_id LIMIT ?',
       ),
       countNonHolders: db.prepare<[], number>('SELECT count(*) FROM search_current WHERE holder = 0').pluck(),
+      partByRowid: db.prepare<[number], PartRow>('SELECT * FROM parts WHERE rowid_ = ?'),
       cards: db.prepare<[string], CardRow>('SELECT id, part_id, service_id, names, created_at, modified_at FROM search_cards WHERE id IN (SELECT value FROM json_each(?))'),
       currentCards: db.prepare<[string], { part_id: string; card_id: number }>(
         'SELECT p.part_id AS part_id, cur.card_id AS card_id FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE p.part_id IN (SELECT value FROM json_each(?))',
@@ -224,25 +180,35 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   // -- write side (CatalogWriteListener): runs inside the store's transaction ----------------
 
-  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean): void {
+  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean, previous?: StoredPart): void {
     // A new parts row has no card yet (a reused rowid's card was retired when its part was deleted).
     const current = created ? undefined : this.stmt.current.get(rowid);
     if (current) this.retire(current.card_id, current.org_doc === 1, part.modifiedAt);
-    this.addCard(rowid, part, attributes, current === undefined);
+    const before = current && previous ? buildEngineDocument(previous, attributes) : undefined;
+    this.addCard(rowid, part, attributes, current === undefined, before);
     this.collectGarbage(part.modifiedAt);
   }
 
-  partDeleted(rowid: number): void {
+  partDeleted(rowid: number, previous: StoredPart): void {
     const current = this.stmt.current.get(rowid);
     if (!current) return;
     const now = this.clock.nowMicros();
     this.retire(current.card_id, current.org_doc === 1, now);
     this.stmt.deleteCurrent.run(rowid);
+    this.engine.remove(rowid, buildEngineDocument(previous, this.loadAttributes()));
     this.collectGarbage(now);
   }
 
+  beforeCommit(): void {
+    this.engine.flush();
+  }
+
+  rolledBack(): void {
+    this.engine.discard();
+  }
+
   /**
-   * Which column a value lands in depends on searchable, filterable, visibility and
+   * What a part's index entry holds depends on searchable, filterable, visibility and
    * per_org_values: a change of any of them re-indexes every part with a value for the attribute,
    * in this same transaction (cost: about one part write per such part). default_value and
    * org_visibility are applied at query time and need nothing here.
@@ -253,14 +219,18 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       || before.visibility !== after.visibility || before.per_org_values !== after.per_org_values;
     if (!changed) return;
     const attributes = this.loadAttributes();
+    const old = new Map(attributes);
+    old.set(before.attribute_id, before);
     for (const row of this.stmt.partsWithAttribute.all(after.attribute_id)) {
       const current = this.stmt.current.get(row.rowid_);
       if (!current) continue;
-      this.deleteDocs(current.card_id);
       if (current.org_doc === 1) this.stmt.deleteOrgDoc.run(current.card_id);
-      const doc = buildSearchDocument(partFromRow(row), attributes);
+      const part = partFromRow(row);
+      const doc = buildSearchDocument(part, attributes);
       this.stmt.setCurrent.run(row.rowid_, current.card_id, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
-      this.writeDocs(current.card_id, doc);
+      if (doc.orgValues) this.stmt.insertOrgDoc.run(current.card_id, ...doc.orgValues);
+      this.addTerms(doc.terms);
+      this.engine.put(row.rowid_, part.part_id, current.card_id, buildEngineDocument(part, attributes), buildEngineDocument(part, old));
     }
   }
 
@@ -270,30 +240,18 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     this.rebuildIfPending();
   }
 
-  private addCard(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, fresh: boolean): void {
+  private addCard(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, fresh: boolean, before: EngineDocument | undefined): void {
     const cardId = Number(this.stmt.insertCard.run(rowid, part.part_id, part.serviceId, JSON.stringify(part.name), part.createdAt, part.modifiedAt).lastInsertRowid);
     const doc = buildSearchDocument(part, attributes);
     (fresh ? this.stmt.insertCurrent : this.stmt.setCurrent).run(rowid, cardId, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
-    this.writeDocs(cardId, doc);
-  }
-
-  private deleteDocs(cardId: number): void {
-    this.stmt.deleteDoc.run(docRowid(cardId, 0, 0), docRowid(cardId, 3, 3));
+    if (doc.orgValues) this.stmt.insertOrgDoc.run(cardId, ...doc.orgValues);
+    this.addTerms(doc.terms);
+    this.engine.put(rowid, part.part_id, cardId, buildEngineDocument(part, attributes), before);
   }
 
   private retire(cardId: number, hasOrgDoc: boolean, now: number): void {
     this.stmt.supersede.run(now, cardId);
-    this.deleteDocs(cardId);
     if (hasOrgDoc) this.stmt.deleteOrgDoc.run(cardId);
-  }
-
-  private writeDocs(cardId: number, doc: SearchDocument): void {
-    for (const row of doc.rows) {
-      const [v0, v1, v2, v3] = row.values;
-      this.stmt.insertDoc.run(docRowid(cardId, row.lo, row.hi), doc.pid, doc.names, v0, v1, v2, v3, row.flt, doc.meta);
-    }
-    if (doc.orgValues) this.stmt.insertOrgDoc.run(cardId, ...doc.orgValues);
-    this.addTerms(doc.terms);
   }
 
   /** Adds new words to the typo vocabulary: the word under itself and under each one-letter deletion. */
@@ -324,34 +282,46 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     }));
   }
 
-  /** Indexes every part when migration 4 (or rebuild()) asked for it; another process may have done it already. */
+  /** Indexes every part when a migration (or rebuild()) asked for it; another process may have done it already. */
   private rebuildIfPending(): void {
-    const pending = () => this.stmt.getState.get('rebuild') === 'pending' || this.stmt.getState.get('layout') !== DOC_LAYOUT;
+    const pending = () => this.stmt.getState.get('rebuild') === 'pending' || this.stmt.getState.get('layout') !== INDEX_LAYOUT;
     if (!pending()) return;
     this.db.transaction(() => {
       if (!pending()) return;
-      const now = this.clock.nowMicros();
-      this.db.prepare("INSERT INTO search_docs (search_docs) VALUES ('delete-all')").run();
-      this.db.prepare("INSERT INTO search_org_docs (search_org_docs) VALUES ('delete-all')").run();
-      this.db.prepare('UPDATE search_cards SET superseded_at = ? WHERE superseded_at IS NULL').run(now);
-      this.db.prepare('DELETE FROM search_current').run();
-      const attributes = this.loadAttributes();
-      for (let after = 0; ;) {
-        const rows = this.stmt.partsPage.all(after, 1000);
-        for (const row of rows) this.addCard(row.rowid_, partFromRow(row), attributes, true);
-        const last = rows[rows.length - 1];
-        if (!last) break;
-        after = last.rowid_;
+      try {
+        const now = this.clock.nowMicros();
+        this.db.prepare("INSERT INTO search_org_docs (search_org_docs) VALUES ('delete-all')").run();
+        this.db.prepare('UPDATE search_cards SET superseded_at = ? WHERE superseded_at IS NULL').run(now);
+        this.db.prepare('DELETE FROM search_current').run();
+        this.engine.clearAll();
+        const attributes = this.loadAttributes();
+        let sinceFlush = 0;
+        for (let after = 0; ;) {
+          const rows = this.stmt.partsPage.all(after, 1000);
+          for (const row of rows) this.addCard(row.rowid_, partFromRow(row), attributes, true, undefined);
+          sinceFlush += rows.length;
+          if (sinceFlush >= REBUILD_FLUSH) {
+            this.engine.flush();
+            sinceFlush = 0;
+          }
+          const last = rows[rows.length - 1];
+          if (!last) break;
+          after = last.rowid_;
+        }
+        this.engine.flush();
+        this.stmt.setState.run('rebuild', 'done');
+        this.stmt.setState.run('layout', INDEX_LAYOUT);
+      } catch (error) {
+        this.engine.discard();
+        throw error;
       }
-      this.stmt.setState.run('rebuild', 'done');
-      this.stmt.setState.run('layout', DOC_LAYOUT);
     }).immediate();
   }
 
   // -- read side (SearchIndex) -------------------------------------------------------------
 
   async searchText(query: TextSearchQuery, maxHits: number): Promise<RankedHits> {
-    // One read transaction: the count and the hit lists come from the same snapshot.
+    // One read transaction: every statement reads the same snapshot.
     return this.db.transaction(() => {
       if (this.cacheSize <= 0) return this.searchTextNow(query, maxHits);
       const generation = `${this.stmt.dataVersion.get() ?? 0}:${this.stmt.totalChanges.get() ?? 0}`;
@@ -383,63 +353,114 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * nothing).
    */
   private searchTextNow(query: TextSearchQuery, maxHits: number): RankedHits {
+    this.engine.refresh();
     const hits = this.searchTextOnce(query, maxHits, false);
     if (hits.total > 0 || query.words.length === 0) return hits;
     return this.searchTextOnce(query, maxHits, true);
   }
 
   private searchTextOnce(query: TextSearchQuery, maxHits: number, typosForKnownWords: boolean): RankedHits {
+    const { ctx } = query;
     const words = query.words.map((w) => this.expand(w, typosForKnownWords));
-    const orgColumns = query.visibleValues.map((v) => ORG_VALUE_COLUMNS[v]);
+    const tier = visibilityTier(query.visibleValues);
+    this.phraseAttributes = ctx.attributes;
+    if (words.length === 0 && query.filters.length === 0) {
+      return { total: this.stmt.countEverything.get() ?? 0, cardIds: this.stmt.everything.all(maxHits).map((r) => r.id) };
+    }
+    // Filters: one doc set per filter (values OR-ed); per-organization ones are decided per part below.
+    const shared: Int32Array[] = [];
+    const orgFilters: SearchFilter[] = [];
+    for (const filter of query.filters) {
+      if (!canSeeVisibility(ctx.principal, filter.attribute.visibility) || filter.values.length === 0) return { total: 0, cardIds: [] };
+      if (filter.attribute.per_org_values) orgFilters.push(filter);
+      else shared.push(this.docSet(filter.values.map((v) => filterTerm(filter.attribute.attribute_id, v))));
+    }
+    const orgColumns = query.visibleValues.map((v) => ORG_COLUMNS[v]);
     const inOrgText = words.map((w) => orgColumns.length > 0 && this.stmt.orgProbe.get(ftsClause(w.alternatives, orgColumns)) !== undefined);
-    const plan = planTextSearch({ words, inOrgText, visibleValues: query.visibleValues, filters: query.filters, ctx: query.ctx });
-    const t = this.tierStatements(visibilityTier(query.visibleValues));
-    let ranked: Ranked;
-    switch (plan.kind) {
-      case 'nothing':
-        ranked = NO_HITS;
-        break;
-      case 'everything':
-        ranked = { total: this.stmt.countEverything.get() ?? 0, scored: this.asHits(this.stmt.everything.all(maxHits)), unscored0: [], unscored1: [] };
-        break;
-      case 'exact':
-        ranked = this.rank(t, plan.query, maxHits);
-        break;
-      case 'split': {
-        let nonHolders = NO_HITS;
-        if (plan.nonHolders === 'all') {
-          nonHolders = { total: this.stmt.countNonHolders.get() ?? 0, scored: this.asHits(this.stmt.nonHolders.all(maxHits)), unscored0: [], unscored1: [] };
-        } else if (plan.nonHolders !== 'none') {
-          nonHolders = this.rank(t, plan.nonHolders, maxHits);
-        }
-        const holders = this.verifyHolders(t, plan.holders, words, query);
-        ranked = { ...nonHolders, total: nonHolders.total + holders.length, scored: [...nonHolders.scored, ...holders] };
-        break;
+    const inDefaults = wordsInDefaults(words, ctx);
+    const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
+    const data = this.docData(tier);
+    const resolved = words.map((w) => this.resolve(w, tier, data));
+
+    if (!orgSensitive) {
+      if (resolved.some((r) => r === undefined)) return { total: 0, cardIds: [] };
+      const { total, hits } = topK({ words: resolved as (TermList | MaterializedWord)[], filters: shared }, data, maxHits);
+      return { total, cardIds: hits.map((h) => this.engine.card[h.doc] ?? 0) };
+    }
+
+    // Split (docs/search.md): parts without per-organization values ("non-holders") see every
+    // default, so words found in a default are satisfied and a per-organization filter passes or
+    // fails for all of them at once; parts with them ("holders") are evaluated one by one.
+    const holders = this.docSet([HOLDER_TERM]);
+    const defaultsPass = orgFilters.every((f) => {
+      const fallback = ctx.organization !== undefined ? f.attribute.default_value : undefined;
+      return fallback !== undefined && valuePasses(fallback, new Set(f.values.map(foldFilterValue)));
+    });
+    let total = 0;
+    let ranked: RankedDoc[] = [];
+    if (defaultsPass) {
+      const positive = resolved.filter((_, i) => inDefaults[i] !== true);
+      if (positive.length === 0 && shared.length === 0) {
+        total = this.stmt.countNonHolders.get() ?? 0;
+        ranked = this.stmt.nonHolders.all(maxHits).map((r) => ({ doc: r.doc, tier: 1, score: 0, key: this.engine.key[r.doc] ?? 0 }));
+      } else if (!positive.some((r) => r === undefined)) {
+        const found = topK({ words: positive as (TermList | MaterializedWord)[], filters: shared, exclude: holders }, data, maxHits);
+        total = found.total;
+        ranked = found.hits;
       }
     }
-    return { total: ranked.total, cardIds: orderHits(ranked.scored, ranked.unscored0, ranked.unscored1, maxHits) };
+    const narrowed = resolved.filter((_, i) => inDefaults[i] !== true && inOrgText[i] !== true);
+    if (!narrowed.some((r) => r === undefined)) {
+      const candidates = topK({ words: narrowed as (TermList | MaterializedWord)[], filters: [...shared, holders] }, data, Number.MAX_SAFE_INTEGER);
+      for (const hit of candidates.hits) {
+        const row = this.stmt.partByRowid.get(hit.doc);
+        if (!row) continue;
+        const result = evaluatePart(partFromRow(row), words, query.filters, ctx);
+        if (!result.matches) continue;
+        total++;
+        ranked.push({ ...hit, tier: result.namesTier ? 0 : 1 });
+      }
+    }
+    ranked.sort(compareRanked);
+    return { total, cardIds: ranked.slice(0, maxHits).map((h) => this.engine.card[h.doc] ?? 0) };
+  }
+
+  /** The per-doc arrays of tier `tier` for the scorer. */
+  private docData(tier: number): DocData {
+    return { dl: this.engine.dl[tier] ?? new Float64Array(0), key: this.engine.key, avgdl: averageLength({ n: this.engine.n, sumLength: this.engine.sumLength[tier] ?? 0 }) };
+  }
+
+  /** The ascending doc ids holding any of `terms` (filter and marker terms). */
+  private docSet(terms: readonly string[]): Int32Array {
+    const lists: Int32Array[] = [];
+    for (const term of new Set(terms)) {
+      const id = this.engine.termId(term);
+      if (id !== undefined) lists.push(this.engine.termForTier(id, term, 0).docs);
+    }
+    if (lists.length === 1) return lists[0] ?? new Int32Array(0);
+    const all = new Int32Array(lists.reduce((n, l) => n + l.length, 0));
+    let j = 0;
+    for (const l of lists) {
+      all.set(l, j);
+      j += l.length;
+    }
+    all.sort();
+    let u = 0;
+    for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[u++] = all[i] ?? 0;
+    return all.slice(0, u);
   }
 
   /**
-   * A word's ways to match: itself; for a last word (a prefix) with a letter, the vocabulary words
-   * it begins, when there are at most 64 (exact terms are far cheaper for FTS5 than a prefix, which
-   * it merges into one doclist per statement); and, when it is a word of ≥ 5 letters that the
-   * vocabulary does not know (as a prefix, for the last word), its neighbours within one edit
-   * (with `typosForKnownWords`, for known words too).
+   * A word's ways to match: itself (the last word as a prefix: every indexed word it begins); and,
+   * when it is a word of ≥ 5 letters that the index does not know (as a prefix, for the last word),
+   * its neighbours within one edit (with `typosForKnownWords`, for known words too). In the part id:
+   * itself (a prefix for the last word).
    */
   private expand(word: QueryWord, typosForKnownWords = false): ExpandedWord {
-    let alternatives: Alternative[] = [{ tokens: word.tokens, prefix: word.prefix }];
+    const alternatives: Alternative[] = [{ tokens: word.tokens, prefix: word.prefix }];
     const token = word.tokens[0];
-    let knownPrefix: boolean | undefined;
-    if (word.prefix && word.tokens.length === 1 && token !== undefined && isVocabularyTerm(token)) {
-      const terms = this.stmt.termsWithPrefix.all(token, `${token}${MAX_CHAR}`, PREFIX_EXPANSION_LIMIT + 1);
-      knownPrefix = terms.length > 0;
-      if (terms.length <= PREFIX_EXPANSION_LIMIT) {
-        alternatives = [{ tokens: [token], prefix: false }, ...terms.filter((t) => t !== token).map((t) => ({ tokens: [t], prefix: false }))];
-      }
-    }
     if (word.typo && token !== undefined) {
-      const known = word.prefix ? (knownPrefix ?? this.stmt.termWithPrefix.get(token, `${token}${MAX_CHAR}`) !== undefined) : this.stmt.term.get(token) !== undefined;
+      const known = word.prefix ? this.engine.hasPrefix(token) : this.engine.termId(token) !== undefined;
       if (!known || typosForKnownWords) {
         for (const neighbour of typoNeighbours(token, this.stmt.typoCandidates.all(JSON.stringify(lookupKeys(token))))) {
           alternatives.push({ tokens: [neighbour], prefix: word.prefix });
@@ -449,69 +470,110 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     return { word, alternatives, idAlternatives: [{ tokens: word.tokens, prefix: word.prefix }] };
   }
 
-  /** The read statements for the rows of one visibility tier (prepared once per tier). */
-  private tierStatements(tier: number): TierStatements {
-    let statements = this.tierStmts[tier];
-    if (!statements) {
-      statements = tierStatements(this.db, tier);
-      this.tierStmts[tier] = statements;
+  /**
+   * A word as one scored list for tier `tier`: the term lists of its alternatives (names and values,
+   * then the id; each distinct term once), materialized when there are several. Undefined when no
+   * term of it is indexed for this tier.
+   */
+  private resolve(word: ExpandedWord, tier: number, data: DocData): ResolvedWord {
+    const lists: TermList[] = [];
+    const seen = new Set<string>();
+    const addTerm = (term: string) => {
+      if (seen.has(term)) return;
+      seen.add(term);
+      const id = this.engine.termId(term);
+      if (id === undefined) return;
+      const view = this.engine.termForTier(id, term, tier);
+      if (view.docs.length > 0) lists.push({ ...view, idf: idf(this.engine.n, view.docs.length) });
+    };
+    const addPrefix = (prefix: string) => {
+      for (const t of this.engine.termsWithPrefix(prefix)) {
+        if (seen.has(t.term)) continue;
+        seen.add(t.term);
+        const view = this.engine.termForTier(t.id, t.term, tier);
+        if (view.docs.length > 0) lists.push({ ...view, idf: idf(this.engine.n, view.docs.length) });
+      }
+    };
+    const add = (alternative: Alternative, mark: string) => {
+      if (alternative.tokens.length > 1) {
+        const phrase = this.phrase(alternative, mark, tier);
+        if (phrase) lists.push(phrase);
+      } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''));
+      else addTerm(mark + (alternative.tokens[0] ?? ''));
+    };
+    for (const a of word.alternatives) add(a, '');
+    for (const a of word.idAlternatives) add(a, ID_MARK);
+    if (lists.length === 0) return undefined;
+    if (lists.length === 1) return lists[0];
+    if (this.scratch.score.length < this.engine.docCapacity) {
+      this.scratch = { score: new Float64Array(this.engine.docCapacity), mark: new Uint8Array(this.engine.docCapacity) };
     }
-    return statements;
-  }
-
-  private asHits(rows: readonly ScoredRow[]): ScoredHit[] {
-    return rows.map((r) => ({ id: r.id, score: r.score, partId: r.partId, tier: 1 }));
+    return materializeWord(lists, data, this.scratch);
   }
 
   /**
-   * Ranks the hits of one full-text query. Up to fullRankLimit hits: every hit scored. Above:
-   * the rankWindow most recently written hits are scored and the rest (up to maxHits) follow
-   * unscored, newest first: BM25 costs about 1 µs per hit, so scoring every hit of a word in 10 %
-   * of a million parts would cost 100 ms. Four statements; only the count reads every hit, the
-   * others walk newest-first and stop at their LIMIT.
-   * Without words (filters only) hits are ordered by part id.
+   * A phrase (a punctuated word: its tokens in sequence, the last a prefix if so marked) as one term
+   * list: candidates hold every token (the index has no positions), then each candidate's text is
+   * checked; its frequency per field is the number of occurrences. `mark` ID_MARK: in the part id.
    */
-  private rank(t: TierStatements, query: FtsQuery, maxHits: number): Ranked {
-    const total = t.count.get(query.match) ?? 0;
-    if (total === 0 || maxHits <= 0) return { ...NO_HITS, total };
-    if (query.names === undefined) {
-      const rows = total <= this.sortLimit ? t.sortedByPartId.all(query.match, maxHits) : t.scanByPartId.all(query.match, maxHits);
-      return { total, scored: this.asHits(rows), unscored0: [], unscored1: [] };
+  private phrase(alternative: Alternative, mark: string, tier: number): TermList | undefined {
+    const sets: Int32Array[] = [];
+    alternative.tokens.forEach((token, i) => {
+      const last = i === alternative.tokens.length - 1;
+      const terms = last && alternative.prefix ? this.engine.termsWithPrefix(mark + token).map((t) => t.term) : [mark + token];
+      sets.push(this.docSet(terms));
+    });
+    sets.sort((x, y) => x.length - y.length);
+    const docs: number[] = [];
+    const wtf: number[] = [];
+    const names: number[] = [];
+    const matches = (tokens: readonly string[]): number => {
+      let n = 0;
+      const phrase = alternative.tokens;
+      for (let i = 0; i + phrase.length <= tokens.length; i++) {
+        let ok = true;
+        for (let j = 0; j < phrase.length && ok; j++) {
+          const want = phrase[j] ?? '';
+          const got = tokens[i + j] ?? '';
+          ok = j === phrase.length - 1 && alternative.prefix ? got.startsWith(want) : got === want;
+        }
+        if (ok) n++;
+      }
+      return n;
+    };
+    for (const doc of intersect(sets)) {
+      const row = this.stmt.partByRowid.get(doc);
+      if (!row) continue;
+      const part = partFromRow(row);
+      let w = 0;
+      let inNames = 0;
+      if (mark === ID_MARK) {
+        const n = matches(tokenize(part.part_id));
+        w = n * ID_WEIGHT;
+        inNames = n > 0 ? 1 : 0;
+      } else {
+        let n = 0;
+        for (const text of langTexts(part.name)) n += matches(tokenize(text));
+        w = n * NAME_WEIGHT;
+        inNames = n > 0 ? 1 : 0;
+        for (const entry of part.attributes) {
+          const attribute = this.phraseAttributes?.get(entry.attribute_id);
+          if (!attribute || !attribute.searchable || attribute.per_org_values || VISIBILITY_ORDER.indexOf(attribute.visibility) > tier) continue;
+          for (const value of entry.values) for (const text of langTexts(value.value)) w += matches(tokenize(text));
+        }
+      }
+      if (w > 0) {
+        docs.push(doc);
+        wtf.push(w);
+        names.push(inNames);
+      }
     }
-    const tiered = (rows: readonly ScoredRow[], names: ReadonlySet<number>): ScoredHit[] =>
-      rows.map((r) => ({ id: r.id, score: r.score, partId: r.partId, tier: names.has(r.id) ? 0 : 1 }));
-    if (total <= this.fullRankLimit) {
-      return { total, scored: tiered(t.scored.all(query.match), new Set(t.ids.all(query.names))), unscored0: [], unscored1: [] };
-    }
-    const window = t.scoredNewest.all(query.match, this.rankWindow);
-    let floor = Number.MAX_SAFE_INTEGER;
-    for (const r of window) if (r.id < floor) floor = r.id;
-    // Both lists are newest first; the tier-0 hits among the newest maxHits hits are among the
-    // newest maxHits tier-0 hits, so one merge walk splits the hits by tier.
-    const names = t.newestIds.all(query.names, maxHits);
-    const windowNames = new Set<number>();
-    const unscored0: number[] = [];
-    const unscored1: number[] = [];
-    let n = 0;
-    for (const id of t.newestIds.all(query.match, maxHits)) {
-      while (n < names.length && (names[n] ?? 0) > id) n++;
-      const tier0 = names[n] === id;
-      if (id >= floor) {
-        if (tier0) windowNames.add(id);
-      } else (tier0 ? unscored0 : unscored1).push(id);
-    }
-    return { total, scored: tiered(window, windowNames), unscored0, unscored1 };
+    if (docs.length === 0) return undefined;
+    return { docs: Int32Array.from(docs), wtf: Float64Array.from(wtf), names: Uint8Array.from(names), idf: idf(this.engine.n, docs.length) };
   }
 
-  /** Evaluates each candidate holder exactly, as the caller's organization sees it. */
-  private verifyHolders(t: TierStatements, match: string, words: readonly ExpandedWord[], query: TextSearchQuery): ScoredHit[] {
-    const hits: ScoredHit[] = [];
-    for (const row of t.holderCandidates.all(match)) {
-      const result = evaluatePart(partFromRow(row), words, query.filters, query.ctx);
-      if (result.matches) hits.push({ id: row.id, score: row.score, partId: row.part_id, tier: result.namesTier ? 0 : 1 });
-    }
-    return hits;
-  }
+  /** Attribute definitions for phrase checks (the query's view context). */
+  private phraseAttributes: ReadonlyMap<string, Attribute> | undefined;
 
   async readCards(cardIds: readonly number[]): Promise<ResultCard[]> {
     if (cardIds.length === 0) return [];

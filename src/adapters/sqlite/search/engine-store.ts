@@ -1,0 +1,380 @@
+/**
+ * Storage of the search engine (src/core/search/engine) in catalog.db (migration 5; docs/search.md,
+ * "Index"). Written INSIDE the catalog store's write transactions: changes are gathered per part
+ * (`put`, `remove`) and written once per transaction (`flush`, called by the store before commit),
+ * sorted by term, so a batch of parts costs one rewrite of each touched block, as a bulk build.
+ *
+ * Tables:
+ * - `engine_terms`: term -> id; `version` = the write that last changed its postings.
+ * - `engine_postings`: (term id, first doc) -> block of ≤ BLOCK_SIZE postings (core postings.ts).
+ * - `engine_docs`: per CHUNK docs (doc id = parts.rowid_): current card id, order key (ascending key =
+ *   ascending part id, so ties by part id need no join), token counts by field group, flags.
+ * - `engine_stats`: version, number of parts, sum of lengths per tier (avgdl).
+ *
+ * Readers keep decoded docs and recently used posting lists in memory and refresh them when
+ * `engine_stats.version` moves (a write by this or another connection): only the doc chunks and
+ * terms whose version is newer are re-read.
+ */
+import { TIERS } from '../../../core/search/engine/bm25.js';
+import { FILTER_MARK, HOLDER_TERM, ID_MARK, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
+import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, GROUPS, mergePostings, type Postings } from '../../../core/search/engine/postings.js';
+import { ID_WEIGHT, NAME_WEIGHT } from '../../../core/search/engine/bm25.js';
+import type { SqliteDatabase } from '../database.js';
+
+/** Docs per engine_docs row. */
+export const CHUNK = 256;
+const GROUPS_LEN = 5;
+/** Byte layout of a chunk: card f64[CHUNK], key f64[CHUNK], lengths u16[CHUNK × 5], flags u8[CHUNK]. */
+const CARD_OFF = 0;
+const KEY_OFF = CHUNK * 8;
+const LEN_OFF = CHUNK * 16;
+const FLAG_OFF = LEN_OFF + CHUNK * GROUPS_LEN * 2;
+const CHUNK_BYTES = FLAG_OFF + CHUNK;
+/** Flags of a doc. */
+export const DOC_EXISTS = 1;
+export const DOC_HOLDER = 2;
+/** Key spacing of parts appended at either end of the part id order. */
+const KEY_STEP = 1024;
+/** Decoded posting lists kept per connection, in postings. */
+const CACHE_POSTINGS = 6_000_000;
+
+/** A term's decoded postings and, per tier, its compacted view (postings that tier may match). */
+export interface CachedTerm {
+  docs: Int32Array;
+  tf: Uint16Array;
+  weight: number;
+  tiers: ({ docs: Int32Array; wtf: Float64Array; names: Uint8Array } | undefined)[];
+}
+
+/** Weight of field group 0 of a term: names, the id, or 0 (filter and marker terms carry no score). */
+export function groupZeroWeight(term: string): number {
+  if (term.startsWith(ID_MARK)) return ID_WEIGHT;
+  if (term.startsWith(FILTER_MARK) || term === HOLDER_TERM) return 1;
+  return NAME_WEIGHT;
+}
+
+interface PendingDoc {
+  card: number;
+  key: number;
+  lengths: readonly number[];
+  flags: number;
+}
+
+/** The engine's tables: transactional writes and cached reads. */
+export class EngineStore {
+  private readonly stmt;
+  // -- write side: one transaction's changes --
+  private readonly pendingTerms = new Map<string, Map<number, number[] | null>>();
+  private readonly txChunks = new Map<number, Buffer>();
+  private readonly statsDelta = { n: 0, len: [0, 0, 0, 0] };
+  private renumber = false;
+  // -- read side --
+  private loadedVersion = -1;
+  private capacity = 0;
+  card = new Float64Array(0);
+  key = new Float64Array(0);
+  flags = new Uint8Array(0);
+  /** Length per tier, indexed by doc. */
+  dl: Float64Array[] = [];
+  n = 0;
+  sumLength = [0, 0, 0, 0];
+  private readonly terms = new Map<number, CachedTerm>();
+  private cachedPostings = 0;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.stmt = {
+      termId: db.prepare<[string], number>('SELECT id FROM engine_terms WHERE term = ?').pluck(),
+      insertTerm: db.prepare<[string, number]>('INSERT INTO engine_terms (term, version) VALUES (?, ?)'),
+      touchTerm: db.prepare<[number, number]>('UPDATE engine_terms SET version = ? WHERE id = ?'),
+      termsInRange: db.prepare<[string, string], { id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term >= ? AND term < ? ORDER BY term'),
+      anyInRange: db.prepare<[string, string], number>('SELECT id FROM engine_terms WHERE term >= ? AND term < ? LIMIT 1').pluck(),
+      changedTerms: db.prepare<[number], number>('SELECT id FROM engine_terms WHERE version > ?').pluck(),
+      floorBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1').pluck(),
+      blocksIn: db.prepare<[number, number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ? ORDER BY first_doc'),
+      deleteBlocksIn: db.prepare<[number, number, number]>('DELETE FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ?'),
+      insertBlock: db.prepare<[number, number, Uint8Array]>('INSERT INTO engine_postings (term_id, first_doc, data) VALUES (?, ?, ?)'),
+      allBlocks: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc'),
+      chunk: db.prepare<[number], Buffer>('SELECT data FROM engine_docs WHERE chunk = ?').pluck(),
+      putChunk: db.prepare<[number, number, Buffer]>('INSERT INTO engine_docs (chunk, version, data) VALUES (?, ?, ?) ON CONFLICT(chunk) DO UPDATE SET version = excluded.version, data = excluded.data'),
+      changedChunks: db.prepare<[number], { chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE version > ?'),
+      stats: db.prepare<[], { version: number; n: number; len0: number; len1: number; len2: number; len3: number }>('SELECT version, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0'),
+      version: db.prepare<[], number>('SELECT version FROM engine_stats WHERE id = 0').pluck(),
+      putStats: db.prepare<[number, number, number, number, number, number]>('UPDATE engine_stats SET version = ?, n = ?, len0 = ?, len1 = ?, len2 = ?, len3 = ? WHERE id = 0'),
+      predecessor: db.prepare<[string], number>('SELECT rowid_ FROM parts WHERE part_id < ? ORDER BY part_id DESC LIMIT 1').pluck(),
+      successor: db.prepare<[string], number>('SELECT rowid_ FROM parts WHERE part_id > ? ORDER BY part_id LIMIT 1').pluck(),
+      partsInOrder: db.prepare<[], number>('SELECT rowid_ FROM parts ORDER BY part_id').pluck(),
+      clear: db.prepare('DELETE FROM engine_postings'),
+      clearTerms: db.prepare('DELETE FROM engine_terms'),
+      clearDocs: db.prepare('DELETE FROM engine_docs'),
+    };
+  }
+
+  // -- write side ----------------------------------------------------------------------------
+
+  /**
+   * Indexes `doc` as part `rowid` (card `card`), replacing `previous` (what was indexed for it, if
+   * anything). `partId` places a new part in the part id order (its parts row must exist already).
+   */
+  put(rowid: number, partId: string, card: number, doc: EngineDocument, previous: EngineDocument | undefined): void {
+    if (previous) {
+      for (const term of previous.terms.keys()) if (!doc.terms.has(term)) this.change(term, rowid, null);
+      this.addStats(previous.lengths, -1);
+    }
+    // Every term of the new document is rewritten, unchanged ones too: its blocks' bounds depend on the part's length.
+    for (const [term, tf] of doc.terms) this.change(term, rowid, tf);
+    this.addStats(doc.lengths, 1);
+    const chunk = this.writableChunk(rowid);
+    const at = rowid % CHUNK;
+    const key = previous && (chunk[FLAG_OFF + at] ?? 0) & DOC_EXISTS ? chunk.readDoubleLE(KEY_OFF + at * 8) : this.newKey(partId);
+    this.writeDoc(rowid, { card, key, lengths: doc.lengths, flags: DOC_EXISTS | (doc.holder ? DOC_HOLDER : 0) });
+  }
+
+  /** Removes part `rowid`, indexed as `previous`. */
+  remove(rowid: number, previous: EngineDocument): void {
+    for (const term of previous.terms.keys()) this.change(term, rowid, null);
+    this.addStats(previous.lengths, -1);
+    this.writeDoc(rowid, { card: 0, key: 0, lengths: [0, 0, 0, 0, 0], flags: 0 });
+  }
+
+  /** Empties every engine table (a full rebuild follows, in the same transaction). */
+  clearAll(): void {
+    this.stmt.clear.run();
+    this.stmt.clearTerms.run();
+    this.stmt.clearDocs.run();
+    this.pendingTerms.clear();
+    this.txChunks.clear();
+    this.statsDelta.n = 0;
+    this.statsDelta.len = [0, 0, 0, 0];
+    const version = (this.stmt.version.get() ?? 0) + 1;
+    this.stmt.putStats.run(version, 0, 0, 0, 0, 0);
+  }
+
+  /** Discards gathered changes (the transaction is rolling back). */
+  discard(): void {
+    this.pendingTerms.clear();
+    this.txChunks.clear();
+    this.statsDelta.n = 0;
+    this.statsDelta.len = [0, 0, 0, 0];
+    this.renumber = false;
+  }
+
+  /** Writes the gathered changes; must run inside the write transaction that gathered them. */
+  flush(): void {
+    if (this.pendingTerms.size === 0 && this.txChunks.size === 0) return;
+    const stats = this.stmt.stats.get();
+    if (!stats) throw new Error('engine_stats is missing (migration 5)');
+    const version = stats.version + 1;
+    const terms = [...this.pendingTerms.keys()].sort();
+    for (const term of terms) this.writeTerm(term, this.pendingTerms.get(term) ?? new Map(), version);
+    if (this.renumber) this.renumberKeys();
+    for (const [chunk, data] of this.txChunks) this.stmt.putChunk.run(chunk, version, data);
+    const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.statsDelta.len[t] ?? 0));
+    this.stmt.putStats.run(version, stats.n + this.statsDelta.n, len[0] ?? 0, len[1] ?? 0, len[2] ?? 0, len[3] ?? 0);
+    this.discard();
+  }
+
+  private change(term: string, rowid: number, tf: number[] | null): void {
+    let changes = this.pendingTerms.get(term);
+    if (!changes) {
+      changes = new Map();
+      this.pendingTerms.set(term, changes);
+    }
+    changes.set(rowid, tf);
+  }
+
+  private addStats(lengths: readonly number[], sign: number): void {
+    this.statsDelta.n += sign;
+    for (let t = 0; t < TIERS; t++) this.statsDelta.len[t] = (this.statsDelta.len[t] ?? 0) + sign * tierLength(lengths, t);
+  }
+
+  private writeTerm(term: string, changes: Map<number, number[] | null>, version: number): void {
+    let id = this.stmt.termId.get(term);
+    if (id === undefined) {
+      if (![...changes.values()].some((tf) => tf !== null)) return;
+      id = Number(this.stmt.insertTerm.run(term, version).lastInsertRowid);
+    } else this.stmt.touchTerm.run(version, id);
+    let min = Infinity;
+    let max = -Infinity;
+    for (const doc of changes.keys()) {
+      if (doc < min) min = doc;
+      if (doc > max) max = doc;
+    }
+    // The blocks that may hold a changed doc: from the one starting at or before the smallest, through the largest.
+    const from = this.stmt.floorBlock.get(id, min) ?? min;
+    const base = emptyPostings();
+    for (const block of this.stmt.blocksIn.all(id, from, max)) decodeBlock(block.data, block.first_doc, base);
+    this.stmt.deleteBlocksIn.run(id, from, max);
+    const { merged } = mergePostings(base, changes);
+    for (let i = 0; i < merged.docs.length; i += BLOCK_SIZE) {
+      const end = Math.min(merged.docs.length, i + BLOCK_SIZE);
+      this.stmt.insertBlock.run(id, merged.docs[i] ?? 0, encodeBlock(merged, i, end));
+    }
+  }
+
+  private writableChunk(rowid: number): Buffer {
+    const c = Math.floor(rowid / CHUNK);
+    let data = this.txChunks.get(c);
+    if (!data) {
+      const stored = this.stmt.chunk.get(c);
+      data = Buffer.alloc(CHUNK_BYTES);
+      if (stored) stored.copy(data);
+      this.txChunks.set(c, data);
+    }
+    return data;
+  }
+
+  private writeDoc(rowid: number, doc: PendingDoc): void {
+    const data = this.writableChunk(rowid);
+    const at = rowid % CHUNK;
+    data.writeDoubleLE(doc.card, CARD_OFF + at * 8);
+    data.writeDoubleLE(doc.key, KEY_OFF + at * 8);
+    for (let g = 0; g < GROUPS_LEN; g++) data.writeUInt16LE(Math.min(0xffff, doc.lengths[g] ?? 0), LEN_OFF + (at * GROUPS_LEN + g) * 2);
+    data[FLAG_OFF + at] = doc.flags;
+  }
+
+  private keyOf(rowid: number): number {
+    return this.writableChunk(rowid).readDoubleLE(KEY_OFF + (rowid % CHUNK) * 8);
+  }
+
+  /** A key between the neighbours of `partId` in part id order; asks for a renumbering when none is left. */
+  private newKey(partId: string): number {
+    const before = this.stmt.predecessor.get(partId);
+    const after = this.stmt.successor.get(partId);
+    if (before === undefined && after === undefined) return 0;
+    if (after === undefined) return this.keyOf(before ?? 0) + KEY_STEP;
+    if (before === undefined) return this.keyOf(after) - KEY_STEP;
+    const lo = this.keyOf(before);
+    const hi = this.keyOf(after);
+    const mid = lo + (hi - lo) / 2;
+    if (!(lo < mid && mid < hi)) this.renumber = true;
+    return mid;
+  }
+
+  /** Gives every part a key KEY_STEP apart in part id order (rare: when a gap is used up). */
+  private renumberKeys(): void {
+    let i = 0;
+    for (const rowid of this.stmt.partsInOrder.iterate()) {
+      this.writableChunk(rowid).writeDoubleLE(i * KEY_STEP, KEY_OFF + (rowid % CHUNK) * 8);
+      i++;
+    }
+    this.renumber = false;
+  }
+
+  // -- read side -----------------------------------------------------------------------------
+
+  /** Brings the in-memory docs and the posting cache up to the committed version; cheap when nothing changed. */
+  refresh(): void {
+    const stats = this.stmt.stats.get();
+    if (!stats || stats.version === this.loadedVersion) return;
+    if (this.loadedVersion >= 0 && stats.version < this.loadedVersion) this.loadedVersion = -1; // rebuilt elsewhere
+    for (const id of this.loadedVersion < 0 ? [...this.terms.keys()] : this.stmt.changedTerms.all(this.loadedVersion)) this.evict(id);
+    for (const row of this.stmt.changedChunks.iterate(this.loadedVersion)) this.loadChunk(row.chunk, row.data);
+    this.n = stats.n;
+    this.sumLength = [stats.len0, stats.len1, stats.len2, stats.len3];
+    this.loadedVersion = stats.version;
+  }
+
+  private ensureCapacity(docs: number): void {
+    if (docs <= this.capacity) return;
+    let capacity = Math.max(1024, this.capacity);
+    while (capacity < docs) capacity *= 2;
+    const grow = <T extends Float64Array | Uint8Array>(old: T, make: (n: number) => T): T => {
+      const next = make(capacity);
+      next.set(old);
+      return next;
+    };
+    this.card = grow(this.card, (n) => new Float64Array(n));
+    this.key = grow(this.key, (n) => new Float64Array(n));
+    this.flags = grow(this.flags, (n) => new Uint8Array(n));
+    const dl: Float64Array[] = [];
+    for (let t = 0; t < TIERS; t++) dl.push(grow(this.dl[t] ?? new Float64Array(0), (n) => new Float64Array(n)));
+    this.dl = dl;
+    this.capacity = capacity;
+  }
+
+  private loadChunk(chunk: number, data: Buffer): void {
+    const base = chunk * CHUNK;
+    this.ensureCapacity(base + CHUNK);
+    const lengths = [0, 0, 0, 0, 0];
+    for (let at = 0; at < CHUNK; at++) {
+      const doc = base + at;
+      this.card[doc] = data.readDoubleLE(CARD_OFF + at * 8);
+      this.key[doc] = data.readDoubleLE(KEY_OFF + at * 8);
+      this.flags[doc] = data[FLAG_OFF + at] ?? 0;
+      for (let g = 0; g < GROUPS_LEN; g++) lengths[g] = data.readUInt16LE(LEN_OFF + (at * GROUPS_LEN + g) * 2);
+      for (let t = 0; t < TIERS; t++) (this.dl[t] as Float64Array)[doc] = tierLength(lengths, t);
+    }
+  }
+
+  /** Highest doc id + 1 the arrays can hold. */
+  get docCapacity(): number {
+    return this.capacity;
+  }
+
+  /** The id of a term, if indexed. */
+  termId(term: string): number | undefined {
+    return this.stmt.termId.get(term);
+  }
+
+  /** Terms beginning with `prefix`, ascending. */
+  termsWithPrefix(prefix: string): { id: number; term: string }[] {
+    return this.stmt.termsInRange.all(prefix, `${prefix}\u{10FFFF}`);
+  }
+
+  /** Whether any term begins with `prefix`. */
+  hasPrefix(prefix: string): boolean {
+    return this.stmt.anyInRange.get(prefix, `${prefix}\u{10FFFF}`) !== undefined;
+  }
+
+  /** A term's postings as tier `tier` sees them (wtf > 0 only); cached until the term changes. */
+  termForTier(id: number, term: string, tier: number): { docs: Int32Array; wtf: Float64Array; names: Uint8Array } {
+    let cached = this.terms.get(id);
+    if (cached) {
+      // Most recently used last.
+      this.terms.delete(id);
+      this.terms.set(id, cached);
+    } else {
+      const p: Postings = emptyPostings();
+      for (const block of this.stmt.allBlocks.iterate(id)) decodeBlock(block.data, block.first_doc, p);
+      cached = { docs: Int32Array.from(p.docs), tf: Uint16Array.from(p.tf, (v) => Math.min(v, 0xffff)), weight: groupZeroWeight(term), tiers: [] };
+      this.terms.set(id, cached);
+      this.cachedPostings += cached.docs.length;
+      for (const [old, entry] of this.terms) {
+        if (this.cachedPostings <= CACHE_POSTINGS || old === id) break;
+        this.evict(old);
+        void entry;
+      }
+    }
+    let view = cached.tiers[tier];
+    if (!view) {
+      const { docs, tf, weight } = cached;
+      let count = 0;
+      const wtfAll = new Float64Array(docs.length);
+      for (let i = 0; i < docs.length; i++) {
+        let w = (tf[i * GROUPS] ?? 0) * weight;
+        for (let k = 0; k <= tier; k++) w += tf[i * GROUPS + 1 + k] ?? 0;
+        wtfAll[i] = w;
+        if (w > 0) count++;
+      }
+      view = { docs: new Int32Array(count), wtf: new Float64Array(count), names: new Uint8Array(count) };
+      let j = 0;
+      for (let i = 0; i < docs.length; i++) {
+        const w = wtfAll[i] ?? 0;
+        if (w <= 0) continue;
+        view.docs[j] = docs[i] ?? 0;
+        view.wtf[j] = w;
+        view.names[j] = (tf[i * GROUPS] ?? 0) > 0 ? 1 : 0;
+        j++;
+      }
+      cached.tiers[tier] = view;
+    }
+    return view;
+  }
+
+  private evict(id: number): void {
+    const entry = this.terms.get(id);
+    if (!entry) return;
+    this.cachedPostings -= entry.docs.length;
+    this.terms.delete(id);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * What the search engine indexes for one part (docs/search.md, "Index"): pure, so every store, the
+ * rebuild and the exhaustive reference scorer build the same document.
+ *
+ * Terms live in namespaces, so one dictionary holds them all:
+ * - a word of the names or of a value (folded token, core/search/text.ts): groups 0 (names) and
+ *   1..4 (values of searchable, not per-organization attributes by visibility tier);
+ * - ID_MARK + a token of the part id: group 0 (ids are matched only by the word itself);
+ * - FILTER_MARK + attribute id + NUL + folded value, for each value of a filterable, not
+ *   per-organization attribute: group 0, tf 1 (no score);
+ * - HOLDER_TERM for a part with any per-organization value (their view depends on the reader).
+ */
+import type { Attribute, LangMap, PartAttribute } from '../../../api/schemas.js';
+import { VISIBILITY_ORDER } from '../../permissions.js';
+import { foldFilterValue, langTexts, tokenize } from '../text.js';
+import { GROUPS } from './postings.js';
+
+/** Prefix of id terms (a private-use character: never produced by the tokenizer for other text). */
+export const ID_MARK = '\uE001';
+/** Prefix of filter terms. */
+export const FILTER_MARK = '\uE002';
+/** The term of parts with per-organization values. */
+export const HOLDER_TERM = '\uE003holder';
+
+/** The part as the engine needs it. */
+export interface EngineIndexablePart {
+  part_id: string;
+  name: LangMap;
+  attributes: readonly PartAttribute[];
+}
+
+/** One part's index entry. */
+export interface EngineDocument {
+  /** Term -> GROUPS frequencies (see postings.ts). */
+  terms: Map<string, number[]>;
+  /** Token counts: [id + names, values tier 0, 1, 2, 3]; a tier T sees lengths[0] + Σ_{k ≤ T} lengths[1 + k]. */
+  lengths: [number, number, number, number, number];
+  /** The part has per-organization values. */
+  holder: boolean;
+}
+
+/** The filter term for "attribute has value" (case-insensitive, decisions §8). */
+export function filterTerm(attributeId: string, value: string): string {
+  return `${FILTER_MARK}${attributeId}\u0000${foldFilterValue(value)}`;
+}
+
+/** Length of a part for tier T (bm25.ts dl). */
+export function tierLength(lengths: ArrayLike<number>, tier: number): number {
+  let n = lengths[0] ?? 0;
+  for (let k = 0; k <= tier; k++) n += lengths[1 + k] ?? 0;
+  return n;
+}
+
+function add(terms: Map<string, number[]>, term: string, group: number): void {
+  let tf = terms.get(term);
+  if (!tf) {
+    tf = new Array<number>(GROUPS).fill(0);
+    terms.set(term, tf);
+  }
+  tf[group] = (tf[group] ?? 0) + 1;
+}
+
+/** Builds the engine document of a part; values of unknown attributes are ignored. */
+export function buildEngineDocument(part: EngineIndexablePart, attributes: ReadonlyMap<string, Attribute>): EngineDocument {
+  const terms = new Map<string, number[]>();
+  const lengths: [number, number, number, number, number] = [0, 0, 0, 0, 0];
+  for (const token of tokenize(part.part_id)) {
+    add(terms, ID_MARK + token, 0);
+    lengths[0]++;
+  }
+  for (const text of langTexts(part.name)) {
+    for (const token of tokenize(text)) {
+      add(terms, token, 0);
+      lengths[0]++;
+    }
+  }
+  let holder = false;
+  for (const entry of part.attributes) {
+    for (const value of entry.values) if (value.organization !== '') holder = true;
+    const attribute = attributes.get(entry.attribute_id);
+    if (!attribute || attribute.per_org_values) continue;
+    const group = 1 + VISIBILITY_ORDER.indexOf(attribute.visibility);
+    for (const value of entry.values) {
+      for (const text of langTexts(value.value)) {
+        if (attribute.searchable) {
+          for (const token of tokenize(text)) {
+            add(terms, token, group);
+            lengths[group] = (lengths[group] ?? 0) + 1;
+          }
+        }
+        if (attribute.filterable) {
+          const term = filterTerm(attribute.attribute_id, text);
+          if (!terms.has(term)) add(terms, term, 0);
+        }
+      }
+    }
+  }
+  if (holder) add(terms, HOLDER_TERM, 0);
+  return { terms, lengths, holder };
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { idf } from './bm25.js';
+import { decodeBlock, emptyPostings, encodeBlock, GROUPS, mergePostings } from './postings.js';
+import { exhaustiveTopK, materializeWord, topK, type DocData, type TermList } from './topk.js';
+
+/** Deterministic pseudo-random numbers. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+describe('posting blocks', () => {
+  it('round-trip docs and per-group frequencies, and merge changes', () => {
+    const p = emptyPostings();
+    for (const [doc, tf] of [[3, [1, 0, 0, 0, 0]], [200, [0, 2, 0, 0, 1]], [70_000, [5, 0, 0, 300, 0]]] as const) {
+      p.docs.push(doc);
+      p.tf.push(...tf);
+    }
+    const out = emptyPostings();
+    decodeBlock(encodeBlock(p, 0, 3), 3, out);
+    expect(out).toEqual(p);
+    const { merged, before, after } = mergePostings(p, new Map([[200, null], [100, [1, 0, 0, 0, 0]], [3, [2, 0, 0, 0, 0]]]));
+    expect(merged.docs).toEqual([3, 100, 70_000]);
+    expect(merged.tf.slice(0, GROUPS)).toEqual([2, 0, 0, 0, 0]);
+    expect(before.docs).toEqual([3, 200]);
+    expect(after.docs).toEqual([3, 100]);
+    expect(() => decodeBlock(new Uint8Array([2, 0]), 0, emptyPostings())).toThrow(RangeError);
+  });
+});
+
+describe('topK', () => {
+  const n = 5000;
+  const rnd = random(7);
+  const data: DocData = { dl: Array.from({ length: n }, () => 1 + Math.floor(rnd() * 30)), key: Array.from({ length: n }, () => Math.floor(rnd() * 1e6)), avgdl: 15 };
+  const list = (density: number, seed: number): TermList => {
+    const r = random(seed);
+    const docs: number[] = [];
+    const wtf: number[] = [];
+    const names: number[] = [];
+    for (let d = 0; d < n; d++) {
+      if (r() >= density) continue;
+      docs.push(d);
+      const inName = r() < 0.5;
+      wtf.push((inName ? 10 : 0) + (r() < 0.3 ? 1 + Math.floor(r() * 2) : inName ? 0 : 1));
+      names.push(inName ? 1 : 0);
+    }
+    return { docs: Int32Array.from(docs), wtf: Float64Array.from(wtf), names: Uint8Array.from(names), idf: idf(n, docs.length) };
+  };
+  const scratch = { score: new Float64Array(n), mark: new Uint8Array(n) };
+
+  it('equals an exhaustive scoring for one word, two words, alternatives and filters, at every k', () => {
+    const frequent = list(0.4, 1);
+    const medium = list(0.05, 2);
+    const alt1 = list(0.02, 3);
+    const alt2 = list(0.1, 4);
+    const filter = list(0.5, 5).docs;
+    for (const k of [1, 25, 300, 5000]) {
+      expect(topK({ words: [frequent], filters: [] }, data, k)).toEqual(exhaustiveTopK([[frequent]], [], data, k));
+      expect(topK({ words: [frequent, medium], filters: [] }, data, k)).toEqual(exhaustiveTopK([[frequent], [medium]], [], data, k));
+      const word = materializeWord([alt1, alt2], data, scratch);
+      expect(topK({ words: [frequent, word], filters: [filter] }, data, k)).toEqual(exhaustiveTopK([[frequent], [alt1, alt2]], [filter], data, k));
+      expect(scratch.score.every((v) => v === 0)).toBe(true);
+    }
+  });
+
+  it('ranks names above values, then score, then key; counts exactly with an exclusion', () => {
+    const word: TermList = { docs: Int32Array.from([1, 2, 3, 4]), wtf: Float64Array.from([1, 10, 10, 50]), names: Uint8Array.from([0, 1, 1, 0]), idf: 1 };
+    const flat: DocData = { dl: [5, 5, 5, 5, 5], key: [0, 0, 9, 3, 0], avgdl: 5 };
+    expect(topK({ words: [word], filters: [] }, flat, 10).hits.map((h) => h.doc)).toEqual([3, 2, 4, 1]);
+    const found = topK({ words: [word], filters: [Int32Array.from([1, 2, 3, 4])], exclude: Int32Array.from([3]) }, flat, 1);
+    expect(found.total).toBe(3);
+    expect(found.hits.map((h) => h.doc)).toEqual([2]);
+  });
+});

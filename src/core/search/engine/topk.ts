@@ -1,0 +1,415 @@
+/**
+ * Exact top-k retrieval (docs/search.md, "Answering a query"): every word must match (AND; a word
+ * matches through any of its alternatives), every filter must hold, and the k best hits by
+ * (tier, score, key) come back with the exact number of hits:
+ * - tier 0 when every word matched in the id or a name (names above values), else 1;
+ * - score: bm25.ts, higher first;
+ * - key: the part's place in part id order (ties by part id), lower first.
+ *
+ * Document-at-a-time over sorted doc ids, led by the shortest list. Every candidate is counted
+ * (the total is exact), but a candidate is scored only when the sum of its words' block upper bounds
+ * (BLOCK_SIZE postings per block: max weighted tf, min length) could still enter the top k; with one
+ * word and no filter, whole blocks are skipped and the total is the list's length. Pure: the store
+ * prepares the lists (termList, materializeWord) and the per-doc arrays.
+ */
+import { idf as idfOf, tfPart } from './bm25.js';
+import { BLOCK_SIZE } from './postings.js';
+
+/** One index term's postings as one visibility tier sees them (postings with wtf 0 left out). */
+export interface TermList {
+  docs: Int32Array;
+  /** Weighted term frequency per posting (bm25.ts wtf), > 0. */
+  wtf: Float64Array;
+  /** 1 when the term is in the id or a name of that part. */
+  names: Uint8Array;
+  /** The term's idf for this tier. */
+  idf: number;
+}
+
+/** Per-doc data the scorer reads, indexed by doc id. */
+export interface DocData {
+  /** Length of each part for the query's tier (bm25.ts dl). */
+  dl: ArrayLike<number>;
+  /** Order key of each part: ascending key = ascending part id. */
+  key: ArrayLike<number>;
+  avgdl: number;
+}
+
+/** A hit with what orders it. */
+export interface RankedDoc {
+  doc: number;
+  tier: number;
+  score: number;
+  key: number;
+}
+
+/** Tier, then score (higher first), then key. */
+export function compareRanked(a: RankedDoc, b: RankedDoc): number {
+  return a.tier - b.tier || b.score - a.score || a.key - b.key;
+}
+
+const END = 2 ** 31 - 1;
+
+/** A word's postings, ready for the scorer. */
+interface WordCursor {
+  length: number;
+  pos: number;
+  docs: Int32Array;
+  /** The word's score at the current posting. */
+  score(dl: number): number;
+  names(): boolean;
+  /** Upper bound of score over the block holding the current posting; and whether it holds a name hit. */
+  blockBound(): number;
+  blockNames(): boolean;
+}
+
+/** Builds a TermList from per-posting weighted frequencies, dropping postings with wtf 0; df = the rest. */
+export function termList(docs: ArrayLike<number>, wtf: ArrayLike<number>, names: ArrayLike<number>, n: number): TermList {
+  let count = 0;
+  for (let i = 0; i < docs.length; i++) if ((wtf[i] ?? 0) > 0) count++;
+  const out: TermList = { docs: new Int32Array(count), wtf: new Float64Array(count), names: new Uint8Array(count), idf: idfOf(n, count) };
+  let j = 0;
+  for (let i = 0; i < docs.length; i++) {
+    const w = wtf[i] ?? 0;
+    if (w <= 0) continue;
+    out.docs[j] = docs[i] ?? 0;
+    out.wtf[j] = w;
+    out.names[j] = names[i] ?? 0;
+    j++;
+  }
+  return out;
+}
+
+/** Cursor over one term list with per-block (max wtf, min dl) bounds. */
+class TermCursor implements WordCursor {
+  readonly docs: Int32Array;
+  readonly length: number;
+  pos = 0;
+  private readonly bound: Float64Array;
+  private readonly anyNames: Uint8Array;
+  constructor(private readonly list: TermList, private readonly data: DocData) {
+    this.docs = list.docs;
+    this.length = list.docs.length;
+    const blocks = Math.ceil(this.length / BLOCK_SIZE);
+    this.bound = new Float64Array(blocks);
+    this.anyNames = new Uint8Array(blocks);
+    for (let b = 0; b < blocks; b++) {
+      let maxWtf = 0;
+      let minDl = Infinity;
+      let names = 0;
+      const end = Math.min(this.length, (b + 1) * BLOCK_SIZE);
+      for (let i = b * BLOCK_SIZE; i < end; i++) {
+        const w = list.wtf[i] ?? 0;
+        if (w > maxWtf) maxWtf = w;
+        const dl = data.dl[list.docs[i] ?? 0] ?? 0;
+        if (dl < minDl) minDl = dl;
+        names |= list.names[i] ?? 0;
+      }
+      // tfPart grows with wtf and shrinks with dl: (max wtf, min dl) bounds every posting of the block.
+      this.bound[b] = list.idf * tfPart(maxWtf, minDl, data.avgdl);
+      this.anyNames[b] = names;
+    }
+  }
+  score(dl: number): number {
+    return this.list.idf * tfPart(this.list.wtf[this.pos] ?? 0, dl, this.data.avgdl);
+  }
+  names(): boolean {
+    return this.list.names[this.pos] === 1;
+  }
+  blockBound(): number {
+    return this.bound[Math.floor(this.pos / BLOCK_SIZE)] ?? 0;
+  }
+  blockNames(): boolean {
+    return this.anyNames[Math.floor(this.pos / BLOCK_SIZE)] === 1;
+  }
+}
+
+/** A word with several alternatives, scored once per posting (materializeWord). */
+export interface MaterializedWord {
+  docs: Int32Array;
+  score: Float64Array;
+  names: Uint8Array;
+}
+
+class MaterializedCursor implements WordCursor {
+  readonly docs: Int32Array;
+  readonly length: number;
+  pos = 0;
+  private readonly bound: Float64Array;
+  private readonly anyNames: Uint8Array;
+  constructor(private readonly word: MaterializedWord) {
+    this.docs = word.docs;
+    this.length = word.docs.length;
+    const blocks = Math.ceil(this.length / BLOCK_SIZE);
+    this.bound = new Float64Array(blocks);
+    this.anyNames = new Uint8Array(blocks);
+    for (let i = 0; i < this.length; i++) {
+      const b = Math.floor(i / BLOCK_SIZE);
+      if ((word.score[i] ?? 0) > (this.bound[b] ?? 0)) this.bound[b] = word.score[i] ?? 0;
+      this.anyNames[b] = (this.anyNames[b] ?? 0) | (word.names[i] ?? 0);
+    }
+  }
+  score(): number {
+    return this.word.score[this.pos] ?? 0;
+  }
+  names(): boolean {
+    return this.word.names[this.pos] === 1;
+  }
+  blockBound(): number {
+    return this.bound[Math.floor(this.pos / BLOCK_SIZE)] ?? 0;
+  }
+  blockNames(): boolean {
+    return this.anyNames[Math.floor(this.pos / BLOCK_SIZE)] === 1;
+  }
+}
+
+/**
+ * Scores a word with several alternatives (prefix expansions, typo neighbours, phrases) into one
+ * list: per part, Σ over the alternatives that match, in the given order, of idf · tfPart. `scratch`
+ * is reused working memory of at least (max doc + 1) entries, left zeroed.
+ */
+export function materializeWord(alternatives: readonly TermList[], data: DocData, scratch: { score: Float64Array; mark: Uint8Array }): MaterializedWord {
+  let total = 0;
+  let maxDoc = -1;
+  let minDoc = END;
+  for (const a of alternatives) {
+    total += a.docs.length;
+    if (a.docs.length > 0) {
+      maxDoc = Math.max(maxDoc, a.docs[a.docs.length - 1] ?? 0);
+      minDoc = Math.min(minDoc, a.docs[0] ?? 0);
+    }
+  }
+  if (total === 0) return { docs: new Int32Array(0), score: new Float64Array(0), names: new Uint8Array(0) };
+  const { score, mark } = scratch;
+  for (const a of alternatives) {
+    for (let i = 0; i < a.docs.length; i++) {
+      const doc = a.docs[i] ?? 0;
+      score[doc] = (score[doc] ?? 0) + a.idf * tfPart(a.wtf[i] ?? 0, data.dl[doc] ?? 0, data.avgdl);
+      mark[doc] = (mark[doc] ?? 0) | 2 | (a.names[i] ?? 0);
+    }
+  }
+  let docs: Int32Array;
+  if (alternatives.length === 1) docs = alternatives[0]?.docs ?? new Int32Array(0);
+  else if (total * 20 < maxDoc - minDoc) {
+    const all = new Int32Array(total);
+    let j = 0;
+    for (const a of alternatives) {
+      all.set(a.docs, j);
+      j += a.docs.length;
+    }
+    all.sort();
+    let u = 0;
+    for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[u++] = all[i] ?? 0;
+    docs = all.slice(0, u);
+  } else {
+    let u = 0;
+    for (let d = minDoc; d <= maxDoc; d++) if (mark[d] !== 0) u++;
+    docs = new Int32Array(u);
+    u = 0;
+    for (let d = minDoc; d <= maxDoc; d++) if (mark[d] !== 0) docs[u++] = d;
+  }
+  const out: MaterializedWord = { docs, score: new Float64Array(docs.length), names: new Uint8Array(docs.length) };
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i] ?? 0;
+    out.score[i] = score[doc] ?? 0;
+    out.names[i] = (mark[doc] ?? 0) & 1;
+    score[doc] = 0;
+    mark[doc] = 0;
+  }
+  return out;
+}
+
+/** A query for topK: words (a TermList or a materialized word each), filters (doc sets), an optional exclusion. */
+export interface TopKQuery {
+  words: readonly (TermList | MaterializedWord)[];
+  /** Each filter: the ascending doc ids that pass it. */
+  filters: readonly Int32Array[];
+  /** Ascending doc ids that never match (e.g. parts answered elsewhere). */
+  exclude?: Int32Array | undefined;
+  /** Every part (ascending doc ids), used when there is neither a word nor a filter. */
+  universe?: Int32Array | undefined;
+}
+
+class SetCursor {
+  pos = 0;
+  readonly length: number;
+  constructor(readonly docs: Int32Array) {
+    this.length = docs.length;
+  }
+}
+
+interface Positioned {
+  pos: number;
+  length: number;
+  docs: Int32Array;
+}
+
+/** Moves `c` to its first posting with doc ≥ target (galloping); returns that doc or END. */
+function advance(c: Positioned, target: number): number {
+  const docs = c.docs;
+  let pos = c.pos;
+  if (pos >= c.length) return END;
+  if ((docs[pos] ?? 0) >= target) return docs[pos] ?? 0;
+  let step = 1;
+  let hi = pos + 1;
+  while (hi < c.length && (docs[hi] ?? 0) < target) {
+    pos = hi;
+    step *= 2;
+    hi = pos + step;
+  }
+  if (hi > c.length) hi = c.length;
+  let lo = pos + 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((docs[mid] ?? 0) < target) lo = mid + 1;
+    else hi = mid;
+  }
+  c.pos = lo;
+  return lo < c.length ? (docs[lo] ?? 0) : END;
+}
+
+/** Worst-at-root heap of at most k hits. */
+class Heap {
+  readonly items: RankedDoc[] = [];
+  constructor(readonly k: number) {}
+  get full(): boolean {
+    return this.items.length >= this.k;
+  }
+  worst(): RankedDoc | undefined {
+    return this.items[0];
+  }
+  offer(hit: RankedDoc): void {
+    const items = this.items;
+    if (items.length < this.k) {
+      items.push(hit);
+      let i = items.length - 1;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (compareRanked(items[parent] as RankedDoc, hit) >= 0) break;
+        items[i] = items[parent] as RankedDoc;
+        i = parent;
+      }
+      items[i] = hit;
+      return;
+    }
+    if (compareRanked(hit, items[0] as RankedDoc) >= 0) return;
+    let i = 0;
+    const n = items.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && compareRanked(items[r] as RankedDoc, items[l] as RankedDoc) > 0 ? r : l;
+      if (compareRanked(items[c] as RankedDoc, hit) <= 0) break;
+      items[i] = items[c] as RankedDoc;
+      i = c;
+    }
+    items[i] = hit;
+  }
+}
+
+/** The exact top `k` hits in order and the exact number of hits. */
+export function topK(query: TopKQuery, data: DocData, k: number): { total: number; hits: RankedDoc[] } {
+  const words: WordCursor[] = query.words.map((w) => ('wtf' in w ? new TermCursor(w, data) : new MaterializedCursor(w)));
+  const sets = query.filters.map((f) => new SetCursor(f));
+  if (words.length === 0 && sets.length === 0) sets.push(new SetCursor(query.universe ?? new Int32Array(0)));
+  const exclude = query.exclude ? new SetCursor(query.exclude) : undefined;
+  const heap = new Heap(Math.max(0, k));
+  let total = 0;
+
+  const consider = (doc: number): void => {
+    // No words (filters only): one tier, ordered by part id, as an exact evaluation would (match.ts).
+    let tier = words.length === 0 ? 1 : 0;
+    for (const w of words) if (!w.names()) tier = 1;
+    const key = data.key[doc] ?? 0;
+    if (heap.full) {
+      const worst = heap.worst() as RankedDoc;
+      if (tier > worst.tier) return;
+      if (tier === worst.tier) {
+        let bound = 0;
+        for (const w of words) bound += w.blockBound();
+        if (bound < worst.score) return;
+      }
+    }
+    const dl = data.dl[doc] ?? 0;
+    let score = 0;
+    for (const w of words) score += w.score(dl);
+    heap.offer({ doc, tier, score, key });
+  };
+
+  if (words.length === 1 && sets.length === 0 && !exclude) {
+    // One word: the total is the list's length, and a block that cannot enter the top k is skipped whole.
+    const w = words[0] as WordCursor;
+    total = w.length;
+    if (k > 0) {
+      while (w.pos < w.length) {
+        if (heap.full && w.pos % BLOCK_SIZE === 0) {
+          const worst = heap.worst() as RankedDoc;
+          const bestTier = w.blockNames() ? 0 : 1;
+          if (bestTier > worst.tier || (bestTier === worst.tier && w.blockBound() < worst.score)) {
+            w.pos += BLOCK_SIZE;
+            continue;
+          }
+        }
+        consider(w.docs[w.pos] ?? 0);
+        w.pos++;
+      }
+    }
+  } else {
+    const all: Positioned[] = [...words, ...sets].sort((a, b) => a.length - b.length);
+    const lead = all[0] as Positioned;
+    let doc = lead.pos < lead.length ? (lead.docs[lead.pos] ?? 0) : END;
+    outer: while (doc !== END) {
+      for (let i = 1; i < all.length; i++) {
+        const d = advance(all[i] as Positioned, doc);
+        if (d !== doc) {
+          doc = d === END ? END : advance(lead, d);
+          continue outer;
+        }
+      }
+      if (!exclude || advance(exclude, doc) !== doc) {
+        total++;
+        if (k > 0) consider(doc);
+      }
+      lead.pos++;
+      doc = lead.pos < lead.length ? (lead.docs[lead.pos] ?? 0) : END;
+    }
+  }
+  return { total, hits: heap.items.sort(compareRanked) };
+}
+
+/**
+ * The reference: every hit scored by the same formula, no bounds, no heap; for tests and the
+ * benchmark's overlap check. Words are alternatives' term lists (scored in order).
+ */
+export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters: readonly Int32Array[], data: DocData, k: number): { total: number; hits: RankedDoc[] } {
+  let candidates: Set<number> | undefined;
+  const intersect = (docs: Iterable<number>) => {
+    const next = new Set<number>();
+    for (const d of docs) if (!candidates || candidates.has(d)) next.add(d);
+    candidates = next;
+  };
+  for (const alternatives of words) intersect(alternatives.flatMap((a) => [...a.docs]));
+  for (const f of filters) intersect(f);
+  const hits: RankedDoc[] = [];
+  for (const doc of candidates ?? []) {
+    const dl = data.dl[doc] ?? 0;
+    let score = 0;
+    let tier = 0;
+    for (const alternatives of words) {
+      let wordScore = 0;
+      let names = false;
+      for (const a of alternatives) {
+        const i = a.docs.indexOf(doc);
+        if (i < 0) continue;
+        wordScore += a.idf * tfPart(a.wtf[i] ?? 0, dl, data.avgdl);
+        if (a.names[i] === 1) names = true;
+      }
+      score += wordScore;
+      if (!names) tier = 1;
+    }
+    hits.push({ doc, tier, score, key: data.key[doc] ?? 0 });
+  }
+  hits.sort(compareRanked);
+  return { total: hits.length, hits: hits.slice(0, k) };
+}
