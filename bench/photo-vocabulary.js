@@ -56,6 +56,9 @@ const DATA = [
 ${lines}
 ].join('');
 
+/** Id of the shipped vocabulary (known without decoding it). */
+export const DEFAULT_VOCABULARY_ID = ${ID};
+
 let cached: Vocabulary | undefined;
 
 /** The shipped vocabulary (decoded once). */

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { FileBlobStore } from './adapters/blobs/file-blob-store.js';
 import type { DecodePool } from './adapters/images/decode-pool.js';
 import { createSharpFeatureIndexer, FeatureIndexSimilaritySearch, type ImageSearchLimits } from './adapters/images/image-search.js';
+import { startFeatureBackfill } from './adapters/images/local-features/backfill.js';
+import type { BackfillProgress } from './core/search/photo/backfill.js';
 import type { SearchIndexOptions } from './adapters/sqlite/search/search-index.js';
 import { openSqliteStores } from './adapters/sqlite/stores.js';
 import { systemClock, systemIds } from './adapters/system.js';
@@ -40,6 +42,8 @@ export interface OpenCatalogOptions {
   imageSearchLimits?: Partial<ImageSearchLimits>;
   /** The pool image decodes run in (default: one per catalog from imageSearchLimits); tests pass one to hold it. */
   decodePool?: DecodePool;
+  /** Progress of the photo-feature backfill that upgrades older image features after opening (issue 14). */
+  onFeatureBackfill?: (progress: BackfillProgress) => void;
 }
 
 /** Directory of the image originals inside a data directory. */
@@ -61,14 +65,17 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
     ...(options.imageSearchLimits ? { limits: options.imageSearchLimits } : {}),
     ...(options.decodePool ? { pool: options.decodePool } : {}),
   });
+  const blobs = new FileBlobStore(imagesDir);
   const images = new ImageService({
     context,
     store: stores.images,
     indexer: createSharpFeatureIndexer(imageSearch.pool),
-    blobs: new FileBlobStore(imagesDir),
+    blobs,
     ...(options.imageLimits ? { limits: options.imageLimits } : {}),
     ...(options.displayConfig ? { displayConfig: options.displayConfig } : {}),
   });
+  // Older feature versions are recomputed in the background, resumably (issue 14).
+  const backfill = startFeatureBackfill(stores.references, blobs, imageSearch.pool, options.onFeatureBackfill);
   const search = new SearchService({
     context,
     index: stores.searchIndex,
@@ -83,6 +90,7 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
     search,
     async close() {
       await search.close();
+      await backfill.stop();
       await images.close();
       await service.close();
       if (options.dataDir === undefined) rmSync(imagesDir, { recursive: true, force: true });

@@ -160,6 +160,17 @@ export interface ReferenceFeatureStore {
   fingerprint(): Promise<string>;
   /** Every image with stored features. */
   all(): AsyncIterable<ReferenceFeatures>;
+  /**
+   * Up to `limit` images whose stored features do not start with `prefix` (an older feature
+   * version), in image_id order after `after`, with their blob; and how many such images there are.
+   * Used by the feature backfill (core/search/photo/backfill.ts).
+   */
+  staleFeatures?(prefix: Uint8Array, after: string, limit: number): Promise<{ images: { image_id: string; sha256: string }[]; remaining: number }>;
+  /**
+   * Replaces an image's features when its blob is still `sha256` and its features still do not
+   * start with `prefix` (so a newer upload is never overwritten); false when nothing was written.
+   */
+  replaceStaleFeatures?(imageId: string, sha256: string, prefix: Uint8Array, features: Uint8Array): Promise<boolean>;
 }
 
 export interface ImageFeatureIndexer {

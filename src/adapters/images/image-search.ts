@@ -8,7 +8,8 @@ import { availableParallelism } from 'node:os';
 import { CatalogError } from '../../api/errors.js';
 import { detectImageType } from '../../core/images/file-type.js';
 import type { ImageFeatureIndexer, ImageSimilaritySearch, ReferenceFeatureStore } from '../../core/ports.js';
-import { decodeFeatures, encodeFeatures, ImageFeatureIndex, rankParts, type Features } from '../../core/search/image-similarity.js';
+import { decodePhotoFeatures, PhotoReferenceIndex, type PhotoQuery } from '../../core/search/photo/photo-search.js';
+import { defaultVocabulary } from '../../core/search/photo/vocabulary-data.js';
 import type { ImageMatch } from '../../core/model.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
 
@@ -33,11 +34,6 @@ export const DEFAULT_IMAGE_SEARCH_LIMITS: Readonly<ImageSearchLimits> = Object.f
   maxQueuedDecodes: 16,
 });
 
-async function features(bytes: Uint8Array | string, maxPixels?: number): Promise<Features> {
-  const { extractFeatures } = await import('./sharp-features.js');
-  return extractFeatures(bytes, maxPixels === undefined ? {} : { maxPixels });
-}
-
 /** 415 naming the limit when the header says the image has more than `maxPixels` pixels. */
 async function assertPixels(bytes: Uint8Array, maxPixels: number): Promise<void> {
   const { imageSize } = await import('./sharp-features.js');
@@ -59,7 +55,9 @@ async function assertPixels(bytes: Uint8Array, maxPixels: number): Promise<void>
 export function createSharpFeatureIndexer(pool: DecodePool): ImageFeatureIndexer {
   return {
     async index(_imageId, _partId, image) {
-      return encodeFeatures(await pool.run(() => features(image instanceof Uint8Array ? image : image.path), { bounded: false }));
+      // Feature version 2 (photo search, issue 14): the global descriptor and local features.
+      const { extractPhotoReference } = await import('./local-features/photo-features.js');
+      return pool.run(() => extractPhotoReference(image instanceof Uint8Array ? image : image.path), { bounded: false });
     },
     async remove() {
       // Nothing to do: features live in the images row, which the image service updates or deletes.
@@ -72,9 +70,6 @@ export const sharpFeatureIndexer: ImageFeatureIndexer = createSharpFeatureIndexe
   new DecodePool({ concurrency: DEFAULT_IMAGE_SEARCH_LIMITS.decodeConcurrency, maxQueue: DEFAULT_IMAGE_SEARCH_LIMITS.maxQueuedDecodes }),
 );
 
-/** Images considered per query: the shortlist of the SimHash filter (image-similarity.ts). */
-const SHORTLIST = 200;
-
 /**
  * Ranks parts by the similarity of their best searchable image to a query image. The reference
  * features are decoded once into an in-memory ImageFeatureIndex and reloaded when the store's
@@ -86,7 +81,7 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   readonly pool: DecodePool;
   private readonly references: ReferenceFeatureStore;
   private fingerprint = '';
-  private index = new ImageFeatureIndex();
+  private index: PhotoReferenceIndex | undefined;
 
   constructor(references: ReferenceFeatureStore, options: { limits?: Partial<ImageSearchLimits>; pool?: DecodePool } = {}) {
     this.references = references;
@@ -96,16 +91,17 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
 
   /** Number of reference images in the in-memory index after the last sync. */
   get size(): number {
-    return this.index.size;
+    return this.index?.size ?? 0;
   }
 
   private async sync(): Promise<void> {
     const fingerprint = await this.references.fingerprint();
     if (fingerprint === this.fingerprint) return;
-    const index = new ImageFeatureIndex();
+    const index = new PhotoReferenceIndex(defaultVocabulary());
     for await (const row of this.references.all()) {
       try {
-        index.add(row.image_id, row.part_id, decodeFeatures(row.features));
+        // Version 1 records (global descriptor only) stay searchable until the backfill upgrades them.
+        index.add(row.image_id, row.part_id, decodePhotoFeatures(row.features));
       } catch {
         // Features of an older, unknown format: that image is not searchable until re-uploaded.
       }
@@ -120,9 +116,10 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     }
     // From the header, before taking a decode slot: a decompression bomb never waits in the queue.
     await assertPixels(image, this.limits.maxQueryPixels);
-    let query: Features;
+    let query: PhotoQuery;
     try {
-      query = await this.pool.run(() => features(image, this.limits.maxQueryPixels));
+      const { extractPhotoQuery } = await import('./local-features/photo-features.js');
+      query = await this.pool.run(() => extractPhotoQuery(image));
     } catch (error) {
       if (error instanceof DecodeQueueFullError) {
         throw new CatalogError('unavailable', `image search is busy: ${error.maxQueue} query images are already waiting to be decoded; retry in a few seconds`, undefined, { retryAfterSeconds: 2 });
@@ -133,7 +130,7 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
       throw new CatalogError('unsupported_media_type', `the query image cannot be decoded: ${(error as Error).message}`);
     }
     await this.sync();
-    const hits = this.index.query(query, SHORTLIST, { shortlist: SHORTLIST });
-    return rankParts(hits).slice(0, limit);
+    // score: the photo-search confidence in [0, 1] (core/search/photo/confidence.ts).
+    return (this.index?.query(query, limit) ?? []).map((h) => ({ part_id: h.part_id, image_id: h.image_id, score: h.score }));
   }
 }

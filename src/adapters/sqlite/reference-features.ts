@@ -15,10 +15,23 @@ interface FeatureRow {
 export class SqliteReferenceFeatureStore implements ReferenceFeatureStore {
   private readonly fingerprintStmt;
   private readonly loadStmt;
+  private readonly staleStmt;
+  private readonly staleCountStmt;
+  private readonly replaceStmt;
 
   constructor(db: SqliteDatabase) {
-    this.fingerprintStmt = db.prepare<[], { n: number; s: number; m: number }>(
-      'SELECT count(*) AS n, total(seq) AS s, coalesce(max(modified_at), 0) AS m FROM images WHERE features IS NOT NULL',
+    this.fingerprintStmt = db.prepare<[], { n: number; s: number; m: number; l: number }>(
+      // total(length(features)): a feature upgrade (backfill) changes no row id or modification time.
+      'SELECT count(*) AS n, total(seq) AS s, coalesce(max(modified_at), 0) AS m, total(length(features)) AS l FROM images WHERE features IS NOT NULL',
+    );
+    this.staleStmt = db.prepare<[number, Uint8Array, string, number], { image_id: string; sha256: string }>(
+      'SELECT image_id, sha256 FROM images WHERE features IS NOT NULL AND substr(features, 1, ?) != ? AND image_id > ? ORDER BY image_id LIMIT ?',
+    );
+    this.staleCountStmt = db.prepare<[number, Uint8Array], { n: number }>(
+      'SELECT count(*) AS n FROM images WHERE features IS NOT NULL AND substr(features, 1, ?) != ?',
+    );
+    this.replaceStmt = db.prepare<[Uint8Array, string, string, number, Uint8Array]>(
+      'UPDATE images SET features = ? WHERE image_id = ? AND sha256 = ? AND features IS NOT NULL AND substr(features, 1, ?) != ?',
     );
     this.loadStmt = db.prepare<[], FeatureRow>(
       'SELECT i.image_id, p.part_id, i.features FROM images i JOIN parts p ON p.rowid_ = i.part_rowid WHERE i.features IS NOT NULL',
@@ -28,11 +41,27 @@ export class SqliteReferenceFeatureStore implements ReferenceFeatureStore {
   /** Count, sum of row ids and latest modification of the rows with features. */
   async fingerprint(): Promise<string> {
     const f = this.fingerprintStmt.get();
-    return `${f?.n ?? 0}:${f?.s ?? 0}:${f?.m ?? 0}`;
+    return `${f?.n ?? 0}:${f?.s ?? 0}:${f?.m ?? 0}:${f?.l ?? 0}`;
+  }
+
+  async staleFeatures(prefix: Uint8Array, after: string, limit: number): Promise<{ images: { image_id: string; sha256: string }[]; remaining: number }> {
+    return {
+      images: this.staleStmt.all(prefix.length, blob(prefix), after, limit),
+      remaining: this.staleCountStmt.get(prefix.length, blob(prefix))?.n ?? 0,
+    };
+  }
+
+  async replaceStaleFeatures(imageId: string, sha256: string, prefix: Uint8Array, features: Uint8Array): Promise<boolean> {
+    return this.replaceStmt.run(blob(features), imageId, sha256, prefix.length, blob(prefix)).changes === 1;
   }
 
   async *all(): AsyncIterable<ReferenceFeatures> {
     // Read in one go: iterating a better-sqlite3 statement across awaits would hold the connection.
     for (const row of this.loadStmt.all()) yield row;
   }
+}
+
+/** A Buffer view of bytes (better-sqlite3 binds Buffers as BLOBs). */
+function blob(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

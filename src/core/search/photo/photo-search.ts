@@ -26,12 +26,12 @@ export interface PhotoQuery {
 }
 
 /**
- * The first bytes of every record written with this code and `vocabulary`: "PF", the container
+ * The first bytes of every record written with this code and the vocabulary `vocabularyId`: "PF", the container
  * version, the local format version, the vocabulary id (uint16 LE). A stored record that does not
  * start with them is stale (the backfill recomputes it).
  */
-export function currentPhotoPrefix(vocabulary: Vocabulary): Uint8Array {
-  return Uint8Array.of(0x50, 0x46, PHOTO_FEATURE_VERSION, LOCAL_FEATURE_VERSION, vocabulary.id & 0xff, (vocabulary.id >>> 8) & 0xff);
+export function currentPhotoPrefix(vocabularyId: number): Uint8Array {
+  return Uint8Array.of(0x50, 0x46, PHOTO_FEATURE_VERSION, LOCAL_FEATURE_VERSION, vocabularyId & 0xff, (vocabularyId >>> 8) & 0xff);
 }
 
 /**

@@ -1,0 +1,121 @@
+/**
+ * Contract: photo search (issue 14) in both modes. Queries are made at test time from the bench
+ * images: a reference turned 20° on a white background, and the part cut out of its white background
+ * lying on a generated cluttered bench (turned 8°, 45 % of the scene). A photo of something not in
+ * the catalog gets no confident hit (score below CONFIDENT_SCORE).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FeatureIndexSimilaritySearch } from '../../src/adapters/images/image-search.js';
+import { extractPhotoReference } from '../../src/adapters/images/local-features/photo-features.js';
+import { CONFIDENT_SCORE } from '../../src/core/search/photo/confidence.js';
+import type { ReferenceFeatures, ReferenceFeatureStore } from '../../src/core/ports.js';
+import { createHarness, MODES, type Harness } from '../helpers/harness.js';
+
+const IMAGES = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'images');
+const PARTS = ['broccoli.jpg', 'cathedral.jpg', 'dumper.jpg', 'blacksmith.jpg', 'b_5_rook.jpg', 'duck.jpg'];
+const read = (file: string): Buffer => readFileSync(join(IMAGES, file));
+
+/** Deterministic generator in [0, 1). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The image turned `deg` degrees on white, JPEG. */
+function turned(file: string, deg: number): Promise<Buffer> {
+  return sharp(read(file)).rotate(deg, { background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
+}
+
+/** The part (white background made transparent) turned 8°, 45 % of an 800 × 600 cluttered bench. */
+async function scene(file: string, seed: number): Promise<Buffer> {
+  const r = rng(seed);
+  const shapes = Array.from({ length: 14 }, () => {
+    const x = r() * 800, y = r() * 600, s = 20 + r() * 120;
+    const colour = `#${Math.floor(r() * 0xffffff).toString(16).padStart(6, '0')}`;
+    return r() < 0.5
+      ? `<rect x="${x}" y="${y}" width="${s}" height="${s / 2}" fill="${colour}" transform="rotate(${r() * 90} ${x} ${y})"/>`
+      : `<line x1="${x}" y1="${y}" x2="${x + (r() - 0.5) * 300}" y2="${y + (r() - 0.5) * 300}" stroke="${colour}" stroke-width="${2 + r() * 6}"/>`;
+  });
+  const grain = Buffer.alloc(800 * 600 * 3);
+  for (let i = 0; i < grain.length; i += 3) {
+    const v = 110 + r() * 40;
+    grain[i] = v * 1.2;
+    grain[i + 1] = v;
+    grain[i + 2] = v * 0.7;
+  }
+  const part = await sharp(read(file)).unflatten().resize(360, 360, { fit: 'inside' })
+    .rotate(8, { background: { r: 0, g: 0, b: 0, alpha: 0 } }).png().toBuffer();
+  return sharp(grain, { raw: { width: 800, height: 600, channels: 3 } })
+    .composite([
+      { input: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600">${shapes.join('')}</svg>`), left: 0, top: 0 },
+      { input: part, left: 300, top: 120 },
+    ])
+    .jpeg({ quality: 85 })
+    .toBuffer();
+}
+
+describe.each(MODES)('photo search (%s client)', (mode) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness(mode);
+    await h.admin.upsertParts(PARTS.map((file) => ({ part_id: `photo:${file.replace('.jpg', '')}`, name: { en: file.replace('.jpg', '') } })));
+    const result = await h.admin.uploadImages(
+      PARTS.map((file) => ({ image_id: file.replace('.jpg', ''), part_id: `photo:${file.replace('.jpg', '')}`, info: 'searchable' })),
+      PARTS.map((file) => ({ filename: file, path: join(IMAGES, file) })),
+    );
+    expect(result.errors).toEqual({});
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('a photo turned 20° finds its part first', async () => {
+    for (const file of ['cathedral.jpg', 'b_5_rook.jpg']) {
+      const response = await h.admin.search({ resultOptions: { limit: 3 } }, { image: await turned(file, 20), filename: 'q.jpg' });
+      expect(response.results[0]?.id, file).toBe(`photo:${file.replace('.jpg', '')}`);
+    }
+  });
+
+  it('the part lying on a cluttered bench finds its part first', async () => {
+    for (const [i, file] of ['broccoli.jpg', 'dumper.jpg'].entries()) {
+      const response = await h.admin.search({ resultOptions: { limit: 3 } }, { image: await scene(file, 10 + i), filename: 'q.jpg' });
+      expect(response.results[0]?.id, file).toBe(`photo:${file.replace('.jpg', '')}`);
+    }
+  });
+});
+
+describe('photo search confidence', () => {
+  const rows: ReferenceFeatures[] = [];
+  const store: ReferenceFeatureStore = {
+    fingerprint: async () => String(rows.length),
+    async *all() {
+      yield* rows;
+    },
+  };
+  const search = new FeatureIndexSimilaritySearch(store);
+  beforeAll(async () => {
+    for (const file of PARTS) rows.push({ image_id: file, part_id: `photo:${file}`, features: await extractPhotoReference(read(file)) });
+  });
+
+  it('scores the true part of a scene above the threshold and a scene of something else below it', async () => {
+    const hit = await search.rankParts(await scene('broccoli.jpg', 3), 5);
+    expect(hit[0]?.part_id).toBe('photo:broccoli.jpg');
+    expect(hit[0]?.score ?? 0).toBeGreaterThanOrEqual(CONFIDENT_SCORE);
+    for (const [i, other] of ['tiger.jpg', 'violin.jpg', 'pizza.jpg'].entries()) {
+      const hits = await search.rankParts(await scene(other, 20 + i), 5);
+      expect(hits[0]?.score ?? 0, other).toBeLessThan(CONFIDENT_SCORE);
+      for (const m of hits) {
+        expect(m.score).toBeGreaterThanOrEqual(0);
+        expect(m.score).toBeLessThanOrEqual(1);
+      }
+    }
+  });
+});
