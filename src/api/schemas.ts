@@ -341,7 +341,7 @@ export interface CatalogInfo {
 }
 
 /** The software version reported by GET /1/catalog/info. */
-export const CATALOG_VERSION = '0.1.0';
+export { CATALOG_VERSION } from './version.js';
 
 // ---------------------------------------------------------------------------------------------
 // Search (spec 2.5, 4.4; decisions §8)

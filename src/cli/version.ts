@@ -1,6 +1,5 @@
 /**
- * The version `catalog --version` prints and bug reports name. A module of its own, importing
- * nothing, so bin/catalog.js can answer `--version` without loading the CLI (start-up time).
- * A test keeps it equal to package.json's version.
+ * The version `catalog --version` prints (src/api/version.ts), in a module of its own so that
+ * bin/catalog.js can answer `--version` without loading the CLI (start-up time).
  */
-export const VERSION = '0.1.0';
+export { CATALOG_VERSION as VERSION } from '../api/version.js';

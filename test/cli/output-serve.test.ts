@@ -3,7 +3,7 @@
  * serve ... &` in a shell), `kill $!` stops the server itself; `--access-log <file>` puts the
  * access log in that file instead of stderr. Runs the built CLI (npm run build).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -49,5 +49,30 @@ describe('catalog serve as the README tour runs it', () => {
     const run = catalogSync(['--data-dir', join(dir, 'data'), 'serve', '--port', '0', '--access-log', join(dir, 'no', 'such', 'dir', 'x.log')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`cannot write --access-log ${join(dir, 'no', 'such', 'dir', 'x.log')}`);
+  });
+
+  it('limits given as flags reach the server: --max-body-mb and --readers', async () => {
+    const dataDir = join(dir, 'limits');
+    const token = catalogSync(['--data-dir', dataDir, 'tokens', 'create', '--name', 'admin', '--role', 'catalogAdmin']).stdout.trim();
+    const port = await freePort();
+    const server = spawn(process.execPath, [join(ROOT, 'bin', 'catalog.js'), '--data-dir', dataDir, 'serve', '--port', String(port), '--max-body-mb', '1', '--readers', '1', '--access-log', join(dir, 'limits.log')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      let status = 0;
+      // 1.5 MiB of organizations: over the 1 MiB given for "every other endpoint".
+      const body = JSON.stringify(Array.from({ length: 30_000 }, (_, i) => ({ org_id: `organization-${i}-padding-padding` })));
+      for (let i = 0; i < 100 && status === 0; i++) {
+        try {
+          const res = await fetch(`http://127.0.0.1:${port}/1/catalog/organizations`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+          status = res.status;
+          expect((await res.json()) as { detail: string }).toMatchObject({ detail: expect.stringContaining('1 MiB') });
+        } catch {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      expect(status).toBe(413);
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+    }
   });
 });

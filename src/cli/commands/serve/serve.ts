@@ -13,6 +13,27 @@ interface ServeFlags {
   maxUploadMb?: number;
   maxImageDefinitions?: number;
   accessLog?: string;
+  readers?: number;
+  maxSessionsPerToken?: number;
+  maxSessionMb?: number;
+  maxQueryPixels?: number;
+  decodeConcurrency?: number;
+  decodeQueue?: number;
+  maxPartsBodyMb?: number;
+  maxAttributesBodyMb?: number;
+  maxRelationsBodyMb?: number;
+  maxBodyMb?: number;
+  requestTimeout?: number;
+  headersTimeout?: number;
+  keepAliveTimeout?: number;
+  maxConnections?: number;
+}
+
+const MIB = 1024 * 1024;
+
+/** Only the flags that were given, so every other limit keeps its documented default (docs/api.md). */
+function given<T extends Record<string, number | undefined>>(values: T): { [K in keyof T]?: number } {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: number };
 }
 
 /** Declares `catalog serve` on the program. */
@@ -26,6 +47,20 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--max-upload-mb <n>', 'largest image upload request in MiB (default 256)', positiveInt)
     .option('--max-image-definitions <n>', 'image definitions per upload (default 1000)', positiveInt)
     .option('--access-log <file>', 'append the access log (one line per request) to this file instead of stderr')
+    .option('--readers <n>', 'reader threads for reads and text searches, besides one writer thread (default: CPUs, at most 4; 0 = all on the main thread)', intInRange(0, 64))
+    .option('--max-sessions-per-token <n>', 'live search sessions per token; older ones are evicted (default 1000)', positiveInt)
+    .option('--max-session-mb <n>', 'space all search sessions may take, in MiB (default 128)', positiveInt)
+    .option('--max-query-pixels <n>', 'largest query image of an image search, width × height (default 50000000)', positiveInt)
+    .option('--decode-concurrency <n>', 'image decodes at once (default: half the CPUs, 1 to 3)', positiveInt)
+    .option('--decode-queue <n>', 'query images that may wait for a decode; beyond, 503 (default 16)', intInRange(0))
+    .option('--max-parts-body-mb <n>', 'largest JSON body of POST /1/catalog/parts in MiB (default 16)', positiveInt)
+    .option('--max-attributes-body-mb <n>', 'largest JSON body of POST /1/catalog/attributes in MiB (default 8)', positiveInt)
+    .option('--max-relations-body-mb <n>', 'largest JSON body of POST /v1/parts/relations in MiB (default 4)', positiveInt)
+    .option('--max-body-mb <n>', 'largest JSON body of every other endpoint in MiB (default 2)', positiveInt)
+    .option('--request-timeout <s>', 'seconds a whole request may take to arrive (default 120)', positiveInt)
+    .option('--headers-timeout <s>', 'seconds the headers may take to arrive (default 10)', positiveInt)
+    .option('--keep-alive-timeout <s>', 'seconds an idle keep-alive connection stays open (default 5)', positiveInt)
+    .option('--max-connections <n>', 'open connections at once (default 1024)', positiveInt)
     .action(async (_o: unknown, command: Command) => {
       const flags = command.opts<ServeFlags>();
       await invoke(command, (ctx) => run(ctx, flags));
@@ -44,7 +79,19 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   const [{ prepareDataDir }, { startServer, closeOnSignals }] = await Promise.all([import('../../data-dir.js'), import('../../../http/server.js')]);
   prepareDataDir(dataDir);
   const accessLog = flags.accessLog !== undefined ? await openAccessLog(resolve(ctx.io.cwd, flags.accessLog)) : undefined;
-  const server = await startServer({ dataDir, host: flags.host, port: flags.port, imageLimits, ...(accessLog ? { accessLog } : {}) });
+  const mib = (n: number | undefined) => (n === undefined ? undefined : n * MIB);
+  const seconds = (n: number | undefined) => (n === undefined ? undefined : n * 1000);
+  const searchLimits = given({ maxSessionsPerToken: flags.maxSessionsPerToken, maxSessionBytes: mib(flags.maxSessionMb) });
+  const imageSearchLimits = given({ maxQueryPixels: flags.maxQueryPixels, decodeConcurrency: flags.decodeConcurrency, maxQueuedDecodes: flags.decodeQueue });
+  const jsonBody = given({ parts: mib(flags.maxPartsBodyMb), attributes: mib(flags.maxAttributesBodyMb), relations: mib(flags.maxRelationsBodyMb), other: mib(flags.maxBodyMb) });
+  const limits = {
+    ...given({ requestTimeoutMs: seconds(flags.requestTimeout), headersTimeoutMs: seconds(flags.headersTimeout), keepAliveTimeoutMs: seconds(flags.keepAliveTimeout), maxConnections: flags.maxConnections }),
+    jsonBody,
+  };
+  const server = await startServer({
+    dataDir, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
+    ...(accessLog ? { accessLog } : {}),
+  });
   ctx.io.stderr.write(`catalog serving ${dataDir} at ${server.url} (Ctrl-C to stop)\n`);
   await closeOnSignals(server, ctx.io.stderr);
   if (accessLog) await new Promise<void>((done) => accessLog.end(done));
