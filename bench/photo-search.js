@@ -66,8 +66,8 @@ async function augment(bytes, rnd) {
   const f = 0.1 * rnd();
   const left = Math.round(m.width * f * rnd());
   const top = Math.round(m.height * f * rnd());
-  const width = Math.max(8, Math.round(m.width * (1 - f)) - left);
-  const height = Math.max(8, Math.round(m.height * (1 - f)) - top);
+  const width = Math.min(m.width - left, Math.max(8, Math.round(m.width * (1 - f)) - left));
+  const height = Math.min(m.height - top, Math.max(8, Math.round(m.height * (1 - f)) - top));
   return sharp(bytes)
     .extract({ left, top, width, height })
     .resize(Math.max(8, Math.round(width * scale)), Math.max(8, Math.round(height * scale)))
@@ -163,6 +163,7 @@ log(`reference extraction: ${stats(refMs).mean} ms mean; ${weak} references with
 const queries = [];
 for (const q of [...sets.queries, ...sets.distractors.map((d) => ({ ...d, condition: 'distractor' }))]) {
   queries.push({ condition: q.condition, truth: q.condition === 'distractor' ? undefined : `part:${q.file}`, name: q.name, ...(await queryFeatures(q.bytes)) });
+  if (queries.length % 200 === 0) log(`  query features: ${queries.length} (${((performance.now() - t0) / 1000).toFixed(0)} s since start)`);
 }
 log(`query features: ${((performance.now() - t0) / 1000).toFixed(0)} s since start`);
 

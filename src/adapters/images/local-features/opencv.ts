@@ -58,7 +58,13 @@ export function openCv(): Promise<OpenCv> {
   loading ??= new Promise<OpenCv>((resolve, reject) => {
     try {
       const require = createRequire(import.meta.url);
+      // The Emscripten runtime installs process-wide 'uncaughtException' / 'unhandledRejection'
+      // handlers (the latter aborts the process, the former prints the module's 11 MB source):
+      // a library must not change how the host process fails, so they are removed again.
+      const before = new Set([...process.listeners('uncaughtException'), ...process.listeners('unhandledRejection')]);
       const mod = require('@techstark/opencv-js') as OpenCv & { then?: (cb: (m: unknown) => void) => void };
+      for (const listener of process.listeners('uncaughtException')) if (!before.has(listener)) process.removeListener('uncaughtException', listener);
+      for (const listener of process.listeners('unhandledRejection')) if (!before.has(listener)) process.removeListener('unhandledRejection', listener);
       const ready = (): void => {
         // Drop the thenable so the module can be passed through promises.
         delete mod.then;
