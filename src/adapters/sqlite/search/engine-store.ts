@@ -189,10 +189,15 @@ export class EngineStore {
 
   private writeTerm(term: string, changes: Map<number, number[] | null>, version: number): void {
     let id = this.stmt.termId.get(term);
+    const base = emptyPostings();
     if (id === undefined) {
       if (![...changes.values()].some((tf) => tf !== null)) return;
+      // A new term has no stored blocks: nothing to read, merge or delete (most terms of an import).
       id = Number(this.stmt.insertTerm.run(term, version).lastInsertRowid);
-    } else this.stmt.touchTerm.run(version, id);
+      this.insertBlocks(id, mergePostings(base, changes).merged);
+      return;
+    }
+    this.stmt.touchTerm.run(version, id);
     let min = Infinity;
     let max = -Infinity;
     for (const doc of changes.keys()) {
@@ -201,13 +206,16 @@ export class EngineStore {
     }
     // The blocks that may hold a changed doc: from the one starting at or before the smallest, through the largest.
     const from = this.stmt.floorBlock.get(id, min) ?? min;
-    const base = emptyPostings();
     for (const block of this.stmt.blocksIn.all(id, from, max)) decodeBlock(block.data, block.first_doc, base);
     this.stmt.deleteBlocksIn.run(id, from, max);
-    const { merged } = mergePostings(base, changes);
-    for (let i = 0; i < merged.docs.length; i += BLOCK_SIZE) {
-      const end = Math.min(merged.docs.length, i + BLOCK_SIZE);
-      this.stmt.insertBlock.run(id, merged.docs[i] ?? 0, encodeBlock(merged, i, end));
+    this.insertBlocks(id, mergePostings(base, changes).merged);
+  }
+
+  /** Stores `postings` of term `id` as blocks of BLOCK_SIZE. */
+  private insertBlocks(id: number, postings: ReturnType<typeof mergePostings>['merged']): void {
+    for (let i = 0; i < postings.docs.length; i += BLOCK_SIZE) {
+      const end = Math.min(postings.docs.length, i + BLOCK_SIZE);
+      this.stmt.insertBlock.run(id, postings.docs[i] ?? 0, encodeBlock(postings, i, end));
     }
   }
 
