@@ -12,6 +12,19 @@ export type Runner = (ctx: CommandContext) => Promise<number>;
 /** Runs `runner` with the context of the parsed command `command` (its options merged with the globals). */
 export type Invoke = (command: Command, runner: Runner) => Promise<void>;
 
+/**
+ * Declares a verb that takes no arguments and no options of its own (`maintenance status`,
+ * `tokens list`, `config`): its name, description and run function, nothing else to repeat.
+ */
+export function declareSimpleVerb(parent: Command, invoke: Invoke, name: string, description: string, run: Runner): Command {
+  return parent
+    .command(name)
+    .description(description)
+    .action(async (_o: unknown, command: Command) => {
+      await invoke(command, run);
+    });
+}
+
 /** Collects a repeatable option into an array (`--role a --role b`). */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];

@@ -2,16 +2,11 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
-import type { Invoke } from '../../runner.js';
+import { declareSimpleVerb, type Invoke } from '../../runner.js';
 
-/** Declares `catalog config` on the program. */
+/** Declares `config` on its parent command. */
 export function declare(program: Command, invoke: Invoke): Command {
-  return program
-    .command('config')
-    .description('show the effective configuration and where each value came from')
-    .action(async (_o: unknown, command: Command) => {
-      await invoke(command, (ctx) => run(ctx));
-    });
+  return declareSimpleVerb(program, invoke, 'config', 'show the effective configuration and where each value came from', run);
 }
 
 /** Prints the settings. */

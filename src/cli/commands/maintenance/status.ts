@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
-import type { Invoke } from '../../runner.js';
+import { declareSimpleVerb, type Invoke } from '../../runner.js';
 
 /** Prints the maintenance state: `{"enabled": ...}` for json/ndjson, a sentence otherwise. */
 export function printState(ctx: CommandContext, state: { enabled: boolean }): number {
@@ -11,14 +11,9 @@ export function printState(ctx: CommandContext, state: { enabled: boolean }): nu
   return EXIT.OK;
 }
 
-/** Declares the verb on the `maintenance` noun. */
+/** Declares `status` on its parent command. */
 export function declare(noun: Command, invoke: Invoke): Command {
-  return noun
-    .command('status')
-    .description('show whether maintenance mode is on')
-    .action(async (_o: unknown, command: Command) => {
-      await invoke(command, (ctx) => run(ctx));
-    });
+  return declareSimpleVerb(noun, invoke, 'status', 'show whether maintenance mode is on', run);
 }
 
 /** Prints whether maintenance mode is on. */

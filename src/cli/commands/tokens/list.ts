@@ -2,17 +2,12 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
-import type { Invoke } from '../../runner.js';
+import { declareSimpleVerb, type Invoke } from '../../runner.js';
 import { withLocalCatalog } from './local.js';
 
-/** Declares the verb on the `tokens` noun. */
+/** Declares `list` on its parent command. */
 export function declare(noun: Command, invoke: Invoke): Command {
-  return noun
-    .command('list')
-    .description('list tokens (never their secrets)')
-    .action(async (_o: unknown, command: Command) => {
-      await invoke(command, (ctx) => run(ctx));
-    });
+  return declareSimpleVerb(noun, invoke, 'list', 'list tokens (never their secrets)', run);
 }
 
 /** Prints the tokens. */
