@@ -12,17 +12,8 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
+import { extensionFor } from './extensions.js';
 import type { Invoke } from '../../runner.js';
-
-/** File extension for a detected image type (the inverse of the core's file-type detection). */
-const EXTENSIONS: Readonly<Record<string, string>> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-  'image/tiff': 'tiff',
-  'image/avif': 'avif',
-};
 
 /** Declares the verb on the `images` noun. */
 export function declare(noun: Command, invoke: Invoke): Command {
@@ -39,7 +30,7 @@ export function declare(noun: Command, invoke: Invoke): Command {
 
 /** The default download name: `<image_id>.<ext>` unless the id already ends with an image extension. */
 function downloadName(imageId: string, contentType: string): string {
-  const ext = EXTENSIONS[contentType.split(';')[0]?.trim().toLowerCase() ?? ''];
+  const ext = extensionFor(contentType);
   const current = extname(imageId).slice(1).toLowerCase();
   if (ext === undefined || current === ext || (ext === 'jpg' && current === 'jpeg') || (ext === 'tiff' && current === 'tif')) return basename(imageId);
   return `${basename(imageId)}.${ext}`;

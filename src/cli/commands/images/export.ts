@@ -19,16 +19,8 @@ import type { ImageView } from '../../../api/image-schemas.js';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
+import { extensionFor } from './extensions.js';
 import { collect, type Invoke } from '../../runner.js';
-
-const EXTENSIONS: Readonly<Record<string, string>> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-  'image/tiff': 'tiff',
-  'image/avif': 'avif',
-};
 
 /** The manifest columns, as `images upload` reads them. */
 const MANIFEST_FIELDS = ['image_id', 'part_id', 'info', 'position', 'file'];
@@ -67,7 +59,7 @@ async function saveOriginal(ctx: CommandContext, image: ImageView, dir: string):
   const client = await ctx.client();
   const download = await client.downloadImage(image.image_id);
   const sha256 = download.etag.replace(/^W\//, '').replace(/"/g, '');
-  const ext = EXTENSIONS[download.contentType.split(';')[0]?.trim().toLowerCase() ?? ''] ?? 'bin';
+  const ext = extensionFor(download.contentType) ?? 'bin';
   const file = `files/${sha256}.${ext}`;
   const target = join(dir, file);
   if (await stat(target).then((s) => s.isFile() && s.size === download.size, () => false)) {
