@@ -37,58 +37,38 @@ const ATTRIBUTES = [
 ];
 
 /**
- * better-sqlite3 inserting the same rows directly into the same (migrated) schema, one transaction
- * per 1,000 parts: parts, part_attributes, and the text-search rows the import keeps in sync
- * (result card, current-card pointer, FTS5 document, vocabulary and typo keys). The document text
- * comes from the project's pure buildSearchDocument, so both sides write identical rows; what the
- * ratio measures is everything else the import does (CSV parsing, mapping, validation, rules).
+ * The same parts written straight into the SQLite store (openSqliteStores, its own write
+ * transactions, search index included), 1,000 per transaction, with a decide callback that accepts
+ * every item: what the ratio measures is everything else the import does (CSV parsing, mapping,
+ * request validation, the part rules), not the storage and indexing both sides share.
  */
 async function directInsert(dataDir, count) {
-  const { openDatabase } = await import('../dist/adapters/sqlite/database.js');
-  const { buildSearchDocument } = await import('../dist/adapters/sqlite/search/document.js');
-  const { deletionVariants, hasTypoKeys } = await import('../dist/core/search/typo.js');
-  const db = openDatabase(join(dataDir, 'direct.db'));
-  const attributeDefs = new Map(ATTRIBUTES.map((a) => [a.attribute_id, { visibility: 'factoryWorker', org_visibility: 'parent', labels: [], per_org_values: false, filterable: false, searchable: false, ...a }]));
-  const insertPart = db.prepare('INSERT INTO parts (part_id, service_id, name, attributes, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?)');
-  const insertRef = db.prepare('INSERT INTO part_attributes (attribute_id, part_rowid) VALUES (?, ?)');
-  const insertCard = db.prepare('INSERT INTO search_cards (part_rowid, part_id, service_id, names, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?)');
-  const insertCurrent = db.prepare('INSERT INTO search_current (part_rowid, card_id, holder, org_doc) VALUES (?, ?, ?, ?)');
-  const insertDoc = db.prepare('INSERT INTO search_docs (rowid, pid, names, v0, v1, v2, v3, flt, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  const insertTerm = db.prepare('INSERT OR IGNORE INTO search_terms (term) VALUES (?)');
-  const insertTermKey = db.prepare('INSERT OR IGNORE INTO search_term_keys (key, term) VALUES (?, ?)');
-  db.prepare("UPDATE search_state SET value = 'done' WHERE key = 'rebuild'").run();
+  const { openSqliteStores } = await import('../dist/adapters/sqlite/stores.js');
+  const stores = openSqliteStores({ dataDir: join(dataDir, 'direct'), clock: { nowMicros: () => Date.now() * 1000 } });
+  const write = (item) => ({ kind: 'write', value: item, created: true });
+  const now = Date.now() * 1000;
+  await stores.catalog.upsertAttributes(
+    ATTRIBUTES.map((a) => ({ visibility: 'factoryWorker', org_visibility: 'parent', labels: [], per_org_values: false, filterable: false, searchable: false, serviceId: randomUUID(), createdAt: now, modifiedAt: now, ...a })),
+    write,
+  );
   const start = performance.now();
-  const batch = db.transaction((from, to) => {
-    for (let i = from; i < to; i++) {
+  for (let from = 0; from < count; from += 1000) {
+    const items = [];
+    for (let i = from; i < Math.min(count, from + 1000); i++) {
       const p = generatedPart(i);
-      const now = Date.now() * 1000;
-      const part = {
+      items.push({
         part_id: p.id, serviceId: randomUUID(), name: { en: p.nameEn, de: p.nameDe }, createdAt: now, modifiedAt: now,
         attributes: [
           { attribute_id: 'class', values: [{ organization: '', value: { en: p.cls } }] },
           { attribute_id: 'device_id', values: [{ organization: '', value: { en: p.device } }] },
           { attribute_id: 'vendor', values: [{ organization: '', value: { en: p.vendor } }] },
         ],
-      };
-      const names = JSON.stringify(part.name);
-      const rowid = Number(insertPart.run(p.id, part.serviceId, names, JSON.stringify(part.attributes), now, now).lastInsertRowid);
-      for (const a of part.attributes) insertRef.run(a.attribute_id, rowid);
-      const card = Number(insertCard.run(rowid, p.id, part.serviceId, names, now, now).lastInsertRowid);
-      const doc = buildSearchDocument(part, attributeDefs);
-      insertCurrent.run(rowid, card, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
-      const [v0, v1, v2, v3] = doc.values;
-      insertDoc.run(card, doc.pid, doc.names, v0, v1, v2, v3, doc.flt, doc.meta);
-      for (const term of doc.terms) {
-        if (insertTerm.run(term).changes > 0 && hasTypoKeys(term)) {
-          insertTermKey.run(term, term);
-          for (const key of deletionVariants(term)) insertTermKey.run(key, term);
-        }
-      }
+      });
     }
-  });
-  for (let i = 0; i < count; i += 1000) batch.immediate(i, Math.min(count, i + 1000));
+    await stores.catalog.upsertParts(items, write);
+  }
   const ms = performance.now() - start;
-  db.close();
+  await stores.close();
   return { ms, rowsPerSecond: perSecond(count, ms) };
 }
 

@@ -6,6 +6,7 @@
  * search and part reads can never disagree on what an organization sees.
  */
 import { viewPart } from '../catalog/parts.js';
+import { canSeeVisibility } from '../permissions.js';
 import { foldFilterValue, langTexts, tokenize } from './text.js';
 import type { Alternative, ExpandedWord, PartViewContext, SearchFilter, StoredPart } from '../model.js';
 
@@ -63,4 +64,20 @@ export function evaluatePart(part: StoredPart, words: readonly ExpandedWord[], f
     if (!wordMatches(word, valueFields)) return { matches: false, namesTier: false };
   }
   return { matches: true, namesTier: namesTier && words.length > 0 };
+}
+
+/**
+ * Per word: satisfied by the default_value of a searchable per-organization attribute the caller
+ * sees (organization views only). Parts without per-organization values see every default, so such
+ * a word holds for all of them at once.
+ */
+export function wordsInDefaults(words: readonly ExpandedWord[], ctx: PartViewContext): boolean[] {
+  if (ctx.organization === undefined) return words.map(() => false);
+  const defaults: string[][] = [];
+  for (const a of ctx.attributes.values()) {
+    if (a.per_org_values && a.searchable && a.default_value && canSeeVisibility(ctx.principal, a.visibility)) {
+      for (const text of langTexts(a.default_value)) defaults.push(tokenize(text));
+    }
+  }
+  return words.map((w) => defaults.length > 0 && wordMatches(w, defaults));
 }

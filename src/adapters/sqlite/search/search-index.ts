@@ -20,10 +20,9 @@
  */
 import type { Attribute, LangMap } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
-import { buildSearchDocument } from './document.js';
+import { buildOrgDocument, ORG_VALUE_COLUMNS } from './org-document.js';
 import { canSeeVisibility, VISIBILITY_ORDER } from '../../../core/permissions.js';
-import { evaluatePart, valuePasses } from '../../../core/search/match.js';
-import { wordsInDefaults } from './plan.js';
+import { evaluatePart, valuePasses, wordsInDefaults } from '../../../core/search/match.js';
 import { ftsClause } from './fts-query.js';
 import { deletionVariants, hasTypoKeys, lookupKeys, typoNeighbours } from '../../../core/search/typo.js';
 import { foldFilterValue, langTexts, tokenize } from '../../../core/search/text.js';
@@ -38,7 +37,6 @@ import { compareRanked, materializeWord, topK, type DocData, type MaterializedWo
 import { EngineStore } from './engine-store.js';
 
 /** Per-organization value columns of search_org_docs, by visibility. */
-const ORG_COLUMNS: Readonly<Record<Visibility, string>> = { factoryWorker: 'o0', csa: 'o1', admin: 'o2', superAdmin: 'o3' };
 
 /** The ascending doc ids in every one of `sets` (galloping from the shortest). */
 function intersect(sets: readonly Int32Array[]): number[] {
@@ -226,7 +224,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       if (!current) continue;
       if (current.org_doc === 1) this.stmt.deleteOrgDoc.run(current.card_id);
       const part = partFromRow(row);
-      const doc = buildSearchDocument(part, attributes);
+      const doc = buildOrgDocument(part, attributes);
       this.stmt.setCurrent.run(row.rowid_, current.card_id, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
       if (doc.orgValues) this.stmt.insertOrgDoc.run(current.card_id, ...doc.orgValues);
       this.addTerms(doc.terms);
@@ -242,7 +240,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   private addCard(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, fresh: boolean, before: EngineDocument | undefined): void {
     const cardId = Number(this.stmt.insertCard.run(rowid, part.part_id, part.serviceId, JSON.stringify(part.name), part.createdAt, part.modifiedAt).lastInsertRowid);
-    const doc = buildSearchDocument(part, attributes);
+    const doc = buildOrgDocument(part, attributes);
     (fresh ? this.stmt.insertCurrent : this.stmt.setCurrent).run(rowid, cardId, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
     if (doc.orgValues) this.stmt.insertOrgDoc.run(cardId, ...doc.orgValues);
     this.addTerms(doc.terms);
@@ -375,7 +373,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       if (filter.attribute.per_org_values) orgFilters.push(filter);
       else shared.push(this.docSet(filter.values.map((v) => filterTerm(filter.attribute.attribute_id, v))));
     }
-    const orgColumns = query.visibleValues.map((v) => ORG_COLUMNS[v]);
+    const orgColumns = query.visibleValues.map((v) => ORG_VALUE_COLUMNS[v]);
     const inOrgText = words.map((w) => orgColumns.length > 0 && this.stmt.orgProbe.get(ftsClause(w.alternatives, orgColumns)) !== undefined);
     const inDefaults = wordsInDefaults(words, ctx);
     const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
