@@ -25,6 +25,8 @@ export const ROUTES = {
   imagesSelect: '/1/catalog/images/select',
   image: (imageId: string) => `/1/catalog/images/${seg(imageId)}`,
   imageOriginal: (imageId: string) => `/1/catalog/images/${seg(imageId)}/original`,
+  /** Our addition (docs/api.md, "Thumbnails"): the image resized, `?size=` one of THUMBNAIL_SIZES. */
+  imageThumbnail: (imageId: string) => `/1/catalog/images/${seg(imageId)}/thumbnail`,
   relations: '/v1/parts/relations',
   relationsList: '/v1/parts/relations/list',
   partRelations: (partId: string) => `/v1/parts/${seg(partId)}/relations`,

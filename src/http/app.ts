@@ -15,6 +15,8 @@ import { registerPartRoutes } from './routes/parts.js';
 import { registerRelationRoutes } from './routes/relations.js';
 import { registerImageRoutes } from './routes/images.js';
 import { registerSearchRoutes } from './routes/search.js';
+import { registerThumbnailRoutes } from './routes/thumbnails.js';
+import { isWebAppRequest, registerWebApp } from './web.js';
 import { jsonBodyLimitFor, serverLimits, type JsonBodyLimits, type ServerLimits } from './limits.js';
 import { ROUTES } from '../api/routes.js';
 import { problemClientErrorHandler, redactUrl, secretInQueryError, secretQueryParameter } from './wire-guards.js';
@@ -32,6 +34,10 @@ export interface AppOptions {
   accessLog?: NodeJS.WritableStream | null;
   /** Timeouts, connection cap and JSON body limits per endpoint (src/http/limits.ts; docs/api.md). */
   limits?: Partial<Omit<ServerLimits, 'jsonBody'>> & { jsonBody?: Partial<JsonBodyLimits> };
+  /** Serve the web app at `/` (issue 16; src/http/web.ts). Default: true. */
+  webApp?: boolean;
+  /** Where the built web app is. Default: dist/web (see `defaultWebRoot`). */
+  webRoot?: string;
 }
 
 /** Fastify's own error codes that are client errors, mapped to ours. */
@@ -68,6 +74,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const { service } = catalog;
   const accessLog = options.accessLog === undefined ? process.stderr : options.accessLog;
   const limits = serverLimits(options.limits);
+  const webApp = options.webApp ?? true;
   const app = Fastify({
     logger: false,
     // Per route below (onRoute); this is the limit of anything routed without one.
@@ -118,6 +125,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // A token in the URL is refused before anything else, valid or not: URLs end up in logs (issue 11).
     const secret = secretQueryParameter(request.url);
     if (secret !== undefined) throw secretInQueryError(secret);
+    // The web app's files are public (they hold no data); the page calls the API with a token.
+    if (webApp && isWebAppRequest(request.method, request.url)) return;
     request.principal = await service.authenticate(request.headers.authorization);
   });
 
@@ -167,5 +176,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerImageRoutes(app, catalog.images);
   registerSearchRoutes(app, catalog.search);
   registerCatalogInfoRoutes(app, catalog);
+  registerThumbnailRoutes(app, catalog.images);
+  if (webApp) registerWebApp(app, options.webRoot);
   return app;
 }

@@ -1,0 +1,211 @@
+/**
+ * The page's only way to the catalog: the public HTTP API (docs/api.md) with the user's token as the
+ * bearer header. The token lives in sessionStorage (gone when the tab closes) and never in a URL.
+ */
+
+const TOKEN_KEY = 'catalog.token';
+
+/** A problem+json answer (docs/api.md, "Wire"). */
+export interface Problem {
+  status: number;
+  code?: string;
+  title?: string;
+  detail?: string;
+  errors?: Array<{ path: string; message: string }>;
+}
+
+/** An API error with the problem the server sent. */
+export class ApiError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail ?? problem.title ?? `HTTP ${problem.status}`);
+  }
+  get status(): number {
+    return this.problem.status;
+  }
+}
+
+export function getToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function setToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+/** Forgets the token; listeners of `catalog:signed-out` show the sign-in form again. */
+export function signOut(reason?: string): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+  window.dispatchEvent(new CustomEvent('catalog:signed-out', { detail: reason }));
+}
+
+async function problemOf(response: Response): Promise<Problem> {
+  try {
+    const body = (await response.json()) as Problem;
+    return { ...body, status: response.status };
+  } catch {
+    return { status: response.status, detail: `${response.status} ${response.statusText}` };
+  }
+}
+
+/** One request with the bearer token. A 401 signs out (the token is revoked or wrong). */
+export async function request(method: string, path: string, body?: unknown, token: string | null = getToken()): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const response = await fetch(path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+  if (!response.ok) {
+    const problem = await problemOf(response);
+    if (response.status === 401 && token === getToken()) signOut(problem.detail);
+    throw new ApiError(problem);
+  }
+  return response;
+}
+
+/** A JSON call. */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return (await (await request(method, path, body)).json()) as T;
+}
+
+/** Checks a token before keeping it: GET /1/catalog/info answers any valid token. */
+export async function checkToken(token: string): Promise<void> {
+  await request('GET', '/1/catalog/info', undefined, token);
+}
+
+export const enc = encodeURIComponent;
+
+// ------------------------------------------------------------------------------------------------
+// Wire shapes the page reads (src/api/schemas.ts, src/api/image-schemas.ts).
+
+export type LangMap = Record<string, string>;
+
+export interface Attribute {
+  attribute_id: string;
+  type: string;
+  name: LangMap;
+  filterable: boolean;
+  searchable: boolean;
+  visibility: string;
+  display_order?: number | null;
+}
+
+export interface PartValue {
+  organization: string;
+  value: LangMap;
+  source?: string;
+}
+
+export interface Part {
+  part_id: string;
+  name: LangMap;
+  attributes: Array<{ attribute_id: string; values: PartValue[] }>;
+  createdAt: string;
+  modifiedAt: string;
+}
+
+export interface SearchResult {
+  id: string;
+  name?: string;
+  nameLanguage?: string;
+  /** A similarity in [0, 1] when the service reports one (not in today's API: the page shows rank). */
+  score?: number;
+}
+
+export interface SearchResponse {
+  sessionId: string;
+  imageId: string | null;
+  results: SearchResult[];
+  resultsTotalCount: number;
+}
+
+export interface ImageDescription {
+  image_id: string;
+  part_id: string;
+  info: string;
+  position?: number;
+}
+
+export interface DisplayImages {
+  part_id: string;
+  max_display_images: number;
+  ordered: string[];
+  shown: string[];
+}
+
+export interface Relation {
+  part_id: string;
+  part_role: 'anchor_part' | 'related_part';
+  type: string;
+  source: string;
+  created: string;
+}
+
+export interface BulkWriteResult {
+  created: string[];
+  updated: string[];
+  errors: Record<string, string[]>;
+}
+
+interface Page<T> {
+  result: T[];
+  last_object_id: string;
+  more_data: boolean;
+}
+
+let attributesOnce: Promise<Attribute[]> | undefined;
+
+/** Every attribute definition the token may read (paged through, kept for the session). */
+export function allAttributes(): Promise<Attribute[]> {
+  attributesOnce ??= (async () => {
+    const all: Attribute[] = [];
+    let last = '';
+    for (;;) {
+      const page = await api<Page<Attribute>>('POST', '/1/catalog/attributes/list', { paging: { limit: 1000, ...(last ? { last_object_id: last } : {}) } });
+      all.push(...page.result);
+      if (!page.more_data || page.result.length === 0) return all;
+      last = page.last_object_id;
+    }
+  })();
+  attributesOnce.catch(() => (attributesOnce = undefined));
+  return attributesOnce;
+}
+
+/** Names of parts by id (POST /1/catalog/parts/select, names only); unknown ids are absent. */
+export async function partNames(ids: string[]): Promise<Map<string, LangMap>> {
+  const out = new Map<string, LangMap>();
+  if (ids.length === 0) return out;
+  const parts = await api<Array<{ part_id: string; name: LangMap }>>('POST', '/1/catalog/parts/select', { part_ids: [...new Set(ids)], projection: ['name'] });
+  for (const part of parts) out.set(part.part_id, part.name);
+  return out;
+}
+
+/** Images of one part (POST /1/catalog/images/list). */
+export async function imagesOfPart(partId: string): Promise<ImageDescription[]> {
+  const all: ImageDescription[] = [];
+  let last = '';
+  for (;;) {
+    const page = await api<Page<ImageDescription>>('POST', '/1/catalog/images/list', { query: { part_ids: [partId] }, paging: { limit: 1000, ...(last ? { last_object_id: last } : {}) } });
+    all.push(...page.result);
+    if (!page.more_data || page.result.length === 0) return all;
+    last = page.last_object_id;
+  }
+}
+
+export function displayImages(partId: string): Promise<DisplayImages> {
+  return api<DisplayImages>('GET', `/1/catalog/parts/${enc(partId)}/display-images`);
+}
+
+/** The text in `language`, else the same language ignoring case, else the first language in sorted order (as search names). */
+export function inLanguage(map: LangMap | undefined, language: string): { text: string; lang: string } {
+  if (!map) return { text: '', lang: language };
+  if (map[language] !== undefined) return { text: map[language], lang: language };
+  const lower = language.toLowerCase();
+  const keys = Object.keys(map).sort();
+  const same = keys.find((k) => k.toLowerCase() === lower);
+  const key = same ?? keys[0];
+  return key === undefined ? { text: '', lang: language } : { text: map[key] ?? '', lang: key };
+}

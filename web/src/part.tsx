@@ -1,0 +1,279 @@
+/**
+ * The part page: names in every language, attribute values in display_order (attributes without one
+ * after them), the display images (the shown ones as the gallery, the rest listed as not shown),
+ * the reference images, relations grouped by type, and — for a token with a write role — an
+ * upload form. Everything comes from the API with the user's token, so what a role may not see
+ * (an admin-only value) is simply absent.
+ */
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { allAttributes, api, displayImages, enc, imagesOfPart, inLanguage, partNames, type Attribute, type DisplayImages, type ImageDescription, type LangMap, type Part, type Relation } from './api';
+import { OriginalDialog, Thumb } from './images';
+import { Link, partUrl } from './router';
+import { ErrorNote } from './search';
+import { Upload } from './upload';
+
+interface PartData {
+  part: Part;
+  attributes: Map<string, Attribute>;
+  images: ImageDescription[];
+  display: DisplayImages;
+  relations: Relation[];
+  relatedNames: Map<string, LangMap>;
+}
+
+/**
+ * The part's attributes in page order (spec 2.1): lower display_order first; attributes without
+ * one after them in the order the API lists definitions (by attribute_id: the API does not expose
+ * creation order, see docs/api.md "Web app").
+ */
+export function orderAttributes(part: Part, defs: Map<string, Attribute>): Part['attributes'] {
+  const rank = [...defs.keys()];
+  const orderOf = (id: string) => defs.get(id)?.display_order ?? Number.POSITIVE_INFINITY;
+  return [...part.attributes].sort((a, b) => orderOf(a.attribute_id) - orderOf(b.attribute_id) || rank.indexOf(a.attribute_id) - rank.indexOf(b.attribute_id));
+}
+
+async function load(partId: string): Promise<PartData> {
+  const [part, defs, images, display, relations] = await Promise.all([
+    api<Part>('GET', `/1/catalog/parts/${enc(partId)}`),
+    allAttributes(),
+    imagesOfPart(partId),
+    displayImages(partId),
+    api<Relation[]>('GET', `/v1/parts/${enc(partId)}/relations`),
+  ]);
+  const relatedNames = await partNames(relations.map((r) => r.part_id));
+  return { part, attributes: new Map(defs.map((d) => [d.attribute_id, d])), images, display, relations, relatedNames };
+}
+
+function tokensOf(info: string): string[] {
+  return info.split(/\s+/).filter((t) => t !== '');
+}
+
+function ImageCaption(props: { image: ImageDescription | undefined; id: string }) {
+  return (
+    <span class="caption">
+      <span class="image-id">{props.id}</span> <span class="info">{props.image?.info ?? ''}</span>
+      {props.image?.position !== undefined && <span class="position"> position {props.image.position}</span>}
+    </span>
+  );
+}
+
+export function PartPage(props: { partId: string; language: string; setLanguage: (l: string) => void }) {
+  const { partId, language } = props;
+  const [data, setData] = useState<PartData | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [original, setOriginal] = useState<string | null>(null);
+  const [fresh, setFresh] = useState<string[]>([]);
+
+  const reload = useCallback(async () => {
+    try {
+      setData(await load(partId));
+    } catch (e) {
+      setError(e);
+    }
+  }, [partId]);
+
+  useEffect(() => {
+    performance.mark('part:start');
+    setData(null);
+    setError(null);
+    setFresh([]);
+    void reload();
+  }, [partId]);
+
+  // Render time (issue 16): from the start of the page or of the in-app navigation to the gallery's
+  // thumbnails decoded; the browser test reads the measure.
+  useEffect(() => {
+    if (!data) return;
+    const imgs = [...document.querySelectorAll<HTMLImageElement>('.gallery img')];
+    const pending = data.display.shown.length;
+    const check = () => {
+      const ready = document.querySelectorAll('.gallery img').length >= pending;
+      if (!ready) return false;
+      Promise.all(imgs.map((i) => i.decode().catch(() => undefined))).then(() => {
+        performance.measure('part:render', 'part:start');
+        document.querySelector('main')?.setAttribute('data-ready', 'true');
+      }, () => undefined);
+      return true;
+    };
+    if (check()) return;
+    const observer = new MutationObserver(() => check() && observer.disconnect());
+    observer.observe(document.body, { subtree: true, childList: true });
+    return () => observer.disconnect();
+  }, [data]);
+
+  if (error) {
+    return (
+      <main id="main">
+        <h1>Part {partId}</h1>
+        <ErrorNote error={error} />
+      </main>
+    );
+  }
+  if (!data) {
+    return (
+      <main id="main" aria-busy="true">
+        <h1>Part {partId}</h1>
+        <p>Loading…</p>
+      </main>
+    );
+  }
+
+  const { part, attributes, images, display, relations, relatedNames } = data;
+  const byId = new Map(images.map((i) => [i.image_id, i]));
+  const title = inLanguage(part.name, language);
+  const shown = new Set(display.shown);
+  const notShown = display.ordered.filter((id) => !shown.has(id));
+  const references = images.filter((i) => tokensOf(i.info).includes('searchable'));
+  const groups = new Map<string, Relation[]>();
+  for (const r of relations) groups.set(r.type, [...(groups.get(r.type) ?? []), r]);
+  const languages = Object.keys(part.name).sort();
+
+  return (
+    <main id="main" class="part-page">
+      <p class="crumbs">
+        <Link href="/search">Search</Link> / <span>{part.part_id}</span>
+      </p>
+      <h1 lang={title.lang}>{title.text || part.part_id}</h1>
+
+      <section aria-labelledby="names-title">
+        <h2 id="names-title">Names</h2>
+        <table class="names">
+          <thead>
+            <tr>
+              <th scope="col">Language</th>
+              <th scope="col">Name</th>
+              <th scope="col">
+                <span class="visually-hidden">Switch language</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {languages.map((l) => (
+              <tr key={l} class={l === title.lang ? 'current' : ''}>
+                <td>{l}</td>
+                <td lang={l}>{part.name[l]}</td>
+                <td>
+                  <button type="button" aria-pressed={l === language} onClick={() => props.setLanguage(l)}>
+                    Show in {l}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section aria-labelledby="attributes-title">
+        <h2 id="attributes-title">Attributes</h2>
+        {part.attributes.length === 0 ? (
+          <p>No attribute values you may see.</p>
+        ) : (
+          <table class="attributes">
+            <thead>
+              <tr>
+                <th scope="col">Attribute</th>
+                <th scope="col">Value</th>
+                <th scope="col">Organization</th>
+              </tr>
+            </thead>
+            <tbody>
+              {orderAttributes(part, attributes).flatMap((a) =>
+                a.values.map((v, i) => {
+                  const def = attributes.get(a.attribute_id);
+                  const value = inLanguage(v.value, language);
+                  return (
+                    <tr key={`${a.attribute_id}:${v.organization}:${i}`} data-attribute-id={a.attribute_id}>
+                      <th scope="row">{i === 0 ? inLanguage(def?.name, language).text || a.attribute_id : ''}</th>
+                      <td lang={value.lang}>{value.text}</td>
+                      <td>{v.organization ? `${v.organization}${v.source ? ` (${v.source})` : ''}` : ''}</td>
+                    </tr>
+                  );
+                }),
+              )}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      <section aria-labelledby="gallery-title">
+        <h2 id="gallery-title">Images</h2>
+        {display.shown.length === 0 && <p>No display images.</p>}
+        <ol class="gallery" aria-label={`Shown display images (at most ${display.max_display_images})`}>
+          {display.shown.map((id, i) => (
+            <li key={id} data-image-id={id} class={fresh.includes(id) ? 'fresh' : ''}>
+              <button type="button" class="image-button" onClick={() => setOriginal(id)} aria-label={`Image ${i + 1}: ${id}, open the original`}>
+                <Thumb imageId={id} size={256} alt="" />
+              </button>
+              <ImageCaption image={byId.get(id)} id={id} />
+              {fresh.includes(id) && <span class="badge">new</span>}
+            </li>
+          ))}
+        </ol>
+        {notShown.length > 0 && (
+          <>
+            <h3>Not shown (beyond the {display.max_display_images} display images)</h3>
+            <ul class="not-shown">
+              {notShown.map((id) => (
+                <li key={id} data-image-id={id} class={fresh.includes(id) ? 'fresh' : ''}>
+                  <button type="button" class="link-button" onClick={() => setOriginal(id)}>
+                    {id}
+                  </button>{' '}
+                  <span class="info">{byId.get(id)?.info}</span>
+                  {fresh.includes(id) && <span class="badge">new</span>}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+        <h3>Reference images (used by photo search)</h3>
+        {references.length === 0 ? (
+          <p>None.</p>
+        ) : (
+          <ul class="references">
+            {references.map((image) => (
+              <li key={image.image_id} data-image-id={image.image_id}>
+                <button type="button" class="image-button" onClick={() => setOriginal(image.image_id)} aria-label={`Reference image ${image.image_id}, open the original`}>
+                  <Thumb imageId={image.image_id} size={128} alt="" />
+                </button>
+                <ImageCaption image={image} id={image.image_id} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section aria-labelledby="relations-title">
+        <h2 id="relations-title">Relations</h2>
+        {relations.length === 0 && <p>No relations.</p>}
+        {[...groups].map(([type, list]) => (
+          <div key={type} class="relation-group">
+            <h3>{type.replace('_', ' ')}</h3>
+            <ul>
+              {list.map((r) => {
+                const name = inLanguage(relatedNames.get(r.part_id), language);
+                return (
+                  <li key={r.part_id}>
+                    <Link href={partUrl(r.part_id)} lang={name.lang}>
+                      {name.text || r.part_id}
+                    </Link>{' '}
+                    <span class="hit-id">{r.part_id}</span>
+                    {type === 'substitute' && <span class="role"> ({r.part_role === 'related_part' ? 'successor' : 'predecessor'})</span>}
+                  </li>
+                );
+              })}
+            </ul>
+          </div>
+        ))}
+      </section>
+
+      <Upload
+        partId={part.part_id}
+        onUploaded={async (ids) => {
+          await reload();
+          setFresh(ids);
+        }}
+      />
+      <OriginalDialog imageId={original} onClose={() => setOriginal(null)} />
+    </main>
+  );
+}
