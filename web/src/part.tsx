@@ -135,136 +135,141 @@ export function PartPage(props: { partId: string; language: string; setLanguage:
       </p>
       <h1 lang={title.lang}>{title.text || part.part_id}</h1>
 
-      <section aria-labelledby="names-title">
-        <h2 id="names-title">Names</h2>
-        <table class="names">
-          <thead>
-            <tr>
-              <th scope="col">Language</th>
-              <th scope="col">Name</th>
-              <th scope="col">
-                <span class="visually-hidden">Switch language</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {languages.map((l) => (
-              <tr key={l} class={l === title.lang ? 'current' : ''}>
-                <td>{l}</td>
-                <td lang={l}>{part.name[l]}</td>
-                <td>
-                  <button type="button" aria-pressed={l === language} onClick={() => props.setLanguage(l)}>
-                    Show in {l}
-                  </button>
-                </td>
-              </tr>
+      <div class="part-layout">
+        <div class="part-facts">
+          <section aria-labelledby="names-title">
+            <h2 id="names-title">Names</h2>
+            <table class="names">
+              <thead>
+                <tr>
+                  <th scope="col">Language</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Switch language</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {languages.map((l) => (
+                  <tr key={l} class={l === title.lang ? 'current' : ''}>
+                    <td>{l}</td>
+                    <td lang={l}>{part.name[l]}</td>
+                    <td>
+                      <button type="button" aria-pressed={l === language} onClick={() => props.setLanguage(l)}>
+                        Show in {l}
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+
+          <section aria-labelledby="attributes-title">
+            <h2 id="attributes-title">Attributes</h2>
+            {part.attributes.length === 0 ? (
+              <p>No attribute values you may see.</p>
+            ) : (
+              <table class="attributes">
+                <thead>
+                  <tr>
+                    <th scope="col">Attribute</th>
+                    <th scope="col">Value</th>
+                    <th scope="col">Organization</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {orderAttributes(part, attributes).flatMap((a) =>
+                    a.values.map((v, i) => {
+                      const def = attributes.get(a.attribute_id);
+                      const value = inLanguage(v.value, language);
+                      return (
+                        <tr key={`${a.attribute_id}:${v.organization}:${i}`} data-attribute-id={a.attribute_id}>
+                          <th scope="row">{i === 0 ? inLanguage(def?.name, language).text || a.attribute_id : ''}</th>
+                          <td lang={value.lang}>{value.text}</td>
+                          <td>{v.organization ? `${v.organization}${v.source ? ` (${v.source})` : ''}` : ''}</td>
+                        </tr>
+                      );
+                    }),
+                  )}
+                </tbody>
+              </table>
+            )}
+          </section>
+
+          <section aria-labelledby="relations-title">
+            <h2 id="relations-title">Relations</h2>
+            {relations.length === 0 && <p>No relations.</p>}
+            {[...groups].map(([type, list]) => (
+              <div key={type} class="relation-group">
+                <h3>{type.replace('_', ' ')}</h3>
+                <ul>
+                  {list.map((r) => {
+                    const name = inLanguage(relatedNames.get(r.part_id), language);
+                    return (
+                      <li key={r.part_id}>
+                        <Link href={partUrl(r.part_id)} lang={name.lang}>
+                          {name.text || r.part_id}
+                        </Link>{' '}
+                        <span class="hit-id">{r.part_id}</span>
+                        {type === 'substitute' && <span class="role"> ({r.part_role === 'related_part' ? 'successor' : 'predecessor'})</span>}
+                      </li>
+                    );
+                  })}
+                </ul>
+              </div>
             ))}
-          </tbody>
-        </table>
-      </section>
-
-      <section aria-labelledby="attributes-title">
-        <h2 id="attributes-title">Attributes</h2>
-        {part.attributes.length === 0 ? (
-          <p>No attribute values you may see.</p>
-        ) : (
-          <table class="attributes">
-            <thead>
-              <tr>
-                <th scope="col">Attribute</th>
-                <th scope="col">Value</th>
-                <th scope="col">Organization</th>
-              </tr>
-            </thead>
-            <tbody>
-              {orderAttributes(part, attributes).flatMap((a) =>
-                a.values.map((v, i) => {
-                  const def = attributes.get(a.attribute_id);
-                  const value = inLanguage(v.value, language);
-                  return (
-                    <tr key={`${a.attribute_id}:${v.organization}:${i}`} data-attribute-id={a.attribute_id}>
-                      <th scope="row">{i === 0 ? inLanguage(def?.name, language).text || a.attribute_id : ''}</th>
-                      <td lang={value.lang}>{value.text}</td>
-                      <td>{v.organization ? `${v.organization}${v.source ? ` (${v.source})` : ''}` : ''}</td>
-                    </tr>
-                  );
-                }),
-              )}
-            </tbody>
-          </table>
-        )}
-      </section>
-
-      <section aria-labelledby="gallery-title">
-        <h2 id="gallery-title">Images</h2>
-        {display.shown.length === 0 && <p>No display images.</p>}
-        <ol class="gallery" aria-label={`Shown display images (at most ${display.max_display_images})`}>
-          {display.shown.map((id, i) => (
-            <li key={id} data-image-id={id} class={fresh.includes(id) ? 'fresh' : ''}>
-              <button type="button" class="image-button" onClick={() => setOriginal(id)} aria-label={`Image ${i + 1}: ${id}, open the original`}>
-                <Thumb imageId={id} size={256} alt="" />
-              </button>
-              <ImageCaption image={byId.get(id)} id={id} />
-              {fresh.includes(id) && <span class="badge">new</span>}
-            </li>
-          ))}
-        </ol>
-        {notShown.length > 0 && (
-          <>
-            <h3>Not shown (beyond the {display.max_display_images} display images)</h3>
-            <ul class="not-shown">
-              {notShown.map((id) => (
+          </section>
+        </div>
+        <div class="part-images">
+          <section aria-labelledby="gallery-title">
+            <h2 id="gallery-title">Images</h2>
+            {display.shown.length === 0 && <p>No display images.</p>}
+            <ol class="gallery" aria-label={`Shown display images (at most ${display.max_display_images})`}>
+              {display.shown.map((id, i) => (
                 <li key={id} data-image-id={id} class={fresh.includes(id) ? 'fresh' : ''}>
-                  <button type="button" class="link-button" onClick={() => setOriginal(id)}>
-                    {id}
-                  </button>{' '}
-                  <span class="info">{byId.get(id)?.info}</span>
+                  <button type="button" class="image-button" onClick={() => setOriginal(id)} aria-label={`Image ${i + 1}: ${id}, open the original`}>
+                    <Thumb imageId={id} size={256} alt="" />
+                  </button>
+                  <ImageCaption image={byId.get(id)} id={id} />
                   {fresh.includes(id) && <span class="badge">new</span>}
                 </li>
               ))}
-            </ul>
-          </>
-        )}
-        <h3>Reference images (used by photo search)</h3>
-        {references.length === 0 ? (
-          <p>None.</p>
-        ) : (
-          <ul class="references">
-            {references.map((image) => (
-              <li key={image.image_id} data-image-id={image.image_id}>
-                <button type="button" class="image-button" onClick={() => setOriginal(image.image_id)} aria-label={`Reference image ${image.image_id}, open the original`}>
-                  <Thumb imageId={image.image_id} size={128} alt="" />
-                </button>
-                <ImageCaption image={image} id={image.image_id} />
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
-
-      <section aria-labelledby="relations-title">
-        <h2 id="relations-title">Relations</h2>
-        {relations.length === 0 && <p>No relations.</p>}
-        {[...groups].map(([type, list]) => (
-          <div key={type} class="relation-group">
-            <h3>{type.replace('_', ' ')}</h3>
-            <ul>
-              {list.map((r) => {
-                const name = inLanguage(relatedNames.get(r.part_id), language);
-                return (
-                  <li key={r.part_id}>
-                    <Link href={partUrl(r.part_id)} lang={name.lang}>
-                      {name.text || r.part_id}
-                    </Link>{' '}
-                    <span class="hit-id">{r.part_id}</span>
-                    {type === 'substitute' && <span class="role"> ({r.part_role === 'related_part' ? 'successor' : 'predecessor'})</span>}
+            </ol>
+            {notShown.length > 0 && (
+              <>
+                <h3>Not shown (beyond the {display.max_display_images} display images)</h3>
+                <ul class="not-shown">
+                  {notShown.map((id) => (
+                    <li key={id} data-image-id={id} class={fresh.includes(id) ? 'fresh' : ''}>
+                      <button type="button" class="link-button" onClick={() => setOriginal(id)}>
+                        {id}
+                      </button>{' '}
+                      <span class="info">{byId.get(id)?.info}</span>
+                      {fresh.includes(id) && <span class="badge">new</span>}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+            <h3>Reference images (used by photo search)</h3>
+            {references.length === 0 ? (
+              <p>None.</p>
+            ) : (
+              <ul class="references">
+                {references.map((image) => (
+                  <li key={image.image_id} data-image-id={image.image_id}>
+                    <button type="button" class="image-button" onClick={() => setOriginal(image.image_id)} aria-label={`Reference image ${image.image_id}, open the original`}>
+                      <Thumb imageId={image.image_id} size={128} alt="" />
+                    </button>
+                    <ImageCaption image={image} id={image.image_id} />
                   </li>
-                );
-              })}
-            </ul>
-          </div>
-        ))}
-      </section>
+                ))}
+              </ul>
+            )}
+          </section>
+        </div>
+      </div>
 
       <Upload
         partId={part.part_id}
