@@ -16,8 +16,8 @@ import type { LocalHit } from './photo-index.js';
 export const CONFIDENT_SCORE = 0.5;
 
 /** Inliers at which the local confidence is 0.5 (the threshold), and the logistic width. */
-export const LOCAL_MIDPOINT = 10;
-const LOCAL_WIDTH = 2.5;
+export const LOCAL_MIDPOINT = 12;
+const LOCAL_WIDTH = 1.5;
 
 /** Cosine at which the global confidence is 0.5, and the logistic width. */
 export const GLOBAL_MIDPOINT = 0.93;
