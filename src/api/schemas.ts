@@ -395,8 +395,14 @@ export interface SearchResponse {
   /** Id of the stored query image; null for a text search. */
   imageId: string | null;
   results: SearchResult[];
-  /** Every hit before skip and limit (the session stores at most 10,000 of them). */
+  /** Every hit before skip and limit: the true total, also when the session keeps fewer. */
   resultsTotalCount: number;
+  /**
+   * How many of them can be paged: the first `resultsPageableCount` hits in rank order are kept in
+   * the session (at most `maxSessionHits`, 10,000 by default; docs/api.md, Search). A page starting
+   * at or past it is a 400 when hits were left out (`resultsPageableCount < resultsTotalCount`).
+   */
+  resultsPageableCount: number;
 }
 
 /** Paging of GET /1/find/search/state/{sessionId}: skip (default 0), limit (default 25, 1..1000), projection. */

@@ -75,7 +75,7 @@ describe.each(MODES)('search (%s client)', (mode) => {
     const other = await h.as(['factoryWorker']);
     await expectCatalogError(other.searchState(first.sessionId, {}), 'not_found', /does not exist or has expired/);
     await expectCatalogError(h.admin.searchState('00000000-0000-4000-8000-000000000000', {}), 'not_found');
-    expect(await h.admin.searchState(first.sessionId, { skip: 5, limit: 5 })).toEqual({ sessionId: first.sessionId, imageId: null, results: [], resultsTotalCount: 1 });
+    expect(await h.admin.searchState(first.sessionId, { skip: 5, limit: 5 })).toEqual({ sessionId: first.sessionId, imageId: null, results: [], resultsTotalCount: 1, resultsPageableCount: 1 });
   });
 
   it('ranks name hits above attribute value hits, ties by part id', async () => {
@@ -222,5 +222,31 @@ describe.each(MODES)('search (%s client)', (mode) => {
     await expectCatalogError(h.admin.search({ matches: { text: 'x' }, query: 'x' }), 'bad_request', /unknown field/);
     await expectCatalogError(h.admin.search({ resultOptions: { limit: 1001 } }), 'bad_request');
     await expectCatalogError(h.admin.searchState('00000000-0000-4000-8000-000000000000', { limit: 0 }), 'bad_request');
+  });
+});
+
+describe.each(MODES)('search paging past the session cap (%s client)', (mode) => {
+  let h: Harness;
+  beforeEach(async () => {
+    h = await createHarness(mode, { searchLimits: { maxSessionHits: 25 } });
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('keeps the true total, says how many hits can be paged, pages to that last hit, and refuses a page past it with a 400', async () => {
+    await h.admin.upsertParts(Array.from({ length: 40 }, (_, i) => ({ part_id: `g${String(i).padStart(2, '0')}`, name: { en: `Gasket ${i}` } })));
+    const first = await h.admin.search({ matches: { text: 'gasket' }, resultOptions: { limit: 10 } });
+    expect(first.resultsTotalCount).toBe(40);
+    expect(first.resultsPageableCount).toBe(25);
+    const last = await h.admin.searchState(first.sessionId, { skip: 20, limit: 10 });
+    expect(last).toMatchObject({ resultsTotalCount: 40, resultsPageableCount: 25 });
+    expect(ids(last)).toEqual(['g20', 'g21', 'g22', 'g23', 'g24']);
+    await expectCatalogError(h.admin.searchState(first.sessionId, { skip: 25, limit: 10 }), 'bad_request', /skip 25 is past the pageable hits of this search: it found 40 hits and keeps the first 25 \(resultsPageableCount\)/);
+    await expectCatalogError(h.admin.searchState(first.sessionId, { skip: 39, limit: 1 }), 'bad_request', /resultsPageableCount/);
+    // A search whose every hit fits is paged to its end; past the end is an empty page.
+    const few = await h.admin.search({ matches: { text: 'gasket 3' } });
+    expect(few).toMatchObject({ resultsTotalCount: 1, resultsPageableCount: 1 });
+    expect((await h.admin.searchState(few.sessionId, { skip: 1 })).results).toEqual([]);
   });
 });

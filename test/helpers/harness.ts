@@ -15,7 +15,7 @@ import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Catalog } from '../../src/core/services.js';
 import type { CatalogService } from '../../src/core/catalog/service.js';
 import { buildApp } from '../../src/http/app.js';
-import { openCatalog } from '../../src/open-catalog.js';
+import { openCatalog, type OpenCatalogOptions } from '../../src/open-catalog.js';
 
 export const MODES = ['local', 'http'] as const;
 export type Mode = (typeof MODES)[number];
@@ -41,10 +41,10 @@ export function tempDir(prefix = 'catalog-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Builds a fresh catalog on disk, reachable in the given mode. */
-export async function createHarness(mode: Mode): Promise<Harness> {
+/** Builds a fresh catalog on disk, reachable in the given mode; `options` go to openCatalog (e.g. searchLimits). */
+export async function createHarness(mode: Mode, options: Omit<OpenCatalogOptions, 'dataDir'> = {}): Promise<Harness> {
   const dataDir = tempDir();
-  const catalog = openCatalog({ dataDir });
+  const catalog = openCatalog({ ...options, dataDir });
   const { service } = catalog;
   let app: FastifyInstance | undefined;
   let url: string | undefined;

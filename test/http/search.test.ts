@@ -75,7 +75,7 @@ describe('search over HTTP', () => {
     const id = String(started.json?.sessionId);
     const page = await send('GET', `${ROUTES.searchState(id)}?skip=1&limit=1&projection=results.id,results.nameLanguage`);
     expect(page.status).toBe(200);
-    expect(page.json).toEqual({ sessionId: id, imageId: null, results: [{ id: expect.any(String), nameLanguage: 'en' }], resultsTotalCount: 2 });
+    expect(page.json).toEqual({ sessionId: id, imageId: null, results: [{ id: expect.any(String), nameLanguage: 'en' }], resultsTotalCount: 2, resultsPageableCount: 2 });
     for (const query of ['skip=-1', 'limit=0', 'limit=1001', 'skip=x', 'projection=results.bogus', 'limit=1&limit=2']) {
       const res = await send('GET', `${ROUTES.searchState(id)}?${query}`);
       expect(res.status, query).toBe(400);

@@ -151,13 +151,16 @@ export class SearchService {
       { maxSessionsPerOwner: this.limits.maxSessionsPerToken, maxTotalBytes: this.limits.maxSessionBytes },
     );
     await this.purgeNow(now);
-    return { sessionId, imageId, results: await this.results(hits.cardIds.slice(0, limit), request.language, projection), resultsTotalCount: hits.total };
+    return {
+      sessionId, imageId, results: await this.results(hits.cardIds.slice(0, limit), request.language, projection), resultsTotalCount: hits.total, resultsPageableCount: hits.cardIds.length,
+    };
   }
 
   /**
    * GET /1/find/search/state/{sessionId}: hits [skip, skip + limit) of the session, as they were
    * at search time. 404 when the session does not exist, expired, or belongs to another token.
-   * Past the stored end: empty results, same total.
+   * `skip` at or past the stored hits: a 400 naming resultsPageableCount when the session keeps
+   * fewer hits than the total (honest paging, issue 13), else (past the last hit) empty results.
    */
   async searchState(principal: Principal, sessionId: string, options: SearchStateRequest = {}): Promise<SearchResponse> {
     const skip = integerIn(options.skip, 'skip', 0, 0, MAX_SKIP);
@@ -168,8 +171,15 @@ export class SearchService {
     if (!session || session.principal !== sessionOwner(principal) || session.expiresAt <= this.clock.nowMicros()) {
       throw errors.notFound(`search session '${sessionId}' does not exist or has expired; start a new search`);
     }
+    if (skip >= session.stored && session.stored < session.total) {
+      throw errors.badRequest(
+        `skip ${skip} is past the pageable hits of this search: it found ${session.total} hits and keeps the first ${session.stored} (resultsPageableCount) in rank order; page with skip below ${session.stored}, or narrow the search with more words or filters`,
+      );
+    }
     const cardIds = skip < session.stored ? await this.sessions.readHits(sessionId, skip, limit) : [];
-    return { sessionId, imageId: session.imageId, results: await this.results(cardIds, session.language, projection), resultsTotalCount: session.total };
+    return {
+      sessionId, imageId: session.imageId, results: await this.results(cardIds, session.language, projection), resultsTotalCount: session.total, resultsPageableCount: session.stored,
+    };
   }
 
   /** The text rank step: words, filters and the caller's view to ordered hits. */

@@ -89,13 +89,18 @@ async function nextPageCommand(command: Command, ctx: CommandContext): Promise<(
 /** The page footer of cli.md: `page 2 of 40 (hits 26-50 of 987) · next: catalog search --session <id> --page 3`. */
 function pageFooter(response: SearchResponse, page: number, limit: number, next?: (sessionId: string, page: number, limit: number) => string): string {
   const total = response.resultsTotalCount;
-  const pages = Math.max(1, Math.ceil(total / limit));
+  const pages = pageCount(response, limit);
   const first = (page - 1) * limit + 1;
   const last = (page - 1) * limit + response.results.length;
   const hits = response.results.length === 0 ? `no hits on this page, ${total} in all` : `hits ${first}-${last} of ${total}`;
-  let line = `page ${page} of ${pages} (${hits})`;
+  let line = `page ${page} of ${pages} (${hits}${response.resultsPageableCount < total ? `; the first ${response.resultsPageableCount} can be paged` : ''})`;
   if (page < pages) line += ` · next: ${next ? next(response.sessionId, page + 1, limit) : `catalog search --session ${response.sessionId} --page ${page + 1}${limit !== 25 ? ` --limit ${limit}` : ''}`}`;
   return line;
+}
+
+/** Pages a session can show: its pageable hits (resultsPageableCount), at least one page. */
+function pageCount(response: SearchResponse, limit: number): number {
+  return Math.max(1, Math.ceil(response.resultsPageableCount / limit));
 }
 
 function notExpired(error: unknown, sessionId: string): never {
@@ -153,12 +158,12 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   if (flags.all) return emitAll(ctx, client, first, flags.maxItems);
   const { emitRecords } = await import('../../output/emit.js');
 
-  const pages = Math.max(1, Math.ceil(first.resultsTotalCount / limit));
+  const pages = pageCount(first, limit);
   const nextPage = page < pages ? page + 1 : null;
   const records = first.results as Record<string, unknown>[];
   const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first) };
   if (ctx.format === 'json') {
-    await emitRecords(ctx, spec, records, (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, nextPage, results }));
+    await emitRecords(ctx, spec, records, (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, nextPage, results }));
   } else {
     await emitRecords(ctx, spec, records);
   }
@@ -181,18 +186,19 @@ async function emitAll(ctx: CommandContext, client: CatalogClient, first: Search
         count++;
         yield hit as SearchResult & Record<string, unknown>;
       }
-      if (response.results.length < ALL_PAGE_SIZE || count >= cap) return;
+      // Past resultsPageableCount a page is a 400 (the session keeps only that many).
+      if (response.results.length < ALL_PAGE_SIZE || count >= cap || page * ALL_PAGE_SIZE >= first.resultsPageableCount) return;
       page++;
       response = await readPage(client, first.sessionId, page, ALL_PAGE_SIZE);
     }
   }
   const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first) };
   if (ctx.format === 'json') {
-    await emitRecords(ctx, spec, hits(), (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page: 1, limit: results.length, resultsTotalCount: first.resultsTotalCount, nextPage: null, results }));
+    await emitRecords(ctx, spec, hits(), (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page: 1, limit: results.length, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, nextPage: null, results }));
   } else {
     await emitRecords(ctx, spec, hits());
   }
-  const note = count < first.resultsTotalCount ? ` (of ${first.resultsTotalCount}; ${maxItems !== undefined && count >= maxItems ? '--max-items reached' : 'a session keeps the first 10,000'})` : '';
+  const note = count < first.resultsTotalCount ? ` (of ${first.resultsTotalCount}; ${maxItems !== undefined && count >= maxItems ? '--max-items reached' : `a session keeps the first ${first.resultsPageableCount}`})` : '';
   ctx.info(`${count} hits${note} · session ${first.sessionId}`);
   return EXIT.OK;
 }
