@@ -81,6 +81,7 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
     index: stores.searchIndex,
     sessions: stores.sessions,
     images: imageSearch,
+    hitSources: { parts: (partIds) => store.getParts(partIds), shownImages: (partIds) => images.shownImagesOf(partIds) },
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
   });
   return {

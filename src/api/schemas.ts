@@ -346,11 +346,23 @@ export { CATALOG_VERSION } from './version.js';
 // ---------------------------------------------------------------------------------------------
 // Search (spec 2.5, 4.4; decisions §8)
 
-/** Projection values of search and search state (decisions §8); none given = all six. */
+/**
+ * Projection values of search and search state (decisions §8). None given = the first six
+ * ({@link DEFAULT_SEARCH_PROJECTION}); `results.images` and `results.attributes` (issue 13, richer
+ * hits) are read only when asked for.
+ */
 export const SEARCH_PROJECTION = [
   'results.id', 'results.serviceId', 'results.name', 'results.nameLanguage', 'results.createdAt', 'results.modifiedAt',
+  'results.images', 'results.attributes',
 ] as const;
 export type SearchProjection = (typeof SEARCH_PROJECTION)[number];
+/** The projection of a search that names none: the six fields of spec 2.5. */
+export const DEFAULT_SEARCH_PROJECTION: readonly SearchProjection[] = SEARCH_PROJECTION.slice(0, 6);
+
+/** Facets asked for per search, and the default and largest number of values per facet (issue 13). */
+export const MAX_SEARCH_FACETS = 20;
+export const DEFAULT_FACET_VALUES = 10;
+export const MAX_FACET_VALUES = 1000;
 
 export const DEFAULT_SEARCH_LIMIT = 25;
 /** Longest search text, in characters. */
@@ -375,7 +387,9 @@ export const SearchRequestSchema = z.strictObject({
       filters: z.array(SearchFilterSchema).max(100).optional(),
     })
     .optional(),
-  resultOptions: z.strictObject({ limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional() }).optional(),
+  resultOptions: z.strictObject({
+    limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
+  }).optional(),
 });
 export type SearchRequest = z.infer<typeof SearchRequestSchema>;
 
@@ -387,7 +401,30 @@ export interface SearchResult {
   nameLanguage?: string;
   createdAt?: string;
   modifiedAt?: string;
+  /**
+   * `results.images`: the part's shown display images in UI order (decisions §4, at most
+   * max_display_images), each with the path of its original (GET it with the same token).
+   */
+  images?: SearchResultImage[];
+  /** `results.attributes`: the part's values the caller may see, as a part read shows them. */
+  attributes?: PartAttribute[];
 }
+
+/** A display image of a search hit. */
+export interface SearchResultImage {
+  image_id: string;
+  /** Path of the original, e.g. `/1/catalog/images/img-1/original`. */
+  path: string;
+}
+
+/** One value of a facet and how many hits hold it. */
+export interface FacetValue {
+  value: string;
+  count: number;
+}
+
+/** Facet counts by attribute id: the most frequent values first (ties by value), at most maxValuesPerFacet. */
+export type SearchFacets = Record<string, FacetValue[]>;
 
 /** Answer of POST /1/find/search and GET /1/find/search/state/{sessionId} (spec 2.5). */
 export interface SearchResponse {
@@ -403,6 +440,8 @@ export interface SearchResponse {
    * at or past it is a 400 when hits were left out (`resultsPageableCount < resultsTotalCount`).
    */
   resultsPageableCount: number;
+  /** Value counts over every hit for each attribute of `matches.facets`; absent when none was asked. */
+  facets?: SearchFacets;
 }
 
 /** Paging of GET /1/find/search/state/{sessionId}: skip (default 0), limit (default 25, 1..1000), projection. */

@@ -5,7 +5,7 @@
  * on it without a cycle. No functions, no classes.
  */
 import type {
-  Attribute, LangMap, Organization, PartAttribute, Principal, RelationSource, RelationType, Role, Visibility,
+  Attribute, LangMap, Organization, PartAttribute, Principal, RelationSource, RelationType, Role, SearchFacets, Visibility,
 } from '../api/schemas.js';
 
 /** Keyset paging request as the store sees it: ids strictly greater than `after`, at most `limit` + 1 read. */
@@ -125,6 +125,13 @@ export interface StoredSession {
   total: number;
   /** How many hits are stored. */
   stored: number;
+  /**
+   * The organization the search named (`matches.organization`), so pages show per-organization
+   * values (`results.attributes`) as that organization sees them; undefined when none was named.
+   */
+  organization?: string | undefined;
+  /** The facet counts of the search (`matches.facets`, issue 13), answered again by every page. */
+  facets?: SearchFacets | undefined;
 }
 
 /** What a reader is allowed to see and for which organization values are resolved. */

@@ -149,8 +149,24 @@ describe('session database migration', () => {
     const store = new SqliteSessionStore(db);
     closers.push(() => store.close());
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
-    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
     expect(store.usage()).toEqual({ sessions: 0, bytes: 0 });
+  });
+
+  it('adds the state column to a version-2 file and keeps its sessions (issue 13)', async () => {
+    const path = join(tempDir(), SESSIONS_FILE);
+    const v2 = openSessionDatabase(path);
+    v2.exec('ALTER TABLE sessions DROP COLUMN state');
+    v2.pragma('user_version = 2');
+    v2.prepare("INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes) VALUES ('kept', 'o', 1, 99, NULL, NULL, 0, 0, 128)").run();
+    v2.close();
+    const db = openSessionDatabase(path);
+    const store = new SqliteSessionStore(db);
+    closers.push(() => store.close());
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(await store.get('kept')).toMatchObject({ sessionId: 'kept', total: 0 });
+    await store.create({ sessionId: 'new', principal: 'o', createdAt: 1, expiresAt: 99, imageId: null, language: undefined, total: 0, stored: 0, organization: 'acme' }, []);
+    expect((await store.get('new'))?.organization).toBe('acme');
   });
 });
 

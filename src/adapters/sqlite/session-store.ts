@@ -20,6 +20,7 @@ import Database from 'better-sqlite3';
 import type { SessionBudget, SessionStore } from '../../core/ports.js';
 import { BUSY_TIMEOUT_MS, type SqliteDatabase } from './database.js';
 import type { StoredSession } from '../../core/model.js';
+import type { SearchFacets } from '../../api/schemas.js';
 
 /** File name of the session database inside a data directory. */
 export const SESSIONS_FILE = 'sessions.db';
@@ -33,7 +34,7 @@ export const SESSION_ROW_BYTES = 128;
 const BLOCK_ROW_BYTES = 16;
 /** The WAL is truncated to this size after a checkpoint (it would otherwise keep its peak size). */
 const JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024;
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 // Version 1 stored float64 ids and the token's NAME as owner: its sessions are dropped (a cache),
 // not converted, because a name is not the token (a revoked name re-created must not read them).
@@ -50,7 +51,8 @@ const SCHEMA = `
     language TEXT,                    -- the request's language, for the name of each result
     total INTEGER NOT NULL,           -- resultsTotalCount: every hit, stored or not
     stored INTEGER NOT NULL,          -- hits stored (at most the configured maximum)
-    bytes INTEGER NOT NULL            -- what the session costs against the size budget
+    bytes INTEGER NOT NULL,           -- what the session costs against the size budget
+    state TEXT                        -- JSON {organization?, facets?} (issue 13); NULL when empty
   );
   CREATE INDEX sessions_by_owner ON sessions(owner, seq);
   CREATE INDEX sessions_by_expiry ON sessions(expires_at);
@@ -77,6 +79,13 @@ interface SessionRow {
   language: string | null;
   total: number;
   stored: number;
+  state: string | null;
+}
+
+/** What a session keeps besides its hits (the `state` column, JSON; version 3). */
+interface SessionState {
+  organization?: string;
+  facets?: SearchFacets;
 }
 
 /** Card ids must be below this (2^51), so every zigzag difference is a safe integer. */
@@ -146,8 +155,11 @@ export function openSessionDatabase(path: string): SqliteDatabase {
   if (version < SCHEMA_VERSION) {
     db.transaction(() => {
       // Re-read inside the write lock: another process may have migrated meanwhile.
-      if ((db.pragma('user_version', { simple: true }) as number) >= SCHEMA_VERSION) return;
-      db.exec(SCHEMA);
+      const current = db.pragma('user_version', { simple: true }) as number;
+      if (current >= SCHEMA_VERSION) return;
+      // 2 -> 3 adds the state column and keeps the sessions; older files start over (see SCHEMA).
+      if (current === 2) db.exec('ALTER TABLE sessions ADD COLUMN state TEXT');
+      else db.exec(SCHEMA);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
   }
@@ -164,8 +176,8 @@ export class SqliteSessionStore implements SessionStore {
   constructor(db: SqliteDatabase) {
     this.db = db;
     this.stmt = {
-      insert: db.prepare<[string, string, number, number, string | null, string | null, number, number, number]>(
-        'INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      insert: db.prepare<[string, string, number, number, string | null, string | null, number, number, number, string | null]>(
+        'INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       insertBlock: db.prepare<[number, Buffer]>('INSERT INTO session_hits (id, card_ids) VALUES (?, ?)'),
       get: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE session_id = ?'),
@@ -201,7 +213,12 @@ export class SqliteSessionStore implements SessionStore {
   async create(session: StoredSession, cardIds: readonly number[], budget?: SessionBudget): Promise<void> {
     const blocks: Buffer[] = [];
     for (let block = 0; block * BLOCK_SIZE < cardIds.length; block++) blocks.push(packCardIds(cardIds.slice(block * BLOCK_SIZE, (block + 1) * BLOCK_SIZE)));
-    const bytes = SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + b.length + BLOCK_ROW_BYTES, 0);
+    const state: SessionState = {
+      ...(session.organization !== undefined ? { organization: session.organization } : {}),
+      ...(session.facets !== undefined ? { facets: session.facets } : {}),
+    };
+    const stateJson = Object.keys(state).length > 0 ? JSON.stringify(state) : null;
+    const bytes = SESSION_ROW_BYTES + (stateJson === null ? 0 : Buffer.byteLength(stateJson)) + blocks.reduce((sum, b) => sum + b.length + BLOCK_ROW_BYTES, 0);
     this.db.transaction(() => {
       if (budget) {
         const excess = this.stmt.countOwned.get(session.principal)! + 1 - budget.maxSessionsPerOwner;
@@ -219,7 +236,7 @@ export class SqliteSessionStore implements SessionStore {
         }
       }
       const { lastInsertRowid } = this.stmt.insert.run(
-        session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, cardIds.length, bytes,
+        session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, cardIds.length, bytes, stateJson,
       );
       const seq = Number(lastInsertRowid);
       blocks.forEach((packed, block) => this.stmt.insertBlock.run(seq * BLOCKS_PER_SESSION + block, packed));
@@ -230,6 +247,7 @@ export class SqliteSessionStore implements SessionStore {
   async get(sessionId: string): Promise<StoredSession | undefined> {
     const row = this.stmt.get.get(sessionId);
     if (!row) return undefined;
+    const state = row.state === null ? {} : (JSON.parse(row.state) as SessionState);
     return {
       sessionId: row.session_id,
       principal: row.owner,
@@ -239,6 +257,8 @@ export class SqliteSessionStore implements SessionStore {
       language: row.language ?? undefined,
       total: row.total,
       stored: row.stored,
+      ...(state.organization !== undefined ? { organization: state.organization } : {}),
+      ...(state.facets !== undefined ? { facets: state.facets } : {}),
     };
   }
 

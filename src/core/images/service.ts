@@ -182,6 +182,29 @@ export class ImageService implements UploadHost {
     return { part_id: partId, max_display_images: this.displayConfig.maxDisplayImages, ordered, shown };
   }
 
+  /**
+   * The shown display images (decisions §4, in UI order) of several parts at once, for search hits
+   * (issue 13, `results.images`): part id -> image ids; a part without images (or unknown) maps to
+   * []. Reads the parts' images in pages of 1,000 (ImageStore.listImages), so a page of hits costs a
+   * few queries, not one per hit.
+   */
+  async shownImagesOf(partIds: readonly string[]): Promise<Map<string, string[]>> {
+    const byPart = new Map<string, DisplayImageInput[]>(partIds.map((id) => [id, []]));
+    if (partIds.length === 0) return new Map();
+    const PAGE = 1000;
+    for (let after: string | undefined; ;) {
+      const page = await this.store.listImages({ after, limit: PAGE }, partIds);
+      for (const image of page) {
+        const info = parseImageInfo(image.info);
+        if (!info.ok) continue;
+        byPart.get(image.part_id)?.push({ image_id: image.image_id, info: info.info, createdAt: image.createdAt, ...(image.position !== null ? { position: image.position } : {}) });
+      }
+      if (page.length < PAGE) break;
+      after = page[page.length - 1]?.image_id;
+    }
+    return new Map([...byPart].map(([id, inputs]) => [id, inputs.length === 0 ? [] : displayOrder(inputs, this.displayConfig).shown]));
+  }
+
   // -- maintenance of the blob store -------------------------------------------------------------
 
   /**

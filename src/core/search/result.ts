@@ -3,7 +3,8 @@
  * "result card"), the name-language choice, and projections.
  */
 import { errors } from '../../api/errors.js';
-import { SEARCH_PROJECTION, type LangMap, type SearchProjection, type SearchResult } from '../../api/schemas.js';
+import { ROUTES } from '../../api/routes.js';
+import { DEFAULT_SEARCH_PROJECTION, SEARCH_PROJECTION, type LangMap, type PartAttribute, type SearchProjection, type SearchResult } from '../../api/schemas.js';
 import type { ResultCard } from '../model.js';
 import { formatMicros } from '../time.js';
 
@@ -23,9 +24,23 @@ export function chooseName(names: LangMap, language: string | undefined): { name
   return first === undefined ? undefined : { name: names[first] ?? '', language: first };
 }
 
+/**
+ * What a hit shows besides its card, read when its page is read (issue 13): the shown display
+ * images (image ids in UI order) and the values the caller may see (viewPart).
+ */
+export interface HitDetails {
+  images?: readonly string[];
+  attributes?: PartAttribute[];
+}
+
+/** The projection in force: the one given, else the default six fields. */
+export function projectionInForce(projection: readonly SearchProjection[] | undefined): ReadonlySet<SearchProjection> {
+  return new Set<SearchProjection>(projection && projection.length > 0 ? projection : DEFAULT_SEARCH_PROJECTION);
+}
+
 /** Builds a result with the projected fields, in the order of SEARCH_PROJECTION. */
-export function toSearchResult(card: ResultCard, language: string | undefined, projection: readonly SearchProjection[] | undefined): SearchResult {
-  const wanted = new Set<SearchProjection>(projection && projection.length > 0 ? projection : SEARCH_PROJECTION);
+export function toSearchResult(card: ResultCard, language: string | undefined, projection: readonly SearchProjection[] | undefined, details: HitDetails = {}): SearchResult {
+  const wanted = projectionInForce(projection);
   const out: SearchResult = {};
   if (wanted.has('results.id')) out.id = card.partId;
   if (wanted.has('results.serviceId')) out.serviceId = card.serviceId;
@@ -36,6 +51,8 @@ export function toSearchResult(card: ResultCard, language: string | undefined, p
   }
   if (wanted.has('results.createdAt')) out.createdAt = formatMicros(card.createdAt);
   if (wanted.has('results.modifiedAt')) out.modifiedAt = formatMicros(card.modifiedAt);
+  if (wanted.has('results.images')) out.images = (details.images ?? []).map((image_id) => ({ image_id, path: ROUTES.imageOriginal(image_id) }));
+  if (wanted.has('results.attributes')) out.attributes = details.attributes ?? [];
   return out;
 }
 

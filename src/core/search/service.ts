@@ -17,10 +17,11 @@ import type { Clock, Ids, ImageSimilaritySearch, SearchIndex, SessionStore } fro
 import type { ServiceContext } from '../context.js';
 
 import { MAX_QUERY_WORDS, parseQueryText } from './query.js';
-import { checkProjection, toSearchResult } from './result.js';
+import { checkProjection, projectionInForce, toSearchResult, type HitDetails } from './result.js';
+import { viewPart } from '../catalog/parts.js';
 import { parseBody } from '../validation.js';
 import { visibleLevels } from '../permissions.js';
-import type { RankedHits, SearchFilter } from '../model.js';
+import type { RankedHits, SearchFilter, StoredPart } from '../model.js';
 
 /**
  * The `imageId` of an image search: `query-` and the first 32 hex digits of the query image's
@@ -86,8 +87,21 @@ export interface SearchStateRequest {
   projection?: readonly string[] | string | undefined;
 }
 
+/**
+ * Where richer hits are read from (issue 13: `results.attributes`, `results.images`), wired by the
+ * composition root to the catalog store and the image service, so no new storage is needed.
+ */
+export interface HitSources {
+  /** Stored parts by id (CatalogStore.getParts); unknown ids are left out. */
+  parts(partIds: readonly string[]): Promise<StoredPart[]>;
+  /** Part id -> its shown display images in UI order (ImageService.shownImagesOf). */
+  shownImages(partIds: readonly string[]): Promise<Map<string, string[]>>;
+}
+
 export interface SearchServiceDeps {
   context: ServiceContext;
+  /** Sources of `results.attributes` and `results.images`; without them those fields are empty. */
+  hitSources?: HitSources;
   index: SearchIndex;
   sessions: SessionStore;
   limits?: Partial<SearchLimits>;
@@ -112,6 +126,7 @@ export class SearchService {
   private readonly clock: Clock;
   private readonly ids: Ids;
   private readonly images: ImageSimilaritySearch | undefined;
+  private readonly hitSources: HitSources | undefined;
   private lastPurge = 0;
   private purgeTimer: ReturnType<typeof setInterval> | undefined;
   private purging: Promise<void> | undefined;
@@ -124,6 +139,7 @@ export class SearchService {
     this.ids = deps.context.ids;
     this.limits = { ...DEFAULT_SEARCH_LIMITS, ...deps.limits };
     this.images = deps.images;
+    this.hitSources = deps.hitSources;
     if (this.limits.sessionPurgeIntervalMs > 0) {
       // Expired sessions go even when nobody searches; unref'd, so it never keeps a process alive.
       this.purgeTimer = setInterval(() => void this.purgeExpired(), this.limits.sessionPurgeIntervalMs);
@@ -145,14 +161,18 @@ export class SearchService {
     const imageId = image !== undefined ? queryImageId(image.bytes) : null;
     const now = this.clock.nowMicros();
     const sessionId = this.ids.uuid();
+    const organization = request.matches?.organization;
     await this.sessions.create(
-      { sessionId, principal: sessionOwner(principal), createdAt: now, expiresAt: now + this.limits.sessionTtlMicros, imageId, language: request.language, total: hits.total, stored: hits.cardIds.length },
+      {
+        sessionId, principal: sessionOwner(principal), createdAt: now, expiresAt: now + this.limits.sessionTtlMicros, imageId, language: request.language, total: hits.total, stored: hits.cardIds.length,
+        ...(organization !== undefined ? { organization } : {}),
+      },
       hits.cardIds,
       { maxSessionsPerOwner: this.limits.maxSessionsPerToken, maxTotalBytes: this.limits.maxSessionBytes },
     );
     await this.purgeNow(now);
     return {
-      sessionId, imageId, results: await this.results(hits.cardIds.slice(0, limit), request.language, projection), resultsTotalCount: hits.total, resultsPageableCount: hits.cardIds.length,
+      sessionId, imageId, results: await this.results(principal, organization, hits.cardIds.slice(0, limit), request.language, projection), resultsTotalCount: hits.total, resultsPageableCount: hits.cardIds.length,
     };
   }
 
@@ -178,7 +198,7 @@ export class SearchService {
     }
     const cardIds = skip < session.stored ? await this.sessions.readHits(sessionId, skip, limit) : [];
     return {
-      sessionId, imageId: session.imageId, results: await this.results(cardIds, session.language, projection), resultsTotalCount: session.total, resultsPageableCount: session.stored,
+      sessionId, imageId: session.imageId, results: await this.results(principal, session.organization, cardIds, session.language, projection), resultsTotalCount: session.total, resultsPageableCount: session.stored,
     };
   }
 
@@ -225,9 +245,28 @@ export class SearchService {
     return { total: cardIds.length, cardIds };
   }
 
-  private async results(cardIds: readonly number[], language: string | undefined, projection: readonly SearchProjection[] | undefined): Promise<SearchResult[]> {
+  /**
+   * The result objects of a page. Cards are the snapshot at search time; `results.attributes` and
+   * `results.images` are read now (current values and images, seen as the caller sees them: its
+   * roles and the search's organization), only when projected; a part deleted since has none.
+   */
+  private async results(
+    principal: Principal, organization: string | undefined, cardIds: readonly number[], language: string | undefined, projection: readonly SearchProjection[] | undefined,
+  ): Promise<SearchResult[]> {
     const cards = await this.index.readCards(cardIds);
-    return cards.map((card) => toSearchResult(card, language, projection));
+    const wanted = projectionInForce(projection);
+    const details = new Map<string, HitDetails>();
+    if (this.hitSources && cards.length > 0 && (wanted.has('results.attributes') || wanted.has('results.images'))) {
+      const partIds = cards.map((c) => c.partId);
+      if (wanted.has('results.attributes')) {
+        const ctx = await this.context.viewContext(principal, organization);
+        for (const part of await this.hitSources.parts(partIds)) details.set(part.part_id, { attributes: viewPart(part, ctx).attributes });
+      }
+      if (wanted.has('results.images')) {
+        for (const [partId, images] of await this.hitSources.shownImages(partIds)) details.set(partId, { ...details.get(partId), images });
+      }
+    }
+    return cards.map((card) => toSearchResult(card, language, projection, details.get(card.partId)));
   }
 
   /** Deletes expired sessions now and then (lazily: reads check expiry themselves). */
