@@ -385,10 +385,14 @@ export const SearchRequestSchema = z.strictObject({
       organization: z.string().max(256).optional(),
       text: z.string().max(MAX_SEARCH_TEXT, `must be at most ${MAX_SEARCH_TEXT} characters`).optional(),
       filters: z.array(SearchFilterSchema).max(100).optional(),
+      /** Attribute ids (filterable) whose value counts over every hit the answer carries in `facets`. */
+      facets: z.array(IdSchema).max(MAX_SEARCH_FACETS).optional(),
     })
     .optional(),
   resultOptions: z.strictObject({
     limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
+    /** Values per facet, most frequent first (default 10). */
+    maxValuesPerFacet: z.number().int().min(1).max(MAX_FACET_VALUES).optional(),
   }).optional(),
 });
 export type SearchRequest = z.infer<typeof SearchRequestSchema>;

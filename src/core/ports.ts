@@ -3,7 +3,7 @@
  * imports a driver. Store methods are async so that a networked database could implement them, but
  * each one is a coarse unit of work that the SQLite adapter runs inside ONE synchronous transaction.
  */
-import type { Attribute, Organization, RelationType } from '../api/schemas.js';
+import type { Attribute, Organization, RelationType, SearchFacets } from '../api/schemas.js';
 import type {
   Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, StoredImage, StoredPart, StoredRelation,
   StoredSession, StoredToken, TextSearchQuery,
@@ -189,6 +189,14 @@ export interface SearchIndex {
   readCards(cardIds: readonly number[]): Promise<ResultCard[]>;
   /** The current card id of each known part id (for rank steps that find parts, e.g. by image). */
   currentCards(partIds: readonly string[]): Promise<Map<string, number>>;
+  /**
+   * Facet counts over EVERY hit of `query` (issue 13; docs/search.md, Facets), keyed by attribute id
+   * (one key per attribute given): the values the caller sees (filter folding: case-insensitive;
+   * per-organization values as `query.ctx` resolves them), each with how many hits hold it, most
+   * frequent first, ties by folded value in binary order, at most `maxValues` per attribute. An
+   * attribute the caller may not see, or not filterable, maps to [].
+   */
+  facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number): Promise<SearchFacets>;
 }
 
 /** Bounds on stored search sessions (issue 11; defaults in SearchLimits, docs/api.md). */

@@ -61,6 +61,18 @@ describe('catalog search', () => {
     expect(bad.stderr).toMatch(/not filterable/);
   });
 
+  it('--facets prints value counts over every hit after the table, and puts them in the json envelope (issue 13)', async () => {
+    const table = await cli(['search', 'ethernet', '--facets', 'vendor,class', '--limit', '2', '-o', 'tsv'], { cwd: dir });
+    expect(table.code).toBe(0);
+    expect(table.stderr).toMatch(/^vendor: .+ \(\d+\)( · .+ \(\d+\))*$/m);
+    expect(table.stderr).toMatch(/^class: Ethernet controller \(\d+\)/m);
+    const json = JSON.parse((await cli(['search', 'ethernet', '--facets', 'class', '--limit', '2', '-o', 'json'], { cwd: dir })).stdout) as { resultsTotalCount: number; facets: { class: { value: string; count: number }[] } };
+    const top = json.facets.class[0];
+    expect(top?.value).toBe('Ethernet controller');
+    expect(top?.count).toBeGreaterThan(2);
+    expect(top?.count).toBeLessThanOrEqual(json.resultsTotalCount);
+  });
+
   it('an unknown or expired session is a clear error with exit 6, never an empty success', async () => {
     const run = await cli(['search', '--session', '00000000-0000-4000-8000-000000000000'], { cwd: dir });
     expect(run.code).toBe(6);

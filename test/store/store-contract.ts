@@ -361,6 +361,36 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect([...current.keys()].sort()).toEqual(['p1', 'p2']);
         expect(current.get('p1')).not.toBe(filtered.cardIds[0]);
       });
+
+      it('counts facet values over every hit, as the caller sees them (issue 13)', async () => {
+        const vendor = attribute('vendor', { filterable: true });
+        const grade = attribute('grade', { filterable: true, visibility: 'admin' });
+        const stock = attribute('stock', { filterable: true, per_org_values: true, default_value: { en: 'none' } });
+        await putAttributes(vendor, grade, stock);
+        const parts: StoredPart[] = [];
+        // 1,500 hits (more than any page or session would keep): vendor by i % 3 (two spellings of one value), grade by i % 2.
+        for (let i = 0; i < 1500; i++) parts.push(part(`f${String(i).padStart(4, '0')}`, 'Fitting', { vendor: ['Acme Corp', 'acme corp', 'Other'][i % 3] ?? '', grade: i % 2 === 0 ? 'A' : 'B' }));
+        parts.push(part('g1', 'Gauge', { vendor: 'Zeta' }));
+        const withStock = parts[0] as StoredPart;
+        withStock.attributes.push({ attribute_id: 'stock', values: [{ organization: 'acme', value: { en: 'Few' } }] });
+        await putParts(...parts);
+        const attributes = new Map([vendor, grade, stock].map((a) => [a.attribute_id, a]));
+        const q = (principal: Principal, organization?: string) => ({
+          ...query('fitting ', principal),
+          ctx: { principal, attributes, organizations: new Map([['acme', { org_id: 'acme', parent_id: null }]]), organization },
+        });
+        expect(await s.searchIndex.facets(q(ADMIN), [vendor, grade], 10)).toEqual({
+          // Zeta is only the gauge's, which is not a hit.
+          // Either spelling of the folded value may show (one a hit stores).
+          vendor: [{ value: expect.stringMatching(/^acme corp$/i), count: 1000 }, { value: 'Other', count: 500 }],
+          grade: [{ value: 'A', count: 750 }, { value: 'B', count: 750 }],
+        });
+        expect(await s.searchIndex.facets(q(ADMIN), [vendor], 1)).toEqual({ vendor: [{ value: expect.stringMatching(/^acme corp$/i), count: 1000 }] });
+        expect(await s.searchIndex.facets(q(WORKER), [vendor, grade], 10)).toMatchObject({ grade: [] });
+        const filtered = { ...q(ADMIN), filters: [{ attribute: grade, values: ['a'] }] };
+        expect((await s.searchIndex.facets(filtered, [vendor], 10)).vendor?.map((f) => f.count)).toEqual([500, 250]);
+        expect(await s.searchIndex.facets(q(ADMIN, 'acme'), [stock], 10)).toEqual({ stock: [{ value: 'none', count: 1499 }, { value: 'Few', count: 1 }] });
+      });
     });
 
     describe('SessionStore', () => {

@@ -9,7 +9,7 @@
  */
 import { CatalogError, errors, type FieldProblem } from '../../api/errors.js';
 import {
-  DEFAULT_SEARCH_LIMIT, MAX_PAGE_LIMIT, SearchRequestSchema, type Principal, type SearchProjection, type SearchRequest,
+  DEFAULT_FACET_VALUES, DEFAULT_SEARCH_LIMIT, MAX_PAGE_LIMIT, type Attribute, type SearchFacets, SearchRequestSchema, type Principal, type SearchProjection, type SearchRequest,
   type SearchResponse, type SearchResult,
 } from '../../api/schemas.js';
 import { createHash } from 'node:crypto';
@@ -47,6 +47,8 @@ export interface SearchLimits {
   maxSessionBytes: number;
   /** Milliseconds between purges of expired sessions (default 60,000); 0 = no timer (a purge then runs only after searches). */
   sessionPurgeIntervalMs: number;
+  /** Values per facet when the request does not say (`resultOptions.maxValuesPerFacet`; default 10, issue 13). */
+  facetValues: number;
 }
 
 export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
@@ -55,6 +57,7 @@ export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
   maxSessionsPerToken: 1000,
   maxSessionBytes: 128 * 1024 * 1024,
   sessionPurgeIntervalMs: 60_000,
+  facetValues: DEFAULT_FACET_VALUES,
 };
 
 /**
@@ -109,6 +112,12 @@ export interface SearchServiceDeps {
   images?: ImageSimilaritySearch;
 }
 
+/** The filterable attribute ids, sorted and comma-separated, for error details ('none' when there are none). */
+function filterableIds(attributes: ReadonlyMap<string, Attribute>): string {
+  const ids = [...attributes.values()].filter((a) => a.filterable).map((a) => a.attribute_id).sort();
+  return ids.length > 0 ? ids.join(', ') : 'none';
+}
+
 function integerIn(value: unknown, name: string, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -157,7 +166,10 @@ export class SearchService {
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
     const projection = request.projection ? checkProjection(request.projection, 'projection') : undefined;
     const limit = request.resultOptions?.limit ?? DEFAULT_SEARCH_LIMIT;
-    const hits = image !== undefined ? await this.rankImage(principal, request, image.bytes) : await this.rankText(principal, request);
+    if (image !== undefined && (request.matches?.facets?.length ?? 0) > 0) throw errors.badRequest('matches.facets: facets are counted for text and filter searches only, not with an image');
+    const text = image === undefined ? await this.rankText(principal, request) : undefined;
+    const hits = text?.hits ?? (await this.rankImage(principal, request, image?.bytes ?? new Uint8Array(0)));
+    const facets = text?.facets;
     const imageId = image !== undefined ? queryImageId(image.bytes) : null;
     const now = this.clock.nowMicros();
     const sessionId = this.ids.uuid();
@@ -166,6 +178,7 @@ export class SearchService {
       {
         sessionId, principal: sessionOwner(principal), createdAt: now, expiresAt: now + this.limits.sessionTtlMicros, imageId, language: request.language, total: hits.total, stored: hits.cardIds.length,
         ...(organization !== undefined ? { organization } : {}),
+        ...(facets !== undefined ? { facets } : {}),
       },
       hits.cardIds,
       { maxSessionsPerOwner: this.limits.maxSessionsPerToken, maxTotalBytes: this.limits.maxSessionBytes },
@@ -173,6 +186,7 @@ export class SearchService {
     await this.purgeNow(now);
     return {
       sessionId, imageId, results: await this.results(principal, organization, hits.cardIds.slice(0, limit), request.language, projection), resultsTotalCount: hits.total, resultsPageableCount: hits.cardIds.length,
+      ...(facets !== undefined ? { facets } : {}),
     };
   }
 
@@ -199,11 +213,15 @@ export class SearchService {
     const cardIds = skip < session.stored ? await this.sessions.readHits(sessionId, skip, limit) : [];
     return {
       sessionId, imageId: session.imageId, results: await this.results(principal, session.organization, cardIds, session.language, projection), resultsTotalCount: session.total, resultsPageableCount: session.stored,
+      ...(session.facets !== undefined ? { facets: session.facets } : {}),
     };
   }
 
-  /** The text rank step: words, filters and the caller's view to ordered hits. */
-  private async rankText(principal: Principal, request: SearchRequest): Promise<RankedHits> {
+  /**
+   * The text rank step: words, filters and the caller's view to ordered hits, and the facet counts
+   * of `matches.facets` over every hit (each must name a filterable attribute, else 400).
+   */
+  private async rankText(principal: Principal, request: SearchRequest): Promise<{ hits: RankedHits; facets?: SearchFacets }> {
     const words = parseQueryText(request.matches?.text ?? '');
     if (words.length > MAX_QUERY_WORDS) throw errors.badRequest(`matches.text: at most ${MAX_QUERY_WORDS} words, got ${words.length}`);
     const ctx = await this.context.viewContext(principal, request.matches?.organization);
@@ -214,12 +232,23 @@ export class SearchService {
       const attribute = ctx.attributes.get(filter.label);
       if (!attribute) problems.push({ path, message: `attribute '${filter.label}' does not exist` });
       else if (!attribute.filterable) {
-        const filterable = [...ctx.attributes.values()].filter((a) => a.filterable).map((a) => a.attribute_id).sort();
-        problems.push({ path, message: `attribute '${filter.label}' is not filterable (filterable: ${filterable.length > 0 ? filterable.join(', ') : 'none'})` });
+        problems.push({ path, message: `attribute '${filter.label}' is not filterable (filterable: ${filterableIds(ctx.attributes)})` });
       } else filters.push({ attribute, values: filter.values });
     });
+    const facetAttributes: Attribute[] = [];
+    (request.matches?.facets ?? []).forEach((id, i) => {
+      const path = `matches.facets[${i}]`;
+      const attribute = ctx.attributes.get(id);
+      if (!attribute) problems.push({ path, message: `attribute '${id}' does not exist` });
+      else if (!attribute.filterable) problems.push({ path, message: `attribute '${id}' is not filterable, so it has no facet (filterable: ${filterableIds(ctx.attributes)})` });
+      else if (!facetAttributes.includes(attribute)) facetAttributes.push(attribute);
+    });
     if (problems.length > 0) throw errors.badRequest(`invalid search request: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
-    return this.index.searchText({ words, visibleValues: visibleLevels(principal), filters, ctx }, this.limits.maxSessionHits);
+    const query = { words, visibleValues: visibleLevels(principal), filters, ctx };
+    const hits = await this.index.searchText(query, this.limits.maxSessionHits);
+    if (facetAttributes.length === 0) return { hits };
+    const maxValues = request.resultOptions?.maxValuesPerFacet ?? this.limits.facetValues;
+    return { hits, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(query, facetAttributes, maxValues) };
   }
 
   /**
@@ -233,7 +262,7 @@ export class SearchService {
     let partIds = matches.map((m) => m.part_id);
     const text = request.matches?.text?.trim() ?? '';
     if (text !== '' || (request.matches?.filters?.length ?? 0) > 0) {
-      const textHits = await this.rankText(principal, request);
+      const { hits: textHits } = await this.rankText(principal, request);
       const allowed = new Set((await this.index.readCards(textHits.cardIds)).map((card) => card.partId));
       partIds = partIds.filter((id) => allowed.has(id));
     }

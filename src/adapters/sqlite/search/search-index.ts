@@ -18,7 +18,9 @@
  * - `search_terms`, `search_term_keys`: the letter-only vocabulary of names and values and its
  *   one-deletion neighbourhood, for one-typo matching (core/search/typo.ts).
  */
-import type { Attribute, LangMap } from '../../../api/schemas.js';
+import type { Attribute, LangMap, SearchFacets } from '../../../api/schemas.js';
+import { viewPart } from '../../../core/catalog/parts.js';
+import { compareBinary } from '../../../core/search/rank.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
 import { buildOrgDocument, ORG_VALUE_COLUMNS } from './org-document.js';
 import { canSeeVisibility, VISIBILITY_ORDER } from '../../../core/permissions.js';
@@ -351,25 +353,31 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * nothing).
    */
   private searchTextNow(query: TextSearchQuery, maxHits: number): RankedHits {
+    const { total, docs } = this.matchingDocs(query, maxHits);
+    return { total, cardIds: docs.map((doc) => this.engine.card[doc] ?? 0) };
+  }
+
+  /** The ranked doc ids (at most `maxHits`) and the total, with the typo retry of searchTextNow. */
+  private matchingDocs(query: TextSearchQuery, maxHits: number): { total: number; docs: number[] } {
     this.engine.refresh();
     const hits = this.searchTextOnce(query, maxHits, false);
     if (hits.total > 0 || query.words.length === 0) return hits;
     return this.searchTextOnce(query, maxHits, true);
   }
 
-  private searchTextOnce(query: TextSearchQuery, maxHits: number, typosForKnownWords: boolean): RankedHits {
+  private searchTextOnce(query: TextSearchQuery, maxHits: number, typosForKnownWords: boolean): { total: number; docs: number[] } {
     const { ctx } = query;
     const words = query.words.map((w) => this.expand(w, typosForKnownWords));
     const tier = visibilityTier(query.visibleValues);
     this.phraseAttributes = ctx.attributes;
     if (words.length === 0 && query.filters.length === 0) {
-      return { total: this.stmt.countEverything.get() ?? 0, cardIds: this.stmt.everything.all(maxHits).map((r) => r.id) };
+      return { total: this.stmt.countEverything.get() ?? 0, docs: this.stmt.everything.all(Math.min(maxHits, Number.MAX_SAFE_INTEGER)).map((r) => r.doc) };
     }
     // Filters: one doc set per filter (values OR-ed); per-organization ones are decided per part below.
     const shared: Int32Array[] = [];
     const orgFilters: SearchFilter[] = [];
     for (const filter of query.filters) {
-      if (!canSeeVisibility(ctx.principal, filter.attribute.visibility) || filter.values.length === 0) return { total: 0, cardIds: [] };
+      if (!canSeeVisibility(ctx.principal, filter.attribute.visibility) || filter.values.length === 0) return { total: 0, docs: [] };
       if (filter.attribute.per_org_values) orgFilters.push(filter);
       else shared.push(this.docSet(filter.values.map((v) => filterTerm(filter.attribute.attribute_id, v))));
     }
@@ -381,9 +389,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     const resolved = words.map((w) => this.resolve(w, tier, data));
 
     if (!orgSensitive) {
-      if (resolved.some((r) => r === undefined)) return { total: 0, cardIds: [] };
+      if (resolved.some((r) => r === undefined)) return { total: 0, docs: [] };
       const { total, hits } = topK({ words: resolved as (TermList | MaterializedWord)[], filters: shared }, data, maxHits);
-      return { total, cardIds: hits.map((h) => this.engine.card[h.doc] ?? 0) };
+      return { total, docs: hits.map((h) => h.doc) };
     }
 
     // Split (docs/search.md): parts without per-organization values ("non-holders") see every
@@ -420,7 +428,83 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       }
     }
     ranked.sort(compareRanked);
-    return { total, cardIds: ranked.slice(0, maxHits).map((h) => this.engine.card[h.doc] ?? 0) };
+    return { total, docs: ranked.slice(0, maxHits).map((h) => h.doc) };
+  }
+
+  /**
+   * Facet counts (issue 13; docs/search.md, Facets): for each attribute, how many of ALL the hits
+   * of `query` hold each value (folded as filters fold, shown as first stored), most frequent first,
+   * ties by folded value in binary order, at most `maxValues`. An attribute the caller may not see,
+   * or not filterable, counts nothing. Shared attributes are counted from their filter terms'
+   * posting lists against the hit set (cost: the attribute's distinct values × their postings);
+   * per-organization ones from each hit's view (`viewPart`: own, inherited, default), one part read
+   * per hit.
+   */
+  async facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number): Promise<SearchFacets> {
+    return this.db.transaction(() => {
+      const { docs } = this.matchingDocs(query, Number.MAX_SAFE_INTEGER);
+      const hit = new Uint8Array(this.engine.docCapacity + 1);
+      for (const doc of docs) hit[doc] = 1;
+      const out: SearchFacets = {};
+      const parts = new Map<number, StoredPart | undefined>();
+      const partOf = (doc: number): StoredPart | undefined => {
+        if (!parts.has(doc)) {
+          const row = this.stmt.partByRowid.get(doc);
+          parts.set(doc, row ? partFromRow(row) : undefined);
+        }
+        return parts.get(doc);
+      };
+      for (const attribute of attributes) {
+        const id = attribute.attribute_id;
+        if (!attribute.filterable || !canSeeVisibility(query.ctx.principal, attribute.visibility)) {
+          out[id] = [];
+          continue;
+        }
+        /** folded value -> count and a doc holding it (to show the value as stored). */
+        const counts = new Map<string, { count: number; doc: number; shown?: string }>();
+        if (!attribute.per_org_values) {
+          const prefix = filterTerm(id, '');
+          for (const t of this.engine.termsWithPrefix(prefix)) {
+            let count = 0;
+            let first = -1;
+            for (const doc of this.engine.termForTier(t.id, t.term, 0).docs) {
+              if (hit[doc] !== 1) continue;
+              if (count++ === 0) first = doc;
+            }
+            if (count > 0) counts.set(t.term.slice(prefix.length), { count, doc: first });
+          }
+        } else {
+          for (const doc of docs) {
+            const part = partOf(doc);
+            if (!part) continue;
+            const entry = viewPart(part, query.ctx).attributes.find((a) => a.attribute_id === id);
+            const seen = new Set<string>();
+            for (const value of entry?.values ?? []) {
+              for (const text of langTexts(value.value)) {
+                const folded = foldFilterValue(text);
+                if (seen.has(folded)) continue;
+                seen.add(folded);
+                const c = counts.get(folded);
+                if (c) c.count++;
+                else counts.set(folded, { count: 1, doc, shown: text });
+              }
+            }
+          }
+        }
+        const top = [...counts].sort((x, y) => y[1].count - x[1].count || compareBinary(x[0], y[0])).slice(0, maxValues);
+        out[id] = top.map(([folded, c]) => ({ value: c.shown ?? this.storedValue(partOf(c.doc), id, folded) ?? folded, count: c.count }));
+      }
+      return out;
+    })();
+  }
+
+  /** The stored text of a part's value of `attributeId` that folds to `folded` (any language). */
+  private storedValue(part: StoredPart | undefined, attributeId: string, folded: string): string | undefined {
+    for (const entry of part?.attributes ?? []) {
+      if (entry.attribute_id !== attributeId) continue;
+      for (const value of entry.values) for (const text of langTexts(value.value)) if (foldFilterValue(text) === folded) return text;
+    }
+    return undefined;
   }
 
   /** The per-doc arrays of tier `tier` for the scorer. */

@@ -20,6 +20,7 @@ export interface SearchFlags {
   org?: string;
   lang?: string;
   filter?: string[];
+  facets?: string;
   limit?: number;
   page?: number;
   all?: boolean;
@@ -49,6 +50,7 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--org <organization>', 'search values as this organization sees them')
     .option('--lang <language>', 'language of the result names, e.g. en')
     .option('--filter <attr=value>', 'only parts whose filterable attribute has this value (repeatable)', collect)
+    .option('--facets <attrs>', 'value counts over every hit of these filterable attributes, comma-separated (e.g. vendor,class)')
     .option('--limit <n>', 'hits per page (default 25, at most 1000)', positiveInt)
     .option('--page <n>', 'page number, from 1', positiveInt)
     .option('--session <sessionId>', 'read a page of an existing search session (24 h)')
@@ -98,6 +100,11 @@ function pageFooter(response: SearchResponse, page: number, limit: number, next?
   return line;
 }
 
+/** The facets of a search, one line per attribute: `vendor: Intel Corporation (12) · AMD (3)`. */
+function facetLines(response: SearchResponse): string[] {
+  return Object.entries(response.facets ?? {}).map(([id, values]) => `${id}: ${values.length === 0 ? '(no values)' : values.map((v) => `${v.value} (${v.count})`).join(' · ')}`);
+}
+
 /** Pages a session can show: its pageable hits (resultsPageableCount), at least one page. */
 function pageCount(response: SearchResponse, limit: number): number {
   return Math.max(1, Math.ceil(response.resultsPageableCount / limit));
@@ -120,9 +127,10 @@ async function readPage(client: CatalogClient, sessionId: string, page: number, 
 
 /** Runs `catalog search`; exit 6 for an unknown or expired session. */
 export async function run(ctx: CommandContext, text: string | undefined, flags: SearchFlags, command?: Command): Promise<number> {
-  if (flags.session !== undefined && (text !== undefined || flags.image !== undefined || flags.filter?.length || flags.org !== undefined)) {
-    throw new UsageError('--session reads an existing search: drop the text, --image, --filter and --org (or drop --session to start a new search)');
+  if (flags.session !== undefined && (text !== undefined || flags.image !== undefined || flags.filter?.length || flags.org !== undefined || flags.facets !== undefined)) {
+    throw new UsageError('--session reads an existing search: drop the text, --image, --filter, --facets and --org (or drop --session to start a new search)');
   }
+  const facets = (flags.facets ?? '').split(',').map((f) => f.trim()).filter((f) => f !== '');
   const client = await ctx.client();
   const limit = flags.limit ?? 25;
   const page = flags.page ?? 1;
@@ -136,6 +144,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
         ...(flags.org !== undefined ? { organization: flags.org } : {}),
         ...(text !== undefined ? { text } : {}),
         ...(flags.filter?.length ? { filters: parseFilters(flags.filter) } : {}),
+        ...(facets.length > 0 ? { facets } : {}),
       },
       resultOptions: { limit: flags.all ? ALL_PAGE_SIZE : limit },
     };
@@ -163,9 +172,10 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   const records = first.results as Record<string, unknown>[];
   const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first) };
   if (ctx.format === 'json') {
-    await emitRecords(ctx, spec, records, (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, nextPage, results }));
+    await emitRecords(ctx, spec, records, (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, ...(first.facets ? { facets: first.facets } : {}), nextPage, results }));
   } else {
     await emitRecords(ctx, spec, records);
+    for (const line of facetLines(first)) ctx.info(line);
   }
   if (first.resultsTotalCount === 0 && first.imageId !== null) ctx.info('no part matches this photo');
   else ctx.info(pageFooter(first, page, limit, command ? await nextPageCommand(command, ctx) : undefined));
