@@ -78,6 +78,19 @@ describe.each(MODES)('search facets (%s client)', (mode) => {
     expect(byVendor.facets).toEqual({ class: [{ value: 'Ethernet', count: 2 }, { value: 'Wireless', count: 1 }] });
   });
 
+  it('a filter value matches case-insensitively and as the first whole words of a value, so a facet value can be narrowed or sent back', async () => {
+    const count = async (values: string[], organization?: string) =>
+      (await h.admin.search({ matches: { text: 'controller', filters: [{ label: organization ? 'stock' : 'vendor', values }], ...(organization ? { organization } : {}) } })).resultsTotalCount;
+    expect(await count(['intel'])).toBe(3);
+    expect(await count(['INTEL CORPORATION'])).toBe(3);
+    expect(await count(['Intel Corp'])).toBe(0);
+    expect(await count(['corporation'])).toBe(0);
+    expect(await count(['intel', 'amd'])).toBe(4);
+    // Per-organization values follow the same rule (evaluated per part).
+    expect(await count(['FEW'], 'acme')).toBe(1);
+    expect(await count(['none'], 'acme')).toBe(3);
+  });
+
   it('400 for a facet on an unknown or non-filterable attribute, or with an image', async () => {
     await expectCatalogError(h.admin.search({ matches: { facets: ['note'] } }), 'bad_request', /matches\.facets\[0\]: attribute 'note' is not filterable, so it has no facet \(filterable: class, grade, stock, vendor\)/);
     await expectCatalogError(h.admin.search({ matches: { facets: ['nope'] } }), 'bad_request', /matches\.facets\[0\]: attribute 'nope' does not exist/);

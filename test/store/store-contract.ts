@@ -389,6 +389,12 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.searchIndex.facets(q(WORKER), [vendor, grade], 10)).toMatchObject({ grade: [] });
         const filtered = { ...q(ADMIN), filters: [{ attribute: grade, values: ['a'] }] };
         expect((await s.searchIndex.facets(filtered, [vendor], 10)).vendor?.map((f) => f.count)).toEqual([500, 250]);
+        // Filter values pass case-insensitively and as the first whole words of a value.
+        const byVendor = async (values: string[]) => (await s.searchIndex.searchText({ ...q(ADMIN), filters: [{ attribute: vendor, values }] }, 10)).total;
+        expect(await byVendor(['ACME'])).toBe(1000);
+        expect(await byVendor(['acme corp'])).toBe(1000);
+        expect(await byVendor(['acme c'])).toBe(0);
+        expect(await byVendor(['corp'])).toBe(0);
         expect(await s.searchIndex.facets(q(ADMIN, 'acme'), [stock], 10)).toEqual({ stock: [{ value: 'none', count: 1499 }, { value: 'Few', count: 1 }] });
       });
     });

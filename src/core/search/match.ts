@@ -7,7 +7,7 @@
  */
 import { viewPart } from '../catalog/parts.js';
 import { canSeeVisibility } from '../permissions.js';
-import { foldFilterValue, langTexts, tokenize } from './text.js';
+import { filterValueMatches, foldFilterValue, langTexts, tokenize } from './text.js';
 import type { Alternative, ExpandedWord, PartViewContext, SearchFilter, StoredPart } from '../model.js';
 
 /** Whether the token sequence contains the alternative's phrase (last token as a prefix if so marked). */
@@ -31,9 +31,17 @@ export function wordMatches(word: ExpandedWord, fields: readonly (readonly strin
   return word.alternatives.some((a) => fields.some((f) => alternativeMatches(a, f)));
 }
 
-/** Whether a language map's text (any language) equals one of the filter values, case-insensitively. */
+/**
+ * Whether a language map's text (any language) passes one of the filter values (folded):
+ * case-insensitively equal, or starting with it as whole words (text.ts filterValueMatches).
+ */
 export function valuePasses(value: Record<string, string>, accepted: ReadonlySet<string>): boolean {
-  return langTexts(value).some((t) => accepted.has(foldFilterValue(t)));
+  return langTexts(value).some((t) => {
+    const folded = foldFilterValue(t);
+    if (accepted.has(folded)) return true;
+    for (const a of accepted) if (filterValueMatches(folded, a)) return true;
+    return false;
+  });
 }
 
 export interface PartEvaluation {

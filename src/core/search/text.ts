@@ -54,6 +54,20 @@ export function foldFilterValue(value: string): string {
   return (/^[\u0000-\u007f]*$/.test(value) ? value : value.normalize('NFC')).toLowerCase();
 }
 
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/**
+ * Whether a stored value passes a filter value, both folded ({@link foldFilterValue}; issue 13):
+ * equal, or the filter value is the stored value's first whole words (`intel` passes `intel
+ * corporation`, `intel corp` does not: the stored value must continue with a character that is
+ * not a letter or digit right after it, and the filter value must end in a letter or digit).
+ */
+export function filterValueMatches(stored: string, accepted: string): boolean {
+  if (stored === accepted) return true;
+  if (accepted === '' || stored.length <= accepted.length || !stored.startsWith(accepted)) return false;
+  return WORD_CHAR.test(accepted.slice(-1)) && !WORD_CHAR.test(stored.charAt(accepted.length));
+}
+
 /** The texts of a language map, in language order (deterministic documents). */
 export function langTexts(map: LangMap): string[] {
   const keys = Object.keys(map);

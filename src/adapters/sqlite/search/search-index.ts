@@ -27,7 +27,7 @@ import { canSeeVisibility, VISIBILITY_ORDER } from '../../../core/permissions.js
 import { evaluatePart, valuePasses, wordsInDefaults } from '../../../core/search/match.js';
 import { ftsClause } from './fts-query.js';
 import { deletionVariants, hasTypoKeys, lookupKeys, typoNeighbours } from '../../../core/search/typo.js';
-import { foldFilterValue, langTexts, tokenize } from '../../../core/search/text.js';
+import { filterValueMatches, foldFilterValue, langTexts, tokenize } from '../../../core/search/text.js';
 import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
 import { partFromRow, type PartRow } from '../part-rows.js';
@@ -379,7 +379,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     for (const filter of query.filters) {
       if (!canSeeVisibility(ctx.principal, filter.attribute.visibility) || filter.values.length === 0) return { total: 0, docs: [] };
       if (filter.attribute.per_org_values) orgFilters.push(filter);
-      else shared.push(this.docSet(filter.values.map((v) => filterTerm(filter.attribute.attribute_id, v))));
+      else shared.push(this.docSet(filter.values.flatMap((v) => this.filterTerms(filter.attribute.attribute_id, v))));
     }
     const orgColumns = query.visibleValues.map((v) => ORG_VALUE_COLUMNS[v]);
     const inOrgText = words.map((w) => orgColumns.length > 0 && this.stmt.orgProbe.get(ftsClause(w.alternatives, orgColumns)) !== undefined);
@@ -505,6 +505,20 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       for (const value of entry.values) for (const text of langTexts(value.value)) if (foldFilterValue(text) === folded) return text;
     }
     return undefined;
+  }
+
+  /**
+   * The filter terms a filter value selects (issue 13): the value itself and every stored value it
+   * begins as whole words (`intel` → `intel corporation`), both folded (text.ts filterValueMatches).
+   */
+  private filterTerms(attributeId: string, value: string): string[] {
+    const exact = filterTerm(attributeId, value);
+    const prefix = filterTerm(attributeId, '');
+    const out = [exact];
+    for (const t of this.engine.termsWithPrefix(exact)) {
+      if (t.term !== exact && filterValueMatches(t.term.slice(prefix.length), exact.slice(prefix.length))) out.push(t.term);
+    }
+    return out;
   }
 
   /** The per-doc arrays of tier `tier` for the scorer. */
