@@ -353,7 +353,7 @@ export { CATALOG_VERSION } from './version.js';
  */
 export const SEARCH_PROJECTION = [
   'results.id', 'results.serviceId', 'results.name', 'results.nameLanguage', 'results.createdAt', 'results.modifiedAt',
-  'results.images', 'results.attributes',
+  'results.images', 'results.attributes', 'results.highlights',
 ] as const;
 export type SearchProjection = (typeof SEARCH_PROJECTION)[number];
 /** The projection of a search that names none: the six fields of spec 2.5. */
@@ -412,6 +412,34 @@ export interface SearchResult {
   images?: SearchResultImage[];
   /** `results.attributes`: the part's values the caller may see, as a part read shows them. */
   attributes?: PartAttribute[];
+  /** `results.highlights`: the fields the query words matched, with the matched spans (issue 13). */
+  highlights?: SearchHighlight[];
+}
+
+/**
+ * One field of a hit that query words matched: the part id, a name (with its language) or a value
+ * of a searchable attribute the caller sees (with its attribute id); `text` is the field's text
+ * (Unicode NFC) and `matches` the matched spans in it.
+ */
+export interface SearchHighlight {
+  field: 'id' | 'name' | 'value';
+  language?: string;
+  attribute_id?: string;
+  text: string;
+  matches: SearchHighlightMatch[];
+}
+
+/**
+ * A matched span of a highlight: `text.slice(start, end)` (UTF-16 code units, as JavaScript
+ * strings index), `word` the index of the query word (0-based, in the order typed, punctuation-only
+ * words dropped), `how` it matched: `exact`, `prefix` (the last word; only the typed part is
+ * marked) or `typo` (one edit away).
+ */
+export interface SearchHighlightMatch {
+  word: number;
+  start: number;
+  end: number;
+  how: 'exact' | 'prefix' | 'typo';
 }
 
 /** A display image of a search hit. */

@@ -130,6 +130,8 @@ export interface StoredSession {
    * values (`results.attributes`) as that organization sees them; undefined when none was named.
    */
   organization?: string | undefined;
+  /** The search text (`matches.text`), for `results.highlights` on every page (issue 13); undefined when none. */
+  text?: string | undefined;
   /** The facet counts of the search (`matches.facets`, issue 13), answered again by every page. */
   facets?: SearchFacets | undefined;
 }

@@ -73,6 +73,16 @@ describe('catalog search', () => {
     expect(top?.count).toBeLessThanOrEqual(json.resultsTotalCount);
   });
 
+  it('--highlights adds a matches column, spans in [...] in a pipe; json keeps the structured highlights (issue 13)', async () => {
+    const run = await cli(['search', 'gigabit', 'ethernet', 'contr', '--highlights', '--limit', '3', '-o', 'tsv'], { cwd: dir });
+    expect(run.code).toBe(0);
+    const [header, row] = run.stdout.trim().split('\n');
+    expect(header).toBe('id\tname\tmatches');
+    expect(row).toMatch(/\tname\.en: .*\[Gigabit\].*\[Ethernet\] \[Contr\]oller/i);
+    const json = JSON.parse((await cli(['search', 'gigab', '--highlights', '--limit', '1', '-o', 'json'], { cwd: dir })).stdout) as { results: { highlights: { field: string; matches: { how: string }[] }[] }[] };
+    expect(json.results[0]?.highlights.some((h) => h.field === 'name' && h.matches.some((m) => m.how === 'prefix'))).toBe(true);
+  });
+
   it('an unknown or expired session is a clear error with exit 6, never an empty success', async () => {
     const run = await cli(['search', '--session', '00000000-0000-4000-8000-000000000000'], { cwd: dir });
     expect(run.code).toBe(6);

@@ -413,12 +413,12 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.sessions.get('s2')).toBeDefined();
       });
 
-      it('keeps what a session remembers besides its hits: the organization and the facet counts (issue 13)', async () => {
+      it('keeps what a session remembers besides its hits: the organization, the text and the facet counts (issue 13)', async () => {
         const base = { principal: 'ci', createdAt: 10, expiresAt: 20, imageId: null, language: undefined, total: 2, stored: 2 };
         const facets = { vendor: [{ value: 'Intel Corporation', count: 2 }, { value: 'Ünïcode', count: 1 }], class: [] };
-        await s.sessions.create({ ...base, sessionId: 'with', organization: 'acme-eu', facets }, [1, 2]);
+        await s.sessions.create({ ...base, sessionId: 'with', organization: 'acme-eu', text: 'intel contoller', facets }, [1, 2]);
         await s.sessions.create({ ...base, sessionId: 'without' }, [1, 2]);
-        expect(await s.sessions.get('with')).toMatchObject({ organization: 'acme-eu', facets });
+        expect(await s.sessions.get('with')).toMatchObject({ organization: 'acme-eu', text: 'intel contoller', facets });
         const without = await s.sessions.get('without');
         expect(without?.organization).toBeUndefined();
         expect(without?.facets).toBeUndefined();

@@ -52,7 +52,7 @@ const SCHEMA = `
     total INTEGER NOT NULL,           -- resultsTotalCount: every hit, stored or not
     stored INTEGER NOT NULL,          -- hits stored (at most the configured maximum)
     bytes INTEGER NOT NULL,           -- what the session costs against the size budget
-    state TEXT                        -- JSON {organization?, facets?} (issue 13); NULL when empty
+    state TEXT                        -- JSON {organization?, text?, facets?} (issue 13); NULL when empty
   );
   CREATE INDEX sessions_by_owner ON sessions(owner, seq);
   CREATE INDEX sessions_by_expiry ON sessions(expires_at);
@@ -85,6 +85,7 @@ interface SessionRow {
 /** What a session keeps besides its hits (the `state` column, JSON; version 3). */
 interface SessionState {
   organization?: string;
+  text?: string;
   facets?: SearchFacets;
 }
 
@@ -215,6 +216,7 @@ export class SqliteSessionStore implements SessionStore {
     for (let block = 0; block * BLOCK_SIZE < cardIds.length; block++) blocks.push(packCardIds(cardIds.slice(block * BLOCK_SIZE, (block + 1) * BLOCK_SIZE)));
     const state: SessionState = {
       ...(session.organization !== undefined ? { organization: session.organization } : {}),
+      ...(session.text !== undefined ? { text: session.text } : {}),
       ...(session.facets !== undefined ? { facets: session.facets } : {}),
     };
     const stateJson = Object.keys(state).length > 0 ? JSON.stringify(state) : null;
@@ -258,6 +260,7 @@ export class SqliteSessionStore implements SessionStore {
       total: row.total,
       stored: row.stored,
       ...(state.organization !== undefined ? { organization: state.organization } : {}),
+      ...(state.text !== undefined ? { text: state.text } : {}),
       ...(state.facets !== undefined ? { facets: state.facets } : {}),
     };
   }

@@ -4,7 +4,7 @@
  */
 import { errors } from '../../api/errors.js';
 import { ROUTES } from '../../api/routes.js';
-import { DEFAULT_SEARCH_PROJECTION, SEARCH_PROJECTION, type LangMap, type PartAttribute, type SearchProjection, type SearchResult } from '../../api/schemas.js';
+import { DEFAULT_SEARCH_PROJECTION, SEARCH_PROJECTION, type LangMap, type PartAttribute, type SearchHighlight, type SearchProjection, type SearchResult } from '../../api/schemas.js';
 import type { ResultCard } from '../model.js';
 import { formatMicros } from '../time.js';
 
@@ -31,6 +31,7 @@ export function chooseName(names: LangMap, language: string | undefined): { name
 export interface HitDetails {
   images?: readonly string[];
   attributes?: PartAttribute[];
+  highlights?: SearchHighlight[];
 }
 
 /** The projection in force: the one given, else the default six fields. */
@@ -53,6 +54,7 @@ export function toSearchResult(card: ResultCard, language: string | undefined, p
   if (wanted.has('results.modifiedAt')) out.modifiedAt = formatMicros(card.modifiedAt);
   if (wanted.has('results.images')) out.images = (details.images ?? []).map((image_id) => ({ image_id, path: ROUTES.imageOriginal(image_id) }));
   if (wanted.has('results.attributes')) out.attributes = details.attributes ?? [];
+  if (wanted.has('results.highlights')) out.highlights = details.highlights ?? [];
   return out;
 }
 

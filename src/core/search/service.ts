@@ -19,6 +19,7 @@ import type { ServiceContext } from '../context.js';
 import { MAX_QUERY_WORDS, parseQueryText } from './query.js';
 import { checkProjection, projectionInForce, toSearchResult, type HitDetails } from './result.js';
 import { viewPart } from '../catalog/parts.js';
+import { highlight, highlightFields } from './highlight.js';
 import { parseBody } from '../validation.js';
 import { visibleLevels } from '../permissions.js';
 import type { RankedHits, SearchFilter, StoredPart } from '../model.js';
@@ -174,10 +175,12 @@ export class SearchService {
     const now = this.clock.nowMicros();
     const sessionId = this.ids.uuid();
     const organization = request.matches?.organization;
+    const searchText = request.matches?.text;
     await this.sessions.create(
       {
         sessionId, principal: sessionOwner(principal), createdAt: now, expiresAt: now + this.limits.sessionTtlMicros, imageId, language: request.language, total: hits.total, stored: hits.cardIds.length,
         ...(organization !== undefined ? { organization } : {}),
+        ...(searchText !== undefined && searchText.trim() !== '' ? { text: searchText } : {}),
         ...(facets !== undefined ? { facets } : {}),
       },
       hits.cardIds,
@@ -185,7 +188,7 @@ export class SearchService {
     );
     await this.purgeNow(now);
     return {
-      sessionId, imageId, results: await this.results(principal, organization, hits.cardIds.slice(0, limit), request.language, projection), resultsTotalCount: hits.total, resultsPageableCount: hits.cardIds.length,
+      sessionId, imageId, results: await this.results(principal, { organization, text: searchText }, hits.cardIds.slice(0, limit), request.language, projection), resultsTotalCount: hits.total, resultsPageableCount: hits.cardIds.length,
       ...(facets !== undefined ? { facets } : {}),
     };
   }
@@ -212,7 +215,7 @@ export class SearchService {
     }
     const cardIds = skip < session.stored ? await this.sessions.readHits(sessionId, skip, limit) : [];
     return {
-      sessionId, imageId: session.imageId, results: await this.results(principal, session.organization, cardIds, session.language, projection), resultsTotalCount: session.total, resultsPageableCount: session.stored,
+      sessionId, imageId: session.imageId, results: await this.results(principal, session, cardIds, session.language, projection), resultsTotalCount: session.total, resultsPageableCount: session.stored,
       ...(session.facets !== undefined ? { facets: session.facets } : {}),
     };
   }
@@ -275,21 +278,32 @@ export class SearchService {
   }
 
   /**
-   * The result objects of a page. Cards are the snapshot at search time; `results.attributes` and
-   * `results.images` are read now (current values and images, seen as the caller sees them: its
-   * roles and the search's organization), only when projected; a part deleted since has none.
+   * The result objects of a page. Cards are the snapshot at search time; `results.attributes`,
+   * `results.images` and the values of `results.highlights` are read now (current values and
+   * images, seen as the caller sees them: its roles and the search's organization), only when
+   * projected; a part deleted since has none. Highlights mark the search's words (search.text)
+   * in the card's id and names and in those values (core/search/highlight.ts).
    */
   private async results(
-    principal: Principal, organization: string | undefined, cardIds: readonly number[], language: string | undefined, projection: readonly SearchProjection[] | undefined,
+    principal: Principal, search: { organization?: string | undefined; text?: string | undefined }, cardIds: readonly number[], language: string | undefined,
+    projection: readonly SearchProjection[] | undefined,
   ): Promise<SearchResult[]> {
     const cards = await this.index.readCards(cardIds);
     const wanted = projectionInForce(projection);
     const details = new Map<string, HitDetails>();
-    if (this.hitSources && cards.length > 0 && (wanted.has('results.attributes') || wanted.has('results.images'))) {
+    const words = wanted.has('results.highlights') ? parseQueryText(search.text ?? '') : [];
+    if (this.hitSources && cards.length > 0 && (wanted.has('results.attributes') || wanted.has('results.images') || wanted.has('results.highlights'))) {
       const partIds = cards.map((c) => c.partId);
-      if (wanted.has('results.attributes')) {
-        const ctx = await this.context.viewContext(principal, organization);
+      if (wanted.has('results.attributes') || words.length > 0) {
+        const ctx = await this.context.viewContext(principal, search.organization);
         for (const part of await this.hitSources.parts(partIds)) details.set(part.part_id, { attributes: viewPart(part, ctx).attributes });
+        if (words.length > 0) {
+          const searchable = (id: string) => ctx.attributes.get(id)?.searchable === true;
+          for (const card of cards) {
+            const entry = details.get(card.partId);
+            details.set(card.partId, { ...entry, highlights: highlight(highlightFields(card.partId, card.names, entry?.attributes ?? [], searchable), words) });
+          }
+        }
       }
       if (wanted.has('results.images')) {
         for (const [partId, images] of await this.hitSources.shownImages(partIds)) details.set(partId, { ...details.get(partId), images });

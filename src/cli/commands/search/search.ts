@@ -14,6 +14,7 @@ import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
 import { collect, positiveInt, type Invoke } from '../../runner.js';
+import { markSpans } from '../../../core/search/highlight.js';
 
 export interface SearchFlags {
   image?: string;
@@ -21,6 +22,7 @@ export interface SearchFlags {
   lang?: string;
   filter?: string[];
   facets?: string;
+  highlights?: boolean;
   limit?: number;
   page?: number;
   all?: boolean;
@@ -28,15 +30,33 @@ export interface SearchFlags {
   session?: string;
 }
 
-const SEARCH_FIELDS = ['id', 'name', 'nameLanguage', 'serviceId', 'createdAt', 'modifiedAt', 'score'];
+const SEARCH_FIELDS = ['id', 'name', 'nameLanguage', 'serviceId', 'createdAt', 'modifiedAt', 'score', 'matches', 'highlights'];
+/** The projection of `--highlights`: the six default fields and the highlights (issue 13). */
+const HIGHLIGHT_PROJECTION = ['results.id', 'results.serviceId', 'results.name', 'results.nameLanguage', 'results.createdAt', 'results.modifiedAt', 'results.highlights'];
 const DEFAULT_FIELDS = ['id', 'name', 'modifiedAt'];
 /** An image search shows each hit's similarity when the service reports it (`results.score`). */
 const IMAGE_DEFAULT_FIELDS = ['id', 'name', 'score', 'modifiedAt'];
 
-/** The columns of a search page: with the similarity score when the hits carry one. */
-function defaultFields(response: SearchResponse): string[] {
+/** The columns of a search page: with the similarity score when the hits carry one, and `matches` with --highlights. */
+function defaultFields(response: SearchResponse, highlights = false): string[] {
   const scored = response.results.some((r) => typeof (r as { score?: unknown }).score === 'number');
-  return scored ? IMAGE_DEFAULT_FIELDS : DEFAULT_FIELDS;
+  const fields = scored ? IMAGE_DEFAULT_FIELDS : DEFAULT_FIELDS;
+  return highlights ? [...fields.filter((f) => f !== 'modifiedAt'), 'matches'] : fields;
+}
+
+/**
+ * Hits with a `matches` column from their highlights (issue 13): `name.en: [Ether]net · vendor:
+ * [Intel] Corporation`, the matched spans bold on a colour terminal, in `[...]` otherwise. JSON
+ * output keeps the structured `highlights` as well.
+ */
+function withMatches(ctx: CommandContext, results: readonly SearchResult[]): Record<string, unknown>[] {
+  const bold = ctx.io.stdout.isTTY === true && ctx.color;
+  const [open, close] = bold ? ['\u001b[1m', '\u001b[22m'] : ['[', ']'];
+  return results.map((r) => {
+    if (r.highlights === undefined) return r as Record<string, unknown>;
+    const matches = r.highlights.map((h) => `${h.field === 'value' ? (h.attribute_id ?? '') : h.field === 'name' ? `name.${h.language ?? ''}` : 'id'}: ${markSpans(h, open, close)}`).join(' · ');
+    return { ...r, matches };
+  });
 }
 const ALL_PAGE_SIZE = 1000;
 
@@ -51,6 +71,7 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--lang <language>', 'language of the result names, e.g. en')
     .option('--filter <attr=value>', 'only parts whose filterable attribute has this value (repeatable)', collect)
     .option('--facets <attrs>', 'value counts over every hit of these filterable attributes, comma-separated (e.g. vendor,class)')
+    .option('--highlights', 'show where the words matched (a matches column: bold on a terminal, [...] otherwise)')
     .option('--limit <n>', 'hits per page (default 25, at most 1000)', positiveInt)
     .option('--page <n>', 'page number, from 1', positiveInt)
     .option('--session <sessionId>', 'read a page of an existing search session (24 h)')
@@ -117,9 +138,9 @@ function notExpired(error: unknown, sessionId: string): never {
   throw error;
 }
 
-async function readPage(client: CatalogClient, sessionId: string, page: number, limit: number): Promise<SearchResponse> {
+async function readPage(client: CatalogClient, sessionId: string, page: number, limit: number, projection?: string[]): Promise<SearchResponse> {
   try {
-    return await client.searchState(sessionId, { skip: (page - 1) * limit, limit });
+    return await client.searchState(sessionId, { skip: (page - 1) * limit, limit, ...(projection ? { projection } : {}) });
   } catch (error) {
     return notExpired(error, sessionId);
   }
@@ -134,12 +155,14 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   const client = await ctx.client();
   const limit = flags.limit ?? 25;
   const page = flags.page ?? 1;
+  const projection = flags.highlights ? HIGHLIGHT_PROJECTION : undefined;
   let first: SearchResponse;
   if (flags.session !== undefined) {
-    first = await readPage(client, flags.session, flags.all ? 1 : page, flags.all ? ALL_PAGE_SIZE : limit);
+    first = await readPage(client, flags.session, flags.all ? 1 : page, flags.all ? ALL_PAGE_SIZE : limit, projection);
   } else {
     const request = {
       ...(flags.lang ? { language: flags.lang } : {}),
+      ...(projection ? { projection } : {}),
       matches: {
         ...(flags.org !== undefined ? { organization: flags.org } : {}),
         ...(text !== undefined ? { text } : {}),
@@ -161,16 +184,16 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
       }
     }
     first = await client.search(request, image ? { image, filename: flags.image === '-' ? 'stdin' : (flags.image ?? 'query') } : undefined);
-    if (!flags.all && page > 1) first = await readPage(client, first.sessionId, page, limit);
+    if (!flags.all && page > 1) first = await readPage(client, first.sessionId, page, limit, projection);
   }
 
-  if (flags.all) return emitAll(ctx, client, first, flags.maxItems);
+  if (flags.all) return emitAll(ctx, client, first, flags.maxItems, projection);
   const { emitRecords } = await import('../../output/emit.js');
 
   const pages = pageCount(first, limit);
   const nextPage = page < pages ? page + 1 : null;
-  const records = first.results as Record<string, unknown>[];
-  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first) };
+  const records = withMatches(ctx, first.results);
+  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, flags.highlights === true) };
   if (ctx.format === 'json') {
     await emitRecords(ctx, spec, records, (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, ...(first.facets ? { facets: first.facets } : {}), nextPage, results }));
   } else {
@@ -183,7 +206,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
 }
 
 /** `--all`: every stored hit, page after page, streamed (NDJSON by default), at most --max-items. */
-async function emitAll(ctx: CommandContext, client: CatalogClient, first: SearchResponse, maxItems: number | undefined): Promise<number> {
+async function emitAll(ctx: CommandContext, client: CatalogClient, first: SearchResponse, maxItems: number | undefined, projection: string[] | undefined): Promise<number> {
   const { emitRecords } = await import('../../output/emit.js');
   const cap = maxItems ?? Number.POSITIVE_INFINITY;
   let count = 0;
@@ -194,15 +217,15 @@ async function emitAll(ctx: CommandContext, client: CatalogClient, first: Search
       for (const hit of response.results) {
         if (count >= cap) return;
         count++;
-        yield hit as SearchResult & Record<string, unknown>;
+        yield withMatches(ctx, [hit])[0] as SearchResult & Record<string, unknown>;
       }
       // Past resultsPageableCount a page is a 400 (the session keeps only that many).
       if (response.results.length < ALL_PAGE_SIZE || count >= cap || page * ALL_PAGE_SIZE >= first.resultsPageableCount) return;
       page++;
-      response = await readPage(client, first.sessionId, page, ALL_PAGE_SIZE);
+      response = await readPage(client, first.sessionId, page, ALL_PAGE_SIZE, projection);
     }
   }
-  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first) };
+  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection !== undefined) };
   if (ctx.format === 'json') {
     await emitRecords(ctx, spec, hits(), (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page: 1, limit: results.length, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, nextPage: null, results }));
   } else {
