@@ -34,4 +34,6 @@ export const ROUTES = {
     `/v1/parts/${seg(partId)}/relations/${seg(type)}`,
   search: '/1/find/search',
   searchState: (sessionId: string) => `/1/find/search/state/${seg(sessionId)}`,
+  /** Our addition (issue 13): values of one filterable attribute beginning with a prefix, with counts. */
+  facetValues: '/1/find/facet-values',
 } as const;

@@ -458,6 +458,30 @@ export interface FacetValue {
 /** Facet counts by attribute id: the most frequent values first (ties by value), at most maxValuesPerFacet. */
 export type SearchFacets = Record<string, FacetValue[]>;
 
+/**
+ * The request of POST /1/find/facet-values (issue 13): values of the filterable attribute
+ * `attribute_id` beginning with `prefix` (ignoring case; "" or absent = every value), counted over
+ * the hits of `matches` (as a search's; absent = every part), at most `maxValues` (1..1000).
+ */
+export const FacetValuesRequestSchema = z.strictObject({
+  attribute_id: IdSchema,
+  prefix: z.string().max(1000).optional(),
+  matches: z
+    .strictObject({
+      organization: z.string().max(256).optional(),
+      text: z.string().max(MAX_SEARCH_TEXT, `must be at most ${MAX_SEARCH_TEXT} characters`).optional(),
+      filters: z.array(SearchFilterSchema).max(100).optional(),
+    })
+    .optional(),
+  maxValues: z.number().int().min(1).max(MAX_FACET_VALUES).optional(),
+});
+
+/** Answer of POST /1/find/facet-values: the attribute and its values, most frequent first. */
+export interface FacetValuesResponse {
+  attribute_id: string;
+  values: FacetValue[];
+}
+
 /** Answer of POST /1/find/search and GET /1/find/search/state/{sessionId} (spec 2.5). */
 export interface SearchResponse {
   sessionId: string;

@@ -10,7 +10,7 @@ import { ROUTES } from '../api/routes.js';
 import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part } from '../api/schemas.js';
 import type { AttributeView, CatalogClient, PartView, SearchImageUpload } from './types.js';
 import type { CatalogInfo, Relation, RelationCreateResult, RelationRecord } from '../api/schemas.js';
-import type { SearchResponse, SearchStateOptions } from '../api/schemas.js';
+import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 import { encodeMultipart } from './http/multipart.js';
 import { HttpTransport, type TransportOptions, type TransportRequest } from './http/transport.js';
@@ -112,6 +112,10 @@ export class HttpCatalogClient implements CatalogClient {
       path: ROUTES.searchState(sessionId),
       query: { skip: options.skip, limit: options.limit, projection: options.projection?.join(',') },
     });
+  }
+
+  facetValues(request: unknown) {
+    return this.json<FacetValuesResponse>({ method: 'POST', path: ROUTES.facetValues, json: request ?? {} });
   }
 
   async close(): Promise<void> {

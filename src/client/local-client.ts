@@ -92,6 +92,7 @@ export class LocalCatalogClient implements CatalogClient {
     return this.run((p) => this.catalog.search.search(p, wire(request), image ? { bytes: image.image } : undefined));
   }
   searchState(sessionId: string, options: SearchStateOptions = {}) { return this.run((p) => this.catalog.search.searchState(p, sessionId, wire(options))); }
+  facetValues(request: unknown) { return this.run((p) => this.catalog.search.facetValues(p, wire(request))); }
 
   async close(): Promise<void> {
     await this.catalog.close();

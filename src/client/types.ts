@@ -12,7 +12,7 @@ import type {
   Attribute, BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part,
 } from '../api/schemas.js';
 import type { CatalogInfo, Relation, RelationCreateResult, RelationRecord } from '../api/schemas.js';
-import type { SearchResponse, SearchStateOptions } from '../api/schemas.js';
+import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 
 /** An attribute as listed or selected: attribute_id plus the projected fields. */
@@ -108,6 +108,11 @@ export interface CatalogClient {
   search(request: unknown, image?: SearchImageUpload): Promise<SearchResponse>;
   /** GET /1/find/search/state/{sessionId}: a page of a session; 404 when unknown, expired or another token's. */
   searchState(sessionId: string, options?: SearchStateOptions): Promise<SearchResponse>;
+  /**
+   * POST /1/find/facet-values (issue 13): `{attribute_id, prefix?, matches?: {organization?, text?,
+   * filters?}, maxValues?}` → the attribute's values beginning with `prefix`, counted over the hits.
+   */
+  facetValues(request: unknown): Promise<FacetValuesResponse>;
 
   /** Releases the database or the connection pool. */
   close(): Promise<void>;

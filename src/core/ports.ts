@@ -194,9 +194,10 @@ export interface SearchIndex {
    * (one key per attribute given): the values the caller sees (filter folding: case-insensitive;
    * per-organization values as `query.ctx` resolves them), each with how many hits hold it, most
    * frequent first, ties by folded value in binary order, at most `maxValues` per attribute. An
-   * attribute the caller may not see, or not filterable, maps to [].
+   * attribute the caller may not see, or not filterable, maps to []. With `valuePrefix`, only
+   * values whose folded form begins with the folded prefix count (POST /1/find/facet-values).
    */
-  facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number): Promise<SearchFacets>;
+  facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number, valuePrefix?: string): Promise<SearchFacets>;
 }
 
 /** Bounds on stored search sessions (issue 11; defaults in SearchLimits, docs/api.md). */

@@ -91,6 +91,18 @@ describe.each(MODES)('search facets (%s client)', (mode) => {
     expect(await count(['none'], 'acme')).toBe(3);
   });
 
+  it('facet-values: the values of one attribute beginning with a prefix, counted over a search or over every part', async () => {
+    expect(await h.admin.facetValues({ attribute_id: 'vendor', prefix: 'IN' })).toEqual({ attribute_id: 'vendor', values: [{ value: 'Intel Corporation', count: 4 }] });
+    expect(await h.admin.facetValues({ attribute_id: 'vendor', prefix: 'in', matches: { text: 'controller' } })).toEqual({ attribute_id: 'vendor', values: [{ value: 'Intel Corporation', count: 3 }] });
+    expect((await h.admin.facetValues({ attribute_id: 'vendor' })).values.map((x) => x.value)).toEqual(['Intel Corporation', 'AMD', 'Broadcom']);
+    expect((await h.admin.facetValues({ attribute_id: 'class', matches: { filters: [{ label: 'vendor', values: ['intel'] }] }, maxValues: 1 })).values).toEqual([{ value: 'Ethernet', count: 2 }]);
+    expect(await h.admin.facetValues({ attribute_id: 'stock', prefix: 'f', matches: { organization: 'acme' } })).toEqual({ attribute_id: 'stock', values: [{ value: 'few', count: 1 }] });
+    const worker = await h.as(['factoryWorker']);
+    expect(await worker.facetValues({ attribute_id: 'grade' })).toEqual({ attribute_id: 'grade', values: [] });
+    await expectCatalogError(h.admin.facetValues({ attribute_id: 'note' }), 'bad_request', /attribute_id: attribute 'note' is not filterable/);
+    await expectCatalogError(h.admin.facetValues({ prefix: 'x' }), 'bad_request', /attribute_id/);
+  });
+
   it('400 for a facet on an unknown or non-filterable attribute, or with an image', async () => {
     await expectCatalogError(h.admin.search({ matches: { facets: ['note'] } }), 'bad_request', /matches\.facets\[0\]: attribute 'note' is not filterable, so it has no facet \(filterable: class, grade, stock, vendor\)/);
     await expectCatalogError(h.admin.search({ matches: { facets: ['nope'] } }), 'bad_request', /matches\.facets\[0\]: attribute 'nope' does not exist/);

@@ -385,6 +385,9 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
           vendor: [{ value: expect.stringMatching(/^acme corp$/i), count: 1000 }, { value: 'Other', count: 500 }],
           grade: [{ value: 'A', count: 750 }, { value: 'B', count: 750 }],
         });
+        // valuePrefix: only values beginning with it (folded), for POST /1/find/facet-values.
+        expect(await s.searchIndex.facets(q(ADMIN), [vendor, grade], 10, 'OT')).toEqual({ vendor: [{ value: 'Other', count: 500 }], grade: [] });
+        expect(await s.searchIndex.facets(q(ADMIN, 'acme'), [stock], 10, 'fe')).toEqual({ stock: [{ value: 'Few', count: 1 }] });
         expect(await s.searchIndex.facets(q(ADMIN), [vendor], 1)).toEqual({ vendor: [{ value: expect.stringMatching(/^acme corp$/i), count: 1000 }] });
         expect(await s.searchIndex.facets(q(WORKER), [vendor, grade], 10)).toMatchObject({ grade: [] });
         const filtered = { ...q(ADMIN), filters: [{ attribute: grade, values: ['a'] }] };

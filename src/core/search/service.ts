@@ -9,7 +9,7 @@
  */
 import { CatalogError, errors, type FieldProblem } from '../../api/errors.js';
 import {
-  DEFAULT_FACET_VALUES, DEFAULT_SEARCH_LIMIT, MAX_PAGE_LIMIT, type Attribute, type SearchFacets, SearchRequestSchema, type Principal, type SearchProjection, type SearchRequest,
+  DEFAULT_FACET_VALUES, DEFAULT_SEARCH_LIMIT, FacetValuesRequestSchema, MAX_PAGE_LIMIT, type Attribute, type FacetValuesResponse, type SearchFacets, SearchRequestSchema, type Principal, type SearchProjection, type SearchRequest,
   type SearchResponse, type SearchResult,
 } from '../../api/schemas.js';
 import { createHash } from 'node:crypto';
@@ -22,7 +22,7 @@ import { viewPart } from '../catalog/parts.js';
 import { highlight, highlightFields } from './highlight.js';
 import { parseBody } from '../validation.js';
 import { visibleLevels } from '../permissions.js';
-import type { RankedHits, SearchFilter, StoredPart } from '../model.js';
+import type { RankedHits, SearchFilter, StoredPart, TextSearchQuery } from '../model.js';
 
 /**
  * The `imageId` of an image search: `query-` and the first 32 hex digits of the query image's
@@ -225,6 +225,33 @@ export class SearchService {
    * of `matches.facets` over every hit (each must name a filterable attribute, else 400).
    */
   private async rankText(principal: Principal, request: SearchRequest): Promise<{ hits: RankedHits; facets?: SearchFacets }> {
+    const { query, facetAttributes } = await this.textQuery(principal, request.matches, request.matches?.facets ?? [], 'matches.facets');
+    const hits = await this.index.searchText(query, this.limits.maxSessionHits);
+    if (facetAttributes.length === 0) return { hits };
+    const maxValues = request.resultOptions?.maxValuesPerFacet ?? this.limits.facetValues;
+    return { hits, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(query, facetAttributes, maxValues) };
+  }
+
+  /**
+   * POST /1/find/facet-values (issue 13): the values of one filterable attribute that begin with
+   * `prefix` (folded, as filter values compare), counted over the hits of `matches` (every part
+   * when none), most frequent first, at most `maxValues` (default searchLimits.facetValues).
+   * 400 for an unknown or non-filterable attribute or a bad body; `[]` for an attribute the
+   * caller may not see.
+   */
+  async facetValues(principal: Principal, body: unknown): Promise<FacetValuesResponse> {
+    const request = parseBody(FacetValuesRequestSchema, body ?? {}, 'facet-values request');
+    const { query, facetAttributes } = await this.textQuery(principal, request.matches, [request.attribute_id], 'attribute_id');
+    const attribute = facetAttributes[0] as Attribute;
+    const facets = await this.index.facets(query, [attribute], request.maxValues ?? this.limits.facetValues, request.prefix ?? '');
+    return { attribute_id: attribute.attribute_id, values: facets[attribute.attribute_id] ?? [] };
+  }
+
+  /** A request's matches as the index's query, with the facet attributes validated (400 listing every problem). */
+  private async textQuery(
+    principal: Principal, matches: SearchRequest['matches'], facetIds: readonly string[], facetPath: string,
+  ): Promise<{ query: TextSearchQuery; facetAttributes: Attribute[] }> {
+    const request = { matches };
     const words = parseQueryText(request.matches?.text ?? '');
     if (words.length > MAX_QUERY_WORDS) throw errors.badRequest(`matches.text: at most ${MAX_QUERY_WORDS} words, got ${words.length}`);
     const ctx = await this.context.viewContext(principal, request.matches?.organization);
@@ -239,19 +266,15 @@ export class SearchService {
       } else filters.push({ attribute, values: filter.values });
     });
     const facetAttributes: Attribute[] = [];
-    (request.matches?.facets ?? []).forEach((id, i) => {
-      const path = `matches.facets[${i}]`;
+    facetIds.forEach((id, i) => {
+      const path = facetPath === 'attribute_id' ? facetPath : `${facetPath}[${i}]`;
       const attribute = ctx.attributes.get(id);
       if (!attribute) problems.push({ path, message: `attribute '${id}' does not exist` });
       else if (!attribute.filterable) problems.push({ path, message: `attribute '${id}' is not filterable, so it has no facet (filterable: ${filterableIds(ctx.attributes)})` });
       else if (!facetAttributes.includes(attribute)) facetAttributes.push(attribute);
     });
     if (problems.length > 0) throw errors.badRequest(`invalid search request: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
-    const query = { words, visibleValues: visibleLevels(principal), filters, ctx };
-    const hits = await this.index.searchText(query, this.limits.maxSessionHits);
-    if (facetAttributes.length === 0) return { hits };
-    const maxValues = request.resultOptions?.maxValuesPerFacet ?? this.limits.facetValues;
-    return { hits, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(query, facetAttributes, maxValues) };
+    return { query: { words, visibleValues: visibleLevels(principal), filters, ctx }, facetAttributes };
   }
 
   /**

@@ -34,7 +34,7 @@ const WRITES: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = 
 const READS: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = {
   service: ['getPart', 'listParts', 'selectParts', 'listAttributes', 'selectAttributes', 'listOrganizations'],
   relations: ['getRelations', 'listRelations'],
-  search: ['searchState'],
+  search: ['searchState', 'facetValues'],
 };
 
 /** Options of {@link poolCatalog}: the catalog's own options (plain data: they are sent to each worker) and the pool sizes. */

@@ -85,6 +85,7 @@ export function registerSearchRoutes(app: FastifyInstance, search: SearchService
       return search.search(req.principal, input, image);
     });
   });
+  app.post(ROUTES.facetValues, async (req) => search.facetValues(req.principal, req.body));
   app.get<{ Params: { sessionId: string } }>(ROUTES.searchState(':sessionId'), async (req) =>
     search.searchState(req.principal, req.params.sessionId, {
       // Ranges, types and defaults are checked by the core alone (one validation for both modes); it

@@ -440,7 +440,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * per-organization ones from each hit's view (`viewPart`: own, inherited, default), one part read
    * per hit.
    */
-  async facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number): Promise<SearchFacets> {
+  async facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number, valuePrefix = ''): Promise<SearchFacets> {
+    const foldedPrefix = foldFilterValue(valuePrefix);
     return this.db.transaction(() => {
       const { docs } = this.matchingDocs(query, Number.MAX_SAFE_INTEGER);
       const hit = new Uint8Array(this.engine.docCapacity + 1);
@@ -464,7 +465,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         const counts = new Map<string, { count: number; doc: number; shown?: string }>();
         if (!attribute.per_org_values) {
           const prefix = filterTerm(id, '');
-          for (const t of this.engine.termsWithPrefix(prefix)) {
+          for (const t of this.engine.termsWithPrefix(prefix + foldedPrefix)) {
             let count = 0;
             let first = -1;
             for (const doc of this.engine.termForTier(t.id, t.term, 0).docs) {
@@ -482,7 +483,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
             for (const value of entry?.values ?? []) {
               for (const text of langTexts(value.value)) {
                 const folded = foldFilterValue(text);
-                if (seen.has(folded)) continue;
+                if (seen.has(folded) || !folded.startsWith(foldedPrefix)) continue;
                 seen.add(folded);
                 const c = counts.get(folded);
                 if (c) c.count++;
