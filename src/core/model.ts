@@ -167,6 +167,11 @@ export interface QueryWord {
    * words its vocabulary does not know, and for every such word when the exact words find nothing.
    */
   typo: boolean;
+  /**
+   * With `typo`: how many edits a neighbour may be away (issue 13: two for words of 9 or more
+   * letters, `TypoRules`); absent = one.
+   */
+  maxTypos?: 1 | 2;
 }
 
 /** One way a word may match: a phrase of tokens, the last one possibly a prefix. */

@@ -69,3 +69,32 @@ describe.each(MODES)('search highlights (%s client)', (mode) => {
     expect(none.results.every((r) => Array.isArray(r.highlights) && r.highlights.length === 0)).toBe(true);
   });
 });
+
+describe.each(MODES)('search typo rules (%s client)', (mode) => {
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('one typo from 5 letters, two from 9; thresholds configurable; the highlight says typo', async () => {
+    h = await createHarness(mode);
+    await h.admin.upsertParts([{ part_id: 'p1', name: { en: 'Thermostat housing' } }, { part_id: 'p2', name: { en: 'Gasket' } }]);
+    const find = async (text: string) => (await h.admin.search({ matches: { text }, projection: ['results.id', 'results.highlights'] })).results;
+    // 10 letters, two edits (a deletion and a swap) away from "thermostat".
+    const two = await find('thermsotta ');
+    expect(two.map((r) => r.id)).toEqual(['p1']);
+    expect(two[0]?.highlights?.[0]?.matches).toEqual([{ word: 0, start: 0, end: 10, how: 'typo' }]);
+    // 8 letters: one typo only.
+    expect(await find('housnig ')).toHaveLength(1);
+    expect(await find('huosnig ')).toHaveLength(0);
+    // 4 letters: none.
+    expect(await find('gaskt ')).toHaveLength(1);
+    expect(await find('gskt ')).toHaveLength(0);
+    await h.close();
+
+    h = await createHarness(mode, { searchLimits: { typoRules: { oneTypoMinLength: 4, twoTyposMinLength: 7 } } });
+    await h.admin.upsertParts([{ part_id: 'p1', name: { en: 'Thermostat housing' } }, { part_id: 'p2', name: { en: 'Gasket' } }]);
+    expect((await h.admin.search({ matches: { text: 'huosnig ' } })).resultsTotalCount).toBe(1);
+    expect((await h.admin.search({ matches: { text: 'gskt ' } })).resultsTotalCount).toBe(0);
+  });
+});

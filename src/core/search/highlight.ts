@@ -9,7 +9,7 @@
 import type { LangMap, PartAttribute, SearchHighlight, SearchHighlightMatch } from '../../api/schemas.js';
 import type { QueryWord } from '../model.js';
 import { foldToken, langTexts } from './text.js';
-import { withinOneEdit } from './typo.js';
+import { editDistance, withinOneEdit } from './typo.js';
 
 const TOKEN = /[\p{L}\p{N}\p{Co}]+/gu;
 
@@ -32,13 +32,14 @@ export function tokenSpans(text: string): TokenSpan[] {
 
 type How = SearchHighlightMatch['how'];
 
-/** `got` is within one edit of `want`; for a prefix word, some beginning of `got` is. */
-function typoMatch(want: string, got: string, prefix: boolean): boolean {
-  if (withinOneEdit(want, got)) return true;
+/** `got` is within `max` edits of `want`; for a prefix word, some beginning of `got` is. */
+function typoMatch(want: string, got: string, prefix: boolean, max: 1 | 2): boolean {
+  const near = (t: string) => (max === 1 ? withinOneEdit(want, t) : editDistance(want, t, 2) <= 2);
+  if (near(got)) return true;
   if (!prefix) return false;
   const chars = [...got];
   const n = [...want].length;
-  for (const len of [n - 1, n, n + 1]) if (len > 0 && len < chars.length && withinOneEdit(want, chars.slice(0, len).join(''))) return true;
+  for (let len = n - max; len <= n + max; len++) if (len > 0 && len < chars.length && near(chars.slice(0, len).join(''))) return true;
   return false;
 }
 
@@ -54,7 +55,7 @@ function matchesIn(spans: readonly TokenSpan[], word: QueryWord, w: number, typo
       const last = j === n - 1;
       if (got === want) continue;
       if (last && word.prefix && got.startsWith(want)) how = how === 'exact' ? 'prefix' : how;
-      else if (typo && n === 1 && word.typo && typoMatch(want, got, word.prefix)) how = 'typo';
+      else if (typo && n === 1 && word.typo && typoMatch(want, got, word.prefix, word.maxTypos ?? 1)) how = 'typo';
       else how = undefined;
     }
     if (how === undefined || (how === 'typo') !== typo) continue;

@@ -4,7 +4,7 @@
  */
 import type { QueryWord } from '../model.js';
 import { codePointLength, tokenize } from './text.js';
-import { isTypoEligible } from './typo.js';
+import { DEFAULT_TYPO_RULES, typosAllowed, type TypoRules } from './typo.js';
 
 /** Shortest last word that is matched as a prefix; a shorter one must match a whole token. */
 export const MIN_PREFIX_LENGTH = 2;
@@ -16,11 +16,13 @@ export const MAX_QUERY_WORDS = 32;
  * its last token is shorter than {@link MIN_PREFIX_LENGTH}. Words without any letter or digit
  * (pure punctuation) are dropped.
  */
-export function parseQueryText(text: string): QueryWord[] {
+export function parseQueryText(text: string, rules: TypoRules = DEFAULT_TYPO_RULES): QueryWord[] {
   const words: QueryWord[] = [];
   for (const chunk of text.split(/\s+/u)) {
     const tokens = tokenize(chunk);
-    if (tokens.length > 0) words.push({ tokens, prefix: false, typo: tokens.length === 1 && isTypoEligible(tokens[0] ?? '') });
+    if (tokens.length === 0) continue;
+    const typos = tokens.length === 1 ? typosAllowed(tokens[0] ?? '', rules) : 0;
+    words.push({ tokens, prefix: false, typo: typos > 0, ...(typos === 2 ? { maxTypos: 2 as const } : {}) });
   }
   const last = words[words.length - 1];
   const lastToken = last?.tokens[last.tokens.length - 1];

@@ -17,6 +17,7 @@ import type { Clock, Ids, ImageSimilaritySearch, SearchIndex, SessionStore } fro
 import type { ServiceContext } from '../context.js';
 
 import { MAX_QUERY_WORDS, parseQueryText } from './query.js';
+import { DEFAULT_TYPO_RULES, type TypoRules } from './typo.js';
 import { checkProjection, projectionInForce, toSearchResult, type HitDetails } from './result.js';
 import { viewPart } from '../catalog/parts.js';
 import { highlight, highlightFields } from './highlight.js';
@@ -50,6 +51,8 @@ export interface SearchLimits {
   sessionPurgeIntervalMs: number;
   /** Values per facet when the request does not say (`resultOptions.maxValuesPerFacet`; default 10, issue 13). */
   facetValues: number;
+  /** Word lengths from which one and two typos are tolerated (default 5 and 9 letters; issue 13). */
+  typoRules: TypoRules;
 }
 
 export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
@@ -59,6 +62,7 @@ export const DEFAULT_SEARCH_LIMITS: SearchLimits = {
   maxSessionBytes: 128 * 1024 * 1024,
   sessionPurgeIntervalMs: 60_000,
   facetValues: DEFAULT_FACET_VALUES,
+  typoRules: DEFAULT_TYPO_RULES,
 };
 
 /**
@@ -252,7 +256,7 @@ export class SearchService {
     principal: Principal, matches: SearchRequest['matches'], facetIds: readonly string[], facetPath: string,
   ): Promise<{ query: TextSearchQuery; facetAttributes: Attribute[] }> {
     const request = { matches };
-    const words = parseQueryText(request.matches?.text ?? '');
+    const words = parseQueryText(request.matches?.text ?? '', this.limits.typoRules);
     if (words.length > MAX_QUERY_WORDS) throw errors.badRequest(`matches.text: at most ${MAX_QUERY_WORDS} words, got ${words.length}`);
     const ctx = await this.context.viewContext(principal, request.matches?.organization);
     const problems: FieldProblem[] = [];
@@ -314,7 +318,7 @@ export class SearchService {
     const cards = await this.index.readCards(cardIds);
     const wanted = projectionInForce(projection);
     const details = new Map<string, HitDetails>();
-    const words = wanted.has('results.highlights') ? parseQueryText(search.text ?? '') : [];
+    const words = wanted.has('results.highlights') ? parseQueryText(search.text ?? '', this.limits.typoRules) : [];
     if (this.hitSources && cards.length > 0 && (wanted.has('results.attributes') || wanted.has('results.images') || wanted.has('results.highlights'))) {
       const partIds = cards.map((c) => c.partId);
       if (wanted.has('results.attributes') || words.length > 0) {

@@ -23,9 +23,29 @@ const ASCII_LETTERS = /^[a-z]+$/;
 const HAS_LETTER = /\p{L}/u;
 const ASCII_WITH_LETTER = /^[a-z0-9]*[a-z][a-z0-9]*$/;
 
-/** Whether a query token may be matched with one typo: letters only (no digits), ≥ 5 of them. */
-export function isTypoEligible(token: string): boolean {
-  return LETTERS_ONLY.test(token) && codePointLength(token) >= TYPO_MIN_LENGTH;
+/** Shortest query word that tolerates two typos (issue 13). */
+export const TWO_TYPOS_MIN_LENGTH = 9;
+
+/**
+ * Word lengths (in letters) from which a query word tolerates one and two typos (issue 13;
+ * `catalog serve --typo-min-length`, `--two-typos-min-length`; docs/api.md, Search).
+ */
+export interface TypoRules {
+  oneTypoMinLength: number;
+  twoTyposMinLength: number;
+}
+
+export const DEFAULT_TYPO_RULES: TypoRules = { oneTypoMinLength: TYPO_MIN_LENGTH, twoTyposMinLength: TWO_TYPOS_MIN_LENGTH };
+
+/** Whether a query token may be matched with one typo: letters only (no digits), ≥ 5 of them (or `rules`). */
+export function isTypoEligible(token: string, rules: TypoRules = DEFAULT_TYPO_RULES): boolean {
+  return LETTERS_ONLY.test(token) && codePointLength(token) >= rules.oneTypoMinLength;
+}
+
+/** How many typos a query token tolerates under `rules`: 0, 1 or 2. */
+export function typosAllowed(token: string, rules: TypoRules = DEFAULT_TYPO_RULES): 0 | 1 | 2 {
+  if (!isTypoEligible(token, rules)) return 0;
+  return codePointLength(token) >= rules.twoTyposMinLength ? 2 : 1;
 }
 
 /**
@@ -78,9 +98,51 @@ export function withinOneEdit(a: string, b: string): boolean {
   return longer.slice(i + 1).join('') === shorter.slice(i).join(''); // insertion / deletion
 }
 
-/** Picks the typo neighbours of `word` among candidate terms: within one edit, not `word` itself, capped. */
-export function typoNeighbours(word: string, candidates: Iterable<string>): string[] {
+/**
+ * Optimal string alignment distance of `a` and `b` (insert, delete, substitute, swap of
+ * neighbours; code points), or `max + 1` once it is certainly above `max`.
+ */
+export function editDistance(a: string, b: string, max: number): number {
+  const x = [...a];
+  const y = [...b];
+  if (Math.abs(x.length - y.length) > max) return max + 1;
+  let prev2: number[] = [];
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= y.length; j++) {
+      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
+      let d = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) d = Math.min(d, (prev2[j - 2] ?? 0) + 1);
+      row.push(d);
+      best = Math.min(best, d);
+    }
+    if (best > max) return max + 1;
+    prev2 = prev;
+    prev = row;
+  }
+  return prev[y.length] ?? max + 1;
+}
+
+/** The keys a word of two typos is looked up under: itself, its deletions and their deletions. */
+export function lookupKeys2(word: string): string[] {
+  const out = new Set(lookupKeys(word));
+  for (const d of deletionVariants(word)) for (const dd of deletionVariants(d)) out.add(dd);
+  return [...out];
+}
+
+/**
+ * Picks the typo neighbours of `word` among candidate terms: within `maxTypos` edits (1 or 2),
+ * not `word` itself, the closest first (then by length difference, then alphabetical), capped.
+ */
+export function typoNeighbours(word: string, candidates: Iterable<string>, maxTypos: 1 | 2 = 1): string[] {
   const length = codePointLength(word);
+  if (maxTypos === 2) {
+    const scored = [...new Set(candidates)].filter((t) => t !== word).map((t) => ({ t, d: editDistance(word, t, 2) })).filter((c) => c.d <= 2);
+    scored.sort((p, q) => p.d - q.d || Math.abs(codePointLength(p.t) - length) - Math.abs(codePointLength(q.t) - length) || (p.t < q.t ? -1 : p.t > q.t ? 1 : 0));
+    return scored.slice(0, MAX_TYPO_NEIGHBOURS).map((c) => c.t);
+  }
   const found = [...new Set(candidates)].filter((t) => t !== word && withinOneEdit(word, t));
   found.sort((p, q) => Math.abs(codePointLength(p) - length) - Math.abs(codePointLength(q) - length) || (p < q ? -1 : p > q ? 1 : 0));
   return found.slice(0, MAX_TYPO_NEIGHBOURS);

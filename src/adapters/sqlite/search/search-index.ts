@@ -26,7 +26,7 @@ import { buildOrgDocument, ORG_VALUE_COLUMNS } from './org-document.js';
 import { canSeeVisibility, VISIBILITY_ORDER } from '../../../core/permissions.js';
 import { evaluatePart, valuePasses, wordsInDefaults } from '../../../core/search/match.js';
 import { ftsClause } from './fts-query.js';
-import { deletionVariants, hasTypoKeys, lookupKeys, typoNeighbours } from '../../../core/search/typo.js';
+import { deletionVariants, hasTypoKeys, lookupKeys, lookupKeys2, typoNeighbours } from '../../../core/search/typo.js';
 import { filterValueMatches, foldFilterValue, langTexts, tokenize } from '../../../core/search/text.js';
 import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
@@ -153,6 +153,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       insertTerm: db.prepare<[string]>('INSERT OR IGNORE INTO search_terms (term) VALUES (?)'),
       insertTermKey: db.prepare<[string, string]>('INSERT OR IGNORE INTO search_term_keys (key, term) VALUES (?, ?)'),
       typoCandidates: db.prepare<[string], string>('SELECT DISTINCT term FROM search_term_keys WHERE key IN (SELECT value FROM json_each(?))').pluck(),
+      termsInRange: db.prepare<[string, string], string>('SELECT term FROM search_terms WHERE term >= ? AND term < ?').pluck(),
       orgProbe: db.prepare<[string], number>('SELECT rowid FROM search_org_docs WHERE search_org_docs MATCH ? LIMIT 1').pluck(),
       everything: db.prepare<[number], ScoredRow>(
         'SELECT cur.card_id AS id, p.rowid_ AS doc FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ ORDER BY p.part_id LIMIT ?',
@@ -559,7 +560,15 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     if (word.typo && token !== undefined) {
       const known = word.prefix ? this.engine.hasPrefix(token) : this.engine.termId(token) !== undefined;
       if (!known || typosForKnownWords) {
-        for (const neighbour of typoNeighbours(token, this.stmt.typoCandidates.all(JSON.stringify(lookupKeys(token))))) {
+        // Two typos (issue 13): the vocabulary keeps one-deletion keys only, so besides them the
+        // words beginning with the same letter are checked (docs/search.md, Typos).
+        const maxTypos = word.maxTypos ?? 1;
+        const candidates = this.stmt.typoCandidates.all(JSON.stringify(maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token)));
+        if (maxTypos === 2) {
+          const first = String.fromCodePoint(token.codePointAt(0) ?? 0);
+          candidates.push(...this.stmt.termsInRange.all(first, `${first}\u{10FFFF}`));
+        }
+        for (const neighbour of typoNeighbours(token, candidates, maxTypos)) {
           alternatives.push({ tokens: [neighbour], prefix: word.prefix });
         }
       }

@@ -5,6 +5,7 @@ import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
 import { intInRange, positiveInt, type Invoke } from '../../runner.js';
+import { TWO_TYPOS_MIN_LENGTH, TYPO_MIN_LENGTH } from '../../../core/search/typo.js';
 
 interface ServeFlags {
   host: string;
@@ -16,6 +17,9 @@ interface ServeFlags {
   readers?: number;
   maxSessionsPerToken?: number;
   maxSessionMb?: number;
+  typoMinLength?: number;
+  twoTyposMinLength?: number;
+  facetValues?: number;
   maxQueryPixels?: number;
   decodeConcurrency?: number;
   decodeQueue?: number;
@@ -49,6 +53,9 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--access-log <file>', 'append the access log (one line per request) to this file instead of stderr')
     .option('--readers <n>', 'reader threads for reads and text searches, besides one writer thread (default: CPUs, at most 4; 0 = all on the main thread)', intInRange(0, 64))
     .option('--max-sessions-per-token <n>', 'live search sessions per token; older ones are evicted (default 1000)', positiveInt)
+    .option('--typo-min-length <n>', 'search words of at least n letters tolerate one typo (default 5)', positiveInt)
+    .option('--two-typos-min-length <n>', 'search words of at least n letters tolerate two typos (default 9)', positiveInt)
+    .option('--facet-values <n>', 'values per facet when a search does not say (default 10)', positiveInt)
     .option('--max-session-mb <n>', 'space all search sessions may take, in MiB (default 128)', positiveInt)
     .option('--max-query-pixels <n>', 'largest query image of an image search, width × height (default 50000000)', positiveInt)
     .option('--decode-concurrency <n>', 'image decodes at once (default: half the CPUs, 1 to 3)', positiveInt)
@@ -81,7 +88,12 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   const accessLog = flags.accessLog !== undefined ? await openAccessLog(resolve(ctx.io.cwd, flags.accessLog)) : undefined;
   const mib = (n: number | undefined) => (n === undefined ? undefined : n * MIB);
   const seconds = (n: number | undefined) => (n === undefined ? undefined : n * 1000);
-  const searchLimits = given({ maxSessionsPerToken: flags.maxSessionsPerToken, maxSessionBytes: mib(flags.maxSessionMb) });
+  const searchLimits = {
+    ...given({ maxSessionsPerToken: flags.maxSessionsPerToken, maxSessionBytes: mib(flags.maxSessionMb), facetValues: flags.facetValues }),
+    ...(flags.typoMinLength !== undefined || flags.twoTyposMinLength !== undefined
+      ? { typoRules: { oneTypoMinLength: flags.typoMinLength ?? TYPO_MIN_LENGTH, twoTyposMinLength: flags.twoTyposMinLength ?? TWO_TYPOS_MIN_LENGTH } }
+      : {}),
+  };
   const imageSearchLimits = given({ maxQueryPixels: flags.maxQueryPixels, decodeConcurrency: flags.decodeConcurrency, maxQueuedDecodes: flags.decodeQueue });
   const jsonBody = given({ parts: mib(flags.maxPartsBodyMb), attributes: mib(flags.maxAttributesBodyMb), relations: mib(flags.maxRelationsBodyMb), other: mib(flags.maxBodyMb) });
   const limits = {
