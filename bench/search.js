@@ -6,7 +6,11 @@
  *   result cache off: every search ranks anew) and warm (the same query again, cache on),
  * - reading page 1 and page 1000 of a session (limit 10),
  * - the generation rate, and the import rate with and without the search index (a smaller run;
- *   through the store, and through CatalogService.upsertParts with request validation).
+ *   through the store, and through CatalogService.upsertParts with request validation),
+ * - issue 13 (`explain`): facet counts (vendor, 200 values) for a rare, a medium (`vendor7`, 0.5 %)
+ *   and a frequent word (10 %), and a search with highlights and richer hits beside the same search
+ *   without them (cache off, so each search ranks anew).
+ * `importParts: 0` skips the import runs; `only: 'explain'` runs only the issue-13 figures.
  *
  * Uses the COMPILED code: `npx tsc -p tsconfig.build.json && node bench/search.js [parts]`.
  * The catalog is kept under bench/tmp/search-<parts> and reused by later runs (`fresh: true` to regenerate).
@@ -141,7 +145,7 @@ export async function runSearchBench(options = {}) {
   const dataDir = options.dataDir ?? join(here, 'tmp', `search-${parts}`);
   const log = options.log ?? (() => {});
   const metaFile = join(dataDir, 'bench-meta.json');
-  const figures = { parts, generation: undefined, import: undefined, search: {}, searchWarm: {}, pages: {} };
+  const figures = { parts, generation: undefined, import: undefined, search: {}, searchWarm: {}, pages: {}, explain: {} };
 
   if (options.fresh || !existsSync(metaFile)) {
     rmSync(dataDir, { recursive: true, force: true });
@@ -172,6 +176,36 @@ export async function runSearchBench(options = {}) {
     }
     log(`import ${JSON.stringify(figures.import)}`);
   }
+
+  // Issue 13: facets and the cost of highlights and richer hits.
+  {
+    const server = await serve(dataDir, { cacheSize: 0 });
+    try {
+      const cases = [
+        ...[['facetsRare', RARE_WORD], ['facetsMedium', 'vendor7 '], ['facetsFrequent', FREQUENT_WORD]].map(([label, text]) => [label, { matches: { text, facets: ['vendor'] } }]),
+        ...[['plainFrequent', FREQUENT_WORD], ['plainRare', RARE_WORD]].map(([label, text]) => [label, { matches: { text }, resultOptions: { limit: 25 } }]),
+        ...[['explainedFrequent', FREQUENT_WORD], ['explainedRare', RARE_WORD]].map(([label, text]) => [label, {
+          matches: { text }, resultOptions: { limit: 25 },
+          projection: ['results.id', 'results.name', 'results.highlights', 'results.images', 'results.attributes'],
+        }]),
+      ];
+      for (const [label, body] of cases) {
+        for (let i = 0; i < warmup; i++) await timed(server.pool, server.token, 'POST', '/1/find/search', body);
+        const times = [];
+        let total = 0;
+        for (let i = 0; i < iterations; i++) {
+          const { ms, json } = await timed(server.pool, server.token, 'POST', '/1/find/search', body);
+          times.push(ms);
+          total = json.resultsTotalCount;
+        }
+        figures.explain[label] = { text: body.matches.text, resultsTotalCount: total, ...summary(times) };
+        log(`explain ${label}: ${JSON.stringify(figures.explain[label])}`);
+      }
+    } finally {
+      await server.close();
+    }
+  }
+  if (options.only === 'explain') return figures;
 
   const queries = [['rare', RARE_WORD], ['frequent', FREQUENT_WORD], ['frequentPrefix', FREQUENT_WORD.slice(0, 5)], ['frequentTwoWords', `${FREQUENT_WORD} vendor7`], ['typo', 'zanzibarrite']];
   for (const [target, cacheSize] of [['search', 0], ['searchWarm', undefined]]) {
@@ -242,6 +276,7 @@ async function serve(dataDir, searchTuning) {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const parts = process.argv[2] ? Number(process.argv[2]) : undefined;
-  const figures = await runSearchBench({ ...(parts ? { parts } : {}), log: (line) => process.stderr.write(`${line}\n`) });
+  const only = process.argv[3];
+  const figures = await runSearchBench({ ...(parts ? { parts } : {}), ...(only ? { only, importParts: 0 } : {}), log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 }
