@@ -47,29 +47,57 @@ export interface PhotoPartHit {
   cosine: number;
 }
 
+/** Log-odds of the local evidence (−∞ without inliers). */
+const localLogOdds = (inliers: number): number => (inliers <= 0 ? -Infinity : (inliers - LOCAL_MIDPOINT) / LOCAL_WIDTH);
+/** Log-odds of the global evidence. */
+const globalLogOdds = (cosine: number): number => (cosine - GLOBAL_MIDPOINT) / GLOBAL_WIDTH;
+/** Largest bonus, in log-odds, that agreeing evidence of the other search adds. */
+const CORROBORATION_CAP = 10;
+
 /**
- * Fuses local and global hits into parts ranked by confidence: each image scores the larger of its
- * local and global confidences; a part scores its best image. Ties: more inliers, higher cosine,
- * then part id. Parts with score 0 and no evidence are left out.
+ * Fuses local and global hits into parts ranked by confidence. A part's evidence is the best of
+ * its images' local log-odds and global log-odds, plus, when the other search also clears its own
+ * threshold for that part, that one's log-odds (capped at 10): a near-exact copy that both searches
+ * recognise then outranks a look-alike that only shares keypoints. score = logistic(evidence), so
+ * it equals the single-search confidence when only one search vouches for the part. Ties: more
+ * inliers, higher cosine, then part id.
  */
 export function fuse(local: readonly LocalHit[], global: readonly ImageHit[]): PhotoPartHit[] {
-  const parts = new Map<string, PhotoPartHit>();
-  const offer = (part_id: string, image_id: string, score: number, inliers: number, cosine: number): void => {
-    const cur = parts.get(part_id);
+  const parts = new Map<string, PhotoPartHit & { lo: number; go: number; bestLocal: string; bestGlobal: string }>();
+  const entry = (part_id: string, image_id: string): PhotoPartHit & { lo: number; go: number; bestLocal: string; bestGlobal: string } => {
+    let cur = parts.get(part_id);
     if (!cur) {
-      parts.set(part_id, { part_id, image_id, score, inliers, cosine });
-      return;
+      cur = { part_id, image_id, score: 0, inliers: 0, cosine: -1, lo: -Infinity, go: -Infinity, bestLocal: image_id, bestGlobal: image_id };
+      parts.set(part_id, cur);
     }
-    if (score > cur.score || (score === cur.score && image_id < cur.image_id && inliers >= cur.inliers)) {
-      cur.score = score;
-      cur.image_id = image_id;
-    }
-    cur.inliers = Math.max(cur.inliers, inliers);
-    cur.cosine = Math.max(cur.cosine, cosine);
+    return cur;
   };
-  for (const h of local) offer(h.part_id, h.image_id, localConfidence(h.inliers), h.inliers, -1);
-  for (const h of global) offer(h.part_id, h.image_id, globalConfidence(h.score), 0, h.score);
-  return [...parts.values()].sort(
-    (a, b) => b.score - a.score || b.inliers - a.inliers || b.cosine - a.cosine || (a.part_id < b.part_id ? -1 : a.part_id > b.part_id ? 1 : 0),
+  for (const h of local) {
+    const cur = entry(h.part_id, h.image_id);
+    if (h.inliers > cur.inliers) {
+      cur.inliers = h.inliers;
+      cur.lo = localLogOdds(h.inliers);
+      cur.bestLocal = h.image_id;
+    }
+  }
+  for (const h of global) {
+    const cur = entry(h.part_id, h.image_id);
+    if (h.score > cur.cosine) {
+      cur.cosine = h.score;
+      cur.go = globalLogOdds(h.score);
+      cur.bestGlobal = h.image_id;
+    }
+  }
+  const ranked = [...parts.values()].map((p) => {
+    const hi = Math.max(p.lo, p.go);
+    const lo = Math.min(p.lo, p.go);
+    const evidence = hi + (lo > 0 ? Math.min(lo, CORROBORATION_CAP) : 0);
+    const hit: PhotoPartHit = { part_id: p.part_id, image_id: p.lo >= p.go ? p.bestLocal : p.bestGlobal, score: logistic(evidence), inliers: p.inliers, cosine: p.cosine };
+    return { hit, evidence };
+  });
+  ranked.sort(
+    (a, b) => b.evidence - a.evidence || b.hit.inliers - a.hit.inliers || b.hit.cosine - a.hit.cosine ||
+      (a.hit.part_id < b.hit.part_id ? -1 : a.hit.part_id > b.hit.part_id ? 1 : 0),
   );
+  return ranked.map((r) => r.hit);
 }
