@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // PostgreSQL and S3 for the suites that need them (skipped loudly when absent; docs/deploy.md).
+    globalSetup: ['test/services/global-setup.ts'],
   },
 });
