@@ -11,7 +11,8 @@ import { CatalogError, errors } from '../api/errors.js';
 export function isStorageFull(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const code = (error as { code?: unknown }).code;
-  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT';
+  // 53100: PostgreSQL's disk_full SQLSTATE.
+  return code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT' || code === '53100';
 }
 
 /** `error` as the catalog's storage_full error when the disk is full; else `error` itself. */

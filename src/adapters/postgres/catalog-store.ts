@@ -1,0 +1,321 @@
+/**
+ * CatalogStore over PostgreSQL (issue 15). Each write method is ONE transaction holding the
+ * catalog write lock (database.ts): it reads the stored state, runs the core's pure `decide` for
+ * each item in order (a later item sees the outcome of an earlier one with the same id, as on
+ * SQLite), writes the outcome and keeps the search index in step, all before COMMIT. A `decide`
+ * that throws rolls everything back. Parts are written in batches (one statement per table for
+ * the whole call), so an import's round trips do not grow with its batch size.
+ *
+ * Nothing is cached in memory: every read sees the latest commit of any server on the catalog.
+ */
+import type { Attribute, Organization, Role } from '../../api/schemas.js';
+import type { CatalogStore, Clock } from '../../core/ports.js';
+import type { Decision, KeysetPage, StoredPart, StoredToken } from '../../core/model.js';
+import type { PgClient, PgDatabase } from './database.js';
+import { partFromPgRow, type PgPartRow } from './part-rows.js';
+import type { PgSearchIndex, WrittenPart } from './search/search-index.js';
+
+interface TokenRow {
+  name: string;
+  secret_hash: string;
+  roles: string;
+  organization: string | null;
+  created_at: number;
+}
+
+function tokenFromRow(row: TokenRow): StoredToken {
+  return { name: row.name, secretHash: row.secret_hash, roles: JSON.parse(row.roles) as Role[], organization: row.organization, createdAt: row.created_at };
+}
+
+/** Whether an attribute change moves its values between index columns (re-index needed). */
+function indexShapeChanged(before: Attribute, after: Attribute): boolean {
+  return before.searchable !== after.searchable || before.filterable !== after.filterable
+    || before.visibility !== after.visibility || before.per_org_values !== after.per_org_values;
+}
+
+/** The PostgreSQL implementation of the catalog's persistent state. */
+export class PgCatalogStore implements CatalogStore {
+  private readonly db: PgDatabase;
+  private readonly index: PgSearchIndex;
+  private readonly clock: Clock;
+
+  constructor(db: PgDatabase, index: PgSearchIndex, clock: Clock) {
+    this.db = db;
+    this.index = index;
+    this.clock = clock;
+  }
+
+  // -- attributes
+
+  private async attributeMap(c: Pick<PgClient, 'query'>): Promise<Map<string, Attribute>> {
+    const rows = await c.query<{ body: string }>('SELECT body FROM attributes ORDER BY seq');
+    return new Map(rows.rows.map((r) => {
+      const a = JSON.parse(r.body) as Attribute;
+      return [a.attribute_id, a] as const;
+    }));
+  }
+
+  /** Stored attributes among `ids` with how many parts reference each. */
+  private async attributesWithRefs(c: PgClient, ids: readonly string[]): Promise<Map<string, { attribute: Attribute; refs: number }>> {
+    const rows = await c.query<{ body: string; refs: number }>(
+      'SELECT a.body, (SELECT count(*) FROM part_attributes pa WHERE pa.attribute_id = a.attribute_id) AS refs FROM attributes a WHERE a.attribute_id = ANY($1::text[])',
+      [[...new Set(ids)]],
+    );
+    return new Map(rows.rows.map((r) => {
+      const attribute = JSON.parse(r.body) as Attribute;
+      return [attribute.attribute_id, { attribute, refs: r.refs }] as const;
+    }));
+  }
+
+  async upsertAttributes<I extends { attribute_id: string }>(
+    items: readonly I[],
+    decide: (item: I, existing: Attribute | undefined, referencedBy: number) => Decision<Attribute>,
+  ): Promise<Decision<Attribute>[]> {
+    return this.db.write(async (c) => {
+      const stored = await this.attributesWithRefs(c, items.map((i) => i.attribute_id));
+      const before = new Map([...stored].map(([id, s]) => [id, s.attribute]));
+      const decisions: Decision<Attribute>[] = [];
+      for (const item of items) {
+        const current = stored.get(item.attribute_id);
+        const decision = decide(item, current?.attribute, current?.refs ?? 0);
+        if (decision.kind === 'write') {
+          const body = JSON.stringify(decision.value);
+          if (current) await c.query('UPDATE attributes SET body = $1 WHERE attribute_id = $2', [body, item.attribute_id]);
+          else await c.query('INSERT INTO attributes (attribute_id, body) VALUES ($1, $2)', [item.attribute_id, body]);
+          stored.set(item.attribute_id, { attribute: decision.value, refs: current?.refs ?? 0 });
+        }
+        decisions.push(decision);
+      }
+      const changed = [...before].filter(([id, b]) => {
+        const after = stored.get(id)?.attribute;
+        return after !== undefined && indexShapeChanged(b, after);
+      }).map(([id]) => id);
+      if (changed.length > 0) await this.index.attributesChanged(c, changed, await this.attributeMap(c));
+      return decisions;
+    });
+  }
+
+  async deleteAttributes(ids: readonly string[], decide: (id: string, existing: Attribute | undefined, referencedBy: number) => Decision<null>): Promise<Decision<null>[]> {
+    return this.db.write(async (c) => {
+      const stored = await this.attributesWithRefs(c, ids);
+      const decisions: Decision<null>[] = [];
+      for (const id of ids) {
+        const current = stored.get(id);
+        const decision = decide(id, current?.attribute, current?.refs ?? 0);
+        if (decision.kind === 'write' && current) {
+          await c.query('DELETE FROM attributes WHERE attribute_id = $1', [id]);
+          stored.delete(id);
+        }
+        decisions.push(decision);
+      }
+      return decisions;
+    });
+  }
+
+  async listAttributes(page: KeysetPage): Promise<Attribute[]> {
+    const rows = await this.db.query<{ body: string }>('SELECT body FROM attributes WHERE attribute_id > $1 ORDER BY attribute_id LIMIT $2', [page.after ?? '', page.limit]);
+    return rows.map((r) => JSON.parse(r.body) as Attribute);
+  }
+
+  async getAttributes(ids: readonly string[]): Promise<Attribute[]> {
+    const rows = await this.db.query<{ attribute_id: string; body: string }>('SELECT attribute_id, body FROM attributes WHERE attribute_id = ANY($1::text[])', [[...ids]]);
+    const byId = new Map(rows.map((r) => [r.attribute_id, JSON.parse(r.body) as Attribute]));
+    return ids.flatMap((id) => {
+      const a = byId.get(id);
+      return a ? [a] : [];
+    });
+  }
+
+  async allAttributes(): Promise<Attribute[]> {
+    return [...(await this.attributeMap(this.db.pool)).values()];
+  }
+
+  // -- parts
+
+  async upsertParts<I extends { part_id: string }>(
+    items: readonly I[],
+    decide: (item: I, existing: StoredPart | undefined, attributes: ReadonlyMap<string, Attribute>) => Decision<StoredPart>,
+  ): Promise<Decision<StoredPart>[]> {
+    return this.db.write(async (c) => {
+      const attributes = await this.attributeMap(c);
+      const rows = await c.query<PgPartRow>('SELECT * FROM parts WHERE part_id = ANY($1::text[])', [[...new Set(items.map((i) => i.part_id))]]);
+      const state = new Map<string, { pk: number | undefined; part: StoredPart | undefined; dirty: boolean }>();
+      for (const row of rows.rows) state.set(row.part_id, { pk: row.pk, part: partFromPgRow(row), dirty: false });
+      const decisions: Decision<StoredPart>[] = [];
+      for (const item of items) {
+        let s = state.get(item.part_id);
+        const decision = decide(item, s?.part, attributes);
+        if (decision.kind === 'write') {
+          if (!s) {
+            s = { pk: undefined, part: undefined, dirty: false };
+            state.set(item.part_id, s);
+          }
+          s.part = decision.value;
+          s.dirty = true;
+        }
+        decisions.push(decision);
+      }
+      // Only the last state of each part is written: earlier ones inside this call were never visible.
+      const inserts: StoredPart[] = [];
+      const updates: { pk: number; part: StoredPart }[] = [];
+      for (const s of state.values()) {
+        if (!s.dirty || !s.part) continue;
+        if (s.pk === undefined) inserts.push(s.part);
+        else updates.push({ pk: s.pk, part: s.part });
+      }
+      const written: WrittenPart[] = [];
+      if (inserts.length > 0) {
+        const ins = await c.query<{ pk: number; part_id: string }>(
+          `INSERT INTO parts (part_id, service_id, name, attributes, created_at, modified_at)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[]) RETURNING pk, part_id`,
+          [inserts.map((p) => p.part_id), inserts.map((p) => p.serviceId), inserts.map((p) => JSON.stringify(p.name)), inserts.map((p) => JSON.stringify(p.attributes)),
+            inserts.map((p) => p.createdAt), inserts.map((p) => p.modifiedAt)],
+        );
+        const pkOf = new Map(ins.rows.map((r) => [r.part_id, r.pk]));
+        for (const part of inserts) written.push({ pk: pkOf.get(part.part_id) ?? 0, part, created: true });
+      }
+      if (updates.length > 0) {
+        await c.query(
+          `UPDATE parts p SET name = u.name, attributes = u.attributes, modified_at = u.modified_at
+           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS u(pk, name, attributes, modified_at) WHERE p.pk = u.pk`,
+          [updates.map((u) => u.pk), updates.map((u) => JSON.stringify(u.part.name)), updates.map((u) => JSON.stringify(u.part.attributes)), updates.map((u) => u.part.modifiedAt)],
+        );
+        await c.query('DELETE FROM part_attributes WHERE part_pk = ANY($1::bigint[])', [updates.map((u) => u.pk)]);
+        for (const u of updates) written.push({ pk: u.pk, part: u.part, created: false });
+      }
+      if (written.length === 0) return decisions;
+      const refAttributes: string[] = [];
+      const refParts: number[] = [];
+      const organizations = new Set<string>();
+      for (const w of written) {
+        for (const entry of w.part.attributes) {
+          refAttributes.push(entry.attribute_id);
+          refParts.push(w.pk);
+          for (const value of entry.values) if (value.organization !== '') organizations.add(value.organization);
+        }
+      }
+      if (refAttributes.length > 0) {
+        await c.query('INSERT INTO part_attributes (attribute_id, part_pk) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING', [refAttributes, refParts]);
+      }
+      if (organizations.size > 0) await this.ensureOrganizationsIn(c, [...organizations]);
+      await this.index.partsWritten(c, written, attributes, Math.max(...written.map((w) => w.part.modifiedAt)));
+      return decisions;
+    });
+  }
+
+  async deleteParts(ids: readonly string[], decide: (id: string, existing: StoredPart | undefined, dependents: { images: number }) => Decision<null>): Promise<Decision<null>[]> {
+    return this.db.write(async (c) => {
+      const rows = await c.query<PgPartRow & { images: number }>(
+        'SELECT p.*, (SELECT count(*) FROM images i WHERE i.part_pk = p.pk) AS images FROM parts p WHERE p.part_id = ANY($1::text[])',
+        [[...new Set(ids)]],
+      );
+      const state = new Map(rows.rows.map((r) => [r.part_id, r]));
+      const deleted: number[] = [];
+      const decisions: Decision<null>[] = [];
+      for (const id of ids) {
+        const row = state.get(id);
+        const decision = decide(id, row ? partFromPgRow(row) : undefined, { images: row?.images ?? 0 });
+        if (decision.kind === 'write' && row) {
+          deleted.push(row.pk);
+          state.delete(id);
+        }
+        decisions.push(decision);
+      }
+      if (deleted.length > 0) {
+        await this.index.partsDeleted(c, deleted, this.clock.nowMicros());
+        await c.query('DELETE FROM parts WHERE pk = ANY($1::bigint[])', [deleted]);
+      }
+      return decisions;
+    });
+  }
+
+  async listParts(page: KeysetPage): Promise<StoredPart[]> {
+    const rows = await this.db.query<PgPartRow>('SELECT * FROM parts WHERE part_id > $1 ORDER BY part_id LIMIT $2', [page.after ?? '', page.limit]);
+    return rows.map(partFromPgRow);
+  }
+
+  async getParts(ids: readonly string[]): Promise<StoredPart[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.query<PgPartRow>('SELECT * FROM parts WHERE part_id = ANY($1::text[])', [[...new Set(ids)]]);
+    return rows.map(partFromPgRow);
+  }
+
+  // -- organizations
+
+  async upsertOrganizations(
+    items: readonly Organization[],
+    decide: (item: Organization, existing: Organization | undefined, all: ReadonlyMap<string, Organization>) => Decision<Organization>,
+  ): Promise<Decision<Organization>[]> {
+    return this.db.write(async (c) => {
+      const all = new Map((await c.query<Organization>('SELECT org_id, parent_id FROM organizations')).rows.map((o) => [o.org_id, o]));
+      const decisions: Decision<Organization>[] = [];
+      for (const item of items) {
+        const decision = decide(item, all.get(item.org_id), all);
+        if (decision.kind === 'write') {
+          if (decision.value.parent_id !== null) await this.ensureOrganizationsIn(c, [decision.value.parent_id]);
+          await c.query(
+            'INSERT INTO organizations (org_id, parent_id) VALUES ($1, $2) ON CONFLICT (org_id) DO UPDATE SET parent_id = excluded.parent_id',
+            [decision.value.org_id, decision.value.parent_id],
+          );
+          all.set(decision.value.org_id, decision.value);
+        }
+        decisions.push(decision);
+      }
+      return decisions;
+    });
+  }
+
+  async listOrganizations(page: KeysetPage): Promise<Organization[]> {
+    return this.db.query<Organization>('SELECT org_id, parent_id FROM organizations WHERE org_id > $1 ORDER BY org_id LIMIT $2', [page.after ?? '', page.limit]);
+  }
+
+  async allOrganizations(): Promise<Map<string, Organization>> {
+    return new Map((await this.db.query<Organization>('SELECT org_id, parent_id FROM organizations')).map((o) => [o.org_id, o]));
+  }
+
+  private async ensureOrganizationsIn(c: PgClient, ids: readonly string[]): Promise<void> {
+    await c.query('INSERT INTO organizations (org_id, parent_id) SELECT unnest($1::text[]), NULL ON CONFLICT DO NOTHING', [[...ids]]);
+  }
+
+  async ensureOrganizations(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.write((c) => this.ensureOrganizationsIn(c, ids));
+  }
+
+  // -- tokens and settings
+
+  async createToken(token: StoredToken): Promise<void> {
+    await this.db.query('INSERT INTO tokens (name, secret_hash, roles, organization, created_at) VALUES ($1, $2, $3, $4, $5)', [
+      token.name, token.secretHash, JSON.stringify(token.roles), token.organization, token.createdAt,
+    ]);
+  }
+
+  async findTokenByHash(secretHash: string): Promise<StoredToken | undefined> {
+    const rows = await this.db.query<TokenRow>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash]);
+    return rows[0] ? tokenFromRow(rows[0]) : undefined;
+  }
+
+  async listTokens(): Promise<StoredToken[]> {
+    return (await this.db.query<TokenRow>('SELECT * FROM tokens ORDER BY name')).map(tokenFromRow);
+  }
+
+  async revokeToken(name: string): Promise<boolean> {
+    return (await this.db.pool.query('DELETE FROM tokens WHERE name = $1', [name])).rowCount !== 0;
+  }
+
+  async countTokens(): Promise<number> {
+    return (await this.db.query<{ n: number }>('SELECT count(*) AS n FROM tokens'))[0]?.n ?? 0;
+  }
+
+  async getSetting(key: string): Promise<string | undefined> {
+    return (await this.db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]))[0]?.value;
+  }
+
+  async setSetting(key: string, value: string): Promise<void> {
+    await this.db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+  }
+
+  async close(): Promise<void> {
+    // The pool is shared by every store of the catalog: PgStores.close() ends it.
+  }
+}

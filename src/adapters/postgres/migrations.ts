@@ -1,0 +1,196 @@
+/**
+ * Versioned schema migrations of the PostgreSQL catalog (issue 15): plain SQL, applied in order,
+ * each in its own transaction together with its row in `schema_migrations`, all under a
+ * session-level advisory lock so that several servers starting at once migrate once (the others
+ * wait, then find nothing to do). Append new migrations; never edit one that has shipped.
+ *
+ * The tables mirror the SQLite schema (src/adapters/sqlite/migrations.ts). Ids compare and sort
+ * with COLLATE "C" (byte order of UTF-8 = code point order), the order SQLite's BINARY gives and
+ * core/search/rank.ts compareBinary assumes, whatever the database's default collation.
+ */
+import type pg from 'pg';
+import { LOCK_CLASS, MIGRATION_LOCK } from './database.js';
+
+/** One schema step. */
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  {
+    version: 1,
+    name: 'catalog, relations, images, search index, search sessions',
+    sql: `
+      CREATE TABLE attributes (
+        seq bigserial PRIMARY KEY,              -- creation order (spec 2.1 display_order fallback)
+        attribute_id text COLLATE "C" NOT NULL UNIQUE,
+        body text NOT NULL                      -- JSON of the full attribute, as written
+      );
+      CREATE TABLE parts (
+        pk bigserial PRIMARY KEY,
+        part_id text COLLATE "C" NOT NULL UNIQUE,
+        service_id text NOT NULL,
+        name text NOT NULL,                     -- JSON language map
+        attributes text NOT NULL,               -- JSON [{attribute_id, values: [{organization, value}]}]
+        created_at bigint NOT NULL,             -- microseconds since the epoch
+        modified_at bigint NOT NULL
+      );
+      CREATE TABLE part_attributes (
+        attribute_id text COLLATE "C" NOT NULL,
+        part_pk bigint NOT NULL REFERENCES parts(pk) ON DELETE CASCADE,
+        PRIMARY KEY (attribute_id, part_pk)
+      );
+      CREATE INDEX part_attributes_by_part ON part_attributes(part_pk);
+      CREATE TABLE organizations (
+        org_id text COLLATE "C" PRIMARY KEY,
+        parent_id text COLLATE "C" REFERENCES organizations(org_id)
+      );
+      CREATE TABLE tokens (
+        name text COLLATE "C" PRIMARY KEY,
+        secret_hash text NOT NULL UNIQUE,       -- SHA-256 hex; the secret itself is never stored
+        roles text NOT NULL,                    -- JSON array
+        organization text,
+        created_at bigint NOT NULL
+      );
+      CREATE TABLE settings (key text PRIMARY KEY, value text NOT NULL);
+
+      -- Part images: the part reference does NOT cascade (a part with images cannot be deleted).
+      CREATE TABLE images (
+        seq bigserial PRIMARY KEY,
+        image_id text COLLATE "C" NOT NULL UNIQUE,
+        part_pk bigint NOT NULL REFERENCES parts(pk),
+        sha256 text NOT NULL,
+        size bigint NOT NULL,
+        mime text NOT NULL,
+        info text NOT NULL,
+        position integer,
+        features bytea,
+        created_at bigint NOT NULL,
+        modified_at bigint NOT NULL
+      );
+      CREATE INDEX images_by_part ON images(part_pk, image_id);
+      CREATE INDEX images_by_sha256 ON images(sha256);
+
+      -- One row per unordered pair of parts, in canonical pk order plus the direction.
+      CREATE TABLE part_relations (
+        low_part bigint NOT NULL REFERENCES parts(pk) ON DELETE CASCADE,
+        high_part bigint NOT NULL REFERENCES parts(pk) ON DELETE CASCADE,
+        anchor_is_low boolean NOT NULL,
+        type text NOT NULL,
+        source text NOT NULL,
+        user_id text,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (low_part, high_part),
+        CHECK (low_part < high_part)
+      );
+      CREATE INDEX part_relations_by_high ON part_relations(high_part);
+
+      -- Text search (src/adapters/postgres/search): immutable result cards, the current card of
+      -- each part, one tsvector row per card and visibility view, per-organization value texts,
+      -- and the typo vocabulary (core/search/typo.ts).
+      CREATE TABLE search_cards (
+        id bigserial PRIMARY KEY,
+        part_pk bigint NOT NULL,                -- parts.pk (no foreign key: cards outlive their part)
+        part_id text COLLATE "C" NOT NULL,
+        service_id text NOT NULL,
+        names text NOT NULL,
+        created_at bigint NOT NULL,
+        modified_at bigint NOT NULL,
+        superseded_at bigint                    -- NULL while current; kept 25 h after for sessions
+      );
+      CREATE INDEX search_cards_superseded ON search_cards(superseded_at) WHERE superseded_at IS NOT NULL;
+      CREATE TABLE search_current (
+        part_pk bigint PRIMARY KEY,
+        card_id bigint NOT NULL,
+        holder boolean NOT NULL,
+        org_doc boolean NOT NULL
+      );
+      CREATE TABLE search_docs (
+        card_id bigint NOT NULL,
+        lo smallint NOT NULL,                   -- the visibility tiers lo..hi this row's view serves
+        hi smallint NOT NULL,
+        part_id text COLLATE "C" NOT NULL,
+        holder boolean NOT NULL,                -- the part has per-organization values
+        doc tsvector NOT NULL,                  -- id and names weight A, visible values weight D
+        flt text[] NOT NULL,                    -- filter tokens (document.ts filterToken)
+        PRIMARY KEY (card_id, lo)
+      );
+      CREATE INDEX search_docs_doc ON search_docs USING gin (doc);
+      CREATE INDEX search_docs_flt ON search_docs USING gin (flt);
+      CREATE TABLE search_org_docs (
+        card_id bigint PRIMARY KEY,
+        doc tsvector NOT NULL                   -- per-organization values, weight A..D = visibility tier 0..3
+      );
+      CREATE INDEX search_org_docs_doc ON search_org_docs USING gin (doc);
+      CREATE TABLE search_terms (term text COLLATE "C" PRIMARY KEY);
+      CREATE TABLE search_term_keys (
+        key text COLLATE "C" NOT NULL,
+        term text COLLATE "C" NOT NULL,
+        PRIMARY KEY (key, term)
+      );
+
+      -- Search sessions: hits as packed blocks of card ids (session-store.ts).
+      CREATE TABLE sessions (
+        seq bigserial PRIMARY KEY,
+        session_id text NOT NULL UNIQUE,
+        owner text NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL,
+        image_id text,
+        language text,
+        total bigint NOT NULL,
+        stored bigint NOT NULL,
+        bytes bigint NOT NULL
+      );
+      CREATE INDEX sessions_by_owner ON sessions(owner, seq);
+      CREATE INDEX sessions_by_expiry ON sessions(expires_at);
+      CREATE TABLE session_hits (
+        session_seq bigint NOT NULL REFERENCES sessions(seq) ON DELETE CASCADE,
+        block integer NOT NULL,
+        card_ids bytea NOT NULL,
+        PRIMARY KEY (session_seq, block)
+      );
+      CREATE TABLE session_totals (id integer PRIMARY KEY CHECK (id = 1), bytes bigint NOT NULL);
+      INSERT INTO session_totals (id, bytes) VALUES (1, 0);
+    `,
+  },
+];
+
+/**
+ * Applies every migration above the schema's version, under the migration advisory lock (per
+ * schema), each in one transaction. Throws when the schema is newer than this program's.
+ */
+export async function migratePostgres(pool: pg.Pool, migrations: readonly PgMigration[] = PG_MIGRATIONS): Promise<void> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('SELECT pg_advisory_lock($1, hashtext(current_schema()))', [LOCK_CLASS + MIGRATION_LOCK]);
+    try {
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      const current = (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0;
+      const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+      if (current > latest) throw new Error(`the catalog database has schema version ${current}, newer than this program's ${latest}: upgrade catalog`);
+      for (const migration of migrations) {
+        if (migration.version <= current) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(migration.sql);
+          await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK');
+          throw error;
+        }
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1, hashtext(current_schema()))', [LOCK_CLASS + MIGRATION_LOCK]);
+    }
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}

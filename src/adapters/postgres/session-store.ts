@@ -1,0 +1,121 @@
+/**
+ * Search sessions in PostgreSQL (decisions §8), so that a session started through one server is
+ * paged through any other. Hits are stored as blocks of BLOCK_SIZE card ids packed like the
+ * SQLite store's (zigzag-delta varints, sqlite/session-store.ts packCardIds): reading page k is one
+ * indexed read of at most ceil(limit / BLOCK_SIZE) + 1 rows. Session writes take their own
+ * advisory lock (not the catalog write lock), so a search never waits on an import; the byte
+ * budget is kept in session_totals, updated with every insert and delete (issue 11).
+ */
+import type { SessionBudget, SessionStore } from '../../core/ports.js';
+import type { StoredSession } from '../../core/model.js';
+import { BLOCK_SIZE, packCardIds, SESSION_ROW_BYTES, unpackCardIds } from '../sqlite/session-store.js';
+import { SESSION_LOCK, type PgClient, type PgDatabase } from './database.js';
+
+/** Bytes a hit block row costs besides its packed ids (tuple header, keys). */
+const BLOCK_ROW_BYTES = 40;
+
+interface SessionRow {
+  seq: number;
+  session_id: string;
+  owner: string;
+  created_at: number;
+  expires_at: number;
+  image_id: string | null;
+  language: string | null;
+  total: number;
+  stored: number;
+}
+
+/** The PostgreSQL implementation of the SessionStore port. */
+export class PgSessionStore implements SessionStore {
+  private readonly db: PgDatabase;
+
+  constructor(db: PgDatabase) {
+    this.db = db;
+  }
+
+  /** Deletes sessions (hits cascade) and takes their bytes off the total; inside the caller's transaction. */
+  private async remove(c: PgClient, rows: readonly { seq: number; bytes: number }[]): Promise<void> {
+    if (rows.length === 0) return;
+    await c.query('DELETE FROM sessions WHERE seq = ANY($1::bigint[])', [rows.map((r) => r.seq)]);
+    await c.query('UPDATE session_totals SET bytes = bytes - $1 WHERE id = 1', [rows.reduce((sum, r) => sum + r.bytes, 0)]);
+  }
+
+  async create(session: StoredSession, cardIds: readonly number[], budget?: SessionBudget): Promise<void> {
+    const blocks: Buffer[] = [];
+    for (let block = 0; block * BLOCK_SIZE < cardIds.length; block++) blocks.push(packCardIds(cardIds.slice(block * BLOCK_SIZE, (block + 1) * BLOCK_SIZE)));
+    const bytes = SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + b.length + BLOCK_ROW_BYTES, 0);
+    await this.db.write(async (c) => {
+      if (budget) {
+        const owned = (await c.query<{ n: number }>('SELECT count(*) AS n FROM sessions WHERE owner = $1', [session.principal])).rows[0]?.n ?? 0;
+        const excess = owned + 1 - budget.maxSessionsPerOwner;
+        if (excess > 0) {
+          await this.remove(c, (await c.query<{ seq: number; bytes: number }>('SELECT seq, bytes FROM sessions WHERE owner = $1 ORDER BY seq LIMIT $2', [session.principal, excess])).rows);
+        }
+        let over = ((await c.query<{ bytes: number }>('SELECT bytes FROM session_totals WHERE id = 1')).rows[0]?.bytes ?? 0) + bytes - budget.maxTotalBytes;
+        while (over > 0) {
+          const victims: { seq: number; bytes: number }[] = [];
+          for (const row of (await c.query<{ seq: number; bytes: number }>('SELECT seq, bytes FROM sessions ORDER BY seq LIMIT 64')).rows) {
+            if (over <= 0) break;
+            victims.push(row);
+            over -= row.bytes;
+          }
+          if (victims.length === 0) break;
+          await this.remove(c, victims);
+        }
+      }
+      const seq = (await c.query<{ seq: number }>(
+        'INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq',
+        [session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, cardIds.length, bytes],
+      )).rows[0]?.seq;
+      if (blocks.length > 0) {
+        await c.query('INSERT INTO session_hits (session_seq, block, card_ids) SELECT $1, b - 1, d FROM unnest($2::bytea[]) WITH ORDINALITY AS u(d, b)', [seq, blocks]);
+      }
+      await c.query('UPDATE session_totals SET bytes = bytes + $1 WHERE id = 1', [bytes]);
+    }, SESSION_LOCK);
+  }
+
+  async get(sessionId: string): Promise<StoredSession | undefined> {
+    const row = (await this.db.query<SessionRow>('SELECT * FROM sessions WHERE session_id = $1', [sessionId]))[0];
+    if (!row) return undefined;
+    return {
+      sessionId: row.session_id, principal: row.owner, createdAt: row.created_at, expiresAt: row.expires_at, imageId: row.image_id,
+      language: row.language ?? undefined, total: row.total, stored: row.stored,
+    };
+  }
+
+  async readHits(sessionId: string, skip: number, limit: number): Promise<number[]> {
+    if (limit <= 0) return [];
+    const first = Math.floor(skip / BLOCK_SIZE);
+    const last = Math.floor((skip + limit - 1) / BLOCK_SIZE);
+    const blocks = await this.db.query<{ block: number; card_ids: Buffer }>(
+      'SELECT h.block, h.card_ids FROM session_hits h JOIN sessions s ON s.seq = h.session_seq WHERE s.session_id = $1 AND h.block BETWEEN $2 AND $3 ORDER BY h.block',
+      [sessionId, first, last],
+    );
+    const ids: number[] = [];
+    for (const b of blocks) {
+      const start = b.block * BLOCK_SIZE;
+      ids.push(...unpackCardIds(b.card_ids, Math.max(0, skip - start), Math.min(BLOCK_SIZE, skip + limit - start)));
+    }
+    return ids;
+  }
+
+  async purgeExpired(nowMicros: number, max: number): Promise<number> {
+    return this.db.write(async (c) => {
+      const rows = (await c.query<{ seq: number; bytes: number }>('SELECT seq, bytes FROM sessions WHERE expires_at <= $1 LIMIT $2', [nowMicros, max])).rows;
+      await this.remove(c, rows);
+      return rows.length;
+    }, SESSION_LOCK);
+  }
+
+  /** Live sessions and the bytes they count against the budget (tests). */
+  async usage(): Promise<{ sessions: number; bytes: number }> {
+    const n = (await this.db.query<{ n: number }>('SELECT count(*) AS n FROM sessions'))[0]?.n ?? 0;
+    const bytes = (await this.db.query<{ bytes: number }>('SELECT bytes FROM session_totals WHERE id = 1'))[0]?.bytes ?? 0;
+    return { sessions: n, bytes };
+  }
+
+  async close(): Promise<void> {
+    // The pool is shared: PgStores.close() ends it.
+  }
+}

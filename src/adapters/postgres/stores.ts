@@ -1,0 +1,57 @@
+/**
+ * The PostgreSQL store set of one catalog (CatalogStores; issue 15, docs/deploy.md): one pool,
+ * the schema migrated on open (under an advisory lock, so servers starting together migrate
+ * once), every port over it. The catalog lives in the first schema of the connection's
+ * search_path (`public` unless the URL says `?options=-c search_path=...`).
+ */
+import type { CatalogStores, Clock } from '../../core/ports.js';
+import { withStorageFullErrors } from '../storage-full.js';
+import { openPool, PgDatabase, type PoolOptions } from './database.js';
+import { PgCatalogStore } from './catalog-store.js';
+import { PgImageStore, PgReferenceFeatureStore } from './image-store.js';
+import { migratePostgres } from './migrations.js';
+import { PgRelationStore } from './relation-store.js';
+import { PgSearchIndex } from './search/search-index.js';
+import { PgSessionStore } from './session-store.js';
+
+/** Options of {@link openPostgresStores}. */
+export interface PostgresStoresOptions extends PoolOptions {
+  /** The clock search cards are superseded by. */
+  clock: Clock;
+}
+
+/** The PostgreSQL stores, with the database handle (tests and benchmarks). */
+export interface PostgresStores extends CatalogStores {
+  db: PgDatabase;
+}
+
+/**
+ * Connects to `url` (postgres://user:password@host:port/database), migrates the schema and opens
+ * every store. Throws the driver's error when the server cannot be reached or the migration fails
+ * (e.g. a schema newer than this program).
+ */
+export async function openPostgresStores(url: string, options: PostgresStoresOptions): Promise<PostgresStores> {
+  const pool = openPool(url, options);
+  try {
+    await migratePostgres(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  const db = new PgDatabase(pool);
+  const searchIndex = new PgSearchIndex(db, options.clock);
+  // PostgreSQL's disk_full (SQLSTATE 53100) is the catalog's storage_full error (507, exit 5).
+  const database = 'the catalog database (PostgreSQL)';
+  return {
+    db,
+    catalog: withStorageFullErrors(new PgCatalogStore(db, searchIndex, options.clock), database),
+    relations: withStorageFullErrors(new PgRelationStore(db), database),
+    images: withStorageFullErrors(new PgImageStore(db), database),
+    searchIndex,
+    sessions: withStorageFullErrors(new PgSessionStore(db), database),
+    references: withStorageFullErrors(new PgReferenceFeatureStore(db), database),
+    async close() {
+      await db.close();
+    },
+  };
+}
