@@ -429,48 +429,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       });
     });
 
-    describe('BlobStore: durability', () => {
-      const bytes = (text: string) => new Uint8Array(Buffer.from(text));
-
-      it('stores by content address, once, and reads back exactly', async () => {
-        const a = await under.blobs.put(bytes('hello'));
-        const b = await under.blobs.put(Readable.from([Buffer.from('hel'), Buffer.from('lo')]));
-        expect(a.sha256).toBe('2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824');
-        expect(b).toEqual(a);
-        expect(a.size).toBe(5);
-        expect(Buffer.from(a.head).toString()).toBe('hello');
-        expect((await under.blobs.read(a.sha256))?.toString()).toBe('hello');
-        expect(await under.blobs.has(a.sha256)).toBe(true);
-        const opened = await under.blobs.open(a.sha256);
-        expect(opened?.size).toBe(5);
-        const chunks: Buffer[] = [];
-        for await (const c of opened?.stream ?? []) chunks.push(Buffer.from(c as Uint8Array));
-        expect(Buffer.concat(chunks).toString()).toBe('hello');
-      });
-
-      it('refuses content over maxBytes and stores nothing of it', async () => {
-        await expect(under.blobs.put(bytes('0123456789'), { maxBytes: 4 })).rejects.toMatchObject({ name: 'BlobTooLargeError', maxBytes: 4 });
-        const swept = await under.blobs.sweep(() => true);
-        expect(swept.tempFilesRemoved).toBe(0);
-      });
-
-      it('deletes idempotently and sweeps only unreferenced blobs', async () => {
-        const keep = await under.blobs.put(bytes('keep'));
-        const drop = await under.blobs.put(bytes('drop'));
-        const swept = await under.blobs.sweep((sha) => sha === keep.sha256);
-        expect(swept.orphansRemoved).toBe(1);
-        expect(await under.blobs.has(drop.sha256)).toBe(false);
-        expect(await under.blobs.has(keep.sha256)).toBe(true);
-        await under.blobs.delete(keep.sha256);
-        await under.blobs.delete(keep.sha256);
-        expect(await under.blobs.read(keep.sha256)).toBeUndefined();
-        expect(await under.blobs.open(keep.sha256)).toBeUndefined();
-      });
-
-      it('rejects malformed keys', async () => {
-        await expect(under.blobs.has('../etc/passwd')).rejects.toThrow(TypeError);
-      });
-    });
+    blobStoreTests(() => under.blobs);
 
     describe('durability across a reopen', () => {
       it('keeps every committed write', async () => {
@@ -486,5 +445,71 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await again.blobs.has(blob.sha256)).toBe(true);
       });
     });
+  });
+}
+
+/** The BlobStore part of the contract (durability rules), for any BlobStore; `blobs` gives the current test's store. */
+function blobStoreTests(blobs: () => BlobStore): void {
+  describe('BlobStore: durability', () => {
+    const bytes = (text: string) => new Uint8Array(Buffer.from(text));
+
+    it('stores by content address, once, and reads back exactly', async () => {
+      const a = await blobs().put(bytes('hello'));
+      const b = await blobs().put(Readable.from([Buffer.from('hel'), Buffer.from('lo')]));
+      expect(a.sha256).toBe('2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824');
+      expect(b).toEqual(a);
+      expect(a.size).toBe(5);
+      expect(Buffer.from(a.head).toString()).toBe('hello');
+      expect((await blobs().read(a.sha256))?.toString()).toBe('hello');
+      expect(await blobs().has(a.sha256)).toBe(true);
+      const opened = await blobs().open(a.sha256);
+      expect(opened?.size).toBe(5);
+      const chunks: Buffer[] = [];
+      for await (const c of opened?.stream ?? []) chunks.push(Buffer.from(c as Uint8Array));
+      expect(Buffer.concat(chunks).toString()).toBe('hello');
+    });
+
+    it('refuses content over maxBytes and stores nothing of it', async () => {
+      await expect(blobs().put(bytes('0123456789'), { maxBytes: 4 })).rejects.toMatchObject({ name: 'BlobTooLargeError', maxBytes: 4 });
+      const swept = await blobs().sweep(() => true);
+      expect(swept.tempFilesRemoved).toBe(0);
+    });
+
+    it('deletes idempotently and sweeps only unreferenced blobs', async () => {
+      const keep = await blobs().put(bytes('keep'));
+      const drop = await blobs().put(bytes('drop'));
+      const swept = await blobs().sweep((sha) => sha === keep.sha256);
+      expect(swept.orphansRemoved).toBe(1);
+      expect(await blobs().has(drop.sha256)).toBe(false);
+      expect(await blobs().has(keep.sha256)).toBe(true);
+      await blobs().delete(keep.sha256);
+      await blobs().delete(keep.sha256);
+      expect(await blobs().read(keep.sha256)).toBeUndefined();
+      expect(await blobs().open(keep.sha256)).toBeUndefined();
+    });
+
+    it('rejects malformed keys', async () => {
+      await expect(blobs().has('../etc/passwd')).rejects.toThrow(TypeError);
+    });
+  });
+}
+
+/** What a blob-only factory opens for one test: a fresh, empty BlobStore. */
+export interface BlobStoreUnderTest {
+  blobs: BlobStore;
+  cleanup(): Promise<void>;
+}
+
+/** Registers only the BlobStore part of the contract suite, for blob stores chosen apart from the catalog's (object storage). */
+export function describeBlobStoreContract(name: string, open: () => Promise<BlobStoreUnderTest>): void {
+  describe(`blob store contract: ${name}`, () => {
+    let under: BlobStoreUnderTest;
+    beforeEach(async () => {
+      under = await open();
+    });
+    afterEach(async () => {
+      await under.cleanup();
+    });
+    blobStoreTests(() => under.blobs);
   });
 }

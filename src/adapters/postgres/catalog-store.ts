@@ -315,6 +315,14 @@ export class PgCatalogStore implements CatalogStore {
     await this.db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
   }
 
+  async initSetting(key: string, value: string): Promise<string> {
+    // Insert-if-absent, then read: under the write lock both see the same state, on every server.
+    return this.db.write(async (c) => {
+      await c.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value]);
+      return (await c.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key])).rows[0]?.value ?? value;
+    });
+  }
+
   async close(): Promise<void> {
     // The pool is shared by every store of the catalog: PgStores.close() ends it.
   }

@@ -67,6 +67,21 @@ export class PgRelationStore implements RelationStore {
     });
   }
 
+  async listRelations(after: { anchor_part_id: string; related_part_id: string } | undefined, limit: number): Promise<StoredRelation[]> {
+    // Ids are never empty, so ('', '') sorts before every pair; part_id is COLLATE "C" (code point order).
+    const rows = await this.db.query<{ anchor: string; related: string; type: RelationType; source: RelationSource; user_id: string | null; created_at: number }>(
+      `SELECT a.part_id AS anchor, b.part_id AS related, r.type, r.source, r.user_id, r.created_at
+         FROM part_relations r
+         JOIN parts a ON a.pk = CASE WHEN r.anchor_is_low THEN r.low_part ELSE r.high_part END
+         JOIN parts b ON b.pk = CASE WHEN r.anchor_is_low THEN r.high_part ELSE r.low_part END
+        WHERE (a.part_id, b.part_id) > ($1::text COLLATE "C", $2::text COLLATE "C")
+        ORDER BY a.part_id, b.part_id
+        LIMIT $3`,
+      [after?.anchor_part_id ?? '', after?.related_part_id ?? '', limit],
+    );
+    return rows.map((row) => ({ anchor_part_id: row.anchor, related_part_id: row.related, type: row.type, source: row.source, user_id: row.user_id, created: row.created_at }));
+  }
+
   async relationsOf(partId: string, type: RelationType | undefined): Promise<StoredRelation[] | undefined> {
     // One snapshot: the part and its relations agree.
     return this.db.read(async (c) => {
