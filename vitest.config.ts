@@ -2,11 +2,25 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // PostgreSQL and S3 for the suites that need them (skipped loudly when absent; docs/deploy.md).
     globalSetup: ['test/services/global-setup.ts'],
+    projects: [
+      { extends: true, test: { name: 'default', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
+      {
+        // The client contract suite once more, on a PostgreSQL-backed catalog (test/helpers/harness.ts BACKEND).
+        extends: true,
+        test: {
+          name: 'contract-postgres',
+          include: ['test/contract/**/*.test.ts'],
+          // storage-full fills a tmpfs under SQLite's file: a SQLite-only scenario.
+          exclude: ['test/contract/storage-full.test.ts'],
+          env: { CATALOG_TEST_BACKEND: 'postgres' },
+          setupFiles: ['test/services/postgres-project-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -17,7 +17,7 @@ import { CatalogService } from './core/catalog/service.js';
 import { createServiceContext, type CatalogLimits } from './core/context.js';
 import type { DisplayOrderConfig } from './core/images/display-order.js';
 import { ImageService, type ImageLimits } from './core/images/service.js';
-import type { Clock, Ids } from './core/ports.js';
+import type { BlobStore, CatalogStores, Clock, Ids } from './core/ports.js';
 import { RelationService } from './core/relations/service.js';
 import { SearchService, type SearchLimits } from './core/search/service.js';
 import type { Catalog } from './core/services.js';
@@ -49,33 +49,86 @@ export interface OpenCatalogOptions {
 /** Directory of the image originals inside a data directory. */
 export const IMAGES_DIR = 'images';
 
-/** Opens the catalog of a data directory. Throws if the database cannot be opened or migrated. */
+/** Opens the catalog of a data directory (SQLite and files). Throws if the database cannot be opened or migrated. */
 export function openCatalog(options: OpenCatalogOptions): Catalog {
   const clock = options.clock ?? systemClock();
-  const ids = options.ids ?? systemIds();
   const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning });
+  return assembleCatalog(stores, localBlobs(options.dataDir), options, clock);
+}
+
+/** Where a catalog's stores live besides (or instead of) a data directory (issue 15; docs/deploy.md). */
+export interface CatalogLocation {
+  /** postgres://user:password@host:port/database: the catalog, its search index and sessions in PostgreSQL. */
+  databaseUrl?: string | undefined;
+  /** s3://bucket/prefix: image originals in S3-compatible storage (endpoint, region, credentials from the AWS SDK's environment). */
+  blobUrl?: string | undefined;
+}
+
+/**
+ * Opens a catalog wherever it lives: PostgreSQL when `databaseUrl` is given, else SQLite in
+ * `dataDir`; image originals in S3 when `blobUrl` is given, else files under `dataDir/images`.
+ * Throws the driver's error when a store cannot be reached or migrated, a TypeError for a
+ * malformed `blobUrl`.
+ */
+export async function openCatalogAt(options: OpenCatalogOptions & CatalogLocation): Promise<Catalog> {
+  if (options.databaseUrl === undefined && options.blobUrl === undefined) return openCatalog(options);
+  const clock = options.clock ?? systemClock();
+  let blobs: { store: BlobStore; dispose(): void };
+  if (options.blobUrl !== undefined) {
+    const { parseS3Url, S3BlobStore } = await import('./adapters/blobs/s3-blob-store.js');
+    const store = new S3BlobStore(parseS3Url(options.blobUrl));
+    blobs = { store, dispose: () => store.client.destroy() };
+  } else {
+    blobs = localBlobs(options.dataDir);
+  }
+  let stores: CatalogStores;
+  try {
+    if (options.databaseUrl !== undefined) {
+      const { openPostgresStores } = await import('./adapters/postgres/stores.js');
+      stores = await openPostgresStores(options.databaseUrl, { clock });
+    } else {
+      stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning });
+    }
+  } catch (error) {
+    blobs.dispose();
+    throw error;
+  }
+  return assembleCatalog(stores, blobs, options, clock);
+}
+
+/** Files under `<dataDir>/images` (blobs/ab/cd/<sha256>, tmp/); a temp dir, removed on close, without a data directory. */
+function localBlobs(dataDir: string | undefined): { store: BlobStore; dispose(): void } {
+  const imagesDir = dataDir !== undefined ? join(dataDir, IMAGES_DIR) : mkdtempSync(join(tmpdir(), 'catalog-images-'));
+  return {
+    store: new FileBlobStore(imagesDir),
+    dispose: () => {
+      if (dataDir === undefined) rmSync(imagesDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The services of one catalog over its stores and blob store; `close` closes them all. */
+function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispose(): void }, options: OpenCatalogOptions, clock: Clock): Catalog {
+  const ids = options.ids ?? systemIds();
   const store = stores.catalog;
   const context = createServiceContext({ store, clock, ids, limits: options.limits });
   const service = new CatalogService({ context, store });
   const relations = new RelationService(context, stores.relations);
-  // Originals live in <dataDir>/images (blobs/ab/cd/<sha256>, tmp/); an in-memory catalog uses a temp dir.
-  const imagesDir = options.dataDir !== undefined ? join(options.dataDir, IMAGES_DIR) : mkdtempSync(join(tmpdir(), 'catalog-images-'));
   // One decode pool for query images and uploads, so together they never take every libuv thread.
   const imageSearch = new FeatureIndexSimilaritySearch(stores.references, {
     ...(options.imageSearchLimits ? { limits: options.imageSearchLimits } : {}),
     ...(options.decodePool ? { pool: options.decodePool } : {}),
   });
-  const blobs = new FileBlobStore(imagesDir);
   const images = new ImageService({
     context,
     store: stores.images,
     indexer: createSharpFeatureIndexer(imageSearch.pool),
-    blobs,
+    blobs: blobs.store,
     ...(options.imageLimits ? { limits: options.imageLimits } : {}),
     ...(options.displayConfig ? { displayConfig: options.displayConfig } : {}),
   });
   // Older feature versions are recomputed in the background, resumably (issue 14).
-  const backfill = startFeatureBackfill(stores.references, blobs, imageSearch.pool, options.onFeatureBackfill);
+  const backfill = startFeatureBackfill(stores.references, blobs.store, imageSearch.pool, options.onFeatureBackfill);
   const search = new SearchService({
     context,
     index: stores.searchIndex,
@@ -94,7 +147,8 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
       await backfill.stop();
       await images.close();
       await service.close();
-      if (options.dataDir === undefined) rmSync(imagesDir, { recursive: true, force: true });
+      await stores.close();
+      blobs.dispose();
     },
   };
 }

@@ -21,6 +21,10 @@ export interface Setting<T> {
 export interface CliConfig {
   profile: Setting<string | undefined>;
   dataDir: Setting<string>;
+  /** PostgreSQL URL of the catalog (issue 15); undefined: SQLite in dataDir. */
+  databaseUrl: Setting<string | undefined>;
+  /** s3://bucket/prefix of the image originals; undefined: files in dataDir/images. */
+  blobUrl: Setting<string | undefined>;
   remote: Setting<string | undefined>;
   /** The token itself (never printed); `tokenFrom` says where it came from. */
   token: Setting<string | undefined>;
@@ -32,6 +36,8 @@ export interface CliConfig {
 /** The global flags as commander parses them. */
 export interface GlobalFlags {
   dataDir?: string;
+  databaseUrl?: string;
+  blobUrl?: string;
   remote?: string;
   token?: string;
   tokenFile?: string;
@@ -42,6 +48,8 @@ export interface GlobalFlags {
 const ProfileSchema = z.strictObject({
   remote: z.string().optional(),
   dataDir: z.string().optional(),
+  databaseUrl: z.string().optional(),
+  blobUrl: z.string().optional(),
   tokenFile: z.string().optional(),
   output: z.string().optional(),
 });
@@ -102,6 +110,14 @@ export function resolveConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv, cwd: s
   const profile = profileName.value !== undefined ? readProfile(configFile, profileName.value) : {};
   const dataDir = pick(flags.dataDir, nonEmpty(env.CATALOG_DATA_DIR), profile.dataDir, './.catalog');
   dataDir.value = resolve(cwd, dataDir.value);
+  const databaseUrl = pick(flags.databaseUrl, nonEmpty(env.CATALOG_DATABASE_URL), profile.databaseUrl, undefined as string | undefined);
+  if (databaseUrl.value !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl.value)) {
+    throw new UsageError('--database-url / CATALOG_DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database)');
+  }
+  const blobUrl = pick(flags.blobUrl, nonEmpty(env.CATALOG_BLOB_URL), profile.blobUrl, undefined as string | undefined);
+  if (blobUrl.value !== undefined && !/^s3:\/\/[^/]+/.test(blobUrl.value)) {
+    throw new UsageError(`--blob-url / CATALOG_BLOB_URL must be an s3://bucket/prefix URL, got '${blobUrl.value}'`);
+  }
   const remote = pick(flags.remote, nonEmpty(env.CATALOG_URL), profile.remote, undefined as string | undefined);
   let token: Setting<string | undefined> = { value: undefined, source: 'default' };
   let tokenFrom: string | undefined;
@@ -127,5 +143,5 @@ export function resolveConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv, cwd: s
       throw new UsageError(`--remote / CATALOG_URL must be an http(s) URL, got '${remote.value}'`);
     }
   }
-  return { profile: profileName, dataDir, remote, token, tokenFrom, output, configFile };
+  return { profile: profileName, dataDir, databaseUrl, blobUrl, remote, token, tokenFrom, output, configFile };
 }

@@ -56,5 +56,5 @@ async function openClient(config: CliConfig): Promise<CatalogClient> {
     return new HttpCatalogClient({ url: config.remote.value, token: config.token.value });
   }
   const [{ openLocalCatalog }, { LocalCatalogClient }] = await Promise.all([import('./local-catalog.js'), import('../client/local-client.js')]);
-  return new LocalCatalogClient(await openLocalCatalog(config.dataDir.value));
+  return new LocalCatalogClient(await openLocalCatalog(config.dataDir.value, { databaseUrl: config.databaseUrl.value, blobUrl: config.blobUrl.value }));
 }

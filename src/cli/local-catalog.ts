@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CatalogError } from '../api/errors.js';
 import type { Catalog } from '../core/services.js';
+import type { CatalogLocation } from '../open-catalog.js';
 import { prepareDataDir } from './data-dir.js';
 
 /**
@@ -33,13 +34,15 @@ export function assertDataDirExists(dataDir: string): void {
 }
 
 /**
- * Opens the catalog in `dataDir`, creating the directory if needed.
+ * Opens the catalog in `dataDir`, creating the directory if needed; in PostgreSQL and/or S3 when
+ * `location` names them (--database-url, --blob-url; issue 15).
  *
  * @throws DataDirError (exit 2) when the directory cannot be used; better-sqlite3's SqliteError
  *   (classified by src/cli/environment-errors.ts) when the database cannot be opened.
  */
-export async function openLocalCatalog(dataDir: string): Promise<Catalog> {
-  prepareDataDir(dataDir);
-  const { openCatalog } = await import('../open-catalog.js');
-  return openCatalog({ dataDir });
+export async function openLocalCatalog(dataDir: string, location: CatalogLocation = {}): Promise<Catalog> {
+  // With both a database and a blob URL nothing lives in the data directory.
+  if (location.databaseUrl === undefined || location.blobUrl === undefined) prepareDataDir(dataDir);
+  const { openCatalogAt } = await import('../open-catalog.js');
+  return openCatalogAt({ dataDir, ...location });
 }

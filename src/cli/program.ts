@@ -30,6 +30,8 @@ export function buildProgram(invoke: Invoke): Command {
     .description('Manage a parts catalog and search it: locally in a data directory, or on a catalog server.')
     .version(VERSION, '-V, --version')
     .option('--data-dir <dir>', 'local data directory (env CATALOG_DATA_DIR; default ./.catalog)')
+    .option('--database-url <url>', 'keep the catalog in PostgreSQL: postgres://user:password@host:5432/db (env CATALOG_DATABASE_URL; docs/deploy.md)')
+    .option('--blob-url <url>', 'keep image originals in S3-compatible storage: s3://bucket/prefix (env CATALOG_BLOB_URL; docs/deploy.md)')
     .option('--remote <url>', 'work against a catalog server instead (env CATALOG_URL)')
     .option('--token-file <file>', 'file holding the access token for --remote (or env CATALOG_TOKEN)')
     .addOption(new Option('--token <token>', 'access token (leaks into shell history: prefer CATALOG_TOKEN or --token-file)').hideHelp(false))

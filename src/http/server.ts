@@ -3,7 +3,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { CatalogError } from '../api/errors.js';
-import { openCatalog } from '../open-catalog.js';
+import { openCatalog, openCatalogAt } from '../open-catalog.js';
 import type { Catalog } from '../core/services.js';
 import type { ImageLimits } from '../core/images/service.js';
 import type { ImageSearchLimits } from '../adapters/images/image-search.js';
@@ -13,6 +13,10 @@ import { poolCatalog } from './pool/pooled-catalog.js';
 
 export interface ServeOptions {
   dataDir: string;
+  /** The catalog in PostgreSQL instead of dataDir (issue 15, docs/deploy.md). */
+  databaseUrl?: string | undefined;
+  /** Image originals in S3-compatible storage instead of dataDir/images. */
+  blobUrl?: string | undefined;
   host: string;
   port: number;
   /** Access log stream (default stderr); null for none. */
@@ -52,19 +56,22 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ...(options.searchLimits ? { searchLimits: options.searchLimits } : {}),
     ...(options.imageSearchLimits ? { imageSearchLimits: options.imageSearchLimits } : {}),
   };
-  const plain = openCatalog(catalogOptions);
+  // PostgreSQL and S3 do their work in other processes and their drivers never block the event
+  // loop, so such a catalog is served from the main thread (no reader/writer threads).
+  const external = options.databaseUrl !== undefined || options.blobUrl !== undefined;
+  const plain = external ? await openCatalogAt({ ...catalogOptions, databaseUrl: options.databaseUrl, blobUrl: options.blobUrl }) : openCatalog(catalogOptions);
   if ((await plain.service.countTokens()) === 0) {
     await plain.close();
     throw new CatalogError(
       'unauthorized',
-      `no access token exists in ${options.dataDir}, so no one could call this server. Create one first:\n` +
-        `  catalog tokens create --data-dir ${options.dataDir} --name admin --role catalogAdmin`,
+      `no access token exists in ${options.databaseUrl !== undefined ? 'the PostgreSQL catalog' : options.dataDir}, so no one could call this server. Create one first:\n` +
+        `  catalog tokens create ${options.databaseUrl !== undefined ? '--database-url <the same URL>' : `--data-dir ${options.dataDir}`} --name admin --role catalogAdmin`,
     );
   }
   // Image files left by a crash (temp files; blobs whose metadata never committed) go before serving.
   await plain.images.sweepOrphans();
   let catalog: Catalog = plain;
-  if (options.readers !== 0) catalog = poolCatalog(plain, { catalog: catalogOptions, readers: options.readers });
+  if (options.readers !== 0 && !external) catalog = poolCatalog(plain, { catalog: catalogOptions, readers: options.readers });
   const app = buildApp({ catalog, ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}) });
   try {
     await app.listen({ host: options.host, port: options.port });

@@ -15,7 +15,7 @@ import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Catalog } from '../../src/core/services.js';
 import type { CatalogService } from '../../src/core/catalog/service.js';
 import { buildApp } from '../../src/http/app.js';
-import { openCatalog, type OpenCatalogOptions } from '../../src/open-catalog.js';
+import { openCatalog, openCatalogAt, type OpenCatalogOptions } from '../../src/open-catalog.js';
 
 export const MODES = ['local', 'http'] as const;
 export type Mode = (typeof MODES)[number];
@@ -41,10 +41,30 @@ export function tempDir(prefix = 'catalog-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Builds a fresh catalog on disk, reachable in the given mode; `options` go to openCatalog (e.g. searchLimits). */
+/**
+ * The stores the harness opens catalogs on: `sqlite` (a data directory, the default) or
+ * `postgres` (a fresh schema on the test cluster, image files in the data directory), chosen by
+ * CATALOG_TEST_BACKEND; vitest.config.ts runs the contract suite once per backend (issue 15).
+ */
+export const BACKEND: 'sqlite' | 'postgres' = process.env.CATALOG_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
+
+/** One database per test file (this module is loaded once per file), a schema per harness. */
+let postgresDatabase: Promise<string> | undefined;
+
+async function openHarnessCatalog(dataDir: string, options: Omit<OpenCatalogOptions, 'dataDir'>): Promise<{ catalog: Catalog; dispose(): Promise<void> }> {
+  if (BACKEND === 'sqlite') return { catalog: openCatalog({ ...options, dataDir }), dispose: async () => undefined };
+  const { createTestDatabase, createTestSchema, dropTestSchema } = await import('../services/services.js');
+  postgresDatabase ??= createTestDatabase('contract');
+  const database = await postgresDatabase;
+  const { url, schema } = await createTestSchema(database);
+  const catalog = await openCatalogAt({ ...options, dataDir, databaseUrl: url });
+  return { catalog, dispose: () => dropTestSchema(database, schema) };
+}
+
+/** Builds a fresh catalog, reachable in the given mode; `options` go to openCatalog (e.g. searchLimits). */
 export async function createHarness(mode: Mode, options: Omit<OpenCatalogOptions, 'dataDir'> = {}): Promise<Harness> {
   const dataDir = tempDir();
-  const catalog = openCatalog({ ...options, dataDir });
+  const { catalog, dispose } = await openHarnessCatalog(dataDir, options);
   const { service } = catalog;
   let app: FastifyInstance | undefined;
   let url: string | undefined;
@@ -80,6 +100,7 @@ export async function createHarness(mode: Mode, options: Omit<OpenCatalogOptions
       for (const c of clients) if (c instanceof HttpCatalogClient) await c.close();
       await app?.close();
       await catalog.close();
+      await dispose();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -94,7 +94,8 @@ export class PgDatabase {
     }
   }
 
+  /** Ends the pool (idempotent). */
   async close(): Promise<void> {
-    await this.pool.end();
+    if (!this.pool.ended) await this.pool.end();
   }
 }

@@ -332,8 +332,11 @@ export class PgSearchIndex implements SearchIndex {
     const params: unknown[] = [];
     const where = this.conditions(tier, q, params);
     const score = q.match !== undefined ? `ts_rank('${RANK_WEIGHTS}', doc, $${params.indexOf(q.match) + 1}::tsquery)` : '0::real';
-    params.push(q.names ?? '');
-    const names = q.names !== undefined ? `doc @@ $${params.length}::tsquery` : 'false';
+    let names = 'false';
+    if (q.names !== undefined) {
+      params.push(q.names);
+      names = `doc @@ $${params.length}::tsquery`;
+    }
     params.push(Math.max(1, limit));
     const rows = await c.query<{ id: number; part_id: string; r: number; t0: boolean; total: number }>(
       `SELECT card_id AS id, part_id, ${score} AS r, ${names} AS t0, count(*) OVER () AS total

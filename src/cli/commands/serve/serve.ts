@@ -84,7 +84,8 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   };
   const dataDir = ctx.config.dataDir.value;
   const [{ prepareDataDir }, { startServer, closeOnSignals }] = await Promise.all([import('../../data-dir.js'), import('../../../http/server.js')]);
-  prepareDataDir(dataDir);
+  const { databaseUrl, blobUrl } = { databaseUrl: ctx.config.databaseUrl.value, blobUrl: ctx.config.blobUrl.value };
+  if (databaseUrl === undefined || blobUrl === undefined) prepareDataDir(dataDir);
   const accessLog = flags.accessLog !== undefined ? await openAccessLog(resolve(ctx.io.cwd, flags.accessLog)) : undefined;
   const mib = (n: number | undefined) => (n === undefined ? undefined : n * MIB);
   const seconds = (n: number | undefined) => (n === undefined ? undefined : n * 1000);
@@ -101,10 +102,12 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
     jsonBody,
   };
   const server = await startServer({
-    dataDir, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
+    dataDir, databaseUrl, blobUrl, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
     ...(accessLog ? { accessLog } : {}),
   });
-  ctx.io.stderr.write(`catalog serving ${dataDir} at ${server.url} (Ctrl-C to stop)\n`);
+  // Never echo a database password: name the host and database only.
+  const where = databaseUrl !== undefined ? `PostgreSQL ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}${blobUrl !== undefined ? ` and ${blobUrl}` : ''}` : dataDir;
+  ctx.io.stderr.write(`catalog serving ${where} at ${server.url} (Ctrl-C to stop)\n`);
   await closeOnSignals(server, ctx.io.stderr);
   if (accessLog) await new Promise<void>((done) => accessLog.end(done));
   return EXIT.OK;

@@ -12,7 +12,7 @@ export async function withLocalCatalog<T>(ctx: CommandContext, fn: (catalog: Cat
     throw new UsageError('tokens are managed on the server machine, in local mode: run `catalog tokens ...` there with --data-dir (no --remote)');
   }
   const { openLocalCatalog } = await import('../../local-catalog.js');
-  const catalog = await openLocalCatalog(ctx.config.dataDir.value);
+  const catalog = await openLocalCatalog(ctx.config.dataDir.value, { databaseUrl: ctx.config.databaseUrl.value, blobUrl: ctx.config.blobUrl.value });
   try {
     return await fn(catalog);
   } finally {
