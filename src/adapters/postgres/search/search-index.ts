@@ -2,7 +2,7 @@
  * The SearchIndex port over PostgreSQL full-text search (issue 15; docs/deploy.md, "Search"):
  * tsvector rows with a GIN index, written INSIDE the catalog store's write transactions (a
  * committed part is searchable at once, a rolled-back one never), the same plan as the SQLite
- * index (adapters/sqlite/search/plan.ts: `exact` when per-organization values cannot matter,
+ * FTS5 index had (its plan.ts: `exact` when per-organization values cannot matter,
  * otherwise non-holders through the index and holders evaluated one by one with the core's
  * evaluatePart), and the same vocabulary tables for prefix expansion and one-typo neighbours.
  *
@@ -19,18 +19,24 @@
  */
 import type { Attribute, LangMap } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
-import type { Alternative, ExpandedWord, QueryWord, RankedHits, ResultCard, SearchFilter, StoredPart, TextSearchQuery } from '../../../core/model.js';
-import { canSeeVisibility } from '../../../core/permissions.js';
-import { evaluatePart, valuePasses } from '../../../core/search/match.js';
+import type { Alternative, ExpandedWord, PartViewContext, QueryWord, RankedHits, ResultCard, SearchFilter, StoredPart, TextSearchQuery } from '../../../core/model.js';
+import { canSeeVisibility, VISIBILITY_ORDER } from '../../../core/permissions.js';
+import type { Visibility } from '../../../api/schemas.js';
+import { evaluatePart, valuePasses, wordMatches } from '../../../core/search/match.js';
 import { orderHits, type ScoredHit } from '../../../core/search/rank.js';
-import { foldFilterValue } from '../../../core/search/text.js';
+import { foldFilterValue, langTexts, tokenize } from '../../../core/search/text.js';
 import { deletionVariants, hasTypoKeys, isVocabularyTerm, lookupKeys, typoNeighbours } from '../../../core/search/typo.js';
-import { filterToken } from '../../sqlite/search/document.js';
-import { wordsInDefaults } from '../../sqlite/search/plan.js';
-import { visibilityTier } from '../../sqlite/search/search-index.js';
+import { filterToken } from './document.js';
 import type { PgClient, PgDatabase } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
 import { buildPgDocument, orgWeights, tsAnd, tsAny, tsWord, type PgSearchDocument } from './tsvector.js';
+
+/** The visibility tier of a caller: the narrowest level it sees (visibility is nested, core/permissions.ts). */
+function visibilityTier(visible: readonly Visibility[]): number {
+  let tier = 0;
+  for (const v of visible) tier = Math.max(tier, VISIBILITY_ORDER.indexOf(v));
+  return tier;
+}
 
 /** A superseded card is kept this long (sessions live 24 h; one hour of margin). */
 export const CARD_RETENTION_MICROS = 25 * 3600 * 1_000_000;
@@ -385,8 +391,20 @@ export class PgSearchIndex implements SearchIndex {
   }
 }
 
+/** Per word: satisfied by the default_value of a searchable per-organization attribute the caller sees (organization views only). */
+export function wordsInDefaults(words: readonly ExpandedWord[], ctx: PartViewContext): boolean[] {
+  if (ctx.organization === undefined) return words.map(() => false);
+  const defaults: string[][] = [];
+  for (const a of ctx.attributes.values()) {
+    if (a.per_org_values && a.searchable && a.default_value && canSeeVisibility(ctx.principal, a.visibility)) {
+      for (const text of langTexts(a.default_value)) defaults.push(tokenize(text));
+    }
+  }
+  return words.map((w) => defaults.length > 0 && wordMatches(w, defaults));
+}
+
 /**
- * The SQLite index's plan (adapters/sqlite/search/plan.ts planTextSearch), in tsquery terms: the
+ * The SQLite index's plan (adapters/sqlite/search/plan.ts planTextSearch before the search engine replaced it), in tsquery terms: the
  * same decisions on the same inputs, so both stores answer every query alike.
  */
 function planPg(words: readonly ExpandedWord[], inOrgText: readonly boolean[], query: TextSearchQuery): Plan {

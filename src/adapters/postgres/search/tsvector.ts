@@ -1,7 +1,6 @@
 /**
  * The search document and query of a part in PostgreSQL's full-text types (issue 15), built from
- * the same storage-neutral pieces as the SQLite index (adapters/sqlite/search/document.ts, the
- * core's tokenizer and typo rules), so both indexes match the same words in the same fields.
+ * ./document.ts (the fields the SQLite FTS5 index used), the core's tokenizer and typo rules, so both indexes match the same words in the same fields.
  *
  * We never let PostgreSQL parse text: documents are tsvector literals of our own tokens (core
  * tokenize: letters and digits, lower case, no diacritics, as FTS5 unicode61 folds them) with
@@ -15,8 +14,8 @@
 import type { Attribute } from '../../../api/schemas.js';
 import type { Alternative, ExpandedWord, StoredPart } from '../../../core/model.js';
 import { langTexts, tokenize } from '../../../core/search/text.js';
-import { buildSearchDocument } from '../../sqlite/search/document.js';
-import { ID_MARK } from '../../sqlite/search/fts-query.js';
+import { ID_MARK } from '../../../core/search/engine/document.js';
+import { buildSearchDocument } from './document.js';
 
 /** Highest position PostgreSQL stores in a tsvector. */
 const MAX_POSITION = 16_383;
