@@ -17,15 +17,16 @@
  * defines (which parts match, the total, the tiers, ties by id, hidden values never changing a
  * rank) is the same.
  */
-import type { Attribute, LangMap } from '../../../api/schemas.js';
+import type { Attribute, LangMap, SearchFacets } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
 import type { Alternative, ExpandedWord, PartViewContext, QueryWord, RankedHits, ResultCard, SearchFilter, StoredPart, TextSearchQuery } from '../../../core/model.js';
 import { canSeeVisibility, VISIBILITY_ORDER } from '../../../core/permissions.js';
 import type { Visibility } from '../../../api/schemas.js';
 import { evaluatePart, valuePasses, wordMatches } from '../../../core/search/match.js';
-import { orderHits, type ScoredHit } from '../../../core/search/rank.js';
+import { compareBinary, orderHits, type ScoredHit } from '../../../core/search/rank.js';
+import { viewPart } from '../../../core/catalog/parts.js';
 import { foldFilterValue, langTexts, tokenize } from '../../../core/search/text.js';
-import { deletionVariants, hasTypoKeys, isVocabularyTerm, lookupKeys, typoNeighbours } from '../../../core/search/typo.js';
+import { deletionVariants, hasTypoKeys, isVocabularyTerm, lookupKeys, lookupKeys2, typoNeighbours } from '../../../core/search/typo.js';
 import { filterToken } from './document.js';
 import type { PgClient, PgDatabase } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
@@ -300,8 +301,15 @@ export class PgSearchIndex implements SearchIndex {
         known = (await c.query('SELECT 1 FROM search_terms WHERE term = $1', [token])).rows.length > 0;
       }
       if (!known || typosForKnownWords) {
-        const candidates = (await c.query<{ term: string }>('SELECT DISTINCT term FROM search_term_keys WHERE key = ANY($1::text[])', [lookupKeys(token)])).rows.map((r) => r.term);
-        for (const neighbour of typoNeighbours(token, candidates)) alternatives.push({ tokens: [neighbour], prefix: word.prefix });
+        // Two typos (issue 13): the vocabulary keeps one-deletion keys only, so besides them the
+        // words beginning with the same letter are checked, as the SQLite index does.
+        const maxTypos = word.maxTypos ?? 1;
+        const candidates = (await c.query<{ term: string }>('SELECT DISTINCT term FROM search_term_keys WHERE key = ANY($1::text[])', [maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token)])).rows.map((r) => r.term);
+        if (maxTypos === 2) {
+          const first = String.fromCodePoint(token.codePointAt(0) ?? 0);
+          candidates.push(...(await c.query<{ term: string }>('SELECT term FROM search_terms WHERE term >= $1 AND term < $2', [first, `${first}${MAX_CHAR}`])).rows.map((r) => r.term));
+        }
+        for (const neighbour of typoNeighbours(token, candidates, maxTypos)) alternatives.push({ tokens: [neighbour], prefix: word.prefix });
       }
     }
     return { word, alternatives, idAlternatives: [{ tokens: word.tokens, prefix: word.prefix }] };
@@ -369,6 +377,48 @@ export class PgSearchIndex implements SearchIndex {
       if (result.matches) hits.push({ id: row.card_id, score: -row.r, partId: row.part_id, tier: result.namesTier ? 0 : 1 });
     }
     return hits;
+  }
+
+  /**
+   * Facet counts over every hit (SearchIndex.facets; issue 13): the hits' parts are read and each
+   * filterable attribute the caller sees is counted from them (stored values; per-organization
+   * values as the caller's organization sees them), in part creation order so the value shown for
+   * a folded value is the earliest part's text, as on SQLite.
+   */
+  async facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number, valuePrefix = ''): Promise<SearchFacets> {
+    const foldedPrefix = foldFilterValue(valuePrefix);
+    const hits = await this.searchText(query, Number.MAX_SAFE_INTEGER);
+    const rows = hits.cardIds.length === 0 ? [] : await this.db.query<PgPartRow>(
+      'SELECT p.* FROM parts p JOIN search_current cur ON cur.part_pk = p.pk WHERE cur.card_id = ANY($1::bigint[]) ORDER BY p.pk',
+      [hits.cardIds],
+    );
+    const parts = rows.map(partFromPgRow);
+    const out: SearchFacets = {};
+    for (const attribute of attributes) {
+      const id = attribute.attribute_id;
+      if (!attribute.filterable || !canSeeVisibility(query.ctx.principal, attribute.visibility)) {
+        out[id] = [];
+        continue;
+      }
+      const counts = new Map<string, { count: number; shown: string }>();
+      for (const part of parts) {
+        const entry = (attribute.per_org_values ? viewPart(part, query.ctx).attributes : part.attributes).find((a) => a.attribute_id === id);
+        const seen = new Set<string>();
+        for (const value of entry?.values ?? []) {
+          if (!attribute.per_org_values && value.organization !== '') continue;
+          for (const text of langTexts(value.value)) {
+            const folded = foldFilterValue(text);
+            if (seen.has(folded) || !folded.startsWith(foldedPrefix)) continue;
+            seen.add(folded);
+            const c = counts.get(folded);
+            if (c) c.count++;
+            else counts.set(folded, { count: 1, shown: text });
+          }
+        }
+      }
+      out[id] = [...counts].sort((x, y) => y[1].count - x[1].count || compareBinary(x[0], y[0])).slice(0, maxValues).map(([, c]) => ({ value: c.shown, count: c.count }));
+    }
+    return out;
   }
 
   async readCards(cardIds: readonly number[]): Promise<ResultCard[]> {
