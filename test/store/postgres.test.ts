@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FileBlobStore } from '../../src/adapters/blobs/file-blob-store.js';
+import { PG_MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
 import { openPostgresStores } from '../../src/adapters/postgres/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
 import type { StoredPart } from '../../src/core/model.js';
@@ -48,7 +49,7 @@ describe.skipIf(!available)('PostgreSQL store', () => {
       await client.connect();
       const versions = await client.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
       await client.end();
-      expect(versions.rows.map((r) => r.version)).toEqual([1]);
+      expect(versions.rows.map((r) => r.version)).toEqual(PG_MIGRATIONS.map((m) => m.version));
       await Promise.all(opened.map((s) => s.close()));
       await dropTestSchema(database, schema);
     });

@@ -156,6 +156,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       INSERT INTO session_totals (id, bytes) VALUES (1, 0);
     `,
   },
+  {
+    version: 2,
+    name: 'what a search session remembers besides its hits (issue 13)',
+    sql: `
+      ALTER TABLE sessions ADD COLUMN organization text;   -- matches.organization, for per-organization values on every page
+      ALTER TABLE sessions ADD COLUMN text text;           -- matches.text, for highlights on every page
+      ALTER TABLE sessions ADD COLUMN facets text;         -- JSON of the facet counts, answered again by every page
+    `,
+  },
 ];
 
 /**

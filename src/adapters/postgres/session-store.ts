@@ -24,6 +24,9 @@ interface SessionRow {
   language: string | null;
   total: number;
   stored: number;
+  organization: string | null;
+  text: string | null;
+  facets: string | null;
 }
 
 /** The PostgreSQL implementation of the SessionStore port. */
@@ -65,8 +68,10 @@ export class PgSessionStore implements SessionStore {
         }
       }
       const seq = (await c.query<{ seq: number }>(
-        'INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq',
-        [session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, cardIds.length, bytes],
+        `INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes, organization, text, facets)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING seq`,
+        [session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, cardIds.length, bytes,
+          session.organization ?? null, session.text ?? null, session.facets === undefined ? null : JSON.stringify(session.facets)],
       )).rows[0]?.seq;
       if (blocks.length > 0) {
         await c.query('INSERT INTO session_hits (session_seq, block, card_ids) SELECT $1, b - 1, d FROM unnest($2::bytea[]) WITH ORDINALITY AS u(d, b)', [seq, blocks]);
@@ -81,6 +86,9 @@ export class PgSessionStore implements SessionStore {
     return {
       sessionId: row.session_id, principal: row.owner, createdAt: row.created_at, expiresAt: row.expires_at, imageId: row.image_id,
       language: row.language ?? undefined, total: row.total, stored: row.stored,
+      ...(row.organization !== null ? { organization: row.organization } : {}),
+      ...(row.text !== null ? { text: row.text } : {}),
+      ...(row.facets !== null ? { facets: JSON.parse(row.facets) as StoredSession['facets'] } : {}),
     };
   }
 

@@ -110,6 +110,21 @@ function vocabularyTerms(text: string): string[] {
   return terms;
 }
 
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/**
+ * The folded filter values a stored value passes (filterValueMatches): itself, and every prefix
+ * that ends in a letter or digit right before a character that is neither.
+ */
+export function filterKeys(value: string): string[] {
+  const folded = foldFilterValue(value);
+  const keys = [folded];
+  for (let i = 1; i < folded.length; i++) {
+    if (WORD_CHAR.test(folded.charAt(i - 1)) && !WORD_CHAR.test(folded.charAt(i))) keys.push(folded.slice(0, i));
+  }
+  return keys;
+}
+
 /** Builds the search document of a part. Values of unknown attributes are ignored. */
 export function buildSearchDocument(part: IndexablePart, attributes: ReadonlyMap<string, Attribute>): SearchDocument {
   const names = langTexts(part.name);
@@ -133,9 +148,13 @@ export function buildSearchDocument(part: IndexablePart, attributes: ReadonlyMap
       if (attribute.searchable) values[column]?.push(...texts);
       if (attribute.filterable) {
         for (const text of texts) {
-          const token = filterToken(attribute.attribute_id, text);
-          filterTokens.add(token);
-          tierFilterTokens[column]?.add(token);
+          // The whole value and each of its leading whole-word prefixes: a filter value passes when
+          // it is one of them (core/search/text.ts filterValueMatches, issue 13).
+          for (const key of filterKeys(text)) {
+            const token = filterToken(attribute.attribute_id, key);
+            filterTokens.add(token);
+            tierFilterTokens[column]?.add(token);
+          }
         }
       }
     }
