@@ -48,6 +48,11 @@ export interface PartEvaluation {
   matches: boolean;
   /** Every word matched in the id or a name (the higher ranking tier). */
   namesTier: boolean;
+  /**
+   * Some word matched only through a typo neighbour (`alternatives` after the first), which ranks
+   * the part below every exact match (issue 13). With it, namesTier counts typo neighbours too.
+   */
+  typo?: boolean;
 }
 
 /** Evaluates words (AND) and filters (AND; values within one filter OR) on the part as `ctx` sees it. */
@@ -66,12 +71,16 @@ export function evaluatePart(part: StoredPart, words: readonly ExpandedWord[], f
     for (const value of entry.values) for (const text of langTexts(value.value)) valueFields.push(tokenize(text));
   }
   let namesTier = true;
+  let typo = false;
   for (const word of words) {
-    if (word.idAlternatives.some((a) => alternativeMatches(a, idTokens)) || wordMatches(word, nameFields)) continue;
+    const exact: ExpandedWord = { ...word, alternatives: word.alternatives.slice(0, 1) };
+    const inId = word.idAlternatives.some((a) => alternativeMatches(a, idTokens));
+    if (!inId && !wordMatches(exact, nameFields) && !wordMatches(exact, valueFields)) typo = true;
+    if (inId || wordMatches(word, nameFields)) continue;
     namesTier = false;
     if (!wordMatches(word, valueFields)) return { matches: false, namesTier: false };
   }
-  return { matches: true, namesTier: namesTier && words.length > 0 };
+  return { matches: true, namesTier: namesTier && words.length > 0, ...(typo ? { typo } : {}) };
 }
 
 /**

@@ -35,7 +35,7 @@ import type { RankedHits, StoredPart, TextSearchQuery, Alternative, ExpandedWord
 import type { Visibility } from '../../../api/schemas.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from '../../../core/search/engine/bm25.js';
 import { buildEngineDocument, filterTerm, HOLDER_TERM, ID_MARK, type EngineDocument } from '../../../core/search/engine/document.js';
-import { compareRanked, materializeWord, topK, type DocData, type MaterializedWord, type RankedDoc, type TermList } from '../../../core/search/engine/topk.js';
+import { compareRanked, materializeWord, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from '../../../core/search/engine/topk.js';
 import { EngineStore } from './engine-store.js';
 
 /** Per-organization value columns of search_org_docs, by visibility. */
@@ -425,7 +425,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         const result = evaluatePart(partFromRow(row), words, query.filters, ctx);
         if (!result.matches) continue;
         total++;
-        ranked.push({ ...hit, tier: result.namesTier ? 0 : 1 });
+        ranked.push({ ...hit, tier: (result.namesTier ? 0 : 1) | (result.typo ? 2 : 0) });
       }
     }
     ranked.sort(compareRanked);
@@ -584,31 +584,35 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private resolve(word: ExpandedWord, tier: number, data: DocData): ResolvedWord {
     const lists: TermList[] = [];
     const seen = new Set<string>();
-    const addTerm = (term: string) => {
+    // A typo neighbour's postings carry the TYPO flag: exact matches rank above them (issue 13).
+    const push = (view: { docs: Int32Array; wtf: Float64Array; names: Uint8Array }, typo: boolean) => {
+      if (view.docs.length === 0) return;
+      lists.push({ ...view, names: typo ? view.names.map((f) => f | TYPO) : view.names, idf: idf(this.engine.n, view.docs.length) });
+    };
+    const addTerm = (term: string, typo: boolean) => {
       if (seen.has(term)) return;
       seen.add(term);
       const id = this.engine.termId(term);
       if (id === undefined) return;
-      const view = this.engine.termForTier(id, term, tier);
-      if (view.docs.length > 0) lists.push({ ...view, idf: idf(this.engine.n, view.docs.length) });
+      push(this.engine.termForTier(id, term, tier), typo);
     };
-    const addPrefix = (prefix: string) => {
+    const addPrefix = (prefix: string, typo: boolean) => {
       for (const t of this.engine.termsWithPrefix(prefix)) {
         if (seen.has(t.term)) continue;
         seen.add(t.term);
-        const view = this.engine.termForTier(t.id, t.term, tier);
-        if (view.docs.length > 0) lists.push({ ...view, idf: idf(this.engine.n, view.docs.length) });
+        push(this.engine.termForTier(t.id, t.term, tier), typo);
       }
     };
-    const add = (alternative: Alternative, mark: string) => {
+    const add = (alternative: Alternative, mark: string, typo: boolean) => {
       if (alternative.tokens.length > 1) {
         const phrase = this.phrase(alternative, mark, tier);
         if (phrase) lists.push(phrase);
-      } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''));
-      else addTerm(mark + (alternative.tokens[0] ?? ''));
+      } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''), typo);
+      else addTerm(mark + (alternative.tokens[0] ?? ''), typo);
     };
-    for (const a of word.alternatives) add(a, '');
-    for (const a of word.idAlternatives) add(a, ID_MARK);
+    // alternatives[0] is the word itself, the others its typo neighbours (expand).
+    word.alternatives.forEach((a, i) => add(a, '', i > 0));
+    for (const a of word.idAlternatives) add(a, ID_MARK, false);
     if (lists.length === 0) return undefined;
     if (lists.length === 1) return lists[0];
     if (this.scratch.score.length < this.engine.docCapacity) {

@@ -20,10 +20,28 @@ export interface TermList {
   docs: Int32Array;
   /** Weighted term frequency per posting (bm25.ts wtf), > 0. */
   wtf: Float64Array;
-  /** 1 when the term is in the id or a name of that part. */
+  /**
+   * Per posting, bit 1 ({@link NAMES}): the term is in the id or a name of that part; bit 2
+   * ({@link TYPO}): the term is a typo neighbour of the query word, not the word itself (issue 13:
+   * exact matches rank above typo matches, see {@link postingTier}).
+   */
   names: Uint8Array;
   /** The term's idf for this tier. */
   idf: number;
+}
+
+/** Posting flag: the term is in the id or a name. */
+export const NAMES = 1;
+/** Posting flag: the term is a typo neighbour of the query word (issue 13). */
+export const TYPO = 2;
+
+/**
+ * The rank tier of a posting's flags (lower first): 0 matched exactly in the id or a name, 1
+ * exactly elsewhere, 2 by a typo in the id or a name, 3 by a typo elsewhere. A part's tier is the
+ * OR of its words' tiers: any typo-only word puts it below every exact match (typo before field).
+ */
+export function postingTier(flags: number): number {
+  return ((flags & NAMES) === 0 ? 1 : 0) | ((flags & TYPO) !== 0 ? 2 : 0);
 }
 
 /** Per-doc data the scorer reads, indexed by doc id. */
@@ -57,10 +75,11 @@ interface WordCursor {
   docs: Int32Array;
   /** The word's score at the current posting. */
   score(dl: number): number;
-  names(): boolean;
-  /** Upper bound of score over the block holding the current posting; and whether it holds a name hit. */
+  /** The current posting's flags ({@link NAMES}, {@link TYPO}). */
+  flags(): number;
+  /** Upper bound of score over the block holding the current posting; and the best tier in it. */
   blockBound(): number;
-  blockNames(): boolean;
+  blockTier(): number;
 }
 
 /** Builds a TermList from per-posting weighted frequencies, dropping postings with wtf 0; df = the rest. */
@@ -86,41 +105,41 @@ class TermCursor implements WordCursor {
   readonly length: number;
   pos = 0;
   private readonly bound: Float64Array;
-  private readonly anyNames: Uint8Array;
+  private readonly bestTier: Uint8Array;
   constructor(private readonly list: TermList, private readonly data: DocData) {
     this.docs = list.docs;
     this.length = list.docs.length;
     const blocks = Math.ceil(this.length / BLOCK_SIZE);
     this.bound = new Float64Array(blocks);
-    this.anyNames = new Uint8Array(blocks);
+    this.bestTier = new Uint8Array(blocks);
     for (let b = 0; b < blocks; b++) {
       let maxWtf = 0;
       let minDl = Infinity;
-      let names = 0;
+      let best = 3;
       const end = Math.min(this.length, (b + 1) * BLOCK_SIZE);
       for (let i = b * BLOCK_SIZE; i < end; i++) {
         const w = list.wtf[i] ?? 0;
         if (w > maxWtf) maxWtf = w;
         const dl = data.dl[list.docs[i] ?? 0] ?? 0;
         if (dl < minDl) minDl = dl;
-        names |= list.names[i] ?? 0;
+        best = Math.min(best, postingTier(list.names[i] ?? 0));
       }
       // tfPart grows with wtf and shrinks with dl: (max wtf, min dl) bounds every posting of the block.
       this.bound[b] = list.idf * tfPart(maxWtf, minDl, data.avgdl);
-      this.anyNames[b] = names;
+      this.bestTier[b] = best;
     }
   }
   score(dl: number): number {
     return this.list.idf * tfPart(this.list.wtf[this.pos] ?? 0, dl, this.data.avgdl);
   }
-  names(): boolean {
-    return this.list.names[this.pos] === 1;
+  flags(): number {
+    return this.list.names[this.pos] ?? 0;
   }
   blockBound(): number {
     return this.bound[Math.floor(this.pos / BLOCK_SIZE)] ?? 0;
   }
-  blockNames(): boolean {
-    return this.anyNames[Math.floor(this.pos / BLOCK_SIZE)] === 1;
+  blockTier(): number {
+    return this.bestTier[Math.floor(this.pos / BLOCK_SIZE)] ?? 3;
   }
 }
 
@@ -136,30 +155,30 @@ class MaterializedCursor implements WordCursor {
   readonly length: number;
   pos = 0;
   private readonly bound: Float64Array;
-  private readonly anyNames: Uint8Array;
+  private readonly bestTier: Uint8Array;
   constructor(private readonly word: MaterializedWord) {
     this.docs = word.docs;
     this.length = word.docs.length;
     const blocks = Math.ceil(this.length / BLOCK_SIZE);
     this.bound = new Float64Array(blocks);
-    this.anyNames = new Uint8Array(blocks);
+    this.bestTier = new Uint8Array(blocks).fill(3);
     for (let i = 0; i < this.length; i++) {
       const b = Math.floor(i / BLOCK_SIZE);
       if ((word.score[i] ?? 0) > (this.bound[b] ?? 0)) this.bound[b] = word.score[i] ?? 0;
-      this.anyNames[b] = (this.anyNames[b] ?? 0) | (word.names[i] ?? 0);
+      this.bestTier[b] = Math.min(this.bestTier[b] ?? 3, postingTier(word.names[i] ?? 0));
     }
   }
   score(): number {
     return this.word.score[this.pos] ?? 0;
   }
-  names(): boolean {
-    return this.word.names[this.pos] === 1;
+  flags(): number {
+    return this.word.names[this.pos] ?? 0;
   }
   blockBound(): number {
     return this.bound[Math.floor(this.pos / BLOCK_SIZE)] ?? 0;
   }
-  blockNames(): boolean {
-    return this.anyNames[Math.floor(this.pos / BLOCK_SIZE)] === 1;
+  blockTier(): number {
+    return this.bestTier[Math.floor(this.pos / BLOCK_SIZE)] ?? 3;
   }
 }
 
@@ -185,7 +204,9 @@ export function materializeWord(alternatives: readonly TermList[], data: DocData
     for (let i = 0; i < a.docs.length; i++) {
       const doc = a.docs[i] ?? 0;
       score[doc] = (score[doc] ?? 0) + a.idf * tfPart(a.wtf[i] ?? 0, data.dl[doc] ?? 0, data.avgdl);
-      mark[doc] = (mark[doc] ?? 0) | 2 | (a.names[i] ?? 0);
+      // Bits: 1 names, 4 present, 8 matched by a term that is not a typo neighbour.
+      const flags = a.names[i] ?? 0;
+      mark[doc] = (mark[doc] ?? 0) | 4 | (flags & NAMES) | ((flags & TYPO) === 0 ? 8 : 0);
     }
   }
   let docs: Int32Array;
@@ -212,7 +233,9 @@ export function materializeWord(alternatives: readonly TermList[], data: DocData
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i] ?? 0;
     out.score[i] = score[doc] ?? 0;
-    out.names[i] = (mark[doc] ?? 0) & 1;
+    const m = mark[doc] ?? 0;
+    // Typo only when no exact alternative matched this part.
+    out.names[i] = (m & NAMES) | ((m & 8) === 0 ? TYPO : 0);
     score[doc] = 0;
     mark[doc] = 0;
   }
@@ -320,7 +343,7 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
   const consider = (doc: number): void => {
     // No words (filters only): one tier, ordered by part id, as an exact evaluation would (match.ts).
     let tier = words.length === 0 ? 1 : 0;
-    for (const w of words) if (!w.names()) tier = 1;
+    for (const w of words) tier |= postingTier(w.flags());
     const key = data.key[doc] ?? 0;
     if (heap.full) {
       const worst = heap.worst() as RankedDoc;
@@ -345,7 +368,7 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
       while (w.pos < w.length) {
         if (heap.full && w.pos % BLOCK_SIZE === 0) {
           const worst = heap.worst() as RankedDoc;
-          const bestTier = w.blockNames() ? 0 : 1;
+          const bestTier = w.blockTier();
           if (bestTier > worst.tier || (bestTier === worst.tier && w.blockBound() < worst.score)) {
             w.pos += BLOCK_SIZE;
             continue;
@@ -399,14 +422,16 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
     for (const alternatives of words) {
       let wordScore = 0;
       let names = false;
+      let exact = false;
       for (const a of alternatives) {
         const i = a.docs.indexOf(doc);
         if (i < 0) continue;
         wordScore += a.idf * tfPart(a.wtf[i] ?? 0, dl, data.avgdl);
-        if (a.names[i] === 1) names = true;
+        if (((a.names[i] ?? 0) & NAMES) !== 0) names = true;
+        if (((a.names[i] ?? 0) & TYPO) === 0) exact = true;
       }
       score += wordScore;
-      if (!names) tier = 1;
+      tier |= (names ? 0 : 1) | (exact ? 0 : 2);
     }
     hits.push({ doc, tier, score, key: data.key[doc] ?? 0 });
   }
