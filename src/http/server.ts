@@ -71,7 +71,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // Image files left by a crash (temp files; blobs whose metadata never committed) go before serving.
   await plain.images.sweepOrphans();
   let catalog: Catalog = plain;
-  if (options.readers !== 0 && !external) catalog = poolCatalog(plain, { catalog: catalogOptions, readers: options.readers });
+  const pooled = options.readers !== 0 && !external ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers }) : undefined;
+  if (pooled) catalog = pooled;
   const app = buildApp({ catalog, ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}) });
   try {
     await app.listen({ host: options.host, port: options.port });
@@ -81,6 +82,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     await catalog.close();
     throw error;
   }
+  // Threads start once the port is ours (a port in use never has threads to stop).
+  pooled?.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;

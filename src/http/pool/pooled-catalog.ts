@@ -50,6 +50,12 @@ export interface PooledCatalogOptions {
 export interface PooledCatalog extends Catalog {
   /** Thread counts, for logs and tests. */
   readonly threads: { readers: number; writer: number };
+  /**
+   * Starts the threads now (the server calls it once it listens, so a port in use never has to
+   * stop threads that are still opening their catalogs); the first call routed to a thread starts
+   * them too. Idempotent.
+   */
+  start(): void;
 }
 
 /** The built worker: beside this module in dist/; from the TypeScript sources (tests), the one in dist/. */
@@ -58,11 +64,11 @@ function workerFile(): string {
   return existsSync(path) ? path : path.replace(`${sep}src${sep}`, `${sep}dist${sep}`);
 }
 
-function route(pool: Piscina, service: PooledServiceName): (method: string, args: unknown[]) => Promise<unknown> {
+function route(pool: () => Piscina, service: PooledServiceName): (method: string, args: unknown[]) => Promise<unknown> {
   return async (method, args) => {
     let result: PoolResult;
     try {
-      result = (await pool.run({ service, method, args } satisfies PoolTask)) as PoolResult;
+      result = (await pool().run({ service, method, args } satisfies PoolTask)) as PoolResult;
     } catch (error) {
       // Piscina refuses a task when its queue is full: the server is saturated, not broken.
       if (/queue is at limit/i.test((error as Error).message)) {
@@ -97,11 +103,17 @@ function delegate<T extends object>(target: T, methods: readonly string[], call:
 export function poolCatalog(main: Catalog, options: PooledCatalogOptions): PooledCatalog {
   const readers = Math.max(1, options.readers ?? Math.min(4, availableParallelism()));
   const common = { filename: workerFile(), workerData: options.catalog, maxQueue: options.maxQueue ?? 1024, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1 };
-  const readerPool = new Piscina({ ...common, minThreads: readers, maxThreads: readers });
-  const writerPool = new Piscina({ ...common, minThreads: 1, maxThreads: 1 });
+  let pools: { readers: Piscina; writer: Piscina } | undefined;
+  const start = () => {
+    pools ??= {
+      readers: new Piscina({ ...common, minThreads: readers, maxThreads: readers }),
+      writer: new Piscina({ ...common, minThreads: 1, maxThreads: 1 }),
+    };
+    return pools;
+  };
   const calls = (service: PooledServiceName) => {
-    const read = route(readerPool, service);
-    const write = route(writerPool, service);
+    const read = route(() => start().readers, service);
+    const write = route(() => start().writer, service);
     const writes = new Set(WRITES[service] ?? []);
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
   };
@@ -115,10 +127,15 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     search: delegate(main.search, [...methods('search'), 'search'], calls('search'), searchWithImage),
     images: main.images,
     threads: { readers, writer: 1 },
+    start() {
+      start();
+    },
     close() {
       closing ??= (async () => {
-        await Promise.all([readerPool.close(), writerPool.close()]);
-        await Promise.all([readerPool.destroy(), writerPool.destroy()]);
+        if (pools) {
+          await Promise.all([pools.readers.close(), pools.writer.close()]);
+          await Promise.all([pools.readers.destroy(), pools.writer.destroy()]);
+        }
         await main.close();
       })();
       return closing;
