@@ -156,6 +156,8 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
     expect(await seriousViolations(page)).toEqual([]);
     await page.keyboard.press('Escape');
     await page.locator('dialog.original[open]').waitFor({ state: 'detached' });
+    // The page drops the closed dialog on its next render: wait for its image to go (fails on timeout).
+    await dialogImage.waitFor({ state: 'detached' });
     expect(await dialogImage.count()).toBe(0);
 
     // A direct load of the part page, timed from navigation start to the gallery decoded.
