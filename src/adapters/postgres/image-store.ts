@@ -7,28 +7,10 @@
 import type { ImageStore, ReferenceFeatures, ReferenceFeatureStore } from '../../core/ports.js';
 import type { Decision, ImageWrite, KeysetPage, StoredImage } from '../../core/model.js';
 import type { PgDatabase } from './database.js';
+import { IMAGE_COLUMNS, imageFromColumns, type ImageColumns } from '../rows.js';
 
-interface ImageRow {
-  image_id: string;
-  part_id: string;
-  sha256: string;
-  size: number;
-  mime: string;
-  info: string;
-  position: number | null;
-  created_at: number;
-  modified_at: number;
-}
-
-const COLUMNS = 'i.image_id, p.part_id, i.sha256, i.size, i.mime, i.info, i.position, i.created_at, i.modified_at';
+const COLUMNS = IMAGE_COLUMNS;
 const FROM = 'images i JOIN parts p ON p.pk = i.part_pk';
-
-function imageFromRow(row: ImageRow): StoredImage {
-  return {
-    image_id: row.image_id, part_id: row.part_id, sha256: row.sha256, size: row.size, mime: row.mime, info: row.info,
-    position: row.position, createdAt: row.created_at, modifiedAt: row.modified_at,
-  };
-}
 
 /** The PostgreSQL implementation of image metadata. */
 export class PgImageStore implements ImageStore {
@@ -46,9 +28,9 @@ export class PgImageStore implements ImageStore {
       const decisions: Decision<ImageWrite>[] = [];
       const partPk = async (partId: string) => (await c.query<{ pk: number }>('SELECT pk FROM parts WHERE part_id = $1', [partId])).rows[0]?.pk;
       for (const item of items) {
-        const row = (await c.query<ImageRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id = $1`, [item.image_id])).rows[0];
+        const row = (await c.query<ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id = $1`, [item.image_id])).rows[0];
         const pk = await partPk(item.part_id);
-        const decision = decide(item, row ? imageFromRow(row) : undefined, pk !== undefined);
+        const decision = decide(item, row ? imageFromColumns(row) : undefined, pk !== undefined);
         decisions.push(decision);
         if (decision.kind !== 'write') continue;
         const { image, features } = decision.value;
@@ -75,8 +57,8 @@ export class PgImageStore implements ImageStore {
     return this.db.write(async (c) => {
       const decisions: Decision<null>[] = [];
       for (const id of ids) {
-        const row = (await c.query<ImageRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id = $1`, [id])).rows[0];
-        const decision = decide(id, row ? imageFromRow(row) : undefined);
+        const row = (await c.query<ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id = $1`, [id])).rows[0];
+        const decision = decide(id, row ? imageFromColumns(row) : undefined);
         if (decision.kind === 'write' && row) await c.query('DELETE FROM images WHERE image_id = $1', [id]);
         decisions.push(decision);
       }
@@ -86,26 +68,26 @@ export class PgImageStore implements ImageStore {
 
   async listImages(page: KeysetPage, partIds: readonly string[] | undefined): Promise<StoredImage[]> {
     if (partIds === undefined) {
-      return (await this.db.query<ImageRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id > $1 ORDER BY i.image_id LIMIT $2`, [page.after ?? '', page.limit])).map(imageFromRow);
+      return (await this.db.query<ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id > $1 ORDER BY i.image_id LIMIT $2`, [page.after ?? '', page.limit])).map(imageFromColumns);
     }
     if (partIds.length === 0) return [];
-    const rows = await this.db.query<ImageRow>(
+    const rows = await this.db.query<ImageColumns>(
       `SELECT ${COLUMNS} FROM ${FROM} WHERE p.part_id = ANY($1::text[]) AND i.image_id > $2 ORDER BY i.image_id LIMIT $3`,
       [[...new Set(partIds)], page.after ?? '', page.limit],
     );
-    return rows.map(imageFromRow);
+    return rows.map(imageFromColumns);
   }
 
   async getImages(ids: readonly string[]): Promise<StoredImage[]> {
     if (ids.length === 0) return [];
-    return (await this.db.query<ImageRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id = ANY($1::text[])`, [[...new Set(ids)]])).map(imageFromRow);
+    return (await this.db.query<ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id = ANY($1::text[])`, [[...new Set(ids)]])).map(imageFromColumns);
   }
 
   async imagesOfPart(partId: string): Promise<StoredImage[] | undefined> {
     return this.db.read(async (c) => {
       const pk = (await c.query<{ pk: number }>('SELECT pk FROM parts WHERE part_id = $1', [partId])).rows[0]?.pk;
       if (pk === undefined) return undefined;
-      return (await c.query<ImageRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.part_pk = $1 ORDER BY i.image_id`, [pk])).rows.map(imageFromRow);
+      return (await c.query<ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.part_pk = $1 ORDER BY i.image_id`, [pk])).rows.map(imageFromColumns);
     });
   }
 

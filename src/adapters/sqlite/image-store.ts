@@ -4,40 +4,15 @@
  * Images reference parts(rowid_) without cascade (a part with images cannot be deleted).
  */
 import type { ImageStore } from '../../core/ports.js';
+import { IMAGE_COLUMNS, imageFromColumns, type ImageColumns } from '../rows.js';
 import type { SqliteDatabase } from './database.js';
 import type { Decision, ImageWrite, KeysetPage, StoredImage } from '../../core/model.js';
 
-interface ImageRow {
-  image_id: string;
-  part_id: string;
-  sha256: string;
-  size: number;
-  mime: string;
-  info: string;
-  position: number | null;
-  created_at: number;
-  modified_at: number;
-}
-
-const COLUMNS = 'i.image_id, p.part_id, i.sha256, i.size, i.mime, i.info, i.position, i.created_at, i.modified_at';
+const COLUMNS = IMAGE_COLUMNS;
 const FROM = 'images i JOIN parts p ON p.rowid_ = i.part_rowid';
 
 /** Largest number of ids bound in one `IN (...)` list. */
 const MAX_IN = 500;
-
-function imageFromRow(row: ImageRow): StoredImage {
-  return {
-    image_id: row.image_id,
-    part_id: row.part_id,
-    sha256: row.sha256,
-    size: row.size,
-    mime: row.mime,
-    info: row.info,
-    position: row.position,
-    createdAt: row.created_at,
-    modifiedAt: row.modified_at,
-  };
-}
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -69,7 +44,7 @@ export class SqliteImageStore implements ImageStore {
     this.db = db;
     this.stmt = {
       partRowid: db.prepare<[string], number>('SELECT rowid_ FROM parts WHERE part_id = ?').pluck(),
-      byId: db.prepare<[string], ImageRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id = ?`),
+      byId: db.prepare<[string], ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id = ?`),
       insert: db.prepare<[string, number, string, number, string, string, number | null, Uint8Array | null, number, number]>(
         'INSERT INTO images (image_id, part_rowid, sha256, size, mime, info, position, features, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -78,8 +53,8 @@ export class SqliteImageStore implements ImageStore {
       ),
       updateFeatures: db.prepare<[Uint8Array | null, string]>('UPDATE images SET features = ? WHERE image_id = ?'),
       delete: db.prepare<[string]>('DELETE FROM images WHERE image_id = ?'),
-      list: db.prepare<[string, number], ImageRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id > ? ORDER BY i.image_id LIMIT ?`),
-      ofPart: db.prepare<[number], ImageRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.part_rowid = ? ORDER BY i.image_id`),
+      list: db.prepare<[string, number], ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id > ? ORDER BY i.image_id LIMIT ?`),
+      ofPart: db.prepare<[number], ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.part_rowid = ? ORDER BY i.image_id`),
       referenced: db.prepare<[string], number>('SELECT 1 FROM images WHERE sha256 = ? LIMIT 1').pluck(),
       allShas: db.prepare<[], string>('SELECT DISTINCT sha256 FROM images').pluck(),
     };
@@ -93,7 +68,7 @@ export class SqliteImageStore implements ImageStore {
       items.map((item) => {
         const row = this.stmt.byId.get(item.image_id);
         const partRowid = this.stmt.partRowid.get(item.part_id);
-        const decision = decide(item, row ? imageFromRow(row) : undefined, partRowid !== undefined);
+        const decision = decide(item, row ? imageFromColumns(row) : undefined, partRowid !== undefined);
         if (decision.kind !== 'write') return decision;
         const { image, features } = decision.value;
         const target = image.part_id === item.part_id ? partRowid : this.stmt.partRowid.get(image.part_id);
@@ -113,7 +88,7 @@ export class SqliteImageStore implements ImageStore {
     return this.db.transaction(() =>
       ids.map((id) => {
         const row = this.stmt.byId.get(id);
-        const decision = decide(id, row ? imageFromRow(row) : undefined);
+        const decision = decide(id, row ? imageFromColumns(row) : undefined);
         if (decision.kind === 'write' && row) this.stmt.delete.run(id);
         return decision;
       }),
@@ -121,25 +96,25 @@ export class SqliteImageStore implements ImageStore {
   }
 
   async listImages(page: KeysetPage, partIds: readonly string[] | undefined): Promise<StoredImage[]> {
-    if (partIds === undefined) return this.stmt.list.all(page.after ?? '', page.limit).map(imageFromRow);
+    if (partIds === undefined) return this.stmt.list.all(page.after ?? '', page.limit).map(imageFromColumns);
     const unique = [...new Set(partIds)];
     if (unique.length === 0) return [];
     // Per part (index images_by_part), merged: at most `limit` rows from each part are needed.
-    const rows: ImageRow[] = [];
+    const rows: ImageColumns[] = [];
     for (const chunk of chunks(unique, MAX_IN)) {
       const sql = `SELECT ${COLUMNS} FROM ${FROM} WHERE p.part_id IN (${chunk.map(() => '?').join(',')}) AND i.image_id > ? ORDER BY i.image_id LIMIT ?`;
-      rows.push(...this.db.prepare<unknown[], ImageRow>(sql).all(...chunk, page.after ?? '', page.limit));
+      rows.push(...this.db.prepare<unknown[], ImageColumns>(sql).all(...chunk, page.after ?? '', page.limit));
     }
     // Binary (UTF-8 byte) order, as SQLite sorts; only needed when the ids span several chunks.
     rows.sort((a, b) => Buffer.compare(Buffer.from(a.image_id), Buffer.from(b.image_id)));
-    return rows.slice(0, page.limit).map(imageFromRow);
+    return rows.slice(0, page.limit).map(imageFromColumns);
   }
 
   async getImages(ids: readonly string[]): Promise<StoredImage[]> {
     const out: StoredImage[] = [];
     for (const chunk of chunks([...new Set(ids)], MAX_IN)) {
-      const rows = this.db.prepare<string[], ImageRow>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id IN (${chunk.map(() => '?').join(',')})`).all(...chunk);
-      out.push(...rows.map(imageFromRow));
+      const rows = this.db.prepare<string[], ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id IN (${chunk.map(() => '?').join(',')})`).all(...chunk);
+      out.push(...rows.map(imageFromColumns));
     }
     return out;
   }
@@ -147,7 +122,7 @@ export class SqliteImageStore implements ImageStore {
   async imagesOfPart(partId: string): Promise<StoredImage[] | undefined> {
     return this.db.transaction(() => {
       const rowid = this.stmt.partRowid.get(partId);
-      return rowid === undefined ? undefined : this.stmt.ofPart.all(rowid).map(imageFromRow);
+      return rowid === undefined ? undefined : this.stmt.ofPart.all(rowid).map(imageFromColumns);
     })();
   }
 

@@ -1,0 +1,53 @@
+/**
+ * The row shapes every SQL store adapter shares (SQLite and PostgreSQL use the same column names;
+ * only their row keys differ) and their mapping to the core's stored shapes. Times are integer
+ * microseconds; names and attribute values are JSON text.
+ */
+import type { LangMap, PartAttribute } from '../api/schemas.js';
+import type { StoredImage, StoredPart } from '../core/model.js';
+
+/** The columns of a `parts` row that make a StoredPart. */
+export interface PartColumns {
+  part_id: string;
+  service_id: string;
+  name: string;
+  attributes: string;
+  created_at: number;
+  modified_at: number;
+}
+
+/** Parses a `parts` row into a StoredPart. */
+export function partFromColumns(row: PartColumns): StoredPart {
+  return {
+    part_id: row.part_id,
+    serviceId: row.service_id,
+    name: JSON.parse(row.name) as LangMap,
+    attributes: JSON.parse(row.attributes) as PartAttribute[],
+    createdAt: row.created_at,
+    modifiedAt: row.modified_at,
+  };
+}
+
+/** An `images` row joined with its part's id. */
+export interface ImageColumns {
+  image_id: string;
+  part_id: string;
+  sha256: string;
+  size: number;
+  mime: string;
+  info: string;
+  position: number | null;
+  created_at: number;
+  modified_at: number;
+}
+
+/** The select list of {@link ImageColumns} over `images i` joined with `parts p`. */
+export const IMAGE_COLUMNS = 'i.image_id, p.part_id, i.sha256, i.size, i.mime, i.info, i.position, i.created_at, i.modified_at';
+
+/** Maps an images row to a StoredImage. */
+export function imageFromColumns(row: ImageColumns): StoredImage {
+  return {
+    image_id: row.image_id, part_id: row.part_id, sha256: row.sha256, size: row.size, mime: row.mime, info: row.info,
+    position: row.position, createdAt: row.created_at, modifiedAt: row.modified_at,
+  };
+}
