@@ -135,6 +135,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     sessions: stores.sessions,
     images: imageSearch,
     hitSources: { parts: (partIds) => store.getParts(partIds), shownImages: (partIds) => images.shownImagesOf(partIds) },
+    synonyms: () => store.allSynonyms(),
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
   });
   return {

@@ -19,6 +19,9 @@ export const ROUTES = {
   organizations: '/1/catalog/organizations',
   organizationsList: '/1/catalog/organizations/list',
   maintenance: '/1/catalog/maintenance',
+  /** Our addition (issue 13): synonym sets; POST creates or replaces, DELETE removes by id. */
+  synonyms: '/1/catalog/synonyms',
+  synonymsList: '/1/catalog/synonyms/list',
   catalogInfo: '/1/catalog/info',
   images: '/1/catalog/images',
   imagesList: '/1/catalog/images/list',

@@ -344,6 +344,45 @@ export interface CatalogInfo {
 export { CATALOG_VERSION } from './version.js';
 
 // ---------------------------------------------------------------------------------------------
+// Synonyms (issue 13; docs/api.md "Synonyms", docs/search.md "Synonyms")
+
+/** Most synonym sets a catalog holds; a write that would pass it is an item error. */
+export const MAX_SYNONYM_SETS = 10_000;
+/** Most terms in one set (`input` included). */
+export const MAX_SYNONYM_TERMS = 20;
+/** Most search words (tokens, as search splits text) in one term. */
+export const MAX_SYNONYM_TERM_WORDS = 4;
+/** Longest term, in characters. */
+export const MAX_SYNONYM_TERM_LENGTH = 100;
+
+const SynonymTermSchema = z
+  .string()
+  .max(MAX_SYNONYM_TERM_LENGTH, `must be at most ${MAX_SYNONYM_TERM_LENGTH} characters`)
+  .refine((s) => !hasLoneSurrogate(s), LONE_SURROGATE_MESSAGE);
+
+/**
+ * One item of POST /1/catalog/synonyms: creates the set or replaces it whole. Without `input` a
+ * multi-way set: each of `synonyms` finds every other (`bolt, screw`); with `input` one-way:
+ * searching `input` also finds each of `synonyms`, not the reverse (`hex → hexagon`). A term may
+ * be several words (`usb stick`); terms compare as search words do (case and diacritics folded).
+ */
+export const SynonymInputSchema = z.strictObject({
+  synonym_id: IdSchema,
+  input: SynonymTermSchema.optional(),
+  synonyms: z.array(SynonymTermSchema).min(1, 'must list at least one term').max(MAX_SYNONYM_TERMS, `must list at most ${MAX_SYNONYM_TERMS} terms`),
+});
+
+/** A stored synonym set as list returns it (terms as written, trimmed). */
+export interface SynonymSet {
+  synonym_id: string;
+  /** One-way sets only: the term whose search also finds `synonyms`. */
+  input?: string;
+  synonyms: string[];
+}
+
+export const SynonymListRequestSchema = z.strictObject({ paging: PagingSchema.optional() });
+
+// ---------------------------------------------------------------------------------------------
 // Search (spec 2.5, 4.4; decisions §8)
 
 /**
@@ -433,13 +472,14 @@ export interface SearchHighlight {
  * A matched span of a highlight: `text.slice(start, end)` (UTF-16 code units, as JavaScript
  * strings index), `word` the index of the query word (0-based, in the order typed, punctuation-only
  * words dropped), `how` it matched: `exact`, `prefix` (the last word; only the typed part is
- * marked) or `typo` (one edit away).
+ * marked), `typo` (one edit away) or `synonym` (a term of a synonym set of the word, or of the
+ * run of words starting at `word`: issue 13).
  */
 export interface SearchHighlightMatch {
   word: number;
   start: number;
   end: number;
-  how: 'exact' | 'prefix' | 'typo';
+  how: 'exact' | 'prefix' | 'typo' | 'synonym';
 }
 
 /** A display image of a search hit. */

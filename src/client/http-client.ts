@@ -7,7 +7,7 @@
 import { basename } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { ROUTES } from '../api/routes.js';
-import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part } from '../api/schemas.js';
+import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, SynonymSet } from '../api/schemas.js';
 import type { AttributeView, CatalogClient, PartView, SearchImageUpload } from './types.js';
 import type { CatalogInfo, Relation, RelationCreateResult, RelationRecord } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
@@ -56,6 +56,9 @@ export class HttpCatalogClient implements CatalogClient {
   }
 
   upsertOrganizations(items: unknown[]) { return this.json<BulkWriteResult>({ method: 'POST', path: ROUTES.organizations, json: items }); }
+  upsertSynonyms(items: unknown[]) { return this.json<BulkWriteResult>({ method: 'POST', path: ROUTES.synonyms, json: items }); }
+  deleteSynonyms(ids: unknown[]) { return this.json<BulkDeleteResult>({ method: 'DELETE', path: ROUTES.synonyms, json: ids }); }
+  listSynonyms(request: unknown) { return this.json<Page<SynonymSet>>({ method: 'POST', path: ROUTES.synonymsList, json: request ?? {} }); }
   listOrganizations(request: unknown) { return this.json<Page<Organization>>({ method: 'POST', path: ROUTES.organizationsList, json: request ?? {} }); }
 
   getMaintenance() { return this.json<MaintenanceState>({ method: 'GET', path: ROUTES.maintenance }); }

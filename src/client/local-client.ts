@@ -70,6 +70,9 @@ export class LocalCatalogClient implements CatalogClient {
   getPart(partId: string, options?: { organization?: string }) { return this.run((p) => this.service.getPart(p, partId, options?.organization)); }
 
   upsertOrganizations(items: unknown[]) { return this.run((p) => this.service.upsertOrganizations(p, items)); }
+  upsertSynonyms(items: unknown[]) { return this.run((p) => this.service.upsertSynonyms(p, items)); }
+  deleteSynonyms(ids: unknown[]) { return this.run((p) => this.service.deleteSynonyms(p, ids)); }
+  listSynonyms(request: unknown) { return this.run((p) => this.service.listSynonyms(p, request)); }
   listOrganizations(request: unknown) { return this.run((p) => this.service.listOrganizations(p, request)); }
 
   getMaintenance() { return this.run((p) => this.service.getMaintenance(p)); }

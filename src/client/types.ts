@@ -9,7 +9,7 @@
  * file reaches the user as the same 400 / per-item error in either mode.
  */
 import type {
-  Attribute, BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part,
+  Attribute, BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, SynonymSet,
 } from '../api/schemas.js';
 import type { CatalogInfo, Relation, RelationCreateResult, RelationRecord } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
@@ -54,6 +54,13 @@ export interface CatalogClient {
   upsertOrganizations(items: unknown[]): Promise<BulkWriteResult>;
   /** POST /1/catalog/organizations/list. */
   listOrganizations(request: unknown): Promise<Page<Organization>>;
+
+  /** POST /1/catalog/synonyms (issue 13): create or replace synonym sets. */
+  upsertSynonyms(items: unknown[]): Promise<BulkWriteResult>;
+  /** DELETE /1/catalog/synonyms (issue 13). */
+  deleteSynonyms(ids: unknown[]): Promise<BulkDeleteResult>;
+  /** POST /1/catalog/synonyms/list (issue 13). */
+  listSynonyms(request: unknown): Promise<Page<SynonymSet>>;
 
   /** GET /1/catalog/maintenance (decisions §7). */
   getMaintenance(): Promise<MaintenanceState>;

@@ -172,6 +172,17 @@ export interface QueryWord {
    * letters, `TypoRules`); absent = one.
    */
   maxTypos?: 1 | 2;
+  /**
+   * Synonyms of this word alone (issue 13, core/search/synonyms.ts): further ways it matches in
+   * names and values (phrases of folded tokens, never the part id), ranked below an exact match.
+   */
+  synonyms?: Alternative[];
+  /**
+   * A multi-word synonym term starting at this word: the `count` words from this one (this one
+   * included) may instead be matched together by any of `alternatives` (`usb stick` by the phrase
+   * `flash drive`), ranked below an exact match.
+   */
+  synonymSpan?: { count: number; alternatives: Alternative[] };
 }
 
 /** One way a word may match: a phrase of tokens, the last one possibly a prefix. */
@@ -189,6 +200,8 @@ export interface ExpandedWord {
   alternatives: Alternative[];
   /** Ways to match a token of the part id (column `pid`). */
   idAlternatives: Alternative[];
+  /** The word's synonyms (QueryWord.synonyms): in names and values, ranked below `alternatives[0]`. */
+  synonyms?: Alternative[];
 }
 
 /**

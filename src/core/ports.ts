@@ -3,7 +3,7 @@
  * imports a driver. Store methods are async so that a networked database could implement them, but
  * each one is a coarse unit of work that the SQLite adapter runs inside ONE synchronous transaction.
  */
-import type { Attribute, Organization, RelationType, SearchFacets } from '../api/schemas.js';
+import type { Attribute, Organization, RelationType, SearchFacets, SynonymSet } from '../api/schemas.js';
 import type {
   Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, StoredImage, StoredPart, StoredRelation,
   StoredSession, StoredToken, TextSearchQuery,
@@ -59,6 +59,26 @@ export interface CatalogStore {
   /** Creates each named organization that does not exist yet, as a root (decisions §5). */
   ensureOrganizations(ids: readonly string[]): Promise<void>;
   allOrganizations(): Promise<Map<string, Organization>>;
+
+  /**
+   * Synonym sets (issue 13): runs `decide` for each item with the stored set of its id and the
+   * number of stored sets (counting this call's creations so far), and writes each `write`
+   * outcome, replacing the stored set whole; one transaction.
+   */
+  upsertSynonyms<I extends { synonym_id: string }>(
+    items: readonly I[],
+    decide: (item: I, existing: SynonymSet | undefined, storedSets: number) => Decision<SynonymSet>,
+  ): Promise<Decision<SynonymSet>[]>;
+  /** Deletes each id unless `decide` says otherwise; one transaction. */
+  deleteSynonyms(ids: readonly string[], decide: (id: string, existing: SynonymSet | undefined) => Decision<null>): Promise<Decision<null>[]>;
+  /** Synonym sets by synonym_id (keyset). */
+  listSynonyms(page: KeysetPage): Promise<SynonymSet[]>;
+  /**
+   * Every synonym set in synonym_id order (at most MAX_SYNONYM_SETS), read at every search: a store
+   * returns the SAME array object while the sets are unchanged (a cache checked against the
+   * store's own change marker), so a caller may cache what it derives from it by identity.
+   */
+  allSynonyms(): Promise<readonly SynonymSet[]>;
 
   createToken(token: StoredToken): Promise<void>;
   findTokenByHash(secretHash: string): Promise<StoredToken | undefined>;

@@ -7,7 +7,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } f
 import { CatalogError, toProblem, type ErrorCode } from '../api/errors.js';
 import type { Principal } from '../api/schemas.js';
 import type { Catalog } from '../core/services.js';
-import { registerAttributeRoutes } from './routes/attributes.js';
+import { registerAttributeRoutes, registerSynonymRoutes } from './routes/attributes.js';
 import { registerCatalogInfoRoutes } from './routes/catalog-info.js';
 import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOrganizationRoutes } from './routes/organizations.js';
@@ -171,6 +171,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerAttributeRoutes(app, service);
   registerPartRoutes(app, service);
   registerOrganizationRoutes(app, service);
+  registerSynonymRoutes(app, service);
   registerMaintenanceRoutes(app, service);
   registerRelationRoutes(app, catalog.relations);
   registerImageRoutes(app, catalog.images);

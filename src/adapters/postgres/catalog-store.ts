@@ -8,7 +8,7 @@
  *
  * Nothing is cached in memory: every read sees the latest commit of any server on the catalog.
  */
-import type { Attribute, Organization, Role } from '../../api/schemas.js';
+import type { Attribute, Organization, Role, SynonymSet } from '../../api/schemas.js';
 import type { CatalogStore, Clock } from '../../core/ports.js';
 import type { Decision, KeysetPage, StoredPart, StoredToken } from '../../core/model.js';
 import type { PgClient, PgDatabase } from './database.js';
@@ -305,6 +305,88 @@ export class PgCatalogStore implements CatalogStore {
 
   async countTokens(): Promise<number> {
     return (await this.db.query<{ n: number }>('SELECT count(*) AS n FROM tokens'))[0]?.n ?? 0;
+  }
+
+  // -- synonyms (issue 13)
+
+  /** The sets last read and the 'synonyms_version' they were read at. */
+  private synonymCache: { marker: string; sets: readonly SynonymSet[] } | undefined;
+
+  async upsertSynonyms<I extends { synonym_id: string }>(
+    items: readonly I[],
+    decide: (item: I, existing: SynonymSet | undefined, storedSets: number) => Decision<SynonymSet>,
+  ): Promise<Decision<SynonymSet>[]> {
+    if (items.length === 0) return [];
+    return this.db.write(async (c) => {
+      let count = (await c.query<{ n: number }>('SELECT count(*)::int AS n FROM synonyms')).rows[0]?.n ?? 0;
+      const stored = new Map((await c.query<{ synonym_id: string; body: string }>('SELECT synonym_id, body FROM synonyms WHERE synonym_id = ANY($1::text[])', [items.map((i) => i.synonym_id)]))
+        .rows.map((r) => [r.synonym_id, JSON.parse(r.body) as SynonymSet]));
+      const ids: string[] = [];
+      const bodies: string[] = [];
+      const decisions = items.map((item) => {
+        const existing = stored.get(item.synonym_id);
+        const decision = decide(item, existing, count);
+        if (decision.kind === 'write') {
+          if (!existing) count++;
+          stored.set(item.synonym_id, decision.value);
+          const at = ids.indexOf(item.synonym_id);
+          if (at >= 0) bodies[at] = JSON.stringify(decision.value);
+          else {
+            ids.push(item.synonym_id);
+            bodies.push(JSON.stringify(decision.value));
+          }
+        }
+        return decision;
+      });
+      if (ids.length > 0) {
+        await c.query('INSERT INTO synonyms (synonym_id, body) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (synonym_id) DO UPDATE SET body = excluded.body', [ids, bodies]);
+        await this.bumpSynonyms(c);
+      }
+      return decisions;
+    });
+  }
+
+  async deleteSynonyms(ids: readonly string[], decide: (id: string, existing: SynonymSet | undefined) => Decision<null>): Promise<Decision<null>[]> {
+    if (ids.length === 0) return [];
+    return this.db.write(async (c) => {
+      const stored = new Map((await c.query<{ synonym_id: string; body: string }>('SELECT synonym_id, body FROM synonyms WHERE synonym_id = ANY($1::text[])', [[...ids]]))
+        .rows.map((r) => [r.synonym_id, JSON.parse(r.body) as SynonymSet]));
+      const gone: string[] = [];
+      const decisions = ids.map((id) => {
+        const decision = decide(id, stored.get(id));
+        if (decision.kind === 'write') {
+          stored.delete(id);
+          gone.push(id);
+        }
+        return decision;
+      });
+      if (gone.length > 0) {
+        await c.query('DELETE FROM synonyms WHERE synonym_id = ANY($1::text[])', [gone]);
+        await this.bumpSynonyms(c);
+      }
+      return decisions;
+    });
+  }
+
+  private async bumpSynonyms(c: PgClient): Promise<void> {
+    await c.query("INSERT INTO settings (key, value) VALUES ('synonyms_version', '1') ON CONFLICT (key) DO UPDATE SET value = (settings.value::bigint + 1)::text");
+  }
+
+  async listSynonyms(page: KeysetPage): Promise<SynonymSet[]> {
+    return (await this.db.query<{ body: string }>('SELECT body FROM synonyms WHERE synonym_id > $1 ORDER BY synonym_id LIMIT $2', [page.after ?? '', page.limit]))
+      .map((r) => JSON.parse(r.body) as SynonymSet);
+  }
+
+  async allSynonyms(): Promise<readonly SynonymSet[]> {
+    const marker = (await this.getSetting('synonyms_version')) ?? '0';
+    if (this.synonymCache?.marker === marker) return this.synonymCache.sets;
+    // The marker is read again with the sets (one statement, one snapshot), so a write in between is never cached under the old marker.
+    const rows = await this.db.query<{ body: string | null; marker: string | null }>(
+      "SELECT s.body, (SELECT value FROM settings WHERE key = 'synonyms_version') AS marker FROM (SELECT 1) AS one LEFT JOIN synonyms s ON true ORDER BY s.synonym_id",
+    );
+    const sets = rows.flatMap((r) => (r.body !== null ? [JSON.parse(r.body) as SynonymSet] : []));
+    this.synonymCache = { marker: rows[0]?.marker ?? '0', sets };
+    return sets;
   }
 
   async getSetting(key: string): Promise<string | undefined> {

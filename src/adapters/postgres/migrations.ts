@@ -165,6 +165,17 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE sessions ADD COLUMN facets text;         -- JSON of the facet counts, answered again by every page
     `,
   },
+  {
+    version: 3,
+    name: 'synonym sets (issue 13)',
+    sql: `
+      -- Applied at query time (core/search/synonyms.ts); settings 'synonyms_version' changes with every write.
+      CREATE TABLE synonyms (
+        synonym_id text COLLATE "C" PRIMARY KEY,
+        body text NOT NULL                   -- JSON {synonym_id, input?, synonyms}
+      );
+    `,
+  },
 ];
 
 /**

@@ -3,7 +3,7 @@
  * transaction: the core's pure `decide` callbacks run inside it, so a check and its write cannot be
  * separated by another writer (another request, or another process on the same data directory).
  */
-import type { Attribute, Organization, Role } from '../../api/schemas.js';
+import type { Attribute, Organization, Role, SynonymSet } from '../../api/schemas.js';
 import type { CatalogStore } from '../../core/ports.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
@@ -68,6 +68,13 @@ export class SqliteCatalogStore implements CatalogStore {
       deleteToken: db.prepare('DELETE FROM tokens WHERE name = ?'),
       countTokens: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tokens'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+      synonymById: db.prepare<[string], { body: string }>('SELECT body FROM synonyms WHERE synonym_id = ?'),
+      countSynonyms: db.prepare<[], number>('SELECT count(*) FROM synonyms').pluck(),
+      putSynonym: db.prepare('INSERT INTO synonyms (synonym_id, body) VALUES (?, ?) ON CONFLICT(synonym_id) DO UPDATE SET body = excluded.body'),
+      deleteSynonym: db.prepare('DELETE FROM synonyms WHERE synonym_id = ?'),
+      listSynonyms: db.prepare<[string, number], string>('SELECT body FROM synonyms WHERE synonym_id > ? ORDER BY synonym_id LIMIT ?').pluck(),
+      allSynonyms: db.prepare<[], string>('SELECT body FROM synonyms ORDER BY synonym_id').pluck(),
+      bumpSynonyms: db.prepare("INSERT INTO settings (key, value) VALUES ('synonyms_version', '1') ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"),
       getSetting: db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?'),
       setSetting: db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
       initSetting: db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING'),
@@ -316,6 +323,65 @@ export class SqliteCatalogStore implements CatalogStore {
 
   async countTokens(): Promise<number> {
     return this.stmt.countTokens.get()?.n ?? 0;
+  }
+
+  // -- synonyms (issue 13)
+
+  /** The sets last read and the 'synonyms_version' they were read at. */
+  private synonymCache: { marker: string; sets: readonly SynonymSet[] } | undefined;
+
+  async upsertSynonyms<I extends { synonym_id: string }>(
+    items: readonly I[],
+    decide: (item: I, existing: SynonymSet | undefined, storedSets: number) => Decision<SynonymSet>,
+  ): Promise<Decision<SynonymSet>[]> {
+    return this.db.transaction(() => {
+      let count = this.stmt.countSynonyms.get() ?? 0;
+      let wrote = false;
+      const decisions = items.map((item) => {
+        const row = this.stmt.synonymById.get(item.synonym_id);
+        const decision = decide(item, row ? (JSON.parse(row.body) as SynonymSet) : undefined, count);
+        if (decision.kind === 'write') {
+          this.stmt.putSynonym.run(decision.value.synonym_id, JSON.stringify(decision.value));
+          if (!row) count++;
+          wrote = true;
+        }
+        return decision;
+      });
+      if (wrote) this.stmt.bumpSynonyms.run();
+      return decisions;
+    }).immediate();
+  }
+
+  async deleteSynonyms(ids: readonly string[], decide: (id: string, existing: SynonymSet | undefined) => Decision<null>): Promise<Decision<null>[]> {
+    return this.db.transaction(() => {
+      let wrote = false;
+      const decisions = ids.map((id) => {
+        const row = this.stmt.synonymById.get(id);
+        const decision = decide(id, row ? (JSON.parse(row.body) as SynonymSet) : undefined);
+        if (decision.kind === 'write') {
+          this.stmt.deleteSynonym.run(id);
+          wrote = true;
+        }
+        return decision;
+      });
+      if (wrote) this.stmt.bumpSynonyms.run();
+      return decisions;
+    }).immediate();
+  }
+
+  async listSynonyms(page: KeysetPage): Promise<SynonymSet[]> {
+    return this.stmt.listSynonyms.all(page.after ?? '', page.limit).map((body) => JSON.parse(body) as SynonymSet);
+  }
+
+  async allSynonyms(): Promise<readonly SynonymSet[]> {
+    // One read transaction: the marker and the sets agree.
+    return this.db.transaction(() => {
+      const marker = this.stmt.getSetting.get('synonyms_version')?.value ?? '0';
+      if (this.synonymCache?.marker !== marker) {
+        this.synonymCache = { marker, sets: this.stmt.allSynonyms.all().map((body) => JSON.parse(body) as SynonymSet) };
+      }
+      return this.synonymCache.sets;
+    })();
   }
 
   async getSetting(key: string): Promise<string | undefined> {

@@ -179,4 +179,16 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO search_state (key, value) VALUES ('layout', 'pending') ON CONFLICT(key) DO UPDATE SET value = excluded.value;
     `,
   },
+  {
+    version: 6,
+    name: 'synonym sets (issue 13)',
+    sql: `
+      -- Applied at query time (core/search/synonyms.ts): nothing is indexed; settings key
+      -- 'synonyms_version' changes with every write, so readers know when to re-read them.
+      CREATE TABLE synonyms (
+        synonym_id TEXT PRIMARY KEY,
+        body TEXT NOT NULL                   -- JSON {synonym_id, input?, synonyms}
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -9,11 +9,12 @@ import { CATALOG_VERSION, type CatalogInfo } from '../../api/schemas.js';
 import {
   AttributeInputSchema, AttributeListRequestSchema, AttributeSelectRequestSchema, MaintenanceSchema,
   OrganizationInputSchema, OrganizationListRequestSchema, PartInputSchema, PartListRequestSchema, PartSelectRequestSchema,
-  type Attribute, type BulkDeleteResult, type BulkWriteResult, type MaintenanceState, type Organization, type Page,
+  SynonymInputSchema, SynonymListRequestSchema, type SynonymSet, type Attribute, type BulkDeleteResult, type BulkWriteResult, type MaintenanceState, type Organization, type Page,
   type Part, type Principal, type TokenInfo,
 } from '../../api/schemas.js';
 import { decideAttributeDelete, decideAttributeUpsert } from './attributes.js';
 import { decideOrganizationUpsert } from './organizations.js';
+import { decideSynonymDelete, decideSynonymUpsert } from '../search/synonyms.js';
 import { keysetFor, project, toPage } from '../paging.js';
 import { decidePartDelete, decidePartUpsert, viewPart } from './parts.js';
 import { assertCatalogAdmin } from '../permissions.js';
@@ -240,6 +241,37 @@ export class CatalogService {
     const keyset = keysetFor(request.paging);
     const rows = await this.store.listOrganizations(keyset);
     return toPage(rows, keyset.pageSize, (o) => o.org_id, (o) => o, keyset.after);
+  }
+
+  // -- synonyms (issue 13; docs/api.md "Synonyms") ----------------------------------------------
+
+  /**
+   * POST /1/catalog/synonyms: `[{synonym_id, input?, synonyms}]`, each set created or replaced
+   * whole (writers, as for attributes; 503 in maintenance mode); per-item errors (core/search/synonyms.ts
+   * decideSynonymUpsert: empty or too long terms, fewer than two terms, more than MAX_SYNONYM_SETS).
+   * Searches use the new sets at once; nothing is re-indexed.
+   */
+  async upsertSynonyms(principal: Principal, body: unknown): Promise<BulkWriteResult> {
+    await this.assertWritable(principal);
+    const items = parseBulk(SynonymInputSchema, body, 'synonym_id', this.limits.maxBulkItems);
+    const decisions = await this.store.upsertSynonyms(validItems(items), decideSynonymUpsert);
+    return bulkWriteResult(items, decisions);
+  }
+
+  /** DELETE /1/catalog/synonyms: an array of synonym_ids; unknown ids are item errors. */
+  async deleteSynonyms(principal: Principal, body: unknown): Promise<BulkDeleteResult> {
+    await this.assertWritable(principal);
+    const items = parseIdList(body, this.limits.maxBulkItems);
+    const decisions = await this.store.deleteSynonyms(validItems(items), decideSynonymDelete);
+    return bulkDeleteResult(items, decisions);
+  }
+
+  /** POST /1/catalog/synonyms/list: keyset paging by synonym_id (any valid token may read them). */
+  async listSynonyms(_principal: Principal, body: unknown): Promise<Page<SynonymSet>> {
+    const request = parseBody(SynonymListRequestSchema, body ?? {}, 'list request');
+    const keyset = keysetFor(request.paging);
+    const rows = await this.store.listSynonyms(keyset);
+    return toPage(rows, keyset.pageSize, (s) => s.synonym_id, (s) => s, keyset.after);
   }
 
   /** Closes the store. */

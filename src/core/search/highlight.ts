@@ -4,10 +4,11 @@
  * search (decisions §8; docs/search.md, "Highlights"): a word matches a token exactly, the last
  * word as a prefix, a punctuated word as its tokens in sequence, and a typo-eligible word within
  * one edit, the typo only when the word matches nothing exactly in the part (as the index tries
- * typo neighbours only when needed). Pure: the service computes it at page time.
+ * typo neighbours only when needed); a synonym of a word or of a run of words (issue 13) is marked
+ * `synonym` where the word (or a word of the run) matches nothing exactly. Pure: the service computes it at page time.
  */
 import type { LangMap, PartAttribute, SearchHighlight, SearchHighlightMatch } from '../../api/schemas.js';
-import type { QueryWord } from '../model.js';
+import type { Alternative, QueryWord } from '../model.js';
 import { foldToken, langTexts } from './text.js';
 import { editDistance, withinOneEdit } from './typo.js';
 
@@ -97,6 +98,21 @@ export function highlight(fields: readonly HighlightField[], words: readonly Que
     const text = f.text.normalize('NFC');
     return { field: f, text, spans: tokenSpans(text), matches: [] as SearchHighlightMatch[] };
   });
+  const foundExactly = words.map(() => false);
+  /** Marks where any of `alternatives` (a synonym's words) occurs, as `how: 'synonym'` of word `w`; whether any did. */
+  const markSynonyms = (alternatives: readonly Alternative[], w: number): boolean => {
+    let found = false;
+    for (const a of alternatives) {
+      const phrase: QueryWord = { tokens: a.tokens, prefix: false, typo: false };
+      // Synonyms apply to names and values, never to the part id (as in the index).
+      for (const p of prepared.filter((q) => q.field.field !== 'id')) {
+        const m = matchesIn(p.spans, phrase, w, false).map((x) => ({ ...x, how: 'synonym' as const }));
+        if (m.length > 0) found = true;
+        p.matches.push(...m);
+      }
+    }
+    return found;
+  };
   words.forEach((word, w) => {
     let found = false;
     for (const p of prepared) {
@@ -104,7 +120,15 @@ export function highlight(fields: readonly HighlightField[], words: readonly Que
       if (m.length > 0) found = true;
       p.matches.push(...m);
     }
+    foundExactly[w] = found;
+    // Not found as typed: a synonym of the word (issue 13), else a typo, as the index ranks them.
+    if (!found && word.synonyms) found = markSynonyms(word.synonyms, w);
     if (!found && word.typo) for (const p of prepared) p.matches.push(...matchesIn(p.spans, word, w, true));
+  });
+  // A run of words with a multi-word synonym (`usb stick` ↔ `flash drive`) not all found as typed: its synonyms, marked as the run's first word.
+  words.forEach((word, w) => {
+    const span = word.synonymSpan;
+    if (span && foundExactly.slice(w, w + span.count).some((f) => !f)) markSynonyms(span.alternatives, w);
   });
   return prepared
     .filter((p) => p.matches.length > 0)

@@ -26,9 +26,9 @@ export function alternativeMatches(alternative: Alternative, tokens: readonly st
   return false;
 }
 
-/** Whether any alternative of the word matches any of the token fields. */
+/** Whether any alternative of the word (its synonyms included) matches any of the token fields. */
 export function wordMatches(word: ExpandedWord, fields: readonly (readonly string[])[]): boolean {
-  return word.alternatives.some((a) => fields.some((f) => alternativeMatches(a, f)));
+  return word.alternatives.some((a) => fields.some((f) => alternativeMatches(a, f))) || (word.synonyms ?? []).some((a) => fields.some((f) => alternativeMatches(a, f)));
 }
 
 /**
@@ -53,6 +53,11 @@ export interface PartEvaluation {
    * the part below every exact match (issue 13). With it, namesTier counts typo neighbours too.
    */
   typo?: boolean;
+  /**
+   * Some word (or run of words, QueryWord.synonymSpan) matched only through a synonym, which ranks
+   * the part below every exact match (issue 13); namesTier then counts synonyms in names too.
+   */
+  synonym?: boolean;
 }
 
 /** Evaluates words (AND) and filters (AND; values within one filter OR) on the part as `ctx` sees it. */
@@ -72,15 +77,44 @@ export function evaluatePart(part: StoredPart, words: readonly ExpandedWord[], f
   }
   let namesTier = true;
   let typo = false;
-  for (const word of words) {
-    const exact: ExpandedWord = { ...word, alternatives: word.alternatives.slice(0, 1) };
+  let synonym = false;
+  /** How one word matches: undefined (not at all), else in names (or the id) and the way (0 exact, 1 synonym, 2 typo). */
+  const judge = (word: ExpandedWord): { names: boolean; way: number } | undefined => {
+    const exact: ExpandedWord = { word: word.word, alternatives: word.alternatives.slice(0, 1), idAlternatives: [] };
+    const typos: ExpandedWord = { word: word.word, alternatives: word.alternatives.slice(1), idAlternatives: [] };
+    const synonyms: ExpandedWord = { word: word.word, alternatives: word.synonyms ?? [], idAlternatives: [] };
     const inId = word.idAlternatives.some((a) => alternativeMatches(a, idTokens));
-    if (!inId && !wordMatches(exact, nameFields) && !wordMatches(exact, valueFields)) typo = true;
-    if (inId || wordMatches(word, nameFields)) continue;
-    namesTier = false;
-    if (!wordMatches(word, valueFields)) return { matches: false, namesTier: false };
+    const way = inId || wordMatches(exact, nameFields) || wordMatches(exact, valueFields) ? 0
+      : wordMatches(synonyms, nameFields) || wordMatches(synonyms, valueFields) ? 1
+        : wordMatches(typos, nameFields) || wordMatches(typos, valueFields) ? 2 : undefined;
+    if (way === undefined) return undefined;
+    return { names: inId || wordMatches(word, nameFields), way };
+  };
+  for (let i = 0; i < words.length; ) {
+    const word = words[i] as ExpandedWord;
+    const span = word.word.synonymSpan;
+    const count = span && span.count >= 2 && i + span.count <= words.length ? span.count : 1;
+    const run = words.slice(i, i + count);
+    i += count;
+    const judged = run.map(judge);
+    let names: boolean;
+    let way: number;
+    if (judged.every((j) => j !== undefined)) {
+      names = judged.every((j) => j?.names === true);
+      way = Math.max(...judged.map((j) => j?.way ?? 0));
+    } else if (span && count > 1) {
+      // The run as a whole may be matched by a multi-word synonym (QueryWord.synonymSpan).
+      const spanWord: ExpandedWord = { word: word.word, alternatives: span.alternatives, idAlternatives: [] };
+      if (wordMatches(spanWord, nameFields)) names = true;
+      else if (wordMatches(spanWord, valueFields)) names = false;
+      else return { matches: false, namesTier: false };
+      way = 1;
+    } else return { matches: false, namesTier: false };
+    if (!names) namesTier = false;
+    if (way === 1) synonym = true;
+    if (way === 2) typo = true;
   }
-  return { matches: true, namesTier: namesTier && words.length > 0, ...(typo ? { typo } : {}) };
+  return { matches: true, namesTier: namesTier && words.length > 0, ...(typo ? { typo } : {}), ...(synonym ? { synonym } : {}) };
 }
 
 /**

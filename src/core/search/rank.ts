@@ -8,7 +8,8 @@
 /** One scored hit: a result-card id, its tier, its BM25 score (0 when unscored) and its part id. */
 export interface ScoredHit {
   id: number;
-  tier: 0 | 1;
+  /** 0 every word in the id or a name, 1 not; + 2 when a word matched only through a synonym (issue 13). */
+  tier: number;
   score: number;
   partId: string;
 }
@@ -38,15 +39,15 @@ export function compareHits(a: ScoredHit, b: ScoredHit): number {
 }
 
 /**
- * The final order: tier-0 scored hits, tier-0 unscored ids, tier-1 scored hits, tier-1 unscored
- * ids; at most `max` ids. The four inputs must not share ids (the index builds them disjoint).
+ * The final order: tier-0 scored hits, tier-0 unscored ids, the other tiers' scored hits (in tier
+ * order), tier-1 unscored ids; at most `max` ids. The four inputs must not share ids (the index builds them disjoint).
  */
 export function orderHits(scored: readonly ScoredHit[], unscored0: readonly number[], unscored1: readonly number[], max: number): number[] {
   const sorted = [...scored].sort(compareHits);
   const out: number[] = [];
   for (const h of sorted) if (h.tier === 0 && out.length < max) out.push(h.id);
   for (let i = 0; i < unscored0.length && out.length < max; i++) out.push(unscored0[i] ?? 0);
-  for (const h of sorted) if (h.tier === 1 && out.length < max) out.push(h.id);
+  for (const h of sorted) if (h.tier !== 0 && out.length < max) out.push(h.id);
   for (let i = 0; i < unscored1.length && out.length < max; i++) out.push(unscored1[i] ?? 0);
   return out;
 }

@@ -10,7 +10,7 @@
 import { CatalogError, errors, type FieldProblem } from '../../api/errors.js';
 import {
   DEFAULT_FACET_VALUES, DEFAULT_SEARCH_LIMIT, FacetValuesRequestSchema, MAX_PAGE_LIMIT, type Attribute, type FacetValuesResponse, type SearchFacets, SearchRequestSchema, type Principal, type SearchProjection, type SearchRequest,
-  type SearchResponse, type SearchResult,
+  type SearchResponse, type SearchResult, type SynonymSet,
 } from '../../api/schemas.js';
 import { createHash } from 'node:crypto';
 import type { Clock, Ids, ImageSimilaritySearch, SearchIndex, SessionStore } from '../ports.js';
@@ -22,6 +22,7 @@ import { checkProjection, projectionInForce, toSearchResult, type HitDetails } f
 import { viewPart } from '../catalog/parts.js';
 import { highlight, highlightFields } from './highlight.js';
 import { parseBody } from '../validation.js';
+import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
 import { visibleLevels } from '../permissions.js';
 import type { RankedHits, SearchFilter, StoredPart, TextSearchQuery } from '../model.js';
 
@@ -115,6 +116,11 @@ export interface SearchServiceDeps {
   limits?: Partial<SearchLimits>;
   /** Image similarity ranking; without it an image search is a 415. */
   images?: ImageSimilaritySearch;
+  /**
+   * The catalog's synonym sets (CatalogStore.allSynonyms: the same array while unchanged), applied
+   * to every search's words at query time (issue 13); without it no synonyms.
+   */
+  synonyms?: () => Promise<readonly SynonymSet[]>;
 }
 
 /** The filterable attribute ids, sorted and comma-separated, for error details ('none' when there are none). */
@@ -142,6 +148,9 @@ export class SearchService {
   private readonly images: ImageSimilaritySearch | undefined;
   private readonly hitSources: HitSources | undefined;
   private lastPurge = 0;
+  private readonly synonymSets: (() => Promise<readonly SynonymSet[]>) | undefined;
+  /** The compiled synonyms of the last sets read (the store hands out the same array until they change). */
+  private synonymIndex: { sets: readonly SynonymSet[]; index: SynonymIndex } | undefined;
   private purgeTimer: ReturnType<typeof setInterval> | undefined;
   private purging: Promise<void> | undefined;
 
@@ -154,6 +163,7 @@ export class SearchService {
     this.limits = { ...DEFAULT_SEARCH_LIMITS, ...deps.limits };
     this.images = deps.images;
     this.hitSources = deps.hitSources;
+    this.synonymSets = deps.synonyms;
     if (this.limits.sessionPurgeIntervalMs > 0) {
       // Expired sessions go even when nobody searches; unref'd, so it never keeps a process alive.
       this.purgeTimer = setInterval(() => void this.purgeExpired(), this.limits.sessionPurgeIntervalMs);
@@ -256,7 +266,7 @@ export class SearchService {
     principal: Principal, matches: SearchRequest['matches'], facetIds: readonly string[], facetPath: string,
   ): Promise<{ query: TextSearchQuery; facetAttributes: Attribute[] }> {
     const request = { matches };
-    const words = parseQueryText(request.matches?.text ?? '', this.limits.typoRules);
+    const words = await this.queryWords(request.matches?.text ?? '');
     if (words.length > MAX_QUERY_WORDS) throw errors.badRequest(`matches.text: at most ${MAX_QUERY_WORDS} words, got ${words.length}`);
     const ctx = await this.context.viewContext(principal, request.matches?.organization);
     const problems: FieldProblem[] = [];
@@ -318,7 +328,7 @@ export class SearchService {
     const cards = await this.index.readCards(cardIds);
     const wanted = projectionInForce(projection);
     const details = new Map<string, HitDetails>();
-    const words = wanted.has('results.highlights') ? parseQueryText(search.text ?? '', this.limits.typoRules) : [];
+    const words = wanted.has('results.highlights') ? await this.queryWords(search.text ?? '') : [];
     if (this.hitSources && cards.length > 0 && (wanted.has('results.attributes') || wanted.has('results.images') || wanted.has('results.highlights'))) {
       const partIds = cards.map((c) => c.partId);
       if (wanted.has('results.attributes') || words.length > 0) {
@@ -337,6 +347,15 @@ export class SearchService {
       }
     }
     return cards.map((card) => toSearchResult(card, language, projection, details.get(card.partId)));
+  }
+
+  /** Search text as the index's words, with the catalog's synonyms (issue 13; core/search/synonyms.ts). */
+  private async queryWords(text: string) {
+    const words = parseQueryText(text, this.limits.typoRules);
+    if (!this.synonymSets || words.length === 0) return words;
+    const sets = await this.synonymSets();
+    if (this.synonymIndex?.sets !== sets) this.synonymIndex = { sets, index: compileSynonyms(sets) };
+    return applySynonyms(words, this.synonymIndex.index);
   }
 
   /** Deletes expired sessions now and then (lazily: reads check expiry themselves). */

@@ -28,11 +28,11 @@ import type { PooledServiceName, PoolResult, PoolTask } from './protocol.js';
 
 /** Which calls run on the writer thread and which on the readers. Everything else stays on the main thread. */
 const WRITES: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = {
-  service: ['upsertAttributes', 'deleteAttributes', 'upsertParts', 'deleteParts', 'upsertOrganizations'],
+  service: ['upsertAttributes', 'deleteAttributes', 'upsertParts', 'deleteParts', 'upsertOrganizations', 'upsertSynonyms', 'deleteSynonyms'],
   relations: ['createRelations'],
 };
 const READS: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = {
-  service: ['getPart', 'listParts', 'selectParts', 'listAttributes', 'selectAttributes', 'listOrganizations'],
+  service: ['getPart', 'listParts', 'selectParts', 'listAttributes', 'selectAttributes', 'listOrganizations', 'listSynonyms'],
   relations: ['getRelations', 'listRelations'],
   search: ['searchState', 'facetValues'],
 };

@@ -9,3 +9,10 @@ export function registerAttributeRoutes(app: FastifyInstance, service: CatalogSe
   app.post(ROUTES.attributesList, async (req) => service.listAttributes(req.principal, req.body));
   app.post(ROUTES.attributesSelect, async (req) => service.selectAttributes(req.principal, req.body));
 }
+
+/** Synonym endpoints (issue 13; docs/api.md "Synonyms"): the attribute resource's conventions. */
+export function registerSynonymRoutes(app: FastifyInstance, service: CatalogService): void {
+  app.post(ROUTES.synonyms, async (req) => service.upsertSynonyms(req.principal, req.body));
+  app.delete(ROUTES.synonyms, async (req) => service.deleteSynonyms(req.principal, req.body));
+  app.post(ROUTES.synonymsList, async (req) => service.listSynonyms(req.principal, req.body));
+}

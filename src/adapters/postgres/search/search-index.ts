@@ -30,7 +30,7 @@ import { deletionVariants, hasTypoKeys, isVocabularyTerm, lookupKeys, lookupKeys
 import { filterToken } from './document.js';
 import type { PgClient, PgDatabase } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
-import { buildPgDocument, orgWeights, tsAnd, tsAny, tsWord, type PgSearchDocument } from './tsvector.js';
+import { buildPgDocument, orgWeights, tsAnd, tsAny, tsClauses, tsWord, type PgSearchDocument } from './tsvector.js';
 
 /** The visibility tier of a caller: the narrowest level it sees (visibility is nested, core/permissions.ts). */
 function visibilityTier(visible: readonly Visibility[]): number {
@@ -51,10 +51,14 @@ const RANK_WEIGHTS = '{0.1, 0.1, 0.1, 1.0}';
 /** Something that runs a query: the pool or a client inside a transaction. */
 type Queryable = Pick<PgClient, 'query'>;
 
-/** An index query: words (tsquery; undefined = none), names-tier tsquery, filters (each: any of these tokens), holder restriction. */
+/**
+ * An index query: words (tsquery; undefined = none), names-tier tsquery, exact-tier tsquery (the
+ * words without their synonyms; issue 13), filters (each: any of these tokens), holder restriction.
+ */
 interface PgQuery {
   match: string | undefined;
   names: string | undefined;
+  exact?: string | undefined;
   filters: string[][];
   holder: 'only' | 'exclude' | 'any';
 }
@@ -253,8 +257,15 @@ export class PgSearchIndex implements SearchIndex {
         inOrgText.push(false);
         continue;
       }
-      const probe = await c.query('SELECT 1 FROM search_org_docs WHERE doc @@ $1::tsquery LIMIT 1', [tsAny(w.alternatives, orgWeights(tier))]);
+      const probe = await c.query('SELECT 1 FROM search_org_docs WHERE doc @@ $1::tsquery LIMIT 1', [tsAny([...w.alternatives, ...(w.synonyms ?? [])], orgWeights(tier))]);
       inOrgText.push(probe.rows.length > 0);
+    }
+    // A multi-word synonym in some organization's value: the run's parts are evaluated one by one too.
+    for (let i = 0; i < words.length; i++) {
+      const span = words[i]?.word.synonymSpan;
+      if (!span || query.visibleValues.length === 0) continue;
+      const probe = await c.query('SELECT 1 FROM search_org_docs WHERE doc @@ $1::tsquery LIMIT 1', [tsAny(span.alternatives, orgWeights(tier))]);
+      if (probe.rows.length > 0) for (let j = i; j < i + span.count && j < words.length; j++) inOrgText[j] = true;
     }
     const plan = planPg(words, inOrgText, query);
     const limit = Math.max(0, maxHits);
@@ -312,7 +323,7 @@ export class PgSearchIndex implements SearchIndex {
         for (const neighbour of typoNeighbours(token, candidates, maxTypos)) alternatives.push({ tokens: [neighbour], prefix: word.prefix });
       }
     }
-    return { word, alternatives, idAlternatives: [{ tokens: word.tokens, prefix: word.prefix }] };
+    return { word, alternatives, idAlternatives: [{ tokens: word.tokens, prefix: word.prefix }], ...(word.synonyms ? { synonyms: word.synonyms } : {}) };
   }
 
   /** Every current part (`nonHoldersOnly`: without per-organization values) by part id. */
@@ -351,15 +362,21 @@ export class PgSearchIndex implements SearchIndex {
       params.push(q.names);
       names = `doc @@ $${params.length}::tsquery`;
     }
+    // Exact before synonym matches (issue 13): a part the words match without their synonyms.
+    let exact = 'true';
+    if (q.exact !== undefined && q.exact !== q.match) {
+      params.push(q.exact);
+      exact = `doc @@ $${params.length}::tsquery`;
+    }
     params.push(Math.max(1, limit));
-    const rows = await c.query<{ id: number; part_id: string; r: number; t0: boolean; total: number }>(
-      `SELECT card_id AS id, part_id, ${score} AS r, ${names} AS t0, count(*) OVER () AS total
-       FROM search_docs WHERE ${where} ORDER BY t0 DESC, r DESC, part_id LIMIT $${params.length}`,
+    const rows = await c.query<{ id: number; part_id: string; r: number; t0: boolean; ex: boolean; total: number }>(
+      `SELECT card_id AS id, part_id, ${score} AS r, ${names} AS t0, ${exact} AS ex, count(*) OVER () AS total
+       FROM search_docs WHERE ${where} ORDER BY ex DESC, t0 DESC, r DESC, part_id LIMIT $${params.length}`,
       params,
     );
     const total = rows.rows[0]?.total ?? 0;
     if (limit === 0) return { total, scored: [] };
-    return { total, scored: rows.rows.map((r) => ({ id: r.id, score: -r.r, partId: r.part_id, tier: r.t0 ? 0 : 1 })) };
+    return { total, scored: rows.rows.map((r) => ({ id: r.id, score: -r.r, partId: r.part_id, tier: (r.t0 ? 0 : 1) | (r.ex ? 0 : 2) })) };
   }
 
   /** Holders the index cannot decide: candidates from the index, each evaluated as the caller's organization sees it. */
@@ -374,7 +391,7 @@ export class PgSearchIndex implements SearchIndex {
     const hits: ScoredHit[] = [];
     for (const row of rows.rows) {
       const result = evaluatePart(partFromPgRow(row), words, query.filters, query.ctx);
-      if (result.matches) hits.push({ id: row.card_id, score: -row.r, partId: row.part_id, tier: result.namesTier ? 0 : 1 });
+      if (result.matches) hits.push({ id: row.card_id, score: -row.r, partId: row.part_id, tier: (result.namesTier ? 0 : 1) | (result.synonym ? 2 : 0) });
     }
     return hits;
   }
@@ -460,8 +477,10 @@ export function wordsInDefaults(words: readonly ExpandedWord[], ctx: PartViewCon
 function planPg(words: readonly ExpandedWord[], inOrgText: readonly boolean[], query: TextSearchQuery): Plan {
   const { filters, ctx } = query;
   if (words.length === 0 && filters.length === 0) return { kind: 'everything' };
-  const wordClauses = words.map((w) => tsWord(w, false));
-  const nameClauses = words.map((w) => tsWord(w, true));
+  const wordClauses = tsClauses(words, () => true, false, false);
+  const nameClauses = tsClauses(words, () => true, false, true);
+  // The words without synonyms: a part they match ranks above one matched only through a synonym (issue 13).
+  const exact = tsAnd(words.map((w) => tsWord({ word: w.word, alternatives: w.alternatives, idAlternatives: w.idAlternatives }, false)));
   const inDefaults = wordsInDefaults(words, ctx);
   const shared: string[][] = [];
   const orgFilters: SearchFilter[] = [];
@@ -475,7 +494,7 @@ function planPg(words: readonly ExpandedWord[], inOrgText: readonly boolean[], q
   if (!orgSensitive) {
     const match = tsAnd(wordClauses);
     if (match === undefined && shared.length === 0) return { kind: 'everything' };
-    return { kind: 'exact', query: { match, names, filters: shared, holder: 'any' } };
+    return { kind: 'exact', query: { match, names, exact, filters: shared, holder: 'any' } };
   }
   const defaultsPass = orgFilters.every((f) => {
     const fallback = ctx.organization !== undefined ? f.attribute.default_value : undefined;
@@ -483,9 +502,9 @@ function planPg(words: readonly ExpandedWord[], inOrgText: readonly boolean[], q
   });
   let nonHolders: PgQuery | 'all' | 'none' = 'none';
   if (defaultsPass) {
-    const positive = tsAnd(wordClauses.filter((_, i) => inDefaults[i] !== true));
-    nonHolders = positive === undefined && shared.length === 0 ? 'all' : { match: positive, names, filters: shared, holder: 'exclude' };
+    const positive = tsAnd(tsClauses(words, (i) => inDefaults[i] !== true, false, false));
+    nonHolders = positive === undefined && shared.length === 0 ? 'all' : { match: positive, names, exact: tsAnd(words.filter((_, i) => inDefaults[i] !== true).map((w) => tsWord({ word: w.word, alternatives: w.alternatives, idAlternatives: w.idAlternatives }, false))), filters: shared, holder: 'exclude' };
   }
-  const holderWords = tsAnd(wordClauses.filter((_, i) => inDefaults[i] !== true && inOrgText[i] !== true));
+  const holderWords = tsAnd(tsClauses(words, (i) => inDefaults[i] !== true && inOrgText[i] !== true, true, false));
   return { kind: 'split', nonHolders, holders: { match: holderWords, names: undefined, filters: shared, holder: 'only' } };
 }

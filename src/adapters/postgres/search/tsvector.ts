@@ -124,7 +124,31 @@ export function tsAny(alternatives: readonly Alternative[], weights = ''): strin
 /** A word matching a token of the id, or through its alternatives any field (`namesOnly`: the names). */
 export function tsWord(word: ExpandedWord, namesOnly: boolean): string {
   const id = tsAny(word.idAlternatives.map((a) => ({ tokens: a.tokens.map((t) => ID_MARK + t), prefix: a.prefix })));
-  return `(${id} | ${tsAny(word.alternatives, namesOnly ? 'A' : '')})`;
+  return `(${id} | ${tsAny([...word.alternatives, ...(word.synonyms ?? [])], namesOnly ? 'A' : '')})`;
+}
+
+/**
+ * The clauses of a query's words with their multi-word synonyms (issue 13; QueryWord.synonymSpan):
+ * the kept words (`keep`) of a run that a synonym term may replace become one clause, `(all of
+ * them) | (any synonym phrase)`. A run whose words are all left out is left out; with `superset`
+ * (candidates evaluated one by one afterwards) a run missing any word is left out whole.
+ */
+export function tsClauses(words: readonly ExpandedWord[], keep: (i: number) => boolean, superset: boolean, namesOnly: boolean): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < words.length; ) {
+    const span = words[i]?.word.synonymSpan;
+    if (!span || span.count < 2 || i + span.count > words.length) {
+      if (keep(i)) out.push(tsWord(words[i] as ExpandedWord, namesOnly));
+      i++;
+      continue;
+    }
+    const run = Array.from({ length: span.count }, (_, j) => i + j);
+    const kept = run.filter(keep);
+    i += span.count;
+    if (kept.length === 0 || (superset && kept.length < run.length)) continue;
+    out.push(`((${kept.map((j) => tsWord(words[j] as ExpandedWord, namesOnly)).join(' & ')}) | ${tsAny(span.alternatives, namesOnly ? 'A' : '')})`);
+  }
+  return out;
 }
 
 /** Conjunction of clauses; undefined for none. */

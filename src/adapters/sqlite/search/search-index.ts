@@ -35,7 +35,7 @@ import type { RankedHits, StoredPart, TextSearchQuery, Alternative, ExpandedWord
 import type { Visibility } from '../../../api/schemas.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from '../../../core/search/engine/bm25.js';
 import { buildEngineDocument, filterTerm, HOLDER_TERM, ID_MARK, type EngineDocument } from '../../../core/search/engine/document.js';
-import { compareRanked, materializeWord, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from '../../../core/search/engine/topk.js';
+import { andWords, compareRanked, materializeWord, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from '../../../core/search/engine/topk.js';
 import { EngineStore } from './engine-store.js';
 
 /** Per-organization value columns of search_org_docs, by visibility. */
@@ -383,11 +383,18 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       else shared.push(this.docSet(filter.values.flatMap((v) => this.filterTerms(filter.attribute.attribute_id, v))));
     }
     const orgColumns = query.visibleValues.map((v) => ORG_VALUE_COLUMNS[v]);
-    const inOrgText = words.map((w) => orgColumns.length > 0 && this.stmt.orgProbe.get(ftsClause(w.alternatives, orgColumns)) !== undefined);
+    const inOrgText = words.map((w) => orgColumns.length > 0 && this.stmt.orgProbe.get(ftsClause([...w.alternatives, ...(w.synonyms ?? [])], orgColumns)) !== undefined);
+    // A multi-word synonym in some organization's value: the run's parts must be evaluated one by one too.
+    words.forEach((w, i) => {
+      const span = w.word.synonymSpan;
+      if (!span || orgColumns.length === 0 || this.stmt.orgProbe.get(ftsClause(span.alternatives, orgColumns)) === undefined) return;
+      for (let j = i; j < i + span.count && j < words.length; j++) inOrgText[j] = true;
+    });
     const inDefaults = wordsInDefaults(words, ctx);
     const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
     const data = this.docData(tier);
-    const resolved = words.map((w) => this.resolve(w, tier, data));
+    const resolvedWords = words.map((w) => this.resolve(w, tier, data));
+    const resolved = this.withSpans(words, resolvedWords, tier, data, () => true, false);
 
     if (!orgSensitive) {
       if (resolved.some((r) => r === undefined)) return { total: 0, docs: [] };
@@ -406,7 +413,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     let total = 0;
     let ranked: RankedDoc[] = [];
     if (defaultsPass) {
-      const positive = resolved.filter((_, i) => inDefaults[i] !== true);
+      const positive = this.withSpans(words, resolvedWords, tier, data, (i) => inDefaults[i] !== true, false);
       if (positive.length === 0 && shared.length === 0) {
         total = this.stmt.countNonHolders.get() ?? 0;
         ranked = this.stmt.nonHolders.all(maxHits).map((r) => ({ doc: r.doc, tier: 1, score: 0, key: this.engine.key[r.doc] ?? 0 }));
@@ -416,7 +423,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         ranked = found.hits;
       }
     }
-    const narrowed = resolved.filter((_, i) => inDefaults[i] !== true && inOrgText[i] !== true);
+    const narrowed = this.withSpans(words, resolvedWords, tier, data, (i) => inDefaults[i] !== true && inOrgText[i] !== true, true);
     if (!narrowed.some((r) => r === undefined)) {
       const candidates = topK({ words: narrowed as (TermList | MaterializedWord)[], filters: [...shared, holders] }, data, Number.MAX_SAFE_INTEGER);
       for (const hit of candidates.hits) {
@@ -425,7 +432,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         const result = evaluatePart(partFromRow(row), words, query.filters, ctx);
         if (!result.matches) continue;
         total++;
-        ranked.push({ ...hit, tier: (result.namesTier ? 0 : 1) | (result.typo ? 2 : 0) });
+        ranked.push({ ...hit, tier: (result.namesTier ? 0 : 1) | (result.synonym ? 2 : 0) | (result.typo ? 4 : 0) });
       }
     }
     ranked.sort(compareRanked);
@@ -573,7 +580,37 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         }
       }
     }
-    return { word, alternatives, idAlternatives: [{ tokens: word.tokens, prefix: word.prefix }] };
+    return { word, alternatives, idAlternatives: [{ tokens: word.tokens, prefix: word.prefix }], ...(word.synonyms ? { synonyms: word.synonyms } : {}) };
+  }
+
+  /**
+   * The resolved words of a query with its multi-word synonyms (issue 13; QueryWord.synonymSpan):
+   * the kept words (`keep`) of a run that a synonym term may replace become ONE word, the parts
+   * matching all of them OR any of the term's synonyms (SYNONYM flag). A run whose words are all
+   * left out (satisfied otherwise) is left out; with `superset` (candidates checked one by one
+   * afterwards), a run missing any word is left out whole, so no part matching a synonym is lost.
+   */
+  private withSpans(words: readonly ExpandedWord[], resolved: readonly ResolvedWord[], tier: number, data: DocData, keep: (i: number) => boolean, superset: boolean): ResolvedWord[] {
+    const out: ResolvedWord[] = [];
+    for (let i = 0; i < words.length; ) {
+      const span = words[i]?.word.synonymSpan;
+      if (!span || span.count < 2 || i + span.count > words.length) {
+        if (keep(i)) out.push(resolved[i]);
+        i++;
+        continue;
+      }
+      const run = Array.from({ length: span.count }, (_, j) => i + j);
+      const kept = run.filter(keep);
+      i += span.count;
+      if (kept.length === 0 || (superset && kept.length < run.length)) continue;
+      const lists = kept.map((j) => resolved[j]);
+      const parts: MaterializedWord[] = [];
+      if (!lists.some((l) => l === undefined)) parts.push(andWords(lists as (TermList | MaterializedWord)[], data));
+      const synonyms = this.resolve({ word: words[kept[0] ?? 0]?.word as QueryWord, alternatives: span.alternatives, idAlternatives: [] }, tier, data, SYNONYM);
+      if (synonyms) parts.push(scoredWord(synonyms, data));
+      out.push(parts.length === 0 ? undefined : orWords(parts));
+    }
+    return out;
   }
 
   /**
@@ -581,38 +618,42 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * then the id; each distinct term once), materialized when there are several. Undefined when no
    * term of it is indexed for this tier.
    */
-  private resolve(word: ExpandedWord, tier: number, data: DocData): ResolvedWord {
+  private resolve(word: ExpandedWord, tier: number, data: DocData, allFlag = 0): ResolvedWord {
     const lists: TermList[] = [];
     const seen = new Set<string>();
-    // A typo neighbour's postings carry the TYPO flag: exact matches rank above them (issue 13).
-    const push = (view: { docs: Int32Array; wtf: Float64Array; names: Uint8Array }, typo: boolean) => {
+    // A typo neighbour's postings carry the TYPO flag, a synonym's the SYNONYM flag: exact matches rank above them (issue 13).
+    const push = (view: { docs: Int32Array; wtf: Float64Array; names: Uint8Array }, typo: number) => {
       if (view.docs.length === 0) return;
-      lists.push({ ...view, names: typo ? view.names.map((f) => f | TYPO) : view.names, idf: idf(this.engine.n, view.docs.length) });
+      lists.push({ ...view, names: typo !== 0 ? view.names.map((f) => f | typo) : view.names, idf: idf(this.engine.n, view.docs.length) });
     };
-    const addTerm = (term: string, typo: boolean) => {
+    const addTerm = (term: string, typo: number) => {
       if (seen.has(term)) return;
       seen.add(term);
       const id = this.engine.termId(term);
       if (id === undefined) return;
       push(this.engine.termForTier(id, term, tier), typo);
     };
-    const addPrefix = (prefix: string, typo: boolean) => {
+    const addPrefix = (prefix: string, typo: number) => {
       for (const t of this.engine.termsWithPrefix(prefix)) {
         if (seen.has(t.term)) continue;
         seen.add(t.term);
         push(this.engine.termForTier(t.id, t.term, tier), typo);
       }
     };
-    const add = (alternative: Alternative, mark: string, typo: boolean) => {
+    const add = (alternative: Alternative, mark: string, typo: number) => {
       if (alternative.tokens.length > 1) {
+        const key = `${mark}\u0000${alternative.tokens.join(' ')}`;
+        if (seen.has(key)) return;
+        seen.add(key);
         const phrase = this.phrase(alternative, mark, tier);
-        if (phrase) lists.push(phrase);
+        if (phrase) lists.push(typo !== 0 ? { ...phrase, names: phrase.names.map((f) => f | typo) } : phrase);
       } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''), typo);
       else addTerm(mark + (alternative.tokens[0] ?? ''), typo);
     };
-    // alternatives[0] is the word itself, the others its typo neighbours (expand).
-    word.alternatives.forEach((a, i) => add(a, '', i > 0));
-    for (const a of word.idAlternatives) add(a, ID_MARK, false);
+    // alternatives[0] is the word itself, the others its typo neighbours (expand); then its synonyms.
+    word.alternatives.forEach((a, i) => add(a, '', allFlag !== 0 ? allFlag : i > 0 ? TYPO : 0));
+    for (const a of word.synonyms ?? []) add(a, '', SYNONYM);
+    for (const a of word.idAlternatives) add(a, ID_MARK, 0);
     if (lists.length === 0) return undefined;
     if (lists.length === 1) return lists[0];
     if (this.scratch.score.length < this.engine.docCapacity) {

@@ -2,7 +2,7 @@
  * Exact top-k retrieval (docs/search.md, "Answering a query"): every word must match (AND; a word
  * matches through any of its alternatives), every filter must hold, and the k best hits by
  * (tier, score, key) come back with the exact number of hits:
- * - tier 0 when every word matched in the id or a name (names above values), else 1;
+ * - tier ({@link postingTier}): exact before synonym before typo matches, then names before values;
  * - score: bm25.ts, higher first;
  * - key: the part's place in part id order (ties by part id), lower first.
  *
@@ -22,8 +22,9 @@ export interface TermList {
   wtf: Float64Array;
   /**
    * Per posting, bit 1 ({@link NAMES}): the term is in the id or a name of that part; bit 2
-   * ({@link TYPO}): the term is a typo neighbour of the query word, not the word itself (issue 13:
-   * exact matches rank above typo matches, see {@link postingTier}).
+   * ({@link TYPO}): the term is a typo neighbour of the query word, not the word itself; bit 4
+   * ({@link SYNONYM}): the term is a synonym of the query word (issue 13: exact matches rank above
+   * synonym matches, and those above typo matches, see {@link postingTier}).
    */
   names: Uint8Array;
   /** The term's idf for this tier. */
@@ -34,14 +35,20 @@ export interface TermList {
 export const NAMES = 1;
 /** Posting flag: the term is a typo neighbour of the query word (issue 13). */
 export const TYPO = 2;
+/** Posting flag: the term (or phrase) is a synonym of the query word or of a run of query words (issue 13). */
+export const SYNONYM = 4;
+/** The worst tier {@link postingTier} gives. */
+const WORST_TIER = 7;
 
 /**
  * The rank tier of a posting's flags (lower first): 0 matched exactly in the id or a name, 1
- * exactly elsewhere, 2 by a typo in the id or a name, 3 by a typo elsewhere. A part's tier is the
- * OR of its words' tiers: any typo-only word puts it below every exact match (typo before field).
+ * exactly elsewhere, 2 through a synonym in the id or a name, 3 through a synonym elsewhere, 4 by
+ * a typo in the id or a name, 5 by a typo elsewhere (6, 7: both). A part's tier is the OR of its
+ * words' tiers: any typo-only word puts it below every match without one, any synonym-only word
+ * below every exact match (typo before synonym before field).
  */
 export function postingTier(flags: number): number {
-  return ((flags & NAMES) === 0 ? 1 : 0) | ((flags & TYPO) !== 0 ? 2 : 0);
+  return ((flags & NAMES) === 0 ? 1 : 0) | ((flags & SYNONYM) !== 0 ? 2 : 0) | ((flags & TYPO) !== 0 ? 4 : 0);
 }
 
 /** Per-doc data the scorer reads, indexed by doc id. */
@@ -115,7 +122,7 @@ class TermCursor implements WordCursor {
     for (let b = 0; b < blocks; b++) {
       let maxWtf = 0;
       let minDl = Infinity;
-      let best = 3;
+      let best = WORST_TIER;
       const end = Math.min(this.length, (b + 1) * BLOCK_SIZE);
       for (let i = b * BLOCK_SIZE; i < end; i++) {
         const w = list.wtf[i] ?? 0;
@@ -139,7 +146,7 @@ class TermCursor implements WordCursor {
     return this.bound[Math.floor(this.pos / BLOCK_SIZE)] ?? 0;
   }
   blockTier(): number {
-    return this.bestTier[Math.floor(this.pos / BLOCK_SIZE)] ?? 3;
+    return this.bestTier[Math.floor(this.pos / BLOCK_SIZE)] ?? WORST_TIER;
   }
 }
 
@@ -161,11 +168,11 @@ class MaterializedCursor implements WordCursor {
     this.length = word.docs.length;
     const blocks = Math.ceil(this.length / BLOCK_SIZE);
     this.bound = new Float64Array(blocks);
-    this.bestTier = new Uint8Array(blocks).fill(3);
+    this.bestTier = new Uint8Array(blocks).fill(WORST_TIER);
     for (let i = 0; i < this.length; i++) {
       const b = Math.floor(i / BLOCK_SIZE);
       if ((word.score[i] ?? 0) > (this.bound[b] ?? 0)) this.bound[b] = word.score[i] ?? 0;
-      this.bestTier[b] = Math.min(this.bestTier[b] ?? 3, postingTier(word.names[i] ?? 0));
+      this.bestTier[b] = Math.min(this.bestTier[b] ?? WORST_TIER, postingTier(word.names[i] ?? 0));
     }
   }
   score(): number {
@@ -178,7 +185,7 @@ class MaterializedCursor implements WordCursor {
     return this.bound[Math.floor(this.pos / BLOCK_SIZE)] ?? 0;
   }
   blockTier(): number {
-    return this.bestTier[Math.floor(this.pos / BLOCK_SIZE)] ?? 3;
+    return this.bestTier[Math.floor(this.pos / BLOCK_SIZE)] ?? WORST_TIER;
   }
 }
 
@@ -204,9 +211,9 @@ export function materializeWord(alternatives: readonly TermList[], data: DocData
     for (let i = 0; i < a.docs.length; i++) {
       const doc = a.docs[i] ?? 0;
       score[doc] = (score[doc] ?? 0) + a.idf * tfPart(a.wtf[i] ?? 0, data.dl[doc] ?? 0, data.avgdl);
-      // Bits: 1 names, 4 present, 8 matched by a term that is not a typo neighbour.
+      // Bits: 1 names, 4 present, 8 matched exactly (neither a typo neighbour nor a synonym), 16 matched by a synonym.
       const flags = a.names[i] ?? 0;
-      mark[doc] = (mark[doc] ?? 0) | 4 | (flags & NAMES) | ((flags & TYPO) === 0 ? 8 : 0);
+      mark[doc] = (mark[doc] ?? 0) | 4 | (flags & NAMES) | ((flags & (TYPO | SYNONYM)) === 0 ? 8 : 0) | ((flags & SYNONYM) !== 0 ? 16 : 0);
     }
   }
   let docs: Int32Array;
@@ -234,8 +241,8 @@ export function materializeWord(alternatives: readonly TermList[], data: DocData
     const doc = docs[i] ?? 0;
     out.score[i] = score[doc] ?? 0;
     const m = mark[doc] ?? 0;
-    // Typo only when no exact alternative matched this part.
-    out.names[i] = (m & NAMES) | ((m & 8) === 0 ? TYPO : 0);
+    // The best way this part matched: exact, else a synonym, else a typo neighbour.
+    out.names[i] = (m & NAMES) | ((m & 8) !== 0 ? 0 : (m & 16) !== 0 ? SYNONYM : TYPO);
     score[doc] = 0;
     mark[doc] = 0;
   }
@@ -423,18 +430,92 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
       let wordScore = 0;
       let names = false;
       let exact = false;
+      let synonym = false;
       for (const a of alternatives) {
         const i = a.docs.indexOf(doc);
         if (i < 0) continue;
         wordScore += a.idf * tfPart(a.wtf[i] ?? 0, dl, data.avgdl);
-        if (((a.names[i] ?? 0) & NAMES) !== 0) names = true;
-        if (((a.names[i] ?? 0) & TYPO) === 0) exact = true;
+        const flags = a.names[i] ?? 0;
+        if ((flags & NAMES) !== 0) names = true;
+        if ((flags & (TYPO | SYNONYM)) === 0) exact = true;
+        if ((flags & SYNONYM) !== 0) synonym = true;
       }
       score += wordScore;
-      tier |= (names ? 0 : 1) | (exact ? 0 : 2);
+      tier |= postingTier((names ? NAMES : 0) | (exact ? 0 : synonym ? SYNONYM : TYPO));
     }
     hits.push({ doc, tier, score, key: data.key[doc] ?? 0 });
   }
   hits.sort(compareRanked);
   return { total: hits.length, hits: hits.slice(0, k) };
+}
+
+/** A word's list with a score per posting: a materialized word as is, a term list scored (idf · tfPart). */
+export function scoredWord(word: TermList | MaterializedWord, data: DocData): MaterializedWord {
+  if (!('wtf' in word)) return word;
+  const score = new Float64Array(word.docs.length);
+  for (let i = 0; i < word.docs.length; i++) score[i] = word.idf * tfPart(word.wtf[i] ?? 0, data.dl[word.docs[i] ?? 0] ?? 0, data.avgdl);
+  return { docs: word.docs, score, names: word.names };
+}
+
+/**
+ * The parts every one of `words` matches (a run of query words that a multi-word synonym may
+ * replace, issue 13), as one word: score the sum of the words' scores; flags NAMES when every word
+ * matched in the id or a name, TYPO or SYNONYM when any word matched only so.
+ */
+export function andWords(words: readonly (TermList | MaterializedWord)[], data: DocData): MaterializedWord {
+  const lists = words.map((w) => scoredWord(w, data)).sort((a, b) => a.docs.length - b.docs.length);
+  const first = lists[0];
+  if (!first) return { docs: new Int32Array(0), score: new Float64Array(0), names: new Uint8Array(0) };
+  const docs: number[] = [];
+  const score: number[] = [];
+  const names: number[] = [];
+  const cursors = lists.map((l) => ({ pos: 0, length: l.docs.length, docs: l.docs }));
+  outer: for (let i = 0; i < first.docs.length; i++) {
+    const doc = first.docs[i] ?? 0;
+    let sum = first.score[i] ?? 0;
+    let flags = first.names[i] ?? 0;
+    for (let w = 1; w < lists.length; w++) {
+      const c = cursors[w] as Positioned;
+      if (advance(c, doc) !== doc) continue outer;
+      const l = lists[w] as MaterializedWord;
+      sum += l.score[c.pos] ?? 0;
+      const f = l.names[c.pos] ?? 0;
+      flags = (flags & f & NAMES) | ((flags | f) & (TYPO | SYNONYM));
+    }
+    docs.push(doc);
+    score.push(sum);
+    names.push(flags);
+  }
+  return { docs: Int32Array.from(docs), score: Float64Array.from(score), names: Uint8Array.from(names) };
+}
+
+/**
+ * The parts any of `words` matches, as one word (a run of query words OR its multi-word synonyms,
+ * issue 13): per part the sum of the scores of the words that match it, NAMES when any matched in
+ * the id or a name, and the best way it matched (exact, else synonym, else typo).
+ */
+export function orWords(words: readonly MaterializedWord[]): MaterializedWord {
+  const rank = (flags: number) => ((flags & TYPO) !== 0 ? 2 : 0) | ((flags & SYNONYM) !== 0 ? 1 : 0);
+  const byDoc = new Map<number, { score: number; names: number; best: number }>();
+  for (const w of words) {
+    for (let i = 0; i < w.docs.length; i++) {
+      const doc = w.docs[i] ?? 0;
+      const flags = w.names[i] ?? 0;
+      const seen = byDoc.get(doc);
+      if (!seen) byDoc.set(doc, { score: w.score[i] ?? 0, names: flags & NAMES, best: flags & (TYPO | SYNONYM) });
+      else {
+        seen.score += w.score[i] ?? 0;
+        seen.names |= flags & NAMES;
+        if (rank(flags) < rank(seen.best)) seen.best = flags & (TYPO | SYNONYM);
+      }
+    }
+  }
+  const docs = Int32Array.from([...byDoc.keys()].sort((a, b) => a - b));
+  const out: MaterializedWord = { docs, score: new Float64Array(docs.length), names: new Uint8Array(docs.length) };
+  docs.forEach((doc, i) => {
+    const v = byDoc.get(doc) as { score: number; names: number; best: number };
+    out.score[i] = v.score;
+    out.names[i] = v.names | v.best;
+  });
+  return out;
 }
