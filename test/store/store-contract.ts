@@ -9,11 +9,12 @@
  */
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Attribute, Principal } from '../../src/api/schemas.js';
+import type { Attribute, Principal, SynonymSet } from '../../src/api/schemas.js';
 import type { Decision, ImageWrite, StoredImage, StoredPart, StoredRelation, TextSearchQuery } from '../../src/core/model.js';
 import type { BlobStore, CatalogStores } from '../../src/core/ports.js';
 import { visibleLevels } from '../../src/core/permissions.js';
 import { parseQueryText } from '../../src/core/search/query.js';
+import { applySynonyms, compileSynonyms } from '../../src/core/search/synonyms.js';
 
 /** What a factory opens for one test: a fresh, empty catalog's stores and a blob store. */
 export interface StoreUnderTest {
@@ -190,6 +191,51 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.catalog.initSetting('catalog_id', 'first')).toBe('first');
         expect(await s.catalog.initSetting('catalog_id', 'second')).toBe('first');
         expect(await s.catalog.getSetting('catalog_id')).toBe('first');
+      });
+    });
+
+    describe('CatalogStore: synonyms (issue 13)', () => {
+      it('upserts with the stored set and the running count in decide, replaces whole, lists by id, deletes; all in one transaction', async () => {
+        const seen: [string, string | undefined, number][] = [];
+        const decide = (item: SynonymSet, existing: SynonymSet | undefined, count: number): Decision<SynonymSet> => {
+          seen.push([item.synonym_id, existing?.synonyms.join(','), count]);
+          return { kind: 'write', value: item, created: !existing };
+        };
+        await s.catalog.upsertSynonyms([{ synonym_id: 'b', synonyms: ['bolt', 'screw'] }, { synonym_id: 'a', input: 'hex', synonyms: ['hexagon'] }], decide);
+        await s.catalog.upsertSynonyms([{ synonym_id: 'b', synonyms: ['bolt', 'rivet'] }, { synonym_id: 'c', synonyms: ['x1', 'y1'] }], decide);
+        expect(seen).toEqual([['b', undefined, 0], ['a', undefined, 1], ['b', 'bolt,screw', 2], ['c', undefined, 2]]);
+        expect(await s.catalog.listSynonyms({ after: undefined, limit: 2 })).toEqual([
+          { synonym_id: 'a', input: 'hex', synonyms: ['hexagon'] }, { synonym_id: 'b', synonyms: ['bolt', 'rivet'] },
+        ]);
+        expect((await s.catalog.listSynonyms({ after: 'b', limit: 10 })).map((x) => x.synonym_id)).toEqual(['c']);
+        const all = await s.catalog.allSynonyms();
+        expect(all.map((x) => x.synonym_id)).toEqual(['a', 'b', 'c']);
+        // Unchanged sets: the same array (callers cache what they derive from it by identity).
+        expect(await s.catalog.allSynonyms()).toBe(all);
+        // A failing decide writes nothing of the call.
+        await expect(s.catalog.upsertSynonyms([{ synonym_id: 'd', synonyms: ['p1', 'q1'] }, { synonym_id: 'e', synonyms: ['p2', 'q2'] }], (item) => {
+          if (item.synonym_id === 'e') throw new Error('boom');
+          return { kind: 'write', value: item, created: true };
+        })).rejects.toThrow('boom');
+        const decisions = await s.catalog.deleteSynonyms(['a', 'zz'], (id, existing) => (existing ? { kind: 'write', value: null, created: false } : { kind: 'error', messages: [`${id}?`] }));
+        expect(decisions.map((d) => d.kind)).toEqual(['write', 'error']);
+        const after = await s.catalog.allSynonyms();
+        expect(after).not.toBe(all);
+        expect(after.map((x) => x.synonym_id)).toEqual(['b', 'c']);
+      });
+
+      it('the index answers a word\'s synonyms, ranked below the exact match (SYNONYM tier)', async () => {
+        await putParts(part('p1', 'Wood screw screw screw'), part('p2', 'Bolt with a long name that lowers its score'), part('p3', 'Nut'));
+        const q = query('bolt ');
+        q.words = applySynonyms(q.words, compileSynonyms([{ synonym_id: 's', synonyms: ['bolt', 'screw'] }]));
+        const hits = await s.searchIndex.searchText(q, 10);
+        expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(['p2', 'p1']);
+        const multi = query('usb stick ');
+        await putParts(part('p4', 'Flash drive'), part('p5', 'USB stick'));
+        multi.words = applySynonyms(multi.words, compileSynonyms([{ synonym_id: 'm', synonyms: ['usb stick', 'flash drive'] }]));
+        const found = await s.searchIndex.searchText(multi, 10);
+        expect(found.total).toBe(2);
+        expect((await s.searchIndex.readCards(found.cardIds)).map((c) => c.partId)).toEqual(['p5', 'p4']);
       });
     });
 
