@@ -10,9 +10,10 @@
  * - issue 13 (`explain`): facet counts (vendor, 200 values) for a rare, a medium (`vendor7`, 0.5 %)
  *   and a frequent word (10 %), and a search with highlights and richer hits beside the same search
  *   without them (cache off, so each search ranks anew).
+ *   Also a multi-way synonym set joining the frequent word and `vendor7` (query time, issue 13).
  * `importParts: 0` skips the import runs; `only: 'explain'` runs only the issue-13 figures.
  *
- * Uses the COMPILED code: `npx tsc -p tsconfig.build.json && node bench/search.js [parts]`.
+ * Uses the COMPILED code: `npx tsc -p tsconfig.build.json && node bench/search.js [--parts N] [explain]`.
  * The catalog is kept under bench/tmp/search-<parts> and reused by later runs (`fresh: true` to regenerate).
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -201,6 +202,26 @@ export async function runSearchBench(options = {}) {
         figures.explain[label] = { text: body.matches.text, resultsTotalCount: total, ...summary(times) };
         log(`explain ${label}: ${JSON.stringify(figures.explain[label])}`);
       }
+      // Synonyms (applied at query time): the frequent word and vendor7 made one multi-way set, so
+      // each search also finds the other's parts (a union of both lists, synonym hits ranked below).
+      await server.catalog.service.upsertSynonyms(LOCAL_OWNER, [{ synonym_id: 'bench-synonyms', synonyms: [FREQUENT_WORD, 'vendor7'] }]);
+      try {
+        for (const [label, text] of [['synonymFrequent', `${FREQUENT_WORD} `], ['synonymMedium', 'vendor7 ']]) {
+          const body = { matches: { text }, resultOptions: { limit: 25 } };
+          for (let i = 0; i < warmup; i++) await timed(server.pool, server.token, 'POST', '/1/find/search', body);
+          const times = [];
+          let total = 0;
+          for (let i = 0; i < iterations; i++) {
+            const { ms, json } = await timed(server.pool, server.token, 'POST', '/1/find/search', body);
+            times.push(ms);
+            total = json.resultsTotalCount;
+          }
+          figures.explain[label] = { text, synonyms: [FREQUENT_WORD, 'vendor7'], resultsTotalCount: total, ...summary(times) };
+          log(`explain ${label}: ${JSON.stringify(figures.explain[label])}`);
+        }
+      } finally {
+        await server.catalog.service.deleteSynonyms(LOCAL_OWNER, ['bench-synonyms']);
+      }
     } finally {
       await server.close();
     }
@@ -266,6 +287,7 @@ async function serve(dataDir, searchTuning) {
   return {
     pool,
     token,
+    catalog,
     async close() {
       await pool.close();
       await app.close();
@@ -275,8 +297,12 @@ async function serve(dataDir, searchTuning) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const parts = process.argv[2] ? Number(process.argv[2]) : undefined;
-  const only = process.argv[3];
+  // `node bench/search.js [--parts N | N] [explain]`
+  const args = process.argv.slice(2);
+  const flag = args.indexOf('--parts');
+  const partsArg = flag >= 0 ? args.splice(flag, 2)[1] : args.shift();
+  const parts = partsArg !== undefined && partsArg !== 'explain' ? Number(partsArg) : undefined;
+  const only = partsArg === 'explain' ? 'explain' : args[0];
   const figures = await runSearchBench({ ...(parts ? { parts } : {}), ...(only ? { only, importParts: 0 } : {}), log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
 }

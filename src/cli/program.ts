@@ -7,6 +7,7 @@
 import { VERSION } from './version.js';
 import { Command, Option } from 'commander';
 import * as attributes from './commands/attributes/index.js';
+import * as synonyms from './commands/synonyms/index.js';
 import * as completion from './commands/completion/completion.js';
 import * as config from './commands/config/config.js';
 import * as images from './commands/images/index.js';
@@ -52,7 +53,7 @@ Examples:
   catalog parts list -o json
   catalog --remote http://127.0.0.1:8080 search ethernet controller`,
   );
-  for (const noun of [attributes, parts, images, relations]) noun.register(program, invoke);
+  for (const noun of [attributes, parts, images, relations, synonyms]) noun.register(program, invoke);
   for (const command of [search]) command.declare(program, invoke);
   tokens.register(program, invoke);
   maintenance.register(program, invoke);

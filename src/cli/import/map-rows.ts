@@ -19,9 +19,9 @@
 import { basename, extname } from 'node:path';
 import { z } from 'zod';
 import {
-  AttributeInputSchema, IdSchema, LanguageSchema, PartInputSchema,
+  AttributeInputSchema, IdSchema, LanguageSchema, PartInputSchema, SynonymInputSchema,
 } from '../../api/schemas.js';
-import type { Attribute, AttributeInput, Part, PartInput } from '../../api/schemas.js';
+import type { Attribute, AttributeInput, Part, PartInput, SynonymSet } from '../../api/schemas.js';
 import type { ImportFormat } from './read-records.js';
 
 /** A mapped item, or every problem found in the row. */
@@ -93,11 +93,12 @@ const PART_READ_ONLY = ['serviceId', 'createdAt', 'modifiedAt'] as const;
  * Fields that listings print but imports do not take (the service sets them), per resource: accepted
  * and ignored on import in every format, so a listing imports again.
  */
-export const READ_ONLY_FIELDS: Readonly<Record<'attributes' | 'parts' | 'relations' | 'images', readonly string[]>> = {
+export const READ_ONLY_FIELDS: Readonly<Record<'attributes' | 'parts' | 'relations' | 'images' | 'synonyms', readonly string[]>> = {
   attributes: PART_READ_ONLY,
   parts: PART_READ_ONLY,
   relations: ['user_id', 'created'],
   images: [],
+  synonyms: [],
 };
 
 /** A record without the read-only fields of its resource (JSON/NDJSON imports). */
@@ -687,4 +688,40 @@ export function mapRecord<K extends ImportKind>(kind: K, format: ImportFormat, r
       result = csv ? mapImageManifestRow(input) : validateImageManifestItem(input);
   }
   return result as MapResult<ImportItemTypes[K]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// synonyms (issue 13)
+
+/**
+ * A CSV/TSV row of `synonyms import`: `synonym_id`, `input` (one-way sets only; empty = multi-way),
+ * `synonyms` (terms separated by `|`, each trimmed: `usb stick|flash drive`).
+ */
+export function mapSynonymRow(row: FlatRow): MapResult<Record<string, unknown>> {
+  const item: Record<string, unknown> = {};
+  const unknown: string[] = [];
+  for (const [column, raw] of Object.entries(row)) {
+    if (META.has(column)) continue;
+    if (column === 'synonym_id') {
+      const text = cell(raw);
+      if (text !== undefined) item.synonym_id = text;
+    } else if (column === 'input') {
+      const text = word(raw);
+      if (text !== undefined) item.input = text;
+    } else if (column === 'synonyms') {
+      const text = cell(raw);
+      if (text !== undefined) item.synonyms = text.split('|').map((t) => t.trim()).filter((t) => t !== '');
+    } else {
+      unknown.push(column);
+    }
+  }
+  const problems = unknownColumns(unknown, 'synonym_id, input, synonyms');
+  const result = SynonymInputSchema.safeParse(item);
+  problems.push(...schemaProblems(result, item));
+  return result.success ? done(result.data as Record<string, unknown>, problems) : { problems };
+}
+
+/** A synonym set as a CSV row that `synonyms import` reads back (terms joined by `|`). */
+export function synonymToRow(set: Partial<SynonymSet> & { synonym_id: string }): Record<string, string> {
+  return { synonym_id: set.synonym_id, input: set.input ?? '', synonyms: (set.synonyms ?? []).join('|') };
 }

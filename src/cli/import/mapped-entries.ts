@@ -5,7 +5,7 @@
  * threads cost more than it saved on 2 cores, and the second isolate pushed a 100k-row import's
  * peak RSS past 200 MB.)
  */
-import { mapAttributeRow, mapPartRow, mapRelationRow, stripMetaColumns, stripReadOnly } from './map-rows.js';
+import { mapAttributeRow, mapPartRow, mapRelationRow, mapSynonymRow, stripMetaColumns, stripReadOnly } from './map-rows.js';
 import { readRecords, type ImportFormat, type RecordSource } from './read-records.js';
 
 /** A row ready to send, or one rejected before sending (unreadable, or unmappable CSV). */
@@ -14,7 +14,7 @@ export type MappedEntry =
   | { line: number; record?: Record<string, unknown>; raw?: string; problems: string[] };
 
 /** The resources imported through `<noun> import` (images are uploaded: src/cli/commands/images/upload.ts). */
-type MapperName = 'attributes' | 'parts' | 'relations';
+type MapperName = 'attributes' | 'parts' | 'relations' | 'synonyms';
 
 type CsvMapper = (record: Record<string, string>, options?: { validate?: boolean }) => { item: unknown } | { problems: string[] };
 
@@ -22,6 +22,7 @@ export const CSV_MAPPERS: Readonly<Record<MapperName, CsvMapper>> = {
   attributes: (r) => mapAttributeRow(r),
   parts: (r, o) => mapPartRow(r, o),
   relations: (r) => mapRelationRow(r),
+  synonyms: (r) => mapSynonymRow(r),
 };
 
 /** Whether a record carries the errors-file columns (a fixed errors file imported again). */
