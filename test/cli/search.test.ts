@@ -89,4 +89,34 @@ describe('catalog search', () => {
     expect(run.stderr).toMatch(/does not exist, has expired .* start a new search/);
     expect((await cli(['search', 'x', '--session', 'abc'], { cwd: dir })).code).toBe(2);
   });
+
+  it('--facet-values counts one attribute over the hits (with --prefix and --limit); -o json is the API answer', async () => {
+    const table = await cli(['search', 'ethernet', '--facet-values', 'vendor', '--prefix', 'intel', '--limit', '3', '-o', 'tsv'], { cwd: dir });
+    expect(table.code, table.stderr).toBe(0);
+    const rows = table.stdout.trim().split('\n');
+    expect(rows[0]).toBe('value\tcount');
+    expect(rows.length).toBeGreaterThan(1);
+    expect(rows.length).toBeLessThanOrEqual(4);
+    for (const row of rows.slice(1)) expect(row).toMatch(/^Intel[^\t]*\t\d+$/);
+    const json = JSON.parse((await cli(['search', 'ethernet', '--facet-values', 'vendor', '-o', 'json'], { cwd: dir })).stdout) as { attribute_id: string; values: { value: string; count: number }[] };
+    expect(json.attribute_id).toBe('vendor');
+    const counts = json.values.map((v) => v.count);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    const bad = await cli(['search', 'ethernet', '--prefix', 'intel'], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--facet-values/);
+  });
+
+  it('--attributes and --images add readable columns; -o json keeps the full values', async () => {
+    const table = await cli(['search', 'pci:8086:1539', '--attributes', '--images', '-o', 'tsv'], { cwd: dir });
+    expect(table.code, table.stderr).toBe(0);
+    const [header, first] = table.stdout.trim().split('\n');
+    expect(header).toBe('id\tname\timages\tattributes');
+    expect(first).toMatch(/^pci:8086:1539\t[^\t]+\t\t[^\t]+$/);
+    for (const shown of ['vendor: Intel Corporation', 'vendor_id: 8086', 'class: Ethernet controller']) expect(first).toContain(shown);
+    const json = JSON.parse((await cli(['search', 'pci:8086:1539', '--attributes', '--images', '-o', 'json'], { cwd: dir })).stdout) as { results: { id: string; images: unknown[]; attributes: { attribute_id: string; values: { value: Record<string, string> }[] }[] }[] };
+    const hit = json.results.find((r) => r.id === 'pci:8086:1539');
+    expect(hit?.images).toEqual([]);
+    expect(hit?.attributes.find((a) => a.attribute_id === 'vendor')?.values[0]?.value).toEqual({ en: 'Intel Corporation' });
+  });
 });

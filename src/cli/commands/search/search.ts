@@ -23,6 +23,10 @@ export interface SearchFlags {
   filter?: string[];
   facets?: string;
   highlights?: boolean;
+  images?: boolean;
+  attributes?: boolean;
+  facetValues?: string;
+  prefix?: string;
   limit?: number;
   page?: number;
   all?: boolean;
@@ -30,18 +34,51 @@ export interface SearchFlags {
   session?: string;
 }
 
-const SEARCH_FIELDS = ['id', 'name', 'nameLanguage', 'serviceId', 'createdAt', 'modifiedAt', 'score', 'matches', 'highlights'];
-/** The projection of `--highlights`: the six default fields and the highlights (issue 13). */
-const HIGHLIGHT_PROJECTION = ['results.id', 'results.serviceId', 'results.name', 'results.nameLanguage', 'results.createdAt', 'results.modifiedAt', 'results.highlights'];
+const SEARCH_FIELDS = ['id', 'name', 'nameLanguage', 'serviceId', 'createdAt', 'modifiedAt', 'score', 'matches', 'highlights', 'images', 'attributes'];
+/** The six fields of a search without a projection (spec 2.5). */
+const DEFAULT_PROJECTION = ['results.id', 'results.serviceId', 'results.name', 'results.nameLanguage', 'results.createdAt', 'results.modifiedAt'];
+
+/**
+ * The projection of --highlights, --images and --attributes (issue 13): the six default fields
+ * and those asked for; undefined (the service's default) when none is.
+ */
+function projectionOf(flags: SearchFlags): string[] | undefined {
+  const extra = [
+    ...(flags.highlights ? ['results.highlights'] : []), ...(flags.images ? ['results.images'] : []), ...(flags.attributes ? ['results.attributes'] : []),
+  ];
+  return extra.length > 0 ? [...DEFAULT_PROJECTION, ...extra] : undefined;
+}
 const DEFAULT_FIELDS = ['id', 'name', 'modifiedAt'];
 /** An image search shows each hit's similarity when the service reports it (`results.score`). */
 const IMAGE_DEFAULT_FIELDS = ['id', 'name', 'score', 'modifiedAt'];
 
-/** The columns of a search page: with the similarity score when the hits carry one, and `matches` with --highlights. */
-function defaultFields(response: SearchResponse, highlights = false): string[] {
+/**
+ * The columns of a search page: with the similarity score when the hits carry one, `matches` with
+ * --highlights, `images` and `attributes` with --images and --attributes.
+ */
+function defaultFields(response: SearchResponse, projection: readonly string[] | undefined): string[] {
   const scored = response.results.some((r) => typeof (r as { score?: unknown }).score === 'number');
   const fields = scored ? IMAGE_DEFAULT_FIELDS : DEFAULT_FIELDS;
-  return highlights ? [...fields.filter((f) => f !== 'modifiedAt'), 'matches'] : fields;
+  const has = (p: string) => projection?.includes(p) === true;
+  const extra = [...(has('results.highlights') ? ['matches'] : []), ...(has('results.images') ? ['images'] : []), ...(has('results.attributes') ? ['attributes'] : [])];
+  return extra.length > 0 ? [...fields.filter((f) => f !== 'modifiedAt'), ...extra] : fields;
+}
+
+/**
+ * Richer hits readable in a table (issue 13): `images` as their ids (`img-1, img-2`), `attributes`
+ * as `vendor: Intel Corporation · class: Ethernet` (several values of one attribute joined by
+ * ` | `, per-organization ones marked `@org`). JSON and NDJSON keep the full structures.
+ */
+function readableRichHit(r: Record<string, unknown>): Record<string, unknown> {
+  const hit = r as SearchResult & Record<string, unknown>;
+  const out: Record<string, unknown> = { ...r };
+  if (hit.images !== undefined) out.images = hit.images.map((i) => i.image_id).join(', ');
+  if (hit.attributes !== undefined) {
+    out.attributes = hit.attributes
+      .map((a) => `${a.attribute_id}: ${a.values.map((v) => Object.values(v.value).join(' / ') + (v.organization !== '' ? ` @${v.organization}` : '')).join(' | ')}`)
+      .join(' · ');
+  }
+  return out;
 }
 
 /**
@@ -56,7 +93,7 @@ function withMatches(ctx: CommandContext, results: readonly SearchResult[]): Rec
     if (r.highlights === undefined) return r as Record<string, unknown>;
     const matches = r.highlights.map((h) => `${h.field === 'value' ? (h.attribute_id ?? '') : h.field === 'name' ? `name.${h.language ?? ''}` : 'id'}: ${markSpans(h, open, close)}`).join(' · ');
     return { ...r, matches };
-  });
+  }).map((r) => (ctx.format === 'json' || ctx.format === 'ndjson' ? r : readableRichHit(r)));
 }
 const ALL_PAGE_SIZE = 1000;
 
@@ -72,6 +109,10 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--filter <attr=value>', 'only parts whose filterable attribute has this value (repeatable)', collect)
     .option('--facets <attrs>', 'value counts over every hit of these filterable attributes, comma-separated (e.g. vendor,class)')
     .option('--highlights', 'show where the words matched (a matches column: bold on a terminal, [...] otherwise)')
+    .option('--images', "each hit's shown display images (an images column of image ids; -o json: ids and original paths)")
+    .option('--attributes', "each hit's attribute values you may see (an attributes column; -o json: the full values)")
+    .option('--facet-values <attr>', 'instead of hits: the values of this filterable attribute over every hit, with counts (most frequent first; --limit of them)')
+    .option('--prefix <text>', 'with --facet-values: only values beginning with this text (case-insensitive)')
     .option('--limit <n>', 'hits per page (default 25, at most 1000)', positiveInt)
     .option('--page <n>', 'page number, from 1', positiveInt)
     .option('--session <sessionId>', 'read a page of an existing search session (24 h)')
@@ -151,11 +192,13 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   if (flags.session !== undefined && (text !== undefined || flags.image !== undefined || flags.filter?.length || flags.org !== undefined || flags.facets !== undefined)) {
     throw new UsageError('--session reads an existing search: drop the text, --image, --filter, --facets and --org (or drop --session to start a new search)');
   }
+  if (flags.prefix !== undefined && flags.facetValues === undefined) throw new UsageError('--prefix narrows --facet-values: add --facet-values <attribute_id>');
+  if (flags.facetValues !== undefined) return runFacetValues(ctx, text, flags);
   const facets = (flags.facets ?? '').split(',').map((f) => f.trim()).filter((f) => f !== '');
   const client = await ctx.client();
   const limit = flags.limit ?? 25;
   const page = flags.page ?? 1;
-  const projection = flags.highlights ? HIGHLIGHT_PROJECTION : undefined;
+  const projection = projectionOf(flags);
   let first: SearchResponse;
   if (flags.session !== undefined) {
     first = await readPage(client, flags.session, flags.all ? 1 : page, flags.all ? ALL_PAGE_SIZE : limit, projection);
@@ -193,7 +236,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   const pages = pageCount(first, limit);
   const nextPage = page < pages ? page + 1 : null;
   const records = withMatches(ctx, first.results);
-  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, flags.highlights === true) };
+  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection) };
   if (ctx.format === 'json') {
     await emitRecords(ctx, spec, records, (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, ...(first.facets ? { facets: first.facets } : {}), nextPage, results }));
   } else {
@@ -202,6 +245,35 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   }
   if (first.resultsTotalCount === 0 && first.imageId !== null) ctx.info('no part matches this photo');
   else ctx.info(pageFooter(first, page, limit, command ? await nextPageCommand(command, ctx) : undefined));
+  return EXIT.OK;
+}
+
+/**
+ * `catalog search [text] --facet-values <attr> [--prefix p]` (POST /1/find/facet-values, issue 13):
+ * the attribute's values over every hit of the text, filters and organization, with counts; a
+ * table of value and count, `-o json` the API's answer. No session is started.
+ */
+async function runFacetValues(ctx: CommandContext, text: string | undefined, flags: SearchFlags): Promise<number> {
+  if (flags.session !== undefined || flags.image !== undefined || flags.page !== undefined || flags.all || flags.facets !== undefined) {
+    throw new UsageError('--facet-values counts values over the hits of text, --filter and --org: drop --session, --image, --page, --all and --facets');
+  }
+  const client = await ctx.client();
+  const answer = await client.facetValues({
+    attribute_id: flags.facetValues,
+    ...(flags.prefix !== undefined ? { prefix: flags.prefix } : {}),
+    matches: {
+      ...(flags.org !== undefined ? { organization: flags.org } : {}),
+      ...(text !== undefined ? { text } : {}),
+      ...(flags.filter?.length ? { filters: parseFilters(flags.filter) } : {}),
+    },
+    ...(flags.limit !== undefined ? { maxValues: flags.limit } : {}),
+  });
+  const { emitRecords } = await import('../../output/emit.js');
+  const spec = { fields: ['value', 'count'], defaultFields: ['value', 'count'] };
+  const records = answer.values.map((v) => ({ value: v.value, count: v.count }));
+  if (ctx.format === 'json') await emitRecords(ctx, spec, records, (values) => ({ attribute_id: answer.attribute_id, values }));
+  else await emitRecords(ctx, spec, records);
+  if (ctx.format !== 'json' && ctx.format !== 'ndjson') ctx.info(`${answer.values.length} value${answer.values.length === 1 ? '' : 's'} of ${answer.attribute_id}`);
   return EXIT.OK;
 }
 
@@ -225,7 +297,7 @@ async function emitAll(ctx: CommandContext, client: CatalogClient, first: Search
       response = await readPage(client, first.sessionId, page, ALL_PAGE_SIZE, projection);
     }
   }
-  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection !== undefined) };
+  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection) };
   if (ctx.format === 'json') {
     await emitRecords(ctx, spec, hits(), (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page: 1, limit: results.length, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, nextPage: null, results }));
   } else {
