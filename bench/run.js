@@ -111,6 +111,7 @@ const lines = [
   `Session pages (limit ${s.pages.limit}): page 1 p50 ${s.pages.page1.p50} ms, page 1000 p50 ${s.pages.page1000.p50} ms: ratio ${s.pages.ratioP50} (target ≤ 1.2: ${ok(s.pages.ratioP50 <= 1.2)}).`,
   `Targets p50 ≤ 20 ms and p99 ≤ 100 ms, rare and frequent (cold): ${ok(['rare', 'frequent'].every((k) => s.search[k].p50 <= 20 && s.search[k].p99 <= 100))}.`,
   '',
+  ...explainLines(s),
   '## Image search quality',
   '',
   `${q.config.images} real images of ../shared/data/images, each queried with copies made in the run. Recall@1:`,
@@ -122,6 +123,34 @@ const lines = [
   `Per query over ${n(q.config.paddedIndexSize)} references: ${q.timing.queryFeatureMs.mean.toFixed(1)} ms features + ${q.timing.scanMsPadded.shortlist.mean.toFixed(1)} ms scan = ${q.timing.totalMsPerQueryPadded} ms (target ≤ 50 ms; an exhaustive scan would take ${q.timing.scanMsPadded.exhaustive.mean.toFixed(1)} ms). Targets (≥ 0.98 single, ≥ 0.95 all four): ${ok(q.targets.met)}.`,
   '',
 ];
+/**
+ * Issue 13 (`explain` of bench/search.js): facet counts by word frequency, the cost of highlights
+ * and richer hits beside the same search without them, and a synonym joining two words.
+ */
+function explainLines(search) {
+  const e = search.explain ?? {};
+  if (Object.keys(e).length === 0) return [];
+  const row = (label, key) => (e[key] ? [`| ${label} \`${e[key].text.trim()}\` | ${n(e[key].resultsTotalCount)} | ${e[key].p50} | ${e[key].p99} |`] : []);
+  return [
+    '## Search explains itself (issue 13)',
+    '',
+    `${n(search.parts)} generated parts, cache off (each search ranks anew); latency in ms over HTTP, one connection.`,
+    '',
+    '| search | hits | p50 | p99 |',
+    '|---|---|---|---|',
+    ...row('rare word + facets (vendor)', 'facetsRare'),
+    ...row('medium word + facets (vendor)', 'facetsMedium'),
+    ...row('frequent word + facets (vendor)', 'facetsFrequent'),
+    ...row('frequent word, plain', 'plainFrequent'),
+    ...row('frequent word + highlights, images, attributes', 'explainedFrequent'),
+    ...row('rare word, plain', 'plainRare'),
+    ...row('rare word + highlights, images, attributes', 'explainedRare'),
+    ...row('frequent word with synonym vendor7', 'synonymFrequent'),
+    ...row('vendor7 with synonym of the frequent word', 'synonymMedium'),
+    '',
+  ];
+}
+
 writeFileSync(join(ROOT, 'bench', 'results.md'), `${lines.join('\n')}\n`);
 writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 log(`wrote bench/results.md in ${results.seconds} s`);

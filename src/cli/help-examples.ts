@@ -27,8 +27,13 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'relations import': ['catalog relations import relations.csv', 'catalog relations import relations.csv --dry-run   # checks that the parts exist'],
   'relations add': ['catalog relations add pci:8086:1539 pci:8086:15b8 --type equivalent'],
   'relations get': ['catalog relations get pci:8086:1539 --type substitute'],
+  'synonyms import': ['catalog synonyms import synonyms.csv   # synonym_id,input,synonyms: fasteners,,bolt|screw and hex,hex,hexagon', 'catalog synonyms import - --format ndjson < synonyms.ndjson'],
+  'synonyms list': ['catalog synonyms list', 'catalog synonyms list -o csv > synonyms.csv   # imports again as it is'],
+  'synonyms delete': ['catalog synonyms delete fasteners'],
   search: [
     'catalog search gigabit ethernet',
+    'catalog search ethernet --highlights --attributes --images',
+    'catalog search ethernet --facet-values vendor --prefix int',
     'catalog search ethernet --filter "class=Ethernet controller" --limit 10',
     'catalog search --image photo.jpg',
     'cat photo.jpg | catalog search --image -',
