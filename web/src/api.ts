@@ -111,9 +111,20 @@ export interface SearchResult {
   id: string;
   name?: string;
   nameLanguage?: string;
-  /** A similarity in [0, 1] when the service reports one (not in today's API: the page shows rank). */
-  score?: number;
+  /** `results.score`: an image search's similarity confidence in [0, 1]; null in a text search. */
+  score?: number | null;
+  /** `results.images`: the hit's shown display images in UI order. */
+  images?: Array<{ image_id: string; path: string }>;
 }
+
+/** The documented threshold of `results.score` (docs/api.md, "Score"): at or above it a photo hit is confident. */
+export const CONFIDENT_IMAGE_SCORE = 0.5;
+
+/**
+ * The projection every search page asks for: the card fields, the display images (one request
+ * fills the page's thumbnails) and the score of a photo search.
+ */
+export const RESULT_PROJECTION = ['results.id', 'results.name', 'results.nameLanguage', 'results.images', 'results.score'];
 
 export interface SearchResponse {
   sessionId: string;

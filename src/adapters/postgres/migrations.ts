@@ -167,6 +167,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   {
     version: 3,
+    name: 'image search sessions keep each hit\'s score (issue 14: results.score)',
+    sql: `
+      ALTER TABLE session_hits ADD COLUMN scores bytea;    -- uint16 LE scores (x 65,535) parallel to card_ids; NULL for a text search
+    `,
+  },
+  {
+    version: 4,
     name: 'synonym sets (issue 13)',
     sql: `
       -- Applied at query time (core/search/synonyms.ts); settings 'synonyms_version' changes with every write.
