@@ -73,20 +73,13 @@ function defaultFields(response: SearchResponse, projection: readonly string[] |
 }
 
 /**
- * Richer hits readable in a table (issue 13): `images` as their ids (`img-1, img-2`), `attributes`
- * as `vendor: Intel Corporation · class: Ethernet` (several values of one attribute joined by
- * ` | `, per-organization ones marked `@org`). JSON and NDJSON keep the full structures.
+ * Richer hits readable in a table (issue 13): `images` as their ids (`img-1, img-2`); `attributes`
+ * are rendered as part listings render them (`vendor: Intel Corporation; class: Ethernet
+ * controller`, output/write.ts renderCell). JSON and NDJSON keep the full structures.
  */
 function readableRichHit(r: Record<string, unknown>): Record<string, unknown> {
   const hit = r as SearchResult & Record<string, unknown>;
-  const out: Record<string, unknown> = { ...r };
-  if (hit.images !== undefined) out.images = hit.images.map((i) => i.image_id).join(', ');
-  if (hit.attributes !== undefined) {
-    out.attributes = hit.attributes
-      .map((a) => `${a.attribute_id}: ${a.values.map((v) => Object.values(v.value).join(' / ') + (v.organization !== '' ? ` @${v.organization}` : '')).join(' | ')}`)
-      .join(' · ');
-  }
-  return out;
+  return hit.images !== undefined ? { ...r, images: hit.images.map((i) => i.image_id).join(', ') } : r;
 }
 
 /**
