@@ -23,6 +23,8 @@ export const ROUTES = {
   synonyms: '/1/catalog/synonyms',
   synonymsList: '/1/catalog/synonyms/list',
   catalogInfo: '/1/catalog/info',
+  /** Our addition (docs/api.md, "Authentication"): the calling token's name, roles and permissions. */
+  tokenInfo: '/1/auth/token',
   images: '/1/catalog/images',
   imagesList: '/1/catalog/images/list',
   imagesSelect: '/1/catalog/images/select',

@@ -92,8 +92,12 @@ export interface Attribute {
   display_order?: number;
 }
 
-/** Projection values of attribute list/select (spec 4.1). */
-export const ATTRIBUTE_PROJECTION = ['name', 'type', 'searchable', 'filterable', 'visibility', 'org_visibility', 'display_order', 'labels', 'per_org_values', 'default_value'] as const;
+/**
+ * Projection values of attribute list/select (spec 4.1), and our `creation_order` (docs/api.md,
+ * "Attributes"): the attribute's rank in creation order (1 = the oldest existing one), the order
+ * spec 2.1 puts attributes without display_order in; returned only when projected.
+ */
+export const ATTRIBUTE_PROJECTION = ['name', 'type', 'searchable', 'filterable', 'visibility', 'org_visibility', 'display_order', 'labels', 'per_org_values', 'default_value', 'creation_order'] as const;
 export type AttributeField = (typeof ATTRIBUTE_PROJECTION)[number];
 
 // ---------------------------------------------------------------------------------------------
@@ -330,6 +334,27 @@ export interface RelationRecord {
   source: RelationSource;
   user_id?: string;
   created: string;
+}
+
+/**
+ * GET /1/auth/token (our addition, docs/api.md "Authentication"): the token making the request as
+ * the service sees it — never its secret — and what its roles allow, so a client (the web page)
+ * shows only what the token may do. Decisions §2 for the role rules.
+ */
+export interface CurrentToken {
+  /** The token's name (`local` in local mode). */
+  name: string;
+  roles: Role[];
+  /** The organization the token is bound to, or null. */
+  organization: string | null;
+  permissions: {
+    /** May create, change and delete attributes, parts, images, relations and organizations. */
+    writeCatalog: boolean;
+    /** May set or change an image's `position` (spec 2.2: dataContributor or dataValidator). */
+    setImagePosition: boolean;
+    /** May switch maintenance mode (catalogAdmin). */
+    maintenance: boolean;
+  };
 }
 
 /** GET /1/catalog/info (our addition, docs/api.md): which catalog this is, and the software's version. */

@@ -198,6 +198,15 @@ describe('images: an upload that moves an image; image search from stdin', () =>
   });
 });
 
+describe('tokens whoami', () => {
+  it('shows the token in use: local mode is the data directory\'s owner with every permission', async () => {
+    const dir = tempDir('catalog-cli-whoami-');
+    const run = await cli(['tokens', 'whoami', '-o', 'json'], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ name: 'local', organization: '', may: 'writeCatalog setImagePosition maintenance', permissions: { writeCatalog: true, setImagePosition: true, maintenance: true } })]);
+  });
+});
+
 describe('--remote pointed at something that is not a catalog server', () => {
   let server: Server;
   let url: string;

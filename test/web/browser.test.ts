@@ -140,7 +140,7 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
     expect(await page.locator('.not-shown > li').evaluateAll((els) => els.map((e) => e.getAttribute('data-image-id')))).toEqual(SEVEN_NOT_SHOWN);
     expect(await page.locator('.references > li').evaluateAll((els) => els.map((e) => e.getAttribute('data-image-id')))).toEqual(['seven-ref']);
     // Attribute values in display_order (vendor 1, colour 2), then the others.
-    expect(await page.locator('.attributes tbody tr').evaluateAll((els) => els.map((e) => e.getAttribute('data-attribute-id')))).toEqual(['vendor', 'colour', 'bin', 'cost']);
+    expect(await page.locator('.attributes tbody tr').evaluateAll((els) => els.map((e) => e.getAttribute('data-attribute-id')))).toEqual(['vendor', 'colour', 'cost', 'bin']);
     // Relations grouped by type, linking to the related parts.
     expect(await page.locator('.relation-group h3').allTextContents()).toEqual(['substitute', 'equivalent']);
     expect(await page.getByRole('link', { name: 'Successor gear' }).getAttribute('href')).toBe('/parts/gear%3Asuccessor');
@@ -235,7 +235,7 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
     }
   });
 
-  it('a factoryWorker does not see an admin-only value', async () => {
+  it('a factoryWorker does not see an admin-only value nor the upload form; attributes without display_order follow in creation order', async () => {
     const workerContext = await browser.newContext({ bypassCSP: true });
     try {
       const workerPage = await workerContext.newPage();
@@ -244,8 +244,15 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
       await workerPage.locator('main[data-ready="true"]').waitFor();
       expect(await workerPage.locator('.attributes tbody tr').evaluateAll((els) => els.map((e) => e.getAttribute('data-attribute-id')))).toEqual(['vendor', 'colour', 'bin']);
       expect(await workerPage.locator('main').textContent()).not.toContain('12.40 EUR');
-      // The admin sees it on the same page.
-      expect(await page.goto(`${server.url}/parts/gear%3Aseven`).then(() => page.locator('tr[data-attribute-id="cost"] td').first().textContent())).toBe('12.40 EUR');
+      // A read-only token gets no upload form (GET /1/auth/token says it may not write).
+      expect(await workerPage.locator('section.upload').count()).toBe(0);
+      // The admin sees it on the same page, and the attributes without display_order in creation
+      // order (cost was created before bin), not by id; and the upload form.
+      await page.goto(`${server.url}/parts/gear%3Aseven`);
+      await page.locator('main[data-ready="true"]').waitFor();
+      expect(await page.locator('tr[data-attribute-id="cost"] td').first().textContent()).toBe('12.40 EUR');
+      expect(await page.locator('.attributes tbody tr').evaluateAll((els) => els.map((e) => e.getAttribute('data-attribute-id')))).toEqual(['vendor', 'colour', 'cost', 'bin']);
+      expect(await page.locator('section.upload').count()).toBe(1);
     } finally {
       await workerContext.close();
     }

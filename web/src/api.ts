@@ -91,6 +91,8 @@ export interface Attribute {
   searchable: boolean;
   visibility: string;
   display_order?: number | null;
+  /** Rank in creation order (1 = oldest), docs/api.md "Attributes". */
+  creation_order?: number;
 }
 
 export interface PartValue {
@@ -170,12 +172,37 @@ interface Page<T> {
 let attributesOnce: Promise<Attribute[]> | undefined;
 
 /** Every attribute definition the token may read (paged through, kept for the session). */
+/** GET /1/auth/token: the signed-in token's roles and what they allow (docs/api.md, "Authentication"). */
+export interface CurrentToken {
+  name: string;
+  roles: string[];
+  organization: string | null;
+  permissions: { writeCatalog: boolean; setImagePosition: boolean; maintenance: boolean };
+}
+
+const tokenInfo = new Map<string, Promise<CurrentToken>>();
+
+/** The signed-in token's permissions, asked once per token (pages show only what it may do). */
+export function currentToken(): Promise<CurrentToken> {
+  const token = getToken() ?? '';
+  let info = tokenInfo.get(token);
+  if (!info) {
+    info = api<CurrentToken>('GET', '/1/auth/token');
+    info.catch(() => tokenInfo.delete(token));
+    tokenInfo.set(token, info);
+  }
+  return info;
+}
+
+/** The attribute fields the pages use; `creation_order` orders attributes without display_order (spec 2.1). */
+const ATTRIBUTE_FIELDS = ['name', 'type', 'searchable', 'filterable', 'visibility', 'display_order', 'creation_order'];
+
 export function allAttributes(): Promise<Attribute[]> {
   attributesOnce ??= (async () => {
     const all: Attribute[] = [];
     let last = '';
     for (;;) {
-      const page = await api<Page<Attribute>>('POST', '/1/catalog/attributes/list', { paging: { limit: 1000, ...(last ? { last_object_id: last } : {}) } });
+      const page = await api<Page<Attribute>>('POST', '/1/catalog/attributes/list', { paging: { limit: 1000, ...(last ? { last_object_id: last } : {}) }, projection: ATTRIBUTE_FIELDS });
       all.push(...page.result);
       if (!page.more_data || page.result.length === 0) return all;
       last = page.last_object_id;
