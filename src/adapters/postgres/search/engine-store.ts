@@ -27,7 +27,8 @@ import type { PgClient } from '../database.js';
  * code per character, so prefixes stay prefixes (term >= p AND term < p || U+10FFFF).
  */
 export function pgTerm(term: string): string {
-  return term.includes('\u0000') || term.includes('\uE000') ? term.replace(/[\u0000\uE000]/g, (ch) => (ch === '\u0000' ? '\uE0000' : '\uE0001')) : term;
+  if (!term.includes('\u0000') && !term.includes('\uE000')) return term;
+  return term.replaceAll('\uE000', '\uE0001').replaceAll('\u0000', '\uE0000');
 }
 
 /** The inverse of {@link pgTerm}. */
