@@ -31,6 +31,8 @@ import { orgWeights, tsAny } from './tsvector.js';
 const CACHE_POSTINGS = 6_000_000;
 /** Fetch rounds one search may take before giving up (a bug guard: a search needs a handful). */
 const MAX_ROUNDS = 32;
+/** Answers other than postings kept between searches (part rows, probes, prefixes...), then forgotten. */
+const MAX_ANSWERS = 50_000;
 const MAX_CHAR = '\u{10FFFF}';
 
 interface CachedTerm {
@@ -84,6 +86,8 @@ export class PgEngineReader implements EngineReader {
   private readonly probes = new Map<string, boolean>();
   private readonly parts = new Map<number, StoredPart | undefined>();
   private readonly all = new Map<string, { total: number; docs: number[] }>();
+  /** Answers kept (entries of the maps above; part rows count once each). */
+  private answers = 0;
   /** Fetch rounds taken by searches (for the benchmark). */
   rounds = 0;
 
@@ -92,27 +96,40 @@ export class PgEngineReader implements EngineReader {
   }
 
   /**
-   * Runs `search` (a pure run of the core against this reader) in `c`'s snapshot until it misses
-   * nothing, and returns its answer. Throws when it still misses after MAX_ROUNDS fetches.
+   * The answer of `search` (a pure run of the core against this reader) when everything it needs is
+   * cached for `version` (the committed engine_stats.version, read just before): no snapshot is
+   * needed, since every cached answer belongs to that version. Undefined when it missed anything.
+   */
+  tryCached<T>(version: number, search: () => T): T | undefined {
+    if (version !== this.loadedVersion) return undefined;
+    this.misses = noMisses();
+    const answer = search();
+    return this.missed() ? undefined : answer;
+  }
+
+  /**
+   * Runs `search` in `c`'s snapshot until it misses nothing, and returns its answer. Throws when it
+   * still misses after MAX_ROUNDS fetches.
    */
   async run<T>(c: PgClient, search: () => T): Promise<T> {
     await this.refresh(c);
-    this.forgetSearch();
-    try {
-      for (let round = 0; round < MAX_ROUNDS; round++) {
-        this.misses = noMisses();
-        const answer = search();
-        if (!this.missed()) return answer;
-        this.rounds++;
-        await this.fetch(c);
-      }
-      throw new Error(`search engine: a search still missed data after ${MAX_ROUNDS} fetch rounds`);
-    } finally {
-      this.forgetSearch();
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      this.misses = noMisses();
+      const answer = search();
+      if (!this.missed()) return answer;
+      this.rounds++;
+      await this.fetch(c);
     }
+    throw new Error(`search engine: a search still missed data after ${MAX_ROUNDS} fetch rounds`);
   }
 
-  private forgetSearch(): void {
+  /**
+   * Forgets the answers that are not posting lists or doc data (absent terms, prefixes, typo
+   * candidates, probes, part rows, part lists): kept from search to search while the version
+   * holds (every write that could change one of them also moves the version: the catalog store
+   * writes them and the engine in one transaction), dropped when it moves or they grow too many.
+   */
+  private forgetAnswers(): void {
     this.misses = noMisses();
     this.absentTerms.clear();
     this.prefixTerms.clear();
@@ -122,6 +139,7 @@ export class PgEngineReader implements EngineReader {
     this.probes.clear();
     this.parts.clear();
     this.all.clear();
+    this.answers = 0;
   }
 
   private missed(): boolean {
@@ -211,6 +229,7 @@ export class PgEngineReader implements EngineReader {
 
   private async fetch(c: PgClient): Promise<void> {
     const m = this.misses;
+    this.answers += m.terms.size + m.prefixes.size + m.hasPrefix.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size + m.all.size;
     if (m.terms.size > 0) {
       const wanted = [...m.terms];
       const rows = (await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term = ANY($1::text[])', [wanted.map(pgTerm)])).rows;
@@ -294,10 +313,18 @@ export class PgEngineReader implements EngineReader {
     this.postings.delete(id);
   }
 
+  /** The committed engine version (one autocommit statement). */
+  async committedVersion(db: { query<R extends object>(text: string): Promise<R[]> }): Promise<number> {
+    return (await db.query<{ version: number }>('SELECT version FROM engine_stats WHERE id = 0'))[0]?.version ?? -1;
+  }
+
   /** Brings the doc arrays, statistics and caches up to the snapshot's committed version. */
   private async refresh(c: PgClient): Promise<void> {
     const stats = (await c.query<EngineStatsRow>('SELECT version, rebuilt, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0')).rows[0];
-    if (!stats || stats.version === this.loadedVersion) return;
+    if (!stats) throw new Error('engine_stats is missing (PostgreSQL migration 3)');
+    if (this.answers > MAX_ANSWERS) this.forgetAnswers();
+    if (stats.version === this.loadedVersion) return;
+    this.forgetAnswers();
     if (stats.rebuilt !== this.loadedRebuild || stats.version < this.loadedVersion) {
       // Rebuilt (or an older snapshot): nothing cached holds.
       this.loadedVersion = -1;
