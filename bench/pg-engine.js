@@ -3,7 +3,7 @@
  * N parts (bench/catalog-data.js) imported through each store (batches of 1,000, index included, in
  * the write's transaction), then the same queries by class on each — a whole search through the
  * local client (rank, session, first page of 25) — alternating the stores query by query, 3 rounds
- * (the first cold). Checks that both stores return the same total and the same top 25 in the same
+ * (the first cold); and the rank step alone (the SearchIndex: no session, no page). Checks that both stores return the same total and the same top 25 in the same
  * order for every query (the script fails otherwise).
  *
  * Uses the COMPILED code: `npm run build && nice -n 10 node bench/pg-engine.js [parts=100000]`.
@@ -120,14 +120,20 @@ async function main() {
   let compared = 0;
   for (const [cls, queries] of Object.entries(classes)) {
     const times = Object.fromEntries(names.map((n) => [n, []]));
+    const rankTimes = Object.fromEntries(names.map((n) => [n, []]));
     for (let round = 0; round < 3; round++) {
       for (const q of queries) {
         const text = `${q.join(' ')} `;
         const answers = {};
         for (const n of names) {
-          const t0 = performance.now();
-          answers[n] = await stores[n].search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 25 } });
+          const request = { matches: { text }, resultOptions: { limit: 25 } };
+          let t0 = performance.now();
+          answers[n] = await stores[n].search.search(LOCAL_OWNER, request);
           times[n].push(performance.now() - t0);
+          // The rank step alone (SearchService.rankText: the SearchIndex's work, no session, no page).
+          t0 = performance.now();
+          await stores[n].search.rankText(LOCAL_OWNER, request);
+          rankTimes[n].push(performance.now() - t0);
         }
         if (round === 0 && answers.postgres) {
           const a = answers.sqlite;
@@ -141,7 +147,8 @@ async function main() {
     results[cls] = { queries: queries.length };
     for (const n of names) {
       const sorted = times[n].sort((x, y) => x - y);
-      results[cls][n] = { p50: +pct(sorted, 50).toFixed(2), p99: +pct(sorted, 99).toFixed(2) };
+      const rank = rankTimes[n].sort((x, y) => x - y);
+      results[cls][n] = { p50: +pct(sorted, 50).toFixed(2), p99: +pct(sorted, 99).toFixed(2), rankP50: +pct(rank, 50).toFixed(2), rankP99: +pct(rank, 99).toFixed(2) };
     }
   }
   const disk = {};

@@ -49,6 +49,10 @@ export class PgSessionStore implements SessionStore {
     for (let block = 0; block * BLOCK_SIZE < cardIds.length; block++) blocks.push(packCardIds(cardIds.slice(block * BLOCK_SIZE, (block + 1) * BLOCK_SIZE)));
     const bytes = SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + b.length + BLOCK_ROW_BYTES, 0);
     await this.db.write(async (c) => {
+      // A session is a cache (as SQLite's sessions.db, written without fsync): its commit does not
+      // wait for the WAL flush; a crash may lose the last sessions, never the catalog (measured:
+      // bench/results.md, "Search engine on PostgreSQL").
+      await c.query('SET LOCAL synchronous_commit = off');
       if (budget) {
         const owned = (await c.query<{ n: number }>('SELECT count(*) AS n FROM sessions WHERE owner = $1', [session.principal])).rows[0]?.n ?? 0;
         const excess = owned + 1 - budget.maxSessionsPerOwner;
