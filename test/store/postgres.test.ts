@@ -90,11 +90,11 @@ describe.skipIf(!available)('PostgreSQL store', () => {
     });
   });
 
-  it('indexes a catalog written before the search engine (migration 3) when it opens', async () => {
+  it('indexes a catalog written before the search engine (migration 4) when it opens', async () => {
     const { url, schema } = await createTestSchema(database);
     const pool = new pg.Pool({ connectionString: url, max: 1 });
-    await migratePostgres(pool, PG_MIGRATIONS.filter((m) => m.version <= 2));
-    // What the tsvector-era program left: parts, their cards and current rows (search_docs is dropped by migration 3).
+    await migratePostgres(pool, PG_MIGRATIONS.filter((m) => m.version <= 3));
+    // What the tsvector-era program left: parts, their cards and current rows (search_docs is dropped by migration 4).
     for (const [pk, id, name] of [[1, 'v1', 'Valve body'], [2, 'v2', 'Valve']] as const) {
       await pool.query('INSERT INTO parts (pk, part_id, service_id, name, attributes, created_at, modified_at) VALUES ($1, $2, $3, $4, $5, 1, 1)', [pk, id, `s-${id}`, JSON.stringify({ en: name }), '[]']);
       await pool.query('INSERT INTO search_cards (id, part_pk, part_id, service_id, names, created_at, modified_at) VALUES ($1, $1, $2, $3, $4, 1, 1)', [pk, id, `s-${id}`, JSON.stringify({ en: name })]);

@@ -167,6 +167,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   {
     version: 3,
+    name: 'image search sessions keep each hit\'s score (issue 14: results.score)',
+    sql: `
+      ALTER TABLE session_hits ADD COLUMN scores bytea;    -- uint16 LE scores (x 65,535) parallel to card_ids; NULL for a text search
+    `,
+  },
+  {
+    version: 4,
     name: 'the search engine block store replaces the tsvector rows of search_docs (issue 15)',
     sql: `
       -- The core search engine's tables, laid out as on SQLite (search/engine-store.ts). Existing

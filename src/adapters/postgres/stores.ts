@@ -41,7 +41,7 @@ export async function openPostgresStores(url: string, options: PostgresStoresOpt
   const db = new PgDatabase(pool);
   const searchIndex = new PgSearchIndex(db, options.clock);
   try {
-    // A catalog migrated from the tsvector index (migration 3) is indexed by the engine once.
+    // A catalog migrated from the tsvector index (migration 4) is indexed by the engine once.
     await searchIndex.rebuildIfPending();
   } catch (error) {
     await db.close();

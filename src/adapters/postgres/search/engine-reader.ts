@@ -321,7 +321,7 @@ export class PgEngineReader implements EngineReader {
   /** Brings the doc arrays, statistics and caches up to the snapshot's committed version. */
   private async refresh(c: PgClient): Promise<void> {
     const stats = (await c.query<EngineStatsRow>('SELECT version, rebuilt, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0')).rows[0];
-    if (!stats) throw new Error('engine_stats is missing (PostgreSQL migration 3)');
+    if (!stats) throw new Error('engine_stats is missing (PostgreSQL migration 4)');
     if (this.answers > MAX_ANSWERS) this.forgetAnswers();
     if (stats.version === this.loadedVersion) return;
     this.forgetAnswers();

@@ -1,6 +1,6 @@
 /**
  * The search engine's block store on PostgreSQL, write side (issue 15; docs/search.md, "Index";
- * migration 3): the same layout as SQLite's (adapters/sqlite/search/engine-store.ts), so the same
+ * migration 4): the same layout as SQLite's (adapters/sqlite/search/engine-store.ts), so the same
  * core code (src/core/search/engine) reads it and ranks alike. Written INSIDE the catalog store's
  * write transaction: a {@link PgEngineWrite} gathers one transaction's changes per part and writes
  * them once (`flush`), sorted by term, so a batch of parts costs one rewrite of each touched block,
@@ -111,7 +111,7 @@ export class PgEngineWrite {
   async flush(c: PgClient): Promise<void> {
     if (!this.clear && this.terms.size === 0 && this.docs.size === 0) return;
     const stats = (await c.query<EngineStatsRow>('SELECT version, rebuilt, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0')).rows[0];
-    if (!stats) throw new Error('engine_stats is missing (PostgreSQL migration 3)');
+    if (!stats) throw new Error('engine_stats is missing (PostgreSQL migration 4)');
     const version = stats.version + 1;
     if (this.clear) {
       await c.query('TRUNCATE engine_postings, engine_terms, engine_docs');

@@ -2,7 +2,7 @@
  * The SearchIndex port on PostgreSQL (issue 15; docs/search.md, docs/deploy.md "Search"): the
  * search engine of issue 12 (src/core/search/engine: posting blocks with per-field-group counts,
  * BM25 with names above values, typo tiers, ties by part id, exact top-k with block-max bounds,
- * exact counts), its blocks in PostgreSQL tables (./engine-store.ts, migration 3) written INSIDE
+ * exact counts), its blocks in PostgreSQL tables (./engine-store.ts, migration 4) written INSIDE
  * the catalog store's write transactions (a committed part is searchable at once, a rolled-back one
  * never), and read by the same core code as on SQLite (core/search/engine/searcher.ts through
  * ./engine-reader.ts), so both stores return the same ranking, bit for bit.
@@ -142,7 +142,7 @@ export class PgSearchIndex implements SearchIndex {
   }
 
   /**
-   * Indexes every part when migration 3 asked for it (settings search_engine = 'rebuild'), in one
+   * Indexes every part when migration 4 asked for it (settings search_engine = 'rebuild'), in one
    * write transaction; another server may have done it already. Called when the stores open.
    */
   async rebuildIfPending(): Promise<void> {
