@@ -108,12 +108,14 @@ export class PgReferenceFeatureStore implements ReferenceFeatureStore {
     this.db = db;
   }
 
-  /** Count, sum of row ids and latest modification of the rows with features: changes with any of them, on any server. */
+  /**
+   * The image_features change counter (migration 3): bumped by triggers in every transaction that
+   * writes a row's features or moves a row with features to another part, on any server. One
+   * primary-key read, whatever the number of images, and independent of the writers' clocks.
+   */
   async fingerprint(): Promise<string> {
-    const f = (await this.db.query<{ n: number; s: number; m: number }>(
-      'SELECT count(*) AS n, coalesce(sum(seq), 0) AS s, coalesce(max(modified_at), 0) AS m FROM images WHERE features IS NOT NULL',
-    ))[0];
-    return `${f?.n ?? 0}:${f?.s ?? 0}:${f?.m ?? 0}`;
+    const row = (await this.db.query<{ version: number }>("SELECT version FROM change_counters WHERE name = 'image_features'"))[0];
+    return `v${row?.version ?? 0}`;
   }
 
   async *all(): AsyncIterable<ReferenceFeatures> {
