@@ -21,6 +21,7 @@ import type { BlobStore, CatalogStores, Clock, Ids } from './core/ports.js';
 import { RelationService } from './core/relations/service.js';
 import { SearchService, type SearchLimits } from './core/search/service.js';
 import type { Catalog } from './core/services.js';
+import type { MigrationEnd } from './core/migration/copy-catalog.js';
 
 export { DATABASE_FILE } from './adapters/sqlite/stores.js';
 
@@ -151,4 +152,47 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
       blobs.dispose();
     },
   };
+}
+
+/** The two ends of `catalog migrate` (issue 15): a data directory and the PostgreSQL (+ S3) target. */
+export interface OpenedMigration {
+  source: MigrationEnd;
+  target: MigrationEnd;
+  /** Closes both ends. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the SQLite stores and image files of `dataDir` (which must exist) as the source and the
+ * PostgreSQL stores of `databaseUrl` (migrated to the current schema) with the S3 bucket of
+ * `blobUrl` as the target; without `blobUrl` the target keeps its originals in `dataDir/images`,
+ * the source's own files. Throws the driver's error when a store cannot be reached.
+ */
+export async function openMigration(options: { dataDir: string; databaseUrl: string; blobUrl?: string | undefined; clock?: Clock }): Promise<OpenedMigration> {
+  const clock = options.clock ?? systemClock();
+  const sourceStores = openSqliteStores({ dataDir: options.dataDir, clock });
+  const sourceBlobs = localBlobs(options.dataDir);
+  let targetBlobs: { store: BlobStore; dispose(): void } = sourceBlobs;
+  try {
+    if (options.blobUrl !== undefined) {
+      const { parseS3Url, S3BlobStore } = await import('./adapters/blobs/s3-blob-store.js');
+      const store = new S3BlobStore(parseS3Url(options.blobUrl));
+      targetBlobs = { store, dispose: () => store.client.destroy() };
+    }
+    const { openPostgresStores } = await import('./adapters/postgres/stores.js');
+    const targetStores = await openPostgresStores(options.databaseUrl, { clock, max: 4 });
+    return {
+      source: { stores: sourceStores, blobs: sourceBlobs.store },
+      target: { stores: targetStores, blobs: targetBlobs.store, sharedBlobs: targetBlobs === sourceBlobs },
+      async close() {
+        await targetStores.close();
+        await sourceStores.close();
+        targetBlobs.dispose();
+      },
+    };
+  } catch (error) {
+    await sourceStores.close();
+    if (targetBlobs !== sourceBlobs) targetBlobs.dispose();
+    throw error;
+  }
 }

@@ -118,6 +118,12 @@ export class PgReferenceFeatureStore implements ReferenceFeatureStore {
     return `v${row?.version ?? 0}`;
   }
 
+  async featuresOf(imageIds: readonly string[]): Promise<Map<string, Uint8Array>> {
+    if (imageIds.length === 0) return new Map();
+    const rows = await this.db.query<{ image_id: string; features: Buffer }>('SELECT image_id, features FROM images WHERE image_id = ANY($1::text[]) AND features IS NOT NULL', [[...new Set(imageIds)]]);
+    return new Map(rows.map((r) => [r.image_id, new Uint8Array(r.features)]));
+  }
+
   async *all(): AsyncIterable<ReferenceFeatures> {
     const rows = await this.db.query<{ image_id: string; part_id: string; features: Buffer }>(
       'SELECT i.image_id, p.part_id, i.features FROM images i JOIN parts p ON p.pk = i.part_pk WHERE i.features IS NOT NULL',
