@@ -74,11 +74,12 @@ export interface CatalogLocation {
 export async function openCatalogAt(options: OpenCatalogOptions & CatalogLocation): Promise<Catalog> {
   if (options.databaseUrl === undefined && options.blobUrl === undefined) return openCatalog(options);
   const clock = options.clock ?? systemClock();
-  let blobs: { store: BlobStore; dispose(): void };
+  let blobs: { store: BlobStore; dispose(): void; shared?: boolean };
   if (options.blobUrl !== undefined) {
     const { parseS3Url, S3BlobStore } = await import('./adapters/blobs/s3-blob-store.js');
     const store = new S3BlobStore(parseS3Url(options.blobUrl));
-    blobs = { store, dispose: () => store.client.destroy() };
+    // Object storage may be written by several servers at once (docs/deploy.md).
+    blobs = { store, dispose: () => store.client.destroy(), shared: true };
   } else {
     blobs = localBlobs(options.dataDir);
   }
@@ -109,7 +110,7 @@ function localBlobs(dataDir: string | undefined): { store: BlobStore; dispose():
 }
 
 /** The services of one catalog over its stores and blob store; `close` closes them all. */
-function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispose(): void }, options: OpenCatalogOptions, clock: Clock): Catalog {
+function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispose(): void; shared?: boolean }, options: OpenCatalogOptions, clock: Clock): Catalog {
   const ids = options.ids ?? systemIds();
   const store = stores.catalog;
   const context = createServiceContext({ store, clock, ids, limits: options.limits });
@@ -125,6 +126,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     store: stores.images,
     indexer: createSharpFeatureIndexer(imageSearch.pool),
     blobs: blobs.store,
+    sharedBlobs: blobs.shared ?? false,
     ...(options.imageLimits ? { limits: options.imageLimits } : {}),
     ...(options.displayConfig ? { displayConfig: options.displayConfig } : {}),
   });
