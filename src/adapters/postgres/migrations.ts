@@ -167,6 +167,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   {
     version: 3,
+    name: 'image search sessions keep each hit\'s score (issue 14: results.score)',
+    sql: `
+      ALTER TABLE session_hits ADD COLUMN scores bytea;    -- uint16 LE scores (x 65,535) parallel to card_ids; NULL for a text search
+    `,
+  },
+  {
+    version: 4,
     name: 'change counters: what in-memory state of a server must reload after another server wrote (issue 15)',
     // A counter per in-memory cache, bumped by triggers in the writing transaction, so it commits
     // with the write whoever writes (a server, a local CLI, catalog migrate) and never depends on
