@@ -66,12 +66,17 @@ describe('copyCatalog (catalog migrate)', () => {
     const target = end();
     let runs = 0;
     let result: Awaited<ReturnType<typeof copyCatalog>> | undefined;
-    // Each run is interrupted after its first finished batch: every batch boundary of every phase is hit.
+    // Each run is interrupted after its first finished batch, so every batch boundary of every phase
+    // is hit; the verification is interrupted once too (it starts over on the next run).
+    let verifyInterrupted = false;
     for (;;) {
       runs++;
       const controller = new AbortController();
       try {
-        result = await copyCatalog(source, target, { batchSize: 10, newCatalogId: () => 'unused', signal: controller.signal, onProgress: () => controller.abort() });
+        result = await copyCatalog(source, target, { batchSize: 10, newCatalogId: () => 'unused', signal: controller.signal, onProgress: (p) => {
+          if (p.phase !== 'verify' || !verifyInterrupted) controller.abort();
+          if (p.phase === 'verify') verifyInterrupted = true;
+        } });
         break;
       } catch (error) {
         expect(error).toBeInstanceOf(MigrationInterrupted);

@@ -259,7 +259,11 @@ export async function copyCatalog(source: MigrationEnd, target: MigrationEnd, op
   // -- verify: counts and content, item by item ------------------------------------------------
   await enter('verify');
   checkSignal('verify');
-  const differences = await verify(source, target, { attributes, organizations, tokens, settings, counts, catalogId }, (done, total) => report('verify', done, total));
+  const differences = await verify(source, target, { attributes, organizations, tokens, settings, counts, catalogId }, (done, total) => {
+    report('verify', done, total);
+    // Verification reads everything twice: Ctrl-C stops it too (the next run verifies from the start).
+    checkSignal('verify');
+  });
   if (differences.length === 0) {
     // Verified: the target now answers like the source, maintenance state included.
     await dst.catalog.setSetting(MAINTENANCE, (await src.catalog.getSetting(MAINTENANCE)) ?? 'off');
