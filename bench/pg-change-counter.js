@@ -1,7 +1,7 @@
 // How a server learns that another server changed what it keeps in memory (issue 15; docs/deploy.md,
 // "How several servers stay one catalog"): the cost of the check made before every image search,
 // (a) the former fingerprint (count, sum of row ids, newest modification over every image with
-// features: a scan) against (b) the change counter of PostgreSQL migration 4 (one primary-key read), at
+// features: a scan) against (b) the change counter of PostgreSQL migration 5 (one primary-key read), at
 // several catalog sizes; and (c) how late a LISTEN/NOTIFY message arrives after the commit, the
 // window in which a server relying on it would answer from stale memory.
 // Usage: CATALOG_BENCH_DATABASE_URL=postgres://... node bench/pg-change-counter.js [sizes...]

@@ -109,7 +109,7 @@ export class PgReferenceFeatureStore implements ReferenceFeatureStore {
   }
 
   /**
-   * The image_features change counter (migration 4): bumped by triggers in every transaction that
+   * The image_features change counter (migration 5): bumped by triggers in every transaction that
    * writes a row's features or moves a row with features to another part, on any server. One
    * primary-key read, whatever the number of images, and independent of the writers' clocks.
    */
