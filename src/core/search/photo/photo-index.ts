@@ -39,7 +39,11 @@ export interface LocalHit {
 export interface PhotoQueryOptions {
   /** Words per query descriptor (default 1: a second word doubled chance matches in clutter for no recall). */
   multiAssign?: number;
-  /** Largest Hamming distance of a tentative match, bits of 256 (default 64). */
+  /**
+   * Largest Hamming distance of a tentative match, bits of 256 (default 40; 64 before: descriptors
+   * sharing a word are alike, so 64 let ~60 % of the scanned postings through and at 10,000 images
+   * verification drowned in chance matches; 40 also ranked more scenes first).
+   */
   maxDistance?: number;
   /** Images verified geometrically (default 40). */
   shortlist?: number;
@@ -47,6 +51,24 @@ export interface PhotoQueryOptions {
   tolerance?: number;
   /** Hits with fewer inliers are left out (default 4). */
   minInliers?: number;
+  /**
+   * Largest distance of the first 128 bits (default 26): a posting further away there is skipped
+   * before its second half is read, so most postings cost half a comparison; a true match
+   * (≤ maxDistance over 256 bits) is over 26 in its first half only when its differences are
+   * unevenly spread.
+   */
+  maxHalfDistance?: number;
+  /**
+   * Words held by more than this fraction of the images (and by more than 500) are not scanned
+   * (default 0.05): these "stop words" cost the most (their lists are the longest) and carry the
+   * least evidence (idf). At 10,000 images they were 60 % of the scan for the same recall.
+   */
+  maxWordShare?: number;
+  /**
+   * A query keypoint matching more images than this is bursty (flat patch, border, repeated
+   * texture) and its matches are dropped (default max(64, 2 % of the images)).
+   */
+  maxMatchesPerKeypoint?: number;
 }
 
 /** A growable posting list of one word. */
@@ -84,6 +106,8 @@ export class PhotoIndex {
   private livePostings = 0;
   private deadPostings = 0;
   private liveImages = 0;
+  /** Diagnostics of the last query (bench/photo-profile.js). */
+  lastStats: { matches: number } = { matches: 0 };
 
   constructor(vocabulary: Vocabulary) {
     this.vocabulary = vocabulary;
@@ -221,9 +245,11 @@ export class PhotoIndex {
     const slots = this.imageIds.length;
     if (q.count === 0 || this.liveImages === 0) return [];
     const m = options.multiAssign ?? 1;
-    const maxD = options.maxDistance ?? 64;
+    const maxD = options.maxDistance ?? 40;
     const shortlist = options.shortlist ?? 40;
     const minInliers = options.minInliers ?? 4;
+    const maxHalf = Math.min(maxD, options.maxHalfDistance ?? 26);
+    const maxDf = Math.max(500, (options.maxWordShare ?? 0.05) * this.liveImages);
     const votes = new Float32Array(slots);
     const lastQ = new Int32Array(slots).fill(-1);
     const lastMatch = new Int32Array(slots);
@@ -233,11 +259,18 @@ export class PhotoIndex {
     let mQ = new Int32Array(cap);
     let mKp = new Int32Array(cap);
     let mD = new Uint16Array(cap);
+    let mIdf = new Float32Array(cap);
     let count = 0;
     const words = new Int32Array(m);
     const n = this.liveImages;
+    // The query's own words when it has them (one word each, this vocabulary): no second assignment.
+    const ownWords = m === 1 && q.vocabulary === this.vocabulary.id && q.words.length === q.count;
+    const maxPerKeypoint = options.maxMatchesPerKeypoint ?? Math.max(64, Math.ceil(0.02 * this.liveImages));
     for (let qi = 0; qi < q.count; qi++) {
-      const nw = this.vocabulary.words(q.descriptors, qi, m, words);
+      let nw = 1;
+      if (ownWords) words[0] = q.words[qi] ?? 0;
+      else nw = this.vocabulary.words(q.descriptors, qi, m, words);
+      const before = count;
       const qo = qi * DESCRIPTOR_WORDS;
       const qd = q.descriptors;
       const q0 = qd[qo] ?? 0, q1 = qd[qo + 1] ?? 0, q2 = qd[qo + 2] ?? 0, q3 = qd[qo + 3] ?? 0;
@@ -245,14 +278,14 @@ export class PhotoIndex {
       for (let k = 0; k < nw; k++) {
         const w = words[k] ?? 0;
         const p = this.postings[w];
-        if (!p || p.length === 0) continue;
+        if (!p || p.length === 0 || (this.df[w] ?? 0) > maxDf) continue;
         const idf = Math.log(1 + n / Math.max(1, this.df[w] ?? 0));
         const pd = p.desc;
         for (let j = 0; j < p.length; j++) {
           const o = j * DESCRIPTOR_WORDS;
           // Hamming distance with the query descriptor held in locals (this loop is the scan).
           let d = popcount32(q0 ^ (pd[o] ?? 0)) + popcount32(q1 ^ (pd[o + 1] ?? 0)) + popcount32(q2 ^ (pd[o + 2] ?? 0)) + popcount32(q3 ^ (pd[o + 3] ?? 0));
-          if (d > maxD) continue;
+          if (d > maxHalf) continue;
           d += popcount32(q4 ^ (pd[o + 4] ?? 0)) + popcount32(q5 ^ (pd[o + 5] ?? 0)) + popcount32(q6 ^ (pd[o + 6] ?? 0)) + popcount32(q7 ^ (pd[o + 7] ?? 0));
           if (d > maxD) continue;
           const slot = p.slot[j] ?? 0;
@@ -267,6 +300,7 @@ export class PhotoIndex {
           }
           if (count === cap) {
             cap *= 2;
+            mIdf = grow(mIdf, cap);
             mSlot = grow(mSlot, cap);
             mQ = grow(mQ, cap);
             mKp = grow(mKp, cap);
@@ -279,9 +313,18 @@ export class PhotoIndex {
           lastQ[slot] = qi;
           lastMatch[slot] = count;
           count++;
-          votes[slot] = (votes[slot] ?? 0) + idf * (1 - d / (maxD + 1));
+          mIdf[count - 1] = idf;
         }
       }
+      // Burstiness: a descriptor close to postings of many images (a flat patch, a replicated
+      // border, a repeated texture) is no evidence for any of them, and it floods verification
+      // with matches; its matches are dropped.
+      if (count - before > maxPerKeypoint) count = before;
+    }
+    this.lastStats = { matches: count };
+    for (let i = 0; i < count; i++) {
+      const slot = mSlot[i] ?? 0;
+      votes[slot] = (votes[slot] ?? 0) + (mIdf[i] ?? 0) * (1 - (mD[i] ?? 0) / (maxD + 1));
     }
     // Shortlist by votes normalised by √(reference keypoints): an image with many keypoints collects
     // more chance votes.
