@@ -75,6 +75,11 @@ export async function extractReferenceOffThread(input: Uint8Array | string): Pro
   return (await run({ kind: 'reference', input })) as Uint8Array;
 }
 
+/** True when extractions run on feature threads (the built worker exists and threads are not disabled). */
+export async function featureThreadsAvailable(): Promise<boolean> {
+  return (await threads()) !== undefined;
+}
+
 /** Stops the threads (tests, benchmarks); the next extraction starts new ones. */
 export async function closeFeatureThreads(): Promise<void> {
   const p = await pool;
