@@ -9,7 +9,7 @@
  * Uses the COMPILED code: `npm run build && node bench/engine.js [parts=200000]`. Short on purpose
  * (the machine is shared): 60 searches per class.
  */
-import { readFileSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { rmSync, statSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openCatalog } from '../dist/open-catalog.js';
@@ -18,46 +18,9 @@ import { decidePartUpsert } from '../dist/core/catalog/parts.js';
 import { buildEngineDocument } from '../dist/core/search/engine/document.js';
 import { idf, tfPart, NAME_WEIGHT, ID_WEIGHT } from '../dist/core/search/engine/bm25.js';
 import { compareBinary } from '../dist/core/search/rank.js';
+import { ATTRIBUTES, devices, partOf } from './parts-data.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const DATA = join(here, '..', '..', 'shared', 'data', 'catalog');
-
-/** Devices of pci.ids / usb.ids: [bus, vendor id, device id, device name, vendor name]. */
-function devices() {
-  const out = [];
-  for (const bus of ['pci', 'usb']) {
-    let vendor = '';
-    let vendorName = '';
-    for (const line of readFileSync(join(DATA, `${bus}.ids`), 'latin1').split('\n')) {
-      if (line.startsWith('#') || line.trim() === '') continue;
-      let m = /^([0-9a-f]{4})\s+(.+)$/.exec(line);
-      if (m) {
-        vendor = m[1];
-        vendorName = m[2];
-        continue;
-      }
-      if (line.startsWith('C ')) {
-        vendor = '';
-        continue;
-      }
-      m = /^\t([0-9a-f]{4})\s+(.+)$/.exec(line);
-      if (m && vendor) out.push([bus, vendor, m[1], m[2], vendorName]);
-    }
-  }
-  return out;
-}
-
-const ATTRIBUTES = [{ attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, searchable: true, filterable: true }];
-
-function partOf(i, list) {
-  const [bus, vendor, device, name, vendorName] = list[i % list.length];
-  const copy = Math.floor(i / list.length);
-  return {
-    part_id: `${bus}:${vendor}:${device}${copy > 0 ? `:${copy}` : ''}`,
-    name: { en: copy > 0 && copy % 3 === 0 ? `${name} rev ${copy}` : name },
-    attributes: [{ attribute_id: 'vendor', values: [{ organization: '', value: { en: vendorName } }] }],
-  };
-}
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
