@@ -20,6 +20,8 @@ export const ROUTES = {
   organizationsList: '/1/catalog/organizations/list',
   maintenance: '/1/catalog/maintenance',
   catalogInfo: '/1/catalog/info',
+  /** Our addition (docs/api.md, "Authentication"): the calling token's name, roles and permissions. */
+  tokenInfo: '/1/auth/token',
   images: '/1/catalog/images',
   imagesList: '/1/catalog/images/list',
   imagesSelect: '/1/catalog/images/select',

@@ -92,8 +92,12 @@ export interface Attribute {
   display_order?: number;
 }
 
-/** Projection values of attribute list/select (spec 4.1). */
-export const ATTRIBUTE_PROJECTION = ['name', 'type', 'searchable', 'filterable', 'visibility', 'org_visibility', 'display_order', 'labels', 'per_org_values', 'default_value'] as const;
+/**
+ * Projection values of attribute list/select (spec 4.1), and our `creation_order` (docs/api.md,
+ * "Attributes"): the attribute's rank in creation order (1 = the oldest existing one), the order
+ * spec 2.1 puts attributes without display_order in; returned only when projected.
+ */
+export const ATTRIBUTE_PROJECTION = ['name', 'type', 'searchable', 'filterable', 'visibility', 'org_visibility', 'display_order', 'labels', 'per_org_values', 'default_value', 'creation_order'] as const;
 export type AttributeField = (typeof ATTRIBUTE_PROJECTION)[number];
 
 // ---------------------------------------------------------------------------------------------
@@ -332,6 +336,27 @@ export interface RelationRecord {
   created: string;
 }
 
+/**
+ * GET /1/auth/token (our addition, docs/api.md "Authentication"): the token making the request as
+ * the service sees it — never its secret — and what its roles allow, so a client (the web page)
+ * shows only what the token may do. Decisions §2 for the role rules.
+ */
+export interface CurrentToken {
+  /** The token's name (`local` in local mode). */
+  name: string;
+  roles: Role[];
+  /** The organization the token is bound to, or null. */
+  organization: string | null;
+  permissions: {
+    /** May create, change and delete attributes, parts, images, relations and organizations. */
+    writeCatalog: boolean;
+    /** May set or change an image's `position` (spec 2.2: dataContributor or dataValidator). */
+    setImagePosition: boolean;
+    /** May switch maintenance mode (catalogAdmin). */
+    maintenance: boolean;
+  };
+}
+
 /** GET /1/catalog/info (our addition, docs/api.md): which catalog this is, and the software's version. */
 export interface CatalogInfo {
   /** A UUID stored in the catalog when it is first used; never changes, differs between catalogs. */
@@ -349,11 +374,12 @@ export { CATALOG_VERSION } from './version.js';
 /**
  * Projection values of search and search state (decisions §8). None given = the first six
  * ({@link DEFAULT_SEARCH_PROJECTION}); `results.images` and `results.attributes` (issue 13, richer
- * hits) are read only when asked for.
+ * hits) are read only when asked for; `results.score` (issue 14) is an image search's similarity
+ * confidence in [0, 1] (null in a text search).
  */
 export const SEARCH_PROJECTION = [
   'results.id', 'results.serviceId', 'results.name', 'results.nameLanguage', 'results.createdAt', 'results.modifiedAt',
-  'results.images', 'results.attributes', 'results.highlights',
+  'results.images', 'results.attributes', 'results.highlights', 'results.score',
 ] as const;
 export type SearchProjection = (typeof SEARCH_PROJECTION)[number];
 /** The projection of a search that names none: the six fields of spec 2.5. */
@@ -393,6 +419,12 @@ export const SearchRequestSchema = z.strictObject({
     limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
     /** Values per facet, most frequent first (default 10). */
     maxValuesPerFacet: z.number().int().min(1).max(MAX_FACET_VALUES).optional(),
+    /**
+     * Image searches only (issue 14): keep only hits whose score is at least this, in [0, 1];
+     * CONFIDENT_IMAGE_SCORE (0.5) keeps the confident ones. Default 0: every part with a
+     * reference image, most similar first.
+     */
+    minScore: z.number().min(0).max(1).optional(),
   }).optional(),
 });
 export type SearchRequest = z.infer<typeof SearchRequestSchema>;
@@ -414,7 +446,20 @@ export interface SearchResult {
   attributes?: PartAttribute[];
   /** `results.highlights`: the fields the query words matched, with the matched spans (issue 13). */
   highlights?: SearchHighlight[];
+  /**
+   * `results.score` (issue 14): an image search's confidence, in [0, 1] to 4 decimals, that the
+   * hit shows the part in the photo (at or above {@link CONFIDENT_IMAGE_SCORE}: a confident hit);
+   * null in a search without an image.
+   */
+  score?: number | null;
 }
+
+/**
+ * The documented threshold of `results.score` (docs/search.md, "Photo search"): at or above it a
+ * hit is confident; on the photo-search benchmark at most 5 % of photos of things not in the
+ * catalog reach it, and the true part of at least 90 % of photo-like queries does.
+ */
+export const CONFIDENT_IMAGE_SCORE = 0.5;
 
 /**
  * One field of a hit that query words matched: the part id, a name (with its language) or a value

@@ -43,6 +43,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'tokens create': ['TOKEN=$(catalog tokens create --name ci --role catalogAdmin)', 'catalog tokens create --name acme-reader --role catalogReader --org acme'],
   'tokens list': ['catalog tokens list'],
   'tokens revoke': ['catalog tokens revoke ci'],
+  'tokens whoami': ['catalog --remote http://127.0.0.1:8080 tokens whoami   # exit 4 for a bad token'],
   'maintenance on': ['catalog --remote http://127.0.0.1:8080 maintenance on'],
   'maintenance off': ['catalog maintenance off'],
   'maintenance status': ['catalog maintenance status   # exit 5 while on'],

@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { ROUTES } from '../api/routes.js';
 import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part } from '../api/schemas.js';
 import type { AttributeView, CatalogClient, PartView, SearchImageUpload } from './types.js';
-import type { CatalogInfo, Relation, RelationCreateResult, RelationRecord } from '../api/schemas.js';
+import type { CatalogInfo, CurrentToken, Relation, RelationCreateResult, RelationRecord } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 import { encodeMultipart } from './http/multipart.js';
@@ -65,6 +65,7 @@ export class HttpCatalogClient implements CatalogClient {
   createRelations(items: unknown[]) { return this.json<RelationCreateResult>({ method: 'POST', path: ROUTES.relations, json: items }); }
   listRelations(request: unknown) { return this.json<Page<RelationRecord>>({ method: 'POST', path: ROUTES.relationsList, json: request ?? {} }); }
   getCatalogInfo() { return this.json<CatalogInfo>({ method: 'GET', path: ROUTES.catalogInfo }); }
+  getTokenInfo() { return this.json<CurrentToken>({ method: 'GET', path: ROUTES.tokenInfo }); }
   getRelations(partId: string, type?: string) {
     return this.json<Relation[]>({ method: 'GET', path: type === undefined ? ROUTES.partRelations(partId) : ROUTES.partRelationsOfType(partId, type) });
   }

@@ -79,6 +79,7 @@ export class LocalCatalogClient implements CatalogClient {
   getRelations(partId: string, type?: string) { return this.run((p) => this.catalog.relations.getRelations(p, partId, type)); }
   listRelations(request: unknown) { return this.run((p) => this.catalog.relations.listRelations(p, request)); }
   getCatalogInfo() { return this.run((p) => this.service.getCatalogInfo(p)); }
+  getTokenInfo() { return this.run(async (p) => this.service.describeToken(p)); }
 
   uploadImages(definitions: unknown[], files: UploadFile[]) { return this.run((p) => uploadLocal(this.catalog.images, p, definitions, files)); }
   deleteImages(ids: unknown[]) { return this.run((p) => this.catalog.images.deleteImages(p, ids)); }

@@ -11,12 +11,12 @@
 import type {
   Attribute, BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part,
 } from '../api/schemas.js';
-import type { CatalogInfo, Relation, RelationCreateResult, RelationRecord } from '../api/schemas.js';
+import type { CatalogInfo, Relation, RelationCreateResult, RelationRecord, CurrentToken } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 
 /** An attribute as listed or selected: attribute_id plus the projected fields. */
-export type AttributeView = Partial<Attribute> & { attribute_id: string };
+export type AttributeView = Partial<Attribute> & { attribute_id: string; creation_order?: number };
 /** A part as listed or selected: part_id plus the projected fields. */
 export type PartView = Partial<Part> & { part_id: string };
 
@@ -79,6 +79,8 @@ export interface CatalogClient {
 
   /** GET /1/catalog/info (docs/api.md): the catalog's identity `{catalogId, version}`. */
   getCatalogInfo(): Promise<CatalogInfo>;
+  /** GET /1/auth/token (docs/api.md): the calling token's name, roles, organization and permissions. */
+  getTokenInfo(): Promise<CurrentToken>;
 
   /**
    * POST /1/catalog/images (spec 4.2, decisions §4): multipart with the definitions

@@ -93,6 +93,17 @@ export interface ImageMatch {
 export interface RankedHits {
   total: number;
   cardIds: number[];
+  /**
+   * Image searches only: each hit's similarity confidence in [0, 1] (ImageMatch.score), parallel
+   * to `cardIds`; the projection value `results.score` (issue 14). Absent for text searches.
+   */
+  scores?: number[];
+}
+
+/** A page of a stored session's hits: card ids in rank order and, for an image search, their scores (parallel). */
+export interface SessionHits {
+  cardIds: number[];
+  scores?: number[];
 }
 
 /** A text search as the index sees it: words (with prefix flags), validated filters, and who reads. */

@@ -16,7 +16,7 @@ function hasAny(principal: Principal, roles: readonly Role[]): boolean {
 
 /** Throws 403 unless the principal may write catalog data (attributes, parts, images, relations, organizations). */
 export function assertCatalogWriter(principal: Principal): void {
-  if (!hasAny(principal, WRITER_ROLES)) {
+  if (!canWriteCatalog(principal)) {
     throw errors.forbidden(`token '${principal.name}' may not change the catalog: this needs one of the roles ${WRITER_ROLES.join(', ')}`);
   }
 }
@@ -26,6 +26,11 @@ export function assertCatalogAdmin(principal: Principal): void {
   if (!principal.roles.includes('catalogAdmin')) {
     throw errors.forbidden(`token '${principal.name}' may not do this: it needs the role catalogAdmin`);
   }
+}
+
+/** Whether the principal may write catalog data (the test of {@link assertCatalogWriter}). */
+export function canWriteCatalog(principal: Principal): boolean {
+  return hasAny(principal, WRITER_ROLES);
 }
 
 /** Whether the principal may set or change an image `position` (spec 2.2: dataContributor or dataValidator). */

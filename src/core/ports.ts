@@ -5,7 +5,7 @@
  */
 import type { Attribute, Organization, RelationType, SearchFacets } from '../api/schemas.js';
 import type {
-  Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, StoredImage, StoredPart, StoredRelation,
+  Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, SessionHits, StoredImage, StoredPart, StoredRelation,
   StoredSession, StoredToken, TextSearchQuery,
 } from './model.js';
 
@@ -213,11 +213,15 @@ export interface SessionStore {
   /**
    * Stores a session and its hits. With a budget, first evicts, oldest first, the owner's sessions
    * beyond `maxSessionsPerOwner` and anyone's beyond `maxTotalBytes`; the new one is always kept.
+   * `hits.scores`, when given, is parallel to `hits.cardIds` (values in [0, 1]; stored to 1/65,535).
    */
-  create(session: StoredSession, cardIds: readonly number[], budget?: SessionBudget): Promise<void>;
+  create(session: StoredSession, hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined }, budget?: SessionBudget): Promise<void>;
   get(sessionId: string): Promise<StoredSession | undefined>;
-  /** Card ids of hits [skip, skip + limit); fewer (or none) past the stored end. */
-  readHits(sessionId: string, skip: number, limit: number): Promise<number[]>;
+  /**
+   * Hits [skip, skip + limit): card ids, and their scores when the session was created with
+   * scores; fewer (or none) past the stored end.
+   */
+  readHits(sessionId: string, skip: number, limit: number): Promise<SessionHits>;
   /** Deletes at most `max` sessions that expired by `nowMicros` and gives their space back; returns how many. */
   purgeExpired(nowMicros: number, max: number): Promise<number>;
   close(): Promise<void>;

@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONFIDENT_IMAGE_SCORE } from '../../src/api/schemas.js';
 import { runCli } from '../../src/cli/main.js';
 import { cli } from '../helpers/cli.js';
 import { SHARED_IMAGES } from '../helpers/data.js';
@@ -170,6 +171,39 @@ describe('images: an upload that moves an image; image search from stdin', () =>
     expect(ids(fromStdin.stdout)[0]).toBe('p1');
     const empty = await cli(['search', '--image', '-'], { cwd: dir, stdin: '' });
     expect(empty.code).toBe(2);
+  });
+
+  it('search --image shows each hit\'s similarity score; a photo of nothing in the catalog says so instead of listing every part', async () => {
+    const found = await cli(['search', '--image', 'img/two.jpg', '-o', 'tsv'], { cwd: dir });
+    expect(found.code, found.stderr).toBe(0);
+    const [header, first] = found.stdout.trim().split('\n');
+    expect(header?.split('\t')).toEqual(['id', 'name', 'score', 'modifiedAt']);
+    const [id, , score] = first?.split('\t') ?? [];
+    expect(id).toBe('p1');
+    expect(Number(score)).toBeGreaterThanOrEqual(CONFIDENT_IMAGE_SCORE);
+    expect(Number(score)).toBeLessThanOrEqual(1);
+    copyFileSync(join(SHARED_IMAGES, 'tiger.jpg'), join(dir, 'img', 'tiger.jpg'));
+    const none = await cli(['search', '--image', 'img/tiger.jpg'], { cwd: dir });
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).not.toContain('p2');
+    expect(none.stderr).toMatch(/no part matches this photo with a similarity score of at least 0\.5/);
+    expect(none.stderr).toContain('--min-score 0');
+    const closest = await cli(['search', '--image', 'img/tiger.jpg', '--min-score', '0', '-o', 'json'], { cwd: dir });
+    const results = (JSON.parse(closest.stdout) as { results: { score: number }[] }).results;
+    expect(results.length).toBe(2);
+    for (const r of results) expect(r.score).toBeLessThan(CONFIDENT_IMAGE_SCORE);
+    const bad = await cli(['search', '--image', 'img/tiger.jpg', '--min-score', '2'], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--min-score.*between 0 and 1/);
+  });
+});
+
+describe('tokens whoami', () => {
+  it('shows the token in use: local mode is the data directory\'s owner with every permission', async () => {
+    const dir = tempDir('catalog-cli-whoami-');
+    const run = await cli(['tokens', 'whoami', '-o', 'json'], { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([expect.objectContaining({ name: 'local', organization: '', may: 'writeCatalog setImagePosition maintenance', permissions: { writeCatalog: true, setImagePosition: true, maintenance: true } })]);
   });
 });
 

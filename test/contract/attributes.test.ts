@@ -26,6 +26,21 @@ describe.each(MODES)('attributes (%s client)', (mode) => {
     });
   });
 
+  it('creation_order (our projection) ranks attributes by creation, unchanged by updates, dense after a delete', async () => {
+    for (const id of ['zeta', 'alpha', 'mid', 'gone']) await h.admin.upsertAttributes([{ attribute_id: id, type: 'text', name: { en: id } }]);
+    await h.admin.upsertAttributes([{ attribute_id: 'zeta', name: { en: 'Zeta renamed' } }]);
+    await h.admin.deleteAttributes(['gone']);
+    const page = await h.admin.listAttributes({ paging: { limit: 10 }, projection: ['creation_order'] });
+    expect(page.result).toEqual([
+      { attribute_id: 'alpha', creation_order: 2 }, { attribute_id: 'mid', creation_order: 3 }, { attribute_id: 'zeta', creation_order: 1 },
+    ]);
+    expect(await h.admin.selectAttributes({ attribute_ids: ['mid', 'zeta'], projection: ['name', 'creation_order'] })).toEqual([
+      { attribute_id: 'mid', name: { en: 'mid' }, creation_order: 3 }, { attribute_id: 'zeta', name: { en: 'Zeta renamed' }, creation_order: 1 },
+    ]);
+    // Not projected, not there: the default shape is the spec's.
+    expect((await h.admin.listAttributes({ paging: { limit: 1 } })).result[0]).not.toHaveProperty('creation_order');
+  });
+
   it('merges updates: given fields replace, absent fields stay, null clears', async () => {
     await h.admin.upsertAttributes([{ ...color, searchable: true, display_order: 3, labels: ['description'] }]);
     const result = await h.admin.upsertAttributes([{ attribute_id: 'color', filterable: true, display_order: null }]);

@@ -28,6 +28,22 @@ describe.each(MODES)('auth and maintenance (%s client)', (mode) => {
     expect(await worker.listAttributes({})).toEqual({ result: [], last_object_id: '', more_data: false });
   });
 
+  it('GET /1/auth/token tells a token its name, roles, organization and what they allow, never a secret, in maintenance mode too', async () => {
+    const worker = await h.as(['factoryWorker'], 'acme');
+    const seen = await worker.getTokenInfo();
+    expect(seen).toEqual({
+      name: expect.stringMatching(/^t\d+$/) as unknown as string, roles: ['factoryWorker'], organization: 'acme',
+      permissions: { writeCatalog: false, setImagePosition: false, maintenance: false },
+    });
+    expect(JSON.stringify(seen)).not.toMatch(/cat_/);
+    const contributor = await h.as(['dataContributor']);
+    expect((await contributor.getTokenInfo()).permissions).toEqual({ writeCatalog: true, setImagePosition: true, maintenance: false });
+    await h.admin.setMaintenance(true);
+    expect((await h.admin.getTokenInfo()).permissions).toEqual({ writeCatalog: true, setImagePosition: true, maintenance: true });
+    await h.admin.setMaintenance(false);
+    await expectCatalogError(h.withToken('cat_nope').getTokenInfo(), 'unauthorized');
+  });
+
   it('dataContributor writes but may not switch maintenance mode', async () => {
     const contributor = await h.as(['dataContributor']);
     expect((await contributor.upsertAttributes([{ attribute_id: 'a', type: 'text', name: { en: 'a' } }])).created).toEqual(['a']);

@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeatureIndexSimilaritySearch } from '../../src/adapters/images/image-search.js';
 import { extractPhotoReference } from '../../src/adapters/images/local-features/photo-features.js';
+import { CONFIDENT_IMAGE_SCORE } from '../../src/api/schemas.js';
 import { CONFIDENT_SCORE } from '../../src/core/search/photo/confidence.js';
 import type { ReferenceFeatures, ReferenceFeatureStore } from '../../src/core/ports.js';
 import { createHarness, MODES, type Harness } from '../helpers/harness.js';
@@ -87,6 +88,42 @@ describe.each(MODES)('photo search (%s client)', (mode) => {
       const response = await h.admin.search({ resultOptions: { limit: 3 } }, { image: await turned(file, 20), filename: 'q.jpg' });
       expect(response.results[0]?.id, file).toBe(`photo:${file.replace('.jpg', '')}`);
     }
+  });
+
+  it('every hit carries results.score in [0, 1], most similar first, the same on every page of the session (issue 14)', async () => {
+    const projection = ['results.id', 'results.score'];
+    const response = await h.admin.search({ projection, resultOptions: { limit: 4 } }, { image: await turned('cathedral.jpg', 20), filename: 'q.jpg' });
+    expect(response.results[0]?.id).toBe('photo:cathedral');
+    const scores = response.results.map((r) => r.score);
+    for (const score of scores) {
+      expect(typeof score).toBe('number');
+      expect(score as number).toBeGreaterThanOrEqual(0);
+      expect(score as number).toBeLessThanOrEqual(1);
+    }
+    expect(scores[0] as number).toBeGreaterThanOrEqual(CONFIDENT_IMAGE_SCORE);
+    expect([...scores].sort((x, y) => (y as number) - (x as number))).toEqual(scores);
+    const page2 = await h.admin.searchState(response.sessionId, { skip: 0, limit: 4, projection });
+    expect(page2.results).toEqual(response.results);
+    // Without results.score in the projection, no score.
+    const plain = await h.admin.searchState(response.sessionId, { skip: 0, limit: 1 });
+    expect(plain.results[0]).not.toHaveProperty('score');
+  });
+
+  it('resultOptions.minScore keeps only confident hits: a photo of nothing in the catalog finds none (issue 14)', async () => {
+    const confident = { projection: ['results.id', 'results.score'], resultOptions: { limit: 25, minScore: CONFIDENT_IMAGE_SCORE } };
+    const none = await h.admin.search(confident, { image: await scene('tiger.jpg', 20), filename: 'q.jpg' });
+    expect(none.results).toEqual([]);
+    expect(none.resultsTotalCount).toBe(0);
+    const found = await h.admin.search(confident, { image: await turned('cathedral.jpg', 20), filename: 'q.jpg' });
+    expect(found.results[0]?.id).toBe('photo:cathedral');
+    for (const r of found.results) expect(r.score as number).toBeGreaterThanOrEqual(CONFIDENT_IMAGE_SCORE);
+    expect(found.resultsTotalCount).toBe(found.results.length);
+  });
+
+  it('a text search projects results.score as null and refuses minScore', async () => {
+    const text = await h.admin.search({ projection: ['results.id', 'results.score'], matches: { text: 'rook' } });
+    expect(text.results).toEqual([{ id: 'photo:b_5_rook', score: null }]);
+    await expect(h.admin.search({ matches: { text: 'rook' }, resultOptions: { minScore: 0.5 } })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('minScore') });
   });
 
   it('the part lying on a cluttered bench finds its part first', async () => {

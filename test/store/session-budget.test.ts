@@ -8,9 +8,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  openSessionDatabase, packCardIds, SESSIONS_FILE, SqliteSessionStore, unpackCardIds,
-} from '../../src/adapters/sqlite/session-store.js';
+import { openSessionDatabase, SESSIONS_FILE, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
+import { packCardIds, packScores, unpackCardIds, unpackScores } from '../../src/adapters/session-blocks.js';
 import { LocalCatalogClient } from '../../src/client/local-client.js';
 import { HttpCatalogClient } from '../../src/client/http-client.js';
 import type { StoredSession } from '../../src/core/model.js';
@@ -52,14 +51,24 @@ describe('packed hit blocks', () => {
     expect(unpackCardIds(packCardIds(tail))).toEqual(tail);
   });
 
+  it('keeps an image search\'s scores to 1/65,535, two bytes a hit, and refuses a score outside [0, 1]', () => {
+    const scores = [1, 0.99995, 0.5, 0.123456, 0];
+    const packed = packScores(scores);
+    expect(packed.length).toBe(10);
+    unpackScores(packed).forEach((score, i) => expect(Math.abs(score - (scores[i] as number))).toBeLessThanOrEqual(1 / 131_070));
+    expect(unpackScores(packed, 1, 3)).toHaveLength(2);
+    expect(() => packScores([1.2])).toThrow(RangeError);
+    expect(() => packScores([Number.NaN])).toThrow(RangeError);
+  });
+
   it('reads any page of a stored session exactly', async () => {
     const store = memoryStore();
     const ids = hits(1);
-    await store.create(session('s', 'token:a'), ids);
-    expect(await store.readHits('s', 0, 10)).toEqual(ids.slice(0, 10));
-    expect(await store.readHits('s', 1020, 10)).toEqual(ids.slice(1020, 1030));
-    expect(await store.readHits('s', 2990, 100)).toEqual(ids.slice(2990));
-    expect(await store.readHits('s', 3000, 10)).toEqual([]);
+    await store.create(session('s', 'token:a'), { cardIds: ids });
+    expect((await store.readHits('s', 0, 10)).cardIds).toEqual(ids.slice(0, 10));
+    expect((await store.readHits('s', 1020, 10)).cardIds).toEqual(ids.slice(1020, 1030));
+    expect((await store.readHits('s', 2990, 100)).cardIds).toEqual(ids.slice(2990));
+    expect((await store.readHits('s', 3000, 10)).cardIds).toEqual([]);
   });
 });
 
@@ -67,11 +76,11 @@ describe('session budget', () => {
   it('keeps at most maxSessionsPerOwner sessions per owner, evicting that owner\'s oldest first', async () => {
     const store = memoryStore();
     const budget = { maxSessionsPerOwner: 3, maxTotalBytes: Number.MAX_SAFE_INTEGER };
-    await store.create(session('other', 'token:b'), hits(0), budget);
-    for (let i = 0; i < 5; i++) await store.create(session(`a${i}`, 'token:a'), hits(i), budget);
+    await store.create(session('other', 'token:b'), { cardIds: hits(0) }, budget);
+    for (let i = 0; i < 5; i++) await store.create(session(`a${i}`, 'token:a'), { cardIds: hits(i) }, budget);
     expect(await store.get('a0')).toBeUndefined();
     expect(await store.get('a1')).toBeUndefined();
-    for (const id of ['a2', 'a3', 'a4']) expect(await store.readHits(id, 0, 3000)).toEqual(hits(Number(id.slice(1))));
+    for (const id of ['a2', 'a3', 'a4']) expect((await store.readHits(id, 0, 3000)).cardIds).toEqual(hits(Number(id.slice(1))));
     // Another owner's session is not touched by this owner's cap.
     expect(await store.get('other')).toBeDefined();
     expect(store.usage().sessions).toBe(4);
@@ -79,17 +88,17 @@ describe('session budget', () => {
 
   it('keeps the total within maxTotalBytes, evicting the oldest sessions of anyone first', async () => {
     const store = memoryStore();
-    await store.create(session('probe', 'token:x'), hits(0));
+    await store.create(session('probe', 'token:x'), { cardIds: hits(0) });
     const one = store.usage().bytes;
     const budget = { maxSessionsPerOwner: 1000, maxTotalBytes: one * 4 };
     for (let i = 1; i <= 10; i++) {
-      await store.create(session(`s${i}`, `token:${i % 3}`), hits(i), budget);
+      await store.create(session(`s${i}`, `token:${i % 3}`), { cardIds: hits(i) }, budget);
       expect(store.usage().bytes).toBeLessThanOrEqual(budget.maxTotalBytes);
     }
     const live: string[] = [];
     for (const id of ['probe', ...Array.from({ length: 10 }, (_, i) => `s${i + 1}`)]) if (await store.get(id)) live.push(id);
     expect(live).toEqual(['s7', 's8', 's9', 's10']);
-    for (const id of live) expect(await store.readHits(id, 0, 3000)).toEqual(hits(Number(id.slice(1))));
+    for (const id of live) expect((await store.readHits(id, 0, 3000)).cardIds).toEqual(hits(Number(id.slice(1))));
   });
 
   it('20,000 searches by one token leave sessions.db within the per-token cap, each kept session readable', async () => {
@@ -149,23 +158,23 @@ describe('session database migration', () => {
     const store = new SqliteSessionStore(db);
     closers.push(() => store.close());
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
-    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(db.pragma('user_version', { simple: true })).toBe(4);
     expect(store.usage()).toEqual({ sessions: 0, bytes: 0 });
   });
 
-  it('adds the state column to a version-2 file and keeps its sessions (issue 13)', async () => {
+  it('adds the state column (issue 13) and the scores column (issue 14) to a version-2 file and keeps its sessions', async () => {
     const path = join(tempDir(), SESSIONS_FILE);
     const v2 = openSessionDatabase(path);
-    v2.exec('ALTER TABLE sessions DROP COLUMN state');
+    v2.exec('ALTER TABLE sessions DROP COLUMN state; ALTER TABLE session_hits DROP COLUMN scores');
     v2.pragma('user_version = 2');
     v2.prepare("INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes) VALUES ('kept', 'o', 1, 99, NULL, NULL, 0, 0, 128)").run();
     v2.close();
     const db = openSessionDatabase(path);
     const store = new SqliteSessionStore(db);
     closers.push(() => store.close());
-    expect(db.pragma('user_version', { simple: true })).toBe(3);
+    expect(db.pragma('user_version', { simple: true })).toBe(4);
     expect(await store.get('kept')).toMatchObject({ sessionId: 'kept', total: 0 });
-    await store.create({ sessionId: 'new', principal: 'o', createdAt: 1, expiresAt: 99, imageId: null, language: undefined, total: 0, stored: 0, organization: 'acme' }, []);
+    await store.create({ sessionId: 'new', principal: 'o', createdAt: 1, expiresAt: 99, imageId: null, language: undefined, total: 0, stored: 0, organization: 'acme' }, { cardIds: [] });
     expect((await store.get('new'))?.organization).toBe('acme');
   });
 });

@@ -405,12 +405,12 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
     describe('SessionStore', () => {
       it('stores hits in order, reads any page, and purges expired sessions', async () => {
         const session = { sessionId: 's1', principal: 'ci', createdAt: 10, expiresAt: 20, imageId: null, language: 'en', total: 7, stored: 5 };
-        await s.sessions.create(session, [5, 4, 3, 2, 1]);
+        await s.sessions.create(session, { cardIds: [5, 4, 3, 2, 1] });
         expect(await s.sessions.get('s1')).toMatchObject({ sessionId: 's1', total: 7, stored: 5, language: 'en' });
-        expect(await s.sessions.readHits('s1', 0, 2)).toEqual([5, 4]);
-        expect(await s.sessions.readHits('s1', 3, 10)).toEqual([2, 1]);
-        expect(await s.sessions.readHits('s1', 5, 10)).toEqual([]);
-        await s.sessions.create({ ...session, sessionId: 's2', expiresAt: 100 }, [1]);
+        expect(await s.sessions.readHits('s1', 0, 2)).toEqual({ cardIds: [5, 4] });
+        expect(await s.sessions.readHits('s1', 3, 10)).toEqual({ cardIds: [2, 1] });
+        expect(await s.sessions.readHits('s1', 5, 10)).toEqual({ cardIds: [] });
+        await s.sessions.create({ ...session, sessionId: 's2', expiresAt: 100 }, { cardIds: [1] });
         expect(await s.sessions.purgeExpired(20, 10)).toBe(1);
         expect(await s.sessions.get('s1')).toBeUndefined();
         expect(await s.sessions.get('s2')).toBeDefined();
@@ -419,13 +419,30 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       it('keeps what a session remembers besides its hits: the organization, the text and the facet counts (issue 13)', async () => {
         const base = { principal: 'ci', createdAt: 10, expiresAt: 20, imageId: null, language: undefined, total: 2, stored: 2 };
         const facets = { vendor: [{ value: 'Intel Corporation', count: 2 }, { value: 'Ünïcode', count: 1 }], class: [] };
-        await s.sessions.create({ ...base, sessionId: 'with', organization: 'acme-eu', text: 'intel contoller', facets }, [1, 2]);
-        await s.sessions.create({ ...base, sessionId: 'without' }, [1, 2]);
+        await s.sessions.create({ ...base, sessionId: 'with', organization: 'acme-eu', text: 'intel contoller', facets }, { cardIds: [1, 2] });
+        await s.sessions.create({ ...base, sessionId: 'without' }, { cardIds: [1, 2] });
         expect(await s.sessions.get('with')).toMatchObject({ organization: 'acme-eu', text: 'intel contoller', facets });
         const without = await s.sessions.get('without');
         expect(without?.organization).toBeUndefined();
         expect(without?.facets).toBeUndefined();
-        expect(await s.sessions.readHits('with', 0, 5)).toEqual([1, 2]);
+        expect(await s.sessions.readHits('with', 0, 5)).toEqual({ cardIds: [1, 2] });
+      });
+
+      it('keeps an image search\'s scores beside its hits, on every page, across blocks (issue 14: results.score)', async () => {
+        const n = 2500;
+        const cardIds = Array.from({ length: n }, (_, i) => n - i);
+        const scores = cardIds.map((_, i) => 1 - i / n);
+        await s.sessions.create({ sessionId: 'img', principal: 'ci', createdAt: 10, expiresAt: 20, imageId: 'query-1', language: undefined, total: n, stored: n }, { cardIds, scores });
+        const page = await s.sessions.readHits('img', 1020, 10);
+        expect(page.cardIds).toEqual(cardIds.slice(1020, 1030));
+        expect(page.scores).toHaveLength(10);
+        page.scores?.forEach((score, i) => expect(score).toBeCloseTo(scores[1020 + i] as number, 4));
+        const last = await s.sessions.readHits('img', 2490, 100);
+        expect(last.cardIds).toEqual(cardIds.slice(2490));
+        expect(last.scores?.[9]).toBeCloseTo(scores[2499] as number, 4);
+        // A text session has no scores at all, not zeros.
+        await s.sessions.create({ sessionId: 'txt', principal: 'ci', createdAt: 10, expiresAt: 20, imageId: null, language: undefined, total: 1, stored: 1 }, { cardIds: [7] });
+        expect(await s.sessions.readHits('txt', 0, 5)).toEqual({ cardIds: [7] });
       });
     });
 

@@ -5,7 +5,7 @@
  * Without Chromium the suite is SKIPPED with a loud message naming the apt-get line; with
  * CATALOG_REQUIRE_SERVICES=1 (CI) a missing Chromium fails instead.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, startServe } from '../helpers/bin.js';
 import { alteredPhoto, buildFixture, PHOTOS, SEVEN_NOT_SHOWN, SEVEN_SHOWN, type Fixture } from './catalog-fixture.js';
+import { SHARED_IMAGES } from '../helpers/data.js';
 
 const CHROMIUM = process.env.CATALOG_CHROMIUM ?? '/usr/bin/chromium';
 const INSTALL = 'apt-get update && apt-get install -y chromium';
@@ -139,7 +140,7 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
     expect(await page.locator('.not-shown > li').evaluateAll((els) => els.map((e) => e.getAttribute('data-image-id')))).toEqual(SEVEN_NOT_SHOWN);
     expect(await page.locator('.references > li').evaluateAll((els) => els.map((e) => e.getAttribute('data-image-id')))).toEqual(['seven-ref']);
     // Attribute values in display_order (vendor 1, colour 2), then the others.
-    expect(await page.locator('.attributes tbody tr').evaluateAll((els) => els.map((e) => e.getAttribute('data-attribute-id')))).toEqual(['vendor', 'colour', 'bin', 'cost']);
+    expect(await page.locator('.attributes tbody tr').evaluateAll((els) => els.map((e) => e.getAttribute('data-attribute-id')))).toEqual(['vendor', 'colour', 'cost', 'bin']);
     // Relations grouped by type, linking to the related parts.
     expect(await page.locator('.relation-group h3').allTextContents()).toEqual(['substitute', 'equivalent']);
     expect(await page.getByRole('link', { name: 'Successor gear' }).getAttribute('href')).toBe('/parts/gear%3Asuccessor');
@@ -182,7 +183,7 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
     expect((await fetch(`${server.url}/1/catalog/images/photo-crane/thumbnail?size=100`, { headers })).status).toBe(400);
   });
 
-  it('photo search finds the part and shows the rank', async () => {
+  it('photo search finds the part and shows its similarity score; a photo of nothing in the catalog says no part matches confidently', async () => {
     await page.goto(`${server.url}/search`);
     const photo = page.getByLabel('Photo (choose a file, take one, or drop one on the page)');
     expect(await photo.getAttribute('accept')).toBe('image/*');
@@ -192,7 +193,18 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
     await page.getByRole('button', { name: 'Search by photo' }).click();
     await page.getByText('by photo similarity').waitFor();
     expect(await page.locator('.hits .hit-id').first().textContent()).toBe('photo:penny');
-    expect(await page.locator('.hits .score').first().textContent()).toMatch(/^Similarity (rank 1|\d+ %)$/);
+    const score = await page.locator('.hits .score').first().textContent();
+    expect(score).toMatch(/^Similarity \d+ %$/);
+    expect(Number(/(\d+) %/.exec(score ?? '')?.[1])).toBeGreaterThanOrEqual(50);
+    expect(await page.locator('.no-confident-hit').count()).toBe(0);
+
+    // A photo of something not in the catalog: the closest parts, each marked weak, under a note.
+    await photo.setInputFiles({ name: 'tiger.jpg', mimeType: 'image/jpeg', buffer: readFileSync(join(SHARED_IMAGES, 'tiger.jpg')) });
+    await page.getByRole('button', { name: 'Search by photo' }).click();
+    await page.locator('.no-confident-hit').waitFor();
+    expect(await page.locator('.no-confident-hit').textContent()).toContain('No part matches this photo confidently');
+    for (const text of await page.locator('.hits .score').allTextContents()) expect(text).toMatch(/^Similarity \d+ % \(weak match\)$/);
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   it('a contributor uploads an image and sees it in place in the display order', async () => {
@@ -223,7 +235,7 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
     }
   });
 
-  it('a factoryWorker does not see an admin-only value', async () => {
+  it('a factoryWorker does not see an admin-only value nor the upload form; attributes without display_order follow in creation order', async () => {
     const workerContext = await browser.newContext({ bypassCSP: true });
     try {
       const workerPage = await workerContext.newPage();
@@ -232,8 +244,15 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
       await workerPage.locator('main[data-ready="true"]').waitFor();
       expect(await workerPage.locator('.attributes tbody tr').evaluateAll((els) => els.map((e) => e.getAttribute('data-attribute-id')))).toEqual(['vendor', 'colour', 'bin']);
       expect(await workerPage.locator('main').textContent()).not.toContain('12.40 EUR');
-      // The admin sees it on the same page.
-      expect(await page.goto(`${server.url}/parts/gear%3Aseven`).then(() => page.locator('tr[data-attribute-id="cost"] td').first().textContent())).toBe('12.40 EUR');
+      // A read-only token gets no upload form (GET /1/auth/token says it may not write).
+      expect(await workerPage.locator('section.upload').count()).toBe(0);
+      // The admin sees it on the same page, and the attributes without display_order in creation
+      // order (cost was created before bin), not by id; and the upload form.
+      await page.goto(`${server.url}/parts/gear%3Aseven`);
+      await page.locator('main[data-ready="true"]').waitFor();
+      expect(await page.locator('tr[data-attribute-id="cost"] td').first().textContent()).toBe('12.40 EUR');
+      expect(await page.locator('.attributes tbody tr').evaluateAll((els) => els.map((e) => e.getAttribute('data-attribute-id')))).toEqual(['vendor', 'colour', 'cost', 'bin']);
+      expect(await page.locator('section.upload').count()).toBe(1);
     } finally {
       await workerContext.close();
     }

@@ -91,6 +91,8 @@ export interface Attribute {
   searchable: boolean;
   visibility: string;
   display_order?: number | null;
+  /** Rank in creation order (1 = oldest), docs/api.md "Attributes". */
+  creation_order?: number;
 }
 
 export interface PartValue {
@@ -111,9 +113,20 @@ export interface SearchResult {
   id: string;
   name?: string;
   nameLanguage?: string;
-  /** A similarity in [0, 1] when the service reports one (not in today's API: the page shows rank). */
-  score?: number;
+  /** `results.score`: an image search's similarity confidence in [0, 1]; null in a text search. */
+  score?: number | null;
+  /** `results.images`: the hit's shown display images in UI order. */
+  images?: Array<{ image_id: string; path: string }>;
 }
+
+/** The documented threshold of `results.score` (docs/api.md, "Score"): at or above it a photo hit is confident. */
+export const CONFIDENT_IMAGE_SCORE = 0.5;
+
+/**
+ * The projection every search page asks for: the card fields, the display images (one request
+ * fills the page's thumbnails) and the score of a photo search.
+ */
+export const RESULT_PROJECTION = ['results.id', 'results.name', 'results.nameLanguage', 'results.images', 'results.score'];
 
 export interface SearchResponse {
   sessionId: string;
@@ -159,12 +172,37 @@ interface Page<T> {
 let attributesOnce: Promise<Attribute[]> | undefined;
 
 /** Every attribute definition the token may read (paged through, kept for the session). */
+/** GET /1/auth/token: the signed-in token's roles and what they allow (docs/api.md, "Authentication"). */
+export interface CurrentToken {
+  name: string;
+  roles: string[];
+  organization: string | null;
+  permissions: { writeCatalog: boolean; setImagePosition: boolean; maintenance: boolean };
+}
+
+const tokenInfo = new Map<string, Promise<CurrentToken>>();
+
+/** The signed-in token's permissions, asked once per token (pages show only what it may do). */
+export function currentToken(): Promise<CurrentToken> {
+  const token = getToken() ?? '';
+  let info = tokenInfo.get(token);
+  if (!info) {
+    info = api<CurrentToken>('GET', '/1/auth/token');
+    info.catch(() => tokenInfo.delete(token));
+    tokenInfo.set(token, info);
+  }
+  return info;
+}
+
+/** The attribute fields the pages use; `creation_order` orders attributes without display_order (spec 2.1). */
+const ATTRIBUTE_FIELDS = ['name', 'type', 'searchable', 'filterable', 'visibility', 'display_order', 'creation_order'];
+
 export function allAttributes(): Promise<Attribute[]> {
   attributesOnce ??= (async () => {
     const all: Attribute[] = [];
     let last = '';
     for (;;) {
-      const page = await api<Page<Attribute>>('POST', '/1/catalog/attributes/list', { paging: { limit: 1000, ...(last ? { last_object_id: last } : {}) } });
+      const page = await api<Page<Attribute>>('POST', '/1/catalog/attributes/list', { paging: { limit: 1000, ...(last ? { last_object_id: last } : {}) }, projection: ATTRIBUTE_FIELDS });
       all.push(...page.result);
       if (!page.more_data || page.result.length === 0) return all;
       last = page.last_object_id;

@@ -6,7 +6,7 @@
  * (an admin-only value) is simply absent.
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { allAttributes, api, displayImages, enc, imagesOfPart, inLanguage, partNames, type Attribute, type DisplayImages, type ImageDescription, type LangMap, type Part, type Relation } from './api';
+import { allAttributes, api, currentToken, displayImages, enc, imagesOfPart, inLanguage, partNames, type Attribute, type CurrentToken, type DisplayImages, type ImageDescription, type LangMap, type Part, type Relation } from './api';
 import { OriginalDialog, Thumb } from './images';
 import { Link, partUrl } from './router';
 import { ErrorNote } from './search';
@@ -19,29 +19,30 @@ interface PartData {
   display: DisplayImages;
   relations: Relation[];
   relatedNames: Map<string, LangMap>;
+  token: CurrentToken;
 }
 
 /**
  * The part's attributes in page order (spec 2.1): lower display_order first; attributes without
- * one after them in the order the API lists definitions (by attribute_id: the API does not expose
- * creation order, see docs/api.md "Web app").
+ * one after them in creation order (`creation_order`, docs/api.md "Attributes").
  */
 export function orderAttributes(part: Part, defs: Map<string, Attribute>): Part['attributes'] {
-  const rank = [...defs.keys()];
   const orderOf = (id: string) => defs.get(id)?.display_order ?? Number.POSITIVE_INFINITY;
-  return [...part.attributes].sort((a, b) => orderOf(a.attribute_id) - orderOf(b.attribute_id) || rank.indexOf(a.attribute_id) - rank.indexOf(b.attribute_id));
+  const createdOf = (id: string) => defs.get(id)?.creation_order ?? Number.POSITIVE_INFINITY;
+  return [...part.attributes].sort((a, b) => orderOf(a.attribute_id) - orderOf(b.attribute_id) || createdOf(a.attribute_id) - createdOf(b.attribute_id) || (a.attribute_id < b.attribute_id ? -1 : 1));
 }
 
 async function load(partId: string): Promise<PartData> {
-  const [part, defs, images, display, relations] = await Promise.all([
+  const [part, defs, images, display, relations, token] = await Promise.all([
     api<Part>('GET', `/1/catalog/parts/${enc(partId)}`),
     allAttributes(),
     imagesOfPart(partId),
     displayImages(partId),
     api<Relation[]>('GET', `/v1/parts/${enc(partId)}/relations`),
+    currentToken(),
   ]);
   const relatedNames = await partNames(relations.map((r) => r.part_id));
-  return { part, attributes: new Map(defs.map((d) => [d.attribute_id, d])), images, display, relations, relatedNames };
+  return { part, attributes: new Map(defs.map((d) => [d.attribute_id, d])), images, display, relations, relatedNames, token };
 }
 
 function tokensOf(info: string): string[] {
@@ -271,13 +272,16 @@ export function PartPage(props: { partId: string; language: string; setLanguage:
         </div>
       </div>
 
+      {data.token.permissions.writeCatalog && (
       <Upload
         partId={part.part_id}
+        canSetPosition={data.token.permissions.setImagePosition}
         onUploaded={async (ids) => {
           await reload();
           setFresh(ids);
         }}
       />
+      )}
       <OriginalDialog imageId={original} onClose={() => setOriginal(null)} />
     </main>
   );

@@ -5,7 +5,7 @@
  * shared and reloaded while the session lives (24 hours, same token).
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { allAttributes, api, ApiError, displayImages, enc, inLanguage, partNames, request, type Attribute, type LangMap, type SearchResponse, type SearchResult } from './api';
+import { allAttributes, api, ApiError, CONFIDENT_IMAGE_SCORE, enc, inLanguage, partNames, request, RESULT_PROJECTION, type Attribute, type LangMap, type SearchResponse, type SearchResult } from './api';
 import { Thumb } from './images';
 import { Link, navigate, partUrl, type Location } from './router';
 
@@ -60,14 +60,13 @@ interface Hit extends SearchResult {
   thumbnail?: string | null;
 }
 
-/** Names in every language and the first display image of each hit, fetched together. */
+/**
+ * Names in every language (for the language switch) beside each hit; its thumbnail is its first
+ * shown display image, which the page's results carry (`results.images`).
+ */
 async function decorate(results: SearchResult[]): Promise<Hit[]> {
-  const ids = results.map((r) => r.id);
-  const [names, displays] = await Promise.all([
-    partNames(ids),
-    Promise.all(ids.map((id) => displayImages(id).then((d) => d.shown[0] ?? d.ordered[0] ?? null, () => null))),
-  ]);
-  return results.map((r, i) => ({ ...r, names: names.get(r.id), thumbnail: displays[i] ?? null }));
+  const names = await partNames(results.map((r) => r.id));
+  return results.map((r) => ({ ...r, names: names.get(r.id), thumbnail: r.images?.[0]?.image_id ?? null }));
 }
 
 function Pager(props: { session: string; page: number; pageCount: number }) {
@@ -144,7 +143,7 @@ function PhotoSearch(props: { language: string; onError: (e: unknown) => void })
     props.onError(null);
     try {
       const body = new FormData();
-      body.append('input', JSON.stringify({ language: props.language, resultOptions: { limit: PAGE_SIZE } }));
+      body.append('input', JSON.stringify({ language: props.language, projection: RESULT_PROJECTION, resultOptions: { limit: PAGE_SIZE } }));
       body.append('image', file, file.name || 'photo');
       const response = (await (await request('POST', '/1/find/search', body)).json()) as SearchResponse;
       pages.set(pageKey(response.sessionId, 1), response);
@@ -196,7 +195,7 @@ export function SearchPage(props: { location: Location; language: string }) {
     const cached = pages.get(pageKey(session, page));
     const load = cached
       ? Promise.resolve(cached)
-      : api<SearchResponse>('GET', `/1/find/search/state/${enc(session)}?skip=${(page - 1) * PAGE_SIZE}&limit=${PAGE_SIZE}`);
+      : api<SearchResponse>('GET', `/1/find/search/state/${enc(session)}?skip=${(page - 1) * PAGE_SIZE}&limit=${PAGE_SIZE}&projection=${RESULT_PROJECTION.join(',')}`);
     load
       .then(async (r) => {
         pages.set(pageKey(session, page), r);
@@ -224,7 +223,7 @@ export function SearchPage(props: { location: Location; language: string }) {
     try {
       const filters = filtersOf(form);
       const text = form.text.trim();
-      const body = { language: props.language, matches: { ...(text ? { text: form.text } : {}), ...(filters.length ? { filters } : {}) }, resultOptions: { limit: PAGE_SIZE } };
+      const body = { language: props.language, matches: { ...(text ? { text: form.text } : {}), ...(filters.length ? { filters } : {}) }, projection: RESULT_PROJECTION, resultOptions: { limit: PAGE_SIZE } };
       const r = await api<SearchResponse>('POST', '/1/find/search', body);
       pages.set(pageKey(r.sessionId, 1), r);
       sessionStorage.setItem(formKey(r.sessionId), JSON.stringify(form));
@@ -242,6 +241,8 @@ export function SearchPage(props: { location: Location; language: string }) {
   const pageCount = Math.ceil(Math.min(total, 10_000) / PAGE_SIZE);
   const photo = response?.imageId !== null && response?.imageId !== undefined;
   const firstRank = (shownPage - 1) * PAGE_SIZE + 1;
+  // A photo of nothing in the catalog still lists the closest parts, but says none is a confident match.
+  const noConfidentHit = photo && shownPage === 1 && total > 0 && typeof hits?.[0]?.score === 'number' && hits[0].score < CONFIDENT_IMAGE_SCORE;
 
   return (
     <main id="main" class="search-page">
@@ -282,6 +283,11 @@ export function SearchPage(props: { location: Location; language: string }) {
             {total === 0 ? 'No parts found.' : `${total.toLocaleString('en')} ${total === 1 ? 'part' : 'parts'}${photo ? ' by photo similarity' : ''}, page ${shownPage} of ${Math.max(pageCount, 1)}`}
           </p>
         )}
+        {noConfidentHit && (
+          <p class="no-confident-hit" role="note">
+            No part matches this photo confidently (every similarity is below {CONFIDENT_IMAGE_SCORE * 100} %): the closest parts are listed below.
+          </p>
+        )}
         {hits && hits.length > 0 && (
           <ol class="hits" start={firstRank}>
             {hits.map((hit, i) => {
@@ -295,8 +301,10 @@ export function SearchPage(props: { location: Location; language: string }) {
                     </Link>
                     <div class="hit-id">{hit.id}</div>
                     {photo && (
-                      <div class="score">
-                        {typeof hit.score === 'number' ? `Similarity ${(hit.score * 100).toFixed(0)} %` : `Similarity rank ${firstRank + i}`}
+                      <div class={`score${typeof hit.score === 'number' && hit.score < CONFIDENT_IMAGE_SCORE ? ' weak' : ''}`}>
+                        {typeof hit.score === 'number'
+                          ? `Similarity ${(hit.score * 100).toFixed(0)} %${hit.score < CONFIDENT_IMAGE_SCORE ? ' (weak match)' : ''}`
+                          : `Similarity rank ${firstRank + i}`}
                       </div>
                     )}
                   </div>

@@ -38,7 +38,8 @@ export function infoOf(row: Pick<Row, 'searchable' | 'display' | 'weight'>): str
   return tokens.join(' ');
 }
 
-export function Upload(props: { partId: string; onUploaded: (imageIds: string[]) => Promise<void> }) {
+/** The upload form; shown only to a token that may write, with a position column only for one that may set positions (spec 2.2). */
+export function Upload(props: { partId: string; canSetPosition: boolean; onUploaded: (imageIds: string[]) => Promise<void> }) {
   const [rows, setRows] = useState<Row[]>([]);
   const [busy, setBusy] = useState(false);
   const [dragging, setDragging] = useState(false);
@@ -91,7 +92,7 @@ export function Upload(props: { partId: string; onUploaded: (imageIds: string[])
   return (
     <section aria-labelledby="upload-title" class="upload">
       <h2 id="upload-title">Add images</h2>
-      <p class="hint">Needs a token with a write role. Setting a position needs dataContributor or dataValidator.</p>
+      {!props.canSetPosition && <p class="hint">Your token may not set positions (that needs dataContributor or dataValidator): use a weight to order images.</p>}
       <form onSubmit={submit}>
         <div
           class={`dropzone ${dragging ? 'dragging' : ''}`}
@@ -119,7 +120,7 @@ export function Upload(props: { partId: string; onUploaded: (imageIds: string[])
                 <th scope="col">Image id</th>
                 <th scope="col">Info tokens</th>
                 <th scope="col">Weight</th>
-                <th scope="col">Position</th>
+                {props.canSetPosition && <th scope="col">Position</th>}
                 <th scope="col">
                   <span class="visually-hidden">Remove</span>
                 </th>
@@ -147,9 +148,11 @@ export function Upload(props: { partId: string; onUploaded: (imageIds: string[])
                       <td>
                         <input class="narrow" type="number" step="any" aria-label={`Weight for ${row.file.name}`} value={row.weight} disabled={!row.display} onInput={(e) => update(row.key, { weight: (e.currentTarget as HTMLInputElement).value })} />
                       </td>
-                      <td>
-                        <input class="narrow" type="number" min="1" step="1" aria-label={`Position for ${row.file.name}`} value={row.position} disabled={!row.display} onInput={(e) => update(row.key, { position: (e.currentTarget as HTMLInputElement).value })} />
-                      </td>
+                      {props.canSetPosition && (
+                        <td>
+                          <input class="narrow" type="number" min="1" step="1" aria-label={`Position for ${row.file.name}`} value={row.position} disabled={!row.display} onInput={(e) => update(row.key, { position: (e.currentTarget as HTMLInputElement).value })} />
+                        </td>
+                      )}
                       <td>
                         <button type="button" onClick={() => setRows((r) => r.filter((x) => x.key !== row.key))} aria-label={`Remove ${row.file.name}`}>
                           Remove
@@ -158,7 +161,7 @@ export function Upload(props: { partId: string; onUploaded: (imageIds: string[])
                     </tr>
                     {errs.length > 0 && (
                       <tr class="row-error">
-                        <td colSpan={6} id={errId} role="alert">
+                        <td colSpan={props.canSetPosition ? 6 : 5} id={errId} role="alert">
                           {errs.join('; ')}
                         </td>
                       </tr>

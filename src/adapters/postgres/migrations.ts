@@ -165,6 +165,13 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE sessions ADD COLUMN facets text;         -- JSON of the facet counts, answered again by every page
     `,
   },
+  {
+    version: 3,
+    name: 'image search sessions keep each hit\'s score (issue 14: results.score)',
+    sql: `
+      ALTER TABLE session_hits ADD COLUMN scores bytea;    -- uint16 LE scores (x 65,535) parallel to card_ids; NULL for a text search
+    `,
+  },
 ];
 
 /**

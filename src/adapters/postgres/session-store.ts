@@ -1,14 +1,14 @@
 /**
  * Search sessions in PostgreSQL (decisions §8), so that a session started through one server is
- * paged through any other. Hits are stored as blocks of BLOCK_SIZE card ids packed like the
- * SQLite store's (zigzag-delta varints, sqlite/session-store.ts packCardIds): reading page k is one
- * indexed read of at most ceil(limit / BLOCK_SIZE) + 1 rows. Session writes take their own
+ * paged through any other. Hits are stored as blocks packed like the SQLite store's
+ * (../session-blocks.ts: zigzag-delta varints, uint16 scores for image searches): reading page k is
+ * one indexed read of at most ceil(limit / 1024) + 1 rows. Session writes take their own
  * advisory lock (not the catalog write lock), so a search never waits on an import; the byte
  * budget is kept in session_totals, updated with every insert and delete (issue 11).
  */
 import type { SessionBudget, SessionStore } from '../../core/ports.js';
-import type { StoredSession } from '../../core/model.js';
-import { BLOCK_SIZE, packCardIds, SESSION_ROW_BYTES, unpackCardIds } from '../sqlite/session-store.js';
+import type { SessionHits, StoredSession } from '../../core/model.js';
+import { blockRange, packedBytes, packHits, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
 import { SESSION_LOCK, type PgClient, type PgDatabase } from './database.js';
 
 /** Bytes a hit block row costs besides its packed ids (tuple header, keys). */
@@ -44,10 +44,9 @@ export class PgSessionStore implements SessionStore {
     await c.query('UPDATE session_totals SET bytes = bytes - $1 WHERE id = 1', [rows.reduce((sum, r) => sum + r.bytes, 0)]);
   }
 
-  async create(session: StoredSession, cardIds: readonly number[], budget?: SessionBudget): Promise<void> {
-    const blocks: Buffer[] = [];
-    for (let block = 0; block * BLOCK_SIZE < cardIds.length; block++) blocks.push(packCardIds(cardIds.slice(block * BLOCK_SIZE, (block + 1) * BLOCK_SIZE)));
-    const bytes = SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + b.length + BLOCK_ROW_BYTES, 0);
+  async create(session: StoredSession, hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined }, budget?: SessionBudget): Promise<void> {
+    const blocks = packHits(hits);
+    const bytes = SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0);
     await this.db.write(async (c) => {
       if (budget) {
         const owned = (await c.query<{ n: number }>('SELECT count(*) AS n FROM sessions WHERE owner = $1', [session.principal])).rows[0]?.n ?? 0;
@@ -70,11 +69,14 @@ export class PgSessionStore implements SessionStore {
       const seq = (await c.query<{ seq: number }>(
         `INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes, organization, text, facets)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING seq`,
-        [session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, cardIds.length, bytes,
+        [session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, hits.cardIds.length, bytes,
           session.organization ?? null, session.text ?? null, session.facets === undefined ? null : JSON.stringify(session.facets)],
       )).rows[0]?.seq;
       if (blocks.length > 0) {
-        await c.query('INSERT INTO session_hits (session_seq, block, card_ids) SELECT $1, b - 1, d FROM unnest($2::bytea[]) WITH ORDINALITY AS u(d, b)', [seq, blocks]);
+        await c.query(
+          'INSERT INTO session_hits (session_seq, block, card_ids, scores) SELECT $1, b - 1, d, s FROM unnest($2::bytea[], $3::bytea[]) WITH ORDINALITY AS u(d, s, b)',
+          [seq, blocks.map((b) => b.cardIds), blocks.map((b) => b.scores)],
+        );
       }
       await c.query('UPDATE session_totals SET bytes = bytes + $1 WHERE id = 1', [bytes]);
     }, SESSION_LOCK);
@@ -92,20 +94,16 @@ export class PgSessionStore implements SessionStore {
     };
   }
 
-  async readHits(sessionId: string, skip: number, limit: number): Promise<number[]> {
-    if (limit <= 0) return [];
-    const first = Math.floor(skip / BLOCK_SIZE);
-    const last = Math.floor((skip + limit - 1) / BLOCK_SIZE);
-    const blocks = await this.db.query<{ block: number; card_ids: Buffer }>(
-      'SELECT h.block, h.card_ids FROM session_hits h JOIN sessions s ON s.seq = h.session_seq WHERE s.session_id = $1 AND h.block BETWEEN $2 AND $3 ORDER BY h.block',
+  async readHits(sessionId: string, skip: number, limit: number): Promise<SessionHits> {
+    const hits: SessionHits = { cardIds: [] };
+    if (limit <= 0) return hits;
+    const { first, last } = blockRange(skip, limit);
+    const blocks = await this.db.query<{ block: number; card_ids: Buffer; scores: Buffer | null }>(
+      'SELECT h.block, h.card_ids, h.scores FROM session_hits h JOIN sessions s ON s.seq = h.session_seq WHERE s.session_id = $1 AND h.block BETWEEN $2 AND $3 ORDER BY h.block',
       [sessionId, first, last],
     );
-    const ids: number[] = [];
-    for (const b of blocks) {
-      const start = b.block * BLOCK_SIZE;
-      ids.push(...unpackCardIds(b.card_ids, Math.max(0, skip - start), Math.min(BLOCK_SIZE, skip + limit - start)));
-    }
-    return ids;
+    for (const b of blocks) readBlock(hits, b.block, { cardIds: b.card_ids, scores: b.scores }, skip, limit);
+    return hits;
   }
 
   async purgeExpired(nowMicros: number, max: number): Promise<number> {

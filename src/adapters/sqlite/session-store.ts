@@ -5,10 +5,10 @@
  * search writes from waiting on a catalog import's write lock, and keeps the catalog file free of
  * churn. Losing the file loses only open sessions (their reads answer 404).
  *
- * A session's hits are result-card ids (see search-index.ts) in blocks of {@link BLOCK_SIZE},
- * keyed by session and block, each block packed as zigzag deltas in LEB128 varints (≈2 bytes a hit
- * instead of 8: docs/search.md, Sessions): reading page k is one indexed range read of at most
- * ceil(limit / BLOCK_SIZE) + 1 rows, whatever k is.
+ * A session's hits are result-card ids (see search-index.ts) in blocks of 1,024, keyed by session
+ * and block, packed by ../session-blocks.ts (≈2 bytes a hit instead of 8, plus 2 for an image
+ * search's scores: docs/search.md, Sessions): reading page k is one indexed range read of at most
+ * ceil(limit / 1024) + 1 rows, whatever k is.
  *
  * Growth is bounded (issue 11): `create` evicts the owner's oldest sessions beyond
  * {@link SessionBudget.maxSessionsPerOwner} and everyone's oldest beyond
@@ -19,22 +19,19 @@
 import Database from 'better-sqlite3';
 import type { SessionBudget, SessionStore } from '../../core/ports.js';
 import { BUSY_TIMEOUT_MS, type SqliteDatabase } from './database.js';
-import type { StoredSession } from '../../core/model.js';
+import type { SessionHits, StoredSession } from '../../core/model.js';
+import { blockRange, packedBytes, packHits, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
 import type { SearchFacets } from '../../api/schemas.js';
 
 /** File name of the session database inside a data directory. */
 export const SESSIONS_FILE = 'sessions.db';
-/** Hits per stored block (2–3 KiB packed: few rows to write, little to decode for a page). */
-export const BLOCK_SIZE = 1024;
 /** Block numbers per session in the hit key (65,536 blocks = 67 M hits, far above any session maximum). */
 const BLOCKS_PER_SESSION = 65_536;
-/** Bytes a session row costs besides its hit blocks (ids, times, b-tree cells), for the size budget. */
-export const SESSION_ROW_BYTES = 128;
 /** Bytes a hit block row costs besides its packed ids. */
 const BLOCK_ROW_BYTES = 16;
 /** The WAL is truncated to this size after a checkpoint (it would otherwise keep its peak size). */
 const JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024;
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 // Version 1 stored float64 ids and the token's NAME as owner: its sessions are dropped (a cache),
 // not converted, because a name is not the token (a revoked name re-created must not read them).
@@ -60,7 +57,8 @@ const SCHEMA = `
   -- page, here up to ~4 KB stays in the leaf (measured: 8.8 bytes a hit with float64 blocks).
   CREATE TABLE session_hits (
     id INTEGER PRIMARY KEY,           -- sessions.seq * 65536 + block; block b holds hits [b * 1024, b * 1024 + 1024)
-    card_ids BLOB NOT NULL            -- zigzag-delta LEB128 varints of the card ids, in rank order
+    card_ids BLOB NOT NULL,           -- zigzag-delta LEB128 varints of the card ids, in rank order
+    scores BLOB                       -- image searches: uint16 LE scores (× 65,535), parallel; else NULL
   );
   CREATE TABLE session_totals (
     id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -89,53 +87,6 @@ interface SessionState {
   facets?: SearchFacets;
 }
 
-/** Card ids must be below this (2^51), so every zigzag difference is a safe integer. */
-const MAX_CARD_ID = 2 ** 51;
-
-/**
- * Packs card ids (integers in [0, 2^51): SQLite rowids) as LEB128 varints of the zigzag-encoded difference
- * to the previous id (the first to 0). Ranked hits are mostly newest-first runs (docs/search.md,
- * Ranking cost), so most differences fit one or two bytes; any order is exact.
- */
-export function packCardIds(ids: readonly number[]): Buffer {
-  const out = Buffer.allocUnsafe(ids.length * 8 + 8);
-  let at = 0;
-  let previous = 0;
-  for (const id of ids) {
-    if (!Number.isSafeInteger(id) || id < 0 || id >= MAX_CARD_ID) throw new RangeError(`card id ${id} is not an integer in [0, 2^51)`);
-    const delta = id - previous;
-    previous = id;
-    // Zigzag with arithmetic, not bit operators: ids may exceed 32 bits.
-    let z = delta >= 0 ? delta * 2 : -delta * 2 - 1;
-    while (z >= 0x80) {
-      out[at++] = (z % 0x80) | 0x80;
-      z = Math.floor(z / 0x80);
-    }
-    out[at++] = z;
-  }
-  return Buffer.from(out.subarray(0, at));
-}
-
-/** Card ids [from, to) of a block packed by {@link packCardIds}. */
-export function unpackCardIds(buf: Uint8Array, from = 0, to = Number.POSITIVE_INFINITY): number[] {
-  const out: number[] = [];
-  let previous = 0;
-  let at = 0;
-  for (let i = 0; i < to && at < buf.length; i++) {
-    let z = 0;
-    let scale = 1;
-    let byte: number;
-    do {
-      byte = buf[at++] ?? 0;
-      z += (byte & 0x7f) * scale;
-      scale *= 0x80;
-    } while (byte & 0x80);
-    previous += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
-    if (i >= from) out.push(previous);
-  }
-  return out;
-}
-
 /**
  * Opens (creating or migrating) the session database at `path` (":memory:" for none on disk).
  * A new file gets auto_vacuum = INCREMENTAL before its first table; a version-1 file has its
@@ -158,9 +109,12 @@ export function openSessionDatabase(path: string): SqliteDatabase {
       // Re-read inside the write lock: another process may have migrated meanwhile.
       const current = db.pragma('user_version', { simple: true }) as number;
       if (current >= SCHEMA_VERSION) return;
-      // 2 -> 3 adds the state column and keeps the sessions; older files start over (see SCHEMA).
-      if (current === 2) db.exec('ALTER TABLE sessions ADD COLUMN state TEXT');
-      else db.exec(SCHEMA);
+      // 2 -> 3 adds the state column, 3 -> 4 the hit blocks' scores (issue 14), keeping the
+      // sessions; older files start over (see SCHEMA).
+      if (current === 2 || current === 3) {
+        if (current === 2) db.exec('ALTER TABLE sessions ADD COLUMN state TEXT');
+        db.exec('ALTER TABLE session_hits ADD COLUMN scores BLOB');
+      } else db.exec(SCHEMA);
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     }).immediate();
   }
@@ -180,9 +134,9 @@ export class SqliteSessionStore implements SessionStore {
       insert: db.prepare<[string, string, number, number, string | null, string | null, number, number, number, string | null]>(
         'INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
-      insertBlock: db.prepare<[number, Buffer]>('INSERT INTO session_hits (id, card_ids) VALUES (?, ?)'),
+      insertBlock: db.prepare<[number, Buffer, Buffer | null]>('INSERT INTO session_hits (id, card_ids, scores) VALUES (?, ?, ?)'),
       get: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE session_id = ?'),
-      blocks: db.prepare<[number, number], { id: number; card_ids: Buffer }>('SELECT id, card_ids FROM session_hits WHERE id BETWEEN ? AND ? ORDER BY id'),
+      blocks: db.prepare<[number, number], { id: number; card_ids: Buffer; scores: Buffer | null }>('SELECT id, card_ids, scores FROM session_hits WHERE id BETWEEN ? AND ? ORDER BY id'),
       countOwned: db.prepare<[string], number>('SELECT count(*) FROM sessions WHERE owner = ?').pluck(),
       oldestOwned: db.prepare<[string, number], { seq: number; bytes: number }>('SELECT seq, bytes FROM sessions WHERE owner = ? ORDER BY seq LIMIT ?'),
       oldest: db.prepare<[number], { seq: number; bytes: number }>('SELECT seq, bytes FROM sessions ORDER BY seq LIMIT ?'),
@@ -211,16 +165,15 @@ export class SqliteSessionStore implements SessionStore {
    * exceed `maxSessionsPerOwner` and then anyone's that would take the total past
    * `maxTotalBytes`; the new session itself is always kept. One immediate transaction.
    */
-  async create(session: StoredSession, cardIds: readonly number[], budget?: SessionBudget): Promise<void> {
-    const blocks: Buffer[] = [];
-    for (let block = 0; block * BLOCK_SIZE < cardIds.length; block++) blocks.push(packCardIds(cardIds.slice(block * BLOCK_SIZE, (block + 1) * BLOCK_SIZE)));
+  async create(session: StoredSession, hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined }, budget?: SessionBudget): Promise<void> {
+    const blocks = packHits(hits);
     const state: SessionState = {
       ...(session.organization !== undefined ? { organization: session.organization } : {}),
       ...(session.text !== undefined ? { text: session.text } : {}),
       ...(session.facets !== undefined ? { facets: session.facets } : {}),
     };
     const stateJson = Object.keys(state).length > 0 ? JSON.stringify(state) : null;
-    const bytes = SESSION_ROW_BYTES + (stateJson === null ? 0 : Buffer.byteLength(stateJson)) + blocks.reduce((sum, b) => sum + b.length + BLOCK_ROW_BYTES, 0);
+    const bytes = SESSION_ROW_BYTES + (stateJson === null ? 0 : Buffer.byteLength(stateJson)) + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0);
     this.db.transaction(() => {
       if (budget) {
         const excess = this.stmt.countOwned.get(session.principal)! + 1 - budget.maxSessionsPerOwner;
@@ -238,10 +191,10 @@ export class SqliteSessionStore implements SessionStore {
         }
       }
       const { lastInsertRowid } = this.stmt.insert.run(
-        session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, cardIds.length, bytes, stateJson,
+        session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, hits.cardIds.length, bytes, stateJson,
       );
       const seq = Number(lastInsertRowid);
-      blocks.forEach((packed, block) => this.stmt.insertBlock.run(seq * BLOCKS_PER_SESSION + block, packed));
+      blocks.forEach((packed, block) => this.stmt.insertBlock.run(seq * BLOCKS_PER_SESSION + block, packed.cardIds, packed.scores));
       this.stmt.addBytes.run(bytes);
     }).immediate();
   }
@@ -265,19 +218,17 @@ export class SqliteSessionStore implements SessionStore {
     };
   }
 
-  async readHits(sessionId: string, skip: number, limit: number): Promise<number[]> {
-    if (limit <= 0) return [];
-    const first = Math.floor(skip / BLOCK_SIZE);
-    const last = Math.floor((skip + limit - 1) / BLOCK_SIZE);
+  async readHits(sessionId: string, skip: number, limit: number): Promise<SessionHits> {
+    const hits: SessionHits = { cardIds: [] };
+    if (limit <= 0) return hits;
     const row = this.stmt.get.get(sessionId);
-    if (!row) return [];
+    if (!row) return hits;
+    const { first, last } = blockRange(skip, limit);
     const base = row.seq * BLOCKS_PER_SESSION;
-    const ids: number[] = [];
     for (const block of this.stmt.blocks.all(base + first, base + Math.min(last, BLOCKS_PER_SESSION - 1))) {
-      const start = (block.id - base) * BLOCK_SIZE;
-      ids.push(...unpackCardIds(block.card_ids, Math.max(0, skip - start), Math.min(BLOCK_SIZE, skip + limit - start)));
+      readBlock(hits, block.id - base, { cardIds: block.card_ids, scores: block.scores }, skip, limit);
     }
-    return ids;
+    return hits;
   }
 
   /**

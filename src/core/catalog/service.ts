@@ -5,7 +5,7 @@
  * validation, permissions and maintenance checks.
  */
 import { errors } from '../../api/errors.js';
-import { CATALOG_VERSION, type CatalogInfo } from '../../api/schemas.js';
+import { CATALOG_VERSION, type CatalogInfo, type CurrentToken } from '../../api/schemas.js';
 import {
   AttributeInputSchema, AttributeListRequestSchema, AttributeSelectRequestSchema, MaintenanceSchema,
   OrganizationInputSchema, OrganizationListRequestSchema, PartInputSchema, PartListRequestSchema, PartSelectRequestSchema,
@@ -16,7 +16,7 @@ import { decideAttributeDelete, decideAttributeUpsert } from './attributes.js';
 import { decideOrganizationUpsert } from './organizations.js';
 import { keysetFor, project, toPage } from '../paging.js';
 import { decidePartDelete, decidePartUpsert, viewPart } from './parts.js';
-import { assertCatalogAdmin } from '../permissions.js';
+import { assertCatalogAdmin, canSetPosition, canWriteCatalog } from '../permissions.js';
 import { MAINTENANCE_KEY, type CatalogLimits, type ServiceContext } from '../context.js';
 import type { CatalogStore, Clock, Ids } from '../ports.js';
 import { bearerToken, hashesEqual, hashSecret, principalOf, tokenInfo, validateNewToken } from './tokens.js';
@@ -129,6 +129,20 @@ export class CatalogService {
     return { catalogId, version: CATALOG_VERSION };
   }
 
+  /**
+   * GET /1/auth/token (docs/api.md, "Authentication"): the caller's token as the service sees it,
+   * with what its roles allow (decisions §2). Never the secret; any valid token may read its own,
+   * in maintenance mode too.
+   */
+  describeToken(principal: Principal): CurrentToken {
+    return {
+      name: principal.name,
+      roles: [...principal.roles],
+      organization: principal.organization,
+      permissions: { writeCatalog: canWriteCatalog(principal), setImagePosition: canSetPosition(principal), maintenance: principal.roles.includes('catalogAdmin') },
+    };
+  }
+
   /** See ServiceContext.assertWritable: 403 unless a writer, 503 in maintenance mode. */
   assertWritable(principal: Principal): Promise<void> {
     return this.context.assertWritable(principal);
@@ -156,14 +170,24 @@ export class CatalogService {
   async listAttributes(_principal: Principal, body: unknown): Promise<Page<Partial<Attribute>>> {
     const request = parseBody(AttributeListRequestSchema, body ?? {}, 'list request');
     const keyset = keysetFor(request.paging);
-    const rows = await this.store.listAttributes(keyset);
+    const rows = await this.withCreationOrder(await this.store.listAttributes(keyset), request.projection);
     return toPage(rows, keyset.pageSize, (a) => a.attribute_id, (a) => project(a, 'attribute_id', request.projection), keyset.after);
+  }
+
+  /**
+   * Adds `creation_order` (1 = the oldest existing attribute; docs/api.md "Attributes") to each
+   * row when the projection asks for it: the rank in the store's creation order (allAttributes).
+   */
+  private async withCreationOrder(rows: Attribute[], projection: readonly string[] | undefined): Promise<(Attribute & { creation_order?: number })[]> {
+    if (!projection?.includes('creation_order')) return rows;
+    const rank = new Map((await this.store.allAttributes()).map((a, i) => [a.attribute_id, i + 1]));
+    return rows.map((a) => ({ ...a, creation_order: rank.get(a.attribute_id) ?? 0 }));
   }
 
   /** POST /1/catalog/attributes/select: the known ids, in request order; unknown ids are left out. */
   async selectAttributes(_principal: Principal, body: unknown): Promise<Partial<Attribute>[]> {
     const request = parseBody(AttributeSelectRequestSchema, body, 'select request');
-    const found = new Map((await this.store.getAttributes(request.attribute_ids)).map((a) => [a.attribute_id, a]));
+    const found = new Map((await this.withCreationOrder(await this.store.getAttributes(request.attribute_ids), request.projection)).map((a) => [a.attribute_id, a]));
     return [...new Set(request.attribute_ids)].flatMap((id) => {
       const a = found.get(id);
       return a ? [project(a, 'attribute_id', request.projection)] : [];

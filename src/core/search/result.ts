@@ -32,6 +32,8 @@ export interface HitDetails {
   images?: readonly string[];
   attributes?: PartAttribute[];
   highlights?: SearchHighlight[];
+  /** The hit's image-search score in [0, 1]; undefined in a text search (then `score` is null). */
+  score?: number;
 }
 
 /** The projection in force: the one given, else the default six fields. */
@@ -55,6 +57,8 @@ export function toSearchResult(card: ResultCard, language: string | undefined, p
   if (wanted.has('results.images')) out.images = (details.images ?? []).map((image_id) => ({ image_id, path: ROUTES.imageOriginal(image_id) }));
   if (wanted.has('results.attributes')) out.attributes = details.attributes ?? [];
   if (wanted.has('results.highlights')) out.highlights = details.highlights ?? [];
+  // Four decimals: the stored precision is 1/65,535, and more digits would only be noise.
+  if (wanted.has('results.score')) out.score = details.score === undefined ? null : Math.round(details.score * 10_000) / 10_000;
   return out;
 }
 

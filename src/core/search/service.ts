@@ -23,7 +23,7 @@ import { viewPart } from '../catalog/parts.js';
 import { highlight, highlightFields } from './highlight.js';
 import { parseBody } from '../validation.js';
 import { visibleLevels } from '../permissions.js';
-import type { RankedHits, SearchFilter, StoredPart, TextSearchQuery } from '../model.js';
+import type { RankedHits, SearchFilter, SessionHits, StoredPart, TextSearchQuery } from '../model.js';
 
 /**
  * The `imageId` of an image search: `query-` and the first 32 hex digits of the query image's
@@ -172,6 +172,7 @@ export class SearchService {
     const projection = request.projection ? checkProjection(request.projection, 'projection') : undefined;
     const limit = request.resultOptions?.limit ?? DEFAULT_SEARCH_LIMIT;
     if (image !== undefined && (request.matches?.facets?.length ?? 0) > 0) throw errors.badRequest('matches.facets: facets are counted for text and filter searches only, not with an image');
+    if (image === undefined && request.resultOptions?.minScore !== undefined) throw errors.badRequest('resultOptions.minScore: only an image search has scores; send the photo as the multipart part image, or drop minScore');
     const text = image === undefined ? await this.rankText(principal, request) : undefined;
     const hits = text?.hits ?? (await this.rankImage(principal, request, image?.bytes ?? new Uint8Array(0)));
     const facets = text?.facets;
@@ -187,12 +188,12 @@ export class SearchService {
         ...(searchText !== undefined && searchText.trim() !== '' ? { text: searchText } : {}),
         ...(facets !== undefined ? { facets } : {}),
       },
-      hits.cardIds,
+      hits,
       { maxSessionsPerOwner: this.limits.maxSessionsPerToken, maxTotalBytes: this.limits.maxSessionBytes },
     );
     await this.purgeNow(now);
     return {
-      sessionId, imageId, results: await this.results(principal, { organization, text: searchText }, hits.cardIds.slice(0, limit), request.language, projection), resultsTotalCount: hits.total, resultsPageableCount: hits.cardIds.length,
+      sessionId, imageId, results: await this.results(principal, { organization, text: searchText }, { cardIds: hits.cardIds.slice(0, limit), ...(hits.scores ? { scores: hits.scores.slice(0, limit) } : {}) }, request.language, projection), resultsTotalCount: hits.total, resultsPageableCount: hits.cardIds.length,
       ...(facets !== undefined ? { facets } : {}),
     };
   }
@@ -217,9 +218,9 @@ export class SearchService {
         `skip ${skip} is past the pageable hits of this search: it found ${session.total} hits and keeps the first ${session.stored} (resultsPageableCount) in rank order; page with skip below ${session.stored}, or narrow the search with more words or filters`,
       );
     }
-    const cardIds = skip < session.stored ? await this.sessions.readHits(sessionId, skip, limit) : [];
+    const hits = skip < session.stored ? await this.sessions.readHits(sessionId, skip, limit) : { cardIds: [] };
     return {
-      sessionId, imageId: session.imageId, results: await this.results(principal, session, cardIds, session.language, projection), resultsTotalCount: session.total, resultsPageableCount: session.stored,
+      sessionId, imageId: session.imageId, results: await this.results(principal, session, hits, session.language, projection), resultsTotalCount: session.total, resultsPageableCount: session.stored,
       ...(session.facets !== undefined ? { facets: session.facets } : {}),
     };
   }
@@ -283,25 +284,31 @@ export class SearchService {
 
   /**
    * The image rank step: parts by the similarity of their best reference image (info has
-   * `searchable`) to the query image. With text or filters as well, only parts that also match
+   * `searchable`) to the query image, each with its score (ImageMatch.score), those below
+   * `resultOptions.minScore` left out. With text or filters as well, only parts that also match
    * them remain, in image order (decisions §8: text and image may be combined).
    */
   private async rankImage(principal: Principal, request: SearchRequest, bytes: Uint8Array): Promise<RankedHits> {
     if (!this.images) throw new CatalogError('unsupported_media_type', 'image search is not configured on this catalog');
-    const matches = await this.images.rankParts(bytes, this.limits.maxSessionHits);
-    let partIds = matches.map((m) => m.part_id);
+    const minScore = request.resultOptions?.minScore ?? 0;
+    let matches = (await this.images.rankParts(bytes, this.limits.maxSessionHits)).filter((m) => m.score >= minScore);
     const text = request.matches?.text?.trim() ?? '';
     if (text !== '' || (request.matches?.filters?.length ?? 0) > 0) {
       const { hits: textHits } = await this.rankText(principal, request);
       const allowed = new Set((await this.index.readCards(textHits.cardIds)).map((card) => card.partId));
-      partIds = partIds.filter((id) => allowed.has(id));
+      matches = matches.filter((m) => allowed.has(m.part_id));
     }
-    const cards = await this.index.currentCards(partIds);
-    const cardIds = partIds.flatMap((id) => {
-      const card = cards.get(id);
-      return card === undefined ? [] : [card];
-    });
-    return { total: cardIds.length, cardIds };
+    const cards = await this.index.currentCards(matches.map((m) => m.part_id));
+    const cardIds: number[] = [];
+    const scores: number[] = [];
+    for (const match of matches) {
+      const card = cards.get(match.part_id);
+      if (card === undefined) continue;
+      cardIds.push(card);
+      // Confidences are in [0, 1] by contract; clamp so a rounding slip never fails a search.
+      scores.push(Math.min(1, Math.max(0, match.score)));
+    }
+    return { total: cardIds.length, cardIds, scores };
   }
 
   /**
@@ -312,10 +319,12 @@ export class SearchService {
    * in the card's id and names and in those values (core/search/highlight.ts).
    */
   private async results(
-    principal: Principal, search: { organization?: string | undefined; text?: string | undefined }, cardIds: readonly number[], language: string | undefined,
+    principal: Principal, search: { organization?: string | undefined; text?: string | undefined }, hits: SessionHits, language: string | undefined,
     projection: readonly SearchProjection[] | undefined,
   ): Promise<SearchResult[]> {
-    const cards = await this.index.readCards(cardIds);
+    const cards = await this.index.readCards(hits.cardIds);
+    const scoreOf = new Map<number, number>();
+    hits.scores?.forEach((score, i) => scoreOf.set(hits.cardIds[i] as number, score));
     const wanted = projectionInForce(projection);
     const details = new Map<string, HitDetails>();
     const words = wanted.has('results.highlights') ? parseQueryText(search.text ?? '', this.limits.typoRules) : [];
@@ -336,7 +345,10 @@ export class SearchService {
         for (const [partId, images] of await this.hitSources.shownImages(partIds)) details.set(partId, { ...details.get(partId), images });
       }
     }
-    return cards.map((card) => toSearchResult(card, language, projection, details.get(card.partId)));
+    return cards.map((card) => {
+      const score = scoreOf.get(card.cardId);
+      return toSearchResult(card, language, projection, score === undefined ? details.get(card.partId) : { ...details.get(card.partId), score });
+    });
   }
 
   /** Deletes expired sessions now and then (lazily: reads check expiry themselves). */

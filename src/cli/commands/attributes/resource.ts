@@ -10,7 +10,8 @@ export const attributesResource: ResourceSpec<AttributeView> & ImportSpec = {
   singular: 'attribute',
   idField: 'attribute_id',
   maxBatch: MAX_BULK_ITEMS,
-  fields: ['attribute_id', ...ATTRIBUTE_PROJECTION],
+  // creation_order is read-only (not an import column), so exports and imports stay symmetrical.
+  fields: ['attribute_id', ...ATTRIBUTE_PROJECTION.filter((f) => f !== 'creation_order')],
   defaultFields: ['attribute_id', 'type', 'name', 'searchable', 'filterable', 'visibility', 'org_visibility', 'per_org_values', 'display_order', 'labels'],
   mapCsvRow: CSV_MAPPERS.attributes as ImportSpec['mapCsvRow'],
   send: (client, items) => client.upsertAttributes(items),

@@ -32,8 +32,8 @@ export interface PartShow {
 
 /**
  * The part's attributes in the order of the part detail page (spec 2.1 display_order): lower
- * display_order first; attributes without one after them, by attribute_id (the API does not expose
- * creation order).
+ * display_order first; attributes without one after them, in creation order (`creation_order`,
+ * docs/api.md), then by attribute_id (a server without creation_order).
  */
 function orderAttributes(part: Part, attributes: readonly AttributeView[]): ShownAttribute[] {
   const byId = new Map(attributes.map((a) => [a.attribute_id, a]));
@@ -43,10 +43,14 @@ function orderAttributes(part: Part, attributes: readonly AttributeView[]): Show
     if (attribute?.display_order !== undefined && attribute.display_order !== null) out.display_order = attribute.display_order;
     return out;
   });
+  const created = (id: string) => byId.get(id)?.creation_order ?? Number.POSITIVE_INFINITY;
   return shown.sort((a, b) => {
     const da = a.display_order ?? Number.POSITIVE_INFINITY;
     const db = b.display_order ?? Number.POSITIVE_INFINITY;
     if (da !== db) return da < db ? -1 : 1;
+    const ca = created(a.attribute_id);
+    const cb = created(b.attribute_id);
+    if (ca !== cb) return ca < cb ? -1 : 1;
     return a.attribute_id < b.attribute_id ? -1 : a.attribute_id > b.attribute_id ? 1 : 0;
   });
 }
@@ -117,7 +121,7 @@ export async function run(ctx: CommandContext, partId: string, flags: { org?: st
   const part = await client.getPart(partId, flags.org !== undefined ? { organization: flags.org } : {});
   const attributeIds = part.attributes.map((a) => a.attribute_id);
   const [attributes, display] = await Promise.all([
-    attributeIds.length > 0 ? client.selectAttributes({ attribute_ids: attributeIds, projection: ['name', 'display_order'] }) : Promise.resolve([]),
+    attributeIds.length > 0 ? client.selectAttributes({ attribute_ids: attributeIds, projection: ['name', 'display_order', 'creation_order'] }) : Promise.resolve([]),
     client.displayImages(partId),
   ]);
   const images = display.ordered.length > 0 ? await client.selectImages({ image_ids: display.ordered.slice(0, CHUNK), projection: ['info', 'position'] }) : [];

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { CatalogError } from '../../../api/errors.js';
 import type { SearchResponse, SearchResult } from '../../../api/schemas.js';
 import type { CatalogClient } from '../../../client/types.js';
@@ -15,6 +15,14 @@ import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
 import { collect, positiveInt, type Invoke } from '../../runner.js';
 import { markSpans } from '../../../core/search/highlight.js';
+import { CONFIDENT_IMAGE_SCORE, DEFAULT_SEARCH_PROJECTION } from '../../../api/schemas.js';
+
+/** `--min-score`: a number in [0, 1]. */
+function scoreOption(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a score between 0 and 1, got '${value}'`);
+  return n;
+}
 
 export interface SearchFlags {
   image?: string;
@@ -28,12 +36,15 @@ export interface SearchFlags {
   all?: boolean;
   maxItems?: number;
   session?: string;
+  minScore?: number;
 }
 
 const SEARCH_FIELDS = ['id', 'name', 'nameLanguage', 'serviceId', 'createdAt', 'modifiedAt', 'score', 'matches', 'highlights'];
 /** The projection of `--highlights`: the six default fields and the highlights (issue 13). */
 const HIGHLIGHT_PROJECTION = ['results.id', 'results.serviceId', 'results.name', 'results.nameLanguage', 'results.createdAt', 'results.modifiedAt', 'results.highlights'];
 const DEFAULT_FIELDS = ['id', 'name', 'modifiedAt'];
+/** The projection of an image search and of reading a session: the six default fields and the score (issue 14). */
+const SCORED_PROJECTION = [...DEFAULT_SEARCH_PROJECTION, 'results.score'];
 /** An image search shows each hit's similarity when the service reports it (`results.score`). */
 const IMAGE_DEFAULT_FIELDS = ['id', 'name', 'score', 'modifiedAt'];
 
@@ -66,7 +77,8 @@ export function declare(program: Command, invoke: Invoke): Command {
     .command('search')
     .description('search parts by text, filters and/or an image; or read a page of a search session')
     .argument('[text...]', 'words to find in part ids, names and searchable attribute values, quotes not needed (prefix on the last word, one typo tolerated)')
-    .option('--image <file>', 'search by image similarity to this photo (- reads it from stdin)')
+    .option('--image <file>', 'search by image similarity to this photo (- reads it from stdin); each hit shows its score')
+    .option('--min-score <score>', `with --image: only hits whose similarity score is at least this, 0 to 1 (default ${CONFIDENT_IMAGE_SCORE}, the confident ones; 0 lists the most similar parts whatever their score)`, scoreOption)
     .option('--org <organization>', 'search values as this organization sees them')
     .option('--lang <language>', 'language of the result names, e.g. en')
     .option('--filter <attr=value>', 'only parts whose filterable attribute has this value (repeatable)', collect)
@@ -146,6 +158,25 @@ async function readPage(client: CatalogClient, sessionId: string, page: number, 
   }
 }
 
+/**
+ * A text session's hits without the `score: null` that asking for `results.score` brings (only an
+ * image search has scores), so its output is the same whether or not --session read it.
+ */
+function withoutTextScores(response: SearchResponse): SearchResult[] {
+  if (response.imageId !== null) return response.results;
+  return response.results.map((r) => {
+    if (r.score !== null) return r;
+    const { score: _score, ...rest } = r;
+    return rest;
+  });
+}
+
+/** What an image search that kept no hit says: nothing in the catalog looks like the photo (above --min-score). */
+function noMatchMessage(minScore: number | undefined): string {
+  if (minScore === undefined || minScore === 0) return 'no part matches this photo';
+  return `no part matches this photo with a similarity score of at least ${minScore} (--min-score; ${CONFIDENT_IMAGE_SCORE} means a confident match); --min-score 0 lists the most similar parts anyway`;
+}
+
 /** Runs `catalog search`; exit 6 for an unknown or expired session. */
 export async function run(ctx: CommandContext, text: string | undefined, flags: SearchFlags, command?: Command): Promise<number> {
   if (flags.session !== undefined && (text !== undefined || flags.image !== undefined || flags.filter?.length || flags.org !== undefined || flags.facets !== undefined)) {
@@ -155,7 +186,11 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   const client = await ctx.client();
   const limit = flags.limit ?? 25;
   const page = flags.page ?? 1;
-  const projection = flags.highlights ? HIGHLIGHT_PROJECTION : undefined;
+  if (flags.minScore !== undefined && flags.image === undefined) throw new UsageError('--min-score filters an image search: add --image <file>, or drop --min-score');
+  // An image search (and a session, which may be one) asks for the score; a text search has none.
+  const scored = flags.image !== undefined || flags.session !== undefined;
+  const projection = flags.highlights ? [...HIGHLIGHT_PROJECTION, ...(scored ? ['results.score'] : [])] : scored ? SCORED_PROJECTION : undefined;
+  const minScore = flags.image !== undefined ? (flags.minScore ?? CONFIDENT_IMAGE_SCORE) : undefined;
   let first: SearchResponse;
   if (flags.session !== undefined) {
     first = await readPage(client, flags.session, flags.all ? 1 : page, flags.all ? ALL_PAGE_SIZE : limit, projection);
@@ -169,7 +204,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
         ...(flags.filter?.length ? { filters: parseFilters(flags.filter) } : {}),
         ...(facets.length > 0 ? { facets } : {}),
       },
-      resultOptions: { limit: flags.all ? ALL_PAGE_SIZE : limit },
+      resultOptions: { limit: flags.all ? ALL_PAGE_SIZE : limit, ...(minScore !== undefined ? { minScore } : {}) },
     };
     let image: Uint8Array | undefined;
     if (flags.image === '-') {
@@ -192,7 +227,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
 
   const pages = pageCount(first, limit);
   const nextPage = page < pages ? page + 1 : null;
-  const records = withMatches(ctx, first.results);
+  const records = withMatches(ctx, withoutTextScores(first));
   const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, flags.highlights === true) };
   if (ctx.format === 'json') {
     await emitRecords(ctx, spec, records, (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, ...(first.facets ? { facets: first.facets } : {}), nextPage, results }));
@@ -200,7 +235,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
     await emitRecords(ctx, spec, records);
     for (const line of facetLines(first)) ctx.info(line);
   }
-  if (first.resultsTotalCount === 0 && first.imageId !== null) ctx.info('no part matches this photo');
+  if (first.resultsTotalCount === 0 && first.imageId !== null) ctx.info(noMatchMessage(minScore));
   else ctx.info(pageFooter(first, page, limit, command ? await nextPageCommand(command, ctx) : undefined));
   return EXIT.OK;
 }
@@ -217,7 +252,7 @@ async function emitAll(ctx: CommandContext, client: CatalogClient, first: Search
       for (const hit of response.results) {
         if (count >= cap) return;
         count++;
-        yield withMatches(ctx, [hit])[0] as SearchResult & Record<string, unknown>;
+        yield withMatches(ctx, withoutTextScores({ ...first, results: [hit] }))[0] as SearchResult & Record<string, unknown>;
       }
       // Past resultsPageableCount a page is a 400 (the session keeps only that many).
       if (response.results.length < ALL_PAGE_SIZE || count >= cap || page * ALL_PAGE_SIZE >= first.resultsPageableCount) return;

@@ -9,11 +9,12 @@
  * {@link CONFIDENT_SCORE} the measured false-hit rate on distractors is ≤ 5 % (see docs/search.md for
  * the current figures).
  */
+import { CONFIDENT_IMAGE_SCORE } from '../../../api/schemas.js';
 import type { ImageHit } from '../image-similarity.js';
 import type { LocalHit } from './photo-index.js';
 
 /** Score at or above which a hit is "confident": the documented threshold (docs/search.md, docs/api.md). */
-export const CONFIDENT_SCORE = 0.5;
+export const CONFIDENT_SCORE = CONFIDENT_IMAGE_SCORE;
 
 /** Inliers at which the local confidence is 0.5 (the threshold), and the logistic width. */
 export const LOCAL_MIDPOINT = 12;
