@@ -39,10 +39,14 @@ export const DOC_HOLDER = 2;
 const KEY_STEP = 1024;
 /** Decoded posting lists kept per connection, in postings. */
 const CACHE_POSTINGS = 6_000_000;
-/** Tail blocks the writer keeps (terms written more than once; about 128 postings each at most). */
-const TAIL_CACHE_TERMS = 100_000;
+/**
+ * Postings the writer keeps in cached tail blocks (≤ 128 a term; ~50 bytes each as JS numbers):
+ * bounded by postings, not terms, so a 1M-part import with tens of thousands of recurring words
+ * stays within its RSS budget (by terms, 100,000 half-full tails took ~230 MB).
+ */
+const TAIL_CACHE_POSTINGS = 200_000;
 /** Term ids the writer keeps. */
-const ID_CACHE_TERMS = 100_000;
+const ID_CACHE_TERMS = 50_000;
 /** A term new in a transaction with at least this many postings has its tail cached at once (a frequent word). */
 const TAIL_SEED_POSTINGS = 8;
 
@@ -95,6 +99,7 @@ export class EngineStore {
    * by another connection) drops the cache, and so do discard() and clearAll().
    */
   private readonly tails = new Map<number, TailBlock>();
+  private tailPostings = 0;
   /** Writer cache, valid alike: term -> id of terms written more than once (frequent words). */
   private readonly ids = new Map<string, number>();
   private tailVersion = -1;
@@ -203,7 +208,7 @@ export class EngineStore {
     // The tail cache describes the state this connection's last flush committed; anything else
     // (that flush rolled back, another connection wrote since) makes it wrong.
     if (stats.version !== this.tailVersion || dataVersion !== this.tailDataVersion) {
-      this.tails.clear();
+      this.dropTailBlocks();
       this.ids.clear();
     }
     this.tailVersion = -1; // until this flush has written everything (a throw below leaves it invalid)
@@ -218,14 +223,29 @@ export class EngineStore {
     this.statsDelta.n = 0;
     this.statsDelta.len = [0, 0, 0, 0];
     this.renumber = false;
-    if (this.tails.size > TAIL_CACHE_TERMS) this.tails.clear();
+    if (this.tailPostings > TAIL_CACHE_POSTINGS) this.dropTailBlocks();
     if (this.ids.size > ID_CACHE_TERMS) this.ids.clear();
     this.tailVersion = version;
     this.tailDataVersion = dataVersion;
   }
 
-  private dropTails(): void {
+  private dropTailBlocks(): void {
     this.tails.clear();
+    this.tailPostings = 0;
+  }
+
+  /** Keeps `tail` as term `id`'s last block (replacing any), counting its postings against the bound. */
+  private setTail(id: number, tail: TailBlock | undefined): void {
+    const old = this.tails.get(id);
+    if (old) this.tailPostings -= old.postings.docs.length;
+    if (tail) {
+      this.tails.set(id, tail);
+      this.tailPostings += tail.postings.docs.length;
+    } else this.tails.delete(id);
+  }
+
+  private dropTails(): void {
+    this.dropTailBlocks();
     this.ids.clear();
     this.tailVersion = -1;
   }
@@ -263,7 +283,7 @@ export class EngineStore {
       const merged = mergeChanges(base, changes);
       const lastFirst = this.insertBlocks(id, merged);
       if (merged.docs.length >= TAIL_SEED_POSTINGS) {
-        this.tails.set(id, tailOf(merged, lastFirst));
+        this.setTail(id, tailOf(merged, lastFirst));
         this.ids.set(term, id);
       }
       return;
@@ -276,11 +296,11 @@ export class EngineStore {
       this.stmt.deleteBlocksIn.run(id, tail.firstDoc, tail.firstDoc);
       const merged = mergeChanges(tail.postings, changes);
       if (merged.docs.length === 0) {
-        this.tails.delete(id);
+        this.setTail(id, undefined);
         return;
       }
       const lastFirst = this.insertBlocks(id, merged);
-      this.tails.set(id, tailOf(merged, lastFirst));
+      this.setTail(id, tailOf(merged, lastFirst));
       return;
     }
     // The blocks that may hold a changed doc: from the one starting at or before the smallest, through the largest.
@@ -290,8 +310,8 @@ export class EngineStore {
     const merged = mergeChanges(base, changes);
     const lastFirst = this.insertBlocks(id, merged);
     // What was written ends the list when no block starts after the largest changed doc.
-    if (merged.docs.length > 0 && this.stmt.blockAfter.get(id, max) === undefined) this.tails.set(id, tailOf(merged, lastFirst));
-    else this.tails.delete(id);
+    if (merged.docs.length > 0 && this.stmt.blockAfter.get(id, max) === undefined) this.setTail(id, tailOf(merged, lastFirst));
+    else this.setTail(id, undefined);
   }
 
   /** Stores `postings` of term `id` as blocks of BLOCK_SIZE; returns the index of the last block's first posting. */
