@@ -65,4 +65,40 @@ describe('bulk errors in input order', () => {
     const inline = err.split('\n').filter((l) => /^ {2}(\S+: )?line/.test(l)).map((l) => /line (\d+)/.exec(l)?.[1]);
     expect(inline).toEqual(['1', '2', '3', '4', '5']);
   });
+  it('a row rejected while reading waits for the earlier rows of the batch still being filled', async () => {
+    // Found by bench/issue10-before-after.sh: an images upload whose odd lines the service refused
+    // (unknown part) and whose even lines were refused while reading (missing file) wrote every even
+    // line first, even with --concurrency 1: the batch holding line 1 was not yet sent.
+    const stderr = new PassThrough();
+    const ctx = createContext({ stdout: new PassThrough(), stderr, stdin: Readable.from(['']), env: { HOME: dir }, cwd: dir }, { output: 'json' });
+    ctx.format = 'tsv';
+    type Item = { id: string };
+    async function* rows(): AsyncGenerator<BulkRow<Item>> {
+      for (let line = 1; line <= 6; line++) {
+        yield line % 2 === 0 ? { line, record: { id: `r${line}` }, problems: ['no such file'] } : { line, record: { id: `r${line}` }, item: { id: `r${line}` } };
+      }
+    }
+    const send = (batch: BulkRow<Item>[]): Promise<BulkWriteResult> =>
+      Promise.resolve({ created: [], updated: [], errors: Object.fromEntries(batch.map((r) => [r.item?.id ?? '', ['unknown part']])) });
+    const errorsPath = join(dir, 'one-batch.errors.ndjson');
+    const code = await runBulk<Item>(ctx, {
+      what: 'test import',
+      rows: rows(),
+      format: 'ndjson',
+      errorsPath,
+      batchSize: 10,
+      concurrency: 1,
+      idOf: (item) => item.id,
+      send,
+      dryRun: () => Promise.resolve({ created: 0, updated: 0, rejected: [] }),
+      progressLine: () => '',
+      dryRunMode: false,
+      resume: false,
+      options: { format: 'ndjson', batchSize: 10 },
+      resumeCommand: 'catalog test import --resume',
+    });
+    expect(code).toBe(3);
+    const lines = readFileSync(errorsPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { _line: number });
+    expect(lines.map((l) => l._line)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
 });

@@ -11,7 +11,7 @@ export class InputOrder {
   /** First line of each batch in flight, by batch index. */
   private readonly open = new Map<number, number>();
 
-  /** A batch whose first row is at `firstLine` is sent: later rejections wait for it. */
+  /** A batch whose first row is at `firstLine` is being filled or is sent: later rejections wait for it. */
   begin(batch: number, firstLine: number): void {
     this.open.set(batch, firstLine);
   }

@@ -222,7 +222,10 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   const concurrency = job.concurrency ?? 1;
   const dispatch = async (index: number, rows: BulkRow<I>[]): Promise<void> => {
     while (inFlight.size >= concurrency) await Promise.race(inFlight);
-    if (fatal !== undefined) return;
+    if (fatal !== undefined) {
+      await order.end(index);
+      return;
+    }
     order.begin(index, rows[0]?.line ?? 0);
     const task = send(index, rows)
       .then(() => order.end(index))
@@ -248,6 +251,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     batchIds = new Set();
     if (job.resume && checkpoint?.isDone(index)) {
       summary.skippedBatches++;
+      await order.end(index);
       return;
     }
     await dispatch(index, rows);
@@ -270,6 +274,9 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
         // An id repeated within one request would be ambiguous: it starts a new batch (processed in order).
         const full = batch.length >= job.batchSize || (job.batchBytes !== undefined && batch.length > 0 && batchBytes + size > job.batchBytes);
         if (full || (id !== undefined && batchIds.has(id))) await flush();
+        // The batch being filled holds its lines back too: a row rejected while reading after it
+        // waits until the batch has been sent and answered (else it ran ahead of the batch's errors).
+        if (batch.length === 0) order.begin(batchIndex, row.line);
         batch.push(row);
         batchBytes += size;
         if (id !== undefined) batchIds.add(id);
