@@ -20,6 +20,7 @@ import { idf, tfPart, NAME_WEIGHT, ID_WEIGHT } from '../dist/core/search/engine/
 import { compareBinary } from '../dist/core/search/rank.js';
 import { ATTRIBUTES, devices, partOf } from './parts-data.js';
 
+const { devices, partOf, ATTRIBUTES } = await import('./catalog-data.js');
 const here = dirname(fileURLToPath(import.meta.url));
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

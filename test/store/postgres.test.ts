@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FileBlobStore } from '../../src/adapters/blobs/file-blob-store.js';
-import { PG_MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
+import { migratePostgres, PG_MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
 import { openPostgresStores } from '../../src/adapters/postgres/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
 import type { StoredPart } from '../../src/core/model.js';
@@ -70,5 +70,43 @@ describe.skipIf(!available)('PostgreSQL store', () => {
       await b.close();
       await dropTestSchema(database, schema);
     });
+
+    it('see a write through the other server in the search engine at once (its caches follow engine_stats.version)', async () => {
+      const { url, schema } = await createTestSchema(database);
+      const a = await openPostgresStores(url, { clock: systemClock(), max: 2 });
+      const b = await openPostgresStores(url, { clock: systemClock(), max: 2 });
+      const q = (word: string) => ({ words: [{ tokens: [word], prefix: false, typo: false }], visibleValues: ['factoryWorker' as const], filters: [], ctx: { principal: { name: 'x', roles: ['factoryWorker'], organization: null } as never, attributes: new Map(), organizations: new Map(), organization: undefined } });
+      const put = (id: string, name: string, at: number) => a.catalog.upsertParts([{ part_id: id }], () => ({ kind: 'write', value: { part_id: id, serviceId: 's', name: { en: name }, attributes: [], createdAt: at, modifiedAt: at }, created: true }));
+      await put('p1', 'Impeller', 1);
+      expect((await b.searchIndex.searchText(q('impeller'), 10)).total).toBe(1); // b's cache is warm now
+      await put('p2', 'Impeller housing', 2);
+      await put('p1', 'Rotor', 3);
+      const hits = await b.searchIndex.searchText(q('impeller'), 10);
+      expect(hits.total).toBe(1);
+      expect((await b.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(['p2']);
+      await a.close();
+      await b.close();
+      await dropTestSchema(database, schema);
+    });
+  });
+
+  it('indexes a catalog written before the search engine (migration 4) when it opens', async () => {
+    const { url, schema } = await createTestSchema(database);
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    await migratePostgres(pool, PG_MIGRATIONS.filter((m) => m.version <= 3));
+    // What the tsvector-era program left: parts, their cards and current rows (search_docs is dropped by migration 4).
+    for (const [pk, id, name] of [[1, 'v1', 'Valve body'], [2, 'v2', 'Valve']] as const) {
+      await pool.query('INSERT INTO parts (pk, part_id, service_id, name, attributes, created_at, modified_at) VALUES ($1, $2, $3, $4, $5, 1, 1)', [pk, id, `s-${id}`, JSON.stringify({ en: name }), '[]']);
+      await pool.query('INSERT INTO search_cards (id, part_pk, part_id, service_id, names, created_at, modified_at) VALUES ($1, $1, $2, $3, $4, 1, 1)', [pk, id, `s-${id}`, JSON.stringify({ en: name })]);
+      await pool.query('INSERT INTO search_current (part_pk, card_id, holder, org_doc) VALUES ($1, $1, false, false)', [pk]);
+    }
+    await pool.end();
+    const stores = await openPostgresStores(url, { clock: systemClock(), max: 2 });
+    const hits = await stores.searchIndex.searchText({ words: [{ tokens: ['valve'], prefix: false, typo: false }], visibleValues: ['factoryWorker'], filters: [], ctx: { principal: { name: 'x', roles: ['factoryWorker'], organization: null } as never, attributes: new Map(), organizations: new Map(), organization: undefined } }, 10);
+    expect(hits.total).toBe(2);
+    // Ranked by the engine (BM25: the shorter name first), not by part id.
+    expect((await stores.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(['v2', 'v1']);
+    await stores.close();
+    await dropTestSchema(database, schema);
   });
 });

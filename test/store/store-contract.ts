@@ -14,6 +14,9 @@ import type { Decision, ImageWrite, StoredImage, StoredPart, StoredRelation, Tex
 import type { BlobStore, CatalogStores } from '../../src/core/ports.js';
 import { visibleLevels } from '../../src/core/permissions.js';
 import { parseQueryText } from '../../src/core/search/query.js';
+import { averageLength, ID_WEIGHT, NAME_WEIGHT } from '../../src/core/search/engine/bm25.js';
+import { buildEngineDocument, ID_MARK, tierLength } from '../../src/core/search/engine/document.js';
+import { exhaustiveTopK, termList } from '../../src/core/search/engine/topk.js';
 
 /** What a factory opens for one test: a fresh, empty catalog's stores and a blob store. */
 export interface StoreUnderTest {
@@ -334,6 +337,64 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(order).toEqual([...ids].sort());
       });
 
+      it('ranks by BM25 within a tier: a short name above a long one, whatever the write order (issue 15)', async () => {
+        // Every hit has the word once in its name; only length tells them apart (ts_rank ignores it).
+        const parts = [part('zz-best', 'Sprocket')];
+        for (let i = 0; i < 2500; i++) parts.push(part(`a${String(i).padStart(5, '0')}`, `Sprocket assembly kit ${i % 10} spare`));
+        await putParts(...parts);
+        const hits = await s.searchIndex.searchText(query('sprocket '), 3);
+        expect(hits.total).toBe(2501);
+        expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(['zz-best', 'a00000', 'a00001']);
+      });
+
+      it('ranks by BM25 within a tier: a rare word weighs more than a frequent one (issue 15)', async () => {
+        const parts = [part('a1', 'Flange common common'), part('a2', 'Flange flange common')];
+        for (let i = 0; i < 40; i++) parts.push(part(`f${i}`, 'Common filler part'));
+        await putParts(...parts);
+        expect(await search('flange common ')).toEqual(['a2', 'a1']);
+      });
+
+      it('returns the exact BM25 order of the reference scorer on generated data (issue 15: the same ranking on every store)', async () => {
+        await putAttributes(attribute('note'), attribute('secret', { visibility: 'admin' }));
+        const vocabulary = ['valve', 'pump', 'seal', 'ring', 'gasket', 'flange', 'bolt', 'nut', 'hose', 'clamp', 'rotor', 'stator'];
+        let seed = 11;
+        const next = () => {
+          seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+          return seed / 2 ** 32;
+        };
+        const words = (n: number) => Array.from({ length: n }, () => vocabulary[Math.floor(next() * vocabulary.length)] ?? 'x').join(' ');
+        const parts: StoredPart[] = [];
+        for (let i = 0; i < 300; i++) {
+          const values: Record<string, string> = { note: words(1 + Math.floor(next() * 6)) };
+          if (i % 4 === 0) values.secret = words(2);
+          parts.push(part(`g${String((i * 37) % 300).padStart(3, '0')}`, words(1 + Math.floor(next() * 4)), values));
+        }
+        await putParts(...parts);
+        const attributes = new Map([attribute('note'), attribute('secret', { visibility: 'admin' })].map((a) => [a.attribute_id, a]));
+        for (const principal of [ADMIN, WORKER]) {
+          for (const text of ['valve ', 'pump seal ', 'gasket ', 'rotor stator ', 'nut ']) {
+            const expected = referenceRanking(parts, attributes, text.trim().split(' '), principal === ADMIN ? 3 : 0);
+            const hits = await s.searchIndex.searchText(query(text, principal), 40);
+            expect(hits.total).toBe(expected.length);
+            expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(expected.slice(0, 40));
+          }
+        }
+      });
+
+      it('ranks an exact match in the id above a typo match in a name, also for parts with per-organization values (issue 13 typo tiers)', async () => {
+        await putParts(part('a', 'Brackets brackets'), part('bracket-z', 'Widget'));
+        expect(await search('bracket ')).toEqual(['bracket-z', 'a']);
+        const stock = attribute('stock', { filterable: true, per_org_values: true, default_value: { en: 'yes' } });
+        await putAttributes(stock);
+        const held = (id: string, name: string): StoredPart => ({ ...part(id, name), attributes: [{ attribute_id: 'stock', values: [{ organization: 'acme', value: { en: 'yes' } }] }] });
+        await putParts(held('a', 'Brackets brackets'), held('bracket-z', 'Widget'));
+        const q = query('bracket ', ADMIN, [{ attribute: stock, values: ['yes'] }]);
+        q.ctx = { ...q.ctx, attributes: new Map([['stock', stock]]), organizations: new Map([['acme', { org_id: 'acme', parent_id: null }]]), organization: 'acme' };
+        const hits = await s.searchIndex.searchText(q, 10);
+        expect(hits.total).toBe(2);
+        expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(['bracket-z', 'a']);
+      });
+
       it('counts every hit of a frequent word exactly, as the caller sees it', async () => {
         await putAttributes(attribute('note'), attribute('secret', { visibility: 'admin' }));
         const parts: StoredPart[] = [];
@@ -529,4 +590,34 @@ export function describeBlobStoreContract(name: string, open: () => Promise<Blob
     });
     blobStoreTests(() => under.blobs);
   });
+}
+
+/**
+ * The reference ranking (docs/search.md, "Relevance"; core/search/engine/bm25.ts) of single-token
+ * words without prefix or typo, computed here from the parts themselves: every hit scored by
+ * exhaustiveTopK, each word matching through its names-and-values term and its id term, as the
+ * engine resolves it. Part ids in rank order.
+ */
+function referenceRanking(parts: readonly StoredPart[], attributes: ReadonlyMap<string, Attribute>, words: readonly string[], tier: number): string[] {
+  const sorted = [...parts].sort((a, b) => (a.part_id < b.part_id ? -1 : a.part_id > b.part_id ? 1 : 0));
+  const docs = sorted.map((p) => buildEngineDocument(p, attributes));
+  const dl = docs.map((d) => tierLength(d.lengths, tier));
+  const data = { dl, key: sorted.map((_, i) => i), avgdl: averageLength({ n: docs.length, sumLength: dl.reduce((a, b) => a + b, 0) }) };
+  const list = (term: string, weight: number) => {
+    const ids: number[] = [];
+    const wtf: number[] = [];
+    const names: number[] = [];
+    docs.forEach((d, i) => {
+      const tf = d.terms.get(term);
+      if (!tf) return;
+      let w = (tf[0] ?? 0) * weight;
+      for (let k = 0; k <= tier; k++) w += tf[1 + k] ?? 0;
+      ids.push(i);
+      wtf.push(w);
+      names.push((tf[0] ?? 0) > 0 ? 1 : 0);
+    });
+    return termList(ids, wtf, names, docs.length);
+  };
+  const lists = words.map((w) => [list(w, NAME_WEIGHT), list(ID_MARK + w, ID_WEIGHT)].filter((l) => l.docs.length > 0));
+  return exhaustiveTopK(lists, [], data, parts.length).hits.map((h) => sorted[h.doc]?.part_id ?? '');
 }

@@ -90,7 +90,7 @@ export class PgCatalogStore implements CatalogStore {
         const after = stored.get(id)?.attribute;
         return after !== undefined && indexShapeChanged(b, after);
       }).map(([id]) => id);
-      if (changed.length > 0) await this.index.attributesChanged(c, changed, await this.attributeMap(c));
+      if (changed.length > 0) await this.index.attributesChanged(c, changed, await this.attributeMap(c), before);
       return decisions;
     });
   }
@@ -139,8 +139,11 @@ export class PgCatalogStore implements CatalogStore {
     return this.db.write(async (c) => {
       const attributes = await this.attributeMap(c);
       const rows = await c.query<PgPartRow>('SELECT * FROM parts WHERE part_id = ANY($1::text[])', [[...new Set(items.map((i) => i.part_id))]]);
-      const state = new Map<string, { pk: number | undefined; part: StoredPart | undefined; dirty: boolean }>();
-      for (const row of rows.rows) state.set(row.part_id, { pk: row.pk, part: partFromPgRow(row), dirty: false });
+      const state = new Map<string, { pk: number | undefined; part: StoredPart | undefined; dirty: boolean; stored?: StoredPart }>();
+      for (const row of rows.rows) {
+        const stored = partFromPgRow(row);
+        state.set(row.part_id, { pk: row.pk, part: stored, dirty: false, stored });
+      }
       const decisions: Decision<StoredPart>[] = [];
       for (const item of items) {
         let s = state.get(item.part_id);
@@ -157,11 +160,11 @@ export class PgCatalogStore implements CatalogStore {
       }
       // Only the last state of each part is written: earlier ones inside this call were never visible.
       const inserts: StoredPart[] = [];
-      const updates: { pk: number; part: StoredPart }[] = [];
+      const updates: { pk: number; part: StoredPart; previous: StoredPart | undefined }[] = [];
       for (const s of state.values()) {
         if (!s.dirty || !s.part) continue;
         if (s.pk === undefined) inserts.push(s.part);
-        else updates.push({ pk: s.pk, part: s.part });
+        else updates.push({ pk: s.pk, part: s.part, previous: s.stored });
       }
       const written: WrittenPart[] = [];
       if (inserts.length > 0) {
@@ -181,7 +184,7 @@ export class PgCatalogStore implements CatalogStore {
           [updates.map((u) => u.pk), updates.map((u) => JSON.stringify(u.part.name)), updates.map((u) => JSON.stringify(u.part.attributes)), updates.map((u) => u.part.modifiedAt)],
         );
         await c.query('DELETE FROM part_attributes WHERE part_pk = ANY($1::bigint[])', [updates.map((u) => u.pk)]);
-        for (const u of updates) written.push({ pk: u.pk, part: u.part, created: false });
+        for (const u of updates) written.push({ pk: u.pk, part: u.part, created: false, previous: u.previous });
       }
       if (written.length === 0) return decisions;
       const refAttributes: string[] = [];

@@ -48,6 +48,10 @@ export class PgSessionStore implements SessionStore {
     const blocks = packHits(hits);
     const bytes = SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0);
     await this.db.write(async (c) => {
+      // A session is a cache (as SQLite's sessions.db, written without fsync): its commit does not
+      // wait for the WAL flush; a crash may lose the last sessions, never the catalog (measured:
+      // bench/results.md, "Search engine on PostgreSQL").
+      await c.query('SET LOCAL synchronous_commit = off');
       if (budget) {
         const owned = (await c.query<{ n: number }>('SELECT count(*) AS n FROM sessions WHERE owner = $1', [session.principal])).rows[0]?.n ?? 0;
         const excess = owned + 1 - budget.maxSessionsPerOwner;

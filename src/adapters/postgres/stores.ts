@@ -40,6 +40,13 @@ export async function openPostgresStores(url: string, options: PostgresStoresOpt
   }
   const db = new PgDatabase(pool);
   const searchIndex = new PgSearchIndex(db, options.clock);
+  try {
+    // A catalog migrated from the tsvector index (migration 4) is indexed by the engine once.
+    await searchIndex.rebuildIfPending();
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
   // PostgreSQL's disk_full (SQLSTATE 53100) is the catalog's storage_full error (507, exit 5).
   const database = 'the catalog database (PostgreSQL)';
   return {

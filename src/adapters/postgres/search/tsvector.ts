@@ -1,21 +1,20 @@
 /**
- * The search document and query of a part in PostgreSQL's full-text types (issue 15), built from
- * ./document.ts (the fields the SQLite FTS5 index used), the core's tokenizer and typo rules, so both indexes match the same words in the same fields.
+ * Per-organization values in PostgreSQL's full-text types (issue 15): the one place the PostgreSQL
+ * store still uses tsvector + GIN, as SQLite still uses FTS5 for the same thing — to learn whether a
+ * query word occurs in ANY organization's per-organization values (which decides whether a query
+ * must evaluate parts with such values one by one). Built from the core's tokenizer, so both stores
+ * match the same words.
  *
  * We never let PostgreSQL parse text: documents are tsvector literals of our own tokens (core
  * tokenize: letters and digits, lower case, no diacritics, as FTS5 unicode61 folds them) with
  * positions and weights, and queries are tsquery literals of quoted lexemes. No user text is ever
  * read as tsquery syntax, no stemming, no stop words.
  *
- * A view row's tsvector: the part id's tokens, each marked with ID_MARK (weight A), then the names
- * (weight A), then the values the row's visibility tiers see (weight D); a gap of 8 positions
- * between fields keeps a phrase (`<->`) from spanning two of them, as FTS5 columns do.
+ * The tsvector: the values of each visibility tier with weight A..D (tier 0..3); a gap of 8
+ * positions between tiers keeps a phrase (`<->`) from spanning two of them, as FTS5 columns do.
  */
-import type { Attribute } from '../../../api/schemas.js';
-import type { Alternative, ExpandedWord, StoredPart } from '../../../core/model.js';
-import { langTexts, tokenize } from '../../../core/search/text.js';
-import { ID_MARK } from '../../../core/search/engine/document.js';
-import { buildSearchDocument } from './document.js';
+import type { Alternative } from '../../../core/model.js';
+import { tokenize } from '../../../core/search/text.js';
 
 /** Highest position PostgreSQL stores in a tsvector. */
 const MAX_POSITION = 16_383;
@@ -54,52 +53,19 @@ class VectorBuilder {
   }
 }
 
-/** One view row of a part: what callers of visibility tiers lo..hi see. */
-export interface PgDocRow {
-  lo: number;
-  hi: number;
-  /** tsvector literal. */
-  doc: string;
-  /** Filter tokens of the row's view. */
-  flt: string[];
-}
-
-/** What the PostgreSQL index stores for one part. */
-export interface PgSearchDocument {
-  rows: PgDocRow[];
-  holder: boolean;
-  /** tsvector literal of every organization's searchable per-organization values (weight = tier); null when none. */
-  orgDoc: string | null;
-  /** Vocabulary words (prefix expansion, typo candidates). */
-  terms: string[];
-}
-
-/** The id tokens as indexed: each marked, so they live apart from words of names and values. */
-export function idTokens(partId: string): string[] {
-  return tokenize(partId).map((t) => ID_MARK + t);
-}
-
 const WEIGHTS = ['A', 'B', 'C', 'D'] as const;
 
-/** Builds the PostgreSQL search document of a part. Values of unknown attributes are ignored. */
-export function buildPgDocument(part: StoredPart, attributes: ReadonlyMap<string, Attribute>): PgSearchDocument {
-  const doc = buildSearchDocument(part, attributes);
-  const pid = idTokens(part.part_id);
-  const names = langTexts(part.name).map(tokenize);
-  const rows = doc.rows.map((row): PgDocRow => {
-    const v = new VectorBuilder();
-    v.add(pid, 'A');
-    for (const tokens of names) v.add(tokens, 'A');
-    for (const text of row.values) v.add(tokenize(text), 'D');
-    return { lo: row.lo, hi: row.hi, doc: v.literal(), flt: row.flt === '' ? [] : row.flt.split(' ') };
-  });
-  let orgDoc: string | null = null;
-  if (doc.orgValues) {
-    const v = new VectorBuilder();
-    doc.orgValues.forEach((text, tier) => v.add(tokenize(text), WEIGHTS[tier] ?? 'D'));
-    orgDoc = v.literal();
-  }
-  return { rows, holder: doc.holder, orgDoc, terms: doc.terms };
+/**
+ * The tsvector literal of every organization's searchable per-organization values (core
+ * org-document.ts, by visibility tier 0..3 → weight A..D), or null when there are none. Only
+ * probed for whether a word occurs in any of them (EngineReader.inOrgValues), as SQLite probes its
+ * FTS5 table; ranking and counting go through the engine.
+ */
+export function orgVector(orgValues: readonly string[] | null): string | null {
+  if (!orgValues) return null;
+  const v = new VectorBuilder();
+  orgValues.forEach((text, tier) => v.add(tokenize(text), WEIGHTS[tier] ?? 'D'));
+  return v.literal();
 }
 
 // -- queries ---------------------------------------------------------------------------------
@@ -119,17 +85,6 @@ export function tsPhrase(alternative: Alternative, weights = ''): string {
 export function tsAny(alternatives: readonly Alternative[], weights = ''): string {
   if (alternatives.length === 0) throw new Error('a clause needs at least one alternative');
   return `(${alternatives.map((a) => `(${tsPhrase(a, weights)})`).join(' | ')})`;
-}
-
-/** A word matching a token of the id, or through its alternatives any field (`namesOnly`: the names). */
-export function tsWord(word: ExpandedWord, namesOnly: boolean): string {
-  const id = tsAny(word.idAlternatives.map((a) => ({ tokens: a.tokens.map((t) => ID_MARK + t), prefix: a.prefix })));
-  return `(${id} | ${tsAny(word.alternatives, namesOnly ? 'A' : '')})`;
-}
-
-/** Conjunction of clauses; undefined for none. */
-export function tsAnd(clauses: readonly string[]): string | undefined {
-  return clauses.length === 0 ? undefined : clauses.join(' & ');
 }
 
 /** The weights of per-organization values a caller of `tier` sees (tiers 0..tier). */

@@ -19,48 +19,20 @@
  *   one-deletion neighbourhood, for one-typo matching (core/search/typo.ts).
  */
 import type { Attribute, LangMap, SearchFacets } from '../../../api/schemas.js';
-import { viewPart } from '../../../core/catalog/parts.js';
-import { compareBinary } from '../../../core/search/rank.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
 import { buildOrgDocument, ORG_VALUE_COLUMNS } from './org-document.js';
-import { canSeeVisibility, VISIBILITY_ORDER } from '../../../core/permissions.js';
-import { evaluatePart, valuePasses, wordsInDefaults } from '../../../core/search/match.js';
 import { ftsClause } from './fts-query.js';
-import { deletionVariants, hasTypoKeys, lookupKeys, lookupKeys2, typoNeighbours } from '../../../core/search/typo.js';
-import { filterValueMatches, foldFilterValue, langTexts, tokenize } from '../../../core/search/text.js';
+import { deletionVariants, hasTypoKeys } from '../../../core/search/typo.js';
 import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
 import { partFromRow, type PartRow } from '../part-rows.js';
-import type { RankedHits, StoredPart, TextSearchQuery, Alternative, ExpandedWord, QueryWord, ResultCard, SearchFilter } from '../../../core/model.js';
-import type { Visibility } from '../../../api/schemas.js';
-import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from '../../../core/search/engine/bm25.js';
-import { buildEngineDocument, filterTerm, HOLDER_TERM, ID_MARK, type EngineDocument } from '../../../core/search/engine/document.js';
-import { compareRanked, materializeWord, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from '../../../core/search/engine/topk.js';
+import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
+import { buildEngineDocument, type EngineDocument } from '../../../core/search/engine/document.js';
+import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { EngineStore } from './engine-store.js';
 
-/** Per-organization value columns of search_org_docs, by visibility. */
+export { visibilityTier } from '../../../core/search/engine/searcher.js';
 
-/** The ascending doc ids in every one of `sets` (galloping from the shortest). */
-function intersect(sets: readonly Int32Array[]): number[] {
-  const sorted = [...sets].sort((x, y) => x.length - y.length);
-  const first = sorted[0];
-  if (!first) return [];
-  const out: number[] = [];
-  const pos = sorted.map(() => 0);
-  outer: for (let i = 0; i < first.length; i++) {
-    const doc = first[i] ?? 0;
-    for (let s = 1; s < sorted.length; s++) {
-      const set = sorted[s] as Int32Array;
-      let p = pos[s] ?? 0;
-      while (p < set.length && (set[p] ?? 0) < doc) p++;
-      pos[s] = p;
-      if (p >= set.length) break outer;
-      if (set[p] !== doc) continue outer;
-    }
-    out.push(doc);
-  }
-  return out;
-}
 
 /** A superseded card is kept this long (sessions live 24 h; one hour of margin for clock skew). */
 export const CARD_RETENTION_MICROS = 25 * 3600 * 1_000_000;
@@ -77,16 +49,6 @@ const REBUILD_FLUSH = 2000;
  * re-indexed on open. 3: the search engine (migration 5).
  */
 const INDEX_LAYOUT = '3';
-
-/**
- * The visibility tier of a caller: the narrowest level it sees. Visibility is nested (every level
- * sees the wider ones, core/permissions.ts), so the visible levels are tiers 0..tier.
- */
-export function visibilityTier(visible: readonly Visibility[]): number {
-  let tier = 0;
-  for (const v of visible) tier = Math.max(tier, VISIBILITY_ORDER.indexOf(v));
-  return tier;
-}
 
 /** Tuning of search (see docs/search.md). */
 export interface SearchIndexOptions {
@@ -112,8 +74,6 @@ interface ScoredRow {
   doc: number;
 }
 
-/** A word resolved into index term lists for one tier; `undefined` when nothing can match it. */
-type ResolvedWord = TermList | MaterializedWord | undefined;
 
 /** The SQLite implementation of the SearchIndex port and the write-side index maintenance. */
 export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
@@ -128,8 +88,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private readonly stmt;
   /** The engine's tables (postings, docs, statistics). */
   readonly engine: EngineStore;
-  /** Working memory of materializeWord, sized to the doc ids. */
-  private scratch = { score: new Float64Array(0), mark: new Uint8Array(0) };
+  /** The shared engine's query code over this connection (core/search/engine/searcher.ts). */
+  private readonly searcher: EngineSearcher;
 
   constructor(db: SqliteDatabase, options: SearchIndexOptions) {
     this.db = db;
@@ -176,6 +136,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       getState: db.prepare<[string], string>('SELECT value FROM search_state WHERE key = ?').pluck(),
       setState: db.prepare<[string, string]>('INSERT INTO search_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
+    this.searcher = new EngineSearcher(this.makeReader());
     this.rebuildIfPending();
   }
 
@@ -347,343 +308,57 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     })();
   }
 
-  /**
-   * A word the catalog knows is taken as typed; but when that finds nothing at all, the search is
-   * run once more with typo neighbours for every eligible word, known or not (a real word can be
-   * someone's typo: pci.ids spells "Contoller" once, so "ethernet contoller" would otherwise find
-   * nothing).
-   */
+  /** The ranked hits as card ids; runs inside the read transaction of searchText. */
   private searchTextNow(query: TextSearchQuery, maxHits: number): RankedHits {
-    const { total, docs } = this.matchingDocs(query, maxHits);
+    this.engine.refresh();
+    const { total, docs } = this.searcher.matchingDocs(query, maxHits);
     return { total, cardIds: docs.map((doc) => this.engine.card[doc] ?? 0) };
   }
 
-  /** The ranked doc ids (at most `maxHits`) and the total, with the typo retry of searchTextNow. */
-  private matchingDocs(query: TextSearchQuery, maxHits: number): { total: number; docs: number[] } {
-    this.engine.refresh();
-    const hits = this.searchTextOnce(query, maxHits, false);
-    if (hits.total > 0 || query.words.length === 0) return hits;
-    return this.searchTextOnce(query, maxHits, true);
-  }
-
-  private searchTextOnce(query: TextSearchQuery, maxHits: number, typosForKnownWords: boolean): { total: number; docs: number[] } {
-    const { ctx } = query;
-    const words = query.words.map((w) => this.expand(w, typosForKnownWords));
-    const tier = visibilityTier(query.visibleValues);
-    this.phraseAttributes = ctx.attributes;
-    if (words.length === 0 && query.filters.length === 0) {
-      return { total: this.stmt.countEverything.get() ?? 0, docs: this.stmt.everything.all(Math.min(maxHits, Number.MAX_SAFE_INTEGER)).map((r) => r.doc) };
-    }
-    // Filters: one doc set per filter (values OR-ed); per-organization ones are decided per part below.
-    const shared: Int32Array[] = [];
-    const orgFilters: SearchFilter[] = [];
-    for (const filter of query.filters) {
-      if (!canSeeVisibility(ctx.principal, filter.attribute.visibility) || filter.values.length === 0) return { total: 0, docs: [] };
-      if (filter.attribute.per_org_values) orgFilters.push(filter);
-      else shared.push(this.docSet(filter.values.flatMap((v) => this.filterTerms(filter.attribute.attribute_id, v))));
-    }
-    const orgColumns = query.visibleValues.map((v) => ORG_VALUE_COLUMNS[v]);
-    const inOrgText = words.map((w) => orgColumns.length > 0 && this.stmt.orgProbe.get(ftsClause(w.alternatives, orgColumns)) !== undefined);
-    const inDefaults = wordsInDefaults(words, ctx);
-    const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
-    const data = this.docData(tier);
-    const resolved = words.map((w) => this.resolve(w, tier, data));
-
-    if (!orgSensitive) {
-      if (resolved.some((r) => r === undefined)) return { total: 0, docs: [] };
-      const { total, hits } = topK({ words: resolved as (TermList | MaterializedWord)[], filters: shared }, data, maxHits);
-      return { total, docs: hits.map((h) => h.doc) };
-    }
-
-    // Split (docs/search.md): parts without per-organization values ("non-holders") see every
-    // default, so words found in a default are satisfied and a per-organization filter passes or
-    // fails for all of them at once; parts with them ("holders") are evaluated one by one.
-    const holders = this.docSet([HOLDER_TERM]);
-    const defaultsPass = orgFilters.every((f) => {
-      const fallback = ctx.organization !== undefined ? f.attribute.default_value : undefined;
-      return fallback !== undefined && valuePasses(fallback, new Set(f.values.map(foldFilterValue)));
-    });
-    let total = 0;
-    let ranked: RankedDoc[] = [];
-    if (defaultsPass) {
-      const positive = resolved.filter((_, i) => inDefaults[i] !== true);
-      if (positive.length === 0 && shared.length === 0) {
-        total = this.stmt.countNonHolders.get() ?? 0;
-        ranked = this.stmt.nonHolders.all(maxHits).map((r) => ({ doc: r.doc, tier: 1, score: 0, key: this.engine.key[r.doc] ?? 0 }));
-      } else if (!positive.some((r) => r === undefined)) {
-        const found = topK({ words: positive as (TermList | MaterializedWord)[], filters: shared, exclude: holders }, data, maxHits);
-        total = found.total;
-        ranked = found.hits;
-      }
-    }
-    const narrowed = resolved.filter((_, i) => inDefaults[i] !== true && inOrgText[i] !== true);
-    if (!narrowed.some((r) => r === undefined)) {
-      const candidates = topK({ words: narrowed as (TermList | MaterializedWord)[], filters: [...shared, holders] }, data, Number.MAX_SAFE_INTEGER);
-      for (const hit of candidates.hits) {
-        const row = this.stmt.partByRowid.get(hit.doc);
-        if (!row) continue;
-        const result = evaluatePart(partFromRow(row), words, query.filters, ctx);
-        if (!result.matches) continue;
-        total++;
-        ranked.push({ ...hit, tier: (result.namesTier ? 0 : 1) | (result.typo ? 2 : 0) });
-      }
-    }
-    ranked.sort(compareRanked);
-    return { total, docs: ranked.slice(0, maxHits).map((h) => h.doc) };
-  }
-
-  /**
-   * Facet counts (issue 13; docs/search.md, Facets): for each attribute, how many of ALL the hits
-   * of `query` hold each value (folded as filters fold, shown as first stored), most frequent first,
-   * ties by folded value in binary order, at most `maxValues`. An attribute the caller may not see,
-   * or not filterable, counts nothing. Shared attributes are counted from their filter terms'
-   * posting lists against the hit set (cost: the attribute's distinct values × their postings);
-   * per-organization ones from each hit's view (`viewPart`: own, inherited, default), one part read
-   * per hit.
-   */
+  /** Facet counts (SearchIndex.facets; core/search/engine/searcher.ts), in one read transaction. */
   async facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number, valuePrefix = ''): Promise<SearchFacets> {
-    const foldedPrefix = foldFilterValue(valuePrefix);
     return this.db.transaction(() => {
-      const { docs } = this.matchingDocs(query, Number.MAX_SAFE_INTEGER);
-      const hit = new Uint8Array(this.engine.docCapacity + 1);
-      for (const doc of docs) hit[doc] = 1;
-      const out: SearchFacets = {};
-      const parts = new Map<number, StoredPart | undefined>();
-      const partOf = (doc: number): StoredPart | undefined => {
-        if (!parts.has(doc)) {
-          const row = this.stmt.partByRowid.get(doc);
-          parts.set(doc, row ? partFromRow(row) : undefined);
-        }
-        return parts.get(doc);
-      };
-      for (const attribute of attributes) {
-        const id = attribute.attribute_id;
-        if (!attribute.filterable || !canSeeVisibility(query.ctx.principal, attribute.visibility)) {
-          out[id] = [];
-          continue;
-        }
-        /** folded value -> count and a doc holding it (to show the value as stored). */
-        const counts = new Map<string, { count: number; doc: number; shown?: string }>();
-        if (!attribute.per_org_values) {
-          const prefix = filterTerm(id, '');
-          for (const t of this.engine.termsWithPrefix(prefix + foldedPrefix)) {
-            let count = 0;
-            let first = -1;
-            for (const doc of this.engine.termForTier(t.id, t.term, 0).docs) {
-              if (hit[doc] !== 1) continue;
-              if (count++ === 0) first = doc;
-            }
-            if (count > 0) counts.set(t.term.slice(prefix.length), { count, doc: first });
-          }
-        } else {
-          for (const doc of docs) {
-            const part = partOf(doc);
-            if (!part) continue;
-            const entry = viewPart(part, query.ctx).attributes.find((a) => a.attribute_id === id);
-            const seen = new Set<string>();
-            for (const value of entry?.values ?? []) {
-              for (const text of langTexts(value.value)) {
-                const folded = foldFilterValue(text);
-                if (seen.has(folded) || !folded.startsWith(foldedPrefix)) continue;
-                seen.add(folded);
-                const c = counts.get(folded);
-                if (c) c.count++;
-                else counts.set(folded, { count: 1, doc, shown: text });
-              }
-            }
-          }
-        }
-        const top = [...counts].sort((x, y) => y[1].count - x[1].count || compareBinary(x[0], y[0])).slice(0, maxValues);
-        out[id] = top.map(([folded, c]) => ({ value: c.shown ?? this.storedValue(partOf(c.doc), id, folded) ?? folded, count: c.count }));
-      }
-      return out;
+      this.engine.refresh();
+      return this.searcher.facets(query, attributes, maxValues, valuePrefix);
     })();
   }
 
-  /** The stored text of a part's value of `attributeId` that folds to `folded` (any language). */
-  private storedValue(part: StoredPart | undefined, attributeId: string, folded: string): string | undefined {
-    for (const entry of part?.attributes ?? []) {
-      if (entry.attribute_id !== attributeId) continue;
-      for (const value of entry.values) for (const text of langTexts(value.value)) if (foldFilterValue(text) === folded) return text;
-    }
-    return undefined;
-  }
-
-  /**
-   * The filter terms a filter value selects (issue 13): the value itself and every stored value it
-   * begins as whole words (`intel` → `intel corporation`), both folded (text.ts filterValueMatches).
-   */
-  private filterTerms(attributeId: string, value: string): string[] {
-    const exact = filterTerm(attributeId, value);
-    const prefix = filterTerm(attributeId, '');
-    const out = [exact];
-    for (const t of this.engine.termsWithPrefix(exact)) {
-      if (t.term !== exact && filterValueMatches(t.term.slice(prefix.length), exact.slice(prefix.length))) out.push(t.term);
-    }
-    return out;
-  }
-
-  /** The per-doc arrays of tier `tier` for the scorer. */
-  private docData(tier: number): DocData {
-    return { dl: this.engine.dl[tier] ?? new Float64Array(0), key: this.engine.key, avgdl: averageLength({ n: this.engine.n, sumLength: this.engine.sumLength[tier] ?? 0 }) };
-  }
-
-  /** The ascending doc ids holding any of `terms` (filter and marker terms). */
-  private docSet(terms: readonly string[]): Int32Array {
-    const lists: Int32Array[] = [];
-    for (const term of new Set(terms)) {
-      const id = this.engine.termId(term);
-      if (id !== undefined) lists.push(this.engine.termForTier(id, term, 0).docs);
-    }
-    if (lists.length === 1) return lists[0] ?? new Int32Array(0);
-    const all = new Int32Array(lists.reduce((n, l) => n + l.length, 0));
-    let j = 0;
-    for (const l of lists) {
-      all.set(l, j);
-      j += l.length;
-    }
-    all.sort();
-    let u = 0;
-    for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[u++] = all[i] ?? 0;
-    return all.slice(0, u);
-  }
-
-  /**
-   * A word's ways to match: itself (the last word as a prefix: every indexed word it begins); and,
-   * when it is a word of ≥ 5 letters that the index does not know (as a prefix, for the last word),
-   * its neighbours within one edit (with `typosForKnownWords`, for known words too). In the part id:
-   * itself (a prefix for the last word).
-   */
-  private expand(word: QueryWord, typosForKnownWords = false): ExpandedWord {
-    const alternatives: Alternative[] = [{ tokens: word.tokens, prefix: word.prefix }];
-    const token = word.tokens[0];
-    if (word.typo && token !== undefined) {
-      const known = word.prefix ? this.engine.hasPrefix(token) : this.engine.termId(token) !== undefined;
-      if (!known || typosForKnownWords) {
-        // Two typos (issue 13): the vocabulary keeps one-deletion keys only, so besides them the
-        // words beginning with the same letter are checked (docs/search.md, Typos).
-        const maxTypos = word.maxTypos ?? 1;
-        const candidates = this.stmt.typoCandidates.all(JSON.stringify(maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token)));
-        if (maxTypos === 2) {
-          const first = String.fromCodePoint(token.codePointAt(0) ?? 0);
-          candidates.push(...this.stmt.termsInRange.all(first, `${first}\u{10FFFF}`));
-        }
-        for (const neighbour of typoNeighbours(token, candidates, maxTypos)) {
-          alternatives.push({ tokens: [neighbour], prefix: word.prefix });
-        }
-      }
-    }
-    return { word, alternatives, idAlternatives: [{ tokens: word.tokens, prefix: word.prefix }] };
-  }
-
-  /**
-   * A word as one scored list for tier `tier`: the term lists of its alternatives (names and values,
-   * then the id; each distinct term once), materialized when there are several. Undefined when no
-   * term of it is indexed for this tier.
-   */
-  private resolve(word: ExpandedWord, tier: number, data: DocData): ResolvedWord {
-    const lists: TermList[] = [];
-    const seen = new Set<string>();
-    // A typo neighbour's postings carry the TYPO flag: exact matches rank above them (issue 13).
-    const push = (view: { docs: Int32Array; wtf: Float64Array; names: Uint8Array }, typo: boolean) => {
-      if (view.docs.length === 0) return;
-      lists.push({ ...view, names: typo ? view.names.map((f) => f | TYPO) : view.names, idf: idf(this.engine.n, view.docs.length) });
+  /** The engine's reads (core EngineReader) over this connection: the engine store plus the vocabulary, the FTS5 probe and the parts. */
+  private makeReader(): EngineReader {
+    const engine = this.engine;
+    const stmt = this.stmt;
+    return {
+      get n() {
+        return engine.n;
+      },
+      get sumLength() {
+        return engine.sumLength;
+      },
+      get dl() {
+        return engine.dl;
+      },
+      get key() {
+        return engine.key;
+      },
+      get docCapacity() {
+        return engine.docCapacity;
+      },
+      termId: (term) => engine.termId(term),
+      termsWithPrefix: (prefix) => engine.termsWithPrefix(prefix),
+      hasPrefix: (prefix) => engine.hasPrefix(prefix),
+      termForTier: (id, term, tier) => engine.termForTier(id, term, tier),
+      typoCandidates: (keys) => stmt.typoCandidates.all(JSON.stringify(keys)),
+      vocabularyRange: (lo, hi) => stmt.termsInRange.all(lo, hi),
+      inOrgValues: (alternatives, visible) => stmt.orgProbe.get(ftsClause(alternatives, visible.map((v) => ORG_VALUE_COLUMNS[v]))) !== undefined,
+      part: (doc) => {
+        const row = stmt.partByRowid.get(doc);
+        return row ? partFromRow(row) : undefined;
+      },
+      allParts: (nonHoldersOnly, limit) => nonHoldersOnly
+        ? { total: stmt.countNonHolders.get() ?? 0, docs: stmt.nonHolders.all(limit).map((r) => r.doc) }
+        : { total: stmt.countEverything.get() ?? 0, docs: stmt.everything.all(limit).map((r) => r.doc) },
     };
-    const addTerm = (term: string, typo: boolean) => {
-      if (seen.has(term)) return;
-      seen.add(term);
-      const id = this.engine.termId(term);
-      if (id === undefined) return;
-      push(this.engine.termForTier(id, term, tier), typo);
-    };
-    const addPrefix = (prefix: string, typo: boolean) => {
-      for (const t of this.engine.termsWithPrefix(prefix)) {
-        if (seen.has(t.term)) continue;
-        seen.add(t.term);
-        push(this.engine.termForTier(t.id, t.term, tier), typo);
-      }
-    };
-    const add = (alternative: Alternative, mark: string, typo: boolean) => {
-      if (alternative.tokens.length > 1) {
-        const phrase = this.phrase(alternative, mark, tier);
-        if (phrase) lists.push(phrase);
-      } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''), typo);
-      else addTerm(mark + (alternative.tokens[0] ?? ''), typo);
-    };
-    // alternatives[0] is the word itself, the others its typo neighbours (expand).
-    word.alternatives.forEach((a, i) => add(a, '', i > 0));
-    for (const a of word.idAlternatives) add(a, ID_MARK, false);
-    if (lists.length === 0) return undefined;
-    if (lists.length === 1) return lists[0];
-    if (this.scratch.score.length < this.engine.docCapacity) {
-      this.scratch = { score: new Float64Array(this.engine.docCapacity), mark: new Uint8Array(this.engine.docCapacity) };
-    }
-    return materializeWord(lists, data, this.scratch);
   }
-
-  /**
-   * A phrase (a punctuated word: its tokens in sequence, the last a prefix if so marked) as one term
-   * list: candidates hold every token (the index has no positions), then each candidate's text is
-   * checked; its frequency per field is the number of occurrences. `mark` ID_MARK: in the part id.
-   */
-  private phrase(alternative: Alternative, mark: string, tier: number): TermList | undefined {
-    const sets: Int32Array[] = [];
-    alternative.tokens.forEach((token, i) => {
-      const last = i === alternative.tokens.length - 1;
-      const terms = last && alternative.prefix ? this.engine.termsWithPrefix(mark + token).map((t) => t.term) : [mark + token];
-      sets.push(this.docSet(terms));
-    });
-    sets.sort((x, y) => x.length - y.length);
-    const docs: number[] = [];
-    const wtf: number[] = [];
-    const names: number[] = [];
-    const matches = (tokens: readonly string[]): number => {
-      let n = 0;
-      const phrase = alternative.tokens;
-      for (let i = 0; i + phrase.length <= tokens.length; i++) {
-        let ok = true;
-        for (let j = 0; j < phrase.length && ok; j++) {
-          const want = phrase[j] ?? '';
-          const got = tokens[i + j] ?? '';
-          ok = j === phrase.length - 1 && alternative.prefix ? got.startsWith(want) : got === want;
-        }
-        if (ok) n++;
-      }
-      return n;
-    };
-    for (const doc of intersect(sets)) {
-      const row = this.stmt.partByRowid.get(doc);
-      if (!row) continue;
-      const part = partFromRow(row);
-      let w = 0;
-      let inNames = 0;
-      if (mark === ID_MARK) {
-        const n = matches(tokenize(part.part_id));
-        w = n * ID_WEIGHT;
-        inNames = n > 0 ? 1 : 0;
-      } else {
-        let n = 0;
-        for (const text of langTexts(part.name)) n += matches(tokenize(text));
-        w = n * NAME_WEIGHT;
-        inNames = n > 0 ? 1 : 0;
-        for (const entry of part.attributes) {
-          const attribute = this.phraseAttributes?.get(entry.attribute_id);
-          if (!attribute || !attribute.searchable || attribute.per_org_values || VISIBILITY_ORDER.indexOf(attribute.visibility) > tier) continue;
-          for (const value of entry.values) for (const text of langTexts(value.value)) w += matches(tokenize(text));
-        }
-      }
-      if (w > 0) {
-        docs.push(doc);
-        wtf.push(w);
-        names.push(inNames);
-      }
-    }
-    if (docs.length === 0) return undefined;
-    return { docs: Int32Array.from(docs), wtf: Float64Array.from(wtf), names: Uint8Array.from(names), idf: idf(this.engine.n, docs.length) };
-  }
-
-  /** Attribute definitions for phrase checks (the query's view context). */
-  private phraseAttributes: ReadonlyMap<string, Attribute> | undefined;
 
   async readCards(cardIds: readonly number[]): Promise<ResultCard[]> {
     if (cardIds.length === 0) return [];

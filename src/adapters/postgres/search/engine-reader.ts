@@ -1,0 +1,380 @@
+/**
+ * The search engine's block store on PostgreSQL, read side (issue 15; docs/search.md, "Index"):
+ * the core's synchronous EngineReader (core/search/engine/searcher.ts) over a read-through cache.
+ *
+ * The core runs a search against the cache; whatever the cache lacks (a term's id, its posting
+ * blocks, a prefix's terms, typo candidates, a part row, ...) is answered as absent and noted. When
+ * a run noted anything, its answer is discarded, everything noted is fetched (one statement per
+ * kind, in the search's REPEATABLE READ snapshot) and the search runs again, until a run misses
+ * nothing: a one-word query takes 1 to 2 fetch rounds when cold, 0 when warm. So PostgreSQL runs
+ * exactly the code SQLite runs, and ranks alike.
+ *
+ * What stays between searches (per process): the doc arrays and statistics (refreshed from
+ * `engine_docs` chunks and `engine_stats` when the version moves: only chunks and terms with a newer
+ * version are re-read, so a write through another server is seen at once), term ids, and decoded
+ * posting lists (least recently used, bounded). Everything else is per search. Searches through one
+ * reader run one at a time (the cache is one snapshot); see PgSearchIndex.
+ */
+import type { Visibility } from '../../../api/schemas.js';
+import type { Alternative, StoredPart } from '../../../core/model.js';
+import { TIERS } from '../../../core/search/engine/bm25.js';
+import { CHUNK, groupZeroWeight, readDoc, tierView } from '../../../core/search/engine/doc-chunks.js';
+import { tierLength } from '../../../core/search/engine/document.js';
+import { decodeBlock, emptyPostings } from '../../../core/search/engine/postings.js';
+import { visibilityTier, type EngineReader, type TierView } from '../../../core/search/engine/searcher.js';
+import type { PgClient } from '../database.js';
+import { partFromPgRow, type PgPartRow } from '../part-rows.js';
+import { fromPgTerm, pgTerm, type EngineStatsRow } from './engine-store.js';
+import { orgWeights, tsAny } from './tsvector.js';
+
+/** Decoded posting lists kept per process, in postings (as on SQLite). */
+const CACHE_POSTINGS = 6_000_000;
+/** Fetch rounds one search may take before giving up (a bug guard: a search needs a handful). */
+const MAX_ROUNDS = 32;
+/** Answers other than postings kept between searches (part rows, probes, prefixes...), then forgotten. */
+const MAX_ANSWERS = 50_000;
+const MAX_CHAR = '\u{10FFFF}';
+
+interface CachedTerm {
+  docs: Int32Array;
+  tf: Uint16Array;
+  weight: number;
+  tiers: (TierView | undefined)[];
+}
+
+const EMPTY_VIEW: TierView = { docs: new Int32Array(0), wtf: new Float64Array(0), names: new Uint8Array(0) };
+
+/** What a run missed, by kind (each kind fetched with one statement). */
+interface Misses {
+  terms: Set<string>;
+  postings: Map<number, string>;
+  prefixes: Set<string>;
+  hasPrefix: Set<string>;
+  typoKeys: Map<string, readonly string[]>;
+  ranges: Map<string, [string, string]>;
+  probes: Map<string, { alternatives: readonly Alternative[]; visible: readonly Visibility[] }>;
+  parts: Set<number>;
+  all: Set<string>;
+}
+
+function noMisses(): Misses {
+  return { terms: new Set(), postings: new Map(), prefixes: new Set(), hasPrefix: new Set(), typoKeys: new Map(), ranges: new Map(), probes: new Map(), parts: new Set(), all: new Set() };
+}
+
+/** The PostgreSQL EngineReader: a cache that learns, per search, what the core asked for. */
+export class PgEngineReader implements EngineReader {
+  // -- kept between searches --
+  private loadedVersion = -1;
+  private loadedRebuild = -1;
+  private capacity = 0;
+  card = new Float64Array(0);
+  key = new Float64Array(0);
+  flags = new Uint8Array(0);
+  dl: Float64Array[] = [];
+  n = 0;
+  sumLength = [0, 0, 0, 0];
+  private readonly termIds = new Map<string, number>();
+  private readonly postings = new Map<number, CachedTerm>();
+  private cachedPostings = 0;
+  // -- one search --
+  private misses = noMisses();
+  private readonly absentTerms = new Set<string>();
+  private readonly prefixTerms = new Map<string, { id: number; term: string }[]>();
+  private readonly prefixKnown = new Map<string, boolean>();
+  private readonly typo = new Map<string, string[]>();
+  private readonly ranges = new Map<string, string[]>();
+  private readonly probes = new Map<string, boolean>();
+  private readonly parts = new Map<number, StoredPart | undefined>();
+  private readonly all = new Map<string, { total: number; docs: number[] }>();
+  /** Answers kept (entries of the maps above; part rows count once each). */
+  private answers = 0;
+  /** Fetch rounds taken by searches (for the benchmark). */
+  rounds = 0;
+
+  get docCapacity(): number {
+    return this.capacity;
+  }
+
+  /**
+   * The answer of `search` (a pure run of the core against this reader) when everything it needs is
+   * cached for `version` (the committed engine_stats.version, read just before): no snapshot is
+   * needed, since every cached answer belongs to that version. Undefined when it missed anything.
+   */
+  tryCached<T>(version: number, search: () => T): T | undefined {
+    if (version !== this.loadedVersion) return undefined;
+    this.misses = noMisses();
+    const answer = search();
+    return this.missed() ? undefined : answer;
+  }
+
+  /**
+   * Runs `search` in `c`'s snapshot until it misses nothing, and returns its answer. Throws when it
+   * still misses after MAX_ROUNDS fetches.
+   */
+  async run<T>(c: PgClient, search: () => T): Promise<T> {
+    await this.refresh(c);
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      this.misses = noMisses();
+      const answer = search();
+      if (!this.missed()) return answer;
+      this.rounds++;
+      await this.fetch(c);
+    }
+    throw new Error(`search engine: a search still missed data after ${MAX_ROUNDS} fetch rounds`);
+  }
+
+  /**
+   * Forgets the answers that are not posting lists or doc data (absent terms, prefixes, typo
+   * candidates, probes, part rows, part lists): kept from search to search while the version
+   * holds (every write that could change one of them also moves the version: the catalog store
+   * writes them and the engine in one transaction), dropped when it moves or they grow too many.
+   */
+  private forgetAnswers(): void {
+    this.misses = noMisses();
+    this.absentTerms.clear();
+    this.prefixTerms.clear();
+    this.prefixKnown.clear();
+    this.typo.clear();
+    this.ranges.clear();
+    this.probes.clear();
+    this.parts.clear();
+    this.all.clear();
+    this.answers = 0;
+  }
+
+  private missed(): boolean {
+    const m = this.misses;
+    return m.terms.size + m.postings.size + m.prefixes.size + m.hasPrefix.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size + m.all.size > 0;
+  }
+
+  // -- EngineReader ----------------------------------------------------------------------------
+
+  termId(term: string): number | undefined {
+    const id = this.termIds.get(term);
+    if (id !== undefined || this.absentTerms.has(term)) return id;
+    this.misses.terms.add(term);
+    return undefined;
+  }
+
+  termsWithPrefix(prefix: string): { id: number; term: string }[] {
+    const terms = this.prefixTerms.get(prefix);
+    if (terms) return terms;
+    this.misses.prefixes.add(prefix);
+    return [];
+  }
+
+  hasPrefix(prefix: string): boolean {
+    const known = this.prefixKnown.get(prefix) ?? (this.prefixTerms.has(prefix) ? (this.prefixTerms.get(prefix)?.length ?? 0) > 0 : undefined);
+    if (known !== undefined) return known;
+    this.misses.hasPrefix.add(prefix);
+    return true; // "known": no typo lookups for this run
+  }
+
+  termForTier(id: number, term: string, tier: number): TierView {
+    const cached = this.postings.get(id);
+    if (!cached) {
+      this.misses.postings.set(id, term);
+      return EMPTY_VIEW;
+    }
+    // Most recently used last.
+    this.postings.delete(id);
+    this.postings.set(id, cached);
+    let view = cached.tiers[tier];
+    if (!view) {
+      view = tierView(cached.docs, cached.tf, cached.weight, tier);
+      cached.tiers[tier] = view;
+    }
+    return view;
+  }
+
+  typoCandidates(keys: readonly string[]): string[] {
+    const k = JSON.stringify(keys);
+    const found = this.typo.get(k);
+    if (found) return [...found];
+    this.misses.typoKeys.set(k, keys);
+    return [];
+  }
+
+  vocabularyRange(lo: string, hi: string): string[] {
+    const k = `${lo}\u0000${hi}`;
+    const found = this.ranges.get(k);
+    if (found) return [...found];
+    this.misses.ranges.set(k, [lo, hi]);
+    return [];
+  }
+
+  inOrgValues(alternatives: readonly Alternative[], visible: readonly Visibility[]): boolean {
+    const k = JSON.stringify([alternatives, visibilityTier(visible)]);
+    const found = this.probes.get(k);
+    if (found !== undefined) return found;
+    this.misses.probes.set(k, { alternatives, visible });
+    return false;
+  }
+
+  part(doc: number): StoredPart | undefined {
+    if (this.parts.has(doc)) return this.parts.get(doc);
+    this.misses.parts.add(doc);
+    return undefined;
+  }
+
+  allParts(nonHoldersOnly: boolean, limit: number): { total: number; docs: number[] } {
+    const k = `${nonHoldersOnly}:${limit}`;
+    const found = this.all.get(k);
+    if (found) return found;
+    this.misses.all.add(k);
+    return { total: 0, docs: [] };
+  }
+
+  // -- fetching --------------------------------------------------------------------------------
+
+  private async fetch(c: PgClient): Promise<void> {
+    const m = this.misses;
+    this.answers += m.terms.size + m.prefixes.size + m.hasPrefix.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size + m.all.size;
+    if (m.terms.size > 0) {
+      const wanted = [...m.terms];
+      const rows = (await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term = ANY($1::text[])', [wanted.map(pgTerm)])).rows;
+      for (const r of rows) {
+        const term = fromPgTerm(r.term);
+        this.termIds.set(term, r.id);
+        m.postings.set(r.id, term); // a known term's postings are about to be asked for
+      }
+      for (const t of wanted) if (!this.termIds.has(t)) this.absentTerms.add(t);
+    }
+    for (const prefix of m.prefixes) {
+      const rows = (await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term >= $1 AND term < $2 ORDER BY term', [pgTerm(prefix), pgTerm(prefix) + MAX_CHAR])).rows
+        .map((r) => ({ id: r.id, term: fromPgTerm(r.term) }));
+      this.prefixTerms.set(prefix, rows);
+      // Every term of a prefix is about to be asked for (resolve, facets, filter values).
+      for (const r of rows) {
+        this.termIds.set(r.term, r.id);
+        m.postings.set(r.id, r.term);
+      }
+    }
+    for (const prefix of m.hasPrefix) {
+      if (this.prefixTerms.has(prefix)) continue;
+      const rows = (await c.query('SELECT 1 FROM engine_terms WHERE term >= $1 AND term < $2 LIMIT 1', [pgTerm(prefix), pgTerm(prefix) + MAX_CHAR])).rows;
+      this.prefixKnown.set(prefix, rows.length > 0);
+    }
+    if (m.postings.size > 0) await this.loadPostings(c, m.postings);
+    for (const [k, keys] of m.typoKeys) {
+      this.typo.set(k, (await c.query<{ term: string }>('SELECT DISTINCT term FROM search_term_keys WHERE key = ANY($1::text[])', [keys])).rows.map((r) => r.term));
+    }
+    for (const [k, [lo, hi]] of m.ranges) {
+      this.ranges.set(k, (await c.query<{ term: string }>('SELECT term FROM search_terms WHERE term >= $1 AND term < $2', [lo, hi])).rows.map((r) => r.term));
+    }
+    for (const [k, probe] of m.probes) {
+      const found = await c.query('SELECT 1 FROM search_org_docs WHERE doc @@ $1::tsquery LIMIT 1', [tsAny(probe.alternatives, orgWeights(visibilityTier(probe.visible)))]);
+      this.probes.set(k, found.rows.length > 0);
+    }
+    if (m.parts.size > 0) {
+      const wanted = [...m.parts];
+      const rows = (await c.query<PgPartRow>('SELECT * FROM parts WHERE pk = ANY($1::bigint[])', [wanted])).rows;
+      for (const doc of wanted) this.parts.set(doc, undefined);
+      for (const r of rows) this.parts.set(r.pk, partFromPgRow(r));
+    }
+    for (const k of m.all) {
+      const [holders, limitText] = k.split(':');
+      const where = holders === 'true' ? 'WHERE NOT cur.holder' : '';
+      const total = (await c.query<{ n: number }>(`SELECT count(*) AS n FROM search_current cur ${where}`)).rows[0]?.n ?? 0;
+      const limit = Math.min(Number(limitText), total);
+      const docs = limit <= 0 ? [] : (await c.query<{ pk: number }>(
+        `SELECT p.pk FROM parts p JOIN search_current cur ON cur.part_pk = p.pk ${where} ORDER BY p.part_id LIMIT $1`, [limit],
+      )).rows.map((r) => r.pk);
+      this.all.set(k, { total, docs });
+    }
+  }
+
+  private async loadPostings(c: PgClient, wanted: ReadonlyMap<number, string>): Promise<void> {
+    const ids = [...wanted.keys()].filter((id) => !this.postings.has(id));
+    if (ids.length === 0) return;
+    const byTerm = new Map<number, ReturnType<typeof emptyPostings>>();
+    for (const id of ids) byTerm.set(id, emptyPostings());
+    const rows = await c.query<{ term_id: number; first_doc: number; data: Buffer }>(
+      'SELECT term_id, first_doc, data FROM engine_postings WHERE term_id = ANY($1::int[]) ORDER BY term_id, first_doc', [ids],
+    );
+    for (const r of rows.rows) decodeBlock(r.data, r.first_doc, byTerm.get(r.term_id) ?? emptyPostings());
+    for (const [id, p] of byTerm) {
+      const entry: CachedTerm = { docs: Int32Array.from(p.docs), tf: Uint16Array.from(p.tf, (v) => Math.min(v, 0xffff)), weight: groupZeroWeight(wanted.get(id) ?? ''), tiers: [] };
+      this.postings.set(id, entry);
+      this.cachedPostings += entry.docs.length;
+    }
+    // Least recently used first; never the lists this search is about to use.
+    for (const [old] of this.postings) {
+      if (this.cachedPostings <= CACHE_POSTINGS) break;
+      if (wanted.has(old)) continue;
+      this.evict(old);
+    }
+  }
+
+  private evict(id: number): void {
+    const entry = this.postings.get(id);
+    if (!entry) return;
+    this.cachedPostings -= entry.docs.length;
+    this.postings.delete(id);
+  }
+
+  /** The committed engine version (one autocommit statement). */
+  async committedVersion(db: { query<R extends object>(text: string): Promise<R[]> }): Promise<number> {
+    return (await db.query<{ version: number }>('SELECT version FROM engine_stats WHERE id = 0'))[0]?.version ?? -1;
+  }
+
+  /** Brings the doc arrays, statistics and caches up to the snapshot's committed version. */
+  private async refresh(c: PgClient): Promise<void> {
+    const stats = (await c.query<EngineStatsRow>('SELECT version, rebuilt, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0')).rows[0];
+    if (!stats) throw new Error('engine_stats is missing (PostgreSQL migration 4)');
+    if (this.answers > MAX_ANSWERS) this.forgetAnswers();
+    if (stats.version === this.loadedVersion) return;
+    this.forgetAnswers();
+    if (stats.rebuilt !== this.loadedRebuild || stats.version < this.loadedVersion) {
+      // Rebuilt (or an older snapshot): nothing cached holds.
+      this.loadedVersion = -1;
+      this.termIds.clear();
+      this.postings.clear();
+      this.cachedPostings = 0;
+      this.card.fill(0);
+      this.key.fill(0);
+      this.flags.fill(0);
+      for (const d of this.dl) d.fill(0);
+    } else {
+      const changed = await c.query<{ id: number }>('SELECT id FROM engine_terms WHERE version > $1', [this.loadedVersion]);
+      for (const r of changed.rows) this.evict(r.id);
+    }
+    const chunks = await c.query<{ chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE version > $1', [this.loadedVersion]);
+    for (const r of chunks.rows) this.loadChunk(r.chunk, r.data);
+    this.n = stats.n;
+    this.sumLength = [stats.len0, stats.len1, stats.len2, stats.len3];
+    this.loadedVersion = stats.version;
+    this.loadedRebuild = stats.rebuilt;
+  }
+
+  private ensureCapacity(docs: number): void {
+    if (docs <= this.capacity) return;
+    let capacity = Math.max(1024, this.capacity);
+    while (capacity < docs) capacity *= 2;
+    const grow = <T extends Float64Array | Uint8Array>(old: T, make: (n: number) => T): T => {
+      const next = make(capacity);
+      next.set(old);
+      return next;
+    };
+    this.card = grow(this.card, (n) => new Float64Array(n));
+    this.key = grow(this.key, (n) => new Float64Array(n));
+    this.flags = grow(this.flags, (n) => new Uint8Array(n));
+    const dl: Float64Array[] = [];
+    for (let t = 0; t < TIERS; t++) dl.push(grow(this.dl[t] ?? new Float64Array(0), (n) => new Float64Array(n)));
+    this.dl = dl;
+    this.capacity = capacity;
+  }
+
+  private loadChunk(chunk: number, data: Buffer): void {
+    const base = chunk * CHUNK;
+    this.ensureCapacity(base + CHUNK);
+    for (let at = 0; at < CHUNK; at++) {
+      const doc = base + at;
+      const d = readDoc(data, doc);
+      this.card[doc] = d.card;
+      this.key[doc] = d.key;
+      this.flags[doc] = d.flags;
+      for (let t = 0; t < TIERS; t++) (this.dl[t] as Float64Array)[doc] = tierLength(d.lengths, t);
+    }
+  }
+}

@@ -1,0 +1,302 @@
+/**
+ * The search engine's block store on PostgreSQL, write side (issue 15; docs/search.md, "Index";
+ * migration 4): the same layout as SQLite's (adapters/sqlite/search/engine-store.ts), so the same
+ * core code (src/core/search/engine) reads it and ranks alike. Written INSIDE the catalog store's
+ * write transaction: a {@link PgEngineWrite} gathers one transaction's changes per part and writes
+ * them once (`flush`), sorted by term, so a batch of parts costs one rewrite of each touched block,
+ * in a handful of array-parameter statements whatever the batch size.
+ *
+ * Tables:
+ * - `engine_terms`: term -> id; `version` = the write that last changed its postings.
+ * - `engine_postings`: (term id, first doc) -> bytea block of ≤ BLOCK_SIZE postings (core postings.ts).
+ * - `engine_docs`: per CHUNK docs (doc id = parts.pk): card, order key, token counts, flags (core doc-chunks.ts).
+ * - `engine_stats`: version, parts, sum of lengths per tier (avgdl), and `rebuilt` (the version of the
+ *   last full rebuild: readers drop every cache older than it).
+ * Writes are serialised by the catalog write lock (database.ts), so versions commit in order.
+ */
+import { TIERS } from '../../../core/search/engine/bm25.js';
+import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, readDoc, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
+import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
+import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, mergePostings, type Postings } from '../../../core/search/engine/postings.js';
+import { compareBinary } from '../../../core/search/rank.js';
+import type { PgClient } from '../database.js';
+
+/**
+ * A term as stored in engine_terms.term: PostgreSQL text cannot hold NUL, which filter terms use
+ * (document.ts filterTerm), so NUL becomes U+E000 '0' and U+E000 itself U+E000 '1'. A prefix-free
+ * code per character, so prefixes stay prefixes (term >= p AND term < p || U+10FFFF).
+ */
+export function pgTerm(term: string): string {
+  if (!term.includes('\u0000') && !term.includes('\uE000')) return term;
+  return term.replaceAll('\uE000', '\uE0001').replaceAll('\u0000', '\uE0000');
+}
+
+/** The inverse of {@link pgTerm}. */
+export function fromPgTerm(stored: string): string {
+  return stored.includes('\uE000') ? stored.replace(/\uE000([01])/g, (_, d: string) => (d === '0' ? '\u0000' : '\uE000')) : stored;
+}
+
+/** Key spacing of parts appended at either end of the part id order. */
+export const KEY_STEP = 1024;
+
+/** engine_stats as read. */
+export interface EngineStatsRow {
+  version: number;
+  rebuilt: number;
+  n: number;
+  len0: number;
+  len1: number;
+  len2: number;
+  len3: number;
+}
+
+interface PendingDoc {
+  partId: string;
+  card: number;
+  lengths: readonly number[];
+  flags: number;
+}
+
+/** One write transaction's engine changes: gather with put/remove, then flush once before COMMIT. */
+export class PgEngineWrite {
+  private readonly terms = new Map<string, Map<number, number[] | null>>();
+  private readonly docs = new Map<number, PendingDoc>();
+  private readonly delta = { n: 0, len: [0, 0, 0, 0] };
+  private clear = false;
+
+  /** Indexes `doc` as part `pk` (card `card`), replacing `previous` (what was indexed for it, if anything). */
+  put(pk: number, partId: string, card: number, doc: EngineDocument, previous: EngineDocument | undefined): void {
+    if (previous) {
+      for (const term of previous.terms.keys()) if (!doc.terms.has(term)) this.change(term, pk, null);
+      this.addStats(previous.lengths, -1);
+    }
+    // Every term of the new document is rewritten, unchanged ones too: its blocks' bounds depend on the part's length.
+    for (const [term, tf] of doc.terms) this.change(term, pk, tf);
+    this.addStats(doc.lengths, 1);
+    this.docs.set(pk, { partId, card, lengths: doc.lengths, flags: DOC_EXISTS | (doc.holder ? DOC_HOLDER : 0) });
+  }
+
+  /** Removes part `pk`, indexed as `previous`. */
+  remove(pk: number, previous: EngineDocument): void {
+    for (const term of previous.terms.keys()) this.change(term, pk, null);
+    this.addStats(previous.lengths, -1);
+    this.docs.set(pk, { partId: '', card: 0, lengths: [0, 0, 0, 0, 0], flags: 0 });
+  }
+
+  /** Empties every engine table first (a full rebuild: every part is put after this). */
+  clearAll(): void {
+    this.clear = true;
+  }
+
+  /** Parts gathered so far (a rebuild flushes every few thousand). */
+  get size(): number {
+    return this.docs.size;
+  }
+
+  private change(term: string, pk: number, tf: number[] | null): void {
+    let changes = this.terms.get(term);
+    if (!changes) {
+      changes = new Map();
+      this.terms.set(term, changes);
+    }
+    changes.set(pk, tf);
+  }
+
+  private addStats(lengths: readonly number[], sign: number): void {
+    this.delta.n += sign;
+    for (let t = 0; t < TIERS; t++) this.delta.len[t] = (this.delta.len[t] ?? 0) + sign * tierLength(lengths, t);
+  }
+
+  /** Writes the gathered changes in `c`'s transaction (which holds the catalog write lock), then forgets them. */
+  async flush(c: PgClient): Promise<void> {
+    if (!this.clear && this.terms.size === 0 && this.docs.size === 0) return;
+    const stats = (await c.query<EngineStatsRow>('SELECT version, rebuilt, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0')).rows[0];
+    if (!stats) throw new Error('engine_stats is missing (PostgreSQL migration 4)');
+    const version = stats.version + 1;
+    if (this.clear) {
+      await c.query('TRUNCATE engine_postings, engine_terms, engine_docs');
+      Object.assign(stats, { rebuilt: version, n: 0, len0: 0, len1: 0, len2: 0, len3: 0 });
+      this.clear = false;
+    }
+    await this.writeTerms(c, version);
+    await this.writeDocs(c, version);
+    const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.delta.len[t] ?? 0));
+    await c.query('UPDATE engine_stats SET version = $1, rebuilt = $2, n = $3, len0 = $4, len1 = $5, len2 = $6, len3 = $7 WHERE id = 0',
+      [version, stats.rebuilt, stats.n + this.delta.n, len[0], len[1], len[2], len[3]]);
+    this.terms.clear();
+    this.docs.clear();
+    this.delta.n = 0;
+    this.delta.len = [0, 0, 0, 0];
+  }
+
+  private async writeTerms(c: PgClient, version: number): Promise<void> {
+    if (this.terms.size === 0) return;
+    const sorted = [...this.terms.keys()].sort(compareBinary);
+    const known = new Map((await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term = ANY($1::text[])', [sorted.map(pgTerm)])).rows.map((r) => [fromPgTerm(r.term), r.id]));
+    const blockTerms: number[] = [];
+    const blockFirst: number[] = [];
+    const blockData: Buffer[] = [];
+    const addBlocks = (id: number, postings: Postings) => {
+      for (let i = 0; i < postings.docs.length; i += BLOCK_SIZE) {
+        const end = Math.min(postings.docs.length, i + BLOCK_SIZE);
+        blockTerms.push(id);
+        blockFirst.push(postings.docs[i] ?? 0);
+        blockData.push(Buffer.from(encodeBlock(postings, i, end)));
+      }
+    };
+    // New terms: nothing stored to read, merge or delete (most terms of an import).
+    const fresh = sorted.filter((t) => !known.has(t) && [...(this.terms.get(t)?.values() ?? [])].some((tf) => tf !== null));
+    if (fresh.length > 0) {
+      const ids = await c.query<{ id: number; term: string }>('INSERT INTO engine_terms (term, version) SELECT unnest($1::text[]), $2 RETURNING id, term', [fresh.map(pgTerm), version]);
+      for (const r of ids.rows) addBlocks(r.id, mergePostings(emptyPostings(), this.terms.get(fromPgTerm(r.term)) ?? new Map()).merged);
+    }
+    const existing = sorted.filter((t) => known.has(t));
+    if (existing.length > 0) {
+      const ids = existing.map((t) => known.get(t) ?? 0);
+      const lo: number[] = [];
+      const hi: number[] = [];
+      for (const t of existing) {
+        let min = Infinity;
+        let max = -Infinity;
+        for (const doc of this.terms.get(t)?.keys() ?? []) {
+          if (doc < min) min = doc;
+          if (doc > max) max = doc;
+        }
+        lo.push(min);
+        hi.push(max);
+      }
+      await c.query('UPDATE engine_terms SET version = $1 WHERE id = ANY($2::int[])', [version, ids]);
+      // The blocks that may hold a changed doc: from the one starting at or before the smallest, through the largest.
+      const blocks = await c.query<{ term_id: number; first_doc: number; data: Buffer }>(
+        `SELECT p.term_id, p.first_doc, p.data
+         FROM unnest($1::int[], $2::int[], $3::int[]) AS u(id, lo, hi)
+         CROSS JOIN LATERAL (SELECT coalesce((SELECT max(first_doc) FROM engine_postings f WHERE f.term_id = u.id AND f.first_doc <= u.lo), u.lo) AS start) AS s
+         JOIN engine_postings p ON p.term_id = u.id AND p.first_doc >= s.start AND p.first_doc <= u.hi
+         ORDER BY p.term_id, p.first_doc`,
+        [ids, lo, hi],
+      );
+      const base = new Map<number, Postings>();
+      for (const b of blocks.rows) {
+        let p = base.get(b.term_id);
+        if (!p) {
+          p = emptyPostings();
+          base.set(b.term_id, p);
+        }
+        decodeBlock(b.data, b.first_doc, p);
+      }
+      if (blocks.rows.length > 0) {
+        await c.query('DELETE FROM engine_postings p USING unnest($1::int[], $2::int[]) AS d(t, f) WHERE p.term_id = d.t AND p.first_doc = d.f',
+          [blocks.rows.map((b) => b.term_id), blocks.rows.map((b) => b.first_doc)]);
+      }
+      existing.forEach((t, i) => {
+        const id = ids[i] ?? 0;
+        addBlocks(id, mergePostings(base.get(id) ?? emptyPostings(), this.terms.get(t) ?? new Map()).merged);
+      });
+    }
+    // Bounded statements: a rebuild's batch may hold tens of thousands of blocks.
+    for (let i = 0; i < blockTerms.length; i += 20_000) {
+      await c.query('INSERT INTO engine_postings (term_id, first_doc, data) SELECT * FROM unnest($1::int[], $2::int[], $3::bytea[])',
+        [blockTerms.slice(i, i + 20_000), blockFirst.slice(i, i + 20_000), blockData.slice(i, i + 20_000)]);
+    }
+  }
+
+  private async writeDocs(c: PgClient, version: number): Promise<void> {
+    if (this.docs.size === 0) return;
+    const chunks = new Map<number, Buffer>();
+    const load = async (pks: Iterable<number>) => {
+      const wanted = [...new Set([...pks].map((pk) => Math.floor(pk / CHUNK)))].filter((k) => !chunks.has(k));
+      if (wanted.length === 0) return;
+      const rows = await c.query<{ chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE chunk = ANY($1::int[])', [wanted]);
+      for (const k of wanted) chunks.set(k, Buffer.alloc(CHUNK_BYTES));
+      for (const r of rows.rows) r.data.copy(chunks.get(r.chunk) as Buffer);
+    };
+    const chunkOf = (pk: number) => chunks.get(Math.floor(pk / CHUNK)) as Buffer;
+    await load(this.docs.keys());
+    // A part already indexed keeps its key; a new one gets a key between its neighbours in part id order.
+    const fresh: { pk: number; partId: string }[] = [];
+    const keys = new Map<number, number>();
+    for (const [pk, doc] of this.docs) {
+      if (doc.flags === 0) continue;
+      const stored = readDoc(chunkOf(pk), pk);
+      if ((stored.flags & DOC_EXISTS) !== 0) keys.set(pk, stored.key);
+      else fresh.push({ pk, partId: doc.partId });
+    }
+    let renumber = false;
+    if (fresh.length > 0) renumber = await this.placeNew(c, fresh, keys, load, chunkOf);
+    for (const [pk, doc] of this.docs) writeDoc(chunkOf(pk), pk, { card: doc.card, key: keys.get(pk) ?? 0, lengths: doc.lengths, flags: doc.flags });
+    if (renumber) {
+      // Rare: a gap between two keys is used up; every part gets a key KEY_STEP apart in part id order.
+      const order = (await c.query<{ pk: number }>('SELECT pk FROM parts ORDER BY part_id')).rows.map((r) => r.pk);
+      await load(order);
+      order.forEach((pk, i) => writeKey(chunkOf(pk), pk, i * KEY_STEP));
+    }
+    const ids = [...chunks.keys()];
+    for (let i = 0; i < ids.length; i += 5000) {
+      const slice = ids.slice(i, i + 5000);
+      await c.query(
+        `INSERT INTO engine_docs (chunk, version, data) SELECT u.c, $2, u.d FROM unnest($1::int[], $3::bytea[]) AS u(c, d)
+         ON CONFLICT (chunk) DO UPDATE SET version = excluded.version, data = excluded.data`,
+        [slice, version, slice.map((k) => chunks.get(k))],
+      );
+    }
+  }
+
+  /**
+   * Keys for new parts: sorted by part id, they form runs between parts that already have a key
+   * (each part's neighbours in `parts` are looked up in one statement); a run gets keys spread
+   * between its neighbours' (or KEY_STEP apart beyond an end). Returns true when a gap is too
+   * narrow, so every key must be renumbered.
+   */
+  private async placeNew(
+    c: PgClient,
+    fresh: { pk: number; partId: string }[],
+    keys: Map<number, number>,
+    load: (pks: Iterable<number>) => Promise<void>,
+    chunkOf: (pk: number) => Buffer,
+  ): Promise<boolean> {
+    fresh.sort((a, b) => compareBinary(a.partId, b.partId));
+    const rows = await c.query<{ before: number | null; after: number | null }>(
+      `SELECT (SELECT pk FROM parts WHERE part_id < u.pid ORDER BY part_id DESC LIMIT 1) AS before,
+              (SELECT pk FROM parts WHERE part_id > u.pid ORDER BY part_id LIMIT 1) AS after
+       FROM unnest($1::text[]) WITH ORDINALITY AS u(pid, i) ORDER BY u.i`,
+      [fresh.map((f) => f.partId)],
+    );
+    const neighbours = rows.rows;
+    const isFresh = new Set(fresh.map((f) => f.pk));
+    const old: number[] = [];
+    for (const r of neighbours) {
+      if (r.before !== null && !isFresh.has(r.before)) old.push(r.before);
+      if (r.after !== null && !isFresh.has(r.after)) old.push(r.after);
+    }
+    await load(old);
+    const keyOf = (pk: number): number | undefined => {
+      const stored = readDoc(chunkOf(pk), pk);
+      return (stored.flags & DOC_EXISTS) !== 0 ? stored.key : undefined;
+    };
+    let renumber = false;
+    for (let start = 0; start < fresh.length;) {
+      // A run: each next new part is the previous one's successor in part id order.
+      let end = start + 1;
+      while (end < fresh.length && neighbours[end - 1]?.after === fresh[end]?.pk) end++;
+      const before = neighbours[start]?.before ?? null;
+      const after = neighbours[end - 1]?.after ?? null;
+      const lo = before === null ? undefined : keyOf(before);
+      const hi = after === null ? undefined : keyOf(after);
+      if ((before !== null && lo === undefined) || (after !== null && hi === undefined)) renumber = true;
+      const len = end - start;
+      let prev = -Infinity;
+      for (let i = 0; i < len; i++) {
+        let key: number;
+        if (lo === undefined && hi === undefined) key = i * KEY_STEP;
+        else if (hi === undefined) key = (lo ?? 0) + (i + 1) * KEY_STEP;
+        else if (lo === undefined) key = hi - (len - i) * KEY_STEP;
+        else key = lo + ((hi - lo) * (i + 1)) / (len + 1);
+        if (!(key > prev) || (lo !== undefined && !(key > lo)) || (hi !== undefined && !(key < hi))) renumber = true;
+        prev = key;
+        keys.set(fresh[start + i]?.pk ?? 0, key);
+      }
+      start = end;
+    }
+    return renumber;
+  }
+}

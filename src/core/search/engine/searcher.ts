@@ -1,0 +1,431 @@
+/**
+ * Answering a text query with the search engine (docs/search.md, "Answering a query"), for every
+ * store: the query's words resolved into index terms (prefixes, typo neighbours, phrases), the
+ * organization rules (parts with per-organization values evaluated one by one), exact top-k
+ * (topk.ts) and facet counts. Storage-neutral: the store hands an {@link EngineReader} over its
+ * posting blocks and doc data, so SQLite and PostgreSQL rank alike, bit for bit.
+ *
+ * The reader is synchronous on purpose: SQLite answers it directly inside one read transaction (no
+ * promise per term lookup), and a networked store answers it from a read-through cache, running the
+ * search again after fetching what a run missed (adapters/postgres/search/engine-reader.ts). A
+ * reader that misses returns "absent" values; the run's result is then discarded by its caller.
+ */
+import type { Attribute, SearchFacets, Visibility } from '../../../api/schemas.js';
+import { viewPart } from '../../catalog/parts.js';
+import type { Alternative, ExpandedWord, QueryWord, SearchFilter, StoredPart, TextSearchQuery } from '../../model.js';
+import { canSeeVisibility, VISIBILITY_ORDER } from '../../permissions.js';
+import { evaluatePart, valuePasses, wordsInDefaults } from '../match.js';
+import { compareBinary } from '../rank.js';
+import { filterValueMatches, foldFilterValue, langTexts, tokenize } from '../text.js';
+import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
+import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
+import { filterTerm, HOLDER_TERM, ID_MARK } from './document.js';
+import { compareRanked, materializeWord, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
+
+/** A term's postings as one visibility tier sees them (wtf > 0 only); `names` bit 1: in the id or a name. */
+export interface TierView {
+  docs: Int32Array;
+  wtf: Float64Array;
+  names: Uint8Array;
+}
+
+/**
+ * What the engine reads from a store (SQLite: engine-store.ts; PostgreSQL: engine-reader.ts). Doc
+ * ids are the store's integer part keys. The doc arrays are indexed by doc id and reflect the
+ * snapshot the search runs in.
+ */
+export interface EngineReader {
+  /** Number of parts indexed. */
+  readonly n: number;
+  /** Sum of part lengths per visibility tier (bm25.ts avgdl). */
+  readonly sumLength: readonly number[];
+  /** Part length per tier, by doc. */
+  readonly dl: readonly Float64Array[];
+  /** Order key by doc (ascending key = ascending part id). */
+  readonly key: Float64Array;
+  /** Highest doc id + 1 the arrays hold. */
+  readonly docCapacity: number;
+  /** A term's id, or undefined when not indexed. */
+  termId(term: string): number | undefined;
+  /** Terms beginning with `prefix`, ascending. */
+  termsWithPrefix(prefix: string): { id: number; term: string }[];
+  /** Whether any term begins with `prefix`. */
+  hasPrefix(prefix: string): boolean;
+  /** A term's postings as tier `tier` sees them. */
+  termForTier(id: number, term: string, tier: number): TierView;
+  /** Vocabulary words stored under any of the one-deletion `keys` (core/search/typo.ts). */
+  typoCandidates(keys: readonly string[]): string[];
+  /** Vocabulary words in [lo, hi). */
+  vocabularyRange(lo: string, hi: string): string[];
+  /** Whether any organization's per-organization values (of the visibilities given) hold the word through one of its alternatives. */
+  inOrgValues(alternatives: readonly Alternative[], visible: readonly Visibility[]): boolean;
+  /** The stored part of doc `doc`. */
+  part(doc: number): StoredPart | undefined;
+  /** Every part (`nonHoldersOnly`: without per-organization values): the total and the first `limit` docs by part id. */
+  allParts(nonHoldersOnly: boolean, limit: number): { total: number; docs: number[] };
+}
+
+/**
+ * The visibility tier of a caller: the narrowest level it sees. Visibility is nested (every level
+ * sees the wider ones, core/permissions.ts), so the visible levels are tiers 0..tier.
+ */
+export function visibilityTier(visible: readonly Visibility[]): number {
+  let tier = 0;
+  for (const v of visible) tier = Math.max(tier, VISIBILITY_ORDER.indexOf(v));
+  return tier;
+}
+
+/** The ascending doc ids in every one of `sets` (galloping from the shortest). */
+function intersect(sets: readonly Int32Array[]): number[] {
+  const sorted = [...sets].sort((x, y) => x.length - y.length);
+  const first = sorted[0];
+  if (!first) return [];
+  const out: number[] = [];
+  const pos = sorted.map(() => 0);
+  outer: for (let i = 0; i < first.length; i++) {
+    const doc = first[i] ?? 0;
+    for (let s = 1; s < sorted.length; s++) {
+      const set = sorted[s] as Int32Array;
+      let p = pos[s] ?? 0;
+      while (p < set.length && (set[p] ?? 0) < doc) p++;
+      pos[s] = p;
+      if (p >= set.length) break outer;
+      if (set[p] !== doc) continue outer;
+    }
+    out.push(doc);
+  }
+  return out;
+}
+
+/** A word resolved into index term lists for one tier; `undefined` when nothing can match it. */
+type ResolvedWord = TermList | MaterializedWord | undefined;
+
+/** Runs queries over one reader; keeps reusable working memory, so keep one per store connection. */
+export class EngineSearcher {
+  /** Working memory of materializeWord, sized to the doc ids. */
+  private scratch = { score: new Float64Array(0), mark: new Uint8Array(0) };
+  /** Attribute definitions for phrase checks (the query's view context). */
+  private phraseAttributes: ReadonlyMap<string, Attribute> | undefined;
+
+  constructor(private readonly r: EngineReader) {}
+
+  /**
+   * The ranked doc ids (at most `maxHits`) and the exact total. A word the catalog knows is taken as
+   * typed; but when that finds nothing at all, the search is run once more with typo neighbours for
+   * every eligible word, known or not (a real word can be someone's typo: pci.ids spells
+   * "Contoller" once, so "ethernet contoller" would otherwise find nothing).
+   */
+  matchingDocs(query: TextSearchQuery, maxHits: number): { total: number; docs: number[] } {
+    const hits = this.searchOnce(query, maxHits, false);
+    if (hits.total > 0 || query.words.length === 0) return hits;
+    return this.searchOnce(query, maxHits, true);
+  }
+
+  private searchOnce(query: TextSearchQuery, maxHits: number, typosForKnownWords: boolean): { total: number; docs: number[] } {
+    const { ctx } = query;
+    const words = query.words.map((w) => this.expand(w, typosForKnownWords));
+    const tier = visibilityTier(query.visibleValues);
+    this.phraseAttributes = ctx.attributes;
+    if (words.length === 0 && query.filters.length === 0) return this.r.allParts(false, Math.min(maxHits, Number.MAX_SAFE_INTEGER));
+    // Filters: one doc set per filter (values OR-ed); per-organization ones are decided per part below.
+    const shared: Int32Array[] = [];
+    const orgFilters: SearchFilter[] = [];
+    for (const filter of query.filters) {
+      if (!canSeeVisibility(ctx.principal, filter.attribute.visibility) || filter.values.length === 0) return { total: 0, docs: [] };
+      if (filter.attribute.per_org_values) orgFilters.push(filter);
+      else shared.push(this.docSet(filter.values.flatMap((v) => this.filterTerms(filter.attribute.attribute_id, v))));
+    }
+    const inOrgText = words.map((w) => query.visibleValues.length > 0 && this.r.inOrgValues(w.alternatives, query.visibleValues));
+    const inDefaults = wordsInDefaults(words, ctx);
+    const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
+    const data = this.docData(tier);
+    const resolved = words.map((w) => this.resolve(w, tier, data));
+
+    if (!orgSensitive) {
+      if (resolved.some((r) => r === undefined)) return { total: 0, docs: [] };
+      const { total, hits } = topK({ words: resolved as (TermList | MaterializedWord)[], filters: shared }, data, maxHits);
+      return { total, docs: hits.map((h) => h.doc) };
+    }
+
+    // Split (docs/search.md): parts without per-organization values ("non-holders") see every
+    // default, so words found in a default are satisfied and a per-organization filter passes or
+    // fails for all of them at once; parts with them ("holders") are evaluated one by one.
+    const holders = this.docSet([HOLDER_TERM]);
+    const defaultsPass = orgFilters.every((f) => {
+      const fallback = ctx.organization !== undefined ? f.attribute.default_value : undefined;
+      return fallback !== undefined && valuePasses(fallback, new Set(f.values.map(foldFilterValue)));
+    });
+    let total = 0;
+    let ranked: RankedDoc[] = [];
+    if (defaultsPass) {
+      const positive = resolved.filter((_, i) => inDefaults[i] !== true);
+      if (positive.length === 0 && shared.length === 0) {
+        const all = this.r.allParts(true, maxHits);
+        total = all.total;
+        ranked = all.docs.map((doc) => ({ doc, tier: 1, score: 0, key: this.r.key[doc] ?? 0 }));
+      } else if (!positive.some((r) => r === undefined)) {
+        const found = topK({ words: positive as (TermList | MaterializedWord)[], filters: shared, exclude: holders }, data, maxHits);
+        total = found.total;
+        ranked = found.hits;
+      }
+    }
+    const narrowed = resolved.filter((_, i) => inDefaults[i] !== true && inOrgText[i] !== true);
+    if (!narrowed.some((r) => r === undefined)) {
+      const candidates = topK({ words: narrowed as (TermList | MaterializedWord)[], filters: [...shared, holders] }, data, Number.MAX_SAFE_INTEGER);
+      for (const hit of candidates.hits) {
+        const part = this.r.part(hit.doc);
+        if (!part) continue;
+        const result = evaluatePart(part, words, query.filters, ctx);
+        if (!result.matches) continue;
+        total++;
+        ranked.push({ ...hit, tier: (result.namesTier ? 0 : 1) | (result.typo ? 2 : 0) });
+      }
+    }
+    ranked.sort(compareRanked);
+    return { total, docs: ranked.slice(0, maxHits).map((h) => h.doc) };
+  }
+
+  /**
+   * Facet counts (issue 13; docs/search.md, Facets): for each attribute, how many of ALL the hits
+   * of `query` hold each value (folded as filters fold, shown as first stored), most frequent first,
+   * ties by folded value in binary order, at most `maxValues`. An attribute the caller may not see,
+   * or not filterable, counts nothing. Shared attributes are counted from their filter terms'
+   * posting lists against the hit set (cost: the attribute's distinct values × their postings);
+   * per-organization ones from each hit's view (`viewPart`: own, inherited, default), one part read
+   * per hit.
+   */
+  facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number, valuePrefix = ''): SearchFacets {
+    const foldedPrefix = foldFilterValue(valuePrefix);
+    const { docs } = this.matchingDocs(query, Number.MAX_SAFE_INTEGER);
+    const hit = new Uint8Array(this.r.docCapacity + 1);
+    for (const doc of docs) hit[doc] = 1;
+    const out: SearchFacets = {};
+    const parts = new Map<number, StoredPart | undefined>();
+    const partOf = (doc: number): StoredPart | undefined => {
+      if (!parts.has(doc)) parts.set(doc, this.r.part(doc));
+      return parts.get(doc);
+    };
+    for (const attribute of attributes) {
+      const id = attribute.attribute_id;
+      if (!attribute.filterable || !canSeeVisibility(query.ctx.principal, attribute.visibility)) {
+        out[id] = [];
+        continue;
+      }
+      /** folded value -> count and a doc holding it (to show the value as stored). */
+      const counts = new Map<string, { count: number; doc: number; shown?: string }>();
+      if (!attribute.per_org_values) {
+        const prefix = filterTerm(id, '');
+        for (const t of this.r.termsWithPrefix(prefix + foldedPrefix)) {
+          let count = 0;
+          let first = -1;
+          for (const doc of this.r.termForTier(t.id, t.term, 0).docs) {
+            if (hit[doc] !== 1) continue;
+            if (count++ === 0) first = doc;
+          }
+          if (count > 0) counts.set(t.term.slice(prefix.length), { count, doc: first });
+        }
+      } else {
+        for (const doc of docs) {
+          const part = partOf(doc);
+          if (!part) continue;
+          const entry = viewPart(part, query.ctx).attributes.find((a) => a.attribute_id === id);
+          const seen = new Set<string>();
+          for (const value of entry?.values ?? []) {
+            for (const text of langTexts(value.value)) {
+              const folded = foldFilterValue(text);
+              if (seen.has(folded) || !folded.startsWith(foldedPrefix)) continue;
+              seen.add(folded);
+              const c = counts.get(folded);
+              if (c) c.count++;
+              else counts.set(folded, { count: 1, doc, shown: text });
+            }
+          }
+        }
+      }
+      const top = [...counts].sort((x, y) => y[1].count - x[1].count || compareBinary(x[0], y[0])).slice(0, maxValues);
+      out[id] = top.map(([folded, c]) => ({ value: c.shown ?? storedValue(partOf(c.doc), id, folded) ?? folded, count: c.count }));
+    }
+    return out;
+  }
+
+  /**
+   * The filter terms a filter value selects (issue 13): the value itself and every stored value it
+   * begins as whole words (`intel` → `intel corporation`), both folded (text.ts filterValueMatches).
+   */
+  private filterTerms(attributeId: string, value: string): string[] {
+    const exact = filterTerm(attributeId, value);
+    const prefix = filterTerm(attributeId, '');
+    const out = [exact];
+    for (const t of this.r.termsWithPrefix(exact)) {
+      if (t.term !== exact && filterValueMatches(t.term.slice(prefix.length), exact.slice(prefix.length))) out.push(t.term);
+    }
+    return out;
+  }
+
+  /** The per-doc arrays of tier `tier` for the scorer. */
+  private docData(tier: number): DocData {
+    return { dl: this.r.dl[tier] ?? new Float64Array(0), key: this.r.key, avgdl: averageLength({ n: this.r.n, sumLength: this.r.sumLength[tier] ?? 0 }) };
+  }
+
+  /** The ascending doc ids holding any of `terms` (filter and marker terms). */
+  private docSet(terms: readonly string[]): Int32Array {
+    const lists: Int32Array[] = [];
+    for (const term of new Set(terms)) {
+      const id = this.r.termId(term);
+      if (id !== undefined) lists.push(this.r.termForTier(id, term, 0).docs);
+    }
+    if (lists.length === 1) return lists[0] ?? new Int32Array(0);
+    const all = new Int32Array(lists.reduce((n, l) => n + l.length, 0));
+    let j = 0;
+    for (const l of lists) {
+      all.set(l, j);
+      j += l.length;
+    }
+    all.sort();
+    let u = 0;
+    for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[u++] = all[i] ?? 0;
+    return all.slice(0, u);
+  }
+
+  /**
+   * A word's ways to match: itself (the last word as a prefix: every indexed word it begins); and,
+   * when it is a word of ≥ 5 letters that the index does not know (as a prefix, for the last word),
+   * its neighbours within one edit (with `typosForKnownWords`, for known words too). In the part id:
+   * itself (a prefix for the last word).
+   */
+  private expand(word: QueryWord, typosForKnownWords = false): ExpandedWord {
+    const alternatives: Alternative[] = [{ tokens: word.tokens, prefix: word.prefix }];
+    const token = word.tokens[0];
+    if (word.typo && token !== undefined) {
+      const known = word.prefix ? this.r.hasPrefix(token) : this.r.termId(token) !== undefined;
+      if (!known || typosForKnownWords) {
+        // Two typos (issue 13): the vocabulary keeps one-deletion keys only, so besides them the
+        // words beginning with the same letter are checked (docs/search.md, Typos).
+        const maxTypos = word.maxTypos ?? 1;
+        const candidates = this.r.typoCandidates(maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token));
+        if (maxTypos === 2) {
+          const first = String.fromCodePoint(token.codePointAt(0) ?? 0);
+          candidates.push(...this.r.vocabularyRange(first, `${first}\u{10FFFF}`));
+        }
+        for (const neighbour of typoNeighbours(token, candidates, maxTypos)) {
+          alternatives.push({ tokens: [neighbour], prefix: word.prefix });
+        }
+      }
+    }
+    return { word, alternatives, idAlternatives: [{ tokens: word.tokens, prefix: word.prefix }] };
+  }
+
+  /**
+   * A word as one scored list for tier `tier`: the term lists of its alternatives (names and values,
+   * then the id; each distinct term once), materialized when there are several. Undefined when no
+   * term of it is indexed for this tier.
+   */
+  private resolve(word: ExpandedWord, tier: number, data: DocData): ResolvedWord {
+    const lists: TermList[] = [];
+    const seen = new Set<string>();
+    // A typo neighbour's postings carry the TYPO flag: exact matches rank above them (issue 13).
+    const push = (view: TierView, typo: boolean) => {
+      if (view.docs.length === 0) return;
+      lists.push({ ...view, names: typo ? view.names.map((f) => f | TYPO) : view.names, idf: idf(this.r.n, view.docs.length) });
+    };
+    const addTerm = (term: string, typo: boolean) => {
+      if (seen.has(term)) return;
+      seen.add(term);
+      const id = this.r.termId(term);
+      if (id === undefined) return;
+      push(this.r.termForTier(id, term, tier), typo);
+    };
+    const addPrefix = (prefix: string, typo: boolean) => {
+      for (const t of this.r.termsWithPrefix(prefix)) {
+        if (seen.has(t.term)) continue;
+        seen.add(t.term);
+        push(this.r.termForTier(t.id, t.term, tier), typo);
+      }
+    };
+    const add = (alternative: Alternative, mark: string, typo: boolean) => {
+      if (alternative.tokens.length > 1) {
+        const phrase = this.phrase(alternative, mark, tier);
+        if (phrase) lists.push(phrase);
+      } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''), typo);
+      else addTerm(mark + (alternative.tokens[0] ?? ''), typo);
+    };
+    // alternatives[0] is the word itself, the others its typo neighbours (expand).
+    word.alternatives.forEach((a, i) => add(a, '', i > 0));
+    for (const a of word.idAlternatives) add(a, ID_MARK, false);
+    if (lists.length === 0) return undefined;
+    if (lists.length === 1) return lists[0];
+    if (this.scratch.score.length < this.r.docCapacity) {
+      this.scratch = { score: new Float64Array(this.r.docCapacity), mark: new Uint8Array(this.r.docCapacity) };
+    }
+    return materializeWord(lists, data, this.scratch);
+  }
+
+  /**
+   * A phrase (a punctuated word: its tokens in sequence, the last a prefix if so marked) as one term
+   * list: candidates hold every token (the index has no positions), then each candidate's text is
+   * checked; its frequency per field is the number of occurrences. `mark` ID_MARK: in the part id.
+   */
+  private phrase(alternative: Alternative, mark: string, tier: number): TermList | undefined {
+    const sets: Int32Array[] = [];
+    alternative.tokens.forEach((token, i) => {
+      const last = i === alternative.tokens.length - 1;
+      const terms = last && alternative.prefix ? this.r.termsWithPrefix(mark + token).map((t) => t.term) : [mark + token];
+      sets.push(this.docSet(terms));
+    });
+    sets.sort((x, y) => x.length - y.length);
+    const docs: number[] = [];
+    const wtf: number[] = [];
+    const names: number[] = [];
+    const matches = (tokens: readonly string[]): number => {
+      let n = 0;
+      const phrase = alternative.tokens;
+      for (let i = 0; i + phrase.length <= tokens.length; i++) {
+        let ok = true;
+        for (let j = 0; j < phrase.length && ok; j++) {
+          const want = phrase[j] ?? '';
+          const got = tokens[i + j] ?? '';
+          ok = j === phrase.length - 1 && alternative.prefix ? got.startsWith(want) : got === want;
+        }
+        if (ok) n++;
+      }
+      return n;
+    };
+    for (const doc of intersect(sets)) {
+      const part = this.r.part(doc);
+      if (!part) continue;
+      let w = 0;
+      let inNames = 0;
+      if (mark === ID_MARK) {
+        const n = matches(tokenize(part.part_id));
+        w = n * ID_WEIGHT;
+        inNames = n > 0 ? 1 : 0;
+      } else {
+        let n = 0;
+        for (const text of langTexts(part.name)) n += matches(tokenize(text));
+        w = n * NAME_WEIGHT;
+        inNames = n > 0 ? 1 : 0;
+        for (const entry of part.attributes) {
+          const attribute = this.phraseAttributes?.get(entry.attribute_id);
+          if (!attribute || !attribute.searchable || attribute.per_org_values || VISIBILITY_ORDER.indexOf(attribute.visibility) > tier) continue;
+          for (const value of entry.values) for (const text of langTexts(value.value)) w += matches(tokenize(text));
+        }
+      }
+      if (w > 0) {
+        docs.push(doc);
+        wtf.push(w);
+        names.push(inNames);
+      }
+    }
+    if (docs.length === 0) return undefined;
+    return { docs: Int32Array.from(docs), wtf: Float64Array.from(wtf), names: Uint8Array.from(names), idf: idf(this.r.n, docs.length) };
+  }
+}
+
+/** The stored text of a part's value of `attributeId` that folds to `folded` (any language). */
+function storedValue(part: StoredPart | undefined, attributeId: string, folded: string): string | undefined {
+  for (const entry of part?.attributes ?? []) {
+    if (entry.attribute_id !== attributeId) continue;
+    for (const value of entry.values) for (const text of langTexts(value.value)) if (foldFilterValue(text) === folded) return text;
+  }
+  return undefined;
+}
