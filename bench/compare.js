@@ -1,6 +1,6 @@
 // Benchmark (issue 12): the catalog beside Xapian (python3-xapian, BM25, in process) and PostgreSQL
 // full-text search on the same parts, in one run: N parts generated from the real device names of
-// ../shared/data/catalog (bench/parts-data.js).
+// ../shared/data/catalog (bench/catalog-data.js).
 //
 // - Import: `catalog parts import` of a CSV (CLI, local mode, index included: rows/s, peak RSS),
 //   Xapian's indexing, PostgreSQL's COPY + GIN build; disk size of each.
@@ -30,7 +30,7 @@ import { buildEngineDocument } from '../dist/core/search/engine/document.js';
 import { idf, tfPart, NAME_WEIGHT, ID_WEIGHT } from '../dist/core/search/engine/bm25.js';
 import { compareBinary } from '../dist/core/search/rank.js';
 import { BIN, ROOT, isMain, percentile, runCli, runMeasured } from './lib.js';
-import { ATTRIBUTES, devices, partOf } from './parts-data.js';
+import { ATTRIBUTES, devices, partOf } from './catalog-data.js';
 import { runStartupBench } from './startup.js';
 
 const K = 25;

@@ -18,7 +18,6 @@ import { decidePartUpsert } from '../dist/core/catalog/parts.js';
 import { buildEngineDocument } from '../dist/core/search/engine/document.js';
 import { idf, tfPart, NAME_WEIGHT, ID_WEIGHT } from '../dist/core/search/engine/bm25.js';
 import { compareBinary } from '../dist/core/search/rank.js';
-import { ATTRIBUTES, devices, partOf } from './parts-data.js';
 
 const { devices, partOf, ATTRIBUTES } = await import('./catalog-data.js');
 const here = dirname(fileURLToPath(import.meta.url));
