@@ -21,6 +21,7 @@ import type { BlobStore, CatalogStores, Clock, Ids } from './core/ports.js';
 import { RelationService } from './core/relations/service.js';
 import { SearchService, type SearchLimits } from './core/search/service.js';
 import type { Catalog } from './core/services.js';
+import type { MigrationEnd } from './core/migration/copy-catalog.js';
 
 export { DATABASE_FILE } from './adapters/sqlite/stores.js';
 
@@ -73,11 +74,12 @@ export interface CatalogLocation {
 export async function openCatalogAt(options: OpenCatalogOptions & CatalogLocation): Promise<Catalog> {
   if (options.databaseUrl === undefined && options.blobUrl === undefined) return openCatalog(options);
   const clock = options.clock ?? systemClock();
-  let blobs: { store: BlobStore; dispose(): void };
+  let blobs: { store: BlobStore; dispose(): void; shared?: boolean };
   if (options.blobUrl !== undefined) {
     const { parseS3Url, S3BlobStore } = await import('./adapters/blobs/s3-blob-store.js');
     const store = new S3BlobStore(parseS3Url(options.blobUrl));
-    blobs = { store, dispose: () => store.client.destroy() };
+    // Object storage may be written by several servers at once (docs/deploy.md).
+    blobs = { store, dispose: () => store.client.destroy(), shared: true };
   } else {
     blobs = localBlobs(options.dataDir);
   }
@@ -108,7 +110,7 @@ function localBlobs(dataDir: string | undefined): { store: BlobStore; dispose():
 }
 
 /** The services of one catalog over its stores and blob store; `close` closes them all. */
-function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispose(): void }, options: OpenCatalogOptions, clock: Clock): Catalog {
+function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispose(): void; shared?: boolean }, options: OpenCatalogOptions, clock: Clock): Catalog {
   const ids = options.ids ?? systemIds();
   const store = stores.catalog;
   const context = createServiceContext({ store, clock, ids, limits: options.limits });
@@ -124,6 +126,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     store: stores.images,
     indexer: createSharpFeatureIndexer(imageSearch.pool),
     blobs: blobs.store,
+    sharedBlobs: blobs.shared ?? false,
     ...(options.imageLimits ? { limits: options.imageLimits } : {}),
     ...(options.displayConfig ? { displayConfig: options.displayConfig } : {}),
   });
@@ -151,4 +154,47 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
       blobs.dispose();
     },
   };
+}
+
+/** The two ends of `catalog migrate` (issue 15): a data directory and the PostgreSQL (+ S3) target. */
+export interface OpenedMigration {
+  source: MigrationEnd;
+  target: MigrationEnd;
+  /** Closes both ends. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the SQLite stores and image files of `dataDir` (which must exist) as the source and the
+ * PostgreSQL stores of `databaseUrl` (migrated to the current schema) with the S3 bucket of
+ * `blobUrl` as the target; without `blobUrl` the target keeps its originals in `dataDir/images`,
+ * the source's own files. Throws the driver's error when a store cannot be reached.
+ */
+export async function openMigration(options: { dataDir: string; databaseUrl: string; blobUrl?: string | undefined; clock?: Clock }): Promise<OpenedMigration> {
+  const clock = options.clock ?? systemClock();
+  const sourceStores = openSqliteStores({ dataDir: options.dataDir, clock });
+  const sourceBlobs = localBlobs(options.dataDir);
+  let targetBlobs: { store: BlobStore; dispose(): void } = sourceBlobs;
+  try {
+    if (options.blobUrl !== undefined) {
+      const { parseS3Url, S3BlobStore } = await import('./adapters/blobs/s3-blob-store.js');
+      const store = new S3BlobStore(parseS3Url(options.blobUrl));
+      targetBlobs = { store, dispose: () => store.client.destroy() };
+    }
+    const { openPostgresStores } = await import('./adapters/postgres/stores.js');
+    const targetStores = await openPostgresStores(options.databaseUrl, { clock, max: 4 });
+    return {
+      source: { stores: sourceStores, blobs: sourceBlobs.store },
+      target: { stores: targetStores, blobs: targetBlobs.store, sharedBlobs: targetBlobs === sourceBlobs },
+      async close() {
+        await targetStores.close();
+        await sourceStores.close();
+        targetBlobs.dispose();
+      },
+    };
+  } catch (error) {
+    await sourceStores.close();
+    if (targetBlobs !== sourceBlobs) targetBlobs.dispose();
+    throw error;
+  }
 }

@@ -54,6 +54,8 @@ function globalWords(ctx: CommandContext): string[] {
   } else if (config.dataDir.source === 'env') {
     words.push('--data-dir', config.dataDir.value);
   }
+  // Where image originals live (S3) is no secret; a database URL may hold a password and is left to the environment.
+  if (config.blobUrl.value !== undefined && (config.blobUrl.source === 'flag' || config.blobUrl.source === 'env')) words.push('--blob-url', config.blobUrl.value);
   if (flags.output !== undefined) words.push('-o', flags.output);
   return words;
 }

@@ -40,6 +40,10 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'catalog serve --port 8080 --access-log serve.log',
     './node_modules/.bin/catalog serve &   # then kill $! stops the server ($! of "npx catalog serve &" is npx)',
   ],
+  migrate: [
+    'catalog --data-dir ./.catalog migrate --to postgres://catalog@db.internal:5432/catalog --blob-url s3://my-catalog/originals',
+    'catalog migrate --to "$CATALOG_TARGET_URL" --blob-url s3://my-catalog/originals   # again after Ctrl-C or a crash: continues',
+  ],
   'tokens create': ['TOKEN=$(catalog tokens create --name ci --role catalogAdmin)', 'catalog tokens create --name acme-reader --role catalogReader --org acme'],
   'tokens list': ['catalog tokens list'],
   'tokens revoke': ['catalog tokens revoke ci'],

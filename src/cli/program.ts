@@ -11,6 +11,7 @@ import * as completion from './commands/completion/completion.js';
 import * as config from './commands/config/config.js';
 import * as images from './commands/images/index.js';
 import * as maintenance from './commands/maintenance/index.js';
+import * as migrate from './commands/migrate/migrate.js';
 import * as parts from './commands/parts/index.js';
 import * as relations from './commands/relations/index.js';
 import * as search from './commands/search/search.js';
@@ -56,7 +57,7 @@ Examples:
   for (const command of [search]) command.declare(program, invoke);
   tokens.register(program, invoke);
   maintenance.register(program, invoke);
-  for (const command of [serve, config, completion]) command.declare(program, invoke);
+  for (const command of [serve, migrate, config, completion]) command.declare(program, invoke);
   addExamples(program);
   return program;
 }

@@ -73,6 +73,8 @@ export interface CatalogStore {
    * agree on one value); returns the value stored afterwards. Used for the catalog's identity.
    */
   initSetting(key: string, value: string): Promise<string>;
+  /** Every setting (catalog identity, maintenance mode, ...), by key; for `catalog migrate` (issue 15). */
+  allSettings(): Promise<Map<string, string>>;
 
   close(): Promise<void>;
 }
@@ -160,6 +162,8 @@ export interface ReferenceFeatureStore {
   fingerprint(): Promise<string>;
   /** Every image with stored features. */
   all(): AsyncIterable<ReferenceFeatures>;
+  /** The stored features of these images, by image id (images without features are left out); for `catalog migrate` (issue 15). */
+  featuresOf?(imageIds: readonly string[]): Promise<Map<string, Uint8Array>>;
   /**
    * Up to `limit` images whose stored features do not start with `prefix` (an older feature
    * version), in image_id order after `after`, with their blob; and how many such images there are.

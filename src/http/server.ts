@@ -36,6 +36,15 @@ export interface ServeOptions {
   readers?: number | undefined;
 }
 
+/**
+ * How old an unreferenced image original or temp object in SHARED object storage must be before a
+ * sweep removes it: far longer than any upload takes from its put to its metadata commit (requests
+ * time out after 120 s by default), so no server's upload in flight loses its blob (issue 15).
+ */
+export const SHARED_BLOB_GRACE_MS = 60 * 60 * 1000;
+/** How often a server sweeps shared object storage for orphans older than the grace period. */
+export const SHARED_BLOB_SWEEP_INTERVAL_MS = 30 * 60 * 1000;
+
 export interface RunningServer {
   app: FastifyInstance;
   catalog: Catalog;
@@ -69,7 +78,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     );
   }
   // Image files left by a crash (temp files; blobs whose metadata never committed) go before serving.
-  await plain.images.sweepOrphans();
+  // Object storage is shared with other servers, whose uploads may be between their put and their
+  // commit right now: there only what is older than the grace period goes, at start and periodically
+  // (blobs of deleted images are left to this sweep; core/images/blob-gate.ts).
+  const sharedBlobs = options.blobUrl !== undefined;
+  await plain.images.sweepOrphans(sharedBlobs ? { minAgeMs: SHARED_BLOB_GRACE_MS } : {});
+  const sweeper = sharedBlobs
+    ? setInterval(() => void plain.images.sweepOrphans({ minAgeMs: SHARED_BLOB_GRACE_MS }).catch(() => undefined), SHARED_BLOB_SWEEP_INTERVAL_MS).unref()
+    : undefined;
   let catalog: Catalog = plain;
   const pooled = options.readers !== 0 && !external ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers }) : undefined;
   if (pooled) catalog = pooled;
@@ -78,6 +94,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     // EADDRINUSE and the like: nothing listens, so nothing may stay open either.
+    if (sweeper) clearInterval(sweeper);
     await app.close();
     await catalog.close();
     throw error;
@@ -94,6 +111,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     url: `http://${host}:${port}`,
     close() {
       closing ??= (async () => {
+        if (sweeper) clearInterval(sweeper);
         await app.close();
         await catalog.close();
       })();

@@ -71,4 +71,22 @@ describe.skipIf(!available)('S3 BlobStore', () => {
     expect(store.localPath()).toBeUndefined();
     store.client.destroy();
   });
+
+  it('touches a blob a put deduplicates onto, so a sweep with a grace period keeps it (several servers: issue 15)', async () => {
+    const { store } = freshStore();
+    const bytes = randomBytes(4096);
+    const streamed = Buffer.concat([randomBytes(2048), Buffer.from('streamed')]);
+    const first = await store.put(bytes);
+    const second = await store.put(Readable.from([streamed]));
+    // Older than the grace period below (S3 times have one-second resolution)...
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    // ... then an upload on another server stores the same contents again, and has not committed yet.
+    expect((await store.put(bytes)).sha256).toBe(first.sha256);
+    expect((await store.put(Readable.from([streamed]))).sha256).toBe(second.sha256);
+    const swept = await store.sweep(() => false, { minAgeMs: 2000 });
+    expect(swept.orphansRemoved).toBe(0);
+    expect(await store.has(first.sha256)).toBe(true);
+    expect(await store.has(second.sha256)).toBe(true);
+    store.client.destroy();
+  });
 });

@@ -94,7 +94,7 @@ export class S3BlobStore implements BlobStore {
     if (source instanceof Uint8Array) {
       if (source.length > max) throw new BlobTooLargeError(max);
       const sha256 = createHash('sha256').update(source).digest('hex');
-      if (!(await this.has(sha256))) {
+      if (!(await this.touch(sha256))) {
         await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.blobKey(sha256), Body: source, ContentLength: source.length }));
       }
       return { sha256, size: source.length, head: Uint8Array.from(source.subarray(0, BLOB_HEAD_BYTES)) };
@@ -126,7 +126,7 @@ export class S3BlobStore implements BlobStore {
       body.end();
       await done;
       const sha256 = hash.digest('hex');
-      if (!(await this.has(sha256))) {
+      if (!(await this.touch(sha256))) {
         await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.blobKey(sha256), CopySource: `${this.bucket}/${encodeURIComponent(tempKey).replaceAll('%2F', '/')}` }));
       }
       await this.deleteKey(tempKey);
@@ -138,6 +138,38 @@ export class S3BlobStore implements BlobStore {
       throw error;
     } finally {
       this.inFlight.delete(tempKey);
+    }
+  }
+
+  /**
+   * Marks a stored blob as used now: a copy onto itself with the metadata `touched` = now (S3 also
+   * renews its last-modified time); false when it is not stored. A put that finds its content already stored touches it, so a sweep with
+   * a grace period (several servers: {@link sweep} with `minAgeMs`) never removes a blob that an
+   * upload still in flight on any server has just deduplicated onto.
+   */
+  private async touch(sha256: string): Promise<boolean> {
+    const key = this.blobKey(sha256);
+    try {
+      await this.client.send(new CopyObjectCommand({
+        Bucket: this.bucket, Key: key, CopySource: `${this.bucket}/${encodeURIComponent(key).replaceAll('%2F', '/')}`,
+        MetadataDirective: 'REPLACE', Metadata: { touched: String(Date.now()) },
+      }));
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The `touched` stamp of an object (ms since the epoch), 0 when it has none or is gone. */
+  private async touchedAt(key: string): Promise<number> {
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      const touched = Number(head.Metadata?.touched ?? 0);
+      return Number.isFinite(touched) ? touched : 0;
+    } catch (error) {
+      if (isNotFound(error)) return 0;
+      throw error;
     }
   }
 
@@ -212,6 +244,9 @@ export class S3BlobStore implements BlobStore {
     for await (const o of this.list(blobsPrefix)) {
       const sha = o.key.slice(blobsPrefix.length);
       if (!isSha256Hex(sha) || referenced(sha) || !old(o.modified)) continue;
+      // A put that deduplicated onto this blob stamps `touched` (S3 itself renews the last-modified
+      // time of a copy onto itself, not every S3-compatible server does): read it for the few orphans.
+      if ((options.minAgeMs ?? 0) > 0 && !old(await this.touchedAt(o.key))) continue;
       await this.deleteKey(o.key);
       orphansRemoved++;
     }

@@ -326,6 +326,10 @@ export class PgCatalogStore implements CatalogStore {
     });
   }
 
+  async allSettings(): Promise<Map<string, string>> {
+    return new Map((await this.db.query<{ key: string; value: string }>('SELECT key, value FROM settings ORDER BY key')).map((r) => [r.key, r.value]));
+  }
+
   async close(): Promise<void> {
     // The pool is shared by every store of the catalog: PgStores.close() ends it.
   }

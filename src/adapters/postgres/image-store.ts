@@ -108,12 +108,20 @@ export class PgReferenceFeatureStore implements ReferenceFeatureStore {
     this.db = db;
   }
 
-  /** Count, sum of row ids and latest modification of the rows with features: changes with any of them, on any server. */
+  /**
+   * The image_features change counter (migration 5): bumped by triggers in every transaction that
+   * writes a row's features or moves a row with features to another part, on any server. One
+   * primary-key read, whatever the number of images, and independent of the writers' clocks.
+   */
   async fingerprint(): Promise<string> {
-    const f = (await this.db.query<{ n: number; s: number; m: number }>(
-      'SELECT count(*) AS n, coalesce(sum(seq), 0) AS s, coalesce(max(modified_at), 0) AS m FROM images WHERE features IS NOT NULL',
-    ))[0];
-    return `${f?.n ?? 0}:${f?.s ?? 0}:${f?.m ?? 0}`;
+    const row = (await this.db.query<{ version: number }>("SELECT version FROM change_counters WHERE name = 'image_features'"))[0];
+    return `v${row?.version ?? 0}`;
+  }
+
+  async featuresOf(imageIds: readonly string[]): Promise<Map<string, Uint8Array>> {
+    if (imageIds.length === 0) return new Map();
+    const rows = await this.db.query<{ image_id: string; features: Buffer }>('SELECT image_id, features FROM images WHERE image_id = ANY($1::text[]) AND features IS NOT NULL', [[...new Set(imageIds)]]);
+    return new Map(rows.map((r) => [r.image_id, new Uint8Array(r.features)]));
   }
 
   async *all(): AsyncIterable<ReferenceFeatures> {

@@ -209,6 +209,31 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       INSERT INTO settings (key, value) VALUES ('search_engine', 'rebuild') ON CONFLICT (key) DO UPDATE SET value = excluded.value;
     `,
   },
+  {
+    version: 5,
+    name: 'change counters: what in-memory state of a server must reload after another server wrote (issue 15)',
+    // A counter per in-memory cache, bumped by triggers in the writing transaction, so it commits
+    // with the write whoever writes (a server, a local CLI, catalog migrate) and never depends on
+    // the writers' clocks. image_features: the image similarity index (FeatureIndexSimilaritySearch)
+    // reloads when it moves; it moves when a row's features, or the part of a row with features,
+    // change (an info-only update of an image does not move it).
+    sql: `
+      CREATE TABLE change_counters (name text COLLATE "C" PRIMARY KEY, version bigint NOT NULL);
+      INSERT INTO change_counters (name, version) VALUES ('image_features', 0);
+      CREATE FUNCTION bump_image_features() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        UPDATE change_counters SET version = version + 1 WHERE name = 'image_features';
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER images_features_inserted AFTER INSERT ON images FOR EACH ROW
+        WHEN (NEW.features IS NOT NULL) EXECUTE FUNCTION bump_image_features();
+      CREATE TRIGGER images_features_deleted AFTER DELETE ON images FOR EACH ROW
+        WHEN (OLD.features IS NOT NULL) EXECUTE FUNCTION bump_image_features();
+      CREATE TRIGGER images_features_updated AFTER UPDATE ON images FOR EACH ROW
+        WHEN (OLD.features IS DISTINCT FROM NEW.features OR (NEW.features IS NOT NULL AND OLD.part_pk IS DISTINCT FROM NEW.part_pk))
+        EXECUTE FUNCTION bump_image_features();
+    `,
+  },
 ];
 
 /**

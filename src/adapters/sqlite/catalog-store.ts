@@ -334,6 +334,11 @@ export class SqliteCatalogStore implements CatalogStore {
     }).immediate();
   }
 
+  async allSettings(): Promise<Map<string, string>> {
+    const rows = this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings ORDER BY key').all();
+    return new Map(rows.map((r) => [r.key, r.value]));
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

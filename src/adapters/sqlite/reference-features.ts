@@ -18,6 +18,7 @@ export class SqliteReferenceFeatureStore implements ReferenceFeatureStore {
   private readonly staleStmt;
   private readonly staleCountStmt;
   private readonly replaceStmt;
+  private readonly featuresStmt;
 
   constructor(db: SqliteDatabase) {
     this.fingerprintStmt = db.prepare<[], { n: number; s: number; m: number; l: number }>(
@@ -33,6 +34,7 @@ export class SqliteReferenceFeatureStore implements ReferenceFeatureStore {
     this.replaceStmt = db.prepare<[Uint8Array, string, string, number, Uint8Array]>(
       'UPDATE images SET features = ? WHERE image_id = ? AND sha256 = ? AND features IS NOT NULL AND substr(features, 1, ?) != ?',
     );
+    this.featuresStmt = db.prepare<[string], { features: Buffer }>('SELECT features FROM images WHERE image_id = ? AND features IS NOT NULL');
     this.loadStmt = db.prepare<[], FeatureRow>(
       'SELECT i.image_id, p.part_id, i.features FROM images i JOIN parts p ON p.rowid_ = i.part_rowid WHERE i.features IS NOT NULL',
     );
@@ -53,6 +55,15 @@ export class SqliteReferenceFeatureStore implements ReferenceFeatureStore {
 
   async replaceStaleFeatures(imageId: string, sha256: string, prefix: Uint8Array, features: Uint8Array): Promise<boolean> {
     return this.replaceStmt.run(blob(features), imageId, sha256, prefix.length, blob(prefix)).changes === 1;
+  }
+
+  async featuresOf(imageIds: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const out = new Map<string, Uint8Array>();
+    for (const id of new Set(imageIds)) {
+      const row = this.featuresStmt.get(id);
+      if (row) out.set(id, new Uint8Array(row.features));
+    }
+    return out;
   }
 
   async *all(): AsyncIterable<ReferenceFeatures> {

@@ -14,6 +14,12 @@ import type { BlobStore } from '../ports.js';
  *   right before deleting.
  * Candidates left when uploads never pause, or by a crash, are removed by the start-up sweep.
  * Other processes writing the same data directory are not covered (documented in docs/api.md).
+ *
+ * A blob store shared by several servers (object storage, issue 15) cannot be guarded by one
+ * process's counts: another server may be between its put and its commit. There the gate defers
+ * (`deferDeletion`): a blob that lost its last image is left in place, and the servers' periodic
+ * orphan sweep removes it once it is unreferenced AND untouched for a grace period longer than any
+ * upload (a put that deduplicates onto a stored blob touches it; docs/deploy.md).
  */
 
 export class BlobGate {
@@ -24,10 +30,16 @@ export class BlobGate {
   private readonly candidates = new Set<string>();
   private draining: Promise<void> | undefined;
 
-  /** @param isReferenced whether any image's metadata references the blob (a committed read). */
-  constructor(blobs: BlobStore, isReferenced: (sha256: string) => Promise<boolean>) {
+  private readonly deferDeletion: boolean;
+
+  /**
+   * @param isReferenced whether any image's metadata references the blob (a committed read).
+   * @param options.deferDeletion never delete here: the store is shared with other servers (see above).
+   */
+  constructor(blobs: BlobStore, isReferenced: (sha256: string) => Promise<boolean>, options: { deferDeletion?: boolean } = {}) {
     this.blobs = blobs;
     this.isReferenced = isReferenced;
+    this.deferDeletion = options.deferDeletion ?? false;
   }
 
   /** Waits while a drain deletes blobs, then counts a put as in flight. */
@@ -55,6 +67,7 @@ export class BlobGate {
 
   /** Marks blobs that may have lost their last reference; call {@link drain} after. */
   release(keys: Iterable<string>): void {
+    if (this.deferDeletion) return;
     for (const key of keys) this.candidates.add(key);
   }
 

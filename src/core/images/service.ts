@@ -43,6 +43,11 @@ export interface ImageServiceDeps {
   displayConfig?: Partial<DisplayOrderConfig>;
   /** Image-search hook; unset for now (see {@link ImageFeatureIndexer}). */
   indexer?: ImageFeatureIndexer;
+  /**
+   * The blob store is shared with other servers (object storage; issue 15): blobs that lose their
+   * last image are left to the periodic orphan sweep instead of being deleted at once (BlobGate).
+   */
+  sharedBlobs?: boolean;
 }
 
 /** An open blob of an original, for GET .../original. */
@@ -72,7 +77,7 @@ export class ImageService implements UploadHost {
     this.indexer = deps.indexer;
     this.limits = { ...DEFAULT_IMAGE_LIMITS, ...deps.limits };
     this.displayConfig = { ...DEFAULT_DISPLAY_ORDER_CONFIG, ...deps.displayConfig };
-    this.gate = new BlobGate(deps.blobs, (sha) => deps.store.isBlobReferenced(sha));
+    this.gate = new BlobGate(deps.blobs, (sha) => deps.store.isBlobReferenced(sha), { deferDeletion: deps.sharedBlobs ?? false });
   }
 
   // -- uploads (spec 4.2, decisions §4) --------------------------------------------------------
