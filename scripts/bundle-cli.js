@@ -4,8 +4,9 @@
 // dist/bundle/, split at every dynamic import() so a command loads only what it needs (the --help
 // path loads neither zod nor the catalog). bin/catalog.js runs dist/bundle/main.js.
 //
-// - Entries: the CLI (src/cli/main.ts) and the serve thread pool's worker, which pooled-catalog.ts
-//   finds beside itself (`./catalog-worker.js`), so every chunk lands in the one directory.
+// - Entries: the CLI (src/cli/main.ts), the serve thread pool's worker, which pooled-catalog.ts
+//   finds beside itself (`./catalog-worker.js`), and the photo-feature worker (`./feature-worker.js`),
+//   so every chunk lands in the one directory.
 // - Native, large or path-sensitive packages stay external (better-sqlite3, sharp, pg, the AWS SDK,
 //   OpenCV, fastify, piscina, ...): Node loads them from node_modules as before.
 // - Source maps map to src/*.ts, for error reports (`node --enable-source-maps bin/catalog.js`).
@@ -32,6 +33,8 @@ await build({
   input: {
     main: join(ROOT, 'src', 'cli', 'main.ts'),
     'catalog-worker': join(ROOT, 'src', 'http', 'pool', 'catalog-worker.ts'),
+    // The photo-feature thread (adapters/images/local-features/feature-threads.ts finds it beside itself).
+    'feature-worker': join(ROOT, 'src', 'adapters', 'images', 'local-features', 'feature-worker.ts'),
   },
   platform: 'node',
   external: isExternal,
