@@ -5,8 +5,11 @@
  * that same pool serves every `fs` call, including the reads of GET /1/catalog/images/{id}/original.
  * Measured (bench/soak.js's bomb, 32 concurrent image searches with a 32 KB 16383 × 16383 1-bit
  * PNG on the 2-core machine): the decodes held all four threads and a GET original waited 45 s
- * while the event loop itself stayed free. Worker threads (piscina) would not help: sharp in a
- * worker queues onto the same process-wide libuv pool. So what is bounded is how many decodes may
+ * while the event loop itself stayed free. Worker threads (piscina) would not help the DECODE:
+ * sharp in a worker queues onto the same process-wide libuv pool. (They do help the JavaScript
+ * that follows it — ORB keypoints and word assignment for photo search — which is why that runs on
+ * a piscina feature thread, local-features/feature-threads.ts, still admitted through this pool.)
+ * So what is bounded is how many decodes may
  * hold a libuv thread at once (`concurrency`, below the pool's size), and how many may wait
  * (`maxQueue`; beyond it a caller gets {@link DecodeQueueFullError} at once, the HTTP layer's 503
  * with Retry-After).
