@@ -175,12 +175,15 @@ for (const size of SIZES) {
   const n = size === 'real' ? refs.length : Number(size);
   const tb = performance.now();
   const index = { global: new ImageFeatureIndex(), photo: new PhotoReferenceIndex(vocabulary) };
+  // As the product loads them (image-search.ts sync): one bulk add.
+  const batch = [];
   for (let i = 0; i < n; i++) {
     const f = i < refs.length ? real[i] : synthetic[i - refs.length];
     const part = i < refs.length ? partOf(i) : partOf(f.src);
     index.global.add(`img${i}`, part, f.global);
-    index.photo.add(`img${i}`, part, f);
+    batch.push({ imageId: `img${i}`, partId: part, ref: f });
   }
+  index.photo.addMany(batch);
   const buildMs = performance.now() - tb;
   const rows = {};
   const failures = {};

@@ -93,6 +93,24 @@ describe('SqliteSearchIndex', () => {
     expect(found.resultsTotalCount).toBe(1);
   });
 
+  it('a write that fails after the index wrote its blocks (a failed commit) leaves no trace in later writes', async () => {
+    // The engine writer caches each frequent word's last block; the cache must not outlive a
+    // transaction that rolled back after the index flushed (here: a later listener fails, and the
+    // index is not told, as when COMMIT itself fails).
+    const cogs = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ part_id: `cog${String(from + i).padStart(3, '0')}`, name: { en: 'Cog' } }));
+    await service.upsertParts(LOCAL_OWNER, cogs(0, 20));
+    const rolledBack = index.rolledBack.bind(index);
+    index.rolledBack = () => undefined;
+    store.listeners.push({ partWritten: () => undefined, partDeleted: () => undefined, attributeWritten: () => undefined, beforeCommit: () => { throw new Error('commit fails'); } });
+    await expect(service.upsertParts(LOCAL_OWNER, cogs(20, 20))).rejects.toThrow();
+    store.listeners.pop();
+    index.rolledBack = rolledBack;
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'gear', name: { en: 'Gear' } }, ...cogs(100, 5)]);
+    const found = await search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
+    expect(found.resultsTotalCount).toBe(25);
+    expect((await allIds(found.sessionId)).sort()).toEqual([...cogs(0, 20), ...cogs(100, 5)].map((p) => p.part_id));
+  });
+
   it('a part with restricted values is one hit for every caller through update, attribute change and delete (one row per view)', async () => {
     await service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'cost', type: 'text', name: { en: 'Cost' }, searchable: true, visibility: 'admin' }]);
     const worker = { name: 'w', roles: ['factoryWorker' as const], organization: null };
@@ -118,6 +136,35 @@ describe('SqliteSearchIndex', () => {
     const found = await fresh.search(LOCAL_OWNER, { matches: { text: 'flange' } });
     expect(found.results.map((r) => r.id)).toEqual(['old']);
     await fresh.close();
+  });
+});
+
+describe('engine writer caches', () => {
+  it('two connections appending to the same word in turn keep every posting (another process writes between)', async () => {
+    const dir = tempDir();
+    const a = openCatalog({ dataDir: dir });
+    const b = openCatalog({ dataDir: dir });
+    const cogs = (from: number) => Array.from({ length: 20 }, (_, i) => ({ part_id: `cog${String(from + i).padStart(3, '0')}`, name: { en: 'Cog wheel' } }));
+    try {
+      await a.service.upsertParts(LOCAL_OWNER, cogs(0));
+      await b.service.upsertParts(LOCAL_OWNER, cogs(20));
+      await a.service.upsertParts(LOCAL_OWNER, cogs(40));
+      await b.service.upsertParts(LOCAL_OWNER, cogs(60));
+      await a.service.deleteParts(LOCAL_OWNER, ['cog065']);
+      const fresh = openCatalog({ dataDir: dir });
+      try {
+        const found = await fresh.search.search(LOCAL_OWNER, { matches: { text: 'wheel' } });
+        expect(found.resultsTotalCount).toBe(79);
+        const page = await fresh.search.searchState(LOCAL_OWNER, found.sessionId, { limit: 1000 });
+        expect(page.results.map((r) => r.id)).toEqual([...cogs(0), ...cogs(20), ...cogs(40), ...cogs(60)].map((p) => p.part_id).filter((id) => id !== 'cog065'));
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await a.close();
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

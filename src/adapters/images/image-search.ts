@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { CatalogError } from '../../api/errors.js';
 import { detectImageType } from '../../core/images/file-type.js';
 import type { ImageFeatureIndexer, ImageSimilaritySearch, ReferenceFeatureStore } from '../../core/ports.js';
-import { decodePhotoFeatures, PhotoReferenceIndex, type PhotoQuery } from '../../core/search/photo/photo-search.js';
+import { decodePhotoFeatures, PhotoReferenceIndex, type PhotoQuery, type PhotoReference } from '../../core/search/photo/photo-search.js';
 import { defaultVocabulary } from '../../core/search/photo/vocabulary-data.js';
 import type { ImageMatch } from '../../core/model.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
@@ -56,8 +56,9 @@ export function createSharpFeatureIndexer(pool: DecodePool): ImageFeatureIndexer
   return {
     async index(_imageId, _partId, image) {
       // Feature version 2 (photo search, issue 14): the global descriptor and local features.
-      const { extractPhotoReference } = await import('./local-features/photo-features.js');
-      return pool.run(() => extractPhotoReference(image instanceof Uint8Array ? image : image.path), { bounded: false });
+      // On a feature thread (feature-threads.ts): ORB is synchronous wasm and must not hold the event loop.
+      const { extractReferenceOffThread } = await import('./local-features/feature-threads.js');
+      return pool.run(() => extractReferenceOffThread(image instanceof Uint8Array ? image : image.path), { bounded: false });
     },
     async remove() {
       // Nothing to do: features live in the images row, which the image service updates or deletes.
@@ -98,14 +99,18 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     const fingerprint = await this.references.fingerprint();
     if (fingerprint === this.fingerprint) return;
     const index = new PhotoReferenceIndex(defaultVocabulary());
+    // Start-up only loads: the stored records carry each keypoint's visual word, so nothing is
+    // quantised here, and the postings are built in one bulk pass (photo-index.ts addMany).
+    const batch: { imageId: string; partId: string; ref: PhotoReference }[] = [];
     for await (const row of this.references.all()) {
       try {
         // Version 1 records (global descriptor only) stay searchable until the backfill upgrades them.
-        index.add(row.image_id, row.part_id, decodePhotoFeatures(row.features));
+        batch.push({ imageId: row.image_id, partId: row.part_id, ref: decodePhotoFeatures(row.features) });
       } catch {
         // Features of an older, unknown format: that image is not searchable until re-uploaded.
       }
     }
+    index.addMany(batch);
     this.index = index;
     this.fingerprint = fingerprint;
   }
@@ -118,8 +123,9 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     await assertPixels(image, this.limits.maxQueryPixels);
     let query: PhotoQuery;
     try {
-      const { extractPhotoQuery } = await import('./local-features/photo-features.js');
-      query = await this.pool.run(() => extractPhotoQuery(image));
+      // Decode and extraction on a feature thread (feature-threads.ts): the event loop stays free.
+      const { extractQueryOffThread } = await import('./local-features/feature-threads.js');
+      query = await this.pool.run(() => extractQueryOffThread(image));
     } catch (error) {
       if (error instanceof DecodeQueueFullError) {
         throw new CatalogError('unavailable', `image search is busy: ${error.maxQueue} query images are already waiting to be decoded; retry in a few seconds`, undefined, { retryAfterSeconds: 2 });

@@ -33,8 +33,8 @@ export function startFeatureBackfill(
       async extract(sha256) {
         const source = blobs.localPath?.(sha256) ?? (await blobs.read(sha256));
         if (source === undefined) return undefined;
-        const { extractPhotoReference } = await import('./photo-features.js');
-        return pool.run(() => extractPhotoReference(source), { bounded: false });
+        const { extractReferenceOffThread } = await import('./feature-threads.js');
+        return pool.run(() => extractReferenceOffThread(source), { bounded: false });
       },
     }).catch(() => undefined);
   }, BACKFILL_DELAY_MS);

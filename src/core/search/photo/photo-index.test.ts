@@ -151,6 +151,20 @@ describe('records', () => {
     }
   });
 
+  it('decodes a record inside a larger, odd-offset buffer (a Node Buffer from the database) exactly', () => {
+    const f = randomFeatures(30, 400, 300, 3);
+    f.words = vocabulary.assign(f.descriptors);
+    f.vocabulary = vocabulary.id;
+    const encoded = encodeLocalFeatures(f);
+    // Buffer.slice() is a view of its pool, so a decoder that copies with it reads the wrong bytes.
+    const pool = Buffer.alloc(encoded.length + 101, 0xab);
+    pool.set(encoded, 37);
+    const back = decodeLocalFeatures(pool.subarray(37, 37 + encoded.length));
+    expect([...back.descriptors]).toEqual([...f.descriptors]);
+    expect([...back.words]).toEqual([...f.words]);
+    expect(back.xs[7]).toBeCloseTo(f.xs[7] ?? 0, 0);
+  });
+
   it('reads version 2 records and version 1 (global only) records', () => {
     const rgb = new Uint8Array(32 * 32 * 3).map((_, i) => (i * 37) % 251);
     const global = featuresFromRgb(rgb, 32, 32);

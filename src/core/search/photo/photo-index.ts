@@ -15,7 +15,7 @@
  * Memory per reference keypoint: 32 (descriptor) + 4 (slot) + 2 (keypoint) bytes in the postings
  * and 16 bytes of geometry.
  */
-import { DESCRIPTOR_WORDS, hamming256 } from './hamming.js';
+import { DESCRIPTOR_WORDS, popcount32 } from './hamming.js';
 import { checkLocalFeatures, type LocalFeatures } from './local-features.js';
 import { matchSet, verify, type MatchSet } from './geometry.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -39,7 +39,11 @@ export interface LocalHit {
 export interface PhotoQueryOptions {
   /** Words per query descriptor (default 1: a second word doubled chance matches in clutter for no recall). */
   multiAssign?: number;
-  /** Largest Hamming distance of a tentative match, bits of 256 (default 64). */
+  /**
+   * Largest Hamming distance of a tentative match, bits of 256 (default 40; 64 before: descriptors
+   * sharing a word are alike, so 64 let ~60 % of the scanned postings through and at 10,000 images
+   * verification drowned in chance matches; 40 also ranked more scenes first).
+   */
   maxDistance?: number;
   /** Images verified geometrically (default 40). */
   shortlist?: number;
@@ -47,6 +51,24 @@ export interface PhotoQueryOptions {
   tolerance?: number;
   /** Hits with fewer inliers are left out (default 4). */
   minInliers?: number;
+  /**
+   * Largest distance of the first 128 bits (default 26): a posting further away there is skipped
+   * before its second half is read, so most postings cost half a comparison; a true match
+   * (≤ maxDistance over 256 bits) is over 26 in its first half only when its differences are
+   * unevenly spread.
+   */
+  maxHalfDistance?: number;
+  /**
+   * Words held by more than this fraction of the images (and by more than 500) are not scanned
+   * (default 0.05): these "stop words" cost the most (their lists are the longest) and carry the
+   * least evidence (idf). At 10,000 images they were 60 % of the scan for the same recall.
+   */
+  maxWordShare?: number;
+  /**
+   * A query keypoint matching more images than this is bursty (flat patch, border, repeated
+   * texture) and its matches are dropped (default max(64, 2 % of the images)).
+   */
+  maxMatchesPerKeypoint?: number;
 }
 
 /** A growable posting list of one word. */
@@ -66,11 +88,15 @@ export class PhotoIndex {
   private readonly postings: Postings[];
   /** Number of live images whose keypoints include each word (document frequency). */
   private readonly df: Int32Array;
+  /** Per word, the slot of the image that last counted it in `df` (add()). */
+  private readonly lastSlot: Int32Array;
   private imageIds: string[] = [];
   private partIds: string[] = [];
   private kpOffset: number[] = [];
   private kpCount: number[] = [];
   private alive: boolean[] = [];
+  /** Words of each slot's keypoints (for df on removal); emptied when the slot dies. */
+  private slotWords: Uint16Array[] = [];
   private slots = new Map<string, number>();
   private gx = new Float32Array(0);
   private gy = new Float32Array(0);
@@ -80,11 +106,14 @@ export class PhotoIndex {
   private livePostings = 0;
   private deadPostings = 0;
   private liveImages = 0;
+  /** Diagnostics of the last query (bench/photo-profile.js). */
+  lastStats: { matches: number } = { matches: 0 };
 
   constructor(vocabulary: Vocabulary) {
     this.vocabulary = vocabulary;
     this.postings = Array.from({ length: vocabulary.size }, () => ({ length: 0, slot: new Int32Array(0), kp: new Uint16Array(0), desc: new Uint32Array(0) }));
     this.df = new Int32Array(vocabulary.size);
+    this.lastSlot = new Int32Array(vocabulary.size).fill(-1);
   }
 
   /** Number of images in the index. */
@@ -105,37 +134,81 @@ export class PhotoIndex {
    * @throws RangeError on inconsistent feature arrays.
    */
   add(imageId: string, partId: string, features: LocalFeatures): void {
-    checkLocalFeatures(features);
-    if (this.slots.has(imageId)) this.remove(imageId);
-    const words =
+    this.addMany([{ imageId, partId, features }]);
+  }
+
+  /**
+   * Adds many images at once (start-up: the whole catalog). Each word's postings grow once, to
+   * their exact final length, before any is written: a 10,000-image load then copies nothing twice
+   * and leaves no slack (one-at-a-time growth spent most of the build in copies).
+   * @throws RangeError on inconsistent feature arrays (nothing is added then).
+   */
+  addMany(items: readonly { imageId: string; partId: string; features: LocalFeatures }[]): void {
+    for (const it of items) checkLocalFeatures(it.features);
+    const wordsOf = items.map(({ features }) =>
       features.vocabulary === this.vocabulary.id && features.words.length === features.count
         ? features.words
-        : this.vocabulary.assign(features.descriptors);
-    const slot = this.imageIds.length;
-    const n = features.count;
-    this.ensureGeometry(this.kpUsed + n);
-    this.imageIds.push(imageId);
-    this.partIds.push(partId);
-    this.kpOffset.push(this.kpUsed);
-    this.kpCount.push(n);
-    this.alive.push(true);
-    this.slots.set(imageId, slot);
-    this.gx.set(features.xs, this.kpUsed);
-    this.gy.set(features.ys, this.kpUsed);
-    this.ga.set(features.angles, this.kpUsed);
-    this.gs.set(features.sizes, this.kpUsed);
-    this.kpUsed += n;
-    const seen = new Set<number>();
-    for (let i = 0; i < n; i++) {
-      const w = words[i] ?? 0;
-      this.push(w, slot, i, features.descriptors, i * DESCRIPTOR_WORDS);
-      if (!seen.has(w)) {
-        seen.add(w);
-        this.df[w] = (this.df[w] ?? 0) + 1;
-      }
+        : this.vocabulary.assign(features.descriptors),
+    );
+    for (const it of items) if (this.slots.has(it.imageId)) this.remove(it.imageId);
+    // Pass 1: new postings per word, then one exact growth per word that needs room.
+    const extra = new Int32Array(this.postings.length);
+    let total = 0;
+    for (const words of wordsOf) {
+      for (let i = 0; i < words.length; i++) { const w = words[i] ?? 0; extra[w] = (extra[w] ?? 0) + 1; }
+      total += words.length;
     }
-    this.livePostings += n;
-    this.liveImages++;
+    this.postings.forEach((p, w) => {
+      const need = p.length + (extra[w] ?? 0);
+      if (need > p.slot.length) {
+        // Exact in a bulk load; headroom (×1.5) when the word already had postings (uploads).
+        const capacity = p.length === 0 ? need : Math.max(need, Math.ceil(p.length * 1.5));
+        p.slot = grow(p.slot, capacity);
+        p.kp = grow(p.kp, capacity);
+        p.desc = grow(p.desc, capacity * DESCRIPTOR_WORDS);
+      }
+    });
+    this.ensureGeometry(this.kpUsed + total);
+    // Pass 2: fill, image by image (a word-major fill through a counting sort measured slower:
+    // its reads of the source descriptors scatter instead).
+    const lastSlot = this.lastSlot;
+    items.forEach(({ imageId, partId, features }, k) => {
+      const words = wordsOf[k] ?? new Uint16Array(0);
+      const slot = this.imageIds.length;
+      const n = features.count;
+      this.imageIds.push(imageId);
+      this.partIds.push(partId);
+      this.kpOffset.push(this.kpUsed);
+      this.kpCount.push(n);
+      this.alive.push(true);
+      this.slotWords.push(words);
+      this.slots.set(imageId, slot);
+      this.gx.set(features.xs, this.kpUsed);
+      this.gy.set(features.ys, this.kpUsed);
+      this.ga.set(features.angles, this.kpUsed);
+      this.gs.set(features.sizes, this.kpUsed);
+      this.kpUsed += n;
+      const desc = features.descriptors;
+      for (let i = 0; i < n; i++) {
+        const w = words[i] ?? 0;
+        const p = this.postings[w];
+        if (!p) continue;
+        const at = p.length++;
+        p.slot[at] = slot;
+        p.kp[at] = i;
+        const o = at * DESCRIPTOR_WORDS;
+        const io = i * DESCRIPTOR_WORDS;
+        const d = p.desc;
+        for (let j = 0; j < DESCRIPTOR_WORDS; j++) d[o + j] = desc[io + j] ?? 0;
+        // df counts an image once per word: `lastSlot` remembers which image last counted each word.
+        if (lastSlot[w] !== slot) {
+          lastSlot[w] = slot;
+          this.df[w] = (this.df[w] ?? 0) + 1;
+        }
+      }
+      this.livePostings += n;
+      this.liveImages++;
+    });
   }
 
   /** Removes an image; false when absent. Its postings become tombstones until compaction. */
@@ -145,13 +218,20 @@ export class PhotoIndex {
     this.slots.delete(imageId);
     this.alive[slot] = false;
     const n = this.kpCount[slot] ?? 0;
-    // df: recount the words of this slot (a scan of the postings would be O(index); the words are
-    // found again from the postings lazily at compaction, so decrement by a per-slot word set here).
+    // df: once per distinct word of this image (its words are kept per slot; no scan of the index).
+    const words = this.slotWords[slot] ?? new Uint16Array(0);
+    const seen = new Set<number>();
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i] ?? 0;
+      if (seen.has(w)) continue;
+      seen.add(w);
+      this.df[w] = (this.df[w] ?? 0) - 1;
+    }
+    this.slotWords[slot] = new Uint16Array(0);
     this.livePostings -= n;
     this.deadPostings += n;
     this.liveImages--;
     if (this.deadPostings > 1000 && this.deadPostings * 3 > this.livePostings) this.compact();
-    else this.recountDf();
     return true;
   }
 
@@ -165,9 +245,11 @@ export class PhotoIndex {
     const slots = this.imageIds.length;
     if (q.count === 0 || this.liveImages === 0) return [];
     const m = options.multiAssign ?? 1;
-    const maxD = options.maxDistance ?? 64;
+    const maxD = options.maxDistance ?? 40;
     const shortlist = options.shortlist ?? 40;
     const minInliers = options.minInliers ?? 4;
+    const maxHalf = Math.min(maxD, options.maxHalfDistance ?? 26);
+    const maxDf = Math.max(500, (options.maxWordShare ?? 0.05) * this.liveImages);
     const votes = new Float32Array(slots);
     const lastQ = new Int32Array(slots).fill(-1);
     const lastMatch = new Int32Array(slots);
@@ -177,19 +259,34 @@ export class PhotoIndex {
     let mQ = new Int32Array(cap);
     let mKp = new Int32Array(cap);
     let mD = new Uint16Array(cap);
+    let mIdf = new Float32Array(cap);
     let count = 0;
     const words = new Int32Array(m);
     const n = this.liveImages;
+    // The query's own words when it has them (one word each, this vocabulary): no second assignment.
+    const ownWords = m === 1 && q.vocabulary === this.vocabulary.id && q.words.length === q.count;
+    const maxPerKeypoint = options.maxMatchesPerKeypoint ?? Math.max(64, Math.ceil(0.02 * this.liveImages));
     for (let qi = 0; qi < q.count; qi++) {
-      const nw = this.vocabulary.words(q.descriptors, qi, m, words);
+      let nw = 1;
+      if (ownWords) words[0] = q.words[qi] ?? 0;
+      else nw = this.vocabulary.words(q.descriptors, qi, m, words);
+      const before = count;
       const qo = qi * DESCRIPTOR_WORDS;
+      const qd = q.descriptors;
+      const q0 = qd[qo] ?? 0, q1 = qd[qo + 1] ?? 0, q2 = qd[qo + 2] ?? 0, q3 = qd[qo + 3] ?? 0;
+      const q4 = qd[qo + 4] ?? 0, q5 = qd[qo + 5] ?? 0, q6 = qd[qo + 6] ?? 0, q7 = qd[qo + 7] ?? 0;
       for (let k = 0; k < nw; k++) {
         const w = words[k] ?? 0;
         const p = this.postings[w];
-        if (!p || p.length === 0) continue;
+        if (!p || p.length === 0 || (this.df[w] ?? 0) > maxDf) continue;
         const idf = Math.log(1 + n / Math.max(1, this.df[w] ?? 0));
+        const pd = p.desc;
         for (let j = 0; j < p.length; j++) {
-          const d = hamming256(q.descriptors, qo, p.desc, j * DESCRIPTOR_WORDS);
+          const o = j * DESCRIPTOR_WORDS;
+          // Hamming distance with the query descriptor held in locals (this loop is the scan).
+          let d = popcount32(q0 ^ (pd[o] ?? 0)) + popcount32(q1 ^ (pd[o + 1] ?? 0)) + popcount32(q2 ^ (pd[o + 2] ?? 0)) + popcount32(q3 ^ (pd[o + 3] ?? 0));
+          if (d > maxHalf) continue;
+          d += popcount32(q4 ^ (pd[o + 4] ?? 0)) + popcount32(q5 ^ (pd[o + 5] ?? 0)) + popcount32(q6 ^ (pd[o + 6] ?? 0)) + popcount32(q7 ^ (pd[o + 7] ?? 0));
           if (d > maxD) continue;
           const slot = p.slot[j] ?? 0;
           if (!this.alive[slot]) continue;
@@ -203,6 +300,7 @@ export class PhotoIndex {
           }
           if (count === cap) {
             cap *= 2;
+            mIdf = grow(mIdf, cap);
             mSlot = grow(mSlot, cap);
             mQ = grow(mQ, cap);
             mKp = grow(mKp, cap);
@@ -215,9 +313,18 @@ export class PhotoIndex {
           lastQ[slot] = qi;
           lastMatch[slot] = count;
           count++;
-          votes[slot] = (votes[slot] ?? 0) + idf * (1 - d / (maxD + 1));
+          mIdf[count - 1] = idf;
         }
       }
+      // Burstiness: a descriptor close to postings of many images (a flat patch, a replicated
+      // border, a repeated texture) is no evidence for any of them, and it floods verification
+      // with matches; its matches are dropped.
+      if (count - before > maxPerKeypoint) count = before;
+    }
+    this.lastStats = { matches: count };
+    for (let i = 0; i < count; i++) {
+      const slot = mSlot[i] ?? 0;
+      votes[slot] = (votes[slot] ?? 0) + (mIdf[i] ?? 0) * (1 - (mD[i] ?? 0) / (maxD + 1));
     }
     // Shortlist by votes normalised by √(reference keypoints): an image with many keypoints collects
     // more chance votes.
@@ -246,7 +353,8 @@ export class PhotoIndex {
       const off = this.kpOffset[c.slot] ?? 0;
       list.forEach((mi, j) => {
         const qi = mQ[mi] ?? 0;
-        const ri = off + (mKp[mi] ?? 0);
+        const rk = mKp[mi] ?? 0;
+        const ri = off + rk;
         set.qx[j] = q.xs[qi] ?? 0;
         set.qy[j] = q.ys[qi] ?? 0;
         set.qa[j] = q.angles[qi] ?? 0;
@@ -257,7 +365,7 @@ export class PhotoIndex {
         set.rs[j] = this.gs[ri] ?? 1;
         set.dist[j] = mD[mi] ?? 0;
         set.qi[j] = qi;
-        set.ri[j] = ri;
+        set.ri[j] = rk;
       });
       const v = verify(set, { tolerance });
       if (v.inliers < minInliers) return;
@@ -273,21 +381,6 @@ export class PhotoIndex {
     });
     hits.sort((a, b) => b.inliers - a.inliers || b.votes - a.votes || (a.image_id < b.image_id ? -1 : a.image_id > b.image_id ? 1 : 0));
     return hits;
-  }
-
-  private push(w: number, slot: number, kp: number, desc: Uint32Array, offset: number): void {
-    const p = this.postings[w];
-    if (!p) return;
-    if (p.length === p.slot.length) {
-      const capacity = Math.max(8, p.length * 2);
-      p.slot = grow(p.slot, capacity);
-      p.kp = grow(p.kp, capacity);
-      p.desc = grow(p.desc, capacity * DESCRIPTOR_WORDS);
-    }
-    p.slot[p.length] = slot;
-    p.kp[p.length] = kp;
-    p.desc.set(desc.subarray(offset, offset + DESCRIPTOR_WORDS), p.length * DESCRIPTOR_WORDS);
-    p.length++;
   }
 
   private ensureGeometry(n: number): void {

@@ -106,6 +106,20 @@ export class PhotoReferenceIndex {
     else this.local.remove(imageId);
   }
 
+  /**
+   * Adds many images at once (start-up): as {@link add} for each, with the local index's postings
+   * grown once to their final length.
+   */
+  addMany(items: readonly { imageId: string; partId: string; ref: PhotoReference }[]): void {
+    const local: { imageId: string; partId: string; features: LocalFeatures }[] = [];
+    for (const { imageId, partId, ref } of items) {
+      this.global.add(imageId, partId, ref.global);
+      if (ref.local) local.push({ imageId, partId, features: ref.local });
+      else this.local.remove(imageId);
+    }
+    this.local.addMany(local);
+  }
+
   /** Removes an image; false when absent. */
   remove(imageId: string): boolean {
     this.local.remove(imageId);

@@ -7,7 +7,10 @@
  */
 import { Vocabulary } from './vocabulary.js';
 
-const DATA = [
+// In a function, not a top-level constant: V8 compiles a function only when it is first called, so
+// loading this module (every catalog open) skips the ~740 KB literal until photo search needs it.
+function data(): string {
+  return [
   'AQAAAIAAAACAAAAA718+f6CAYrwUCcTUx1ixGBCUflQPqQgdGNRYEiFNOBjrn5f3pJJSPBSL1ZTfYKE4U5ZeVA+pC7wZ9NmyEU14zQVXOl3RgsXQ2CPitUsu',
   '8flwfb4NSKgQDww3PQnpOxQyZXcqXbGgIfSUI8T165y3iRB1/g8LChoPGFcsGak5FTqgVThG9AgiH59JwXBFWXGIsPRcHOmgeA/wgD6p8P2VGaVXel3Un6CQ',
   'lTvkrM9/u6hY52yuaKiRD5AQL7nQuDgRpU9Sm+SZoLQVu0TMz3uhiUxHbbR46QuukBjCu9O9+sFjVz59sIBh/5YJxOTDWLEYELRuVA3qOC04VCgCOWkVGO7f',
@@ -5880,7 +5883,8 @@ const DATA = [
   'QMRIOUEpSpXAUPAYmfQGIg4knN8LxYStD5FpVSx9tAhC/harQfVL2bUYsNT83C9iCDW40x4gGMmVGG1/Ll21CSD8EDlE5MsdtYkQVOzULyJIBJxbSCYYyRAA',
   'a0Nefb0LwP6S3cTew5G1kBBF/fytYmJ9uFGqMhrJlRhpTy59tQoA/BSrRPTLmac4GFTs3i9iCjWYU0owEMmVCG1XLn3xAGH8FitE9ctdsRkQVHzULyIKDZhT',
   'CCE46Z0Y',
-].join('');
+  ].join('');
+}
 
 /** Id of the shipped vocabulary (known without decoding it). */
 export const DEFAULT_VOCABULARY_ID = 1;
@@ -5890,7 +5894,7 @@ let cached: Vocabulary | undefined;
 /** The shipped vocabulary (decoded once). */
 export function defaultVocabulary(): Vocabulary {
   if (cached) return cached;
-  const bytes = Uint8Array.from(atob(DATA), (c) => c.charCodeAt(0));
+  const bytes = Uint8Array.from(atob(data()), (c) => c.charCodeAt(0));
   cached = Vocabulary.deserialize(new Uint32Array(bytes.buffer, 0, bytes.length / 4));
   return cached;
 }

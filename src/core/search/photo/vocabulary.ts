@@ -6,7 +6,7 @@
  *
  * Pure code; the trained centres ship in vocabulary-data.ts (bench/photo-vocabulary.js trains them).
  */
-import { DESCRIPTOR_WORDS, hamming256 } from './hamming.js';
+import { DESCRIPTOR_WORDS, hamming256, popcount32 } from './hamming.js';
 
 /**
  * A trained vocabulary: `k1` top-level centres, each with `k2` children; word = i1 · k2 + i2.
@@ -48,16 +48,8 @@ export class Vocabulary {
   /** The word of descriptor `index` of `descriptors` (nearest centre at each level). */
   word(descriptors: Uint32Array, index: number): number {
     const o = index * DESCRIPTOR_WORDS;
-    let best = 0;
-    let bestD = 1e9;
-    for (let c = 0; c < this.k1; c++) {
-      const d = hamming256(descriptors, o, this.top, c * DESCRIPTOR_WORDS);
-      if (d < bestD) {
-        bestD = d;
-        best = c;
-      }
-    }
-    return best * this.k2 + this.nearestLeaf(descriptors, o, best).leaf;
+    const best = nearest(descriptors, o, this.top, 0, this.k1);
+    return best * this.k2 + nearest(descriptors, o, this.leaves, best * this.k2, this.k2);
   }
 
   /**
@@ -73,7 +65,7 @@ export class Vocabulary {
     let b2 = -1;
     let d2 = 1e9;
     for (let c = 0; c < this.k1; c++) {
-      const d = hamming256(descriptors, o, this.top, c * DESCRIPTOR_WORDS);
+      const d = distance(descriptors, o, this.top, c * DESCRIPTOR_WORDS);
       if (d < d1) {
         b2 = b1;
         d2 = d1;
@@ -94,7 +86,7 @@ export class Vocabulary {
     for (let pi = 0; pi < parents; pi++) {
       const base = (pi === 0 ? b1 : b2) * this.k2;
       for (let c = 0; c < this.k2; c++) {
-        const d = hamming256(descriptors, o, this.leaves, (base + c) * DESCRIPTOR_WORDS);
+        const d = distance(descriptors, o, this.leaves, (base + c) * DESCRIPTOR_WORDS);
         if (filled === keep && d >= (bestD[keep - 1] ?? 0)) continue;
         let at = filled < keep ? filled++ : keep - 1;
         while (at > 0 && (bestD[at - 1] ?? 0) > d) {
@@ -108,20 +100,6 @@ export class Vocabulary {
     }
     for (let i = 0; i < filled; i++) out[i] = bestW[i] ?? 0;
     return filled;
-  }
-
-  private nearestLeaf(descriptors: Uint32Array, o: number, parent: number): { leaf: number; d: number } {
-    let best = 0;
-    let bestD = 1e9;
-    const base = parent * this.k2;
-    for (let c = 0; c < this.k2; c++) {
-      const d = hamming256(descriptors, o, this.leaves, (base + c) * DESCRIPTOR_WORDS);
-      if (d < bestD) {
-        bestD = d;
-        best = c;
-      }
-    }
-    return { leaf: best, d: bestD };
   }
 
   /** Words of every descriptor of a record, as a new Uint16Array. */
@@ -153,6 +131,40 @@ export class Vocabulary {
     const leaves = data.slice(3 + topLen);
     return new Vocabulary(id, k1, k2, top, leaves);
   }
+}
+
+/** Hamming distance of two descriptors (hamming256 without the per-word conversions, for the hot loops here). */
+function distance(a: Uint32Array, ia: number, b: Uint32Array, ib: number): number {
+  return (
+    popcount32((a[ia] ?? 0) ^ (b[ib] ?? 0)) + popcount32((a[ia + 1] ?? 0) ^ (b[ib + 1] ?? 0)) +
+    popcount32((a[ia + 2] ?? 0) ^ (b[ib + 2] ?? 0)) + popcount32((a[ia + 3] ?? 0) ^ (b[ib + 3] ?? 0)) +
+    popcount32((a[ia + 4] ?? 0) ^ (b[ib + 4] ?? 0)) + popcount32((a[ia + 5] ?? 0) ^ (b[ib + 5] ?? 0)) +
+    popcount32((a[ia + 6] ?? 0) ^ (b[ib + 6] ?? 0)) + popcount32((a[ia + 7] ?? 0) ^ (b[ib + 7] ?? 0))
+  );
+}
+
+/**
+ * Index (0 … count − 1) of the centre of `centres` nearest to descriptor word offset `o` of
+ * `descriptors`, among centres first … first + count − 1 (the first of equals). The descriptor is
+ * held in locals: this is the word-assignment hot loop (256 comparisons a descriptor).
+ */
+function nearest(descriptors: Uint32Array, o: number, centres: Uint32Array, first: number, count: number): number {
+  const q0 = descriptors[o] ?? 0, q1 = descriptors[o + 1] ?? 0, q2 = descriptors[o + 2] ?? 0, q3 = descriptors[o + 3] ?? 0;
+  const q4 = descriptors[o + 4] ?? 0, q5 = descriptors[o + 5] ?? 0, q6 = descriptors[o + 6] ?? 0, q7 = descriptors[o + 7] ?? 0;
+  let best = 0;
+  let bestD = 1e9;
+  for (let c = 0; c < count; c++) {
+    const b = (first + c) * DESCRIPTOR_WORDS;
+    const d =
+      popcount32(q0 ^ (centres[b] ?? 0)) + popcount32(q1 ^ (centres[b + 1] ?? 0)) + popcount32(q2 ^ (centres[b + 2] ?? 0)) +
+      popcount32(q3 ^ (centres[b + 3] ?? 0)) + popcount32(q4 ^ (centres[b + 4] ?? 0)) + popcount32(q5 ^ (centres[b + 5] ?? 0)) +
+      popcount32(q6 ^ (centres[b + 6] ?? 0)) + popcount32(q7 ^ (centres[b + 7] ?? 0));
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best;
 }
 
 /** Deterministic xorshift32 generator in [0, 1). */

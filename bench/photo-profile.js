@@ -1,0 +1,105 @@
+// Per-stage CPU time of a photo query (issue 14): decode, ORB, word assignment, global views, index
+// query (local alone, then local + global + fusion), with Recall@1/@5, the share of true parts at
+// or above the 0.5 threshold, distractor false hits and inlier quantiles per condition; over the
+// cached query sets of bench/photo-queries.js. CPU time (process.cpuUsage), not wall time: the
+// 2-core machine is shared and wall times there measure the other engineers' load.
+// Usage (after `npx tsc -p tsconfig.build.json`):
+//   node bench/photo-profile.js [--per 40] [--n 400] [--conds scene,rot,distractor] [--pad 9486] [--build]
+//   --pad N: add N cached synthetic references of bench/photo-search.js (run it once first);
+//   --build: also time a bulk build of 20 × the real references from encoded records.
+//   PHOTO_QUERY='{"maxDistance":40}' passes options to the local search; PHOTO_DIST=… another build.
+import { photoSets } from './photo-queries.js';
+
+const DIST = process.env.PHOTO_DIST ?? '../dist';
+const { extractFeatures } = await import(`${DIST}/adapters/images/sharp-features.js`);
+const { defaultVocabulary } = await import(`${DIST}/core/search/photo/vocabulary-data.js`);
+const { PhotoReferenceIndex } = await import(`${DIST}/core/search/photo/photo-search.js`);
+const { decodeGrey, localFeaturesFromGrey, extractLocalFeatures, LOCAL_SETTINGS } = await import(`${DIST}/adapters/images/local-features/extract.js`);
+const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
+const { rotatedGlobalFeatures } = await import(`${DIST}/adapters/images/local-features/global-views.js`);
+const args = process.argv.slice(2);
+const arg = (name, fallback) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
+const PER = Number(arg('per', '40'));
+const N = Number(arg('n', '60'));
+const vocabulary = defaultVocabulary();
+const cv = await openCv();
+const sets = await photoSets({ perCondition: PER, log: () => {} });
+const index = new PhotoReferenceIndex(vocabulary);
+for (const [i, r] of sets.references.entries()) {
+  const global = await extractFeatures(r.bytes);
+  const local = await extractLocalFeatures(r.bytes, 'reference', vocabulary);
+  index.add(`img${i}`, `part:${r.file}`, { global, local });
+}
+// Optional padding with the cached synthetic references of bench/photo-search.js (--pad N).
+const PAD = Number(arg('pad', '0'));
+if (PAD > 0) {
+  const fs = await import('node:fs');
+  const { decodeFeatures } = await import(`${DIST}/core/search/image-similarity.js`);
+  const { decodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
+  const dir = new URL('./tmp/photo-cache/', import.meta.url);
+  const file = fs.readdirSync(dir).find((f) => f.startsWith('synthetic-'));
+  const buf = fs.readFileSync(new URL(file, dir));
+  const items = [];
+  let o = 0;
+  while (o < buf.length && items.length < PAD) {
+    const src = buf.readUInt32LE(o), gl = buf.readUInt32LE(o + 4), ll = buf.readUInt32LE(o + 8);
+    o += 12;
+    const global = decodeFeatures(new Uint8Array(buf.buffer, buf.byteOffset + o, gl));
+    const local = decodeLocalFeatures(new Uint8Array(buf.buffer, buf.byteOffset + o + gl, ll));
+    o += gl + ll;
+    items.push({ imageId: `syn${items.length}`, partId: `part:${sets.references[src].file}`, ref: { global, local } });
+  }
+  if (index.addMany) index.addMany(items);
+  else for (const it of items) index.add(it.imageId, it.partId, it.ref);
+  console.log(`padded to ${index.size} references`);
+}
+const CONDS = arg('conds', 'scene,rot').split(',');
+const qs = [
+  ...sets.queries.filter((q) => CONDS.includes(q.condition)).slice(0, N),
+  ...(CONDS.includes('distractor') ? sets.distractors.map((d) => ({ ...d, condition: 'distractor', file: '-' })) : []),
+];
+const recall = {};
+const OPTS = JSON.parse(process.env.PHOTO_QUERY ?? '{}');
+const t = { decode: [], orb: [], words: [], views: [], search: [], total: [] };
+// CPU time of this process (µs → ms): the machine is shared, so wall time of sync stages is noisy.
+const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+for (const q of qs) {
+  const t0 = now();
+  const raster = await decodeGrey(q.bytes, 'query');
+  const t1 = now();
+  const f = localFeaturesFromGrey(cv, raster, LOCAL_SETTINGS.query);
+  const t2 = now();
+  f.words = vocabulary.assign(f.descriptors); f.vocabulary = vocabulary.id;
+  const t3 = now();
+  const views = await rotatedGlobalFeatures(q.bytes);
+  const t4 = now();
+  index.local.query(f, OPTS);
+  const t45 = now();
+  (t.matches ??= []).push(index.local.lastStats?.matches ?? 0);
+  { let c = 0; for (let i = 0; i < f.count; i++) c += index.local.postings[f.words[i]].length; (t.comparisons ??= []).push(c); }
+  const hits = index.query({ views, local: f }, 25, { local: OPTS });
+  const t5 = now();
+  const r = hits.findIndex((h) => h.part_id === `part:${q.file}`);
+  const c = (recall[q.condition] ??= { n: 0, r1: 0, r5: 0, conf: 0 });
+  c.n++; if (r === 0) c.r1++; if (r >= 0 && r < 5) c.r5++; if (r >= 0 && hits[r].score >= 0.5) c.conf++;
+  if (q.condition === 'distractor' && (hits[0]?.score ?? 0) >= 0.5) c.conf++;
+  (c.inl ??= []).push(r >= 0 ? hits[r].inliers : (hits[0]?.inliers ?? 0));
+  (t.local ??= []).push(t45 - t4);
+  t.decode.push(t1 - t0); t.orb.push(t2 - t1); t.words.push(t3 - t2); t.views.push(t4 - t3); t.search.push(t5 - t45); t.total.push(t5 - t0 - (t45 - t4));
+}
+const p = (a, q) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(q * s.length))].toFixed(1); };
+for (const [k, v] of Object.entries(t)) console.log(`${k}: p50 ${p(v, 0.5)} p90 ${p(v, 0.9)} p99 ${p(v, 0.99)}`);
+for (const c of Object.values(recall)) { c.inl.sort((a, b) => a - b); c.inl = [0.1, 0.25, 0.5, 0.75, 0.9, 0.95].map((p) => c.inl[Math.floor(p * c.inl.length)]); }
+console.log(JSON.stringify(recall));
+if (!args.includes('--build')) process.exit(0);
+// Index build cost: add the references 10 times over (≈ 5,000 images).
+{
+  const feats = [];
+  for (const r of sets.references) feats.push({ global: await extractFeatures(r.bytes), local: await extractLocalFeatures(r.bytes, 'reference', vocabulary) });
+  const { encodePhotoFeatures, decodePhotoFeatures } = await import(`${DIST}/core/search/photo/photo-search.js`);
+  const blobs = feats.map((f) => encodePhotoFeatures(f.global, f.local));
+  const t0 = now();
+  const big = new PhotoReferenceIndex(vocabulary);
+  for (let k = 0; k < 10; k++) blobs.forEach((b, i) => big.add(`x${k}-${i}`, `p${i}`, decodePhotoFeatures(b)));
+  console.log(`build of ${big.size} from encoded records: ${(now() - t0).toFixed(0)} ms CPU, ${(big.memoryBytes / 2 ** 20).toFixed(1)} MB`);
+}

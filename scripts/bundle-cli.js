@@ -1,0 +1,49 @@
+// Bundles the CLI (issue 12, start-up): `npm run build` runs it after tsc. Node resolves and links
+// every ESM file separately, and zod alone is ~230 of them, so `catalog search x` spent most of its
+// start-up in the module loader. The bundle puts our code, zod and commander in a few files under
+// dist/bundle/, split at every dynamic import() so a command loads only what it needs (the --help
+// path loads neither zod nor the catalog). bin/catalog.js runs dist/bundle/main.js.
+//
+// - Entries: the CLI (src/cli/main.ts) and the serve thread pool's worker, which pooled-catalog.ts
+//   finds beside itself (`./catalog-worker.js`), so every chunk lands in the one directory.
+// - Native, large or path-sensitive packages stay external (better-sqlite3, sharp, pg, the AWS SDK,
+//   OpenCV, fastify, piscina, ...): Node loads them from node_modules as before.
+// - Source maps map to src/*.ts, for error reports (`node --enable-source-maps bin/catalog.js`).
+// dist/ as tsc writes it stays as it is: tests, benchmarks and the e2e error table import from it.
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'rolldown';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'dist', 'bundle');
+/** Packages bundled in: pure ESM/CJS JavaScript whose many small files dominate start-up. */
+const BUNDLED = ['zod', 'commander'];
+
+function isExternal(id) {
+  if (id.startsWith('node:')) return true;
+  if (id.startsWith('.') || id.startsWith('/') || id.startsWith('\0')) return false;
+  const name = id.startsWith('@') ? id.split('/').slice(0, 2).join('/') : id.split('/')[0];
+  return !BUNDLED.includes(name);
+}
+
+rmSync(OUT, { recursive: true, force: true });
+await build({
+  input: {
+    main: join(ROOT, 'src', 'cli', 'main.ts'),
+    'catalog-worker': join(ROOT, 'src', 'http', 'pool', 'catalog-worker.ts'),
+  },
+  platform: 'node',
+  external: isExternal,
+  tsconfig: join(ROOT, 'tsconfig.build.json'),
+  logLevel: 'warn',
+  output: {
+    dir: OUT,
+    format: 'esm',
+    sourcemap: true,
+    entryFileNames: '[name].js',
+    // Beside the entries: code that finds a file relative to its own module (the pool's worker,
+    // the web app in dist/web) must sit where the entry does.
+    chunkFileNames: '[name]-[hash].js',
+  },
+});

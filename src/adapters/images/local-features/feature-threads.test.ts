@@ -1,0 +1,31 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decodePhotoFeatures } from '../../../core/search/photo/photo-search.js';
+import { closeFeatureThreads, extractQueryOffThread, extractReferenceOffThread, featureThreadsAvailable } from './feature-threads.js';
+import { extractPhotoQuery, extractPhotoReference } from './photo-features.js';
+
+const IMAGE = join(import.meta.dirname, '..', '..', '..', '..', '..', 'shared', 'data', 'images', 'b_5_rook.jpg');
+
+describe('feature threads', () => {
+  afterAll(closeFeatureThreads);
+
+  it('extract on a thread exactly what this thread extracts (query and reference)', async () => {
+    // npm test builds dist/ first, so the worker exists; a bare source checkout falls back in-process.
+    const built = existsSync(join(import.meta.dirname, '..', '..', '..', '..', 'dist', 'adapters', 'images', 'local-features', 'feature-worker.js'));
+    expect(await featureThreadsAvailable()).toBe(built);
+    const bytes = readFileSync(IMAGE);
+    const [there, here] = await Promise.all([extractQueryOffThread(bytes), extractPhotoQuery(bytes)]);
+    expect(there.local.count).toBeGreaterThan(100);
+    expect([...there.local.descriptors]).toEqual([...here.local.descriptors]);
+    expect([...there.local.words]).toEqual([...here.local.words]);
+    expect(there.views.map((v) => [...v.vectors])).toEqual(here.views.map((v) => [...v.vectors]));
+    const ref = decodePhotoFeatures(await extractReferenceOffThread(bytes));
+    const refHere = decodePhotoFeatures(await extractPhotoReference(bytes));
+    expect([...(ref.local?.descriptors ?? [])]).toEqual([...(refHere.local?.descriptors ?? [])]);
+  });
+
+  it('reports an undecodable image as an error with the decoder message', async () => {
+    await expect(extractQueryOffThread(Uint8Array.of(0xff, 0xd8, 0xff, 0, 1, 2, 3))).rejects.toThrow(/cannot decode image/);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Photo-feature extraction off the main thread (issue 14; docs/search.md, "Photo search"): a
+ * process-wide piscina pool running feature-worker.ts. The decode pool (decode-pool.ts) still
+ * decides how many extractions run at once and how many queries may wait; this only moves the
+ * work (sharp's decode and OpenCV's synchronous ORB) off the event loop.
+ *
+ * Without the built worker (TypeScript sources run before `npm run build`) extraction runs in this
+ * thread, as before.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Piscina } from 'piscina';
+import type { PhotoQuery } from '../../../core/search/photo/photo-search.js';
+import type { FeatureTask } from './feature-worker.js';
+
+/** Threads of the pool: as many as decode slots by default (half the CPUs, 1 to 3). */
+export const FEATURE_THREADS = Math.min(3, Math.max(1, Math.floor(availableParallelism() / 2)));
+
+/** The built worker: beside this module in dist/; from the TypeScript sources (tests), the one in dist/; undefined when neither exists. */
+function workerFile(): string | undefined {
+  const path = fileURLToPath(new URL('./feature-worker.js', import.meta.url));
+  if (existsSync(path)) return path;
+  const built = path.replace(`${sep}src${sep}`, `${sep}dist${sep}`);
+  return built !== path && existsSync(built) ? built : undefined;
+}
+
+let pool: Promise<Piscina | undefined> | undefined;
+
+/** The pool, created on first use (undefined: extract in this thread). */
+function threads(): Promise<Piscina | undefined> {
+  pool ??= (async () => {
+    if (process.env.CATALOG_FEATURE_THREADS === '0') return undefined;
+    const filename = workerFile();
+    if (!filename) return undefined;
+    // sharp must be loaded by the main thread before any worker loads it: otherwise a worker's exit
+    // unloads its shared libraries while others use them (sharp's documentation, worker threads).
+    await import('sharp');
+    const { Piscina } = await import('piscina');
+    // Idle threads are unref'd by piscina, so a CLI command still exits; they stay alive (OpenCV
+    // loaded, ~0.6 s to load again) for the next query.
+    return new Piscina({ filename, minThreads: FEATURE_THREADS, maxThreads: FEATURE_THREADS, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1 });
+  })();
+  return pool;
+}
+
+/** Runs a task on a thread, or here without the built worker. @throws Error with the worker's name and message. */
+async function run(task: FeatureTask): Promise<PhotoQuery | Uint8Array> {
+  const p = await threads();
+  if (!p) {
+    const { extractPhotoQuery, extractPhotoReference } = await import('./photo-features.js');
+    return task.kind === 'query' ? extractPhotoQuery(task.input) : extractPhotoReference(task.input);
+  }
+  const result = (await p.run(task)) as { ok: true; value: PhotoQuery | Uint8Array } | { ok: false; name: string; message: string };
+  if (result.ok) return result.value;
+  const error = new Error(result.message);
+  error.name = result.name;
+  throw error;
+}
+
+/**
+ * Features of a query photo (global views and local features), computed on a feature thread.
+ * @throws Error when the image cannot be decoded (name PixelLimitError when it is too large).
+ */
+export async function extractQueryOffThread(input: Uint8Array): Promise<PhotoQuery> {
+  return (await run({ kind: 'query', input })) as PhotoQuery;
+}
+
+/**
+ * The stored features (feature version 2) of a reference image, computed on a feature thread.
+ * @throws Error when the image cannot be decoded.
+ */
+export async function extractReferenceOffThread(input: Uint8Array | string): Promise<Uint8Array> {
+  return (await run({ kind: 'reference', input })) as Uint8Array;
+}
+
+/** True when extractions run on feature threads (the built worker exists and threads are not disabled). */
+export async function featureThreadsAvailable(): Promise<boolean> {
+  return (await threads()) !== undefined;
+}
+
+/** Stops the threads (tests, benchmarks); the next extraction starts new ones. */
+export async function closeFeatureThreads(): Promise<void> {
+  const p = await pool;
+  pool = undefined;
+  await p?.destroy();
+}
