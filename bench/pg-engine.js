@@ -4,7 +4,11 @@
  * the write's transaction), then the same queries by class on each — a whole search through the
  * local client (rank, session, first page of 25) — alternating the stores query by query, 3 rounds
  * (the first cold); and the rank step alone (the SearchIndex: no session, no page). Checks that both stores return the same total and the same top 25 in the same
- * order for every query (the script fails otherwise).
+ * order for every query (the script fails otherwise). Then page 1 vs page 400 of a session (GET
+ * state: skip 0 and skip 399 × 25, limit 25; a lower page when the sessions keep fewer hits), one
+ * session per frequent word, 20 rounds; the on-disk size of each store; the 1-minute load average
+ * sampled every 10 s (progress lines on stderr, the JSON on stdout). Rare words: those of 1–3 devices
+ * (one hit per copy of the device list past 38,144 parts).
  *
  * Uses the COMPILED code: `npm run build && nice -n 10 node bench/pg-engine.js [parts=100000]`.
  * PostgreSQL: $CATALOG_BENCH_DATABASE_URL, else a throwaway cluster started here from Debian's
@@ -16,7 +20,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
@@ -29,6 +33,15 @@ const { openCatalog, openCatalogAt } = await load('open-catalog.js');
 const { LOCAL_OWNER } = await load('core/permissions.js');
 const { decidePartUpsert } = await load('core/catalog/parts.js');
 const { buildEngineDocument } = await load('core/search/engine/document.js');
+
+// The 1-minute load average, sampled every 10 s over the run (the machine is shared: say how loaded).
+const loadSamples = [];
+const sampleLoad = () => loadSamples.push(loadavg()[0]);
+sampleLoad();
+setInterval(sampleLoad, 10_000).unref();
+const started = performance.now();
+/** Progress on stderr (the big run is polled): seconds since start, load, message. */
+const progress = (msg) => console.error(`[${((performance.now() - started) / 1000).toFixed(0)} s, load ${loadavg()[0].toFixed(2)}] ${msg}`);
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -65,7 +78,7 @@ async function startCluster() {
   };
 }
 
-async function importParts(catalog, parts, list) {
+async function importParts(catalog, parts, list, name) {
   const { service } = catalog;
   await service.upsertAttributes(LOCAL_OWNER, ATTRIBUTES);
   const started = performance.now();
@@ -74,8 +87,11 @@ async function importParts(catalog, parts, list) {
     for (let i = from; i < Math.min(parts, from + 1000); i++) items.push(partOf(i, list));
     const now = service.clock.nowMicros();
     await service.store.upsertParts(items, (item, existing, attributes) => decidePartUpsert(item, existing, attributes, now, () => service.ids.uuid()));
+    if ((from + 1000) % 100_000 === 0) progress(`${name}: ${from + 1000} parts imported, ${Math.round((from + 1000) / ((performance.now() - started) / 1000))} rows/s so far`);
   }
-  return Math.round(parts / ((performance.now() - started) / 1000));
+  const rate = Math.round(parts / ((performance.now() - started) / 1000));
+  progress(`${name}: import done, ${parts} parts at ${rate} rows/s`);
+  return rate;
 }
 
 async function main() {
@@ -87,106 +103,158 @@ async function main() {
   const stores = {};
   const importRate = {};
   let cluster;
-  stores.sqlite = openCatalog({ dataDir: join(dir, 'sqlite'), searchTuning: { cacheSize: 0 } });
-  importRate.sqlite = await importParts(stores.sqlite, parts, list);
-  if (!sqliteOnly) {
-    let url = process.env.CATALOG_BENCH_DATABASE_URL;
-    if (!url) {
-      cluster = await startCluster();
-      url = cluster.url;
+  try {
+    stores.sqlite = openCatalog({ dataDir: join(dir, 'sqlite'), searchTuning: { cacheSize: 0 } });
+    importRate.sqlite = await importParts(stores.sqlite, parts, list, 'sqlite');
+    if (!sqliteOnly) {
+      let url = process.env.CATALOG_BENCH_DATABASE_URL;
+      if (!url) {
+        cluster = await startCluster();
+        url = cluster.url;
+      }
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query('DROP SCHEMA IF EXISTS bench_engine CASCADE; CREATE SCHEMA bench_engine');
+      await admin.end();
+      const schemaUrl = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c search_path=bench_engine')}`;
+      stores.postgres = await openCatalogAt({ dataDir: join(dir, 'pg-files'), databaseUrl: schemaUrl });
+      importRate.postgres = await importParts(stores.postgres, parts, list, 'postgres');
     }
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query('DROP SCHEMA IF EXISTS bench_engine CASCADE; CREATE SCHEMA bench_engine');
-    await admin.end();
-    const schemaUrl = `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c search_path=bench_engine')}`;
-    stores.postgres = await openCatalogAt({ dataDir: join(dir, 'pg-files'), databaseUrl: schemaUrl });
-    importRate.postgres = await importParts(stores.postgres, parts, list);
-  }
 
-  // Query classes by document frequency of single words (letters only, so the word is its own term).
-  const attributes = new Map(ATTRIBUTES.map((a) => [a.attribute_id, { ...a, visibility: 'factoryWorker', per_org_values: false }]));
-  const df = new Map();
-  for (let i = 0; i < parts; i++) for (const t of buildEngineDocument(partOf(i, list), attributes).terms.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-  const words = [...df.entries()].filter(([t]) => /^[a-z]{4,}$/.test(t));
-  const pick = (lo, hi, count) => words.filter(([, n]) => n >= lo && n <= hi).sort((a, b) => (a[0] < b[0] ? -1 : 1)).filter((_, i, arr) => i % Math.max(1, Math.floor(arr.length / count)) === 0).slice(0, count).map(([t]) => [t]);
-  const frequent = pick(parts * 0.05, parts * 0.3, 10);
-  const classes = {
-    rare: pick(1, 3, 20),
-    medium: pick((parts / 1000) * 0.7, (parts / 1000) * 1.4, 20),
-    frequent,
-    'two words': frequent.slice(0, 5).flatMap(([a]) => pick(parts * 0.01, parts * 0.3, 4).map(([b]) => [a, b])).filter(([a, b]) => a !== b).slice(0, 20),
-  };
-  const names = Object.keys(stores);
-  const results = {};
-  let compared = 0;
-  let differ = 0;
-  for (const [cls, queries] of Object.entries(classes)) {
-    const times = Object.fromEntries(names.map((n) => [n, []]));
-    const rankTimes = Object.fromEntries(names.map((n) => [n, []]));
-    for (let round = 0; round < 3; round++) {
-      for (const q of queries) {
-        const text = `${q.join(' ')} `;
-        const answers = {};
-        for (const n of names) {
-          const request = { matches: { text }, resultOptions: { limit: 25 } };
-          let t0 = performance.now();
-          answers[n] = await stores[n].search.search(LOCAL_OWNER, request);
-          times[n].push(performance.now() - t0);
-          // The rank step alone (SearchService.rankText: the SearchIndex's work, no session, no page).
-          t0 = performance.now();
-          await stores[n].search.rankText(LOCAL_OWNER, request);
-          rankTimes[n].push(performance.now() - t0);
+    // Query classes by document frequency of single words (letters only, so the word is its own term).
+    const attributes = new Map(ATTRIBUTES.map((a) => [a.attribute_id, { ...a, visibility: 'factoryWorker', per_org_values: false }]));
+    const df = new Map();
+    for (let i = 0; i < parts; i++) for (const t of buildEngineDocument(partOf(i, list), attributes).terms.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+    const words = [...df.entries()].filter(([t]) => /^[a-z]{4,}$/.test(t));
+    const pick = (lo, hi, count) => words.filter(([, n]) => n >= lo && n <= hi).sort((a, b) => (a[0] < b[0] ? -1 : 1)).filter((_, i, arr) => i % Math.max(1, Math.floor(arr.length / count)) === 0).slice(0, count).map(([t]) => [t]);
+    const frequent = pick(parts * 0.05, parts * 0.3, 10);
+    const classes = {
+      // Part i is device i mod devices (copies numbered), so past one copy the rarest word has one
+      // hit per copy: rare = the words of 1–3 devices.
+      rare: pick(1, 3 * Math.ceil(parts / list.length), 20),
+      medium: pick((parts / 1000) * 0.7, (parts / 1000) * 1.4, 20),
+      frequent,
+      'two words': frequent.slice(0, 5).flatMap(([a]) => pick(parts * 0.01, parts * 0.3, 4).map(([b]) => [a, b])).filter(([a, b]) => a !== b).slice(0, 20),
+    };
+    const names = Object.keys(stores);
+    const results = {};
+    let compared = 0;
+    let differ = 0;
+    for (const [cls, queries] of Object.entries(classes)) {
+      if (queries.length === 0) throw new Error(`no ${cls} query at ${parts} parts`);
+      const hits = [];
+      const times = Object.fromEntries(names.map((n) => [n, []]));
+      const rankTimes = Object.fromEntries(names.map((n) => [n, []]));
+      for (let round = 0; round < 3; round++) {
+        for (const q of queries) {
+          const text = `${q.join(' ')} `;
+          const answers = {};
+          for (const n of names) {
+            const request = { matches: { text }, resultOptions: { limit: 25 } };
+            let t0 = performance.now();
+            answers[n] = await stores[n].search.search(LOCAL_OWNER, request);
+            times[n].push(performance.now() - t0);
+            // The rank step alone (SearchService.rankText: the SearchIndex's work, no session, no page).
+            t0 = performance.now();
+            await stores[n].search.rankText(LOCAL_OWNER, request);
+            rankTimes[n].push(performance.now() - t0);
+          }
+          if (round === 0) hits.push(answers.sqlite.resultsTotalCount);
+          if (round === 0 && answers.postgres) {
+            const a = answers.sqlite;
+            const b = answers.postgres;
+            const same = a.resultsTotalCount === b.resultsTotalCount && a.results.map((r) => r.id).join('\n') === b.results.map((r) => r.id).join('\n');
+            if (same) compared++;
+            else if (allowDifferences) differ++;
+            else throw new Error(`'${text}': SQLite and PostgreSQL differ: ${a.resultsTotalCount} ${a.results.map((r) => r.id).slice(0, 5)} / ${b.resultsTotalCount} ${b.results.map((r) => r.id).slice(0, 5)}`);
+          }
         }
-        if (round === 0 && answers.postgres) {
-          const a = answers.sqlite;
-          const b = answers.postgres;
-          const same = a.resultsTotalCount === b.resultsTotalCount && a.results.map((r) => r.id).join('\n') === b.results.map((r) => r.id).join('\n');
-          if (same) compared++;
-          else if (allowDifferences) differ++;
-          else throw new Error(`'${text}': SQLite and PostgreSQL differ: ${a.resultsTotalCount} ${a.results.map((r) => r.id).slice(0, 5)} / ${b.resultsTotalCount} ${b.results.map((r) => r.id).slice(0, 5)}`);
+      }
+      results[cls] = { queries: queries.length, hits: `${Math.min(...hits)}–${Math.max(...hits)}` };
+      for (const n of names) {
+        const sorted = times[n].sort((x, y) => x - y);
+        const rank = rankTimes[n].sort((x, y) => x - y);
+        results[cls][n] = { p50: +pct(sorted, 50).toFixed(2), p99: +pct(sorted, 99).toFixed(2), rankP50: +pct(rank, 50).toFixed(2), rankP99: +pct(rank, 99).toFixed(2) };
+      }
+      progress(`${cls}: ${JSON.stringify(results[cls])}`);
+    }
+
+    // Page 1 vs page 400 of a session (GET /1/find/search/state/{id}: skip 0 and skip 399 × 25, limit
+    // 25; the session keeps at most maxSessionHits = 10,000 hits, so page 400 is its last page). One
+    // session per frequent word on each store, then both pages read alternately, store by store, 20 rounds.
+    const PAGE = 25;
+    const pages = Object.fromEntries(names.map((n) => [n, { first: [], far: [] }]));
+    const sessions = {};
+    for (const n of names) {
+      sessions[n] = [];
+      for (const [w] of frequent) {
+        const r = await stores[n].search.search(LOCAL_OWNER, { matches: { text: `${w} ` }, resultOptions: { limit: PAGE } });
+        sessions[n].push({ id: r.sessionId, stored: r.resultsPageableCount });
+      }
+    }
+    const farPage = Math.min(400, Math.floor(Math.min(...names.flatMap((n) => sessions[n].map((s) => s.stored))) / PAGE));
+    const farSkip = (farPage - 1) * PAGE;
+    for (let round = 0; round < 20; round++) {
+      for (let k = 0; k < frequent.length; k++) {
+        for (const n of names) {
+          const { id } = sessions[n][k];
+          let t0 = performance.now();
+          const a = await stores[n].search.searchState(LOCAL_OWNER, id, { skip: 0, limit: PAGE });
+          pages[n].first.push(performance.now() - t0);
+          t0 = performance.now();
+          const b = await stores[n].search.searchState(LOCAL_OWNER, id, { skip: farSkip, limit: PAGE });
+          pages[n].far.push(performance.now() - t0);
+          if (a.results.length !== PAGE || b.results.length !== PAGE) throw new Error(`${n}: a page of ${a.results.length} / ${b.results.length} results, expected ${PAGE}`);
         }
       }
     }
-    results[cls] = { queries: queries.length };
+    const pageResults = { farPage, sessionsPerStore: frequent.length, readsPerPage: 20 * frequent.length };
     for (const n of names) {
-      const sorted = times[n].sort((x, y) => x - y);
-      const rank = rankTimes[n].sort((x, y) => x - y);
-      results[cls][n] = { p50: +pct(sorted, 50).toFixed(2), p99: +pct(sorted, 99).toFixed(2), rankP50: +pct(rank, 50).toFixed(2), rankP99: +pct(rank, 99).toFixed(2) };
+      const f = pages[n].first.sort((x, y) => x - y);
+      const g = pages[n].far.sort((x, y) => x - y);
+      pageResults[n] = { page1: { p50: +pct(f, 50).toFixed(2), p99: +pct(f, 99).toFixed(2) }, [`page${farPage}`]: { p50: +pct(g, 50).toFixed(2), p99: +pct(g, 99).toFixed(2) } };
+    }
+    progress(`pages: ${JSON.stringify(pageResults)}`);
+    // The machine's PostgreSQL round trip in the same run (a warm search's one statement): p50 of 200.
+    let pgRoundTripMs;
+    if (stores.postgres) {
+      const c = new pg.Client({ connectionString: cluster?.url ?? process.env.CATALOG_BENCH_DATABASE_URL });
+      await c.connect();
+      const rt = [];
+      for (let i = 0; i < 200; i++) {
+        const t0 = performance.now();
+        await c.query('SELECT 1');
+        rt.push(performance.now() - t0);
+      }
+      rt.sort((x, y) => x - y);
+      pgRoundTripMs = { p50: +pct(rt, 50).toFixed(2), p99: +pct(rt, 99).toFixed(2) };
+      await c.end();
+    }
+    const disk = {};
+    disk.sqliteMB = Math.round(readdirSync(join(dir, 'sqlite')).reduce((n, f) => n + statSync(join(dir, 'sqlite', f)).size, 0) / 2 ** 20);
+    if (stores.postgres) {
+      const c = new pg.Client({ connectionString: cluster?.url ?? process.env.CATALOG_BENCH_DATABASE_URL });
+      await c.connect();
+      const size = await c.query(`SELECT
+        (SELECT sum(pg_total_relation_size(quote_ident('bench_engine') || '.' || quote_ident(tablename))) FROM pg_tables WHERE schemaname = 'bench_engine') AS total,
+        (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = 'bench_engine' AND c.relkind = 'r' AND c.relname IN ('engine_terms', 'engine_postings', 'engine_docs', 'search_docs')) AS engine`);
+      disk.postgresMB = Math.round(Number(size.rows[0].total) / 2 ** 20);
+      disk.postgresIndexMB = Math.round(Number(size.rows[0].engine) / 2 ** 20);
+      await c.end();
+    }
+    for (const n of names) await stores[n].close();
+    sampleLoad();
+    const load = { min: +Math.min(...loadSamples).toFixed(2), max: +Math.max(...loadSamples).toFixed(2), mean: +(loadSamples.reduce((x, y) => x + y, 0) / loadSamples.length).toFixed(2), samples: loadSamples.length };
+    console.log(JSON.stringify({ parts, dist, seconds: Math.round((performance.now() - started) / 1000), loadAverage1m: load, importRowsPerSecond: importRate, disk, sameTop25AndTotal: compared, differentTop25OrTotal: differ, pgRoundTripMs, results, pages: pageResults }, null, 2));
+  } finally {
+    // Also on failure: never leave a cluster running or a catalog behind.
+    try {
+      cluster?.stop();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }
-  // The machine's PostgreSQL round trip in the same run (a warm search's one statement): p50 of 200.
-  let pgRoundTripMs;
-  if (stores.postgres) {
-    const c = new pg.Client({ connectionString: cluster?.url ?? process.env.CATALOG_BENCH_DATABASE_URL });
-    await c.connect();
-    const rt = [];
-    for (let i = 0; i < 200; i++) {
-      const t0 = performance.now();
-      await c.query('SELECT 1');
-      rt.push(performance.now() - t0);
-    }
-    rt.sort((x, y) => x - y);
-    pgRoundTripMs = { p50: +pct(rt, 50).toFixed(2), p99: +pct(rt, 99).toFixed(2) };
-    await c.end();
-  }
-  const disk = {};
-  disk.sqliteMB = Math.round(readdirSync(join(dir, 'sqlite')).reduce((n, f) => n + statSync(join(dir, 'sqlite', f)).size, 0) / 2 ** 20);
-  if (stores.postgres) {
-    const c = new pg.Client({ connectionString: cluster?.url ?? process.env.CATALOG_BENCH_DATABASE_URL });
-    await c.connect();
-    const size = await c.query(`SELECT
-      (SELECT sum(pg_total_relation_size(quote_ident('bench_engine') || '.' || quote_ident(tablename))) FROM pg_tables WHERE schemaname = 'bench_engine') AS total,
-      (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname = 'bench_engine' AND c.relkind = 'r' AND c.relname IN ('engine_terms', 'engine_postings', 'engine_docs', 'search_docs')) AS engine`);
-    disk.postgresMB = Math.round(Number(size.rows[0].total) / 2 ** 20);
-    disk.postgresIndexMB = Math.round(Number(size.rows[0].engine) / 2 ** 20);
-    await c.end();
-  }
-  for (const n of names) await stores[n].close();
-  cluster?.stop();
-  rmSync(dir, { recursive: true, force: true });
-  console.log(JSON.stringify({ parts, dist, importRowsPerSecond: importRate, disk, sameTop25AndTotal: compared, differentTop25OrTotal: differ, pgRoundTripMs, results }, null, 2));
 }
 
 await main();
