@@ -19,6 +19,7 @@ import { TIERS } from '../../../core/search/engine/bm25.js';
 import { FILTER_MARK, HOLDER_TERM, ID_MARK, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
 import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, GROUPS, mergeChanges, type Postings } from '../../../core/search/engine/postings.js';
 import { ID_WEIGHT, NAME_WEIGHT } from '../../../core/search/engine/bm25.js';
+import { tierView } from '../../../core/search/engine/doc-chunks.js';
 import type { SqliteDatabase } from '../database.js';
 
 /** Docs per engine_docs row. */
@@ -481,25 +482,7 @@ export class EngineStore {
     }
     let view = cached.tiers[tier];
     if (!view) {
-      const { docs, tf, weight } = cached;
-      let count = 0;
-      const wtfAll = new Float64Array(docs.length);
-      for (let i = 0; i < docs.length; i++) {
-        let w = (tf[i * GROUPS] ?? 0) * weight;
-        for (let k = 0; k <= tier; k++) w += tf[i * GROUPS + 1 + k] ?? 0;
-        wtfAll[i] = w;
-        if (w > 0) count++;
-      }
-      view = { docs: new Int32Array(count), wtf: new Float64Array(count), names: new Uint8Array(count) };
-      let j = 0;
-      for (let i = 0; i < docs.length; i++) {
-        const w = wtfAll[i] ?? 0;
-        if (w <= 0) continue;
-        view.docs[j] = docs[i] ?? 0;
-        view.wtf[j] = w;
-        view.names[j] = (tf[i * GROUPS] ?? 0) > 0 ? 1 : 0;
-        j++;
-      }
+      view = tierView(cached.docs, cached.tf, cached.weight, tier);
       cached.tiers[tier] = view;
     }
     return view;
