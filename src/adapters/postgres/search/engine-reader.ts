@@ -17,9 +17,7 @@
  */
 import type { Visibility } from '../../../api/schemas.js';
 import type { Alternative, StoredPart } from '../../../core/model.js';
-import { TIERS } from '../../../core/search/engine/bm25.js';
-import { CHUNK, groupZeroWeight, readDoc, tierView } from '../../../core/search/engine/doc-chunks.js';
-import { tierLength } from '../../../core/search/engine/document.js';
+import { DocColumns, groupZeroWeight, tierView } from '../../../core/search/engine/doc-chunks.js';
 import { decodeBlock, emptyPostings } from '../../../core/search/engine/postings.js';
 import { visibilityTier, type EngineReader, type TierView } from '../../../core/search/engine/searcher.js';
 import type { PgClient } from '../database.js';
@@ -66,11 +64,8 @@ export class PgEngineReader implements EngineReader {
   // -- kept between searches --
   private loadedVersion = -1;
   private loadedRebuild = -1;
-  private capacity = 0;
-  card = new Float64Array(0);
-  key = new Float64Array(0);
-  flags = new Uint8Array(0);
-  dl: Float64Array[] = [];
+  /** Per-doc arrays (core doc-chunks.ts). */
+  private readonly docs = new DocColumns();
   n = 0;
   sumLength = [0, 0, 0, 0];
   private readonly termIds = new Map<string, number>();
@@ -92,7 +87,22 @@ export class PgEngineReader implements EngineReader {
   rounds = 0;
 
   get docCapacity(): number {
-    return this.capacity;
+    return this.docs.capacity;
+  }
+
+  /** Current card id by doc. */
+  get card(): Float64Array {
+    return this.docs.card;
+  }
+
+  /** Order key by doc (EngineReader). */
+  get key(): Float64Array {
+    return this.docs.key;
+  }
+
+  /** Part length per tier, by doc (EngineReader). */
+  get dl(): readonly Float64Array[] {
+    return this.docs.dl;
   }
 
   /**
@@ -331,50 +341,17 @@ export class PgEngineReader implements EngineReader {
       this.termIds.clear();
       this.postings.clear();
       this.cachedPostings = 0;
-      this.card.fill(0);
-      this.key.fill(0);
-      this.flags.fill(0);
-      for (const d of this.dl) d.fill(0);
+      this.docs.clear();
     } else {
       const changed = await c.query<{ id: number }>('SELECT id FROM engine_terms WHERE version > $1', [this.loadedVersion]);
       for (const r of changed.rows) this.evict(r.id);
     }
     const chunks = await c.query<{ chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE version > $1', [this.loadedVersion]);
-    for (const r of chunks.rows) this.loadChunk(r.chunk, r.data);
+    for (const r of chunks.rows) this.docs.loadChunk(r.chunk, r.data);
     this.n = stats.n;
     this.sumLength = [stats.len0, stats.len1, stats.len2, stats.len3];
     this.loadedVersion = stats.version;
     this.loadedRebuild = stats.rebuilt;
   }
 
-  private ensureCapacity(docs: number): void {
-    if (docs <= this.capacity) return;
-    let capacity = Math.max(1024, this.capacity);
-    while (capacity < docs) capacity *= 2;
-    const grow = <T extends Float64Array | Uint8Array>(old: T, make: (n: number) => T): T => {
-      const next = make(capacity);
-      next.set(old);
-      return next;
-    };
-    this.card = grow(this.card, (n) => new Float64Array(n));
-    this.key = grow(this.key, (n) => new Float64Array(n));
-    this.flags = grow(this.flags, (n) => new Uint8Array(n));
-    const dl: Float64Array[] = [];
-    for (let t = 0; t < TIERS; t++) dl.push(grow(this.dl[t] ?? new Float64Array(0), (n) => new Float64Array(n)));
-    this.dl = dl;
-    this.capacity = capacity;
-  }
-
-  private loadChunk(chunk: number, data: Buffer): void {
-    const base = chunk * CHUNK;
-    this.ensureCapacity(base + CHUNK);
-    for (let at = 0; at < CHUNK; at++) {
-      const doc = base + at;
-      const d = readDoc(data, doc);
-      this.card[doc] = d.card;
-      this.key[doc] = d.key;
-      this.flags[doc] = d.flags;
-      for (let t = 0; t < TIERS; t++) (this.dl[t] as Float64Array)[doc] = tierLength(d.lengths, t);
-    }
-  }
 }

@@ -19,23 +19,9 @@ import { TIERS } from '../../../core/search/engine/bm25.js';
 import { FILTER_MARK, HOLDER_TERM, ID_MARK, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
 import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, GROUPS, mergeChanges, type Postings } from '../../../core/search/engine/postings.js';
 import { ID_WEIGHT, NAME_WEIGHT } from '../../../core/search/engine/bm25.js';
-import { tierView } from '../../../core/search/engine/doc-chunks.js';
+import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import type { SqliteDatabase } from '../database.js';
 
-/** Docs per engine_docs row. */
-export const CHUNK = 256;
-const GROUPS_LEN = 5;
-/** Byte layout of a chunk: card f64[CHUNK], key f64[CHUNK], lengths u16[CHUNK × 5], flags u8[CHUNK]. */
-const CARD_OFF = 0;
-const KEY_OFF = CHUNK * 8;
-const LEN_OFF = CHUNK * 16;
-const FLAG_OFF = LEN_OFF + CHUNK * GROUPS_LEN * 2;
-const CHUNK_BYTES = FLAG_OFF + CHUNK;
-/** Chunks are stored little-endian; typed views read them directly on little-endian hosts. */
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-/** Flags of a doc. */
-export const DOC_EXISTS = 1;
-export const DOC_HOLDER = 2;
 /** Key spacing of parts appended at either end of the part id order. */
 const KEY_STEP = 1024;
 /** Decoded posting lists kept per connection, in postings. */
@@ -107,12 +93,8 @@ export class EngineStore {
   private tailDataVersion = -1;
   // -- read side --
   private loadedVersion = -1;
-  private capacity = 0;
-  card = new Float64Array(0);
-  key = new Float64Array(0);
-  flags = new Uint8Array(0);
-  /** Length per tier, indexed by doc. */
-  dl: Float64Array[] = [];
+  /** Per-doc arrays (core doc-chunks.ts), loaded from engine_docs. */
+  private readonly docs = new DocColumns();
   n = 0;
   sumLength = [0, 0, 0, 0];
   private readonly terms = new Map<number, CachedTerm>();
@@ -162,9 +144,8 @@ export class EngineStore {
     // Every term of the new document is rewritten, unchanged ones too: its blocks' bounds depend on the part's length.
     for (const [term, tf] of doc.terms) this.change(term, rowid, tf);
     this.addStats(doc.lengths, 1);
-    const chunk = this.writableChunk(rowid);
-    const at = rowid % CHUNK;
-    const key = previous && (chunk[FLAG_OFF + at] ?? 0) & DOC_EXISTS ? chunk.readDoubleLE(KEY_OFF + at * 8) : this.newKey(partId);
+    const stored = readDoc(this.writableChunk(rowid), rowid);
+    const key = previous && stored.flags & DOC_EXISTS ? stored.key : this.newKey(partId);
     this.writeDoc(rowid, { card, key, lengths: doc.lengths, flags: DOC_EXISTS | (doc.holder ? DOC_HOLDER : 0) });
   }
 
@@ -339,16 +320,11 @@ export class EngineStore {
   }
 
   private writeDoc(rowid: number, doc: PendingDoc): void {
-    const data = this.writableChunk(rowid);
-    const at = rowid % CHUNK;
-    data.writeDoubleLE(doc.card, CARD_OFF + at * 8);
-    data.writeDoubleLE(doc.key, KEY_OFF + at * 8);
-    for (let g = 0; g < GROUPS_LEN; g++) data.writeUInt16LE(Math.min(0xffff, doc.lengths[g] ?? 0), LEN_OFF + (at * GROUPS_LEN + g) * 2);
-    data[FLAG_OFF + at] = doc.flags;
+    writeDoc(this.writableChunk(rowid), rowid, doc);
   }
 
   private keyOf(rowid: number): number {
-    return this.writableChunk(rowid).readDoubleLE(KEY_OFF + (rowid % CHUNK) * 8);
+    return readDoc(this.writableChunk(rowid), rowid).key;
   }
 
   /** A key between the neighbours of `partId` in part id order; asks for a renumbering when none is left. */
@@ -369,7 +345,7 @@ export class EngineStore {
   private renumberKeys(): void {
     let i = 0;
     for (const rowid of this.stmt.partsInOrder.iterate()) {
-      this.writableChunk(rowid).writeDoubleLE(i * KEY_STEP, KEY_OFF + (rowid % CHUNK) * 8);
+      writeKey(this.writableChunk(rowid), rowid, i * KEY_STEP);
       i++;
     }
     this.renumber = false;
@@ -383,67 +359,30 @@ export class EngineStore {
     if (!stats || stats.version === this.loadedVersion) return;
     if (this.loadedVersion >= 0 && stats.version < this.loadedVersion) this.loadedVersion = -1; // rebuilt elsewhere
     for (const id of this.loadedVersion < 0 ? [...this.terms.keys()] : this.stmt.changedTerms.all(this.loadedVersion)) this.evict(id);
-    for (const row of this.stmt.changedChunks.iterate(this.loadedVersion)) this.loadChunk(row.chunk, row.data);
+    for (const row of this.stmt.changedChunks.iterate(this.loadedVersion)) this.docs.loadChunk(row.chunk, row.data);
     this.n = stats.n;
     this.sumLength = [stats.len0, stats.len1, stats.len2, stats.len3];
     this.loadedVersion = stats.version;
   }
 
-  private ensureCapacity(docs: number): void {
-    if (docs <= this.capacity) return;
-    let capacity = Math.max(1024, this.capacity);
-    while (capacity < docs) capacity *= 2;
-    const grow = <T extends Float64Array | Uint8Array>(old: T, make: (n: number) => T): T => {
-      const next = make(capacity);
-      next.set(old);
-      return next;
-    };
-    this.card = grow(this.card, (n) => new Float64Array(n));
-    this.key = grow(this.key, (n) => new Float64Array(n));
-    this.flags = grow(this.flags, (n) => new Uint8Array(n));
-    const dl: Float64Array[] = [];
-    for (let t = 0; t < TIERS; t++) dl.push(grow(this.dl[t] ?? new Float64Array(0), (n) => new Float64Array(n)));
-    this.dl = dl;
-    this.capacity = capacity;
-  }
-
-  private loadChunk(chunk: number, data: Buffer): void {
-    const base = chunk * CHUNK;
-    this.ensureCapacity(base + CHUNK);
-    if (LITTLE_ENDIAN && data.length >= CHUNK_BYTES) {
-      // Typed views over an aligned copy: a cold reader loads every chunk (about 4,000 at 1M parts),
-      // and per-field Buffer reads took ~0.1 ms a chunk before the JIT warmed up.
-      const bytes = new Uint8Array(CHUNK_BYTES);
-      bytes.set(data.subarray(0, CHUNK_BYTES));
-      this.card.set(new Float64Array(bytes.buffer, CARD_OFF, CHUNK), base);
-      this.key.set(new Float64Array(bytes.buffer, KEY_OFF, CHUNK), base);
-      this.flags.set(bytes.subarray(FLAG_OFF, FLAG_OFF + CHUNK), base);
-      const len = new Uint16Array(bytes.buffer, LEN_OFF, CHUNK * GROUPS_LEN);
-      for (let t = 0; t < TIERS; t++) {
-        const dl = this.dl[t] as Float64Array;
-        for (let at = 0; at < CHUNK; at++) {
-          const o = at * GROUPS_LEN;
-          let n = len[o] ?? 0;
-          for (let k = 0; k <= t; k++) n += len[o + 1 + k] ?? 0;
-          dl[base + at] = n;
-        }
-      }
-      return;
-    }
-    const lengths = [0, 0, 0, 0, 0];
-    for (let at = 0; at < CHUNK; at++) {
-      const doc = base + at;
-      this.card[doc] = data.readDoubleLE(CARD_OFF + at * 8);
-      this.key[doc] = data.readDoubleLE(KEY_OFF + at * 8);
-      this.flags[doc] = data[FLAG_OFF + at] ?? 0;
-      for (let g = 0; g < GROUPS_LEN; g++) lengths[g] = data.readUInt16LE(LEN_OFF + (at * GROUPS_LEN + g) * 2);
-      for (let t = 0; t < TIERS; t++) (this.dl[t] as Float64Array)[doc] = tierLength(lengths, t);
-    }
-  }
-
   /** Highest doc id + 1 the arrays can hold. */
   get docCapacity(): number {
-    return this.capacity;
+    return this.docs.capacity;
+  }
+
+  /** Current card id by doc. */
+  get card(): Float64Array {
+    return this.docs.card;
+  }
+
+  /** Order key by doc (ascending key = ascending part id). */
+  get key(): Float64Array {
+    return this.docs.key;
+  }
+
+  /** Part length per tier, by doc. */
+  get dl(): readonly Float64Array[] {
+    return this.docs.dl;
   }
 
   /** The id of a term, if indexed. */
