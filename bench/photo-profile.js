@@ -15,6 +15,8 @@ const { extractFeatures } = await import(`${DIST}/adapters/images/sharp-features
 const { defaultVocabulary } = await import(`${DIST}/core/search/photo/vocabulary-data.js`);
 const { PhotoReferenceIndex } = await import(`${DIST}/core/search/photo/photo-search.js`);
 const { decodeGrey, localFeaturesFromGrey, extractLocalFeatures, LOCAL_SETTINGS } = await import(`${DIST}/adapters/images/local-features/extract.js`);
+// PHOTO_SETTINGS='{"query":{"keypoints":3000},"reference":{"clahe":2}}' overrides LOCAL_SETTINGS (experiments).
+for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_SETTINGS ?? '{}'))) Object.assign(LOCAL_SETTINGS[role], o);
 const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
 const { rotatedGlobalFeatures } = await import(`${DIST}/adapters/images/local-features/global-views.js`);
 const args = process.argv.slice(2);
@@ -84,6 +86,8 @@ for (const q of qs) {
   c.n++; if (r === 0) c.r1++; if (r >= 0 && r < 5) c.r5++; if (r >= 0 && hits[r].score >= 0.5) c.conf++;
   if (q.condition === 'distractor' && (hits[0]?.score ?? 0) >= 0.5) c.conf++;
   (c.inl ??= []).push(r >= 0 ? hits[r].inliers : (hits[0]?.inliers ?? 0));
+  // Inliers of the best hit of a distractor (≥ 8 listed): what the local midpoint must stay above.
+  if (q.condition === 'distractor' && (hits[0]?.inliers ?? 0) >= 8) (c.high ??= []).push(hits[0].inliers);
   (t.local ??= []).push(t45 - t4);
   t.decode.push(t1 - t0); t.orb.push(t2 - t1); t.words.push(t3 - t2); t.views.push(t4 - t3); t.search.push(t5 - t45); t.total.push(t5 - t0 - (t45 - t4));
 }

@@ -43,6 +43,8 @@ export interface OpenCv {
     nfeatures?: number, scaleFactor?: number, nlevels?: number, edgeThreshold?: number, firstLevel?: number,
     WTA_K?: number, scoreType?: number, patchSize?: number, fastThreshold?: number,
   ) => CvOrb;
+  CLAHE: new (clipLimit: number, tileGridSize: unknown) => { apply(src: CvMat, dst: CvMat): void; delete(): void };
+  Size: new (width: number, height: number) => unknown;
   matFromArray(rows: number, cols: number, type: number, data: ArrayLike<number>): CvMat;
   CV_8UC1: number;
   ORB_HARRIS_SCORE: number;

@@ -1,0 +1,54 @@
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { extractLocalFeatures, gridSelect } from './extract.js';
+
+/** A fake OpenCV KeyPointVector over plain points. */
+function keypoints(points: { x: number; y: number; response: number }[]): Parameters<typeof gridSelect>[0] {
+  return { size: () => points.length, get: (i) => { const p = points[i]!; return { pt: { x: p.x, y: p.y }, response: p.response }; } };
+}
+
+describe('query keypoints spread over the photo (issue 14, scenes)', () => {
+  it('gridSelect keeps the weaker keypoints of sparse cells instead of only the strongest ones of a busy cell', () => {
+    // 100 strong keypoints in the top-left cell of a 2 × 2 grid, 3 weak ones in each other cell.
+    const points: { x: number; y: number; response: number }[] = [];
+    for (let i = 0; i < 100; i++) points.push({ x: 10 + (i % 10), y: 10 + Math.floor(i / 10), response: 100 + i });
+    for (const [cx, cy] of [[150, 20], [20, 150], [150, 150]] as const) for (let i = 0; i < 3; i++) points.push({ x: cx + i, y: cy, response: 1 + i });
+    const chosen = gridSelect(keypoints(points), 200, 200, 2, 20);
+    expect(chosen).toHaveLength(20);
+    // Every weak keypoint (indexes 100..108) is kept; the rest of the budget goes to the strongest.
+    for (let i = 100; i < 109; i++) expect(chosen).toContain(i);
+    const strong = chosen.filter((i) => i < 100).sort((a, b) => b - a);
+    expect(strong).toEqual([99, 98, 97, 96, 95, 94, 93, 92, 91, 90, 89]);
+  });
+
+  it('gridSelect keeps everything when the budget allows', () => {
+    expect(gridSelect(keypoints([{ x: 1, y: 1, response: 1 }, { x: 2, y: 2, response: 2 }]), 10, 10, 8, 5)).toEqual([0, 1]);
+  });
+
+  it('a query photo gets keypoints on a soft-edged object beside a busy high-contrast texture', async () => {
+    // Left half: high-contrast noise (thousands of strong corners, like clutter); right half: a few
+    // soft grey shapes on a plain ground (like a part with gentle edges).
+    const W = 640;
+    const H = 480;
+    const rgb = new Uint8Array(W * H * 3).fill(200);
+    let seed = 7;
+    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    for (let y = 0; y < H; y += 4) {
+      for (let x = 0; x < W / 2; x += 4) {
+        const v = rnd() < 0.5 ? 0 : 255;
+        for (let dy = 0; dy < 4; dy++) for (let dx = 0; dx < 4; dx++) rgb.fill(v, ((y + dy) * W + x + dx) * 3, ((y + dy) * W + x + dx) * 3 + 3);
+      }
+    }
+    for (let s = 0; s < 12; s++) {
+      const x0 = 340 + (s % 4) * 70;
+      const y0 = 40 + Math.floor(s / 4) * 140;
+      for (let y = y0; y < y0 + 40 + (s % 3) * 10; y++) for (let x = x0; x < x0 + 30 + (s % 2) * 15; x++) rgb.fill(160, (y * W + x) * 3, (y * W + x) * 3 + 3);
+    }
+    const png = await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();
+    const f = await extractLocalFeatures(png, 'query');
+    let right = 0;
+    for (let i = 0; i < f.count; i++) if ((f.xs[i] ?? 0) > W / 2 + 10) right++;
+    // ORB's global ranking spends the whole budget on the noise; the grid keeps the shapes' corners.
+    expect(right).toBeGreaterThan(40);
+  });
+});
