@@ -13,7 +13,7 @@ import { photoSets } from './photo-queries.js';
 const DIST = process.env.PHOTO_DIST ?? '../dist';
 const { extractFeatures } = await import(`${DIST}/adapters/images/sharp-features.js`);
 const { defaultVocabulary } = await import(`${DIST}/core/search/photo/vocabulary-data.js`);
-const { PhotoReferenceIndex } = await import(`${DIST}/core/search/photo/photo-search.js`);
+const { PhotoReferenceIndex, PHOTO_LOCAL_DEFAULTS = {} } = await import(`${DIST}/core/search/photo/photo-search.js`);
 const { decodeGrey, localFeaturesFromGrey, extractLocalFeatures, LOCAL_SETTINGS } = await import(`${DIST}/adapters/images/local-features/extract.js`);
 // PHOTO_SETTINGS='{"query":{"keypoints":3000},"reference":{"clahe":2}}' overrides LOCAL_SETTINGS (experiments).
 for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_SETTINGS ?? '{}'))) Object.assign(LOCAL_SETTINGS[role], o);
@@ -61,7 +61,7 @@ const qs = [
   ...(CONDS.includes('distractor') ? sets.distractors.map((d) => ({ ...d, condition: 'distractor', file: '-' })) : []),
 ];
 const recall = {};
-const OPTS = JSON.parse(process.env.PHOTO_QUERY ?? '{}');
+const OPTS = { ...PHOTO_LOCAL_DEFAULTS, ...JSON.parse(process.env.PHOTO_QUERY ?? '{}') };
 const t = { decode: [], orb: [], words: [], views: [], search: [], total: [] };
 // CPU time of this process (µs → ms): the machine is shared, so wall time of sync stages is noisy.
 const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };

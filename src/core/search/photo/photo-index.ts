@@ -37,7 +37,7 @@ export interface LocalHit {
 
 /** Query options of {@link PhotoIndex.query}. */
 export interface PhotoQueryOptions {
-  /** Words per query descriptor (default 1: a second word doubled chance matches in clutter for no recall). */
+  /** Words per query descriptor (default 1 here; photo queries use 2, see PHOTO_LOCAL_DEFAULTS in photo-search.ts). */
   multiAssign?: number;
   /**
    * Largest Hamming distance of a tentative match, bits of 256 (default 40; 64 before: descriptors

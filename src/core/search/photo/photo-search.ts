@@ -68,11 +68,20 @@ export function decodePhotoFeatures(bytes: Uint8Array): PhotoReference {
   };
 }
 
+/**
+ * Local-search options of a photo query unless the caller overrides them (issue 14, third round;
+ * docs/search.md): every query descriptor scans the postings of its 2 nearest words (a turned or
+ * blurred keypoint often lands in a neighbouring word: at 514 references rotated queries found
+ * first 33 → 39 of 40), and 100 images are verified instead of 40 (a part in clutter collects few
+ * votes: scenes with camera effects 21 → 24 of 40). Distractors above 0.5 stayed at 2 of 100.
+ */
+export const PHOTO_LOCAL_DEFAULTS: Readonly<PhotoQueryOptions> = { multiAssign: 2, shortlist: 100 };
+
 /** Options of {@link PhotoReferenceIndex.query}. */
 export interface PhotoSearchOptions {
   /** Candidates of the global descriptor per query view (default 20). */
   globalHits?: number;
-  /** Options of the local search (photo-index.ts). */
+  /** Options of the local search (photo-index.ts), over {@link PHOTO_LOCAL_DEFAULTS}. */
   local?: PhotoQueryOptions;
 }
 
@@ -128,7 +137,7 @@ export class PhotoReferenceIndex {
 
   /** Parts ranked by confidence (best first), at most `limit`. */
   query(q: PhotoQuery, limit: number, options: PhotoSearchOptions = {}): PhotoPartHit[] {
-    const local = this.local.query(q.local, options.local);
+    const local = this.local.query(q.local, { ...PHOTO_LOCAL_DEFAULTS, ...options.local });
     const best = new Map<string, ImageHit>();
     for (const view of q.views) {
       for (const h of this.global.query(view, options.globalHits ?? 20, { shortlist: 200 })) {

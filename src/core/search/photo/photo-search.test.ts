@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { featuresFromRgb } from '../image-similarity.js';
+import { DESCRIPTOR_WORDS } from './hamming.js';
+import type { LocalFeatures } from './local-features.js';
+import { PHOTO_LOCAL_DEFAULTS, PhotoReferenceIndex } from './photo-search.js';
+import { trainVocabulary } from './vocabulary.js';
+
+/** Deterministic generator in [0, 1). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), s | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** n random keypoints with random descriptors on a w × h raster. */
+function randomFeatures(n: number, w: number, h: number, seed: number): LocalFeatures {
+  const r = rng(seed);
+  const f: LocalFeatures = {
+    width: w, height: h, count: n, xs: new Float32Array(n), ys: new Float32Array(n), angles: new Float32Array(n),
+    sizes: new Float32Array(n), descriptors: new Uint32Array(n * DESCRIPTOR_WORDS), words: new Uint16Array(0), vocabulary: 0,
+  };
+  for (let i = 0; i < n; i++) {
+    f.xs[i] = r() * w;
+    f.ys[i] = r() * h;
+    f.angles[i] = r() * 360;
+    f.sizes[i] = 21 * 1.2 ** Math.floor(r() * 4);
+    for (let k = 0; k < DESCRIPTOR_WORDS; k++) f.descriptors[i * DESCRIPTOR_WORDS + k] = Math.floor(r() * 2 ** 32) >>> 0;
+  }
+  return f;
+}
+
+/** `ref`'s keypoints shifted by (tx, ty) with `flip` descriptor bits flipped each, then `clutter` random keypoints. */
+function noisyPhotoOf(ref: LocalFeatures, tx: number, ty: number, flip: number, clutter: number, seed: number): LocalFeatures {
+  const r = rng(seed);
+  const out = randomFeatures(ref.count + clutter, 640, 480, seed + 1);
+  for (let i = 0; i < ref.count; i++) {
+    out.xs[i] = (ref.xs[i] ?? 0) + tx;
+    out.ys[i] = (ref.ys[i] ?? 0) + ty;
+    out.angles[i] = ref.angles[i] ?? 0;
+    out.sizes[i] = ref.sizes[i] ?? 0;
+    out.descriptors.set(ref.descriptors.subarray(i * DESCRIPTOR_WORDS, (i + 1) * DESCRIPTOR_WORDS), i * DESCRIPTOR_WORDS);
+    for (let b = 0; b < flip; b++) {
+      const bit = Math.floor(r() * 256);
+      const at = i * DESCRIPTOR_WORDS + (bit >>> 5);
+      out.descriptors[at] = ((out.descriptors[at] ?? 0) ^ (1 << (bit & 31))) >>> 0;
+    }
+  }
+  return out;
+}
+
+const refs = Array.from({ length: 30 }, (_, i) => randomFeatures(150, 400, 300, 300 + i));
+const vocabulary = trainVocabulary(new Uint32Array(refs.flatMap((f) => [...f.descriptors])), 8, 8, 3, 7, 99);
+const views = [featuresFromRgb(new Uint8Array(64 * 64 * 3).fill(128), 64, 64, 3)];
+
+describe('PhotoReferenceIndex local defaults (issue 14: turned and blurred keypoints)', () => {
+  const index = new PhotoReferenceIndex(vocabulary);
+  refs.forEach((f, i) => index.add(`img${i}`, `part${i}`, { global: views[0]!, local: f }));
+
+  it('matches a keypoint whose descriptor moved into a neighbouring word (2 words scanned by default)', () => {
+    expect(PHOTO_LOCAL_DEFAULTS.multiAssign).toBe(2);
+    for (const i of [2, 11, 25]) {
+      // 14 of 256 bits changed per keypoint: within the 40-bit match distance, but many keypoints
+      // now sit nearer another of the 64 words than their reference's.
+      const photo = noisyPhotoOf(refs[i]!, 40, 30, 14, 300, 70 + i);
+      const hits = index.query({ views, local: photo }, 5);
+      const single = index.query({ views, local: photo }, 5, { local: { multiAssign: 1, shortlist: 40 } });
+      expect(hits[0]?.part_id).toBe(`part${i}`);
+      expect(hits[0]?.inliers ?? 0).toBeGreaterThan((single.find((h) => h.part_id === `part${i}`)?.inliers ?? 0) + 20);
+    }
+  });
+});
