@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { featuresFromRgb } from '../image-similarity.js';
+import { CONFIDENT_SCORE, fuse, localConfidence } from './confidence.js';
 import { DESCRIPTOR_WORDS } from './hamming.js';
 import type { LocalFeatures } from './local-features.js';
 import { PHOTO_LOCAL_DEFAULTS, PhotoReferenceIndex } from './photo-search.js';
@@ -71,5 +72,22 @@ describe('PhotoReferenceIndex local defaults (issue 14: turned and blurred keypo
       expect(hits[0]?.part_id).toBe(`part${i}`);
       expect(hits[0]?.inliers ?? 0).toBeGreaterThan((single.find((h) => h.part_id === `part${i}`)?.inliers ?? 0) + 20);
     }
+  });
+});
+
+describe('local confidence uses the share of tentative matches the geometry explains (issue 14)', () => {
+  it('ranks 10 inliers of 12 tentative matches above 11 of 300 and only the former is confident', () => {
+    const parts = fuse(
+      [
+        { image_id: 'b', part_id: 'B', inliers: 11, matches: 300, votes: 9, rotation: 0, scale: 1 },
+        { image_id: 'a', part_id: 'A', inliers: 10, matches: 12, votes: 2, rotation: 0, scale: 1 },
+      ],
+      [],
+    );
+    expect(parts.map((p) => p.part_id)).toEqual(['A', 'B']);
+    expect(parts[0]?.score).toBeGreaterThan(CONFIDENT_SCORE);
+    expect(parts[1]?.score).toBeLessThan(CONFIDENT_SCORE);
+    // A handful of matches that all agree is not enough on its own.
+    expect(localConfidence(4, 4)).toBeLessThan(CONFIDENT_SCORE);
   });
 });
