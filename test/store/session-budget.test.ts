@@ -227,7 +227,9 @@ describe('a damaged sessions.db (synchronous = OFF: an OS crash or a power cut c
   it('is written without fsync', () => {
     const dir = tempDir();
     const db = openSessionDatabase(join(dir, SESSIONS_FILE));
-    closers.push(async () => db.close());
+    closers.push(async () => {
+      db.close();
+    });
     expect(db.pragma('synchronous', { simple: true })).toBe(0);
   });
 });
