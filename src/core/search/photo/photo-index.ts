@@ -12,8 +12,11 @@
  * - The `shortlist` images with the most votes are verified geometrically (geometry.ts): the score is
  *   the number of matches consistent with one transform (inliers), which random clutter almost
  *   never produces.
- * Memory per reference keypoint: 32 (descriptor) + 4 (slot) + 2 (keypoint) bytes in the postings
- * and 16 bytes of geometry.
+ * Memory per reference keypoint (issue 14, memory): 32 (descriptor) + 4 (slot) + 2 (keypoint)
+ * bytes in the postings, 8 bytes of geometry (x, y, angle, size as uint16 on the grid of the stored
+ * record, local-features.ts: a record loaded from the store keeps exactly its values, so matches
+ * and inliers are those of the former float32 copy) and 2 bytes of visual word (for df on
+ * removal): 48 bytes, 56 before.
  */
 import { DESCRIPTOR_WORDS, popcount32 } from './hamming.js';
 import { checkLocalFeatures, type LocalFeatures } from './local-features.js';
@@ -98,10 +101,8 @@ export class PhotoIndex {
   /** Words of each slot's keypoints (for df on removal); emptied when the slot dies. */
   private slotWords: Uint16Array[] = [];
   private slots = new Map<string, number>();
-  private gx = new Float32Array(0);
-  private gy = new Float32Array(0);
-  private ga = new Float32Array(0);
-  private gs = new Float32Array(0);
+  /** Geometry of every keypoint, 4 uint16 each: x·8, y·8, angle·65536/360, size·16 (the stored record's grid). */
+  private geo = new Uint16Array(0);
   private kpUsed = 0;
   private livePostings = 0;
   private deadPostings = 0;
@@ -123,8 +124,9 @@ export class PhotoIndex {
 
   /** Bytes held by the index's typed arrays (postings at their allocated capacity, geometry). */
   get memoryBytes(): number {
-    let bytes = this.gx.byteLength * 4 + this.df.byteLength;
+    let bytes = this.geo.byteLength + this.df.byteLength;
     for (const p of this.postings) bytes += p.slot.byteLength + p.kp.byteLength + p.desc.byteLength;
+    for (const w of this.slotWords) bytes += w.byteLength;
     return bytes;
   }
 
@@ -183,10 +185,7 @@ export class PhotoIndex {
       this.alive.push(true);
       this.slotWords.push(words);
       this.slots.set(imageId, slot);
-      this.gx.set(features.xs, this.kpUsed);
-      this.gy.set(features.ys, this.kpUsed);
-      this.ga.set(features.angles, this.kpUsed);
-      this.gs.set(features.sizes, this.kpUsed);
+      quantiseGeometry(features, this.geo, this.kpUsed * 4);
       this.kpUsed += n;
       const desc = features.descriptors;
       for (let i = 0; i < n; i++) {
@@ -359,10 +358,12 @@ export class PhotoIndex {
         set.qy[j] = q.ys[qi] ?? 0;
         set.qa[j] = q.angles[qi] ?? 0;
         set.qs[j] = q.sizes[qi] ?? 1;
-        set.rx[j] = this.gx[ri] ?? 0;
-        set.ry[j] = this.gy[ri] ?? 0;
-        set.ra[j] = this.ga[ri] ?? 0;
-        set.rs[j] = this.gs[ri] ?? 1;
+        // Back from the stored grid; the match set is float32, as the former geometry arrays were.
+        const g = ri * 4;
+        set.rx[j] = (this.geo[g] ?? 0) / 8;
+        set.ry[j] = (this.geo[g + 1] ?? 0) / 8;
+        set.ra[j] = ((this.geo[g + 2] ?? 0) * 360) / 65536;
+        set.rs[j] = (this.geo[g + 3] ?? 16) / 16;
         set.dist[j] = mD[mi] ?? 0;
         set.qi[j] = qi;
         set.ri[j] = rk;
@@ -384,12 +385,10 @@ export class PhotoIndex {
   }
 
   private ensureGeometry(n: number): void {
-    if (this.gx.length >= n) return;
-    const capacity = Math.max(1024, n, this.gx.length * 2);
-    this.gx = grow(this.gx, capacity);
-    this.gy = grow(this.gy, capacity);
-    this.ga = grow(this.ga, capacity);
-    this.gs = grow(this.gs, capacity);
+    if (this.geo.length >= n * 4) return;
+    // Exact on a bulk load into an empty index; doubling for uploads.
+    const capacity = this.geo.length === 0 ? n : Math.max(1024, n, (this.geo.length / 4) * 2);
+    this.geo = grow(this.geo, capacity * 4);
   }
 
   /** Recomputes document frequencies from the live postings. */
@@ -425,6 +424,22 @@ export class PhotoIndex {
     }
     this.deadPostings = 0;
     this.recountDf();
+  }
+}
+
+/**
+ * Writes `f`'s keypoint geometry into `geo` from element `at`, 4 uint16 a keypoint, rounded as
+ * encodeLocalFeatures rounds (positions 1/8 px, angles 360/65536°, sizes 1/16 px): values read
+ * from a stored record come back unchanged.
+ */
+function quantiseGeometry(f: LocalFeatures, geo: Uint16Array, at: number): void {
+  const clamp16 = (v: number): number => Math.max(0, Math.min(65535, Math.round(v)));
+  for (let i = 0, o = at; i < f.count; i++, o += 4) {
+    geo[o] = clamp16((f.xs[i] ?? 0) * 8);
+    geo[o + 1] = clamp16((f.ys[i] ?? 0) * 8);
+    const a = (((f.angles[i] ?? 0) % 360) + 360) % 360;
+    geo[o + 2] = Math.round((a * 65536) / 360) & 0xffff;
+    geo[o + 3] = clamp16((f.sizes[i] ?? 0) * 16);
   }
 }
 
