@@ -23,6 +23,8 @@ const PER = Number(arg('per', '40'));
 const N = Number(arg('n', '60'));
 const vocabulary = defaultVocabulary();
 const cv = await openCv();
+// CPU time of this process (µs → ms): the machine is shared, so wall time of sync stages is noisy.
+const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const sets = await photoSets({ perCondition: PER, log: () => {} });
 const index = new PhotoReferenceIndex(vocabulary);
 for (const [i, r] of sets.references.entries()) {
@@ -30,28 +32,67 @@ for (const [i, r] of sets.references.entries()) {
   const local = await extractLocalFeatures(r.bytes, 'reference', vocabulary);
   index.add(`img${i}`, `part:${r.file}`, { global, local });
 }
-// Optional padding with the cached synthetic references of bench/photo-search.js (--pad N).
+// Optional padding with the cached synthetic references of bench/photo-search.js (--pad N). Beyond
+// the cache (9,486 records), copies of cached records with ~3 % of each descriptor's bits flipped
+// and keypoints moved by up to 1 px, under their stored word (a re-extraction of the same photo):
+// free to make, so 50,000 references are measured without hours of extraction; they make the
+// postings of the same words longer exactly as more synthetic photos of the same parts would.
+// The padding is loaded as the server's start-up does (image-search.ts loadAll): encoded records
+// decoded, then one bulk add; CPU time and memory of that load are printed.
 const PAD = Number(arg('pad', '0'));
 if (PAD > 0) {
   const fs = await import('node:fs');
-  const { decodeFeatures } = await import(`${DIST}/core/search/image-similarity.js`);
-  const { decodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
+  const { decodeFeatures, encodeFeatures } = await import(`${DIST}/core/search/image-similarity.js`);
+  const { decodeLocalFeatures, encodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
+  const { encodePhotoFeatures, decodePhotoFeatures } = await import(`${DIST}/core/search/photo/photo-search.js`);
   const dir = new URL('./tmp/photo-cache/', import.meta.url);
   const file = fs.readdirSync(dir).find((f) => f.startsWith('synthetic-'));
-  const buf = fs.readFileSync(new URL(file, dir));
-  const items = [];
+  let buf = fs.readFileSync(new URL(file, dir));
+  const cached = [];
   let o = 0;
-  while (o < buf.length && items.length < PAD) {
+  while (o < buf.length && cached.length < PAD) {
     const src = buf.readUInt32LE(o), gl = buf.readUInt32LE(o + 4), ll = buf.readUInt32LE(o + 8);
     o += 12;
-    const global = decodeFeatures(new Uint8Array(buf.buffer, buf.byteOffset + o, gl));
-    const local = decodeLocalFeatures(new Uint8Array(buf.buffer, buf.byteOffset + o + gl, ll));
+    cached.push({ src, g: new Uint8Array(buf.buffer, buf.byteOffset + o, gl), l: new Uint8Array(buf.buffer, buf.byteOffset + o + gl, ll) });
     o += gl + ll;
-    items.push({ imageId: `syn${items.length}`, partId: `part:${sets.references[src].file}`, ref: { global, local } });
   }
+  // Encoded records, as the store returns them.
+  let seed = 12345;
+  const rnd = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed / 4294967296; };
+  const records = [];
+  for (let i = 0; i < PAD; i++) {
+    const c = cached[i % cached.length];
+    if (i < cached.length) { records.push({ src: c.src, bytes: encodePhotoFeatures(decodeFeatures(c.g), decodeLocalFeatures(c.l)) }); continue; }
+    const local = decodeLocalFeatures(c.l);
+    for (let k = 0; k < local.count; k++) {
+      local.xs[k] = Math.max(0, local.xs[k] + rnd() * 2 - 1);
+      local.ys[k] = Math.max(0, local.ys[k] + rnd() * 2 - 1);
+    }
+    for (let k = 0; k < local.descriptors.length; k++) {
+      let m = 0;
+      for (let b = 0; b < 32; b++) if (rnd() < 0.03) m |= 1 << b;
+      local.descriptors[k] = (local.descriptors[k] ^ m) >>> 0;
+    }
+    records.push({ src: c.src, bytes: encodePhotoFeatures(decodeFeatures(c.g), local) });
+  }
+  cached.length = 0;
+  buf = null;
+  globalThis.gc?.();
+  const before = process.memoryUsage();
+  const before0 = index.memoryBytes;
+  const t0 = now();
+  const items = records.map((r, k) => ({ imageId: `syn${k}`, partId: `part:${sets.references[r.src].file}`, ref: decodePhotoFeatures(r.bytes) }));
+  const t1 = now();
   if (index.addMany) index.addMany(items);
   else for (const it of items) index.add(it.imageId, it.partId, it.ref);
-  console.log(`padded to ${index.size} references`);
+  const t2 = now();
+  items.length = 0;
+  records.length = 0;
+  globalThis.gc?.();
+  const after = process.memoryUsage();
+  const mb = (x) => (x / 2 ** 20).toFixed(0);
+  console.log(`padded to ${index.size} references; load of ${PAD}: decode ${(t1 - t0).toFixed(0)} ms CPU, bulk add ${(t2 - t1).toFixed(0)} ms CPU`);
+  console.log(`index memoryBytes ${mb(index.memoryBytes)} MB (padding ${mb(index.memoryBytes - before0)} MB, ${((index.memoryBytes - before0) / PAD / 1024).toFixed(1)} KB a reference); heap+arrayBuffers growth ${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB; rss ${mb(after.rss)} MB`);
 }
 const CONDS = arg('conds', 'scene,rot').split(',');
 const qs = [
@@ -61,8 +102,6 @@ const qs = [
 const recall = {};
 const OPTS = JSON.parse(process.env.PHOTO_QUERY ?? '{}');
 const t = { decode: [], orb: [], words: [], views: [], search: [], total: [] };
-// CPU time of this process (µs → ms): the machine is shared, so wall time of sync stages is noisy.
-const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 for (const q of qs) {
   const t0 = now();
   const raster = await decodeGrey(q.bytes, 'query');

@@ -6,8 +6,8 @@
  */
 import { encodePhotoFeatures, type PhotoQuery } from '../../../core/search/photo/photo-search.js';
 import { defaultVocabulary } from '../../../core/search/photo/vocabulary-data.js';
-import { extractFeatures } from '../sharp-features.js';
-import { extractLocalFeatures } from './extract.js';
+import { extractFeatures, predecode } from '../sharp-features.js';
+import { extractLocalFeatures, LOCAL_SETTINGS } from './extract.js';
 import { rotatedGlobalFeatures } from './global-views.js';
 
 /**
@@ -17,8 +17,9 @@ import { rotatedGlobalFeatures } from './global-views.js';
  * @throws Error when sharp cannot decode the image.
  */
 export async function extractPhotoReference(input: Uint8Array | string): Promise<Uint8Array> {
-  const global = await extractFeatures(input);
-  const local = await extractLocalFeatures(input, 'reference', defaultVocabulary());
+  // One decode for both when the image is large (predecode); both pipelines then run at once.
+  const source = await predecode(input, LOCAL_SETTINGS.reference.maxSide);
+  const [global, local] = await Promise.all([extractFeatures(source), extractLocalFeatures(source, 'reference', defaultVocabulary())]);
   return encodePhotoFeatures(global, local);
 }
 
@@ -27,7 +28,7 @@ export async function extractPhotoReference(input: Uint8Array | string): Promise
  * @throws Error when sharp cannot decode the image.
  */
 export async function extractPhotoQuery(input: Uint8Array | string): Promise<PhotoQuery> {
-  const views = await rotatedGlobalFeatures(input);
-  const local = await extractLocalFeatures(input, 'query', defaultVocabulary());
+  const source = await predecode(input, LOCAL_SETTINGS.query.maxSide);
+  const [views, local] = await Promise.all([rotatedGlobalFeatures(source), extractLocalFeatures(source, 'query', defaultVocabulary())]);
   return { views, local };
 }
