@@ -42,8 +42,8 @@ for (const [i, r] of sets.references.entries()) {
 const PAD = Number(arg('pad', '0'));
 if (PAD > 0) {
   const fs = await import('node:fs');
-  const { decodeFeatures, encodeFeatures } = await import(`${DIST}/core/search/image-similarity.js`);
-  const { decodeLocalFeatures, encodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
+  const { decodeFeatures } = await import(`${DIST}/core/search/image-similarity.js`);
+  const { decodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
   const { encodePhotoFeatures, decodePhotoFeatures } = await import(`${DIST}/core/search/photo/photo-search.js`);
   const dir = new URL('./tmp/photo-cache/', import.meta.url);
   const file = fs.readdirSync(dir).find((f) => f.startsWith('synthetic-'));

@@ -386,8 +386,9 @@ export class PhotoIndex {
 
   private ensureGeometry(n: number): void {
     if (this.geo.length >= n * 4) return;
-    // Exact on a bulk load into an empty index; doubling for uploads.
-    const capacity = this.geo.length === 0 ? n : Math.max(1024, n, (this.geo.length / 4) * 2);
+    // Exact on a bulk load into an empty index; +25 % for uploads (doubling a 50,000-reference
+    // index's geometry for one upload would hold 150 MB of slack).
+    const capacity = this.geo.length === 0 ? n : Math.max(1024, n, Math.ceil((this.geo.length / 4) * 1.25));
     this.geo = grow(this.geo, capacity * 4);
   }
 
