@@ -136,6 +136,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
       }
       this.syncStats.changesApplied += changes.removed.length + changes.upserted.length;
       this.version = changes.version;
+      // A word whose postings were dropped as a stop word could be scanned again: reload.
+      if (!this.index.complete) return this.loadAll();
       if (!changes.more) return;
     }
   }
@@ -144,7 +146,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   private async loadAll(): Promise<void> {
     // The version first: a change committed while all() reads is applied again by the next sync.
     const version = await this.references.changeVersion();
-    const index = new PhotoReferenceIndex(defaultVocabulary());
+    // Stop words' postings are never scanned: not kept (half the postings at 10,000 references).
+    const index = new PhotoReferenceIndex(defaultVocabulary(), { dropStopWords: true });
     // Start-up only loads: the stored records carry each keypoint's visual word, so nothing is
     // quantised here, and the postings are built in one bulk pass (photo-index.ts addMany).
     const batch: { imageId: string; partId: string; ref: PhotoReference }[] = [];

@@ -114,8 +114,8 @@ describe('predecode: one decode for every feature of a large image (issue 14, up
     // A 2,600 × 1,950 photo stored sideways (EXIF orientation 6: shown 1,950 wide, 2,600 high).
     const big = await sharp(small).resize(2600, 1950, { fit: 'fill' }).withMetadata({ orientation: 6 }).jpeg({ quality: 90 }).toBuffer();
     const raw = await predecode(big, 480);
-    expect(raw).toMatchObject({ width: 360, height: 480 });
-    if (!('raw' in raw)) throw new Error('not decoded');
+    if (typeof raw !== 'object' || !('raw' in raw)) throw new Error('not decoded');
+    expect([raw.width, raw.height]).toEqual([360, 480]);
     expect(raw.raw.length).toBe(360 * 480 * 3);
     // The global descriptor from it is that of the photo decoded on its own.
     const direct = await extractFeatures(big);

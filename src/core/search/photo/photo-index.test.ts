@@ -240,3 +240,44 @@ describe('PhotoIndex memory layout (issue 14)', () => {
     expect((index.memoryBytes - 4 * vocabulary.size) / keypoints).toBeLessThanOrEqual(48);
   });
 });
+
+describe('PhotoIndex without the postings of stop words (issue 14, memory)', () => {
+  // A finer vocabulary than above (32 × 32 words), so that some words are stop words and most are not.
+  const fine = trainVocabulary(training, 32, 32, 3, 11, 98);
+  const siblings = refs.slice(0, 10).map((f, i) => photoOf(f, 3 * i, 1, 5, 5, 20 + i, 40, 300 + i));
+  const stored = [...refs, ...siblings].map((f) => decodeLocalFeatures(encodeLocalFeatures({ ...f, words: fine.assign(f.descriptors), vocabulary: fine.id })));
+  const queries = [0, 4, 9, 13, 22, 31, 35].map((i, k) => photoOf(stored[i] as LocalFeatures, 20 + 45 * k, 0.8 + 0.1 * k, 25, 10, 16 + k, 300, 900 + k));
+  const load = (dropStopWords: boolean): PhotoIndex => {
+    const index = new PhotoIndex(fine, { dropStopWords, minStopDf: 6 });
+    index.addMany(stored.map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
+    return index;
+  };
+  const answers = (index: PhotoIndex): string => JSON.stringify(queries.map((q) => index.query(q, { minInliers: 2 }).map((h) => [h.image_id, h.inliers, h.matches, h.votes.toFixed(5)])));
+
+  it('answers exactly as the full index, in less memory', () => {
+    const full = load(false);
+    const lean = load(true);
+    expect(lean.droppedWords).toBeGreaterThan(0);
+    expect(lean.droppedWords).toBeLessThan(fine.size / 2);
+    const expected = answers(full);
+    expect(JSON.parse(expected).every((hits: unknown[]) => hits.length > 0)).toBe(true);
+    expect(answers(lean)).toBe(expected);
+    expect(lean.memoryBytes).toBeLessThan(full.memoryBytes * 0.9);
+    // Uploads and removals after the load: still the same answers.
+    for (const index of [full, lean]) {
+      index.add('extra', 'x', stored[5] as LocalFeatures);
+      index.remove('img39');
+    }
+    expect(lean.complete).toBe(true);
+    expect(answers(lean)).toBe(answers(full));
+  });
+
+  it('says when a dropped word could be scanned again, and refuses to answer without it', () => {
+    const lean = load(true);
+    expect(lean.complete).toBe(true);
+    // Removing most images brings every dropped word's document frequency under the stop limit.
+    for (let i = 0; i < 36; i++) lean.remove(`img${i}`);
+    expect(lean.complete).toBe(false);
+    expect(() => lean.query(queries[0] as LocalFeatures)).toThrow(/reload/);
+  });
+});
