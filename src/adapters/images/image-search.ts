@@ -9,7 +9,6 @@ import { CatalogError } from '../../api/errors.js';
 import { detectImageType } from '../../core/images/file-type.js';
 import type { ImageFeatureIndexer, ImageSimilaritySearch, ReferenceFeatureStore } from '../../core/ports.js';
 import { decodePhotoFeatures, PhotoReferenceIndex, type PhotoQuery, type PhotoReference } from '../../core/search/photo/photo-search.js';
-import { defaultVocabulary } from '../../core/search/photo/vocabulary-data.js';
 import type { ImageMatch } from '../../core/model.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
 
@@ -147,6 +146,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     // The version first: a change committed while all() reads is applied again by the next sync.
     const version = await this.references.changeVersion();
     // Stop words' postings are never scanned: not kept (half the postings at 10,000 references).
+    // Imported on the first image search, not at open: the module is ~740 KB of literal (start-up).
+    const { defaultVocabulary } = await import('../../core/search/photo/vocabulary-data.js');
     const index = new PhotoReferenceIndex(defaultVocabulary(), { dropStopWords: true });
     // Start-up only loads: the stored records carry each keypoint's visual word, so nothing is
     // quantised here, and the postings are built in one bulk pass (photo-index.ts addMany).

@@ -5,10 +5,16 @@
  * (src/core/search/photo/).
  */
 import { encodePhotoFeatures, type PhotoQuery } from '../../../core/search/photo/photo-search.js';
-import { defaultVocabulary } from '../../../core/search/photo/vocabulary-data.js';
+import type { Vocabulary } from '../../../core/search/photo/vocabulary.js';
 import { extractFeatures, predecode } from '../sharp-features.js';
 import { extractLocalFeatures, LOCAL_SETTINGS } from './extract.js';
 import { rotatedGlobalFeatures } from './global-views.js';
+
+/** The shipped vocabulary, imported on first use (its module is ~740 KB of literal: start-up). */
+async function shippedVocabulary(): Promise<Vocabulary> {
+  const { defaultVocabulary } = await import('../../../core/search/photo/vocabulary-data.js');
+  return defaultVocabulary();
+}
 
 /**
  * The stored features (feature version 2) of a reference image: the global descriptor and the
@@ -18,8 +24,8 @@ import { rotatedGlobalFeatures } from './global-views.js';
  */
 export async function extractPhotoReference(input: Uint8Array | string): Promise<Uint8Array> {
   // One decode for both when the image is large (predecode); both pipelines then run at once.
-  const source = await predecode(input, LOCAL_SETTINGS.reference.maxSide);
-  const [global, local] = await Promise.all([extractFeatures(source), extractLocalFeatures(source, 'reference', defaultVocabulary())]);
+  const [source, vocabulary] = await Promise.all([predecode(input, LOCAL_SETTINGS.reference.maxSide), shippedVocabulary()]);
+  const [global, local] = await Promise.all([extractFeatures(source), extractLocalFeatures(source, 'reference', vocabulary)]);
   return encodePhotoFeatures(global, local);
 }
 
@@ -28,7 +34,7 @@ export async function extractPhotoReference(input: Uint8Array | string): Promise
  * @throws Error when sharp cannot decode the image.
  */
 export async function extractPhotoQuery(input: Uint8Array | string): Promise<PhotoQuery> {
-  const source = await predecode(input, LOCAL_SETTINGS.query.maxSide);
-  const [views, local] = await Promise.all([rotatedGlobalFeatures(source), extractLocalFeatures(source, 'query', defaultVocabulary())]);
+  const [source, vocabulary] = await Promise.all([predecode(input, LOCAL_SETTINGS.query.maxSide), shippedVocabulary()]);
+  const [views, local] = await Promise.all([rotatedGlobalFeatures(source), extractLocalFeatures(source, 'query', vocabulary)]);
   return { views, local };
 }
