@@ -8,6 +8,7 @@ import type { OutputInfo } from 'sharp';
 import { DESCRIPTOR_WORDS } from '../../../core/search/photo/hamming.js';
 import { emptyLocalFeatures, type LocalFeatures } from '../../../core/search/photo/local-features.js';
 import type { Vocabulary } from '../../../core/search/photo/vocabulary.js';
+import { openSharp, type ImageInput } from '../sharp-features.js';
 import { openCv, withMats, type OpenCv } from './opencv.js';
 
 /** Which side of the search an image is on: they differ in raster size and keypoint budget. */
@@ -49,12 +50,6 @@ export interface LocalSettings {
    * 23 / 16 of 40 scenes / scenes with effects against 22 / 20 without.
    */
   clahe?: number;
-  /**
-   * Share of the keypoint budget spent on a colour-opponent raster ((R−G + (R+G)/2−B)/2), for
-   * colour edges that grey loses (0 or absent: grey only). Off: a measurement knob; 0.3 on both
-   * sides found 19 / 18 of 40 scenes against 22 / 20.
-   */
-  chroma?: number;
   /** Cells per side of the keypoint grid (0 or absent: ORB's own global ranking). */
   grid?: number;
   /**
@@ -70,8 +65,6 @@ export interface GreyRaster {
   data: Uint8Array;
   width: number;
   height: number;
-  /** Colour-opponent raster of the same size, when the role's settings ask for one ({@link LocalSettings.chroma}). */
-  chroma?: Uint8Array;
 }
 
 /**
@@ -79,22 +72,21 @@ export interface GreyRaster {
  * white, long side brought into [minSide, maxSide], then `pad` pixels of replicated border.
  * @throws Error "local features: cannot decode image (…)".
  */
-export async function decodeGrey(input: Uint8Array | string, role: LocalRole): Promise<GreyRaster> {
-  const { maxSide, minSide, pad, chroma } = LOCAL_SETTINGS[role];
-  const colour = (chroma ?? 0) > 0;
+export async function decodeGrey(input: ImageInput, role: LocalRole): Promise<GreyRaster> {
+  const { maxSide, minSide, pad } = LOCAL_SETTINGS[role];
   let raw: { data: Buffer; info: OutputInfo };
   try {
-    const meta = await sharp(input, { failOn: 'error', limitInputPixels: 0x3fff * 0x3fff }).metadata();
+    // A raw raster (predecode) is upright already and its size known.
+    const meta = typeof input === 'object' && 'raw' in input ? { width: input.width, height: input.height, orientation: 1 } : await sharp(input, { failOn: 'error', limitInputPixels: 0x3fff * 0x3fff }).metadata();
     const swap = (meta.orientation ?? 1) >= 5;
     const w0 = (swap ? meta.height : meta.width) ?? 1;
     const h0 = (swap ? meta.width : meta.height) ?? 1;
     const long = Math.max(w0, h0, 1);
     const target = long > maxSide ? maxSide : long < minSide ? minSide : long;
-    let pipeline = sharp(input, { failOn: 'error', limitInputPixels: 0x3fff * 0x3fff })
+    let pipeline = openSharp(input, 0x3fff * 0x3fff)
       .rotate()
-      .flatten({ background: '#ffffff' });
-    if (!colour) pipeline = pipeline.greyscale();
-    else pipeline = pipeline.removeAlpha();
+      .flatten({ background: '#ffffff' })
+      .greyscale();
     if (target !== long) pipeline = pipeline.resize({ width: target, height: target, fit: 'inside', kernel: 'cubic' });
     raw = await pipeline.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   } catch (err) {
@@ -103,22 +95,9 @@ export async function decodeGrey(input: Uint8Array | string, role: LocalRole): P
   }
   const { width, height, channels } = raw.info;
   let grey: Uint8Array = new Uint8Array(width * height);
-  let opp: Uint8Array | undefined;
-  if (colour && channels >= 3) {
-    opp = new Uint8Array(width * height);
-    for (let i = 0; i < grey.length; i++) {
-      const r = raw.data[i * channels] ?? 0;
-      const g = raw.data[i * channels + 1] ?? 0;
-      const b = raw.data[i * channels + 2] ?? 0;
-      grey[i] = (r * 0.2126 + g * 0.7152 + b * 0.0722 + 0.5) | 0;
-      opp[i] = Math.max(0, Math.min(255, ((r - g) + (r + g - 2 * b) / 2) / 2 + 128)) | 0;
-    }
-  } else for (let i = 0; i < grey.length; i++) grey[i] = raw.data[i * channels] ?? 0;
-  if (pad > 0) {
-    grey = padReplicate(grey, width, height, pad);
-    if (opp) opp = padReplicate(opp, width, height, pad);
-  }
-  return { data: grey, width: width + 2 * pad, height: height + 2 * pad, ...(opp ? { chroma: opp } : {}) };
+  for (let i = 0; i < grey.length; i++) grey[i] = raw.data[i * channels] ?? 0;
+  if (pad > 0) grey = padReplicate(grey, width, height, pad);
+  return { data: grey, width: width + 2 * pad, height: height + 2 * pad };
 }
 
 /** The raster with `pad` pixels of replicated border on every side. */
@@ -241,15 +220,12 @@ interface Detected {
 }
 
 /**
- * ORB keypoints and descriptors of a grey raster (coordinates in that raster), and of its
- * colour-opponent raster when it has one (a share `settings.chroma` of the budget). `words` are
- * assigned with `vocabulary` when given.
+ * ORB keypoints and descriptors of a grey raster (coordinates in that raster). `words` are assigned
+ * with `vocabulary` when given.
  */
 export function localFeaturesFromGrey(cv: OpenCv, raster: GreyRaster, settings: LocalSettings, vocabulary?: Vocabulary): LocalFeatures {
   const found: Detected = { xs: [], ys: [], angles: [], sizes: [], descriptors: [] };
-  const chromaBudget = raster.chroma ? Math.round(settings.keypoints * (settings.chroma ?? 0)) : 0;
-  detectInto(cv, raster.data, raster.width, raster.height, settings.keypoints - chromaBudget, settings, found);
-  if (raster.chroma) detectInto(cv, raster.chroma, raster.width, raster.height, chromaBudget, settings, found);
+  detectInto(cv, raster.data, raster.width, raster.height, settings.keypoints, settings, found);
   const n = found.xs.length;
   const f = emptyLocalFeatures(raster.width, raster.height);
   if (n === 0) return f;
@@ -276,7 +252,7 @@ export function localFeaturesFromGrey(cv: OpenCv, raster: GreyRaster, settings: 
  * Decodes an image and computes its local features for `role`.
  * @throws Error "local features: cannot decode image (…)" when sharp cannot decode it.
  */
-export async function extractLocalFeatures(input: Uint8Array | string, role: LocalRole, vocabulary?: Vocabulary): Promise<LocalFeatures> {
+export async function extractLocalFeatures(input: ImageInput, role: LocalRole, vocabulary?: Vocabulary): Promise<LocalFeatures> {
   const [cv, raster] = await Promise.all([openCv(), decodeGrey(input, role)]);
   return localFeaturesFromGrey(cv, raster, LOCAL_SETTINGS[role], vocabulary);
 }
