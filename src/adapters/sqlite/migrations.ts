@@ -191,4 +191,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 7,
+    name: 'result cards copied on write (issue 12)',
+    sql: `
+      -- A part's current result card is its parts row (card id = card_base + version * 2^32 +
+      -- rowid, search-index.ts cardId); search_cards keeps only the copies of superseded versions,
+      -- written when a part is replaced or deleted and kept 25 hours for sessions. Every card of
+      -- the old layout (one row per part) becomes such a copy under its old id (< card_base), so
+      -- sessions made before the upgrade keep their pages; they go 25 hours from now like any
+      -- superseded card. The index is rebuilt on first open (new card ids in the engine's rows).
+      UPDATE search_cards SET superseded_at = CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER) WHERE superseded_at IS NULL;
+      INSERT INTO search_state (key, value) SELECT 'card_base', CAST(coalesce(max(id), 0) + 1 AS TEXT) FROM search_cards WHERE true
+        ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+      INSERT INTO search_state (key, value) VALUES ('rebuild', 'pending') ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+      -- The newest copy of a rowid: a part that reuses the rowid of a deleted one starts above it.
+      CREATE INDEX search_cards_by_part ON search_cards(part_rowid, id);
+    `,
+  },
 ];
