@@ -209,4 +209,28 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX search_cards_by_part ON search_cards(part_rowid, id);
     `,
   },
+  {
+    version: 8,
+    name: 'compact parts rows (issue 12)',
+    sql: `
+      -- src/adapters/sqlite/part-rows.ts: a lowercase UUID service id as its 16 bytes; attributes
+      -- as [[attribute_id, [LangMap | [organization, LangMap], ...]], ...]. Both forms stay
+      -- readable; rows whose values carry other fields keep the object form. The freed pages are
+      -- reused by later writes (VACUUM returns them to the file system).
+      UPDATE parts SET service_id = unhex(replace(service_id, '-', ''))
+        WHERE typeof(service_id) = 'text' AND length(service_id) = 36
+          AND service_id GLOB '[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]';
+      UPDATE parts SET attributes = (
+          SELECT json_group_array(json(json_array(a.value ->> '$.attribute_id', json((
+            SELECT json_group_array(json(CASE WHEN v.value ->> '$.organization' = '' THEN v.value -> '$.value' ELSE json_array(v.value ->> '$.organization', json(v.value -> '$.value')) END))
+            FROM json_each(a.value, '$.values') AS v
+          )))))
+          FROM json_each(parts.attributes) AS a
+        )
+        WHERE attributes GLOB '[[]{*' AND NOT EXISTS (
+          SELECT 1 FROM json_each(parts.attributes) AS a, json_each(a.value, '$.values') AS v, json_each(v.value) AS k
+          WHERE k.key NOT IN ('organization', 'value')
+        );
+    `,
+  },
 ];

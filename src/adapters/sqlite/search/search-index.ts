@@ -28,7 +28,7 @@ import { ftsClause } from './fts-query.js';
 import { deletionVariants, hasTypoKeys } from '../../../core/search/typo.js';
 import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
-import { partFromRow, type PartRow } from '../part-rows.js';
+import { decodeServiceId, partFromRow, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
 import { buildEngineDocument, type EngineDocument } from '../../../core/search/engine/document.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
@@ -89,7 +89,7 @@ export interface SearchIndexOptions {
 interface CardRow {
   id: number;
   part_id: string;
-  service_id: string;
+  service_id: string | Buffer;          // a part row's may be its UUID's bytes (part-rows.ts)
   names: string;
   created_at: number;
   modified_at: number;
@@ -439,7 +439,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     })();
     return cardIds.flatMap((id) => {
       const r = byId.get(id);
-      return r ? [{ cardId: r.id, partId: r.part_id, serviceId: r.service_id, names: JSON.parse(r.names) as LangMap, createdAt: r.created_at, modifiedAt: r.modified_at }] : [];
+      return r ? [{ cardId: r.id, partId: r.part_id, serviceId: decodeServiceId(r.service_id), names: JSON.parse(r.names) as LangMap, createdAt: r.created_at, modifiedAt: r.modified_at }] : [];
     });
   }
 
