@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { PartAttribute } from '../../api/schemas.js';
 import { decodeAttributes, decodeServiceId, encodeAttributes, encodeServiceId } from './part-rows.js';
 
 describe('SQLite parts row encoding (issue 12)', () => {
@@ -10,7 +11,7 @@ describe('SQLite parts row encoding (issue 12)', () => {
   });
 
   it('stores attributes compactly and reads both forms back the same', () => {
-    const attributes = [
+    const attributes: PartAttribute[] = [
       { attribute_id: 'vendor', values: [{ organization: '', value: { en: 'Acme "x"' } }, { organization: 'north', value: { en: 'A', de: 'B' } }] },
       { attribute_id: '123', values: [] },
     ];
