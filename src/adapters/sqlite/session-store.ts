@@ -16,9 +16,9 @@
  * deletes expired sessions and gives their pages back to the file system (auto_vacuum =
  * INCREMENTAL, and a WAL truncated after checkpoints).
  */
-import Database from 'better-sqlite3';
 import type { SessionBudget, SessionStore } from '../../core/ports.js';
-import { BUSY_TIMEOUT_MS, type SqliteDatabase } from './database.js';
+import { BUSY_TIMEOUT_MS, Database, type SqliteDatabase } from './database.js';
+import type { ThreadLock } from './thread-lock.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';
 import { blockRange, packedBytes, packHits, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
 import type { SearchFacets } from '../../api/schemas.js';
@@ -128,7 +128,12 @@ export class SqliteSessionStore implements SessionStore {
   readonly db: SqliteDatabase;
   private readonly stmt;
 
-  constructor(db: SqliteDatabase) {
+  /**
+   * `writeLock`: shared with the other threads of this process that write the same file (the
+   * reader threads of `catalog serve`), so they queue for the write lock instead of sleeping in
+   * SQLite's busy handler (thread-lock.ts).
+   */
+  constructor(db: SqliteDatabase, private readonly writeLock?: ThreadLock) {
     this.db = db;
     this.stmt = {
       insert: db.prepare<[string, string, number, number, string | null, string | null, number, number, number, string | null]>(
@@ -174,7 +179,7 @@ export class SqliteSessionStore implements SessionStore {
     };
     const stateJson = Object.keys(state).length > 0 ? JSON.stringify(state) : null;
     const bytes = SESSION_ROW_BYTES + (stateJson === null ? 0 : Buffer.byteLength(stateJson)) + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0);
-    this.db.transaction(() => {
+    this.write(() => this.db.transaction(() => {
       if (budget) {
         const excess = this.stmt.countOwned.get(session.principal)! + 1 - budget.maxSessionsPerOwner;
         if (excess > 0) this.remove(this.stmt.oldestOwned.all(session.principal, excess));
@@ -196,7 +201,12 @@ export class SqliteSessionStore implements SessionStore {
       const seq = Number(lastInsertRowid);
       blocks.forEach((packed, block) => this.stmt.insertBlock.run(seq * BLOCKS_PER_SESSION + block, packed.cardIds, packed.scores));
       this.stmt.addBytes.run(bytes);
-    }).immediate();
+    }).immediate());
+  }
+
+  /** Runs a write transaction under the process's write lock when there is one. */
+  private write<T>(transaction: () => T): T {
+    return this.writeLock ? this.writeLock.run(transaction) : transaction();
   }
 
   async get(sessionId: string): Promise<StoredSession | undefined> {
@@ -236,11 +246,11 @@ export class SqliteSessionStore implements SessionStore {
    * file system (incremental vacuum, and a WAL checkpoint so the truncated file is what remains).
    */
   async purgeExpired(nowMicros: number, max: number): Promise<number> {
-    const purged = this.db.transaction(() => {
+    const purged = this.write(() => this.db.transaction(() => {
       const rows = this.stmt.expired.all(nowMicros, max);
       this.remove(rows);
       return rows.length;
-    }).immediate();
+    }).immediate());
     if (purged > 0) this.compact();
     return purged;
   }
