@@ -193,6 +193,34 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
+    name: 'image feature change log (issue 14)',
+    sql: `
+      -- One row per change of an image's features, or of the part of an image with features,
+      -- written by triggers in the writing transaction (whoever writes: a server, a CLI, the
+      -- backfill), so the photo index applies just those changes instead of reloading every
+      -- reference (ReferenceFeatureStore.changesSince; docs/search.md, "Photo search"). seq grows in
+      -- commit order (SQLite has one writer at a time). Bounded: every 1,000th change prunes all
+      -- but the last 100,000; a reader further behind reloads everything.
+      CREATE TABLE image_feature_changes (
+        seq INTEGER PRIMARY KEY,
+        image_id TEXT NOT NULL
+      );
+      CREATE TRIGGER image_features_inserted AFTER INSERT ON images WHEN NEW.features IS NOT NULL
+      BEGIN INSERT INTO image_feature_changes (image_id) VALUES (NEW.image_id); END;
+      CREATE TRIGGER image_features_deleted AFTER DELETE ON images WHEN OLD.features IS NOT NULL
+      BEGIN INSERT INTO image_feature_changes (image_id) VALUES (OLD.image_id); END;
+      CREATE TRIGGER image_features_updated AFTER UPDATE ON images
+        WHEN OLD.features IS NOT NEW.features OR (NEW.features IS NOT NULL AND (OLD.part_rowid IS NOT NEW.part_rowid OR OLD.image_id IS NOT NEW.image_id))
+      BEGIN
+        INSERT INTO image_feature_changes (image_id) SELECT OLD.image_id WHERE OLD.image_id IS NOT NEW.image_id;
+        INSERT INTO image_feature_changes (image_id) VALUES (NEW.image_id);
+      END;
+      CREATE TRIGGER image_feature_changes_pruned AFTER INSERT ON image_feature_changes WHEN NEW.seq % 1000 = 0
+      BEGIN DELETE FROM image_feature_changes WHERE seq <= NEW.seq - 100000; END;
+    `,
+  },
+  {
+    version: 8,
     name: 'result cards copied on write (issue 12)',
     sql: `
       -- A part's current result card is its parts row (card id = card_base + version * 2^32 +
@@ -210,7 +238,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 8,
+    version: 9,
     name: 'compact parts rows (issue 12)',
     sql: `
       -- src/adapters/sqlite/part-rows.ts: a lowercase UUID service id as its 16 bytes; attributes

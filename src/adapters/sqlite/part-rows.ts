@@ -1,5 +1,5 @@
 /**
- * The SQLite `parts` row (migration 1, compacted by migration 8 for issue 12: catalog on disk) and
+ * The SQLite `parts` row (migration 1, compacted by migration 9 for issue 12: catalog on disk) and
  * its mapping to StoredPart. Two columns are stored more compactly than the shared row shape
  * (src/adapters/rows.ts, which PostgreSQL keeps):
  * - `service_id`: a lowercase RFC 4122 UUID as its 16 bytes (a BLOB, 17 bytes on disk instead of

@@ -10,7 +10,7 @@
  *
  * Other tables (migration 4):
  * - Result cards (a part's id, serviceId, names, timestamps as of one write) are copied on write
- *   (migration 7, issue 12): the current version's card is the `parts` row itself, under the card
+ *   (migration 8, issue 12): the current version's card is the `parts` row itself, under the card
  *   id `cardId(base, version, rowid)`; `search_cards` holds only copies of superseded versions,
  *   written when a part is replaced or deleted, kept 25 hours (sessions live 24). Sessions store
  *   card ids, so a session shows every hit as it was at search time; storing N new parts writes no
@@ -45,7 +45,7 @@ export const CARD_VERSIONS = 2 ** 20;
 /**
  * The card id of version `version` (0 ≤ version < CARD_VERSIONS) of the part with `parts.rowid_`
  * `rowid` (1 ≤ rowid < CARD_ROWID_SPAN): `base + version · 2^32 + rowid`. `base` (search_state
- * 'card_base', migration 7) is above every card id of the old layout, so the two never meet. A
+ * 'card_base', migration 8) is above every card id of the old layout, so the two never meet. A
  * part never updated has card id base + rowid: the ids of a session's hits stay small and close
  * (its blocks store varint deltas). Throws when the rowid does not fit.
  */
@@ -126,7 +126,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /** Hits held by the cache's entries (bounded by {@link CACHE_MAX_HITS}). */
   private cachedHits = 0;
   private lastGc = 0;
-  /** Card ids below this are copies of the layout before migration 7 (search_state 'card_base'). */
+  /** Card ids below this are copies of the layout before migration 8 (search_state 'card_base'). */
   private readonly cardBase: number;
   private readonly stmt;
   /** The engine's tables (postings, docs, statistics). */
@@ -328,7 +328,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       try {
         // A part's card (its parts row) does not change with the index: a part keeps its current
         // card id, so sessions made before the rebuild still find it; a card id of the layout
-        // before migration 7 (already a copy in search_cards) gives way to a new one.
+        // before migration 8 (already a copy in search_cards) gives way to a new one.
         this.db.prepare("INSERT INTO search_org_docs (search_org_docs) VALUES ('delete-all')").run();
         this.db.prepare('DELETE FROM search_current WHERE part_rowid NOT IN (SELECT rowid_ FROM parts)').run();
         this.engine.clearAll();
