@@ -37,7 +37,7 @@ const K = 25;
 const ROUNDS = 3;
 const log = (...a) => console.error(`[compare ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
-function dirBytes(dir) {
+export function dirBytes(dir) {
   let n = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) n += e.isDirectory() ? dirBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size;
   return n;
@@ -58,7 +58,7 @@ const csvField = (s) => `"${s.replaceAll('"', '""')}"`;
 const pgText = (s) => s.replaceAll('\\', '\\\\').replaceAll('\t', ' ').replaceAll('\n', ' ');
 
 /** Writes the parts as the catalog's CSV and as TSV (Xapian; PostgreSQL's text COPY format). */
-async function writeInputs(dir, parts, list) {
+export async function writeInputs(dir, parts, list) {
   const csv = createWriteStream(join(dir, 'parts.csv'));
   const tsv = createWriteStream(join(dir, 'parts.tsv'));
   const pgTsv = createWriteStream(join(dir, 'parts.pg.tsv'));
@@ -172,7 +172,7 @@ function findXapian() {
 }
 
 /** A throwaway PostgreSQL cluster (as test/services/postgres-cluster.ts), or why not. */
-async function startPostgres() {
+export async function startPostgres() {
   const base = '/usr/lib/postgresql';
   let bin;
   if (existsSync(base)) {

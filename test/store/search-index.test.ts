@@ -126,6 +126,39 @@ describe('SqliteSearchIndex', () => {
     expect([await count(worker, 'gear'), await count(LOCAL_OWNER, 'gear')]).toEqual([0, 0]);
   });
 
+  it('cards are copied on write (issue 12): new parts write no card row; a session keeps showing replaced and deleted parts as they were', async () => {
+    const cardRows = () => store.db.prepare('SELECT count(*) FROM search_cards').pluck().get();
+    const parts = Array.from({ length: 30 }, (_, i) => ({ part_id: `v${String(i).padStart(2, '0')}`, name: { en: `Valve ${i}` } }));
+    await service.upsertParts(LOCAL_OWNER, parts);
+    expect(cardRows()).toBe(0);
+    const before = await search.search(LOCAL_OWNER, { matches: { text: 'valve' }, resultOptions: { limit: 5 } });
+    const shown = await search.searchState(LOCAL_OWNER, before.sessionId, { limit: 1000 });
+    const asShown = shown.results.map((r) => [r.id, r.name, r.modifiedAt]);
+    expect(asShown).toHaveLength(30);
+    // Searching writes no card either; replacing one part copies its old card once, deleting one its own.
+    expect(cardRows()).toBe(0);
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'v03', name: { en: 'Valve renamed' } }]);
+    expect(cardRows()).toBe(1);
+    await service.deleteParts(LOCAL_OWNER, ['v07']);
+    expect(cardRows()).toBe(2);
+    // The highest rowid deleted, then a new part: SQLite gives it the same rowid; its card must not be the deleted one's.
+    await service.deleteParts(LOCAL_OWNER, ['v29']);
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'w00', name: { en: 'Valve newcomer' } }]);
+    expect(store.db.prepare("SELECT rowid_ FROM parts WHERE part_id = 'w00'").pluck().get()).toBe(30);
+    // A second update of a part already replaced: the session still shows the first version.
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'v03', name: { en: 'Valve renamed again' } }]);
+    const later = await search.searchState(LOCAL_OWNER, before.sessionId, { limit: 1000 });
+    expect(later.results.map((r) => [r.id, r.name, r.modifiedAt])).toEqual(asShown);
+    const after = await search.search(LOCAL_OWNER, { matches: { text: 'valve' }, resultOptions: { limit: 100 } });
+    const names = new Map(after.results.map((r) => [r.id, r.name]));
+    expect(after.resultsTotalCount).toBe(29);
+    expect([names.get('v03'), names.get('v07'), names.get('v29'), names.get('w00')]).toEqual(['Valve renamed again', undefined, undefined, 'Valve newcomer']);
+    // The rebuild keeps every part's card id: sessions from before it read the same.
+    index.rebuild();
+    expect((await search.searchState(LOCAL_OWNER, after.sessionId, { limit: 100 })).results.map((r) => [r.id, r.name])).toEqual(after.results.map((r) => [r.id, r.name]));
+    expect((await search.searchState(LOCAL_OWNER, before.sessionId, { limit: 1000 })).results.map((r) => [r.id, r.name, r.modifiedAt])).toEqual(asShown);
+  });
+
   it('an index written in an older layout is rebuilt on open', async () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'old', name: { en: 'Flange' } }]);
     // An older layout (e.g. 2: FTS5 rows per view) left no engine postings behind.

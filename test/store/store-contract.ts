@@ -523,6 +523,22 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(current.get('p1')).not.toBe(filtered.cardIds[0]);
       });
 
+      it('reads the card of a part as found even after the part was replaced twice or deleted, and no card for an unknown id', async () => {
+        await putParts(part('p1', 'Pump'), part('p2', 'Pump jet'), part('p3', 'Pump seal'));
+        const found = await s.searchIndex.searchText(query('pump'), 10);
+        const asFound = (await s.searchIndex.readCards(found.cardIds)).map((c) => [c.partId, c.names.en, c.modifiedAt]);
+        expect(asFound.map(([id]) => id).sort()).toEqual(['p1', 'p2', 'p3']);
+        // Real times: a copy is kept 25 hours from its part's replacement.
+        const now = Date.now() * 1000;
+        await putParts(part('p1', 'Impeller', {}, now));
+        await putParts(part('p1', 'Impeller two', {}, now + 1));
+        await s.catalog.deleteParts(['p2'], () => write(null, false));
+        expect((await s.searchIndex.readCards(found.cardIds)).map((c) => [c.partId, c.names.en, c.modifiedAt])).toEqual(asFound);
+        const later = await s.searchIndex.searchText(query('pump'), 10);
+        expect((await s.searchIndex.readCards(later.cardIds)).map((c) => c.partId)).toEqual(['p3']);
+        expect(await s.searchIndex.readCards([Math.max(...found.cardIds, ...later.cardIds) + 1_000_000])).toEqual([]);
+      });
+
       it('counts facet values over every hit, as the caller sees them (issue 13)', async () => {
         const vendor = attribute('vendor', { filterable: true });
         const grade = attribute('grade', { filterable: true, visibility: 'admin' });

@@ -8,7 +8,7 @@ import type { CatalogStore } from '../../core/ports.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 import { countImagesOfPart } from './image-store.js';
-import { partFromRow, type PartRow } from './part-rows.js';
+import { encodeAttributes, encodeServiceId, partFromRow, type PartRow } from './part-rows.js';
 import type { CatalogWriteListener } from './write-listeners.js';
 import type { Decision, KeysetPage, StoredPart, StoredToken } from '../../core/model.js';
 
@@ -207,10 +207,10 @@ export class SqliteCatalogStore implements CatalogStore {
 
   private writePart(part: StoredPart, rowid: number | undefined, definitions?: ReadonlyMap<string, Attribute>, previous?: StoredPart): void {
     const name = JSON.stringify(part.name);
-    const attributes = JSON.stringify(part.attributes);
+    const attributes = encodeAttributes(part.attributes);
     let id = rowid;
     if (id === undefined) {
-      id = Number(this.stmt.insertPart.run(part.part_id, part.serviceId, name, attributes, part.createdAt, part.modifiedAt).lastInsertRowid);
+      id = Number(this.stmt.insertPart.run(part.part_id, encodeServiceId(part.serviceId), name, attributes, part.createdAt, part.modifiedAt).lastInsertRowid);
     } else {
       this.stmt.updatePart.run(name, attributes, part.modifiedAt, id);
       this.stmt.deletePartAttributes.run(id);

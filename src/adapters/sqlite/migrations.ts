@@ -219,4 +219,46 @@ export const MIGRATIONS: readonly Migration[] = [
       BEGIN DELETE FROM image_feature_changes WHERE seq <= NEW.seq - 100000; END;
     `,
   },
+  {
+    version: 8,
+    name: 'result cards copied on write (issue 12)',
+    sql: `
+      -- A part's current result card is its parts row (card id = card_base + version * 2^32 +
+      -- rowid, search-index.ts cardId); search_cards keeps only the copies of superseded versions,
+      -- written when a part is replaced or deleted and kept 25 hours for sessions. Every card of
+      -- the old layout (one row per part) becomes such a copy under its old id (< card_base), so
+      -- sessions made before the upgrade keep their pages; they go 25 hours from now like any
+      -- superseded card. The index is rebuilt on first open (new card ids in the engine's rows).
+      UPDATE search_cards SET superseded_at = CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER) WHERE superseded_at IS NULL;
+      INSERT INTO search_state (key, value) SELECT 'card_base', CAST(coalesce(max(id), 0) + 1 AS TEXT) FROM search_cards WHERE true
+        ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+      INSERT INTO search_state (key, value) VALUES ('rebuild', 'pending') ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+      -- The newest copy of a rowid: a part that reuses the rowid of a deleted one starts above it.
+      CREATE INDEX search_cards_by_part ON search_cards(part_rowid, id);
+    `,
+  },
+  {
+    version: 9,
+    name: 'compact parts rows (issue 12)',
+    sql: `
+      -- src/adapters/sqlite/part-rows.ts: a lowercase UUID service id as its 16 bytes; attributes
+      -- as [[attribute_id, [LangMap | [organization, LangMap], ...]], ...]. Both forms stay
+      -- readable; rows whose values carry other fields keep the object form. The freed pages are
+      -- reused by later writes (VACUUM returns them to the file system).
+      UPDATE parts SET service_id = unhex(replace(service_id, '-', ''))
+        WHERE typeof(service_id) = 'text' AND length(service_id) = 36
+          AND service_id GLOB '[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f]-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]';
+      UPDATE parts SET attributes = (
+          SELECT json_group_array(json(json_array(a.value ->> '$.attribute_id', json((
+            SELECT json_group_array(json(CASE WHEN v.value ->> '$.organization' = '' THEN v.value -> '$.value' ELSE json_array(v.value ->> '$.organization', json(v.value -> '$.value')) END))
+            FROM json_each(a.value, '$.values') AS v
+          )))))
+          FROM json_each(parts.attributes) AS a
+        )
+        WHERE attributes GLOB '[[]{*' AND NOT EXISTS (
+          SELECT 1 FROM json_each(parts.attributes) AS a, json_each(a.value, '$.values') AS v, json_each(v.value) AS k
+          WHERE k.key NOT IN ('organization', 'value')
+        );
+    `,
+  },
 ];

@@ -9,9 +9,12 @@
  * hits to result cards.
  *
  * Other tables (migration 4):
- * - `search_cards`: the result fields of a part (id, serviceId, names, timestamps) as one immutable
- *   version per write. Sessions store card ids, so a session shows every hit as it was at search
- *   time; a superseded card is kept 25 hours (sessions live 24).
+ * - Result cards (a part's id, serviceId, names, timestamps as of one write) are copied on write
+ *   (migration 8, issue 12): the current version's card is the `parts` row itself, under the card
+ *   id `cardId(base, version, rowid)`; `search_cards` holds only copies of superseded versions,
+ *   written when a part is replaced or deleted, kept 25 hours (sessions live 24). Sessions store
+ *   card ids, so a session shows every hit as it was at search time; storing N new parts writes no
+ *   card row at all.
  * - `search_current`: part rowid -> current card id, and whether the part has per-organization values.
  * - `search_org_docs` (FTS5, rowid = card id): per-organization searchable values of every
  *   organization, only to learn whether a word occurs in any of them (see `planFor`).
@@ -25,7 +28,7 @@ import { ftsClause } from './fts-query.js';
 import { deletionVariants, hasTypoKeys } from '../../../core/search/typo.js';
 import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
-import { partFromRow, type PartRow } from '../part-rows.js';
+import { decodeServiceId, partFromRow, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
 import { buildEngineDocument, type EngineDocument } from '../../../core/search/engine/document.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
@@ -33,6 +36,29 @@ import { EngineStore } from './engine-store.js';
 
 export { visibilityTier } from '../../../core/search/engine/searcher.js';
 
+
+/** Rowids below this fit a card id (card ids stay below 2^53: exact in a double, as the engine keeps them). */
+export const CARD_ROWID_SPAN = 2 ** 32;
+/** Versions of one rowid's card before the numbering wraps (a copy that old is long expired but for >1M writes of one part in 25 h). */
+export const CARD_VERSIONS = 2 ** 20;
+
+/**
+ * The card id of version `version` (0 ≤ version < CARD_VERSIONS) of the part with `parts.rowid_`
+ * `rowid` (1 ≤ rowid < CARD_ROWID_SPAN): `base + version · 2^32 + rowid`. `base` (search_state
+ * 'card_base', migration 8) is above every card id of the old layout, so the two never meet. A
+ * part never updated has card id base + rowid: the ids of a session's hits stay small and close
+ * (its blocks store varint deltas). Throws when the rowid does not fit.
+ */
+export function cardId(base: number, version: number, rowid: number): number {
+  if (!Number.isSafeInteger(rowid) || rowid < 1 || rowid >= CARD_ROWID_SPAN) throw new Error(`part rowid ${rowid} is outside the search index's card ids (1..2^32-1)`);
+  return base + version * CARD_ROWID_SPAN + rowid;
+}
+
+/** The rowid and version of a card id of the current layout (`id` ≥ base). */
+export function cardParts(base: number, id: number): { rowid: number; version: number } {
+  const offset = id - base;
+  return { rowid: offset % CARD_ROWID_SPAN, version: Math.floor(offset / CARD_ROWID_SPAN) };
+}
 
 /** A superseded card is kept this long (sessions live 24 h; one hour of margin for clock skew). */
 export const CARD_RETENTION_MICROS = 25 * 3600 * 1_000_000;
@@ -75,7 +101,7 @@ export const CACHE_MAX_HITS = 1_000_000;
 interface CardRow {
   id: number;
   part_id: string;
-  service_id: string;
+  service_id: string | Buffer;          // a part row's may be its UUID's bytes (part-rows.ts)
   names: string;
   created_at: number;
   modified_at: number;
@@ -100,6 +126,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /** Hits held by the cache's entries (bounded by {@link CACHE_MAX_HITS}). */
   private cachedHits = 0;
   private lastGc = 0;
+  /** Card ids below this are copies of the layout before migration 8 (search_state 'card_base'). */
+  private readonly cardBase: number;
   private readonly stmt;
   /** The engine's tables (postings, docs, statistics). */
   readonly engine: EngineStore;
@@ -119,10 +147,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       ),
       insertCurrent: db.prepare<[number, number, number, number]>('INSERT INTO search_current (part_rowid, card_id, holder, org_doc) VALUES (?, ?, ?, ?)'),
       deleteCurrent: db.prepare<[number]>('DELETE FROM search_current WHERE part_rowid = ?'),
-      insertCard: db.prepare<[number, string, string, string, number, number]>(
-        'INSERT INTO search_cards (part_rowid, part_id, service_id, names, created_at, modified_at) VALUES (?, ?, ?, ?, ?, ?)',
+      // OR REPLACE: only after CARD_VERSIONS writes of one rowid within 25 h can an id be taken.
+      copyCard: db.prepare<[number, number, string, string, string, number, number, number]>(
+        'INSERT OR REPLACE INTO search_cards (id, part_rowid, part_id, service_id, names, created_at, modified_at, superseded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
-      supersede: db.prepare<[number, number]>('UPDATE search_cards SET superseded_at = ? WHERE id = ?'),
+      newestCopy: db.prepare<[number, number], number | null>('SELECT max(id) FROM search_cards WHERE part_rowid = ? AND id >= ?').pluck(),
       gc: db.prepare<[number]>(`DELETE FROM search_cards WHERE id IN (SELECT id FROM search_cards WHERE superseded_at IS NOT NULL AND superseded_at < ? LIMIT ${GC_BATCH})`),
       insertOrgDoc: db.prepare<[number, string, string, string, string]>('INSERT INTO search_org_docs (rowid, o0, o1, o2, o3) VALUES (?, ?, ?, ?, ?)'),
       deleteOrgDoc: db.prepare<[number]>('DELETE FROM search_org_docs WHERE rowid = ?'),
@@ -140,18 +169,28 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       ),
       countNonHolders: db.prepare<[], number>('SELECT count(*) FROM search_current WHERE holder = 0').pluck(),
       partByRowid: db.prepare<[number], PartRow>('SELECT * FROM parts WHERE rowid_ = ?'),
-      cards: db.prepare<[string], CardRow>('SELECT id, part_id, service_id, names, created_at, modified_at FROM search_cards WHERE id IN (SELECT value FROM json_each(?))'),
+      copiedCards: db.prepare<[string], CardRow>('SELECT id, part_id, service_id, names, created_at, modified_at FROM search_cards WHERE id IN (SELECT value FROM json_each(?))'),
+      // The current cards among the ids: the part rows whose current card id is one of them.
+      currentCardRows: db.prepare<[string, number, number], CardRow>(
+        `SELECT cur.card_id AS id, p.part_id AS part_id, p.service_id AS service_id, p.name AS names, p.created_at AS created_at, p.modified_at AS modified_at
+         FROM json_each(?) AS j JOIN search_current AS cur ON cur.part_rowid = (j.value - ?) % ${CARD_ROWID_SPAN} AND cur.card_id = j.value
+         JOIN parts AS p ON p.rowid_ = cur.part_rowid WHERE j.value >= ?`,
+      ),
+      cardBase: db.prepare<[], string>("SELECT value FROM search_state WHERE key = 'card_base'").pluck(),
       currentCards: db.prepare<[string], { part_id: string; card_id: number }>(
         'SELECT p.part_id AS part_id, cur.card_id AS card_id FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE p.part_id IN (SELECT value FROM json_each(?))',
       ),
       partsWithAttribute: db.prepare<[string], PartRow>('SELECT p.* FROM part_attributes AS pa JOIN parts AS p ON p.rowid_ = pa.part_rowid WHERE pa.attribute_id = ?'),
-      partsPage: db.prepare<[number, number], PartRow>('SELECT * FROM parts WHERE rowid_ > ? ORDER BY rowid_ LIMIT ?'),
+      partsPage: db.prepare<[number, number], PartRow & { card_id: number | null }>(
+        'SELECT p.*, cur.card_id AS card_id FROM parts AS p LEFT JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE p.rowid_ > ? ORDER BY p.rowid_ LIMIT ?',
+      ),
       attributes: db.prepare<[], string>('SELECT body FROM attributes').pluck(),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       totalChanges: db.prepare<[], number>('SELECT total_changes()').pluck(),
       getState: db.prepare<[string], string>('SELECT value FROM search_state WHERE key = ?').pluck(),
       setState: db.prepare<[string, string]>('INSERT INTO search_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
+    this.cardBase = Number(this.stmt.cardBase.get() ?? 0);
     this.searcher = new EngineSearcher(this.makeReader());
     this.rebuildIfPending();
   }
@@ -161,9 +200,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean, previous?: StoredPart): void {
     // A new parts row has no card yet (a reused rowid's card was retired when its part was deleted).
     const current = created ? undefined : this.stmt.current.get(rowid);
-    if (current) this.retire(current.card_id, current.org_doc === 1, part.modifiedAt);
+    if (current) this.retire(rowid, current.card_id, current.org_doc === 1, part.modifiedAt, previous);
     const before = current && previous ? buildEngineDocument(previous, attributes) : undefined;
-    this.addCard(rowid, part, attributes, current === undefined, before);
+    this.addCard(rowid, part, attributes, current === undefined, before, this.nextCardId(rowid, current?.card_id));
     this.collectGarbage(part.modifiedAt);
   }
 
@@ -171,7 +210,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     const current = this.stmt.current.get(rowid);
     if (!current) return;
     const now = this.clock.nowMicros();
-    this.retire(current.card_id, current.org_doc === 1, now);
+    this.retire(rowid, current.card_id, current.org_doc === 1, now, previous);
     this.stmt.deleteCurrent.run(rowid);
     this.engine.remove(rowid, buildEngineDocument(previous, this.loadAttributes()));
     this.collectGarbage(now);
@@ -218,8 +257,21 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     this.rebuildIfPending();
   }
 
-  private addCard(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, fresh: boolean, before: EngineDocument | undefined): void {
-    const cardId = Number(this.stmt.insertCard.run(rowid, part.part_id, part.serviceId, JSON.stringify(part.name), part.createdAt, part.modifiedAt).lastInsertRowid);
+  /**
+   * The card id of a new version of the part at `rowid`: the version after `previous` (its current
+   * card id), or, for a part new at this rowid, the version after the newest kept copy of the
+   * rowid (a deleted part's, whose sessions still read it), else version 0.
+   */
+  private nextCardId(rowid: number, previous: number | undefined): number {
+    if (previous !== undefined && previous >= this.cardBase) {
+      const last = cardParts(this.cardBase, previous);
+      if (last.rowid === rowid) return cardId(this.cardBase, (last.version + 1) % CARD_VERSIONS, rowid);
+    }
+    const newest = this.stmt.newestCopy.get(rowid, this.cardBase);
+    return cardId(this.cardBase, newest == null ? 0 : (cardParts(this.cardBase, newest).version + 1) % CARD_VERSIONS, rowid);
+  }
+
+  private addCard(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, fresh: boolean, before: EngineDocument | undefined, cardId: number): void {
     const doc = buildOrgDocument(part, attributes);
     (fresh ? this.stmt.insertCurrent : this.stmt.setCurrent).run(rowid, cardId, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
     if (doc.orgValues) this.stmt.insertOrgDoc.run(cardId, ...doc.orgValues);
@@ -227,8 +279,15 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     this.engine.put(rowid, part.part_id, cardId, buildEngineDocument(part, attributes), before);
   }
 
-  private retire(cardId: number, hasOrgDoc: boolean, now: number): void {
-    this.stmt.supersede.run(now, cardId);
+  /**
+   * The part at `rowid` is replaced or deleted: its current card (`previous`, as it was stored)
+   * is copied into search_cards under its id, for the sessions that may reference it. A card id
+   * of the old layout (below card_base) already has its row there.
+   */
+  private retire(rowid: number, cardId: number, hasOrgDoc: boolean, now: number, previous: StoredPart | undefined): void {
+    if (previous && cardId >= this.cardBase) {
+      this.stmt.copyCard.run(cardId, rowid, previous.part_id, previous.serviceId, JSON.stringify(previous.name), previous.createdAt, previous.modifiedAt, now);
+    }
     if (hasOrgDoc) this.stmt.deleteOrgDoc.run(cardId);
   }
 
@@ -267,16 +326,20 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     this.db.transaction(() => {
       if (!pending()) return;
       try {
-        const now = this.clock.nowMicros();
+        // A part's card (its parts row) does not change with the index: a part keeps its current
+        // card id, so sessions made before the rebuild still find it; a card id of the layout
+        // before migration 8 (already a copy in search_cards) gives way to a new one.
         this.db.prepare("INSERT INTO search_org_docs (search_org_docs) VALUES ('delete-all')").run();
-        this.db.prepare('UPDATE search_cards SET superseded_at = ? WHERE superseded_at IS NULL').run(now);
-        this.db.prepare('DELETE FROM search_current').run();
+        this.db.prepare('DELETE FROM search_current WHERE part_rowid NOT IN (SELECT rowid_ FROM parts)').run();
         this.engine.clearAll();
         const attributes = this.loadAttributes();
         let sinceFlush = 0;
         for (let after = 0; ;) {
           const rows = this.stmt.partsPage.all(after, 1000);
-          for (const row of rows) this.addCard(row.rowid_, partFromRow(row), attributes, true, undefined);
+          for (const row of rows) {
+            const kept = row.card_id !== null && row.card_id >= this.cardBase && cardParts(this.cardBase, row.card_id).rowid === row.rowid_;
+            this.addCard(row.rowid_, partFromRow(row), attributes, false, undefined, kept && row.card_id !== null ? row.card_id : this.nextCardId(row.rowid_, undefined));
+          }
           sinceFlush += rows.length;
           if (sinceFlush >= REBUILD_FLUSH) {
             this.engine.flush();
@@ -383,12 +446,23 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     };
   }
 
+  /**
+   * The cards of these ids, in their order (unknown ids left out): a current card from its part's
+   * row, a superseded one from its copy; one read transaction, so a write in between cannot move a
+   * card from one to the other unseen.
+   */
   async readCards(cardIds: readonly number[]): Promise<ResultCard[]> {
     if (cardIds.length === 0) return [];
-    const byId = new Map(this.stmt.cards.all(JSON.stringify(cardIds)).map((r) => [r.id, r]));
+    const ids = JSON.stringify(cardIds);
+    const byId = this.db.transaction(() => {
+      const found = new Map(this.stmt.copiedCards.all(ids).map((r) => [r.id, r]));
+      // The current version wins over a copy of the same id (only after CARD_VERSIONS writes).
+      for (const r of this.stmt.currentCardRows.all(ids, this.cardBase, this.cardBase)) found.set(r.id, r);
+      return found;
+    })();
     return cardIds.flatMap((id) => {
       const r = byId.get(id);
-      return r ? [{ cardId: r.id, partId: r.part_id, serviceId: r.service_id, names: JSON.parse(r.names) as LangMap, createdAt: r.created_at, modifiedAt: r.modified_at }] : [];
+      return r ? [{ cardId: r.id, partId: r.part_id, serviceId: decodeServiceId(r.service_id), names: JSON.parse(r.names) as LangMap, createdAt: r.created_at, modifiedAt: r.modified_at }] : [];
     });
   }
 
