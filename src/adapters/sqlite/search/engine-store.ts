@@ -17,7 +17,7 @@
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { FILTER_MARK, HOLDER_TERM, ID_MARK, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
-import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, GROUPS, mergeChanges, type Postings } from '../../../core/search/engine/postings.js';
+import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, GROUPS, mergeSorted, PendingPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { ID_WEIGHT, NAME_WEIGHT } from '../../../core/search/engine/bm25.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import type { SqliteDatabase } from '../database.js';
@@ -74,7 +74,7 @@ function tailOf(p: Postings, from: number): TailBlock {
 export class EngineStore {
   private readonly stmt;
   // -- write side: one transaction's changes --
-  private readonly pendingTerms = new Map<string, Map<number, number[] | null>>();
+  private readonly pendingTerms = new Map<string, PendingPostings>();
   private readonly txChunks = new Map<number, Buffer>();
   private readonly statsDelta = { n: 0, len: [0, 0, 0, 0] };
   private renumber = false;
@@ -195,7 +195,10 @@ export class EngineStore {
     }
     this.tailVersion = -1; // until this flush has written everything (a throw below leaves it invalid)
     const terms = [...this.pendingTerms.keys()].sort();
-    for (const term of terms) this.writeTerm(term, this.pendingTerms.get(term) ?? new Map(), version);
+    for (const term of terms) {
+      const changes = this.pendingTerms.get(term);
+      if (changes) this.writeTerm(term, changes.sorted(), version);
+    }
     if (this.renumber) this.renumberKeys();
     for (const [chunk, data] of this.txChunks) this.stmt.putChunk.run(chunk, version, data);
     const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.statsDelta.len[t] ?? 0));
@@ -235,7 +238,7 @@ export class EngineStore {
   private change(term: string, rowid: number, tf: number[] | null): void {
     let changes = this.pendingTerms.get(term);
     if (!changes) {
-      changes = new Map();
+      changes = new PendingPostings();
       this.pendingTerms.set(term, changes);
     }
     changes.set(rowid, tf);
@@ -246,23 +249,21 @@ export class EngineStore {
     for (let t = 0; t < TIERS; t++) this.statsDelta.len[t] = (this.statsDelta.len[t] ?? 0) + sign * tierLength(lengths, t);
   }
 
-  /** Rewrites the blocks of `term` that `changes` touch (a new term: only writes). */
-  private writeTerm(term: string, changes: Map<number, number[] | null>, version: number): void {
-    let min = Infinity;
-    let max = -Infinity;
-    for (const doc of changes.keys()) {
-      if (doc < min) min = doc;
-      if (doc > max) max = doc;
-    }
+  /**
+   * Rewrites the blocks of `term` that `changes` touch (a new term: only writes); `changes` ascending
+   * by doc, one row per doc, all-zero rows removing (PendingPostings.sorted()).
+   */
+  private writeTerm(term: string, changes: Postings & { removes: boolean }, version: number): void {
+    const min = changes.docs[0] ?? 0;
+    const max = changes.docs[changes.docs.length - 1] ?? 0;
+    if (changes.docs.length === 0) return;
     const base = emptyPostings();
     let id = this.ids.get(term) ?? this.stmt.termId.get(term);
     if (id === undefined) {
-      let adds = false;
-      for (const tf of changes.values()) if (tf !== null) adds = true;
-      if (!adds) return;
       // A new term has no stored blocks: nothing to read, merge or delete (most terms of an import).
+      const merged = mergeSorted(base, changes);
+      if (merged.docs.length === 0) return;
       id = Number(this.stmt.insertTerm.run(term, version).lastInsertRowid);
-      const merged = mergeChanges(base, changes);
       const lastFirst = this.insertBlocks(id, merged);
       if (merged.docs.length >= TAIL_SEED_POSTINGS) {
         this.setTail(id, tailOf(merged, lastFirst));
@@ -276,7 +277,7 @@ export class EngineStore {
     if (tail && min >= tail.firstDoc) {
       // An append (or a change within the last block): only the cached last block is rewritten.
       this.stmt.deleteBlocksIn.run(id, tail.firstDoc, tail.firstDoc);
-      const merged = mergeChanges(tail.postings, changes);
+      const merged = mergeSorted(tail.postings, changes);
       if (merged.docs.length === 0) {
         this.setTail(id, undefined);
         return;
@@ -289,7 +290,7 @@ export class EngineStore {
     const from = this.stmt.floorBlock.get(id, min) ?? min;
     for (const block of this.stmt.blocksIn.all(id, from, max)) decodeBlock(block.data, block.first_doc, base);
     this.stmt.deleteBlocksIn.run(id, from, max);
-    const merged = mergeChanges(base, changes);
+    const merged = mergeSorted(base, changes);
     const lastFirst = this.insertBlocks(id, merged);
     // What was written ends the list when no block starts after the largest changed doc.
     if (merged.docs.length > 0 && this.stmt.blockAfter.get(id, max) === undefined) this.setTail(id, tailOf(merged, lastFirst));
