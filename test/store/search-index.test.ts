@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteCatalogStore } from '../../src/adapters/sqlite/catalog-store.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteSearchIndex } from '../../src/adapters/sqlite/search/search-index.js';
+import { binaryLess } from '../../src/adapters/sqlite/search/engine-store.js';
 import { openSessionDatabase, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
 import { systemClock, systemIds } from '../../src/adapters/system.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
@@ -249,7 +250,10 @@ describe('bulk-written index (one transaction per batch)', () => {
       const rnd = random(seed);
       const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
       const text = (n: number) => Array.from({ length: 1 + Math.floor(rnd() * n) }, () => pick(WORDS)).join(' ');
-      const part = (i: number) => ({ part_id: `p${String(i).padStart(3, '0')}`, name: { en: `${text(3)} ${i}` }, note: text(4), kind: pick(KINDS) });
+      // Some parts alike in every indexed respect but their id: ties, ranked by part id alone.
+      const part = (i: number) => rnd() < 0.3
+        ? { part_id: `p${String(i).padStart(3, '0')}`, name: { en: 'Cog wheel' }, note: 'spare', kind: 'steel' }
+        : { part_id: `p${String(i).padStart(3, '0')}`, name: { en: `${text(3)} ${i}` }, note: text(4), kind: pick(KINDS) };
       // Three batches: new parts in id order (appends), then new parts out of order with updates of
       // earlier parts, some repeated within the batch (a part updated twice in one transaction).
       const batches = [
@@ -261,27 +265,47 @@ describe('bulk-written index (one transaction per batch)', () => {
       const bulk = await catalog();
       const single = await catalog();
       try {
-        for (const batch of batches) {
-          await write(bulk, batch);
-          for (const p of batch) await write(single, [p]);
-        }
-        for (const c of [bulk, single]) await c.store.deleteParts([...new Set(deleted)], (_, existing) => (existing ? { kind: 'write', value: null, created: false } : { kind: 'skip' }) as never);
         const queries = [
           ...WORDS.map((w) => ({ text: w })),
+          { text: 'wheel' },
+          { text: 'spare', kind: 'steel' },
           ...WORDS.map((w) => ({ text: `${w} ${pick(WORDS)}` })),
           ...WORDS.slice(0, 6).map((w) => ({ text: w.slice(0, 3) })),
           ...KINDS.map((k) => ({ text: pick(WORDS), kind: k })),
           { text: String(Math.floor(rnd() * 150)) },
         ];
-        const expected = await answers(single, queries);
-        expect(expected.some((a) => a.total > 50)).toBe(true);
-        expect(await answers(bulk, queries)).toEqual(expected);
+        // Compared after every batch and after the deletes (a later batch may renumber every key).
+        const compare = async () => expect(await answers(bulk, queries)).toEqual(await answers(single, queries));
+        for (const batch of batches) {
+          await write(bulk, batch);
+          for (const p of batch) await write(single, [p]);
+          await compare();
+        }
+        for (const c of [bulk, single]) await c.store.deleteParts([...new Set(deleted)], (_, existing) => (existing ? { kind: 'write', value: null, created: false } : { kind: 'skip' }) as never);
+        await compare();
+        expect((await answers(single, queries)).some((a) => a.total > 50)).toBe(true);
       } finally {
         for (const c of [bulk, single]) {
           await c.search.close();
           await c.service.close();
         }
       }
+    }
+  });
+
+  it('places appended parts in SQLite\'s binary part id order, also where UTF-16 order differs (surrogate pairs)', async () => {
+    expect([binaryLess('a', 'b'), binaryLess('b', 'a'), binaryLess('\uFF21', '\u{1F600}'), binaryLess('\u{1F600}', '\uFF21')]).toEqual([true, false, true, false]);
+    const c = await catalog();
+    try {
+      // Ascending in binary order (U+FF21 < U+1F600), descending in UTF-16 units: one batch, every part alike.
+      const ids = ['k\uFF21', 'k\u{1F600}', 'k\u{1F601}'];
+      await write(c, ids.map((id) => ({ part_id: id, name: { en: 'Cog' }, note: '', kind: 'steel' })));
+      const stored = c.store.db.prepare('SELECT part_id FROM parts ORDER BY part_id').pluck().all();
+      expect(stored).toEqual(ids);
+      expect((await answers(c, [{ text: 'cog' }]))[0]?.ids).toEqual(ids);
+    } finally {
+      await c.search.close();
+      await c.service.close();
     }
   });
 

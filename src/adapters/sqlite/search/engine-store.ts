@@ -65,6 +65,17 @@ interface PendingDoc {
   flags: number;
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * `a < b` in SQLite's BINARY order of part ids (UTF-8 bytes = code points). JavaScript compares
+ * UTF-16 units, which agrees unless a string holds a surrogate pair (then compare the bytes).
+ */
+export function binaryLess(a: string, b: string): boolean {
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b)) < 0;
+}
+
 /** The postings from index `from` on, as a cached last block. */
 function tailOf(p: Postings, from: number): TailBlock {
   return { firstDoc: p.docs[from] ?? 0, postings: { docs: p.docs.slice(from), tf: p.tf.slice(from * GROUPS) } };
@@ -78,6 +89,12 @@ export class EngineStore {
   private readonly txChunks = new Map<number, Buffer>();
   private readonly statsDelta = { n: 0, len: [0, 0, 0, 0] };
   private renumber = false;
+  /**
+   * The greatest part id of the catalog when this transaction last placed a part after every other
+   * one (an import of ids in ascending order), and that part's doc: the next such part needs neither
+   * neighbour query. Valid within one transaction only (other connections write between them).
+   */
+  private last: { partId: string; rowid: number } | undefined;
   /**
    * Writer cache: term id -> its last stored block, so an append (every import batch) neither looks
    * the block up nor reads it. Valid only for the committed state it was built on: `tailVersion` is
@@ -145,7 +162,7 @@ export class EngineStore {
     for (const [term, tf] of doc.terms) this.change(term, rowid, tf);
     this.addStats(doc.lengths, 1);
     const stored = readDoc(this.writableChunk(rowid), rowid);
-    const key = previous && stored.flags & DOC_EXISTS ? stored.key : this.newKey(partId);
+    const key = previous && stored.flags & DOC_EXISTS ? stored.key : this.newKey(partId, rowid);
     this.writeDoc(rowid, { card, key, lengths: doc.lengths, flags: DOC_EXISTS | (doc.holder ? DOC_HOLDER : 0) });
   }
 
@@ -166,6 +183,7 @@ export class EngineStore {
     this.txChunks.clear();
     this.statsDelta.n = 0;
     this.statsDelta.len = [0, 0, 0, 0];
+    this.last = undefined;
     const version = (this.stmt.version.get() ?? 0) + 1;
     this.stmt.putStats.run(version, 0, 0, 0, 0, 0);
   }
@@ -178,6 +196,7 @@ export class EngineStore {
     this.statsDelta.n = 0;
     this.statsDelta.len = [0, 0, 0, 0];
     this.renumber = false;
+    this.last = undefined;
   }
 
   /** Writes the gathered changes; must run inside the write transaction that gathered them. */
@@ -208,6 +227,7 @@ export class EngineStore {
     this.statsDelta.n = 0;
     this.statsDelta.len = [0, 0, 0, 0];
     this.renumber = false;
+    this.last = undefined;
     if (this.tailPostings > TAIL_CACHE_POSTINGS) this.dropTailBlocks();
     if (this.ids.size > ID_CACHE_TERMS) this.ids.clear();
     this.tailVersion = version;
@@ -329,11 +349,19 @@ export class EngineStore {
   }
 
   /** A key between the neighbours of `partId` in part id order; asks for a renumbering when none is left. */
-  private newKey(partId: string): number {
+  private newKey(partId: string, rowid: number): number {
+    const last = this.last;
+    if (last !== undefined && binaryLess(last.partId, partId)) {
+      this.last = { partId, rowid };
+      return this.keyOf(last.rowid) + KEY_STEP;
+    }
     const before = this.stmt.predecessor.get(partId);
     const after = this.stmt.successor.get(partId);
     if (before === undefined && after === undefined) return 0;
-    if (after === undefined) return this.keyOf(before ?? 0) + KEY_STEP;
+    if (after === undefined) {
+      this.last = { partId, rowid };
+      return this.keyOf(before ?? 0) + KEY_STEP;
+    }
     if (before === undefined) return this.keyOf(after) - KEY_STEP;
     const lo = this.keyOf(before);
     const hi = this.keyOf(after);
