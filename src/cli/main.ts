@@ -13,7 +13,7 @@ import { EXIT } from './exit-codes.js';
 import { processIo, type CliIo } from './io.js';
 import { installEpipeHandler } from './output/epipe.js';
 import { UsageError } from './output/usage-error.js';
-import { buildProgram, VERSION } from './program.js';
+import { buildProgram, invokedCommand, VERSION } from './program.js';
 import type { Runner } from './runner.js';
 
 /** Explains an error on stderr and returns its exit code. `scene` names the data directory in force. */
@@ -92,7 +92,9 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       }
     }
   };
-  const program = buildProgram(invoke);
+  // Only the command being run (all of them for help, a typo's did-you-mean or completion).
+  const only = invokedCommand(argv.slice(2));
+  const program = buildProgram(invoke, only === 'completion' ? undefined : only);
   configureTree(program, io);
   try {
     await program.parseAsync([...argv]);

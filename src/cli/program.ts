@@ -24,8 +24,51 @@ import type { Invoke } from './runner.js';
 /** Version shown by `catalog --version` and in bug reports. */
 export { VERSION };
 
-/** Builds the program; `invoke` runs a verb (src/cli/main.ts). */
-export function buildProgram(invoke: Invoke): Command {
+/** Registers one top-level command (a noun with its verbs, or a single command) on the program. */
+type Registration = (program: Command, invoke: Invoke) => unknown;
+
+/** Every top-level command in help order, by name. */
+const COMMANDS: ReadonlyArray<readonly [string, Registration]> = [
+  ['attributes', attributes.register],
+  ['parts', parts.register],
+  ['images', images.register],
+  ['relations', relations.register],
+  ['synonyms', synonyms.register],
+  ['search', search.declare],
+  ['tokens', tokens.register],
+  ['maintenance', maintenance.register],
+  ['serve', serve.declare],
+  ['migrate', migrate.declare],
+  ['config', config.declare],
+  ['completion', completion.declare],
+];
+
+/** The program's options that take a value: the word after them is not a command. */
+const GLOBAL_OPTIONS_WITH_VALUE = new Set(['--data-dir', '--database-url', '--blob-url', '--remote', '--token-file', '--token', '--profile', '-o', '--output', '--fields']);
+
+/**
+ * The top-level command that `args` (process.argv after node and the script) runs, when it is one
+ * of ours; undefined for `--help`, `help`, a typo or no command at all.
+ */
+export function invokedCommand(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return undefined;
+    if (arg.startsWith('-')) {
+      if (GLOBAL_OPTIONS_WITH_VALUE.has(arg)) i++;
+      continue;
+    }
+    return COMMANDS.some(([name]) => name === arg) ? arg : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the program; `invoke` runs a verb (src/cli/main.ts). With `only`, the tree holds that one
+ * top-level command (the one being run: building all forty commands, their options and help costs
+ * every start-up a few ms, issue 12); without it, every command (help, completion, docs/cli.md).
+ */
+export function buildProgram(invoke: Invoke, only?: string): Command {
   const program = new Command('catalog')
     // Every command's help lists the global options too (-o, --fields, --data-dir ...): they apply there.
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
@@ -54,11 +97,7 @@ Examples:
   catalog parts list -o json
   catalog --remote http://127.0.0.1:8080 search ethernet controller`,
   );
-  for (const noun of [attributes, parts, images, relations, synonyms]) noun.register(program, invoke);
-  for (const command of [search]) command.declare(program, invoke);
-  tokens.register(program, invoke);
-  maintenance.register(program, invoke);
-  for (const command of [serve, migrate, config, completion]) command.declare(program, invoke);
+  for (const [name, register] of COMMANDS) if (only === undefined || name === only) register(program, invoke);
   addExamples(program);
   return program;
 }

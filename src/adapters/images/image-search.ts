@@ -9,7 +9,6 @@ import { CatalogError } from '../../api/errors.js';
 import { detectImageType } from '../../core/images/file-type.js';
 import type { ImageFeatureIndexer, ImageSimilaritySearch, ReferenceFeatureStore } from '../../core/ports.js';
 import { decodePhotoFeatures, PhotoReferenceIndex, type PhotoQuery, type PhotoReference } from '../../core/search/photo/photo-search.js';
-import { defaultVocabulary } from '../../core/search/photo/vocabulary-data.js';
 import type { ImageMatch } from '../../core/model.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
 
@@ -98,6 +97,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   private async sync(): Promise<void> {
     const fingerprint = await this.references.fingerprint();
     if (fingerprint === this.fingerprint) return;
+    // Imported on the first image search, not at open: the module is ~740 KB of literal (start-up).
+    const { defaultVocabulary } = await import('../../core/search/photo/vocabulary-data.js');
     const index = new PhotoReferenceIndex(defaultVocabulary());
     // Start-up only loads: the stored records carry each keypoint's visual word, so nothing is
     // quantised here, and the postings are built in one bulk pass (photo-index.ts addMany).

@@ -16,9 +16,8 @@
  * deletes expired sessions and gives their pages back to the file system (auto_vacuum =
  * INCREMENTAL, and a WAL truncated after checkpoints).
  */
-import Database from 'better-sqlite3';
 import type { SessionBudget, SessionStore } from '../../core/ports.js';
-import { BUSY_TIMEOUT_MS, type SqliteDatabase } from './database.js';
+import { BUSY_TIMEOUT_MS, Database, type SqliteDatabase } from './database.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';
 import { blockRange, packedBytes, packHits, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
 import type { SearchFacets } from '../../api/schemas.js';

@@ -2,7 +2,6 @@
  * Writes records to stdout (or any writable) in one of the five output formats of cli.md, streaming
  * where the format allows it and honouring backpressure. The only module that knows cli-table3.
  */
-import Table from 'cli-table3';
 import type { OutputFormat } from './format.js';
 import { isEpipe } from './epipe.js';
 
@@ -348,6 +347,9 @@ export function fitColumns(natural: readonly number[], total: number | undefined
  * they come in the same widths (a longer value is cut with `…`), the bottom border last.
  */
 async function writeTable(sink: Sink, records: RecordStream, initialFields: string[], options: WriteOptions): Promise<void> {
+  // Loaded here, not with the module: only table output needs it, and every command's start-up
+  // would pay for it and its dependencies (issue 12, start-up).
+  const { default: Table } = await import('cli-table3');
   let fields = initialFields;
   const style = { compact: true, ...(options.color === true ? {} : { head: [], border: [] }) };
   let colWidths: number[] | undefined;

@@ -5,10 +5,16 @@
  * (src/core/search/photo/).
  */
 import { encodePhotoFeatures, type PhotoQuery } from '../../../core/search/photo/photo-search.js';
-import { defaultVocabulary } from '../../../core/search/photo/vocabulary-data.js';
+import type { Vocabulary } from '../../../core/search/photo/vocabulary.js';
 import { extractFeatures } from '../sharp-features.js';
 import { extractLocalFeatures } from './extract.js';
 import { rotatedGlobalFeatures } from './global-views.js';
+
+/** The shipped vocabulary, imported on first use (its module is ~740 KB of literal: start-up). */
+async function shippedVocabulary(): Promise<Vocabulary> {
+  const { defaultVocabulary } = await import('../../../core/search/photo/vocabulary-data.js');
+  return defaultVocabulary();
+}
 
 /**
  * The stored features (feature version 2) of a reference image: the global descriptor and the
@@ -18,7 +24,7 @@ import { rotatedGlobalFeatures } from './global-views.js';
  */
 export async function extractPhotoReference(input: Uint8Array | string): Promise<Uint8Array> {
   const global = await extractFeatures(input);
-  const local = await extractLocalFeatures(input, 'reference', defaultVocabulary());
+  const local = await extractLocalFeatures(input, 'reference', await shippedVocabulary());
   return encodePhotoFeatures(global, local);
 }
 
@@ -28,6 +34,6 @@ export async function extractPhotoReference(input: Uint8Array | string): Promise
  */
 export async function extractPhotoQuery(input: Uint8Array | string): Promise<PhotoQuery> {
   const views = await rotatedGlobalFeatures(input);
-  const local = await extractLocalFeatures(input, 'query', defaultVocabulary());
+  const local = await extractLocalFeatures(input, 'query', await shippedVocabulary());
   return { views, local };
 }

@@ -1,0 +1,24 @@
+/**
+ * Heap settings for long streaming jobs (imports, uploads, migrate). A streaming import allocates a
+ * little per row and keeps almost nothing, so V8's defaults (a young generation growing to 3 × 16 MB,
+ * an old generation allowed to grow well past what is live) let peak RSS climb for no gain: on
+ * 100,000 CSV rows ~228 MB with the defaults, ~146 MB with these two flags, at the same CPU time.
+ *
+ * Why at run time and not on the command line: any V8 flag given at launch (the shebang of
+ * bin/catalog.js had them) makes Node's embedded code cache of its own modules mismatch, and every
+ * command then compiles them from source: ~20 ms more for `catalog search x`, whose start-up is a
+ * goal of issue 12. These two flags are read while the heap runs, so setting them when a bulk job
+ * starts has the launch flags' effect (measured: 146 MB vs 149 MB with `--max-semi-space-size=4
+ * --heap-growing-percent=100` at launch).
+ */
+import { setFlagsFromString } from 'node:v8';
+
+let tuned = false;
+
+/** Keeps the young generation at its initial size and collects the old one once it has doubled. */
+export function tuneHeapForStreaming(): void {
+  if (tuned) return;
+  tuned = true;
+  setFlagsFromString('--semi-space-growth-factor=1');
+  setFlagsFromString('--heap-growing-percent=100');
+}
