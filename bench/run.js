@@ -2,7 +2,7 @@
 // `npm run bench`: every benchmark of the project, each figure beside its raw baseline measured in
 // the same run, written to bench/results.md (and bench/results.json).
 // Usage: node bench/run.js [--quick]   (--quick: smaller sizes, for a smoke run; not for the record)
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -124,6 +124,21 @@ const lines = [
   '',
 ];
 /**
+ * The markers around the part of results.md this script writes. Everything after the end marker
+ * (the issues' own measurements, written by their scripts and by hand) is kept as it is.
+ */
+const BEGIN = '<!-- written by `npm run bench` (bench/run.js) down to the end marker -->';
+const END = '<!-- end of the part `npm run bench` writes: the sections below are kept as they are -->';
+
+/** Writes `generated` as results.md's first part, keeping what follows the end marker (or, without markers, the whole old file below). */
+function writeResults(path, generated) {
+  const old = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const end = old.indexOf(END);
+  const kept = end >= 0 ? old.slice(end + END.length).replace(/^\n+/, '') : old;
+  writeFileSync(path, `${BEGIN}\n${generated.trimEnd()}\n\n${END}\n\n${kept}`);
+}
+
+/**
  * Issue 13 (`explain` of bench/search.js): facet counts by word frequency, the cost of highlights
  * and richer hits beside the same search without them, and a synonym joining two words.
  */
@@ -151,6 +166,6 @@ function explainLines(search) {
   ];
 }
 
-writeFileSync(join(ROOT, 'bench', 'results.md'), `${lines.join('\n')}\n`);
+writeResults(join(ROOT, 'bench', 'results.md'), lines.join('\n'));
 writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 log(`wrote bench/results.md in ${results.seconds} s`);

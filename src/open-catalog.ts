@@ -45,6 +45,11 @@ export interface OpenCatalogOptions {
   decodePool?: DecodePool;
   /** Progress of the photo-feature backfill that upgrades older image features after opening (issue 14). */
   onFeatureBackfill?: (progress: BackfillProgress) => void;
+  /**
+   * The buffer of sessions.db's write lock, the same for every thread of this process that opens
+   * the data directory (`catalog serve`'s main and reader threads; adapters/sqlite/thread-lock.ts).
+   */
+  sessionWriteLock?: SharedArrayBuffer;
 }
 
 /** Directory of the image originals inside a data directory. */
@@ -53,7 +58,7 @@ export const IMAGES_DIR = 'images';
 /** Opens the catalog of a data directory (SQLite and files). Throws if the database cannot be opened or migrated. */
 export function openCatalog(options: OpenCatalogOptions): Catalog {
   const clock = options.clock ?? systemClock();
-  const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning });
+  const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, sessionWriteLock: options.sessionWriteLock });
   return assembleCatalog(stores, localBlobs(options.dataDir), options, clock);
 }
 

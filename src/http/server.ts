@@ -10,6 +10,7 @@ import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AppOptions } from './app.js';
 import { poolCatalog } from './pool/pooled-catalog.js';
+import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 
 export interface ServeOptions {
   dataDir: string;
@@ -64,6 +65,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ...(options.imageLimits ? { imageLimits: options.imageLimits } : {}),
     ...(options.searchLimits ? { searchLimits: options.searchLimits } : {}),
     ...(options.imageSearchLimits ? { imageSearchLimits: options.imageSearchLimits } : {}),
+    // One sessions.db write lock for the main and the reader threads (adapters/sqlite/thread-lock.ts).
+    sessionWriteLock: ThreadLock.newBuffer(),
   };
   // PostgreSQL and S3 do their work in other processes and their drivers never block the event
   // loop, so such a catalog is served from the main thread (no reader/writer threads).

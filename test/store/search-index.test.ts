@@ -3,7 +3,7 @@
  * totals), the full rebuild, and that sessions keep showing superseded cards.
  */
 import { rmSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteCatalogStore } from '../../src/adapters/sqlite/catalog-store.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteSearchIndex } from '../../src/adapters/sqlite/search/search-index.js';
@@ -332,5 +332,51 @@ describe('bulk-written index (one transaction per batch)', () => {
       await c.search.close();
       await c.service.close();
     }
+  });
+});
+
+describe('search result cache size (issue 12, load test)', () => {
+  let store: SqliteCatalogStore;
+  let service: CatalogService;
+  const clock = systemClock();
+
+  beforeEach(async () => {
+    store = new SqliteCatalogStore(openDatabase(':memory:'));
+    service = new CatalogService({ context: createServiceContext({ store, clock, ids: systemIds() }), store });
+  });
+  afterEach(async () => {
+    await service.close();
+  });
+
+  /** The index over `store` and how often it ranked anew (not from its cache). */
+  function countingIndex(options: { cacheMaxHits?: number } = {}) {
+    const index = new SqliteSearchIndex(store.db, { clock, ...options });
+    store.listeners.push(index);
+    const search = new SearchService({ context: createServiceContext({ store, clock, ids: systemIds() }), index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
+    const ranked = vi.spyOn(index as unknown as { searchTextNow: () => unknown }, 'searchTextNow');
+    return { search, ranked };
+  }
+
+  it('keeps a rotation of 100 queries: the second round ranks nothing anew', async () => {
+    await service.upsertParts(LOCAL_OWNER, Array.from({ length: 100 }, (_, i) => ({ part_id: `p${i}`, name: { en: `Cog q${i}z` } })));
+    const { search, ranked } = countingIndex();
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 100; i++) expect((await search.search(LOCAL_OWNER, { matches: { text: `q${i}z` } })).resultsTotalCount).toBe(1);
+    }
+    expect(ranked).toHaveBeenCalledTimes(100);
+    await search.close();
+  });
+
+  it('holds at most cacheMaxHits hits in all, dropping the least recently used', async () => {
+    await service.upsertParts(LOCAL_OWNER, Array.from({ length: 30 }, (_, i) => ({ part_id: `p${i}`, name: { en: `Cog ${i % 2 === 0 ? 'even' : 'odd'}` } })));
+    const { search, ranked } = countingIndex({ cacheMaxHits: 40 });
+    const run = async (text: string) => (await search.search(LOCAL_OWNER, { matches: { text } })).resultsTotalCount;
+    expect(await run('cog')).toBe(30); // 30 hits cached
+    expect(await run('even')).toBe(15); // 45 > 40: 'cog' dropped
+    expect(await run('even')).toBe(15); // cached
+    expect(ranked).toHaveBeenCalledTimes(2);
+    expect(await run('cog')).toBe(30); // ranked anew
+    expect(ranked).toHaveBeenCalledTimes(3);
+    await search.close();
   });
 });

@@ -4,7 +4,7 @@
  * total size budget, expired sessions purged by a timer with the space given back, the version-1
  * file migrated, and ownership by token identity rather than name.
  */
-import { statSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -206,5 +206,30 @@ describe('session ownership (issue 11)', () => {
     // And the other way round: local mode cannot read the token's sessions.
     const tokenSession = await impostor.search({ matches: { text: 'washer' } });
     await expect(local.searchState(tokenSession.sessionId)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('a damaged sessions.db (synchronous = OFF: an OS crash or a power cut can leave one)', () => {
+  it('is replaced by an empty one when opened, and the catalog searches as before', async () => {
+    const dir = tempDir();
+    const first = openCatalog({ dataDir: dir });
+    await first.service.upsertParts(LOCAL_OWNER, [{ part_id: 'cog', name: { en: 'Cog wheel' } }]);
+    await first.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
+    await first.close();
+    writeFileSync(join(dir, SESSIONS_FILE), Buffer.alloc(8192, 0x5a)); // not a database any more
+    const again = openCatalog({ dataDir: dir });
+    closers.push(() => again.close());
+    const found = await again.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
+    expect(found.results.map((r) => r.id)).toEqual(['cog']);
+    expect((await again.search.searchState(LOCAL_OWNER, found.sessionId)).resultsTotalCount).toBe(1);
+  });
+
+  it('is written without fsync', () => {
+    const dir = tempDir();
+    const db = openSessionDatabase(join(dir, SESSIONS_FILE));
+    closers.push(async () => {
+      db.close();
+    });
+    expect(db.pragma('synchronous', { simple: true })).toBe(0);
   });
 });

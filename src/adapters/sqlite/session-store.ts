@@ -16,8 +16,10 @@
  * deletes expired sessions and gives their pages back to the file system (auto_vacuum =
  * INCREMENTAL, and a WAL truncated after checkpoints).
  */
+import { rmSync } from 'node:fs';
 import type { SessionBudget, SessionStore } from '../../core/ports.js';
 import { BUSY_TIMEOUT_MS, Database, type SqliteDatabase } from './database.js';
+import type { ThreadLock } from './thread-lock.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';
 import { blockRange, packedBytes, packHits, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
 import type { SearchFacets } from '../../api/schemas.js';
@@ -93,14 +95,33 @@ interface SessionState {
  * Throws when the file's schema is newer than this program's.
  */
 export function openSessionDatabase(path: string): SqliteDatabase {
+  try {
+    return openSessionFile(path);
+  } catch (error) {
+    // synchronous = OFF (below) means an OS crash or a power cut can leave the file damaged. It is
+    // a cache: start a new one rather than refuse every search.
+    if (path === ':memory:' || !DAMAGED.test(String((error as { code?: unknown }).code ?? ''))) throw error;
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
+    return openSessionFile(path);
+  }
+}
+
+/** SQLite's codes for a file that is not a database or whose pages do not parse. */
+const DAMAGED = /^SQLITE_(NOTADB|CORRUPT)/;
+
+function openSessionFile(path: string): SqliteDatabase {
   const db = new Database(path);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Before any table exists this takes effect at once; for an older file VACUUM applies it below.
   db.pragma('auto_vacuum = INCREMENTAL');
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
-  // A crash may lose the last sessions, never corrupt the file (WAL + NORMAL); no fsync per search.
-  db.pragma('synchronous = NORMAL');
+  // Sessions are a cache (24 hours, rebuilt by searching again), so no fsync at all: with WAL a
+  // process crash still never damages the file; only an OS crash or power cut can, and then the
+  // next open starts a new file (openSessionDatabase). With NORMAL, each WAL checkpoint's fsync
+  // ran inside a search's session write, under the write lock every reader thread queues for:
+  // measured 250-770 µs a session write against 100-260 µs without (issue 12, load test).
+  db.pragma('synchronous = OFF');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) throw new Error(`the session database ${path} has schema version ${version}, newer than this program's ${SCHEMA_VERSION}: upgrade catalog`);
   if (version < SCHEMA_VERSION) {
@@ -127,7 +148,12 @@ export class SqliteSessionStore implements SessionStore {
   readonly db: SqliteDatabase;
   private readonly stmt;
 
-  constructor(db: SqliteDatabase) {
+  /**
+   * `writeLock`: shared with the other threads of this process that write the same file (the
+   * reader threads of `catalog serve`), so they queue for the write lock instead of sleeping in
+   * SQLite's busy handler (thread-lock.ts).
+   */
+  constructor(db: SqliteDatabase, private readonly writeLock?: ThreadLock) {
     this.db = db;
     this.stmt = {
       insert: db.prepare<[string, string, number, number, string | null, string | null, number, number, number, string | null]>(
@@ -173,7 +199,7 @@ export class SqliteSessionStore implements SessionStore {
     };
     const stateJson = Object.keys(state).length > 0 ? JSON.stringify(state) : null;
     const bytes = SESSION_ROW_BYTES + (stateJson === null ? 0 : Buffer.byteLength(stateJson)) + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0);
-    this.db.transaction(() => {
+    this.write(() => this.db.transaction(() => {
       if (budget) {
         const excess = this.stmt.countOwned.get(session.principal)! + 1 - budget.maxSessionsPerOwner;
         if (excess > 0) this.remove(this.stmt.oldestOwned.all(session.principal, excess));
@@ -195,7 +221,12 @@ export class SqliteSessionStore implements SessionStore {
       const seq = Number(lastInsertRowid);
       blocks.forEach((packed, block) => this.stmt.insertBlock.run(seq * BLOCKS_PER_SESSION + block, packed.cardIds, packed.scores));
       this.stmt.addBytes.run(bytes);
-    }).immediate();
+    }).immediate());
+  }
+
+  /** Runs a write transaction under the process's write lock when there is one. */
+  private write<T>(transaction: () => T): T {
+    return this.writeLock ? this.writeLock.run(transaction) : transaction();
   }
 
   async get(sessionId: string): Promise<StoredSession | undefined> {
@@ -235,11 +266,11 @@ export class SqliteSessionStore implements SessionStore {
    * file system (incremental vacuum, and a WAL checkpoint so the truncated file is what remains).
    */
   async purgeExpired(nowMicros: number, max: number): Promise<number> {
-    const purged = this.db.transaction(() => {
+    const purged = this.write(() => this.db.transaction(() => {
       const rows = this.stmt.expired.all(nowMicros, max);
       this.remove(rows);
       return rows.length;
-    }).immediate();
+    }).immediate());
     if (purged > 0) this.compact();
     return purged;
   }

@@ -13,6 +13,7 @@ import { SqliteReferenceFeatureStore } from './reference-features.js';
 import { SqliteRelationStore } from './relation-store.js';
 import { SqliteSearchIndex, type SearchIndexOptions } from './search/search-index.js';
 import { openSessionDatabase, SESSIONS_FILE, SqliteSessionStore } from './session-store.js';
+import { ThreadLock } from './thread-lock.js';
 import { withStorageFullErrors } from '../storage-full.js';
 
 /** File name of the SQLite database inside a data directory. */
@@ -26,6 +27,8 @@ export interface SqliteStoresOptions {
   clock: Clock;
   /** Ranking work per search (docs/search.md). */
   searchTuning?: Omit<SearchIndexOptions, 'clock'> | undefined;
+  /** sessions.db's write lock shared by the threads of this process (thread-lock.ts; `catalog serve`). */
+  sessionWriteLock?: SharedArrayBuffer | undefined;
 }
 
 /**
@@ -65,7 +68,10 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   const searchIndex = new SqliteSearchIndex(catalog.db, { clock: options.clock, ...options.searchTuning });
   // The index is a write listener: it is written inside the catalog store's transactions.
   catalog.listeners.push(searchIndex);
-  const sessions = new SqliteSessionStore(openSessionDatabase(options.dataDir !== undefined ? join(options.dataDir, SESSIONS_FILE) : ':memory:'));
+  const sessions = new SqliteSessionStore(
+    openSessionDatabase(options.dataDir !== undefined ? join(options.dataDir, SESSIONS_FILE) : ':memory:'),
+    options.sessionWriteLock ? new ThreadLock(options.sessionWriteLock) : undefined,
+  );
   // A full disk (SQLITE_FULL) is the catalog's storage_full error (507, exit 5), not a bug (issue 11).
   const database = 'the catalog database';
   return {

@@ -55,10 +55,22 @@ export interface SearchIndexOptions {
   clock: Clock;
   /**
    * Ranked hits of this many recent queries are kept until the catalog changes (any write by this
-   * connection or another: `total_changes()`, `PRAGMA data_version`). Default 64; 0 turns it off.
+   * connection or another: `total_changes()`, `PRAGMA data_version`). Default 256 (Solr's query
+   * result cache keeps 512); 0 turns it off. At most {@link CACHE_MAX_HITS} hits are kept in all,
+   * so the cache's memory is bounded (~8 MB a connection) whatever the queries.
    */
   cacheSize?: number;
+  /** Hits the cache holds at most over all its entries (default {@link CACHE_MAX_HITS}). */
+  cacheMaxHits?: number;
 }
+
+/**
+ * Hits the result cache of one connection holds at most, over all its entries (8 bytes each).
+ * Why the cache is that large: a server's searches repeat (the same words from many clients,
+ * pages of one query), and a least-recently-used cache smaller than the set of queries in
+ * rotation misses every time (64 entries against the 67 queries of the load test did).
+ */
+export const CACHE_MAX_HITS = 1_000_000;
 
 interface CardRow {
   id: number;
@@ -81,9 +93,12 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private readonly clock: Clock;
   private readonly knownTerms = new Set<string>();
   private readonly cacheSize: number;
+  private readonly cacheMaxHits: number;
   /** Query key -> hits, oldest first; valid for `cacheGeneration` only. */
   private readonly cache = new Map<string, RankedHits>();
   private cacheGeneration = '';
+  /** Hits held by the cache's entries (bounded by {@link CACHE_MAX_HITS}). */
+  private cachedHits = 0;
   private lastGc = 0;
   private readonly stmt;
   /** The engine's tables (postings, docs, statistics). */
@@ -94,7 +109,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   constructor(db: SqliteDatabase, options: SearchIndexOptions) {
     this.db = db;
     this.clock = options.clock;
-    this.cacheSize = options.cacheSize ?? 64;
+    this.cacheSize = options.cacheSize ?? 256;
+    this.cacheMaxHits = options.cacheMaxHits ?? CACHE_MAX_HITS;
     this.engine = new EngineStore(db);
     this.stmt = {
       current: db.prepare<[number], { card_id: number; org_doc: number }>('SELECT card_id, org_doc FROM search_current WHERE part_rowid = ?'),
@@ -289,6 +305,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       const generation = `${this.stmt.dataVersion.get() ?? 0}:${this.stmt.totalChanges.get() ?? 0}`;
       if (generation !== this.cacheGeneration) {
         this.cache.clear();
+        this.cachedHits = 0;
         this.cacheGeneration = generation;
       }
       // Everything the answer depends on besides the catalog itself (covered by the generation).
@@ -303,7 +320,13 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       }
       const hits = this.searchTextNow(query, maxHits);
       this.cache.set(key, hits);
-      if (this.cache.size > this.cacheSize) this.cache.delete(this.cache.keys().next().value ?? '');
+      this.cachedHits += hits.cardIds.length;
+      // Oldest first, until both bounds hold (the newest entry always stays).
+      while (this.cache.size > 1 && (this.cache.size > this.cacheSize || this.cachedHits > this.cacheMaxHits)) {
+        const [oldestKey, oldest] = this.cache.entries().next().value!;
+        this.cache.delete(oldestKey);
+        this.cachedHits -= oldest.cardIds.length;
+      }
       return hits;
     })();
   }
