@@ -23,36 +23,97 @@ const PER = Number(arg('per', '40'));
 const N = Number(arg('n', '60'));
 const vocabulary = defaultVocabulary();
 const cv = await openCv();
+// CPU time of this process (µs → ms): the machine is shared, so wall time of sync stages is noisy.
+const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const sets = await photoSets({ perCondition: PER, log: () => {} });
-const index = new PhotoReferenceIndex(vocabulary);
+// As the server loads it (image-search.ts): stop words' postings dropped (PHOTO_KEEP_STOP=1 keeps them).
+const index = new PhotoReferenceIndex(vocabulary, { dropStopWords: process.env.PHOTO_KEEP_STOP !== '1' });
+// The real references go into the same bulk load as the padding (the server loads everything at once).
+const realItems = [];
 for (const [i, r] of sets.references.entries()) {
   const global = await extractFeatures(r.bytes);
   const local = await extractLocalFeatures(r.bytes, 'reference', vocabulary);
-  index.add(`img${i}`, `part:${r.file}`, { global, local });
+  realItems.push({ imageId: `img${i}`, partId: `part:${r.file}`, ref: { global, local } });
 }
-// Optional padding with the cached synthetic references of bench/photo-search.js (--pad N).
+// Optional padding with the cached synthetic references of bench/photo-search.js (--pad N). Beyond
+// the cache (9,486 records), copies of cached records with ~3 % of each descriptor's bits flipped
+// and keypoints moved by up to 1 px, under their stored word (a re-extraction of the same photo):
+// free to make, so 50,000 references are measured without hours of extraction; they make the
+// postings of the same words longer exactly as more synthetic photos of the same parts would.
+// The padding is loaded as the server's start-up does (image-search.ts loadAll): encoded records
+// decoded, then one bulk add; CPU time and memory of that load are printed.
 const PAD = Number(arg('pad', '0'));
 if (PAD > 0) {
   const fs = await import('node:fs');
   const { decodeFeatures } = await import(`${DIST}/core/search/image-similarity.js`);
   const { decodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
+  const { encodePhotoFeatures, decodePhotoFeatures } = await import(`${DIST}/core/search/photo/photo-search.js`);
   const dir = new URL('./tmp/photo-cache/', import.meta.url);
   const file = fs.readdirSync(dir).find((f) => f.startsWith('synthetic-'));
-  const buf = fs.readFileSync(new URL(file, dir));
-  const items = [];
+  for (let k = 0; k < 2; k++) { globalThis.gc?.(); await new Promise((r) => setTimeout(r, 300)); }
+  const before = process.memoryUsage();
+  let buf = fs.readFileSync(new URL(file, dir));
+  const cached = [];
   let o = 0;
-  while (o < buf.length && items.length < PAD) {
+  while (o < buf.length && cached.length < PAD) {
     const src = buf.readUInt32LE(o), gl = buf.readUInt32LE(o + 4), ll = buf.readUInt32LE(o + 8);
     o += 12;
-    const global = decodeFeatures(new Uint8Array(buf.buffer, buf.byteOffset + o, gl));
-    const local = decodeLocalFeatures(new Uint8Array(buf.buffer, buf.byteOffset + o + gl, ll));
+    cached.push({ src, g: new Uint8Array(buf.buffer, buf.byteOffset + o, gl), l: new Uint8Array(buf.buffer, buf.byteOffset + o + gl, ll) });
     o += gl + ll;
-    items.push({ imageId: `syn${items.length}`, partId: `part:${sets.references[src].file}`, ref: { global, local } });
   }
+  // Encoded records, as the store returns them.
+  let seed = 12345;
+  const rnd = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed / 4294967296; };
+  const records = [];
+  for (let i = 0; i < PAD; i++) {
+    const c = cached[i % cached.length];
+    if (i < cached.length) { records.push({ src: c.src, bytes: encodePhotoFeatures(decodeFeatures(c.g), decodeLocalFeatures(c.l)) }); continue; }
+    const local = decodeLocalFeatures(c.l);
+    for (let k = 0; k < local.count; k++) {
+      local.xs[k] = Math.max(0, local.xs[k] + rnd() * 2 - 1);
+      local.ys[k] = Math.max(0, local.ys[k] + rnd() * 2 - 1);
+    }
+    for (let k = 0; k < local.descriptors.length; k++) {
+      let m = 0;
+      for (let b = 0; b < 32; b++) if (rnd() < 0.03) m |= 1 << b;
+      local.descriptors[k] = (local.descriptors[k] ^ m) >>> 0;
+    }
+    records.push({ src: c.src, bytes: encodePhotoFeatures(decodeFeatures(c.g), local) });
+  }
+  cached.length = 0;
+  buf = null;
+  const t0 = now();
+  const items = [...realItems, ...records.map((r, k) => ({ imageId: `syn${k}`, partId: `part:${sets.references[r.src].file}`, ref: decodePhotoFeatures(r.bytes) }))];
+  realItems.length = 0;
+  const t1 = now();
   if (index.addMany) index.addMany(items);
   else for (const it of items) index.add(it.imageId, it.partId, it.ref);
-  console.log(`padded to ${index.size} references`);
+  const t2 = now();
+  items.length = 0;
+  records.length = 0;
+  // Freed ArrayBuffers are swept concurrently: collect twice with pauses before reading.
+  for (let k = 0; k < 2; k++) { globalThis.gc?.(); await new Promise((r) => setTimeout(r, 300)); }
+  const after = process.memoryUsage();
+  const mb = (x) => (x / 2 ** 20).toFixed(0);
+  console.log(`padded to ${index.size} references; load of ${PAD}: decode ${(t1 - t0).toFixed(0)} ms CPU, bulk add ${(t2 - t1).toFixed(0)} ms CPU`);
+  console.log(`index memoryBytes ${mb(index.memoryBytes)} MB (${(index.memoryBytes / index.size / 1024).toFixed(1)} KB a reference; ${index.local.droppedWords ?? 0} stop words' postings dropped); heap+arrayBuffers growth ${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB; rss ${mb(after.rss)} MB`);
+  // An upload once the index is loaded (image-search.ts applies it from the change log): CPU of
+  // decoding its record and adding it, then of removing it, 50 times over.
+  {
+    const { encodePhotoFeatures: enc, decodePhotoFeatures: dec } = await import(`${DIST}/core/search/photo/photo-search.js`);
+    const { extractFeatures: ef } = await import(`${DIST}/adapters/images/sharp-features.js`);
+    const { extractLocalFeatures: elf } = await import(`${DIST}/adapters/images/local-features/extract.js`);
+    const r0 = sets.references[0].bytes;
+    const rec = enc(await ef(r0), await elf(r0, 'reference', vocabulary));
+    const ta = now();
+    for (let k = 0; k < 50; k++) index.add(`upload${k}`, 'part:upload', dec(rec));
+    const tb = now();
+    for (let k = 0; k < 50; k++) index.remove(`upload${k}`);
+    const tc = now();
+    console.log(`upload into the loaded index: add ${((tb - ta) / 50).toFixed(2)} ms CPU, remove ${((tc - tb) / 50).toFixed(2)} ms CPU (mean of 50)`);
+  }
 }
+if (PAD === 0) index.addMany(realItems);
 const CONDS = arg('conds', 'scene,rot').split(',');
 const qs = [
   ...sets.queries.filter((q) => CONDS.includes(q.condition)).slice(0, N),
@@ -61,8 +122,6 @@ const qs = [
 const recall = {};
 const OPTS = JSON.parse(process.env.PHOTO_QUERY ?? '{}');
 const t = { decode: [], orb: [], words: [], views: [], search: [], total: [] };
-// CPU time of this process (µs → ms): the machine is shared, so wall time of sync stages is noisy.
-const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 for (const q of qs) {
   const t0 = now();
   const raster = await decodeGrey(q.bytes, 'query');

@@ -195,6 +195,38 @@ export interface ReferenceFeatureStore {
    * start with `prefix` (so a newer upload is never overwritten); false when nothing was written.
    */
   replaceStaleFeatures?(imageId: string, sha256: string, prefix: Uint8Array, features: Uint8Array): Promise<boolean>;
+  /**
+   * The number of the latest change to any image's features (or to the part of an image with
+   * features), 0 before the first; read it BEFORE {@link all} so that a change committed during
+   * the read is seen again by the next {@link changesSince}. The number grows by one per changed
+   * row, in commit order, on every process and server writing the catalog (issue 14, incremental
+   * index sync; docs/search.md, "Photo search").
+   */
+  changeVersion(): Promise<number>;
+  /**
+   * The images changed after change number `since` (from {@link changeVersion} or an earlier
+   * answer), at most `limit` changes (a changed row counts once per change), oldest first, each
+   * with its state now: `upserted` holds the images that have features (new, replaced, moved to
+   * another part), `removed` the ids of those that no longer have any (deleted, cleared). Pass
+   * `version` as `since` next time; `more` says that changes beyond `limit` remain. `complete` is
+   * false when changes after `since` were already pruned from the bounded change log (the last
+   * 100,000 are kept): the caller must reload everything through {@link all}.
+   */
+  changesSince(since: number, limit: number): Promise<ReferenceChanges>;
+}
+
+/** The answer of {@link ReferenceFeatureStore.changesSince}. */
+export interface ReferenceChanges {
+  /** The change number this answer is current to. */
+  version: number;
+  /** False when the log no longer reaches back to `since` (reload everything). */
+  complete: boolean;
+  /** True when more changes than `limit` were pending (ask again from `version`). */
+  more: boolean;
+  /** Changed images that have features now, with their part. */
+  upserted: ReferenceFeatures[];
+  /** Changed images without features now (deleted or cleared). */
+  removed: string[];
 }
 
 export interface ImageFeatureIndexer {

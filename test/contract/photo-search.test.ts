@@ -141,6 +141,9 @@ describe('photo search confidence', () => {
     async *all() {
       yield* rows;
     },
+    // Rows are only ever added: any change since a load asks for a full reload.
+    changeVersion: async () => rows.length,
+    changesSince: async (since) => ({ version: rows.length, complete: since === rows.length, more: false, upserted: [], removed: [] }),
   };
   const search = new FeatureIndexSimilaritySearch(store);
   beforeAll(async () => {

@@ -323,6 +323,60 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(count).toBe(0);
         expect(await s.references.fingerprint()).not.toBe(after);
       });
+
+      it('log every change of features or of their part, and read just those since a change number (issue 14)', async () => {
+        await putParts(part('p1', 'One'), part('p2', 'Two'));
+        const features = (id: string) => s.references.changesSince(v0, 100).then((c) => c.upserted.find((r) => r.image_id === id));
+        const v0 = await s.references.changeVersion();
+        expect(await s.references.changesSince(v0, 100)).toEqual({ version: v0, complete: true, more: false, upserted: [], removed: [] });
+        await s.images.upsertImages([{ image_id: 'i1', part_id: 'p1' }], () => write({ image: image('i1', 'p1', 'b'.repeat(64), { info: 'searchable' }), features: new Uint8Array([1, 2, 3]) }));
+        // An image without features is no change of the photo index.
+        await s.images.upsertImages([{ image_id: 'i2', part_id: 'p1' }], () => write({ image: image('i2', 'p1', 'c'.repeat(64)), features: null }));
+        const v1 = await s.references.changeVersion();
+        expect(v1).toBeGreaterThan(v0);
+        const first = await s.references.changesSince(v0, 100);
+        expect({ ...first, upserted: first.upserted.map((r) => ({ ...r, features: [...r.features] })) }).toEqual({
+          version: v1, complete: true, more: false, upserted: [{ image_id: 'i1', part_id: 'p1', features: [1, 2, 3] }], removed: [],
+        });
+        expect(await s.references.changesSince(v1, 100)).toEqual({ version: v1, complete: true, more: false, upserted: [], removed: [] });
+        // An info-only update keeps the features: no change.
+        await s.images.upsertImages([{ image_id: 'i1', part_id: 'p1' }], () => write({ image: image('i1', 'p1', 'b'.repeat(64), { modifiedAt: 2 }), features: undefined }, false));
+        expect(await s.references.changeVersion()).toBe(v1);
+        // A move to another part is one; so are new features and a second image.
+        await s.images.upsertImages([{ image_id: 'i1', part_id: 'p2' }], () => write({ image: image('i1', 'p2', 'b'.repeat(64), { modifiedAt: 3 }), features: undefined }, false));
+        await s.images.upsertImages([{ image_id: 'i3', part_id: 'p2' }], () => write({ image: image('i3', 'p2', 'd'.repeat(64)), features: new Uint8Array([7]) }));
+        const v2 = await s.references.changeVersion();
+        const moved = await s.references.changesSince(v1, 100);
+        expect(moved.version).toBe(v2);
+        expect(moved.upserted.map((r) => [r.image_id, r.part_id, [...r.features]])).toEqual([['i1', 'p2', [1, 2, 3]], ['i3', 'p2', [7]]]);
+        // Paged by `limit`, oldest first.
+        const page = await s.references.changesSince(v1, 1);
+        expect([page.more, page.upserted.map((r) => r.image_id)]).toEqual([true, ['i1']]);
+        const rest = await s.references.changesSince(page.version, 1);
+        expect([rest.version, rest.more, rest.upserted.map((r) => r.image_id)]).toEqual([v2, false, ['i3']]);
+        // Cleared features and a deletion are removals; the deleted row's earlier changes read as removed too.
+        await s.images.upsertImages([{ image_id: 'i3', part_id: 'p2' }], () => write({ image: image('i3', 'p2', 'd'.repeat(64), { modifiedAt: 4 }), features: null }, false));
+        await s.images.deleteImages(['i1', 'i2'], () => write(null, false));
+        const gone = await s.references.changesSince(v2, 100);
+        expect([gone.complete, gone.upserted, [...gone.removed].sort()]).toEqual([true, [], ['i1', 'i3']]);
+        expect((await s.references.changesSince(v0, 100)).removed.sort()).toEqual(['i1', 'i3']);
+        expect(await features('i1')).toBeUndefined();
+      });
+
+      it('log a backfill replacement as a change (an upload during the backfill is kept and logged too)', async () => {
+        if (!s.references.replaceStaleFeatures || !s.references.staleFeatures) return;
+        await putParts(part('p1', 'One'));
+        await s.images.upsertImages([{ image_id: 'i1', part_id: 'p1' }, { image_id: 'i2', part_id: 'p1' }], (item) => write({ image: image(item.image_id, 'p1', 'b'.repeat(64), { info: 'searchable' }), features: new Uint8Array([1, 1]) }));
+        const v0 = await s.references.changeVersion();
+        const prefix = Uint8Array.of(9);
+        expect((await s.references.staleFeatures(prefix, '', 10)).images.map((i) => i.image_id)).toEqual(['i1', 'i2']);
+        // An upload replaces i2 with current features while the backfill runs: the backfill's write loses.
+        await s.images.upsertImages([{ image_id: 'i2', part_id: 'p1' }], () => write({ image: image('i2', 'p1', 'b'.repeat(64), { modifiedAt: 2 }), features: Uint8Array.of(9, 2) }, false));
+        expect(await s.references.replaceStaleFeatures('i1', 'b'.repeat(64), prefix, Uint8Array.of(9, 1))).toBe(true);
+        expect(await s.references.replaceStaleFeatures('i2', 'b'.repeat(64), prefix, Uint8Array.of(9, 3))).toBe(false);
+        const changes = await s.references.changesSince(v0, 100);
+        expect(changes.upserted.map((r) => [r.image_id, [...r.features]]).sort()).toEqual([['i1', [9, 1]], ['i2', [9, 2]]]);
+      });
     });
 
     describe('SearchIndex: consistent with every write', () => {

@@ -70,18 +70,36 @@ export const sharpFeatureIndexer: ImageFeatureIndexer = createSharpFeatureIndexe
   new DecodePool({ concurrency: DEFAULT_IMAGE_SEARCH_LIMITS.decodeConcurrency, maxQueue: DEFAULT_IMAGE_SEARCH_LIMITS.maxQueuedDecodes }),
 );
 
+/** What {@link FeatureIndexSimilaritySearch} did to keep its index current (tests, diagnostics). */
+export interface ImageIndexSyncStats {
+  /** Loads of every reference (the first query, or a reader further behind than the change log). */
+  fullLoads: number;
+  /** Images added, replaced or removed one by one from the change log since the last full load. */
+  changesApplied: number;
+}
+
+/** Changes read per change-log call: bounds the features held at once (≈17 KB a reference). */
+const CHANGE_BATCH = 500;
+
 /**
  * Ranks parts by the similarity of their best searchable image to a query image. The reference
- * features are decoded once into an in-memory ImageFeatureIndex and reloaded when the store's
- * fingerprint changes, which also sees writes by other processes on the same catalog.
+ * features are decoded once into an in-memory index (first query), then kept current from the
+ * store's change log (ReferenceFeatureStore.changesSince): an upload, a replacement, a move, a
+ * deletion or a backfill batch, by this process or by another server on the same catalog, costs
+ * the changed references only (issue 14; docs/search.md, "Photo search").
  */
 export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   readonly limits: ImageSearchLimits;
   /** Where query images are decoded (shared with the upload indexer by the composition root). */
   readonly pool: DecodePool;
+  /** Counters of the index's loads and incremental changes. */
+  readonly syncStats: ImageIndexSyncStats = { fullLoads: 0, changesApplied: 0 };
   private readonly references: ReferenceFeatureStore;
-  private fingerprint = '';
+  /** The change number the index is current to (-1: not loaded). */
+  private version = -1;
   private index: PhotoReferenceIndex | undefined;
+  /** Syncs run one after the other: two overlapping ones would apply the same changes twice. */
+  private syncing: Promise<void> = Promise.resolve();
 
   constructor(references: ReferenceFeatureStore, options: { limits?: Partial<ImageSearchLimits>; pool?: DecodePool } = {}) {
     this.references = references;
@@ -94,26 +112,55 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     return this.index?.size ?? 0;
   }
 
-  private async sync(): Promise<void> {
-    const fingerprint = await this.references.fingerprint();
-    if (fingerprint === this.fingerprint) return;
+  /**
+   * Brings the index up to the store's latest change (what `rankParts` does before it queries).
+   * @throws the store's error when it cannot be read (the index stays as it was).
+   */
+  sync(): Promise<void> {
+    const run = this.syncing.then(() => this.syncOnce());
+    this.syncing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async syncOnce(): Promise<void> {
+    if (this.index === undefined) return this.loadAll();
+    for (;;) {
+      const changes = await this.references.changesSince(this.version, CHANGE_BATCH);
+      if (!changes.complete) return this.loadAll();
+      for (const imageId of changes.removed) this.index.remove(imageId);
+      for (const row of changes.upserted) {
+        const ref = decoded(row.features);
+        if (ref) this.index.add(row.image_id, row.part_id, ref);
+        else this.index.remove(row.image_id);
+      }
+      this.syncStats.changesApplied += changes.removed.length + changes.upserted.length;
+      this.version = changes.version;
+      // A word whose postings were dropped as a stop word could be scanned again: reload.
+      if (!this.index.complete) return this.loadAll();
+      if (!changes.more) return;
+    }
+  }
+
+  /** Loads every reference into a new index (start-up, or behind the change log). */
+  private async loadAll(): Promise<void> {
+    // The version first: a change committed while all() reads is applied again by the next sync.
+    const version = await this.references.changeVersion();
+    // Stop words' postings are never scanned: not kept (half the postings at 10,000 references).
     // Imported on the first image search, not at open: the module is ~740 KB of literal (start-up).
     const { defaultVocabulary } = await import('../../core/search/photo/vocabulary-data.js');
-    const index = new PhotoReferenceIndex(defaultVocabulary());
+    const index = new PhotoReferenceIndex(defaultVocabulary(), { dropStopWords: true });
     // Start-up only loads: the stored records carry each keypoint's visual word, so nothing is
     // quantised here, and the postings are built in one bulk pass (photo-index.ts addMany).
     const batch: { imageId: string; partId: string; ref: PhotoReference }[] = [];
     for await (const row of this.references.all()) {
-      try {
-        // Version 1 records (global descriptor only) stay searchable until the backfill upgrades them.
-        batch.push({ imageId: row.image_id, partId: row.part_id, ref: decodePhotoFeatures(row.features) });
-      } catch {
-        // Features of an older, unknown format: that image is not searchable until re-uploaded.
-      }
+      const ref = decoded(row.features);
+      if (ref) batch.push({ imageId: row.image_id, partId: row.part_id, ref });
     }
     index.addMany(batch);
     this.index = index;
-    this.fingerprint = fingerprint;
+    this.version = version;
+    this.syncStats.fullLoads++;
+    this.syncStats.changesApplied = 0;
   }
 
   async rankParts(image: Uint8Array, limit: number): Promise<ImageMatch[]> {
@@ -139,5 +186,18 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     await this.sync();
     // score: the photo-search confidence in [0, 1] (core/search/photo/confidence.ts).
     return (this.index?.query(query, limit) ?? []).map((h) => ({ part_id: h.part_id, image_id: h.image_id, score: h.score }));
+  }
+}
+
+/**
+ * A stored record decoded, or undefined for features of an older, unknown format (that image is not
+ * searchable until re-uploaded). Version 1 records (global descriptor only) stay searchable until
+ * the backfill upgrades them.
+ */
+function decoded(features: Uint8Array): PhotoReference | undefined {
+  try {
+    return decodePhotoFeatures(features);
+  } catch {
+    return undefined;
   }
 }

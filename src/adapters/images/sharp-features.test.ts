@@ -105,3 +105,21 @@ describe('extractFeatures (sharp)', () => {
     await expect(extractFeatures(truncated)).rejects.toThrow(/cannot decode image/);
   });
 });
+
+describe('predecode: one decode for every feature of a large image (issue 14, upload extraction)', () => {
+  it('gives a large photo back as a raw raster of the asked long side, EXIF turn applied, and leaves a small one alone', async () => {
+    const { predecode } = await import('./sharp-features.js');
+    const small = bytesOf('horse.jpg');
+    expect(await predecode(small, 480)).toBe(small);
+    // A 2,600 × 1,950 photo stored sideways (EXIF orientation 6: shown 1,950 wide, 2,600 high).
+    const big = await sharp(small).resize(2600, 1950, { fit: 'fill' }).withMetadata({ orientation: 6 }).jpeg({ quality: 90 }).toBuffer();
+    const raw = await predecode(big, 480);
+    if (typeof raw !== 'object' || !('raw' in raw)) throw new Error('not decoded');
+    expect([raw.width, raw.height]).toEqual([360, 480]);
+    expect(raw.raw.length).toBe(360 * 480 * 3);
+    // The global descriptor from it is that of the photo decoded on its own.
+    const direct = await extractFeatures(big);
+    expect(similarity(await extractFeatures(raw), direct)).toBeGreaterThan(0.98);
+    await expect(predecode(new Uint8Array(0), 480)).rejects.toThrow(/cannot decode image \(empty input\)/);
+  });
+});

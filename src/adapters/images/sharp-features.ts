@@ -3,7 +3,7 @@
  * pure and lives in src/core/search/image-similarity.ts; this adapter only decodes.
  */
 import sharp from 'sharp';
-import type { OutputInfo } from 'sharp';
+import type { Metadata, OutputInfo, Sharp } from 'sharp';
 import { featuresFromRgb } from '../../core/search/image-similarity.js';
 import type { Features } from '../../core/search/image-similarity.js';
 
@@ -30,6 +30,69 @@ export class PixelLimitError extends Error {
 // in a long-running server; one libvips worker per decode keeps a busy server's memory flat.
 sharp.cache(false);
 sharp.concurrency(1);
+
+/**
+ * An image already decoded to 8-bit sRGB, 3 channels, row-major, EXIF orientation applied and
+ * transparency flattened on white ({@link predecode}): accepted wherever an encoded image is.
+ */
+export interface RawRgb {
+  raw: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** An encoded image (bytes, or the path of a file holding them) or a {@link RawRgb} raster. */
+export type ImageInput = Uint8Array | string | RawRgb;
+
+/** sharp over `input` (a raw raster is described to sharp, which then skips decoding). */
+export function openSharp(input: ImageInput, limitInputPixels: number): Sharp {
+  if (typeof input === 'object' && 'raw' in input) {
+    return sharp(input.raw, { raw: { width: input.width, height: input.height, channels: 3 } });
+  }
+  return sharp(input, { failOn: 'error', limitInputPixels });
+}
+
+/**
+ * Images whose long side exceeds this many pixels are decoded once for all their features
+ * ({@link predecode}); smaller ones (every image of the bench set) keep exactly their former
+ * features.
+ */
+export const SHARED_DECODE_ABOVE = 1280;
+
+/**
+ * Decodes a large image once, for every feature computed from it (issue 14, upload extraction):
+ * an image whose long side exceeds {@link SHARED_DECODE_ABOVE} comes back as a {@link RawRgb}
+ * whose long side is `side` (the largest raster the features use: the grey raster of ORB), so
+ * JPEG and WebP shrink on load and the global descriptor and the grey raster no longer decode a
+ * 12-MP photo (or a PNG, which has no shrink-on-load) each; anything smaller comes back as it was.
+ * @throws PixelLimitError over {@link LIMIT_INPUT_PIXELS}; Error "image features: cannot decode
+ *   image (…)" when the header or the pixels cannot be read.
+ */
+export async function predecode(input: Uint8Array | string, side: number): Promise<ImageInput> {
+  if (typeof input !== 'string' && input.length === 0) throw new Error('image features: cannot decode image (empty input)');
+  let meta: Metadata;
+  try {
+    meta = await sharp(input, { failOn: 'error', limitInputPixels: LIMIT_INPUT_PIXELS }).metadata();
+  } catch (err) {
+    throw new Error(`image features: cannot decode image (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+  }
+  if (Math.max(meta.width ?? 0, meta.height ?? 0) <= SHARED_DECODE_ABOVE) return input;
+  if ((meta.width ?? 0) * (meta.height ?? 0) > LIMIT_INPUT_PIXELS) throw new PixelLimitError(LIMIT_INPUT_PIXELS, meta.width, meta.height);
+  try {
+    const { data, info } = await sharp(input, { failOn: 'error', limitInputPixels: LIMIT_INPUT_PIXELS })
+      .rotate()
+      .flatten({ background: { r: 255, g: 255, b: 255 } })
+      .toColourspace('srgb')
+      .resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true, kernel: 'cubic' })
+      .removeAlpha()
+      .raw({ depth: 'uchar' })
+      .toBuffer({ resolveWithObject: true });
+    if (info.channels !== 3) throw new Error(`${info.channels} channels after conversion to sRGB`);
+    return { raw: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  } catch (err) {
+    throw new Error(`image features: cannot decode image (${err instanceof Error ? err.message : String(err)})`, { cause: err });
+  }
+}
 
 /**
  * Width and height of an encoded image from its header (no pixel is decoded), or undefined when
@@ -61,14 +124,14 @@ export async function imageSize(bytes: Uint8Array): Promise<{ width: number; hei
  * @throws PixelLimitError for an image over `maxPixels`; Error "image features: cannot decode
  *   image (…)" when the bytes are empty, not an image, or a truncated/corrupt image.
  */
-export async function extractFeatures(bytes: Uint8Array | string, options: { maxPixels?: number } = {}): Promise<Features> {
+export async function extractFeatures(bytes: ImageInput, options: { maxPixels?: number } = {}): Promise<Features> {
   const limit = options.maxPixels ?? LIMIT_INPUT_PIXELS;
   // A string is a file path: libvips then reads only what decoding needs (a JPEG's trailing bytes
   // never enter memory), instead of the whole file as a Buffer.
-  if (typeof bytes !== 'string' && bytes.length === 0) throw new Error('image features: cannot decode image (empty input)');
+  if (bytes instanceof Uint8Array && bytes.length === 0) throw new Error('image features: cannot decode image (empty input)');
   let raw: { data: Buffer; info: OutputInfo };
   try {
-    raw = await sharp(bytes, { failOn: 'error', limitInputPixels: limit })
+    raw = await openSharp(bytes, limit)
       .rotate()
       .flatten({ background: { r: 255, g: 255, b: 255 } })
       .toColourspace('srgb')
@@ -80,7 +143,7 @@ export async function extractFeatures(bytes: Uint8Array | string, options: { max
     const reason = err instanceof Error ? err.message : String(err);
     if (/pixel limit/i.test(reason)) {
       // Name the size: the header alone (no decode) gives it.
-      const size = typeof bytes === 'string' ? undefined : await imageSize(bytes);
+      const size = bytes instanceof Uint8Array ? await imageSize(bytes) : undefined;
       throw new PixelLimitError(limit, size?.width, size?.height);
     }
     throw new Error(`image features: cannot decode image (${reason})`, { cause: err });

@@ -4,7 +4,7 @@
  * rows like PgCatalogStore. Images reference parts without cascade (a part with images cannot be
  * deleted, decisions §4).
  */
-import type { ImageStore, ReferenceFeatures, ReferenceFeatureStore } from '../../core/ports.js';
+import type { ImageStore, ReferenceChanges, ReferenceFeatures, ReferenceFeatureStore } from '../../core/ports.js';
 import type { Decision, ImageWrite, KeysetPage, StoredImage } from '../../core/model.js';
 import type { PgDatabase } from './database.js';
 import { IMAGE_COLUMNS, imageFromColumns, type ImageColumns } from '../rows.js';
@@ -116,6 +116,59 @@ export class PgReferenceFeatureStore implements ReferenceFeatureStore {
   async fingerprint(): Promise<string> {
     const row = (await this.db.query<{ version: number }>("SELECT version FROM change_counters WHERE name = 'image_features'"))[0];
     return `v${row?.version ?? 0}`;
+  }
+
+  /** The image_features change counter: the number of the latest change in the change log (migration 7). */
+  async changeVersion(): Promise<number> {
+    const row = (await this.db.query<{ version: string }>("SELECT version FROM change_counters WHERE name = 'image_features'"))[0];
+    return Number(row?.version ?? 0);
+  }
+
+  async changesSince(since: number, limit: number): Promise<ReferenceChanges> {
+    // The counter first: changes are numbered in commit order under the counter row's lock, so
+    // every change up to `version` is visible to the next statement's snapshot; later ones are
+    // left for the next call.
+    const version = await this.changeVersion();
+    if (version <= since) return { version: Math.max(version, since), complete: true, more: false, upserted: [], removed: [] };
+    const rows = await this.db.query<{ seq: string; image_id: string; part_id: string | null; features: Buffer | null; oldest: string | null }>(
+      `WITH changed AS (SELECT seq, image_id FROM image_feature_changes WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3)
+       SELECT c.seq, c.image_id, p.part_id, i.features, (SELECT min(seq) FROM image_feature_changes) AS oldest
+       FROM changed c LEFT JOIN images i ON i.image_id = c.image_id AND i.features IS NOT NULL LEFT JOIN parts p ON p.pk = i.part_pk
+       ORDER BY c.seq`,
+      [since, version, Math.max(1, limit)],
+    );
+    const oldest = Number(rows[0]?.oldest ?? version + 1);
+    if (oldest > since + 1) return { version, complete: false, more: false, upserted: [], removed: [] };
+    const last = rows.length > 0 ? Number(rows.at(-1)?.seq) : version;
+    const upserted: ReferenceFeatures[] = [];
+    const removed: string[] = [];
+    const seen = new Set<string>();
+    for (const row of rows) {
+      if (seen.has(row.image_id)) continue;
+      seen.add(row.image_id);
+      if (row.features && row.part_id !== null) upserted.push({ image_id: row.image_id, part_id: row.part_id, features: new Uint8Array(row.features) });
+      else removed.push(row.image_id);
+    }
+    return { version: last, complete: true, more: last < version, upserted, removed };
+  }
+
+  async staleFeatures(prefix: Uint8Array, after: string, limit: number): Promise<{ images: { image_id: string; sha256: string }[]; remaining: number }> {
+    const p = Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength);
+    const images = await this.db.query<{ image_id: string; sha256: string }>(
+      'SELECT image_id, sha256 FROM images WHERE features IS NOT NULL AND substring(features from 1 for $1) <> $2 AND image_id > $3 ORDER BY image_id LIMIT $4',
+      [prefix.length, p, after, limit],
+    );
+    const count = await this.db.query<{ n: string }>('SELECT count(*) AS n FROM images WHERE features IS NOT NULL AND substring(features from 1 for $1) <> $2', [prefix.length, p]);
+    return { images, remaining: Number(count[0]?.n ?? 0) };
+  }
+
+  async replaceStaleFeatures(imageId: string, sha256: string, prefix: Uint8Array, features: Uint8Array): Promise<boolean> {
+    // One statement: the condition and the write are atomic, so a newer upload is never overwritten.
+    const rows = await this.db.query<{ image_id: string }>(
+      'UPDATE images SET features = $1 WHERE image_id = $2 AND sha256 = $3 AND features IS NOT NULL AND substring(features from 1 for $4) <> $5 RETURNING image_id',
+      [Buffer.from(features.buffer, features.byteOffset, features.byteLength), imageId, sha256, prefix.length, Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength)],
+    );
+    return rows.length === 1;
   }
 
   async featuresOf(imageIds: readonly string[]): Promise<Map<string, Uint8Array>> {

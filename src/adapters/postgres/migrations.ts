@@ -245,6 +245,45 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'image feature change log (issue 14)',
+    // The photo index of every server applies just the changed references
+    // (ReferenceFeatureStore.changesSince) instead of reloading all of them. Each change takes the
+    // next value of the image_features counter, under the counter row's lock until commit, so
+    // the numbers are given in commit order and a reader's snapshot sees every change up to the
+    // counter it reads. Bounded: every 1,000th change prunes all but the last 100,000 (a server
+    // further behind reloads everything).
+    sql: `
+      CREATE TABLE image_feature_changes (
+        seq bigint PRIMARY KEY,
+        image_id text COLLATE "C" NOT NULL
+      );
+      CREATE OR REPLACE FUNCTION bump_image_features() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      DECLARE
+        v bigint;
+      BEGIN
+        IF TG_OP = 'UPDATE' AND OLD.image_id IS DISTINCT FROM NEW.image_id AND OLD.features IS NOT NULL THEN
+          UPDATE change_counters SET version = version + 1 WHERE name = 'image_features' RETURNING version INTO v;
+          INSERT INTO image_feature_changes (seq, image_id) VALUES (v, OLD.image_id);
+        END IF;
+        UPDATE change_counters SET version = version + 1 WHERE name = 'image_features' RETURNING version INTO v;
+        IF TG_OP = 'DELETE' THEN
+          INSERT INTO image_feature_changes (seq, image_id) VALUES (v, OLD.image_id);
+        ELSE
+          INSERT INTO image_feature_changes (seq, image_id) VALUES (v, NEW.image_id);
+        END IF;
+        IF v % 1000 = 0 THEN
+          DELETE FROM image_feature_changes WHERE seq <= v - 100000;
+        END IF;
+        RETURN NULL;
+      END $$;
+      DROP TRIGGER images_features_updated ON images;
+      CREATE TRIGGER images_features_updated AFTER UPDATE ON images FOR EACH ROW
+        WHEN (OLD.features IS DISTINCT FROM NEW.features OR (NEW.features IS NOT NULL AND (OLD.part_pk IS DISTINCT FROM NEW.part_pk OR OLD.image_id IS DISTINCT FROM NEW.image_id)))
+        EXECUTE FUNCTION bump_image_features();
+    `,
+  },
 ];
 
 /**

@@ -191,4 +191,32 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 7,
+    name: 'image feature change log (issue 14)',
+    sql: `
+      -- One row per change of an image's features, or of the part of an image with features,
+      -- written by triggers in the writing transaction (whoever writes: a server, a CLI, the
+      -- backfill), so the photo index applies just those changes instead of reloading every
+      -- reference (ReferenceFeatureStore.changesSince; docs/search.md, "Photo search"). seq grows in
+      -- commit order (SQLite has one writer at a time). Bounded: every 1,000th change prunes all
+      -- but the last 100,000; a reader further behind reloads everything.
+      CREATE TABLE image_feature_changes (
+        seq INTEGER PRIMARY KEY,
+        image_id TEXT NOT NULL
+      );
+      CREATE TRIGGER image_features_inserted AFTER INSERT ON images WHEN NEW.features IS NOT NULL
+      BEGIN INSERT INTO image_feature_changes (image_id) VALUES (NEW.image_id); END;
+      CREATE TRIGGER image_features_deleted AFTER DELETE ON images WHEN OLD.features IS NOT NULL
+      BEGIN INSERT INTO image_feature_changes (image_id) VALUES (OLD.image_id); END;
+      CREATE TRIGGER image_features_updated AFTER UPDATE ON images
+        WHEN OLD.features IS NOT NEW.features OR (NEW.features IS NOT NULL AND (OLD.part_rowid IS NOT NEW.part_rowid OR OLD.image_id IS NOT NEW.image_id))
+      BEGIN
+        INSERT INTO image_feature_changes (image_id) SELECT OLD.image_id WHERE OLD.image_id IS NOT NEW.image_id;
+        INSERT INTO image_feature_changes (image_id) VALUES (NEW.image_id);
+      END;
+      CREATE TRIGGER image_feature_changes_pruned AFTER INSERT ON image_feature_changes WHEN NEW.seq % 1000 = 0
+      BEGIN DELETE FROM image_feature_changes WHERE seq <= NEW.seq - 100000; END;
+    `,
+  },
 ];

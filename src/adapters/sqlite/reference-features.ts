@@ -2,7 +2,7 @@
  * The stored features of searchable reference images (images.features, migration 3), read for the
  * image similarity index (decisions §8). Implements ReferenceFeatureStore.
  */
-import type { ReferenceFeatures, ReferenceFeatureStore } from '../../core/ports.js';
+import type { ReferenceChanges, ReferenceFeatures, ReferenceFeatureStore } from '../../core/ports.js';
 import type { SqliteDatabase } from './database.js';
 
 interface FeatureRow {
@@ -19,6 +19,10 @@ export class SqliteReferenceFeatureStore implements ReferenceFeatureStore {
   private readonly staleCountStmt;
   private readonly replaceStmt;
   private readonly featuresStmt;
+  private readonly versionStmt;
+  private readonly oldestStmt;
+  private readonly changesStmt;
+  private readonly changedStmt;
 
   constructor(db: SqliteDatabase) {
     this.fingerprintStmt = db.prepare<[], { n: number; s: number; m: number; l: number }>(
@@ -35,6 +39,15 @@ export class SqliteReferenceFeatureStore implements ReferenceFeatureStore {
       'UPDATE images SET features = ? WHERE image_id = ? AND sha256 = ? AND features IS NOT NULL AND substr(features, 1, ?) != ?',
     );
     this.featuresStmt = db.prepare<[string], { features: Buffer }>('SELECT features FROM images WHERE image_id = ? AND features IS NOT NULL');
+    // The change log (migration 7): one row per changed image, in commit order.
+    this.versionStmt = db.prepare<[], { v: number | null }>('SELECT max(seq) AS v FROM image_feature_changes');
+    this.oldestStmt = db.prepare<[], { v: number | null }>('SELECT min(seq) AS v FROM image_feature_changes');
+    this.changesStmt = db.prepare<[number, number], { seq: number; image_id: string }>(
+      'SELECT seq, image_id FROM image_feature_changes WHERE seq > ? ORDER BY seq LIMIT ?',
+    );
+    this.changedStmt = db.prepare<[string], FeatureRow>(
+      'SELECT i.image_id, p.part_id, i.features FROM images i JOIN parts p ON p.rowid_ = i.part_rowid WHERE i.image_id = ? AND i.features IS NOT NULL',
+    );
     this.loadStmt = db.prepare<[], FeatureRow>(
       'SELECT i.image_id, p.part_id, i.features FROM images i JOIN parts p ON p.rowid_ = i.part_rowid WHERE i.features IS NOT NULL',
     );
@@ -64,6 +77,28 @@ export class SqliteReferenceFeatureStore implements ReferenceFeatureStore {
       if (row) out.set(id, new Uint8Array(row.features));
     }
     return out;
+  }
+
+  async changeVersion(): Promise<number> {
+    return this.versionStmt.get()?.v ?? 0;
+  }
+
+  async changesSince(since: number, limit: number): Promise<ReferenceChanges> {
+    // Synchronous reads on the one connection: no write can interleave between them.
+    const version = this.versionStmt.get()?.v ?? 0;
+    if (version <= since) return { version: Math.max(version, since), complete: true, more: false, upserted: [], removed: [] };
+    const oldest = this.oldestStmt.get()?.v ?? 0;
+    if (oldest > since + 1) return { version, complete: false, more: false, upserted: [], removed: [] };
+    const rows = this.changesStmt.all(since, Math.max(1, limit));
+    const last = rows.at(-1)?.seq ?? version;
+    const upserted: ReferenceFeatures[] = [];
+    const removed: string[] = [];
+    for (const id of new Set(rows.map((r) => r.image_id))) {
+      const row = this.changedStmt.get(id);
+      if (row) upserted.push(row);
+      else removed.push(id);
+    }
+    return { version: last, complete: true, more: last < version, upserted, removed };
   }
 
   async *all(): AsyncIterable<ReferenceFeatures> {

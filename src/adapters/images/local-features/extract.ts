@@ -8,6 +8,7 @@ import type { OutputInfo } from 'sharp';
 import { DESCRIPTOR_WORDS } from '../../../core/search/photo/hamming.js';
 import { emptyLocalFeatures, type LocalFeatures } from '../../../core/search/photo/local-features.js';
 import type { Vocabulary } from '../../../core/search/photo/vocabulary.js';
+import { openSharp, type ImageInput } from '../sharp-features.js';
 import { openCv, withMats, type OpenCv } from './opencv.js';
 
 /** Which side of the search an image is on: they differ in raster size and keypoint budget. */
@@ -53,17 +54,18 @@ export interface GreyRaster {
  * white, long side brought into [minSide, maxSide], then `pad` pixels of replicated border.
  * @throws Error "local features: cannot decode image (…)".
  */
-export async function decodeGrey(input: Uint8Array | string, role: LocalRole): Promise<GreyRaster> {
+export async function decodeGrey(input: ImageInput, role: LocalRole): Promise<GreyRaster> {
   const { maxSide, minSide, pad } = LOCAL_SETTINGS[role];
   let raw: { data: Buffer; info: OutputInfo };
   try {
-    const meta = await sharp(input, { failOn: 'error', limitInputPixels: 0x3fff * 0x3fff }).metadata();
+    // A raw raster (predecode) is upright already and its size known.
+    const meta = typeof input === 'object' && 'raw' in input ? { width: input.width, height: input.height, orientation: 1 } : await sharp(input, { failOn: 'error', limitInputPixels: 0x3fff * 0x3fff }).metadata();
     const swap = (meta.orientation ?? 1) >= 5;
     const w0 = (swap ? meta.height : meta.width) ?? 1;
     const h0 = (swap ? meta.width : meta.height) ?? 1;
     const long = Math.max(w0, h0, 1);
     const target = long > maxSide ? maxSide : long < minSide ? minSide : long;
-    let pipeline = sharp(input, { failOn: 'error', limitInputPixels: 0x3fff * 0x3fff })
+    let pipeline = openSharp(input, 0x3fff * 0x3fff)
       .rotate()
       .flatten({ background: '#ffffff' })
       .greyscale();
@@ -148,7 +150,7 @@ export function localFeaturesFromGrey(cv: OpenCv, raster: GreyRaster, settings: 
  * Decodes an image and computes its local features for `role`.
  * @throws Error "local features: cannot decode image (…)" when sharp cannot decode it.
  */
-export async function extractLocalFeatures(input: Uint8Array | string, role: LocalRole, vocabulary?: Vocabulary): Promise<LocalFeatures> {
+export async function extractLocalFeatures(input: ImageInput, role: LocalRole, vocabulary?: Vocabulary): Promise<LocalFeatures> {
   const [cv, raster] = await Promise.all([openCv(), decodeGrey(input, role)]);
   return localFeaturesFromGrey(cv, raster, LOCAL_SETTINGS[role], vocabulary);
 }

@@ -4,10 +4,9 @@
  * not rotation-invariant. The raster is decoded once, exactly as sharp-features.ts decodes a
  * reference (so view 0 equals extractFeatures()), and turned in memory.
  */
-import sharp from 'sharp';
 import type { OutputInfo } from 'sharp';
 import { featuresFromRgb, type Features } from '../../../core/search/image-similarity.js';
-import { WORKING_SIZE } from '../sharp-features.js';
+import { openSharp, WORKING_SIZE, type ImageInput } from '../sharp-features.js';
 
 /** Turns an RGB raster (w × h) by 90° clockwise; returns the h × w raster. */
 function turn90(src: Uint8Array, w: number, h: number): Uint8Array {
@@ -29,10 +28,10 @@ function turn90(src: Uint8Array, w: number, h: number): Uint8Array {
  * Features of the upright image and of its 90°, 180°, 270° turns (in that order).
  * @throws Error "image features: cannot decode image (…)".
  */
-export async function rotatedGlobalFeatures(input: Uint8Array | string): Promise<Features[]> {
+export async function rotatedGlobalFeatures(input: ImageInput): Promise<Features[]> {
   let raw: { data: Buffer; info: OutputInfo };
   try {
-    raw = await sharp(input, { failOn: 'error', limitInputPixels: 0x3fff * 0x3fff })
+    raw = await openSharp(input, 0x3fff * 0x3fff)
       .rotate()
       .flatten({ background: { r: 255, g: 255, b: 255 } })
       .toColourspace('srgb')

@@ -6,8 +6,8 @@
  */
 import { encodePhotoFeatures, type PhotoQuery } from '../../../core/search/photo/photo-search.js';
 import type { Vocabulary } from '../../../core/search/photo/vocabulary.js';
-import { extractFeatures } from '../sharp-features.js';
-import { extractLocalFeatures } from './extract.js';
+import { extractFeatures, predecode } from '../sharp-features.js';
+import { extractLocalFeatures, LOCAL_SETTINGS } from './extract.js';
 import { rotatedGlobalFeatures } from './global-views.js';
 
 /** The shipped vocabulary, imported on first use (its module is ~740 KB of literal: start-up). */
@@ -23,8 +23,9 @@ async function shippedVocabulary(): Promise<Vocabulary> {
  * @throws Error when sharp cannot decode the image.
  */
 export async function extractPhotoReference(input: Uint8Array | string): Promise<Uint8Array> {
-  const global = await extractFeatures(input);
-  const local = await extractLocalFeatures(input, 'reference', await shippedVocabulary());
+  // One decode for both when the image is large (predecode); both pipelines then run at once.
+  const [source, vocabulary] = await Promise.all([predecode(input, LOCAL_SETTINGS.reference.maxSide), shippedVocabulary()]);
+  const [global, local] = await Promise.all([extractFeatures(source), extractLocalFeatures(source, 'reference', vocabulary)]);
   return encodePhotoFeatures(global, local);
 }
 
@@ -33,7 +34,7 @@ export async function extractPhotoReference(input: Uint8Array | string): Promise
  * @throws Error when sharp cannot decode the image.
  */
 export async function extractPhotoQuery(input: Uint8Array | string): Promise<PhotoQuery> {
-  const views = await rotatedGlobalFeatures(input);
-  const local = await extractLocalFeatures(input, 'query', await shippedVocabulary());
+  const [source, vocabulary] = await Promise.all([predecode(input, LOCAL_SETTINGS.query.maxSide), shippedVocabulary()]);
+  const [views, local] = await Promise.all([rotatedGlobalFeatures(source), extractLocalFeatures(source, 'query', vocabulary)]);
   return { views, local };
 }

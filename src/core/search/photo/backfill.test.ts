@@ -10,6 +10,8 @@ function fakeStore(rows: Map<string, { sha256: string; features: Uint8Array }>):
   return {
     fingerprint: async () => '',
     async *all() {},
+    changeVersion: async () => 0,
+    changesSince: async () => ({ version: 0, complete: true, more: false, upserted: [], removed: [] }),
     async staleFeatures(_prefix, after, limit) {
       const ids = [...rows.keys()].filter((id) => stale(rows.get(id)?.features ?? new Uint8Array())).sort();
       return { images: ids.filter((id) => id > after).slice(0, limit).map((id) => ({ image_id: id, sha256: rows.get(id)?.sha256 ?? '' })), remaining: ids.length };
@@ -60,7 +62,7 @@ describe('backfillFeatures', () => {
   });
 
   it('does nothing on a store without the backfill methods', async () => {
-    const p = await backfillFeatures({ store: { fingerprint: async () => '', async *all() {} }, prefix: PREFIX, extract: async () => undefined });
+    const p = await backfillFeatures({ store: { fingerprint: async () => '', async *all() {}, changeVersion: async () => 0, changesSince: async () => ({ version: 0, complete: true, more: false, upserted: [], removed: [] }) }, prefix: PREFIX, extract: async () => undefined });
     expect(p).toEqual({ done: 0, failed: 0, remaining: 0 });
   });
 });

@@ -194,3 +194,90 @@ describe('confidence', () => {
     expect(parts[1]?.score).toBeLessThan(CONFIDENT_SCORE);
   });
 });
+
+describe('PhotoIndex memory layout (issue 14)', () => {
+  // References as the index loads them at start-up: decoded from their stored records.
+  // Siblings (look-alikes: the same keypoints with 20–35 bits flipped) make queries match several images.
+  const siblings = refs.slice(0, 10).map((f, i) => photoOf(f, 3 * i, 1, 5, 5, 20 + i, 40, 300 + i));
+  const stored = [...refs, ...siblings].map((f) => {
+    const g = { ...f, words: vocabulary.assign(f.descriptors), vocabulary: vocabulary.id };
+    return decodeLocalFeatures(encodeLocalFeatures(g));
+  });
+  const queries = [0, 4, 9, 13, 22, 29, 31, 35].map((i, k) => photoOf(stored[i] as LocalFeatures, 15 + 40 * k, 0.7 + 0.1 * k, 25, 10, 18 + k, 300, 700 + k));
+
+  /** Every hit of every query, rounded past float noise: what the layout must not change. */
+  function answers(index: PhotoIndex): string {
+    return JSON.stringify(queries.map((q) => index.query(q, { maxDistance: 56, multiAssign: 2, minInliers: 2 }).map((h) => [h.image_id, h.inliers, h.matches, h.votes.toFixed(5), h.rotation.toFixed(3), h.scale.toFixed(4)])));
+  }
+
+  it('gives the same matches, inliers and votes as the previous layout on a fixed set', () => {
+    const index = new PhotoIndex(vocabulary);
+    index.addMany(stored.map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
+    // Recorded with the previous layout (float32 geometry, commit e257f26) on the same set.
+    expect(JSON.parse(answers(index))).toEqual([
+      [['img0', 109, 109, '4.62818', '15.022', '0.7000'], ['img30', 71, 71, '1.60990', '15.022', '0.7001']],
+      [['img4', 102, 102, '4.22827', '54.994', '0.8004'], ['img34', 68, 68, '1.28552', '42.966', '0.8004']],
+      [['img9', 113, 113, '4.55219', '95.000', '0.8997'], ['img39', 54, 70, '1.07860', '67.953', '0.8997']],
+      [['img13', 103, 103, '4.07484', '135.017', '0.9998']],
+      [['img22', 101, 101, '3.94190', '175.000', '1.1001']],
+      [['img29', 97, 97, '3.71789', '-144.977', '1.2001']],
+      [['img31', 107, 107, '3.50001', '-104.988', '1.3000'], ['img1', 72, 72, '1.44273', '-102.002', '1.2992']],
+      [['img35', 100, 100, '3.21796', '-64.998', '1.4000'], ['img5', 69, 73, '1.22003', '-50.047', '1.3983']],
+    ]);
+    // The same after removals and one-at-a-time adds (uploads) in another order.
+    const upl = new PhotoIndex(vocabulary);
+    stored.forEach((features, i) => upl.add(`img${i}`, `part${i}`, features));
+    upl.add('gone', 'x', stored[3] as LocalFeatures);
+    upl.remove('gone');
+    expect(answers(upl)).toBe(answers(index));
+  });
+
+  it('holds at most 48 bytes a reference keypoint: descriptor, slot, keypoint number, 16-bit geometry, word', () => {
+    const index = new PhotoIndex(vocabulary);
+    index.addMany(stored.map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
+    const keypoints = stored.reduce((n, f) => n + f.count, 0);
+    // Before: 54 counted (float32 x, y, angle and size: 16 bytes a keypoint instead of 8), 56 with the words.
+    expect((index.memoryBytes - 4 * vocabulary.size) / keypoints).toBeLessThanOrEqual(48);
+  });
+});
+
+describe('PhotoIndex without the postings of stop words (issue 14, memory)', () => {
+  // A finer vocabulary than above (32 × 32 words), so that some words are stop words and most are not.
+  const fine = trainVocabulary(training, 32, 32, 3, 11, 98);
+  const siblings = refs.slice(0, 10).map((f, i) => photoOf(f, 3 * i, 1, 5, 5, 20 + i, 40, 300 + i));
+  const stored = [...refs, ...siblings].map((f) => decodeLocalFeatures(encodeLocalFeatures({ ...f, words: fine.assign(f.descriptors), vocabulary: fine.id })));
+  const queries = [0, 4, 9, 13, 22, 31, 35].map((i, k) => photoOf(stored[i] as LocalFeatures, 20 + 45 * k, 0.8 + 0.1 * k, 25, 10, 16 + k, 300, 900 + k));
+  const load = (dropStopWords: boolean): PhotoIndex => {
+    const index = new PhotoIndex(fine, { dropStopWords, minStopDf: 6 });
+    index.addMany(stored.map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
+    return index;
+  };
+  const answers = (index: PhotoIndex): string => JSON.stringify(queries.map((q) => index.query(q, { minInliers: 2 }).map((h) => [h.image_id, h.inliers, h.matches, h.votes.toFixed(5)])));
+
+  it('answers exactly as the full index, in less memory', () => {
+    const full = load(false);
+    const lean = load(true);
+    expect(lean.droppedWords).toBeGreaterThan(0);
+    expect(lean.droppedWords).toBeLessThan(fine.size / 2);
+    const expected = answers(full);
+    expect(JSON.parse(expected).every((hits: unknown[]) => hits.length > 0)).toBe(true);
+    expect(answers(lean)).toBe(expected);
+    expect(lean.memoryBytes).toBeLessThan(full.memoryBytes * 0.9);
+    // Uploads and removals after the load: still the same answers.
+    for (const index of [full, lean]) {
+      index.add('extra', 'x', stored[5] as LocalFeatures);
+      index.remove('img39');
+    }
+    expect(lean.complete).toBe(true);
+    expect(answers(lean)).toBe(answers(full));
+  });
+
+  it('says when a dropped word could be scanned again, and refuses to answer without it', () => {
+    const lean = load(true);
+    expect(lean.complete).toBe(true);
+    // Removing most images brings every dropped word's document frequency under the stop limit.
+    for (let i = 0; i < 36; i++) lean.remove(`img${i}`);
+    expect(lean.complete).toBe(false);
+    expect(() => lean.query(queries[0] as LocalFeatures)).toThrow(/reload/);
+  });
+});

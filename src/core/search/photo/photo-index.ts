@@ -12,8 +12,11 @@
  * - The `shortlist` images with the most votes are verified geometrically (geometry.ts): the score is
  *   the number of matches consistent with one transform (inliers), which random clutter almost
  *   never produces.
- * Memory per reference keypoint: 32 (descriptor) + 4 (slot) + 2 (keypoint) bytes in the postings
- * and 16 bytes of geometry.
+ * Memory per reference keypoint (issue 14, memory): 32 (descriptor) + 4 (slot) + 2 (keypoint)
+ * bytes in the postings, 8 bytes of geometry (x, y, angle, size as uint16 on the grid of the stored
+ * record, local-features.ts: a record loaded from the store keeps exactly its values, so matches
+ * and inliers are those of the former float32 copy) and 2 bytes of visual word (for df on
+ * removal): 48 bytes, 56 before.
  */
 import { DESCRIPTOR_WORDS, popcount32 } from './hamming.js';
 import { checkLocalFeatures, type LocalFeatures } from './local-features.js';
@@ -71,6 +74,25 @@ export interface PhotoQueryOptions {
   maxMatchesPerKeypoint?: number;
 }
 
+/** Options of a {@link PhotoIndex}. */
+export interface PhotoIndexOptions {
+  /**
+   * Drop the postings of stop words (issue 14, memory): a bulk load into an empty index keeps no
+   * posting of a word held by more than 1.5 × the stop-word limit of the default query options
+   * (max(minStopDf, 5 % of the images)), since a query never scans them; only their document
+   * frequency is kept. Query answers are unchanged while every dropped word stays a stop word;
+   * when removals or growth could make one scannable again, {@link PhotoIndex.complete} turns
+   * false and the owner reloads (a query asking for it throws). At 10,000 bench references half
+   * the postings are in stop words. Default false.
+   */
+  dropStopWords?: boolean;
+  /** Least document frequency of a stop word (default 500; tests lower it). */
+  minStopDf?: number;
+}
+
+/** Share of the images above which a word is a stop word, by default ({@link PhotoQueryOptions.maxWordShare}). */
+const DEFAULT_MAX_WORD_SHARE = 0.05;
+
 /** A growable posting list of one word. */
 interface Postings {
   length: number;
@@ -98,10 +120,8 @@ export class PhotoIndex {
   /** Words of each slot's keypoints (for df on removal); emptied when the slot dies. */
   private slotWords: Uint16Array[] = [];
   private slots = new Map<string, number>();
-  private gx = new Float32Array(0);
-  private gy = new Float32Array(0);
-  private ga = new Float32Array(0);
-  private gs = new Float32Array(0);
+  /** Geometry of every keypoint, 4 uint16 each: x·8, y·8, angle·65536/360, size·16 (the stored record's grid). */
+  private geo = new Uint16Array(0);
   private kpUsed = 0;
   private livePostings = 0;
   private deadPostings = 0;
@@ -109,8 +129,17 @@ export class PhotoIndex {
   /** Diagnostics of the last query (bench/photo-profile.js). */
   lastStats: { matches: number } = { matches: 0 };
 
-  constructor(vocabulary: Vocabulary) {
+  private readonly minStopDf: number;
+  private readonly dropStopWords: boolean;
+  /** Words whose postings were dropped (stop words at the bulk load), and the least df among them. */
+  private readonly dropped: Uint8Array;
+  private minDroppedDf = Infinity;
+
+  constructor(vocabulary: Vocabulary, options: PhotoIndexOptions = {}) {
     this.vocabulary = vocabulary;
+    this.minStopDf = options.minStopDf ?? 500;
+    this.dropStopWords = options.dropStopWords ?? false;
+    this.dropped = new Uint8Array(vocabulary.size);
     this.postings = Array.from({ length: vocabulary.size }, () => ({ length: 0, slot: new Int32Array(0), kp: new Uint16Array(0), desc: new Uint32Array(0) }));
     this.df = new Int32Array(vocabulary.size);
     this.lastSlot = new Int32Array(vocabulary.size).fill(-1);
@@ -121,10 +150,32 @@ export class PhotoIndex {
     return this.liveImages;
   }
 
+  /**
+   * False when a word whose postings were dropped ({@link PhotoIndexOptions.dropStopWords}) is no
+   * longer a stop word for the default query options (its images were removed, or the index grew):
+   * queries would then miss its postings, and the owner must reload the index.
+   */
+  get complete(): boolean {
+    return this.minDroppedDf > this.stopDf(DEFAULT_MAX_WORD_SHARE, this.liveImages);
+  }
+
+  /** Words whose postings were dropped. */
+  get droppedWords(): number {
+    let n = 0;
+    for (const d of this.dropped) n += d;
+    return n;
+  }
+
+  /** The document frequency above which a word is a stop word, for `share` and `n` images. */
+  private stopDf(share: number, n: number): number {
+    return Math.max(this.minStopDf, share * n);
+  }
+
   /** Bytes held by the index's typed arrays (postings at their allocated capacity, geometry). */
   get memoryBytes(): number {
-    let bytes = this.gx.byteLength * 4 + this.df.byteLength;
+    let bytes = this.geo.byteLength + this.df.byteLength;
     for (const p of this.postings) bytes += p.slot.byteLength + p.kp.byteLength + p.desc.byteLength;
+    for (const w of this.slotWords) bytes += w.byteLength;
     return bytes;
   }
 
@@ -154,11 +205,35 @@ export class PhotoIndex {
     // Pass 1: new postings per word, then one exact growth per word that needs room.
     const extra = new Int32Array(this.postings.length);
     let total = 0;
-    for (const words of wordsOf) {
-      for (let i = 0; i < words.length; i++) { const w = words[i] ?? 0; extra[w] = (extra[w] ?? 0) + 1; }
+    const bulk = this.dropStopWords && this.liveImages === 0 && this.imageIds.length === 0;
+    // In a bulk load into an empty index, also each word's document frequency, to drop stop words'
+    // postings before any is allocated.
+    const dfNew = bulk ? new Int32Array(this.postings.length) : undefined;
+    const seenAt = bulk ? new Int32Array(this.postings.length).fill(-1) : undefined;
+    wordsOf.forEach((words, k) => {
+      for (let i = 0; i < words.length; i++) {
+        const w = words[i] ?? 0;
+        extra[w] = (extra[w] ?? 0) + 1;
+        if (dfNew && seenAt && seenAt[w] !== k) {
+          seenAt[w] = k;
+          dfNew[w] = (dfNew[w] ?? 0) + 1;
+        }
+      }
       total += words.length;
+    });
+    if (dfNew) {
+      // Hysteresis (×1.5): a dropped word stays a stop word until the index grows by half or loses
+      // a third of that word's images.
+      const limit = 1.5 * this.stopDf(DEFAULT_MAX_WORD_SHARE, new Set(items.map((it) => it.imageId)).size);
+      dfNew.forEach((df, w) => {
+        if (df > limit) {
+          this.dropped[w] = 1;
+          this.minDroppedDf = Math.min(this.minDroppedDf, df);
+        }
+      });
     }
     this.postings.forEach((p, w) => {
+      if (this.dropped[w]) return;
       const need = p.length + (extra[w] ?? 0);
       if (need > p.slot.length) {
         // Exact in a bulk load; headroom (×1.5) when the word already had postings (uploads).
@@ -183,16 +258,18 @@ export class PhotoIndex {
       this.alive.push(true);
       this.slotWords.push(words);
       this.slots.set(imageId, slot);
-      this.gx.set(features.xs, this.kpUsed);
-      this.gy.set(features.ys, this.kpUsed);
-      this.ga.set(features.angles, this.kpUsed);
-      this.gs.set(features.sizes, this.kpUsed);
+      quantiseGeometry(features, this.geo, this.kpUsed * 4);
       this.kpUsed += n;
       const desc = features.descriptors;
       for (let i = 0; i < n; i++) {
         const w = words[i] ?? 0;
+        // df counts an image once per word: `lastSlot` remembers which image last counted each word.
+        if (lastSlot[w] !== slot) {
+          lastSlot[w] = slot;
+          this.df[w] = (this.df[w] ?? 0) + 1;
+        }
         const p = this.postings[w];
-        if (!p) continue;
+        if (!p || this.dropped[w]) continue;
         const at = p.length++;
         p.slot[at] = slot;
         p.kp[at] = i;
@@ -200,11 +277,6 @@ export class PhotoIndex {
         const io = i * DESCRIPTOR_WORDS;
         const d = p.desc;
         for (let j = 0; j < DESCRIPTOR_WORDS; j++) d[o + j] = desc[io + j] ?? 0;
-        // df counts an image once per word: `lastSlot` remembers which image last counted each word.
-        if (lastSlot[w] !== slot) {
-          lastSlot[w] = slot;
-          this.df[w] = (this.df[w] ?? 0) + 1;
-        }
       }
       this.livePostings += n;
       this.liveImages++;
@@ -226,6 +298,7 @@ export class PhotoIndex {
       if (seen.has(w)) continue;
       seen.add(w);
       this.df[w] = (this.df[w] ?? 0) - 1;
+      if (this.dropped[w]) this.minDroppedDf = Math.min(this.minDroppedDf, this.df[w] ?? 0);
     }
     this.slotWords[slot] = new Uint16Array(0);
     this.livePostings -= n;
@@ -249,7 +322,9 @@ export class PhotoIndex {
     const shortlist = options.shortlist ?? 40;
     const minInliers = options.minInliers ?? 4;
     const maxHalf = Math.min(maxD, options.maxHalfDistance ?? 26);
-    const maxDf = Math.max(500, (options.maxWordShare ?? 0.05) * this.liveImages);
+    const maxDf = this.stopDf(options.maxWordShare ?? DEFAULT_MAX_WORD_SHARE, this.liveImages);
+    // A dropped word the query would scan: its answer would silently lack those postings.
+    if (this.minDroppedDf <= maxDf) throw new Error('PhotoIndex: the postings of words this query scans were dropped (reload the index)');
     const votes = new Float32Array(slots);
     const lastQ = new Int32Array(slots).fill(-1);
     const lastMatch = new Int32Array(slots);
@@ -359,10 +434,12 @@ export class PhotoIndex {
         set.qy[j] = q.ys[qi] ?? 0;
         set.qa[j] = q.angles[qi] ?? 0;
         set.qs[j] = q.sizes[qi] ?? 1;
-        set.rx[j] = this.gx[ri] ?? 0;
-        set.ry[j] = this.gy[ri] ?? 0;
-        set.ra[j] = this.ga[ri] ?? 0;
-        set.rs[j] = this.gs[ri] ?? 1;
+        // Back from the stored grid; the match set is float32, as the former geometry arrays were.
+        const g = ri * 4;
+        set.rx[j] = (this.geo[g] ?? 0) / 8;
+        set.ry[j] = (this.geo[g + 1] ?? 0) / 8;
+        set.ra[j] = ((this.geo[g + 2] ?? 0) * 360) / 65536;
+        set.rs[j] = (this.geo[g + 3] ?? 16) / 16;
         set.dist[j] = mD[mi] ?? 0;
         set.qi[j] = qi;
         set.ri[j] = rk;
@@ -384,28 +461,30 @@ export class PhotoIndex {
   }
 
   private ensureGeometry(n: number): void {
-    if (this.gx.length >= n) return;
-    const capacity = Math.max(1024, n, this.gx.length * 2);
-    this.gx = grow(this.gx, capacity);
-    this.gy = grow(this.gy, capacity);
-    this.ga = grow(this.ga, capacity);
-    this.gs = grow(this.gs, capacity);
+    if (this.geo.length >= n * 4) return;
+    // Exact on a bulk load into an empty index; +25 % for uploads (doubling a 50,000-reference
+    // index's geometry for one upload would hold 150 MB of slack).
+    const capacity = this.geo.length === 0 ? n : Math.max(1024, n, Math.ceil((this.geo.length / 4) * 1.25));
+    this.geo = grow(this.geo, capacity * 4);
   }
 
-  /** Recomputes document frequencies from the live postings. */
+  /** Recomputes document frequencies from the live images' words. */
   private recountDf(): void {
+    // From each live image's own words: the postings of dropped stop words are not there to count.
     this.df.fill(0);
     const last = new Int32Array(this.postings.length).fill(-1);
-    this.postings.forEach((p, w) => {
-      for (let j = 0; j < p.length; j++) {
-        const slot = p.slot[j] ?? 0;
-        if (this.alive[slot] && last[w] !== slot) {
+    this.slotWords.forEach((words, slot) => {
+      if (!this.alive[slot]) return;
+      for (let i = 0; i < words.length; i++) {
+        const w = words[i] ?? 0;
+        if (last[w] !== slot) {
           last[w] = slot;
           this.df[w] = (this.df[w] ?? 0) + 1;
         }
       }
     });
   }
+
 
   /** Drops the postings of removed images. Slots are not renumbered (their tombstones stay). */
   private compact(): void {
@@ -425,6 +504,22 @@ export class PhotoIndex {
     }
     this.deadPostings = 0;
     this.recountDf();
+  }
+}
+
+/**
+ * Writes `f`'s keypoint geometry into `geo` from element `at`, 4 uint16 a keypoint, rounded as
+ * encodeLocalFeatures rounds (positions 1/8 px, angles 360/65536°, sizes 1/16 px): values read
+ * from a stored record come back unchanged.
+ */
+function quantiseGeometry(f: LocalFeatures, geo: Uint16Array, at: number): void {
+  const clamp16 = (v: number): number => Math.max(0, Math.min(65535, Math.round(v)));
+  for (let i = 0, o = at; i < f.count; i++, o += 4) {
+    geo[o] = clamp16((f.xs[i] ?? 0) * 8);
+    geo[o + 1] = clamp16((f.ys[i] ?? 0) * 8);
+    const a = (((f.angles[i] ?? 0) % 360) + 360) % 360;
+    geo[o + 2] = Math.round((a * 65536) / 360) & 0xffff;
+    geo[o + 3] = clamp16((f.sizes[i] ?? 0) * 16);
   }
 }
 

@@ -7,7 +7,7 @@
 import { decodeFeatures, encodeFeatures, ImageFeatureIndex, ENCODED_LENGTH, type Features, type ImageHit } from '../image-similarity.js';
 import { fuse, type PhotoPartHit } from './confidence.js';
 import { decodeLocalFeatures, encodeLocalFeatures, LOCAL_FEATURE_VERSION, type LocalFeatures } from './local-features.js';
-import { PhotoIndex, type PhotoQueryOptions } from './photo-index.js';
+import { PhotoIndex, type PhotoIndexOptions, type PhotoQueryOptions } from './photo-index.js';
 import type { Vocabulary } from './vocabulary.js';
 
 /** Version of the container written by {@link encodePhotoFeatures} (images.features "feature version 2"). */
@@ -85,8 +85,13 @@ export class PhotoReferenceIndex {
   private readonly global = new ImageFeatureIndex();
   private readonly local: PhotoIndex;
 
-  constructor(vocabulary: Vocabulary) {
-    this.local = new PhotoIndex(vocabulary);
+  constructor(vocabulary: Vocabulary, options: PhotoIndexOptions = {}) {
+    this.local = new PhotoIndex(vocabulary, options);
+  }
+
+  /** False when the local index must be reloaded (photo-index.ts PhotoIndex.complete). */
+  get complete(): boolean {
+    return this.local.complete;
   }
 
   /** Number of reference images. */
