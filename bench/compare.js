@@ -16,7 +16,8 @@
 // - Start-up: bench/startup.js.
 //
 // Uses the COMPILED code (npm run build). Usage:
-//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15]
+//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only]
+// (--import-only: the catalog's CLI import of the same data alone, then stops; prints its figures.)
 // Writes bench/tmp/compare-<parts>.json and prints a Markdown summary.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -244,7 +245,7 @@ const summary = (times) => {
 };
 
 /** Runs the comparison; returns every figure. */
-export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupRuns = 15 } = {}) {
+export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupRuns = 15, importOnly = false } = {}) {
   const dir = join(ROOT, 'bench', 'tmp', `compare-${parts}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -266,6 +267,10 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   const [user, sys, rssKb] = imp.stderr.trim().split('\n').pop().split(' ').map(Number);
   out.catalogImport = { seconds: +(imp.ms / 1000).toFixed(1), rowsPerSecond: Math.round(parts / (imp.ms / 1000)), cpuSeconds: +(user + sys).toFixed(1), rowsPerCpuSecond: Math.round(parts / (user + sys)), peakRssMB: Math.round(rssKb / 1024), diskMB: +(dirBytes(dataDir) / 2 ** 20).toFixed(1), loadAverageBefore: cpu0 };
   log('catalog', out.catalogImport);
+  if (importOnly) {
+    rmSync(dataDir, { recursive: true, force: true });
+    return out;
+  }
 
   const xapian = findXapian();
   out.xapian = { ...xapian };
@@ -461,7 +466,8 @@ if (isMain(import.meta.url)) {
     const i = process.argv.indexOf(name);
     return i > 0 ? Number(process.argv[i + 1]) : def;
   };
-  const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15) });
+  const importOnly = process.argv.includes('--import-only');
+  const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly });
   console.log(JSON.stringify(r, null, 2));
-  console.log(markdown(r));
+  if (!importOnly) console.log(markdown(r));
 }

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteCatalogStore } from '../../src/adapters/sqlite/catalog-store.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteSearchIndex } from '../../src/adapters/sqlite/search/search-index.js';
+import { binaryLess } from '../../src/adapters/sqlite/search/engine-store.js';
 import { openSessionDatabase, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
 import { systemClock, systemIds } from '../../src/adapters/system.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
@@ -219,6 +220,150 @@ describe('search result cache', () => {
       await a.close();
       await b.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('bulk-written index (one transaction per batch)', () => {
+  /** Deterministic pseudo-random numbers. */
+  function random(seed: number): () => number {
+    let s = seed >>> 0;
+    return () => {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      return s / 2 ** 32;
+    };
+  }
+  const WORDS = ['rotor', 'stator', 'gear', 'gearbox', 'shaft', 'bearing', 'seal', 'valve', 'pump', 'axle', 'cog', 'flange'];
+  const KINDS = ['steel', 'brass', 'nylon'];
+
+  async function catalog() {
+    const clock = systemClock();
+    const store = new SqliteCatalogStore(openDatabase(':memory:'));
+    const index = new SqliteSearchIndex(store.db, { clock });
+    store.listeners.push(index);
+    const context = createServiceContext({ store, clock, ids: systemIds() });
+    const service = new CatalogService({ context, store });
+    const search = new SearchService({ context, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
+    await service.upsertAttributes(LOCAL_OWNER, [
+      { attribute_id: 'note', type: 'text', name: { en: 'Note' }, searchable: true },
+      { attribute_id: 'kind', type: 'text', name: { en: 'Kind' }, searchable: true, filterable: true },
+    ]);
+    return { store, index, service, search };
+  }
+  type Catalog = Awaited<ReturnType<typeof catalog>>;
+
+  /** Writes `parts` (ids may repeat: a later one updates the earlier) in one store transaction. */
+  async function write(c: Catalog, parts: { part_id: string; name: { en: string }; note: string; kind: string }[]): Promise<void> {
+    await c.store.upsertParts(parts, (item, existing) => ({
+      kind: 'write',
+      created: existing === undefined,
+      value: {
+        part_id: item.part_id, serviceId: existing?.serviceId ?? `s-${item.part_id}`, name: item.name, createdAt: 1, modifiedAt: 2,
+        attributes: [
+          { attribute_id: 'kind', values: [{ organization: '', value: { en: item.kind } }] },
+          { attribute_id: 'note', values: [{ organization: '', value: { en: item.note } }] },
+        ],
+      },
+    }));
+  }
+
+  /** Ids in rank order and the total of each query, through the search service. */
+  async function answers(c: Catalog, queries: { text: string; kind?: string }[]): Promise<{ total: number; ids: string[] }[]> {
+    const out = [];
+    for (const q of queries) {
+      const found = await c.search.search(LOCAL_OWNER, { matches: { text: q.text, ...(q.kind ? { filters: [{ label: 'kind', values: [q.kind] }] } : {}) }, resultOptions: { limit: 1 } });
+      const page = await c.search.searchState(LOCAL_OWNER, found.sessionId, { limit: 1000 });
+      out.push({ total: found.resultsTotalCount, ids: page.results.map((r) => r.id ?? '') });
+    }
+    return out;
+  }
+
+  it('answers exactly as the same writes made one part per transaction: hits, totals, ranking (generated parts, updates within a batch, deletes)', async () => {
+    for (const seed of [1, 2, 3]) {
+      const rnd = random(seed);
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+      const text = (n: number) => Array.from({ length: 1 + Math.floor(rnd() * n) }, () => pick(WORDS)).join(' ');
+      // Some parts alike in every indexed respect but their id: ties, ranked by part id alone.
+      const part = (i: number) => rnd() < 0.3
+        ? { part_id: `p${String(i).padStart(3, '0')}`, name: { en: 'Cog wheel' }, note: 'spare', kind: 'steel' }
+        : { part_id: `p${String(i).padStart(3, '0')}`, name: { en: `${text(3)} ${i}` }, note: text(4), kind: pick(KINDS) };
+      // Three batches: new parts in id order (appends), then new parts out of order with updates of
+      // earlier parts, some repeated within the batch (a part updated twice in one transaction).
+      const batches = [
+        Array.from({ length: 150 }, (_, i) => part(i)),
+        Array.from({ length: 120 }, () => part(Math.floor(rnd() * 300))),
+        Array.from({ length: 200 }, () => part(Math.floor(rnd() * 400))),
+      ];
+      const deleted = Array.from({ length: 20 }, () => `p${String(Math.floor(rnd() * 400)).padStart(3, '0')}`);
+      const bulk = await catalog();
+      const single = await catalog();
+      try {
+        const queries = [
+          ...WORDS.map((w) => ({ text: w })),
+          { text: 'wheel' },
+          { text: 'spare', kind: 'steel' },
+          ...WORDS.map((w) => ({ text: `${w} ${pick(WORDS)}` })),
+          ...WORDS.slice(0, 6).map((w) => ({ text: w.slice(0, 3) })),
+          ...KINDS.map((k) => ({ text: pick(WORDS), kind: k })),
+          { text: String(Math.floor(rnd() * 150)) },
+        ];
+        // Compared after every batch and after the deletes (a later batch may renumber every key).
+        const compare = async () => expect(await answers(bulk, queries)).toEqual(await answers(single, queries));
+        for (const batch of batches) {
+          await write(bulk, batch);
+          for (const p of batch) await write(single, [p]);
+          await compare();
+        }
+        for (const c of [bulk, single]) await c.store.deleteParts([...new Set(deleted)], (_, existing) => (existing ? { kind: 'write', value: null, created: false } : { kind: 'skip' }) as never);
+        await compare();
+        expect((await answers(single, queries)).some((a) => a.total > 50)).toBe(true);
+      } finally {
+        for (const c of [bulk, single]) {
+          await c.search.close();
+          await c.service.close();
+        }
+      }
+    }
+  });
+
+  it('places appended parts in SQLite\'s binary part id order, also where UTF-16 order differs (surrogate pairs)', async () => {
+    expect([binaryLess('a', 'b'), binaryLess('b', 'a'), binaryLess('\uFF21', '\u{1F600}'), binaryLess('\u{1F600}', '\uFF21')]).toEqual([true, false, true, false]);
+    const c = await catalog();
+    try {
+      // Ascending in binary order (U+FF21 < U+1F600), descending in UTF-16 units: one batch, every part alike.
+      const ids = ['k\uFF21', 'k\u{1F600}', 'k\u{1F601}'];
+      await write(c, ids.map((id) => ({ part_id: id, name: { en: 'Cog' }, note: '', kind: 'steel' })));
+      const stored = c.store.db.prepare('SELECT part_id FROM parts ORDER BY part_id').pluck().all();
+      expect(stored).toEqual(ids);
+      expect((await answers(c, [{ text: 'cog' }]))[0]?.ids).toEqual(ids);
+    } finally {
+      await c.search.close();
+      await c.service.close();
+    }
+  });
+
+  it('a batch that rolls back after gathering its postings leaves nothing of it searchable, and the next batch indexes fully', async () => {
+    const c = await catalog();
+    try {
+      const cogs = (from: number, count: number, word: string) => Array.from({ length: count }, (_, i) => ({ part_id: `c${String(from + i).padStart(4, '0')}`, name: { en: `Cog ${word}` }, note: 'spare', kind: 'steel' }));
+      await write(c, cogs(0, 300, 'wheel'));
+      // 300 appends and 50 updates of stored parts gathered, then the batch fails before its commit.
+      const failing = c.store.upsertParts([...cogs(300, 300, 'phantom'), ...cogs(0, 50, 'phantom'), { part_id: 'zz', name: { en: 'x' }, note: '', kind: '' }], (item, existing) => {
+        if (item.part_id === 'zz') throw new Error('last item fails');
+        return { kind: 'write', created: existing === undefined, value: { part_id: item.part_id, serviceId: 's', name: item.name, attributes: [], createdAt: 1, modifiedAt: 2 } };
+      });
+      await expect(failing).rejects.toThrow('last item fails');
+      expect(await answers(c, [{ text: 'phantom' }, { text: 'cog' }, { text: 'wheel' }, { text: 'spare' }])).toEqual([
+        { total: 0, ids: [] },
+        { total: 300, ids: cogs(0, 300, '').map((p) => p.part_id) },
+        { total: 300, ids: cogs(0, 300, '').map((p) => p.part_id) },
+        { total: 300, ids: cogs(0, 300, '').map((p) => p.part_id) },
+      ]);
+      await write(c, cogs(300, 300, 'wheel'));
+      expect((await answers(c, [{ text: 'wheel' }]))[0]).toEqual({ total: 600, ids: cogs(0, 600, '').map((p) => p.part_id) });
+    } finally {
+      await c.search.close();
+      await c.service.close();
     }
   });
 });

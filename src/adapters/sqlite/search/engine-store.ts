@@ -17,7 +17,7 @@
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { FILTER_MARK, HOLDER_TERM, ID_MARK, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
-import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, GROUPS, mergeChanges, type Postings } from '../../../core/search/engine/postings.js';
+import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, mergeSorted, PendingPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { ID_WEIGHT, NAME_WEIGHT } from '../../../core/search/engine/bm25.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import type { SqliteDatabase } from '../database.js';
@@ -27,20 +27,34 @@ const KEY_STEP = 1024;
 /** Decoded posting lists kept per connection, in postings. */
 const CACHE_POSTINGS = 6_000_000;
 /**
- * Postings the writer keeps in cached tail blocks (≤ 128 a term; ~50 bytes each as JS numbers):
- * bounded by postings, not terms, so a 1M-part import with tens of thousands of recurring words
- * stays within its RSS budget (by terms, 100,000 half-full tails took ~230 MB).
+ * Bytes the writer keeps in cached tail blocks: each kept encoded, as stored (~3 bytes a posting,
+ * decoded only when the term is written again), and counted with an estimated
+ * {@link TAIL_ENTRY_BYTES} of overhead, so tens of thousands of recurring words fit in a few MB
+ * (decoded, as before, ~50 bytes a posting: 100,000 half-full tails took ~230 MB, and a bound of
+ * 200,000 postings held only a fraction of a 1M-part import's recurring words).
  */
-const TAIL_CACHE_POSTINGS = 200_000;
+const TAIL_CACHE_BYTES = 16 * 1024 * 1024;
+/**
+ * Bytes of a cached tail besides its block: Map entry, the object, the Uint8Array (measured: 50,000
+ * entries with 30-byte blocks took ~310 bytes each of heap and ~450 of RSS).
+ */
+const TAIL_ENTRY_BYTES = 320;
 /** Term ids the writer keeps. */
 const ID_CACHE_TERMS = 50_000;
 /** A term new in a transaction with at least this many postings has its tail cached at once (a frequent word). */
 const TAIL_SEED_POSTINGS = 8;
 
-/** The last stored block of a term, decoded: what an append to the term rewrites. */
+/** The last stored block of a term, as stored (encoded): what an append to the term rewrites. */
 interface TailBlock {
   firstDoc: number;
-  postings: Postings;
+  data: Uint8Array;
+}
+
+/** The postings of a cached tail, decoded. */
+function tailPostings(tail: TailBlock): Postings {
+  const p = emptyPostings();
+  decodeBlock(tail.data, tail.firstDoc, p);
+  return p;
 }
 
 /** A term's decoded postings and, per tier, its compacted view (postings that tier may match). */
@@ -65,19 +79,31 @@ interface PendingDoc {
   flags: number;
 }
 
-/** The postings from index `from` on, as a cached last block. */
-function tailOf(p: Postings, from: number): TailBlock {
-  return { firstDoc: p.docs[from] ?? 0, postings: { docs: p.docs.slice(from), tf: p.tf.slice(from * GROUPS) } };
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * `a < b` in SQLite's BINARY order of part ids (UTF-8 bytes = code points). JavaScript compares
+ * UTF-16 units, which agrees unless a string holds a surrogate pair (then compare the bytes).
+ */
+export function binaryLess(a: string, b: string): boolean {
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b)) < 0;
 }
 
 /** The engine's tables: transactional writes and cached reads. */
 export class EngineStore {
   private readonly stmt;
   // -- write side: one transaction's changes --
-  private readonly pendingTerms = new Map<string, Map<number, number[] | null>>();
+  private readonly pendingTerms = new Map<string, PendingPostings>();
   private readonly txChunks = new Map<number, Buffer>();
   private readonly statsDelta = { n: 0, len: [0, 0, 0, 0] };
   private renumber = false;
+  /**
+   * The greatest part id of the catalog when this transaction last placed a part after every other
+   * one (an import of ids in ascending order), and that part's doc: the next such part needs neither
+   * neighbour query. Valid within one transaction only (other connections write between them).
+   */
+  private last: { partId: string; rowid: number } | undefined;
   /**
    * Writer cache: term id -> its last stored block, so an append (every import batch) neither looks
    * the block up nor reads it. Valid only for the committed state it was built on: `tailVersion` is
@@ -86,7 +112,7 @@ export class EngineStore {
    * by another connection) drops the cache, and so do discard() and clearAll().
    */
   private readonly tails = new Map<number, TailBlock>();
-  private tailPostings = 0;
+  private tailBytes = 0;
   /** Writer cache, valid alike: term -> id of terms written more than once (frequent words). */
   private readonly ids = new Map<string, number>();
   private tailVersion = -1;
@@ -145,7 +171,7 @@ export class EngineStore {
     for (const [term, tf] of doc.terms) this.change(term, rowid, tf);
     this.addStats(doc.lengths, 1);
     const stored = readDoc(this.writableChunk(rowid), rowid);
-    const key = previous && stored.flags & DOC_EXISTS ? stored.key : this.newKey(partId);
+    const key = previous && stored.flags & DOC_EXISTS ? stored.key : this.newKey(partId, rowid);
     this.writeDoc(rowid, { card, key, lengths: doc.lengths, flags: DOC_EXISTS | (doc.holder ? DOC_HOLDER : 0) });
   }
 
@@ -166,6 +192,7 @@ export class EngineStore {
     this.txChunks.clear();
     this.statsDelta.n = 0;
     this.statsDelta.len = [0, 0, 0, 0];
+    this.last = undefined;
     const version = (this.stmt.version.get() ?? 0) + 1;
     this.stmt.putStats.run(version, 0, 0, 0, 0, 0);
   }
@@ -178,6 +205,7 @@ export class EngineStore {
     this.statsDelta.n = 0;
     this.statsDelta.len = [0, 0, 0, 0];
     this.renumber = false;
+    this.last = undefined;
   }
 
   /** Writes the gathered changes; must run inside the write transaction that gathered them. */
@@ -195,7 +223,10 @@ export class EngineStore {
     }
     this.tailVersion = -1; // until this flush has written everything (a throw below leaves it invalid)
     const terms = [...this.pendingTerms.keys()].sort();
-    for (const term of terms) this.writeTerm(term, this.pendingTerms.get(term) ?? new Map(), version);
+    for (const term of terms) {
+      const changes = this.pendingTerms.get(term);
+      if (changes) this.writeTerm(term, changes.sorted(), version);
+    }
     if (this.renumber) this.renumberKeys();
     for (const [chunk, data] of this.txChunks) this.stmt.putChunk.run(chunk, version, data);
     const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.statsDelta.len[t] ?? 0));
@@ -205,24 +236,39 @@ export class EngineStore {
     this.statsDelta.n = 0;
     this.statsDelta.len = [0, 0, 0, 0];
     this.renumber = false;
-    if (this.tailPostings > TAIL_CACHE_POSTINGS) this.dropTailBlocks();
-    if (this.ids.size > ID_CACHE_TERMS) this.ids.clear();
+    this.last = undefined;
+    // Least recently written first out (Maps keep insertion order; a write re-inserts): the words
+    // that recur in every batch keep their tails. Clearing both whole, as before, left 60 % of the
+    // recurring words of a 100k-part import (real device names) to the slow path of reading their
+    // last block back (bench/results.md, issue 12 import).
+    for (const [id, tail] of this.tails) {
+      if (this.tailBytes <= TAIL_CACHE_BYTES) break;
+      this.tails.delete(id);
+      this.tailBytes -= tail.data.length + TAIL_ENTRY_BYTES;
+    }
+    for (const term of this.ids.keys()) {
+      if (this.ids.size <= ID_CACHE_TERMS) break;
+      this.ids.delete(term);
+    }
     this.tailVersion = version;
     this.tailDataVersion = dataVersion;
   }
 
   private dropTailBlocks(): void {
     this.tails.clear();
-    this.tailPostings = 0;
+    this.tailBytes = 0;
   }
 
   /** Keeps `tail` as term `id`'s last block (replacing any), counting its postings against the bound. */
   private setTail(id: number, tail: TailBlock | undefined): void {
     const old = this.tails.get(id);
-    if (old) this.tailPostings -= old.postings.docs.length;
+    if (old) {
+      this.tailBytes -= old.data.length + TAIL_ENTRY_BYTES;
+      this.tails.delete(id); // re-inserted below: most recently written last
+    }
     if (tail) {
       this.tails.set(id, tail);
-      this.tailPostings += tail.postings.docs.length;
+      this.tailBytes += tail.data.length + TAIL_ENTRY_BYTES;
     } else this.tails.delete(id);
   }
 
@@ -235,7 +281,7 @@ export class EngineStore {
   private change(term: string, rowid: number, tf: number[] | null): void {
     let changes = this.pendingTerms.get(term);
     if (!changes) {
-      changes = new Map();
+      changes = new PendingPostings();
       this.pendingTerms.set(term, changes);
     }
     changes.set(rowid, tf);
@@ -246,63 +292,63 @@ export class EngineStore {
     for (let t = 0; t < TIERS; t++) this.statsDelta.len[t] = (this.statsDelta.len[t] ?? 0) + sign * tierLength(lengths, t);
   }
 
-  /** Rewrites the blocks of `term` that `changes` touch (a new term: only writes). */
-  private writeTerm(term: string, changes: Map<number, number[] | null>, version: number): void {
-    let min = Infinity;
-    let max = -Infinity;
-    for (const doc of changes.keys()) {
-      if (doc < min) min = doc;
-      if (doc > max) max = doc;
-    }
+  /**
+   * Rewrites the blocks of `term` that `changes` touch (a new term: only writes); `changes` ascending
+   * by doc, one row per doc, all-zero rows removing (PendingPostings.sorted()).
+   */
+  private writeTerm(term: string, changes: Postings & { removes: boolean }, version: number): void {
+    const min = changes.docs[0] ?? 0;
+    const max = changes.docs[changes.docs.length - 1] ?? 0;
+    if (changes.docs.length === 0) return;
     const base = emptyPostings();
     let id = this.ids.get(term) ?? this.stmt.termId.get(term);
     if (id === undefined) {
-      let adds = false;
-      for (const tf of changes.values()) if (tf !== null) adds = true;
-      if (!adds) return;
       // A new term has no stored blocks: nothing to read, merge or delete (most terms of an import).
+      const merged = mergeSorted(base, changes);
+      if (merged.docs.length === 0) return;
       id = Number(this.stmt.insertTerm.run(term, version).lastInsertRowid);
-      const merged = mergeChanges(base, changes);
-      const lastFirst = this.insertBlocks(id, merged);
+      const last = this.insertBlocks(id, merged);
       if (merged.docs.length >= TAIL_SEED_POSTINGS) {
-        this.setTail(id, tailOf(merged, lastFirst));
+        this.setTail(id, last);
         this.ids.set(term, id);
       }
       return;
     }
     this.stmt.touchTerm.run(version, id);
+    this.ids.delete(term); // re-inserted: most recently written last
     this.ids.set(term, id);
     const tail = this.tails.get(id);
     if (tail && min >= tail.firstDoc) {
       // An append (or a change within the last block): only the cached last block is rewritten.
       this.stmt.deleteBlocksIn.run(id, tail.firstDoc, tail.firstDoc);
-      const merged = mergeChanges(tail.postings, changes);
+      const merged = mergeSorted(tailPostings(tail), changes);
       if (merged.docs.length === 0) {
         this.setTail(id, undefined);
         return;
       }
-      const lastFirst = this.insertBlocks(id, merged);
-      this.setTail(id, tailOf(merged, lastFirst));
+      this.setTail(id, this.insertBlocks(id, merged));
       return;
     }
     // The blocks that may hold a changed doc: from the one starting at or before the smallest, through the largest.
     const from = this.stmt.floorBlock.get(id, min) ?? min;
     for (const block of this.stmt.blocksIn.all(id, from, max)) decodeBlock(block.data, block.first_doc, base);
     this.stmt.deleteBlocksIn.run(id, from, max);
-    const merged = mergeChanges(base, changes);
-    const lastFirst = this.insertBlocks(id, merged);
+    const merged = mergeSorted(base, changes);
+    const last = this.insertBlocks(id, merged);
     // What was written ends the list when no block starts after the largest changed doc.
-    if (merged.docs.length > 0 && this.stmt.blockAfter.get(id, max) === undefined) this.setTail(id, tailOf(merged, lastFirst));
+    if (merged.docs.length > 0 && this.stmt.blockAfter.get(id, max) === undefined) this.setTail(id, last);
     else this.setTail(id, undefined);
   }
 
-  /** Stores `postings` of term `id` as blocks of BLOCK_SIZE; returns the index of the last block's first posting. */
-  private insertBlocks(id: number, postings: Postings): number {
-    let last = 0;
+  /** Stores `postings` of term `id` as blocks of BLOCK_SIZE; returns the last block written (undefined: none). */
+  private insertBlocks(id: number, postings: Postings): TailBlock | undefined {
+    let last: TailBlock | undefined;
     for (let i = 0; i < postings.docs.length; i += BLOCK_SIZE) {
       const end = Math.min(postings.docs.length, i + BLOCK_SIZE);
-      this.stmt.insertBlock.run(id, postings.docs[i] ?? 0, encodeBlock(postings, i, end));
-      last = i;
+      const firstDoc = postings.docs[i] ?? 0;
+      const data = encodeBlock(postings, i, end);
+      this.stmt.insertBlock.run(id, firstDoc, data);
+      last = { firstDoc, data };
     }
     return last;
   }
@@ -328,11 +374,19 @@ export class EngineStore {
   }
 
   /** A key between the neighbours of `partId` in part id order; asks for a renumbering when none is left. */
-  private newKey(partId: string): number {
+  private newKey(partId: string, rowid: number): number {
+    const last = this.last;
+    if (last !== undefined && binaryLess(last.partId, partId)) {
+      this.last = { partId, rowid };
+      return this.keyOf(last.rowid) + KEY_STEP;
+    }
     const before = this.stmt.predecessor.get(partId);
     const after = this.stmt.successor.get(partId);
     if (before === undefined && after === undefined) return 0;
-    if (after === undefined) return this.keyOf(before ?? 0) + KEY_STEP;
+    if (after === undefined) {
+      this.last = { partId, rowid };
+      return this.keyOf(before ?? 0) + KEY_STEP;
+    }
     if (before === undefined) return this.keyOf(after) - KEY_STEP;
     const lo = this.keyOf(before);
     const hi = this.keyOf(after);

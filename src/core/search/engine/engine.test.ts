@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { idf } from './bm25.js';
-import { decodeBlock, emptyPostings, encodeBlock, GROUPS, mergePostings } from './postings.js';
+import { decodeBlock, emptyPostings, encodeBlock, GROUPS, mergePostings, mergeSorted, PendingPostings } from './postings.js';
 import { exhaustiveTopK, materializeWord, topK, type DocData, type TermList } from './topk.js';
 
 /** Deterministic pseudo-random numbers. */
@@ -28,6 +28,32 @@ describe('posting blocks', () => {
     expect(before.docs).toEqual([3, 200]);
     expect(after.docs).toEqual([3, 100]);
     expect(() => decodeBlock(new Uint8Array([2, 0]), 0, emptyPostings())).toThrow(RangeError);
+  });
+  it('gathered changes (PendingPostings, mergeSorted) merge as the map of last changes does (mergePostings), in any order', () => {
+    const rnd = random(11);
+    for (let round = 0; round < 300; round++) {
+      const base = emptyPostings();
+      for (let doc = 0; doc < 60; doc++) {
+        if (rnd() < 0.4) {
+          base.docs.push(doc);
+          base.tf.push(1 + Math.floor(rnd() * 3), 0, Math.floor(rnd() * 2), 0, 0);
+        }
+      }
+      const pending = new PendingPostings();
+      const last = new Map<number, number[] | null>();
+      // Appends in order (an import) in some rounds; updates, repeats and removals in any order in others.
+      const ordered = round % 3 === 0;
+      let next = 60;
+      for (let k = 0; k < 1 + Math.floor(rnd() * 40); k++) {
+        const doc = ordered ? next++ : Math.floor(rnd() * 80);
+        const tf = !ordered && rnd() < 0.3 ? (rnd() < 0.5 ? null : [0, 0, 0, 0, 0]) : [Math.floor(rnd() * 3), 1 + Math.floor(rnd() * 2), 0, 0, Math.floor(rnd() * 2)];
+        pending.set(doc, tf);
+        last.set(doc, tf);
+      }
+      const plain = ({ docs, tf }: { docs: number[]; tf: number[] }) => ({ docs, tf });
+      expect(plain(mergeSorted(base, pending.sorted()))).toEqual(mergePostings(base, last).merged);
+      expect(plain(mergeSorted(emptyPostings(), pending.sorted()))).toEqual(mergePostings(emptyPostings(), last).merged);
+    }
   });
 });
 

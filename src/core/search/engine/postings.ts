@@ -140,19 +140,78 @@ export function mergePostings(base: Postings, changes: ReadonlyMap<number, reado
 }
 
 /**
- * The merged postings of mergePostings alone (what a writer stores): `changes` maps doc -> GROUPS
- * frequencies, all zero or null removing the doc.
+ * One term's changes gathered by a write transaction (a store's writer: docs/search.md, "Bulk
+ * writes"), in arrival order: per change a doc id and GROUPS frequencies, all zero when the doc is
+ * removed. Two growable number arrays and no object per posting: an import batch gathers tens of
+ * thousands of postings, and a Map of arrays per term cost ~20 % of the import in allocation and
+ * garbage collection. A later change of a doc replaces an earlier one (`sorted()`).
  */
-export function mergeChanges(base: Postings, changes: ReadonlyMap<number, readonly number[] | null>): Postings {
-  const changed = changes.size === 1 ? [...changes.keys()] : [...changes.keys()].sort((a, b) => a - b);
+export class PendingPostings {
+  private readonly docs: number[] = [];
+  private readonly tf: number[] = [];
+  /** Every doc greater than the one before (new parts appended: the common case); then no sort is needed. */
+  private ascending = true;
+  /** Some change is a removal (all zero). */
+  private removes = false;
+
+  /** Number of changes gathered (a doc changed twice counts twice). */
+  get size(): number {
+    return this.docs.length;
+  }
+
+  /** Records doc `doc` with GROUPS frequencies `tf`; null (or all zero) removes the doc. */
+  set(doc: number, tf: readonly number[] | null): void {
+    const n = this.docs.length;
+    if (n > 0 && doc <= (this.docs[n - 1] ?? 0)) this.ascending = false;
+    this.docs.push(doc);
+    let any = false;
+    for (let g = 0; g < GROUPS; g++) {
+      const v = tf ? (tf[g] ?? 0) : 0;
+      if (v > 0) any = true;
+      this.tf.push(v);
+    }
+    if (!any) this.removes = true;
+  }
+
+  /**
+   * The changes ascending by doc, one per doc (its last change), removals as all-zero rows; shares
+   * the gathered arrays when they are already in order (do not change them afterwards).
+   */
+  sorted(): Postings & { removes: boolean } {
+    if (this.ascending) return { docs: this.docs, tf: this.tf, removes: this.removes };
+    const order = this.docs.map((_, i) => i);
+    // Stable by arrival: of equal docs the last one wins below.
+    order.sort((a, b) => (this.docs[a] ?? 0) - (this.docs[b] ?? 0) || a - b);
+    const docs: number[] = [];
+    const tf: number[] = [];
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k] ?? 0;
+      const doc = this.docs[i] ?? 0;
+      if (k + 1 < order.length && this.docs[order[k + 1] ?? 0] === doc) continue;
+      docs.push(doc);
+      for (let g = 0; g < GROUPS; g++) tf.push(this.tf[i * GROUPS + g] ?? 0);
+    }
+    return { docs, tf, removes: this.removes };
+  }
+}
+
+/**
+ * Merges sorted changes into sorted postings: `changes` ascending by doc, one row per doc (e.g.
+ * PendingPostings.sorted()), an all-zero row removing its doc. Returns the merged postings (what a
+ * writer stores); `changes` itself when `base` is empty and nothing is removed (a new term).
+ */
+export function mergeSorted(base: Postings, changes: Postings & { removes?: boolean }): Postings {
+  if (base.docs.length === 0 && changes.removes === false) return changes;
   const merged = emptyPostings();
   const docs = merged.docs;
   const out = merged.tf;
+  const bd = base.docs;
+  const cd = changes.docs;
   let i = 0;
   let j = 0;
-  while (i < base.docs.length || j < changed.length) {
-    const b = i < base.docs.length ? (base.docs[i] ?? 0) : Infinity;
-    const c = j < changed.length ? (changed[j] ?? 0) : Infinity;
+  while (i < bd.length || j < cd.length) {
+    const b = i < bd.length ? (bd[i] ?? 0) : Infinity;
+    const c = j < cd.length ? (cd[j] ?? 0) : Infinity;
     if (b < c) {
       docs.push(b);
       for (let g = 0; g < GROUPS; g++) out.push(base.tf[i * GROUPS + g] ?? 0);
@@ -160,14 +219,11 @@ export function mergeChanges(base: Postings, changes: ReadonlyMap<number, readon
       continue;
     }
     if (b === c) i++;
-    const tf = changes.get(c);
-    if (tf) {
-      let any = false;
-      for (let g = 0; g < GROUPS; g++) if ((tf[g] ?? 0) > 0) any = true;
-      if (any) {
-        docs.push(c);
-        for (let g = 0; g < GROUPS; g++) out.push(tf[g] ?? 0);
-      }
+    let any = false;
+    for (let g = 0; g < GROUPS; g++) if ((changes.tf[j * GROUPS + g] ?? 0) > 0) any = true;
+    if (any) {
+      docs.push(c);
+      for (let g = 0; g < GROUPS; g++) out.push(changes.tf[j * GROUPS + g] ?? 0);
     }
     j++;
   }
