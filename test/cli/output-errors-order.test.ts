@@ -12,6 +12,32 @@ import { runBulk, type BulkRow } from '../../src/cli/bulk/run-bulk.js';
 import { createContext } from '../../src/cli/context.js';
 import { tempDir } from '../helpers/harness.js';
 
+type Item = { id: string };
+
+/** Runs a bulk job over `rows` with `send`; returns its exit code and the errors file's line numbers. */
+async function importLines(
+  ctx: ReturnType<typeof createContext>, errorsPath: string, rows: AsyncIterable<BulkRow<Item>>,
+  send: (batch: BulkRow<Item>[]) => Promise<BulkWriteResult>, batching: { batchSize: number; concurrency: number },
+): Promise<{ code: number; lines: number[] }> {
+  const code = await runBulk<Item>(ctx, {
+    what: 'test import',
+    rows,
+    format: 'ndjson',
+    errorsPath,
+    ...batching,
+    idOf: (item) => item.id,
+    send,
+    dryRun: () => Promise.resolve({ created: 0, updated: 0, rejected: [] }),
+    progressLine: () => '',
+    dryRunMode: false,
+    resume: false,
+    options: { format: 'ndjson', batchSize: batching.batchSize },
+    resumeCommand: 'catalog test import --resume',
+  });
+  const lines = readFileSync(errorsPath, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { _line: number })._line);
+  return { code, lines };
+}
+
 describe('bulk errors in input order', () => {
   const dir = tempDir('catalog-cli-order-');
   afterAll(() => {
@@ -24,7 +50,6 @@ describe('bulk errors in input order', () => {
     stderr.on('data', (d: Buffer) => (err += d.toString()));
     const ctx = createContext({ stdout: new PassThrough(), stderr, stdin: Readable.from(['']), env: { HOME: dir }, cwd: dir }, { output: 'json' });
     ctx.format = 'tsv';
-    type Item = { id: string };
     async function* rows(): AsyncGenerator<BulkRow<Item>> {
       for (let line = 1; line <= 6; line++) {
         // Line 4 is rejected while reading (no item): it must wait for the batches before it.
@@ -43,25 +68,9 @@ describe('bulk errors in input order', () => {
       return { created: [], updated: [], errors: { [id]: [`refused ${id}`] } };
     };
     const errorsPath = join(dir, 'input.errors.ndjson');
-    const code = await runBulk<Item>(ctx, {
-      what: 'test import',
-      rows: rows(),
-      format: 'ndjson',
-      errorsPath,
-      batchSize: 1,
-      concurrency: 3,
-      idOf: (item) => item.id,
-      send,
-      dryRun: () => Promise.resolve({ created: 0, updated: 0, rejected: [] }),
-      progressLine: () => '',
-      dryRunMode: false,
-      resume: false,
-      options: { format: 'ndjson', batchSize: 1 },
-      resumeCommand: 'catalog test import --resume',
-    });
+    const { code, lines } = await importLines(ctx, errorsPath, rows(), send, { batchSize: 1, concurrency: 3 });
     expect(code).toBe(3);
-    const lines = readFileSync(errorsPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { _line: number });
-    expect(lines.map((l) => l._line)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(lines).toEqual([1, 2, 3, 4, 5, 6]);
     const inline = err.split('\n').filter((l) => /^ {2}(\S+: )?line/.test(l)).map((l) => /line (\d+)/.exec(l)?.[1]);
     expect(inline).toEqual(['1', '2', '3', '4', '5']);
   });
@@ -72,7 +81,6 @@ describe('bulk errors in input order', () => {
     const stderr = new PassThrough();
     const ctx = createContext({ stdout: new PassThrough(), stderr, stdin: Readable.from(['']), env: { HOME: dir }, cwd: dir }, { output: 'json' });
     ctx.format = 'tsv';
-    type Item = { id: string };
     async function* rows(): AsyncGenerator<BulkRow<Item>> {
       for (let line = 1; line <= 6; line++) {
         yield line % 2 === 0 ? { line, record: { id: `r${line}` }, problems: ['no such file'] } : { line, record: { id: `r${line}` }, item: { id: `r${line}` } };
@@ -81,24 +89,8 @@ describe('bulk errors in input order', () => {
     const send = (batch: BulkRow<Item>[]): Promise<BulkWriteResult> =>
       Promise.resolve({ created: [], updated: [], errors: Object.fromEntries(batch.map((r) => [r.item?.id ?? '', ['unknown part']])) });
     const errorsPath = join(dir, 'one-batch.errors.ndjson');
-    const code = await runBulk<Item>(ctx, {
-      what: 'test import',
-      rows: rows(),
-      format: 'ndjson',
-      errorsPath,
-      batchSize: 10,
-      concurrency: 1,
-      idOf: (item) => item.id,
-      send,
-      dryRun: () => Promise.resolve({ created: 0, updated: 0, rejected: [] }),
-      progressLine: () => '',
-      dryRunMode: false,
-      resume: false,
-      options: { format: 'ndjson', batchSize: 10 },
-      resumeCommand: 'catalog test import --resume',
-    });
+    const { code, lines } = await importLines(ctx, errorsPath, rows(), send, { batchSize: 10, concurrency: 1 });
     expect(code).toBe(3);
-    const lines = readFileSync(errorsPath, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { _line: number });
-    expect(lines.map((l) => l._line)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(lines).toEqual([1, 2, 3, 4, 5, 6]);
   });
 });

@@ -14,6 +14,7 @@ import { CONFIDENT_IMAGE_SCORE } from '../../src/api/schemas.js';
 import { CONFIDENT_SCORE } from '../../src/core/search/photo/confidence.js';
 import type { ReferenceFeatures, ReferenceFeatureStore } from '../../src/core/ports.js';
 import { createHarness, MODES, type Harness } from '../helpers/harness.js';
+import { rng } from '../helpers/random.js';
 
 const IMAGES = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'images');
 // Sixteen references: with this many, today's global descriptor alone ranks another part first for
@@ -23,17 +24,6 @@ const PARTS = [
   'christmas_tree_photo.jpg', 'lettuce.jpg', 'pineapple.jpg', 'photo_grass.jpg', 'photo_gravel.jpg', 'toolbox.jpg', 'teddy_bear.jpg',
 ];
 const read = (file: string): Buffer => readFileSync(join(IMAGES, file));
-
-/** Deterministic generator in [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The image turned `deg` degrees on white, JPEG. */
 function turned(file: string, deg: number): Promise<Buffer> {

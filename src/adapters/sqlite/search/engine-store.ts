@@ -188,11 +188,7 @@ export class EngineStore {
     this.stmt.clearTerms.run();
     this.stmt.clearDocs.run();
     this.dropTails();
-    this.pendingTerms.clear();
-    this.txChunks.clear();
-    this.statsDelta.n = 0;
-    this.statsDelta.len = [0, 0, 0, 0];
-    this.last = undefined;
+    this.clearGathered();
     const version = (this.stmt.version.get() ?? 0) + 1;
     this.stmt.putStats.run(version, 0, 0, 0, 0, 0);
   }
@@ -200,6 +196,11 @@ export class EngineStore {
   /** Discards gathered changes (the transaction is rolling back; the writer cache may hold its blocks). */
   discard(): void {
     this.dropTails();
+    this.clearGathered();
+  }
+
+  /** Forgets what the current transaction gathered (after a flush wrote it, or a rollback). */
+  private clearGathered(): void {
     this.pendingTerms.clear();
     this.txChunks.clear();
     this.statsDelta.n = 0;
@@ -231,12 +232,7 @@ export class EngineStore {
     for (const [chunk, data] of this.txChunks) this.stmt.putChunk.run(chunk, version, data);
     const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.statsDelta.len[t] ?? 0));
     this.stmt.putStats.run(version, stats.n + this.statsDelta.n, len[0] ?? 0, len[1] ?? 0, len[2] ?? 0, len[3] ?? 0);
-    this.pendingTerms.clear();
-    this.txChunks.clear();
-    this.statsDelta.n = 0;
-    this.statsDelta.len = [0, 0, 0, 0];
-    this.renumber = false;
-    this.last = undefined;
+    this.clearGathered();
     // Least recently written first out (Maps keep insertion order; a write re-inserts): the words
     // that recur in every batch keep their tails. Clearing both whole, as before, left 60 % of the
     // recurring words of a 100k-part import (real device names) to the slow path of reading their

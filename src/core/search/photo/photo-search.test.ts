@@ -1,38 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { randomFeatures } from '../../../../test/helpers/photo-features.js';
+import { rng } from '../../../../test/helpers/random.js';
 import { featuresFromRgb } from '../image-similarity.js';
 import { CONFIDENT_SCORE, fuse, localConfidence } from './confidence.js';
 import { DESCRIPTOR_WORDS } from './hamming.js';
 import type { LocalFeatures } from './local-features.js';
 import { PHOTO_LOCAL_DEFAULTS, PhotoReferenceIndex } from './photo-search.js';
 import { trainVocabulary } from './vocabulary.js';
-
-/** Deterministic generator in [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), s | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** n random keypoints with random descriptors on a w × h raster. */
-function randomFeatures(n: number, w: number, h: number, seed: number): LocalFeatures {
-  const r = rng(seed);
-  const f: LocalFeatures = {
-    width: w, height: h, count: n, xs: new Float32Array(n), ys: new Float32Array(n), angles: new Float32Array(n),
-    sizes: new Float32Array(n), descriptors: new Uint32Array(n * DESCRIPTOR_WORDS), words: new Uint16Array(0), vocabulary: 0,
-  };
-  for (let i = 0; i < n; i++) {
-    f.xs[i] = r() * w;
-    f.ys[i] = r() * h;
-    f.angles[i] = r() * 360;
-    f.sizes[i] = 21 * 1.2 ** Math.floor(r() * 4);
-    for (let k = 0; k < DESCRIPTOR_WORDS; k++) f.descriptors[i * DESCRIPTOR_WORDS + k] = Math.floor(r() * 2 ** 32) >>> 0;
-  }
-  return f;
-}
 
 /** `ref`'s keypoints shifted by (tx, ty) with `flip` descriptor bits flipped each, then `clutter` random keypoints. */
 function noisyPhotoOf(ref: LocalFeatures, tx: number, ty: number, flip: number, clutter: number, seed: number): LocalFeatures {
