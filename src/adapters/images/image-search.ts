@@ -11,6 +11,7 @@ import type { ImageFeatureIndexer, ImageSimilaritySearch, ReferenceFeatureStore 
 import { decodePhotoFeatures, PhotoReferenceIndex, type PhotoQuery, type PhotoReference } from '../../core/search/photo/photo-search.js';
 import type { ImageMatch } from '../../core/model.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
+import { shippedVocabulary } from '../../core/search/photo/shipped-vocabulary.js';
 
 /** Limits of image decoding for image search (issue 11; docs/api.md, Search). */
 export interface ImageSearchLimits {
@@ -146,9 +147,7 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     // The version first: a change committed while all() reads is applied again by the next sync.
     const version = await this.references.changeVersion();
     // Stop words' postings are never scanned: not kept (half the postings at 10,000 references).
-    // Imported on the first image search, not at open: the module is ~740 KB of literal (start-up).
-    const { defaultVocabulary } = await import('../../core/search/photo/vocabulary-data.js');
-    const index = new PhotoReferenceIndex(defaultVocabulary(), { dropStopWords: true });
+    const index = new PhotoReferenceIndex(await shippedVocabulary(), { dropStopWords: true });
     // Start-up only loads: the stored records carry each keypoint's visual word, so nothing is
     // quantised here, and the postings are built in one bulk pass (photo-index.ts addMany).
     const batch: { imageId: string; partId: string; ref: PhotoReference }[] = [];

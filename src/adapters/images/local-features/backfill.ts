@@ -7,6 +7,7 @@
 import type { BlobStore, ReferenceFeatureStore } from '../../../core/ports.js';
 import { backfillFeatures, type BackfillProgress } from '../../../core/search/photo/backfill.js';
 import { currentPhotoPrefix } from '../../../core/search/photo/photo-search.js';
+import { shippedVocabularyId } from '../../../core/search/photo/shipped-vocabulary.js';
 import type { DecodePool } from '../decode-pool.js';
 
 /** A running backfill: `stop()` resolves once the image in hand is finished. */
@@ -24,8 +25,9 @@ export function startFeatureBackfill(
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
   const timer = setTimeout(() => {
-    running = backfillWithShippedVocabulary({
+    running = shippedVocabularyId().then((vocabularyId) => backfillFeatures({
       store,
+      prefix: currentPhotoPrefix(vocabularyId),
       stopped: () => stopped,
       ...(onProgress ? { onProgress } : {}),
       async extract(sha256) {
@@ -34,7 +36,7 @@ export function startFeatureBackfill(
         const { extractReferenceOffThread } = await import('./feature-threads.js');
         return pool.run(() => extractReferenceOffThread(source), { bounded: false });
       },
-    }).catch(() => undefined);
+    })).catch(() => undefined);
   }, BACKFILL_DELAY_MS);
   timer.unref();
   return {
@@ -46,12 +48,3 @@ export function startFeatureBackfill(
   };
 }
 
-/**
- * The backfill towards the shipped vocabulary's prefix. The vocabulary module (~740 KB of literal)
- * is imported here, when the backfill starts, not when the catalog opens: compiling it cost every
- * CLI command ~15 ms of start-up (issue 12, start-up).
- */
-async function backfillWithShippedVocabulary(options: Omit<Parameters<typeof backfillFeatures>[0], 'prefix'>): Promise<unknown> {
-  const { DEFAULT_VOCABULARY_ID } = await import('../../../core/search/photo/vocabulary-data.js');
-  return backfillFeatures({ ...options, prefix: currentPhotoPrefix(DEFAULT_VOCABULARY_ID) });
-}

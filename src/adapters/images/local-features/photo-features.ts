@@ -5,16 +5,10 @@
  * (src/core/search/photo/).
  */
 import { encodePhotoFeatures, type PhotoQuery } from '../../../core/search/photo/photo-search.js';
-import type { Vocabulary } from '../../../core/search/photo/vocabulary.js';
+import { shippedVocabulary } from '../../../core/search/photo/shipped-vocabulary.js';
 import { extractFeatures, predecode } from '../sharp-features.js';
 import { extractLocalFeatures, LOCAL_SETTINGS } from './extract.js';
 import { rotatedGlobalFeatures } from './global-views.js';
-
-/** The shipped vocabulary, imported on first use (its module is ~740 KB of literal: start-up). */
-async function shippedVocabulary(): Promise<Vocabulary> {
-  const { defaultVocabulary } = await import('../../../core/search/photo/vocabulary-data.js');
-  return defaultVocabulary();
-}
 
 /**
  * The stored features (feature version 2) of a reference image: the global descriptor and the
