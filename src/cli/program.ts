@@ -43,8 +43,27 @@ const COMMANDS: ReadonlyArray<readonly [string, Registration]> = [
   ['completion', completion.declare],
 ];
 
-/** The program's options that take a value: the word after them is not a command. */
-const GLOBAL_OPTIONS_WITH_VALUE = new Set(['--data-dir', '--database-url', '--blob-url', '--remote', '--token-file', '--token', '--profile', '-o', '--output', '--fields']);
+/** The program's own options, which every command's help lists too (-o, --fields, --data-dir ...). */
+function globalOptions(): Option[] {
+  return [
+    new Option('--data-dir <dir>', 'local data directory (env CATALOG_DATA_DIR; default ./.catalog)'),
+    new Option('--database-url <url>', 'keep the catalog in PostgreSQL: postgres://user:password@host:5432/db (env CATALOG_DATABASE_URL)'),
+    new Option('--blob-url <url>', 'keep image originals in S3-compatible storage: s3://bucket/prefix (env CATALOG_BLOB_URL)'),
+    new Option('--remote <url>', 'work against a catalog server instead (env CATALOG_URL)'),
+    new Option('--token-file <file>', 'file holding the access token for --remote (or env CATALOG_TOKEN)'),
+    new Option('--token <token>', 'access token (leaks into shell history: prefer CATALOG_TOKEN or --token-file)'),
+    new Option('--profile <name>', 'profile from $XDG_CONFIG_HOME/catalog/config.json (env CATALOG_PROFILE)'),
+    new Option('-o, --output <format>', 'output format: table, json, ndjson, csv, tsv (default: table on a terminal, tsv when piped)'),
+    new Option('--fields <list>', 'comma-separated fields to print, the same in every format: top-level (name), nested (name.en) or CSV columns (attr:vendor.en)'),
+    new Option('--no-color', 'no colour (also NO_COLOR)'),
+    new Option('-q, --quiet', 'no progress or summaries on stderr'),
+  ];
+}
+
+/** The program's options that take a value (short and long spellings): the word after them is not a command. */
+const GLOBAL_OPTIONS_WITH_VALUE = new Set(
+  globalOptions().filter((o) => o.required || o.optional).flatMap((o) => [o.short, o.long].filter((f): f is string => f !== undefined)),
+);
 
 /**
  * The top-level command that `args` (process.argv after node and the script) runs, when it is one
@@ -70,23 +89,13 @@ export function invokedCommand(args: readonly string[]): string | undefined {
  */
 export function buildProgram(invoke: Invoke, only?: string): Command {
   const program = new Command('catalog')
-    // Every command's help lists the global options too (-o, --fields, --data-dir ...): they apply there.
+    // Every command's help lists the global options too: they apply there.
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .description('Manage a parts catalog and search it: locally in a data directory, or on a catalog server.')
     .version(VERSION, '-V, --version')
-    .option('--data-dir <dir>', 'local data directory (env CATALOG_DATA_DIR; default ./.catalog)')
-    .option('--database-url <url>', 'keep the catalog in PostgreSQL: postgres://user:password@host:5432/db (env CATALOG_DATABASE_URL)')
-    .option('--blob-url <url>', 'keep image originals in S3-compatible storage: s3://bucket/prefix (env CATALOG_BLOB_URL)')
-    .option('--remote <url>', 'work against a catalog server instead (env CATALOG_URL)')
-    .option('--token-file <file>', 'file holding the access token for --remote (or env CATALOG_TOKEN)')
-    .addOption(new Option('--token <token>', 'access token (leaks into shell history: prefer CATALOG_TOKEN or --token-file)').hideHelp(false))
-    .option('--profile <name>', 'profile from $XDG_CONFIG_HOME/catalog/config.json (env CATALOG_PROFILE)')
-    .addOption(new Option('-o, --output <format>', 'output format: table, json, ndjson, csv, tsv (default: table on a terminal, tsv when piped)'))
-    .option('--fields <list>', 'comma-separated fields to print, the same in every format: top-level (name), nested (name.en) or CSV columns (attr:vendor.en)')
-    .option('--no-color', 'no colour (also NO_COLOR)')
-    .option('-q, --quiet', 'no progress or summaries on stderr')
     .showHelpAfterError('(run with --help for usage)')
     .enablePositionalOptions(false);
+  for (const option of globalOptions()) program.addOption(option);
   program.addHelpText(
     'after',
     `

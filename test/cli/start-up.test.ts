@@ -20,6 +20,8 @@ describe('the command being run', () => {
     expect(invokedCommand(['-o', 'json', '--fields', 'part_id', 'parts', 'list'])).toBe('parts');
     expect(invokedCommand(['--data-dir=parts', '-q', 'images', 'list'])).toBe('images');
     expect(invokedCommand(['--remote', 'http://h', '--token-file', 't', 'search', 'x'])).toBe('search');
+    // A value that is also a command's name is the option's (the value-taking options come from the program's own list).
+    expect(invokedCommand(['--profile', 'search', '--database-url', 'parts', '--blob-url', 'images', 'relations', 'list'])).toBe('relations');
   });
 
   it('is none for help, a typo, no command or after --', () => {
