@@ -163,29 +163,24 @@ export async function copyCatalog(source: MigrationEnd, target: MigrationEnd, op
   const relationCount = await countRelations(source);
   const counts = { attributes: attributes.length, organizations: organizations.length, parts: partCount, relations: relationCount, images: imageCount, tokens: tokens.length, settings: settings.length, synonyms: synonyms.length };
 
-  // -- attributes, in creation order (their display-order fallback) ----------------------------
-  if (at('attributes')) {
-    await enter('attributes');
-    for (let i = state.done; i < attributes.length; i += batch) {
-      checkSignal('attributes');
-      const items = attributes.slice(i, i + batch);
-      await dst.catalog.upsertAttributes(items, (item) => write(item));
-      await save({ done: i + items.length });
-      report('attributes', i + items.length, attributes.length);
+  /** Copies a list read up front in batches, resuming after the `state.done` items already copied. */
+  const copyList = async <T>(phase: MigrationPhase, items: readonly T[], upsert: (batch: T[]) => Promise<unknown>) => {
+    if (!at(phase)) return;
+    await enter(phase);
+    for (let i = state.done; i < items.length; i += batch) {
+      checkSignal(phase);
+      const slice = items.slice(i, i + batch);
+      await upsert(slice);
+      await save({ done: i + slice.length });
+      report(phase, i + slice.length, items.length);
     }
-  }
+  };
+
+  // -- attributes, in creation order (their display-order fallback) ----------------------------
+  await copyList('attributes', attributes, (items) => dst.catalog.upsertAttributes(items, (item) => write(item)));
 
   // -- organizations, parents before their children --------------------------------------------
-  if (at('organizations')) {
-    await enter('organizations');
-    for (let i = state.done; i < organizations.length; i += batch) {
-      checkSignal('organizations');
-      const items = organizations.slice(i, i + batch);
-      await dst.catalog.upsertOrganizations(items, (item) => write(item));
-      await save({ done: i + items.length });
-      report('organizations', i + items.length, organizations.length);
-    }
-  }
+  await copyList('organizations', organizations, (items) => dst.catalog.upsertOrganizations(items, (item) => write(item)));
 
   // -- parts (with every value, per-organization values included) ------------------------------
   if (at('parts')) {
