@@ -16,10 +16,9 @@
  * terms whose version is newer are re-read.
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
-import { FILTER_MARK, HOLDER_TERM, ID_MARK, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
-import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, mergeSorted, PendingPostings, type Postings } from '../../../core/search/engine/postings.js';
-import { ID_WEIGHT, NAME_WEIGHT } from '../../../core/search/engine/bm25.js';
-import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
+import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
+import { BLOCK_SIZE, decodeBlock, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, PendingPostings, type Postings } from '../../../core/search/engine/postings.js';
+import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import type { SqliteDatabase } from '../database.js';
 
 /** Key spacing of parts appended at either end of the part id order. */
@@ -63,13 +62,6 @@ export interface CachedTerm {
   tf: Uint16Array;
   weight: number;
   tiers: ({ docs: Int32Array; wtf: Float64Array; names: Uint8Array } | undefined)[];
-}
-
-/** Weight of field group 0 of a term: names, the id, or 0 (filter and marker terms carry no score). */
-export function groupZeroWeight(term: string): number {
-  if (term.startsWith(ID_MARK)) return ID_WEIGHT;
-  if (term.startsWith(FILTER_MARK) || term === HOLDER_TERM) return 1;
-  return NAME_WEIGHT;
 }
 
 interface PendingDoc {
@@ -458,9 +450,8 @@ export class EngineStore {
       this.terms.delete(id);
       this.terms.set(id, cached);
     } else {
-      const p: Postings = emptyPostings();
-      for (const block of this.stmt.allBlocks.iterate(id)) decodeBlock(block.data, block.first_doc, p);
-      cached = { docs: Int32Array.from(p.docs), tf: Uint16Array.from(p.tf, (v) => Math.min(v, 0xffff)), weight: groupZeroWeight(term), tiers: [] };
+      const blocks = this.stmt.allBlocks.all(id).map((b) => ({ data: b.data, firstDoc: b.first_doc }));
+      cached = { ...decodeTermBlocks(blocks), weight: groupZeroWeight(term), tiers: [] };
       this.terms.set(id, cached);
       this.cachedPostings += cached.docs.length;
       for (const [old, entry] of this.terms) {

@@ -3,8 +3,8 @@
  * catalog store's write transactions (it is a CatalogWriteListener of SqliteCatalogStore), so a
  * committed part is searchable and a rolled-back one never is.
  *
- * Text is answered by the search engine (src/core/search/engine: exact top-k BM25 with block-max
- * bounds) over its own tables (./engine-store.ts, migration 5); this class resolves a query's words
+ * Text is answered by the search engine (src/core/search/engine: exact top-k BM25)
+ * over its own tables (./engine-store.ts, migration 5); this class resolves a query's words
  * into index terms (prefixes, typo neighbours, phrases), applies the organization rules, and maps
  * hits to result cards.
  *
