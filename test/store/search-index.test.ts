@@ -70,6 +70,17 @@ describe('SqliteSearchIndex', () => {
     await capped.close();
   });
 
+  it('warm() reads the per-part arrays in before the first search (issue 12), and a later write is still seen', async () => {
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
+    const engine = (index as unknown as { engine: { docCapacity: number; key: Float64Array } }).engine;
+    expect(engine.docCapacity).toBe(0);
+    await search.warm();
+    expect(engine.docCapacity).toBeGreaterThanOrEqual(2);
+    expect([...engine.key.subarray(0, 4)].filter((k) => k !== 0).length).toBeGreaterThanOrEqual(1);
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'c', name: { en: 'Axle cap' } }]);
+    expect((await search.search(LOCAL_OWNER, { matches: { text: 'axle' } })).resultsTotalCount).toBe(3);
+  });
+
   it('rebuild re-indexes every part; sessions keep the cards they reference', async () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
     const before = await search.search(LOCAL_OWNER, { matches: { text: 'axle' } });

@@ -136,6 +136,7 @@ export class EngineStore {
       chunk: db.prepare<[number], Buffer>('SELECT data FROM engine_docs WHERE chunk = ?').pluck(),
       putChunk: db.prepare<[number, number, Buffer]>('INSERT INTO engine_docs (chunk, version, data) VALUES (?, ?, ?) ON CONFLICT(chunk) DO UPDATE SET version = excluded.version, data = excluded.data'),
       changedChunks: db.prepare<[number], { chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE version > ?'),
+      lastChunk: db.prepare<[], { chunk: number | null }>('SELECT max(chunk) AS chunk FROM engine_docs'),
       stats: db.prepare<[], { version: number; n: number; len0: number; len1: number; len2: number; len3: number }>('SELECT version, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0'),
       version: db.prepare<[], number>('SELECT version FROM engine_stats WHERE id = 0').pluck(),
       putStats: db.prepare<[number, number, number, number, number, number]>('UPDATE engine_stats SET version = ?, n = ?, len0 = ?, len1 = ?, len2 = ?, len3 = ? WHERE id = 0'),
@@ -401,6 +402,8 @@ export class EngineStore {
     if (!stats || stats.version === this.loadedVersion) return;
     if (this.loadedVersion >= 0 && stats.version < this.loadedVersion) this.loadedVersion = -1; // rebuilt elsewhere
     for (const id of this.loadedVersion < 0 ? [...this.terms.keys()] : this.stmt.changedTerms.all(this.loadedVersion)) this.evict(id);
+    // A first load sizes the arrays once (growing them chunk by chunk doubled ~10 times at 1M parts).
+    if (this.loadedVersion < 0) this.docs.ensure(((this.stmt.lastChunk.get()?.chunk ?? -1) + 1) * CHUNK);
     for (const row of this.stmt.changedChunks.iterate(this.loadedVersion)) this.docs.loadChunk(row.chunk, row.data);
     this.n = stats.n;
     this.sumLength = [stats.len0, stats.len1, stats.len2, stats.len3];

@@ -401,6 +401,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     return { total, cardIds: docs.map((doc) => this.engine.card[doc] ?? 0) };
   }
 
+  /** SearchIndex.warm: the engine's per-part arrays read in (one read transaction). */
+  async warm(): Promise<void> {
+    this.db.transaction(() => this.engine.refresh())();
+  }
+
   /** Facet counts (SearchIndex.facets; core/search/engine/searcher.ts), in one read transaction. */
   async facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number, valuePrefix = ''): Promise<SearchFacets> {
     return this.db.transaction(() => {
