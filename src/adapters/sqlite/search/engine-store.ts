@@ -410,6 +410,11 @@ export class EngineStore {
     this.loadedVersion = stats.version;
   }
 
+  /** The committed engine version (engine_stats.version): grows with every write to the index, a rebuild included. */
+  storedVersion(): number {
+    return this.stmt.version.get() ?? 0;
+  }
+
   /** Highest doc id + 1 the arrays can hold. */
   get docCapacity(): number {
     return this.docs.capacity;
