@@ -92,6 +92,19 @@ describe('topK', () => {
     }
   });
 
+  it('a word of 1 to 8 alternatives (merged up to 2, through scratch arrays beyond) ranks as the exhaustive scoring, typo flags included', () => {
+    for (let lists = 1; lists <= 8; lists++) {
+      const alternatives = Array.from({ length: lists }, (_, i) => {
+        const l = list(i === 0 ? 0.3 : 0.03, 20 + lists * 10 + i);
+        // Every other alternative a typo neighbour (TYPO = 2): exact matches must rank above.
+        return i % 2 === 1 ? { ...l, names: l.names.map((f) => f | 2) } : l;
+      });
+      const word = materializeWord(alternatives, data, scratch);
+      for (const k of [1, 25, 5000]) expect(topK({ words: [word], filters: [] }, data, k), `${lists} alternatives, k ${k}`).toEqual(exhaustiveTopK([alternatives], [], data, k));
+      expect(scratch.score.every((v) => v === 0)).toBe(true);
+    }
+  });
+
   it('ranks names above values, then score, then key; counts exactly with an exclusion', () => {
     const word: TermList = { docs: Int32Array.from([1, 2, 3, 4]), wtf: Float64Array.from([1, 10, 10, 50]), names: Uint8Array.from([0, 1, 1, 0]), idf: 1 };
     const flat: DocData = { dl: [5, 5, 5, 5, 5], key: [0, 0, 9, 3, 0], avgdl: 5 };
