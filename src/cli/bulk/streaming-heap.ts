@@ -22,3 +22,14 @@ export function tuneHeapForStreaming(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString('--heap-growing-percent=100');
 }
+
+/**
+ * Sets the flags of {@link tuneHeapForStreaming} again if it ran: starting a worker thread resets
+ * V8's flags to the command line's (measured: after the import's reader thread started, this
+ * thread's young generation grew to 32 MB again).
+ */
+export function reapplyStreamingHeap(): void {
+  if (!tuned) return;
+  tuned = false;
+  tuneHeapForStreaming();
+}
