@@ -94,9 +94,10 @@ export async function* mapEntriesInThread(options: ThreadOptions): AsyncGenerato
     // The reader keeps nothing but the block it fills: a small young generation keeps its RSS small.
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
-  // Starting a worker resets V8's flags to those of the command line: the streaming heap settings
-  // of this thread are set again (without them its young generation grew to 32 MB: +20 MB peak RSS).
-  reapplyStreamingHeap();
+  // A worker starting up resets V8's flags to those of the command line: the streaming heap
+  // settings of this thread are set again once it runs (without them this thread's young
+  // generation grew to 32 MB: +20 MB peak RSS).
+  worker.once('online', reapplyStreamingHeap);
   const queue: ReaderMessage[] = [];
   let stopped: Error | undefined;
   let wake: (() => void) | undefined;
