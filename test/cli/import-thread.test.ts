@@ -145,7 +145,7 @@ describe('the reader thread', () => {
     const worker = join(work, 'dying-worker.mjs');
     writeFileSync(worker, [
       "import { parentPort } from 'node:worker_threads';",
-      "parentPort.postMessage({ type: 'block', lines: [2, 3], items: '[{\"part_id\":\"a\"},{\"part_id\":\"b\"}]', records: '[{},{}]', rejected: [] });",
+      "parentPort.postMessage({ type: 'block', lines: [2, 3], items: '[{\"part_id\":\"a\"},{\"part_id\":\"b\"}]', records: '[{},{}]', rejected: [], refused: [], validated: false });",
       "setTimeout(() => { throw new Error('reader exploded'); }, 10);",
     ].join('\n'));
     const rows: number[] = [];

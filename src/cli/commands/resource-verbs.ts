@@ -124,7 +124,7 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   // are the same either way): the thread's start-up (~30 ms) pays only for large files.
   const threaded = inputPath !== undefined && await readerThreadWanted(ctx.io.env.CATALOG_IMPORT_THREAD, inputPath);
   const entries = (): AsyncIterable<BulkRow<Record<string, unknown>>> => threaded && inputPath !== undefined
-    ? mapEntriesInThread({ path: inputPath, inputName: file, format, mapper: spec.noun as MapperName, readOnly })
+    ? mapEntriesInThread({ path: inputPath, inputName: file, format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined })
     : (async function* () {
         for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow, readOnly)) {
           yield 'problems' in entry
@@ -153,7 +153,7 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     errorsPath: flags.errors !== undefined ? resolve(ctx.io.cwd, flags.errors) : resolve(ctx.io.cwd, defaultErrorsPath(inputPath ?? null, format)),
     batchSize: Math.min(flags.batchSize ?? spec.maxBatch, spec.maxBatch),
     idOf,
-    send: async (batch) => spec.send(await client(), batch.map((r) => r.item ?? {})),
+    send: async (batch) => (spec.sendValidated !== undefined && batch.every((r) => r.validated === true) ? spec.sendValidated : spec.send)(await client(), batch.map((r) => r.item ?? {})),
     async dryRun(batch) {
       const problems = spec.dryRunProblems ? await spec.dryRunProblems(await client(), batch.map((r) => r.item ?? {})) : new Map<number, string[]>();
       const rejected = [...problems].flatMap(([i, messages]) => (batch[i] ? [{ row: batch[i], key: undefined, messages }] : []));

@@ -15,6 +15,11 @@ export interface ReaderOptions {
   mapper: MapperName;
   /** READ_ONLY_FIELDS of the resource (ignored fields of listings). */
   readOnly: readonly string[];
+  /**
+   * Parts only: validate each mapped item as the service does (core/validation.ts
+   * validateBulkItem), so the main thread sends them with `upsertValidatedParts`.
+   */
+  validate?: boolean;
   /** A block is sent once it holds this many rows ... */
   blockRows: number;
   /** ... or this many characters of JSON (items and records), whichever comes first. */
@@ -29,6 +34,14 @@ export interface ShippedRejection {
   raw?: string;
 }
 
+/** A mapped row the service's schema refuses (`validate`): batched as before, never sent. */
+export interface ShippedRefusal {
+  index: number;
+  /** The error key the service would use: the item's id when valid, else null (`items[<i>]`). */
+  key: string | null;
+  messages: string[];
+}
+
 /**
  * Consecutive rows of the input. `lines[i]` is row i's line; `items` is the JSON array of the
  * mapped items (null for a rejected row), `records` the JSON array of the records as read (null
@@ -40,6 +53,10 @@ export interface ShippedBlock {
   items: string;
   records: string;
   rejected: ShippedRejection[];
+  /** Ascending by index; their items are in `items` as mapped (unvalidated). */
+  refused: ShippedRefusal[];
+  /** The other items were validated (`validate`). */
+  validated: boolean;
 }
 
 /** The reader thread failed: the error's own fields, so the main thread can explain it as before. */

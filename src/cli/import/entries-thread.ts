@@ -34,6 +34,10 @@ export const BLOCK_CHARS = 4 * 1024 * 1024;
 export interface ThreadRow {
   line: number;
   item?: Record<string, unknown>;
+  /** `validate`: the item is valid for the API (false: see `refused`). */
+  validated?: boolean;
+  /** `validate`: the service's schema refuses the item, with this key (the id, or undefined) and messages. */
+  refused?: { key: string | undefined; messages: string[] };
   problems?: string[];
   raw?: string;
   readonly record: Record<string, unknown> | undefined;
@@ -57,11 +61,14 @@ class Block {
 }
 
 class ShippedRow implements ThreadRow {
+  refused?: { key: string | undefined; messages: string[] };
+
   constructor(
     readonly line: number,
     readonly item: Record<string, unknown>,
     private readonly block: Block,
     private readonly index: number,
+    readonly validated: boolean,
   ) {}
 
   get record(): Record<string, unknown> | undefined {
@@ -145,6 +152,8 @@ function* rowsOf(message: ShippedBlock): Generator<ThreadRow> {
   const items = JSON.parse(message.items) as (Record<string, unknown> | null)[];
   const block = new Block(message.records);
   let next = 0;
+  let nextRefused = 0;
+  const validated = message.validated;
   for (let i = 0; i < message.lines.length; i++) {
     const line = message.lines[i] ?? 0;
     const rejected = message.rejected[next];
@@ -153,7 +162,13 @@ function* rowsOf(message: ShippedBlock): Generator<ThreadRow> {
       yield { line, problems: rejected.problems, record: rejected.record, ...(rejected.raw !== undefined ? { raw: rejected.raw } : {}) };
       continue;
     }
-    yield new ShippedRow(line, items[i] ?? {}, block, i);
+    const row = new ShippedRow(line, items[i] ?? {}, block, i, validated);
+    const refused = message.refused[nextRefused];
+    if (refused !== undefined && refused.index === i) {
+      nextRefused++;
+      row.refused = { key: refused.key ?? undefined, messages: refused.messages };
+    }
+    yield row;
   }
 }
 

@@ -9,7 +9,9 @@
  * file holds; reading pauses, and the file stream with it, while no credit is left.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { CreditMessage, ReaderMessage, ReaderOptions, ShippedBlock, ShippedRejection } from './entries-protocol.js';
+import { PartInputSchema } from '../../api/schemas.js';
+import { validateBulkItem } from '../../core/validation.js';
+import type { CreditMessage, ReaderMessage, ReaderOptions, ShippedBlock, ShippedRefusal, ShippedRejection } from './entries-protocol.js';
 import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
 
 const port = parentPort;
@@ -31,17 +33,19 @@ async function run(): Promise<void> {
   let items: string[] = [];
   let records: string[] = [];
   let rejected: ShippedRejection[] = [];
+  let refused: ShippedRefusal[] = [];
   let chars = 0;
   const flush = async (): Promise<void> => {
     if (lines.length === 0) return;
     while (credits <= 0) await new Promise<void>((resolve) => (wake = resolve));
     credits -= 1;
-    const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected };
+    const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true };
     send(block);
     lines = [];
     items = [];
     records = [];
     rejected = [];
+    refused = [];
     chars = 0;
   };
   for await (const entry of mapEntries({ path: options.path }, options.format, CSV_MAPPERS[options.mapper], options.readOnly)) {
@@ -51,7 +55,14 @@ async function run(): Promise<void> {
       records.push('null');
       chars += 8 + (entry.raw?.length ?? 0);
     } else {
-      const item = JSON.stringify(entry.item);
+      let shipped: unknown = entry.item;
+      if (options.validate === true) {
+        // The service's own schema pass, here instead of on the writing thread (same messages and key).
+        const checked = validateBulkItem(PartInputSchema, entry.item, 'part_id');
+        if ('item' in checked) shipped = checked.item;
+        else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
+      }
+      const item = JSON.stringify(shipped);
       const record = JSON.stringify(entry.record);
       items.push(item);
       records.push(record);
