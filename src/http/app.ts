@@ -28,10 +28,15 @@ declare module 'fastify' {
   }
 }
 
+/** What the access log is written to: a stream, or any sink taking whole lines (e.g. sonic-boom). */
+export interface AccessLogSink {
+  write(line: string): unknown;
+}
+
 export interface AppOptions {
   catalog: Catalog;
   /** Where the access log goes (one line per request); `null` for none. Default: process.stderr. */
-  accessLog?: NodeJS.WritableStream | null;
+  accessLog?: AccessLogSink | null;
   /** Timeouts, connection cap and JSON body limits per endpoint (src/http/limits.ts; docs/api.md). */
   limits?: Partial<Omit<ServerLimits, 'jsonBody'>> & { jsonBody?: Partial<JsonBodyLimits> };
   /** Serve the web app at `/` (issue 16; src/http/web.ts). Default: true. */

@@ -8,7 +8,7 @@ import type { Catalog } from '../core/services.js';
 import type { ImageLimits } from '../core/images/service.js';
 import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
-import { buildApp, type AppOptions } from './app.js';
+import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
 import { poolCatalog } from './pool/pooled-catalog.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 
@@ -20,8 +20,8 @@ export interface ServeOptions {
   blobUrl?: string | undefined;
   host: string;
   port: number;
-  /** Access log stream (default stderr); null for none. */
-  accessLog?: NodeJS.WritableStream | null;
+  /** Access log sink (default stderr); null for none. */
+  accessLog?: AccessLogSink | null;
   /** Image upload limits (decisions §9). */
   imageLimits?: Partial<ImageLimits>;
   /** Search session budget (per token, total bytes, purge interval; issue 11, docs/api.md). */

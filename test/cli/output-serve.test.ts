@@ -51,6 +51,39 @@ describe('catalog serve as the README tour runs it', () => {
     expect(run.stderr).toContain(`cannot write --access-log ${join(dir, 'no', 'such', 'dir', 'x.log')}`);
   });
 
+  it('a reader of stderr that stops reading does not stall the server: the access log waits, then arrives whole', async () => {
+    const dataDir = join(dir, 'stalled');
+    const token = catalogSync(['--data-dir', dataDir, 'tokens', 'create', '--name', 'admin', '--role', 'catalogAdmin']).stdout.trim();
+    const port = await freePort();
+    // stderr is a pipe nobody reads for a while (a stuck `| tee`, a stopped log shipper): requests
+    // go on being answered, the access log waits in the server (bounded, access-log.ts), and when
+    // the reader comes back every line arrives, whole and in order.
+    const server = spawn(process.execPath, [join(ROOT, 'bin', 'catalog.js'), '--data-dir', dataDir, 'serve', '--port', String(port), '--readers', '1'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    server.stderr.pause();
+    try {
+      const get = async () => (await fetch(`http://127.0.0.1:${port}/1/catalog/info`, { headers: { authorization: `Bearer ${token}` } })).status;
+      for (let i = 0; i < 100; i++) {
+        if (await get().catch(() => 0) === 200) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // Long URLs make long lines: 1,500 requests write ~700 KB, past any pipe's or socket pair's buffer.
+      const long = `/1/catalog/parts/${'x'.repeat(400)}`;
+      const statuses: number[] = [];
+      for (let i = 0; i < 1500; i++) statuses.push((await fetch(`http://127.0.0.1:${port}${long}`, { headers: { authorization: `Bearer ${token}` } })).status);
+      expect(statuses.every((s) => s === 404)).toBe(true);
+      // Reading again: every line comes out, none dropped (far below the 16 MiB held back).
+      let log = '';
+      server.stderr.on('data', (d: Buffer) => (log += d.toString()));
+      server.stderr.resume();
+      const lines = () => (log.match(/"GET \/1\/catalog\/parts\/x{400}" 404/g) ?? []).length;
+      for (let i = 0; i < 100 && lines() < 1500; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(lines()).toBe(1500);
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+    }
+  });
+
   it('limits given as flags reach the server: --max-body-mb and --readers', async () => {
     const dataDir = join(dir, 'limits');
     const token = catalogSync(['--data-dir', dataDir, 'tokens', 'create', '--name', 'admin', '--role', 'catalogAdmin']).stdout.trim();

@@ -86,7 +86,8 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   const [{ prepareDataDir }, { startServer, closeOnSignals }] = await Promise.all([import('../../data-dir.js'), import('../../../http/server.js')]);
   const { databaseUrl, blobUrl } = { databaseUrl: ctx.config.databaseUrl.value, blobUrl: ctx.config.blobUrl.value };
   if (databaseUrl === undefined || blobUrl === undefined) prepareDataDir(dataDir);
-  const accessLog = flags.accessLog !== undefined ? await openAccessLog(resolve(ctx.io.cwd, flags.accessLog)) : undefined;
+  const { openAccessLog } = await import('./access-log.js');
+  const accessLog = openAccessLog(flags.accessLog !== undefined ? resolve(ctx.io.cwd, flags.accessLog) : undefined, (message) => ctx.io.stderr.write(`catalog serve: ${message}\n`));
   const mib = (n: number | undefined) => (n === undefined ? undefined : n * MIB);
   const seconds = (n: number | undefined) => (n === undefined ? undefined : n * 1000);
   const searchLimits = {
@@ -103,27 +104,16 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   };
   const server = await startServer({
     dataDir, databaseUrl, blobUrl, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
-    ...(accessLog ? { accessLog } : {}),
+    accessLog,
+  }).catch(async (error: unknown) => {
+    await accessLog.close();
+    throw error;
   });
   // Never echo a database password: name the host and database only.
   const where = databaseUrl !== undefined ? `PostgreSQL ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}${blobUrl !== undefined ? ` and ${blobUrl}` : ''}` : dataDir;
   ctx.io.stderr.write(`catalog serving ${where} at ${server.url} (Ctrl-C to stop)\n`);
   await closeOnSignals(server, ctx.io.stderr);
-  if (accessLog) await new Promise<void>((done) => accessLog.end(done));
+  await accessLog.close();
   return EXIT.OK;
 }
 
-/**
- * Opens the access log for appending before the server starts, so a path that cannot be written
- * fails at once (a UsageError naming it, exit 2) rather than on the first request.
- */
-async function openAccessLog(path: string): Promise<NodeJS.WritableStream & { end(cb?: () => void): unknown }> {
-  const { openSync, createWriteStream } = await import('node:fs');
-  let fd: number;
-  try {
-    fd = openSync(path, 'a');
-  } catch (error) {
-    throw new UsageError(`cannot write --access-log ${path}: ${(error as Error).message}`);
-  }
-  return createWriteStream(path, { fd, flags: 'a' });
-}
