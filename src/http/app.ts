@@ -108,19 +108,30 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= jsonBodyLimitFor(route.method, route.url, limits.jsonBody);
   });
-  // A declared body over the route's limit is refused before a byte of it is read, naming the limit.
-  app.addHook('preParsing', async (request) => {
+  // Hooks that do not wait take fastify's callback form: an async hook costs a promise and a
+  // microtask turn on every request (issue 12, GET part against a hello-world).
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    // A declared body over the route's limit is refused before a byte of it is read, naming the limit.
     const declared = Number(request.headers['content-length'] ?? Number.NaN);
     const limit = request.routeOptions.bodyLimit;
     if (Number.isFinite(declared) && limit !== undefined && declared > limit && !/^multipart\//i.test(request.headers['content-type'] ?? '')) {
-      throw new CatalogError('payload_too_large', `the request body is ${declared} bytes, over the limit of ${limit} bytes for ${request.method} ${request.routeOptions.url ?? ''}`);
+      done(new CatalogError('payload_too_large', `the request body is ${declared} bytes, over the limit of ${limit} bytes for ${request.method} ${request.routeOptions.url ?? ''}`));
+      return;
     }
+    // No content coding is supported: a compressed body would otherwise reach the JSON parser as bytes.
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      done(new CatalogError('unsupported_media_type', `Content-Encoding '${encoding}' is not supported: send the body uncompressed (identity)`));
+      return;
+    }
+    done(null, payload);
   });
   // An answer sent before the body was read (401, 413, 415 ...) closes the connection: Node would
   // otherwise read and discard the rest of the body to keep the connection, however slowly it comes.
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const declaresBody = request.headers['content-length'] !== undefined ? request.headers['content-length'] !== '0' : request.headers['transfer-encoding'] !== undefined;
     if (declaresBody && !request.raw.complete) reply.header('connection', 'close');
+    done(null, payload);
   });
   // Bodies are JSON (or multipart where a route registers it): fastify's default text/plain parser
   // would hand a string to JSON endpoints, which must answer 415 naming the type they take.
@@ -135,19 +146,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
     request.principal = await service.authenticate(request.headers.authorization);
   });
 
-  // No content coding is supported: a compressed body would otherwise reach the JSON parser as bytes.
-  app.addHook('preParsing', async (request) => {
-    const encoding = request.headers['content-encoding'];
-    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      throw new CatalogError('unsupported_media_type', `Content-Encoding '${encoding}' is not supported: send the body uncompressed (identity)`);
-    }
-  });
-
   if (accessLog) {
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const ms = reply.elapsedTime.toFixed(1);
       // Query values are redacted (issue 11); headers are never logged, so no Authorization either.
       accessLog.write(`${new Date().toISOString()} ${request.ip} ${request.principal?.name ?? '-'} "${request.method} ${redactUrl(request.url)}" ${reply.statusCode} ${ms}ms\n`);
+      done();
     });
   }
 

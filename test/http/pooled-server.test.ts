@@ -76,7 +76,8 @@ describe('pooled server (writer and reader threads)', () => {
   it('answers errors exactly as an unpooled server', async () => {
     const cases: [string, (c: HttpCatalogClient) => Promise<unknown>, string][] = [
       ['write refused to a factoryWorker (writer thread)', (c) => c.upsertParts([{ part_id: 'x', name: { en: 'x' } }]), 'worker'],
-      ['unknown part (reader thread)', (c) => c.getPart('no-such-part'), 'admin'],
+      ['unknown part (main thread)', (c) => c.getPart('no-such-part'), 'admin'],
+      ['unknown relation part (reader thread)', (c) => c.getRelations('no-such-part'), 'admin'],
       ['unknown session (reader thread)', (c) => c.searchState('00000000-0000-4000-8000-000000000000', {}), 'admin'],
       ['invalid paging (reader thread)', (c) => c.listParts({ paging: { limit: 0 } }), 'admin'],
     ];

@@ -158,7 +158,7 @@ describe('session database migration', () => {
     const store = new SqliteSessionStore(db);
     closers.push(() => store.close());
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
-    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(db.pragma('user_version', { simple: true })).toBe(5);
     expect(store.usage()).toEqual({ sessions: 0, bytes: 0 });
   });
 
@@ -172,10 +172,34 @@ describe('session database migration', () => {
     const db = openSessionDatabase(path);
     const store = new SqliteSessionStore(db);
     closers.push(() => store.close());
-    expect(db.pragma('user_version', { simple: true })).toBe(4);
+    expect(db.pragma('user_version', { simple: true })).toBe(5);
     expect(await store.get('kept')).toMatchObject({ sessionId: 'kept', total: 0 });
     await store.create({ sessionId: 'new', principal: 'o', createdAt: 1, expiresAt: 99, imageId: null, language: undefined, total: 0, stored: 0, organization: 'acme' }, { cardIds: [] });
     expect((await store.get('new'))?.organization).toBe('acme');
+    expect(db.prepare("SELECT sessions FROM session_owners WHERE owner = 'o'").pluck().get()).toBe(2);
+  });
+
+  it('counts each owner\'s sessions from a version-4 file on, through evictions and purges (issue 12)', async () => {
+    const path = join(tempDir(), SESSIONS_FILE);
+    const v4 = openSessionDatabase(path);
+    v4.exec('DROP TABLE session_owners');
+    v4.pragma('user_version = 4');
+    const insert = v4.prepare("INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes) VALUES (?, ?, 1, ?, NULL, NULL, 0, 0, 128)");
+    for (const [id, owner, expires] of [['a1', 'a', 10], ['a2', 'a', 10], ['a3', 'a', 99], ['b1', 'b', 10]] as const) insert.run(id, owner, expires);
+    v4.close();
+    const db = openSessionDatabase(path);
+    const store = new SqliteSessionStore(db);
+    closers.push(() => store.close());
+    const counts = () => Object.fromEntries(db.prepare<[], { owner: string; sessions: number }>('SELECT owner, sessions FROM session_owners ORDER BY owner').all().map((r) => [r.owner, r.sessions]));
+    expect(counts()).toEqual({ a: 3, b: 1 });
+    // At the cap of 3, a fourth session of 'a' evicts a's oldest (a1), not b's.
+    await store.create({ sessionId: 'a4', principal: 'a', createdAt: 1, expiresAt: 99, imageId: null, language: undefined, total: 0, stored: 0 }, { cardIds: [] }, { maxSessionsPerOwner: 3, maxTotalBytes: 2 ** 40 });
+    expect(await store.get('a1')).toBeUndefined();
+    expect(await store.get('b1')).toBeDefined();
+    expect(counts()).toEqual({ a: 3, b: 1 });
+    // Expired at 50: a2 and b1; an owner left with none has no row.
+    await store.purgeExpired(50, 100);
+    expect(counts()).toEqual({ a: 2 });
   });
 });
 

@@ -69,6 +69,8 @@ describe('SqliteCatalogStore: tokens found are kept per connection (issue 12)', 
       expect((await server.catalog.findTokenByHash(token.secretHash))?.name).toBe('ops');
       expect((await server.catalog.findTokenByHash(token.secretHash))?.name).toBe('ops'); // from memory
       expect(await cli.catalog.revokeToken('ops')).toBe(true);
+      // Another connection's commit is seen from the server's next turn of the event loop (its next request).
+      await new Promise((resolve) => setImmediate(resolve));
       expect(await server.catalog.findTokenByHash(token.secretHash)).toBeUndefined();
       // This connection's own writes count too.
       await server.catalog.createToken({ ...token, name: 'ops2' });

@@ -12,6 +12,7 @@
 import { ID_WEIGHT, NAME_WEIGHT, TIERS } from './bm25.js';
 import { FILTER_MARK, HOLDER_TERM, ID_MARK, tierLength } from './document.js';
 import { GROUPS } from './postings.js';
+import { grown } from './typed-arrays.js';
 import type { TierView } from './searcher.js';
 
 /** Docs per chunk. */
@@ -75,16 +76,11 @@ export class DocColumns {
     if (docs <= this.capacity) return;
     let capacity = Math.max(1024, this.capacity);
     while (capacity < docs) capacity *= 2;
-    const grow = <T extends Float64Array | Uint8Array>(old: T, make: (n: number) => T): T => {
-      const next = make(capacity);
-      next.set(old);
-      return next;
-    };
-    this.card = grow(this.card, (n) => new Float64Array(n));
-    this.key = grow(this.key, (n) => new Float64Array(n));
-    this.flags = grow(this.flags, (n) => new Uint8Array(n));
+    this.card = grown(this.card, capacity);
+    this.key = grown(this.key, capacity);
+    this.flags = grown(this.flags, capacity);
     const dl: Float64Array[] = [];
-    for (let t = 0; t < TIERS; t++) dl.push(grow(this.dl[t] ?? new Float64Array(0), (n) => new Float64Array(n)));
+    for (let t = 0; t < TIERS; t++) dl.push(grown(this.dl[t] ?? new Float64Array(0), capacity));
     this.dl = dl;
     this.capacity = capacity;
   }

@@ -115,59 +115,52 @@ export interface DecodedTerm {
  * that are not a block.
  */
 export function decodeTermBlocks(blocks: readonly { data: Uint8Array; firstDoc: number }[]): DecodedTerm {
+  const reader = new VarintReader();
   let total = 0;
-  for (const b of blocks) total += blockCount(b.data);
+  for (const b of blocks) total += reader.start(b.data).varint();
   const docs = new Int32Array(total);
   const tf = new Uint16Array(total * GROUPS);
   let at = 0;
-  for (const { data: bytes, firstDoc } of blocks) {
-    let pos = 0;
-    const n = bytes.length;
+  for (const { data, firstDoc } of blocks) {
     // The count, then per posting: doc delta, mask, one tf per set bit (all varints but the mask).
-    let count = 0;
-    for (let scale = 1; ; scale *= 0x80) {
-      if (pos >= n) throw new RangeError('truncated posting block');
-      const b = bytes[pos++] ?? 0;
-      count += (b & 0x7f) * scale;
-      if (b < 0x80) break;
-    }
+    const count = reader.start(data).varint();
     let doc = firstDoc;
     for (let i = 0; i < count; i++) {
-      for (let scale = 1; ; scale *= 0x80) {
-        if (pos >= n) throw new RangeError('truncated posting block');
-        const b = bytes[pos++] ?? 0;
-        doc += (b & 0x7f) * scale;
-        if (b < 0x80) break;
-      }
+      doc += reader.varint();
       docs[at] = doc;
-      if (pos >= n) throw new RangeError('truncated posting block');
-      const mask = bytes[pos++] ?? 0;
-      for (let g = 0; g < GROUPS; g++) {
-        if ((mask & (1 << g)) === 0) continue;
-        let v = 0;
-        for (let scale = 1; ; scale *= 0x80) {
-          if (pos >= n) throw new RangeError('truncated posting block');
-          const b = bytes[pos++] ?? 0;
-          v += (b & 0x7f) * scale;
-          if (b < 0x80) break;
-        }
-        tf[at * GROUPS + g] = Math.min(v, 0xffff);
-      }
+      const mask = reader.byte();
+      for (let g = 0; g < GROUPS; g++) if ((mask & (1 << g)) !== 0) tf[at * GROUPS + g] = Math.min(reader.varint(), 0xffff);
       at++;
     }
   }
   return { docs, tf };
 }
 
-/** The number of postings a block holds (its leading varint). Throws RangeError when truncated. */
-function blockCount(bytes: Uint8Array): number {
-  let count = 0;
-  let pos = 0;
-  for (let scale = 1; ; scale *= 0x80) {
-    if (pos >= bytes.length) throw new RangeError('truncated posting block');
-    const b = bytes[pos++] ?? 0;
-    count += (b & 0x7f) * scale;
-    if (b < 0x80) return count;
+/** Reads a block's bytes front to back (a class, not a closure per block: V8 inlines its methods in the decode loop). */
+class VarintReader {
+  private bytes: Uint8Array = new Uint8Array(0);
+  private pos = 0;
+
+  start(bytes: Uint8Array): this {
+    this.bytes = bytes;
+    this.pos = 0;
+    return this;
+  }
+
+  /** The next byte. Throws RangeError past the end. */
+  byte(): number {
+    if (this.pos >= this.bytes.length) throw new RangeError('truncated posting block');
+    return this.bytes[this.pos++] ?? 0;
+  }
+
+  /** The next varint (a non-negative integer). Throws RangeError past the end. */
+  varint(): number {
+    let value = 0;
+    for (let scale = 1; ; scale *= 0x80) {
+      const b = this.byte();
+      value += (b & 0x7f) * scale;
+      if (b < 0x80) return value;
+    }
   }
 }
 

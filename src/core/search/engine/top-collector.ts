@@ -1,3 +1,5 @@
+import { grown } from './typed-arrays.js';
+
 /**
  * The best k hits of a stream, in the order of text search (docs/search.md, "Answering a query"):
  * tier ascending, score descending, order key ascending (part id order; keys are distinct, so the
@@ -86,15 +88,10 @@ export class TopCollector {
 
   private grow(): void {
     const size = Math.min(this.limit, this.doc.length * 2);
-    const grown = <T extends Int32Array | Uint8Array | Float64Array>(a: T, make: (n: number) => T): T => {
-      const b = make(size);
-      b.set(a);
-      return b;
-    };
-    this.doc = grown(this.doc, (n) => new Int32Array(n));
-    this.tier = grown(this.tier, (n) => new Uint8Array(n));
-    this.score = grown(this.score, (n) => new Float64Array(n));
-    this.key = grown(this.key, (n) => new Float64Array(n));
+    this.doc = grown(this.doc, size);
+    this.tier = grown(this.tier, size);
+    this.score = grown(this.score, size);
+    this.key = grown(this.key, size);
   }
 
   /** Keeps the best k hits (selection, then compaction) and makes the worst of them the threshold. */
