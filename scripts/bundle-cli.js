@@ -5,7 +5,8 @@
 // path loads neither zod nor the catalog). bin/catalog.js runs dist/bundle/main.js.
 //
 // - Entries: the CLI (src/cli/main.ts), the serve thread pool's worker, which pooled-catalog.ts
-//   finds beside itself (`./catalog-worker.js`), and the photo-feature worker (`./feature-worker.js`),
+//   finds beside itself (`./catalog-worker.js`), the photo-feature worker (`./feature-worker.js`) and
+//   the import reader thread (`./entries-worker.js`),
 //   so every chunk lands in the one directory.
 // - Native, large or path-sensitive packages stay external (better-sqlite3, sharp, pg, the AWS SDK,
 //   OpenCV, fastify, piscina, ...): Node loads them from node_modules as before.
@@ -35,6 +36,8 @@ await build({
     'catalog-worker': join(ROOT, 'src', 'http', 'pool', 'catalog-worker.ts'),
     // The photo-feature thread (adapters/images/local-features/feature-threads.ts finds it beside itself).
     'feature-worker': join(ROOT, 'src', 'adapters', 'images', 'local-features', 'feature-worker.ts'),
+    // The reader thread of large imports (src/cli/import/entries-thread.ts finds it beside itself).
+    'entries-worker': join(ROOT, 'src', 'cli', 'import', 'entries-worker.ts'),
   },
   platform: 'node',
   external: isExternal,

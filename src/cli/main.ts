@@ -11,6 +11,7 @@ import type { CommandContext } from './context.js';
 import { classifyEnvironmentError, type ErrorScene } from './environment-errors.js';
 import { EXIT } from './exit-codes.js';
 import { processIo, type CliIo } from './io.js';
+import { InputReadError } from './import/input-read-error.js';
 import { installEpipeHandler } from './output/epipe.js';
 import { UsageError } from './output/usage-error.js';
 import { buildProgram, invokedCommand, VERSION } from './program.js';
@@ -26,6 +27,10 @@ export function reportError(error: unknown, io: CliIo, scene: ErrorScene = {}): 
   if (error instanceof UsageError) {
     io.stderr.write(`error: ${error.message}\n`);
     return EXIT.USAGE;
+  }
+  if (error instanceof InputReadError) {
+    io.stderr.write(`error: ${error.message}\n`);
+    return EXIT.ERROR;
   }
   const environment = classifyEnvironmentError(error, scene);
   if (environment) {

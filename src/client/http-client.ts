@@ -7,7 +7,7 @@
 import { basename } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { ROUTES } from '../api/routes.js';
-import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, SynonymSet } from '../api/schemas.js';
+import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, PartInput, SynonymSet } from '../api/schemas.js';
 import type { AttributeView, CatalogClient, PartView, SearchImageUpload } from './types.js';
 import type { CatalogInfo, CurrentToken, Relation, RelationCreateResult, RelationRecord } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
@@ -48,6 +48,7 @@ export class HttpCatalogClient implements CatalogClient {
   selectAttributes(request: unknown) { return this.json<AttributeView[]>({ method: 'POST', path: ROUTES.attributesSelect, json: request }); }
 
   upsertParts(items: unknown[]) { return this.json<BulkWriteResult>({ method: 'POST', path: ROUTES.parts, json: items }); }
+  upsertValidatedParts(items: PartInput[]) { return this.upsertParts(items); }
   deleteParts(ids: unknown[]) { return this.json<BulkDeleteResult>({ method: 'DELETE', path: ROUTES.parts, json: ids }); }
   listParts(request: unknown) { return this.json<Page<PartView>>({ method: 'POST', path: ROUTES.partsList, json: request ?? {} }); }
   selectParts(request: unknown) { return this.json<PartView[]>({ method: 'POST', path: ROUTES.partsSelect, json: request }); }

@@ -6,7 +6,7 @@
  * and a CatalogError through problem+json, so it is the error the HTTP client would throw.
  */
 import { CatalogError, throughProblem } from '../api/errors.js';
-import type { Principal } from '../api/schemas.js';
+import type { PartInput, Principal } from '../api/schemas.js';
 import type { SearchStateOptions } from '../api/schemas.js';
 import { LOCAL_OWNER } from '../core/permissions.js';
 import type { Catalog } from '../core/services.js';
@@ -64,6 +64,7 @@ export class LocalCatalogClient implements CatalogClient {
   selectAttributes(request: unknown) { return this.run((p) => this.service.selectAttributes(p, request)) as ReturnType<CatalogClient['selectAttributes']>; }
 
   upsertParts(items: unknown[]) { return this.run((p) => this.service.upsertParts(p, items)); }
+  upsertValidatedParts(items: PartInput[]) { return this.run((p) => this.service.upsertValidatedParts(p, items)); }
   deleteParts(ids: unknown[]) { return this.run((p) => this.service.deleteParts(p, ids)); }
   listParts(request: unknown) { return this.run((p) => this.service.listParts(p, request)) as ReturnType<CatalogClient['listParts']>; }
   selectParts(request: unknown) { return this.run((p) => this.service.selectParts(p, request)) as ReturnType<CatalogClient['selectParts']>; }

@@ -11,7 +11,7 @@
 import type {
   Attribute, BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, SynonymSet,
 } from '../api/schemas.js';
-import type { CatalogInfo, Relation, RelationCreateResult, RelationRecord, CurrentToken } from '../api/schemas.js';
+import type { CatalogInfo, PartInput, Relation, RelationCreateResult, RelationRecord, CurrentToken } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 
@@ -41,6 +41,13 @@ export interface CatalogClient {
 
   /** POST /1/catalog/parts (decisions §5). */
   upsertParts(items: unknown[]): Promise<BulkWriteResult>;
+  /**
+   * POST /1/catalog/parts of items the caller validated already with
+   * `validateBulkItem(PartInputSchema, item, 'part_id')` (src/core/validation.ts): the local
+   * client skips its own schema pass (CatalogService.upsertValidatedParts); over HTTP the server
+   * validates as always. Same result as {@link upsertParts} for such items.
+   */
+  upsertValidatedParts(items: PartInput[]): Promise<BulkWriteResult>;
   /** DELETE /1/catalog/parts (decisions §5). */
   deleteParts(ids: unknown[]): Promise<BulkDeleteResult>;
   /** POST /1/catalog/parts/list. */

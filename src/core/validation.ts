@@ -46,12 +46,24 @@ export function parseBulk<S extends z.ZodType>(schema: S, body: unknown, idField
     throw new CatalogError('payload_too_large', `at most ${maxItems} items per call; this one has ${body.length}`);
   }
   return body.map((raw: unknown, index) => {
-    const rawId = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[idField] : undefined;
-    const key = IdSchema.safeParse(rawId).success ? (rawId as string) : `items[${index}]`;
-    const result = schema.safeParse(raw);
-    if (result.success) return { key, index, item: result.data };
-    return { key, index, messages: problemsToMessages(issuesToProblems(result.error.issues)) };
+    const checked = validateBulkItem(schema, raw, idField);
+    const key = checked.key ?? `items[${index}]`;
+    return 'item' in checked ? { key, index, item: checked.item } : { key, index, messages: checked.messages };
   });
+}
+
+/**
+ * One item of a bulk body, validated as {@link parseBulk} validates it: the item as the schema
+ * returns it, or every problem as messages; `key` is the item's id when that is a valid id, else
+ * undefined (parseBulk then says `items[<index>]`). For callers that validate items before they
+ * are batched (an import's reader thread, src/cli/import/entries-worker.ts).
+ */
+export function validateBulkItem<S extends z.ZodType>(schema: S, raw: unknown, idField: string): { key: string | undefined; item: z.infer<S> } | { key: string | undefined; messages: string[] } {
+  const rawId = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[idField] : undefined;
+  const key = IdSchema.safeParse(rawId).success ? (rawId as string) : undefined;
+  const result = schema.safeParse(raw);
+  if (result.success) return { key, item: result.data };
+  return { key, messages: problemsToMessages(issuesToProblems(result.error.issues)) };
 }
 
 /** Validates a list of ids for a bulk delete; invalid ones become per-item errors. */

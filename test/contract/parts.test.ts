@@ -41,6 +41,26 @@ describe.each(MODES)('parts (%s client)', (mode) => {
     expect(second.attributes).toEqual([{ attribute_id: 'vendor', values: [{ organization: '', value: { en: 'Intel' } }] }]);
   });
 
+  it('upsertValidatedParts (items validated by the caller, an import reader thread): the rules and result of upsertParts', async () => {
+    const items = [
+      { part_id: 'v1', name: { en: 'One' }, attributes: [{ attribute_id: 'vendor', values: [{ organization: '', value: { en: 'Intel' } }] }] },
+      { part_id: 'v2', attributes: [] },
+      { part_id: 'v3', name: { en: 'Three' }, attributes: [{ attribute_id: 'nope', values: [{ organization: '', value: { en: 'x' } }] }] },
+    ];
+    const validated = await h.admin.upsertValidatedParts(items);
+    expect(validated).toEqual({
+      created: ['v1'], updated: [],
+      errors: {
+        v2: ['name: required when creating a part (at least one language, e.g. {"en": "Ethernet controller"})'],
+        v3: ["attributes[0].attribute_id: attribute 'nope' does not exist"],
+      },
+    });
+    expect(await h.admin.upsertValidatedParts([{ part_id: 'v1', name: { en: 'Uno' } }])).toEqual({ created: [], updated: ['v1'], errors: {} });
+    expect((await h.admin.getPart('v1')).name).toEqual({ en: 'Uno' });
+    const reader = await h.as(['factoryWorker']);
+    await expectCatalogError(reader.upsertValidatedParts([{ part_id: 'v4', name: { en: 'Four' } }]), 'forbidden');
+  });
+
   it('reports every problem of a bad part and keeps the good ones', async () => {
     const result = await h.admin.upsertParts([
       { part_id: 'ok', name: { en: 'ok' } },

@@ -38,6 +38,15 @@ export interface BulkRow<I> {
   problems?: string[];
   /** Bytes the row adds to a request (image files), for `batchBytes`. */
   size?: number;
+  /**
+   * The item was validated before batching (an import's reader thread) and the service would
+   * refuse it with this error key and these messages: it stays in its batch, so batches (and
+   * checkpoints) are those of a run that sends it, but it is not sent; it is rejected as the
+   * service's answer would have rejected it. Dry runs ignore it, as they do not validate either.
+   */
+  refused?: { key: string | undefined; messages: string[] };
+  /** The item was validated before batching and the service would accept it (see `refused`). */
+  validated?: boolean;
 }
 
 /** Per-row outcome of a dry run of one batch. */
@@ -201,13 +210,15 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
       progress.update(job.progressLine(summary, seconds()));
       return;
     }
-    const result = await job.send(rows);
+    const sent = rows.some((r) => r.refused !== undefined) ? rows.filter((r) => r.refused === undefined) : rows;
+    const result = sent.length > 0 ? await job.send(sent) : { created: [], updated: [], errors: {} };
     summary.created += result.created.length;
     summary.updated += result.updated.length;
     if (result.moved !== undefined) summary.moved = (summary.moved ?? 0) + result.moved.length;
+    for (const row of rows) if (row.refused) await reject(row, row.refused.key, job.explain ? job.explain(row, row.refused.messages) : row.refused.messages);
     for (const [key, messages] of Object.entries(result.errors)) {
       const indexed = /^items\[(\d+)\]$/.exec(key);
-      const matching = indexed ? [rows[Number(indexed[1])]] : rows.filter((r) => r.item !== undefined && job.idOf(r.item) === key);
+      const matching = indexed ? [sent[Number(indexed[1])]] : sent.filter((r) => r.item !== undefined && job.idOf(r.item) === key);
       if (matching.length === 0 || matching[0] === undefined) {
         await reject({ line: 0 }, key, messages);
         continue;

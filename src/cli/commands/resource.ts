@@ -24,6 +24,11 @@ export interface ImportSpec extends ResourceNames {
   mapCsvRow(record: Record<string, string>, options?: { validate?: boolean }): { item: Record<string, unknown> } | { problems: string[] };
   /** Sends one batch; a bulk result with per-item errors keyed by id or `items[<index>]`. */
   send(client: CatalogClient, items: Record<string, unknown>[]): Promise<BulkWriteResult>;
+  /**
+   * Sends one batch of items validated on the import's reader thread (the resource's schema, as
+   * the service would); present for the resources whose reader validates (parts).
+   */
+  sendValidated?(client: CatalogClient, items: Record<string, unknown>[]): Promise<BulkWriteResult>;
   /** Dry run: which of these ids exist already (for would-create / would-update). */
   existing?(client: CatalogClient, ids: string[]): Promise<Set<string>>;
   /**

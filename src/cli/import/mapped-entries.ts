@@ -1,10 +1,8 @@
 /**
- * The first stage of an import: read records and map them to API items.
- *
- * (Measured and rejected: reading and mapping in a worker thread. Shipping the entries across
- * threads cost more than it saved on 2 cores, and the second isolate pushed a 100k-row import's
- * peak RSS past 200 MB.)
+ * The first stage of an import: read records and map them to API items. Here in the calling
+ * thread; ./entries-thread.ts runs this same function on a reader thread for large files.
  */
+import type { MapperName } from './entries-protocol.js';
 import { mapAttributeRow, mapPartRow, mapRelationRow, mapSynonymRow, stripMetaColumns, stripReadOnly } from './map-rows.js';
 import { readRecords, type ImportFormat, type RecordSource } from './read-records.js';
 
@@ -12,9 +10,6 @@ import { readRecords, type ImportFormat, type RecordSource } from './read-record
 export type MappedEntry =
   | { line: number; record: Record<string, unknown>; item: Record<string, unknown> }
   | { line: number; record?: Record<string, unknown>; raw?: string; problems: string[] };
-
-/** The resources imported through `<noun> import` (images are uploaded: src/cli/commands/images/upload.ts). */
-type MapperName = 'attributes' | 'parts' | 'relations' | 'synonyms';
 
 type CsvMapper = (record: Record<string, string>, options?: { validate?: boolean }) => { item: unknown } | { problems: string[] };
 

@@ -10,7 +10,7 @@ import {
   AttributeInputSchema, AttributeListRequestSchema, AttributeSelectRequestSchema, MaintenanceSchema,
   OrganizationInputSchema, OrganizationListRequestSchema, PartInputSchema, PartListRequestSchema, PartSelectRequestSchema,
   SynonymInputSchema, SynonymListRequestSchema, type SynonymSet, type Attribute, type BulkDeleteResult, type BulkWriteResult, type MaintenanceState, type Organization, type Page,
-  type Part, type Principal, type TokenInfo,
+  type Part, type PartInput, type Principal, type TokenInfo,
 } from '../../api/schemas.js';
 import { decideAttributeDelete, decideAttributeUpsert } from './attributes.js';
 import { decideOrganizationUpsert } from './organizations.js';
@@ -206,6 +206,26 @@ export class CatalogService {
       decidePartUpsert(input, existing, attributes, now, () => this.ids.uuid()),
     );
     return bulkWriteResult(items, decisions);
+  }
+
+  /**
+   * {@link upsertParts} for items this process validated already, each one with
+   * `validateBulkItem(PartInputSchema, item, 'part_id')` (core/validation.ts; an import's reader
+   * thread does it while the main thread writes, issue 12): the same rules, writes and result,
+   * without the schema pass. Not reachable over HTTP, where every body is validated here.
+   *
+   * @throws CatalogError payload_too_large for more than maxBulkItems items; unavailable in maintenance mode.
+   */
+  async upsertValidatedParts(principal: Principal, items: readonly PartInput[]): Promise<BulkWriteResult> {
+    await this.assertWritable(principal);
+    if (items.length > this.limits.maxBulkItems) {
+      throw errors.tooLarge(`at most ${this.limits.maxBulkItems} items per call; this one has ${items.length}`);
+    }
+    const now = this.clock.nowMicros();
+    const decisions = await this.store.upsertParts(items, (input, existing, attributes) =>
+      decidePartUpsert(input, existing, attributes, now, () => this.ids.uuid()),
+    );
+    return bulkWriteResult(items.map((item, index) => ({ key: item.part_id, index, item })), decisions);
   }
 
   /** DELETE /1/catalog/parts: removes parts and their relations; a part with images is an item error. */

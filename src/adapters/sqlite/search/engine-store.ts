@@ -132,6 +132,7 @@ export class EngineStore {
       blocksIn: db.prepare<[number, number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ? ORDER BY first_doc'),
       deleteBlocksIn: db.prepare<[number, number, number]>('DELETE FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ?'),
       insertBlock: db.prepare<[number, number, Uint8Array]>('INSERT INTO engine_postings (term_id, first_doc, data) VALUES (?, ?, ?)'),
+      updateBlock: db.prepare<[Uint8Array, number, number]>('UPDATE engine_postings SET data = ? WHERE term_id = ? AND first_doc = ?'),
       allBlocks: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc'),
       chunk: db.prepare<[number], Buffer>('SELECT data FROM engine_docs WHERE chunk = ?').pluck(),
       putChunk: db.prepare<[number, number, Buffer]>('INSERT INTO engine_docs (chunk, version, data) VALUES (?, ?, ?) ON CONFLICT(chunk) DO UPDATE SET version = excluded.version, data = excluded.data'),
@@ -308,14 +309,16 @@ export class EngineStore {
     this.ids.set(term, id);
     const tail = this.tails.get(id);
     if (tail && min >= tail.firstDoc) {
-      // An append (or a change within the last block): only the cached last block is rewritten.
-      this.stmt.deleteBlocksIn.run(id, tail.firstDoc, tail.firstDoc);
+      // An append (or a change within the last block): only the cached last block is rewritten,
+      // in place when it keeps its first doc (one UPDATE instead of a DELETE and an INSERT: the
+      // common case of an import, ~1.3 times a part).
       const merged = mergeSorted(tailPostings(tail), changes);
-      if (merged.docs.length === 0) {
-        this.setTail(id, undefined);
+      if (merged.docs[0] === tail.firstDoc) {
+        this.setTail(id, this.insertBlocks(id, merged, true));
         return;
       }
-      this.setTail(id, this.insertBlocks(id, merged));
+      this.stmt.deleteBlocksIn.run(id, tail.firstDoc, tail.firstDoc);
+      this.setTail(id, merged.docs.length === 0 ? undefined : this.insertBlocks(id, merged));
       return;
     }
     // The blocks that may hold a changed doc: from the one starting at or before the smallest, through the largest.
@@ -329,14 +332,19 @@ export class EngineStore {
     else this.setTail(id, undefined);
   }
 
-  /** Stores `postings` of term `id` as blocks of BLOCK_SIZE; returns the last block written (undefined: none). */
-  private insertBlocks(id: number, postings: Postings): TailBlock | undefined {
+  /**
+   * Stores `postings` of term `id` as blocks of BLOCK_SIZE; returns the last block written
+   * (undefined: none). `replaceFirst`: a block starting at the first posting's doc is stored
+   * already and is overwritten.
+   */
+  private insertBlocks(id: number, postings: Postings, replaceFirst = false): TailBlock | undefined {
     let last: TailBlock | undefined;
     for (let i = 0; i < postings.docs.length; i += BLOCK_SIZE) {
       const end = Math.min(postings.docs.length, i + BLOCK_SIZE);
       const firstDoc = postings.docs[i] ?? 0;
       const data = encodeBlock(postings, i, end);
-      this.stmt.insertBlock.run(id, firstDoc, data);
+      if (i === 0 && replaceFirst) this.stmt.updateBlock.run(data, id, firstDoc);
+      else this.stmt.insertBlock.run(id, firstDoc, data);
       last = { firstDoc, data };
     }
     return last;

@@ -1,5 +1,6 @@
 /** Part types as a CLI resource (decisions §5). */
 import { MAX_BULK_ITEMS, PART_PROJECTION } from '../../../api/schemas.js';
+import type { PartInput } from '../../../api/schemas.js';
 import type { PartView } from '../../../client/types.js';
 import { partToRow } from '../../import/map-rows.js';
 import { CSV_MAPPERS } from '../../import/mapped-entries.js';
@@ -14,6 +15,7 @@ export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   defaultFields: ['part_id', 'name', 'attributes', 'modifiedAt'],
   mapCsvRow: CSV_MAPPERS.parts as ImportSpec['mapCsvRow'],
   send: (client, items) => client.upsertParts(items),
+  sendValidated: (client, items) => client.upsertValidatedParts(items as unknown as PartInput[]),
   async existing(client, ids) {
     const found = await client.selectParts({ part_ids: ids, projection: ['serviceId'] });
     return new Set(found.map((p) => p.part_id));

@@ -1,0 +1,79 @@
+/**
+ * What the reader thread of an import (./entries-worker.ts) and the import loop (./entries-thread.ts)
+ * send each other. Plain data only: everything crosses the thread by structured clone.
+ */
+import type { ImportFormat } from './read-records.js';
+
+/** The resources whose rows the reader thread maps (./mapped-entries.ts CSV_MAPPERS). */
+export type MapperName = 'attributes' | 'parts' | 'relations' | 'synonyms';
+
+/** The reader thread's `workerData`. */
+export interface ReaderOptions {
+  /** The input file (absolute). stdin is read on the main thread. */
+  path: string;
+  format: ImportFormat;
+  mapper: MapperName;
+  /** READ_ONLY_FIELDS of the resource (ignored fields of listings). */
+  readOnly: readonly string[];
+  /**
+   * Parts only: validate each mapped item as the service does (core/validation.ts
+   * validateBulkItem), so the main thread sends them with `upsertValidatedParts`.
+   */
+  validate?: boolean;
+  /** A block is sent once it holds this many rows ... */
+  blockRows: number;
+  /** ... or this many characters of JSON (items and records), whichever comes first. */
+  blockChars: number;
+}
+
+/** One row the mapper rejected (or that could not be read), at `index` within its block. */
+export interface ShippedRejection {
+  index: number;
+  problems: string[];
+  record?: Record<string, unknown>;
+  raw?: string;
+}
+
+/** A mapped row the service's schema refuses (`validate`): batched as before, never sent. */
+export interface ShippedRefusal {
+  index: number;
+  /** The error key the service would use: the item's id when valid, else null (`items[<i>]`). */
+  key: string | null;
+  messages: string[];
+}
+
+/**
+ * Consecutive rows of the input. `lines[i]` is row i's line; `items` is the JSON array of the
+ * mapped items (null for a rejected row), `records` the JSON array of the records as read (null
+ * when none): records are parsed on the main thread only when a row is rejected after sending.
+ */
+export interface ShippedBlock {
+  type: 'block';
+  lines: number[];
+  items: string;
+  records: string;
+  rejected: ShippedRejection[];
+  /** Ascending by index; their items are in `items` as mapped (unvalidated). */
+  refused: ShippedRefusal[];
+  /** The other items were validated (`validate`). */
+  validated: boolean;
+}
+
+/** The reader thread failed: the error's own fields, so the main thread can explain it as before. */
+export interface ShippedFailure {
+  type: 'failure';
+  message: string;
+  name?: string;
+  code?: string;
+  path?: string;
+  syscall?: string;
+  errno?: number;
+}
+
+/** Reader thread -> main thread. `end`: every row was sent. */
+export type ReaderMessage = ShippedBlock | ShippedFailure | { type: 'end' };
+
+/** Main thread -> reader thread: the main thread took `credit` blocks; the reader may send that many more. */
+export interface CreditMessage {
+  credit: number;
+}

@@ -1,0 +1,89 @@
+/**
+ * The reader thread of a bulk import (./entries-thread.ts starts it): reads the input file, parses
+ * and maps every row exactly as the in-thread path does (./mapped-entries.ts `mapEntries`), and
+ * sends the rows to the main thread in blocks, while the main thread writes the previous ones.
+ *
+ * Backpressure: the thread starts with a few credits and spends one per block sent; the main
+ * thread returns a credit when it takes a block. So at most `credits` blocks of at most
+ * `blockRows` rows / `blockChars` characters (plus the row being read) exist at once, whatever the
+ * file holds; reading pauses, and the file stream with it, while no credit is left.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { PartInputSchema } from '../../api/schemas.js';
+import { validateBulkItem } from '../../core/validation.js';
+import type { CreditMessage, ReaderMessage, ReaderOptions, ShippedBlock, ShippedRefusal, ShippedRejection } from './entries-protocol.js';
+import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
+
+const port = parentPort;
+if (port === null) throw new Error('entries-worker.ts runs as a worker thread only');
+const options = workerData as ReaderOptions & { credits: number };
+
+let credits = options.credits;
+let wake: (() => void) | undefined;
+port.on('message', (message: CreditMessage) => {
+  credits += message.credit;
+  wake?.();
+  wake = undefined;
+});
+
+const send = (message: ReaderMessage): void => port.postMessage(message);
+
+async function run(): Promise<void> {
+  let lines: number[] = [];
+  let items: string[] = [];
+  let records: string[] = [];
+  let rejected: ShippedRejection[] = [];
+  let refused: ShippedRefusal[] = [];
+  let chars = 0;
+  const flush = async (): Promise<void> => {
+    if (lines.length === 0) return;
+    while (credits <= 0) await new Promise<void>((resolve) => (wake = resolve));
+    credits -= 1;
+    const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true };
+    send(block);
+    lines = [];
+    items = [];
+    records = [];
+    rejected = [];
+    refused = [];
+    chars = 0;
+  };
+  for await (const entry of mapEntries({ path: options.path }, options.format, CSV_MAPPERS[options.mapper], options.readOnly)) {
+    if ('problems' in entry) {
+      rejected.push({ index: lines.length, problems: entry.problems, ...(entry.record !== undefined ? { record: entry.record } : {}), ...(entry.raw !== undefined ? { raw: entry.raw } : {}) });
+      items.push('null');
+      records.push('null');
+      chars += 8 + (entry.raw?.length ?? 0);
+    } else {
+      let shipped: unknown = entry.item;
+      if (options.validate === true) {
+        // The service's own schema pass, here instead of on the writing thread (same messages and key).
+        const checked = validateBulkItem(PartInputSchema, entry.item, 'part_id');
+        if ('item' in checked) shipped = checked.item;
+        else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
+      }
+      const item = JSON.stringify(shipped);
+      const record = JSON.stringify(entry.record);
+      items.push(item);
+      records.push(record);
+      chars += item.length + record.length + 2;
+    }
+    lines.push(entry.line);
+    if (lines.length >= options.blockRows || chars >= options.blockChars) await flush();
+  }
+  await flush();
+  send({ type: 'end' });
+}
+
+run().catch((error: unknown) => {
+  const e = error as NodeJS.ErrnoException;
+  send({
+    type: 'failure',
+    message: e instanceof Error ? e.message : String(error),
+    ...(typeof e.name === 'string' ? { name: e.name } : {}),
+    ...(typeof e.code === 'string' ? { code: e.code } : {}),
+    ...(typeof e.path === 'string' ? { path: e.path } : {}),
+    ...(typeof e.syscall === 'string' ? { syscall: e.syscall } : {}),
+    ...(typeof e.errno === 'number' ? { errno: e.errno } : {}),
+  });
+});
