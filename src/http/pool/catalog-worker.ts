@@ -3,10 +3,10 @@
  * catalog (its own SQLite connections; WAL lets readers and the one writer work at once) and
  * answering calls of the main thread. Loaded by piscina, once per thread.
  */
-import { workerData } from 'node:worker_threads';
+import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { CatalogError, toProblem } from '../../api/errors.js';
 import { openCatalog } from '../../open-catalog.js';
-import type { CatalogWorkerData, PoolResult, PoolTask } from './protocol.js';
+import { THREAD_READY, type CatalogWorkerData, type PoolResult, type PoolTask } from './protocol.js';
 
 const data = workerData as CatalogWorkerData;
 const catalog = openCatalog(data.catalog);
@@ -14,6 +14,9 @@ const catalog = openCatalog(data.catalog);
 // for reading the per-part arrays (issue 12: ~0.2 s at 1,000,000 parts); until then the pool's
 // other threads answer.
 if (data.warmSearch) await catalog.search.warm();
+const ready = new BroadcastChannel(data.readyChannel);
+ready.postMessage(THREAD_READY);
+ready.close();
 
 /** Runs one call. CatalogErrors come back as data; anything else is thrown (a bug or the environment). */
 export default async function run(task: PoolTask): Promise<PoolResult> {

@@ -18,15 +18,17 @@
  * cross as problem+json and are rebuilt as the same CatalogError, so a pooled server answers
  * exactly as an unpooled one.
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BroadcastChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { CatalogError, fromProblem } from '../../api/errors.js';
 import type { Catalog } from '../../core/services.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
-import type { CatalogWorkerData, PooledServiceName, PoolResult, PoolTask } from './protocol.js';
+import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask } from './protocol.js';
 
 /** Which calls run on the writer thread and which on the readers. Everything else stays on the main thread. */
 const WRITES: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = {
@@ -46,6 +48,29 @@ export interface PooledCatalogOptions {
   readers?: number | undefined;
   /** Calls that may wait for a thread before the server answers 503 (default 1,024 per pool). */
   maxQueue?: number | undefined;
+  /** How long `start()` waits for the threads to be ready (default {@link READY_TIMEOUT_MS}). */
+  readyTimeoutMs?: number | undefined;
+}
+
+/** Default wait for the threads in `start()`: a catalog of millions of parts warms in about a second. */
+const READY_TIMEOUT_MS = 60_000;
+
+/** Resolves when `count` threads have posted THREAD_READY on `channel`, or after `timeoutMs`. */
+function threadsReady(channel: string, count: number, timeoutMs: number): Promise<void> {
+  const listener = new BroadcastChannel(channel);
+  return new Promise<void>((resolve) => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      listener.close();
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    timer.unref();
+    listener.onmessage = (event) => {
+      if ((event as MessageEvent).data === THREAD_READY && ++seen >= count) done();
+    };
+  });
 }
 
 /** A Catalog whose reads and writes run on worker threads; `close` stops the threads too. */
@@ -53,11 +78,12 @@ export interface PooledCatalog extends Catalog {
   /** Thread counts, for logs and tests. */
   readonly threads: { readers: number; writer: number };
   /**
-   * Starts the threads now (the server calls it once it listens, so a port in use never has to
-   * stop threads that are still opening their catalogs); the first call routed to a thread starts
-   * them too. Idempotent.
+   * Starts the threads now and resolves once every thread can take tasks (each reader has read the
+   * search engine's per-part arrays), or after `readyTimeoutMs` whatever the threads do (a call
+   * then waits for its thread as before). The first call routed to a thread starts them too.
+   * Idempotent.
    */
-  start(): void;
+  start(): Promise<void>;
 }
 
 /** The built worker: beside this module in dist/; from the TypeScript sources (tests), the one in dist/. */
@@ -104,14 +130,20 @@ function delegate<T extends object>(target: T, methods: readonly string[], call:
  */
 export function poolCatalog(main: Catalog, options: PooledCatalogOptions): PooledCatalog {
   const readers = Math.max(1, options.readers ?? Math.min(4, availableParallelism()));
-  const data = (warmSearch: boolean): CatalogWorkerData => ({ catalog: options.catalog, warmSearch });
+  const readyChannel = `catalog-thread-ready-${randomUUID()}`;
+  const data = (warmSearch: boolean): CatalogWorkerData => ({ catalog: options.catalog, warmSearch, readyChannel });
   const common = { filename: workerFile(), maxQueue: options.maxQueue ?? 1024, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1 };
-  let pools: { readers: Piscina; writer: Piscina } | undefined;
+  let pools: { readers: Piscina; writer: Piscina; ready: Promise<void> } | undefined;
   const start = () => {
-    pools ??= {
-      readers: new Piscina({ ...common, workerData: data(true), minThreads: readers, maxThreads: readers }),
-      writer: new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 }),
-    };
+    if (!pools) {
+      // Listen before the threads exist, so that no thread's message is missed.
+      const ready = threadsReady(readyChannel, readers + 1, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
+      pools = {
+        readers: new Piscina({ ...common, workerData: data(true), minThreads: readers, maxThreads: readers }),
+        writer: new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 }),
+        ready,
+      };
+    }
     return pools;
   };
   const calls = (service: PooledServiceName) => {
@@ -131,7 +163,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     images: main.images,
     threads: { readers, writer: 1 },
     start() {
-      start();
+      return start().ready;
     },
     close() {
       closing ??= (async () => {

@@ -28,4 +28,9 @@ export interface CatalogWorkerData {
   catalog: OpenCatalogOptions;
   /** A reader thread: load the search engine's per-part arrays before taking its first task (issue 12). */
   warmSearch: boolean;
+  /** A BroadcastChannel name: the thread posts {@link THREAD_READY} on it once it can take tasks. */
+  readyChannel: string;
 }
+
+/** What a catalog worker posts on its ready channel. */
+export const THREAD_READY = 'ready';
