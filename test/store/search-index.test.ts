@@ -74,8 +74,15 @@ describe('SqliteSearchIndex', () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
     const engine = (index as unknown as { engine: { docCapacity: number; key: Float64Array } }).engine;
     expect(engine.docCapacity).toBe(0);
+    const reads = vi.spyOn((index as unknown as { engine: { stmt: { allBlocks: { all: (...a: unknown[]) => unknown[] } } } }).engine.stmt.allBlocks, 'all');
     await search.warm();
     expect(engine.docCapacity).toBeGreaterThanOrEqual(2);
+    // The largest lists were decoded: a search for them reads no block.
+    const decodedByWarm = reads.mock.calls.length;
+    expect(decodedByWarm).toBeGreaterThan(0);
+    await search.search(LOCAL_OWNER, { matches: { text: 'axle ' } });
+    expect(reads.mock.calls.length).toBe(decodedByWarm);
+    reads.mockRestore();
     expect([...engine.key.subarray(0, 4)].filter((k) => k !== 0).length).toBeGreaterThanOrEqual(1);
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'c', name: { en: 'Axle cap' } }]);
     expect((await search.search(LOCAL_OWNER, { matches: { text: 'axle' } })).resultsTotalCount).toBe(3);

@@ -32,7 +32,7 @@ import { decodeServiceId, partFromRow, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
 import { buildEngineDocument, type EngineDocument } from '../../../core/search/engine/document.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
-import { EngineStore } from './engine-store.js';
+import { EngineStore, WARM_POSTINGS } from './engine-store.js';
 
 export { visibilityTier } from '../../../core/search/engine/searcher.js';
 
@@ -406,9 +406,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     return { total, cardIds: docs.map((doc) => this.engine.card[doc] ?? 0) };
   }
 
-  /** SearchIndex.warm: the engine's per-part arrays read in (one read transaction). */
+  /** SearchIndex.warm: the engine's per-part arrays and its largest posting lists read in (one read transaction; EngineStore.warm). */
   async warm(): Promise<void> {
-    this.db.transaction(() => this.engine.refresh())();
+    this.db.transaction(() => this.engine.warm(WARM_POSTINGS))();
   }
 
   /** Facet counts (SearchIndex.facets; core/search/engine/searcher.ts), in one read transaction. */
