@@ -70,6 +70,35 @@ describe('SqliteSearchIndex', () => {
     await capped.close();
   });
 
+  it('warm() reads the per-part arrays in before the first search (issue 12), and a later write is still seen', async () => {
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
+    const engine = (index as unknown as { engine: { docCapacity: number; key: Float64Array } }).engine;
+    expect(engine.docCapacity).toBe(0);
+    await search.warm();
+    expect(engine.docCapacity).toBeGreaterThanOrEqual(2);
+    expect([...engine.key.subarray(0, 4)].filter((k) => k !== 0).length).toBeGreaterThanOrEqual(1);
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'c', name: { en: 'Axle cap' } }]);
+    expect((await search.search(LOCAL_OWNER, { matches: { text: 'axle' } })).resultsTotalCount).toBe(3);
+  });
+
+  it('result cards are read once per connection until the index is written (issue 12), and pages stay exact', async () => {
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
+    const stmt = (index as unknown as { stmt: { currentCardRows: { all: (...args: unknown[]) => unknown[] } } }).stmt;
+    const reads = vi.spyOn(stmt.currentCardRows, 'all');
+    const first = await search.search(LOCAL_OWNER, { matches: { text: 'axle' } });
+    const readsAfterFirst = reads.mock.calls.length;
+    expect(readsAfterFirst).toBeGreaterThan(0);
+    await search.searchState(LOCAL_OWNER, first.sessionId, {});
+    expect(reads.mock.calls.length).toBe(readsAfterFirst); // the same cards: from memory
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle shaft' } }]);
+    const page = await search.searchState(LOCAL_OWNER, first.sessionId, {});
+    expect(reads.mock.calls.length).toBeGreaterThan(readsAfterFirst); // a write moved the version: read again
+    expect(page.results.map((r) => r.name).sort()).toEqual(['Axle', 'Axle bearing']); // the snapshot
+    const now = await search.search(LOCAL_OWNER, { matches: { text: 'axle' } });
+    expect(now.results.map((r) => r.name).sort()).toEqual(['Axle bearing', 'Axle shaft']);
+    reads.mockRestore();
+  });
+
   it('rebuild re-indexes every part; sessions keep the cards they reference', async () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
     const before = await search.search(LOCAL_OWNER, { matches: { text: 'axle' } });

@@ -12,6 +12,7 @@ import { FileBlobStore } from '../../src/adapters/blobs/file-blob-store.js';
 import { openSqliteStores } from '../../src/adapters/sqlite/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
 import { describeStoreContract } from './store-contract.js';
+import type { StoredToken } from '../../src/core/model.js';
 
 describeStoreContract('SQLite in memory', async () => {
   const blobDir = mkdtempSync(join(tmpdir(), 'store-contract-blobs-'));
@@ -54,5 +55,30 @@ describe('openSqliteStores: the data directory', () => {
     await stores.close();
     expect(existsSync(join(dir, 'a', 'b', 'catalog.db'))).toBe(true);
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('SqliteCatalogStore: tokens found are kept per connection (issue 12)', () => {
+  it('a token revoked through another connection (another process, the CLI) fails at once; one created is found', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'token-cache-'));
+    const server = openSqliteStores({ dataDir: dir, clock: systemClock() });
+    const cli = openSqliteStores({ dataDir: dir, clock: systemClock() });
+    try {
+      const token: StoredToken = { name: 'ops', secretHash: 'a'.repeat(64), roles: ['catalogAdmin'], organization: null, createdAt: 1 };
+      await cli.catalog.createToken(token);
+      expect((await server.catalog.findTokenByHash(token.secretHash))?.name).toBe('ops');
+      expect((await server.catalog.findTokenByHash(token.secretHash))?.name).toBe('ops'); // from memory
+      expect(await cli.catalog.revokeToken('ops')).toBe(true);
+      expect(await server.catalog.findTokenByHash(token.secretHash)).toBeUndefined();
+      // This connection's own writes count too.
+      await server.catalog.createToken({ ...token, name: 'ops2' });
+      expect((await server.catalog.findTokenByHash(token.secretHash))?.name).toBe('ops2');
+      await server.catalog.revokeToken('ops2');
+      expect(await server.catalog.findTokenByHash(token.secretHash)).toBeUndefined();
+    } finally {
+      await cli.close();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -24,6 +24,9 @@ function tokenFromRow(row: TokenRow): StoredToken {
   return { name: row.name, secretHash: row.secret_hash, roles: JSON.parse(row.roles) as Role[], organization: row.organization, createdAt: row.created_at };
 }
 
+/** Tokens a connection keeps (findTokenByHash). */
+const TOKEN_CACHE_SIZE = 1_000;
+
 /** Largest number of ids bound in one `IN (...)` list. */
 const MAX_IN = 500;
 
@@ -118,7 +121,7 @@ export class SqliteCatalogStore implements CatalogStore {
     return `${this.stmt.dataVersion.get() ?? 0}:${this.localWrites}`;
   }
 
-  private cache: { version: string; attributes?: Map<string, Attribute>; organizations?: Map<string, Organization> } = { version: '' };
+  private cache: { version: string; attributes?: Map<string, Attribute>; organizations?: Map<string, Organization>; tokens?: Map<string, StoredToken> } = { version: '' };
   /** Bumped by every write method of this store (data_version does not see this connection's own commits). */
   private localWrites = 0;
 
@@ -305,12 +308,29 @@ export class SqliteCatalogStore implements CatalogStore {
   // -- tokens and settings
 
   async createToken(token: StoredToken): Promise<void> {
+    this.localWrites++;
     this.stmt.insertToken.run(token.name, token.secretHash, JSON.stringify(token.roles), token.organization, token.createdAt);
   }
 
+  /**
+   * The token with this hash. Found tokens are kept with the attribute cache (dropped on any write,
+   * by this connection or another, so a revoked token fails at once): every request authenticates,
+   * and the lookup was the largest item of a GET part's main-thread time after HTTP itself (issue
+   * 12). Unknown hashes are not kept, so guessing cannot grow the cache; at most
+   * {@link TOKEN_CACHE_SIZE} are.
+   */
   async findTokenByHash(secretHash: string): Promise<StoredToken | undefined> {
+    const version = this.cacheVersion();
+    if (this.cache.version !== version) this.cache = { version };
+    const tokens = (this.cache.tokens ??= new Map());
+    const cached = tokens.get(secretHash);
+    if (cached) return cached;
     const row = this.stmt.tokenByHash.get(secretHash);
-    return row ? tokenFromRow(row) : undefined;
+    if (!row) return undefined;
+    const token = tokenFromRow(row);
+    if (tokens.size >= TOKEN_CACHE_SIZE) tokens.clear();
+    tokens.set(secretHash, token);
+    return token;
   }
 
   async listTokens(): Promise<StoredToken[]> {
@@ -318,6 +338,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async revokeToken(name: string): Promise<boolean> {
+    this.localWrites++;
     return this.stmt.deleteToken.run(name).changes > 0;
   }
 

@@ -398,6 +398,11 @@ export class SearchService {
     return this.purging;
   }
 
+  /** Loads ahead what every search reads (SearchIndex.warm), e.g. in a server thread before its first request. */
+  async warm(): Promise<void> {
+    await this.index.warm?.();
+  }
+
   /** Stops the purge timer and closes the session store (the index lives in the catalog's database). */
   async close(): Promise<void> {
     if (this.purgeTimer) clearInterval(this.purgeTimer);

@@ -24,7 +24,7 @@ import { Piscina } from 'piscina';
 import { CatalogError, fromProblem } from '../../api/errors.js';
 import type { Catalog } from '../../core/services.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
-import type { PooledServiceName, PoolResult, PoolTask } from './protocol.js';
+import type { CatalogWorkerData, PooledServiceName, PoolResult, PoolTask } from './protocol.js';
 
 /** Which calls run on the writer thread and which on the readers. Everything else stays on the main thread. */
 const WRITES: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = {
@@ -102,12 +102,13 @@ function delegate<T extends object>(target: T, methods: readonly string[], call:
  */
 export function poolCatalog(main: Catalog, options: PooledCatalogOptions): PooledCatalog {
   const readers = Math.max(1, options.readers ?? Math.min(4, availableParallelism()));
-  const common = { filename: workerFile(), workerData: options.catalog, maxQueue: options.maxQueue ?? 1024, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1 };
+  const data = (warmSearch: boolean): CatalogWorkerData => ({ catalog: options.catalog, warmSearch });
+  const common = { filename: workerFile(), maxQueue: options.maxQueue ?? 1024, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1 };
   let pools: { readers: Piscina; writer: Piscina } | undefined;
   const start = () => {
     pools ??= {
-      readers: new Piscina({ ...common, minThreads: readers, maxThreads: readers }),
-      writer: new Piscina({ ...common, minThreads: 1, maxThreads: 1 }),
+      readers: new Piscina({ ...common, workerData: data(true), minThreads: readers, maxThreads: readers }),
+      writer: new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 }),
     };
     return pools;
   };

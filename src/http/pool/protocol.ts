@@ -3,6 +3,7 @@
  * catalog-worker.ts). Plain data only: everything crosses a thread by structured clone.
  */
 import type { ProblemBody } from '../../api/errors.js';
+import type { OpenCatalogOptions } from '../../open-catalog.js';
 
 /** Which service of a Catalog a call goes to. */
 export type PooledServiceName = 'service' | 'relations' | 'search';
@@ -21,3 +22,10 @@ export interface PoolTask {
 export type PoolResult =
   | { ok: true; value: unknown }
   | { ok: false; problem: ProblemBody; retryAfterSeconds: number | undefined };
+
+/** What pooled-catalog.ts hands each catalog worker thread (catalog-worker.ts). */
+export interface CatalogWorkerData {
+  catalog: OpenCatalogOptions;
+  /** A reader thread: load the search engine's per-part arrays before taking its first task (issue 12). */
+  warmSearch: boolean;
+}

@@ -18,7 +18,7 @@
 import type { Visibility } from '../../../api/schemas.js';
 import type { Alternative, StoredPart } from '../../../core/model.js';
 import { DocColumns, groupZeroWeight, tierView } from '../../../core/search/engine/doc-chunks.js';
-import { decodeBlock, emptyPostings } from '../../../core/search/engine/postings.js';
+import { decodeTermBlocks } from '../../../core/search/engine/postings.js';
 import { visibilityTier, type EngineReader, type TierView } from '../../../core/search/engine/searcher.js';
 import type { PgClient } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
@@ -297,14 +297,14 @@ export class PgEngineReader implements EngineReader {
   private async loadPostings(c: PgClient, wanted: ReadonlyMap<number, string>): Promise<void> {
     const ids = [...wanted.keys()].filter((id) => !this.postings.has(id));
     if (ids.length === 0) return;
-    const byTerm = new Map<number, ReturnType<typeof emptyPostings>>();
-    for (const id of ids) byTerm.set(id, emptyPostings());
+    const byTerm = new Map<number, { data: Uint8Array; firstDoc: number }[]>();
+    for (const id of ids) byTerm.set(id, []);
     const rows = await c.query<{ term_id: number; first_doc: number; data: Buffer }>(
       'SELECT term_id, first_doc, data FROM engine_postings WHERE term_id = ANY($1::int[]) ORDER BY term_id, first_doc', [ids],
     );
-    for (const r of rows.rows) decodeBlock(r.data, r.first_doc, byTerm.get(r.term_id) ?? emptyPostings());
-    for (const [id, p] of byTerm) {
-      const entry: CachedTerm = { docs: Int32Array.from(p.docs), tf: Uint16Array.from(p.tf, (v) => Math.min(v, 0xffff)), weight: groupZeroWeight(wanted.get(id) ?? ''), tiers: [] };
+    for (const r of rows.rows) byTerm.get(r.term_id)?.push({ data: r.data, firstDoc: r.first_doc });
+    for (const [id, blocks] of byTerm) {
+      const entry: CachedTerm = { ...decodeTermBlocks(blocks), weight: groupZeroWeight(wanted.get(id) ?? ''), tiers: [] };
       this.postings.set(id, entry);
       this.cachedPostings += entry.docs.length;
     }

@@ -16,10 +16,9 @@
  * terms whose version is newer are re-read.
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
-import { FILTER_MARK, HOLDER_TERM, ID_MARK, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
-import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, mergeSorted, PendingPostings, type Postings } from '../../../core/search/engine/postings.js';
-import { ID_WEIGHT, NAME_WEIGHT } from '../../../core/search/engine/bm25.js';
-import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
+import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
+import { BLOCK_SIZE, decodeBlock, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, PendingPostings, type Postings } from '../../../core/search/engine/postings.js';
+import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import type { SqliteDatabase } from '../database.js';
 
 /** Key spacing of parts appended at either end of the part id order. */
@@ -63,13 +62,6 @@ export interface CachedTerm {
   tf: Uint16Array;
   weight: number;
   tiers: ({ docs: Int32Array; wtf: Float64Array; names: Uint8Array } | undefined)[];
-}
-
-/** Weight of field group 0 of a term: names, the id, or 0 (filter and marker terms carry no score). */
-export function groupZeroWeight(term: string): number {
-  if (term.startsWith(ID_MARK)) return ID_WEIGHT;
-  if (term.startsWith(FILTER_MARK) || term === HOLDER_TERM) return 1;
-  return NAME_WEIGHT;
 }
 
 interface PendingDoc {
@@ -144,6 +136,7 @@ export class EngineStore {
       chunk: db.prepare<[number], Buffer>('SELECT data FROM engine_docs WHERE chunk = ?').pluck(),
       putChunk: db.prepare<[number, number, Buffer]>('INSERT INTO engine_docs (chunk, version, data) VALUES (?, ?, ?) ON CONFLICT(chunk) DO UPDATE SET version = excluded.version, data = excluded.data'),
       changedChunks: db.prepare<[number], { chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE version > ?'),
+      lastChunk: db.prepare<[], { chunk: number | null }>('SELECT max(chunk) AS chunk FROM engine_docs'),
       stats: db.prepare<[], { version: number; n: number; len0: number; len1: number; len2: number; len3: number }>('SELECT version, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0'),
       version: db.prepare<[], number>('SELECT version FROM engine_stats WHERE id = 0').pluck(),
       putStats: db.prepare<[number, number, number, number, number, number]>('UPDATE engine_stats SET version = ?, n = ?, len0 = ?, len1 = ?, len2 = ?, len3 = ? WHERE id = 0'),
@@ -409,10 +402,17 @@ export class EngineStore {
     if (!stats || stats.version === this.loadedVersion) return;
     if (this.loadedVersion >= 0 && stats.version < this.loadedVersion) this.loadedVersion = -1; // rebuilt elsewhere
     for (const id of this.loadedVersion < 0 ? [...this.terms.keys()] : this.stmt.changedTerms.all(this.loadedVersion)) this.evict(id);
+    // A first load sizes the arrays once (growing them chunk by chunk doubled ~10 times at 1M parts).
+    if (this.loadedVersion < 0) this.docs.ensure(((this.stmt.lastChunk.get()?.chunk ?? -1) + 1) * CHUNK);
     for (const row of this.stmt.changedChunks.iterate(this.loadedVersion)) this.docs.loadChunk(row.chunk, row.data);
     this.n = stats.n;
     this.sumLength = [stats.len0, stats.len1, stats.len2, stats.len3];
     this.loadedVersion = stats.version;
+  }
+
+  /** The committed engine version (engine_stats.version): grows with every write to the index, a rebuild included. */
+  storedVersion(): number {
+    return this.stmt.version.get() ?? 0;
   }
 
   /** Highest doc id + 1 the arrays can hold. */
@@ -458,9 +458,8 @@ export class EngineStore {
       this.terms.delete(id);
       this.terms.set(id, cached);
     } else {
-      const p: Postings = emptyPostings();
-      for (const block of this.stmt.allBlocks.iterate(id)) decodeBlock(block.data, block.first_doc, p);
-      cached = { docs: Int32Array.from(p.docs), tf: Uint16Array.from(p.tf, (v) => Math.min(v, 0xffff)), weight: groupZeroWeight(term), tiers: [] };
+      const blocks = this.stmt.allBlocks.all(id).map((b) => ({ data: b.data, firstDoc: b.first_doc }));
+      cached = { ...decodeTermBlocks(blocks), weight: groupZeroWeight(term), tiers: [] };
       this.terms.set(id, cached);
       this.cachedPostings += cached.docs.length;
       for (const [old, entry] of this.terms) {

@@ -3,8 +3,8 @@
  * catalog store's write transactions (it is a CatalogWriteListener of SqliteCatalogStore), so a
  * committed part is searchable and a rolled-back one never is.
  *
- * Text is answered by the search engine (src/core/search/engine: exact top-k BM25 with block-max
- * bounds) over its own tables (./engine-store.ts, migration 5); this class resolves a query's words
+ * Text is answered by the search engine (src/core/search/engine: exact top-k BM25)
+ * over its own tables (./engine-store.ts, migration 5); this class resolves a query's words
  * into index terms (prefixes, typo neighbours, phrases), applies the organization rules, and maps
  * hits to result cards.
  *
@@ -39,6 +39,8 @@ export { visibilityTier } from '../../../core/search/engine/searcher.js';
 
 /** Rowids below this fit a card id (card ids stay below 2^53: exact in a double, as the engine keeps them). */
 export const CARD_ROWID_SPAN = 2 ** 32;
+/** Result cards a connection keeps in memory (readCards; ~0.3 KB each). */
+const CARD_CACHE_SIZE = 20_000;
 /** Versions of one rowid's card before the numbering wraps (a copy that old is long expired but for >1M writes of one part in 25 h). */
 export const CARD_VERSIONS = 2 ** 20;
 
@@ -126,6 +128,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /** Hits held by the cache's entries (bounded by {@link CACHE_MAX_HITS}). */
   private cachedHits = 0;
   private lastGc = 0;
+  /** Cards read, by id, valid while the engine version is {@link cardCacheVersion} (readCards). */
+  private readonly cardCache = new Map<number, ResultCard>();
+  private cardCacheVersion = -1;
   /** Card ids below this are copies of the layout before migration 8 (search_state 'card_base'). */
   private readonly cardBase: number;
   private readonly stmt;
@@ -401,6 +406,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     return { total, cardIds: docs.map((doc) => this.engine.card[doc] ?? 0) };
   }
 
+  /** SearchIndex.warm: the engine's per-part arrays read in (one read transaction). */
+  async warm(): Promise<void> {
+    this.db.transaction(() => this.engine.refresh())();
+  }
+
   /** Facet counts (SearchIndex.facets; core/search/engine/searcher.ts), in one read transaction. */
   async facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number, valuePrefix = ''): Promise<SearchFacets> {
     return this.db.transaction(() => {
@@ -449,21 +459,41 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /**
    * The cards of these ids, in their order (unknown ids left out): a current card from its part's
    * row, a superseded one from its copy; one read transaction, so a write in between cannot move a
-   * card from one to the other unseen.
+   * card from one to the other unseen. Cards read are kept per connection (at most
+   * {@link CARD_CACHE_SIZE}) until the engine version moves: a card id names one version of a part,
+   * but ids are reused (versions wrap at CARD_VERSIONS, rowids of deleted parts come back), and
+   * every such reuse is a write to the index, which moves the version. The objects are shared:
+   * callers must not change them.
    */
   async readCards(cardIds: readonly number[]): Promise<ResultCard[]> {
     if (cardIds.length === 0) return [];
-    const ids = JSON.stringify(cardIds);
-    const byId = this.db.transaction(() => {
-      const found = new Map(this.stmt.copiedCards.all(ids).map((r) => [r.id, r]));
-      // The current version wins over a copy of the same id (only after CARD_VERSIONS writes).
-      for (const r of this.stmt.currentCardRows.all(ids, this.cardBase, this.cardBase)) found.set(r.id, r);
-      return found;
+    const cache = this.cardCache;
+    return this.db.transaction(() => {
+      const version = this.engine.storedVersion();
+      if (version !== this.cardCacheVersion) {
+        cache.clear();
+        this.cardCacheVersion = version;
+      }
+      const missing = cardIds.filter((id) => !cache.has(id));
+      if (missing.length > 0) {
+        // Room first, oldest out (Map order is insertion order), so no card of this call is dropped.
+        for (const old of cache.keys()) {
+          if (cache.size + missing.length <= CARD_CACHE_SIZE) break;
+          if (!cardIds.includes(old)) cache.delete(old);
+        }
+        const ids = JSON.stringify(missing);
+        const rows = this.stmt.copiedCards.all(ids);
+        // The current version wins over a copy of the same id (only after CARD_VERSIONS writes): set last.
+        rows.push(...this.stmt.currentCardRows.all(ids, this.cardBase, this.cardBase));
+        for (const r of rows) {
+          cache.set(r.id, { cardId: r.id, partId: r.part_id, serviceId: decodeServiceId(r.service_id), names: JSON.parse(r.names) as LangMap, createdAt: r.created_at, modifiedAt: r.modified_at });
+        }
+      }
+      return cardIds.flatMap((id) => {
+        const card = cache.get(id);
+        return card ? [card] : [];
+      });
     })();
-    return cardIds.flatMap((id) => {
-      const r = byId.get(id);
-      return r ? [{ cardId: r.id, partId: r.part_id, serviceId: decodeServiceId(r.service_id), names: JSON.parse(r.names) as LangMap, createdAt: r.created_at, modifiedAt: r.modified_at }] : [];
-    });
   }
 
   async currentCards(partIds: readonly string[]): Promise<Map<string, number>> {

@@ -149,22 +149,29 @@ export function groupZeroWeight(term: string): number {
  * weighted frequency (bm25.ts wtf) of 0 for that tier left out; names bit 1 when group 0 > 0.
  */
 export function tierView(docs: Int32Array, tf: ArrayLike<number>, weight: number, tier: number): TierView {
+  const n = docs.length;
+  const wtf = new Float64Array(n);
+  const names = new Uint8Array(n);
   let count = 0;
-  const wtfAll = new Float64Array(docs.length);
-  for (let i = 0; i < docs.length; i++) {
-    let w = (tf[i * GROUPS] ?? 0) * weight;
-    for (let k = 0; k <= tier; k++) w += tf[i * GROUPS + 1 + k] ?? 0;
-    wtfAll[i] = w;
+  for (let i = 0; i < n; i++) {
+    const at = i * GROUPS;
+    const inNames = tf[at] ?? 0;
+    let w = inNames * weight;
+    for (let k = 0; k <= tier; k++) w += tf[at + 1 + k] ?? 0;
+    wtf[i] = w;
+    names[i] = inNames > 0 ? 1 : 0;
     if (w > 0) count++;
   }
+  // Usually every posting is visible to the tier: the decoded doc ids are shared, nothing is copied.
+  if (count === n) return { docs, wtf, names };
   const view: TierView = { docs: new Int32Array(count), wtf: new Float64Array(count), names: new Uint8Array(count) };
   let j = 0;
-  for (let i = 0; i < docs.length; i++) {
-    const w = wtfAll[i] ?? 0;
+  for (let i = 0; i < n; i++) {
+    const w = wtf[i] ?? 0;
     if (w <= 0) continue;
     view.docs[j] = docs[i] ?? 0;
     view.wtf[j] = w;
-    view.names[j] = (tf[i * GROUPS] ?? 0) > 0 ? 1 : 0;
+    view.names[j] = names[i] ?? 0;
     j++;
   }
   return view;

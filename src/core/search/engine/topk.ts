@@ -7,13 +7,13 @@
  * - key: the part's place in part id order (ties by part id), lower first.
  *
  * Document-at-a-time over sorted doc ids, led by the shortest list. Every candidate is counted
- * (the total is exact), but a candidate is scored only when the sum of its words' block upper bounds
- * (BLOCK_SIZE postings per block: max weighted tf, min length) could still enter the top k; with one
- * word and no filter, whole blocks are skipped and the total is the list's length. Pure: the store
- * prepares the lists (termList, materializeWord) and the per-doc arrays.
+ * (the total is exact) and offered to a TopCollector, whose threshold refuses, without scoring, a
+ * candidate of a worse tier than the k-th best; with one word and no filter, the total is the
+ * list's length and the postings are scored in one loop. Pure: the store prepares the lists
+ * (termList, materializeWord) and the per-doc arrays.
  */
 import { idf as idfOf, tfPart } from './bm25.js';
-import { BLOCK_SIZE } from './postings.js';
+import { TopCollector } from './top-collector.js';
 
 /** One index term's postings as one visibility tier sees them (postings with wtf 0 left out). */
 export interface TermList {
@@ -37,8 +37,6 @@ export const NAMES = 1;
 export const TYPO = 2;
 /** Posting flag: the term (or phrase) is a synonym of the query word or of a run of query words (issue 13). */
 export const SYNONYM = 4;
-/** The worst tier {@link postingTier} gives. */
-const WORST_TIER = 7;
 
 /**
  * The rank tier of a posting's flags (lower first): 0 matched exactly in the id or a name, 1
@@ -75,18 +73,15 @@ export function compareRanked(a: RankedDoc, b: RankedDoc): number {
 
 const END = 2 ** 31 - 1;
 
-/** A word's postings, ready for the scorer. */
+/** A word's postings, ready for the scorer: doc ids with a score and flags per posting. */
 interface WordCursor {
   length: number;
   pos: number;
   docs: Int32Array;
-  /** The word's score at the current posting. */
+  /** The word's score at the current posting, for a part of length `dl`. */
   score(dl: number): number;
-  /** The current posting's flags ({@link NAMES}, {@link TYPO}). */
+  /** The current posting's flags ({@link NAMES}, {@link TYPO}, {@link SYNONYM}). */
   flags(): number;
-  /** Upper bound of score over the block holding the current posting; and the best tier in it. */
-  blockBound(): number;
-  blockTier(): number;
 }
 
 /** Builds a TermList from per-posting weighted frequencies, dropping postings with wtf 0; df = the rest. */
@@ -106,47 +101,20 @@ export function termList(docs: ArrayLike<number>, wtf: ArrayLike<number>, names:
   return out;
 }
 
-/** Cursor over one term list with per-block (max wtf, min dl) bounds. */
+/** Cursor over one term list, scored at the posting (idf · tfPart). */
 class TermCursor implements WordCursor {
   readonly docs: Int32Array;
   readonly length: number;
   pos = 0;
-  private readonly bound: Float64Array;
-  private readonly bestTier: Uint8Array;
-  constructor(private readonly list: TermList, private readonly data: DocData) {
+  constructor(private readonly list: TermList, private readonly avgdl: number) {
     this.docs = list.docs;
     this.length = list.docs.length;
-    const blocks = Math.ceil(this.length / BLOCK_SIZE);
-    this.bound = new Float64Array(blocks);
-    this.bestTier = new Uint8Array(blocks);
-    for (let b = 0; b < blocks; b++) {
-      let maxWtf = 0;
-      let minDl = Infinity;
-      let best = WORST_TIER;
-      const end = Math.min(this.length, (b + 1) * BLOCK_SIZE);
-      for (let i = b * BLOCK_SIZE; i < end; i++) {
-        const w = list.wtf[i] ?? 0;
-        if (w > maxWtf) maxWtf = w;
-        const dl = data.dl[list.docs[i] ?? 0] ?? 0;
-        if (dl < minDl) minDl = dl;
-        best = Math.min(best, postingTier(list.names[i] ?? 0));
-      }
-      // tfPart grows with wtf and shrinks with dl: (max wtf, min dl) bounds every posting of the block.
-      this.bound[b] = list.idf * tfPart(maxWtf, minDl, data.avgdl);
-      this.bestTier[b] = best;
-    }
   }
   score(dl: number): number {
-    return this.list.idf * tfPart(this.list.wtf[this.pos] ?? 0, dl, this.data.avgdl);
+    return this.list.idf * tfPart(this.list.wtf[this.pos] ?? 0, dl, this.avgdl);
   }
   flags(): number {
     return this.list.names[this.pos] ?? 0;
-  }
-  blockBound(): number {
-    return this.bound[Math.floor(this.pos / BLOCK_SIZE)] ?? 0;
-  }
-  blockTier(): number {
-    return this.bestTier[Math.floor(this.pos / BLOCK_SIZE)] ?? WORST_TIER;
   }
 }
 
@@ -161,31 +129,15 @@ class MaterializedCursor implements WordCursor {
   readonly docs: Int32Array;
   readonly length: number;
   pos = 0;
-  private readonly bound: Float64Array;
-  private readonly bestTier: Uint8Array;
   constructor(private readonly word: MaterializedWord) {
     this.docs = word.docs;
     this.length = word.docs.length;
-    const blocks = Math.ceil(this.length / BLOCK_SIZE);
-    this.bound = new Float64Array(blocks);
-    this.bestTier = new Uint8Array(blocks).fill(WORST_TIER);
-    for (let i = 0; i < this.length; i++) {
-      const b = Math.floor(i / BLOCK_SIZE);
-      if ((word.score[i] ?? 0) > (this.bound[b] ?? 0)) this.bound[b] = word.score[i] ?? 0;
-      this.bestTier[b] = Math.min(this.bestTier[b] ?? WORST_TIER, postingTier(word.names[i] ?? 0));
-    }
   }
   score(): number {
     return this.word.score[this.pos] ?? 0;
   }
   flags(): number {
     return this.word.names[this.pos] ?? 0;
-  }
-  blockBound(): number {
-    return this.bound[Math.floor(this.pos / BLOCK_SIZE)] ?? 0;
-  }
-  blockTier(): number {
-    return this.bestTier[Math.floor(this.pos / BLOCK_SIZE)] ?? WORST_TIER;
   }
 }
 
@@ -298,114 +250,73 @@ function advance(c: Positioned, target: number): number {
   return lo < c.length ? (docs[lo] ?? 0) : END;
 }
 
-/** Worst-at-root heap of at most k hits. */
-class Heap {
-  readonly items: RankedDoc[] = [];
-  constructor(readonly k: number) {}
-  get full(): boolean {
-    return this.items.length >= this.k;
-  }
-  worst(): RankedDoc | undefined {
-    return this.items[0];
-  }
-  offer(hit: RankedDoc): void {
-    const items = this.items;
-    if (items.length < this.k) {
-      items.push(hit);
-      let i = items.length - 1;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (compareRanked(items[parent] as RankedDoc, hit) >= 0) break;
-        items[i] = items[parent] as RankedDoc;
-        i = parent;
-      }
-      items[i] = hit;
-      return;
-    }
-    if (compareRanked(hit, items[0] as RankedDoc) >= 0) return;
-    let i = 0;
-    const n = items.length;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const c = r < n && compareRanked(items[r] as RankedDoc, items[l] as RankedDoc) > 0 ? r : l;
-      if (compareRanked(items[c] as RankedDoc, hit) <= 0) break;
-      items[i] = items[c] as RankedDoc;
-      i = c;
-    }
-    items[i] = hit;
-  }
-}
-
 /** The exact top `k` hits in order and the exact number of hits. */
 export function topK(query: TopKQuery, data: DocData, k: number): { total: number; hits: RankedDoc[] } {
-  const words: WordCursor[] = query.words.map((w) => ('wtf' in w ? new TermCursor(w, data) : new MaterializedCursor(w)));
+  const top = new TopCollector(Math.max(0, k));
+  const words = query.words;
+  if (words.length === 1 && query.filters.length === 0 && !query.exclude) {
+    // One word: the total is the list's length; every posting is scored in one tight loop over the
+    // list's arrays (cheaper than computing bounds to skip some: bench/results.md, issue 12).
+    const w = words[0] as TermList | MaterializedWord;
+    if (k > 0) scoreOneWord(w, data, top);
+    return { total: w.docs.length, hits: top.result() };
+  }
+  const cursors: WordCursor[] = words.map((w) => ('wtf' in w ? new TermCursor(w, data.avgdl) : new MaterializedCursor(w)));
   const sets = query.filters.map((f) => new SetCursor(f));
-  if (words.length === 0 && sets.length === 0) sets.push(new SetCursor(query.universe ?? new Int32Array(0)));
+  if (cursors.length === 0 && sets.length === 0) sets.push(new SetCursor(query.universe ?? new Int32Array(0)));
   const exclude = query.exclude ? new SetCursor(query.exclude) : undefined;
-  const heap = new Heap(Math.max(0, k));
   let total = 0;
-
-  const consider = (doc: number): void => {
-    // No words (filters only): one tier, ordered by part id, as an exact evaluation would (match.ts).
-    let tier = words.length === 0 ? 1 : 0;
-    for (const w of words) tier |= postingTier(w.flags());
-    const key = data.key[doc] ?? 0;
-    if (heap.full) {
-      const worst = heap.worst() as RankedDoc;
-      if (tier > worst.tier) return;
-      if (tier === worst.tier) {
-        let bound = 0;
-        for (const w of words) bound += w.blockBound();
-        if (bound < worst.score) return;
+  // No words (filters only): one tier, ordered by part id, as an exact evaluation would (match.ts).
+  const baseTier = cursors.length === 0 ? 1 : 0;
+  const all: Positioned[] = [...cursors, ...sets].sort((a, b) => a.length - b.length);
+  const lead = all[0] as Positioned;
+  let doc = lead.pos < lead.length ? (lead.docs[lead.pos] ?? 0) : END;
+  outer: while (doc !== END) {
+    for (let i = 1; i < all.length; i++) {
+      const d = advance(all[i] as Positioned, doc);
+      if (d !== doc) {
+        doc = d === END ? END : advance(lead, d);
+        continue outer;
       }
     }
-    const dl = data.dl[doc] ?? 0;
-    let score = 0;
-    for (const w of words) score += w.score(dl);
-    heap.offer({ doc, tier, score, key });
-  };
-
-  if (words.length === 1 && sets.length === 0 && !exclude) {
-    // One word: the total is the list's length, and a block that cannot enter the top k is skipped whole.
-    const w = words[0] as WordCursor;
-    total = w.length;
-    if (k > 0) {
-      while (w.pos < w.length) {
-        if (heap.full && w.pos % BLOCK_SIZE === 0) {
-          const worst = heap.worst() as RankedDoc;
-          const bestTier = w.blockTier();
-          if (bestTier > worst.tier || (bestTier === worst.tier && w.blockBound() < worst.score)) {
-            w.pos += BLOCK_SIZE;
-            continue;
-          }
+    if (!exclude || advance(exclude, doc) !== doc) {
+      total++;
+      if (k > 0) {
+        let tier = baseTier;
+        for (const w of cursors) tier |= postingTier(w.flags());
+        if (top.admits(tier, Number.POSITIVE_INFINITY)) {
+          const dl = data.dl[doc] ?? 0;
+          let score = 0;
+          for (const w of cursors) score += w.score(dl);
+          top.offer(doc, tier, score, data.key[doc] ?? 0);
         }
-        consider(w.docs[w.pos] ?? 0);
-        w.pos++;
       }
+    }
+    lead.pos++;
+    doc = lead.pos < lead.length ? (lead.docs[lead.pos] ?? 0) : END;
+  }
+  return { total, hits: top.result() };
+}
+
+/** Offers every posting of one word to `top` (a term list scored here, a materialized word as scored). */
+function scoreOneWord(w: TermList | MaterializedWord, data: DocData, top: TopCollector): void {
+  const { docs, names } = w;
+  const { dl, key, avgdl } = data;
+  if ('wtf' in w) {
+    const { wtf, idf } = w;
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i] ?? 0;
+      const tier = postingTier(names[i] ?? 0);
+      if (!top.admits(tier, Number.POSITIVE_INFINITY)) continue;
+      top.offer(doc, tier, idf * tfPart(wtf[i] ?? 0, dl[doc] ?? 0, avgdl), key[doc] ?? 0);
     }
   } else {
-    const all: Positioned[] = [...words, ...sets].sort((a, b) => a.length - b.length);
-    const lead = all[0] as Positioned;
-    let doc = lead.pos < lead.length ? (lead.docs[lead.pos] ?? 0) : END;
-    outer: while (doc !== END) {
-      for (let i = 1; i < all.length; i++) {
-        const d = advance(all[i] as Positioned, doc);
-        if (d !== doc) {
-          doc = d === END ? END : advance(lead, d);
-          continue outer;
-        }
-      }
-      if (!exclude || advance(exclude, doc) !== doc) {
-        total++;
-        if (k > 0) consider(doc);
-      }
-      lead.pos++;
-      doc = lead.pos < lead.length ? (lead.docs[lead.pos] ?? 0) : END;
+    const { score } = w;
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i] ?? 0;
+      top.offer(doc, postingTier(names[i] ?? 0), score[i] ?? 0, key[doc] ?? 0);
     }
   }
-  return { total, hits: heap.items.sort(compareRanked) };
 }
 
 /**

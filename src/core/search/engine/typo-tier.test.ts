@@ -18,7 +18,7 @@ describe('exact above typo (issue 13)', () => {
     const found = topK({ words: [word], filters: [] }, data, 3);
     expect(found.hits.map((h) => [h.doc, h.tier])).toEqual([[4, 0], [1, 4], [2, 4]]);
     expect(exhaustiveTopK([[exact, typo]], [], data, 3).hits.map((h) => [h.doc, h.tier])).toEqual([[4, 0], [1, 4], [2, 4]]);
-    // With k = 1 the block bound must not skip the exact part.
+    // With k = 1 the threshold must not refuse the exact part.
     expect(topK({ words: [word], filters: [] }, data, 1).hits.map((h) => h.doc)).toEqual([4]);
   });
 });
