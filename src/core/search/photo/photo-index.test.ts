@@ -255,3 +255,51 @@ describe('PhotoIndex without the postings of stop words (issue 14, memory)', () 
     expect(() => lean.query(queries[0] as LocalFeatures)).toThrow(/reload/);
   });
 });
+
+describe('PhotoIndex bursty query keypoints (issue 14, fourth round)', () => {
+  // A part with 60 keypoints, and 99 other images each holding look-alikes of every one of them (5
+  // bits flipped, at random places): every keypoint of a photo of the part then matches 100 images,
+  // more than the burst limit of 64 — as the smooth corners of a small, enlarged icon match many
+  // references at 10,000 images.
+  const part = randomFeatures(60, 320, 320, 4000);
+  const others = Array.from({ length: 99 }, (_, k) => {
+    const lookAlike = photoOf(part, 0, 1, 0, 0, 5, 0, 5000 + k);
+    const r = rng(6000 + k);
+    for (let i = 0; i < lookAlike.count; i++) {
+      lookAlike.xs[i] = r() * 320;
+      lookAlike.ys[i] = r() * 320;
+      lookAlike.angles[i] = r() * 360;
+    }
+    const filler = randomFeatures(60, 320, 320, 7000 + k);
+    const both = randomFeatures(120, 320, 320, 0);
+    for (const [src, at] of [[lookAlike, 0], [filler, 60]] as const) {
+      both.xs.set(src.xs, at);
+      both.ys.set(src.ys, at);
+      both.angles.set(src.angles, at);
+      both.sizes.set(src.sizes, at);
+      both.descriptors.set(src.descriptors, at * DESCRIPTOR_WORDS);
+    }
+    // Stored under the part's own words (a look-alike's word may differ; here every one is scanned).
+    both.words = vocabulary.assign(both.descriptors);
+    both.words.set(vocabulary.assign(part.descriptors), 0);
+    both.vocabulary = vocabulary.id;
+    return both;
+  });
+  const index = new PhotoIndex(vocabulary);
+  index.addMany([part, ...others].map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
+  const photo = photoOf(part, 25, 0.9, 150, 60, 2, 500, 8000);
+
+  it('keeps the nearest matches of a keypoint that matches too many images, so the part is still found', () => {
+    const hits = index.query(photo, { multiAssign: 2 });
+    expect(hits[0]?.image_id).toBe('img0');
+    expect(hits[0]?.inliers ?? 0).toBeGreaterThan(40);
+    expect(localConfidence(hits[0]?.inliers ?? 0, hits[0]?.matches)).toBeGreaterThan(CONFIDENT_SCORE);
+    // The look-alikes' matches (kept up to the limit) are scattered: none of them lines up.
+    for (const h of hits.slice(1)) expect(h.inliers).toBeLessThan(10);
+  });
+
+  it('dropping every match of such a keypoint (the rule before) loses the part', () => {
+    const hits = index.query(photo, { multiAssign: 2, burstKeep: 0 });
+    expect(hits.map((h) => h.image_id)).not.toContain('img0');
+  });
+});
