@@ -50,6 +50,11 @@ export interface OpenCatalogOptions {
    * the data directory (`catalog serve`'s main and reader threads; adapters/sqlite/thread-lock.ts).
    */
   sessionWriteLock?: SharedArrayBuffer;
+  /**
+   * Store search sessions after answering (SearchServiceDeps.deferSessionWrites): for a process
+   * through which alone its sessions are read, as `catalog serve`'s main thread.
+   */
+  deferSessionWrites?: boolean;
 }
 
 /** Directory of the image originals inside a data directory. */
@@ -145,6 +150,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     hitSources: { parts: (partIds) => store.getParts(partIds), shownImages: (partIds) => images.shownImagesOf(partIds) },
     synonyms: () => store.allSynonyms(),
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
+    ...(options.deferSessionWrites ? { deferSessionWrites: true } : {}),
   });
   return {
     service,

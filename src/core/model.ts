@@ -228,3 +228,17 @@ export interface ResultCard {
   createdAt: number;
   modifiedAt: number;
 }
+
+/**
+ * A text search's work budget (SearchIndex.searchText, SearchService.search; issue 12,
+ * core/search/budget.ts: SearchBudgetExceeded, the posting-equivalents of other work).
+ */
+export interface SearchBudget {
+  /**
+   * Postings the search may read before it gives up with SearchBudgetExceeded; other work
+   * is counted in posting-equivalents (a stored part read: PART_READ_POSTINGS, a vocabulary
+   * word checked for typos: VOCABULARY_WORD_POSTINGS, every part: the number of parts).
+   * An index that cannot count may ignore it (PostgreSQL: its searches never block a thread).
+   */
+  maxPostings: number;
+}

@@ -5,7 +5,7 @@
  */
 import type { Attribute, Organization, RelationType, SearchFacets, SynonymSet } from '../api/schemas.js';
 import type {
-  Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, SessionHits, StoredImage, StoredPart, StoredRelation,
+  Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, SearchBudget, SessionHits, StoredImage, StoredPart, StoredRelation,
   StoredSession, StoredToken, TextSearchQuery,
 } from './model.js';
 
@@ -239,8 +239,12 @@ export interface ImageFeatureIndexer {
 
 /** The full-text index, kept in sync by the catalog store's write transactions, and the result cards. */
 export interface SearchIndex {
-  /** Ranks parts for a text query (decisions §8): at most `maxHits` card ids and the total. */
-  searchText(query: TextSearchQuery, maxHits: number): Promise<RankedHits>;
+  /**
+   * Ranks parts for a text query (decisions §8): at most `maxHits` card ids and the total. With a
+   * `budget`, throws SearchBudgetExceeded (core/search/budget.ts) instead of reading more postings
+   * than it allows; an index may ignore the budget.
+   */
+  searchText(query: TextSearchQuery, maxHits: number, budget?: SearchBudget): Promise<RankedHits>;
   /** Result cards by id, in the order asked; unknown ids are left out. */
   readCards(cardIds: readonly number[]): Promise<ResultCard[]>;
   /** The current card id of each known part id (for rank steps that find parts, e.g. by image). */
@@ -258,9 +262,11 @@ export interface SearchIndex {
    * Loads ahead what every search reads (the per-part arrays: lengths, order keys, card ids) and
    * the largest posting lists, so that the first searches of a fresh connection cost what later
    * ones do (issue 12: ~0.2 s for the arrays, 20-30 ms a frequent word's list, at 1,000,000 parts).
-   * Optional: a store without such state leaves it out.
+   * `postings`: how many postings of the largest lists to decode ahead (default: the store's own
+   * choice; 0 = the per-part arrays only, as `catalog serve`'s main thread, which runs only cheap
+   * searches). Optional: a store without such state leaves it out.
    */
-  warm?(): Promise<void>;
+  warm?(options?: { postings?: number }): Promise<void>;
 }
 
 /** Bounds on stored search sessions (issue 11; defaults in SearchLimits, docs/api.md). */
@@ -271,6 +277,12 @@ export interface SessionBudget {
   maxTotalBytes: number;
 }
 
+/** A session to store and its hits (SessionStore.createMany). */
+export interface NewSession {
+  session: StoredSession;
+  hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined };
+}
+
 /** Search sessions: a snapshot of ordered hits per session, readable page by page in constant time. */
 export interface SessionStore {
   /**
@@ -279,6 +291,11 @@ export interface SessionStore {
    * `hits.scores`, when given, is parallel to `hits.cardIds` (values in [0, 1]; stored to 1/65,535).
    */
   create(session: StoredSession, hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined }, budget?: SessionBudget): Promise<void>;
+  /**
+   * Stores several sessions, in order, as `create` would each, in one transaction (one commit).
+   * Optional: without it the caller creates them one by one.
+   */
+  createMany?(sessions: readonly NewSession[], budget?: SessionBudget): Promise<void>;
   get(sessionId: string): Promise<StoredSession | undefined>;
   /**
    * Hits [skip, skip + limit): card ids, and their scores when the session was created with

@@ -9,7 +9,7 @@ import type { ImageLimits } from '../core/images/service.js';
 import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
-import { poolCatalog } from './pool/pooled-catalog.js';
+import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 
 export interface ServeOptions {
@@ -71,7 +71,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // PostgreSQL and S3 do their work in other processes and their drivers never block the event
   // loop, so such a catalog is served from the main thread (no reader/writer threads).
   const external = options.databaseUrl !== undefined || options.blobUrl !== undefined;
-  const plain = external ? await openCatalogAt({ ...catalogOptions, databaseUrl: options.databaseUrl, blobUrl: options.blobUrl }) : openCatalog(catalogOptions);
+  const threaded = options.readers !== 0 && !external;
+  const plain = external
+    ? await openCatalogAt({ ...catalogOptions, databaseUrl: options.databaseUrl, blobUrl: options.blobUrl })
+    // Sessions of this thread's searches are read through it alone (pooled-catalog.ts flushes them
+    // before a reader thread pages one), so they are stored after answering. With threads, this
+    // thread's searches are cheap ones (pooled-catalog.ts): small lists only.
+    : openCatalog({ ...catalogOptions, deferSessionWrites: true, ...(threaded ? { searchTuning: { postingCache: MAIN_THREAD_POSTING_CACHE } } : {}) });
   if ((await plain.service.countTokens()) === 0) {
     await plain.close();
     throw new CatalogError(
@@ -90,7 +96,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ? setInterval(() => void plain.images.sweepOrphans({ minAgeMs: SHARED_BLOB_GRACE_MS }).catch(() => undefined), SHARED_BLOB_SWEEP_INTERVAL_MS).unref()
     : undefined;
   let catalog: Catalog = plain;
-  const pooled = options.readers !== 0 && !external ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers }) : undefined;
+  const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers }) : undefined;
   if (pooled) catalog = pooled;
   const app = buildApp({ catalog, ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}) });
   try {

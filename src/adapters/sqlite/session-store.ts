@@ -17,7 +17,7 @@
  * INCREMENTAL, and a WAL truncated after checkpoints).
  */
 import { rmSync } from 'node:fs';
-import type { SessionBudget, SessionStore } from '../../core/ports.js';
+import type { NewSession, SessionBudget, SessionStore } from '../../core/ports.js';
 import { BUSY_TIMEOUT_MS, Database, type SqliteDatabase } from './database.js';
 import type { ThreadLock } from './thread-lock.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';
@@ -217,6 +217,19 @@ export class SqliteSessionStore implements SessionStore {
    * `maxTotalBytes`; the new session itself is always kept. One immediate transaction.
    */
   async create(session: StoredSession, hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined }, budget?: SessionBudget): Promise<void> {
+    this.write(() => this.db.transaction(() => this.insertSession(session, hits, budget)).immediate());
+  }
+
+  /** SessionStore.createMany: the sessions in order, as `create` would, in ONE immediate transaction (one commit, one lock). */
+  async createMany(sessions: readonly NewSession[], budget?: SessionBudget): Promise<void> {
+    if (sessions.length === 0) return;
+    this.write(() => this.db.transaction(() => {
+      for (const { session, hits } of sessions) this.insertSession(session, hits, budget);
+    }).immediate());
+  }
+
+  /** One session of `create`: evictions, then the row and its hit blocks; inside the caller's transaction. */
+  private insertSession(session: StoredSession, hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined }, budget: SessionBudget | undefined): void {
     const blocks = packHits(hits);
     const state: SessionState = {
       ...(session.organization !== undefined ? { organization: session.organization } : {}),
@@ -225,30 +238,28 @@ export class SqliteSessionStore implements SessionStore {
     };
     const stateJson = Object.keys(state).length > 0 ? JSON.stringify(state) : null;
     const bytes = SESSION_ROW_BYTES + (stateJson === null ? 0 : Buffer.byteLength(stateJson)) + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0);
-    this.write(() => this.db.transaction(() => {
-      if (budget) {
-        const excess = (this.stmt.countOwned.get(session.principal) ?? 0) + 1 - budget.maxSessionsPerOwner;
-        if (excess > 0) this.remove(this.stmt.oldestOwned.all(session.principal, excess));
-        let over = this.stmt.totalBytes.get()! + bytes - budget.maxTotalBytes;
-        while (over > 0) {
-          const victims: Victim[] = [];
-          for (const row of this.stmt.oldest.all(64)) {
-            if (over <= 0) break;
-            victims.push(row);
-            over -= row.bytes;
-          }
-          if (victims.length === 0) break;
-          this.remove(victims);
+    if (budget) {
+      const excess = (this.stmt.countOwned.get(session.principal) ?? 0) + 1 - budget.maxSessionsPerOwner;
+      if (excess > 0) this.remove(this.stmt.oldestOwned.all(session.principal, excess));
+      let over = this.stmt.totalBytes.get()! + bytes - budget.maxTotalBytes;
+      while (over > 0) {
+        const victims: Victim[] = [];
+        for (const row of this.stmt.oldest.all(64)) {
+          if (over <= 0) break;
+          victims.push(row);
+          over -= row.bytes;
         }
+        if (victims.length === 0) break;
+        this.remove(victims);
       }
-      const { lastInsertRowid } = this.stmt.insert.run(
-        session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, hits.cardIds.length, bytes, stateJson,
-      );
-      const seq = Number(lastInsertRowid);
-      blocks.forEach((packed, block) => this.stmt.insertBlock.run(seq * BLOCKS_PER_SESSION + block, packed.cardIds, packed.scores));
-      this.stmt.addBytes.run(bytes);
-      this.stmt.addOwned.run(session.principal, 1, 1);
-    }).immediate());
+    }
+    const { lastInsertRowid } = this.stmt.insert.run(
+      session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, hits.cardIds.length, bytes, stateJson,
+    );
+    const seq = Number(lastInsertRowid);
+    blocks.forEach((packed, block) => this.stmt.insertBlock.run(seq * BLOCKS_PER_SESSION + block, packed.cardIds, packed.scores));
+    this.stmt.addBytes.run(bytes);
+    this.stmt.addOwned.run(session.principal, 1, 1);
   }
 
   /** Runs a write transaction under the process's write lock when there is one. */

@@ -13,7 +13,7 @@ import {
   type SearchResponse, type SearchResult, type SynonymSet,
 } from '../../api/schemas.js';
 import { createHash } from 'node:crypto';
-import type { Clock, Ids, ImageSimilaritySearch, SearchIndex, SessionStore } from '../ports.js';
+import type { Clock, Ids, ImageSimilaritySearch, NewSession, SearchIndex, SessionBudget, SessionStore } from '../ports.js';
 import type { ServiceContext } from '../context.js';
 
 import { MAX_QUERY_WORDS, parseQueryText } from './query.js';
@@ -22,9 +22,10 @@ import { checkProjection, projectionInForce, toSearchResult, type HitDetails } f
 import { viewPart } from '../catalog/parts.js';
 import { highlight, highlightFields } from './highlight.js';
 import { parseBody } from '../validation.js';
+import { SearchBudgetExceeded, type SearchBudget } from './budget.js';
 import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
 import { visibleLevels } from '../permissions.js';
-import type { RankedHits, SearchFilter, SessionHits, StoredPart, TextSearchQuery } from '../model.js';
+import type { RankedHits, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
 
 /**
  * The `imageId` of an image search: `query-` and the first 32 hex digits of the query image's
@@ -121,6 +122,14 @@ export interface SearchServiceDeps {
    * to every search's words at query time (issue 13); without it no synonyms.
    */
   synonyms?: () => Promise<readonly SynonymSet[]>;
+  /**
+   * Store each search's session after answering it (issue 12): sessions answered in one turn of
+   * the event loop are written together on the next (SessionStore.createMany: one commit), and
+   * every read of a session first writes what is pending, so a session is always found by this
+   * service. For a process whose sessions are read only through it (`catalog serve` on SQLite);
+   * a crash in between loses those sessions (a cache: the client searches again).
+   */
+  deferSessionWrites?: boolean;
 }
 
 /** The filterable attribute ids, sorted and comma-separated, for error details ('none' when there are none). */
@@ -153,6 +162,11 @@ export class SearchService {
   private synonymIndex: { sets: readonly SynonymSet[]; index: SynonymIndex } | undefined;
   private purgeTimer: ReturnType<typeof setInterval> | undefined;
   private purging: Promise<void> | undefined;
+  private readonly deferSessionWrites: boolean;
+  /** Sessions answered and not yet stored (deferSessionWrites), oldest first. */
+  private pendingSessions: NewSession[] = [];
+  private flushTimer: ReturnType<typeof setImmediate> | undefined;
+  private flushing: Promise<void> | undefined;
 
   constructor(deps: SearchServiceDeps) {
     this.context = deps.context;
@@ -164,6 +178,7 @@ export class SearchService {
     this.images = deps.images;
     this.hitSources = deps.hitSources;
     this.synonymSets = deps.synonyms;
+    this.deferSessionWrites = deps.deferSessionWrites ?? false;
     if (this.limits.sessionPurgeIntervalMs > 0) {
       // Expired sessions go even when nobody searches; unref'd, so it never keeps a process alive.
       this.purgeTimer = setInterval(() => void this.purgeExpired(), this.limits.sessionPurgeIntervalMs);
@@ -175,15 +190,21 @@ export class SearchService {
    * POST /1/find/search. `body` is the JSON request (or the multipart part `input`); `image` the
    * multipart part `image`. Throws 400 for a bad request (unknown fields, projection values,
    * filters on unknown or non-filterable attributes), 403 when a token bound to an organization
-   * names another, 415 for an image (image search is not available yet).
+   * names another, 415 when image search is not configured.
+   *
+   * With a `budget` (core/search/budget.ts), only a text search without facets runs, and only as
+   * long as its postings stay within the budget: otherwise SearchBudgetExceeded is thrown before
+   * anything is stored (`catalog serve` then runs it on a reader thread without one).
    */
-  async search(principal: Principal, body: unknown, image?: SearchImage): Promise<SearchResponse> {
+  async search(principal: Principal, body: unknown, image?: SearchImage, budget?: SearchBudget): Promise<SearchResponse> {
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
+    // Facets count every hit, and an image search decodes: neither is cheap, whatever the words.
+    if (budget && (image !== undefined || (request.matches?.facets?.length ?? 0) > 0)) throw new SearchBudgetExceeded(budget.maxPostings);
     const projection = request.projection ? checkProjection(request.projection, 'projection') : undefined;
     const limit = request.resultOptions?.limit ?? DEFAULT_SEARCH_LIMIT;
     if (image !== undefined && (request.matches?.facets?.length ?? 0) > 0) throw errors.badRequest('matches.facets: facets are counted for text and filter searches only, not with an image');
     if (image === undefined && request.resultOptions?.minScore !== undefined) throw errors.badRequest('resultOptions.minScore: only an image search has scores; send the photo as the multipart part image, or drop minScore');
-    const text = image === undefined ? await this.rankText(principal, request) : undefined;
+    const text = image === undefined ? await this.rankText(principal, request, budget) : undefined;
     const hits = text?.hits ?? (await this.rankImage(principal, request, image?.bytes ?? new Uint8Array(0)));
     const facets = text?.facets;
     const imageId = image !== undefined ? queryImageId(image.bytes) : null;
@@ -191,17 +212,17 @@ export class SearchService {
     const sessionId = this.ids.uuid();
     const organization = request.matches?.organization;
     const searchText = request.matches?.text;
-    await this.sessions.create(
-      {
-        sessionId, principal: sessionOwner(principal), createdAt: now, expiresAt: now + this.limits.sessionTtlMicros, imageId, language: request.language, total: hits.total, stored: hits.cardIds.length,
-        ...(organization !== undefined ? { organization } : {}),
-        ...(searchText !== undefined && searchText.trim() !== '' ? { text: searchText } : {}),
-        ...(facets !== undefined ? { facets } : {}),
-      },
-      hits,
-      { maxSessionsPerOwner: this.limits.maxSessionsPerToken, maxTotalBytes: this.limits.maxSessionBytes },
-    );
-    await this.purgeNow(now);
+    const session: StoredSession = {
+      sessionId, principal: sessionOwner(principal), createdAt: now, expiresAt: now + this.limits.sessionTtlMicros, imageId, language: request.language, total: hits.total, stored: hits.cardIds.length,
+      ...(organization !== undefined ? { organization } : {}),
+      ...(searchText !== undefined && searchText.trim() !== '' ? { text: searchText } : {}),
+      ...(facets !== undefined ? { facets } : {}),
+    };
+    if (this.deferSessionWrites) this.deferSession({ session, hits });
+    else {
+      await this.sessions.create(session, hits, this.sessionBudget());
+      await this.purgeNow(now);
+    }
     return {
       sessionId, imageId, results: await this.results(principal, { organization, text: searchText }, { cardIds: hits.cardIds.slice(0, limit), ...(hits.scores ? { scores: hits.scores.slice(0, limit) } : {}) }, request.language, projection), resultsTotalCount: hits.total, resultsPageableCount: hits.cardIds.length,
       ...(facets !== undefined ? { facets } : {}),
@@ -219,6 +240,7 @@ export class SearchService {
     const limit = integerIn(options.limit, 'limit', DEFAULT_SEARCH_LIMIT, 1, MAX_PAGE_LIMIT);
     const raw = typeof options.projection === 'string' ? options.projection.split(',').map((v) => v.trim()).filter((v) => v !== '') : options.projection;
     const projection = raw && raw.length > 0 ? checkProjection(raw, 'projection') : undefined;
+    await this.flushSessions();
     const session = await this.sessions.get(sessionId);
     if (!session || session.principal !== sessionOwner(principal) || session.expiresAt <= this.clock.nowMicros()) {
       throw errors.notFound(`search session '${sessionId}' does not exist or has expired; start a new search`);
@@ -239,9 +261,9 @@ export class SearchService {
    * The text rank step: words, filters and the caller's view to ordered hits, and the facet counts
    * of `matches.facets` over every hit (each must name a filterable attribute, else 400).
    */
-  private async rankText(principal: Principal, request: SearchRequest): Promise<{ hits: RankedHits; facets?: SearchFacets }> {
+  private async rankText(principal: Principal, request: SearchRequest, budget?: SearchBudget): Promise<{ hits: RankedHits; facets?: SearchFacets }> {
     const { query, facetAttributes } = await this.textQuery(principal, request.matches, request.matches?.facets ?? [], 'matches.facets');
-    const hits = await this.index.searchText(query, this.limits.maxSessionHits);
+    const hits = await this.index.searchText(query, this.limits.maxSessionHits, budget);
     if (facetAttributes.length === 0) return { hits };
     const maxValues = request.resultOptions?.maxValuesPerFacet ?? this.limits.facetValues;
     return { hits, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(query, facetAttributes, maxValues) };
@@ -370,6 +392,48 @@ export class SearchService {
     return applySynonyms(words, this.synonymIndex.index);
   }
 
+  /** The session budget of every write (SessionStore.create). */
+  private sessionBudget(): SessionBudget {
+    return { maxSessionsPerOwner: this.limits.maxSessionsPerToken, maxTotalBytes: this.limits.maxSessionBytes };
+  }
+
+  /** Queues a session (deferSessionWrites) and schedules its write on the next turn of the event loop. */
+  private deferSession(entry: NewSession): void {
+    this.pendingSessions.push(entry);
+    this.flushTimer ??= setImmediate(() => void this.flushSessions());
+  }
+
+  /**
+   * Stores the sessions answered so far and not yet stored (deferSessionWrites), in one
+   * transaction; resolves when they are stored (at once when none are pending). A failed write
+   * (a full disk, a lock held too long) loses those sessions, as a crash would: sessions are a
+   * cache, and reading one then answers 404 "start a new search".
+   */
+  async flushSessions(): Promise<void> {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.pendingSessions;
+    if (batch.length > 0) {
+      this.pendingSessions = [];
+      const previous = this.flushing;
+      const write = (async () => {
+        await previous;
+        try {
+          if (this.sessions.createMany) await this.sessions.createMany(batch, this.sessionBudget());
+          else for (const { session, hits } of batch) await this.sessions.create(session, hits, this.sessionBudget());
+          await this.purgeNow(this.clock.nowMicros());
+        } catch {
+          // Lost, as in a crash (see above); the next batch tries again.
+        }
+      })();
+      this.flushing = write;
+      void write.finally(() => {
+        if (this.flushing === write) this.flushing = undefined;
+      });
+    }
+    await this.flushing;
+  }
+
   /** Deletes expired sessions now and then (lazily: reads check expiry themselves). */
   private async purgeNow(now: number): Promise<void> {
     if (now - this.lastPurge < PURGE_INTERVAL_MICROS) return;
@@ -398,13 +462,18 @@ export class SearchService {
     return this.purging;
   }
 
-  /** Loads ahead what every search reads (SearchIndex.warm), e.g. in a server thread before its first request. */
-  async warm(): Promise<void> {
-    await this.index.warm?.();
+  /**
+   * Loads ahead what every search reads (SearchIndex.warm), e.g. in a server thread before its
+   * first request; `postings`: how much of the largest posting lists (0: none, for a thread that
+   * runs only budgeted searches).
+   */
+  async warm(options: { postings?: number } = {}): Promise<void> {
+    await this.index.warm?.(options);
   }
 
-  /** Stops the purge timer and closes the session store (the index lives in the catalog's database). */
+  /** Stores pending sessions, stops the purge timer and closes the session store (the index lives in the catalog's database). */
   async close(): Promise<void> {
+    await this.flushSessions();
     if (this.purgeTimer) clearInterval(this.purgeTimer);
     await this.purging;
     await this.sessions.close();

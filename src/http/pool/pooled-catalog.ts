@@ -12,7 +12,10 @@
  *   GET part (one indexed row, ~6 µs of SQLite: the hop to a thread and back cost ~90 µs of CPU a
  *   request, and serving it here took a GET part from ~215 to ~125 µs of server CPU, issue 12),
  *   image uploads and originals (files stream through it), image search (its decodes already run
- *   off the event loop in a bounded pool).
+ *   off the event loop in a bounded pool), and cheap text searches: each text search is first run
+ *   here with a budget of {@link MAIN_THREAD_SEARCH_POSTINGS} postings (core/search/budget.ts),
+ *   counted before they are read; one that would read more gives up before storing anything and
+ *   goes to a reader thread. A rare word's search costs ~0.1 ms, the hop ~0.3 ms (issue 12).
  *
  * Each worker opens the same data directory with the same options (catalog-worker.ts). Errors
  * cross as problem+json and are rebuilt as the same CatalogError, so a pooled server answers
@@ -26,6 +29,9 @@ import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { CatalogError, fromProblem } from '../../api/errors.js';
+import type { Principal } from '../../api/schemas.js';
+import { SearchBudgetExceeded } from '../../core/search/budget.js';
+import type { SearchImage } from '../../core/search/service.js';
 import type { Catalog } from '../../core/services.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
 import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask } from './protocol.js';
@@ -38,8 +44,19 @@ const WRITES: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = 
 const READS: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = {
   service: ['listParts', 'selectParts', 'listAttributes', 'selectAttributes', 'listOrganizations', 'listSynonyms'],
   relations: ['getRelations', 'listRelations'],
-  search: ['searchState', 'facetValues'],
+  // searchState goes to a reader too, after this thread's deferred sessions are stored (poolCatalog).
+  search: ['facetValues'],
 };
+
+/**
+ * Postings a text search may read on the main thread (core/search/budget.ts): at most ~0.2 ms of
+ * ranking (~64 blocks to decode, ~8,000 postings to score), so a request waiting behind it barely
+ * notices; rare and medium words (≤ ~1,000 hits, each word ≤ 64 blocks) stay under it, frequent
+ * words (5-30 % of the parts) and most prefixes do not.
+ */
+export const MAIN_THREAD_SEARCH_POSTINGS = 8192;
+/** Decoded postings the main thread's engine keeps (its searches read small lists only; ~6 MB). */
+export const MAIN_THREAD_POSTING_CACHE = 500_000;
 
 /** Options of {@link poolCatalog}: the catalog's own options (plain data: they are sent to each worker) and the pool sizes. */
 export interface PooledCatalogOptions {
@@ -50,6 +67,8 @@ export interface PooledCatalogOptions {
   maxQueue?: number | undefined;
   /** How long `start()` waits for the threads to be ready (default {@link READY_TIMEOUT_MS}). */
   readyTimeoutMs?: number | undefined;
+  /** Postings a text search may read on the main thread (default {@link MAIN_THREAD_SEARCH_POSTINGS}; 0: none there). */
+  mainThreadSearchPostings?: number | undefined;
 }
 
 /** Default wait for the threads in `start()`: a catalog of millions of parts warms in about a second. */
@@ -77,11 +96,13 @@ function threadsReady(channel: string, count: number, timeoutMs: number): Promis
 export interface PooledCatalog extends Catalog {
   /** Thread counts, for logs and tests. */
   readonly threads: { readers: number; writer: number };
+  /** Text searches answered so far on the main thread (within its budget) and on reader threads. */
+  readonly searches: { onMainThread: number; onReaders: number };
   /**
    * Starts the threads now and resolves once every thread can take tasks (each reader has read the
-   * search engine's per-part arrays), or after `readyTimeoutMs` whatever the threads do (a call
-   * then waits for its thread as before). The first call routed to a thread starts them too.
-   * Idempotent.
+   * search engine's per-part arrays, and so has the main thread, for its budgeted searches), or
+   * after `readyTimeoutMs` whatever the threads do (a call then waits for its thread as before).
+   * The first call routed to a thread starts them too. Idempotent.
    */
   start(): Promise<void>;
 }
@@ -111,14 +132,11 @@ function route(pool: () => Piscina, service: PooledServiceName): (method: string
 }
 
 /** `target` with the listed methods sent to `call` instead; every other member is the target's own. */
-function delegate<T extends object>(target: T, methods: readonly string[], call: (method: string, args: unknown[]) => Promise<unknown>, keep?: (method: string, args: unknown[]) => boolean): T {
+function delegate<T extends object>(target: T, methods: readonly string[], call: (method: string, args: unknown[]) => Promise<unknown>): T {
   const proxy = Object.create(target) as T;
   for (const method of methods) {
-    const own = (target as Record<string, unknown>)[method];
-    if (typeof own !== 'function') throw new Error(`pooled catalog: ${method} is not a method`);
-    Object.defineProperty(proxy, method, {
-      value: (...args: unknown[]) => (keep?.(method, args) ? (own as (...a: unknown[]) => unknown).apply(target, args) : call(method, args)),
-    });
+    if (typeof (target as Record<string, unknown>)[method] !== 'function') throw new Error(`pooled catalog: ${method} is not a method`);
+    Object.defineProperty(proxy, method, { value: (...args: unknown[]) => call(method, args) });
   }
   return proxy;
 }
@@ -137,12 +155,12 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   const start = () => {
     if (!pools) {
       // Listen before the threads exist, so that no thread's message is missed.
-      const ready = threadsReady(readyChannel, readers + 1, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
-      pools = {
-        readers: new Piscina({ ...common, workerData: data(true), minThreads: readers, maxThreads: readers }),
-        writer: new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 }),
-        ready,
-      };
+      const threads = threadsReady(readyChannel, readers + 1, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
+      const readerPool = new Piscina({ ...common, workerData: data(true), minThreads: readers, maxThreads: readers });
+      const writer = new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 });
+      // While the threads load, this thread reads the per-part arrays its budgeted searches need.
+      const ready = Promise.all([threads, main.search.warm({ postings: 0 })]).then(() => undefined);
+      pools = { readers: readerPool, writer, ready };
     }
     return pools;
   };
@@ -153,15 +171,42 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
   };
   const methods = (service: PooledServiceName) => [...(WRITES[service] ?? []), ...(READS[service] ?? [])];
-  // A search with a query image stays here: its decode is already off the event loop, bounded.
-  const searchWithImage = (method: string, args: unknown[]) => method === 'search' && args[2] !== undefined;
+  const search = delegate(main.search, methods('search'), calls('search'));
+  const onReader = calls('search');
+  const maxPostings = options.mainThreadSearchPostings ?? MAIN_THREAD_SEARCH_POSTINGS;
+  const searches = { onMainThread: 0, onReaders: 0 };
+  Object.defineProperty(search, 'search', {
+    value: async (principal: Principal, body: unknown, image?: SearchImage) => {
+      // A search with a query image stays here: its decode is already off the event loop, bounded.
+      if (image !== undefined) return main.search.search(principal, body, image);
+      if (maxPostings > 0) {
+        try {
+          const answer = await main.search.search(principal, body, undefined, { maxPostings });
+          searches.onMainThread++;
+          return answer;
+        } catch (error) {
+          if (!(error instanceof SearchBudgetExceeded)) throw error;
+        }
+      }
+      searches.onReaders++;
+      return onReader('search', [principal, body]);
+    },
+  });
+  // A session this thread answered may not be stored yet (deferSessionWrites): store it first.
+  Object.defineProperty(search, 'searchState', {
+    value: async (...args: unknown[]) => {
+      await main.search.flushSessions();
+      return onReader('searchState', args);
+    },
+  });
   let closing: Promise<void> | undefined;
   return {
     service: delegate(main.service, methods('service'), calls('service')),
     relations: delegate(main.relations, methods('relations'), calls('relations')),
-    search: delegate(main.search, [...methods('search'), 'search'], calls('search'), searchWithImage),
+    search,
     images: main.images,
     threads: { readers, writer: 1 },
+    searches,
     start() {
       return start().ready;
     },

@@ -122,7 +122,8 @@ export class EngineStore {
   private readonly terms = new Map<number, CachedTerm>();
   private cachedPostings = 0;
 
-  constructor(private readonly db: SqliteDatabase) {
+  /** `cachePostings`: decoded postings kept in memory (default {@link CACHE_POSTINGS}). */
+  constructor(private readonly db: SqliteDatabase, private readonly cachePostings = CACHE_POSTINGS) {
     this.stmt = {
       termId: db.prepare<[string], number>('SELECT id FROM engine_terms WHERE term = ?').pluck(),
       insertTerm: db.prepare<[string, number]>('INSERT INTO engine_terms (term, version) VALUES (?, ?)'),
@@ -138,12 +139,14 @@ export class EngineStore {
       insertBlock: db.prepare<[number, number, Uint8Array]>('INSERT INTO engine_postings (term_id, first_doc, data) VALUES (?, ?, ?)'),
       updateBlock: db.prepare<[Uint8Array, number, number]>('UPDATE engine_postings SET data = ? WHERE term_id = ? AND first_doc = ?'),
       allBlocks: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc'),
+      blockCount: db.prepare<[number, number], number>('SELECT count(*) FROM (SELECT 1 FROM engine_postings WHERE term_id = ? LIMIT ?)').pluck(),
       largestTerms: db.prepare<[number], { id: number; term: string; blocks: number }>(
         'SELECT t.id AS id, t.term AS term, b.blocks AS blocks FROM (SELECT term_id, count(*) AS blocks FROM engine_postings GROUP BY term_id ORDER BY blocks DESC LIMIT ?) AS b JOIN engine_terms AS t ON t.id = b.term_id ORDER BY b.blocks DESC',
       ),
       chunk: db.prepare<[number], Buffer>('SELECT data FROM engine_docs WHERE chunk = ?').pluck(),
       putChunk: db.prepare<[number, number, Buffer]>('INSERT INTO engine_docs (chunk, version, data) VALUES (?, ?, ?) ON CONFLICT(chunk) DO UPDATE SET version = excluded.version, data = excluded.data'),
       changedChunks: db.prepare<[number], { chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE version > ?'),
+      changedChunkIds: db.prepare<[number], number>('SELECT chunk FROM engine_docs WHERE version > ?').pluck(),
       lastChunk: db.prepare<[], { chunk: number | null }>('SELECT max(chunk) AS chunk FROM engine_docs'),
       stats: db.prepare<[], { version: number; n: number; len0: number; len1: number; len2: number; len3: number }>('SELECT version, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0'),
       version: db.prepare<[], number>('SELECT version FROM engine_stats WHERE id = 0').pluck(),
@@ -425,6 +428,14 @@ export class EngineStore {
     this.loadedVersion = stats.version;
   }
 
+  /**
+   * The doc chunks (doc id / CHUNK) written after engine version `version`: every doc whose card,
+   * order key, lengths or flags changed since lies in one of them.
+   */
+  chunksChangedSince(version: number): Set<number> {
+    return new Set(this.stmt.changedChunkIds.all(version));
+  }
+
   /** The committed engine version (engine_stats.version): grows with every write to the index, a rebuild included. */
   storedVersion(): number {
     return this.stmt.version.get() ?? 0;
@@ -482,6 +493,17 @@ export class EngineStore {
     }
   }
 
+  /**
+   * At least as many postings as term `id` has, without reading them: exact when its list is
+   * decoded in memory, else its blocks × BLOCK_SIZE, counting at most enough blocks to pass `cap`
+   * (a budgeted search asks: a frequent word's thousands of blocks are not counted).
+   */
+  postingsBound(id: number, cap: number): number {
+    const cached = this.terms.get(id);
+    if (cached) return cached.docs.length;
+    return this.stmt.blockCount.get(id, Math.floor(cap / BLOCK_SIZE) + 1)! * BLOCK_SIZE;
+  }
+
   /** A term's postings as tier `tier` sees them (wtf > 0 only); cached until the term changes. */
   termForTier(id: number, term: string, tier: number): { docs: Int32Array; wtf: Float64Array; names: Uint8Array } {
     const cached = this.decoded(id, term);
@@ -506,7 +528,7 @@ export class EngineStore {
       this.terms.set(id, cached);
       this.cachedPostings += cached.docs.length;
       for (const old of this.terms.keys()) {
-        if (this.cachedPostings <= CACHE_POSTINGS || old === id) break;
+        if (this.cachedPostings <= this.cachePostings || old === id) break;
         this.evict(old);
       }
     }

@@ -32,7 +32,9 @@ import { decodeServiceId, partFromRow, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
 import { buildEngineDocument, type EngineDocument } from '../../../core/search/engine/document.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
+import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
+import { BudgetMeter, PART_READ_POSTINGS, VOCABULARY_WORD_POSTINGS, type SearchBudget } from '../../../core/search/budget.js';
 
 export { visibilityTier } from '../../../core/search/engine/searcher.js';
 
@@ -90,6 +92,11 @@ export interface SearchIndexOptions {
   cacheSize?: number;
   /** Hits the cache holds at most over all its entries (default {@link CACHE_MAX_HITS}). */
   cacheMaxHits?: number;
+  /**
+   * Decoded postings the engine keeps in memory (default 6,000,000: ~80 MB). `catalog serve`'s
+   * main thread, which runs only cheap searches, keeps fewer.
+   */
+  postingCache?: number;
 }
 
 /**
@@ -138,13 +145,15 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   readonly engine: EngineStore;
   /** The shared engine's query code over this connection (core/search/engine/searcher.ts). */
   private readonly searcher: EngineSearcher;
+  /** The budget of the search running now, if it has one (searchText): the reader charges its reads to it. */
+  private meter: BudgetMeter | undefined;
 
   constructor(db: SqliteDatabase, options: SearchIndexOptions) {
     this.db = db;
     this.clock = options.clock;
     this.cacheSize = options.cacheSize ?? 256;
     this.cacheMaxHits = options.cacheMaxHits ?? CACHE_MAX_HITS;
-    this.engine = new EngineStore(db);
+    this.engine = new EngineStore(db, options.postingCache);
     this.stmt = {
       current: db.prepare<[number], { card_id: number; org_doc: number }>('SELECT card_id, org_doc FROM search_current WHERE part_rowid = ?'),
       setCurrent: db.prepare<[number, number, number, number]>(
@@ -366,10 +375,14 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   // -- read side (SearchIndex) -------------------------------------------------------------
 
-  async searchText(query: TextSearchQuery, maxHits: number): Promise<RankedHits> {
+  /**
+   * SearchIndex.searchText. With a `budget`, the engine's reads are charged to it before they are
+   * made, and SearchBudgetExceeded is thrown once it is spent (a cached answer costs nothing).
+   */
+  async searchText(query: TextSearchQuery, maxHits: number, budget?: SearchBudget): Promise<RankedHits> {
     // One read transaction: every statement reads the same snapshot.
     return this.db.transaction(() => {
-      if (this.cacheSize <= 0) return this.searchTextNow(query, maxHits);
+      if (this.cacheSize <= 0) return this.searchTextNow(query, maxHits, budget);
       const generation = `${this.stmt.dataVersion.get() ?? 0}:${this.stmt.totalChanges.get() ?? 0}`;
       if (generation !== this.cacheGeneration) {
         this.cache.clear();
@@ -386,7 +399,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         this.cache.set(key, cached);
         return cached;
       }
-      const hits = this.searchTextNow(query, maxHits);
+      const hits = this.searchTextNow(query, maxHits, budget);
       this.cache.set(key, hits);
       this.cachedHits += hits.cardIds.length;
       // Oldest first, until both bounds hold (the newest entry always stays).
@@ -400,15 +413,23 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   }
 
   /** The ranked hits as card ids; runs inside the read transaction of searchText. */
-  private searchTextNow(query: TextSearchQuery, maxHits: number): RankedHits {
+  private searchTextNow(query: TextSearchQuery, maxHits: number, budget: SearchBudget | undefined): RankedHits {
     this.engine.refresh();
-    const { total, docs } = this.searcher.matchingDocs(query, maxHits);
-    return { total, cardIds: docs.map((doc) => this.engine.card[doc] ?? 0) };
+    this.meter = budget ? new BudgetMeter(budget.maxPostings) : undefined;
+    try {
+      const { total, docs } = this.searcher.matchingDocs(query, maxHits);
+      return { total, cardIds: docs.map((doc) => this.engine.card[doc] ?? 0) };
+    } finally {
+      this.meter = undefined;
+    }
   }
 
-  /** SearchIndex.warm: the engine's per-part arrays and its largest posting lists read in (one read transaction; EngineStore.warm). */
-  async warm(): Promise<void> {
-    this.db.transaction(() => this.engine.warm(WARM_POSTINGS))();
+  /**
+   * SearchIndex.warm: the engine's per-part arrays and its largest posting lists, up to `postings`
+   * (default {@link WARM_POSTINGS}), read in (one read transaction; EngineStore.warm).
+   */
+  async warm(options: { postings?: number } = {}): Promise<void> {
+    this.db.transaction(() => this.engine.warm(options.postings ?? WARM_POSTINGS))();
   }
 
   /** Facet counts (SearchIndex.facets; core/search/engine/searcher.ts), in one read transaction. */
@@ -419,10 +440,19 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     })();
   }
 
-  /** The engine's reads (core EngineReader) over this connection: the engine store plus the vocabulary, the FTS5 probe and the parts. */
+  /**
+   * The engine's reads (core EngineReader) over this connection: the engine store plus the
+   * vocabulary, the FTS5 probe and the parts. A budgeted search (searchText) is charged for a
+   * term's postings before they are read, and for every part and vocabulary word read.
+   */
   private makeReader(): EngineReader {
     const engine = this.engine;
     const stmt = this.stmt;
+    const charge = (postings: number) => this.meter?.charge(postings);
+    const chargeWords = <T>(words: T[]): T[] => {
+      charge(words.length * VOCABULARY_WORD_POSTINGS);
+      return words;
+    };
     return {
       get n() {
         return engine.n;
@@ -442,17 +472,24 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       termId: (term) => engine.termId(term),
       termsWithPrefix: (prefix) => engine.termsWithPrefix(prefix),
       hasPrefix: (prefix) => engine.hasPrefix(prefix),
-      termForTier: (id, term, tier) => engine.termForTier(id, term, tier),
-      typoCandidates: (keys) => stmt.typoCandidates.all(JSON.stringify(keys)),
-      vocabularyRange: (lo, hi) => stmt.termsInRange.all(lo, hi),
+      termForTier: (id, term, tier) => {
+        if (this.meter) charge(engine.postingsBound(id, this.meter.left));
+        return engine.termForTier(id, term, tier);
+      },
+      typoCandidates: (keys) => chargeWords(stmt.typoCandidates.all(JSON.stringify(keys))),
+      vocabularyRange: (lo, hi) => chargeWords(stmt.termsInRange.all(lo, hi)),
       inOrgValues: (alternatives, visible) => stmt.orgProbe.get(ftsClause(alternatives, visible.map((v) => ORG_VALUE_COLUMNS[v]))) !== undefined,
       part: (doc) => {
+        charge(PART_READ_POSTINGS);
         const row = stmt.partByRowid.get(doc);
         return row ? partFromRow(row) : undefined;
       },
-      allParts: (nonHoldersOnly, limit) => nonHoldersOnly
-        ? { total: stmt.countNonHolders.get() ?? 0, docs: stmt.nonHolders.all(limit).map((r) => r.doc) }
-        : { total: stmt.countEverything.get() ?? 0, docs: stmt.everything.all(limit).map((r) => r.doc) },
+      allParts: (nonHoldersOnly, limit) => {
+        charge(engine.n);
+        return nonHoldersOnly
+          ? { total: stmt.countNonHolders.get() ?? 0, docs: stmt.nonHolders.all(limit).map((r) => r.doc) }
+          : { total: stmt.countEverything.get() ?? 0, docs: stmt.everything.all(limit).map((r) => r.doc) };
+      },
     };
   }
 
@@ -460,9 +497,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * The cards of these ids, in their order (unknown ids left out): a current card from its part's
    * row, a superseded one from its copy; one read transaction, so a write in between cannot move a
    * card from one to the other unseen. Cards read are kept per connection (at most
-   * {@link CARD_CACHE_SIZE}) until the engine version moves: a card id names one version of a part,
+   * {@link CARD_CACHE_SIZE}). A card id names one version of a part, so its card never changes;
    * but ids are reused (versions wrap at CARD_VERSIONS, rowids of deleted parts come back), and
-   * every such reuse is a write to the index, which moves the version. The objects are shared:
+   * every such reuse writes the part's doc in the engine. So when the engine version moves, the
+   * cards of the docs in the chunks written since are dropped, and only those: a write of one
+   * part no longer empties the cache of every connection (issue 12). The objects are shared:
    * callers must not change them.
    */
   async readCards(cardIds: readonly number[]): Promise<ResultCard[]> {
@@ -471,7 +510,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     return this.db.transaction(() => {
       const version = this.engine.storedVersion();
       if (version !== this.cardCacheVersion) {
-        cache.clear();
+        // A lower version: the index was rebuilt (by another process); nothing cached is known to hold.
+        if (version < this.cardCacheVersion || this.cardCacheVersion < 0) cache.clear();
+        else this.dropChangedCards(this.cardCacheVersion);
         this.cardCacheVersion = version;
       }
       const missing = cardIds.filter((id) => !cache.has(id));
@@ -494,6 +535,17 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         return card ? [card] : [];
       });
     })();
+  }
+
+  /** Drops the cached cards whose rowid lies in a doc chunk written after engine version `since` (readCards). */
+  private dropChangedCards(since: number): void {
+    if (this.cardCache.size === 0) return;
+    const chunks = this.engine.chunksChangedSince(since);
+    if (chunks.size === 0) return;
+    for (const id of this.cardCache.keys()) {
+      // Ids below the base are copies of the layout before migration 8: never given out again.
+      if (id >= this.cardBase && chunks.has(Math.floor(cardParts(this.cardBase, id).rowid / CHUNK))) this.cardCache.delete(id);
+    }
   }
 
   async currentCards(partIds: readonly string[]): Promise<Map<string, number>> {

@@ -1,0 +1,55 @@
+/**
+ * Where `catalog serve` answers a text search (issue 12; src/http/pool/pooled-catalog.ts): a cheap
+ * one on the main thread, within its budget of postings, and one that would read more on a reader
+ * thread, with the same answer either way.
+ */
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_OWNER } from '../../src/core/permissions.js';
+import type { Catalog } from '../../src/core/services.js';
+import { poolCatalog, type PooledCatalog } from '../../src/http/pool/pooled-catalog.js';
+import { openCatalog } from '../../src/open-catalog.js';
+import { tempDir } from '../helpers/harness.js';
+
+describe('text searches on the main thread or a reader', () => {
+  let dir: string;
+  let pooled: PooledCatalog;
+  let plain: Catalog;
+
+  beforeAll(async () => {
+    dir = tempDir('catalog-route-');
+    const setup = openCatalog({ dataDir: dir });
+    // "cog": 300 postings (3 blocks), over the budget of 200 below; "zebra": 2.
+    await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 300 }, (_, i) => ({ part_id: `p${String(i).padStart(3, '0')}`, name: { en: i < 2 ? `Cog zebra ${i}` : `Cog ${i}` } })));
+    await setup.close();
+    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 1, mainThreadSearchPostings: 200 });
+    await pooled.start();
+    plain = openCatalog({ dataDir: dir });
+  });
+  afterAll(async () => {
+    await pooled?.close();
+    await plain?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const ids = (r: { results: { id?: string | undefined }[] }) => r.results.map((x) => x.id);
+
+  it('answers a rare word on the main thread and a frequent one on a reader, alike', async () => {
+    const rare = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
+    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 0 });
+    const frequent = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog' }, resultOptions: { limit: 50 } });
+    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 1 });
+    expect(rare.resultsTotalCount).toBe(2);
+    expect(ids(rare)).toEqual(ids(await plain.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } })));
+    expect(frequent.resultsTotalCount).toBe(300);
+    expect(ids(frequent)).toEqual(ids(await plain.search.search(LOCAL_OWNER, { matches: { text: 'cog' }, resultOptions: { limit: 50 } })));
+    // Either session pages on any thread.
+    expect(ids(await pooled.search.searchState(LOCAL_OWNER, rare.sessionId, { skip: 1 }))).toEqual(['p001']);
+    expect((await pooled.search.searchState(LOCAL_OWNER, frequent.sessionId, { skip: 290 })).results).toHaveLength(10);
+  });
+
+  it('reports a bad request from the main thread as the reader would', async () => {
+    await expect(pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra', nope: true } })).rejects.toMatchObject({ status: 400, code: 'bad_request' });
+    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 1 });
+  });
+});

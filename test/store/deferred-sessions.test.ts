@@ -1,0 +1,62 @@
+/**
+ * Sessions stored after answering (issue 12; SearchServiceDeps.deferSessionWrites, `catalog
+ * serve`'s main thread): the searches of one turn of the event loop are stored together on the
+ * next, and a session is always found, by paging it at once or after the catalog is closed.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openSessionDatabase, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
+import { LOCAL_OWNER } from '../../src/core/permissions.js';
+import type { Catalog } from '../../src/core/services.js';
+import { openCatalog } from '../../src/open-catalog.js';
+import { tempDir } from '../helpers/harness.js';
+
+describe('deferred session writes', () => {
+  let dir: string;
+  let catalog: Catalog;
+
+  beforeEach(async () => {
+    dir = tempDir('catalog-defer-');
+    catalog = openCatalog({ dataDir: dir, deferSessionWrites: true });
+    await catalog.service.upsertParts(LOCAL_OWNER, Array.from({ length: 30 }, (_, i) => ({ part_id: `p${String(i).padStart(2, '0')}`, name: { en: `Cog ${i}` } })));
+  });
+  afterEach(async () => {
+    await catalog.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Sessions in the data directory's sessions.db, read through a connection of its own. */
+  function storedSessions(): number {
+    const store = new SqliteSessionStore(openSessionDatabase(join(dir, 'sessions.db')));
+    try {
+      return (store.db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n;
+    } finally {
+      store.db.close();
+    }
+  }
+
+  it('stores the sessions of one turn together, after answering, and pages one at once', async () => {
+    const sessions = (catalog.search as unknown as { sessions: SqliteSessionStore }).sessions;
+    const many = vi.spyOn(sessions, 'createMany');
+    const answers = await Promise.all(['cog', 'cog 1', 'cog 2'].map((text) => catalog.search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 5 } })));
+    expect(storedSessions()).toBe(0);
+    // Paging reads what is pending first.
+    const page = await catalog.search.searchState(LOCAL_OWNER, answers[0]?.sessionId ?? '', { skip: 5, limit: 5 });
+    expect(page.results.map((r) => r.id)).toEqual(['p05', 'p06', 'p07', 'p08', 'p09']);
+    expect(storedSessions()).toBe(3);
+    expect(many).toHaveBeenCalledTimes(1);
+    expect(many.mock.calls[0]?.[0]).toHaveLength(3);
+  });
+
+  it('stores them on the next turn without a read, and on close', async () => {
+    await catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(storedSessions()).toBe(1);
+    const last = await catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog 3' } });
+    await catalog.close();
+    catalog = openCatalog({ dataDir: dir });
+    expect((await catalog.search.searchState(LOCAL_OWNER, last.sessionId)).resultsTotalCount).toBe(last.resultsTotalCount);
+    expect(storedSessions()).toBe(2);
+  });
+});
