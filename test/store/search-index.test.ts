@@ -88,6 +88,25 @@ describe('SqliteSearchIndex', () => {
     expect((await search.search(LOCAL_OWNER, { matches: { text: 'axle' } })).resultsTotalCount).toBe(3);
   });
 
+  it('warm() then runs warm-up searches over the largest lists (issue 12): their views are built, nothing is stored, answers unchanged', async () => {
+    await service.upsertParts(LOCAL_OWNER, [
+      { part_id: 'a', name: { en: 'Axle' } },
+      { part_id: 'b', name: { en: 'Axle bearing' } },
+      { part_id: 'c', name: { en: 'Bearing cap' } },
+    ]);
+    const before = await search.search(LOCAL_OWNER, { matches: { text: 'axle bearing' } });
+    const sessionsDb = openSessionDatabase(':memory:');
+    const fresh = new SearchService({ context, index: new SqliteSearchIndex(store.db, { clock: systemClock() }), sessions: new SqliteSessionStore(sessionsDb) });
+    const terms = (fresh as unknown as { index: { engine: { terms: Map<number, { tiers: unknown[] }> } } }).index.engine.terms;
+    await fresh.warm();
+    // The full-visibility view (tier 3) of a warmed list exists only if a search ranked it.
+    expect([...terms.values()].filter((t) => t.tiers[3] !== undefined).length).toBeGreaterThanOrEqual(2);
+    expect(sessionsDb.prepare('SELECT count(*) FROM sessions').pluck().get()).toBe(0);
+    const after = await fresh.search(LOCAL_OWNER, { matches: { text: 'axle bearing' } });
+    expect(after.results.map((r) => r.id)).toEqual(before.results.map((r) => r.id));
+    await fresh.close();
+  });
+
   it('result cards are read once per connection until the index is written (issue 12), and pages stay exact', async () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
     const stmt = (index as unknown as { stmt: { currentCardRows: { all: (...args: unknown[]) => unknown[] } } }).stmt;

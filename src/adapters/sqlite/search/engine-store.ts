@@ -481,16 +481,20 @@ export class EngineStore {
    * until about `maxPostings` are held: the lists a cold search pays most for (a frequent word's
    * 100,000-posting list took 20-30 ms to read and decode on a fresh connection; issue 12). Finding
    * them reads every block once (~0.2 s of CPU at 1,000,000 parts, which also brings the postings
-   * into the OS page cache). Runs inside a read transaction.
+   * into the OS page cache). Runs inside a read transaction. Returns the terms decoded, largest
+   * first.
    */
-  warm(maxPostings: number): void {
+  warm(maxPostings: number): string[] {
     this.refresh();
     let held = 0;
+    const warmed: string[] = [];
     for (const row of this.stmt.largestTerms.all(WARM_MAX_TERMS)) {
       // A block holds at most BLOCK_SIZE postings: an upper bound, so the budget is not exceeded.
       if (held + row.blocks * BLOCK_SIZE > maxPostings) break;
       held += this.decoded(row.id, row.term).docs.length;
+      warmed.push(row.term);
     }
+    return warmed;
   }
 
   /**

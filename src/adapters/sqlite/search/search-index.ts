@@ -34,6 +34,7 @@ import { buildEngineDocument, type EngineDocument } from '../../../core/search/e
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
+import { warmUpQueries } from '../../../core/search/engine/warm-up.js';
 import { BudgetMeter, PART_READ_POSTINGS, VOCABULARY_WORD_POSTINGS, type SearchBudget } from '../../../core/search/budget.js';
 
 export { visibilityTier } from '../../../core/search/engine/searcher.js';
@@ -43,6 +44,8 @@ export { visibilityTier } from '../../../core/search/engine/searcher.js';
 export const CARD_ROWID_SPAN = 2 ** 32;
 /** Result cards a connection keeps in memory (readCards; ~0.3 KB each). */
 const CARD_CACHE_SIZE = 20_000;
+/** Hits a warm-up search ranks: a session's (SEARCH_DEFAULTS.maxSessionHits), as a real search does. */
+const WARM_UP_HITS = 10_000;
 /** Versions of one rowid's card before the numbering wraps (a copy that old is long expired but for >1M writes of one part in 25 h). */
 export const CARD_VERSIONS = 2 ** 20;
 
@@ -426,10 +429,15 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   /**
    * SearchIndex.warm: the engine's per-part arrays and its largest posting lists, up to `postings`
-   * (default {@link WARM_POSTINGS}), read in (one read transaction; EngineStore.warm).
+   * (default {@link WARM_POSTINGS}), read in (one read transaction; EngineStore.warm); then, when
+   * lists were read, a few searches over them with nothing stored (core/search/engine/warm-up.ts),
+   * so that a thread's first frequent-word search runs compiled ranking code.
    */
   async warm(options: { postings?: number } = {}): Promise<void> {
-    this.db.transaction(() => this.engine.warm(options.postings ?? WARM_POSTINGS))();
+    this.db.transaction(() => {
+      const warmed = this.engine.warm(options.postings ?? WARM_POSTINGS);
+      for (const query of warmUpQueries(warmed)) this.searcher.matchingDocs(query, WARM_UP_HITS);
+    })();
   }
 
   /** Facet counts (SearchIndex.facets; core/search/engine/searcher.ts), in one read transaction. */

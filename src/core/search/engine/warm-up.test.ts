@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { warmUpQueries } from './warm-up.js';
+
+describe('warmUpQueries', () => {
+  it('uses the two largest plain words: alone, as prefixes, together, and a short prefix', () => {
+    const queries = warmUpQueries(['\uE001pci', '\uE002vendor\u0000intel', 'corporation', 'intel', 'device']);
+    const shapes = queries.map((q) => q.words.map((w) => `${w.tokens.join(' ')}${w.prefix ? '*' : ''}`).join(' '));
+    expect(shapes).toEqual(['corporation', 'intel', 'corporation*', 'corporation intel', 'intel cor*']);
+    for (const q of queries) {
+      expect(q.filters).toEqual([]);
+      expect(q.visibleValues).toEqual(['factoryWorker', 'admin', 'superAdmin', 'csa']);
+      expect(q.ctx.organization).toBeUndefined();
+    }
+  });
+
+  it('asks nothing of a catalog with fewer than two plain words', () => {
+    expect(warmUpQueries([])).toEqual([]);
+    expect(warmUpQueries(['intel', '\uE001pci'])).toEqual([]);
+  });
+});
