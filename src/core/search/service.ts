@@ -24,7 +24,7 @@ import { highlight, highlightFields } from './highlight.js';
 import { parseBody } from '../validation.js';
 import { SearchBudgetExceeded, type SearchBudget } from './budget.js';
 import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
-import { visibleLevels } from '../permissions.js';
+import { LOCAL_OWNER, visibleLevels } from '../permissions.js';
 import type { RankedHits, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
 
 /**
@@ -197,6 +197,11 @@ export class SearchService {
    * anything is stored (`catalog serve` then runs it on a reader thread without one).
    */
   async search(principal: Principal, body: unknown, image?: SearchImage, budget?: SearchBudget): Promise<SearchResponse> {
+    return this.answer(principal, body, image, budget, true);
+  }
+
+  /** {@link search}, with the session stored or (a warm-up's, never readable) not. */
+  private async answer(principal: Principal, body: unknown, image: SearchImage | undefined, budget: SearchBudget | undefined, storeSession: boolean): Promise<SearchResponse> {
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
     // Facets count every hit, and an image search decodes: neither is cheap, whatever the words.
     if (budget && (image !== undefined || (request.matches?.facets?.length ?? 0) > 0)) throw new SearchBudgetExceeded(budget.maxPostings);
@@ -218,7 +223,9 @@ export class SearchService {
       ...(searchText !== undefined && searchText.trim() !== '' ? { text: searchText } : {}),
       ...(facets !== undefined ? { facets } : {}),
     };
-    if (this.deferSessionWrites) this.deferSession({ session, hits });
+    if (!storeSession) {
+      // A warm-up: nothing to store.
+    } else if (this.deferSessionWrites) this.deferSession({ session, hits });
     else {
       await this.sessions.create(session, hits, this.sessionBudget());
       await this.purgeNow(now);
@@ -465,10 +472,16 @@ export class SearchService {
   /**
    * Loads ahead what every search reads (SearchIndex.warm), e.g. in a server thread before its
    * first request; `postings`: how much of the largest posting lists (0: none, for a thread that
-   * runs only budgeted searches).
+   * runs only budgeted searches). Then runs this service's own path twice with nothing stored
+   * (the first parts by part id, then a search for the first one's id: parsing, ranking, result
+   * cards, projection, highlights), because V8 runs code it has not seen slowly: a fresh thread's
+   * first search took 15-39 ms more than its next ones at 1,000,000 parts (issue 12).
    */
   async warm(options: { postings?: number } = {}): Promise<void> {
     await this.index.warm?.(options);
+    const first = await this.answer(LOCAL_OWNER, { resultOptions: { limit: 25 } }, undefined, undefined, false);
+    const id = first.results[0]?.id;
+    if (id !== undefined && id !== null) await this.answer(LOCAL_OWNER, { matches: { text: id }, resultOptions: { limit: 25 } }, undefined, undefined, false);
   }
 
   /** Stores pending sessions, stops the purge timer and closes the session store (the index lives in the catalog's database). */
