@@ -17,7 +17,7 @@
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
-import { BLOCK_SIZE, decodeBlock, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, PendingPostings, type Postings } from '../../../core/search/engine/postings.js';
+import { BLOCK_SIZE, decodeBlock, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import type { SqliteDatabase } from '../database.js';
 
@@ -90,7 +90,7 @@ export function binaryLess(a: string, b: string): boolean {
 export class EngineStore {
   private readonly stmt;
   // -- write side: one transaction's changes --
-  private readonly pendingTerms = new Map<string, PendingPostings>();
+  private readonly gathered = new GatheredPostings();
   private readonly txChunks = new Map<number, Buffer>();
   private readonly statsDelta = { n: 0, len: [0, 0, 0, 0] };
   private renumber = false;
@@ -205,7 +205,7 @@ export class EngineStore {
 
   /** Forgets what the current transaction gathered (after a flush wrote it, or a rollback). */
   private clearGathered(): void {
-    this.pendingTerms.clear();
+    this.gathered.clear();
     this.txChunks.clear();
     this.statsDelta.n = 0;
     this.statsDelta.len = [0, 0, 0, 0];
@@ -215,7 +215,7 @@ export class EngineStore {
 
   /** Writes the gathered changes; must run inside the write transaction that gathered them. */
   flush(): void {
-    if (this.pendingTerms.size === 0 && this.txChunks.size === 0) return;
+    if (this.gathered.size === 0 && this.txChunks.size === 0) return;
     const stats = this.stmt.stats.get();
     if (!stats) throw new Error('engine_stats is missing (migration 5)');
     const version = stats.version + 1;
@@ -227,11 +227,8 @@ export class EngineStore {
       this.ids.clear();
     }
     this.tailVersion = -1; // until this flush has written everything (a throw below leaves it invalid)
-    const terms = [...this.pendingTerms.keys()].sort();
-    for (const term of terms) {
-      const changes = this.pendingTerms.get(term);
-      if (changes) this.writeTerm(term, changes.sorted(), version);
-    }
+    this.gathered.prepare();
+    for (const term of this.gathered.sortedTerms()) this.writeTerm(term, this.gathered.changes(term), version);
     if (this.renumber) this.renumberKeys();
     for (const [chunk, data] of this.txChunks) this.stmt.putChunk.run(chunk, version, data);
     const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.statsDelta.len[t] ?? 0));
@@ -279,12 +276,7 @@ export class EngineStore {
   }
 
   private change(term: string, rowid: number, tf: number[] | null): void {
-    let changes = this.pendingTerms.get(term);
-    if (!changes) {
-      changes = new PendingPostings();
-      this.pendingTerms.set(term, changes);
-    }
-    changes.set(rowid, tf);
+    this.gathered.set(term, rowid, tf);
   }
 
   private addStats(lengths: readonly number[], sign: number): void {
@@ -294,7 +286,7 @@ export class EngineStore {
 
   /**
    * Rewrites the blocks of `term` that `changes` touch (a new term: only writes); `changes` ascending
-   * by doc, one row per doc, all-zero rows removing (PendingPostings.sorted()).
+   * by doc, one row per doc, all-zero rows removing (GatheredPostings.changes()).
    */
   private writeTerm(term: string, changes: Postings & { removes: boolean }, version: number): void {
     const min = changes.docs[0] ?? 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { idf } from './bm25.js';
-import { decodeBlock, emptyPostings, encodeBlock, GROUPS, mergePostings, mergeSorted, PendingPostings } from './postings.js';
+import { decodeBlock, emptyPostings, encodeBlock, GROUPS, mergePostings, mergeSorted, GatheredPostings } from './postings.js';
 import { exhaustiveTopK, materializeWord, topK, type DocData, type TermList } from './topk.js';
 
 /** Deterministic pseudo-random numbers. */
@@ -29,30 +29,66 @@ describe('posting blocks', () => {
     expect(after.docs).toEqual([3, 100]);
     expect(() => decodeBlock(new Uint8Array([2, 0]), 0, emptyPostings())).toThrow(RangeError);
   });
-  it('gathered changes (PendingPostings, mergeSorted) merge as the map of last changes does (mergePostings), in any order', () => {
+  it('gathered changes (GatheredPostings, mergeSorted) merge as the map of last changes does (mergePostings), in any order, terms interleaved', () => {
     const rnd = random(11);
+    // One instance for every round, as a store's writer keeps it across transactions.
+    const gathered = new GatheredPostings();
+    const terms = ['b', 'a', 'c\u0000x', 'ab'];
     for (let round = 0; round < 300; round++) {
-      const base = emptyPostings();
-      for (let doc = 0; doc < 60; doc++) {
-        if (rnd() < 0.4) {
-          base.docs.push(doc);
-          base.tf.push(1 + Math.floor(rnd() * 3), 0, Math.floor(rnd() * 2), 0, 0);
+      const bases = new Map<string, { docs: number[]; tf: number[] }>();
+      const last = new Map<string, Map<number, number[] | null>>();
+      for (const term of terms) {
+        const base = emptyPostings();
+        for (let doc = 0; doc < 60; doc++) {
+          if (rnd() < 0.4) {
+            base.docs.push(doc);
+            base.tf.push(1 + Math.floor(rnd() * 3), 0, Math.floor(rnd() * 2), 0, 0);
+          }
         }
+        bases.set(term, base);
+        last.set(term, new Map());
       }
-      const pending = new PendingPostings();
-      const last = new Map<number, number[] | null>();
       // Appends in order (an import) in some rounds; updates, repeats and removals in any order in others.
       const ordered = round % 3 === 0;
-      let next = 60;
-      for (let k = 0; k < 1 + Math.floor(rnd() * 40); k++) {
-        const doc = ordered ? next++ : Math.floor(rnd() * 80);
+      const next = new Map(terms.map((t) => [t, 60]));
+      const changed = new Set<string>();
+      for (let k = 0; k < 1 + Math.floor(rnd() * 120); k++) {
+        const term = terms[Math.floor(rnd() * terms.length)] ?? 'a';
+        const doc = ordered ? next.get(term)! : Math.floor(rnd() * 80);
+        if (ordered) next.set(term, doc + 1 + Math.floor(rnd() * 3));
         const tf = !ordered && rnd() < 0.3 ? (rnd() < 0.5 ? null : [0, 0, 0, 0, 0]) : [Math.floor(rnd() * 3), 1 + Math.floor(rnd() * 2), 0, 0, Math.floor(rnd() * 2)];
-        pending.set(doc, tf);
-        last.set(doc, tf);
+        gathered.set(term, doc, tf);
+        last.get(term)!.set(doc, tf);
+        changed.add(term);
       }
+      gathered.prepare();
+      expect(gathered.sortedTerms()).toEqual([...changed].sort());
       const plain = ({ docs, tf }: { docs: number[]; tf: number[] }) => ({ docs, tf });
-      expect(plain(mergeSorted(base, pending.sorted()))).toEqual(mergePostings(base, last).merged);
-      expect(plain(mergeSorted(emptyPostings(), pending.sorted()))).toEqual(mergePostings(emptyPostings(), last).merged);
+      for (const term of changed) {
+        expect(plain(mergeSorted(bases.get(term)!, gathered.changes(term)))).toEqual(mergePostings(bases.get(term)!, last.get(term)!).merged);
+        expect(plain(mergeSorted(emptyPostings(), gathered.changes(term)))).toEqual(mergePostings(emptyPostings(), last.get(term)!).merged);
+      }
+      gathered.clear();
+      expect(gathered.size).toBe(0);
+      expect(gathered.termCount).toBe(0);
+    }
+  });
+});
+
+describe('GatheredPostings growth', () => {
+  it('keeps every change when its arrays grow past their first size (6,000 changes of 300 terms), and again after clear()', () => {
+    const gathered = new GatheredPostings();
+    for (let pass = 0; pass < 2; pass++) {
+      for (let doc = 0; doc < 20; doc++) for (let t = 0; t < 300; t++) gathered.set(`t${t}`, doc * 7 + pass, [t % 5, 1, 0, 0, doc]);
+      gathered.prepare();
+      expect(gathered.size).toBe(6000);
+      for (const t of [0, 150, 299]) {
+        const changes = gathered.changes(`t${t}`);
+        expect(changes.docs).toEqual(Array.from({ length: 20 }, (_, doc) => doc * 7 + pass));
+        expect(changes.tf.slice(-5)).toEqual([t % 5, 1, 0, 0, 19]);
+        expect(changes.removes).toBe(false);
+      }
+      gathered.clear();
     }
   });
 });
