@@ -1,6 +1,7 @@
 /**
  * Opening the SQLite database: WAL, foreign keys, a busy timeout (so concurrent writers from other
- * processes wait instead of failing with SQLITE_BUSY), synchronous=FULL, and the migrations.
+ * processes wait instead of failing with SQLITE_BUSY), synchronous=FULL, a larger WAL between
+ * checkpoints, and the migrations.
  */
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -16,6 +17,18 @@ export const Database = createRequire(import.meta.url)('better-sqlite3') as type
 /** Milliseconds a writer waits for another process's lock before giving up. */
 export const BUSY_TIMEOUT_MS = 30_000;
 
+/**
+ * Pages the WAL may hold before a commit copies them into the database file (SQLite's default is
+ * 1,000, ~4 MB). An import batch of 1,000 parts writes ~1,000-2,000 pages, so with the default
+ * nearly every commit also ran a checkpoint, copying again the pages every batch rewrites (the
+ * tails of the frequent words' posting lists, B-tree interior pages): 16,384 pages (64 MiB)
+ * checkpoints every ~10 batches. A 200,000-part import: 472,376 → 372,281 page writes, 140,203 →
+ * 40,190 page reads, 578 → 236 fsyncs (strace). Durability is unchanged (WAL, synchronous=FULL:
+ * a commit is on disk when it returns); the last connection to close still checkpoints and
+ * removes the WAL.
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 16_384;
+
 /** A better-sqlite3 connection, re-exported so other adapters need not import the driver themselves. */
 export type SqliteDatabase = BetterSqlite3.Database;
 
@@ -28,6 +41,7 @@ export function openDatabase(path: string, migrations: readonly Migration[] = MI
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
+  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   db.pragma('foreign_keys = ON');
   migrate(db, migrations);
   return db;

@@ -1,0 +1,38 @@
+/**
+ * The catalog database's connection settings (adapters/sqlite/database.ts): durability first, then
+ * the WAL checkpoint interval that keeps an import from copying every batch twice (issue 12).
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, WAL_AUTOCHECKPOINT_PAGES } from '../../src/adapters/sqlite/database.js';
+import { tempDir } from '../helpers/harness.js';
+
+describe('openDatabase', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('opens in WAL mode with synchronous=FULL and checkpoints every 16,384 pages, and leaves no WAL behind on close', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const path = join(dir, 'catalog.db');
+    const db = openDatabase(path);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2); // FULL: a commit is durable when it returns
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(WAL_AUTOCHECKPOINT_PAGES);
+    expect(WAL_AUTOCHECKPOINT_PAGES).toBe(16_384);
+    db.exec('CREATE TABLE t (x BLOB)');
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 2_000; i++) insert.run(Buffer.alloc(4096, i % 251));
+    })();
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    db.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const again = openDatabase(path);
+    expect(again.prepare('SELECT count(*) FROM t').pluck().get()).toBe(2_000);
+    again.close();
+  });
+});
