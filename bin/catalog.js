@@ -9,6 +9,11 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const { VERSION } = await import('../dist/cli/version.js');
   process.stdout.write(`${VERSION}\n`);
 } else {
-  const { main } = await import('../dist/bundle/main.js');
+  // The bundle is CommonJS so that V8 can reuse the code it compiled on an earlier run
+  // (src/cli/compile-cache.ts, issue 12: ~30 ms of a local search's start-up).
+  const { createRequire } = await import('node:module');
+  const require = createRequire(import.meta.url);
+  require('../dist/bundle/compile-cache.cjs').installCompileCache(new URL('../dist/bundle/', import.meta.url).pathname);
+  const { main } = require('../dist/bundle/main.cjs');
   await main(process.argv);
 }

@@ -2,12 +2,13 @@
 // every ESM file separately, and zod alone is ~230 of them, so `catalog search x` spent most of its
 // start-up in the module loader. The bundle puts our code, zod and commander in a few files under
 // dist/bundle/, split at every dynamic import() so a command loads only what it needs (the --help
-// path loads neither zod nor the catalog). bin/catalog.js runs dist/bundle/main.js.
+// path does not load the catalog). bin/catalog.js installs the code cache
+// (dist/bundle/compile-cache.cjs) and runs dist/bundle/main.cjs.
 //
-// - Entries: the CLI (src/cli/main.ts), the serve thread pool's worker, which pooled-catalog.ts
-//   finds beside itself (`./catalog-worker.js`), the photo-feature worker (`./feature-worker.js`) and
-//   the import reader thread (`./entries-worker.js`),
-//   so every chunk lands in the one directory.
+// - Entries: the CLI (src/cli/main.ts, CommonJS) with its code cache (src/cli/compile-cache.ts), and
+//   as ES modules the serve thread pool's worker, which pooled-catalog.ts finds beside itself
+//   (`./catalog-worker.js`), the photo-feature worker (`./feature-worker.js`) and the import reader
+//   thread (`./entries-worker.js`), so every chunk lands in the one directory.
 // - Native, large or path-sensitive packages stay external (better-sqlite3, sharp, pg, the AWS SDK,
 //   OpenCV, fastify, piscina, ...): Node loads them from node_modules as before.
 // - Source maps map to src/*.ts, for error reports (`node --enable-source-maps bin/catalog.js`).
@@ -50,27 +51,40 @@ function isExternal(id) {
 }
 
 rmSync(OUT, { recursive: true, force: true });
+
+/** The two builds' shared settings: external packages, the build tsconfig, source maps. */
+const common = { platform: 'node', external: isExternal, tsconfig: join(ROOT, 'tsconfig.build.json'), logLevel: 'warn' };
+
+// The worker threads: ES modules (.js), found beside the CLI's chunks by the code that starts them.
 await build({
+  ...common,
   input: {
-    main: join(ROOT, 'src', 'cli', 'main.ts'),
     'catalog-worker': join(ROOT, 'src', 'http', 'pool', 'catalog-worker.ts'),
     // The photo-feature thread (adapters/images/local-features/feature-threads.ts finds it beside itself).
     'feature-worker': join(ROOT, 'src', 'adapters', 'images', 'local-features', 'feature-worker.ts'),
     // The reader thread of large imports (src/cli/import/entries-thread.ts finds it beside itself).
     'entries-worker': join(ROOT, 'src', 'cli', 'import', 'entries-worker.ts'),
   },
-  platform: 'node',
-  external: isExternal,
-  tsconfig: join(ROOT, 'tsconfig.build.json'),
-  logLevel: 'warn',
+  output: { dir: OUT, format: 'esm', sourcemap: true, entryFileNames: '[name].js', chunkFileNames: 'worker-[name]-[hash].js' },
+});
+
+// The CLI: CommonJS (.cjs), so that bin/catalog.js can give V8 the code it cached on an earlier run
+// (src/cli/compile-cache.ts; Node 20 has no code cache for ES modules). import() of our own chunks
+// becomes require(); of a package, it stays import() (cli-table3, ora, sharp, ...).
+await build({
+  ...common,
+  input: {
+    main: join(ROOT, 'src', 'cli', 'main.ts'),
+    'compile-cache': join(ROOT, 'src', 'cli', 'compile-cache.ts'),
+  },
   output: {
     dir: OUT,
-    format: 'esm',
+    format: 'cjs',
     sourcemap: true,
-    entryFileNames: '[name].js',
+    entryFileNames: '[name].cjs',
     // Beside the entries: code that finds a file relative to its own module (the pool's worker,
     // the web app in dist/web) must sit where the entry does.
-    chunkFileNames: '[name]-[hash].js',
+    chunkFileNames: '[name]-[hash].cjs',
     codeSplitting: {
       groups: CHUNK_GROUPS.map(({ name, roots }, i) => {
         const ids = new Set(roots.map((root) => join(ROOT, ...root.split('/'))));

@@ -2,7 +2,6 @@
  * Spinners and colour decisions for stderr (cli.md, Output): the only module that knows ora.
  * Progress appears only for a person watching a terminal; in pipes, files and CI it is silent.
  */
-import ora from 'ora';
 import type { Ora } from 'ora';
 
 /** A spinner line on stderr. Every method is a no-op when progress is disabled. */
@@ -32,10 +31,12 @@ function inCi(env: NodeJS.ProcessEnv): boolean {
  * @param enabled the caller's wish (e.g. false with `--quiet`); the spinner is shown only when this is
  *   true AND `stream.isTTY` AND `CI` is unset in `env`. Otherwise every method does nothing.
  * @param env the environment to consult (tests pass their own); default process.env.
- * @returns a {@link Progress}; ora is created lazily on the first call and never reads stdin
- *   (`discardStdin: false`, so `import -` and our own Ctrl-C handling keep working).
+ * @returns a {@link Progress}; ora is loaded only when the spinner is shown (it is an ES module the
+ *   CommonJS CLI bundle can only import(), and a silent run need not load it at all), created on the
+ *   first call, and never reads stdin (`discardStdin: false`, so `import -` and our own Ctrl-C
+ *   handling keep working).
  */
-export function createProgress(stream: NodeJS.WriteStream, enabled: boolean, env: NodeJS.ProcessEnv = process.env): Progress {
+export async function createProgress(stream: NodeJS.WriteStream, enabled: boolean, env: NodeJS.ProcessEnv = process.env): Promise<Progress> {
   // A terminal of width 0 (a pseudo-terminal nobody sized, e.g. `script` fed by a pipe) would make
   // ora count Infinity lines to clear and print cursor-up codes forever: no spinner there.
   const active = enabled && stream.isTTY === true && !inCi(env) && stream.columns !== 0;
@@ -43,6 +44,7 @@ export function createProgress(stream: NodeJS.WriteStream, enabled: boolean, env
     const noop = (): void => undefined;
     return { enabled: false, update: noop, succeed: noop, fail: noop, stop: noop };
   }
+  const { default: ora } = await import('ora');
   let spinner: Ora | undefined;
   const ensure = (text: string): Ora => {
     spinner ??= ora({ stream, discardStdin: false, isEnabled: true, text }).start();
