@@ -27,6 +27,7 @@ const OUT = join(ROOT, 'dist', 'bundle');
  * with 40 one-line modules). Each group is the static closure of its roots (rolldown's
  * includeDependenciesRecursively), so it holds exactly the code its roots load today: no module runs
  * earlier than it did, and a command that never loads a root never loads its group.
+ * - `version`: the version, which `catalog --version` loads alone.
  * - `cli`: what every start loads (the entry's static imports: commander, the command tree).
  * - `command`: what every command that runs loads (its context: the configuration, the output).
  * - `local`: the embedded catalog (the local client and the composition root, without the
@@ -34,6 +35,8 @@ const OUT = join(ROOT, 'dist', 'bundle');
  * A module two groups would hold stays in the first (the higher priority).
  */
 const CHUNK_GROUPS = [
+  // `catalog --version` (bin/catalog.js) loads the version alone.
+  { name: 'version', roots: ['src/cli/version.ts'] },
   { name: 'cli', roots: ['src/cli/main.ts'] },
   // The routes table is shared by the remote client, which must not load the local group.
   { name: 'command', roots: ['src/cli/context.ts', 'src/cli/output/emit.ts', 'src/cli/command-line.ts', 'src/api/routes.ts'] },
@@ -76,6 +79,8 @@ await build({
   input: {
     main: join(ROOT, 'src', 'cli', 'main.ts'),
     'compile-cache': join(ROOT, 'src', 'cli', 'compile-cache.ts'),
+    // `catalog --version`'s fast path (bin/catalog.js): the version alone.
+    version: join(ROOT, 'src', 'cli', 'version.ts'),
   },
   output: {
     dir: OUT,
