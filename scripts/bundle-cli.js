@@ -27,6 +27,7 @@ const OUT = join(ROOT, 'dist', 'bundle');
  * with 40 one-line modules). Each group is the static closure of its roots (rolldown's
  * includeDependenciesRecursively), so it holds exactly the code its roots load today: no module runs
  * earlier than it did, and a command that never loads a root never loads its group.
+ * - `compile-cache`: the code cache (src/cli/compile-cache.ts), loaded before the rest.
  * - `version`: the version, which `catalog --version` loads alone.
  * - `cli`: what every start loads (the entry's static imports: commander, the command tree).
  * - `command`: what every command that runs loads (its context: the configuration, the output).
@@ -35,6 +36,9 @@ const OUT = join(ROOT, 'dist', 'bundle');
  * A module two groups would hold stays in the first (the higher priority).
  */
 const CHUNK_GROUPS = [
+  // The code cache, which bin/catalog.js loads before anything else (the bulk jobs' heap tuning
+  // talks to the same module).
+  { name: 'compile-cache', roots: ['src/cli/compile-cache.ts'] },
   // `catalog --version` (bin/catalog.js) loads the version alone.
   { name: 'version', roots: ['src/cli/version.ts'] },
   { name: 'cli', roots: ['src/cli/main.ts'] },
@@ -73,7 +77,9 @@ await build({
 
 // The CLI: CommonJS (.cjs), so that bin/catalog.js can give V8 the code it cached on an earlier run
 // (src/cli/compile-cache.ts; Node 20 has no code cache for ES modules). import() of our own chunks
-// becomes require(); of a package, it stays import() (cli-table3, ora, sharp, ...).
+// and of packages becomes require() (dynamicImportInCjs: false): Node 20 has no import() in code
+// compiled from cached data. The one ES-module-only package, ora, comes through
+// compile-cache.ts's importEsModule.
 await build({
   ...common,
   input: {
@@ -85,6 +91,7 @@ await build({
   output: {
     dir: OUT,
     format: 'cjs',
+    dynamicImportInCjs: false,
     sourcemap: true,
     entryFileNames: '[name].cjs',
     // Beside the entries: code that finds a file relative to its own module (the pool's worker,

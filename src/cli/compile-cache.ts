@@ -3,8 +3,14 @@
  * `catalog` run parses and compiles the ~900 KB of JavaScript a local search loads (commander, zod,
  * the API schemas, the core) before doing anything: ~30 ms CPU of a ~150 ms `catalog search x`,
  * measured. Node 22 has this built in (`module.enableCompileCache()`, used when present); on Node 20
- * it does not, and the one library for it (v8-compile-cache) compiles scripts without a dynamic
- * import() callback, which the bundle needs (cli-table3, ora, sharp load with import()).
+ * it does not, and the one library for it (v8-compile-cache) caches only what compiles before the
+ * code runs and hooks every CommonJS module.
+ *
+ * import(): Node 20 loses it in a script compiled from cached data (ERR_VM_DYNAMIC_IMPORT_CALLBACK_
+ * MISSING). So the bundle's chunks require() the CommonJS packages they load on demand
+ * (rolldown's dynamicImportInCjs: false, scripts/bundle-cli.js), and the one ES-module-only package
+ * (ora) comes through {@link importEsModule}, whose import() this module, compiled by Node itself,
+ * creates.
  *
  * How: bin/catalog.js installs the hook before it requires dist/bundle/main.cjs. Each chunk of that
  * directory is compiled as Node compiles CommonJS (the same wrapper) by a vm.Script given the cached
@@ -15,15 +21,46 @@
  *
  * Where: `$TMPDIR/catalog-compile-cache-<uid>/<node version>-<arch>/<chunk file name>.bin`. The
  * chunk names carry a hash of their content, so a rebuilt bundle gets new entries. Cached data is
- * code: the directory must be ours and writable by no one else, or the cache is not used. Off with
- * `CATALOG_COMPILE_CACHE=0`, and when source maps are on (`--enable-source-maps`: error reports then
+ * code: the directory must be ours and writable by no one else, or the cache is not used.
+ * `CATALOG_COMPILE_CACHE=<dir>` puts it under another directory; `CATALOG_COMPILE_CACHE=0` turns it
+ * off, as do source maps (`--enable-source-maps`: error reports then
  * go through Node's own loader, which maps positions to src/*.ts).
  */
 import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
-import { constants, Script } from 'node:vm';
+import { pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
+
+/** Set once V8's flags changed at run time: cached data produced from then on would not match a normal run's. */
+let flagsChanged = false;
+
+/**
+ * Tells the cache that V8's flags changed at run time (src/cli/bulk/streaming-heap.ts): V8 stamps
+ * cached data with its flags, so data written at the exit of such a run would be rejected by the
+ * next normal run, and the run after would write it again. The run writes no data instead.
+ */
+export function noteV8FlagsChanged(): void {
+  flagsChanged = true;
+}
+
+/**
+ * An import() made in this module's own code. In the CommonJS bundle (this file is then
+ * compile-cache.cjs) rolldown would turn an import() into require(), so there it is a function
+ * body, out of rolldown's reach; elsewhere (tests, dist/ as tsc writes it) a plain import().
+ */
+const importUrl: (url: string) => Promise<unknown> = import.meta.url.endsWith('.cjs')
+  ? (new Function('url', 'return import(url)') as (url: string) => Promise<unknown>)
+  : (url) => import(url);
+
+/**
+ * Imports the ES module at the absolute `path` (e.g. from require.resolve): the import() for code
+ * the cache compiled, where Node 20 has none. Rejects as import() does.
+ */
+export function importEsModule<T>(path: string): Promise<T> {
+  return importUrl(pathToFileURL(path).href) as Promise<T>;
+}
 
 /** What installCompileCache did: the directory used, or why there is none. */
 export type CompileCacheState = { enabled: true; directory: string } | { enabled: false; reason: string };
@@ -56,15 +93,17 @@ function requireOf(module: CommonJsModule): NodeJS.Require {
 }
 
 /**
- * The cache directory for this user, Node version and architecture, created (mode 0700) if
- * missing; undefined with a reason when it is not safe to use (owned by someone else, writable by
- * group or others, not a directory) or cannot be made.
+ * The cache directory for this user, Node version and architecture under `root`, both created
+ * (mode 0700) if missing; a reason instead when one of them is not safe to use (owned by someone
+ * else, writable by group or others, not a directory: a symbolic link is not followed) or cannot
+ * be made.
  */
 export function cacheDirectory(root: string = join(tmpdir(), `catalog-compile-cache-${process.getuid?.() ?? 'user'}`)): { directory: string } | { reason: string } {
   const directory = join(root, `${process.version}-${process.arch}`);
   try {
-    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    // The root is checked before anything is made in it.
     for (const path of [root, directory]) {
+      mkdirSync(path, { recursive: true, mode: 0o700 });
       const stat = lstatSync(path);
       if (!stat.isDirectory()) return { reason: `${path} is not a directory` };
       if (process.getuid !== undefined && stat.uid !== process.getuid()) return { reason: `${path} belongs to another user` };
@@ -82,13 +121,14 @@ export function cacheDirectory(root: string = join(tmpdir(), `catalog-compile-ca
  * only costs the compile it would have saved.
  *
  * @param bundleDir the absolute directory of the bundle's chunks (dist/bundle).
- * @param env the environment (CATALOG_COMPILE_CACHE=0 turns the cache off).
- * @param root where the per-user cache lives (tests pass their own).
+ * @param env the environment: CATALOG_COMPILE_CACHE=0 turns the cache off, CATALOG_COMPILE_CACHE=<dir>
+ *   keeps it under `<dir>` instead of the temporary directory.
  */
-export function installCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = process.env, root?: string): CompileCacheState {
-  if (env.CATALOG_COMPILE_CACHE === '0') return { enabled: false, reason: 'CATALOG_COMPILE_CACHE=0' };
+export function installCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = process.env): CompileCacheState {
+  const setting = env.CATALOG_COMPILE_CACHE;
+  if (setting === '0') return { enabled: false, reason: 'CATALOG_COMPILE_CACHE=0' };
   if (process.sourceMapsEnabled) return { enabled: false, reason: 'source maps are enabled' };
-  const place = cacheDirectory(root);
+  const place = cacheDirectory(setting !== undefined && setting !== '' ? setting : undefined);
   if ('reason' in place) return { enabled: false, reason: place.reason };
   const { directory } = place;
   if (typeof ModuleInternals.enableCompileCache === 'function') {
@@ -112,7 +152,6 @@ export function installCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = 
     const script = new Script(ModuleInternals.wrap(content), {
       filename,
       ...(cachedData ? { cachedData } : {}),
-      importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
     if (cachedData === undefined || script.cachedDataRejected === true) toWrite.push({ script, file });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
@@ -120,6 +159,7 @@ export function installCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = 
     return wrapper.call(this.exports, this.exports, requireOf(this), this, filename, dirname(filename));
   };
   process.once('exit', () => {
+    if (flagsChanged) return;
     for (const { script, file } of toWrite) {
       try {
         const temp = `${file}.${process.pid}.tmp`;

@@ -2,7 +2,9 @@
  * Spinners and colour decisions for stderr (cli.md, Output): the only module that knows ora.
  * Progress appears only for a person watching a terminal; in pipes, files and CI it is silent.
  */
+import { createRequire } from 'node:module';
 import type { Ora } from 'ora';
+import { importEsModule } from '../compile-cache.js';
 
 /** A spinner line on stderr. Every method is a no-op when progress is disabled. */
 export interface Progress {
@@ -31,9 +33,8 @@ function inCi(env: NodeJS.ProcessEnv): boolean {
  * @param enabled the caller's wish (e.g. false with `--quiet`); the spinner is shown only when this is
  *   true AND `stream.isTTY` AND `CI` is unset in `env`. Otherwise every method does nothing.
  * @param env the environment to consult (tests pass their own); default process.env.
- * @returns a {@link Progress}; ora is loaded only when the spinner is shown (it is an ES module the
- *   CommonJS CLI bundle can only import(), and a silent run need not load it at all), created on the
- *   first call, and never reads stdin (`discardStdin: false`, so `import -` and our own Ctrl-C
+ * @returns a {@link Progress}; ora is loaded only when the spinner is shown (a silent run need not
+ *   load it at all), created on the first call, and never reads stdin (`discardStdin: false`, so `import -` and our own Ctrl-C
  *   handling keep working).
  */
 export async function createProgress(stream: NodeJS.WriteStream, enabled: boolean, env: NodeJS.ProcessEnv = process.env): Promise<Progress> {
@@ -44,7 +45,8 @@ export async function createProgress(stream: NodeJS.WriteStream, enabled: boolea
     const noop = (): void => undefined;
     return { enabled: false, update: noop, succeed: noop, fail: noop, stop: noop };
   }
-  const { default: ora } = await import('ora');
+  // ora is an ES module only: loaded with import(), which the CLI bundle's cached code lacks.
+  const { default: ora } = await importEsModule<typeof import('ora')>(createRequire(import.meta.url).resolve('ora'));
   let spinner: Ora | undefined;
   const ensure = (text: string): Ora => {
     spinner ??= ora({ stream, discardStdin: false, isEnabled: true, text }).start();
