@@ -19,14 +19,16 @@
  * starts with its whole path compiled). V8 checks the data against the source, its own version and
  * flags, and rejects a mismatch (then the chunk compiles as usual and its data is rewritten).
  *
- * Where: `$TMPDIR/catalog-compile-cache-<uid>/<node version>-<arch>/<chunk file name>.bin`. The
- * chunk names carry a hash of their content, so a rebuilt bundle gets new entries. Cached data is
+ * Where: `$TMPDIR/catalog-compile-cache-<uid>/<node version>-<arch>/<hash of the bundle's
+ * directory>/<chunk file name>.bin`. The chunk names carry a hash of their content, so a rebuilt
+ * bundle gets new entries; a run that writes entries removes those of chunks its bundle no longer
+ * has (an install's directory is its own, so two installs never remove each other's). Cached data is
  * code: the directory must be ours and writable by no one else, or the cache is not used.
  * `CATALOG_COMPILE_CACHE=<dir>` puts it under another directory; `CATALOG_COMPILE_CACHE=0` turns it
  * off, as do source maps (`--enable-source-maps`: error reports then
  * go through Node's own loader, which maps positions to src/*.ts).
  */
-import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
@@ -92,17 +94,24 @@ function requireOf(module: CommonJsModule): NodeJS.Require {
   return require;
 }
 
+/** FNV-1a of `text`, as 8 hex digits: names a bundle's directory in the cache without node:crypto. */
+function shortHash(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return hash.toString(16).padStart(8, '0');
+}
+
 /**
- * The cache directory for this user, Node version and architecture under `root`, both created
- * (mode 0700) if missing; a reason instead when one of them is not safe to use (owned by someone
- * else, writable by group or others, not a directory: a symbolic link is not followed) or cannot
- * be made.
+ * The cache directory of the bundle in `bundleDir` for this user, Node version and architecture
+ * under `root`, each level created (mode 0700) if missing; a reason instead when one of them is not
+ * safe to use (owned by someone else, writable by group or others, not a directory: a symbolic link
+ * is not followed) or cannot be made. Each level is checked before anything is made in it.
  */
-export function cacheDirectory(root: string = join(tmpdir(), `catalog-compile-cache-${process.getuid?.() ?? 'user'}`)): { directory: string } | { reason: string } {
-  const directory = join(root, `${process.version}-${process.arch}`);
+export function cacheDirectory(bundleDir: string, root: string = join(tmpdir(), `catalog-compile-cache-${process.getuid?.() ?? 'user'}`)): { directory: string } | { reason: string } {
+  const versionDir = join(root, `${process.version}-${process.arch}`);
+  const directory = join(versionDir, shortHash(bundleDir));
   try {
-    // The root is checked before anything is made in it.
-    for (const path of [root, directory]) {
+    for (const path of [root, versionDir, directory]) {
       mkdirSync(path, { recursive: true, mode: 0o700 });
       const stat = lstatSync(path);
       if (!stat.isDirectory()) return { reason: `${path} is not a directory` };
@@ -128,7 +137,7 @@ export function installCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = 
   const setting = env.CATALOG_COMPILE_CACHE;
   if (setting === '0') return { enabled: false, reason: 'CATALOG_COMPILE_CACHE=0' };
   if (process.sourceMapsEnabled) return { enabled: false, reason: 'source maps are enabled' };
-  const place = cacheDirectory(setting !== undefined && setting !== '' ? setting : undefined);
+  const place = cacheDirectory(bundleDir, setting !== undefined && setting !== '' ? setting : undefined);
   if ('reason' in place) return { enabled: false, reason: place.reason };
   const { directory } = place;
   if (typeof ModuleInternals.enableCompileCache === 'function') {
@@ -159,7 +168,7 @@ export function installCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = 
     return wrapper.call(this.exports, this.exports, requireOf(this), this, filename, dirname(filename));
   };
   process.once('exit', () => {
-    if (flagsChanged) return;
+    if (flagsChanged || toWrite.length === 0) return;
     for (const { script, file } of toWrite) {
       try {
         const temp = `${file}.${process.pid}.tmp`;
@@ -168,6 +177,14 @@ export function installCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = 
       } catch {
         // A full disk or a removed directory: the next run compiles again.
       }
+    }
+    try {
+      // Entries of chunks an earlier build had (the bundle was rebuilt since).
+      for (const entry of readdirSync(directory)) {
+        if (entry.endsWith('.cjs.bin') && !existsSync(join(bundleDir, entry.slice(0, -'.bin'.length)))) rmSync(join(directory, entry), { force: true });
+      }
+    } catch {
+      // Pruning is housekeeping: the next run that writes tries again.
     }
   });
   return { enabled: true, directory };
