@@ -92,6 +92,11 @@ await build({
     dir: OUT,
     format: 'cjs',
     dynamicImportInCjs: false,
+    // Less text to read and decode at every start (the code itself comes from the code cache):
+    // JSDoc dropped (licence comments kept), non-ASCII escaped so V8 holds each chunk as a one-byte
+    // string. ~4 ms CPU of a local search, measured; lines and names stay as they are.
+    charset: 'ascii',
+    comments: { legal: true, annotation: false, jsdoc: false },
     sourcemap: true,
     entryFileNames: '[name].cjs',
     // Beside the entries: code that finds a file relative to its own module (the pool's worker,

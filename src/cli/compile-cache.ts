@@ -20,14 +20,17 @@
  * flags, and rejects a mismatch (then the chunk compiles as usual and its data is rewritten).
  *
  * Where: `$TMPDIR/catalog-compile-cache-<uid>/<node version>-<arch>/<hash of the bundle's
- * directory>/<chunk file name>.bin`. The chunk names carry a hash of their content, so a rebuilt
- * bundle gets new entries; a run that writes entries removes those of chunks its bundle no longer
- * has (an install's directory is its own, so two installs never remove each other's). Cached data is
+ * directory>/<chunk file name>.<hash of its content>.bin`. The content hash is what keeps a rebuilt
+ * chunk from running its old code: V8 checks cached data against the source's length only (a
+ * rebuilt main.cjs naming chunks of new hashes has the same length). A run that writes entries
+ * removes the older entries of the same files and those of files its bundle no longer has (an
+ * install's directory is its own, so two installs never remove each other's). Cached data is
  * code: the directory must be ours and writable by no one else, or the cache is not used.
  * `CATALOG_COMPILE_CACHE=<dir>` puts it under another directory; `CATALOG_COMPILE_CACHE=0` turns it
  * off, as do source maps (`--enable-source-maps`: error reports then
  * go through Node's own loader, which maps positions to src/*.ts).
  */
+import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -149,9 +152,14 @@ export function installCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = 
   const compile = ModuleInternals.prototype._compile;
   /** Chunks compiled without accepted data this run: their data is written at exit. */
   const toWrite: Array<{ script: Script; file: string }> = [];
+  /** The entry of each chunk this run loaded, by chunk file name: others of those chunks are stale. */
+  const current = new Map<string, string>();
   ModuleInternals.prototype._compile = function compileWithCache(this: CommonJsModule, content: string, filename: string): unknown {
     if (!filename.startsWith(prefix) || !filename.endsWith('.cjs')) return compile.call(this, content, filename);
-    const file = join(directory, `${basename(filename)}.bin`);
+    // sha1 as a fingerprint, not for security (the directory is the user's own): ~0.4 ms for the
+    // ~660 KB a local search loads.
+    const file = join(directory, `${basename(filename)}.${createHash('sha1').update(content).digest('hex').slice(0, 16)}.bin`);
+    current.set(basename(filename), basename(file));
     let cachedData: Buffer | undefined;
     try {
       cachedData = readFileSync(file);
@@ -179,9 +187,12 @@ export function installCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = 
       }
     }
     try {
-      // Entries of chunks an earlier build had (the bundle was rebuilt since).
+      // Entries of an earlier build: of files this run loaded in another version, or gone.
       for (const entry of readdirSync(directory)) {
-        if (entry.endsWith('.cjs.bin') && !existsSync(join(bundleDir, entry.slice(0, -'.bin'.length)))) rmSync(join(directory, entry), { force: true });
+        const chunk = /^(.+\.cjs)\.[0-9a-f]{16}\.bin$/.exec(entry)?.[1];
+        if (chunk === undefined) continue;
+        const loaded = current.get(chunk);
+        if (loaded !== undefined ? loaded !== entry : !existsSync(join(bundleDir, chunk))) rmSync(join(directory, entry), { force: true });
       }
     } catch {
       // Pruning is housekeeping: the next run that writes tries again.
