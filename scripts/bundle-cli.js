@@ -9,8 +9,9 @@
 //   as ES modules the serve thread pool's worker, which pooled-catalog.ts finds beside itself
 //   (`./catalog-worker.js`), the photo-feature worker (`./feature-worker.js`) and the import reader
 //   thread (`./entries-worker.js`), so every chunk lands in the one directory.
-// - Native, large or path-sensitive packages stay external (better-sqlite3, sharp, pg, the AWS SDK,
-//   OpenCV, fastify, piscina, ...): Node loads them from node_modules as before.
+// - Native, large or path-sensitive packages stay external (sharp, pg, the AWS SDK, OpenCV,
+//   fastify, piscina, ...): Node loads them from node_modules as before. better-sqlite3's
+//   JavaScript is bundled, its addon loaded by path (src/adapters/sqlite/database.ts).
 // - Source maps map to src/*.ts, for error reports (`node --enable-source-maps bin/catalog.js`).
 // dist/ as tsc writes it stays as it is: tests, benchmarks and the e2e error table import from it.
 import { rmSync } from 'node:fs';
@@ -47,8 +48,11 @@ const CHUNK_GROUPS = [
   { name: 'local', roots: ['src/cli/local-catalog.ts', 'src/client/local-client.ts', 'src/open-catalog.ts'] },
 ];
 
-/** Packages bundled in: pure ESM/CJS JavaScript whose many small files dominate start-up. */
-const BUNDLED = ['zod', 'commander'];
+/**
+ * Packages bundled in: pure ESM/CJS JavaScript whose many small files dominate start-up. Of
+ * better-sqlite3 only the JavaScript: adapters/sqlite/database.ts loads its native addon itself.
+ */
+const BUNDLED = ['zod', 'commander', 'better-sqlite3'];
 
 function isExternal(id) {
   if (id.startsWith('node:')) return true;
