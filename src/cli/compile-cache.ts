@@ -16,8 +16,9 @@
  * directory is compiled as Node compiles CommonJS (the same wrapper) by a vm.Script given the cached
  * data of an earlier run; chunks compiled without usable data get their data written at exit,
  * after the run, so it holds the functions the run compiled lazily too (a one-shot search then
- * starts with its whole path compiled). V8 checks the data against the source, its own version and
- * flags, and rejects a mismatch (then the chunk compiles as usual and its data is rewritten).
+ * starts with its whole path compiled). V8 checks the data against the source's length, its own
+ * version and its flags, and rejects a mismatch (then the chunk compiles as usual and its data is
+ * rewritten).
  *
  * Where: `$TMPDIR/catalog-compile-cache-<uid>/<node version>-<arch>/<hash of the bundle's
  * directory>/<chunk file name>.<hash of its content>.bin`. The content hash is what keeps a rebuilt
@@ -27,8 +28,8 @@
  * install's directory is its own, so two installs never remove each other's). Cached data is
  * code: the directory must be ours and writable by no one else, or the cache is not used.
  * `CATALOG_COMPILE_CACHE=<dir>` puts it under another directory; `CATALOG_COMPILE_CACHE=0` turns it
- * off, as do source maps (`--enable-source-maps`: error reports then
- * go through Node's own loader, which maps positions to src/*.ts).
+ * off, as do source maps (`--enable-source-maps`: error reports then go through Node's own loader,
+ * which maps positions to src/*.ts).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
