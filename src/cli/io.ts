@@ -10,7 +10,15 @@ export interface CliIo {
   cwd: string;
 }
 
-/** The real process. */
+/** The real process. stdin is opened when a command first reads it (few do; opening it costs start-up). */
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    get stdin() {
+      return process.stdin;
+    },
+    env: process.env,
+    cwd: process.cwd(),
+  };
 }

@@ -3,16 +3,42 @@
  * processes wait instead of failing with SQLITE_BUSY), synchronous=FULL, a larger WAL between
  * checkpoints, and the migrations.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type BetterSqlite3 from 'better-sqlite3';
+import { dirname, join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
+/** The driver's native addon, loaded once (see {@link nativeAddon}). */
+let addon: object | undefined;
+
 /**
- * The driver, loaded with require rather than import: better-sqlite3 is CommonJS, and an ESM import
- * of CommonJS makes Node load and run its export lexer over the module first (~5 ms of every
- * command's start-up; issue 12).
+ * better-sqlite3's native addon, loaded here and handed to every connection (its `nativeBinding`
+ * option) rather than found by the driver: the CLI bundle carries the driver's JavaScript (issue
+ * 12: its ~15 files cost every local command ~5 ms of module resolution), and from inside the
+ * bundle the driver's own search (the `bindings` package, which starts from its caller's file)
+ * would look beside the bundle. The addon is where npm's install puts it
+ * (build/Release/better_sqlite3.node); a build kept elsewhere is found by `bindings` from the
+ * driver's own directory, as the driver would.
+ *
+ * @throws the loader's error when the addon is missing or built for another Node.
  */
-export const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+function nativeAddon(): object {
+  if (addon) return addon;
+  const require = createRequire(import.meta.url);
+  const root = dirname(require.resolve('better-sqlite3/package.json'));
+  const release = join(root, 'build', 'Release', 'better_sqlite3.node');
+  addon = (existsSync(release)
+    ? require(release)
+    : (require('bindings') as (options: { bindings: string; module_root: string }) => unknown)({ bindings: 'better_sqlite3.node', module_root: root })) as object;
+  return addon;
+}
+
+/** Opens a better-sqlite3 connection to `path` (":memory:" for an in-memory database), nothing else. */
+export function openConnection(path: string): SqliteDatabase {
+  // The driver takes the addon object too (its docs; the types say only a path).
+  return new BetterSqlite3(path, { nativeBinding: nativeAddon() as unknown as string });
+}
 
 /** Milliseconds a writer waits for another process's lock before giving up. */
 export const BUSY_TIMEOUT_MS = 30_000;
@@ -37,7 +63,7 @@ export type SqliteDatabase = BetterSqlite3.Database;
  * pending migrations. Throws if the file is newer than this program's schema.
  */
 export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): SqliteDatabase {
-  const db = new Database(path);
+  const db = openConnection(path);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');

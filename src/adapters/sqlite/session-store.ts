@@ -18,7 +18,7 @@
  */
 import { rmSync } from 'node:fs';
 import type { NewSession, SessionBudget, SessionStore } from '../../core/ports.js';
-import { BUSY_TIMEOUT_MS, Database, type SqliteDatabase } from './database.js';
+import { BUSY_TIMEOUT_MS, openConnection, type SqliteDatabase } from './database.js';
 import type { ThreadLock } from './thread-lock.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';
 import { blockRange, packedBytes, packHits, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
@@ -127,7 +127,7 @@ export function openSessionDatabase(path: string): SqliteDatabase {
 const DAMAGED = /^SQLITE_(NOTADB|CORRUPT)/;
 
 function openSessionFile(path: string): SqliteDatabase {
-  const db = new Database(path);
+  const db = openConnection(path);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Before any table exists this takes effect at once; for an older file VACUUM applies it below.
   db.pragma('auto_vacuum = INCREMENTAL');

@@ -188,7 +188,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   // ora (and its dependencies) load only when a person is watching: start-up counts in short runs.
   const watching = !ctx.flags.quiet && (ctx.io.stderr as NodeJS.WriteStream).isTTY === true;
   const progress: Pick<Progress, 'update' | 'stop'> = watching
-    ? (await import('../output/progress.js')).createProgress(ctx.io.stderr as NodeJS.WriteStream, true, ctx.io.env)
+    ? await (await import('../output/progress.js')).createProgress(ctx.io.stderr as NodeJS.WriteStream, true, ctx.io.env)
     : { update: () => undefined, stop: () => undefined };
   const started = performance.now();
   const seconds = () => Math.max((performance.now() - started) / 1000, 0.001);

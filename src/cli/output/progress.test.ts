@@ -19,16 +19,16 @@ describe('createProgress', () => {
     ['CI set', true, true, { CI: 'true' }, false],
     ['CI=false counts as unset', true, true, { CI: 'false' }, true],
     ['caller disabled it', true, false, {}, false],
-  ])('%s', (_name, isTTY, enabled, env, expected) => {
+  ])('%s', async (_name, isTTY, enabled, env, expected) => {
     const { stream } = fakeStream(isTTY);
-    const progress = createProgress(stream, enabled, env);
+    const progress = await createProgress(stream, enabled, env);
     expect(progress.enabled).toBe(expected);
     progress.stop();
   });
 
   it('writes nothing when disabled', async () => {
     const { stream, written } = fakeStream(false);
-    const progress = createProgress(stream, true, {});
+    const progress = await createProgress(stream, true, {});
     progress.update('working');
     progress.succeed('done');
     progress.fail('failed');
@@ -39,7 +39,7 @@ describe('createProgress', () => {
 
   it('draws on a TTY and ends with the final text', async () => {
     const { stream, written } = fakeStream(true);
-    const progress = createProgress(stream, true, {});
+    const progress = await createProgress(stream, true, {});
     progress.update('importing 1');
     progress.update('importing 2');
     progress.succeed('imported 2');

@@ -2,8 +2,9 @@
  * Spinners and colour decisions for stderr (cli.md, Output): the only module that knows ora.
  * Progress appears only for a person watching a terminal; in pipes, files and CI it is silent.
  */
-import ora from 'ora';
+import { createRequire } from 'node:module';
 import type { Ora } from 'ora';
+import { importEsModule } from '../compile-cache.js';
 
 /** A spinner line on stderr. Every method is a no-op when progress is disabled. */
 export interface Progress {
@@ -32,10 +33,11 @@ function inCi(env: NodeJS.ProcessEnv): boolean {
  * @param enabled the caller's wish (e.g. false with `--quiet`); the spinner is shown only when this is
  *   true AND `stream.isTTY` AND `CI` is unset in `env`. Otherwise every method does nothing.
  * @param env the environment to consult (tests pass their own); default process.env.
- * @returns a {@link Progress}; ora is created lazily on the first call and never reads stdin
- *   (`discardStdin: false`, so `import -` and our own Ctrl-C handling keep working).
+ * @returns a {@link Progress}; ora is loaded only when the spinner is shown (a silent run need not
+ *   load it at all), created on the first call, and never reads stdin (`discardStdin: false`, so `import -` and our own Ctrl-C
+ *   handling keep working).
  */
-export function createProgress(stream: NodeJS.WriteStream, enabled: boolean, env: NodeJS.ProcessEnv = process.env): Progress {
+export async function createProgress(stream: NodeJS.WriteStream, enabled: boolean, env: NodeJS.ProcessEnv = process.env): Promise<Progress> {
   // A terminal of width 0 (a pseudo-terminal nobody sized, e.g. `script` fed by a pipe) would make
   // ora count Infinity lines to clear and print cursor-up codes forever: no spinner there.
   const active = enabled && stream.isTTY === true && !inCi(env) && stream.columns !== 0;
@@ -43,6 +45,8 @@ export function createProgress(stream: NodeJS.WriteStream, enabled: boolean, env
     const noop = (): void => undefined;
     return { enabled: false, update: noop, succeed: noop, fail: noop, stop: noop };
   }
+  // ora is an ES module only: loaded with import(), which the CLI bundle's cached code lacks.
+  const { default: ora } = await importEsModule<typeof import('ora')>(createRequire(import.meta.url).resolve('ora'));
   let spinner: Ora | undefined;
   const ensure = (text: string): Ora => {
     spinner ??= ora({ stream, discardStdin: false, isEnabled: true, text }).start();

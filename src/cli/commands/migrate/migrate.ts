@@ -76,7 +76,7 @@ export async function run(ctx: CommandContext, flags: MigrateFlags, command: Com
   const opened = await openMigration({ dataDir, databaseUrl: flags.to, blobUrl });
   const watching = !ctx.flags.quiet && (ctx.io.stderr as NodeJS.WriteStream).isTTY === true;
   const progress = watching
-    ? (await import('../../output/progress.js')).createProgress(ctx.io.stderr as NodeJS.WriteStream, true, ctx.io.env)
+    ? await (await import('../../output/progress.js')).createProgress(ctx.io.stderr as NodeJS.WriteStream, true, ctx.io.env)
     : { update: () => undefined, stop: () => undefined, succeed: () => undefined, fail: () => undefined };
   const controller = new AbortController();
   // `on`, not `once` (as run-bulk.ts): the batch in flight finishes and its position is saved.
