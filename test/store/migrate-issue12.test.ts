@@ -55,7 +55,7 @@ describe('migrations 8 and 9 on a catalog of schema version 6 (issue 12)', () =>
 
     const db = new Database(join(dataDir, 'catalog.db'), { readonly: true });
     try {
-      expect(db.pragma('user_version', { simple: true })).toBe(9);
+      expect(db.pragma('user_version', { simple: true })).toBe(10) // and migration 10 (changed-terms log) after them;
       // Every card row is a superseded copy; the parts rows are compact.
       expect(db.prepare('SELECT count(*) FROM search_cards WHERE superseded_at IS NULL').pluck().get()).toBe(0);
       expect(db.prepare("SELECT count(*) FROM parts WHERE typeof(service_id) <> 'blob' OR attributes LIKE '%attribute_id%'").pluck().get()).toBe(0);

@@ -7,7 +7,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteCatalogStore } from '../../src/adapters/sqlite/catalog-store.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteSearchIndex } from '../../src/adapters/sqlite/search/search-index.js';
-import { binaryLess } from '../../src/adapters/sqlite/search/engine-store.js';
+import { binaryLess, TERM_LOG_VERSIONS } from '../../src/adapters/sqlite/search/engine-store.js';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { openSessionDatabase, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
 import { systemClock, systemIds } from '../../src/adapters/system.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
@@ -252,6 +254,44 @@ describe('engine writer caches', () => {
     } finally {
       await a.close();
       await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('changed-terms log (migration 10, issue 12)', () => {
+  type Engine = { terms: Map<number, unknown>; stmt: { termId: { get: (t: string) => number | undefined } } };
+  const engineOf = (catalog: ReturnType<typeof openCatalog>) => (catalog.search as unknown as { index: { engine: Engine } }).index.engine;
+
+  it("a reader evicts exactly the lists another connection's writes changed, and everything when it is further behind than the log", async () => {
+    const dir = tempDir();
+    const reader = openCatalog({ dataDir: dir });
+    const writer = openCatalog({ dataDir: dir });
+    try {
+      await writer.service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Cog wheel' } }, { part_id: 'b', name: { en: 'Axle' } }]);
+      for (const text of ['cog', 'wheel', 'axle']) await reader.search.search(LOCAL_OWNER, { matches: { text: `${text} ` } });
+      const engine = engineOf(reader);
+      const id = (term: string) => engine.stmt.termId.get(term)!;
+      expect(engine.terms.has(id('cog')) && engine.terms.has(id('axle'))).toBe(true);
+      // Another connection adds a cog: "cog" and "wheel" change, "axle" does not.
+      await writer.service.upsertParts(LOCAL_OWNER, [{ part_id: 'c', name: { en: 'Cog wheel' } }]);
+      expect((await reader.search.search(LOCAL_OWNER, { matches: { text: 'cog ' } })).resultsTotalCount).toBe(2);
+      expect(engine.terms.has(id('axle'))).toBe(true);
+      expect((await reader.search.search(LOCAL_OWNER, { matches: { text: 'wheel ' } })).resultsTotalCount).toBe(2);
+      // More writes than the log keeps: the reader cannot know what changed and starts over.
+      for (let i = 0; i < TERM_LOG_VERSIONS + 2; i++) await writer.service.upsertParts(LOCAL_OWNER, [{ part_id: `n${i}`, name: { en: `Nut ${i}` } }]);
+      expect(engine.terms.has(id('axle'))).toBe(true);
+      expect((await reader.search.search(LOCAL_OWNER, { matches: { text: 'nut ' } })).resultsTotalCount).toBe(TERM_LOG_VERSIONS + 2);
+      expect(engine.terms.has(id('axle'))).toBe(false);
+      const db = new Database(join(dir, 'catalog.db'), { readonly: true });
+      try {
+        expect(db.prepare('SELECT count(*) FROM engine_term_changes').pluck().get()).toBe(TERM_LOG_VERSIONS);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await reader.close();
+      await writer.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -5,21 +5,29 @@
  * sorted by term, so a batch of parts costs one rewrite of each touched block, as a bulk build.
  *
  * Tables:
- * - `engine_terms`: term -> id; `version` = the write that last changed its postings.
+ * - `engine_terms`: term -> id (its `version` column, the write that created it, is no longer read).
+ * - `engine_term_changes`: per write (engine version), the ids of the terms it wrote (migration 10).
  * - `engine_postings`: (term id, first doc) -> block of ≤ BLOCK_SIZE postings (core postings.ts).
  * - `engine_docs`: per CHUNK docs (doc id = parts.rowid_): current card id, order key (ascending key =
  *   ascending part id, so ties by part id need no join), token counts by field group, flags.
  * - `engine_stats`: version, number of parts, sum of lengths per tier (avgdl).
  *
  * Readers keep decoded docs and recently used posting lists in memory and refresh them when
- * `engine_stats.version` moves (a write by this or another connection): only the doc chunks and
- * terms whose version is newer are re-read.
+ * `engine_stats.version` moves (a write by this or another connection): only the doc chunks whose
+ * version is newer are re-read, and only the terms the changed-terms log names are evicted.
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
 import { BLOCK_SIZE, decodeBlock, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
+import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-ids.js';
 import type { SqliteDatabase } from '../database.js';
+
+/**
+ * Writes the changed-terms log keeps (engine_term_changes): a reader further behind evicts every
+ * cached list instead. 256 import batches of ~15 KB each at most.
+ */
+export const TERM_LOG_VERSIONS = 256;
 
 /** Key spacing of parts appended at either end of the part id order. */
 const KEY_STEP = 1024;
@@ -91,6 +99,8 @@ export class EngineStore {
   private readonly stmt;
   // -- write side: one transaction's changes --
   private readonly gathered = new GatheredPostings();
+  /** Ids of the terms the running flush wrote (the changed-terms log's next row). */
+  private readonly writtenTerms: number[] = [];
   private readonly txChunks = new Map<number, Buffer>();
   private readonly statsDelta = { n: 0, len: [0, 0, 0, 0] };
   private renumber = false;
@@ -127,12 +137,15 @@ export class EngineStore {
     this.stmt = {
       termId: db.prepare<[string], number>('SELECT id FROM engine_terms WHERE term = ?').pluck(),
       insertTerm: db.prepare<[string, number]>('INSERT INTO engine_terms (term, version) VALUES (?, ?)'),
-      touchTerm: db.prepare<[number, number]>('UPDATE engine_terms SET version = ? WHERE id = ?'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       blockAfter: db.prepare<[number, number], number>('SELECT 1 FROM engine_postings WHERE term_id = ? AND first_doc > ? LIMIT 1').pluck(),
       termsInRange: db.prepare<[string, string], { id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term >= ? AND term < ? ORDER BY term'),
       anyInRange: db.prepare<[string, string], number>('SELECT id FROM engine_terms WHERE term >= ? AND term < ? LIMIT 1').pluck(),
-      changedTerms: db.prepare<[number], number>('SELECT id FROM engine_terms WHERE version > ?').pluck(),
+      termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
+      logTerms: db.prepare<[number, Buffer]>('INSERT INTO engine_term_changes (version, term_ids) VALUES (?, ?)'),
+      pruneTermLog: db.prepare<[number]>('DELETE FROM engine_term_changes WHERE version <= ?'),
+      clearTermLog: db.prepare<[number]>('UPDATE engine_stats SET term_log_start = ? WHERE id = 0'),
+      clearTermChanges: db.prepare('DELETE FROM engine_term_changes'),
       floorBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1').pluck(),
       blocksIn: db.prepare<[number, number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ? ORDER BY first_doc'),
       deleteBlocksIn: db.prepare<[number, number, number]>('DELETE FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ?'),
@@ -148,7 +161,7 @@ export class EngineStore {
       changedChunks: db.prepare<[number], { chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE version > ?'),
       changedChunkIds: db.prepare<[number], number>('SELECT chunk FROM engine_docs WHERE version > ?').pluck(),
       lastChunk: db.prepare<[], { chunk: number | null }>('SELECT max(chunk) AS chunk FROM engine_docs'),
-      stats: db.prepare<[], { version: number; n: number; len0: number; len1: number; len2: number; len3: number }>('SELECT version, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0'),
+      stats: db.prepare<[], { version: number; n: number; len0: number; len1: number; len2: number; len3: number; term_log_start: number }>('SELECT version, n, len0, len1, len2, len3, term_log_start FROM engine_stats WHERE id = 0'),
       version: db.prepare<[], number>('SELECT version FROM engine_stats WHERE id = 0').pluck(),
       putStats: db.prepare<[number, number, number, number, number, number]>('UPDATE engine_stats SET version = ?, n = ?, len0 = ?, len1 = ?, len2 = ?, len3 = ? WHERE id = 0'),
       predecessor: db.prepare<[string], number>('SELECT rowid_ FROM parts WHERE part_id < ? ORDER BY part_id DESC LIMIT 1').pluck(),
@@ -195,6 +208,9 @@ export class EngineStore {
     this.clearGathered();
     const version = (this.stmt.version.get() ?? 0) + 1;
     this.stmt.putStats.run(version, 0, 0, 0, 0, 0);
+    // Term ids start over: a reader of any earlier version must evict everything.
+    this.stmt.clearTermChanges.run();
+    this.stmt.clearTermLog.run(version);
   }
 
   /** Discards gathered changes (the transaction is rolling back; the writer cache may hold its blocks). */
@@ -228,7 +244,12 @@ export class EngineStore {
     }
     this.tailVersion = -1; // until this flush has written everything (a throw below leaves it invalid)
     this.gathered.prepare();
+    this.writtenTerms.length = 0;
     for (const term of this.gathered.sortedTerms()) this.writeTerm(term, this.gathered.changes(term), version);
+    if (this.writtenTerms.length > 0) {
+      this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenTerms)));
+      this.stmt.pruneTermLog.run(version - TERM_LOG_VERSIONS);
+    }
     if (this.renumber) this.renumberKeys();
     for (const [chunk, data] of this.txChunks) this.stmt.putChunk.run(chunk, version, data);
     const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.statsDelta.len[t] ?? 0));
@@ -299,6 +320,8 @@ export class EngineStore {
       const merged = mergeSorted(base, changes);
       if (merged.docs.length === 0) return;
       id = Number(this.stmt.insertTerm.run(term, version).lastInsertRowid);
+      // Logged too: an id can be reused after the highest term was deleted.
+      this.writtenTerms.push(id);
       const last = this.insertBlocks(id, merged);
       if (merged.docs.length >= TAIL_SEED_POSTINGS) {
         this.setTail(id, last);
@@ -306,7 +329,7 @@ export class EngineStore {
       }
       return;
     }
-    this.stmt.touchTerm.run(version, id);
+    this.writtenTerms.push(id);
     this.ids.delete(term); // re-inserted: most recently written last
     this.ids.set(term, id);
     const tail = this.tails.get(id);
@@ -411,7 +434,11 @@ export class EngineStore {
     const stats = this.stmt.stats.get();
     if (!stats || stats.version === this.loadedVersion) return;
     if (this.loadedVersion >= 0 && stats.version < this.loadedVersion) this.loadedVersion = -1; // rebuilt elsewhere
-    for (const id of this.loadedVersion < 0 ? [...this.terms.keys()] : this.stmt.changedTerms.all(this.loadedVersion)) this.evict(id);
+    // The log names the terms of every write after term_log_start, for the last TERM_LOG_VERSIONS
+    // writes; a reader further behind cannot know which of its lists changed.
+    const logCovers = this.loadedVersion >= stats.term_log_start && stats.version - this.loadedVersion <= TERM_LOG_VERSIONS;
+    if (!logCovers) for (const id of [...this.terms.keys()]) this.evict(id);
+    else for (const ids of this.stmt.termChanges.all(this.loadedVersion)) for (const id of decodeTermIds(ids)) this.evict(id);
     // A first load sizes the arrays once (growing them chunk by chunk doubled ~10 times at 1M parts).
     if (this.loadedVersion < 0) this.docs.ensure(((this.stmt.lastChunk.get()?.chunk ?? -1) + 1) * CHUNK);
     for (const row of this.stmt.changedChunks.iterate(this.loadedVersion)) this.docs.loadChunk(row.chunk, row.data);
