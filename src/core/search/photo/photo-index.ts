@@ -109,13 +109,13 @@ export const DEFAULT_BURST_KEEP = 8;
 /** Options of a {@link PhotoIndex}. */
 export interface PhotoIndexOptions {
   /**
-   * Drop the postings of stop words (issue 14, memory): a bulk load into an empty index keeps no
-   * posting of a word held by more than 1.5 × the stop-word limit of the default query options
-   * (max(minStopDf, 5 % of the images)), since a query never scans them; only their document
-   * frequency is kept. Query answers are unchanged while every dropped word stays a stop word;
-   * when removals or growth could make one scannable again, {@link PhotoIndex.complete} turns
-   * false and the owner reloads (a query asking for it throws). At 10,000 bench references half
-   * the postings are in stop words. Default false.
+   * Drop the postings of the words no query scans (issue 14, memory): a bulk load into an empty
+   * index keeps no posting of a word held by more than 1.5 × the most a query with the default
+   * options scans (the split limit of {@link maxSplitShare}, max(2,000, 20 % of the images) by
+   * default; the stop-word limit max(minStopDf, 5 %) when nothing is split); only their document
+   * frequency is kept. Query answers are unchanged while every dropped word stays above that
+   * limit; when removals or growth could bring one under it, {@link PhotoIndex.complete} turns
+   * false and the owner reloads (a query asking for it throws). Default false.
    */
   dropStopWords?: boolean;
   /** Least document frequency of a stop word (default 500; tests lower it). */
