@@ -194,6 +194,8 @@ export class PhotoIndex {
   private readonly splitCellSize: number;
   /** The cells of each split word (its `postings` entry is then empty). */
   private readonly split: (SplitWord | undefined)[];
+  /** Integer parts of the stop and drop limits at the last full pass of splitStopWords. */
+  private splitPassLimits: [number, number] = [-1, -1];
 
   constructor(vocabulary: Vocabulary, options: PhotoIndexOptions = {}) {
     this.vocabulary = vocabulary;
@@ -374,28 +376,38 @@ export class PhotoIndex {
       this.livePostings += n;
       this.liveImages++;
     });
-    this.splitStopWords();
+    this.splitStopWords(wordsOf);
   }
 
   /**
    * Splits every word kept whole whose document frequency now exceeds the stop-word limit (and is
    * at most the drop limit above the split limit): after a bulk load, and after uploads or
-   * removals moved a word or the limits. One pass over the vocabulary (~16,000 comparisons).
+   * removals moved a word or the limits. Only the words of `touched` (the images just added or
+   * removed) can have crossed while the limits' integer parts stay where the last full pass left
+   * them (document frequencies are integers); otherwise one pass over the vocabulary (~16,000
+   * comparisons, 0.2 ms at 10,000 references: every 20th upload or removal there).
    */
-  private splitStopWords(): void {
+  private splitStopWords(touched: readonly Uint16Array[]): void {
     if (this.splitFactor <= 1) return;
     const stop = this.stopDf(DEFAULT_MAX_WORD_SHARE, this.liveImages);
     const most = DROP_HYSTERESIS * this.scannedDf(this.liveImages);
-    const df = this.df;
-    for (let w = 0; w < df.length; w++) {
-      const f = df[w] ?? 0;
-      if (f <= stop || f > most || this.split[w] || this.dropped[w]) continue;
-      const p = this.postings[w];
-      if (!p || p.length === 0) continue;
-      compactPostings(p, this.alive);
-      this.split[w] = SplitWord.build(p, this.splitCellSize);
-      this.postings[w] = emptyPostings();
+    if (Math.floor(stop) === this.splitPassLimits[0] && Math.floor(most) === this.splitPassLimits[1]) {
+      for (const words of touched) for (let i = 0; i < words.length; i++) this.splitIfStop(words[i] ?? 0, stop, most);
+      return;
     }
+    this.splitPassLimits = [Math.floor(stop), Math.floor(most)];
+    for (let w = 0; w < this.df.length; w++) this.splitIfStop(w, stop, most);
+  }
+
+  /** Splits word `w` when it is kept whole and its document frequency is in (stop, most]. */
+  private splitIfStop(w: number, stop: number, most: number): void {
+    const f = this.df[w] ?? 0;
+    if (f <= stop || f > most || this.split[w] || this.dropped[w]) return;
+    const p = this.postings[w];
+    if (!p || p.length === 0) return;
+    compactPostings(p, this.alive);
+    this.split[w] = SplitWord.build(p, this.splitCellSize);
+    this.postings[w] = emptyPostings();
   }
 
   /** Removes an image; false when absent. Its postings become tombstones until compaction. */
@@ -416,11 +428,12 @@ export class PhotoIndex {
       if (this.dropped[w]) this.minDroppedDf = Math.min(this.minDroppedDf, this.df[w] ?? 0);
     }
     this.slotWords[slot] = new Uint16Array(0);
+    const removedWords = words;
     this.livePostings -= n;
     this.deadPostings += n;
     this.liveImages--;
     if (this.deadPostings > 1000 && this.deadPostings * 3 > this.livePostings) this.compact();
-    this.splitStopWords();
+    this.splitStopWords([removedWords]);
     return true;
   }
 
