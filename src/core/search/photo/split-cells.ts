@@ -8,9 +8,10 @@
  *
  * Cells come from recursive bisection on one bit: a set larger than `cellSize` is split by the bit
  * its (sampled) members are most evenly divided on, until every set fits. On the bench's 1.7 M
- * split postings this found as many parts as a bisecting 2-majority (k-means for bits) for half
- * the build time (≈ 0.5 s CPU at 10,000 references against ≈ 2 s): the query's nearest pivots, not
- * the cut, decide which cells are read, and a one-bit cut costs one word read a posting a level.
+ * split postings (10,000 references) this found as many parts as a bisecting 2-majority (k-means
+ * for bits) for about half the build (bulk add 1.7–1.9 s CPU against 2.7–3.9 s): the query's
+ * nearest pivots, not the cut, decide which cells are read, and a one-bit cut costs one word read
+ * a posting a level.
  */
 import { DESCRIPTOR_WORDS, popcount32 } from './hamming.js';
 import { appendPosting, compactPostings, postingsBytes, postingsWithCapacity, type Postings } from './postings.js';
@@ -25,7 +26,7 @@ const RESPLIT_FACTOR = 2;
  * One split word: its postings in cells, each with a pivot descriptor. Not thread-safe.
  */
 export class SplitWord {
-  /** Target postings a cell (a cell holds between about half and all of it after a build). */
+  /** Most postings a cell holds after a build (cuts are uneven: 175 on average for 256 on the bench). */
   readonly cellSize: number;
   /** The cells' postings. */
   private cells: Postings[] = [];
