@@ -29,7 +29,8 @@ const cv = await openCv();
 const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const sets = await photoSets({ perCondition: PER, log: () => {} });
 // As the server loads it (image-search.ts): stop words' postings dropped (PHOTO_KEEP_STOP=1 keeps them).
-const index = new PhotoReferenceIndex(vocabulary, { dropStopWords: process.env.PHOTO_KEEP_STOP !== '1' });
+// PHOTO_INDEX='{"maxSplitShare":0.05}' passes options to the index (split stop words, issue 14 fifth round).
+const index = new PhotoReferenceIndex(vocabulary, { dropStopWords: process.env.PHOTO_KEEP_STOP !== '1', ...JSON.parse(process.env.PHOTO_INDEX ?? '{}') });
 // The real references go into the same bulk load as the padding (the server loads everything at once).
 const realItems = [];
 for (const [i, r] of sets.references.entries()) {
@@ -98,7 +99,7 @@ if (PAD > 0) {
   const after = process.memoryUsage();
   const mb = (x) => (x / 2 ** 20).toFixed(0);
   console.log(`padded to ${index.size} references; load of ${PAD}: decode ${(t1 - t0).toFixed(0)} ms CPU, bulk add ${(t2 - t1).toFixed(0)} ms CPU`);
-  console.log(`index memoryBytes ${mb(index.memoryBytes)} MB (${(index.memoryBytes / index.size / 1024).toFixed(1)} KB a reference; ${index.local.droppedWords ?? 0} stop words' postings dropped); heap+arrayBuffers growth ${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB; rss ${mb(after.rss)} MB`);
+  console.log(`index memoryBytes ${mb(index.memoryBytes)} MB (${(index.memoryBytes / index.size / 1024).toFixed(1)} KB a reference; ${index.local.droppedWords ?? 0} stop words' postings dropped; split ${JSON.stringify(index.local.splitStats?.() ?? {})}); heap+arrayBuffers growth ${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB; rss ${mb(after.rss)} MB`);
   // An upload once the index is loaded (image-search.ts applies it from the change log): CPU of
   // decoding its record and adding it, then of removing it, 50 times over.
   {
@@ -137,7 +138,8 @@ for (const q of qs) {
   index.local.query(f, OPTS);
   const t45 = now();
   (t.matches ??= []).push(index.local.lastStats?.matches ?? 0);
-  { let c = 0; for (let i = 0; i < f.count; i++) c += index.local.postings[f.words[i]].length; (t.comparisons ??= []).push(c); }
+  // Postings compared by the local search (before the fifth round: the postings of the query's own words).
+  { let c = index.local.lastStats?.compared; if (c === undefined) { c = 0; for (let i = 0; i < f.count; i++) c += index.local.postings[f.words[i]].length; } (t.comparisons ??= []).push(c); }
   const hits = index.query({ views, local: f }, 25, { local: OPTS });
   const t5 = now();
   const r = hits.findIndex((h) => h.part_id === `part:${q.file}`);

@@ -6,7 +6,7 @@ import { CONFIDENT_SCORE, fuse, globalConfidence, localConfidence } from './conf
 import { matchSet, verify } from './geometry.js';
 import { DESCRIPTOR_WORDS } from './hamming.js';
 import { decodeLocalFeatures, encodeLocalFeatures, type LocalFeatures } from './local-features.js';
-import { PhotoIndex } from './photo-index.js';
+import { DEFAULT_SPLIT_PROBES, PhotoIndex, type PhotoIndexOptions } from './photo-index.js';
 import { decodePhotoFeatures, encodePhotoFeatures, PhotoReferenceIndex } from './photo-search.js';
 import { trainVocabulary } from './vocabulary.js';
 
@@ -221,8 +221,9 @@ describe('PhotoIndex without the postings of stop words (issue 14, memory)', () 
   const siblings = refs.slice(0, 10).map((f, i) => photoOf(f, 3 * i, 1, 5, 5, 20 + i, 40, 300 + i));
   const stored = [...refs, ...siblings].map((f) => decodeLocalFeatures(encodeLocalFeatures({ ...f, words: fine.assign(f.descriptors), vocabulary: fine.id })));
   const queries = [0, 4, 9, 13, 22, 31, 35].map((i, k) => photoOf(stored[i] as LocalFeatures, 20 + 45 * k, 0.8 + 0.1 * k, 25, 10, 16 + k, 300, 900 + k));
+  // Without split stop words (the fifth round's cells): what this memory layout was written for.
   const load = (dropStopWords: boolean): PhotoIndex => {
-    const index = new PhotoIndex(fine, { dropStopWords, minStopDf: 6 });
+    const index = new PhotoIndex(fine, { dropStopWords, minStopDf: 6, maxSplitShare: 0.05 });
     index.addMany(stored.map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
     return index;
   };
@@ -301,5 +302,105 @@ describe('PhotoIndex bursty query keypoints (issue 14, fourth round)', () => {
   it('dropping every match of such a keypoint (the rule before) loses the part', () => {
     const hits = index.query(photo, { multiAssign: 2, burstKeep: 0 });
     expect(hits.map((h) => h.image_id)).not.toContain('img0');
+  });
+});
+
+describe('PhotoIndex split stop words (issue 14, fifth round)', () => {
+  // 300 clutter images of 100 random keypoints: with 64 words, every word is held by ~80 % of the
+  // images, so every word is a stop word (the limit is max(10, 5 % of the images) here) and a part's
+  // keypoints match only through the cells of split words.
+  const stored = (f: LocalFeatures): LocalFeatures => ({ ...f, words: vocabulary.assign(f.descriptors), vocabulary: vocabulary.id });
+  const clutter = Array.from({ length: 300 }, (_, k) => stored(randomFeatures(100, 320, 320, 20_000 + k)));
+  const part = stored(randomFeatures(80, 320, 320, 30_000));
+  const photo = photoOf(part, 30, 0.9, 60, 40, 10, 300, 31_000);
+  const options: PhotoIndexOptions = { minStopDf: 10, maxSplitShare: 1, splitCellSize: 24 };
+  const load = (extra: PhotoIndexOptions = {}): PhotoIndex => {
+    const index = new PhotoIndex(vocabulary, { ...options, ...extra });
+    index.addMany([part, ...clutter].map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
+    return index;
+  };
+  const found = (index: PhotoIndex, splitProbes?: number): number => {
+    const hits = index.query(photo, { multiAssign: 2, splitProbes });
+    return hits[0]?.image_id === 'img0' ? (hits[0]?.inliers ?? 0) : 0;
+  };
+
+  it('finds a part whose keypoints all fall into stop words through the nearest cells, and not without them', () => {
+    const index = load();
+    expect(index.splitWords).toBe(vocabulary.size);
+    expect(found(index)).toBeGreaterThan(30);
+    // A probe reads a few cells of each word, not the word.
+    const postings = [part, ...clutter].reduce((n, f) => n + f.count, 0);
+    expect(index.lastStats.compared).toBeLessThan((photo.count * 2 * postings) / vocabulary.size / 2);
+    // Stop words not scanned (the rule before), or not split: the part is not found.
+    expect(found(index, 0)).toBe(0);
+    expect(found(load({ maxSplitShare: 0.05 }))).toBe(0);
+    // Every cell probed: the same as scanning the whole words.
+    expect(found(index, 64)).toBeGreaterThanOrEqual(found(index, DEFAULT_SPLIT_PROBES));
+  });
+
+  it('adds an upload into the cells with the nearest pivots, rebuilds grown cells, and forgets removed images', () => {
+    const index = new PhotoIndex(vocabulary, options);
+    index.addMany(clutter.map((features, i) => ({ imageId: `img${i + 1}`, partId: `part${i + 1}`, features })));
+    const before = index.splitStats();
+    expect(before.words).toBe(vocabulary.size);
+    expect(found(index)).toBe(0);
+    index.add('img0', 'part0', part);
+    expect(found(index)).toBeGreaterThan(30);
+    // Uploads of alike images (the part's look-alikes, 3 bits apart) pile into the same cells,
+    // which are split again once past twice their size.
+    for (let k = 0; k < 40; k++) index.add(`alike${k}`, 'alikes', photoOf(part, 0, 1, 0, 0, 3, 0, 32_000 + k));
+    const after = index.splitStats();
+    expect(after.cells).toBeGreaterThan(before.cells);
+    expect(after.largestCell).toBeLessThanOrEqual(2 * 24);
+    expect(after.postings).toBe(before.postings + 41 * part.count);
+    expect(index.remove('img0')).toBe(true);
+    expect(index.query(photo, { multiAssign: 2 }).map((h) => h.image_id)).not.toContain('img0');
+    // Removed images' postings leave the cells when the index compacts.
+    for (let k = 0; k < 40; k++) index.remove(`alike${k}`);
+    for (let i = 1; i <= 120; i++) index.remove(`img${i}`);
+    const live = clutter.slice(120).reduce((n, f) => n + f.count, 0);
+    expect(index.splitStats().postings).toBeGreaterThanOrEqual(live);
+    expect(index.splitStats().postings).toBeLessThan(live + 1000);
+    index.add('img0', 'part0', part);
+    expect(found(index)).toBeGreaterThan(30);
+  });
+
+  it('splits a word that uploads make a stop word, and scans every cell of a word that is one no longer', () => {
+    const index = new PhotoIndex(vocabulary, { ...options, minStopDf: 200 });
+    index.add('img0', 'part0', part);
+    clutter.slice(0, 150).forEach((features, i) => index.add(`img${i + 1}`, `part${i + 1}`, features));
+    expect(index.splitWords).toBe(0);
+    clutter.slice(150).forEach((features, i) => index.add(`img${i + 151}`, `part${i + 151}`, features));
+    expect(index.splitWords).toBeGreaterThan(0);
+    expect(found(index)).toBeGreaterThan(30);
+    for (let i = 1; i <= 200; i++) index.remove(`img${i}`);
+    // Every word is held by fewer than 200 images again: scanned whole, through all its cells, even
+    // when a query would probe just one cell of a stop word.
+    expect(found(index, 1)).toBeGreaterThan(30);
+    const live = part.count + clutter.slice(200).reduce((n, f) => n + f.count, 0);
+    expect(index.lastStats.compared).toBeGreaterThan((photo.count * live) / vocabulary.size);
+  });
+
+  it('counts the cells and pivots in memoryBytes', () => {
+    const split = load();
+    const whole = load({ maxSplitShare: 0.05 });
+    const dropped = load({ maxSplitShare: 0.05, dropStopWords: true });
+    const postings = [part, ...clutter].reduce((n, f) => n + f.count, 0);
+    // Every posting (38 bytes) is in a cell, plus a 32-byte pivot a cell.
+    expect(split.memoryBytes).toBeGreaterThanOrEqual(whole.memoryBytes + 32 * split.splitStats().cells);
+    expect(split.memoryBytes - dropped.memoryBytes).toBeGreaterThanOrEqual(38 * postings);
+  });
+
+  it('keeps and splits stop words up to the split limit when dropping, and says when a dropped one must be scanned', () => {
+    const lean = new PhotoIndex(vocabulary, { minStopDf: 10, dropStopWords: true, splitCellSize: 24 });
+    lean.addMany([part, ...clutter].map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
+    // Every word is held by ~80 % of the images: above 1.5 × 20 %, dropped.
+    expect(lean.droppedWords).toBe(vocabulary.size);
+    expect(lean.complete).toBe(true);
+    expect(lean.query(photo, { multiAssign: 2 })).toEqual([]);
+    for (let i = 1; i <= 280; i++) lean.remove(`img${i}`);
+    // 21 images left: every word's df is under the split limit (max(10, 5 % of 21) × 4 = 40).
+    expect(lean.complete).toBe(false);
+    expect(() => lean.query(photo)).toThrow(/reload/);
   });
 });

@@ -12,15 +12,23 @@
  * - The `shortlist` images with the most votes are verified geometrically (geometry.ts): the score is
  *   the number of matches consistent with one transform (inliers), which random clutter almost
  *   never produces.
+ * - Stop words (held by more than 5 % of the images) are not scanned whole: up to
+ *   {@link PhotoIndexOptions.maxSplitShare} of the images their postings are split into cells of
+ *   alike descriptors (split-cells.ts), and a query descriptor scans only the
+ *   {@link PhotoQueryOptions.splitProbes} cells whose pivots are nearest to it (issue 14, fifth
+ *   round); words held by even more images are not scanned at all.
  * Memory per reference keypoint (issue 14, memory): 32 (descriptor) + 4 (slot) + 2 (keypoint)
  * bytes in the postings, 8 bytes of geometry (x, y, angle, size as uint16 on the grid of the stored
  * record, local-features.ts: a record loaded from the store keeps exactly its values, so matches
  * and inliers are those of the former float32 copy) and 2 bytes of visual word (for df on
  * removal): 48 bytes, 56 before.
  */
-import { DESCRIPTOR_WORDS, popcount32 } from './hamming.js';
+import { DESCRIPTOR_WORDS } from './hamming.js';
 import { checkLocalFeatures, type LocalFeatures } from './local-features.js';
 import { matchSet, verify, type MatchSet } from './geometry.js';
+import { compactPostings, emptyPostings, grow, postingsBytes, reservePostings, type Postings } from './postings.js';
+import { SplitWord } from './split-cells.js';
+import { TentativeMatches } from './tentative-matches.js';
 import type { Vocabulary } from './vocabulary.js';
 
 /** One image found by {@link PhotoIndex.query}. */
@@ -80,6 +88,12 @@ export interface PhotoQueryOptions {
    * {@link DEFAULT_BURST_KEEP}; 0 drops them all, the rule before issue 14's fourth round).
    */
   burstKeep?: number;
+  /**
+   * Cells scanned of a split stop word ({@link PhotoIndexOptions.maxSplitShare}): those whose pivots
+   * are nearest to the query descriptor (default {@link DEFAULT_SPLIT_PROBES}, at most 64; 0 scans no
+   * stop word, the rule before issue 14's fifth round).
+   */
+  splitProbes?: number;
 }
 
 /**
@@ -95,29 +109,52 @@ export const DEFAULT_BURST_KEEP = 8;
 /** Options of a {@link PhotoIndex}. */
 export interface PhotoIndexOptions {
   /**
-   * Drop the postings of stop words (issue 14, memory): a bulk load into an empty index keeps no
-   * posting of a word held by more than 1.5 × the stop-word limit of the default query options
-   * (max(minStopDf, 5 % of the images)), since a query never scans them; only their document
-   * frequency is kept. Query answers are unchanged while every dropped word stays a stop word;
-   * when removals or growth could make one scannable again, {@link PhotoIndex.complete} turns
-   * false and the owner reloads (a query asking for it throws). At 10,000 bench references half
-   * the postings are in stop words. Default false.
+   * Drop the postings of the words no query scans (issue 14, memory): a bulk load into an empty
+   * index keeps no posting of a word held by more than 1.5 × the most a query with the default
+   * options scans (the split limit of {@link maxSplitShare}, max(2,000, 20 % of the images) by
+   * default; the stop-word limit max(minStopDf, 5 %) when nothing is split); only their document
+   * frequency is kept. Query answers are unchanged while every dropped word stays above that
+   * limit; when removals or growth could bring one under it, {@link PhotoIndex.complete} turns
+   * false and the owner reloads (a query asking for it throws). Default false.
    */
   dropStopWords?: boolean;
   /** Least document frequency of a stop word (default 500; tests lower it). */
   minStopDf?: number;
+  /**
+   * Stop words held by up to this share of the images (scaled from the stop-word limit: 4 × it by
+   * default, max(2,000, 20 % of the images)) are split into cells that a query probes
+   * ({@link PhotoQueryOptions.splitProbes}; split-cells.ts); words above it are neither split nor
+   * scanned, and their postings are the ones {@link dropStopWords} drops. At or below the stop-word
+   * share (0.05) nothing is split. Default {@link DEFAULT_MAX_SPLIT_SHARE}.
+   */
+  maxSplitShare?: number;
+  /** Postings a cell of a split word, about (default 256). */
+  splitCellSize?: number;
 }
 
 /** Share of the images above which a word is a stop word, by default ({@link PhotoQueryOptions.maxWordShare}). */
 const DEFAULT_MAX_WORD_SHARE = 0.05;
 
-/** A growable posting list of one word. */
-interface Postings {
-  length: number;
-  slot: Int32Array;
-  kp: Uint16Array;
-  desc: Uint32Array;
-}
+/**
+ * Default of {@link PhotoIndexOptions.maxSplitShare} (issue 14, fifth round; docs/search.md): at
+ * 10,000 bench references scanning stop words up to 20 % found as many parts first as scanning all.
+ */
+export const DEFAULT_MAX_SPLIT_SHARE = 0.2;
+
+/**
+ * Default of {@link PhotoQueryOptions.splitProbes} (issue 14, fifth round; docs/search.md): at
+ * 10,000 bench references the local search alone found 113 of 160 photo queries' parts first
+ * without split words, 132 probing 1 cell, 133 probing 2 or 4, 134 scanning every word in full,
+ * for +24 % / +47 % / +90 % / +270 % postings compared a query (678,000 at p50 without).
+ */
+export const DEFAULT_SPLIT_PROBES = 2;
+
+/**
+ * A word kept in memory is split once its document frequency exceeds the stop-word limit and
+ * stays split; bulk loads drop words above this multiple of the split limit (hysteresis: a dropped
+ * word stays unscanned until the index grows by half or loses a third of that word's images).
+ */
+const DROP_HYSTERESIS = 1.5;
 
 /**
  * The index. Images are added and removed one at a time (removal leaves a tombstone, compacted when
@@ -144,21 +181,31 @@ export class PhotoIndex {
   private livePostings = 0;
   private deadPostings = 0;
   private liveImages = 0;
-  /** Diagnostics of the last query (bench/photo-profile.js). */
-  lastStats: { matches: number } = { matches: 0 };
+  /** Diagnostics of the last query (bench/photo-profile.js): tentative matches, postings compared. */
+  lastStats: { matches: number; compared: number } = { matches: 0, compared: 0 };
 
   private readonly minStopDf: number;
   private readonly dropStopWords: boolean;
   /** Words whose postings were dropped (stop words at the bulk load), and the least df among them. */
   private readonly dropped: Uint8Array;
   private minDroppedDf = Infinity;
+  /** Split-limit multiple of the stop-word limit (maxSplitShare / 0.05; ≤ 1: nothing is split). */
+  private readonly splitFactor: number;
+  private readonly splitCellSize: number;
+  /** The cells of each split word (its `postings` entry is then empty). */
+  private readonly split: (SplitWord | undefined)[];
+  /** Integer parts of the stop and drop limits at the last full pass of splitStopWords. */
+  private splitPassLimits: [number, number] = [-1, -1];
 
   constructor(vocabulary: Vocabulary, options: PhotoIndexOptions = {}) {
     this.vocabulary = vocabulary;
     this.minStopDf = options.minStopDf ?? 500;
     this.dropStopWords = options.dropStopWords ?? false;
+    this.splitFactor = (options.maxSplitShare ?? DEFAULT_MAX_SPLIT_SHARE) / DEFAULT_MAX_WORD_SHARE;
+    this.splitCellSize = options.splitCellSize ?? 256;
     this.dropped = new Uint8Array(vocabulary.size);
-    this.postings = Array.from({ length: vocabulary.size }, () => ({ length: 0, slot: new Int32Array(0), kp: new Uint16Array(0), desc: new Uint32Array(0) }));
+    this.split = new Array<SplitWord | undefined>(vocabulary.size).fill(undefined);
+    this.postings = Array.from({ length: vocabulary.size }, emptyPostings);
     this.df = new Int32Array(vocabulary.size);
     this.lastSlot = new Int32Array(vocabulary.size).fill(-1);
   }
@@ -174,7 +221,30 @@ export class PhotoIndex {
    * queries would then miss its postings, and the owner must reload the index.
    */
   get complete(): boolean {
-    return this.minDroppedDf > this.stopDf(DEFAULT_MAX_WORD_SHARE, this.liveImages);
+    return this.minDroppedDf > this.scannedDf(this.liveImages);
+  }
+
+  /** Split words, their cells, the postings in them (dead ones until compaction) and the largest cell. */
+  splitStats(): { words: number; cells: number; postings: number; largestCell: number } {
+    const stats = { words: 0, cells: 0, postings: 0, largestCell: 0 };
+    for (const s of this.split) {
+      if (!s) continue;
+      stats.words++;
+      stats.cells += s.cellCount;
+      for (let c = 0; c < s.cellCount; c++) {
+        const n = s.cell(c).length;
+        stats.postings += n;
+        stats.largestCell = Math.max(stats.largestCell, n);
+      }
+    }
+    return stats;
+  }
+
+  /** Words whose postings are split into cells. */
+  get splitWords(): number {
+    let n = 0;
+    for (const s of this.split) if (s) n++;
+    return n;
   }
 
   /** Words whose postings were dropped. */
@@ -189,10 +259,19 @@ export class PhotoIndex {
     return Math.max(this.minStopDf, share * n);
   }
 
-  /** Bytes held by the index's typed arrays (postings at their allocated capacity, geometry). */
+  /**
+   * The document frequency up to which a query with the default options scans a word (whole, or
+   * its nearest cells when split), for `n` images.
+   */
+  private scannedDf(n: number): number {
+    return this.stopDf(DEFAULT_MAX_WORD_SHARE, n) * Math.max(1, this.splitFactor);
+  }
+
+  /** Bytes held by the index's typed arrays (postings and cells at their allocated capacity, pivots, geometry). */
   get memoryBytes(): number {
     let bytes = this.geo.byteLength + this.df.byteLength;
-    for (const p of this.postings) bytes += p.slot.byteLength + p.kp.byteLength + p.desc.byteLength;
+    for (const p of this.postings) bytes += postingsBytes(p);
+    for (const s of this.split) if (s) bytes += s.memoryBytes;
     for (const w of this.slotWords) bytes += w.byteLength;
     return bytes;
   }
@@ -242,7 +321,7 @@ export class PhotoIndex {
     if (dfNew) {
       // Hysteresis (×1.5): a dropped word stays a stop word until the index grows by half or loses
       // a third of that word's images.
-      const limit = 1.5 * this.stopDf(DEFAULT_MAX_WORD_SHARE, new Set(items.map((it) => it.imageId)).size);
+      const limit = DROP_HYSTERESIS * this.scannedDf(new Set(items.map((it) => it.imageId)).size);
       dfNew.forEach((df, w) => {
         if (df > limit) {
           this.dropped[w] = 1;
@@ -251,15 +330,8 @@ export class PhotoIndex {
       });
     }
     this.postings.forEach((p, w) => {
-      if (this.dropped[w]) return;
-      const need = p.length + (extra[w] ?? 0);
-      if (need > p.slot.length) {
-        // Exact in a bulk load; headroom (×1.5) when the word already had postings (uploads).
-        const capacity = p.length === 0 ? need : Math.max(need, Math.ceil(p.length * 1.5));
-        p.slot = grow(p.slot, capacity);
-        p.kp = grow(p.kp, capacity);
-        p.desc = grow(p.desc, capacity * DESCRIPTOR_WORDS);
-      }
+      // Exact in a bulk load; headroom (×1.5) when the word already had postings (uploads).
+      if (!this.dropped[w] && !this.split[w]) reservePostings(p, p.length + (extra[w] ?? 0));
     });
     this.ensureGeometry(this.kpUsed + total);
     // Pass 2: fill, image by image (a word-major fill through a counting sort measured slower:
@@ -288,6 +360,11 @@ export class PhotoIndex {
         }
         const p = this.postings[w];
         if (!p || this.dropped[w]) continue;
+        const cells = this.split[w];
+        if (cells) {
+          cells.add(slot, i, desc, i * DESCRIPTOR_WORDS);
+          continue;
+        }
         const at = p.length++;
         p.slot[at] = slot;
         p.kp[at] = i;
@@ -299,6 +376,38 @@ export class PhotoIndex {
       this.livePostings += n;
       this.liveImages++;
     });
+    this.splitStopWords(wordsOf);
+  }
+
+  /**
+   * Splits every word kept whole whose document frequency now exceeds the stop-word limit (and is
+   * at most the drop limit above the split limit): after a bulk load, and after uploads or
+   * removals moved a word or the limits. Only the words of `touched` (the images just added or
+   * removed) can have crossed while the limits' integer parts stay where the last full pass left
+   * them (document frequencies are integers); otherwise one pass over the vocabulary (~16,000
+   * comparisons, 0.2 ms at 10,000 references: every 20th upload or removal there).
+   */
+  private splitStopWords(touched: readonly Uint16Array[]): void {
+    if (this.splitFactor <= 1) return;
+    const stop = this.stopDf(DEFAULT_MAX_WORD_SHARE, this.liveImages);
+    const most = DROP_HYSTERESIS * this.scannedDf(this.liveImages);
+    if (Math.floor(stop) === this.splitPassLimits[0] && Math.floor(most) === this.splitPassLimits[1]) {
+      for (const words of touched) for (let i = 0; i < words.length; i++) this.splitIfStop(words[i] ?? 0, stop, most);
+      return;
+    }
+    this.splitPassLimits = [Math.floor(stop), Math.floor(most)];
+    for (let w = 0; w < this.df.length; w++) this.splitIfStop(w, stop, most);
+  }
+
+  /** Splits word `w` when it is kept whole and its document frequency is in (stop, most]. */
+  private splitIfStop(w: number, stop: number, most: number): void {
+    const f = this.df[w] ?? 0;
+    if (f <= stop || f > most || this.split[w] || this.dropped[w]) return;
+    const p = this.postings[w];
+    if (!p || p.length === 0) return;
+    compactPostings(p, this.alive);
+    this.split[w] = SplitWord.build(p, this.splitCellSize);
+    this.postings[w] = emptyPostings();
   }
 
   /** Removes an image; false when absent. Its postings become tombstones until compaction. */
@@ -319,10 +428,12 @@ export class PhotoIndex {
       if (this.dropped[w]) this.minDroppedDf = Math.min(this.minDroppedDf, this.df[w] ?? 0);
     }
     this.slotWords[slot] = new Uint16Array(0);
+    const removedWords = words;
     this.livePostings -= n;
     this.deadPostings += n;
     this.liveImages--;
     if (this.deadPostings > 1000 && this.deadPostings * 3 > this.livePostings) this.compact();
+    this.splitStopWords([removedWords]);
     return true;
   }
 
@@ -341,82 +452,58 @@ export class PhotoIndex {
     const minInliers = options.minInliers ?? 4;
     const maxHalf = Math.min(maxD, options.maxHalfDistance ?? 26);
     const maxDf = this.stopDf(options.maxWordShare ?? DEFAULT_MAX_WORD_SHARE, this.liveImages);
+    const probes = Math.min(64, options.splitProbes ?? DEFAULT_SPLIT_PROBES);
+    // Words up to this document frequency are scanned: whole up to maxDf, above it through the
+    // nearest cells of their split postings.
+    const scanDf = probes > 0 ? Math.max(maxDf, this.scannedDf(this.liveImages)) : maxDf;
     // A dropped word the query would scan: its answer would silently lack those postings.
-    if (this.minDroppedDf <= maxDf) throw new Error('PhotoIndex: the postings of words this query scans were dropped (reload the index)');
-    const votes = new Float32Array(slots);
-    const lastQ = new Int32Array(slots).fill(-1);
-    const lastMatch = new Int32Array(slots);
-    // Tentative matches, flat; at most one per (slot, query keypoint).
-    let cap = 4096;
-    let mSlot = new Int32Array(cap);
-    let mQ = new Int32Array(cap);
-    let mKp = new Int32Array(cap);
-    let mD = new Uint16Array(cap);
-    let mIdf = new Float32Array(cap);
-    let count = 0;
+    if (this.minDroppedDf <= scanDf) throw new Error('PhotoIndex: the postings of words this query scans were dropped (reload the index)');
+    const matches = new TentativeMatches(slots, this.alive);
     const words = new Int32Array(m);
+    const cells = new Int32Array(Math.max(1, probes));
     const n = this.liveImages;
     // The query's own words when it has them (one word each, this vocabulary): no second assignment.
     const ownWords = m === 1 && q.vocabulary === this.vocabulary.id && q.words.length === q.count;
     const maxPerKeypoint = options.maxMatchesPerKeypoint ?? 64;
     const burstKeep = options.burstKeep ?? DEFAULT_BURST_KEEP;
+    const qd = q.descriptors;
     for (let qi = 0; qi < q.count; qi++) {
       let nw = 1;
       if (ownWords) words[0] = q.words[qi] ?? 0;
-      else nw = this.vocabulary.words(q.descriptors, qi, m, words);
-      const before = count;
+      else nw = this.vocabulary.words(qd, qi, m, words);
+      const before = matches.count;
       const qo = qi * DESCRIPTOR_WORDS;
-      const qd = q.descriptors;
       const q0 = qd[qo] ?? 0, q1 = qd[qo + 1] ?? 0, q2 = qd[qo + 2] ?? 0, q3 = qd[qo + 3] ?? 0;
       const q4 = qd[qo + 4] ?? 0, q5 = qd[qo + 5] ?? 0, q6 = qd[qo + 6] ?? 0, q7 = qd[qo + 7] ?? 0;
       for (let k = 0; k < nw; k++) {
         const w = words[k] ?? 0;
-        const p = this.postings[w];
-        if (!p || p.length === 0 || (this.df[w] ?? 0) > maxDf) continue;
-        const idf = Math.log(1 + n / Math.max(1, this.df[w] ?? 0));
-        const pd = p.desc;
-        for (let j = 0; j < p.length; j++) {
-          const o = j * DESCRIPTOR_WORDS;
-          // Hamming distance with the query descriptor held in locals (this loop is the scan).
-          let d = popcount32(q0 ^ (pd[o] ?? 0)) + popcount32(q1 ^ (pd[o + 1] ?? 0)) + popcount32(q2 ^ (pd[o + 2] ?? 0)) + popcount32(q3 ^ (pd[o + 3] ?? 0));
-          if (d > maxHalf) continue;
-          d += popcount32(q4 ^ (pd[o + 4] ?? 0)) + popcount32(q5 ^ (pd[o + 5] ?? 0)) + popcount32(q6 ^ (pd[o + 6] ?? 0)) + popcount32(q7 ^ (pd[o + 7] ?? 0));
-          if (d > maxD) continue;
-          const slot = p.slot[j] ?? 0;
-          if (!this.alive[slot]) continue;
-          if (lastQ[slot] === qi) {
-            const at = lastMatch[slot] ?? 0;
-            if (d < (mD[at] ?? 0)) {
-              mD[at] = d;
-              mKp[at] = p.kp[j] ?? 0;
-            }
-            continue;
-          }
-          if (count === cap) {
-            cap *= 2;
-            mIdf = grow(mIdf, cap);
-            mSlot = grow(mSlot, cap);
-            mQ = grow(mQ, cap);
-            mKp = grow(mKp, cap);
-            mD = grow(mD, cap);
-          }
-          mSlot[count] = slot;
-          mQ[count] = qi;
-          mKp[count] = p.kp[j] ?? 0;
-          mD[count] = d;
-          lastQ[slot] = qi;
-          lastMatch[slot] = count;
-          count++;
-          mIdf[count - 1] = idf;
+        const df = this.df[w] ?? 0;
+        if (df === 0 || df > scanDf) continue;
+        const idf = Math.log(1 + n / df);
+        const split = this.split[w];
+        if (!split) {
+          const p = this.postings[w];
+          if (p && p.length > 0 && df <= maxDf) matches.scan(p, qi, q0, q1, q2, q3, q4, q5, q6, q7, idf, maxHalf, maxD);
+          continue;
         }
+        if (df <= maxDf) {
+          // No longer a stop word (removals, or growth of the index): every cell.
+          for (let c = 0; c < split.cellCount; c++) matches.scan(split.cell(c), qi, q0, q1, q2, q3, q4, q5, q6, q7, idf, maxHalf, maxD);
+          continue;
+        }
+        const probed = split.nearestCells(qd, qo, probes, cells);
+        for (let c = 0; c < probed; c++) matches.scan(split.cell(cells[c] ?? 0), qi, q0, q1, q2, q3, q4, q5, q6, q7, idf, maxHalf, maxD);
       }
-      // Burstiness: a descriptor close to postings of many images (a flat patch, a replicated
-      // border, a repeated texture, the soft corner of a small enlarged icon) is weak evidence
-      // for any one of them and would flood verification; only its nearest matches are kept
-      // (all were dropped before, the true one with them).
-      if (count - before > maxPerKeypoint) count = before + keepNearest(before, count, burstKeep, mSlot, mKp, mD, mIdf);
+      matches.limitBurst(before, maxPerKeypoint, burstKeep);
     }
-    this.lastStats = { matches: count };
+    const count = matches.count;
+    const mSlot = matches.slot;
+    const mQ = matches.q;
+    const mKp = matches.kp;
+    const mD = matches.dist;
+    const mIdf = matches.idf;
+    this.lastStats = { matches: count, compared: matches.compared };
+    const votes = new Float32Array(slots);
     for (let i = 0; i < count; i++) {
       const slot = mSlot[i] ?? 0;
       votes[slot] = (votes[slot] ?? 0) + (mIdf[i] ?? 0) * (1 - (mD[i] ?? 0) / (maxD + 1));
@@ -508,20 +595,8 @@ export class PhotoIndex {
 
   /** Drops the postings of removed images. Slots are not renumbered (their tombstones stay). */
   private compact(): void {
-    for (const p of this.postings) {
-      let o = 0;
-      for (let j = 0; j < p.length; j++) {
-        const slot = p.slot[j] ?? 0;
-        if (!this.alive[slot]) continue;
-        if (o !== j) {
-          p.slot[o] = slot;
-          p.kp[o] = p.kp[j] ?? 0;
-          p.desc.copyWithin(o * DESCRIPTOR_WORDS, j * DESCRIPTOR_WORDS, (j + 1) * DESCRIPTOR_WORDS);
-        }
-        o++;
-      }
-      p.length = o;
-    }
+    for (const p of this.postings) compactPostings(p, this.alive);
+    for (const s of this.split) s?.compact(this.alive);
     this.deadPostings = 0;
     this.recountDf();
   }
@@ -543,40 +618,3 @@ function quantiseGeometry(f: LocalFeatures, geo: Uint16Array, at: number): void 
   }
 }
 
-/** A copy of `a` with room for `capacity` elements. */
-function grow<T extends Int32Array | Uint16Array | Uint32Array | Float32Array>(a: T, capacity: number): T {
-  const out = new (a.constructor as new (n: number) => T)(capacity);
-  out.set(a.subarray(0, Math.min(a.length, capacity)) as unknown as ArrayLike<number>);
-  return out;
-}
-
-/** Histogram of descriptor distances (0–256 bits) for {@link keepNearest}; zeroed after each use. */
-const distanceCounts = new Int32Array(257);
-
-/**
- * Keeps the `keep` tentative matches of [from, to) with the smallest descriptor distance (ties: the
- * earlier), moved to the front of that range in their original order; returns how many were kept.
- * Linear: the cut-off distance comes from a histogram (distances are at most 256 bits).
- */
-function keepNearest(from: number, to: number, keep: number, slot: Int32Array, kp: Int32Array, dist: Uint16Array, idf: Float32Array): number {
-  if (keep <= 0) return 0;
-  if (to - from <= keep) return to - from;
-  const counts = distanceCounts;
-  for (let i = from; i < to; i++) counts[dist[i] ?? 0] = (counts[dist[i] ?? 0] ?? 0) + 1;
-  let cut = 0;
-  let below = 0;
-  while (cut < 256 && below + (counts[cut] ?? 0) < keep) below += counts[cut++] ?? 0;
-  counts.fill(0);
-  let atCut = keep - below;
-  let o = from;
-  for (let i = from; i < to; i++) {
-    const d = dist[i] ?? 0;
-    if (d > cut || (d === cut && atCut-- <= 0)) continue;
-    slot[o] = slot[i] ?? 0;
-    kp[o] = kp[i] ?? 0;
-    dist[o] = d;
-    idf[o] = idf[i] ?? 0;
-    o++;
-  }
-  return o - from;
-}

@@ -1,0 +1,286 @@
+/**
+ * Split stop words (issue 14, fifth round; docs/search.md, "Fifth round"): the postings of a word
+ * held by too many images to scan whole are split into cells of at most `cellSize` postings of
+ * alike descriptors, each with a pivot (the bitwise majority of its postings' descriptors). A query
+ * descriptor falling into such a word scans only the cells whose pivots are nearest to it by
+ * Hamming distance — a third vocabulary level, built at load for the long words only (the shipped
+ * vocabulary is unchanged, so stored features need no backfill). Pure code, deterministic.
+ *
+ * Cells come from recursive bisection on one bit: a set larger than `cellSize` is split by the bit
+ * its (sampled) members are most evenly divided on, until every set fits. On the bench's 1.7 M
+ * split postings (10,000 references) this found as many parts as a bisecting 2-majority (k-means
+ * for bits) for about half the build (bulk add 1.7–1.9 s CPU against 2.7–3.9 s): the query's
+ * nearest pivots, not the cut, decide which cells are read, and a one-bit cut costs one word read
+ * a posting a level.
+ */
+import { DESCRIPTOR_WORDS, popcount32 } from './hamming.js';
+import { appendPosting, compactPostings, postingsBytes, postingsWithCapacity, type Postings } from './postings.js';
+
+/**
+ * A cell grown past this multiple of the cell size by uploads is bisected again (its pivot no
+ * longer stands for its postings, and a probe of it costs more than planned).
+ */
+const RESPLIT_FACTOR = 2;
+
+/**
+ * One split word: its postings in cells, each with a pivot descriptor. Not thread-safe.
+ */
+export class SplitWord {
+  /** Most postings a cell holds after a build (cuts are uneven: 175 on average for 256 on the bench). */
+  readonly cellSize: number;
+  /** The cells' postings. */
+  private cells: Postings[] = [];
+  /** Pivot of each cell, {@link DESCRIPTOR_WORDS} uint32 a cell, capacity ≥ cells. */
+  private pivots = new Uint32Array(0);
+  /** Scratch of {@link nearestCells}: distances of the best cells so far. */
+  private static readonly bestD = new Int32Array(64);
+  /** Scratch of {@link add}: the nearest cell. */
+  private static readonly nearest = new Int32Array(1);
+
+  private constructor(cellSize: number) {
+    this.cellSize = Math.max(2, Math.floor(cellSize));
+  }
+
+  /**
+   * Splits the `p.length` postings of `p` into cells of at most `cellSize` postings (copied; `p` is
+   * not changed).
+   */
+  static build(p: Postings, cellSize: number): SplitWord {
+    const word = new SplitWord(cellSize);
+    word.addCells(p, 0, p.length);
+    return word;
+  }
+
+  /** Number of postings over all cells. */
+  get length(): number {
+    let n = 0;
+    for (const c of this.cells) n += c.length;
+    return n;
+  }
+
+  /** Number of cells. */
+  get cellCount(): number {
+    return this.cells.length;
+  }
+
+  /** The cell number `c` (0 … cellCount − 1). */
+  cell(c: number): Postings {
+    const cell = this.cells[c];
+    if (!cell) throw new RangeError(`SplitWord: no cell ${c}`);
+    return cell;
+  }
+
+  /** Bytes held by the cells' arrays and the pivots. */
+  get memoryBytes(): number {
+    let bytes = this.pivots.byteLength;
+    for (const c of this.cells) bytes += postingsBytes(c);
+    return bytes;
+  }
+
+  /**
+   * Writes the numbers of the `probes` (≤ 64) cells whose pivots are nearest to descriptor word
+   * offset `qo` of `q` into `out`, nearest first (ties: the lower number); returns how many.
+   */
+  nearestCells(q: Uint32Array, qo: number, probes: number, out: Int32Array): number {
+    const keep = Math.min(probes, this.cells.length, SplitWord.bestD.length, out.length);
+    if (keep <= 0) return 0;
+    const bestD = SplitWord.bestD;
+    const q0 = q[qo] ?? 0, q1 = q[qo + 1] ?? 0, q2 = q[qo + 2] ?? 0, q3 = q[qo + 3] ?? 0;
+    const q4 = q[qo + 4] ?? 0, q5 = q[qo + 5] ?? 0, q6 = q[qo + 6] ?? 0, q7 = q[qo + 7] ?? 0;
+    const pv = this.pivots;
+    let filled = 0;
+    for (let c = 0; c < this.cells.length; c++) {
+      const o = c * DESCRIPTOR_WORDS;
+      const d =
+        popcount32(q0 ^ (pv[o] ?? 0)) + popcount32(q1 ^ (pv[o + 1] ?? 0)) + popcount32(q2 ^ (pv[o + 2] ?? 0)) + popcount32(q3 ^ (pv[o + 3] ?? 0)) +
+        popcount32(q4 ^ (pv[o + 4] ?? 0)) + popcount32(q5 ^ (pv[o + 5] ?? 0)) + popcount32(q6 ^ (pv[o + 6] ?? 0)) + popcount32(q7 ^ (pv[o + 7] ?? 0));
+      if (filled === keep && d >= (bestD[keep - 1] ?? 0)) continue;
+      let at = filled < keep ? filled++ : keep - 1;
+      while (at > 0 && (bestD[at - 1] ?? 0) > d) {
+        bestD[at] = bestD[at - 1] ?? 0;
+        out[at] = out[at - 1] ?? 0;
+        at--;
+      }
+      bestD[at] = d;
+      out[at] = c;
+    }
+    return filled;
+  }
+
+  /**
+   * Adds one posting (an upload) to the cell whose pivot is nearest to its descriptor (at word
+   * offset `offset` of `descriptors`); a cell grown past twice the cell size is bisected again.
+   */
+  add(slot: number, kp: number, descriptors: Uint32Array, offset: number): void {
+    const one = SplitWord.nearest;
+    if (this.nearestCells(descriptors, offset, 1, one) === 0) {
+      const cell = postingsWithCapacity(1);
+      appendPosting(cell, slot, kp, descriptors, offset);
+      this.addCells(cell, 0, 1);
+      return;
+    }
+    const c = one[0] ?? 0;
+    const cell = this.cell(c);
+    appendPosting(cell, slot, kp, descriptors, offset);
+    if (cell.length > RESPLIT_FACTOR * this.cellSize) this.resplit(c);
+  }
+
+  /** Drops the postings of dead slots; cells left empty are removed. */
+  compact(alive: readonly boolean[]): void {
+    const keptCells: Postings[] = [];
+    const pivots = new Uint32Array(this.pivots.length);
+    this.cells.forEach((cell, c) => {
+      compactPostings(cell, alive);
+      if (cell.length === 0) return;
+      pivots.set(this.pivots.subarray(c * DESCRIPTOR_WORDS, (c + 1) * DESCRIPTOR_WORDS), keptCells.length * DESCRIPTOR_WORDS);
+      keptCells.push(cell);
+    });
+    this.cells = keptCells;
+    this.pivots = pivots.slice(0, keptCells.length * DESCRIPTOR_WORDS);
+  }
+
+  /** Replaces cell `c` by the cells of its bisection. */
+  private resplit(c: number): void {
+    const cell = this.cell(c);
+    const last = this.cells.pop() as Postings;
+    const lastPivot = this.pivots.slice((this.cells.length) * DESCRIPTOR_WORDS, (this.cells.length + 1) * DESCRIPTOR_WORDS);
+    if (c < this.cells.length) {
+      // Move the last cell into c's place (cell order carries no meaning).
+      this.cells[c] = last;
+      this.pivots.set(lastPivot, c * DESCRIPTOR_WORDS);
+    }
+    this.addCells(cell, 0, cell.length);
+  }
+
+  /** Bisects postings [from, to) of `p` into cells appended to this word, with their pivots. */
+  private addCells(p: Postings, from: number, to: number): void {
+    const count = to - from;
+    if (count <= 0) return;
+    const order = new Int32Array(count);
+    for (let i = 0; i < count; i++) order[i] = from + i;
+    const ranges = bisectAll(p.desc, order, this.cellSize);
+    const first = this.cells.length;
+    const needed = (first + ranges.length / 2) * DESCRIPTOR_WORDS;
+    if (this.pivots.length < needed) {
+      const pivots = new Uint32Array(needed);
+      pivots.set(this.pivots.subarray(0, first * DESCRIPTOR_WORDS));
+      this.pivots = pivots;
+    }
+    for (let r = 0; r < ranges.length; r += 2) {
+      const a = ranges[r] ?? 0;
+      const b = ranges[r + 1] ?? 0;
+      const cell = postingsWithCapacity(b - a);
+      for (let i = a; i < b; i++) {
+        const j = order[i] ?? 0;
+        appendPosting(cell, p.slot[j] ?? 0, p.kp[j] ?? 0, p.desc, j * DESCRIPTOR_WORDS);
+      }
+      majority(p.desc, order, a, b, this.pivots, this.cells.length * DESCRIPTOR_WORDS);
+      this.cells.push(cell);
+    }
+  }
+}
+
+/**
+ * Bisects the descriptors `order[…]` (posting numbers into `desc`) until every range holds at most
+ * `cellSize`; reorders `order` so each range is contiguous and returns the ranges as [from, to)
+ * pairs.
+ */
+export function bisectAll(desc: Uint32Array, order: Int32Array, cellSize: number): number[] {
+  const ranges: number[] = [];
+  const stack: number[] = [0, order.length];
+  while (stack.length > 0) {
+    const to = stack.pop() ?? 0;
+    const from = stack.pop() ?? 0;
+    if (to - from <= cellSize) {
+      ranges.push(from, to);
+      continue;
+    }
+    let mid = bisect(desc, order, from, to);
+    // No bit divides the sample (e.g. one descriptor repeated): halves, so the recursion ends.
+    if (mid <= from || mid >= to) mid = (from + to) >>> 1;
+    stack.push(mid, to, from, mid);
+  }
+  return ranges;
+}
+
+/** Scratch of {@link bisect}'s partition. */
+let partitionScratch = new Int32Array(1024);
+
+/**
+ * Splits `order[from, to)` in two on the bit that divides a sample of its members most evenly
+ * (sampled as {@link majority} samples). Reorders the range (members without the bit first, in
+ * their order) and returns the first index of those with it.
+ */
+function bisect(desc: Uint32Array, order: Int32Array, from: number, to: number): number {
+  const sampled = countBits(desc, order, from, to);
+  let best = 0;
+  let bestGap = Infinity;
+  for (let bit = 0; bit < 256; bit++) {
+    const gap = Math.abs(2 * (bitCounts[bit] ?? 0) - sampled);
+    if (gap < bestGap) {
+      bestGap = gap;
+      best = bit;
+    }
+  }
+  const word = best >>> 5;
+  const mask = 1 << (best & 31);
+  if (partitionScratch.length < to - from) partitionScratch = new Int32Array(to - from);
+  const ones = partitionScratch;
+  let o = from;
+  let k = 0;
+  for (let i = from; i < to; i++) {
+    const m = order[i] ?? 0;
+    if (((desc[m * DESCRIPTOR_WORDS + word] ?? 0) & mask) === 0) order[o++] = m;
+    else ones[k++] = m;
+  }
+  order.set(ones.subarray(0, k), o);
+  return o;
+}
+
+/** Members of a set that its bit counts are taken from (every k-th of a larger set). */
+const BIT_SAMPLE = 64;
+
+/** Per bit of a descriptor, how many sampled members have it: scratch of {@link countBits}. */
+const bitCounts = new Int32Array(256);
+
+/**
+ * Counts, per bit, the members of `order[from, to)` that have it into {@link bitCounts}, over at
+ * most {@link BIT_SAMPLE} of them (every k-th); returns how many were counted.
+ */
+function countBits(desc: Uint32Array, order: Int32Array, from: number, to: number): number {
+  const stride = Math.max(1, Math.floor((to - from) / BIT_SAMPLE));
+  const counts = bitCounts;
+  counts.fill(0);
+  let n = 0;
+  for (let i = from; i < to && n < BIT_SAMPLE; i += stride) {
+    n++;
+    const o = (order[i] ?? 0) * DESCRIPTOR_WORDS;
+    for (let w = 0; w < DESCRIPTOR_WORDS; w++) {
+      let x = desc[o + w] ?? 0;
+      const base = w * 32;
+      while (x !== 0) {
+        const low = x & -x;
+        const bit = base + 31 - Math.clz32(low);
+        counts[bit] = (counts[bit] ?? 0) + 1;
+        x ^= low;
+      }
+    }
+  }
+  return n;
+}
+
+/**
+ * Writes the bitwise majority of the descriptors `order[from, to)` to `out` at word offset
+ * `outOffset`: a bit is set when more than half of the counted members have it ({@link countBits}:
+ * a sample of a larger set; a pivot is an approximate centre anyway). An empty set leaves `out`
+ * unchanged.
+ */
+export function majority(desc: Uint32Array, order: Int32Array, from: number, to: number, out: Uint32Array, outOffset: number): void {
+  const n = countBits(desc, order, from, to);
+  if (n === 0) return;
+  for (let w = 0; w < DESCRIPTOR_WORDS; w++) {
+    let word = 0;
+    for (let b = 0; b < 32; b++) if ((bitCounts[w * 32 + b] ?? 0) * 2 > n) word |= 1 << b;
+    out[outOffset + w] = word >>> 0;
+  }
+}
