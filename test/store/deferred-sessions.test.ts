@@ -49,6 +49,17 @@ describe('deferred session writes', () => {
     expect(many.mock.calls[0]?.[0]).toHaveLength(3);
   });
 
+  it('a batch that cannot be stored loses those sessions only (404, as expired ones), and the next batch is stored', async () => {
+    const sessions = (catalog.search as unknown as { sessions: SqliteSessionStore }).sessions;
+    vi.spyOn(sessions, 'createMany').mockRejectedValueOnce(Object.assign(new Error('SQLITE_FULL: database or disk is full'), { code: 'SQLITE_FULL' }));
+    const lost = await catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog' }, resultOptions: { limit: 5 } });
+    expect(lost.resultsTotalCount).toBe(30); // the answer itself was right
+    await expect(catalog.search.searchState(LOCAL_OWNER, lost.sessionId)).rejects.toMatchObject({ status: 404 });
+    const kept = await catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog 1' } });
+    expect((await catalog.search.searchState(LOCAL_OWNER, kept.sessionId)).resultsTotalCount).toBe(kept.resultsTotalCount);
+    expect(storedSessions()).toBe(1);
+  });
+
   it('stores them on the next turn without a read, and on close', async () => {
     await catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
     await new Promise((resolve) => setImmediate(resolve));

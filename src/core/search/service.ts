@@ -223,10 +223,9 @@ export class SearchService {
       ...(searchText !== undefined && searchText.trim() !== '' ? { text: searchText } : {}),
       ...(facets !== undefined ? { facets } : {}),
     };
-    if (!storeSession) {
-      // A warm-up: nothing to store.
-    } else if (this.deferSessionWrites) this.deferSession({ session, hits });
-    else {
+    // A warm-up (storeSession false) stores nothing.
+    if (storeSession && this.deferSessionWrites) this.deferSession({ session, hits });
+    else if (storeSession) {
       await this.sessions.create(session, hits, this.sessionBudget());
       await this.purgeNow(now);
     }

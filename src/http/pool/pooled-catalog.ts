@@ -172,8 +172,8 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
   };
   const methods = (service: PooledServiceName) => [...(WRITES[service] ?? []), ...(READS[service] ?? [])];
-  const search = delegate(main.search, methods('search'), calls('search'));
   const onReader = calls('search');
+  const search = delegate(main.search, methods('search'), onReader);
   const maxPostings = options.mainThreadSearchPostings ?? MAIN_THREAD_SEARCH_POSTINGS;
   const searches = { onMainThread: 0, onReaders: 0 };
   Object.defineProperty(search, 'search', {

@@ -32,3 +32,23 @@ export function hamming256(a: Uint32Array, ia: number, b: Uint32Array, ib: numbe
     popcount32(((a[ia + 7] ?? 0) ^ (b[ib + 7] ?? 0)) >>> 0)
   );
 }
+
+/**
+ * Offers candidate `id` at distance `d` to the `keep` nearest kept so far: `dist` and `ids` hold
+ * them ascending by distance in their first `filled` entries (a candidate no nearer than the
+ * farthest of a full list is refused; equal distances keep the earlier one first). Returns the new
+ * count. No allocation: it runs for every query descriptor.
+ */
+export function offerNearest(dist: Int32Array, ids: Int32Array | Uint16Array, filled: number, keep: number, d: number, id: number): number {
+  if (filled === keep && d >= (dist[keep - 1] ?? 0)) return filled;
+  const count = filled < keep ? filled + 1 : keep;
+  let at = count - 1;
+  while (at > 0 && (dist[at - 1] ?? 0) > d) {
+    dist[at] = dist[at - 1] ?? 0;
+    ids[at] = ids[at - 1] ?? 0;
+    at--;
+  }
+  dist[at] = d;
+  ids[at] = id;
+  return count;
+}

@@ -13,7 +13,7 @@
  * nearest pivots, not the cut, decide which cells are read, and a one-bit cut costs one word read
  * a posting a level.
  */
-import { DESCRIPTOR_WORDS, popcount32 } from './hamming.js';
+import { DESCRIPTOR_WORDS, offerNearest, popcount32 } from './hamming.js';
 import { appendPosting, compactPostings, postingsBytes, postingsWithCapacity, type Postings } from './postings.js';
 
 /**
@@ -94,15 +94,7 @@ export class SplitWord {
       const d =
         popcount32(q0 ^ (pv[o] ?? 0)) + popcount32(q1 ^ (pv[o + 1] ?? 0)) + popcount32(q2 ^ (pv[o + 2] ?? 0)) + popcount32(q3 ^ (pv[o + 3] ?? 0)) +
         popcount32(q4 ^ (pv[o + 4] ?? 0)) + popcount32(q5 ^ (pv[o + 5] ?? 0)) + popcount32(q6 ^ (pv[o + 6] ?? 0)) + popcount32(q7 ^ (pv[o + 7] ?? 0));
-      if (filled === keep && d >= (bestD[keep - 1] ?? 0)) continue;
-      let at = filled < keep ? filled++ : keep - 1;
-      while (at > 0 && (bestD[at - 1] ?? 0) > d) {
-        bestD[at] = bestD[at - 1] ?? 0;
-        out[at] = out[at - 1] ?? 0;
-        at--;
-      }
-      bestD[at] = d;
-      out[at] = c;
+      filled = offerNearest(bestD, out, filled, keep, d, c);
     }
     return filled;
   }

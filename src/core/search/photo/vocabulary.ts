@@ -6,7 +6,7 @@
  *
  * Pure code; the trained centres ship in vocabulary-data.ts (bench/photo-vocabulary.js trains them).
  */
-import { DESCRIPTOR_WORDS, hamming256, popcount32 } from './hamming.js';
+import { DESCRIPTOR_WORDS, hamming256, offerNearest, popcount32 } from './hamming.js';
 
 /**
  * A trained vocabulary: `k1` top-level centres, each with `k2` children; word = i1 · k2 + i2.
@@ -86,16 +86,7 @@ export class Vocabulary {
     for (let pi = 0; pi < parents; pi++) {
       const base = (pi === 0 ? b1 : b2) * this.k2;
       for (let c = 0; c < this.k2; c++) {
-        const d = distance(descriptors, o, this.leaves, (base + c) * DESCRIPTOR_WORDS);
-        if (filled === keep && d >= (bestD[keep - 1] ?? 0)) continue;
-        let at = filled < keep ? filled++ : keep - 1;
-        while (at > 0 && (bestD[at - 1] ?? 0) > d) {
-          bestD[at] = bestD[at - 1] ?? 0;
-          bestW[at] = bestW[at - 1] ?? 0;
-          at--;
-        }
-        bestD[at] = d;
-        bestW[at] = base + c;
+        filled = offerNearest(bestD, bestW, filled, keep, distance(descriptors, o, this.leaves, (base + c) * DESCRIPTOR_WORDS), base + c);
       }
     }
     for (let i = 0; i < filled; i++) out[i] = bestW[i] ?? 0;
