@@ -7,7 +7,8 @@
 //
 // - Entries: the CLI (src/cli/main.ts, CommonJS) with its code cache (src/cli/compile-cache.ts), and
 //   as ES modules the serve thread pool's worker, which pooled-catalog.ts finds beside itself
-//   (`./catalog-worker.js`), the photo-feature worker (`./feature-worker.js`) and the import reader
+//   (`./catalog-worker.js`), the photo-feature worker (`./feature-worker.js`), the session writer
+//   (`./session-writer-worker.js`) and the import reader
 //   thread (`./entries-worker.js`), so every chunk lands in the one directory.
 // - Native, large or path-sensitive packages stay external (sharp, pg, the AWS SDK, OpenCV,
 //   fastify, piscina, ...): Node loads them from node_modules as before. better-sqlite3's
@@ -73,6 +74,8 @@ await build({
     'catalog-worker': join(ROOT, 'src', 'http', 'pool', 'catalog-worker.ts'),
     // The photo-feature thread (adapters/images/local-features/feature-threads.ts finds it beside itself).
     'feature-worker': join(ROOT, 'src', 'adapters', 'images', 'local-features', 'feature-worker.ts'),
+    // The session-writer thread of `catalog serve` (adapters/sqlite/session-writer finds it beside itself).
+    'session-writer-worker': join(ROOT, 'src', 'adapters', 'sqlite', 'session-writer', 'session-writer-worker.ts'),
     // The reader thread of large imports (src/cli/import/entries-thread.ts finds it beside itself).
     'entries-worker': join(ROOT, 'src', 'cli', 'import', 'entries-worker.ts'),
   },

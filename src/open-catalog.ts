@@ -17,7 +17,7 @@ import { CatalogService } from './core/catalog/service.js';
 import { createServiceContext, type CatalogLimits } from './core/context.js';
 import type { DisplayOrderConfig } from './core/images/display-order.js';
 import { ImageService, type ImageLimits } from './core/images/service.js';
-import type { BlobStore, CatalogStores, Clock, Ids } from './core/ports.js';
+import type { BlobStore, CatalogStores, Clock, Ids, SessionBatchWriter } from './core/ports.js';
 import { RelationService } from './core/relations/service.js';
 import { SearchService, type SearchLimits } from './core/search/service.js';
 import type { Catalog } from './core/services.js';
@@ -55,6 +55,12 @@ export interface OpenCatalogOptions {
    * through which alone its sessions are read, as `catalog serve`'s main thread.
    */
   deferSessionWrites?: boolean;
+  /**
+   * With deferSessionWrites: who stores those sessions (default: this thread). `catalog serve`
+   * gives its session-writer thread (adapters/sqlite/session-writer; issue 12). Not plain data:
+   * never part of the options sent to worker threads.
+   */
+  sessionWriter?: SessionBatchWriter;
 }
 
 /** Directory of the image originals inside a data directory. */
@@ -151,6 +157,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     synonyms: () => store.allSynonyms(),
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
     ...(options.deferSessionWrites ? { deferSessionWrites: true } : {}),
+    ...(options.sessionWriter ? { sessionWriter: options.sessionWriter } : {}),
   });
   return {
     service,

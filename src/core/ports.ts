@@ -283,6 +283,14 @@ export interface NewSession {
   hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined };
 }
 
+/**
+ * Stores a batch of sessions, in order, as SessionStore.createMany would, with `budget`'s
+ * evictions; resolves once they are committed, rejects when they could not be (they are then
+ * lost, as in a crash). `catalog serve` hands its main thread's sessions to a thread of their own
+ * through one (adapters/sqlite/session-writer; issue 12).
+ */
+export type SessionBatchWriter = (sessions: readonly NewSession[], budget: SessionBudget) => Promise<void>;
+
 /** Search sessions: a snapshot of ordered hits per session, readable page by page in constant time. */
 export interface SessionStore {
   /**

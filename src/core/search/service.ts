@@ -13,7 +13,7 @@ import {
   type SearchResponse, type SearchResult, type SynonymSet,
 } from '../../api/schemas.js';
 import { createHash } from 'node:crypto';
-import type { Clock, Ids, ImageSimilaritySearch, NewSession, SearchIndex, SessionBudget, SessionStore } from '../ports.js';
+import type { Clock, Ids, ImageSimilaritySearch, NewSession, SearchIndex, SessionBatchWriter, SessionBudget, SessionStore } from '../ports.js';
 import type { ServiceContext } from '../context.js';
 
 import { MAX_QUERY_WORDS, parseQueryText } from './query.js';
@@ -130,6 +130,11 @@ export interface SearchServiceDeps {
    * a crash in between loses those sessions (a cache: the client searches again).
    */
   deferSessionWrites?: boolean;
+  /**
+   * With deferSessionWrites: who stores each batch (default: `sessions.createMany` on this thread).
+   * `catalog serve` gives a thread of its own (issue 12: the write left the event loop).
+   */
+  sessionWriter?: SessionBatchWriter;
 }
 
 /** The filterable attribute ids, sorted and comma-separated, for error details ('none' when there are none). */
@@ -163,6 +168,7 @@ export class SearchService {
   private purgeTimer: ReturnType<typeof setInterval> | undefined;
   private purging: Promise<void> | undefined;
   private readonly deferSessionWrites: boolean;
+  private readonly sessionWriter: SessionBatchWriter | undefined;
   /** Sessions answered and not yet stored (deferSessionWrites), oldest first. */
   private pendingSessions: NewSession[] = [];
   private flushTimer: ReturnType<typeof setImmediate> | undefined;
@@ -179,6 +185,7 @@ export class SearchService {
     this.hitSources = deps.hitSources;
     this.synonymSets = deps.synonyms;
     this.deferSessionWrites = deps.deferSessionWrites ?? false;
+    this.sessionWriter = deps.sessionWriter;
     if (this.limits.sessionPurgeIntervalMs > 0) {
       // Expired sessions go even when nobody searches; unref'd, so it never keeps a process alive.
       this.purgeTimer = setInterval(() => void this.purgeExpired(), this.limits.sessionPurgeIntervalMs);
@@ -425,7 +432,8 @@ export class SearchService {
       const write = (async () => {
         await previous;
         try {
-          if (this.sessions.createMany) await this.sessions.createMany(batch, this.sessionBudget());
+          if (this.sessionWriter) await this.sessionWriter(batch, this.sessionBudget());
+          else if (this.sessions.createMany) await this.sessions.createMany(batch, this.sessionBudget());
           else for (const { session, hits } of batch) await this.sessions.create(session, hits, this.sessionBudget());
           await this.purgeNow(this.clock.nowMicros());
         } catch {

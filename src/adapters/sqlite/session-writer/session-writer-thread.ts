@@ -1,0 +1,66 @@
+/**
+ * Search sessions stored by a thread of their own (`catalog serve`'s main thread; issue 12).
+ *
+ * Why: the main thread answers cheap text searches itself and stores their sessions after
+ * answering (SearchServiceDeps.deferSessionWrites), one transaction per turn of the event loop.
+ * That write cost ~0.2-0.4 ms of the main thread's ~1.1 ms a rare-word search at 1,000,000 parts,
+ * on the same thread as the next request. Here the batch is handed to a thread (a structured
+ * clone of the sessions: a cheap search has at most a few thousand hits) and the main thread goes
+ * on; the promise resolves once the batch is committed, so a read of the session that waits for
+ * it (SearchService.flushSessions) still finds it.
+ *
+ * The thread opens sessions.db alone (no catalog), under the write lock the server's threads share.
+ */
+import { existsSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { SessionBatchWriter } from '../../../core/ports.js';
+import { SESSIONS_FILE } from '../session-store.js';
+import type { SessionWriteTask, SessionWriterData } from './session-writer-worker.js';
+
+/** Batches that may wait for the thread; beyond, a batch is refused and lost as in a crash (sessions are a cache). */
+const MAX_WAITING_BATCHES = 1024;
+
+/** The built worker: beside this module in dist/ (and in the CLI bundle); from the TypeScript sources (tests), the one in dist/. */
+function workerFile(): string | undefined {
+  const path = fileURLToPath(new URL('./session-writer-worker.js', import.meta.url));
+  if (existsSync(path)) return path;
+  const built = path.replace(`${sep}src${sep}`, `${sep}dist${sep}`);
+  return built !== path && existsSync(built) ? built : undefined;
+}
+
+/** A started session-writer thread: `write` is the SearchService's SessionBatchWriter. */
+export interface SessionWriterThread {
+  write: SessionBatchWriter;
+  /** Waits for the batches handed over, then stops the thread. */
+  close(): Promise<void>;
+}
+
+/**
+ * A session writer for the data directory `dataDir`; its thread starts with the first batch (after
+ * the catalog has created and migrated sessions.db). Returns undefined when the worker is not built
+ * (TypeScript sources before `npm run build`): the caller then writes on its own thread.
+ */
+export function startSessionWriterThread(dataDir: string, lock: SharedArrayBuffer | undefined): SessionWriterThread | undefined {
+  const filename = workerFile();
+  if (!filename) return undefined;
+  const workerData: SessionWriterData = { path: join(dataDir, SESSIONS_FILE), lock };
+  let pool: Piscina | undefined;
+  return {
+    write: async (sessions, budget) => {
+      if (!pool) {
+        pool = new Piscina({ filename, workerData, minThreads: 1, maxThreads: 1, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1, maxQueue: MAX_WAITING_BATCHES });
+        // A thread that fails to start (sessions.db unreadable) fails the batches it was given,
+        // which are then lost as in a crash; the server itself goes on.
+        pool.on('error', () => undefined);
+      }
+      await pool.run({ sessions, budget } satisfies SessionWriteTask);
+    },
+    async close() {
+      if (!pool) return;
+      await pool.close();
+      await pool.destroy();
+    },
+  };
+}
