@@ -92,6 +92,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     await catalog.close();
     await sessionThread?.close();
   };
+  // sessions.db exists now (the catalog created it): the thread opens it before the first search.
+  sessionThread?.start();
   if ((await plain.service.countTokens()) === 0) {
     await closeCatalog(plain);
     throw new CatalogError(

@@ -84,3 +84,29 @@ describe('SqliteCatalogStore: tokens found are kept per connection (issue 12)', 
     }
   });
 });
+
+describe('SqliteCatalogStore: synonym sets are kept per connection (issue 12)', () => {
+  it('answers from memory while nothing commits, and sees another connection\'s change from its next turn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'synonym-cache-'));
+    const server = openSqliteStores({ dataDir: dir, clock: systemClock() });
+    const cli = openSqliteStores({ dataDir: dir, clock: systemClock() });
+    const write = (item: { synonym_id: string; synonyms: string[] }) => ({ kind: 'write' as const, value: item, created: true });
+    try {
+      await cli.catalog.upsertSynonyms([{ synonym_id: 'a', synonyms: ['bolt', 'screw'] }], write);
+      const first = await server.catalog.allSynonyms();
+      expect(first.map((s) => s.synonym_id)).toEqual(['a']);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await server.catalog.allSynonyms()).toBe(first);
+      await cli.catalog.upsertSynonyms([{ synonym_id: 'b', synonyms: ['nut', 'washer'] }], write);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await server.catalog.allSynonyms()).map((s) => s.synonym_id)).toEqual(['a', 'b']);
+      // This connection's own writes count at once.
+      await server.catalog.deleteSynonyms(['a'], () => ({ kind: 'write', value: null, created: false }));
+      expect((await server.catalog.allSynonyms()).map((s) => s.synonym_id)).toEqual(['b']);
+    } finally {
+      await cli.close();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

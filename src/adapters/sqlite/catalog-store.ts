@@ -359,13 +359,14 @@ export class SqliteCatalogStore implements CatalogStore {
 
   // -- synonyms (issue 13)
 
-  /** The sets last read and the 'synonyms_version' they were read at. */
-  private synonymCache: { marker: string; sets: readonly SynonymSet[] } | undefined;
+  /** The sets last read, the 'synonyms_version' they were read at, and the cacheVersion() it was checked at. */
+  private synonymCache: { marker: string; version: string; sets: readonly SynonymSet[] } | undefined;
 
   async upsertSynonyms<I extends { synonym_id: string }>(
     items: readonly I[],
     decide: (item: I, existing: SynonymSet | undefined, storedSets: number) => Decision<SynonymSet>,
   ): Promise<Decision<SynonymSet>[]> {
+    this.localWrites++;
     return this.db.transaction(() => {
       let count = this.stmt.countSynonyms.get() ?? 0;
       let wrote = false;
@@ -385,6 +386,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async deleteSynonyms(ids: readonly string[], decide: (id: string, existing: SynonymSet | undefined) => Decision<null>): Promise<Decision<null>[]> {
+    this.localWrites++;
     return this.db.transaction(() => {
       let wrote = false;
       const decisions = ids.map((id) => {
@@ -406,12 +408,16 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async allSynonyms(): Promise<readonly SynonymSet[]> {
+    // Nothing committed since the last check (cacheVersion): every search asks, and the read
+    // transaction below cost more than the rest of a rare-word search's SQLite work (issue 12).
+    const version = this.cacheVersion();
+    if (this.synonymCache?.version === version) return this.synonymCache.sets;
     // One read transaction: the marker and the sets agree.
     return this.db.transaction(() => {
       const marker = this.stmt.getSetting.get('synonyms_version')?.value ?? '0';
       if (this.synonymCache?.marker !== marker) {
-        this.synonymCache = { marker, sets: this.stmt.allSynonyms.all().map((body) => JSON.parse(body) as SynonymSet) };
-      }
+        this.synonymCache = { marker, version, sets: this.stmt.allSynonyms.all().map((body) => JSON.parse(body) as SynonymSet) };
+      } else this.synonymCache.version = version;
       return this.synonymCache.sets;
     })();
   }

@@ -33,6 +33,8 @@ function workerFile(): string | undefined {
 /** A started session-writer thread: `write` is the SearchService's SessionBatchWriter. */
 export interface SessionWriterThread {
   write: SessionBatchWriter;
+  /** Starts the thread now (once sessions.db exists), so the first search does not wait for it. Idempotent. */
+  start(): void;
   /** Waits for the batches handed over, then stops the thread. */
   close(): Promise<void>;
 }
@@ -47,15 +49,21 @@ export function startSessionWriterThread(dataDir: string, lock: SharedArrayBuffe
   if (!filename) return undefined;
   const workerData: SessionWriterData = { path: join(dataDir, SESSIONS_FILE), lock };
   let pool: Piscina | undefined;
+  const start = (): Piscina => {
+    if (!pool) {
+      pool = new Piscina({ filename, workerData, minThreads: 1, maxThreads: 1, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1, maxQueue: MAX_WAITING_BATCHES });
+      // A thread that fails to start (sessions.db unreadable) fails the batches it was given,
+      // which are then lost as in a crash; the server itself goes on.
+      pool.on('error', () => undefined);
+    }
+    return pool;
+  };
   return {
     write: async (sessions, budget) => {
-      if (!pool) {
-        pool = new Piscina({ filename, workerData, minThreads: 1, maxThreads: 1, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1, maxQueue: MAX_WAITING_BATCHES });
-        // A thread that fails to start (sessions.db unreadable) fails the batches it was given,
-        // which are then lost as in a crash; the server itself goes on.
-        pool.on('error', () => undefined);
-      }
-      await pool.run({ sessions, budget } satisfies SessionWriteTask);
+      await start().run({ sessions, budget } satisfies SessionWriteTask);
+    },
+    start() {
+      start();
     },
     async close() {
       if (!pool) return;
