@@ -50,6 +50,8 @@ export interface OpenCatalogOptions {
    * the data directory (`catalog serve`'s main and reader threads; adapters/sqlite/thread-lock.ts).
    */
   sessionWriteLock?: SharedArrayBuffer;
+  /** catalog.db bytes each connection reads through a memory map (adapters/sqlite/database.ts SERVE_MMAP_BYTES; `catalog serve`). */
+  mmapBytes?: number;
   /**
    * Store search sessions after answering (SearchServiceDeps.deferSessionWrites): for a process
    * through which alone its sessions are read, as `catalog serve`'s main thread.
@@ -69,7 +71,7 @@ export const IMAGES_DIR = 'images';
 /** Opens the catalog of a data directory (SQLite and files). Throws if the database cannot be opened or migrated. */
 export function openCatalog(options: OpenCatalogOptions): Catalog {
   const clock = options.clock ?? systemClock();
-  const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, sessionWriteLock: options.sessionWriteLock });
+  const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, sessionWriteLock: options.sessionWriteLock, mmapBytes: options.mmapBytes });
   return assembleCatalog(stores, localBlobs(options.dataDir), options, clock);
 }
 
@@ -105,7 +107,7 @@ export async function openCatalogAt(options: OpenCatalogOptions & CatalogLocatio
       const { openPostgresStores } = await import('./adapters/postgres/stores.js');
       stores = await openPostgresStores(options.databaseUrl, { clock });
     } else {
-      stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning });
+      stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, mmapBytes: options.mmapBytes });
     }
   } catch (error) {
     blobs.dispose();

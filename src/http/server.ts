@@ -11,6 +11,7 @@ import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
 import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
+import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
 
 export interface ServeOptions {
@@ -68,6 +69,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ...(options.imageSearchLimits ? { imageSearchLimits: options.imageSearchLimits } : {}),
     // One sessions.db write lock for the main and the reader threads (adapters/sqlite/thread-lock.ts).
     sessionWriteLock: ThreadLock.newBuffer(),
+    // Reads through a memory map on every thread (first reads of cards and postings: issue 12).
+    mmapBytes: SERVE_MMAP_BYTES,
   };
   // PostgreSQL and S3 do their work in other processes and their drivers never block the event
   // loop, so such a catalog is served from the main thread (no reader/writer threads).

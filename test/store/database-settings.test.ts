@@ -5,7 +5,9 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, WAL_AUTOCHECKPOINT_PAGES } from '../../src/adapters/sqlite/database.js';
+import { openDatabase, SERVE_MMAP_BYTES, WAL_AUTOCHECKPOINT_PAGES } from '../../src/adapters/sqlite/database.js';
+import { openSqliteStores } from '../../src/adapters/sqlite/stores.js';
+import { systemClock } from '../../src/adapters/system.js';
 import { tempDir } from '../helpers/harness.js';
 
 describe('openDatabase', () => {
@@ -34,5 +36,16 @@ describe('openDatabase', () => {
     const again = openDatabase(path);
     expect(again.prepare('SELECT count(*) FROM t').pluck().get()).toBe(2_000);
     again.close();
+  });
+
+  it('reads through a memory map only when asked (catalog serve), and never for an import\'s connection', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const plain = openDatabase(join(dir, 'catalog.db'));
+    expect(plain.pragma('mmap_size', { simple: true })).toBe(0);
+    plain.close();
+    const served = openSqliteStores({ dataDir: dir, clock: systemClock(), mmapBytes: SERVE_MMAP_BYTES });
+    expect(served.catalog.db.pragma('mmap_size', { simple: true })).toBe(SERVE_MMAP_BYTES);
+    await served.close();
   });
 });

@@ -29,6 +29,8 @@ export interface SqliteStoresOptions {
   searchTuning?: Omit<SearchIndexOptions, 'clock'> | undefined;
   /** sessions.db's write lock shared by the threads of this process (thread-lock.ts; `catalog serve`). */
   sessionWriteLock?: SharedArrayBuffer | undefined;
+  /** catalog.db bytes read through a memory map (database.ts SERVE_MMAP_BYTES; `catalog serve`). */
+  mmapBytes?: number | undefined;
 }
 
 /**
@@ -64,7 +66,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     createDirectory(resolve(options.dataDir));
     dbPath = join(options.dataDir, DATABASE_FILE);
   }
-  const catalog = new SqliteCatalogStore(openDatabase(dbPath));
+  const catalog = new SqliteCatalogStore(openDatabase(dbPath, undefined, { mmapBytes: options.mmapBytes }));
   const searchIndex = new SqliteSearchIndex(catalog.db, { clock: options.clock, ...options.searchTuning });
   // The index is a write listener: it is written inside the catalog store's transactions.
   catalog.listeners.push(searchIndex);
