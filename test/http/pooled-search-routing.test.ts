@@ -53,3 +53,36 @@ describe('text searches on the main thread or a reader', () => {
     expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 1 });
   });
 });
+
+describe('text searches stay off the main thread while searches wait for a reader', () => {
+  let dir: string;
+  let pooled: PooledCatalog;
+
+  beforeAll(async () => {
+    dir = tempDir('catalog-route-queue-');
+    const setup = openCatalog({ dataDir: dir });
+    // "cog": 20,000 postings, far over the budget of 200 below (each such search takes a reader a few ms); "zebra": 2.
+    const parts = Array.from({ length: 20_000 }, (_, i) => ({ part_id: `p${String(i).padStart(5, '0')}`, name: { en: i < 2 ? `Cog zebra ${i}` : `Cog gear ${i}` } }));
+    for (let i = 0; i < parts.length; i += 1000) await setup.service.upsertParts(LOCAL_OWNER, parts.slice(i, i + 1000));
+    await setup.close();
+    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 1, mainThreadSearchPostings: 200 });
+    await pooled.start();
+  }, 60_000);
+  afterAll(async () => {
+    await pooled?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends a cheap search to the readers behind a queue (first come, first served), and answers it on the main thread once the queue is empty', async () => {
+    const frequent = Array.from({ length: 6 }, () => pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog gear' }, resultOptions: { limit: 25 } }));
+    // Wait until all six have given up on the main thread and gone to the one reader: one runs, five wait.
+    while (pooled.searches.onReaders < 6) await new Promise((resolve) => setImmediate(resolve));
+    const rareBehindQueue = pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
+    expect(pooled.searches).toEqual({ onMainThread: 0, onReaders: 7 });
+    await Promise.all(frequent);
+    expect((await rareBehindQueue).resultsTotalCount).toBe(2);
+    const rareIdle = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
+    expect(rareIdle.resultsTotalCount).toBe(2);
+    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 7 });
+  });
+});
