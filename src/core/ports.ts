@@ -267,6 +267,15 @@ export interface SearchIndex {
    * searches). Optional: a store without such state leaves it out.
    */
   warm?(options?: { postings?: number }): Promise<void>;
+  /**
+   * Runs `work` in one read snapshot: every read of this index (and of the catalog beside it on
+   * the same connection) inside sees the same committed state, whatever commits meanwhile; the
+   * snapshot ends when `work` settles. For a connection on which nothing writes while `work` runs
+   * (a `catalog serve` reader thread): SearchService.searchAnsweringEarly ranks a session's hits
+   * after answering its first page, and both must come from the same catalog (issue 12).
+   * Optional: without it, such a search answers once every hit is ranked.
+   */
+  readSnapshot?<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** Bounds on stored search sessions (issue 11; defaults in SearchLimits, docs/api.md). */

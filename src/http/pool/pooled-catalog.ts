@@ -27,10 +27,10 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BroadcastChannel } from 'node:worker_threads';
+import { BroadcastChannel, MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { CatalogError, fromProblem } from '../../api/errors.js';
-import type { Principal } from '../../api/schemas.js';
+import type { Principal, SearchResponse } from '../../api/schemas.js';
 import { SearchBudgetExceeded } from '../../core/search/budget.js';
 import type { SearchImage } from '../../core/search/service.js';
 import type { Catalog } from '../../core/services.js';
@@ -114,22 +114,58 @@ function workerFile(): string {
   return existsSync(path) ? path : path.replace(`${sep}src${sep}`, `${sep}dist${sep}`);
 }
 
+/** Piscina refuses a task when its queue is full: the server is saturated, not broken (503 with Retry-After). */
+function busyError(error: unknown): unknown {
+  return /queue is at limit/i.test((error as Error).message)
+    ? new CatalogError('unavailable', 'the server is busy: too many requests are waiting; retry in a moment', undefined, { retryAfterSeconds: 1 })
+    : error;
+}
+
+/** A thread's result as the value, or the very CatalogError the thread's core threw. */
+function unwrap(result: PoolResult): unknown {
+  if (result.ok) return result.value;
+  const rebuilt = fromProblem(result.problem.status, result.problem);
+  throw result.retryAfterSeconds === undefined ? rebuilt : new CatalogError(rebuilt.code, rebuilt.detail, rebuilt.errors, { retryAfterSeconds: result.retryAfterSeconds });
+}
+
 function route(pool: () => Piscina, service: PooledServiceName): (method: string, args: unknown[]) => Promise<unknown> {
   return async (method, args) => {
     let result: PoolResult;
     try {
       result = (await pool().run({ service, method, args } satisfies PoolTask)) as PoolResult;
     } catch (error) {
-      // Piscina refuses a task when its queue is full: the server is saturated, not broken.
-      if (/queue is at limit/i.test((error as Error).message)) {
-        throw new CatalogError('unavailable', 'the server is busy: too many requests are waiting; retry in a moment', undefined, { retryAfterSeconds: 1 });
-      }
-      throw error;
+      throw busyError(error);
     }
-    if (result.ok) return result.value;
-    const rebuilt = fromProblem(result.problem.status, result.problem);
-    throw result.retryAfterSeconds === undefined ? rebuilt : new CatalogError(rebuilt.code, rebuilt.detail, rebuilt.errors, { retryAfterSeconds: result.retryAfterSeconds });
+    return unwrap(result);
   };
+}
+
+/**
+ * A text search on a reader thread, answered as soon as its first page is ranked
+ * (SearchService.searchAnsweringEarly): the answer comes on a MessagePort of its own while the
+ * thread goes on ranking the session's hits. `stored` settles once the session is stored (or lost).
+ */
+async function searchOnReader(pool: Piscina, principal: Principal, body: unknown): Promise<{ response: SearchResponse; stored: Promise<unknown> }> {
+  const { port1, port2 } = new MessageChannel();
+  try {
+    const answer = new Promise<PoolResult>((resolve, reject) => {
+      port1.once('message', resolve);
+      // Messages posted before the thread closed its end arrive before 'close'.
+      port1.once('close', () => reject(new Error('a reader thread ended a search without answering it')));
+    });
+    const task: PoolTask = { service: 'search', method: 'searchAnsweringEarly', args: [principal, body], answerPort: port2 };
+    let stored: Promise<unknown>;
+    try {
+      stored = pool.run(task, { transferList: [port2] });
+    } catch (error) {
+      throw busyError(error);
+    }
+    // A thread that fails (a bug, an exit) rejects `stored` and may never answer.
+    const response = (await Promise.race([answer, stored.then(() => answer, (error: unknown) => Promise.reject(busyError(error)))]).then(unwrap)) as SearchResponse;
+    return { response, stored: stored.catch(() => undefined) };
+  } finally {
+    port1.close();
+  }
 }
 
 /** `target` with the listed methods sent to `call` instead; every other member is the target's own. */
@@ -176,6 +212,8 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   const search = delegate(main.search, methods('search'), onReader);
   const maxPostings = options.mainThreadSearchPostings ?? MAIN_THREAD_SEARCH_POSTINGS;
   const searches = { onMainThread: 0, onReaders: 0 };
+  /** Sessions of reader searches answered and not yet stored (at most one per running or queued task). */
+  const storing = new Map<string, Promise<unknown>>();
   Object.defineProperty(search, 'search', {
     value: async (principal: Principal, body: unknown, image?: SearchImage) => {
       // A search with a query image stays here: its decode is already off the event loop, bounded.
@@ -193,13 +231,19 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
         }
       }
       searches.onReaders++;
-      return onReader('search', [principal, body]);
+      const { response, stored } = await searchOnReader(start().readers, principal, body);
+      // Until its session is stored, a page of it waits (searchState below).
+      storing.set(response.sessionId, stored);
+      void stored.finally(() => storing.delete(response.sessionId));
+      return response;
     },
   });
-  // A session this thread answered may not be stored yet (deferSessionWrites): store it first.
+  // A session this thread answered may not be stored yet (deferSessionWrites), nor one a reader
+  // answered and is still ranking: wait for it first.
   Object.defineProperty(search, 'searchState', {
     value: async (...args: unknown[]) => {
       await main.search.flushSessions();
+      await storing.get(args[1] as string);
       return onReader('searchState', args);
     },
   });

@@ -2,6 +2,7 @@
  * The messages between `catalog serve`'s main thread and its catalog workers (pooled-catalog.ts,
  * catalog-worker.ts). Plain data only: everything crosses a thread by structured clone.
  */
+import type { MessagePort } from 'node:worker_threads';
 import type { ProblemBody } from '../../api/errors.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
 
@@ -13,6 +14,12 @@ export interface PoolTask {
   service: PooledServiceName;
   method: string;
   args: unknown[];
+  /**
+   * For `search.searchAnsweringEarly` (a text search on a reader): the thread posts the search's
+   * {@link PoolResult} here as soon as the first page is ranked, then goes on ranking and storing
+   * the session; the task itself resolves to `{ ok: true, value: null }` once it is stored.
+   */
+  answerPort?: MessagePort;
 }
 
 /**

@@ -440,6 +440,21 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     })();
   }
 
+  /**
+   * SearchIndex.readSnapshot: one read transaction (BEGIN, then the first read fixes the WAL
+   * snapshot) around `work`; the reads inside run their own transactions as savepoints of it.
+   * Inside an open transaction, `work` simply runs in it.
+   */
+  async readSnapshot<T>(work: () => Promise<T>): Promise<T> {
+    if (this.db.inTransaction) return work();
+    this.db.exec('BEGIN');
+    try {
+      return await work();
+    } finally {
+      if (this.db.inTransaction) this.db.exec('COMMIT');
+    }
+  }
+
   /** Facet counts (SearchIndex.facets; core/search/engine/searcher.ts), in one read transaction. */
   async facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number, valuePrefix = ''): Promise<SearchFacets> {
     return this.db.transaction(() => {
