@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { openSessionDatabase, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Catalog } from '../../src/core/services.js';
@@ -69,5 +69,59 @@ describe('deferred session writes', () => {
     catalog = openCatalog({ dataDir: dir });
     expect((await catalog.search.searchState(LOCAL_OWNER, last.sessionId)).resultsTotalCount).toBe(last.resultsTotalCount);
     expect(storedSessions()).toBe(2);
+  });
+});
+
+describe('deferred session writes handed to a writer (catalog serve\'s session-writer thread)', () => {
+  let dir: string;
+  let catalog: Catalog;
+  const batches: number[] = [];
+
+  beforeEach(async () => {
+    dir = tempDir('catalog-defer-writer-');
+    batches.length = 0;
+    // A writer that stores through a connection of its own, as the thread does, and records each batch's size.
+    const store = new SqliteSessionStore(openSessionDatabase(join(dir, 'sessions.db')));
+    catalog = openCatalog({
+      dataDir: dir, deferSessionWrites: true,
+      sessionWriter: async (sessions, budget) => {
+        batches.push(sessions.length);
+        await store.createMany(sessions, budget);
+      },
+    });
+    await catalog.service.upsertParts(LOCAL_OWNER, Array.from({ length: 30 }, (_, i) => ({ part_id: `p${String(i).padStart(2, '0')}`, name: { en: `Cog ${i}` } })));
+  });
+  afterEach(async () => {
+    await catalog.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gathers the sessions of a few milliseconds into one hand-over, and pages one at once', async () => {
+    // The window's timer stands still until advanced, however slow the machine.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => void vi.useRealTimers());
+    const first = await catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog' }, resultOptions: { limit: 5 } });
+    // Later turns of the event loop, within the window: the same batch.
+    await new Promise((resolve) => setImmediate(resolve));
+    await catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog 1' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    await catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog 2' } });
+    expect(batches).toEqual([]);
+    const page = await catalog.search.searchState(LOCAL_OWNER, first.sessionId, { skip: 5, limit: 5 });
+    expect(page.results.map((r) => r.id)).toEqual(['p05', 'p06', 'p07', 'p08', 'p09']);
+    expect(batches).toEqual([3]);
+    // Without a read, the window's end hands them over.
+    await catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog 3' } });
+    await vi.advanceTimersByTimeAsync(4);
+    expect(batches).toEqual([3]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(batches).toEqual([3, 1]);
+  });
+
+  it('hands over at once from 64 pending sessions', async () => {
+    await Promise.all(Array.from({ length: 70 }, (_, i) => catalog.search.search(LOCAL_OWNER, { matches: { text: `cog ${i % 30}` } })));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches[0]).toBeGreaterThanOrEqual(64);
+    await vi.waitFor(() => expect(batches.reduce((a, b) => a + b, 0)).toBe(70));
   });
 });
