@@ -36,9 +36,10 @@ describe('text searches on the main thread or a reader', () => {
 
   it('answers a rare word on the main thread and a frequent one on a reader, alike', async () => {
     const rare = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
-    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 0 });
+    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 0, answeredEarly: 0 });
     const frequent = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog' }, resultOptions: { limit: 50 } });
-    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 1 });
+    // The reader was free: it answered once the page was ranked, then ranked the session.
+    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 1, answeredEarly: 1 });
     expect(rare.resultsTotalCount).toBe(2);
     expect(ids(rare)).toEqual(ids(await plain.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } })));
     expect(frequent.resultsTotalCount).toBe(300);
@@ -50,7 +51,7 @@ describe('text searches on the main thread or a reader', () => {
 
   it('reports a bad request from the main thread as the reader would', async () => {
     await expect(pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra', nope: true } })).rejects.toMatchObject({ status: 400, code: 'bad_request' });
-    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 1 });
+    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 1, answeredEarly: 1 });
   });
 });
 
@@ -73,16 +74,17 @@ describe('text searches stay off the main thread while searches wait for a reade
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sends a cheap search to the readers behind a queue (first come, first served), and answers it on the main thread once the queue is empty', async () => {
+  it('sends a cheap search to the readers behind a queue (first come, first served), and answers it on the main thread once the queue is empty; answers early only while a reader is free', async () => {
     const frequent = Array.from({ length: 6 }, () => pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog gear' }, resultOptions: { limit: 25 } }));
     // Wait until all six have given up on the main thread and gone to the one reader: one runs, five wait.
     while (pooled.searches.onReaders < 6) await new Promise((resolve) => setImmediate(resolve));
     const rareBehindQueue = pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
-    expect(pooled.searches).toEqual({ onMainThread: 0, onReaders: 7 });
+    // Only the first found the reader free; the others waited, and were answered once ranked whole.
+    expect(pooled.searches).toEqual({ onMainThread: 0, onReaders: 7, answeredEarly: 1 });
     await Promise.all(frequent);
     expect((await rareBehindQueue).resultsTotalCount).toBe(2);
     const rareIdle = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
     expect(rareIdle.resultsTotalCount).toBe(2);
-    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 7 });
+    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 7, answeredEarly: 1 });
   });
 });
