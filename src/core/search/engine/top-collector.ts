@@ -64,8 +64,11 @@ export class TopCollector {
 
   /** The kept hits, best first: at most k. */
   result(): { doc: number; tier: number; score: number; key: number }[] {
+    // Select the best k first and sort only those: a session keeps 10,000 hits and the buffer holds
+    // up to 2k, so sorting it whole was a third of a frequent word's ranking (issue 12).
+    if (this.size > this.k) this.truncate();
     const order = this.order();
-    order.sort((a, b) => this.compare(a, b));
+    order.sort(this.comparator());
     const n = Math.min(this.k, order.length);
     const out = new Array<{ doc: number; tier: number; score: number; key: number }>(n);
     for (let j = 0; j < n; j++) {
@@ -75,9 +78,10 @@ export class TopCollector {
     return out;
   }
 
-  /** < 0 when hit a ranks before hit b. */
-  private compare(a: number, b: number): number {
-    return (this.tier[a] ?? 0) - (this.tier[b] ?? 0) || (this.score[b] ?? 0) - (this.score[a] ?? 0) || (this.key[a] ?? 0) - (this.key[b] ?? 0);
+  /** Hit order over the current arrays: < 0 when hit a ranks before hit b (indices are in range). */
+  private comparator(): (a: number, b: number) => number {
+    const { tier, score, key } = this;
+    return (a, b) => (tier[a] as number) - (tier[b] as number) || (score[b] as number) - (score[a] as number) || (key[a] as number) - (key[b] as number);
   }
 
   private order(): Int32Array {
@@ -98,7 +102,7 @@ export class TopCollector {
   private truncate(): void {
     const order = this.order();
     const k = this.k;
-    selectBest(order, k, (a, b) => this.compare(a, b));
+    selectBest(order, k, this.comparator());
     // order[0..k) are the best k, order[k - 1] the worst of them (selectBest's postcondition).
     const worst = order[k - 1] ?? 0;
     this.thTier = this.tier[worst] ?? 0;
