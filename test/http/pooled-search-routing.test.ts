@@ -74,17 +74,17 @@ describe('text searches stay off the main thread while searches wait for a reade
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sends a cheap search to the readers behind a queue (first come, first served), and answers it on the main thread once the queue is empty; answers early only while a reader is free', async () => {
+  it('sends a cheap search to the readers behind a queue (first come, first served), and answers it on the main thread once the queue is empty; answers early only while the reader keeps up', async () => {
     const frequent = Array.from({ length: 6 }, () => pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog gear' }, resultOptions: { limit: 25 } }));
     // Wait until all six have given up on the main thread and gone to the one reader: one runs, five wait.
     while (pooled.searches.onReaders < 6) await new Promise((resolve) => setImmediate(resolve));
     const rareBehindQueue = pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
-    // Only the first found the reader free; the others waited, and were answered once ranked whole.
-    expect(pooled.searches).toEqual({ onMainThread: 0, onReaders: 7, answeredEarly: 1 });
+    // The first two found the reader keeping up (at most one waiting); the others queued, and were answered once ranked whole.
+    expect(pooled.searches).toEqual({ onMainThread: 0, onReaders: 7, answeredEarly: 2 });
     await Promise.all(frequent);
     expect((await rareBehindQueue).resultsTotalCount).toBe(2);
     const rareIdle = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
     expect(rareIdle.resultsTotalCount).toBe(2);
-    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 7, answeredEarly: 1 });
+    expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 7, answeredEarly: 2 });
   });
 });

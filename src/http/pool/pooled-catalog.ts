@@ -99,7 +99,7 @@ export interface PooledCatalog extends Catalog {
   readonly threads: { readers: number; writer: number };
   /**
    * Text searches answered so far on the main thread (within its budget) and on reader threads,
-   * and of the latter those answered before their session was ranked (a reader was free).
+   * and of the latter those answered before their session was ranked (the readers kept up).
    */
   readonly searches: { onMainThread: number; onReaders: number; answeredEarly: number };
   /**
@@ -239,9 +239,11 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       }
       searches.onReaders++;
       // Answering before the session is ranked costs the page's ranking once more (~1.3 ms for a
-      // frequent word at 1,000,000 parts): worth it while a reader is free, not once searches
-      // wait for one (a saturated server then answers as many per second as without it).
-      if (readerSearches >= readers) {
+      // frequent word at 1,000,000 parts): worth it while the readers keep up (at most one search
+      // waiting per reader: a client's next search then waits for a session's ranking, not for a
+      // whole search), not once searches queue up (a saturated server then answers as many per
+      // second as without it).
+      if (readerSearches >= 2 * readers) {
         readerSearches++;
         try {
           return await onReader('search', [principal, body]);
