@@ -54,7 +54,7 @@ describe('query keypoints spread over the photo (issue 14, scenes)', () => {
 });
 
 describe('reference keypoints on a grey backdrop (issue 14, sixth round)', () => {
-  const backdrop = { grey: 100, keypoints: 400, tolerance: 16 };
+  const backdrop = { grey: 100, keypoints: 400, tolerance: 16, plainBorder: 0.6 };
 
   /** A w × h grey raster of `ground` with a `level` rectangle [x0, x1) × [y0, y1). */
   function raster(w: number, h: number, ground: number, level: number, x0: number, y0: number, x1: number, y1: number) {

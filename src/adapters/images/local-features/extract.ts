@@ -32,7 +32,7 @@ export type LocalRole = 'reference' | 'query';
  *   reference's part often touches its edges, a photo's rarely matters there).
  */
 export const LOCAL_SETTINGS: Record<LocalRole, LocalSettings> = {
-  reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12, backdrop: { grey: 100, keypoints: 400, tolerance: 16 } },
+  reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12, backdrop: { grey: 100, keypoints: 400, tolerance: 16, plainBorder: 0.6 } },
   query: { maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10 },
 };
 
@@ -81,12 +81,15 @@ export interface LocalSettings {
  * first (same place, size and nearly the same descriptor: those inside the part) are left out.
  * - `grey`: the backdrop's grey level (100: a bench's mid tone; 0 and 128 measured below it);
  * - `keypoints`: ORB's budget on the variant (before the repeats are left out);
- * - `tolerance`: grey levels from the border's median that still count as background.
+ * - `tolerance`: grey levels from the border's median that still count as background;
+ * - `plainBorder`: the share of the border's pixels that must be background for the picture to
+ *   count as "on a plain background" (a part may touch the picture's edges).
  */
 export interface BackdropSettings {
   grey: number;
   keypoints: number;
   tolerance: number;
+  plainBorder: number;
 }
 
 /** A decoded grey raster, 1 byte per pixel, row-major. */
@@ -242,7 +245,7 @@ export function gridSelect(kps: { size(): number; get(i: number): { pt: { x: num
 
 /**
  * The raster with its plain background set to `settings.grey`, or undefined when it has none: a
- * border that is not plain (≥ 90 % of the border pixels within `tolerance` of their median), a
+ * border that is not plain (less than `plainBorder` of it within `tolerance` of its median), a
  * "background" of less than 5 % of the raster (nothing to replace) or a "part" of less than 2 % (a
  * blank picture). The background is what a 4-connected flood fill from the border reaches through
  * pixels within `tolerance` of the border's median grey level.
@@ -257,7 +260,7 @@ export function backdropVariant(raster: GreyRaster, settings: BackdropSettings):
   const median = levels[levels.length >> 1] ?? 0;
   const near = (p: number): boolean => Math.abs((data[p] ?? 0) - median) <= settings.tolerance;
   const plain = border.filter(near);
-  if (plain.length < 0.9 * border.length) return undefined;
+  if (plain.length < settings.plainBorder * border.length) return undefined;
   const background = new Uint8Array(w * h);
   const stack = new Int32Array(w * h);
   let top = 0;
