@@ -32,7 +32,7 @@ export type LocalRole = 'reference' | 'query';
  *   reference's part often touches its edges, a photo's rarely matters there).
  */
 export const LOCAL_SETTINGS: Record<LocalRole, LocalSettings> = {
-  reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12, backdrop: { grey: 100, keypoints: 400, tolerance: 16, plainBorder: 0.6 } },
+  reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12, backdrop: { grey: 100, keypoints: 300, tolerance: 16, plainBorder: 0.6 } },
   query: { maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10 },
 };
 
