@@ -52,7 +52,11 @@ if (PAD > 0) {
   const { decodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
   const { encodePhotoFeatures, decodePhotoFeatures } = await import(`${DIST}/core/search/photo/photo-search.js`);
   const dir = new URL('./tmp/photo-cache/', import.meta.url);
-  const file = fs.readdirSync(dir).find((f) => f.startsWith('synthetic-'));
+  // The cache of this build's reference settings (the key of bench/photo-search.js): another
+  // extraction's cache would pad with features this build does not compute.
+  const key = `v1-${JSON.stringify(LOCAL_SETTINGS.reference)}-voc${vocabulary.id}-${vocabulary.size}`.replace(/[^a-z0-9]+/gi, '_');
+  const file = `synthetic-${key}.bin`;
+  if (!fs.existsSync(new URL(file, dir))) throw new Error(`no cache ${file}: run bench/photo-search.js with this build first`);
   for (let k = 0; k < 2; k++) { globalThis.gc?.(); await new Promise((r) => setTimeout(r, 300)); }
   const before = process.memoryUsage();
   let buf = fs.readFileSync(new URL(file, dir));

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { extractLocalFeatures, gridSelect } from './extract.js';
+import { backdropVariant, extractLocalFeatures, gridSelect, LOCAL_SETTINGS } from './extract.js';
 
 /** A fake OpenCV KeyPointVector over plain points. */
 function keypoints(points: { x: number; y: number; response: number }[]): Parameters<typeof gridSelect>[0] {
@@ -50,5 +50,65 @@ describe('query keypoints spread over the photo (issue 14, scenes)', () => {
     for (let i = 0; i < f.count; i++) if ((f.xs[i] ?? 0) > W / 2 + 10) right++;
     // ORB's global ranking spends the whole budget on the noise; the grid keeps the shapes' corners.
     expect(right).toBeGreaterThan(40);
+  });
+});
+
+describe('reference keypoints on a grey backdrop (issue 14, sixth round)', () => {
+  const backdrop = { grey: 100, keypoints: 400, tolerance: 16, plainBorder: 0.6 };
+
+  /** A w × h grey raster of `ground` with a `level` rectangle [x0, x1) × [y0, y1). */
+  function raster(w: number, h: number, ground: number, level: number, x0: number, y0: number, x1: number, y1: number) {
+    const data = new Uint8Array(w * h).fill(ground);
+    for (let y = y0; y < y1; y++) data.fill(level, y * w + x0, y * w + x1);
+    return { data, width: w, height: h };
+  }
+
+  it('replaces the plain background reached from the border, and only it', () => {
+    // A white picture with a light-grey part that has a white hole in it (not reached from the border).
+    const r = raster(40, 30, 255, 200, 10, 8, 30, 22);
+    for (let y = 13; y < 17; y++) r.data.fill(255, y * 40 + 18, y * 40 + 22);
+    const v = backdropVariant(r, backdrop);
+    expect(v).toBeDefined();
+    expect(v?.[0]).toBe(100);
+    expect(v?.[29 * 40 + 39]).toBe(100);
+    expect(v?.[10 * 40 + 12]).toBe(200);
+    expect(v?.[14 * 40 + 19]).toBe(255);
+  });
+
+  it('leaves pictures without a plain background alone (a photo, a part touching every edge, a blank picture)', () => {
+    let seed = 3;
+    const noise = { data: Uint8Array.from({ length: 40 * 30 }, () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 16) & 255), width: 40, height: 30 };
+    expect(backdropVariant(noise, backdrop)).toBeUndefined();
+    expect(backdropVariant(raster(40, 30, 255, 200, 0, 0, 40, 30), backdrop)).toBeUndefined();
+    expect(backdropVariant(raster(40, 30, 255, 255, 0, 0, 1, 1), backdrop)).toBeUndefined();
+  });
+
+  it('a reference on a plain background also gets the outline keypoints of its part on the backdrop', async () => {
+    // A light part (grey 200) on white: on the backdrop its outline changes polarity, so those
+    // keypoints are new; its inside (a dark cross) is unchanged and not repeated.
+    const W = 160;
+    const rgb = new Uint8Array(W * W * 3).fill(255);
+    const paint = (x0: number, y0: number, x1: number, y1: number, v: number): void => {
+      for (let y = y0; y < y1; y++) rgb.fill(v, (y * W + x0) * 3, (y * W + x1) * 3);
+    };
+    paint(30, 40, 130, 120, 200);
+    paint(75, 50, 85, 110, 40);
+    paint(45, 75, 115, 85, 40);
+    const png = await sharp(rgb, { raw: { width: W, height: W, channels: 3 } }).png().toBuffer();
+    const saved = LOCAL_SETTINGS.reference.backdrop;
+    try {
+      LOCAL_SETTINGS.reference.backdrop = undefined;
+      const plain = await extractLocalFeatures(png, 'reference');
+      LOCAL_SETTINGS.reference.backdrop = saved;
+      const both = await extractLocalFeatures(png, 'reference');
+      expect(both.count).toBeGreaterThan(plain.count);
+      // The first keypoints are the plain picture's, unchanged (a record's own keypoints come first).
+      expect(both.xs.subarray(0, plain.count)).toEqual(plain.xs);
+      expect(both.descriptors.subarray(0, plain.descriptors.length)).toEqual(plain.descriptors);
+      // Query photos are not changed.
+      expect(LOCAL_SETTINGS.query.backdrop).toBeUndefined();
+    } finally {
+      LOCAL_SETTINGS.reference.backdrop = saved;
+    }
   });
 });

@@ -5,8 +5,8 @@
  */
 import sharp from 'sharp';
 import type { OutputInfo } from 'sharp';
-import { DESCRIPTOR_WORDS } from '../../../core/search/photo/hamming.js';
-import { emptyLocalFeatures, type LocalFeatures } from '../../../core/search/photo/local-features.js';
+import { DESCRIPTOR_WORDS, hamming256 } from '../../../core/search/photo/hamming.js';
+import { emptyLocalFeatures, MAX_KEYPOINTS, type LocalFeatures } from '../../../core/search/photo/local-features.js';
 import type { Vocabulary } from '../../../core/search/photo/vocabulary.js';
 import { openSharp, type ImageInput } from '../sharp-features.js';
 import { openCv, withMats, type OpenCv } from './opencv.js';
@@ -29,10 +29,13 @@ export type LocalRole = 'reference' | 'query';
  *   on references (their part fills the picture; a 4 × 4 grid there measured no gain), so stored
  *   features are unchanged;
  * - `pad`: pixels of replicated border added before detection (ORB ignores a 31-px margin; a
- *   reference's part often touches its edges, a photo's rarely matters there).
+ *   reference's part often touches its edges, a photo's rarely matters there);
+ * - `backdrop` (reference only): keypoints also of the picture on a grey backdrop ({@link
+ *   BackdropSettings}; 40 scenes / scenes with camera effects at 514 references, found first:
+ *   30 / 29 → 34 / 32).
  */
 export const LOCAL_SETTINGS: Record<LocalRole, LocalSettings> = {
-  reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12 },
+  reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12, backdrop: { grey: 100, keypoints: 300, tolerance: 16, plainBorder: 0.6 } },
   query: { maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10 },
 };
 
@@ -50,6 +53,15 @@ export interface LocalSettings {
    * 23 / 16 of 40 scenes / scenes with effects against 22 / 20 without.
    */
   clahe?: number;
+  /** ORB pyramid levels (default 8). */
+  levels?: number;
+  /** ORB pyramid scale factor between levels (default 1.2). */
+  scaleFactor?: number;
+  /**
+   * References only: keypoints also detected with the picture's plain background replaced by a
+   * mid-grey backdrop ({@link backdropVariant}; issue 14, sixth round). Absent: none.
+   */
+  backdrop?: BackdropSettings;
   /** Cells per side of the keypoint grid (0 or absent: ORB's own global ranking). */
   grid?: number;
   /**
@@ -58,6 +70,31 @@ export interface LocalSettings {
    * unit test's noise half); 10 keeps every FAST corner of a 640-px photo for ~1 ms more.
    */
   oversample?: number;
+}
+
+/**
+ * The backdrop variant of a reference (issue 14, sixth round; docs/search.md "Sixth round"). A
+ * catalog picture shows its part on a plain background (white, mostly); a photo shows it on a bench
+ * that is darker than the part as often as lighter. An ORB descriptor on the part's outline compares
+ * pixels inside the part with pixels of the background, so a light part photographed on a dark bench
+ * flips those bits, and a small or flat part (an icon, a line drawing) has almost only outline
+ * keypoints: its scene photos found no match. So a reference is described twice: as it is, and with
+ * its plain background (the pixels reached by a flood fill from the border within `tolerance` grey
+ * levels of the border's median) set to `grey`; the second set's keypoints that repeat one of the
+ * first (same place, size and nearly the same descriptor: those inside the part) are left out.
+ * - `grey`: the backdrop's grey level (100, a bench's mid tone; black, 128 and black + 128 found
+ *   about as many scenes, docs/search.md "Sixth round");
+ * - `keypoints`: ORB's budget on the variant, before the repeats are left out (300: 400 found as
+ *   many scenes at 514 references and held 318 MB at 10,000, over the 300-MB budget);
+ * - `tolerance`: grey levels from the border's median that still count as background;
+ * - `plainBorder`: the share of the border's pixels that must be background for the picture to
+ *   count as "on a plain background" (a part may touch the picture's edges).
+ */
+export interface BackdropSettings {
+  grey: number;
+  keypoints: number;
+  tolerance: number;
+  plainBorder: number;
 }
 
 /** A decoded grey raster, 1 byte per pixel, row-major. */
@@ -121,12 +158,12 @@ type OpenCvOrb = InstanceType<OpenCv['ORB']>;
 const equalisers = new Map<number, InstanceType<OpenCv['CLAHE']>>();
 
 function detector(cv: OpenCv, keypoints: number, settings: LocalSettings): OpenCvOrb {
-  const key = `${keypoints}/${settings.patch}/${settings.fast}`;
+  const key = `${keypoints}/${settings.patch}/${settings.fast}/${settings.levels ?? 8}/${settings.scaleFactor ?? 1.2}`;
   let orb = detectors.get(key);
   if (!orb) {
     // 8 levels at ×1.2 cover a 4.3× scale range; a low FAST threshold finds corners on low-contrast
     // and flat-coloured parts.
-    orb = new cv.ORB(keypoints, 1.2, 8, settings.patch, 0, 2, cv.ORB_HARRIS_SCORE, settings.patch, settings.fast);
+    orb = new cv.ORB(keypoints, settings.scaleFactor ?? 1.2, settings.levels ?? 8, settings.patch, 0, 2, cv.ORB_HARRIS_SCORE, settings.patch, settings.fast);
     detectors.set(key, orb);
   }
   return orb;
@@ -211,6 +248,94 @@ export function gridSelect(kps: { size(): number; get(i: number): { pt: { x: num
   return chosen.slice(0, budget);
 }
 
+/**
+ * The raster with its plain background set to `settings.grey`, or undefined when it has none: a
+ * border that is not plain (less than `plainBorder` of it within `tolerance` of its median), a
+ * "background" of less than 5 % of the raster (nothing to replace) or a "part" of less than 2 % (a
+ * blank picture). The background is what a 4-connected flood fill from the border reaches through
+ * pixels within `tolerance` of the border's median grey level.
+ */
+export function backdropVariant(raster: GreyRaster, settings: BackdropSettings): Uint8Array | undefined {
+  const { data, width: w, height: h } = raster;
+  if (w < 3 || h < 3) return undefined;
+  const border: number[] = [];
+  for (let x = 0; x < w; x++) border.push(x, (h - 1) * w + x);
+  for (let y = 1; y < h - 1; y++) border.push(y * w, y * w + w - 1);
+  const levels = border.map((p) => data[p] ?? 0).sort((a, b) => a - b);
+  const median = levels[levels.length >> 1] ?? 0;
+  const near = (p: number): boolean => Math.abs((data[p] ?? 0) - median) <= settings.tolerance;
+  const plain = border.filter(near);
+  if (plain.length < settings.plainBorder * border.length) return undefined;
+  const background = new Uint8Array(w * h);
+  const stack = new Int32Array(w * h);
+  let top = 0;
+  for (const p of plain) {
+    if (background[p]) continue;
+    background[p] = 1;
+    stack[top++] = p;
+  }
+  let count = top;
+  while (top > 0) {
+    const p = stack[--top] ?? 0;
+    const x = p % w;
+    // Left, right, up, down neighbours still unvisited and near the border's level.
+    if (x > 0 && !background[p - 1] && near(p - 1)) { background[p - 1] = 1; stack[top++] = p - 1; count++; }
+    if (x < w - 1 && !background[p + 1] && near(p + 1)) { background[p + 1] = 1; stack[top++] = p + 1; count++; }
+    if (p >= w && !background[p - w] && near(p - w)) { background[p - w] = 1; stack[top++] = p - w; count++; }
+    if (p < w * (h - 1) && !background[p + w] && near(p + w)) { background[p + w] = 1; stack[top++] = p + w; count++; }
+  }
+  if (count < 0.05 * w * h || count > 0.98 * w * h) return undefined;
+  const out = Uint8Array.from(data);
+  for (let p = 0; p < out.length; p++) if (background[p]) out[p] = settings.grey;
+  return out;
+}
+
+/**
+ * Appends to `base` the keypoints of `extra` that do not repeat one of `base`'s (a keypoint within
+ * 1 px, of the same size, whose descriptor differs by at most 16 of 256 bits: inside the part the
+ * backdrop changes nothing), up to `limit` keypoints in all.
+ */
+function appendNew(base: Detected, extra: Detected, limit: number): void {
+  const baseDesc = concatDescriptors(base.descriptors);
+  const extraDesc = concatDescriptors(extra.descriptors);
+  const baseCount = base.xs.length;
+  const kept: number[] = [];
+  for (let i = 0; i < extra.xs.length && baseCount + kept.length < limit; i++) {
+    const x = extra.xs[i] ?? 0;
+    const y = extra.ys[i] ?? 0;
+    const size = extra.sizes[i] ?? 0;
+    let repeated = false;
+    for (let j = 0; j < baseCount && !repeated; j++) {
+      if (Math.abs((base.xs[j] ?? 0) - x) > 1 || Math.abs((base.ys[j] ?? 0) - y) > 1 || Math.abs((base.sizes[j] ?? 0) - size) > 0.5) continue;
+      repeated = hamming256(baseDesc, j * DESCRIPTOR_WORDS, extraDesc, i * DESCRIPTOR_WORDS) <= 16;
+    }
+    if (!repeated) kept.push(i);
+  }
+  if (kept.length === 0) return;
+  const bytes = new Uint8Array(kept.length * DESCRIPTOR_WORDS * 4);
+  const extraBytes = new Uint8Array(extraDesc.buffer, extraDesc.byteOffset, extraDesc.byteLength);
+  kept.forEach((i, k) => {
+    base.xs.push(extra.xs[i] ?? 0);
+    base.ys.push(extra.ys[i] ?? 0);
+    base.angles.push(extra.angles[i] ?? 0);
+    base.sizes.push(extra.sizes[i] ?? 0);
+    bytes.set(extraBytes.subarray(i * DESCRIPTOR_WORDS * 4, (i + 1) * DESCRIPTOR_WORDS * 4), k * DESCRIPTOR_WORDS * 4);
+  });
+  base.descriptors.push(bytes);
+}
+
+/** The descriptor chunks of a {@link Detected} as one word array (a copy). */
+function concatDescriptors(chunks: Uint8Array[]): Uint32Array {
+  const total = chunks.reduce((sum, c) => sum + c.length, 0);
+  const bytes = new Uint8Array(total);
+  let o = 0;
+  for (const c of chunks) {
+    bytes.set(c, o);
+    o += c.length;
+  }
+  return new Uint32Array(bytes.buffer, 0, total / 4);
+}
+
 interface Detected {
   xs: number[];
   ys: number[];
@@ -226,6 +351,12 @@ interface Detected {
 export function localFeaturesFromGrey(cv: OpenCv, raster: GreyRaster, settings: LocalSettings, vocabulary?: Vocabulary): LocalFeatures {
   const found: Detected = { xs: [], ys: [], angles: [], sizes: [], descriptors: [] };
   detectInto(cv, raster.data, raster.width, raster.height, settings.keypoints, settings, found);
+  const variant = settings.backdrop ? backdropVariant(raster, settings.backdrop) : undefined;
+  if (variant && settings.backdrop) {
+    const extra: Detected = { xs: [], ys: [], angles: [], sizes: [], descriptors: [] };
+    detectInto(cv, variant, raster.width, raster.height, settings.backdrop.keypoints, { ...settings, grid: 0 }, extra);
+    appendNew(found, extra, MAX_KEYPOINTS);
+  }
   const n = found.xs.length;
   const f = emptyLocalFeatures(raster.width, raster.height);
   if (n === 0) return f;

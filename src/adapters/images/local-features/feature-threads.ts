@@ -68,7 +68,7 @@ export async function extractQueryOffThread(input: Uint8Array): Promise<PhotoQue
 }
 
 /**
- * The stored features (feature version 2) of a reference image, computed on a feature thread.
+ * The stored features (feature version 3) of a reference image, computed on a feature thread.
  * @throws Error when the image cannot be decoded.
  */
 export async function extractReferenceOffThread(input: Uint8Array | string): Promise<Uint8Array> {

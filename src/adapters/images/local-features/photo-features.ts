@@ -11,7 +11,7 @@ import { extractLocalFeatures, LOCAL_SETTINGS } from './extract.js';
 import { rotatedGlobalFeatures } from './global-views.js';
 
 /**
- * The stored features (feature version 2) of a reference image: the global descriptor and the
+ * The stored features (feature version 3) of a reference image: the global descriptor and the
  * local features with the shipped vocabulary's words. ~35 ms for an image of a few hundred pixels
  * on the bench machine (docs/search.md).
  * @throws Error when sharp cannot decode the image.

@@ -160,7 +160,7 @@ describe('confidence', () => {
     expect(globalConfidence(0.99)).toBeGreaterThan(0.95);
     expect(globalConfidence(0.8)).toBeLessThan(0.01);
     const parts = fuse(
-      [{ image_id: 'a', part_id: 'A', inliers: 30, matches: 50, votes: 1, rotation: 0, scale: 1 }],
+      [{ image_id: 'a', part_id: 'A', inliers: 30, matches: 50, votes: 1, rotation: 0, scale: 1, model: [1, 0, 0, 1, 0, 0] }],
       [{ image_id: 'b', part_id: 'B', score: 0.7 }, { image_id: 'a', part_id: 'A', score: 0.5 }],
     );
     expect(parts.map((p) => p.part_id)).toEqual(['A', 'B']);

@@ -44,6 +44,8 @@ export interface LocalHit {
   /** Rotation (degrees) and scale of the reference → query transform. */
   rotation: number;
   scale: number;
+  /** The verified model, reference raster → query raster pixels: [a11, a12, a21, a22, tx, ty] (geometry.ts). */
+  model: readonly number[];
 }
 
 /** Query options of {@link PhotoIndex.query}. */
@@ -561,6 +563,7 @@ export class PhotoIndex {
         votes: c.v,
         rotation: v.rotation,
         scale: v.scale,
+        model: v.model,
       });
     });
     hits.sort((a, b) => b.inliers - a.inliers || b.votes - a.votes || (a.image_id < b.image_id ? -1 : a.image_id > b.image_id ? 1 : 0));

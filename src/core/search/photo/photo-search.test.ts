@@ -5,7 +5,7 @@ import { featuresFromRgb } from '../image-similarity.js';
 import { CONFIDENT_SCORE, fuse, localConfidence } from './confidence.js';
 import { DESCRIPTOR_WORDS } from './hamming.js';
 import type { LocalFeatures } from './local-features.js';
-import { PHOTO_LOCAL_DEFAULTS, PhotoReferenceIndex } from './photo-search.js';
+import { currentPhotoPrefix, decodePhotoFeatures, encodePhotoFeatures, PHOTO_FEATURE_VERSION, PHOTO_LOCAL_DEFAULTS, PhotoReferenceIndex } from './photo-search.js';
 import { trainVocabulary } from './vocabulary.js';
 
 /** `ref`'s keypoints shifted by (tx, ty) with `flip` descriptor bits flipped each, then `clutter` random keypoints. */
@@ -53,8 +53,8 @@ describe('local confidence uses the share of tentative matches the geometry expl
   it('ranks 10 inliers of 12 tentative matches above 11 of 300 and only the former is confident', () => {
     const parts = fuse(
       [
-        { image_id: 'b', part_id: 'B', inliers: 11, matches: 300, votes: 9, rotation: 0, scale: 1 },
-        { image_id: 'a', part_id: 'A', inliers: 10, matches: 12, votes: 2, rotation: 0, scale: 1 },
+        { image_id: 'b', part_id: 'B', inliers: 11, matches: 300, votes: 9, rotation: 0, scale: 1, model: [1, 0, 0, 1, 0, 0] },
+        { image_id: 'a', part_id: 'A', inliers: 10, matches: 12, votes: 2, rotation: 0, scale: 1, model: [1, 0, 0, 1, 0, 0] },
       ],
       [],
     );
@@ -63,5 +63,25 @@ describe('local confidence uses the share of tentative matches the geometry expl
     expect(parts[1]?.score).toBeLessThan(CONFIDENT_SCORE);
     // A handful of matches that all agree is not enough on its own.
     expect(localConfidence(4, 4)).toBeLessThan(CONFIDENT_SCORE);
+  });
+});
+
+describe('stored features of version 3 (issue 14, sixth round: reference keypoints on a grey backdrop)', () => {
+  const local = { ...randomFeatures(20, 400, 300, 5), vocabulary: vocabulary.id };
+
+  it('writes version 3, so records of version 2 are stale for the backfill, and still reads version 2', () => {
+    const record = encodePhotoFeatures(views[0]!, local);
+    expect(PHOTO_FEATURE_VERSION).toBe(3);
+    expect([...record.subarray(0, 6)]).toEqual([...currentPhotoPrefix(vocabulary.id)]);
+    const older = Uint8Array.from(record);
+    older[2] = 2;
+    const prefix = currentPhotoPrefix(vocabulary.id);
+    expect(prefix.every((b, i) => older[i] === b)).toBe(false);
+    // Until the backfill rewrites it, a version-2 record is searchable as before.
+    const decoded = decodePhotoFeatures(older);
+    expect(decoded.local?.count).toBe(20);
+    expect(decoded.local?.descriptors).toEqual(local.descriptors);
+    older[2] = 4;
+    expect(() => decodePhotoFeatures(older)).toThrow(/known version/);
   });
 });

@@ -10,8 +10,16 @@ import { decodeLocalFeatures, encodeLocalFeatures, LOCAL_FEATURE_VERSION, type L
 import { PhotoIndex, type PhotoIndexOptions, type PhotoQueryOptions } from './photo-index.js';
 import type { Vocabulary } from './vocabulary.js';
 
-/** Version of the container written by {@link encodePhotoFeatures} (images.features "feature version 2"). */
-export const PHOTO_FEATURE_VERSION = 2;
+/**
+ * Version of the container written by {@link encodePhotoFeatures} (images.features "feature
+ * version 3"). 3 (issue 14, sixth round) has the layout of 2; its reference keypoints also come from
+ * the picture on a grey backdrop (extract.ts `backdropVariant`), so records of version 2 are stale:
+ * the backfill recomputes them, and until then they are still read ({@link decodePhotoFeatures}).
+ */
+export const PHOTO_FEATURE_VERSION = 3;
+
+/** Container versions {@link decodePhotoFeatures} reads: the current one and 2 (same layout, older extraction). */
+const READABLE_PHOTO_VERSIONS: readonly number[] = [2, PHOTO_FEATURE_VERSION];
 
 /** Stored features of one reference image; `local` is absent in records of feature version 1. */
 export interface PhotoReference {
@@ -51,13 +59,13 @@ export function encodePhotoFeatures(global: Features, local: LocalFeatures): Uin
 }
 
 /**
- * Decodes a stored record of feature version 2 ({@link encodePhotoFeatures}) or 1 (a bare global
- * record, "IF": `local` is then absent).
+ * Decodes a stored record of feature version 3 or 2 ({@link encodePhotoFeatures}) or 1 (a bare
+ * global record, "IF": `local` is then absent).
  * @throws Error on an unknown or corrupt record.
  */
 export function decodePhotoFeatures(bytes: Uint8Array): PhotoReference {
   if (bytes[0] === 0x49 && bytes[1] === 0x46) return { global: decodeFeatures(bytes) };
-  if (bytes.length < 10 || bytes[0] !== 0x50 || bytes[1] !== 0x46 || bytes[2] !== PHOTO_FEATURE_VERSION) {
+  if (bytes.length < 10 || bytes[0] !== 0x50 || bytes[1] !== 0x46 || !READABLE_PHOTO_VERSIONS.includes(bytes[2] ?? 0)) {
     throw new Error('decodePhotoFeatures: not a photo feature record of a known version');
   }
   const gl = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(6, true);
