@@ -18,7 +18,7 @@
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
-import { BLOCK_SIZE, decodeBlock, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
+import { appendToBlock, BLOCK_SIZE, decodeBlock, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-ids.js';
 import type { SqliteDatabase } from '../database.js';
@@ -55,10 +55,15 @@ const ID_CACHE_TERMS = 50_000;
 /** A term new in a transaction with at least this many postings has its tail cached at once (a frequent word). */
 const TAIL_SEED_POSTINGS = 8;
 
-/** The last stored block of a term, as stored (encoded): what an append to the term rewrites. */
+/**
+ * The last stored block of a term, as stored (encoded), with its posting count and last doc: what
+ * an append to the term extends (postings.ts appendToBlock) without decoding it.
+ */
 interface TailBlock {
   firstDoc: number;
   data: Uint8Array;
+  count: number;
+  lastDoc: number;
 }
 
 /** The postings of a cached tail, decoded. */
@@ -333,6 +338,19 @@ export class EngineStore {
     this.ids.delete(term); // re-inserted: most recently written last
     this.ids.set(term, id);
     const tail = this.tails.get(id);
+    if (tail && !changes.removes && min > tail.lastDoc) {
+      // Every change follows the stored list (an import's new parts): the tail block is extended
+      // as stored (one UPDATE, nothing decoded) and what does not fit starts new blocks, exactly
+      // the blocks the merge below would write.
+      const take = Math.min(BLOCK_SIZE - tail.count, changes.docs.length);
+      let last = tail;
+      if (take > 0) {
+        last = { firstDoc: tail.firstDoc, data: appendToBlock(tail.data, tail.count, tail.lastDoc, changes, 0, take), count: tail.count + take, lastDoc: changes.docs[take - 1] ?? 0 };
+        this.stmt.updateBlock.run(last.data, id, tail.firstDoc);
+      }
+      this.setTail(id, take < changes.docs.length ? this.insertBlocks(id, changes, false, take) : last);
+      return;
+    }
     if (tail && min >= tail.firstDoc) {
       // An append (or a change within the last block): only the cached last block is rewritten,
       // in place when it keeps its first doc (one UPDATE instead of a DELETE and an INSERT: the
@@ -358,19 +376,19 @@ export class EngineStore {
   }
 
   /**
-   * Stores `postings` of term `id` as blocks of BLOCK_SIZE; returns the last block written
-   * (undefined: none). `replaceFirst`: a block starting at the first posting's doc is stored
-   * already and is overwritten.
+   * Stores `postings` of term `id` from index `start` on as blocks of BLOCK_SIZE; returns the last
+   * block written (undefined: none). `replaceFirst`: a block starting at the first posting's doc
+   * is stored already and is overwritten.
    */
-  private insertBlocks(id: number, postings: Postings, replaceFirst = false): TailBlock | undefined {
+  private insertBlocks(id: number, postings: Postings, replaceFirst = false, start = 0): TailBlock | undefined {
     let last: TailBlock | undefined;
-    for (let i = 0; i < postings.docs.length; i += BLOCK_SIZE) {
+    for (let i = start; i < postings.docs.length; i += BLOCK_SIZE) {
       const end = Math.min(postings.docs.length, i + BLOCK_SIZE);
       const firstDoc = postings.docs[i] ?? 0;
       const data = encodeBlock(postings, i, end);
-      if (i === 0 && replaceFirst) this.stmt.updateBlock.run(data, id, firstDoc);
+      if (i === start && replaceFirst) this.stmt.updateBlock.run(data, id, firstDoc);
       else this.stmt.insertBlock.run(id, firstDoc, data);
-      last = { firstDoc, data };
+      last = { firstDoc, data, count: end - i, lastDoc: postings.docs[end - 1] ?? 0 };
     }
     return last;
   }

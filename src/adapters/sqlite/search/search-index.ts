@@ -138,6 +138,12 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /** Hits held by the cache's entries (bounded by {@link CACHE_MAX_HITS}). */
   private cachedHits = 0;
   private lastGc = 0;
+  /**
+   * The greatest part_rowid of search_cards, read once per write transaction (undefined: not read
+   * in this one) and raised by this transaction's copies: a new part at a greater rowid has no
+   * copy, so its card id needs no query.
+   */
+  private copiedRowids: number | undefined;
   /** Cards read, by id, valid while the engine version is {@link cardCacheVersion} (readCards). */
   private readonly cardCache = new Map<number, ResultCard>();
   private cardCacheVersion = -1;
@@ -169,6 +175,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         'INSERT OR REPLACE INTO search_cards (id, part_rowid, part_id, service_id, names, created_at, modified_at, superseded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       newestCopy: db.prepare<[number, number], number | null>('SELECT max(id) FROM search_cards WHERE part_rowid = ? AND id >= ?').pluck(),
+      maxCopiedRowid: db.prepare<[], number | null>('SELECT max(part_rowid) FROM search_cards').pluck(),
       gc: db.prepare<[number]>(`DELETE FROM search_cards WHERE id IN (SELECT id FROM search_cards WHERE superseded_at IS NOT NULL AND superseded_at < ? LIMIT ${GC_BATCH})`),
       insertOrgDoc: db.prepare<[number, string, string, string, string]>('INSERT INTO search_org_docs (rowid, o0, o1, o2, o3) VALUES (?, ?, ?, ?, ?)'),
       deleteOrgDoc: db.prepare<[number]>('DELETE FROM search_org_docs WHERE rowid = ?'),
@@ -234,10 +241,12 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   }
 
   beforeCommit(): void {
+    this.copiedRowids = undefined;
     this.engine.flush();
   }
 
   rolledBack(): void {
+    this.copiedRowids = undefined;
     this.engine.discard();
   }
 
@@ -284,6 +293,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       const last = cardParts(this.cardBase, previous);
       if (last.rowid === rowid) return cardId(this.cardBase, (last.version + 1) % CARD_VERSIONS, rowid);
     }
+    // A rowid above every copied card's has no copy: no query (an import's new parts, issue 12).
+    this.copiedRowids ??= this.stmt.maxCopiedRowid.get() ?? 0;
+    if (rowid > this.copiedRowids) return cardId(this.cardBase, 0, rowid);
     const newest = this.stmt.newestCopy.get(rowid, this.cardBase);
     return cardId(this.cardBase, newest == null ? 0 : (cardParts(this.cardBase, newest).version + 1) % CARD_VERSIONS, rowid);
   }
@@ -303,6 +315,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    */
   private retire(rowid: number, cardId: number, hasOrgDoc: boolean, now: number, previous: StoredPart | undefined): void {
     if (previous && cardId >= this.cardBase) {
+      if (this.copiedRowids !== undefined) this.copiedRowids = Math.max(this.copiedRowids, rowid);
       this.stmt.copyCard.run(cardId, rowid, previous.part_id, previous.serviceId, JSON.stringify(previous.name), previous.createdAt, previous.modifiedAt, now);
     }
     if (hasOrgDoc) this.stmt.deleteOrgDoc.run(cardId);
@@ -367,9 +380,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
           after = last.rowid_;
         }
         this.engine.flush();
+        this.copiedRowids = undefined;
         this.stmt.setState.run('rebuild', 'done');
         this.stmt.setState.run('layout', INDEX_LAYOUT);
       } catch (error) {
+        this.copiedRowids = undefined;
         this.engine.discard();
         throw error;
       }
