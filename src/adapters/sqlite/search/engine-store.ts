@@ -44,7 +44,7 @@ const WARM_MAX_TERMS = 256;
  * (decoded, as before, ~50 bytes a posting: 100,000 half-full tails took ~230 MB, and a bound of
  * 200,000 postings held only a fraction of a 1M-part import's recurring words).
  */
-const TAIL_CACHE_BYTES = 16 * 1024 * 1024;
+const TAIL_CACHE_BYTES = 10 * 1024 * 1024;
 /**
  * Bytes of a cached tail besides its block: Map entry, the object, the Uint8Array (measured: 50,000
  * entries with 30-byte blocks took ~310 bytes each of heap and ~450 of RSS).
