@@ -111,10 +111,10 @@ export class EngineStore {
   private renumber = false;
   /**
    * The greatest part id of the catalog when this transaction last placed a part after every other
-   * one (an import of ids in ascending order), and that part's doc: the next such part needs neither
+   * one (an import of ids in ascending order), and the order key it gave it: the next such part needs neither
    * neighbour query. Valid within one transaction only (other connections write between them).
    */
-  private last: { partId: string; rowid: number } | undefined;
+  private last: { partId: string; key: number } | undefined;
   /**
    * Writer cache: term id -> its last stored block, so an append (every import batch) neither looks
    * the block up nor reads it. Valid only for the committed state it was built on: `tailVersion` is
@@ -192,8 +192,9 @@ export class EngineStore {
     // Every term of the new document is rewritten, unchanged ones too: its blocks' bounds depend on the part's length.
     for (const [term, tf] of doc.terms) this.change(term, rowid, tf);
     this.addStats(doc.lengths, 1);
-    const stored = readDoc(this.writableChunk(rowid), rowid);
-    const key = previous && stored.flags & DOC_EXISTS ? stored.key : this.newKey(partId, rowid);
+    // A new part (an import's) has no stored doc to keep a key from: nothing read.
+    const stored = previous ? readDoc(this.writableChunk(rowid), rowid) : undefined;
+    const key = stored && stored.flags & DOC_EXISTS ? stored.key : this.newKey(partId);
     this.writeDoc(rowid, { card, key, lengths: doc.lengths, flags: DOC_EXISTS | (doc.holder ? DOC_HOLDER : 0) });
   }
 
@@ -414,18 +415,23 @@ export class EngineStore {
   }
 
   /** A key between the neighbours of `partId` in part id order; asks for a renumbering when none is left. */
-  private newKey(partId: string, rowid: number): number {
+  private newKey(partId: string): number {
     const last = this.last;
     if (last !== undefined && binaryLess(last.partId, partId)) {
-      this.last = { partId, rowid };
-      return this.keyOf(last.rowid) + KEY_STEP;
+      last.partId = partId;
+      last.key += KEY_STEP;
+      return last.key;
     }
     const before = this.stmt.predecessor.get(partId);
     const after = this.stmt.successor.get(partId);
-    if (before === undefined && after === undefined) return 0;
+    if (before === undefined && after === undefined) {
+      this.last = { partId, key: 0 };
+      return 0;
+    }
     if (after === undefined) {
-      this.last = { partId, rowid };
-      return this.keyOf(before ?? 0) + KEY_STEP;
+      const key = this.keyOf(before ?? 0) + KEY_STEP;
+      this.last = { partId, key };
+      return key;
     }
     if (before === undefined) return this.keyOf(after) - KEY_STEP;
     const lo = this.keyOf(before);

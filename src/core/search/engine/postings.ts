@@ -342,11 +342,13 @@ export class GatheredPostings {
     if (slot === undefined) return { docs: [], tf: [], removes: false };
     const from = this.starts[slot] ?? 0;
     const to = this.starts[slot + 1] ?? 0;
-    let picks = Array.from(this.order.subarray(from, to));
+    // Docs that arrived ascending (an import's) are read in place: no array of picks.
+    let picks: ArrayLike<number> = this.order.subarray(from, to);
     if (this.unsorted[slot] === 1) {
+      picks = Array.from(picks);
       // Stable by arrival: of equal docs the last one wins below.
-      picks.sort((a, b) => (this.docOf[a] ?? 0) - (this.docOf[b] ?? 0) || a - b);
-      picks = picks.filter((i, k) => k + 1 === picks.length || this.docOf[picks[k + 1] ?? 0] !== this.docOf[i]);
+      const sorted = (picks as number[]).sort((a, b) => (this.docOf[a] ?? 0) - (this.docOf[b] ?? 0) || a - b);
+      picks = sorted.filter((i, k) => k + 1 === sorted.length || this.docOf[sorted[k + 1] ?? 0] !== this.docOf[i]);
     }
     const docs = new Array<number>(picks.length);
     const tf = new Array<number>(picks.length * GROUPS);
