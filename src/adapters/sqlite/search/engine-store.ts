@@ -42,7 +42,9 @@ const WARM_MAX_TERMS = 256;
  * decoded only when the term is written again), and counted with an estimated
  * {@link TAIL_ENTRY_BYTES} of overhead, so tens of thousands of recurring words fit in a few MB
  * (decoded, as before, ~50 bytes a posting: 100,000 half-full tails took ~230 MB, and a bound of
- * 200,000 postings held only a fraction of a 1M-part import's recurring words).
+ * 200,000 postings held only a fraction of a 1M-part import's recurring words). 10 MB, not 16 as
+ * before, since bulk jobs' young generation grew to 16 MB (cli/bulk/streaming-heap.ts): a
+ * 1,000,000-part import peaked at 201-203 MB RSS with 16, 185 MB with 10 (issue 12's bound: 200).
  */
 const TAIL_CACHE_BYTES = 10 * 1024 * 1024;
 /**
