@@ -74,28 +74,25 @@ export function encodeBlock(p: Postings, from: number, to: number): Uint8Array {
   return scratch.slice(0, pos);
 }
 
-/** Bytes of the varint at the start of `bytes` (a block's count). */
-function varintLength(bytes: Uint8Array): number {
-  let n = 0;
-  while (n < bytes.length && (bytes[n] ?? 0) >= 0x80) n++;
-  return n + 1;
+/** Bytes of `value` (a non-negative integer) as a varint. */
+export function varintLength(value: number): number {
+  let n = 1;
+  for (let v = value; v >= 0x80; v = Math.floor(v / 0x80)) n++;
+  return n;
+}
+
+/** `value` (a non-negative integer) as varint bytes: a block's count. */
+export function encodeVarint(value: number): Uint8Array {
+  return scratch.slice(0, writeVarint(0, value));
 }
 
 /**
- * A stored block extended by postings[from, to), all after its last doc `lastDoc`, without
- * decoding it: its count rewritten, its postings' bytes copied as they are, the new ones encoded
- * after them (the first delta relative to `lastDoc`). Byte for byte what {@link encodeBlock} gives
- * for the block's postings followed by the new ones (`count` + to − from must stay ≤ BLOCK_SIZE for
- * a block the store keeps). An import appends to the tail block of every recurring word in every
- * batch: decoding the tail into arrays, merging and encoding it again was ~6 KB of garbage and
- * ~2 µs per word and batch (issue 12).
+ * postings[from, to) as they follow a posting of doc `lastDoc` in a block (the first delta relative
+ * to `lastDoc`): the bytes an append adds after a stored block's postings (see {@link appendToBlock}).
  */
-export function appendToBlock(block: Uint8Array, count: number, lastDoc: number, p: Postings, from: number, to: number): Uint8Array {
-  const countBytes = varintLength(block);
-  ensureScratch(8 + block.length + (to - from) * (2 + GROUPS) * 8);
-  let pos = writeVarint(0, count + (to - from));
-  scratch.set(block.subarray(countBytes), pos);
-  pos += block.length - countBytes;
+export function encodeAfter(p: Postings, lastDoc: number, from: number, to: number): Uint8Array {
+  ensureScratch((to - from) * (2 + GROUPS) * 8);
+  let pos = 0;
   let prev = lastDoc;
   for (let i = from; i < to; i++) {
     const doc = p.docs[i] ?? 0;
@@ -110,6 +107,26 @@ export function appendToBlock(block: Uint8Array, count: number, lastDoc: number,
     }
   }
   return scratch.slice(0, pos);
+}
+
+/**
+ * A stored block of `count` postings ending at doc `lastDoc`, extended by postings[from, to), all
+ * after `lastDoc`, without decoding it: the new count, the stored postings' bytes as they are
+ * (after the old count's {@link varintLength}), then {@link encodeAfter}. Byte for byte what
+ * {@link encodeBlock} gives for all the postings (`count` + to − from must stay ≤ BLOCK_SIZE for a
+ * block a store keeps). A store may do the same concatenation where the block is stored (SQLite:
+ * one UPDATE, engine-store.ts), so an append needs neither the block's bytes nor a decode: an
+ * import appends to the tail block of every recurring word in every batch (issue 12).
+ */
+export function appendToBlock(block: Uint8Array, count: number, lastDoc: number, p: Postings, from: number, to: number): Uint8Array {
+  const head = encodeVarint(count + (to - from));
+  const body = block.subarray(varintLength(count));
+  const added = encodeAfter(p, lastDoc, from, to);
+  const out = new Uint8Array(head.length + body.length + added.length);
+  out.set(head, 0);
+  out.set(body, head.length);
+  out.set(added, head.length + body.length);
+  return out;
 }
 
 /**
