@@ -32,7 +32,7 @@ function setFlagsFromString(flags: string): void {
  * The young generation a bulk job's main thread grows to (V8's new space: two semi-spaces of half
  * this). At V8's initial 4 MB (2 × 2 MB) an import's writer scavenged every ~2 MB allocated, ~15
  * times per 1,000-part batch, each time copying the batch's live rows, documents and gathered
- * postings again: ~25 % of its CPU in scavenges. At 16 MB, 200,000 parts: the writer's CPU −12 to
+ * postings again: ~25 % of its CPU in scavenges. At 16 MB, 200,000 parts: the writer's CPU −7 to
  * −18 %, peak RSS +10 to +15 MB (bench/results.md, issue 12, session of 2026-11-26 afternoon).
  */
 export const STREAMING_NEW_SPACE_BYTES = 16 * 1024 * 1024;
