@@ -421,6 +421,25 @@ describe('bulk-written index (one transaction per batch)', () => {
     }
   });
 
+  it('batches of appended parts store the very blocks a one-pass rebuild writes (tails extended as stored, issue 12)', async () => {
+    const c = await catalog();
+    try {
+      const rnd = random(7);
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+      const parts = Array.from({ length: 1500 }, (_, i) => ({ part_id: `p${String(i).padStart(5, '0')}`, name: { en: `${pick(WORDS)} ${pick(WORDS)} ${i % 7}` }, note: rnd() < 0.5 ? pick(WORDS) : '', kind: pick(KINDS) }));
+      // Uneven batches: tails filled to BLOCK_SIZE across transactions, and batches larger than a block.
+      for (let at = 0, size = 1; at < parts.length; at += size, size = (size * 7) % 300 + 1) await write(c, parts.slice(at, at + size));
+      const blocks = () => c.store.db.prepare('SELECT t.term AS term, p.first_doc AS first, hex(p.data) AS data FROM engine_postings AS p JOIN engine_terms AS t ON t.id = p.term_id ORDER BY t.term, p.first_doc').all();
+      const appended = blocks();
+      expect(appended.length).toBeGreaterThan(100);
+      c.index.rebuild();
+      expect(blocks()).toEqual(appended);
+    } finally {
+      await c.search.close();
+      await c.service.close();
+    }
+  });
+
   it('places appended parts in SQLite\'s binary part id order, also where UTF-16 order differs (surrogate pairs)', async () => {
     expect([binaryLess('a', 'b'), binaryLess('b', 'a'), binaryLess('\uFF21', '\u{1F600}'), binaryLess('\u{1F600}', '\uFF21')]).toEqual([true, false, true, false]);
     const c = await catalog();

@@ -19,19 +19,59 @@ import { noteV8FlagsChanged } from '../compile-cache.js';
  * start-up otherwise, and only bulk jobs use it. The CLI's code cache is told: code it would
  * cache from now on would not match the flags of the next run (src/cli/compile-cache.ts).
  */
-function setFlagsFromString(flags: string): void {
-  noteV8FlagsChanged();
-  (createRequire(import.meta.url)('node:v8') as typeof import('node:v8')).setFlagsFromString(flags);
+function v8(): typeof import('node:v8') {
+  return createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
 }
 
-let tuned = false;
+function setFlagsFromString(flags: string): void {
+  noteV8FlagsChanged();
+  v8().setFlagsFromString(flags);
+}
 
-/** Keeps the young generation at its initial size and collects the old one once it has doubled. */
+/**
+ * The young generation a bulk job's main thread grows to (V8's new space: two semi-spaces of half
+ * this). At V8's initial 4 MB (2 × 2 MB) an import's writer scavenged every ~2 MB allocated, ~15
+ * times per 1,000-part batch, each time copying the batch's live rows, documents and gathered
+ * postings again: ~25 % of its CPU in scavenges. At 16 MB, 200,000 parts: the writer's CPU −7 to
+ * −18 %, peak RSS +10 to +15 MB (bench/results.md, issue 12, session of 2026-11-26 afternoon).
+ */
+export const STREAMING_NEW_SPACE_BYTES = 16 * 1024 * 1024;
+/** How often the young generation's size is checked while it grows (between batches: the timer runs when the event loop does). */
+const NEW_SPACE_CHECK_MS = 50;
+
+let tuned = false;
+/** The young generation may still grow (see {@link tuneHeapForStreaming}). */
+let growing = false;
+
+function newSpaceBytes(): number {
+  return v8().getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+}
+
+/**
+ * Lets the young generation grow to {@link STREAMING_NEW_SPACE_BYTES} and no further, and collects
+ * the old generation once it has doubled. V8 sizes the young generation when the heap is set up
+ * (a launch flag would cost every command's start-up, see above), so it is grown at run time
+ * instead: growth doubles it whenever a scavenge finds enough survivors, and a timer turns growth
+ * off (`--semi-space-growth-factor=1`) once it is large enough. Without this the young generation
+ * would grow to V8's maximum (32 MB: +20 MB RSS), or with growth off stay at 4 MB.
+ */
 export function tuneHeapForStreaming(): void {
   if (tuned) return;
   tuned = true;
-  setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString('--heap-growing-percent=100');
+  if (newSpaceBytes() >= STREAMING_NEW_SPACE_BYTES) {
+    setFlagsFromString('--semi-space-growth-factor=1');
+    return;
+  }
+  growing = true;
+  setFlagsFromString('--semi-space-growth-factor=2');
+  const timer = setInterval(() => {
+    if (newSpaceBytes() < STREAMING_NEW_SPACE_BYTES) return;
+    growing = false;
+    setFlagsFromString('--semi-space-growth-factor=1');
+    clearInterval(timer);
+  }, NEW_SPACE_CHECK_MS);
+  timer.unref();
 }
 
 /**
@@ -44,6 +84,6 @@ export function tuneHeapForStreaming(): void {
  */
 export function reapplyStreamingHeap(): void {
   if (!tuned) return;
-  setFlagsFromString('--semi-space-growth-factor=1');
+  setFlagsFromString(`--semi-space-growth-factor=${growing ? 2 : 1}`);
   setFlagsFromString('--heap-growing-percent=30');
 }

@@ -18,10 +18,11 @@
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
-import { BLOCK_SIZE, decodeBlock, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
+import { BLOCK_SIZE, decodeBlock, encodeAfter, encodeVarint, varintLength, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-ids.js';
 import type { SqliteDatabase } from '../database.js';
+import { TailIndex } from './engine-tails.js';
 
 /**
  * Writes the changed-terms log keeps (engine_term_changes): a reader further behind evicts every
@@ -37,35 +38,16 @@ const CACHE_POSTINGS = 6_000_000;
 export const WARM_POSTINGS = 4_000_000;
 /** Largest lists `warm` considers. */
 const WARM_MAX_TERMS = 256;
-/**
- * Bytes the writer keeps in cached tail blocks: each kept encoded, as stored (~3 bytes a posting,
- * decoded only when the term is written again), and counted with an estimated
- * {@link TAIL_ENTRY_BYTES} of overhead, so tens of thousands of recurring words fit in a few MB
- * (decoded, as before, ~50 bytes a posting: 100,000 half-full tails took ~230 MB, and a bound of
- * 200,000 postings held only a fraction of a 1M-part import's recurring words).
- */
-const TAIL_CACHE_BYTES = 16 * 1024 * 1024;
-/**
- * Bytes of a cached tail besides its block: Map entry, the object, the Uint8Array (measured: 50,000
- * entries with 30-byte blocks took ~310 bytes each of heap and ~450 of RSS).
- */
-const TAIL_ENTRY_BYTES = 320;
 /** Term ids the writer keeps. */
 const ID_CACHE_TERMS = 50_000;
-/** A term new in a transaction with at least this many postings has its tail cached at once (a frequent word). */
-const TAIL_SEED_POSTINGS = 8;
+/** A term new in a transaction with at least this many postings has its id cached at once (a frequent word). */
+const ID_SEED_POSTINGS = 8;
 
-/** The last stored block of a term, as stored (encoded): what an append to the term rewrites. */
-interface TailBlock {
+/** Where a term's stored list ends: its last block's first doc, posting count and last doc (engine-tails.ts). */
+interface ListEnd {
   firstDoc: number;
-  data: Uint8Array;
-}
-
-/** The postings of a cached tail, decoded. */
-function tailPostings(tail: TailBlock): Postings {
-  const p = emptyPostings();
-  decodeBlock(tail.data, tail.firstDoc, p);
-  return p;
+  count: number;
+  lastDoc: number;
 }
 
 /** A term's decoded postings and, per tier, its compacted view (postings that tier may match). */
@@ -106,19 +88,19 @@ export class EngineStore {
   private renumber = false;
   /**
    * The greatest part id of the catalog when this transaction last placed a part after every other
-   * one (an import of ids in ascending order), and that part's doc: the next such part needs neither
+   * one (an import of ids in ascending order), and the order key it gave it: the next such part needs neither
    * neighbour query. Valid within one transaction only (other connections write between them).
    */
-  private last: { partId: string; rowid: number } | undefined;
+  private last: { partId: string; key: number } | undefined;
   /**
-   * Writer cache: term id -> its last stored block, so an append (every import batch) neither looks
-   * the block up nor reads it. Valid only for the committed state it was built on: `tailVersion` is
-   * the engine version this connection's last flush wrote and `tailDataVersion` the connection's
-   * `PRAGMA data_version` then; a flush that finds either moved (a rollback after the flush, a commit
-   * by another connection) drops the cache, and so do discard() and clearAll().
+   * Writer cache: term id -> where its stored list ends (engine-tails.ts), so an append (every
+   * import batch) neither looks the last block up nor reads it. Valid only for the committed state
+   * it was built on: `tailVersion` is the engine version this connection's last flush wrote and
+   * `tailDataVersion` the connection's `PRAGMA data_version` then; a flush that finds either moved
+   * (a rollback after the flush, a commit by another connection) drops the cache, and so do
+   * discard() and clearAll().
    */
-  private readonly tails = new Map<number, TailBlock>();
-  private tailBytes = 0;
+  private readonly tails = new TailIndex();
   /** Writer cache, valid alike: term -> id of terms written more than once (frequent words). */
   private readonly ids = new Map<string, number>();
   private tailVersion = -1;
@@ -151,6 +133,8 @@ export class EngineStore {
       deleteBlocksIn: db.prepare<[number, number, number]>('DELETE FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ?'),
       insertBlock: db.prepare<[number, number, Uint8Array]>('INSERT INTO engine_postings (term_id, first_doc, data) VALUES (?, ?, ?)'),
       updateBlock: db.prepare<[Uint8Array, number, number]>('UPDATE engine_postings SET data = ? WHERE term_id = ? AND first_doc = ?'),
+      // A block extended where it is stored: the new count, the stored postings after the old count (substr is 1-based), the new postings (postings.ts appendToBlock).
+      appendToBlock: db.prepare<[Uint8Array, number, Uint8Array, number, number]>('UPDATE engine_postings SET data = CAST(? || substr(data, ?) || ? AS BLOB) WHERE term_id = ? AND first_doc = ?'),
       allBlocks: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc'),
       blockCount: db.prepare<[number, number], number>('SELECT count(*) FROM (SELECT 1 FROM engine_postings WHERE term_id = ? LIMIT ?)').pluck(),
       largestTerms: db.prepare<[number], { id: number; term: string; blocks: number }>(
@@ -187,8 +171,9 @@ export class EngineStore {
     // Every term of the new document is rewritten, unchanged ones too: its blocks' bounds depend on the part's length.
     for (const [term, tf] of doc.terms) this.change(term, rowid, tf);
     this.addStats(doc.lengths, 1);
-    const stored = readDoc(this.writableChunk(rowid), rowid);
-    const key = previous && stored.flags & DOC_EXISTS ? stored.key : this.newKey(partId, rowid);
+    // A new part (an import's) has no stored doc to keep a key from: nothing read.
+    const stored = previous ? readDoc(this.writableChunk(rowid), rowid) : undefined;
+    const key = stored && stored.flags & DOC_EXISTS ? stored.key : this.newKey(partId);
     this.writeDoc(rowid, { card, key, lengths: doc.lengths, flags: DOC_EXISTS | (doc.holder ? DOC_HOLDER : 0) });
   }
 
@@ -256,14 +241,7 @@ export class EngineStore {
     this.stmt.putStats.run(version, stats.n + this.statsDelta.n, len[0] ?? 0, len[1] ?? 0, len[2] ?? 0, len[3] ?? 0);
     this.clearGathered();
     // Least recently written first out (Maps keep insertion order; a write re-inserts): the words
-    // that recur in every batch keep their tails. Clearing both whole, as before, left 60 % of the
-    // recurring words of a 100k-part import (real device names) to the slow path of reading their
-    // last block back (bench/results.md, issue 12 import).
-    for (const [id, tail] of this.tails) {
-      if (this.tailBytes <= TAIL_CACHE_BYTES) break;
-      this.tails.delete(id);
-      this.tailBytes -= tail.data.length + TAIL_ENTRY_BYTES;
-    }
+    // that recur in every batch keep their ids.
     for (const term of this.ids.keys()) {
       if (this.ids.size <= ID_CACHE_TERMS) break;
       this.ids.delete(term);
@@ -274,20 +252,6 @@ export class EngineStore {
 
   private dropTailBlocks(): void {
     this.tails.clear();
-    this.tailBytes = 0;
-  }
-
-  /** Keeps `tail` as term `id`'s last block (replacing any), counting its postings against the bound. */
-  private setTail(id: number, tail: TailBlock | undefined): void {
-    const old = this.tails.get(id);
-    if (old) {
-      this.tailBytes -= old.data.length + TAIL_ENTRY_BYTES;
-      this.tails.delete(id); // re-inserted below: most recently written last
-    }
-    if (tail) {
-      this.tails.set(id, tail);
-      this.tailBytes += tail.data.length + TAIL_ENTRY_BYTES;
-    } else this.tails.delete(id);
   }
 
   private dropTails(): void {
@@ -322,28 +286,42 @@ export class EngineStore {
       id = Number(this.stmt.insertTerm.run(term, version).lastInsertRowid);
       // Logged too: an id can be reused after the highest term was deleted.
       this.writtenTerms.push(id);
-      const last = this.insertBlocks(id, merged);
-      if (merged.docs.length >= TAIL_SEED_POSTINGS) {
-        this.setTail(id, last);
-        this.ids.set(term, id);
-      }
+      this.tails.set(id, this.insertBlocks(id, merged));
+      if (merged.docs.length >= ID_SEED_POSTINGS) this.ids.set(term, id);
       return;
     }
     this.writtenTerms.push(id);
     this.ids.delete(term); // re-inserted: most recently written last
     this.ids.set(term, id);
-    const tail = this.tails.get(id);
-    if (tail && min >= tail.firstDoc) {
-      // An append (or a change within the last block): only the cached last block is rewritten,
-      // in place when it keeps its first doc (one UPDATE instead of a DELETE and an INSERT: the
-      // common case of an import, ~1.3 times a part).
-      const merged = mergeSorted(tailPostings(tail), changes);
-      if (merged.docs[0] === tail.firstDoc) {
-        this.setTail(id, this.insertBlocks(id, merged, true));
+    const count = this.tails.count(id);
+    if (count > 0 && !changes.removes && min > this.tails.lastDoc(id)) {
+      // Every change follows the stored list (an import's new parts): the last block is extended
+      // where it is stored, by one UPDATE that concatenates the new count, its stored postings and
+      // the new ones (postings.ts appendToBlock, byte for byte), nothing read or decoded here; what
+      // does not fit starts new blocks: exactly the blocks a decode and merge would write.
+      const firstDoc = this.tails.firstDoc(id);
+      const take = Math.min(BLOCK_SIZE - count, changes.docs.length);
+      let last: ListEnd = { firstDoc, count, lastDoc: this.tails.lastDoc(id) };
+      if (take > 0) {
+        this.stmt.appendToBlock.run(encodeVarint(count + take), varintLength(count) + 1, encodeAfter(changes, last.lastDoc, 0, take), id, firstDoc);
+        last = { firstDoc, count: count + take, lastDoc: changes.docs[take - 1] ?? 0 };
+      }
+      this.tails.set(id, take < changes.docs.length ? this.insertBlocks(id, changes, false, take) : last);
+      return;
+    }
+    if (count > 0 && min >= this.tails.firstDoc(id)) {
+      // A change within the last block (an update of a recent part): only that block is read and
+      // rewritten, in place when it keeps its first doc (one UPDATE instead of a DELETE and an INSERT).
+      const firstDoc = this.tails.firstDoc(id);
+      for (const block of this.stmt.blocksIn.all(id, firstDoc, firstDoc)) decodeBlock(block.data, block.first_doc, base);
+      const merged = mergeSorted(base, changes);
+      if (merged.docs[0] === firstDoc) {
+        this.tails.set(id, this.insertBlocks(id, merged, true));
         return;
       }
-      this.stmt.deleteBlocksIn.run(id, tail.firstDoc, tail.firstDoc);
-      this.setTail(id, merged.docs.length === 0 ? undefined : this.insertBlocks(id, merged));
+      this.stmt.deleteBlocksIn.run(id, firstDoc, firstDoc);
+      // An emptied last block: the list now ends in an earlier block, not known here.
+      this.tails.set(id, merged.docs.length === 0 ? undefined : this.insertBlocks(id, merged));
       return;
     }
     // The blocks that may hold a changed doc: from the one starting at or before the smallest, through the largest.
@@ -353,24 +331,24 @@ export class EngineStore {
     const merged = mergeSorted(base, changes);
     const last = this.insertBlocks(id, merged);
     // What was written ends the list when no block starts after the largest changed doc.
-    if (merged.docs.length > 0 && this.stmt.blockAfter.get(id, max) === undefined) this.setTail(id, last);
-    else this.setTail(id, undefined);
+    this.tails.set(id, merged.docs.length > 0 && this.stmt.blockAfter.get(id, max) === undefined ? last : undefined);
   }
 
+
   /**
-   * Stores `postings` of term `id` as blocks of BLOCK_SIZE; returns the last block written
-   * (undefined: none). `replaceFirst`: a block starting at the first posting's doc is stored
-   * already and is overwritten.
+   * Stores `postings` of term `id` from index `start` on as blocks of BLOCK_SIZE; returns the last
+   * block written (undefined: none). `replaceFirst`: a block starting at the first posting's doc
+   * is stored already and is overwritten.
    */
-  private insertBlocks(id: number, postings: Postings, replaceFirst = false): TailBlock | undefined {
-    let last: TailBlock | undefined;
-    for (let i = 0; i < postings.docs.length; i += BLOCK_SIZE) {
+  private insertBlocks(id: number, postings: Postings, replaceFirst = false, start = 0): ListEnd | undefined {
+    let last: ListEnd | undefined;
+    for (let i = start; i < postings.docs.length; i += BLOCK_SIZE) {
       const end = Math.min(postings.docs.length, i + BLOCK_SIZE);
       const firstDoc = postings.docs[i] ?? 0;
       const data = encodeBlock(postings, i, end);
-      if (i === 0 && replaceFirst) this.stmt.updateBlock.run(data, id, firstDoc);
+      if (i === start && replaceFirst) this.stmt.updateBlock.run(data, id, firstDoc);
       else this.stmt.insertBlock.run(id, firstDoc, data);
-      last = { firstDoc, data };
+      last = { firstDoc, count: end - i, lastDoc: postings.docs[end - 1] ?? 0 };
     }
     return last;
   }
@@ -396,18 +374,23 @@ export class EngineStore {
   }
 
   /** A key between the neighbours of `partId` in part id order; asks for a renumbering when none is left. */
-  private newKey(partId: string, rowid: number): number {
+  private newKey(partId: string): number {
     const last = this.last;
     if (last !== undefined && binaryLess(last.partId, partId)) {
-      this.last = { partId, rowid };
-      return this.keyOf(last.rowid) + KEY_STEP;
+      last.partId = partId;
+      last.key += KEY_STEP;
+      return last.key;
     }
     const before = this.stmt.predecessor.get(partId);
     const after = this.stmt.successor.get(partId);
-    if (before === undefined && after === undefined) return 0;
+    if (before === undefined && after === undefined) {
+      this.last = { partId, key: 0 };
+      return 0;
+    }
     if (after === undefined) {
-      this.last = { partId, rowid };
-      return this.keyOf(before ?? 0) + KEY_STEP;
+      const key = this.keyOf(before ?? 0) + KEY_STEP;
+      this.last = { partId, key };
+      return key;
     }
     if (before === undefined) return this.keyOf(after) - KEY_STEP;
     const lo = this.keyOf(before);

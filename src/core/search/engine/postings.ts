@@ -74,6 +74,61 @@ export function encodeBlock(p: Postings, from: number, to: number): Uint8Array {
   return scratch.slice(0, pos);
 }
 
+/** Bytes of `value` (a non-negative integer) as a varint. */
+export function varintLength(value: number): number {
+  let n = 1;
+  for (let v = value; v >= 0x80; v = Math.floor(v / 0x80)) n++;
+  return n;
+}
+
+/** `value` (a non-negative integer) as varint bytes: a block's count. */
+export function encodeVarint(value: number): Uint8Array {
+  return scratch.slice(0, writeVarint(0, value));
+}
+
+/**
+ * postings[from, to) as they follow a posting of doc `lastDoc` in a block (the first delta relative
+ * to `lastDoc`): the bytes an append adds after a stored block's postings (see {@link appendToBlock}).
+ */
+export function encodeAfter(p: Postings, lastDoc: number, from: number, to: number): Uint8Array {
+  ensureScratch((to - from) * (2 + GROUPS) * 8);
+  let pos = 0;
+  let prev = lastDoc;
+  for (let i = from; i < to; i++) {
+    const doc = p.docs[i] ?? 0;
+    pos = writeVarint(pos, doc - prev);
+    prev = doc;
+    let mask = 0;
+    for (let g = 0; g < GROUPS; g++) if ((p.tf[i * GROUPS + g] ?? 0) > 0) mask |= 1 << g;
+    scratch[pos++] = mask;
+    for (let g = 0; g < GROUPS; g++) {
+      const tf = p.tf[i * GROUPS + g] ?? 0;
+      if (tf > 0) pos = writeVarint(pos, tf);
+    }
+  }
+  return scratch.slice(0, pos);
+}
+
+/**
+ * A stored block of `count` postings ending at doc `lastDoc`, extended by postings[from, to), all
+ * after `lastDoc`, without decoding it: the new count, the stored postings' bytes as they are
+ * (after the old count's {@link varintLength}), then {@link encodeAfter}. Byte for byte what
+ * {@link encodeBlock} gives for all the postings (`count` + to − from must stay ≤ BLOCK_SIZE for a
+ * block a store keeps). A store may do the same concatenation where the block is stored (SQLite:
+ * one UPDATE, engine-store.ts), so an append needs neither the block's bytes nor a decode: an
+ * import appends to the tail block of every recurring word in every batch (issue 12).
+ */
+export function appendToBlock(block: Uint8Array, count: number, lastDoc: number, p: Postings, from: number, to: number): Uint8Array {
+  const head = encodeVarint(count + (to - from));
+  const body = block.subarray(varintLength(count));
+  const added = encodeAfter(p, lastDoc, from, to);
+  const out = new Uint8Array(head.length + body.length + added.length);
+  out.set(head, 0);
+  out.set(body, head.length);
+  out.set(added, head.length + body.length);
+  return out;
+}
+
 /**
  * Appends the postings of a block (first doc `firstDoc`) to `into`. Throws RangeError on bytes that
  * are not a block (truncated or corrupt).
@@ -304,11 +359,13 @@ export class GatheredPostings {
     if (slot === undefined) return { docs: [], tf: [], removes: false };
     const from = this.starts[slot] ?? 0;
     const to = this.starts[slot + 1] ?? 0;
-    let picks = Array.from(this.order.subarray(from, to));
+    // Docs that arrived ascending (an import's) are read in place: no array of picks.
+    let picks: ArrayLike<number> = this.order.subarray(from, to);
     if (this.unsorted[slot] === 1) {
+      picks = Array.from(picks);
       // Stable by arrival: of equal docs the last one wins below.
-      picks.sort((a, b) => (this.docOf[a] ?? 0) - (this.docOf[b] ?? 0) || a - b);
-      picks = picks.filter((i, k) => k + 1 === picks.length || this.docOf[picks[k + 1] ?? 0] !== this.docOf[i]);
+      const sorted = (picks as number[]).sort((a, b) => (this.docOf[a] ?? 0) - (this.docOf[b] ?? 0) || a - b);
+      picks = sorted.filter((i, k) => k + 1 === sorted.length || this.docOf[sorted[k + 1] ?? 0] !== this.docOf[i]);
     }
     const docs = new Array<number>(picks.length);
     const tf = new Array<number>(picks.length * GROUPS);
