@@ -110,3 +110,25 @@ describe('SqliteCatalogStore: synonym sets are kept per connection (issue 12)', 
     }
   });
 });
+
+describe('SqliteCatalogStore: settings are kept per connection until a commit (issue 12)', () => {
+  it('a setting changed through another connection is read from the next turn; this connection\'s own writes at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'settings-cache-'));
+    const server = openSqliteStores({ dataDir: dir, clock: systemClock() });
+    const cli = openSqliteStores({ dataDir: dir, clock: systemClock() });
+    try {
+      expect(await server.catalog.getSetting('maintenance')).toBeUndefined();
+      await cli.catalog.setSetting('maintenance', 'on');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await server.catalog.getSetting('maintenance')).toBe('on');
+      await server.catalog.setSetting('maintenance', 'off');
+      expect(await server.catalog.getSetting('maintenance')).toBe('off');
+      expect(await server.catalog.initSetting('catalog_id', 'x')).toBe('x');
+      expect(await server.catalog.getSetting('catalog_id')).toBe('x');
+    } finally {
+      await cli.close();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -422,15 +422,31 @@ export class SqliteCatalogStore implements CatalogStore {
     })();
   }
 
+  /**
+   * Settings read since the last commit (cacheVersion): every request reads the maintenance flag
+   * (issue 12: a statement a request on GET part's hot path). Inside a transaction the row is read,
+   * so a write path always sees its own snapshot.
+   */
+  private settingsCache: { version: string; values: Map<string, string | undefined> } = { version: '', values: new Map() };
+
   async getSetting(key: string): Promise<string | undefined> {
-    return this.stmt.getSetting.get(key)?.value;
+    if (this.db.inTransaction) return this.stmt.getSetting.get(key)?.value;
+    const version = this.cacheVersion();
+    if (this.settingsCache.version !== version) this.settingsCache = { version, values: new Map() };
+    const values = this.settingsCache.values;
+    if (values.has(key)) return values.get(key);
+    const value = this.stmt.getSetting.get(key)?.value;
+    values.set(key, value);
+    return value;
   }
 
   async setSetting(key: string, value: string): Promise<void> {
+    this.localWrites++;
     this.stmt.setSetting.run(key, value);
   }
 
   async initSetting(key: string, value: string): Promise<string> {
+    this.localWrites++;
     // One write transaction: the insert-if-absent and the read see the same state.
     return this.db.transaction(() => {
       this.stmt.initSetting.run(key, value);
