@@ -88,3 +88,31 @@ describe('text searches stay off the main thread while searches wait for a reade
     expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 7, answeredEarly: 2 });
   });
 });
+
+describe('reader threads see commits made on other threads', () => {
+  let dir: string;
+  let pooled: PooledCatalog;
+
+  beforeAll(async () => {
+    dir = tempDir('catalog-route-commits-');
+    const setup = openCatalog({ dataDir: dir });
+    await setup.service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'color', type: 'text', name: { en: 'Color' }, searchable: true, filterable: false }]);
+    await setup.service.upsertParts(LOCAL_OWNER, [{ part_id: 'p1', name: { en: 'Cog' }, attributes: [{ attribute_id: 'color', values: [{ organization: '', value: { en: 'Red' } }] }] }]);
+    await setup.close();
+    // Every search on the reader thread.
+    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 1, mainThreadSearchPostings: 0 });
+    await pooled.start();
+  });
+  afterAll(async () => {
+    await pooled?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a reader that cached the attributes sees them changed by the writer thread at its next search', async () => {
+    const byColor = { matches: { text: 'cog', filters: [{ label: 'color', values: ['red'] }] } };
+    await expect(pooled.search.search(LOCAL_OWNER, byColor)).rejects.toMatchObject({ status: 400 });
+    await pooled.service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'color', type: 'text', name: { en: 'Color' }, searchable: true, filterable: true }]);
+    expect((await pooled.search.search(LOCAL_OWNER, byColor)).resultsTotalCount).toBe(1);
+    expect(pooled.searches.onMainThread).toBe(0);
+  });
+});

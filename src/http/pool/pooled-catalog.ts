@@ -192,7 +192,13 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   const readers = Math.max(1, options.readers ?? Math.min(4, availableParallelism()));
   const readyChannel = `catalog-thread-ready-${randomUUID()}`;
   const data = (warmSearch: boolean): CatalogWorkerData => ({ catalog: options.catalog, warmSearch, readyChannel });
-  const common = { filename: workerFile(), maxQueue: options.maxQueue ?? 1024, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1 };
+  // atomics 'async': between tasks a thread waits with Atomics.waitAsync, so its event loop turns.
+  // With piscina's default ('sync') it blocks in Atomics.wait and never runs a timer or an
+  // immediate between tasks, so the stores' once-per-turn caches (catalog-store.ts cacheVersion:
+  // attributes, organizations, settings) never saw another connection's commit there: a reader
+  // kept refusing a filter on an attribute the writer had just made filterable, and the writer
+  // kept answering 503 after maintenance mode was switched off on the main thread.
+  const common = { filename: workerFile(), maxQueue: options.maxQueue ?? 1024, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1, atomics: 'async' as const };
   let pools: { readers: Piscina; writer: Piscina; ready: Promise<void> } | undefined;
   const start = () => {
     if (!pools) {
