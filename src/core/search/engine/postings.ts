@@ -57,8 +57,15 @@ function writeVarint(pos: number, value: number): number {
 export function encodeBlock(p: Postings, from: number, to: number): Uint8Array {
   // At most: count, then per posting a doc delta, a mask and GROUPS frequencies, each ≤ 8 varint bytes.
   ensureScratch(8 + (to - from) * (2 + GROUPS) * 8);
-  let pos = writeVarint(0, to - from);
-  let prev = p.docs[from] ?? 0;
+  return scratch.slice(0, writePostings(writeVarint(0, to - from), p, p.docs[from] ?? 0, from, to));
+}
+
+/**
+ * Writes postings[from, to) into the scratch buffer at `pos` (room already ensured): per posting
+ * the doc delta from the previous one (the first from `prev`), the mask of its non-zero groups and
+ * those frequencies, as varints. Returns the position after them.
+ */
+function writePostings(pos: number, p: Postings, prev: number, from: number, to: number): number {
   for (let i = from; i < to; i++) {
     const doc = p.docs[i] ?? 0;
     pos = writeVarint(pos, doc - prev);
@@ -71,7 +78,7 @@ export function encodeBlock(p: Postings, from: number, to: number): Uint8Array {
       if (tf > 0) pos = writeVarint(pos, tf);
     }
   }
-  return scratch.slice(0, pos);
+  return pos;
 }
 
 /** Bytes of `value` (a non-negative integer) as a varint. */
@@ -92,21 +99,7 @@ export function encodeVarint(value: number): Uint8Array {
  */
 export function encodeAfter(p: Postings, lastDoc: number, from: number, to: number): Uint8Array {
   ensureScratch((to - from) * (2 + GROUPS) * 8);
-  let pos = 0;
-  let prev = lastDoc;
-  for (let i = from; i < to; i++) {
-    const doc = p.docs[i] ?? 0;
-    pos = writeVarint(pos, doc - prev);
-    prev = doc;
-    let mask = 0;
-    for (let g = 0; g < GROUPS; g++) if ((p.tf[i * GROUPS + g] ?? 0) > 0) mask |= 1 << g;
-    scratch[pos++] = mask;
-    for (let g = 0; g < GROUPS; g++) {
-      const tf = p.tf[i * GROUPS + g] ?? 0;
-      if (tf > 0) pos = writeVarint(pos, tf);
-    }
-  }
-  return scratch.slice(0, pos);
+  return scratch.slice(0, writePostings(0, p, lastDoc, from, to));
 }
 
 /**
