@@ -27,6 +27,21 @@ function tokenFromRow(row: TokenRow): StoredToken {
 /** Tokens a connection keeps (findTokenByHash). */
 const TOKEN_CACHE_SIZE = 1_000;
 
+/**
+ * What a connection keeps of one state of the catalog (`version`: cacheVersion's data_version and
+ * local write count), read on first use; replaced whole when the version moves.
+ */
+interface VersionedCache {
+  version: string;
+  attributes?: Map<string, Attribute>;
+  organizations?: Map<string, Organization>;
+  /** Tokens found, by secret hash (never unknown hashes). */
+  tokens?: Map<string, StoredToken>;
+  /** Settings read, by key (undefined: read and absent). */
+  settings?: Map<string, string | undefined>;
+  synonyms?: readonly SynonymSet[];
+}
+
 /** Largest number of ids bound in one `IN (...)` list. */
 const MAX_IN = 500;
 
@@ -97,24 +112,21 @@ export class SqliteCatalogStore implements CatalogStore {
    * (`localWrites`) or another connection commits (`PRAGMA data_version`).
    */
   private attributeMap(): Map<string, Attribute> {
-    const version = this.cacheVersion();
-    if (this.cache.attributes && this.cache.version === version) return this.cache.attributes;
-    const map = new Map(this.stmt.allAttributes.all().map((r) => {
+    return (this.current().attributes ??= new Map(this.stmt.allAttributes.all().map((r) => {
       const a = JSON.parse(r.body) as Attribute;
       return [a.attribute_id, a] as const;
-    }));
-    if (this.cache.version !== version) this.cache = { version };
-    this.cache.attributes = map;
-    return map;
+    })));
   }
 
   private organizationMap(): Map<string, Organization> {
+    return (this.current().organizations ??= new Map(this.stmt.allOrgs.all().map((o) => [o.org_id, o] as const)));
+  }
+
+  /** What is cached of the current {@link cacheVersion}: emptied when this connection or another has committed since. */
+  private current(): VersionedCache {
     const version = this.cacheVersion();
-    if (this.cache.organizations && this.cache.version === version) return this.cache.organizations;
-    const map = new Map(this.stmt.allOrgs.all().map((o) => [o.org_id, o] as const));
     if (this.cache.version !== version) this.cache = { version };
-    this.cache.organizations = map;
-    return map;
+    return this.cache;
   }
 
   private cacheVersion(): string {
@@ -132,7 +144,7 @@ export class SqliteCatalogStore implements CatalogStore {
   /** PRAGMA data_version as read in this turn of the event loop (cacheVersion). */
   private dataVersion: number | undefined;
 
-  private cache: { version: string; attributes?: Map<string, Attribute>; organizations?: Map<string, Organization>; tokens?: Map<string, StoredToken> } = { version: '' };
+  private cache: VersionedCache = { version: '' };
   /** Bumped by every write method of this store (data_version does not see this connection's own commits). */
   private localWrites = 0;
 
@@ -331,9 +343,7 @@ export class SqliteCatalogStore implements CatalogStore {
    * {@link TOKEN_CACHE_SIZE} are.
    */
   async findTokenByHash(secretHash: string): Promise<StoredToken | undefined> {
-    const version = this.cacheVersion();
-    if (this.cache.version !== version) this.cache = { version };
-    const tokens = (this.cache.tokens ??= new Map());
+    const tokens = (this.current().tokens ??= new Map());
     const cached = tokens.get(secretHash);
     if (cached) return cached;
     const row = this.stmt.tokenByHash.get(secretHash);
@@ -359,8 +369,8 @@ export class SqliteCatalogStore implements CatalogStore {
 
   // -- synonyms (issue 13)
 
-  /** The sets last read, the 'synonyms_version' they were read at, and the cacheVersion() it was checked at. */
-  private synonymCache: { marker: string; version: string; sets: readonly SynonymSet[] } | undefined;
+  /** The sets last read and the 'synonyms_version' they were read at (kept across versions: the same array while unchanged). */
+  private synonymCache: { marker: string; sets: readonly SynonymSet[] } | undefined;
 
   async upsertSynonyms<I extends { synonym_id: string }>(
     items: readonly I[],
@@ -410,30 +420,25 @@ export class SqliteCatalogStore implements CatalogStore {
   async allSynonyms(): Promise<readonly SynonymSet[]> {
     // Nothing committed since the last check (cacheVersion): every search asks, and the read
     // transaction below cost more than the rest of a rare-word search's SQLite work (issue 12).
-    const version = this.cacheVersion();
-    if (this.synonymCache?.version === version) return this.synonymCache.sets;
+    const cache = this.current();
     // One read transaction: the marker and the sets agree.
-    return this.db.transaction(() => {
+    return (cache.synonyms ??= this.db.transaction(() => {
       const marker = this.stmt.getSetting.get('synonyms_version')?.value ?? '0';
       if (this.synonymCache?.marker !== marker) {
-        this.synonymCache = { marker, version, sets: this.stmt.allSynonyms.all().map((body) => JSON.parse(body) as SynonymSet) };
-      } else this.synonymCache.version = version;
+        this.synonymCache = { marker, sets: this.stmt.allSynonyms.all().map((body) => JSON.parse(body) as SynonymSet) };
+      }
       return this.synonymCache.sets;
-    })();
+    })());
   }
 
   /**
-   * Settings read since the last commit (cacheVersion): every request reads the maintenance flag
-   * (issue 12: a statement a request on GET part's hot path). Inside a transaction the row is read,
-   * so a write path always sees its own snapshot.
+   * A setting, kept until a commit (current()): every request reads the maintenance flag (issue
+   * 12, GET part's hot path). Inside a transaction the row is read, so a write path always sees
+   * its own snapshot.
    */
-  private settingsCache: { version: string; values: Map<string, string | undefined> } = { version: '', values: new Map() };
-
   async getSetting(key: string): Promise<string | undefined> {
     if (this.db.inTransaction) return this.stmt.getSetting.get(key)?.value;
-    const version = this.cacheVersion();
-    if (this.settingsCache.version !== version) this.settingsCache = { version, values: new Map() };
-    const values = this.settingsCache.values;
+    const values = (this.current().settings ??= new Map());
     if (values.has(key)) return values.get(key);
     const value = this.stmt.getSetting.get(key)?.value;
     values.set(key, value);
