@@ -23,14 +23,13 @@
  * exactly as an unpooled one.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BroadcastChannel, MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { CatalogError, fromProblem } from '../../api/errors.js';
 import type { Principal, SearchResponse } from '../../api/schemas.js';
+import { builtWorkerFile } from '../../adapters/worker-file.js';
 import { SearchBudgetExceeded } from '../../core/search/budget.js';
 import type { SearchImage } from '../../core/search/service.js';
 import type { Catalog } from '../../core/services.js';
@@ -111,10 +110,10 @@ export interface PooledCatalog extends Catalog {
   start(): Promise<void>;
 }
 
-/** The built worker: beside this module in dist/; from the TypeScript sources (tests), the one in dist/. */
+/** The built worker (worker-file.ts); without a build, the path in src/, which then fails to start with its name. */
 function workerFile(): string {
-  const path = fileURLToPath(new URL('./catalog-worker.js', import.meta.url));
-  return existsSync(path) ? path : path.replace(`${sep}src${sep}`, `${sep}dist${sep}`);
+  const url = new URL('./catalog-worker.js', import.meta.url);
+  return builtWorkerFile(url) ?? fileURLToPath(url);
 }
 
 /** Piscina refuses a task when its queue is full: the server is saturated, not broken (503 with Retry-After). */

@@ -7,24 +7,14 @@
  * Without the built worker (TypeScript sources run before `npm run build`) extraction runs in this
  * thread, as before.
  */
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Piscina } from 'piscina';
 import type { PhotoQuery } from '../../../core/search/photo/photo-search.js';
+import { builtWorkerFile } from '../../worker-file.js';
 import type { FeatureTask } from './feature-worker.js';
 
 /** Threads of the pool: as many as decode slots by default (half the CPUs, 1 to 3). */
 export const FEATURE_THREADS = Math.min(3, Math.max(1, Math.floor(availableParallelism() / 2)));
-
-/** The built worker: beside this module in dist/; from the TypeScript sources (tests), the one in dist/; undefined when neither exists. */
-function workerFile(): string | undefined {
-  const path = fileURLToPath(new URL('./feature-worker.js', import.meta.url));
-  if (existsSync(path)) return path;
-  const built = path.replace(`${sep}src${sep}`, `${sep}dist${sep}`);
-  return built !== path && existsSync(built) ? built : undefined;
-}
 
 let pool: Promise<Piscina | undefined> | undefined;
 
@@ -32,7 +22,7 @@ let pool: Promise<Piscina | undefined> | undefined;
 function threads(): Promise<Piscina | undefined> {
   pool ??= (async () => {
     if (process.env.CATALOG_FEATURE_THREADS === '0') return undefined;
-    const filename = workerFile();
+    const filename = builtWorkerFile(new URL('./feature-worker.js', import.meta.url));
     if (!filename) return undefined;
     // sharp must be loaded by the main thread before any worker loads it: otherwise a worker's exit
     // unloads its shared libraries while others use them (sharp's documentation, worker threads).

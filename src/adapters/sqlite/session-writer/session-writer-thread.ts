@@ -11,24 +11,15 @@
  *
  * The thread opens sessions.db alone (no catalog), under the write lock the server's threads share.
  */
-import { existsSync } from 'node:fs';
-import { join, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import type { SessionBatchWriter } from '../../../core/ports.js';
+import { builtWorkerFile } from '../../worker-file.js';
 import { SESSIONS_FILE } from '../session-store.js';
 import type { SessionWriteTask, SessionWriterData } from './session-writer-worker.js';
 
 /** Batches that may wait for the thread; beyond, a batch is refused and lost as in a crash (sessions are a cache). */
 const MAX_WAITING_BATCHES = 1024;
-
-/** The built worker: beside this module in dist/ (and in the CLI bundle); from the TypeScript sources (tests), the one in dist/. */
-function workerFile(): string | undefined {
-  const path = fileURLToPath(new URL('./session-writer-worker.js', import.meta.url));
-  if (existsSync(path)) return path;
-  const built = path.replace(`${sep}src${sep}`, `${sep}dist${sep}`);
-  return built !== path && existsSync(built) ? built : undefined;
-}
 
 /** A started session-writer thread: `write` is the SearchService's SessionBatchWriter. */
 export interface SessionWriterThread {
@@ -45,7 +36,7 @@ export interface SessionWriterThread {
  * (TypeScript sources before `npm run build`): the caller then writes on its own thread.
  */
 export function startSessionWriterThread(dataDir: string, lock: SharedArrayBuffer | undefined): SessionWriterThread | undefined {
-  const filename = workerFile();
+  const filename = builtWorkerFile(new URL('./session-writer-worker.js', import.meta.url));
   if (!filename) return undefined;
   const workerData: SessionWriterData = { path: join(dataDir, SESSIONS_FILE), lock };
   let pool: Piscina | undefined;
