@@ -56,10 +56,11 @@ export function createServiceContext(deps: { store: CatalogStore; clock: Clock; 
       if (principal.organization !== null && organization !== undefined && organization !== principal.organization) {
         throw errors.forbidden(`token '${principal.name}' belongs to organization '${principal.organization}' and may not read values as '${organization}'`);
       }
-      const [attributes, organizations] = await Promise.all([store.allAttributes(), store.allOrganizations()]);
+      // The store's own maps (SQLite keeps them until something commits): no per-request copy.
+      const [attributes, organizations] = await Promise.all([store.attributesById(), store.allOrganizations()]);
       return {
         principal,
-        attributes: new Map(attributes.map((a) => [a.attribute_id, a])),
+        attributes,
         organizations,
         organization: principal.organization ?? (organization === '' ? undefined : organization),
       };

@@ -38,6 +38,11 @@ export interface CatalogStore {
   getAttributes(ids: readonly string[]): Promise<Attribute[]>;
   /** Every attribute (small: the ontology, not the parts). */
   allAttributes(): Promise<Attribute[]>;
+  /**
+   * The same attributes by attribute_id, for every read that resolves visibility and values. May be
+   * a map the store shares between calls until something commits: callers never change it.
+   */
+  attributesById(): Promise<ReadonlyMap<string, Attribute>>;
 
   /**
    * Upserts parts; `decide` sees the stored part and every attribute, in one transaction. Organizations

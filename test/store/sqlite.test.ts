@@ -12,7 +12,7 @@ import { FileBlobStore } from '../../src/adapters/blobs/file-blob-store.js';
 import { openSqliteStores } from '../../src/adapters/sqlite/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
 import { describeStoreContract } from './store-contract.js';
-import type { StoredToken } from '../../src/core/model.js';
+import type { StoredPart, StoredToken } from '../../src/core/model.js';
 
 describeStoreContract('SQLite in memory', async () => {
   const blobDir = mkdtempSync(join(tmpdir(), 'store-contract-blobs-'));
@@ -125,6 +125,55 @@ describe('SqliteCatalogStore: settings are kept per connection until a commit (i
       expect(await server.catalog.getSetting('maintenance')).toBe('off');
       expect(await server.catalog.initSetting('catalog_id', 'x')).toBe('x');
       expect(await server.catalog.getSetting('catalog_id')).toBe('x');
+    } finally {
+      await cli.close();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('SqliteCatalogStore: parts read one at a time are kept per connection until a commit (issue 12)', () => {
+  const part = (name: string): StoredPart => ({
+    part_id: 'p1',
+    serviceId: '8fa2867c-2d6d-4aad-9098-9f2c512a7976',
+    name: { en: name },
+    attributes: [{ attribute_id: 'vendor', values: [{ organization: '', value: { en: 'Acme' } }] }],
+    createdAt: 1,
+    modifiedAt: 1,
+  });
+  const attribute = { attribute_id: 'vendor', attribute_type: 'text' as const, name: { en: 'Vendor' } };
+  const writePart = (value: StoredPart) => () => ({ kind: 'write' as const, value, created: true });
+
+  it('a part changed or deleted through another connection is read from the next turn; this connection\'s own writes at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'part-cache-'));
+    const server = openSqliteStores({ dataDir: dir, clock: systemClock() });
+    const cli = openSqliteStores({ dataDir: dir, clock: systemClock() });
+    try {
+      await cli.catalog.upsertAttributes([attribute], () => ({ kind: 'write', value: attribute as never, created: true }));
+      await cli.catalog.upsertParts([{ part_id: 'p1' }], writePart(part('first')));
+      const [first] = await server.catalog.getParts(['p1']);
+      expect(first?.name).toEqual({ en: 'first' });
+      expect((await server.catalog.getParts(['p1']))[0]).toBe(first); // from memory
+      // Shared between requests, so frozen: a caller that changed it would throw, not change others' answers.
+      expect(Object.isFrozen(first) && Object.isFrozen(first?.attributes[0]?.values[0]?.value)).toBe(true);
+      expect(() => (first as { name: unknown }).name = {}).toThrow(TypeError);
+
+      await cli.catalog.upsertParts([{ part_id: 'p1' }], writePart(part('second')));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await server.catalog.getParts(['p1']))[0]?.name).toEqual({ en: 'second' });
+      // A page of several parts takes what is kept.
+      expect((await server.catalog.getParts(['p1', 'nope']))[0]?.name).toEqual({ en: 'second' });
+
+      await cli.catalog.deleteParts(['p1'], () => ({ kind: 'write', value: null, created: false }));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await server.catalog.getParts(['p1'])).toEqual([]);
+
+      // This connection's own writes count at once, a deletion too.
+      await server.catalog.upsertParts([{ part_id: 'p1' }], writePart(part('third')));
+      expect((await server.catalog.getParts(['p1']))[0]?.name).toEqual({ en: 'third' });
+      await server.catalog.deleteParts(['p1'], () => ({ kind: 'write', value: null, created: false }));
+      expect(await server.catalog.getParts(['p1'])).toEqual([]);
     } finally {
       await cli.close();
       await server.close();

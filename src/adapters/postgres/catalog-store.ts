@@ -130,6 +130,10 @@ export class PgCatalogStore implements CatalogStore {
     return [...(await this.attributeMap(this.db.pool)).values()];
   }
 
+  async attributesById(): Promise<ReadonlyMap<string, Attribute>> {
+    return this.attributeMap(this.db.pool);
+  }
+
   // -- parts
 
   async upsertParts<I extends { part_id: string }>(

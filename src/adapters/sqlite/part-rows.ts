@@ -59,6 +59,26 @@ export function decodeAttributes(stored: string): PartAttribute[] {
 }
 
 /** Parses a `parts` row into a StoredPart. */
+/**
+ * `part` frozen through and through (name, attribute entries, values), returned: a part kept in a
+ * cache is shared by every request that reads it, so a caller that changed it would change the
+ * others' answers. Frozen, such a change throws a TypeError (ES modules are strict) instead.
+ */
+export function frozenPart(part: StoredPart): StoredPart {
+  // Field by field rather than a generic walk: ~0.4 against ~2.6 µs a part (issue 12).
+  Object.freeze(part.name);
+  for (const entry of part.attributes) {
+    for (const value of entry.values) {
+      Object.freeze(value.value);
+      Object.freeze(value);
+    }
+    Object.freeze(entry.values);
+    Object.freeze(entry);
+  }
+  Object.freeze(part.attributes);
+  return Object.freeze(part);
+}
+
 export function partFromRow(row: PartRow): StoredPart {
   return {
     part_id: row.part_id,
