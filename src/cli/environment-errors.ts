@@ -7,6 +7,7 @@
  * Exit codes: 5 (unavailable) when retrying later may help (database busy, storage full); 2 (usage)
  * when the path or port given must change.
  */
+import { SchemaTooNewError } from '../core/schema-too-new.js';
 import { EXIT } from './exit-codes.js';
 
 /** What the CLI knows about where an error may come from, to name it in the message. */
@@ -57,12 +58,17 @@ function where(scene: ErrorScene): string {
 
 /**
  * Explains `error` when it is an environment problem (SQLite busy/full/read-only/cannot-open/not a
- * database, a data directory that cannot be used, EADDRINUSE/EADDRNOTAVAIL/EACCES on a port,
+ * database, a database a newer catalog wrote, a data directory that cannot be used, EADDRINUSE/EADDRNOTAVAIL/EACCES on a port,
  * ENOENT/ENOTDIR/EISDIR/EACCES/EPERM/EROFS/ENOSPC/EDQUOT on a path); `undefined` for anything else,
  * which the caller reports as a bug.
  */
 export function classifyEnvironmentError(error: unknown, scene: ErrorScene = {}): EnvironmentProblem | undefined {
   if (error instanceof DataDirError) return { message: error.message, exitCode: EXIT.USAGE };
+  if (error instanceof SchemaTooNewError) {
+    // The catalog database is named by its data directory; the session database by its path already.
+    const named = error.database === 'the catalog database' ? `${error.database}${where(scene)}` : error.database;
+    return { message: new SchemaTooNewError(named, error.found, error.supported).message, exitCode: EXIT.USAGE };
+  }
   if (typeof error !== 'object' || error === null) return undefined;
   const e = error as NodeJS.ErrnoException & { address?: string; port?: number; name?: string };
   const code = typeof e.code === 'string' ? e.code : undefined;

@@ -69,6 +69,7 @@ describe('mistakes of the environment are explained, not called bugs', () => {
     ['a data directory that is a file', (d: string) => { writeFileSync(join(d, 'file'), 'x'); return join(d, 'file'); }, 'it is a file, not a directory'],
     ['a data directory under a file (ENOTDIR)', (d: string) => { writeFileSync(join(d, 'file2'), 'x'); return join(d, 'file2', 'sub'); }, 'a part of its path is a file, not a directory (ENOTDIR)'],
     ['a catalog.db that cannot be opened (SQLITE_CANTOPEN)', (d: string) => { mkdirSync(join(d, 'cant', 'catalog.db'), { recursive: true }); return join(d, 'cant'); }, '(SQLITE_CANTOPEN)'],
+    ['a catalog.db a newer catalog wrote (schema version 99)', (d: string) => { mkdirSync(join(d, 'newer')); const db = new Database(join(d, 'newer', 'catalog.db')); db.pragma('user_version = 99'); db.close(); return join(d, 'newer'); }, "has schema version 99, newer than this program's"],
     ['a catalog.db that is not a database (SQLITE_NOTADB)', (d: string) => { mkdirSync(join(d, 'notadb')); writeFileSync(join(d, 'notadb', 'catalog.db'), 'not a database '.repeat(40)); return join(d, 'notadb'); }, '(SQLITE_NOTADB)'],
   ])('%s: exit 2 naming the directory', async (_name, make, reason) => {
     const dataDir = make(dir);

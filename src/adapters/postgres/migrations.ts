@@ -10,6 +10,7 @@
  */
 import type pg from 'pg';
 import { LOCK_CLASS, MIGRATION_LOCK } from './database.js';
+import { SchemaTooNewError } from '../../core/schema-too-new.js';
 
 /** One schema step. */
 export interface PgMigration {
@@ -299,7 +300,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly PgMigr
       await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
       const current = (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0;
       const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
-      if (current > latest) throw new Error(`the catalog database has schema version ${current}, newer than this program's ${latest}: upgrade catalog`);
+      if (current > latest) throw new SchemaTooNewError('the PostgreSQL catalog database', current, latest);
       for (const migration of migrations) {
         if (migration.version <= current) continue;
         await client.query('BEGIN');

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { MIGRATIONS, type Migration } from './migrations.js';
+import { SchemaTooNewError } from '../../core/schema-too-new.js';
 
 /** The driver's native addon, loaded once (see {@link nativeAddon}). */
 let addon: object | undefined;
@@ -99,7 +100,7 @@ export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): v
     // Re-read inside the write lock: another process may have migrated meanwhile.
     const current = db.pragma('user_version', { simple: true }) as number;
     if (current > latest) {
-      throw new Error(`the catalog database has schema version ${current}, newer than this program's ${latest}: upgrade catalog`);
+      throw new SchemaTooNewError('the catalog database', current, latest);
     }
     for (const migration of migrations) {
       if (migration.version <= current) continue;

@@ -23,6 +23,7 @@ import type { ThreadLock } from './thread-lock.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';
 import { blockRange, packedBytes, packHits, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
 import type { SearchFacets } from '../../api/schemas.js';
+import { SchemaTooNewError } from '../../core/schema-too-new.js';
 
 /** File name of the session database inside a data directory. */
 export const SESSIONS_FILE = 'sessions.db';
@@ -140,7 +141,7 @@ function openSessionFile(path: string): SqliteDatabase {
   // measured 250-770 µs a session write against 100-260 µs without (issue 12, load test).
   db.pragma('synchronous = OFF');
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > SCHEMA_VERSION) throw new Error(`the session database ${path} has schema version ${version}, newer than this program's ${SCHEMA_VERSION}: upgrade catalog`);
+  if (version > SCHEMA_VERSION) throw new SchemaTooNewError(`the session database ${path}`, version, SCHEMA_VERSION);
   if (version < SCHEMA_VERSION) {
     db.transaction(() => {
       // Re-read inside the write lock: another process may have migrated meanwhile.
