@@ -35,6 +35,27 @@ describe('storage full (issue 11)', () => {
     expect(store.value).toBe(7);
   });
 
+  it('wraps the methods a store inherits from its classes; fields read through the wrapper are the store\'s own, live', async () => {
+    class BaseStore {
+      rows = 1;
+      write(): void {
+        throw full('SQLITE_FULL');
+      }
+    }
+    class Store extends BaseStore {
+      async count(): Promise<number> {
+        return this.rows;
+      }
+    }
+    const target = new Store();
+    const store = withStorageFullErrors(target, 'the class store');
+    expect(store).toBeInstanceOf(Store);
+    expect(() => store.write()).toThrow(/storage is full: the class store/);
+    target.rows = 5;
+    expect(store.rows).toBe(5);
+    await expect(store.count()).resolves.toBe(5);
+  });
+
   it('a database that reaches its size limit answers storage_full and keeps what it had', async () => {
     const clock = systemClock();
     const stores = openSqliteStores({ dataDir: undefined, clock });

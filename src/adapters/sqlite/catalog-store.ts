@@ -35,11 +35,14 @@ const TOKEN_CACHE_SIZE = 1_000;
 const PART_CACHE_SIZE = 4_096;
 
 /**
- * What a connection keeps of one state of the catalog (`version`: cacheVersion's data_version and
+ * What a connection keeps of one state of the catalog (the data_version read once a turn, and its
  * local write count), read on first use; replaced whole when the version moves.
  */
 interface VersionedCache {
-  version: string;
+  /** PRAGMA data_version when it was filled. */
+  dataVersion: number;
+  /** This connection's write count when it was filled. */
+  localWrites: number;
   attributes?: Map<string, Attribute>;
   organizations?: Map<string, Organization>;
   /** Tokens found, by secret hash (never unknown hashes). */
@@ -131,29 +134,30 @@ export class SqliteCatalogStore implements CatalogStore {
     return (this.current().organizations ??= new Map(this.stmt.allOrgs.all().map((o) => [o.org_id, o] as const)));
   }
 
-  /** What is cached of the current {@link cacheVersion}: emptied when this connection or another has committed since. */
+  /** What is cached of the current state (turnDataVersion, localWrites): emptied when this connection or another has committed since. */
   private current(): VersionedCache {
-    const version = this.cacheVersion();
-    if (this.cache.version !== version) this.cache = { version };
+    const dataVersion = this.turnDataVersion();
+    // Two numbers compared, no key built: every request asks three to five times (issue 12).
+    if (this.cache.dataVersion !== dataVersion || this.cache.localWrites !== this.localWrites) this.cache = { dataVersion, localWrites: this.localWrites };
     return this.cache;
   }
 
-  private cacheVersion(): string {
+  private turnDataVersion(): number {
     // Read once per turn of the event loop: a request asks up to three times (token, attributes,
     // organizations) and each PRAGMA cost ~6 µs of a GET part's ~120 (issue 12). Reads here are
     // not one transaction, so a commit seen a few microseconds later is the same as one seen as
-    // the request began; this connection's own writes count at once (localWrites).
+    // the request began; this connection's own writes count at once (localWrites, in current()).
     if (this.dataVersion === undefined) {
       this.dataVersion = this.stmt.dataVersion.get() ?? 0;
       setImmediate(() => (this.dataVersion = undefined));
     }
-    return `${this.dataVersion}:${this.localWrites}`;
+    return this.dataVersion;
   }
 
-  /** PRAGMA data_version as read in this turn of the event loop (cacheVersion). */
+  /** PRAGMA data_version as read in this turn of the event loop (turnDataVersion). */
   private dataVersion: number | undefined;
 
-  private cache: VersionedCache = { version: '' };
+  private cache: VersionedCache = { dataVersion: -1, localWrites: -1 };
   /** Bumped by every write method of this store (data_version does not see this connection's own commits). */
   private localWrites = 0;
 
@@ -450,7 +454,7 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   async allSynonyms(): Promise<readonly SynonymSet[]> {
-    // Nothing committed since the last check (cacheVersion): every search asks, and the read
+    // Nothing committed since the last check (turnDataVersion): every search asks, and the read
     // transaction below cost more than the rest of a rare-word search's SQLite work (issue 12).
     const cache = this.current();
     // One read transaction: the marker and the sets agree.

@@ -20,7 +20,7 @@ import { decidePartDelete, decidePartUpsert, viewPart } from './parts.js';
 import { assertCatalogAdmin, canSetPosition, canWriteCatalog } from '../permissions.js';
 import { MAINTENANCE_KEY, type CatalogLimits, type ServiceContext } from '../context.js';
 import type { CatalogStore, Clock, Ids } from '../ports.js';
-import { bearerToken, hashesEqual, hashSecret, principalOf, tokenInfo, validateNewToken } from './tokens.js';
+import { bearerToken, hashSecret, principalOf, tokenInfo, validateNewToken } from './tokens.js';
 import { bulkDeleteResult, bulkWriteResult } from '../bulk-results.js';
 import { parseBody, parseBulk, parseIdList, type BulkItem } from '../validation.js';
 import type { PartViewContext } from '../model.js';
@@ -67,8 +67,10 @@ export class CatalogService {
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const secret = bearerToken(authorization);
     const hash = hashSecret(secret);
+    // Compared as plain strings: timing can tell only about hashes, and no one can choose a secret
+    // for a hash, so a constant-time compare (two Buffers a request) protected nothing (issue 12).
     const token = await this.store.findTokenByHash(hash);
-    if (!token || !hashesEqual(token.secretHash, hash)) throw errors.unauthorized('unknown or revoked token');
+    if (token?.secretHash !== hash) throw errors.unauthorized('unknown or revoked token');
     return principalOf(token);
   }
 

@@ -1,7 +1,7 @@
 /**
  * Access tokens (decisions §2): random secrets printed once and stored only as a SHA-256 hash.
  */
-import { hash, timingSafeEqual } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { errors } from '../../api/errors.js';
 import { IdSchema, ROLES, type Principal, type Role, type TokenInfo } from '../../api/schemas.js';
 
@@ -12,13 +12,6 @@ import type { StoredToken } from '../model.js';
 export function hashSecret(secret: string): string {
   // One-shot: every request hashes its token, and a Hash object cost ~3x as much (issue 12).
   return hash('sha256', secret, 'hex');
-}
-
-/** Compares two hex hashes in constant time. */
-export function hashesEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** Extracts the token from an `Authorization: Bearer <token>` header; throws 401 when absent or malformed. */

@@ -193,7 +193,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   const data = (warmSearch: boolean): CatalogWorkerData => ({ catalog: options.catalog, warmSearch, readyChannel });
   // atomics 'async': between tasks a thread waits with Atomics.waitAsync, so its event loop turns.
   // With piscina's default ('sync') it blocks in Atomics.wait and never runs a timer or an
-  // immediate between tasks, so the stores' once-per-turn caches (catalog-store.ts cacheVersion:
+  // immediate between tasks, so the stores' once-per-turn caches (catalog-store.ts turnDataVersion:
   // attributes, organizations, settings) never saw another connection's commit there: a reader
   // kept refusing a filter on an attribute the writer had just made filterable, and the writer
   // kept answering 503 after maintenance mode was switched off on the main thread.
