@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { openSessionDatabase, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
+import { SESSION_BATCH_WINDOW_MS } from '../../src/core/search/service.js';
 import type { Catalog } from '../../src/core/services.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
@@ -112,7 +113,7 @@ describe('deferred session writes handed to a writer (catalog serve\'s session-w
     expect(batches).toEqual([3]);
     // Without a read, the window's end hands them over.
     await catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog 3' } });
-    await vi.advanceTimersByTimeAsync(4);
+    await vi.advanceTimersByTimeAsync(SESSION_BATCH_WINDOW_MS - 1);
     expect(batches).toEqual([3]);
     await vi.advanceTimersByTimeAsync(1);
     expect(batches).toEqual([3, 1]);
