@@ -14,7 +14,7 @@
  * a posting a level.
  */
 import { DESCRIPTOR_WORDS, offerNearest, popcount32 } from './hamming.js';
-import { appendPosting, compactPostings, postingsWithCapacity, type Postings } from './postings.js';
+import { appendPosting, buffersBytes, compactPostings, postingsWithCapacity, type Postings } from './postings.js';
 
 /**
  * A cell grown past this multiple of the cell size by uploads is bisected again (its pivot no
@@ -42,8 +42,8 @@ export class SplitWord {
   }
 
   /**
-   * Splits the `p.length` postings of `p` into cells of at most `cellSize` postings (copied; `p` is
-   * not changed).
+   * Splits the `p.length` postings of `p` into cells of at most `cellSize` postings. The cells are
+   * views of `p`'s arrays, whose postings are reordered: `p` belongs to the split word afterwards.
    */
   static build(p: Postings, cellSize: number): SplitWord {
     const word = new SplitWord(cellSize);
@@ -70,20 +70,17 @@ export class SplitWord {
     return cell;
   }
 
-  /** Bytes held by the cells' arrays and the pivots. */
+  /** Bytes held by the cells' arrays (each underlying buffer once, whole) and the pivots. */
   get memoryBytes(): number {
-    let bytes = this.pivots.byteLength;
-    // Cells built together are views of shared buffers (addCells): each buffer counts once, whole
-    // (also the range of a cell that an upload has since moved into arrays of its own).
-    const buffers = new Set<ArrayBufferLike>();
-    for (const c of this.cells) {
-      for (const a of [c.slot, c.kp, c.desc]) {
-        if (buffers.has(a.buffer)) continue;
-        buffers.add(a.buffer);
-        bytes += a.buffer.byteLength;
-      }
-    }
-    return bytes;
+    return this.bytesBeyond(new Set());
+  }
+
+  /**
+   * Bytes held by the pivots and by the cells' buffers not yet in `seen` (which then holds them):
+   * cells are views of the buffers their word's postings were in (an arena shared by many words).
+   */
+  bytesBeyond(seen: Set<ArrayBufferLike>): number {
+    return this.pivots.byteLength + buffersBytes(this.cells, seen);
   }
 
   /**
@@ -167,19 +164,23 @@ export class SplitWord {
       pivots.set(this.pivots.subarray(0, first * DESCRIPTOR_WORDS));
       this.pivots = pivots;
     }
-    // One gather of every posting in cell order into one set of arrays; each cell is a view of its
-    // range (an upload that fills a cell moves that cell into arrays of its own, postings.ts
-    // reservePostings). One allocation and a tight copy instead of one list a cell filled posting
-    // by posting (issue 14, seventh round: start-up).
-    const all = postingsWithCapacity(count);
-    const src = p.desc;
-    const dst = all.desc;
+    // The postings are put into cell order in place (through a scratch copy) and each cell is a
+    // view of its range: no allocation a cell, nor a second copy of a split word (issue 14, seventh
+    // round: start-up). An upload that fills a cell moves that cell into arrays of its own
+    // (postings.ts reservePostings).
+    const scratch = scratchOf(count);
+    scratch.slot.set(p.slot.subarray(from, to));
+    scratch.kp.set(p.kp.subarray(from, to));
+    scratch.desc.set(p.desc.subarray(from * DESCRIPTOR_WORDS, to * DESCRIPTOR_WORDS));
+    const src = scratch.desc;
+    const dst = p.desc;
     for (let i = 0; i < count; i++) {
-      const j = order[i] ?? 0;
-      all.slot[i] = p.slot[j] ?? 0;
-      all.kp[i] = p.kp[j] ?? 0;
+      const j = (order[i] ?? 0) - from;
+      const at = from + i;
+      p.slot[at] = scratch.slot[j] ?? 0;
+      p.kp[at] = scratch.kp[j] ?? 0;
       const so = j * DESCRIPTOR_WORDS;
-      const o = i * DESCRIPTOR_WORDS;
+      const o = at * DESCRIPTOR_WORDS;
       dst[o] = src[so] ?? 0;
       dst[o + 1] = src[so + 1] ?? 0;
       dst[o + 2] = src[so + 2] ?? 0;
@@ -189,18 +190,29 @@ export class SplitWord {
       dst[o + 6] = src[so + 6] ?? 0;
       dst[o + 7] = src[so + 7] ?? 0;
     }
+    const identity = new Int32Array(count);
+    for (let i = 0; i < count; i++) identity[i] = from + i;
     for (let r = 0; r < ranges.length; r += 2) {
       const a = ranges[r] ?? 0;
       const b = ranges[r + 1] ?? 0;
-      majority(p.desc, order, a, b, this.pivots, this.cells.length * DESCRIPTOR_WORDS);
+      majority(dst, identity, a, b, this.pivots, this.cells.length * DESCRIPTOR_WORDS);
       this.cells.push({
         length: b - a,
-        slot: all.slot.subarray(a, b),
-        kp: all.kp.subarray(a, b),
-        desc: dst.subarray(a * DESCRIPTOR_WORDS, b * DESCRIPTOR_WORDS),
+        slot: p.slot.subarray(from + a, from + b),
+        kp: p.kp.subarray(from + a, from + b),
+        desc: dst.subarray((from + a) * DESCRIPTOR_WORDS, (from + b) * DESCRIPTOR_WORDS),
       });
     }
   }
+}
+
+/** Scratch copy of the postings being put into cell order ({@link SplitWord}'s addCells). */
+let scratch = postingsWithCapacity(1024);
+
+/** {@link scratch} with room for `n` postings. */
+function scratchOf(n: number): Postings {
+  if (scratch.slot.length < n) scratch = postingsWithCapacity(Math.max(n, scratch.slot.length * 2));
+  return scratch;
 }
 
 /**
