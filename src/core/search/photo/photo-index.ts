@@ -53,14 +53,6 @@ export interface PhotoQueryOptions {
   /** Words per query descriptor (default 1 here; photo queries use 2, see PHOTO_LOCAL_DEFAULTS in photo-search.ts). */
   multiAssign?: number;
   /**
-   * Words, at most (≤ 8), of a query descriptor whose nearest word is uncertain: beyond the
-   * {@link multiAssign} nearest, further words within {@link uncertainMargin} bits of the nearest
-   * one are scanned too (issue 14, seventh round). Default 0: none.
-   */
-  uncertainWords?: number;
-  /** Bits a further word may be farther than the nearest one to count as as near ({@link uncertainWords}; default 4). */
-  uncertainMargin?: number;
-  /**
    * Largest Hamming distance of a tentative match, bits of 256 (default 40; 64 before: descriptors
    * sharing a word are alike, so 64 let ~60 % of the scanned postings through and at 10,000 images
    * verification drowned in chance matches; 40 also ranked more scenes first).
@@ -522,19 +514,18 @@ export class PhotoIndex {
     // A dropped word the query would scan: its answer would silently lack those postings.
     if (this.minDroppedDf <= scanDf) throw new Error('PhotoIndex: the postings of words this query scans were dropped (reload the index)');
     const matches = new TentativeMatches(slots, this.alive);
-    const uncertain = (options.uncertainWords ?? 0) > m ? { max: Math.min(8, options.uncertainWords ?? 0), margin: options.uncertainMargin ?? 4 } : undefined;
-    const words = new Int32Array(Math.max(m, uncertain?.max ?? 0));
+    const words = new Int32Array(m);
     const cells = new Int32Array(Math.max(1, probes));
     const n = this.liveImages;
     // The query's own words when it has them (one word each, this vocabulary): no second assignment.
-    const ownWords = m === 1 && !uncertain && q.vocabulary === this.vocabulary.id && q.words.length === q.count;
+    const ownWords = m === 1 && q.vocabulary === this.vocabulary.id && q.words.length === q.count;
     const maxPerKeypoint = options.maxMatchesPerKeypoint ?? 64;
     const burstKeep = options.burstKeep ?? DEFAULT_BURST_KEEP;
     const qd = q.descriptors;
     for (let qi = 0; qi < q.count; qi++) {
       let nw = 1;
       if (ownWords) words[0] = q.words[qi] ?? 0;
-      else nw = this.vocabulary.words(qd, qi, m, words, uncertain);
+      else nw = this.vocabulary.words(qd, qi, m, words);
       const before = matches.count;
       const qo = qi * DESCRIPTOR_WORDS;
       const q0 = qd[qo] ?? 0, q1 = qd[qo + 1] ?? 0, q2 = qd[qo + 2] ?? 0, q3 = qd[qo + 3] ?? 0;

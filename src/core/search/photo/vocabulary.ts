@@ -55,11 +55,10 @@ export class Vocabulary {
   /**
    * Up to `m` (≤ 8) words for a query descriptor (soft assignment, which recovers matches that fell
    * just across a cell border): the nearest leaves under the nearest top-level centre, and under the
-   * second nearest when it is within 16 bits of the first; best first. With `uncertain`, further
-   * leaves as near as the nearest plus its margin (up to its `max` words in all).
-   * Writes them into `out` (length ≥ m, and ≥ uncertain.max) and returns how many were written.
+   * second nearest when it is within 16 bits of the first; best first.
+   * Writes them into `out` (length ≥ m) and returns how many were written.
    */
-  words(descriptors: Uint32Array, index: number, m: number, out: Uint16Array | Int32Array, uncertain?: UncertainWords): number {
+  words(descriptors: Uint32Array, index: number, m: number, out: Uint16Array | Int32Array): number {
     const o = index * DESCRIPTOR_WORDS;
     let b1 = 0;
     let d1 = 1e9;
@@ -81,7 +80,7 @@ export class Vocabulary {
     // (no allocation: this runs for every query descriptor).
     const bestW = this.scratchW;
     const bestD = this.scratchD;
-    const keep = Math.min(Math.max(m, uncertain?.max ?? 0), bestW.length);
+    const keep = Math.min(m, bestW.length);
     let filled = 0;
     const parents = m > 1 && b2 >= 0 && d2 - d1 <= 16 ? 2 : 1;
     for (let pi = 0; pi < parents; pi++) {
@@ -90,12 +89,8 @@ export class Vocabulary {
         filled = offerNearest(bestD, bestW, filled, keep, distance(descriptors, o, this.leaves, (base + c) * DESCRIPTOR_WORDS), base + c);
       }
     }
-    // The m nearest always; further ones only while they are about as near as the nearest.
-    let count = Math.min(m, filled);
-    const within = (bestD[0] ?? 0) + (uncertain?.margin ?? -1);
-    while (count < filled && (bestD[count] ?? 0) <= within) count++;
-    for (let i = 0; i < count; i++) out[i] = bestW[i] ?? 0;
-    return count;
+    for (let i = 0; i < filled; i++) out[i] = bestW[i] ?? 0;
+    return filled;
   }
 
   /** Words of every descriptor of a record, as a new Uint16Array. */
@@ -127,16 +122,6 @@ export class Vocabulary {
     const leaves = data.slice(3 + topLen);
     return new Vocabulary(id, k1, k2, top, leaves);
   }
-}
-
-/**
- * More words for a query descriptor whose nearest word is uncertain ({@link Vocabulary.words};
- * issue 14, seventh round): besides the `m` nearest, further leaves up to `max` words in all (≤ 8)
- * while their distance is at most the nearest leaf's plus `margin` bits.
- */
-export interface UncertainWords {
-  max: number;
-  margin: number;
 }
 
 /** Hamming distance of two descriptors (hamming256 without the per-word conversions, for the hot loops here). */
