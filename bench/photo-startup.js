@@ -8,7 +8,7 @@
 // bits flipped and keypoints moved by up to 1 px (as bench/photo-profile.js pads); written once to
 // bench/tmp/photo-startup-<key>-<n>.db.
 // Usage (after `npm run build`):
-//   node --expose-gc bench/photo-startup.js [--n 10000] [--queries 20]
+//   node --expose-gc bench/photo-startup.js [--n 10000] [--queries 20] [--server]
 //   PHOTO_DIST=./tmp/dist-base … measures another build (the same records).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -74,6 +74,28 @@ if (!fs.existsSync(dbFile)) {
   })();
   db.close();
   fs.renameSync(tmpFile, dbFile);
+}
+
+// --server: the server's own load instead (image-search.ts FeatureIndexSimilaritySearch.sync over
+// a store that reads the same table), CPU of the whole sync, vocabulary decode included.
+if (args.includes('--server')) {
+  const { FeatureIndexSimilaritySearch } = await import(`${DIST}/adapters/images/image-search.js`);
+  const db = new Database(dbFile, { readonly: true });
+  const statement = db.prepare('SELECT image_id, part_id, features FROM refs');
+  const store = {
+    fingerprint: async () => '',
+    changeVersion: async () => 0,
+    changesSince: async (since) => ({ version: since, complete: true, more: false, upserted: [], removed: [] }),
+    async *all() { for (const row of statement.all()) yield row; },
+  };
+  await settle();
+  const search = new FeatureIndexSimilaritySearch(store);
+  const t0 = now();
+  await search.sync();
+  const t1 = now();
+  await settle();
+  console.log(`${DIST}: server load (FeatureIndexSimilaritySearch.sync) of ${search.size} references: ${(t1 - t0).toFixed(0)} ms CPU; rss ${mb(process.memoryUsage().rss)} MB`);
+  process.exit(0);
 }
 
 await settle();
