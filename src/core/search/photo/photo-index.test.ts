@@ -381,6 +381,21 @@ describe('PhotoIndex split stop words (issue 14, fifth round)', () => {
     expect(index.lastStats.compared).toBeGreaterThan((photo.count * live) / vocabulary.size);
   });
 
+  it('builds the same lists in a bulk load (arena, fill by word groups) as one image at a time', () => {
+    const unsplit: PhotoIndexOptions = { minStopDf: 10, maxSplitShare: 0.05 };
+    const bulk = new PhotoIndex(vocabulary, unsplit);
+    bulk.addMany([part, ...clutter].map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
+    const single = new PhotoIndex(vocabulary, unsplit);
+    [part, ...clutter].forEach((features, i) => single.add(`img${i}`, `part${i}`, features));
+    const probe = photoOf(part, 30, 0.9, 60, 40, 10, 30, 31_500);
+    const answer = (index: PhotoIndex): unknown => index.query(probe, { multiAssign: 2, maxWordShare: 1 });
+    expect(answer(bulk)).toEqual(answer(single));
+    expect(bulk.lastStats).toEqual(single.lastStats);
+    // Split, from the same bulk load: the same cells as splitting the one-at-a-time lists.
+    expect(load().splitStats()).toEqual(load().splitStats());
+    expect(found(load())).toBeGreaterThan(30);
+  });
+
   it('counts the cells and pivots in memoryBytes', () => {
     const split = load();
     const whole = load({ maxSplitShare: 0.05 });

@@ -24,9 +24,9 @@
  * removal): 48 bytes, 56 before.
  */
 import { DESCRIPTOR_WORDS } from './hamming.js';
-import { checkLocalFeatures, type LocalFeatures } from './local-features.js';
+import { checkLocalFeatures, MAX_KEYPOINTS, type LocalFeatures } from './local-features.js';
 import { matchSet, verify, type MatchSet } from './geometry.js';
-import { compactPostings, emptyPostings, grow, postingsBytes, reservePostings, type Postings } from './postings.js';
+import { buffersBytes, compactPostings, emptyPostings, grow, reserveInArena, reservePostings, type Postings } from './postings.js';
 import { SplitWord } from './split-cells.js';
 import { TentativeMatches } from './tentative-matches.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -134,6 +134,17 @@ export interface PhotoIndexOptions {
   splitCellSize?: number;
 }
 
+/**
+ * Words a group of the bulk fill writes at once, as a shift (addMany's pass 3): 4,096 words, a
+ * quarter of the vocabulary. At 10,000 references (bench/photo-startup.js, bulk add CPU) groups of
+ * 4,096 words took 1.39–1.41 s, 256 words 1.8–2.2 s, 1,024 1.9 s, 2,048 1.6 s, 8,192 1.4–1.8 s and
+ * one group (image order) 1.6–1.8 s.
+ */
+const FILL_GROUP_SHIFT = 12;
+
+/** Descriptors of no keypoint. */
+const EMPTY_DESCRIPTORS = new Uint32Array(0);
+
 /** Share of the images above which a word is a stop word, by default ({@link PhotoQueryOptions.maxWordShare}). */
 const DEFAULT_MAX_WORD_SHARE = 0.05;
 
@@ -174,8 +185,12 @@ export class PhotoIndex {
   private kpOffset: number[] = [];
   private kpCount: number[] = [];
   private alive: boolean[] = [];
-  /** Words of each slot's keypoints (for df on removal); emptied when the slot dies. */
-  private slotWords: Uint16Array[] = [];
+  /**
+   * Visual word of every keypoint, at the keypoint's offset (as {@link geo}): for df on removal and
+   * recounts. One array, not one a slot (a start-up's 10,000 small arrays held the whole decoded
+   * records they were views of).
+   */
+  private kpWords = new Uint16Array(0);
   private slots = new Map<string, number>();
   /** Geometry of every keypoint, 4 uint16 each: x·8, y·8, angle·65536/360, size·16 (the stored record's grid). */
   private geo = new Uint16Array(0);
@@ -272,9 +287,11 @@ export class PhotoIndex {
   /** Bytes held by the index's typed arrays (postings and cells at their allocated capacity, pivots, geometry). */
   get memoryBytes(): number {
     let bytes = this.geo.byteLength + this.df.byteLength;
-    for (const p of this.postings) bytes += postingsBytes(p);
-    for (const s of this.split) if (s) bytes += s.memoryBytes;
-    for (const w of this.slotWords) bytes += w.byteLength;
+    // Lists and cells may be views of shared buffers (an arena, one gather): each buffer once.
+    const seen = new Set<ArrayBufferLike>();
+    bytes += buffersBytes(this.postings, seen);
+    for (const s of this.split) if (s) bytes += s.bytesBeyond(seen);
+    bytes += this.kpWords.byteLength;
     return bytes;
   }
 
@@ -331,14 +348,31 @@ export class PhotoIndex {
         }
       });
     }
+    // Words without postings yet (all of them in a bulk load): exact room, in one arena.
+    const fresh = new Int32Array(this.postings.length);
     this.postings.forEach((p, w) => {
-      // Exact in a bulk load; headroom (×1.5) when the word already had postings (uploads).
+      if (!this.dropped[w] && !this.split[w] && p.length === 0 && p.slot.length < (extra[w] ?? 0)) fresh[w] = extra[w] ?? 0;
+    });
+    reserveInArena(this.postings, fresh);
+    this.postings.forEach((p, w) => {
+      // Headroom (×1.5) when the word already had postings (uploads).
       if (!this.dropped[w] && !this.split[w]) reservePostings(p, p.length + (extra[w] ?? 0));
     });
     this.ensureGeometry(this.kpUsed + total);
-    // Pass 2: fill, image by image (a word-major fill through a counting sort measured slower:
-    // its reads of the source descriptors scatter instead).
+    // Pass 2: image by image, the image's own arrays and df; its postings are written in pass 3.
+    // Pass 3 writes the postings a group of words at a time ({@link FILL_GROUP_SHIFT}), instead of
+    // every image's ~600 keypoints landing in ~600 lists spread over hundreds of MB (issue 14,
+    // seventh round: at 10,000 references that fill spent ~250 ns a posting in cache misses). Each list still gets
+    // its postings in image order, then keypoint order: the lists are the same as before.
+    const groups = (this.postings.length >>> FILL_GROUP_SHIFT) + 1;
+    const groupStart = new Int32Array(groups + 1);
+    for (let w = 0; w < this.postings.length; w++) if (!this.dropped[w]) groupStart[(w >>> FILL_GROUP_SHIFT) + 1] = (groupStart[(w >>> FILL_GROUP_SHIFT) + 1] ?? 0) + (extra[w] ?? 0);
+    for (let g = 0; g < groups; g++) groupStart[g + 1] = (groupStart[g + 1] ?? 0) + (groupStart[g] ?? 0);
+    // Per group, the (item, keypoint) pairs of its words, as item · MAX_KEYPOINTS + keypoint.
+    const pending = new Int32Array(groupStart[groups] ?? 0);
+    const groupAt = groupStart.slice(0, groups);
     const lastSlot = this.lastSlot;
+    const firstSlot = this.imageIds.length;
     items.forEach(({ imageId, partId, features }, k) => {
       const words = wordsOf[k] ?? new Uint16Array(0);
       const slot = this.imageIds.length;
@@ -348,11 +382,10 @@ export class PhotoIndex {
       this.kpOffset.push(this.kpUsed);
       this.kpCount.push(n);
       this.alive.push(true);
-      this.slotWords.push(words);
       this.slots.set(imageId, slot);
       quantiseGeometry(features, this.geo, this.kpUsed * 4);
+      this.kpWords.set(words.subarray(0, n), this.kpUsed);
       this.kpUsed += n;
-      const desc = features.descriptors;
       for (let i = 0; i < n; i++) {
         const w = words[i] ?? 0;
         // df counts an image once per word: `lastSlot` remembers which image last counted each word.
@@ -360,24 +393,45 @@ export class PhotoIndex {
           lastSlot[w] = slot;
           this.df[w] = (this.df[w] ?? 0) + 1;
         }
-        const p = this.postings[w];
-        if (!p || this.dropped[w]) continue;
-        const cells = this.split[w];
-        if (cells) {
-          cells.add(slot, i, desc, i * DESCRIPTOR_WORDS);
-          continue;
-        }
-        const at = p.length++;
-        p.slot[at] = slot;
-        p.kp[at] = i;
-        const o = at * DESCRIPTOR_WORDS;
-        const io = i * DESCRIPTOR_WORDS;
-        const d = p.desc;
-        for (let j = 0; j < DESCRIPTOR_WORDS; j++) d[o + j] = desc[io + j] ?? 0;
+        if (this.dropped[w]) continue;
+        const g = w >>> FILL_GROUP_SHIFT;
+        const at = groupAt[g] ?? 0;
+        groupAt[g] = at + 1;
+        pending[at] = k * MAX_KEYPOINTS + i;
       }
       this.livePostings += n;
       this.liveImages++;
     });
+    // Pass 3.
+    for (let e = 0; e < pending.length; e++) {
+      const code = pending[e] ?? 0;
+      const k = Math.floor(code / MAX_KEYPOINTS);
+      const i = code - k * MAX_KEYPOINTS;
+      const w = wordsOf[k]?.[i] ?? 0;
+      const desc = items[k]?.features.descriptors ?? EMPTY_DESCRIPTORS;
+      const slot = firstSlot + k;
+      const cells = this.split[w];
+      if (cells) {
+        cells.add(slot, i, desc, i * DESCRIPTOR_WORDS);
+        continue;
+      }
+      const p = this.postings[w];
+      if (!p) continue;
+      const at = p.length++;
+      p.slot[at] = slot;
+      p.kp[at] = i;
+      const o = at * DESCRIPTOR_WORDS;
+      const io = i * DESCRIPTOR_WORDS;
+      const d = p.desc;
+      d[o] = desc[io] ?? 0;
+      d[o + 1] = desc[io + 1] ?? 0;
+      d[o + 2] = desc[io + 2] ?? 0;
+      d[o + 3] = desc[io + 3] ?? 0;
+      d[o + 4] = desc[io + 4] ?? 0;
+      d[o + 5] = desc[io + 5] ?? 0;
+      d[o + 6] = desc[io + 6] ?? 0;
+      d[o + 7] = desc[io + 7] ?? 0;
+    }
     this.splitStopWords(wordsOf);
   }
 
@@ -420,7 +474,7 @@ export class PhotoIndex {
     this.alive[slot] = false;
     const n = this.kpCount[slot] ?? 0;
     // df: once per distinct word of this image (its words are kept per slot; no scan of the index).
-    const words = this.slotWords[slot] ?? new Uint16Array(0);
+    const words = this.wordsOf(slot);
     const seen = new Set<number>();
     for (let i = 0; i < words.length; i++) {
       const w = words[i] ?? 0;
@@ -429,7 +483,6 @@ export class PhotoIndex {
       this.df[w] = (this.df[w] ?? 0) - 1;
       if (this.dropped[w]) this.minDroppedDf = Math.min(this.minDroppedDf, this.df[w] ?? 0);
     }
-    this.slotWords[slot] = new Uint16Array(0);
     const removedWords = words;
     this.livePostings -= n;
     this.deadPostings += n;
@@ -576,6 +629,13 @@ export class PhotoIndex {
     // index's geometry for one upload would hold 150 MB of slack).
     const capacity = this.geo.length === 0 ? n : Math.max(1024, n, Math.ceil((this.geo.length / 4) * 1.25));
     this.geo = grow(this.geo, capacity * 4);
+    this.kpWords = grow(this.kpWords, capacity);
+  }
+
+  /** The visual words of slot `slot`'s keypoints (a view). */
+  private wordsOf(slot: number): Uint16Array {
+    const at = this.kpOffset[slot] ?? 0;
+    return this.kpWords.subarray(at, at + (this.kpCount[slot] ?? 0));
   }
 
   /** Recomputes document frequencies from the live images' words. */
@@ -583,8 +643,9 @@ export class PhotoIndex {
     // From each live image's own words: the postings of dropped stop words are not there to count.
     this.df.fill(0);
     const last = new Int32Array(this.postings.length).fill(-1);
-    this.slotWords.forEach((words, slot) => {
-      if (!this.alive[slot]) return;
+    this.alive.forEach((alive, slot) => {
+      if (!alive) return;
+      const words = this.wordsOf(slot);
       for (let i = 0; i < words.length; i++) {
         const w = words[i] ?? 0;
         if (last[w] !== slot) {

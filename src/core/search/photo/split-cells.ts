@@ -14,7 +14,7 @@
  * a posting a level.
  */
 import { DESCRIPTOR_WORDS, offerNearest, popcount32 } from './hamming.js';
-import { appendPosting, compactPostings, postingsBytes, postingsWithCapacity, type Postings } from './postings.js';
+import { appendPosting, buffersBytes, compactPostings, postingsWithCapacity, type Postings } from './postings.js';
 
 /**
  * A cell grown past this multiple of the cell size by uploads is bisected again (its pivot no
@@ -42,8 +42,8 @@ export class SplitWord {
   }
 
   /**
-   * Splits the `p.length` postings of `p` into cells of at most `cellSize` postings (copied; `p` is
-   * not changed).
+   * Splits the `p.length` postings of `p` into cells of at most `cellSize` postings. The cells are
+   * views of `p`'s arrays, whose postings are reordered: `p` belongs to the split word afterwards.
    */
   static build(p: Postings, cellSize: number): SplitWord {
     const word = new SplitWord(cellSize);
@@ -70,11 +70,17 @@ export class SplitWord {
     return cell;
   }
 
-  /** Bytes held by the cells' arrays and the pivots. */
+  /** Bytes held by the cells' arrays (each underlying buffer once, whole) and the pivots. */
   get memoryBytes(): number {
-    let bytes = this.pivots.byteLength;
-    for (const c of this.cells) bytes += postingsBytes(c);
-    return bytes;
+    return this.bytesBeyond(new Set());
+  }
+
+  /**
+   * Bytes held by the pivots and by the cells' buffers not yet in `seen` (which then holds them):
+   * cells are views of the buffers their word's postings were in (an arena shared by many words).
+   */
+  bytesBeyond(seen: Set<ArrayBufferLike>): number {
+    return this.pivots.byteLength + buffersBytes(this.cells, seen);
   }
 
   /**
@@ -158,18 +164,55 @@ export class SplitWord {
       pivots.set(this.pivots.subarray(0, first * DESCRIPTOR_WORDS));
       this.pivots = pivots;
     }
+    // The postings are put into cell order in place (through a scratch copy) and each cell is a
+    // view of its range: no allocation a cell, nor a second copy of a split word (issue 14, seventh
+    // round: start-up). An upload that fills a cell moves that cell into arrays of its own
+    // (postings.ts reservePostings).
+    const scratch = scratchOf(count);
+    scratch.slot.set(p.slot.subarray(from, to));
+    scratch.kp.set(p.kp.subarray(from, to));
+    scratch.desc.set(p.desc.subarray(from * DESCRIPTOR_WORDS, to * DESCRIPTOR_WORDS));
+    const src = scratch.desc;
+    const dst = p.desc;
+    for (let i = 0; i < count; i++) {
+      const j = (order[i] ?? 0) - from;
+      const at = from + i;
+      p.slot[at] = scratch.slot[j] ?? 0;
+      p.kp[at] = scratch.kp[j] ?? 0;
+      const so = j * DESCRIPTOR_WORDS;
+      const o = at * DESCRIPTOR_WORDS;
+      dst[o] = src[so] ?? 0;
+      dst[o + 1] = src[so + 1] ?? 0;
+      dst[o + 2] = src[so + 2] ?? 0;
+      dst[o + 3] = src[so + 3] ?? 0;
+      dst[o + 4] = src[so + 4] ?? 0;
+      dst[o + 5] = src[so + 5] ?? 0;
+      dst[o + 6] = src[so + 6] ?? 0;
+      dst[o + 7] = src[so + 7] ?? 0;
+    }
+    const identity = new Int32Array(count);
+    for (let i = 0; i < count; i++) identity[i] = from + i;
     for (let r = 0; r < ranges.length; r += 2) {
       const a = ranges[r] ?? 0;
       const b = ranges[r + 1] ?? 0;
-      const cell = postingsWithCapacity(b - a);
-      for (let i = a; i < b; i++) {
-        const j = order[i] ?? 0;
-        appendPosting(cell, p.slot[j] ?? 0, p.kp[j] ?? 0, p.desc, j * DESCRIPTOR_WORDS);
-      }
-      majority(p.desc, order, a, b, this.pivots, this.cells.length * DESCRIPTOR_WORDS);
-      this.cells.push(cell);
+      majority(dst, identity, a, b, this.pivots, this.cells.length * DESCRIPTOR_WORDS);
+      this.cells.push({
+        length: b - a,
+        slot: p.slot.subarray(from + a, from + b),
+        kp: p.kp.subarray(from + a, from + b),
+        desc: dst.subarray((from + a) * DESCRIPTOR_WORDS, (from + b) * DESCRIPTOR_WORDS),
+      });
     }
   }
+}
+
+/** Scratch copy of the postings being put into cell order ({@link SplitWord}'s addCells). */
+let scratch = postingsWithCapacity(1024);
+
+/** {@link scratch} with room for `n` postings. */
+function scratchOf(n: number): Postings {
+  if (scratch.slot.length < n) scratch = postingsWithCapacity(Math.max(n, scratch.slot.length * 2));
+  return scratch;
 }
 
 /**
@@ -236,26 +279,42 @@ const BIT_SAMPLE = 64;
 const bitCounts = new Int32Array(256);
 
 /**
+ * Byte-lane counters of {@link countBits}: for descriptor word w and shift k (0–7), element w·8 + k
+ * counts in its byte b how many members have bit w·32 + b·8 + k (at most {@link BIT_SAMPLE} < 256).
+ */
+const laneCounts = new Int32Array(DESCRIPTOR_WORDS * 8);
+
+/**
  * Counts, per bit, the members of `order[from, to)` that have it into {@link bitCounts}, over at
- * most {@link BIT_SAMPLE} of them (every k-th); returns how many were counted.
+ * most {@link BIT_SAMPLE} of them (every k-th); returns how many were counted. Eight byte-lane
+ * adds a descriptor word instead of one step a set bit (issue 14, seventh round: this ran for every
+ * cut of every split word at start-up and was a fifth of the bulk load).
  */
 function countBits(desc: Uint32Array, order: Int32Array, from: number, to: number): number {
   const stride = Math.max(1, Math.floor((to - from) / BIT_SAMPLE));
-  const counts = bitCounts;
-  counts.fill(0);
+  const lanes = laneCounts;
+  lanes.fill(0);
   let n = 0;
   for (let i = from; i < to && n < BIT_SAMPLE; i += stride) {
     n++;
     const o = (order[i] ?? 0) * DESCRIPTOR_WORDS;
-    for (let w = 0; w < DESCRIPTOR_WORDS; w++) {
-      let x = desc[o + w] ?? 0;
-      const base = w * 32;
-      while (x !== 0) {
-        const low = x & -x;
-        const bit = base + 31 - Math.clz32(low);
-        counts[bit] = (counts[bit] ?? 0) + 1;
-        x ^= low;
-      }
+    for (let w = 0, l = 0; w < DESCRIPTOR_WORDS; w++, l += 8) {
+      const x = desc[o + w] ?? 0;
+      lanes[l] = (lanes[l] ?? 0) + (x & 0x01010101);
+      lanes[l + 1] = (lanes[l + 1] ?? 0) + ((x >>> 1) & 0x01010101);
+      lanes[l + 2] = (lanes[l + 2] ?? 0) + ((x >>> 2) & 0x01010101);
+      lanes[l + 3] = (lanes[l + 3] ?? 0) + ((x >>> 3) & 0x01010101);
+      lanes[l + 4] = (lanes[l + 4] ?? 0) + ((x >>> 4) & 0x01010101);
+      lanes[l + 5] = (lanes[l + 5] ?? 0) + ((x >>> 5) & 0x01010101);
+      lanes[l + 6] = (lanes[l + 6] ?? 0) + ((x >>> 6) & 0x01010101);
+      lanes[l + 7] = (lanes[l + 7] ?? 0) + ((x >>> 7) & 0x01010101);
+    }
+  }
+  const counts = bitCounts;
+  for (let w = 0; w < DESCRIPTOR_WORDS; w++) {
+    for (let k = 0; k < 8; k++) {
+      const lane = lanes[w * 8 + k] ?? 0;
+      for (let b = 0; b < 4; b++) counts[w * 32 + b * 8 + k] = (lane >>> (b * 8)) & 0xff;
     }
   }
   return n;

@@ -1,0 +1,145 @@
+// Start-up of photo search (issue 14): CPU time to load N stored reference records into the photo
+// index as the server does (image-search.ts loadAll): the store read (a SQLite table of encoded
+// records), decoding, the bulk add, then the first queries (work an index leaves for later shows
+// up there). CPU time (process.cpuUsage), not wall time: the 2-core machine is shared.
+//
+// The records are the cached synthetic references of bench/photo-search.js (run it once first with
+// this build's reference settings), beyond the cache copies of them with ~3 % of each descriptor's
+// bits flipped and keypoints moved by up to 1 px (as bench/photo-profile.js pads); written once to
+// bench/tmp/photo-startup-<key>-<n>.db.
+// Usage (after `npm run build`):
+//   node --expose-gc bench/photo-startup.js [--n 10000] [--queries 20] [--server]
+//   PHOTO_DIST=./tmp/dist-base … measures another build (the same records).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { photoSets } from './photo-queries.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const DIST = process.env.PHOTO_DIST ?? '../dist';
+const args = process.argv.slice(2);
+const arg = (name, fallback) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
+const N = Number(arg('n', '10000'));
+const QUERIES = Number(arg('queries', '20'));
+const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const mb = (x) => (x / 2 ** 20).toFixed(0);
+const settle = async () => { for (let k = 0; k < 2; k++) { globalThis.gc?.(); await new Promise((r) => setTimeout(r, 300)); } };
+
+const { defaultVocabulary } = await import(`${DIST}/core/search/photo/vocabulary-data.js`);
+const { LOCAL_SETTINGS } = await import(`${DIST}/adapters/images/local-features/extract.js`);
+const photoSearch = await import(`${DIST}/core/search/photo/photo-search.js`);
+const vocabulary = defaultVocabulary();
+const key = `v1-${JSON.stringify(LOCAL_SETTINGS.reference)}-voc${vocabulary.id}-${vocabulary.size}`.replace(/[^a-z0-9]+/gi, '_');
+const dbFile = path.join(here, 'tmp', `photo-startup-${key}-${N}.db`);
+
+if (!fs.existsSync(dbFile)) {
+  const { decodeFeatures } = await import(`${DIST}/core/search/image-similarity.js`);
+  const { decodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
+  const cacheFile = path.join(here, 'tmp', 'photo-cache', `synthetic-${key}.bin`);
+  if (!fs.existsSync(cacheFile)) throw new Error(`no cache ${cacheFile}: run bench/photo-search.js with this build first`);
+  const buf = fs.readFileSync(cacheFile);
+  const cached = [];
+  for (let o = 0; o < buf.length;) {
+    const src = buf.readUInt32LE(o), gl = buf.readUInt32LE(o + 4), ll = buf.readUInt32LE(o + 8);
+    o += 12;
+    cached.push({ src, g: buf.subarray(o, o + gl), l: buf.subarray(o + gl, o + gl + ll) });
+    o += gl + ll;
+  }
+  let seed = 12345;
+  const rnd = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed / 4294967296; };
+  const tmpFile = `${dbFile}.part`;
+  fs.rmSync(tmpFile, { force: true });
+  const db = new Database(tmpFile);
+  db.exec('CREATE TABLE refs (image_id TEXT PRIMARY KEY, part_id TEXT NOT NULL, features BLOB NOT NULL)');
+  const insert = db.prepare('INSERT INTO refs VALUES (?, ?, ?)');
+  db.transaction(() => {
+    for (let i = 0; i < N; i++) {
+      const c = cached[i % cached.length];
+      const local = decodeLocalFeatures(c.l);
+      if (i >= cached.length) {
+        for (let k = 0; k < local.count; k++) {
+          local.xs[k] = Math.max(0, local.xs[k] + rnd() * 2 - 1);
+          local.ys[k] = Math.max(0, local.ys[k] + rnd() * 2 - 1);
+        }
+        for (let k = 0; k < local.descriptors.length; k++) {
+          let m = 0;
+          for (let b = 0; b < 32; b++) if (rnd() < 0.03) m |= 1 << b;
+          local.descriptors[k] = (local.descriptors[k] ^ m) >>> 0;
+        }
+      }
+      const bytes = photoSearch.encodePhotoFeatures(decodeFeatures(c.g), local);
+      insert.run(`img${String(i).padStart(6, '0')}`, `part${c.src}`, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    }
+  })();
+  db.close();
+  fs.renameSync(tmpFile, dbFile);
+}
+
+// --server: the server's own load instead (image-search.ts FeatureIndexSimilaritySearch.sync over
+// a store that reads the same table), CPU of the whole sync, vocabulary decode included.
+if (args.includes('--server')) {
+  const { FeatureIndexSimilaritySearch } = await import(`${DIST}/adapters/images/image-search.js`);
+  const db = new Database(dbFile, { readonly: true });
+  const statement = db.prepare('SELECT image_id, part_id, features FROM refs');
+  const store = {
+    fingerprint: async () => '',
+    changeVersion: async () => 0,
+    changesSince: async (since) => ({ version: since, complete: true, more: false, upserted: [], removed: [] }),
+    async *all() { for (const row of statement.all()) yield row; },
+  };
+  await settle();
+  const search = new FeatureIndexSimilaritySearch(store);
+  const t0 = now();
+  await search.sync();
+  const t1 = now();
+  await settle();
+  console.log(`${DIST}: server load (FeatureIndexSimilaritySearch.sync) of ${search.size} references: ${(t1 - t0).toFixed(0)} ms CPU; rss ${mb(process.memoryUsage().rss)} MB`);
+  process.exit(0);
+}
+
+await settle();
+const before = process.memoryUsage();
+const t0 = now();
+const vocabularyLoaded = defaultVocabulary();
+const t1 = now();
+const db = new Database(dbFile, { readonly: true });
+const rows = db.prepare('SELECT image_id, part_id, features FROM refs').all();
+const t2 = now();
+// As image-search.ts loadAll: decode every record, then one bulk add.
+const index = new photoSearch.PhotoReferenceIndex(vocabularyLoaded, { dropStopWords: true });
+const batch = [];
+for (const row of rows) batch.push({ imageId: row.image_id, partId: row.part_id, ref: photoSearch.decodePhotoFeatures(row.features) });
+const t3 = now();
+index.addMany(batch);
+const t4 = now();
+rows.length = 0;
+batch.length = 0;
+await settle();
+const after = process.memoryUsage();
+console.log(`${DIST}: ${index.size} references; CPU ms: vocabulary ${(t1 - t0).toFixed(0)}, store read ${(t2 - t1).toFixed(0)}, decode ${(t3 - t2).toFixed(0)}, bulk add ${(t4 - t3).toFixed(0)}; total ${(t4 - t0).toFixed(0)}`);
+console.log(`  photo index memoryBytes ${mb(index.memoryBytes)} MB; heap+arrayBuffers growth ${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB; rss ${mb(after.rss)} MB; split ${JSON.stringify(index.local?.splitStats?.() ?? {})}`);
+
+// The first queries after the load (their local search alone), and the same queries again.
+if (QUERIES > 0) {
+  const { decodeGrey, localFeaturesFromGrey } = await import(`${DIST}/adapters/images/local-features/extract.js`);
+  const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
+  const cv = await openCv();
+  const sets = await photoSets({ perCondition: 40, log: () => {} });
+  const qs = sets.queries.filter((q) => q.condition === 'scene').slice(0, QUERIES);
+  const feats = [];
+  for (const q of qs) {
+    const f = localFeaturesFromGrey(cv, await decodeGrey(q.bytes, 'query'), LOCAL_SETTINGS.query);
+    f.words = vocabulary.assign(f.descriptors);
+    f.vocabulary = vocabulary.id;
+    feats.push(f);
+  }
+  const opts = photoSearch.PHOTO_LOCAL_DEFAULTS ?? {};
+  const pass = () => feats.map((f) => { const a = now(); index.local.query(f, opts); return now() - a; });
+  const first = pass();
+  const again = pass();
+  const fmt = (a) => `first ${a[0].toFixed(0)}, max ${Math.max(...a).toFixed(0)}, sum ${a.reduce((x, y) => x + y, 0).toFixed(0)}`;
+  console.log(`  local search of ${feats.length} scene queries, CPU ms: after the load ${fmt(first)}; again ${fmt(again)}`);
+  await settle();
+  console.log(`  photo index memoryBytes after the queries ${mb(index.memoryBytes)} MB; rss ${mb(process.memoryUsage().rss)} MB`);
+}
