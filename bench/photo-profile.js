@@ -8,7 +8,7 @@
 //   --pad N: add N cached synthetic references of bench/photo-search.js (run it once first);
 //   --build: also time a bulk build of 20 × the real references from encoded records.
 //   PHOTO_QUERY='{"maxDistance":40}' passes options to the local search; PHOTO_DIST=… another build.
-import { photoSets } from './photo-queries.js';
+import { jitterLocalFeatures, photoSets } from './photo-queries.js';
 
 const DIST = process.env.PHOTO_DIST ?? '../dist';
 const { extractFeatures } = await import(`${DIST}/adapters/images/sharp-features.js`);
@@ -75,17 +75,7 @@ if (PAD > 0) {
   for (let i = 0; i < PAD; i++) {
     const c = cached[i % cached.length];
     if (i < cached.length) { records.push({ src: c.src, bytes: encodePhotoFeatures(decodeFeatures(c.g), decodeLocalFeatures(c.l)) }); continue; }
-    const local = decodeLocalFeatures(c.l);
-    for (let k = 0; k < local.count; k++) {
-      local.xs[k] = Math.max(0, local.xs[k] + rnd() * 2 - 1);
-      local.ys[k] = Math.max(0, local.ys[k] + rnd() * 2 - 1);
-    }
-    for (let k = 0; k < local.descriptors.length; k++) {
-      let m = 0;
-      for (let b = 0; b < 32; b++) if (rnd() < 0.03) m |= 1 << b;
-      local.descriptors[k] = (local.descriptors[k] ^ m) >>> 0;
-    }
-    records.push({ src: c.src, bytes: encodePhotoFeatures(decodeFeatures(c.g), local) });
+    records.push({ src: c.src, bytes: encodePhotoFeatures(decodeFeatures(c.g), jitterLocalFeatures(decodeLocalFeatures(c.l), rnd)) });
   }
   cached.length = 0;
   buf = null;

@@ -56,6 +56,24 @@ function shuffle(items, rnd) {
  * The part cut out of its plain background: RGBA raw (alpha 0 where the flood fill from the border
  * reached pixels within 40 of the border's median colour), cropped to the part's bounding box.
  */
+/**
+ * A synthetic look-alike of a reference's decoded local features (to pad an index to N
+ * references): keypoints moved by up to 1 px, ~3 % of each descriptor's bits flipped. `local` is
+ * changed in place; `rnd` gives numbers in [0, 1) (seeded by the caller, so runs repeat).
+ */
+export function jitterLocalFeatures(local, rnd) {
+  for (let k = 0; k < local.count; k++) {
+    local.xs[k] = Math.max(0, local.xs[k] + rnd() * 2 - 1);
+    local.ys[k] = Math.max(0, local.ys[k] + rnd() * 2 - 1);
+  }
+  for (let k = 0; k < local.descriptors.length; k++) {
+    let m = 0;
+    for (let b = 0; b < 32; b++) if (rnd() < 0.03) m |= 1 << b;
+    local.descriptors[k] = (local.descriptors[k] ^ m) >>> 0;
+  }
+  return local;
+}
+
 export async function cutout(bytes) {
   const { data, info } = await sharp(bytes).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const { width: w, height: h } = info;

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { photoSets } from './photo-queries.js';
+import { jitterLocalFeatures, photoSets } from './photo-queries.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.PHOTO_DIST ?? '../dist';
@@ -57,17 +57,7 @@ if (!fs.existsSync(dbFile)) {
     for (let i = 0; i < N; i++) {
       const c = cached[i % cached.length];
       const local = decodeLocalFeatures(c.l);
-      if (i >= cached.length) {
-        for (let k = 0; k < local.count; k++) {
-          local.xs[k] = Math.max(0, local.xs[k] + rnd() * 2 - 1);
-          local.ys[k] = Math.max(0, local.ys[k] + rnd() * 2 - 1);
-        }
-        for (let k = 0; k < local.descriptors.length; k++) {
-          let m = 0;
-          for (let b = 0; b < 32; b++) if (rnd() < 0.03) m |= 1 << b;
-          local.descriptors[k] = (local.descriptors[k] ^ m) >>> 0;
-        }
-      }
+      if (i >= cached.length) jitterLocalFeatures(local, rnd);
       const bytes = photoSearch.encodePhotoFeatures(decodeFeatures(c.g), local);
       insert.run(`img${String(i).padStart(6, '0')}`, `part${c.src}`, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     }

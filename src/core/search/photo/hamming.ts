@@ -9,6 +9,21 @@ export const DESCRIPTOR_WORDS = 8;
 /** Bits of one descriptor. */
 export const DESCRIPTOR_BITS = DESCRIPTOR_WORDS * 32;
 
+/**
+ * Copies the descriptor at word offset `from` of `src` to word offset `to` of `dst` (words past
+ * `src`'s end as 0). Unrolled: index builds copy millions, and a subarray + set cost more.
+ */
+export function copyDescriptor(dst: Uint32Array, to: number, src: Uint32Array, from: number): void {
+  dst[to] = src[from] ?? 0;
+  dst[to + 1] = src[from + 1] ?? 0;
+  dst[to + 2] = src[from + 2] ?? 0;
+  dst[to + 3] = src[from + 3] ?? 0;
+  dst[to + 4] = src[from + 4] ?? 0;
+  dst[to + 5] = src[from + 5] ?? 0;
+  dst[to + 6] = src[from + 6] ?? 0;
+  dst[to + 7] = src[from + 7] ?? 0;
+}
+
 /** Number of set bits of a 32-bit word (SWAR popcount). */
 export function popcount32(x: number): number {
   let v = x - ((x >>> 1) & 0x55555555);

@@ -23,7 +23,7 @@
  * and inliers are those of the former float32 copy) and 2 bytes of visual word (for df on
  * removal): 48 bytes, 56 before.
  */
-import { DESCRIPTOR_WORDS } from './hamming.js';
+import { copyDescriptor, DESCRIPTOR_WORDS } from './hamming.js';
 import { checkLocalFeatures, MAX_KEYPOINTS, type LocalFeatures } from './local-features.js';
 import { matchSet, verify, type MatchSet } from './geometry.js';
 import { buffersBytes, compactPostings, emptyPostings, grow, reserveInArena, reservePostings, type Postings } from './postings.js';
@@ -420,17 +420,7 @@ export class PhotoIndex {
       const at = p.length++;
       p.slot[at] = slot;
       p.kp[at] = i;
-      const o = at * DESCRIPTOR_WORDS;
-      const io = i * DESCRIPTOR_WORDS;
-      const d = p.desc;
-      d[o] = desc[io] ?? 0;
-      d[o + 1] = desc[io + 1] ?? 0;
-      d[o + 2] = desc[io + 2] ?? 0;
-      d[o + 3] = desc[io + 3] ?? 0;
-      d[o + 4] = desc[io + 4] ?? 0;
-      d[o + 5] = desc[io + 5] ?? 0;
-      d[o + 6] = desc[io + 6] ?? 0;
-      d[o + 7] = desc[io + 7] ?? 0;
+      copyDescriptor(p.desc, at * DESCRIPTOR_WORDS, desc, i * DESCRIPTOR_WORDS);
     }
     this.splitStopWords(wordsOf);
   }

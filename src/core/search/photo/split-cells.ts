@@ -13,7 +13,7 @@
  * nearest pivots, not the cut, decide which cells are read, and a one-bit cut costs one word read
  * a posting a level.
  */
-import { DESCRIPTOR_WORDS, offerNearest, popcount32 } from './hamming.js';
+import { copyDescriptor, DESCRIPTOR_WORDS, offerNearest, popcount32 } from './hamming.js';
 import { appendPosting, buffersBytes, compactPostings, postingsWithCapacity, type Postings } from './postings.js';
 
 /**
@@ -179,16 +179,7 @@ export class SplitWord {
       const at = from + i;
       p.slot[at] = scratch.slot[j] ?? 0;
       p.kp[at] = scratch.kp[j] ?? 0;
-      const so = j * DESCRIPTOR_WORDS;
-      const o = at * DESCRIPTOR_WORDS;
-      dst[o] = src[so] ?? 0;
-      dst[o + 1] = src[so + 1] ?? 0;
-      dst[o + 2] = src[so + 2] ?? 0;
-      dst[o + 3] = src[so + 3] ?? 0;
-      dst[o + 4] = src[so + 4] ?? 0;
-      dst[o + 5] = src[so + 5] ?? 0;
-      dst[o + 6] = src[so + 6] ?? 0;
-      dst[o + 7] = src[so + 7] ?? 0;
+      copyDescriptor(dst, at * DESCRIPTOR_WORDS, src, j * DESCRIPTOR_WORDS);
     }
     const identity = new Int32Array(count);
     for (let i = 0; i < count; i++) identity[i] = from + i;
