@@ -31,6 +31,11 @@ describe('CLI mistakes: exit code and first line (docs/cli-errors.md)', () => {
     dir = tempDir('catalog-cli-errors-');
     writeFileSync(join(dir, 'a-file'), 'not a directory\n');
     mkdirSync(join(dir, 'cantopen', 'catalog.db'), { recursive: true });
+    // A catalog a newer program migrated: its schema version is above this program's.
+    mkdirSync(join(dir, 'newer'));
+    const newer = new Database(join(dir, 'newer', 'catalog.db'));
+    newer.pragma('user_version = 99');
+    newer.close();
     busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     port = (busy.address() as { port: number }).port;
@@ -67,6 +72,7 @@ describe('CLI mistakes: exit code and first line (docs/cli-errors.md)', () => {
       { mistake: 'data dir is a file', args: ['--data-dir', join(dir, 'a-file'), 'parts', 'list'], code: 2 },
       { mistake: 'data dir under a file (ENOTDIR)', args: ['--data-dir', join(dir, 'a-file', 'sub'), 'parts', 'list'], code: 2 },
       { mistake: 'database cannot be opened (SQLITE_CANTOPEN)', args: ['--data-dir', join(dir, 'cantopen'), 'parts', 'list'], code: 2 },
+      { mistake: 'database written by a newer catalog', args: ['--data-dir', join(dir, 'newer'), 'parts', 'list'], code: 2 },
       { mistake: 'input file missing', args: [...data, 'parts', 'import', 'missing.csv'], code: 2 },
     ];
   };
