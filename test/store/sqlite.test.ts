@@ -174,6 +174,13 @@ describe('SqliteCatalogStore: parts read one at a time are kept per connection u
       expect((await server.catalog.getParts(['p1']))[0]?.name).toEqual({ en: 'third' });
       await server.catalog.deleteParts(['p1'], () => ({ kind: 'write', value: null, created: false }));
       expect(await server.catalog.getParts(['p1'])).toEqual([]);
+
+      // Memory is bounded in bytes too: a part of over a sixteenth of the budget (~1 MB) is read each time.
+      await server.catalog.upsertParts([{ part_id: 'p1' }], writePart(part('x'.repeat(600_000))));
+      const [big] = await server.catalog.getParts(['p1']);
+      expect(big?.name['en']).toHaveLength(600_000);
+      expect((await server.catalog.getParts(['p1']))[0]).not.toBe(big);
+      expect(Object.isFrozen(big)).toBe(false);
     } finally {
       await cli.close();
       await server.close();

@@ -28,11 +28,14 @@ function tokenFromRow(row: TokenRow): StoredToken {
 const TOKEN_CACHE_SIZE = 1_000;
 /**
  * Parts read one at a time that a connection keeps between commits (getParts outside a
- * transaction; ~1 KB each, so a few MB at most). Under load a GET part's row cost ~30-40 µs of SQLite and JSON decoding against
- * ~6 µs in a tight loop (cold CPU caches between requests); a part read again costs a Map lookup
- * (issue 12, GET part against a hello-world). Emptied whole when full or when anything commits.
+ * transaction), at most {@link PART_CACHE_SIZE} of them and about {@link PART_CACHE_BYTES} (a
+ * part's stored text, counted twice for its decoded objects). Under load a GET part's row cost
+ * ~30-40 µs of SQLite and JSON decoding against ~6 µs in a tight loop (cold CPU caches between
+ * requests); a part read again costs a Map lookup (issue 12, GET part against a hello-world).
+ * Emptied whole when full or when anything commits.
  */
 const PART_CACHE_SIZE = 4_096;
+const PART_CACHE_BYTES = 16 * 1024 * 1024;
 
 /**
  * What a connection keeps of one state of the catalog (the data_version read once a turn, and its
@@ -51,6 +54,8 @@ interface VersionedCache {
   settings?: Map<string, string | undefined>;
   /** Parts read, by part_id (never absent ones: ids a caller makes up do not take room). Frozen: callers share them. */
   parts?: Map<string, StoredPart>;
+  /** What `parts` holds, in bytes as PART_CACHE_BYTES counts them. */
+  partBytes?: number;
   synonyms?: readonly SynonymSet[];
 }
 
@@ -290,7 +295,8 @@ export class SqliteCatalogStore implements CatalogStore {
 
   async getParts(ids: readonly string[]): Promise<StoredPart[]> {
     // Inside a transaction (a write deciding on what is stored) always the rows themselves.
-    const cache = this.db.inTransaction ? undefined : (this.current().parts ??= new Map());
+    const state = this.db.inTransaction ? undefined : this.current();
+    const cache = state ? (state.parts ??= new Map()) : undefined;
     // One part (GET part) is kept for the next read of it; a list (a page of hits) takes what is
     // kept but adds nothing: freezing costs ~1 µs a part, and a page's parts are rarely read again.
     const keep = ids.length === 1 ? cache : undefined;
@@ -305,9 +311,15 @@ export class SqliteCatalogStore implements CatalogStore {
       const rows = chunk.length === 1 ? [this.stmt.partById.get(chunk[0] as string)].filter((r): r is PartRow => r !== undefined) : this.partsIn(chunk.length).all(...chunk);
       for (const row of rows) {
         const part = partFromRow(row);
-        if (keep) {
-          if (keep.size >= PART_CACHE_SIZE) keep.clear();
+        const bytes = 2 * (row.part_id.length + row.name.length + row.attributes.length) + 256;
+        // A part as big as a sixteenth of the budget is read each time rather than empty the cache.
+        if (keep && state && bytes <= PART_CACHE_BYTES / 16) {
+          if (keep.size >= PART_CACHE_SIZE || (state.partBytes ?? 0) + bytes > PART_CACHE_BYTES) {
+            keep.clear();
+            state.partBytes = 0;
+          }
           keep.set(part.part_id, frozenPart(part));
+          state.partBytes = (state.partBytes ?? 0) + bytes;
         }
         out.push(part);
       }
