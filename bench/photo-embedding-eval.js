@@ -65,3 +65,14 @@ function fused(use, w, z0, K = 10) {
   };
 }
 for (const use of [[0], ALL]) for (const [w, z0] of [[1, 3], [1.5, 3], [2, 3], [2, 4], [3, 4], [1, 5], [2, 5]]) evaluate(`fused ${use.length}w w=${w} z0=${z0}`, fused(use, w, z0));
+// The scenes today's search misses: the true part's rank by the embedding (a candidate source must
+// put it in its top K).
+for (const use of [[0], ALL]) {
+  const ranks = [];
+  emb.queries.forEach((q, i) => {
+    if (!q.condition.startsWith('scene') || today[i].hits[0]?.part === q.file) return;
+    const order = [...partCos(q, use)].sort((a, b) => b[1] - a[1]);
+    ranks.push(`${q.file.replace(/\.jpg$/, '')}:${order.findIndex(([p]) => p === q.file) + 1}`);
+  });
+  console.log(`embedding rank of the true part in today's scene misses (${use.length} windows): ${ranks.join(' ')}`);
+}
