@@ -41,7 +41,7 @@ function evaluate(name, rank) {
     if (r === 0) c.r1++; if (r >= 0 && r < 5) c.r5++; if (r >= 0 && hits[r].score >= 0.5) c.conf++;
   });
   const f = (c) => `${(c.r1 / c.n).toFixed(3)}/${(c.r5 / c.n).toFixed(3)}/${(c.conf / c.n).toFixed(2)}`;
-  console.log(`${name.padEnd(34)} ${['rot', 'rot90', 'zoom', 'scene', 'scene_fx', 'all'].map((k) => `${k} ${f(st[k])}`).join('  ')}  distr≥0.5 ${(st.distractor.conf / st.distractor.n).toFixed(2)}`);
+  console.log(`${name.padEnd(34)} ${['rot', 'rot90', 'zoom', 'scene', 'scene_fx', 'resize50', 'jpeg60', 'crop5', 'bright10', 'all'].map((k) => `${k} ${f(st[k])}`).join('  ')}  distr≥0.5 ${(st.distractor.conf / st.distractor.n).toFixed(2)}`);
   return st;
 }
 evaluate('today (local+global)', (q, t) => t.hits);
