@@ -116,3 +116,36 @@ describe('reader threads see commits made on other threads', () => {
     expect(pooled.searches.onMainThread).toBe(0);
   });
 });
+
+describe('a query goes to the same reader while that reader is no busier than the others', () => {
+  let dir: string;
+  let pooled: PooledCatalog;
+
+  beforeAll(async () => {
+    dir = tempDir('catalog-route-affinity-');
+    const setup = openCatalog({ dataDir: dir });
+    await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 300 }, (_, i) => ({ part_id: `p${String(i).padStart(3, '0')}`, name: { en: `Cog gear ${i}` } })));
+    await setup.close();
+    // Every search on a reader thread, two of them.
+    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 2, mainThreadSearchPostings: 0 });
+    await pooled.start();
+  });
+  afterAll(async () => {
+    await pooled?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends one query again and again to one reader (whose result cache has it), and to another when the first has two in flight', async () => {
+    const before = pooled.readerTasks();
+    let last = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
+    for (let i = 0; i < 3; i++) last = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
+    const delta = pooled.readerTasks().map((n, i) => n - (before[i] ?? 0));
+    expect([...delta].sort()).toEqual([0, 4]);
+    // Settle: a page waits until the last session is stored (then both readers are idle).
+    await pooled.search.searchState(LOCAL_OWNER, last.sessionId, { skip: 0, limit: 1 });
+    // Three at once: two on the preferred reader (one of slack), the third on the idle one.
+    const start = pooled.readerTasks();
+    await Promise.all(Array.from({ length: 3 }, () => pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog' } })));
+    expect(pooled.readerTasks().map((n, i) => n - (start[i] ?? 0)).sort()).toEqual([1, 2]);
+  });
+});

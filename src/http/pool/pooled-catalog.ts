@@ -25,7 +25,7 @@
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { BroadcastChannel, MessageChannel } from 'node:worker_threads';
+import { BroadcastChannel, MessageChannel, type TransferListItem } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { CatalogError, fromProblem } from '../../api/errors.js';
 import type { Principal, SearchResponse } from '../../api/schemas.js';
@@ -101,6 +101,8 @@ export interface PooledCatalog extends Catalog {
    * and of the latter those answered before their session was ranked (the readers kept up).
    */
   readonly searches: { onMainThread: number; onReaders: number; answeredEarly: number };
+  /** Tasks sent to each reader thread so far (empty before the threads start), for tests and logs. */
+  readerTasks(): number[];
   /**
    * Starts the threads now and resolves once every thread can take tasks (each reader has read the
    * search engine's per-part arrays, and so has the main thread, for its budgeted searches), or
@@ -130,11 +132,14 @@ function unwrap(result: PoolResult): unknown {
   throw result.retryAfterSeconds === undefined ? rebuilt : new CatalogError(rebuilt.code, rebuilt.detail, rebuilt.errors, { retryAfterSeconds: result.retryAfterSeconds });
 }
 
-function route(pool: () => Piscina, service: PooledServiceName): (method: string, args: unknown[]) => Promise<unknown> {
+/** Runs a task on a thread (of a pool, or of the reader pools); piscina's run options. */
+type RunTask = (task: PoolTask, runOptions?: { transferList?: TransferListItem[] }) => Promise<unknown>;
+
+function route(run: RunTask, service: PooledServiceName): (method: string, args: unknown[]) => Promise<unknown> {
   return async (method, args) => {
     let result: PoolResult;
     try {
-      result = (await pool().run({ service, method, args } satisfies PoolTask)) as PoolResult;
+      result = (await run({ service, method, args } satisfies PoolTask)) as PoolResult;
     } catch (error) {
       throw busyError(error);
     }
@@ -147,7 +152,7 @@ function route(pool: () => Piscina, service: PooledServiceName): (method: string
  * (SearchService.searchAnsweringEarly): the answer comes on a MessagePort of its own while the
  * thread goes on ranking the session's hits. `stored` settles once the session is stored (or lost).
  */
-async function searchOnReader(pool: Piscina, principal: Principal, body: unknown, settled: () => void): Promise<{ response: SearchResponse; stored: Promise<unknown> }> {
+async function searchOnReader(run: RunTask, principal: Principal, body: unknown, settled: () => void): Promise<{ response: SearchResponse; stored: Promise<unknown> }> {
   const { port1, port2 } = new MessageChannel();
   try {
     const answer = new Promise<PoolResult>((resolve, reject) => {
@@ -158,7 +163,7 @@ async function searchOnReader(pool: Piscina, principal: Principal, body: unknown
     const task: PoolTask = { service: 'search', method: 'searchAnsweringEarly', args: [principal, body], answerPort: port2 };
     let stored: Promise<unknown>;
     try {
-      stored = pool.run(task, { transferList: [port2] });
+      stored = run(task, { transferList: [port2] });
     } catch (error) {
       settled();
       throw busyError(error);
@@ -183,6 +188,73 @@ function delegate<T extends object>(target: T, methods: readonly string[], call:
 }
 
 /**
+ * The reader threads, one single-thread piscina pool each, so that a task can go to a chosen
+ * thread: a text search to the reader its query hashes to while that reader is no busier than the
+ * others (its result cache then has the query), anything else to the least busy reader.
+ */
+class ReaderPools {
+  /** Tasks sent to each reader and not settled yet (running or queued). */
+  private readonly inFlight: number[];
+  /** Tasks sent to each reader so far. */
+  readonly sent: number[];
+
+  constructor(private readonly pools: readonly Piscina[]) {
+    this.inFlight = pools.map(() => 0);
+    this.sent = pools.map(() => 0);
+  }
+
+  /** Tasks waiting in any reader's queue (not running). */
+  queueSize(): number {
+    return this.pools.reduce((sum, pool) => sum + pool.queueSize, 0);
+  }
+
+  /**
+   * Runs `task` on the reader `affinity` hashes to when it has at most one task in flight more
+   * than the least busy reader, else on the least busy reader (the first of them). The one task of
+   * slack is a search answered early whose session the reader is still ranking (a few ms): a
+   * sequential client's next search of the same words waits for it and finds them in that
+   * reader's cache, rather than ranking them cold on another reader (20-60 ms for a frequent word
+   * at 1,000,000 parts). Rejects as piscina does (a full queue: "queue is at limit").
+   */
+  run(task: PoolTask, affinity: number | undefined, runOptions?: { transferList?: TransferListItem[] }): Promise<unknown> {
+    let least = 0;
+    for (let i = 1; i < this.pools.length; i++) if ((this.inFlight[i] ?? 0) < (this.inFlight[least] ?? 0)) least = i;
+    const preferred = affinity === undefined ? least : affinity % this.pools.length;
+    const chosen = (this.inFlight[preferred] ?? 0) <= (this.inFlight[least] ?? 0) + 1 ? preferred : least;
+    const pool = this.pools[chosen] as Piscina;
+    const result = pool.run(task, runOptions);
+    this.inFlight[chosen] = (this.inFlight[chosen] ?? 0) + 1;
+    this.sent[chosen] = (this.sent[chosen] ?? 0) + 1;
+    const settle = () => {
+      this.inFlight[chosen] = (this.inFlight[chosen] ?? 1) - 1;
+    };
+    void result.then(settle, settle);
+    return result;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.pools.map((pool) => pool.close()));
+  }
+
+  async destroy(): Promise<void> {
+    await Promise.all(this.pools.map((pool) => pool.destroy()));
+  }
+}
+
+/**
+ * A text search's reader affinity: a hash (FNV-1a, 32 bits) of what its results depend on, the
+ * caller's view and the request's `matches`; undefined for a body that is not an object (it fails
+ * validation on any reader).
+ */
+export function searchAffinity(principal: Principal, body: unknown): number | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const key = `${principal.roles.join(',')}|${principal.organization ?? ''}|${JSON.stringify((body as { matches?: unknown }).matches ?? null)}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+/**
  * Starts the worker threads on the data directory of `main`, the catalog the main thread keeps
  * (opened with `options.catalog`, so migrations and index rebuilds already ran there, once). The
  * returned catalog owns `main`: its `close` closes the threads and `main`.
@@ -198,22 +270,22 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   // kept refusing a filter on an attribute the writer had just made filterable, and the writer
   // kept answering 503 after maintenance mode was switched off on the main thread.
   const common = { filename: workerFile(), maxQueue: options.maxQueue ?? 1024, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1, atomics: 'async' as const };
-  let pools: { readers: Piscina; writer: Piscina; ready: Promise<void> } | undefined;
+  let pools: { readers: ReaderPools; writer: Piscina; ready: Promise<void> } | undefined;
   const start = () => {
     if (!pools) {
       // Listen before the threads exist, so that no thread's message is missed.
       const threads = threadsReady(readyChannel, readers + 1, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
-      const readerPool = new Piscina({ ...common, workerData: data(true), minThreads: readers, maxThreads: readers });
+      const readerPools = new ReaderPools(Array.from({ length: readers }, () => new Piscina({ ...common, workerData: data(true), minThreads: 1, maxThreads: 1 })));
       const writer = new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 });
       // While the threads load, this thread reads the per-part arrays its budgeted searches need.
       const ready = Promise.all([threads, main.search.warm({ postings: 0 })]).then(() => undefined);
-      pools = { readers: readerPool, writer, ready };
+      pools = { readers: readerPools, writer, ready };
     }
     return pools;
   };
   const calls = (service: PooledServiceName) => {
-    const read = route(() => start().readers, service);
-    const write = route(() => start().writer, service);
+    const read = route((task, runOptions) => start().readers.run(task, undefined, runOptions), service);
+    const write = route((task, runOptions) => start().writer.run(task, runOptions), service);
     const writes = new Set(WRITES[service] ?? []);
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
   };
@@ -233,7 +305,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       // Only while no search waits for a reader: under load the readers' queue is first come, first
       // served, and cheap searches overtaking it there left the frequent words waiting for every
       // reader's backlog (50 connections at 1,000,000 parts: frequent-word p99 ~100 -> ~300 ms).
-      if (maxPostings > 0 && start().readers.queueSize === 0) {
+      if (maxPostings > 0 && start().readers.queueSize() === 0) {
         try {
           const answer = await main.search.search(principal, body, undefined, { maxPostings });
           searches.onMainThread++;
@@ -248,17 +320,22 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       // waiting per reader: a client's next search then waits for a session's ranking, not for a
       // whole search), not once searches queue up (a saturated server then answers as many per
       // second as without it).
+      // The same query goes to the same reader while it is hardly busier than the others: each reader
+      // keeps its own result cache (SqliteSearchIndex), so spread over every reader a frequent word
+      // was ranked cold once per reader (20-60 ms each at 1,000,000 parts, issue 12).
+      const affinity = searchAffinity(principal, body);
+      const onPreferredReader: RunTask = (task, runOptions) => start().readers.run(task, affinity, runOptions);
       if (readerSearches >= 2 * readers) {
         readerSearches++;
         try {
-          return await onReader('search', [principal, body]);
+          return await route(onPreferredReader, 'search')('search', [principal, body]);
         } finally {
           readerSearches--;
         }
       }
       readerSearches++;
       searches.answeredEarly++;
-      const { response, stored } = await searchOnReader(start().readers, principal, body, () => readerSearches--);
+      const { response, stored } = await searchOnReader(onPreferredReader, principal, body, () => readerSearches--);
       // Until its session is stored, a page of it waits (searchState below).
       storing.set(response.sessionId, stored);
       void stored.finally(() => storing.delete(response.sessionId));
@@ -282,6 +359,9 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     images: main.images,
     threads: { readers, writer: 1 },
     searches,
+    readerTasks() {
+      return pools ? [...pools.readers.sent] : [];
+    },
     start() {
       return start().ready;
     },
