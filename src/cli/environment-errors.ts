@@ -64,11 +64,7 @@ function where(scene: ErrorScene): string {
  */
 export function classifyEnvironmentError(error: unknown, scene: ErrorScene = {}): EnvironmentProblem | undefined {
   if (error instanceof DataDirError) return { message: error.message, exitCode: EXIT.USAGE };
-  if (error instanceof SchemaTooNewError) {
-    // The catalog database is named by its data directory; the session database by its path already.
-    const named = error.database === 'the catalog database' ? `${error.database}${where(scene)}` : error.database;
-    return { message: new SchemaTooNewError(named, error.found, error.supported).message, exitCode: EXIT.USAGE };
-  }
+  if (error instanceof SchemaTooNewError) return { message: error.messageIn(where(scene)), exitCode: EXIT.USAGE };
   if (typeof error !== 'object' || error === null) return undefined;
   const e = error as NodeJS.ErrnoException & { address?: string; port?: number; name?: string };
   const code = typeof e.code === 'string' ? e.code : undefined;

@@ -56,9 +56,8 @@ export function defaultWebRoot(): string {
 export function isWebAppRequest(method: string, url: string): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
   // API paths (/1/..., /v1/...) first, without a split or a regular expression: every request asks.
-  const second = url.charCodeAt(1);
-  if (second >= 48 && second <= 57) return false;
-  if (second === 118 /* v */ && url.charCodeAt(2) >= 48 && url.charCodeAt(2) <= 57) return false;
+  const digitAt = (i: number) => url.charCodeAt(i) >= 48 && url.charCodeAt(i) <= 57;
+  if (digitAt(1) || (url.charCodeAt(1) === 118 /* v */ && digitAt(2))) return false;
   const path = url.split('?')[0] ?? '';
   return path === '/' || path === '/index.html' || path === '/search' || path === '/favicon.svg' || /^\/parts\/[^/]+$/.test(path) || /^\/assets\/[\w.-]+$/.test(path);
 }

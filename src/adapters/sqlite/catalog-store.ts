@@ -296,10 +296,10 @@ export class SqliteCatalogStore implements CatalogStore {
   async getParts(ids: readonly string[]): Promise<StoredPart[]> {
     // Inside a transaction (a write deciding on what is stored) always the rows themselves.
     const state = this.db.inTransaction ? undefined : this.current();
-    const cache = state ? (state.parts ??= new Map()) : undefined;
+    const cache = state?.parts;
     // One part (GET part) is kept for the next read of it; a list (a page of hits) takes what is
     // kept but adds nothing: freezing costs ~1 µs a part, and a page's parts are rarely read again.
-    const keep = ids.length === 1 ? cache : undefined;
+    const keep = ids.length === 1;
     const out: StoredPart[] = [];
     const missing: string[] = [];
     for (const id of new Set(ids)) {
@@ -311,20 +311,25 @@ export class SqliteCatalogStore implements CatalogStore {
       const rows = chunk.length === 1 ? [this.stmt.partById.get(chunk[0] as string)].filter((r): r is PartRow => r !== undefined) : this.partsIn(chunk.length).all(...chunk);
       for (const row of rows) {
         const part = partFromRow(row);
-        const bytes = 2 * (row.part_id.length + row.name.length + row.attributes.length) + 256;
-        // A part as big as a sixteenth of the budget is read each time rather than empty the cache.
-        if (keep && state && bytes <= PART_CACHE_BYTES / 16) {
-          if (keep.size >= PART_CACHE_SIZE || (state.partBytes ?? 0) + bytes > PART_CACHE_BYTES) {
-            keep.clear();
-            state.partBytes = 0;
-          }
-          keep.set(part.part_id, frozenPart(part));
-          state.partBytes = (state.partBytes ?? 0) + bytes;
-        }
+        if (keep && state) this.keepPart(state, row, part);
         out.push(part);
       }
     }
     return out;
+  }
+
+  /** Keeps `part` (read from `row`) in `state` for the next read of it, frozen, within PART_CACHE_SIZE and PART_CACHE_BYTES. */
+  private keepPart(state: VersionedCache, row: PartRow, part: StoredPart): void {
+    const bytes = 2 * (row.part_id.length + row.name.length + row.attributes.length) + 256;
+    // A part as big as a sixteenth of the budget is read each time rather than empty the cache.
+    if (bytes > PART_CACHE_BYTES / 16) return;
+    const parts = (state.parts ??= new Map());
+    if (parts.size >= PART_CACHE_SIZE || (state.partBytes ?? 0) + bytes > PART_CACHE_BYTES) {
+      parts.clear();
+      state.partBytes = 0;
+    }
+    parts.set(part.part_id, frozenPart(part));
+    state.partBytes = (state.partBytes ?? 0) + bytes;
   }
 
   /** Prepared `part_id IN (?, ...)` statements by arity (preparing costs more than running). */

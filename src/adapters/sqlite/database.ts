@@ -100,7 +100,7 @@ export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): v
     // Re-read inside the write lock: another process may have migrated meanwhile.
     const current = db.pragma('user_version', { simple: true }) as number;
     if (current > latest) {
-      throw new SchemaTooNewError('the catalog database', current, latest);
+      throw new SchemaTooNewError('the catalog database', current, latest, true);
     }
     for (const migration of migrations) {
       if (migration.version <= current) continue;

@@ -63,7 +63,7 @@ export interface PooledCatalogOptions {
   catalog: Omit<OpenCatalogOptions, 'clock' | 'ids' | 'decodePool'> & { dataDir: string };
   /** Reader threads (default: the machine's parallelism, at most 4; at least 1). */
   readers?: number | undefined;
-  /** Calls that may wait for a thread before the server answers 503 (default 1,024 per pool). */
+  /** Calls that may wait for a thread before the server answers 503 (default 1,024 for the writer and for each reader). */
   maxQueue?: number | undefined;
   /** How long `start()` waits for the threads to be ready (default {@link READY_TIMEOUT_MS}). */
   readyTimeoutMs?: number | undefined;
@@ -189,8 +189,8 @@ function delegate<T extends object>(target: T, methods: readonly string[], call:
 
 /**
  * The reader threads, one single-thread piscina pool each, so that a task can go to a chosen
- * thread: a text search to the reader its query hashes to while that reader is no busier than the
- * others (its result cache then has the query), anything else to the least busy reader.
+ * thread: a text search (while the readers keep up) to the reader its query hashes to, whose
+ * result cache then has the query, anything else to the least busy reader (see `run`).
  */
 class ReaderPools {
   /** Tasks sent to each reader and not settled yet (running or queued). */
