@@ -34,7 +34,7 @@ import { buildEngineDocument, type EngineDocument } from '../../../core/search/e
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
-import { warmUpQueries } from '../../../core/search/engine/warm-up.js';
+import { warmUpRuns } from '../../../core/search/engine/warm-up.js';
 import { BudgetMeter, PART_READ_POSTINGS, VOCABULARY_WORD_POSTINGS, type SearchBudget } from '../../../core/search/budget.js';
 
 export { visibilityTier } from '../../../core/search/engine/searcher.js';
@@ -463,7 +463,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   async warm(options: { postings?: number } = {}): Promise<void> {
     this.db.transaction(() => {
       const warmed = this.engine.warm(options.postings ?? WARM_POSTINGS);
-      for (const query of warmUpQueries(warmed)) this.searcher.matchingDocs(query, WARM_UP_HITS);
+      for (const run of warmUpRuns(warmed, WARM_UP_HITS)) this.searcher.matchingDocs(run.query, run.maxHits);
     })();
   }
 

@@ -14,6 +14,7 @@
  */
 import { idf as idfOf, tfPart } from './bm25.js';
 import { TopCollector } from './top-collector.js';
+import { selectTopScored } from './top-select.js';
 
 /** One index term's postings as one visibility tier sees them (postings with wtf 0 left out). */
 export interface TermList {
@@ -310,6 +311,7 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
     // One word: the total is the list's length; every posting is scored in one tight loop over the
     // list's arrays (cheaper than computing bounds to skip some: bench/results.md, issue 12).
     const w = words[0] as TermList | MaterializedWord;
+    if (k >= SELECT_FROM_K && w.docs.length > k) return { total: w.docs.length, hits: selectOneWord(w, data, k) };
     if (k > 0) scoreOneWord(w, data, top);
     return { total: w.docs.length, hits: top.result() };
   }
@@ -350,6 +352,37 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
   return { total, hits: top.result() };
 }
 
+/**
+ * From this k on, one word's hits are ranked by scoring every posting into an array and one
+ * selection (top-select.ts) rather than through the collector: a session's 10,000 hits of a frequent
+ * word. A page (k = 25) stays with the collector, whose threshold soon refuses nearly every posting.
+ */
+const SELECT_FROM_K = 1024;
+
+/** Per-posting scores and tiers of selectOneWord, grown to the longest word seen. */
+let oneWordScores = new Float64Array(0);
+let oneWordTiers = new Uint8Array(0);
+
+/** The best `k` hits of one word (more postings than k), by scoring all of them, then selectTopScored. */
+function selectOneWord(w: TermList | MaterializedWord, data: DocData, k: number): RankedDoc[] {
+  const { docs, names } = w;
+  const n = docs.length;
+  if (oneWordTiers.length < n) {
+    oneWordScores = new Float64Array(n);
+    oneWordTiers = new Uint8Array(n);
+  }
+  const tiers = oneWordTiers;
+  for (let i = 0; i < n; i++) tiers[i] = postingTier(names[i] ?? 0);
+  let scores: Float64Array;
+  if ('wtf' in w) {
+    const { wtf, idf } = w;
+    const { dl, avgdl } = data;
+    scores = oneWordScores;
+    for (let i = 0; i < n; i++) scores[i] = idf * tfPart(wtf[i] ?? 0, dl[docs[i] ?? 0] ?? 0, avgdl);
+  } else scores = w.score;
+  return selectTopScored(n, docs, tiers, scores, data.key, k);
+}
+
 /** Offers every posting of one word to `top` (a term list scored here, a materialized word as scored). */
 function scoreOneWord(w: TermList | MaterializedWord, data: DocData, top: TopCollector): void {
   const { docs, names } = w;
@@ -360,13 +393,16 @@ function scoreOneWord(w: TermList | MaterializedWord, data: DocData, top: TopCol
       const doc = docs[i] ?? 0;
       const tier = postingTier(names[i] ?? 0);
       if (!top.admits(tier, Number.POSITIVE_INFINITY)) continue;
-      top.offer(doc, tier, idf * tfPart(wtf[i] ?? 0, dl[doc] ?? 0, avgdl), key[doc] ?? 0);
+      const s = idf * tfPart(wtf[i] ?? 0, dl[doc] ?? 0, avgdl);
+      // The order key (a read far into an array of every part) only for a hit that may enter.
+      if (top.admits(tier, s)) top.offer(doc, tier, s, key[doc] ?? 0);
     }
   } else {
     const { score } = w;
     for (let i = 0; i < docs.length; i++) {
-      const doc = docs[i] ?? 0;
-      top.offer(doc, postingTier(names[i] ?? 0), score[i] ?? 0, key[doc] ?? 0);
+      const tier = postingTier(names[i] ?? 0);
+      const s = score[i] ?? 0;
+      if (top.admits(tier, s)) top.offer(docs[i] ?? 0, tier, s, key[docs[i] ?? 0] ?? 0);
     }
   }
 }

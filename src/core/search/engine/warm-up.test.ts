@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { warmUpQueries } from './warm-up.js';
+import { WARM_UP_ROUNDS, warmUpQueries, warmUpRuns } from './warm-up.js';
 
 describe('warmUpQueries', () => {
   it('uses the two largest plain words: alone, as prefixes, together, and a short prefix', () => {
@@ -16,5 +16,13 @@ describe('warmUpQueries', () => {
   it('asks nothing of a catalog with fewer than two plain words', () => {
     expect(warmUpQueries([])).toEqual([]);
     expect(warmUpQueries(['intel', '\uE001pci'])).toEqual([]);
+  });
+
+  it("runs each query at a page's size and at the session's, several times over", () => {
+    const runs = warmUpRuns(['corporation', 'intel'], 10_000);
+    expect(runs).toHaveLength(5 * 2 * WARM_UP_ROUNDS);
+    expect(WARM_UP_ROUNDS).toBeGreaterThan(1);
+    expect(runs.slice(0, 2).map((r) => r.maxHits)).toEqual([25, 10_000]);
+    expect(runs[0]?.query).toBe(runs[10]?.query);
   });
 });

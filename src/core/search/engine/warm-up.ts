@@ -8,9 +8,16 @@
  * as a prefix, merged from several lists; two words intersected) and builds the full-visibility
  * tier views of those lists.
  *
+ * Each query runs at both sizes a search asks for (a page answered early, then the session's hits:
+ * one word ranks them by different code, topk.ts) and more than once: V8 compiles a function
+ * after a few calls, and a function first compiled for one of its loops (on-stack replacement)
+ * is deoptimized at the next loop it has no type feedback for. With one run, the first real
+ * searches paid for it (bench/results.md, issue 12: a first frequent word's session ranked in
+ * 46–62 ms, 4–8 ms warm).
+ *
  * Nothing is stored: the queries go to the index directly, not through the search service.
  */
-import { VISIBILITIES } from '../../../api/schemas.js';
+import { DEFAULT_SEARCH_LIMIT, VISIBILITIES } from '../../../api/schemas.js';
 import type { QueryWord, TextSearchQuery } from '../../model.js';
 
 /** Only plain words are useful here (not id tokens or filter terms, which carry marks). */
@@ -22,6 +29,23 @@ const PLAIN_WORD = /^[\p{L}\p{N}]{3,}$/u;
  * fewer than two plain words are given (a small catalog needs no warm-up). The view context sees
  * every visibility and no organization (a search of the raw catalog).
  */
+/** How many times warmUpRuns repeats each query at each size. */
+export const WARM_UP_ROUNDS = 3;
+
+
+/**
+ * The runs of a warm-up: each of {@link warmUpQueries} at a page's size and at `sessionHits` (the
+ * session size, maxSessionHits), {@link WARM_UP_ROUNDS} times over.
+ */
+export function warmUpRuns(largestTerms: readonly string[], sessionHits: number): { query: TextSearchQuery; maxHits: number }[] {
+  const queries = warmUpQueries(largestTerms);
+  const runs: { query: TextSearchQuery; maxHits: number }[] = [];
+  for (let round = 0; round < WARM_UP_ROUNDS; round++) {
+    for (const query of queries) runs.push({ query, maxHits: DEFAULT_SEARCH_LIMIT }, { query, maxHits: sessionHits });
+  }
+  return runs;
+}
+
 export function warmUpQueries(largestTerms: readonly string[]): TextSearchQuery[] {
   const [first, second] = largestTerms.filter((t) => PLAIN_WORD.test(t));
   if (first === undefined || second === undefined) return [];
