@@ -26,6 +26,7 @@
 import { copyDescriptor, DESCRIPTOR_WORDS } from './hamming.js';
 import { checkLocalFeatures, MAX_KEYPOINTS, type LocalFeatures } from './local-features.js';
 import { matchSet, verify, type MatchSet } from './geometry.js';
+import { HeapVocabulary } from './heap-vocabulary.js';
 import { PostingHeap } from './posting-heap.js';
 import { compactPostings, emptyPostings, grow, rebindPostings, reserveInArena, reservePostings, type Postings } from './postings.js';
 import { SplitWord } from './split-cells.js';
@@ -180,6 +181,8 @@ export class PhotoIndex {
   private readonly heap = new PostingHeap();
   /** The tentative matches, one set for every query (their arrays are ranges of the heap). */
   private matchesOfQueries: TentativeMatches | undefined;
+  /** The vocabulary's centres in the heap, for queries that assign more than their own word. */
+  private vocabularyInHeap: HeapVocabulary | undefined;
   private readonly postings: Postings[];
   /** Number of live images whose keypoints include each word (document frequency). */
   private readonly df: Int32Array;
@@ -300,7 +303,7 @@ export class PhotoIndex {
    * headroom, {@link heapBytes}), pivots, geometry, words.
    */
   get memoryBytes(): number {
-    const postings = this.heap.allocatedBytes - (this.matchesOfQueries?.heapBytes ?? 0);
+    const postings = this.heap.allocatedBytes - (this.matchesOfQueries?.heapBytes ?? 0) - (this.vocabularyInHeap?.bytes ?? 0);
     let bytes = this.geo.byteLength + this.df.byteLength + this.kpWords.byteLength + postings;
     for (const s of this.split) if (s) bytes += s.pivotBytes;
     return bytes;
@@ -530,12 +533,12 @@ export class PhotoIndex {
     const burstKeep = options.burstKeep ?? DEFAULT_BURST_KEEP;
     const qd = q.descriptors;
     for (let qi = 0; qi < q.count; qi++) {
-      let nw = 1;
-      if (ownWords) words[0] = q.words[qi] ?? 0;
-      else nw = this.vocabulary.words(qd, qi, m, words);
-      const before = matches.count;
       const qo = qi * DESCRIPTOR_WORDS;
       matches.setQuery(qd, qo);
+      let nw = 1;
+      if (ownWords) words[0] = q.words[qi] ?? 0;
+      else nw = (this.vocabularyInHeap ??= new HeapVocabulary(this.heap, this.vocabulary)).words(matches.queryAt, m, words);
+      const before = matches.count;
       for (let k = 0; k < nw; k++) {
         const w = words[k] ?? 0;
         const df = this.df[w] ?? 0;

@@ -16,7 +16,7 @@
  * uploads after a bulk load leave some of the freed ranges unused (as the JavaScript arrays
  * before, whose arena ranges stayed allocated).
  */
-import { scanKernel, wasm, WASM_PAGE, type ScanFunction, type WasmMemory } from './scan-kernel.js';
+import { scanKernel, wasm, WASM_PAGE, type DistancesFunction, type ScanFunction, type WasmMemory } from './scan-kernel.js';
 
 /** Smallest freed range worth keeping for reuse, bytes. */
 const MIN_FREE = 64;
@@ -34,6 +34,8 @@ export class PostingHeap {
   private readonly memory: WasmMemory;
   /** The scan kernel over this memory (scan-kernel.ts). */
   readonly scan: ScanFunction;
+  /** Distances of a descriptor to consecutive descriptors, over this memory (scan-kernel.ts). */
+  readonly distances: DistancesFunction;
   /** Views of the whole memory, replaced at every growth. */
   u8: Uint8Array;
   u16: Uint16Array;
@@ -49,7 +51,9 @@ export class PostingHeap {
   /** A heap of `initialBytes` (rounded up to whole pages, at least one). */
   constructor(initialBytes = WASM_PAGE) {
     this.memory = new wasm.Memory({ initial: Math.max(1, Math.ceil(initialBytes / WASM_PAGE)) });
-    this.scan = scanKernel(this.memory);
+    const kernel = scanKernel(this.memory);
+    this.scan = kernel.scan;
+    this.distances = kernel.distances;
     this.u8 = new Uint8Array(this.memory.buffer);
     this.u16 = new Uint16Array(this.memory.buffer);
     this.i32 = new Int32Array(this.memory.buffer);

@@ -194,25 +194,58 @@ function scanBody(): number[] {
   return [...vec([[4, I64], [12, I32]]), ...code];
 }
 
-/** The module's bytes: imports `env.memory`, exports `scan`. */
+/** The distances function's body: out[c] = Hamming distance of the query to centre c. */
+function distancesBody(): number[] {
+  const query = 0, centres = 1, count = 2, out = 3;
+  const q = [4, 5, 6, 7];
+  const c = 8;
+  const word = (i: number): number[] => [...get(centres), ...i64load(8 * i), ...get(q[i] ?? 0), I64_XOR, I64_POPCNT];
+  const code = [
+    ...get(query), ...i64load(0), ...set(q[0] ?? 0),
+    ...get(query), ...i64load(8), ...set(q[1] ?? 0),
+    ...get(query), ...i64load(16), ...set(q[2] ?? 0),
+    ...get(query), ...i64load(24), ...set(q[3] ?? 0),
+    ...BLOCK, ...LOOP,
+    ...get(c), ...get(count), I32_GE_S, BR_IF, 1,
+    ...get(out), ...get(c), ...i32c(2), I32_SHL, I32_ADD,
+    ...word(0), ...word(1), I64_ADD, ...word(2), I64_ADD, ...word(3), I64_ADD, I32_WRAP_I64,
+    ...i32store,
+    ...get(centres), ...i32c(32), I32_ADD, ...set(centres),
+    ...get(c), ...i32c(1), I32_ADD, ...set(c),
+    BR, 0,
+    END, END, END,
+  ];
+  return [...vec([[4, I64], [1, I32]]), ...code];
+}
+
+/**
+ * The module's bytes: imports `env.memory`, exports `scan` (above) and
+ * `distances(query, centres, count, out)`: the Hamming distance of the descriptor at `query` to
+ * each of `count` consecutive descriptors at `centres`, as int32 at `out` (word assignment of
+ * query descriptors against the vocabulary's centres).
+ */
 export function scanModuleBytes(): Uint8Array {
   const scanType = [0x60, ...vec([[I32], [I32], [I32], [I32], [I32], [I32], [F32], [I32], [I32], [I32]]), ...vec([[I32]])];
-  const body = scanBody();
+  const distancesType = [0x60, ...vec([[I32], [I32], [I32], [I32]]), ...vec([])];
+  const bodies = [scanBody(), distancesBody()];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, vec([scanType])),
+    ...section(1, vec([scanType, distancesType])),
     ...section(2, vec([[...name('env'), ...name('memory'), 0x02, 0x00, ...uleb(0)]])),
-    ...section(3, vec([[0]])),
-    ...section(7, vec([[...name('scan'), 0x00, 0]])),
-    ...section(10, vec([[...uleb(body.length), ...body]])),
+    ...section(3, vec([[0], [1]])),
+    ...section(7, vec([[...name('scan'), 0x00, 0], [...name('distances'), 0x00, 1]])),
+    ...section(10, vec(bodies.map((body) => [...uleb(body.length), ...body]))),
   ]);
 }
 
+/** The distances function's signature (see {@link scanModuleBytes}). */
+export type DistancesFunction = (query: number, centres: number, count: number, out: number) => void;
+
 let compiled: object | undefined;
 
-/** The scan function bound to `memory` (the module is compiled once a process, ~0.1 ms). */
-export function scanKernel(memory: WasmMemory): ScanFunction {
+/** The module's functions bound to `memory` (the module is compiled once a process, ~0.1 ms). */
+export function scanKernel(memory: WasmMemory): { scan: ScanFunction; distances: DistancesFunction } {
   compiled ??= new wasm.Module(scanModuleBytes());
   const instance = new wasm.Instance(compiled, { env: { memory } });
-  return instance.exports.scan as ScanFunction;
+  return { scan: instance.exports.scan as ScanFunction, distances: instance.exports.distances as DistancesFunction };
 }

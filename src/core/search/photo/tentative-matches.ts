@@ -84,6 +84,11 @@ export class TentativeMatches {
     this.refresh();
   }
 
+  /** Byte offset in the heap of the query descriptor set by {@link setQuery}. */
+  get queryAt(): number {
+    return this.ctx + L.query;
+  }
+
   /** Sets the query descriptor of the next scans: the one at word offset `offset` of `descriptors`. */
   setQuery(descriptors: Uint32Array, offset: number): void {
     const u32 = this.heap.u32;
