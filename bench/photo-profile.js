@@ -95,7 +95,7 @@ if (PAD > 0) {
   const after = process.memoryUsage();
   const mb = (x) => (x / 2 ** 20).toFixed(0);
   console.log(`padded to ${index.size} references; load of ${PAD}: decode ${(t1 - t0).toFixed(0)} ms CPU, bulk add ${(t2 - t1).toFixed(0)} ms CPU`);
-  console.log(`index memoryBytes ${mb(index.memoryBytes)} MB (${(index.memoryBytes / index.size / 1024).toFixed(1)} KB a reference; ${index.local.droppedWords ?? 0} stop words' postings dropped; split ${JSON.stringify(index.local.splitStats?.() ?? {})}); heap+arrayBuffers growth ${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB; rss ${mb(after.rss)} MB`);
+  console.log(`index memoryBytes ${mb(index.memoryBytes)} MB (posting heap memory ${mb(index.local.heapBytes ?? 0)} MB; ${(index.memoryBytes / index.size / 1024).toFixed(1)} KB a reference; ${index.local.droppedWords ?? 0} stop words' postings dropped; split ${JSON.stringify(index.local.splitStats?.() ?? {})}); heap+arrayBuffers growth ${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB; rss ${mb(after.rss)} MB`);
   // An upload once the index is loaded (image-search.ts applies it from the change log): CPU of
   // decoding its record and adding it, then of removing it, 50 times over.
   {
