@@ -20,9 +20,9 @@ export class HeapVocabulary {
   /** Distances: k1 int32 to the top centres, then k2 int32 to one parent's leaves. */
   private readonly outAt: number;
   private readonly leafOutAt: number;
-  private topView = new Int32Array(0);
-  private leafView = new Int32Array(0);
-  private viewBuffer: ArrayBuffer | undefined;
+  private topView: Int32Array = new Int32Array(0);
+  private leafView: Int32Array = new Int32Array(0);
+  private viewBuffer: ArrayBufferLike | undefined;
   /** The descriptor being assigned (byte offset in the heap). */
   private queryAt = 0;
   private readonly leavesOf: (parent: number) => Int32Array;

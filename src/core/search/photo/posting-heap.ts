@@ -3,12 +3,16 @@
  * round"): one WebAssembly.Memory that the scan kernel (scan-kernel.ts) reads, with a small
  * allocator. Pure code.
  *
- * Growing a WebAssembly memory detaches its ArrayBuffer and every typed array over it. So nothing
- * outside this heap keeps a view as the truth: a posting list records the byte offsets of its
- * ranges (postings.ts `Postings.slotAt` …) and its views are rebuilt from them after a growth
- * ({@link PostingHeap.onGrow}: the index rebinds its lists and cells), and the kernel is given
- * offsets, never views. Code that allocates (reservePostings, TentativeMatches.reserve) re-reads
- * views after the allocation.
+ * The memory is shared (a SharedArrayBuffer, at most 4 GiB reserved, committed as it grows):
+ * growing a plain WebAssembly memory detaches its ArrayBuffer, and the first detach of any
+ * ArrayBuffer in a process makes V8 check every typed-array access for detachment from then on
+ * (a start-up's bulk add measured +15 % CPU, all of it in typed-array loops). A shared memory's
+ * growth detaches nothing and moves nothing; where it is not available the heap falls back to a
+ * plain memory. Either way nothing outside this heap keeps a view as the truth: a posting list
+ * records the byte offsets of its ranges (postings.ts `Postings.slotAt` …) and its views are
+ * rebuilt from them after a growth ({@link PostingHeap.onGrow}: the index rebinds its lists and
+ * cells), the kernel is given offsets, never views, and code that allocates (reservePostings,
+ * TentativeMatches.reserve) re-reads views after the allocation.
  *
  * Allocation: a bump pointer, and freed ranges (a list moved out of its range by an upload, a
  * cell that outgrew its place) kept in free lists by power-of-two size class and reused first.
@@ -16,7 +20,7 @@
  * uploads after a bulk load leave some of the freed ranges unused (as the JavaScript arrays
  * before, whose arena ranges stayed allocated).
  */
-import { scanKernel, wasm, WASM_PAGE, type DistancesFunction, type ScanFunction, type WasmMemory } from './scan-kernel.js';
+import { MAX_PAGES, scanKernel, wasm, WASM_PAGE, type DistancesFunction, type ScanFunction, type WasmMemory } from './scan-kernel.js';
 
 /** Smallest freed range worth keeping for reuse, bytes. */
 const MIN_FREE = 64;
@@ -48,10 +52,26 @@ export class PostingHeap {
   private freeTotal = 0;
   private readonly growListeners: (() => void)[] = [];
 
-  /** A heap of `initialBytes` (rounded up to whole pages, at least one). */
-  constructor(initialBytes = WASM_PAGE) {
-    this.memory = new wasm.Memory({ initial: Math.max(1, Math.ceil(initialBytes / WASM_PAGE)) });
-    const kernel = scanKernel(this.memory);
+  /** True when the memory is shared (growth detaches nothing; see the module comment). */
+  readonly shared: boolean;
+
+  /**
+   * A heap of `initialBytes` (rounded up to whole pages, at least one), in a shared memory unless
+   * `shared` is false or the runtime has none.
+   */
+  constructor(initialBytes = WASM_PAGE, shared = true) {
+    const initial = Math.max(1, Math.ceil(initialBytes / WASM_PAGE));
+    let memory: WasmMemory | undefined;
+    if (shared) {
+      try {
+        memory = new wasm.Memory({ initial, maximum: MAX_PAGES, shared: true });
+      } catch {
+        memory = undefined;
+      }
+    }
+    this.shared = memory !== undefined;
+    this.memory = memory ?? new wasm.Memory({ initial });
+    const kernel = scanKernel(this.memory, this.shared);
     this.scan = kernel.scan;
     this.distances = kernel.distances;
     this.u8 = new Uint8Array(this.memory.buffer);
@@ -61,7 +81,7 @@ export class PostingHeap {
   }
 
   /** The memory's current buffer (a new one after each growth). */
-  get buffer(): ArrayBuffer {
+  get buffer(): ArrayBufferLike {
     return this.memory.buffer;
   }
 
@@ -130,7 +150,9 @@ export class PostingHeap {
     // Headroom of 1/32 beyond the need: after a bulk load the first query's state and the next
     // uploads fit without another growth (each rebinds every list's views: ~0.1 s at 10,000
     // references). Pages not yet written are not resident.
-    const pages = Math.max(Math.ceil((end * (1 + GROWTH_SHARE) - have) / WASM_PAGE), 1);
+    const need = Math.ceil((end - have) / WASM_PAGE);
+    // The headroom only up to the maximum (the need itself beyond it fails below).
+    const pages = Math.max(need, Math.min(Math.ceil((end * (1 + GROWTH_SHARE) - have) / WASM_PAGE), MAX_PAGES - have / WASM_PAGE));
     try {
       this.memory.grow(pages);
     } catch (e) {

@@ -128,9 +128,10 @@ describe('WebAssembly posting scan (issue 14, ninth round)', () => {
     }
   });
 
-  it('keeps every list readable when the heap grows (views rebuilt from offsets)', () => {
+  it.each([true, false])('keeps every list readable when the heap grows (views rebuilt from offsets; shared memory %s)', (shared) => {
     const r = rng(16);
-    const heap = new PostingHeap();
+    const heap = new PostingHeap(undefined, shared);
+    expect(heap.shared).toBe(shared);
     const lists: Postings[] = [];
     const written: Uint32Array[][] = [];
     heap.onGrow(() => {
@@ -147,13 +148,22 @@ describe('WebAssembly posting scan (issue 14, ninth round)', () => {
         written[l]?.push(d);
       }
     }
-    // A large allocation grows the memory: the old buffer is detached.
+    // A large allocation grows the memory: a new buffer (a plain memory's old one is detached).
+    const lengthBefore = bufferBefore.byteLength;
     heap.alloc(8 * 65536);
     expect(heap.buffer).not.toBe(bufferBefore);
-    expect(bufferBefore.byteLength).toBe(0);
+    expect(heap.byteLength).toBeGreaterThan(lengthBefore + 8 * 65536);
+    expect(bufferBefore.byteLength).toBe(shared ? lengthBefore : 0);
+    // Written after the growth through the lists' views: in the memory the kernel reads.
     lists.forEach((p, l) => {
-      expect(p.length).toBe(50);
-      for (let k = 0; k < 50; k++) {
+      const d = randomDescriptor(r);
+      appendPosting(heap, p, l, 50, d, 0);
+      written[l]?.push(d);
+    });
+    lists.forEach((p, l) => {
+      expect(p.length).toBe(51);
+      expect(p.slot.buffer).toBe(heap.buffer);
+      for (let k = 0; k < 51; k++) {
         expect(p.slot[k]).toBe(l);
         expect(p.kp[k]).toBe(k);
         expect([...p.desc.subarray(k * DESCRIPTOR_WORDS, (k + 1) * DESCRIPTOR_WORDS)]).toEqual([...(written[l]?.[k] ?? [])]);

@@ -52,11 +52,11 @@ export type ScanFunction = (ctx: number, desc: number, slots: number, kps: numbe
 
 /** The parts of the WebAssembly JavaScript API used here (the project's lib settings have no DOM types). */
 export interface WasmMemory {
-  readonly buffer: ArrayBuffer;
+  readonly buffer: ArrayBufferLike;
   grow(pages: number): number;
 }
 interface WasmApi {
-  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
+  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
 }
@@ -66,6 +66,9 @@ export const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssem
 
 /** Bytes of a WebAssembly page: memory grows by whole pages. */
 export const WASM_PAGE = 65536;
+
+/** Most pages of a heap (4 GiB, memory32's limit): a shared memory declares its maximum. */
+export const MAX_PAGES = 65536;
 
 // --- Assembly helpers: LEB128, vectors, sections, opcodes. ---
 const uleb = (value: number): number[] => {
@@ -219,19 +222,21 @@ function distancesBody(): number[] {
 }
 
 /**
- * The module's bytes: imports `env.memory`, exports `scan` (above) and
+ * The module's bytes: imports `env.memory` (a shared memory of at most {@link MAX_PAGES} pages
+ * when `shared`, posting-heap.ts says why), exports `scan` (above) and
  * `distances(query, centres, count, out)`: the Hamming distance of the descriptor at `query` to
  * each of `count` consecutive descriptors at `centres`, as int32 at `out` (word assignment of
  * query descriptors against the vocabulary's centres).
  */
-export function scanModuleBytes(): Uint8Array {
+export function scanModuleBytes(shared: boolean): Uint8Array {
+  const memoryLimits = shared ? [0x03, ...uleb(0), ...uleb(MAX_PAGES)] : [0x00, ...uleb(0)];
   const scanType = [0x60, ...vec([[I32], [I32], [I32], [I32], [I32], [I32], [F32], [I32], [I32], [I32]]), ...vec([[I32]])];
   const distancesType = [0x60, ...vec([[I32], [I32], [I32], [I32]]), ...vec([])];
   const bodies = [scanBody(), distancesBody()];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, vec([scanType, distancesType])),
-    ...section(2, vec([[...name('env'), ...name('memory'), 0x02, 0x00, ...uleb(0)]])),
+    ...section(2, vec([[...name('env'), ...name('memory'), 0x02, ...memoryLimits]])),
     ...section(3, vec([[0], [1]])),
     ...section(7, vec([[...name('scan'), 0x00, 0], [...name('distances'), 0x00, 1]])),
     ...section(10, vec(bodies.map((body) => [...uleb(body.length), ...body]))),
@@ -241,11 +246,19 @@ export function scanModuleBytes(): Uint8Array {
 /** The distances function's signature (see {@link scanModuleBytes}). */
 export type DistancesFunction = (query: number, centres: number, count: number, out: number) => void;
 
-let compiled: object | undefined;
+/** The compiled module, for shared and for plain memories. */
+const compiled = new Map<boolean, object>();
 
-/** The module's functions bound to `memory` (the module is compiled once a process, ~0.1 ms). */
-export function scanKernel(memory: WasmMemory): { scan: ScanFunction; distances: DistancesFunction } {
-  compiled ??= new wasm.Module(scanModuleBytes());
-  const instance = new wasm.Instance(compiled, { env: { memory } });
+/**
+ * The module's functions bound to `memory`, shared or not (the module is compiled once a process
+ * and kind, ~0.1 ms).
+ */
+export function scanKernel(memory: WasmMemory, shared: boolean): { scan: ScanFunction; distances: DistancesFunction } {
+  let module = compiled.get(shared);
+  if (!module) {
+    module = new wasm.Module(scanModuleBytes(shared));
+    compiled.set(shared, module);
+  }
+  const instance = new wasm.Instance(module, { env: { memory } });
   return { scan: instance.exports.scan as ScanFunction, distances: instance.exports.distances as DistancesFunction };
 }

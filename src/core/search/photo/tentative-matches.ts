@@ -21,15 +21,15 @@ const INITIAL_CAPACITY = 4096;
  */
 export class TentativeMatches {
   /** Image slot of each match. */
-  slot = new Int32Array(0);
+  slot: Int32Array = new Int32Array(0);
   /** Query keypoint of each match. */
-  q = new Int32Array(0);
+  q: Int32Array = new Int32Array(0);
   /** Reference keypoint (number within its image). */
-  kp = new Int32Array(0);
+  kp: Int32Array = new Int32Array(0);
   /** Hamming distance, bits. */
-  dist = new Uint16Array(0);
+  dist: Uint16Array = new Uint16Array(0);
   /** idf of the word the match was found in (float32). */
-  idf = new Float32Array(0);
+  idf: Float32Array = new Float32Array(0);
   /** Matches so far. */
   count = 0;
   /** Postings compared so far (diagnostics). */
@@ -41,7 +41,7 @@ export class TentativeMatches {
   private capacity = 0;
   private slotCapacity = 0;
   private matchAt = { slot: 0, q: 0, kp: 0, dist: 0, idf: 0 };
-  private viewBuffer: ArrayBuffer | undefined;
+  private viewBuffer: ArrayBufferLike | undefined;
 
   /** A set of matches in `heap`, empty until {@link reset}. */
   constructor(heap: PostingHeap) {
