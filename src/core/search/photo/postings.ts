@@ -77,7 +77,7 @@ export function postingsWithCapacity(heap: PostingHeap, capacity: number): Posti
 export function reservePostings(heap: PostingHeap, p: Postings, need: number): void {
   if (need <= p.capacity) return;
   const capacity = p.length === 0 ? need : Math.max(need, Math.ceil(p.length * 1.5));
-  // Offsets, not views: an allocation may grow the heap and detach every view.
+  // Offsets, not views: an allocation may grow the heap (a plain memory then detaches every view).
   const { capacity: oldCapacity, slotAt: oldSlot, kpAt: oldKp, descAt: oldDesc } = p;
   const slotAt = heap.alloc(capacity * 4);
   const kpAt = heap.alloc(capacity * 2);
