@@ -8,6 +8,8 @@
 //   --pad N: add N cached synthetic references of bench/photo-search.js (run it once first);
 //   --build: also time a bulk build of 20 × the real references from encoded records.
 //   PHOTO_QUERY='{"maxDistance":40}' passes options to the local search; PHOTO_DIST=… another build.
+//   --dump FILE: every query's local hits (image, inliers, matches, votes) and fused hits (part,
+//   score), one JSON line a query, so two builds' answers can be diffed (issue 14, ninth round).
 import { jitterLocalFeatures, photoSets } from './photo-queries.js';
 
 const DIST = process.env.PHOTO_DIST ?? '../dist';
@@ -93,7 +95,7 @@ if (PAD > 0) {
   const after = process.memoryUsage();
   const mb = (x) => (x / 2 ** 20).toFixed(0);
   console.log(`padded to ${index.size} references; load of ${PAD}: decode ${(t1 - t0).toFixed(0)} ms CPU, bulk add ${(t2 - t1).toFixed(0)} ms CPU`);
-  console.log(`index memoryBytes ${mb(index.memoryBytes)} MB (${(index.memoryBytes / index.size / 1024).toFixed(1)} KB a reference; ${index.local.droppedWords ?? 0} stop words' postings dropped; split ${JSON.stringify(index.local.splitStats?.() ?? {})}); heap+arrayBuffers growth ${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB; rss ${mb(after.rss)} MB`);
+  console.log(`index memoryBytes ${mb(index.memoryBytes)} MB (posting heap memory ${mb(index.local.heapBytes ?? 0)} MB; ${(index.memoryBytes / index.size / 1024).toFixed(1)} KB a reference; ${index.local.droppedWords ?? 0} stop words' postings dropped; split ${JSON.stringify(index.local.splitStats?.() ?? {})}); heap+arrayBuffers growth ${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB; rss ${mb(after.rss)} MB`);
   // An upload once the index is loaded (image-search.ts applies it from the change log): CPU of
   // decoding its record and adding it, then of removing it, 50 times over.
   {
@@ -119,6 +121,8 @@ const qs = [
 const recall = {};
 const OPTS = { ...PHOTO_LOCAL_DEFAULTS, ...JSON.parse(process.env.PHOTO_QUERY ?? '{}') };
 const t = { decode: [], orb: [], words: [], views: [], search: [], total: [] };
+const DUMP = arg('dump', '');
+const dumped = [];
 for (const q of qs) {
   const t0 = now();
   const raster = await decodeGrey(q.bytes, 'query');
@@ -129,7 +133,7 @@ for (const q of qs) {
   const t3 = now();
   const views = await rotatedGlobalFeatures(q.bytes);
   const t4 = now();
-  index.local.query(f, OPTS);
+  const localHits = index.local.query(f, OPTS);
   const t45 = now();
   (t.matches ??= []).push(index.local.lastStats?.matches ?? 0);
   // Postings compared by the local search (before the fifth round: the postings of the query's own words).
@@ -137,6 +141,14 @@ for (const q of qs) {
   const hits = index.query({ views, local: f }, 25, { local: OPTS });
   const t5 = now();
   const r = hits.findIndex((h) => h.part_id === `part:${q.file}`);
+  if (DUMP) {
+    dumped.push(JSON.stringify({
+      query: `${q.condition}/${q.file}/${q.name ?? ''}`,
+      compared: index.local.lastStats?.compared, matches: index.local.lastStats?.matches,
+      local: localHits.map((h) => [h.image_id, h.inliers, h.matches, h.votes, h.rotation, h.scale]),
+      hits: hits.map((h) => [h.part_id, h.score, h.inliers]),
+    }));
+  }
   const c = (recall[q.condition] ??= { n: 0, r1: 0, r5: 0, conf: 0 });
   c.n++; if (r === 0) c.r1++; if (r >= 0 && r < 5) c.r5++; if (r >= 0 && hits[r].score >= 0.5) c.conf++;
   if (q.condition === 'distractor' && (hits[0]?.score ?? 0) >= 0.5) c.conf++;
@@ -146,6 +158,7 @@ for (const q of qs) {
   (t.local ??= []).push(t45 - t4);
   t.decode.push(t1 - t0); t.orb.push(t2 - t1); t.words.push(t3 - t2); t.views.push(t4 - t3); t.search.push(t5 - t45); t.total.push(t5 - t0 - (t45 - t4));
 }
+if (DUMP) (await import('node:fs')).writeFileSync(DUMP, `${dumped.join('\n')}\n`);
 const p = (a, q) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(q * s.length))].toFixed(1); };
 for (const [k, v] of Object.entries(t)) console.log(`${k}: p50 ${p(v, 0.5)} p90 ${p(v, 0.9)} p99 ${p(v, 0.99)}`);
 for (const c of Object.values(recall)) { c.inl.sort((a, b) => a - b); c.inl = [0.1, 0.25, 0.5, 0.75, 0.9, 0.95].map((p) => c.inl[Math.floor(p * c.inl.length)]); }

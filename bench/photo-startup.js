@@ -108,7 +108,9 @@ batch.length = 0;
 await settle();
 const after = process.memoryUsage();
 console.log(`${DIST}: ${index.size} references; CPU ms: vocabulary ${(t1 - t0).toFixed(0)}, store read ${(t2 - t1).toFixed(0)}, decode ${(t3 - t2).toFixed(0)}, bulk add ${(t4 - t3).toFixed(0)}; total ${(t4 - t0).toFixed(0)}`);
-console.log(`  photo index memoryBytes ${mb(index.memoryBytes)} MB; heap+arrayBuffers growth ${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB; rss ${mb(after.rss)} MB; split ${JSON.stringify(index.local?.splitStats?.() ?? {})}`);
+// Posting heap (issue 14, ninth round): a WebAssembly.Memory, not counted in arrayBuffers.
+const heap = index.local?.heapBytes ?? 0;
+console.log(`  photo index memoryBytes ${mb(index.memoryBytes)} MB; posting heap memory ${mb(heap)} MB; heap+arrayBuffers+posting heap growth ${mb(after.heapUsed + after.arrayBuffers + heap - before.heapUsed - before.arrayBuffers)} MB; heap+arrayBuffers growth ${mb(after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers)} MB; rss ${mb(after.rss)} MB; split ${JSON.stringify(index.local?.splitStats?.() ?? {})}`);
 
 // The first queries after the load (their local search alone), and the same queries again.
 if (QUERIES > 0) {

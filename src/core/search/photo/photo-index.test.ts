@@ -206,6 +206,22 @@ describe('PhotoIndex memory layout (issue 14)', () => {
     expect(answers(upl)).toBe(answers(index));
   });
 
+  it('answers the same after uploads grew its posting heap, and after they were removed (issue 14, ninth round)', () => {
+    const index = new PhotoIndex(vocabulary);
+    index.addMany(stored.map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
+    const expected = answers(index);
+    const heapBefore = index.heapBytes;
+    // Uploads of other images (their postings move lists out of the bulk load's arena and grow
+    // the heap, which detaches every view of it): the earlier images' answers must not change.
+    const extra = Array.from({ length: 60 }, (_, i) => photoOf(refs[i % refs.length] as LocalFeatures, 90, 1.5, 0, 0, 60, 100, 5000 + i));
+    extra.forEach((f, i) => index.add(`up${i}`, 'uploads', f));
+    expect(index.heapBytes).toBeGreaterThan(heapBefore);
+    // Queried while they are there (idf and votes differ then), the uploads are found too.
+    expect(index.query(extra[3] as LocalFeatures, { multiAssign: 2 })[0]?.image_id).toBe('up3');
+    extra.forEach((_, i) => index.remove(`up${i}`));
+    expect(answers(index)).toBe(expected);
+  });
+
   it('holds at most 48 bytes a reference keypoint: descriptor, slot, keypoint number, 16-bit geometry, word', () => {
     const index = new PhotoIndex(vocabulary);
     index.addMany(stored.map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));

@@ -26,7 +26,9 @@
 import { copyDescriptor, DESCRIPTOR_WORDS } from './hamming.js';
 import { checkLocalFeatures, MAX_KEYPOINTS, type LocalFeatures } from './local-features.js';
 import { matchSet, verify, type MatchSet } from './geometry.js';
-import { buffersBytes, compactPostings, emptyPostings, grow, reserveInArena, reservePostings, type Postings } from './postings.js';
+import { HeapVocabulary } from './heap-vocabulary.js';
+import { PostingHeap } from './posting-heap.js';
+import { compactPostings, emptyPostings, grow, rebindPostings, reserveInArena, reservePostings, type Postings } from './postings.js';
 import { SplitWord } from './split-cells.js';
 import { TentativeMatches } from './tentative-matches.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -175,6 +177,12 @@ const DROP_HYSTERESIS = 1.5;
  */
 export class PhotoIndex {
   readonly vocabulary: Vocabulary;
+  /** The memory of the postings, cells and the scan's matches (posting-heap.ts; issue 14, ninth round). */
+  private readonly heap = new PostingHeap();
+  /** The tentative matches, one set for every query (their arrays are ranges of the heap). */
+  private matchesOfQueries: TentativeMatches | undefined;
+  /** The vocabulary's centres in the heap, for queries that assign more than their own word. */
+  private vocabularyInHeap: HeapVocabulary | undefined;
   private readonly postings: Postings[];
   /** Number of live images whose keypoints include each word (document frequency). */
   private readonly df: Int32Array;
@@ -225,6 +233,11 @@ export class PhotoIndex {
     this.postings = Array.from({ length: vocabulary.size }, emptyPostings);
     this.df = new Int32Array(vocabulary.size);
     this.lastSlot = new Int32Array(vocabulary.size).fill(-1);
+    // A growth of the heap detaches every view of it: lists and cells rebuild theirs from offsets.
+    this.heap.onGrow(() => {
+      for (const p of this.postings) rebindPostings(this.heap, p);
+      for (const s of this.split) s?.rebind();
+    });
   }
 
   /** Number of images in the index. */
@@ -284,15 +297,21 @@ export class PhotoIndex {
     return this.stopDf(DEFAULT_MAX_WORD_SHARE, n) * Math.max(1, this.splitFactor);
   }
 
-  /** Bytes held by the index's typed arrays (postings and cells at their allocated capacity, pivots, geometry). */
+  /**
+   * Bytes held by the index's arrays: postings and cells at their allocated capacity (the posting
+   * heap's allocated bytes but the queries' matches: its memory adds page rounding and growth
+   * headroom, {@link heapBytes}), pivots, geometry, words.
+   */
   get memoryBytes(): number {
-    let bytes = this.geo.byteLength + this.df.byteLength;
-    // Lists and cells may be views of shared buffers (an arena, one gather): each buffer once.
-    const seen = new Set<ArrayBufferLike>();
-    bytes += buffersBytes(this.postings, seen);
-    for (const s of this.split) if (s) bytes += s.bytesBeyond(seen);
-    bytes += this.kpWords.byteLength;
+    const postings = this.heap.allocatedBytes - (this.matchesOfQueries?.heapBytes ?? 0) - (this.vocabularyInHeap?.bytes ?? 0);
+    let bytes = this.geo.byteLength + this.df.byteLength + this.kpWords.byteLength + postings;
+    for (const s of this.split) if (s) bytes += s.pivotBytes;
     return bytes;
+  }
+
+  /** Bytes of the posting heap's memory (allocated or not; see posting-heap.ts). */
+  get heapBytes(): number {
+    return this.heap.byteLength;
   }
 
   /**
@@ -351,12 +370,12 @@ export class PhotoIndex {
     // Words without postings yet (all of them in a bulk load): exact room, in one arena.
     const fresh = new Int32Array(this.postings.length);
     this.postings.forEach((p, w) => {
-      if (!this.dropped[w] && !this.split[w] && p.length === 0 && p.slot.length < (extra[w] ?? 0)) fresh[w] = extra[w] ?? 0;
+      if (!this.dropped[w] && !this.split[w] && p.length === 0 && p.capacity < (extra[w] ?? 0)) fresh[w] = extra[w] ?? 0;
     });
-    reserveInArena(this.postings, fresh);
+    reserveInArena(this.heap, this.postings, fresh);
     this.postings.forEach((p, w) => {
       // Headroom (×1.5) when the word already had postings (uploads).
-      if (!this.dropped[w] && !this.split[w]) reservePostings(p, p.length + (extra[w] ?? 0));
+      if (!this.dropped[w] && !this.split[w]) reservePostings(this.heap, p, p.length + (extra[w] ?? 0));
     });
     this.ensureGeometry(this.kpUsed + total);
     // Pass 2: image by image, the image's own arrays and df; its postings are written in pass 3.
@@ -452,7 +471,7 @@ export class PhotoIndex {
     const p = this.postings[w];
     if (!p || p.length === 0) return;
     compactPostings(p, this.alive);
-    this.split[w] = SplitWord.build(p, this.splitCellSize);
+    this.split[w] = SplitWord.build(this.heap, p, this.splitCellSize);
     this.postings[w] = emptyPostings();
   }
 
@@ -503,7 +522,8 @@ export class PhotoIndex {
     const scanDf = probes > 0 ? Math.max(maxDf, this.scannedDf(this.liveImages)) : maxDf;
     // A dropped word the query would scan: its answer would silently lack those postings.
     if (this.minDroppedDf <= scanDf) throw new Error('PhotoIndex: the postings of words this query scans were dropped (reload the index)');
-    const matches = new TentativeMatches(slots, this.alive);
+    const matches = (this.matchesOfQueries ??= new TentativeMatches(this.heap));
+    matches.reset(slots, this.alive);
     const words = new Int32Array(m);
     const cells = new Int32Array(Math.max(1, probes));
     const n = this.liveImages;
@@ -513,13 +533,12 @@ export class PhotoIndex {
     const burstKeep = options.burstKeep ?? DEFAULT_BURST_KEEP;
     const qd = q.descriptors;
     for (let qi = 0; qi < q.count; qi++) {
+      const qo = qi * DESCRIPTOR_WORDS;
+      matches.setQuery(qd, qo);
       let nw = 1;
       if (ownWords) words[0] = q.words[qi] ?? 0;
-      else nw = this.vocabulary.words(qd, qi, m, words);
+      else nw = (this.vocabularyInHeap ??= new HeapVocabulary(this.heap, this.vocabulary)).words(matches.queryAt, m, words);
       const before = matches.count;
-      const qo = qi * DESCRIPTOR_WORDS;
-      const q0 = qd[qo] ?? 0, q1 = qd[qo + 1] ?? 0, q2 = qd[qo + 2] ?? 0, q3 = qd[qo + 3] ?? 0;
-      const q4 = qd[qo + 4] ?? 0, q5 = qd[qo + 5] ?? 0, q6 = qd[qo + 6] ?? 0, q7 = qd[qo + 7] ?? 0;
       for (let k = 0; k < nw; k++) {
         const w = words[k] ?? 0;
         const df = this.df[w] ?? 0;
@@ -528,19 +547,20 @@ export class PhotoIndex {
         const split = this.split[w];
         if (!split) {
           const p = this.postings[w];
-          if (p && p.length > 0 && df <= maxDf) matches.scan(p, qi, q0, q1, q2, q3, q4, q5, q6, q7, idf, maxHalf, maxD);
+          if (p && p.length > 0 && df <= maxDf) matches.scan(p, qi, idf, maxHalf, maxD);
           continue;
         }
         if (df <= maxDf) {
           // No longer a stop word (removals, or growth of the index): every cell.
-          for (let c = 0; c < split.cellCount; c++) matches.scan(split.cell(c), qi, q0, q1, q2, q3, q4, q5, q6, q7, idf, maxHalf, maxD);
+          for (let c = 0; c < split.cellCount; c++) matches.scan(split.cell(c), qi, idf, maxHalf, maxD);
           continue;
         }
         const probed = split.nearestCells(qd, qo, probes, cells);
-        for (let c = 0; c < probed; c++) matches.scan(split.cell(cells[c] ?? 0), qi, q0, q1, q2, q3, q4, q5, q6, q7, idf, maxHalf, maxD);
+        for (let c = 0; c < probed; c++) matches.scan(split.cell(cells[c] ?? 0), qi, idf, maxHalf, maxD);
       }
       matches.limitBurst(before, maxPerKeypoint, burstKeep);
     }
+    matches.refresh();
     const count = matches.count;
     const mSlot = matches.slot;
     const mQ = matches.q;

@@ -5,11 +5,23 @@
  * order. Pure code.
  */
 import { DESCRIPTOR_WORDS } from './hamming.js';
+import type { PostingHeap } from './posting-heap.js';
 
-/** A growable posting list: `length` used entries of parallel arrays (capacity = `slot.length`). */
+/**
+ * A growable posting list: `length` used entries of parallel arrays of `capacity` entries, held in
+ * a {@link PostingHeap} (issue 14, ninth round: the scan kernel reads them there). The byte
+ * offsets are the truth; the views are rebuilt from them when the heap grows
+ * ({@link rebindPostings}). A list without capacity has empty views outside any heap.
+ */
 export interface Postings {
   length: number;
-  /** Image slot of each posting. */
+  /** Entries the ranges hold. */
+  capacity: number;
+  /** Byte offsets in the heap of the slot (int32), keypoint (uint16) and descriptor ranges. */
+  slotAt: number;
+  kpAt: number;
+  descAt: number;
+  /** Image slot of each posting (a view of the heap). */
   slot: Int32Array;
   /** Keypoint number within its image. */
   kp: Uint16Array;
@@ -17,34 +29,89 @@ export interface Postings {
   desc: Uint32Array;
 }
 
+/** Bytes of one posting: descriptor, slot, keypoint number. */
+export const POSTING_BYTES = DESCRIPTOR_WORDS * 4 + 4 + 2;
+
 /** An empty list without capacity. */
 export function emptyPostings(): Postings {
-  return { length: 0, slot: new Int32Array(0), kp: new Uint16Array(0), desc: new Uint32Array(0) };
+  return { length: 0, capacity: 0, slotAt: 0, kpAt: 0, descAt: 0, slot: new Int32Array(0), kp: new Uint16Array(0), desc: new Uint32Array(0) };
 }
 
-/** An empty list with room for `capacity` postings. */
-export function postingsWithCapacity(capacity: number): Postings {
-  return { length: 0, slot: new Int32Array(capacity), kp: new Uint16Array(capacity), desc: new Uint32Array(capacity * DESCRIPTOR_WORDS) };
+/** Points `p` at ranges of `heap` holding `capacity` entries, and makes its views. */
+function place(heap: PostingHeap, p: Postings, capacity: number, slotAt: number, kpAt: number, descAt: number): void {
+  p.capacity = capacity;
+  p.slotAt = slotAt;
+  p.kpAt = kpAt;
+  p.descAt = descAt;
+  rebindPostings(heap, p);
+}
+
+/** Rebuilds `p`'s views from its offsets over the heap's current buffer (after a growth). */
+export function rebindPostings(heap: PostingHeap, p: Postings): void {
+  if (p.capacity === 0) return;
+  const buffer = heap.buffer;
+  p.slot = new Int32Array(buffer, p.slotAt, p.capacity);
+  p.kp = new Uint16Array(buffer, p.kpAt, p.capacity);
+  p.desc = new Uint32Array(buffer, p.descAt, p.capacity * DESCRIPTOR_WORDS);
+}
+
+/** Entries [from, to) of `p` as a list of their own (views of the same ranges; `p` keeps them too). */
+export function subPostings(heap: PostingHeap, p: Postings, from: number, to: number): Postings {
+  const sub = emptyPostings();
+  sub.length = to - from;
+  if (to > from) place(heap, sub, to - from, p.slotAt + from * 4, p.kpAt + from * 2, p.descAt + from * DESCRIPTOR_WORDS * 4);
+  return sub;
+}
+
+/** An empty list with room for `capacity` postings in `heap`. */
+export function postingsWithCapacity(heap: PostingHeap, capacity: number): Postings {
+  const p = emptyPostings();
+  reservePostings(heap, p, capacity);
+  return p;
 }
 
 /**
  * Makes room for `need` postings: exactly `need` when the list is empty (a bulk load), else at least
- * ×1.5 of the current length (uploads: amortised growth).
+ * ×1.5 of the current length (uploads: amortised growth). The old ranges go back to the heap.
  */
-export function reservePostings(p: Postings, need: number): void {
-  if (need <= p.slot.length) return;
+export function reservePostings(heap: PostingHeap, p: Postings, need: number): void {
+  if (need <= p.capacity) return;
   const capacity = p.length === 0 ? need : Math.max(need, Math.ceil(p.length * 1.5));
-  p.slot = grow(p.slot, capacity);
-  p.kp = grow(p.kp, capacity);
-  p.desc = grow(p.desc, capacity * DESCRIPTOR_WORDS);
+  // Offsets, not views: an allocation may grow the heap (a plain memory then detaches every view).
+  const { capacity: oldCapacity, slotAt: oldSlot, kpAt: oldKp, descAt: oldDesc } = p;
+  const slotAt = heap.alloc(capacity * 4);
+  const kpAt = heap.alloc(capacity * 2);
+  const descAt = heap.alloc(capacity * DESCRIPTOR_WORDS * 4);
+  if (p.length > 0) {
+    const u8 = heap.u8;
+    u8.copyWithin(slotAt, oldSlot, oldSlot + p.length * 4);
+    u8.copyWithin(kpAt, oldKp, oldKp + p.length * 2);
+    u8.copyWithin(descAt, oldDesc, oldDesc + p.length * DESCRIPTOR_WORDS * 4);
+  }
+  if (oldCapacity > 0) {
+    heap.release(oldSlot, oldCapacity * 4);
+    heap.release(oldKp, oldCapacity * 2);
+    heap.release(oldDesc, oldCapacity * DESCRIPTOR_WORDS * 4);
+  }
+  place(heap, p, capacity, slotAt, kpAt, descAt);
+}
+
+/** Gives `p`'s ranges back to the heap; `p` is then empty without capacity. */
+export function releasePostings(heap: PostingHeap, p: Postings): void {
+  if (p.capacity > 0) {
+    heap.release(p.slotAt, p.capacity * 4);
+    heap.release(p.kpAt, p.capacity * 2);
+    heap.release(p.descAt, p.capacity * DESCRIPTOR_WORDS * 4);
+  }
+  Object.assign(p, emptyPostings());
 }
 
 /**
  * Appends one posting (growing the list when full): image `slot`, keypoint `kp`, and the descriptor
  * at word offset `offset` of `descriptors`.
  */
-export function appendPosting(p: Postings, slot: number, kp: number, descriptors: Uint32Array, offset: number): void {
-  if (p.length === p.slot.length) reservePostings(p, p.length + 1);
+export function appendPosting(heap: PostingHeap, p: Postings, slot: number, kp: number, descriptors: Uint32Array, offset: number): void {
+  if (p.length === p.capacity) reservePostings(heap, p, p.length + 1);
   const at = p.length++;
   p.slot[at] = slot;
   p.kp[at] = kp;
@@ -53,53 +120,33 @@ export function appendPosting(p: Postings, slot: number, kp: number, descriptors
   for (let j = 0; j < DESCRIPTOR_WORDS; j++) d[o + j] = descriptors[offset + j] ?? 0;
 }
 
-/** Bytes held by the list's arrays at their allocated capacity. */
-export function postingsBytes(p: Postings): number {
-  return p.slot.byteLength + p.kp.byteLength + p.desc.byteLength;
-}
-
 /**
  * Gives every empty list of `lists` with a non-zero `capacities[i]` room for exactly that many
- * postings, as views of three shared arrays (an arena) instead of three arrays a list (issue 14,
- * seventh round: a 10,000-reference start-up allocated ~49,000 mid-sized buffers, and V8's
- * accounting of that external memory spent most of the load's garbage collection). A list that
- * later needs more room gets arrays of its own ({@link reservePostings}); its range of the arena
- * stays allocated until every view of the arena is gone. Lists that are not empty are left alone.
+ * postings, as consecutive ranges of three large ranges of the heap (an arena; issue 14, seventh
+ * round: a start-up then allocates three ranges, not ~49,000 lists' worth). A list that later needs
+ * more room moves to ranges of its own ({@link reservePostings}) and its arena range is freed.
+ * Lists that are not empty are left alone.
  */
-export function reserveInArena(lists: readonly Postings[], capacities: Int32Array): void {
+export function reserveInArena(heap: PostingHeap, lists: readonly Postings[], capacities: Int32Array): void {
   let total = 0;
   lists.forEach((p, i) => {
     if (p.length === 0) total += capacities[i] ?? 0;
   });
   if (total === 0) return;
-  const slot = new Int32Array(total);
-  const kp = new Uint16Array(total);
-  const desc = new Uint32Array(total * DESCRIPTOR_WORDS);
+  lists.forEach((p, i) => {
+    // Empty lists with ranges of their own give them back first.
+    if (p.length === 0 && (capacities[i] ?? 0) > 0) releasePostings(heap, p);
+  });
+  const slotAt = heap.alloc(total * 4);
+  const kpAt = heap.alloc(total * 2);
+  const descAt = heap.alloc(total * DESCRIPTOR_WORDS * 4);
   let at = 0;
   lists.forEach((p, i) => {
     const n = capacities[i] ?? 0;
     if (p.length !== 0 || n === 0) return;
-    p.slot = slot.subarray(at, at + n);
-    p.kp = kp.subarray(at, at + n);
-    p.desc = desc.subarray(at * DESCRIPTOR_WORDS, (at + n) * DESCRIPTOR_WORDS);
+    place(heap, p, n, slotAt + at * 4, kpAt + at * 2, descAt + at * DESCRIPTOR_WORDS * 4);
     at += n;
   });
-}
-
-/**
- * Bytes held by the arrays behind `lists`, each underlying buffer counted once and whole (lists
- * that are views of an arena, {@link reserveInArena}, or cells that are views of one gather).
- */
-export function buffersBytes(lists: Iterable<Postings>, seen: Set<ArrayBufferLike> = new Set()): number {
-  let bytes = 0;
-  for (const p of lists) {
-    for (const a of [p.slot, p.kp, p.desc]) {
-      if (a.byteLength === 0 || seen.has(a.buffer)) continue;
-      seen.add(a.buffer);
-      bytes += a.buffer.byteLength;
-    }
-  }
-  return bytes;
 }
 
 /** Drops the postings of dead slots (`alive[slot]` false) in place, keeping the order of the others. */

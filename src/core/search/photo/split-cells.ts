@@ -14,7 +14,8 @@
  * a posting a level.
  */
 import { copyDescriptor, DESCRIPTOR_WORDS, offerNearest, popcount32 } from './hamming.js';
-import { appendPosting, buffersBytes, compactPostings, postingsWithCapacity, type Postings } from './postings.js';
+import type { PostingHeap } from './posting-heap.js';
+import { appendPosting, compactPostings, POSTING_BYTES, postingsWithCapacity, rebindPostings, releasePostings, subPostings, type Postings } from './postings.js';
 
 /**
  * A cell grown past this multiple of the cell size by uploads is bisected again (its pivot no
@@ -37,16 +38,17 @@ export class SplitWord {
   /** Scratch of {@link add}: the nearest cell. */
   private static readonly nearest = new Int32Array(1);
 
-  private constructor(cellSize: number) {
+  private constructor(cellSize: number, private readonly heap: PostingHeap) {
     this.cellSize = Math.max(2, Math.floor(cellSize));
   }
 
   /**
-   * Splits the `p.length` postings of `p` into cells of at most `cellSize` postings. The cells are
-   * views of `p`'s arrays, whose postings are reordered: `p` belongs to the split word afterwards.
+   * Splits the `p.length` postings of `p` (in `heap`) into cells of at most `cellSize` postings.
+   * The cells are ranges of `p`'s, whose postings are reordered: `p`'s ranges belong to the split
+   * word afterwards.
    */
-  static build(p: Postings, cellSize: number): SplitWord {
-    const word = new SplitWord(cellSize);
+  static build(heap: PostingHeap, p: Postings, cellSize: number): SplitWord {
+    const word = new SplitWord(cellSize, heap);
     word.addCells(p, 0, p.length);
     return word;
   }
@@ -70,17 +72,21 @@ export class SplitWord {
     return cell;
   }
 
-  /** Bytes held by the cells' arrays (each underlying buffer once, whole) and the pivots. */
+  /** Bytes of the cells' postings at their capacity and of the pivots. */
   get memoryBytes(): number {
-    return this.bytesBeyond(new Set());
+    let bytes = this.pivots.byteLength;
+    for (const c of this.cells) bytes += c.capacity * POSTING_BYTES;
+    return bytes;
   }
 
-  /**
-   * Bytes held by the pivots and by the cells' buffers not yet in `seen` (which then holds them):
-   * cells are views of the buffers their word's postings were in (an arena shared by many words).
-   */
-  bytesBeyond(seen: Set<ArrayBufferLike>): number {
-    return this.pivots.byteLength + buffersBytes(this.cells, seen);
+  /** Bytes of the pivots (the cells' postings are in the heap). */
+  get pivotBytes(): number {
+    return this.pivots.byteLength;
+  }
+
+  /** Rebuilds the cells' views after a growth of the heap (posting-heap.ts). */
+  rebind(): void {
+    for (const c of this.cells) rebindPostings(this.heap, c);
   }
 
   /**
@@ -112,14 +118,14 @@ export class SplitWord {
   add(slot: number, kp: number, descriptors: Uint32Array, offset: number): void {
     const one = SplitWord.nearest;
     if (this.nearestCells(descriptors, offset, 1, one) === 0) {
-      const cell = postingsWithCapacity(1);
-      appendPosting(cell, slot, kp, descriptors, offset);
+      const cell = postingsWithCapacity(this.heap, 1);
+      appendPosting(this.heap, cell, slot, kp, descriptors, offset);
       this.addCells(cell, 0, 1);
       return;
     }
     const c = one[0] ?? 0;
     const cell = this.cell(c);
-    appendPosting(cell, slot, kp, descriptors, offset);
+    appendPosting(this.heap, cell, slot, kp, descriptors, offset);
     if (cell.length > RESPLIT_FACTOR * this.cellSize) this.resplit(c);
   }
 
@@ -129,7 +135,10 @@ export class SplitWord {
     const pivots = new Uint32Array(this.pivots.length);
     this.cells.forEach((cell, c) => {
       compactPostings(cell, alive);
-      if (cell.length === 0) return;
+      if (cell.length === 0) {
+        releasePostings(this.heap, cell);
+        return;
+      }
       pivots.set(this.pivots.subarray(c * DESCRIPTOR_WORDS, (c + 1) * DESCRIPTOR_WORDS), keptCells.length * DESCRIPTOR_WORDS);
       keptCells.push(cell);
     });
@@ -187,22 +196,27 @@ export class SplitWord {
       const a = ranges[r] ?? 0;
       const b = ranges[r + 1] ?? 0;
       majority(dst, identity, a, b, this.pivots, this.cells.length * DESCRIPTOR_WORDS);
-      this.cells.push({
-        length: b - a,
-        slot: p.slot.subarray(from + a, from + b),
-        kp: p.kp.subarray(from + a, from + b),
-        desc: dst.subarray((from + a) * DESCRIPTOR_WORDS, (from + b) * DESCRIPTOR_WORDS),
-      });
+      this.cells.push(subPostings(this.heap, p, from + a, from + b));
     }
   }
 }
 
-/** Scratch copy of the postings being put into cell order ({@link SplitWord}'s addCells). */
-let scratch = postingsWithCapacity(1024);
+/** Scratch copy of the postings being put into cell order ({@link SplitWord}'s addCells); not in a heap. */
+interface Scratch {
+  slot: Int32Array;
+  kp: Uint16Array;
+  desc: Uint32Array;
+}
+let scratch: Scratch = scratchWithCapacity(1024);
+
+/** Scratch arrays for `n` postings. */
+function scratchWithCapacity(n: number): Scratch {
+  return { slot: new Int32Array(n), kp: new Uint16Array(n), desc: new Uint32Array(n * DESCRIPTOR_WORDS) };
+}
 
 /** {@link scratch} with room for `n` postings. */
-function scratchOf(n: number): Postings {
-  if (scratch.slot.length < n) scratch = postingsWithCapacity(Math.max(n, scratch.slot.length * 2));
+function scratchOf(n: number): Scratch {
+  if (scratch.slot.length < n) scratch = scratchWithCapacity(Math.max(n, scratch.slot.length * 2));
   return scratch;
 }
 

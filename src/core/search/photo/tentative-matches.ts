@@ -2,77 +2,132 @@
  * Tentative matches of a photo query (photo-index.ts; docs/search.md, "Photo search"): the posting
  * scan that compares a query descriptor with a posting list by Hamming distance, keeps at most one
  * match per (image, query keypoint) — the nearest — and the burst rule that keeps only the nearest
- * matches of a keypoint that matched too many images. Pure code; the arrays grow by doubling.
+ * matches of a keypoint that matched too many images. The scan runs in WebAssembly
+ * (scan-kernel.ts) over the index's posting heap (posting-heap.ts), where the matches and the
+ * per-slot state live too (issue 14, ninth round). Pure code; the arrays grow by doubling.
  */
-import { DESCRIPTOR_WORDS, popcount32 } from './hamming.js';
-import { grow, type Postings } from './postings.js';
+import { DESCRIPTOR_WORDS } from './hamming.js';
+import { align8, type PostingHeap } from './posting-heap.js';
+import type { Postings } from './postings.js';
+import { ScanContextLayout as L } from './scan-kernel.js';
 
-/** Flat arrays of tentative matches, filled query keypoint by query keypoint. */
+/** Matches room of a new set. */
+const INITIAL_CAPACITY = 4096;
+
+/**
+ * Flat arrays of tentative matches, filled query keypoint by query keypoint. One set serves every
+ * query of an index ({@link reset}); its arrays are ranges of the heap, and the views below are
+ * current after {@link refresh} (the heap may grow during a scan).
+ */
 export class TentativeMatches {
   /** Image slot of each match. */
-  slot = new Int32Array(4096);
+  slot: Int32Array = new Int32Array(0);
   /** Query keypoint of each match. */
-  q = new Int32Array(4096);
+  q: Int32Array = new Int32Array(0);
   /** Reference keypoint (number within its image). */
-  kp = new Int32Array(4096);
+  kp: Int32Array = new Int32Array(0);
   /** Hamming distance, bits. */
-  dist = new Uint16Array(4096);
-  /** idf of the word the match was found in. */
-  idf = new Float32Array(4096);
+  dist: Uint16Array = new Uint16Array(0);
+  /** idf of the word the match was found in (float32). */
+  idf: Float32Array = new Float32Array(0);
   /** Matches so far. */
   count = 0;
   /** Postings compared so far (diagnostics). */
   compared = 0;
-  /** Per slot, the last query keypoint that matched it, and that match's number. */
-  private readonly lastQ: Int32Array;
-  private readonly lastMatch: Int32Array;
-  private readonly alive: readonly boolean[];
+  private readonly heap: PostingHeap;
+  /** The kernel's context block (scan-kernel.ts ScanContextLayout). */
+  private readonly ctx: number;
+  /** Room for matches, and for slots (lastQ, lastMatch, alive). */
+  private capacity = 0;
+  private slotCapacity = 0;
+  private matchAt = { slot: 0, q: 0, kp: 0, dist: 0, idf: 0 };
+  private viewBuffer: ArrayBufferLike | undefined;
 
-  /** For an index of `slots` image slots, `alive[slot]` false for removed ones. */
-  constructor(slots: number, alive: readonly boolean[]) {
-    this.lastQ = new Int32Array(slots).fill(-1);
-    this.lastMatch = new Int32Array(slots);
-    this.alive = alive;
+  /** A set of matches in `heap`, empty until {@link reset}. */
+  constructor(heap: PostingHeap) {
+    this.heap = heap;
+    this.ctx = heap.alloc(L.bytes);
   }
 
   /**
-   * Compares query keypoint `qi` (its descriptor in q0…q7) with every posting of `p`; a posting
-   * within `maxD` bits (and within `maxHalf` on its first 128 bits, tested first so most postings
-   * cost half a comparison) of a live image becomes a match with weight `idf`, or improves that
-   * image's match with `qi` when nearer.
+   * Starts a query over an index of `slots` image slots, `alive[slot]` false for removed ones: no
+   * match, no slot matched yet.
    */
-  scan(p: Postings, qi: number, q0: number, q1: number, q2: number, q3: number, q4: number, q5: number, q6: number, q7: number, idf: number, maxHalf: number, maxD: number): void {
-    const pd = p.desc;
-    const lastQ = this.lastQ;
-    const lastMatch = this.lastMatch;
-    this.compared += p.length;
-    for (let j = 0; j < p.length; j++) {
-      const o = j * DESCRIPTOR_WORDS;
-      // Hamming distance with the query descriptor held in locals (this loop is the scan).
-      let d = popcount32(q0 ^ (pd[o] ?? 0)) + popcount32(q1 ^ (pd[o + 1] ?? 0)) + popcount32(q2 ^ (pd[o + 2] ?? 0)) + popcount32(q3 ^ (pd[o + 3] ?? 0));
-      if (d > maxHalf) continue;
-      d += popcount32(q4 ^ (pd[o + 4] ?? 0)) + popcount32(q5 ^ (pd[o + 5] ?? 0)) + popcount32(q6 ^ (pd[o + 6] ?? 0)) + popcount32(q7 ^ (pd[o + 7] ?? 0));
-      if (d > maxD) continue;
-      const slot = p.slot[j] ?? 0;
-      if (!this.alive[slot]) continue;
-      if (lastQ[slot] === qi) {
-        const at = lastMatch[slot] ?? 0;
-        if (d < (this.dist[at] ?? 0)) {
-          this.dist[at] = d;
-          this.kp[at] = p.kp[j] ?? 0;
-        }
-        continue;
+  reset(slots: number, alive: readonly boolean[]): void {
+    this.count = 0;
+    this.compared = 0;
+    const heap = this.heap;
+    if (slots > this.slotCapacity) {
+      if (this.slotCapacity > 0) {
+        const i32 = heap.i32;
+        heap.release(i32[(this.ctx + L.lastQ) >> 2] ?? 0, this.slotCapacity * 4);
+        heap.release(i32[(this.ctx + L.lastMatch) >> 2] ?? 0, this.slotCapacity * 4);
+        heap.release(i32[(this.ctx + L.alive) >> 2] ?? 0, this.slotCapacity);
       }
-      if (this.count === this.slot.length) this.grow();
-      const at = this.count++;
-      this.slot[at] = slot;
-      this.q[at] = qi;
-      this.kp[at] = p.kp[j] ?? 0;
-      this.dist[at] = d;
-      this.idf[at] = idf;
-      lastQ[slot] = qi;
-      lastMatch[slot] = at;
+      const capacity = Math.max(slots, Math.ceil(this.slotCapacity * 1.25));
+      const lastQ = heap.alloc(capacity * 4);
+      const lastMatch = heap.alloc(capacity * 4);
+      const aliveAt = heap.alloc(capacity);
+      const i32 = heap.i32;
+      i32[(this.ctx + L.lastQ) >> 2] = lastQ;
+      i32[(this.ctx + L.lastMatch) >> 2] = lastMatch;
+      i32[(this.ctx + L.alive) >> 2] = aliveAt;
+      this.slotCapacity = capacity;
     }
+    if (this.capacity === 0) this.reserve(INITIAL_CAPACITY);
+    const i32 = heap.i32;
+    const lastQ = (i32[(this.ctx + L.lastQ) >> 2] ?? 0) >> 2;
+    i32.fill(-1, lastQ, lastQ + slots);
+    const aliveAt = i32[(this.ctx + L.alive) >> 2] ?? 0;
+    const u8 = heap.u8;
+    for (let s = 0; s < slots; s++) u8[aliveAt + s] = alive[s] ? 1 : 0;
+    this.refresh();
+  }
+
+  /** Byte offset in the heap of the query descriptor set by {@link setQuery}. */
+  get queryAt(): number {
+    return this.ctx + L.query;
+  }
+
+  /** Sets the query descriptor of the next scans: the one at word offset `offset` of `descriptors`. */
+  setQuery(descriptors: Uint32Array, offset: number): void {
+    const u32 = this.heap.u32;
+    const at = (this.ctx + L.query) >> 2;
+    for (let w = 0; w < DESCRIPTOR_WORDS; w++) u32[at + w] = descriptors[offset + w] ?? 0;
+  }
+
+  /**
+   * Compares query keypoint `qi` (its descriptor set by {@link setQuery}) with every posting of `p`;
+   * a posting within `maxD` bits (and within `maxHalf` on its first 128 bits, tested first so most
+   * postings cost half a comparison) of a live image becomes a match with weight `idf`, or improves
+   * that image's match with `qi` when nearer.
+   */
+  scan(p: Postings, qi: number, idf: number, maxHalf: number, maxD: number): void {
+    const n = p.length;
+    this.compared += n;
+    if (n === 0) return;
+    if (this.count + n > this.capacity) this.reserve(this.count + n);
+    this.count = this.heap.scan(this.ctx, p.descAt, p.slotAt, p.kpAt, n, qi, idf, maxHalf, maxD, this.count);
+  }
+
+  /** Bytes of the heap this set holds (context, per-slot state, matches). */
+  get heapBytes(): number {
+    const slots = 2 * align8(this.slotCapacity * 4) + align8(this.slotCapacity);
+    const matches = 4 * align8(this.capacity * 4) + align8(this.capacity * 2);
+    return align8(L.bytes) + slots + matches;
+  }
+
+  /** Makes the match views current (after scans, whose room may have grown the heap). */
+  refresh(): void {
+    if (this.viewBuffer === this.heap.buffer) return;
+    const buffer = this.heap.buffer;
+    const c = this.capacity;
+    this.slot = new Int32Array(buffer, this.matchAt.slot, c);
+    this.q = new Int32Array(buffer, this.matchAt.q, c);
+    this.kp = new Int32Array(buffer, this.matchAt.kp, c);
+    this.dist = new Uint16Array(buffer, this.matchAt.dist, c);
+    this.idf = new Float32Array(buffer, this.matchAt.idf, c);
+    this.viewBuffer = buffer;
   }
 
   /**
@@ -83,16 +138,43 @@ export class TentativeMatches {
    * fourth round, the true one with them).
    */
   limitBurst(from: number, maxPerKeypoint: number, keep: number): void {
-    if (this.count - from > maxPerKeypoint) this.count = from + keepNearest(from, this.count, keep, this.slot, this.kp, this.dist, this.idf);
+    if (this.count - from <= maxPerKeypoint) return;
+    this.refresh();
+    this.count = from + keepNearest(from, this.count, keep, this.slot, this.kp, this.dist, this.idf);
   }
 
-  private grow(): void {
-    const cap = this.slot.length * 2;
-    this.slot = grow(this.slot, cap);
-    this.q = grow(this.q, cap);
-    this.kp = grow(this.kp, cap);
-    this.dist = grow(this.dist, cap);
-    this.idf = grow(this.idf, cap);
+  /** Room for at least `need` matches (doubling), the first {@link count} kept. */
+  private reserve(need: number): void {
+    let capacity = Math.max(INITIAL_CAPACITY, this.capacity);
+    while (capacity < need) capacity *= 2;
+    const heap = this.heap;
+    const old = this.matchAt;
+    const oldCapacity = this.capacity;
+    const at = { slot: heap.alloc(capacity * 4), q: heap.alloc(capacity * 4), kp: heap.alloc(capacity * 4), dist: heap.alloc(capacity * 2), idf: heap.alloc(capacity * 4) };
+    const u8 = heap.u8;
+    if (this.count > 0) {
+      u8.copyWithin(at.slot, old.slot, old.slot + this.count * 4);
+      u8.copyWithin(at.q, old.q, old.q + this.count * 4);
+      u8.copyWithin(at.kp, old.kp, old.kp + this.count * 4);
+      u8.copyWithin(at.dist, old.dist, old.dist + this.count * 2);
+      u8.copyWithin(at.idf, old.idf, old.idf + this.count * 4);
+    }
+    if (oldCapacity > 0) {
+      heap.release(old.slot, oldCapacity * 4);
+      heap.release(old.q, oldCapacity * 4);
+      heap.release(old.kp, oldCapacity * 4);
+      heap.release(old.dist, oldCapacity * 2);
+      heap.release(old.idf, oldCapacity * 4);
+    }
+    const i32 = heap.i32;
+    i32[(this.ctx + L.matchSlot) >> 2] = at.slot;
+    i32[(this.ctx + L.matchQ) >> 2] = at.q;
+    i32[(this.ctx + L.matchKp) >> 2] = at.kp;
+    i32[(this.ctx + L.matchDist) >> 2] = at.dist;
+    i32[(this.ctx + L.matchIdf) >> 2] = at.idf;
+    this.matchAt = at;
+    this.capacity = capacity;
+    this.viewBuffer = undefined;
   }
 }
 

@@ -24,6 +24,9 @@ export class Vocabulary {
   /** Scratch lists of {@link words} (at most 8 words per descriptor). */
   private readonly scratchW = new Int32Array(8);
   private readonly scratchD = new Int32Array(8);
+  /** Scratch distances of {@link words}: to the top-level centres, to one parent's leaves. */
+  private readonly scratchTop: Int32Array;
+  private readonly scratchLeaves: Int32Array;
 
   /**
    * @throws RangeError when the arrays do not hold k1 and k1 × k2 descriptors, or k1 · k2 > 65,536.
@@ -38,6 +41,8 @@ export class Vocabulary {
     this.k2 = k2;
     this.top = top;
     this.leaves = leaves;
+    this.scratchTop = new Int32Array(k1);
+    this.scratchLeaves = new Int32Array(k2);
   }
 
   /** Number of words (leaves). */
@@ -60,12 +65,28 @@ export class Vocabulary {
    */
   words(descriptors: Uint32Array, index: number, m: number, out: Uint16Array | Int32Array): number {
     const o = index * DESCRIPTOR_WORDS;
+    const top = this.scratchTop;
+    for (let c = 0; c < this.k1; c++) top[c] = distance(descriptors, o, this.top, c * DESCRIPTOR_WORDS);
+    const leaves = this.scratchLeaves;
+    return this.wordsFromDistances(top, (parent) => {
+      const base = parent * this.k2;
+      for (let c = 0; c < this.k2; c++) leaves[c] = distance(descriptors, o, this.leaves, (base + c) * DESCRIPTOR_WORDS);
+      return leaves;
+    }, m, out);
+  }
+
+  /**
+   * {@link words} from the descriptor's distances: `top[c]` to top-level centre c, and
+   * `leavesOf(parent)[c]` to leaf c of a parent (called for at most two parents, the array read
+   * before the next call). The photo index computes them in WebAssembly (issue 14, ninth round).
+   */
+  wordsFromDistances(top: ArrayLike<number>, leavesOf: (parent: number) => ArrayLike<number>, m: number, out: Uint16Array | Int32Array): number {
     let b1 = 0;
     let d1 = 1e9;
     let b2 = -1;
     let d2 = 1e9;
     for (let c = 0; c < this.k1; c++) {
-      const d = distance(descriptors, o, this.top, c * DESCRIPTOR_WORDS);
+      const d = top[c] ?? 0;
       if (d < d1) {
         b2 = b1;
         d2 = d1;
@@ -84,13 +105,23 @@ export class Vocabulary {
     let filled = 0;
     const parents = m > 1 && b2 >= 0 && d2 - d1 <= 16 ? 2 : 1;
     for (let pi = 0; pi < parents; pi++) {
-      const base = (pi === 0 ? b1 : b2) * this.k2;
-      for (let c = 0; c < this.k2; c++) {
-        filled = offerNearest(bestD, bestW, filled, keep, distance(descriptors, o, this.leaves, (base + c) * DESCRIPTOR_WORDS), base + c);
-      }
+      const parent = pi === 0 ? b1 : b2;
+      const base = parent * this.k2;
+      const leaves = leavesOf(parent);
+      for (let c = 0; c < this.k2; c++) filled = offerNearest(bestD, bestW, filled, keep, leaves[c] ?? 0, base + c);
     }
     for (let i = 0; i < filled; i++) out[i] = bestW[i] ?? 0;
     return filled;
+  }
+
+  /** Top-level centres as stored (k1 × DESCRIPTOR_WORDS words; not to be modified). */
+  get topCentres(): Uint32Array {
+    return this.top;
+  }
+
+  /** Leaf centres as stored (k1 × k2 × DESCRIPTOR_WORDS words, parent by parent; not to be modified). */
+  get leafCentres(): Uint32Array {
+    return this.leaves;
   }
 
   /** Words of every descriptor of a record, as a new Uint16Array. */
