@@ -33,7 +33,11 @@ export function encodeServiceId(serviceId: string): string | Buffer {
 /** The serviceId of a stored `service_id` (encodeServiceId's inverse). */
 export function decodeServiceId(stored: string | Buffer): string {
   if (typeof stored === 'string') return stored;
-  const hex = stored.toString('hex');
+  return uuidFromHex(stored.toString('hex'));
+}
+
+/** The serviceId of a UUID stored as bytes, given as their 32 lowercase hex digits (SQL `lower(hex(service_id))`). */
+export function uuidFromHex(hex: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

@@ -414,6 +414,8 @@ export class EngineStore {
 
   /** Brings the in-memory docs and the posting cache up to the committed version; cheap when nothing changed. */
   refresh(): void {
+    // The version alone first: a plucked number costs less than the stats row's object (readCards calls this for every page).
+    if (this.loadedVersion >= 0 && this.stmt.version.get() === this.loadedVersion) return;
     const stats = this.stmt.stats.get();
     if (!stats || stats.version === this.loadedVersion) return;
     if (this.loadedVersion >= 0 && stats.version < this.loadedVersion) this.loadedVersion = -1; // rebuilt elsewhere
@@ -441,6 +443,14 @@ export class EngineStore {
   /** The committed engine version (engine_stats.version): grows with every write to the index, a rebuild included. */
   storedVersion(): number {
     return this.stmt.version.get() ?? 0;
+  }
+
+  /**
+   * The engine version the in-memory docs show (engine_stats.version when {@link refresh} last
+   * read them), or -1 before this connection first read them.
+   */
+  get loadedDocsVersion(): number {
+    return this.loadedVersion;
   }
 
   /** Highest doc id + 1 the arrays can hold. */
