@@ -95,7 +95,8 @@ describe('result cards kept per connection (issue 12)', () => {
     try {
       // Rowids 1..300: the zebras (rowids 299, 300) lie in doc chunk 1, part p000 in chunk 0.
       await service.upsertParts(LOCAL_OWNER, Array.from({ length: 300 }, (_, i) => ({ part_id: `p${String(i).padStart(3, '0')}`, name: { en: i >= 298 ? `Zebra ${i}` : `Cog ${i}` } })));
-      const reads = vi.spyOn((index as unknown as { stmt: { currentCardRows: { all: () => unknown } } }).stmt.currentCardRows, 'all');
+      // Current cards are read from their parts rows (readCards' partCards statement).
+      const reads = vi.spyOn((index as unknown as { stmt: { partCards: { get: () => unknown } } }).stmt.partCards, 'get');
       const zebras = async () => (await search.search(LOCAL_OWNER, { matches: { text: 'zebra' } })).results.map((r) => `${r.id} ${r.name ?? ''}`);
       expect(await zebras()).toEqual(['p298 Zebra 298', 'p299 Zebra 299']);
       expect(reads).toHaveBeenCalledTimes(1);

@@ -18,6 +18,7 @@ import { CatalogService } from '../../src/core/catalog/service.js';
 import { createServiceContext, type ServiceContext } from '../../src/core/context.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
+import type { ResultCard } from '../../src/core/model.js';
 
 describe('SqliteSearchIndex', () => {
   let store: SqliteCatalogStore;
@@ -111,8 +112,8 @@ describe('SqliteSearchIndex', () => {
 
   it('result cards are read once per connection until the index is written (issue 12), and pages stay exact', async () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
-    const stmt = (index as unknown as { stmt: { currentCardRows: { all: (...args: unknown[]) => unknown[] } } }).stmt;
-    const reads = vi.spyOn(stmt.currentCardRows, 'all');
+    const stmt = (index as unknown as { stmt: { partCards: { get: (...args: unknown[]) => unknown } } }).stmt;
+    const reads = vi.spyOn(stmt.partCards, 'get');
     const first = await search.search(LOCAL_OWNER, { matches: { text: 'axle' } });
     const readsAfterFirst = reads.mock.calls.length;
     expect(readsAfterFirst).toBeGreaterThan(0);
@@ -227,6 +228,111 @@ describe('SqliteSearchIndex', () => {
     const found = await fresh.search(LOCAL_OWNER, { matches: { text: 'flange' } });
     expect(found.results.map((r) => r.id)).toEqual(['old']);
     await fresh.close();
+  });
+});
+
+describe('result cards of current parts (issue 12): read from their parts rows alone', () => {
+  type Statement = { all: (...args: unknown[]) => unknown };
+  const statementsOf = (index: SqliteSearchIndex) => (index as unknown as { stmt: { copiedCards: Statement; currentCardRows: Statement } }).stmt;
+  let store: SqliteCatalogStore;
+  let index: SqliteSearchIndex;
+  let sessions: SqliteSessionStore;
+  let search: SearchService;
+  let service: CatalogService;
+
+  beforeEach(() => {
+    const clock = systemClock();
+    store = new SqliteCatalogStore(openDatabase(':memory:'));
+    index = new SqliteSearchIndex(store.db, { clock });
+    store.listeners.push(index);
+    const context = createServiceContext({ store, clock, ids: systemIds() });
+    service = new CatalogService({ context, store });
+    sessions = new SqliteSessionStore(openSessionDatabase(':memory:'));
+    search = new SearchService({ context, index, sessions });
+  });
+  afterEach(async () => {
+    await search.close();
+    await service.close();
+  });
+
+  /** Another index object on the same connection: its engine docs unread and its card cache empty. */
+  const freshIndex = () => new SqliteSearchIndex(store.db, { clock: systemClock() });
+
+  it("a fresh search's page reads no search_current or copy row, and its cards equal the copy-on-write path's", async () => {
+    await service.upsertParts(LOCAL_OWNER, [
+      { part_id: 'b1', name: { en: 'Bolt "hex" M8', de: 'Sechskantschraube (Bolt) ü' } },
+      { part_id: 'b2', name: { en: 'Bolt 😀 long' } },
+    ]);
+    // A serviceId that is not a UUID is stored as text, a UUID as its bytes (part-rows.ts): both kinds.
+    await store.upsertParts([{ part_id: 'b3' }], (item) => ({
+      kind: 'write', created: true, value: { part_id: item.part_id, serviceId: 'legacy-7', name: { en: 'Bolt legacy' }, attributes: [], createdAt: 1_700_000_000_000_001, modifiedAt: 1_700_000_000_000_002 },
+    }));
+    const stmt = statementsOf(index);
+    const copies = vi.spyOn(stmt.copiedCards, 'all');
+    const current = vi.spyOn(stmt.currentCardRows, 'all');
+    const found = await search.search(LOCAL_OWNER, { matches: { text: 'bolt' } });
+    expect(found.results.map((r) => r.id)).toEqual(['b1', 'b2', 'b3']);
+    expect(copies).not.toHaveBeenCalled();
+    expect(current).not.toHaveBeenCalled();
+    const { cardIds } = await sessions.readHits(found.sessionId, 0, 100);
+    const direct = await index.readCards(cardIds);
+    // An index whose engine docs are unread cannot vouch for any id: every card through search_current.
+    const other = freshIndex();
+    const otherCurrent = vi.spyOn(statementsOf(other).currentCardRows, 'all');
+    const viaCurrent = await other.readCards(cardIds);
+    expect(otherCurrent).toHaveBeenCalled();
+    expect(direct).toEqual(viaCurrent);
+    expect(direct.map((c) => [c.partId, c.names, /^[0-9a-f-]{36}$/.test(c.serviceId)])).toEqual([
+      ['b1', { en: 'Bolt "hex" M8', de: 'Sechskantschraube (Bolt) ü' }, true], ['b2', { en: 'Bolt 😀 long' }, true], ['b3', { en: 'Bolt legacy' }, false],
+    ]);
+    expect(direct[2]).toMatchObject({ serviceId: 'legacy-7', createdAt: 1_700_000_000_000_001, modifiedAt: 1_700_000_000_000_002 });
+  });
+
+  it('inside a write transaction, before the index has written it, a replaced card reads as it was (the engine cannot vouch yet)', async () => {
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'g1', name: { en: 'Gear 1' } }, { part_id: 'g2', name: { en: 'Gear 2' } }]);
+    // A page of 1: the engine docs are read, g2's card is not (so the path taken decides what is read).
+    const found = await search.search(LOCAL_OWNER, { matches: { text: 'gear' }, resultOptions: { limit: 1 } });
+    const { cardIds } = await sessions.readHits(found.sessionId, 0, 10);
+    expect(found.results.map((r) => r.id)).toEqual(['g1']);
+    let inside: Promise<ResultCard[]> | undefined;
+    // After the index's own listener: g2's row and search_current are written, the engine's docs not yet.
+    store.listeners.push({ partWritten: () => { inside = index.readCards(cardIds); }, partDeleted: () => undefined, attributeWritten: () => undefined });
+    try {
+      await service.upsertParts(LOCAL_OWNER, [{ part_id: 'g2', name: { en: 'Gear renamed' } }]);
+    } finally {
+      store.listeners.pop();
+    }
+    expect((await inside!).map((c) => c.names.en)).toEqual(['Gear 1', 'Gear 2']);
+    expect((await index.readCards(cardIds)).map((c) => c.names.en)).toEqual(['Gear 1', 'Gear 2']);
+    expect((await search.search(LOCAL_OWNER, { matches: { text: 'gear' } })).results.map((r) => r.name)).toEqual(['Gear 1', 'Gear renamed']);
+  });
+
+  it("a session's later pages show its parts as found after updates, deletes and a reused rowid, read by a connection whose engine docs are behind", async () => {
+    const dir = tempDir();
+    const writer = openCatalog({ dataDir: dir });
+    const reader = openCatalog({ dataDir: dir });
+    try {
+      const valves = Array.from({ length: 12 }, (_, i) => ({ part_id: `v${String(i).padStart(2, '0')}`, name: { en: `Valve ${i}` } }));
+      await writer.service.upsertParts(LOCAL_OWNER, valves);
+      // The reader reads its engine docs and the first page's 2 cards now, the other 10 after the writes.
+      const found = await reader.search.search(LOCAL_OWNER, { matches: { text: 'valve' }, resultOptions: { limit: 2 } });
+      expect(found.resultsTotalCount).toBe(12);
+      await writer.service.upsertParts(LOCAL_OWNER, [{ part_id: 'v05', name: { en: 'Valve renamed' } }]);
+      await writer.service.upsertParts(LOCAL_OWNER, [{ part_id: 'v05', name: { en: 'Valve renamed twice' } }]);
+      await writer.service.deleteParts(LOCAL_OWNER, ['v07']);
+      // The highest rowid deleted, then a new part: SQLite gives the new part that rowid.
+      await writer.service.deleteParts(LOCAL_OWNER, ['v11']);
+      await writer.service.upsertParts(LOCAL_OWNER, [{ part_id: 'w00', name: { en: 'Valve newcomer' } }]);
+      const page = await reader.search.searchState(LOCAL_OWNER, found.sessionId, { limit: 100 });
+      expect(page.results.map((r) => [r.id, r.name]).sort()).toEqual(valves.map((v) => [v.part_id, v.name.en]));
+      const now = await reader.search.search(LOCAL_OWNER, { matches: { text: 'valve' }, resultOptions: { limit: 100 } });
+      const names = new Map(now.results.map((r) => [r.id, r.name]));
+      expect([now.resultsTotalCount, names.get('v05'), names.get('v07'), names.get('v11'), names.get('w00'), names.get('v00')]).toEqual([11, 'Valve renamed twice', undefined, undefined, 'Valve newcomer', 'Valve 0']);
+    } finally {
+      await reader.close();
+      await writer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
