@@ -252,6 +252,12 @@ export interface SearchIndex {
   searchText(query: TextSearchQuery, maxHits: number, budget?: SearchBudget): Promise<RankedHits>;
   /** Result cards by id, in the order asked; unknown ids are left out. */
   readCards(cardIds: readonly number[]): Promise<ResultCard[]>;
+  /**
+   * searchText, and readCards of the first `cards` hits, in one read of the index (one snapshot):
+   * a search's first page without a second transaction, and with every card current in it
+   * (issue 12). Optional: without it, the two are called one after the other.
+   */
+  searchTextWithCards?(query: TextSearchQuery, maxHits: number, cards: number, budget?: SearchBudget): Promise<{ hits: RankedHits; cards: ResultCard[] }>;
   /** The current card id of each known part id (for rank steps that find parts, e.g. by image). */
   currentCards(partIds: readonly string[]): Promise<Map<string, number>>;
   /**

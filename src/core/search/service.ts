@@ -25,7 +25,7 @@ import { parseBody } from '../validation.js';
 import { SearchBudgetExceeded, type SearchBudget } from './budget.js';
 import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
 import { LOCAL_OWNER, visibleLevels } from '../permissions.js';
-import type { RankedHits, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
+import type { RankedHits, ResultCard, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
 
 /**
  * The `imageId` of an image search: `query-` and the first 32 hex digits of the query image's
@@ -230,7 +230,7 @@ export class SearchService {
     const limit = request.resultOptions?.limit ?? DEFAULT_SEARCH_LIMIT;
     if (image !== undefined && (request.matches?.facets?.length ?? 0) > 0) throw errors.badRequest('matches.facets: facets are counted for text and filter searches only, not with an image');
     if (image === undefined && request.resultOptions?.minScore !== undefined) throw errors.badRequest('resultOptions.minScore: only an image search has scores; send the photo as the multipart part image, or drop minScore');
-    const text = image === undefined ? await this.rankText(principal, request, budget) : undefined;
+    const text = image === undefined ? await this.rankText(principal, request, budget, limit) : undefined;
     const hits = text?.hits ?? (await this.rankImage(principal, request, image?.bytes ?? new Uint8Array(0)));
     const facets = text?.facets;
     const imageId = image !== undefined ? queryImageId(image.bytes) : null;
@@ -243,7 +243,9 @@ export class SearchService {
     }
     return {
       sessionId: session.sessionId, imageId,
-      results: await this.results(principal, { organization: session.organization, text: session.text }, { cardIds: hits.cardIds.slice(0, limit), ...(hits.scores ? { scores: hits.scores.slice(0, limit) } : {}) }, request.language, projection),
+      results: await this.results(
+        principal, { organization: session.organization, text: session.text }, { cardIds: hits.cardIds.slice(0, limit), ...(hits.scores ? { scores: hits.scores.slice(0, limit) } : {}) }, request.language, projection, text?.cards,
+      ),
       resultsTotalCount: hits.total, resultsPageableCount: hits.cardIds.length,
       ...(facets !== undefined ? { facets } : {}),
     };
@@ -274,10 +276,12 @@ export class SearchService {
     try {
       await this.index.readSnapshot(async () => {
         const { query } = await this.textQuery(principal, request.matches, [], 'matches.facets');
-        const page = await this.index.searchText(query, limit);
+        const { hits: page, cards } = this.index.searchTextWithCards
+          ? await this.index.searchTextWithCards(query, limit, limit)
+          : { hits: await this.index.searchText(query, limit), cards: undefined };
         const pageable = Math.min(page.total, this.limits.maxSessionHits);
         const session = this.newSession(principal, request, null, page.total, pageable, undefined);
-        const results = await this.results(principal, { organization: session.organization, text: session.text }, { cardIds: page.cardIds }, request.language, projection);
+        const results = await this.results(principal, { organization: session.organization, text: session.text }, { cardIds: page.cardIds }, request.language, projection, cards);
         answered = true;
         onAnswer({ sessionId: session.sessionId, imageId: null, results, resultsTotalCount: page.total, resultsPageableCount: pageable });
         const hits = pageable > page.cardIds.length ? await this.index.searchText(query, this.limits.maxSessionHits) : page;
@@ -335,14 +339,21 @@ export class SearchService {
 
   /**
    * The text rank step: words, filters and the caller's view to ordered hits, and the facet counts
-   * of `matches.facets` over every hit (each must name a filterable attribute, else 400).
+   * of `matches.facets` over every hit (each must name a filterable attribute, else 400). With
+   * `pageCards`, also the cards of the first that many hits when the index reads them in the same
+   * snapshot (SearchIndex.searchTextWithCards; else `cards` is left out and the caller reads them).
    */
-  private async rankText(principal: Principal, request: SearchRequest, budget?: SearchBudget): Promise<{ hits: RankedHits; facets?: SearchFacets }> {
+  private async rankText(
+    principal: Principal, request: SearchRequest, budget?: SearchBudget, pageCards?: number,
+  ): Promise<{ hits: RankedHits; facets?: SearchFacets; cards?: ResultCard[] }> {
     const { query, facetAttributes } = await this.textQuery(principal, request.matches, request.matches?.facets ?? [], 'matches.facets');
-    const hits = await this.index.searchText(query, this.limits.maxSessionHits, budget);
-    if (facetAttributes.length === 0) return { hits };
+    const { hits, cards } = pageCards !== undefined && this.index.searchTextWithCards
+      ? await this.index.searchTextWithCards(query, this.limits.maxSessionHits, pageCards, budget)
+      : { hits: await this.index.searchText(query, this.limits.maxSessionHits, budget), cards: undefined };
+    const withCards = cards !== undefined ? { hits, cards } : { hits };
+    if (facetAttributes.length === 0) return withCards;
     const maxValues = request.resultOptions?.maxValuesPerFacet ?? this.limits.facetValues;
-    return { hits, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(query, facetAttributes, maxValues) };
+    return { ...withCards, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(query, facetAttributes, maxValues) };
   }
 
   /**
@@ -424,13 +435,14 @@ export class SearchService {
    * `results.images` and the values of `results.highlights` are read now (current values and
    * images, seen as the caller sees them: its roles and the search's organization), only when
    * projected; a part deleted since has none. Highlights mark the search's words (search.text)
-   * in the card's id and names and in those values (core/search/highlight.ts).
+   * in the card's id and names and in those values (core/search/highlight.ts). `pageCards`: the
+   * page's cards when the rank step read them already (readCards of `hits.cardIds`).
    */
   private async results(
     principal: Principal, search: { organization?: string | undefined; text?: string | undefined }, hits: SessionHits, language: string | undefined,
-    projection: readonly SearchProjection[] | undefined,
+    projection: readonly SearchProjection[] | undefined, pageCards?: readonly ResultCard[],
   ): Promise<SearchResult[]> {
-    const cards = await this.index.readCards(hits.cardIds);
+    const cards = pageCards ?? await this.index.readCards(hits.cardIds);
     const scoreOf = new Map<number, number>();
     hits.scores?.forEach((score, i) => scoreOf.set(hits.cardIds[i] as number, score));
     const wanted = projectionInForce(projection);

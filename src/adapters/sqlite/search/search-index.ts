@@ -438,38 +438,56 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    */
   async searchText(query: TextSearchQuery, maxHits: number, budget?: SearchBudget): Promise<RankedHits> {
     // One read transaction: every statement reads the same snapshot.
+    return this.db.transaction(() => this.rankedHits(query, maxHits, budget))();
+  }
+
+  /**
+   * SearchIndex.searchTextWithCards: searchText and readCards of the first `cards` hits in one
+   * read transaction (BEGIN ... COMMIT once, one WAL read lock: ~10 µs less than two; issue 12).
+   * Synchronous inside, so the snapshot lasts only the search itself (no WAL read mark is held
+   * across an await). The hits are current in that snapshot, so readCards reads every one from its
+   * parts row.
+   */
+  async searchTextWithCards(query: TextSearchQuery, maxHits: number, cards: number, budget?: SearchBudget): Promise<{ hits: RankedHits; cards: ResultCard[] }> {
     return this.db.transaction(() => {
-      if (this.cacheSize <= 0) return this.searchTextNow(query, maxHits, budget);
-      const generation = `${this.stmt.dataVersion.get() ?? 0}:${this.stmt.totalChanges.get() ?? 0}`;
-      if (generation !== this.cacheGeneration) {
-        this.cache.clear();
-        this.cachedHits = 0;
-        this.cacheGeneration = generation;
-      }
-      // Everything the answer depends on besides the catalog itself (covered by the generation).
-      const key = JSON.stringify([
-        query.words, query.visibleValues, query.filters.map((f) => [f.attribute.attribute_id, f.values]), query.ctx.organization ?? null, [...query.ctx.principal.roles].sort(), maxHits,
-      ]);
-      const cached = this.cache.get(key);
-      if (cached) {
-        this.cache.delete(key);
-        this.cache.set(key, cached);
-        return cached;
-      }
-      const hits = this.searchTextNow(query, maxHits, budget);
-      this.cache.set(key, hits);
-      this.cachedHits += hits.cardIds.length;
-      // Oldest first, until both bounds hold (the newest entry always stays).
-      while (this.cache.size > 1 && (this.cache.size > this.cacheSize || this.cachedHits > this.cacheMaxHits)) {
-        const [oldestKey, oldest] = this.cache.entries().next().value!;
-        this.cache.delete(oldestKey);
-        this.cachedHits -= oldest.cardIds.length;
-      }
-      return hits;
+      const hits = this.rankedHits(query, maxHits, budget);
+      const first = cards >= hits.cardIds.length ? hits.cardIds : hits.cardIds.slice(0, cards);
+      return { hits, cards: first.length === 0 ? [] : this.readCardsNow(first) };
     })();
   }
 
-  /** The ranked hits as card ids; runs inside the read transaction of searchText. */
+  /** The ranked hits from the result cache or ranked now (searchText), inside the caller's read transaction. */
+  private rankedHits(query: TextSearchQuery, maxHits: number, budget: SearchBudget | undefined): RankedHits {
+    if (this.cacheSize <= 0) return this.searchTextNow(query, maxHits, budget);
+    const generation = `${this.stmt.dataVersion.get() ?? 0}:${this.stmt.totalChanges.get() ?? 0}`;
+    if (generation !== this.cacheGeneration) {
+      this.cache.clear();
+      this.cachedHits = 0;
+      this.cacheGeneration = generation;
+    }
+    // Everything the answer depends on besides the catalog itself (covered by the generation).
+    const key = JSON.stringify([
+      query.words, query.visibleValues, query.filters.map((f) => [f.attribute.attribute_id, f.values]), query.ctx.organization ?? null, [...query.ctx.principal.roles].sort(), maxHits,
+    ]);
+    const cached = this.cache.get(key);
+    if (cached) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return cached;
+    }
+    const hits = this.searchTextNow(query, maxHits, budget);
+    this.cache.set(key, hits);
+    this.cachedHits += hits.cardIds.length;
+    // Oldest first, until both bounds hold (the newest entry always stays).
+    while (this.cache.size > 1 && (this.cache.size > this.cacheSize || this.cachedHits > this.cacheMaxHits)) {
+      const [oldestKey, oldest] = this.cache.entries().next().value!;
+      this.cache.delete(oldestKey);
+      this.cachedHits -= oldest.cardIds.length;
+    }
+    return hits;
+  }
+
+  /** The ranked hits as card ids; runs inside the read transaction of searchText (rankedHits). */
   private searchTextNow(query: TextSearchQuery, maxHits: number, budget: SearchBudget | undefined): RankedHits {
     this.engine.refresh();
     this.meter = budget ? new BudgetMeter(budget.maxPostings) : undefined;
