@@ -34,6 +34,7 @@ import { buildEngineDocument, type EngineDocument } from '../../../core/search/e
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
+import { CardCache } from './card-cache.js';
 import { warmUpRuns } from '../../../core/search/engine/warm-up.js';
 import { BudgetMeter, PART_READ_POSTINGS, VOCABULARY_WORD_POSTINGS, type SearchBudget } from '../../../core/search/budget.js';
 
@@ -126,9 +127,9 @@ interface CardRow {
 }
 
 /**
- * A part row as its current card, one element of `partCards`' JSON array: rowid, part id, the
+ * A part row as its current card, one element of `partCards`' JSON array: card id, part id, the
  * serviceId's 32 hex digits when stored as a UUID's bytes (else null), the serviceId when stored
- * as text (else null), names, created_at, modified_at. The card id comes from the engine.
+ * as text (else null), names, created_at, modified_at.
  */
 type PartCardJson = [number, string, string | null, string | null, LangMap, number, number];
 
@@ -160,7 +161,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    */
   private copiedRowids: number | undefined;
   /** Cards read, by id, valid while the engine version is {@link cardCacheVersion} (readCards). */
-  private readonly cardCache = new Map<number, ResultCard>();
+  private readonly cardCache: CardCache;
   private cardCacheVersion = -1;
   /**
    * This connection's write transaction has changed parts the engine has not written yet (set by
@@ -214,14 +215,17 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       ),
       countNonHolders: db.prepare<[], number>('SELECT count(*) FROM search_current WHERE holder = 0').pluck(),
       partByRowid: db.prepare<[number], PartRow>('SELECT * FROM parts WHERE rowid_ = ?'),
-      // The part rows of these rowids as one JSON array of PartCardJson (readCards: the parts whose
-      // current card the engine names). One text parsed once costs less than better-sqlite3's row
-      // objects (an object, a Buffer and strings per row): 25 cards 43 µs instead of 54, names included.
-      partCards: db.prepare<[string], string>(
-        `SELECT json_group_array(json_array(p.rowid_, p.part_id,
+      // The parts rows of these card ids (of the current layout, `card_base` given) as one JSON array
+      // of PartCardJson, whatever version each id names (readCards asks only for the current cards
+      // the engine names). One text parsed once costs less than better-sqlite3's row objects (an
+      // object, a Buffer and strings per row): 25 cards 43 µs instead of 54, names included. The
+      // ids come back from JSON.parse as small integers, as SQLite's rows give them: a card cache
+      // keyed by the engine's float64 values instead was slower to walk (heap numbers).
+      partCards: db.prepare<[string, number], string>(
+        `SELECT json_group_array(json_array(j.value, p.part_id,
            CASE WHEN typeof(p.service_id) = 'blob' THEN lower(hex(p.service_id)) END, CASE WHEN typeof(p.service_id) = 'text' THEN p.service_id END,
            json(p.name), p.created_at, p.modified_at))
-         FROM json_each(?) AS j JOIN parts AS p ON p.rowid_ = j.value`,
+         FROM json_each(?) AS j JOIN parts AS p ON p.rowid_ = (j.value - ?) % ${CARD_ROWID_SPAN}`,
       ).pluck(),
       copiedCards: db.prepare<[string], CardRow>('SELECT id, part_id, service_id, names, created_at, modified_at FROM search_cards WHERE id IN (SELECT value FROM json_each(?))'),
       // The current cards among the ids: the part rows whose current card id is one of them.
@@ -245,6 +249,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       setState: db.prepare<[string, string]>('INSERT INTO search_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
     this.cardBase = Number(this.stmt.cardBase.get() ?? 0);
+    const cardBase = this.cardBase;
+    // Ids below the base are copies of the layout before migration 8: never given out again.
+    this.cardCache = new CardCache(CARD_CACHE_SIZE, (id) => (id >= cardBase ? Math.floor(cardParts(cardBase, id).rowid / CHUNK) : undefined));
     this.searcher = new EngineSearcher(this.makeReader());
     this.rebuildIfPending();
   }
@@ -629,25 +636,21 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     }
     const missing = cardIds.filter((id) => !cache.has(id));
     if (missing.length > 0) {
-      // Room first, oldest out (Map order is insertion order), so no card of this call is dropped.
-      for (const old of cache.keys()) {
-        if (cache.size + missing.length <= CARD_CACHE_SIZE) break;
-        if (!cardIds.includes(old)) cache.delete(old);
-      }
+      // Room first, so no card of this call is dropped.
+      cache.makeRoom(missing.length, cardIds);
       const currentCard = this.engine.card;
-      const currentRowids: number[] = [];
+      const current: number[] = [];
       const others: number[] = [];
       for (const id of missing) {
         const rowid = id >= this.cardBase ? (id - this.cardBase) % CARD_ROWID_SPAN : 0;
-        if (engineVouches && rowid > 0 && rowid < currentCard.length && currentCard[rowid] === id) currentRowids.push(rowid);
+        if (engineVouches && rowid > 0 && rowid < currentCard.length && currentCard[rowid] === id) current.push(id);
         else others.push(id);
       }
       const keep = (id: number, r: CardRow) => cache.set(id, {
         cardId: id, partId: r.part_id, serviceId: decodeServiceId(r.service_id), names: JSON.parse(r.names) as LangMap, createdAt: r.created_at, modifiedAt: r.modified_at,
       });
-      if (currentRowids.length > 0) {
-        for (const [rowid, partId, serviceIdHex, serviceIdText, names, createdAt, modifiedAt] of JSON.parse(this.stmt.partCards.get(JSON.stringify(currentRowids)) ?? '[]') as PartCardJson[]) {
-          const id = currentCard[rowid] as number;
+      if (current.length > 0) {
+        for (const [id, partId, serviceIdHex, serviceIdText, names, createdAt, modifiedAt] of JSON.parse(this.stmt.partCards.get(JSON.stringify(current), this.cardBase) ?? '[]') as PartCardJson[]) {
           cache.set(id, { cardId: id, partId, serviceId: serviceIdHex !== null ? uuidFromHex(serviceIdHex) : serviceIdText ?? '', names, createdAt, modifiedAt });
         }
       }
@@ -667,12 +670,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /** Drops the cached cards whose rowid lies in a doc chunk written after engine version `since` (readCards). */
   private dropChangedCards(since: number): void {
     if (this.cardCache.size === 0) return;
-    const chunks = this.engine.chunksChangedSince(since);
-    if (chunks.size === 0) return;
-    for (const id of this.cardCache.keys()) {
-      // Ids below the base are copies of the layout before migration 8: never given out again.
-      if (id >= this.cardBase && chunks.has(Math.floor(cardParts(this.cardBase, id).rowid / CHUNK))) this.cardCache.delete(id);
-    }
+    this.cardCache.dropChunks(this.engine.chunksChangedSince(since));
   }
 
   async currentCards(partIds: readonly string[]): Promise<Map<string, number>> {
