@@ -288,6 +288,18 @@ describe('result cards of current parts (issue 12): read from their parts rows a
     expect(direct[2]).toMatchObject({ serviceId: 'legacy-7', createdAt: 1_700_000_000_000_001, modifiedAt: 1_700_000_000_000_002 });
   });
 
+  it('a search ranks and reads its first page in one read of the index (searchTextWithCards), as later pages read it', async () => {
+    await service.upsertParts(LOCAL_OWNER, Array.from({ length: 8 }, (_, i) => ({ part_id: `n${i}`, name: { en: `Nut ${i}` } })));
+    const readCards = vi.spyOn(index, 'readCards');
+    const searchText = vi.spyOn(index, 'searchText');
+    const found = await search.search(LOCAL_OWNER, { matches: { text: 'nut' }, resultOptions: { limit: 3 } });
+    expect([readCards.mock.calls.length, searchText.mock.calls.length]).toEqual([0, 0]);
+    const paged = await search.searchState(LOCAL_OWNER, found.sessionId, { limit: 3 });
+    expect(readCards).toHaveBeenCalledTimes(1);
+    expect(found.results).toEqual(paged.results);
+    expect(found.results.map((r) => r.id)).toEqual(['n0', 'n1', 'n2']);
+  });
+
   it('inside a write transaction, before the index has written it, a replaced card reads as it was (the engine cannot vouch yet)', async () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'g1', name: { en: 'Gear 1' } }, { part_id: 'g2', name: { en: 'Gear 2' } }]);
     // A page of 1: the engine docs are read, g2's card is not (so the path taken decides what is read).
