@@ -405,6 +405,8 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       catalogHttp: summary(idx.flatMap((i) => times.catalog[i])),
       // Rounds 2.. only: the first round is cold (each reader thread loads the doc arrays and the postings it meets).
       catalogHttpWarm: summary(idx.flatMap((i) => times.catalog[i].slice(1))),
+      // The three slowest searches (words, round from 1, ms): with 3 rounds a class's p99 is its slowest.
+      catalogSlowest: idx.flatMap((i) => times.catalog[i].map((ms, round) => ({ words: queries[i].words.join(' '), round: round + 1, ms: +ms.toFixed(2) }))).sort((a, b) => b.ms - a.ms).slice(0, 3),
       ...(xapianTop ? { xapian: summary(idx.flatMap((i) => times.xapian[i])) } : {}),
       ...(pgClient ? { postgres: summary(idx.flatMap((i) => times.postgres[i])) } : {}),
       overlapExhaustive: +(overlapExhaustive / idx.length).toFixed(3),
