@@ -26,7 +26,7 @@ import type { Clock, SearchIndex } from '../../../core/ports.js';
 import { buildOrgDocument, ORG_VALUE_COLUMNS } from './org-document.js';
 import { ftsClause } from './fts-query.js';
 import { deletionVariants, hasTypoKeys } from '../../../core/search/typo.js';
-import type { SqliteDatabase } from '../database.js';
+import { releaseMemoryMap, type SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
 import { decodeServiceId, partFromRow, uuidFromHex, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
@@ -510,13 +510,17 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * SearchIndex.warm: the engine's per-part arrays and its largest posting lists, up to `postings`
    * (default {@link WARM_POSTINGS}), read in (one read transaction; EngineStore.warm); then, when
    * lists were read, a few searches over them with nothing stored (core/search/engine/warm-up.ts),
-   * so that a thread's first frequent-word search runs compiled ranking code.
+   * so that a thread's first frequent-word search runs compiled ranking code; then the pages it
+   * read through the memory map, if any, are unmapped (database.ts releaseMemoryMap).
    */
   async warm(options: { postings?: number } = {}): Promise<void> {
     this.db.transaction(() => {
       const warmed = this.engine.warm(options.postings ?? WARM_POSTINGS);
       for (const run of warmUpRuns(warmed, WARM_UP_HITS)) this.searcher.matchingDocs(run.query, run.maxHits);
     })();
+    // What the warm-up read is now decoded in memory; unmapping its pages here spares the first
+    // search after the next write (database.ts releaseMemoryMap).
+    releaseMemoryMap(this.db);
   }
 
   /**
