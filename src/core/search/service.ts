@@ -276,9 +276,7 @@ export class SearchService {
     try {
       await this.index.readSnapshot(async () => {
         const { query } = await this.textQuery(principal, request.matches, [], 'matches.facets');
-        const { hits: page, cards } = this.index.searchTextWithCards
-          ? await this.index.searchTextWithCards(query, limit, limit)
-          : { hits: await this.index.searchText(query, limit), cards: undefined };
+        const { hits: page, cards } = await this.searchWithPageCards(query, limit, limit);
         const pageable = Math.min(page.total, this.limits.maxSessionHits);
         const session = this.newSession(principal, request, null, page.total, pageable, undefined);
         const results = await this.results(principal, { organization: session.organization, text: session.text }, { cardIds: page.cardIds }, request.language, projection, cards);
@@ -347,13 +345,21 @@ export class SearchService {
     principal: Principal, request: SearchRequest, budget?: SearchBudget, pageCards?: number,
   ): Promise<{ hits: RankedHits; facets?: SearchFacets; cards?: ResultCard[] }> {
     const { query, facetAttributes } = await this.textQuery(principal, request.matches, request.matches?.facets ?? [], 'matches.facets');
-    const { hits, cards } = pageCards !== undefined && this.index.searchTextWithCards
-      ? await this.index.searchTextWithCards(query, this.limits.maxSessionHits, pageCards, budget)
-      : { hits: await this.index.searchText(query, this.limits.maxSessionHits, budget), cards: undefined };
+    const { hits, cards } = await this.searchWithPageCards(query, this.limits.maxSessionHits, pageCards, budget);
     const withCards = cards !== undefined ? { hits, cards } : { hits };
     if (facetAttributes.length === 0) return withCards;
     const maxValues = request.resultOptions?.maxValuesPerFacet ?? this.limits.facetValues;
     return { ...withCards, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(query, facetAttributes, maxValues) };
+  }
+
+  /**
+   * The hits of `query` (up to `maxHits`) and, when the index reads them in the same snapshot
+   * (SearchIndex.searchTextWithCards), the cards of the first `pageCards`; else `cards` is
+   * undefined and the caller reads them (readCards).
+   */
+  private async searchWithPageCards(query: TextSearchQuery, maxHits: number, pageCards: number | undefined, budget?: SearchBudget): Promise<{ hits: RankedHits; cards: ResultCard[] | undefined }> {
+    if (pageCards !== undefined && this.index.searchTextWithCards) return this.index.searchTextWithCards(query, maxHits, pageCards, budget);
+    return { hits: await this.index.searchText(query, maxHits, budget), cards: undefined };
   }
 
   /**

@@ -1,5 +1,13 @@
 import { grown } from './typed-arrays.js';
 
+/** A hit with what orders it (topk.ts, top-select.ts). */
+export interface RankedDoc {
+  doc: number;
+  tier: number;
+  score: number;
+  key: number;
+}
+
 /**
  * The best k hits of a stream, in the order of text search (docs/search.md, "Answering a query"):
  * tier ascending, score descending, order key ascending (part id order; keys are distinct, so the
@@ -63,14 +71,14 @@ export class TopCollector {
   }
 
   /** The kept hits, best first: at most k. */
-  result(): { doc: number; tier: number; score: number; key: number }[] {
+  result(): RankedDoc[] {
     // Select the best k first and sort only those: a session keeps 10,000 hits and the buffer holds
     // up to 2k, so sorting it whole was a third of a frequent word's ranking (issue 12).
     if (this.size > this.k) this.truncate();
     const order = this.order();
     order.sort(this.comparator());
     const n = Math.min(this.k, order.length);
-    const out = new Array<{ doc: number; tier: number; score: number; key: number }>(n);
+    const out = new Array<RankedDoc>(n);
     for (let j = 0; j < n; j++) {
       const i = order[j] ?? 0;
       out[j] = { doc: this.doc[i] ?? 0, tier: this.tier[i] ?? 0, score: this.score[i] ?? 0, key: this.key[i] ?? 0 };

@@ -11,14 +11,7 @@
  * (a numeric selection of one Float64Array), ties at the cut are decided by key, and only the k
  * kept are sorted, by a sort with the comparison written out.
  */
-
-/** A kept hit (topk.ts RankedDoc; not imported from there, which imports this module). */
-interface RankedDoc {
-  doc: number;
-  tier: number;
-  score: number;
-  key: number;
-}
+import type { RankedDoc } from './top-collector.js';
 
 /** Tiers are postingTier values: 0..7. */
 const TIERS = 8;

@@ -13,7 +13,7 @@
  * (termList, materializeWord) and the per-doc arrays.
  */
 import { idf as idfOf, tfPart } from './bm25.js';
-import { TopCollector } from './top-collector.js';
+import { TopCollector, type RankedDoc } from './top-collector.js';
 import { selectTopScored } from './top-select.js';
 
 /** One index term's postings as one visibility tier sees them (postings with wtf 0 left out). */
@@ -59,13 +59,7 @@ export interface DocData {
   avgdl: number;
 }
 
-/** A hit with what orders it. */
-export interface RankedDoc {
-  doc: number;
-  tier: number;
-  score: number;
-  key: number;
-}
+export type { RankedDoc } from './top-collector.js';
 
 /** Tier, then score (higher first), then key. */
 export function compareRanked(a: RankedDoc, b: RankedDoc): number {
