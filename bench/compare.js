@@ -20,7 +20,7 @@
 // (--import-only: the catalog's CLI import of the same data alone, then stops; prints its figures.)
 // Writes bench/tmp/compare-<parts>.json and prints a Markdown summary.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, openSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -316,7 +316,10 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   // -- the catalog server --
   const token = execFileSync(BIN, ['--data-dir', dataDir, 'tokens', 'create', '--name', 'bench', '--role', 'catalogAdmin'], { encoding: 'utf8' }).trim();
   const port = await freePort();
-  const server = spawn(BIN, ['--data-dir', dataDir, 'serve', '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // COMPARE_SERVE_LOG=FILE keeps the server's access log (each request's server-side time), to set
+  // beside the client's times of the slowest searches.
+  const serveLog = process.env.COMPARE_SERVE_LOG;
+  const server = spawn(BIN, ['--data-dir', dataDir, 'serve', '--port', String(port)], { stdio: ['ignore', serveLog ? openSync(serveLog, 'w') : 'ignore', 'pipe'] });
   let serverErr = '';
   server.stderr.on('data', (d) => (serverErr += d));
   const origin = `http://127.0.0.1:${port}`;
@@ -354,6 +357,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       const r = await http.request({ method: 'POST', path: '/1/find/search', headers: auth, body: searchBody(q.words) });
       const body = await r.body.json();
       times.catalog[qi].push(performance.now() - t0);
+      if (serveLog) appendFileSync(`${serveLog}.client`, `${new Date().toISOString()} round ${round + 1} ${q.cls} ${q.words.join(' ')} ${(performance.now() - t0).toFixed(2)}\n`);
       if (r.statusCode !== 200) throw new Error(`search ${q.words}: ${r.statusCode} ${JSON.stringify(body)}`);
       if (round === 0) {
         q.got = body.results.map((x) => x.id);

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Catalog } from '../../src/core/services.js';
-import { poolCatalog, type PooledCatalog } from '../../src/http/pool/pooled-catalog.js';
+import { poolCatalog, searchAffinity, type PooledCatalog } from '../../src/http/pool/pooled-catalog.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
 
@@ -147,5 +147,17 @@ describe('a query goes to the same reader while that reader is no busier than th
     const start = pooled.readerTasks();
     await Promise.all(Array.from({ length: 3 }, () => pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog' } })));
     expect(pooled.readerTasks().map((n, i) => n - (start[i] ?? 0)).sort()).toEqual([1, 2]);
+  });
+
+  it('does not send another query to a reader that is still busy with a different one while another reader is idle', async () => {
+    const first = { matches: { text: 'cog' } };
+    // Another query that hashes to the same reader as the first.
+    const text = ['gear', 'cog gear', 'gear cog', 'cog 1', 'gear 2', 'cog 3'].find((t) => (searchAffinity(LOCAL_OWNER, { matches: { text: t } }) ?? 0) % 2 === (searchAffinity(LOCAL_OWNER, first) ?? 0) % 2);
+    expect(text).toBeDefined();
+    const start = pooled.readerTasks();
+    const [a] = await Promise.all([pooled.search.search(LOCAL_OWNER, first), pooled.search.search(LOCAL_OWNER, { matches: { text: text! } })]);
+    // One each: the second did not queue behind the first on the reader both hash to.
+    expect(pooled.readerTasks().map((n, i) => n - (start[i] ?? 0))).toEqual([1, 1]);
+    await pooled.search.searchState(LOCAL_OWNER, a.sessionId, { skip: 0, limit: 1 });
   });
 });

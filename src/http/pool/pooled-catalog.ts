@@ -197,10 +197,13 @@ class ReaderPools {
   private readonly inFlight: number[];
   /** Tasks sent to each reader so far. */
   readonly sent: number[];
+  /** Per reader, the affinities (queries) of its tasks in flight, with their counts. */
+  private readonly queries: Map<number, number>[];
 
   constructor(private readonly pools: readonly Piscina[]) {
     this.inFlight = pools.map(() => 0);
     this.sent = pools.map(() => 0);
+    this.queries = pools.map(() => new Map());
   }
 
   /** Tasks waiting in any reader's queue (not running). */
@@ -209,24 +212,34 @@ class ReaderPools {
   }
 
   /**
-   * Runs `task` on the reader `affinity` hashes to when it has at most one task in flight more
-   * than the least busy reader, else on the least busy reader (the first of them). The one task of
-   * slack is a search answered early whose session the reader is still ranking (a few ms): a
-   * sequential client's next search of the same words waits for it and finds them in that
-   * reader's cache, rather than ranking them cold on another reader (20-60 ms for a frequent word
-   * at 1,000,000 parts). Rejects as piscina does (a full queue: "queue is at limit").
+   * Runs `task` on the reader `affinity` hashes to when that reader is no busier than the least busy
+   * one, or is at most one task busier and that task is the same query (the same affinity), else on
+   * the least busy reader (the first of them). The one task of slack is a search answered early
+   * whose session the reader is still ranking (a few ms): a client's repeat of the same words waits
+   * for it and finds them in that reader's cache, rather than ranking them cold on another reader
+   * (20-60 ms for a frequent word at 1,000,000 parts). Other words do not wait behind that ranking:
+   * a sequential client's next frequent word that hashed to the busy reader waited for the previous
+   * word's session there while the other reader sat idle (bench/compare.js, docs/search.md).
+   * Rejects as piscina does (a full queue: "queue is at limit").
    */
   run(task: PoolTask, affinity: number | undefined, runOptions?: { transferList?: TransferListItem[] }): Promise<unknown> {
     let least = 0;
     for (let i = 1; i < this.pools.length; i++) if ((this.inFlight[i] ?? 0) < (this.inFlight[least] ?? 0)) least = i;
     const preferred = affinity === undefined ? least : affinity % this.pools.length;
-    const chosen = (this.inFlight[preferred] ?? 0) <= (this.inFlight[least] ?? 0) + 1 ? preferred : least;
+    const slack = affinity !== undefined && (this.queries[preferred]?.get(affinity) ?? 0) > 0 ? 1 : 0;
+    const chosen = (this.inFlight[preferred] ?? 0) <= (this.inFlight[least] ?? 0) + slack ? preferred : least;
     const pool = this.pools[chosen] as Piscina;
     const result = pool.run(task, runOptions);
     this.inFlight[chosen] = (this.inFlight[chosen] ?? 0) + 1;
     this.sent[chosen] = (this.sent[chosen] ?? 0) + 1;
+    const queries = this.queries[chosen] as Map<number, number>;
+    if (affinity !== undefined) queries.set(affinity, (queries.get(affinity) ?? 0) + 1);
     const settle = () => {
       this.inFlight[chosen] = (this.inFlight[chosen] ?? 1) - 1;
+      if (affinity === undefined) return;
+      const left = (queries.get(affinity) ?? 1) - 1;
+      if (left > 0) queries.set(affinity, left);
+      else queries.delete(affinity);
     };
     void result.then(settle, settle);
     return result;
