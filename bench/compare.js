@@ -319,9 +319,10 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   // COMPARE_SERVE_LOG=FILE keeps the server's access log (each request's server-side time), to set
   // beside the client's times of the slowest searches.
   const serveLog = process.env.COMPARE_SERVE_LOG;
-  const server = spawn(BIN, ['--data-dir', dataDir, 'serve', '--port', String(port)], { stdio: ['ignore', serveLog ? openSync(serveLog, 'w') : 'ignore', 'pipe'] });
-  let serverErr = '';
-  server.stderr.on('data', (d) => (serverErr += d));
+  const logFd = serveLog ? openSync(serveLog, 'w') : undefined;
+  const server = spawn(BIN, ['--data-dir', dataDir, 'serve', '--port', String(port)], { stdio: ['ignore', logFd ?? 'ignore', logFd ?? 'pipe'] });
+  let serverErr = logFd === undefined ? '' : `(see ${serveLog})`;
+  server.stderr?.on('data', (d) => (serverErr += d));
   const origin = `http://127.0.0.1:${port}`;
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const http = new Pool(origin, { connections: 1 });
