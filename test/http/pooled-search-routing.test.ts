@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Catalog } from '../../src/core/services.js';
-import { poolCatalog, searchAffinity, type PooledCatalog } from '../../src/http/pool/pooled-catalog.js';
+import { poolCatalog, searchAffinity, threadCatalogOptions, type PooledCatalog } from '../../src/http/pool/pooled-catalog.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
 
@@ -148,6 +148,25 @@ describe('a query goes to the same reader while that reader is no busier than th
     await Promise.all(Array.from({ length: 3 }, () => pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog' } })));
     expect(pooled.readerTasks().map((n, i) => n - (start[i] ?? 0)).sort()).toEqual([1, 2]);
   });
+});
+
+describe('another query does not wait behind a reader busy with a different one', () => {
+  let dir: string;
+  let pooled: PooledCatalog;
+
+  beforeAll(async () => {
+    dir = tempDir('catalog-route-other-');
+    const setup = openCatalog({ dataDir: dir });
+    await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 300 }, (_, i) => ({ part_id: `p${String(i).padStart(3, '0')}`, name: { en: `Cog gear ${i}` } })));
+    await setup.close();
+    // Every search on a reader thread, two of them, both idle when the test starts.
+    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 2, mainThreadSearchPostings: 0 });
+    await pooled.start();
+  });
+  afterAll(async () => {
+    await pooled?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('does not send another query to a reader that is still busy with a different one while another reader is idle', async () => {
     const first = { matches: { text: 'cog' } };
@@ -159,5 +178,13 @@ describe('a query goes to the same reader while that reader is no busier than th
     // One each: the second did not queue behind the first on the reader both hash to.
     expect(pooled.readerTasks().map((n, i) => n - (start[i] ?? 0))).toEqual([1, 1]);
     await pooled.search.searchState(LOCAL_OWNER, a.sessionId, { skip: 0, limit: 1 });
+  });
+});
+
+describe('the options each thread opens the catalog with', () => {
+  it('gives reader threads no memory map (SQLite would unmap all they touched at each other commit) and keeps the rest', () => {
+    const catalog = { dataDir: '/data', mmapBytes: 2 ** 30, searchLimits: { maxSessionHits: 500 } };
+    expect(threadCatalogOptions(catalog, 'reader')).toEqual({ dataDir: '/data', mmapBytes: 0, searchLimits: { maxSessionHits: 500 } });
+    expect(threadCatalogOptions(catalog, 'writer')).toEqual(catalog);
   });
 });

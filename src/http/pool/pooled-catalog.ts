@@ -268,6 +268,19 @@ export function searchAffinity(principal: Principal, body: unknown): number | un
 }
 
 /**
+ * The catalog options a worker thread opens its catalog with: the server's, except that a reader
+ * thread reads without a memory map (mmapBytes 0). SQLite unmaps a connection's whole map at its
+ * first read after another connection's commit, and a reader touches many pages (the lists it
+ * decodes, a session's cards), so the first searches after each write paid a munmap of all of
+ * them (9-25 ms). One sequential client at 1,000,000 parts, bench/compare.js's sequence, three
+ * alternated pairs: frequent p50 7.6-9.4 -> 5.6-6.2 ms (docs/search.md, "Memory-mapped reads").
+ * The main thread keeps its map (its budgeted searches read few pages each), and so does the writer.
+ */
+export function threadCatalogOptions(catalog: PooledCatalogOptions['catalog'], role: 'reader' | 'writer'): PooledCatalogOptions['catalog'] {
+  return role === 'reader' ? { ...catalog, mmapBytes: 0 } : catalog;
+}
+
+/**
  * Starts the worker threads on the data directory of `main`, the catalog the main thread keeps
  * (opened with `options.catalog`, so migrations and index rebuilds already ran there, once). The
  * returned catalog owns `main`: its `close` closes the threads and `main`.
@@ -275,7 +288,7 @@ export function searchAffinity(principal: Principal, body: unknown): number | un
 export function poolCatalog(main: Catalog, options: PooledCatalogOptions): PooledCatalog {
   const readers = Math.max(1, options.readers ?? Math.min(4, availableParallelism()));
   const readyChannel = `catalog-thread-ready-${randomUUID()}`;
-  const data = (warmSearch: boolean): CatalogWorkerData => ({ catalog: options.catalog, warmSearch, readyChannel });
+  const data = (warmSearch: boolean): CatalogWorkerData => ({ catalog: threadCatalogOptions(options.catalog, warmSearch ? 'reader' : 'writer'), warmSearch, readyChannel });
   // atomics 'async': between tasks a thread waits with Atomics.waitAsync, so its event loop turns.
   // With piscina's default ('sync') it blocks in Atomics.wait and never runs a timer or an
   // immediate between tasks, so the stores' once-per-turn caches (catalog-store.ts turnDataVersion:
