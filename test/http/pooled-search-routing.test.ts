@@ -117,16 +117,18 @@ describe('reader threads see commits made on other threads', () => {
   });
 });
 
-describe('a query goes to the same reader while that reader is no busier than the others', () => {
+/**
+ * For the describe block it is called in: a pooled catalog of 300 parts named "Cog gear N" whose
+ * every search runs on one of two reader threads, both idle when the block's first test starts.
+ */
+function twoReadersOverCogs(prefix: string): () => PooledCatalog {
   let dir: string;
-  let pooled: PooledCatalog;
-
+  let pooled: PooledCatalog | undefined;
   beforeAll(async () => {
-    dir = tempDir('catalog-route-affinity-');
+    dir = tempDir(prefix);
     const setup = openCatalog({ dataDir: dir });
     await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 300 }, (_, i) => ({ part_id: `p${String(i).padStart(3, '0')}`, name: { en: `Cog gear ${i}` } })));
     await setup.close();
-    // Every search on a reader thread, two of them.
     pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 2, mainThreadSearchPostings: 0 });
     await pooled.start();
   });
@@ -134,8 +136,14 @@ describe('a query goes to the same reader while that reader is no busier than th
     await pooled?.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  return () => pooled as PooledCatalog;
+}
+
+describe('a query goes to the same reader while that reader is no busier than the others', () => {
+  const catalog = twoReadersOverCogs('catalog-route-affinity-');
 
   it('sends one query again and again to one reader (whose result cache has it), and to another when the first has two in flight', async () => {
+    const pooled = catalog();
     const before = pooled.readerTasks();
     let last = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
     for (let i = 0; i < 3; i++) last = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
@@ -151,24 +159,10 @@ describe('a query goes to the same reader while that reader is no busier than th
 });
 
 describe('another query does not wait behind a reader busy with a different one', () => {
-  let dir: string;
-  let pooled: PooledCatalog;
-
-  beforeAll(async () => {
-    dir = tempDir('catalog-route-other-');
-    const setup = openCatalog({ dataDir: dir });
-    await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 300 }, (_, i) => ({ part_id: `p${String(i).padStart(3, '0')}`, name: { en: `Cog gear ${i}` } })));
-    await setup.close();
-    // Every search on a reader thread, two of them, both idle when the test starts.
-    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 2, mainThreadSearchPostings: 0 });
-    await pooled.start();
-  });
-  afterAll(async () => {
-    await pooled?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const catalog = twoReadersOverCogs('catalog-route-other-');
 
   it('does not send another query to a reader that is still busy with a different one while another reader is idle', async () => {
+    const pooled = catalog();
     const first = { matches: { text: 'cog' } };
     // Another query that hashes to the same reader as the first.
     const text = ['gear', 'cog gear', 'gear cog', 'cog 1', 'gear 2', 'cog 3'].find((t) => (searchAffinity(LOCAL_OWNER, { matches: { text: t } }) ?? 0) % 2 === (searchAffinity(LOCAL_OWNER, first) ?? 0) % 2);
