@@ -16,8 +16,10 @@
 // - Start-up: bench/startup.js.
 //
 // Uses the COMPILED code (npm run build). Usage:
-//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only]
-// (--import-only: the catalog's CLI import of the same data alone, then stops; prints its figures.)
+//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--keep]
+// (--import-only: the catalog's CLI import of the same data alone, then stops; prints its figures.
+// --keep: keeps the imported catalog for bench/sequence.js, which also reads the queries this
+// writes to bench/tmp/compare-queries-<parts>.tsv. COMPARE_SERVE_LOG=FILE keeps the server's log.)
 // Writes bench/tmp/compare-<parts>.json and prints a Markdown summary.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, openSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -245,7 +247,7 @@ const summary = (times) => {
 };
 
 /** Runs the comparison; returns every figure. */
-export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupRuns = 15, importOnly = false } = {}) {
+export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupRuns = 15, importOnly = false, keep = false } = {}) {
   const dir = join(ROOT, 'bench', 'tmp', `compare-${parts}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -312,6 +314,8 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   log('exhaustive reference');
   const queries = reference(parts, list);
   writeFileSync(join(dir, 'queries.json'), JSON.stringify(queries.map((q) => q.words)));
+  // The same queries for bench/sequence.js (class, words; in this order).
+  writeFileSync(join(ROOT, 'bench', 'tmp', `compare-queries-${parts}.tsv`), `${queries.map((q) => `${q.cls}\t${q.words.join(' ')}`).join('\n')}\n`);
 
   // -- the catalog server --
   const token = execFileSync(BIN, ['--data-dir', dataDir, 'tokens', 'create', '--name', 'bench', '--role', 'catalogAdmin'], { encoding: 'utf8' }).trim();
@@ -442,7 +446,8 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   log('start-up');
   out.startup = startupRuns > 0 ? await runStartupBench({ runs: startupRuns }) : undefined;
   writeFileSync(join(ROOT, 'bench', 'tmp', `compare-${parts}.json`), JSON.stringify(out, null, 2));
-  rmSync(dir, { recursive: true, force: true });
+  if (keep) log(`kept ${dataDir} (bench/sequence.js --data-dir)`);
+  else rmSync(dir, { recursive: true, force: true });
   return out;
 }
 
@@ -474,7 +479,8 @@ if (isMain(import.meta.url)) {
     return i > 0 ? Number(process.argv[i + 1]) : def;
   };
   const importOnly = process.argv.includes('--import-only');
-  const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly });
+  const keep = process.argv.includes('--keep');
+  const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly, keep });
   console.log(JSON.stringify(r, null, 2));
   if (!importOnly) console.log(markdown(r));
 }
