@@ -13,7 +13,8 @@
  *   rounds), then the same words again: warm but uncached, what compare.js's rounds 2-3 measure;
  * - cached: the same words once more (the result cache answers);
  * - GET part: `GET /1/catalog/parts/{id}` of the hits' part ids;
- * - with `--load S`: 50 connections cycling rare and frequent word searches for S seconds.
+ * - with `--load S`: 50 connections cycling searches of 20 rare, 20 medium (700-1,400 hits) and 10
+ *   frequent words (≥ 20,000 hits) for S seconds, as compare.js's load test cycles its query classes.
  *
  * Per phase: wall p50/p99 ms per request (client side) and the server's CPU per request in µs,
  * the whole process and its main thread alone (from /proc/<pid>/task/<tid>/schedstat, ns), so a
@@ -22,7 +23,7 @@
  * cache-busting part): use a copy, e.g. of /work/prof/1m/catalog.
  *
  * Usage: npm run build && nice -n 10 node bench/request-cost.js --data-dir DIR
- *   --builds main=/tmp/http12-base,new=. [--rounds 3] [--words 300] [--load 0] [--profile DIR]
+ *   --builds main=/tmp/http12-base,new=.[+VAR=value...] [--rounds 3] [--words 300] [--load 0] [--profile DIR]
  * (--profile DIR: the servers run under `node --cpu-prof --cpu-prof-dir DIR/<build>`.)
  */
 import Database from 'better-sqlite3';
@@ -45,9 +46,12 @@ const rounds = Number(args.rounds);
 const perPhase = Number(args.words);
 const loadSeconds = Number(args.load);
 const log = (...a) => console.error(`[request-cost ${new Date().toISOString().slice(11, 19)}]`, ...a);
+// A build: name=repoDir, optionally +VAR=value (repeatable) for environment variables of its server.
 const builds = args.builds.split(',').map((spec) => {
-  const [name, dir] = spec.split('=');
-  return { name, dir: resolve(dir), bin: join(resolve(dir), 'bin', 'catalog.js'), results: {} };
+  const [head, ...vars] = spec.split('+');
+  const [name, dir] = head.split('=');
+  const env = Object.fromEntries(vars.map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]));
+  return { name, dir: resolve(dir), bin: join(resolve(dir), 'bin', 'catalog.js'), env, results: {} };
 });
 
 /** Words of the part names by document frequency (every language), shuffled deterministically. */
@@ -65,6 +69,9 @@ function wordsByFrequency() {
   for (const names of db.prepare('SELECT name FROM parts ORDER BY part_id LIMIT 1000').pluck().iterate()) {
     for (const w of Object.values(JSON.parse(names)).join(' ').toLowerCase().split(/[^a-z0-9]+/)) warmed.add(w);
   }
+  const all0 = [...df].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const medium = all0.filter(([, n]) => n >= 700 && n <= 1400).map(([w]) => w).slice(0, 20);
+  const frequent = all0.filter(([, n]) => n >= 20_000).map(([w]) => w).slice(0, 10);
   for (const w of warmed) df.delete(w);
   db.close();
   let s = 7;
@@ -81,7 +88,8 @@ function wordsByFrequency() {
   const rarest = Math.min(...df.values()) + 1;
   return {
     rare: shuffled(all.filter(([, n]) => n <= Math.max(25, rarest)).map(([w]) => w)),
-    frequent: shuffled(all.filter(([, n]) => n >= 50_000).map(([w]) => w)).slice(0, 10),
+    medium,
+    frequent,
     partIds,
   };
 }
@@ -114,6 +122,7 @@ function summary(ms) {
 }
 
 async function startServer(build, token, port) {
+  const started = performance.now();
   const nodeArgs = [];
   if (args.profile) {
     const dir = resolve(args.profile, build.name);
@@ -121,7 +130,7 @@ async function startServer(build, token, port) {
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', dir);
   }
   const serveArgs = ['--data-dir', dataDir, 'serve', '--port', String(port), ...(args.readers ? ['--readers', args.readers] : [])];
-  const child = spawn(process.execPath, [...nodeArgs, build.bin, ...serveArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, build.bin, ...serveArgs], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...build.env } });
   let stderr = '';
   child.stderr.on('data', (d) => {
     if (stderr.length < 100_000) stderr += d;
@@ -141,7 +150,7 @@ async function startServer(build, token, port) {
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    child, http, auth, origin,
+    child, http, auth, origin, startMs: performance.now() - started,
     async stop() {
       await http.close();
       const exited = new Promise((r) => child.once('exit', r));
@@ -195,13 +204,13 @@ async function load(server, bodies, seconds) {
 
 const searchBody = (word) => JSON.stringify({ matches: { text: `${word} ` }, resultOptions: { limit: 25 } });
 
-const { rare, frequent, partIds } = wordsByFrequency();
-log(`${rare.length} rare words, frequent: ${frequent.join(' ')}`);
+const { rare, medium, frequent, partIds } = wordsByFrequency();
+log(`${rare.length} rare words; load: 20 of them, medium ${medium.join(' ')}, frequent ${frequent.join(' ')}`);
 if (rare.length < rounds * builds.length * perPhase) throw new Error(`only ${rare.length} rare words for ${rounds} rounds × ${builds.length} builds × ${perPhase}`);
 const token = execFileSync(process.execPath, [builds[0].bin, '--data-dir', dataDir, 'tokens', 'create', '--name', `bench-${Date.now()}`, '--role', 'catalogAdmin'], { encoding: 'utf8' }).trim();
 const port = 20_000 + Math.floor(Math.random() * 20_000);
 let next = 0;
-const loadBodies = [...rare.slice(-40), ...frequent].map(searchBody);
+const loadBodies = [...rare.slice(-20), ...medium, ...frequent].map(searchBody);
 for (let round = 0; round < rounds; round++) {
   const order = builds.map((_, i) => builds[(i + round) % builds.length]);
   for (const build of order) {
@@ -221,7 +230,8 @@ for (let round = 0; round < rounds; round++) {
     const getPart = await phase(server, partIds.slice(0, 2 * perPhase).map((id) => ({ method: 'GET', path: `/1/catalog/parts/${encodeURIComponent(id)}`, headers: server.auth })));
     const loaded = loadSeconds > 0 ? await load(server, loadBodies, loadSeconds) : undefined;
     await server.stop();
-    const result = { first20, first, page, again, cached, getPart, ...(loaded ? { load: loaded } : {}) };
+    const startUp = { p50: Math.round(server.startMs), p99: '', cpuUs: '', mainCpuUs: '' };
+    const result = { startUp, first20, first, page, again, cached, getPart, ...(loaded ? { load: loaded } : {}) };
     for (const [k, v] of Object.entries(result)) {
       delete v.answers;
       delete v.wall;

@@ -23,7 +23,7 @@
  * authenticated against the catalog's tokens as always.
  */
 import { randomBytes } from 'node:crypto';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { CatalogError } from '../api/errors.js';
 import { ROUTES } from '../api/routes.js';
 import { ROLES, type Principal, type SearchResponse } from '../api/schemas.js';
@@ -61,20 +61,34 @@ function wordsOfNames(names: readonly string[]): string[] {
   return [...words];
 }
 
+/** What a warm-up did: requests answered, by HTTP status (200 for most; 400 for a word over the budget). */
+export interface WarmUpReport {
+  answered: number;
+  statuses: Record<number, number>;
+}
+
+/** The catalog the warm-up app serves, and the Authorization header only it accepts. */
+export interface WarmUpCatalog {
+  catalog: Catalog;
+  /** `Bearer warm-up-` + a random 256-bit secret, made for this warm-up and never sent anywhere else. */
+  authorization: string;
+  /** Who the secret authenticates: every role (as local mode), its own session owner. */
+  principal: Principal;
+}
+
 /**
- * Sends `options.requests` requests through a warm-up app (see the module comment) and closes it.
- * Resolves when done; never rejects because of a request's answer (a failed warm-up only leaves
- * the server as cold as before).
+ * `catalog` as the warm-up app serves it: `service.authenticate` accepts the warm-up's own secret
+ * (and authenticates anything else against the catalog's tokens, as always), and `search.search`
+ * runs `options.searchUnstored` within the main thread's budget (a word over it is a 400, not a
+ * trip to a reader thread). Every other member is the catalog's own.
  */
-export async function warmRequestPath(options: WarmUpOptions): Promise<void> {
-  const total = options.requests ?? WARM_UP_REQUESTS;
-  if (total <= 0) return;
+export function warmUpCatalog(options: Pick<WarmUpOptions, 'catalog' | 'searchUnstored' | 'maxPostings'>): WarmUpCatalog {
   const { catalog } = options;
-  const header = `Bearer warm-up-${randomBytes(32).toString('base64url')}`;
+  const authorization = `Bearer warm-up-${randomBytes(32).toString('base64url')}`;
   const principal: Principal = Object.freeze({ name: 'warm-up', roles: ROLES, organization: null, sessionOwner: `warm-up:${randomBytes(16).toString('hex')}` });
   const service = Object.create(catalog.service) as Catalog['service'];
   Object.defineProperty(service, 'authenticate', {
-    value: (authorization: string | undefined) => (authorization === header ? Promise.resolve(principal) : catalog.service.authenticate(authorization)),
+    value: (header: string | undefined) => (header === authorization ? Promise.resolve(principal) : catalog.service.authenticate(header)),
   });
   const search = Object.create(catalog.search) as Catalog['search'];
   Object.defineProperty(search, 'search', {
@@ -82,36 +96,53 @@ export async function warmRequestPath(options: WarmUpOptions): Promise<void> {
       try {
         return await options.searchUnstored(caller, body, { maxPostings: options.maxPostings });
       } catch (error) {
-        // A word too frequent for the main thread's budget: answered 400, and dropped by the client below.
-        if (error instanceof SearchBudgetExceeded) throw new CatalogError('bad_request', 'warm-up: over the main-thread budget');
+        // A word too frequent for the main thread's budget: answered 400, and dropped by the client.
+        if (error instanceof SearchBudgetExceeded) throw new CatalogError('bad_request', 'warm-up: over the main-thread search budget');
         throw error;
       }
     },
   });
+  return { catalog: { ...catalog, service, search }, authorization, principal };
+}
+
+/**
+ * Sends `options.requests` requests through a warm-up app (see the module comment) and closes it:
+ * each fourth a GET part, the others a text search of the next word (top 25). Resolves with what
+ * was answered; never rejects (a failed warm-up only leaves the server as cold as before).
+ */
+export async function warmRequestPath(options: WarmUpOptions): Promise<WarmUpReport> {
+  const report: WarmUpReport = { answered: 0, statuses: {} };
+  const total = options.requests ?? WARM_UP_REQUESTS;
+  if (total <= 0) return report;
+  const warm = warmUpCatalog(options);
   // Lines are written and dropped, so the access log's hook runs hot too.
-  const app = buildApp({ catalog: { ...catalog, service, search }, accessLog: { write: () => true }, webApp: false, ...(options.limits ? { limits: options.limits } : {}) });
+  const app = buildApp({ catalog: warm.catalog, accessLog: { write: () => true }, webApp: false, ...(options.limits ? { limits: options.limits } : {}) });
   let pool: Pool | undefined;
+  const send = async (request: Dispatcher.RequestOptions): Promise<number> => {
+    const response = await (pool as Pool).request(request);
+    await response.body.dump();
+    report.answered++;
+    report.statuses[response.statusCode] = (report.statuses[response.statusCode] ?? 0) + 1;
+    return response.statusCode;
+  };
   try {
     const origin = await app.listen({ host: '127.0.0.1', port: 0 });
     pool = new Pool(origin, { connections: 1 });
-    const headers = { authorization: header, 'content-type': 'application/json' };
+    const headers = { authorization: warm.authorization, 'content-type': 'application/json' };
     // Words of the first 1,000 parts by part id (an empty search, as SearchService.warm): enough
     // for each search of the warm-up to be a word's first (no result cache), as a client's are.
-    const first = await options.searchUnstored(principal, { resultOptions: { limit: 1000 } });
+    const first = await options.searchUnstored(warm.principal, { resultOptions: { limit: 1000 } });
     const hits = first.results.filter((hit) => typeof hit.id === 'string');
     let words = wordsOfNames(hits.map((hit) => hit.name ?? ''));
     const partIds = hits.map((hit) => hit.id as string);
     for (let i = 0; i < total; i++) {
       if (i % 4 === 3 && partIds.length > 0) {
-        const response = await pool.request({ method: 'GET', path: ROUTES.part(partIds[i % partIds.length] as string), headers: { authorization: header } });
-        await response.body.dump();
-        continue;
+        await send({ method: 'GET', path: ROUTES.part(partIds[i % partIds.length] as string), headers: { authorization: warm.authorization } });
+      } else if (words.length > 0) {
+        const word = words[i % words.length] as string;
+        const status = await send({ method: 'POST', path: ROUTES.search, headers, body: JSON.stringify({ matches: { text: `${word} ` }, resultOptions: { limit: 25 } }) });
+        if (status !== 200) words = words.filter((w) => w !== word);
       }
-      if (words.length === 0) continue;
-      const word = words[i % words.length] as string;
-      const response = await pool.request({ method: 'POST', path: ROUTES.search, headers, body: JSON.stringify({ matches: { text: `${word} ` }, resultOptions: { limit: 25 } }) });
-      await response.body.dump();
-      if (response.statusCode !== 200) words = words.filter((w) => w !== word);
     }
   } catch {
     // Only a warm-up: the server serves as it would have without it.
@@ -119,4 +150,5 @@ export async function warmRequestPath(options: WarmUpOptions): Promise<void> {
     await pool?.close().catch(() => undefined);
     await app.close().catch(() => undefined);
   }
+  return report;
 }
