@@ -16,7 +16,8 @@
  *   here with a budget of {@link MAIN_THREAD_SEARCH_POSTINGS} postings (core/search/budget.ts),
  *   counted before they are read, while no task waits for a reader; one that would read more gives
  *   up before storing anything and goes to a reader thread. A rare word's search costs ~0.1 ms,
- *   the hop ~0.3 ms (issue 12).
+ *   the hop ~0.3 ms (issue 12). So do small session pages without values or images
+ *   ({@link cheapPage}), under the same condition.
  *
  * Each worker opens the same data directory with the same options (catalog-worker.ts). Errors
  * cross as problem+json and are rebuilt as the same CatalogError, so a pooled server answers
@@ -44,7 +45,7 @@ const WRITES: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = 
 const READS: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = {
   service: ['listParts', 'selectParts', 'listAttributes', 'selectAttributes', 'listOrganizations', 'listSynonyms'],
   relations: ['getRelations', 'listRelations'],
-  // searchState goes to a reader too, after this thread's deferred sessions are stored (poolCatalog).
+  // searchState goes to a reader too when it is not a cheap page, after this thread's deferred sessions are stored (poolCatalog).
   search: ['facetValues'],
 };
 
