@@ -7,9 +7,9 @@
  * Node's HTTP parser and response, socket writes, fastify's routing, hooks and serialization, the
  * route, authentication, the search service's answer and its result cards. On a fresh server at
  * 1,000,000 parts, the first 100 rare-word searches (words searched for the first time) cost
- * ~0.9-1.1 ms of main-thread CPU each and the ones after 3,000 other requests ~0.5 ms
- * (bench/request-cost.js; docs/search.md, "A warm request path"); a benchmark or a client's first
- * minutes met the slow ones.
+ * 0.76-1.1 ms of main-thread CPU each and the ones after 3,000 other requests 0.46-0.59 ms
+ * (bench/request-cost.js; docs/search.md, "Where a rare-word search request's time goes over
+ * HTTP"); a benchmark or a client's first minutes met the slow ones.
  *
  * So before listening, {@link warmRequestPath} sends {@link WARM_UP_REQUESTS} requests over a real
  * loopback connection to a second app built by the same `buildApp` over the same catalog, listening
@@ -32,10 +32,17 @@ import type { Catalog } from '../core/services.js';
 import { buildApp, type AppOptions } from './app.js';
 
 /**
- * Requests sent by the warm-up: enough for V8 to optimize the request path (measured at
- * 1,000,000 parts: see docs/search.md, "A warm request path"), ~0.2-0.4 s of start-up.
+ * Requests sent by the warm-up: enough for V8 to optimize the request path (at 1,000,000 parts:
+ * docs/search.md, "Where a rare-word search request's time goes over HTTP"); they took 0.8-1.6 s
+ * there on a loaded 2-core machine (a third of them read a word's postings and cards from disk).
  */
 export const WARM_UP_REQUESTS = 600;
+
+/**
+ * The longest a warm-up may delay listening, in ms: it stops after this whatever it sent (a loaded
+ * machine, or a catalog whose first searches read slowly, then starts less warm but on time).
+ */
+export const WARM_UP_MAX_MS = 1500;
 
 /** Options of {@link warmRequestPath}. */
 export interface WarmUpOptions {
@@ -52,6 +59,8 @@ export interface WarmUpOptions {
   limits?: AppOptions['limits'];
   /** How many requests (default {@link WARM_UP_REQUESTS}); 0 does nothing. */
   requests?: number;
+  /** At most this long, in ms (default {@link WARM_UP_MAX_MS}). */
+  maxMs?: number;
 }
 
 /** Words (letters and digits, ≥ 3 of them, lowercased) of the names of `parts`, each once. */
@@ -61,10 +70,11 @@ function wordsOfNames(names: readonly string[]): string[] {
   return [...words];
 }
 
-/** What a warm-up did: requests answered, by HTTP status (200 for most; 400 for a word over the budget). */
+/** What a warm-up did: requests answered, by HTTP status (200 for most; 400 for a word over the budget), and how long it took (ms). */
 export interface WarmUpReport {
   answered: number;
   statuses: Record<number, number>;
+  ms: number;
 }
 
 /** The catalog the warm-up app serves, and the Authorization header only it accepts. */
@@ -106,14 +116,16 @@ export function warmUpCatalog(options: Pick<WarmUpOptions, 'catalog' | 'searchUn
 }
 
 /**
- * Sends `options.requests` requests through a warm-up app (see the module comment) and closes it:
+ * Sends `options.requests` requests (for at most `options.maxMs`) through a warm-up app (see the module comment) and closes it:
  * each fourth a GET part, the others a text search of the next word (top 25). Resolves with what
  * was answered; never rejects (a failed warm-up only leaves the server as cold as before).
  */
 export async function warmRequestPath(options: WarmUpOptions): Promise<WarmUpReport> {
-  const report: WarmUpReport = { answered: 0, statuses: {} };
+  const started = performance.now();
+  const report: WarmUpReport = { answered: 0, statuses: {}, ms: 0 };
   const total = options.requests ?? WARM_UP_REQUESTS;
   if (total <= 0) return report;
+  const deadline = started + (options.maxMs ?? WARM_UP_MAX_MS);
   const warm = warmUpCatalog(options);
   // Lines are written and dropped, so the access log's hook runs hot too.
   const app = buildApp({ catalog: warm.catalog, accessLog: { write: () => true }, webApp: false, ...(options.limits ? { limits: options.limits } : {}) });
@@ -135,7 +147,7 @@ export async function warmRequestPath(options: WarmUpOptions): Promise<WarmUpRep
     const hits = first.results.filter((hit) => typeof hit.id === 'string');
     let words = wordsOfNames(hits.map((hit) => hit.name ?? ''));
     const partIds = hits.map((hit) => hit.id as string);
-    for (let i = 0; i < total; i++) {
+    for (let i = 0; i < total && performance.now() < deadline; i++) {
       if (i % 4 === 3 && partIds.length > 0) {
         await send({ method: 'GET', path: ROUTES.part(partIds[i % partIds.length] as string), headers: { authorization: warm.authorization } });
       } else if (words.length > 0) {
@@ -150,5 +162,6 @@ export async function warmRequestPath(options: WarmUpOptions): Promise<WarmUpRep
     await pool?.close().catch(() => undefined);
     await app.close().catch(() => undefined);
   }
+  report.ms = Math.round(performance.now() - started);
   return report;
 }

@@ -64,9 +64,15 @@ describe('warming the request path', () => {
     const report = await warmRequestPath({
       catalog, searchUnstored: (principal, body, budget) => catalog.search.searchUnstored(principal, body, budget), maxPostings: MAIN_THREAD_SEARCH_POSTINGS, requests: 40,
     });
-    expect(report).toEqual({ answered: 40, statuses: { 200: 40 } });
+    expect(report).toMatchObject({ answered: 40, statuses: { 200: 40 } });
     await catalog.search.flushSessions();
     expect(storedSessions(dir)).toBe(before);
+  });
+
+  it('stops at its time limit, whatever it has sent', async () => {
+    const report = await warmRequestPath({ catalog, searchUnstored: (principal, body, budget) => catalog.search.searchUnstored(principal, body, budget), maxPostings: MAIN_THREAD_SEARCH_POSTINGS, requests: 100_000, maxMs: 200 });
+    expect(report.answered).toBeGreaterThan(0);
+    expect(report.answered).toBeLessThan(100_000);
   });
 
   it("accepts its own secret only, and authenticates everything else against the catalog's tokens", async () => {
