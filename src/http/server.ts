@@ -9,7 +9,8 @@ import type { ImageLimits } from '../core/images/service.js';
 import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
-import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
+import { MAIN_THREAD_POSTING_CACHE, MAIN_THREAD_SEARCH_POSTINGS, poolCatalog } from './pool/pooled-catalog.js';
+import { warmRequestPath } from './warm-up.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
@@ -37,6 +38,11 @@ export interface ServeOptions {
    * default: the machine's parallelism, at most 4. 0 runs everything on the main thread.
    */
   readers?: number | undefined;
+  /**
+   * Requests that run the request path hot before the server listens (src/http/warm-up.ts;
+   * default WARM_UP_REQUESTS with reader threads, 0 without them or on PostgreSQL). 0: none.
+   */
+  warmUpRequests?: number | undefined;
 }
 
 /**
@@ -124,6 +130,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // load balancer or a script that waits for the port never sends the first searches to a
     // cold thread. A port in use then closes threads that were started for nothing.
     await pooled?.start();
+    // Then the request path, so that the first requests do not run in V8's unoptimized tiers.
+    if (pooled) {
+      await warmRequestPath({
+        catalog, searchUnstored: (principal, body, budget) => plain.search.searchUnstored(principal, body, budget), maxPostings: MAIN_THREAD_SEARCH_POSTINGS,
+        ...(options.limits ? { limits: options.limits } : {}), ...(options.warmUpRequests !== undefined ? { requests: options.warmUpRequests } : {}),
+      });
+    }
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     // EADDRINUSE and the like: nothing listens, so nothing may stay open either.

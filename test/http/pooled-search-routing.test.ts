@@ -53,6 +53,28 @@ describe('text searches on the main thread or a reader', () => {
     await expect(pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra', nope: true } })).rejects.toMatchObject({ status: 400, code: 'bad_request' });
     expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 1, answeredEarly: 1 });
   });
+
+  it('reads a small page of a session on the main thread, a large one or one with values on a reader, alike', async () => {
+    const rare = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
+    const frequent = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
+    const before = { ...pooled.pages };
+    // The main thread's deferred session and a reader's session, each paged right after its search.
+    const small = await pooled.search.searchState(LOCAL_OWNER, rare.sessionId, { skip: 1 });
+    const hundred = await pooled.search.searchState(LOCAL_OWNER, frequent.sessionId, { skip: 100, limit: 100, projection: 'results.id,results.name' });
+    expect(pooled.pages).toEqual({ onMainThread: before.onMainThread + 2, onReaders: before.onReaders });
+    const large = await pooled.search.searchState(LOCAL_OWNER, frequent.sessionId, { skip: 50, limit: 101 });
+    const valued = await pooled.search.searchState(LOCAL_OWNER, frequent.sessionId, { limit: 5, projection: ['results.id', 'results.attributes'] });
+    expect(pooled.pages).toEqual({ onMainThread: before.onMainThread + 2, onReaders: before.onReaders + 2 });
+    // The same pages as an unpooled catalog reads from the same sessions.db.
+    expect(ids(small)).toEqual(['p001']);
+    expect(small).toEqual(await plain.search.searchState(LOCAL_OWNER, rare.sessionId, { skip: 1 }));
+    expect(hundred).toEqual(await plain.search.searchState(LOCAL_OWNER, frequent.sessionId, { skip: 100, limit: 100, projection: 'results.id,results.name' }));
+    expect(large).toEqual(await plain.search.searchState(LOCAL_OWNER, frequent.sessionId, { skip: 50, limit: 101 }));
+    expect(valued).toEqual(await plain.search.searchState(LOCAL_OWNER, frequent.sessionId, { limit: 5, projection: ['results.id', 'results.attributes'] }));
+    // A bad page is the core's 400 on either thread.
+    await expect(pooled.search.searchState(LOCAL_OWNER, rare.sessionId, { limit: 0 })).rejects.toMatchObject({ status: 400, code: 'bad_request' });
+    await expect(pooled.search.searchState(LOCAL_OWNER, rare.sessionId, { limit: 5000 })).rejects.toMatchObject({ status: 400, code: 'bad_request' });
+  });
 });
 
 describe('text searches stay off the main thread while searches wait for a reader', () => {

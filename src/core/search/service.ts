@@ -221,6 +221,15 @@ export class SearchService {
     return this.answer(principal, body, image, budget, true);
   }
 
+  /**
+   * {@link search} of a text query without storing its session: its `sessionId` is never
+   * readable. For warming a server's request path before it listens (src/http/warm-up.ts), so that
+   * a warm-up leaves nothing in sessions.db. Throws as {@link search} does.
+   */
+  async searchUnstored(principal: Principal, body: unknown, budget?: SearchBudget): Promise<SearchResponse> {
+    return this.answer(principal, body, undefined, budget, false);
+  }
+
   /** {@link search}, with the session stored or (a warm-up's, never readable) not. */
   private async answer(principal: Principal, body: unknown, image: SearchImage | undefined, budget: SearchBudget | undefined, storeSession: boolean): Promise<SearchResponse> {
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');

@@ -16,7 +16,8 @@
  *   here with a budget of {@link MAIN_THREAD_SEARCH_POSTINGS} postings (core/search/budget.ts),
  *   counted before they are read, while no task waits for a reader; one that would read more gives
  *   up before storing anything and goes to a reader thread. A rare word's search costs ~0.1 ms,
- *   the hop ~0.3 ms (issue 12).
+ *   the hop ~0.3 ms (issue 12). So do small session pages without values or images
+ *   ({@link cheapPage}), under the same condition.
  *
  * Each worker opens the same data directory with the same options (catalog-worker.ts). Errors
  * cross as problem+json and are rebuilt as the same CatalogError, so a pooled server answers
@@ -31,7 +32,7 @@ import { CatalogError, fromProblem } from '../../api/errors.js';
 import type { Principal, SearchResponse } from '../../api/schemas.js';
 import { builtWorkerFile } from '../../adapters/worker-file.js';
 import { SearchBudgetExceeded } from '../../core/search/budget.js';
-import type { SearchImage } from '../../core/search/service.js';
+import type { SearchImage, SearchStateRequest } from '../../core/search/service.js';
 import type { Catalog } from '../../core/services.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
 import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask } from './protocol.js';
@@ -44,7 +45,7 @@ const WRITES: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = 
 const READS: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = {
   service: ['listParts', 'selectParts', 'listAttributes', 'selectAttributes', 'listOrganizations', 'listSynonyms'],
   relations: ['getRelations', 'listRelations'],
-  // searchState goes to a reader too, after this thread's deferred sessions are stored (poolCatalog).
+  // searchState goes to a reader too when it is not a cheap page, after this thread's deferred sessions are stored (poolCatalog).
   search: ['facetValues'],
 };
 
@@ -101,6 +102,8 @@ export interface PooledCatalog extends Catalog {
    * and of the latter those answered before their session was ranked (the readers kept up).
    */
   readonly searches: { onMainThread: number; onReaders: number; answeredEarly: number };
+  /** Session pages (GET /1/find/search/state/{sessionId}) answered so far on the main thread ({@link cheapPage}) and on reader threads. */
+  readonly pages: { onMainThread: number; onReaders: number };
   /** Tasks sent to each reader thread so far (empty before the threads start), for tests and logs. */
   readerTasks(): number[];
   /**
@@ -255,6 +258,28 @@ class ReaderPools {
 }
 
 /**
+ * Largest page of a session read on the main thread (GET /1/find/search/state/{sessionId}): at
+ * most this many result cards by primary key, and one range read of the session's blocks.
+ */
+export const MAIN_THREAD_PAGE_LIMIT = 100;
+
+/**
+ * Whether a session page is cheap enough for the main thread (issue 12): a limit of at most
+ * {@link MAIN_THREAD_PAGE_LIMIT} (the default 25 when absent) and a projection without
+ * `results.attributes`, `results.images` or `results.highlights` (those read the hits' parts and
+ * images). A page costs a session row, ≤ 2 blocks of ids and its cards (~0.1 ms for 25 at
+ * 1,000,000 parts), less than the hop to a reader thread and back (~0.3 ms wall, docs/search.md);
+ * the values are checked by the core wherever the page runs, so a bad one is the same 400.
+ */
+export function cheapPage(options: SearchStateRequest | undefined): boolean {
+  const limit = options?.limit;
+  if (limit !== undefined && !(typeof limit === 'number' && limit <= MAIN_THREAD_PAGE_LIMIT)) return false;
+  const projection = options?.projection;
+  const named = typeof projection === 'string' ? projection : (projection ?? []).join(',');
+  return !/results\.(attributes|images|highlights)/.test(named);
+}
+
+/**
  * A text search's reader affinity: a hash (FNV-1a, 32 bits) of what its results depend on, the
  * caller's view and the request's `matches`; undefined for a body that is not an object (it fails
  * validation on any reader).
@@ -320,6 +345,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   const search = delegate(main.search, methods('search'), onReader);
   const maxPostings = options.mainThreadSearchPostings ?? MAIN_THREAD_SEARCH_POSTINGS;
   const searches = { onMainThread: 0, onReaders: 0, answeredEarly: 0 };
+  const pages = { onMainThread: 0, onReaders: 0 };
   /** Text searches running or waiting on the reader threads. */
   let readerSearches = 0;
   /** Sessions of reader searches answered and not yet stored (at most one per running or queued task). */
@@ -372,12 +398,18 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     },
   });
   // A session this thread answered may not be stored yet (deferSessionWrites), nor one a reader
-  // answered and is still ranking: wait for it first.
+  // answered and is still ranking: wait for it first. Then a small page without values or images
+  // is read here (the hop to a reader and back cost more than the page), the rest on a reader.
   Object.defineProperty(search, 'searchState', {
-    value: async (...args: unknown[]) => {
+    value: async (principal: Principal, sessionId: string, options?: SearchStateRequest) => {
       await main.search.flushSessions();
-      await storing.get(args[1] as string);
-      return onReader('searchState', args);
+      await storing.get(sessionId);
+      if (maxPostings > 0 && cheapPage(options) && start().readers.queueSize() === 0) {
+        pages.onMainThread++;
+        return main.search.searchState(principal, sessionId, options);
+      }
+      pages.onReaders++;
+      return onReader('searchState', [principal, sessionId, options]);
     },
   });
   let closing: Promise<void> | undefined;
@@ -388,6 +420,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     images: main.images,
     threads: { readers, writer: 1 },
     searches,
+    pages,
     readerTasks() {
       return pools ? [...pools.readers.sent] : [];
     },

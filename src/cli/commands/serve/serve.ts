@@ -102,9 +102,12 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
     ...given({ requestTimeoutMs: seconds(flags.requestTimeout), headersTimeoutMs: seconds(flags.headersTimeout), keepAliveTimeoutMs: seconds(flags.keepAliveTimeout), maxConnections: flags.maxConnections }),
     jsonBody,
   };
+  // CATALOG_WARM_UP_REQUESTS=<n>: requests that warm the request path before listening (src/http/warm-up.ts; 0: none).
+  const warmUp = ctx.io.env.CATALOG_WARM_UP_REQUESTS;
+  const warmUpRequests = warmUp !== undefined && /^\d+$/.test(warmUp) ? Number(warmUp) : undefined;
   const server = await startServer({
     dataDir, databaseUrl, blobUrl, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
-    accessLog,
+    accessLog, warmUpRequests,
   }).catch(async (error: unknown) => {
     await accessLog.close();
     throw error;
