@@ -279,6 +279,12 @@ export interface SearchIndex {
    */
   warm?(options?: { postings?: number }): Promise<void>;
   /**
+   * Gives back what the reads so far mapped into memory (SQLite: unmaps the connection's memory
+   * map, which SQLite would otherwise unmap whole at the first read after another connection's
+   * commit, in the middle of a search). Called once a warm-up has run, before serving. Optional.
+   */
+  releaseMemory?(): void;
+  /**
    * Runs `work` in one read snapshot: every read of this index (and of the catalog beside it on
    * the same connection) inside sees the same committed state, whatever commits meanwhile; the
    * snapshot ends when `work` settles. For a connection on which nothing writes while `work` runs

@@ -136,6 +136,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         catalog, searchUnstored: (principal, body, budget) => plain.search.searchUnstored(principal, body, budget), maxPostings: MAIN_THREAD_SEARCH_POSTINGS,
         ...(options.limits ? { limits: options.limits } : {}), ...(options.warmUpRequests !== undefined ? { requests: options.warmUpRequests } : {}),
       });
+      // The warm-up's searches read through the main thread's memory map: unmapped here, not by
+      // the first search after the first write.
+      plain.search.releaseMemory();
     }
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {

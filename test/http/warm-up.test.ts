@@ -4,6 +4,7 @@
  * session stored, no way in without a token), and the server must answer as before.
  */
 import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogError } from '../../src/api/errors.js';
@@ -85,6 +86,25 @@ describe('warming the request path', () => {
     // A second warm-up has another secret.
     const other = warmUpCatalog({ catalog, searchUnstored: (principal, body, budget) => catalog.search.searchUnstored(principal, body, budget), maxPostings: MAIN_THREAD_SEARCH_POSTINGS });
     await expect(other.catalog.service.authenticate(warm.authorization)).rejects.toMatchObject({ code: 'unauthorized' });
+  });
+
+  it.runIf(process.platform === 'linux')('releaseMemory unmaps what the searches read through the memory map (the server calls it after its warm-up)', async () => {
+    // Pages still in the WAL are read from it, not through the map: move them into the file first.
+    const db = new Database(join(dir, 'catalog.db'));
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    const mapped = openCatalog({ dataDir: dir, mmapBytes: 64 * 2 ** 20 });
+    try {
+      const mappings = () => readFileSync('/proc/self/maps', 'utf8').split('\n').filter((line) => line.endsWith(join(dir, 'catalog.db'))).length;
+      expect((await mapped.search.searchUnstored(LOCAL_OWNER, { matches: { text: 'pump' } })).resultsTotalCount).toBe(40);
+      expect(mappings()).toBeGreaterThan(0);
+      mapped.search.releaseMemory();
+      expect(mappings()).toBe(0);
+      // The next read maps again.
+      expect((await mapped.search.searchUnstored(LOCAL_OWNER, { matches: { text: 'model7' } })).resultsTotalCount).toBe(1);
+    } finally {
+      await mapped.close();
+    }
   });
 
   describe('a pooled server that warmed up', () => {

@@ -597,6 +597,15 @@ export class SearchService {
     if (id !== undefined && id !== null) await this.answer(LOCAL_OWNER, { matches: { text: id }, resultOptions: { limit: 25 } }, undefined, undefined, false);
   }
 
+  /**
+   * Gives back what the index's reads mapped into memory (SearchIndex.releaseMemory): `catalog
+   * serve` calls it after warming its request path, whose searches read through the main thread's
+   * memory map, so that the first search after the first write does not unmap them.
+   */
+  releaseMemory(): void {
+    this.index.releaseMemory?.();
+  }
+
   /** Stores pending sessions, stops the purge timer and closes the session store (the index lives in the catalog's database). */
   async close(): Promise<void> {
     await this.flushSessions();

@@ -527,6 +527,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     releaseMemoryMap(this.db);
   }
 
+  /** SearchIndex.releaseMemory: unmaps this connection's memory map, if any (database.ts releaseMemoryMap). */
+  releaseMemory(): void {
+    releaseMemoryMap(this.db);
+  }
+
   /**
    * SearchIndex.readSnapshot: one read transaction (BEGIN, then the first read fixes the WAL
    * snapshot) around `work`; the reads inside run their own transactions as savepoints of it.
