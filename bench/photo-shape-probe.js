@@ -6,7 +6,9 @@
 // Usage: node bench/photo-shape-probe.js [--per 40] [--max-side 128] [--pad 9486] [--out file]
 //   --max-side N: a reference is "weak" when its part (the cut-out's long side) is at most N px;
 //   --pad N: also the synthetic padding references of bench/photo-search.js (re-made from the same
-//   seeded augmentation, so a weak padding photo gets templates too).
+//   seeded augmentation, so a weak padding photo gets templates too);
+//   --only-weak: only queries of weak parts (and the distractors); --distractors N: the first N;
+//   SHAPE='{"MAJORITY":1}' overrides settings of bench/photo-shape.js.
 import fs from 'node:fs';
 import sharp from 'sharp';
 import { photoSets, CONDITIONS } from './photo-queries.js';
@@ -78,9 +80,13 @@ async function augment(bytes, rnd) {
     .toBuffer();
 }
 
+// --only-weak: only queries of weak parts (the others cannot change: the matcher proposes weak
+// parts only, and only when today's answer is not confident); --distractors N: the first N.
+const ONLY_WEAK = args.includes('--only-weak');
+const weakSet = new Set(refs.map((r) => r.part));
 const qs = [
-  ...sets.queries.filter((q) => CONDS.includes(q.condition)),
-  ...(CONDS.includes('distractor') ? sets.distractors.map((d) => ({ ...d, condition: 'distractor', file: '-' })) : []),
+  ...sets.queries.filter((q) => CONDS.includes(q.condition) && (!ONLY_WEAK || weakSet.has(q.file))),
+  ...(CONDS.includes('distractor') ? sets.distractors.slice(0, Number(arg('distractors', '100'))).map((d) => ({ ...d, condition: 'distractor', file: '-' })) : []),
 ];
 const results = [];
 const cpu = [];
@@ -95,7 +101,7 @@ for (const q of qs) {
     // Stage 2: the K best poses verified densely (outline coverage less edges on the flat inside).
     for (const { t, m } of scored.slice(0, VERIFY_K)) {
       const v = verifyPose(resp, t, m.x, m.y);
-      if (v.score > best.score) best = { ...m, stage1: m.score, score: v.score, coverage: v.coverage, clutter: v.clutter, size: t.size, rotation: t.rotation };
+      if (v.score > best.score) best = { ...m, stage1: m.score, score: v.score, coverage: v.coverage, clutter: v.clutter, colour: v.colour, size: t.size, rotation: t.rotation };
     }
     best.z = Math.max(...scored.map(({ m }) => (m.score - m.mean) / m.sd));
     const prev = perPart.get(r.part);
@@ -110,7 +116,8 @@ for (const q of qs) {
   results.push({
     query: `${q.condition}/${q.file}/${q.name ?? ''}`, condition: q.condition, file: q.file,
     edgeShare: resp.edgeShare,
-    top: ranked.slice(0, 10).map(([p, m]) => [p, +m.score.toFixed(4), +m.z.toFixed(2), m.size, m.rotation, +m.stage1.toFixed(3), +m.coverage.toFixed(3), +m.clutter.toFixed(3)]),
+    top: ranked.slice(0, 10).map(([p, m]) => [p, +m.score.toFixed(4), +m.z.toFixed(2), m.size, m.rotation, +m.stage1.toFixed(3), +m.coverage.toFixed(3), +m.clutter.toFixed(3), +(m.colour ?? 1).toFixed(3)]),
+    all: Object.fromEntries([...perPart.entries()].map(([p, m]) => [p, +m.score.toFixed(4)])),
     trueRank: rank, trueScore: rank >= 0 ? +ranked[rank][1].score.toFixed(4) : null, trueZ: rank >= 0 ? +ranked[rank][1].z.toFixed(2) : null,
   });
 }

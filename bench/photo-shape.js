@@ -30,6 +30,10 @@ export const SHAPE = {
   DENSE: 240,
   FLAT: 120,
   VERIFY_T: 3,
+  COLOUR: 120,
+  DARK: 60,
+  CHROMA_COS: 0.985,
+  COLOUR_WEIGHT: 1,
   MAJORITY: 5,
 };
 
@@ -163,6 +167,14 @@ export async function templateAt(cut, size) {
     for (let dy = -2; dy <= 2 && clear; dy++) for (let dx = -2; dx <= 2; dx++) if (isEdge[(y + dy) * w + x + dx] || data[((y + dy) * w + x + dx) * 4 + 3] < 250) { clear = false; break; }
     if (clear) flat.push({ x: x - cx, y: y - cy });
   }
+  // Colour samples: opaque pixels whose 3 × 3 neighbourhood is opaque, with their RGB.
+  const opaque = [];
+  for (let y = 1; y < h - 1; y++) for (let x = 1; x < w - 1; x++) {
+    let all = true;
+    for (let dy = -1; dy <= 1 && all; dy++) for (let dx = -1; dx <= 1; dx++) if (data[((y + dy) * w + x + dx) * 4 + 3] < 250) { all = false; break; }
+    const o = (y * w + x) * 4;
+    if (all) opaque.push({ x: x - cx, y: y - cy, r: data[o], g: data[o + 1], b: data[o + 2] });
+  }
   const thin = (a, n) => (a.length <= n ? a : Array.from({ length: n }, (_, i) => a[Math.floor((i * a.length) / n)]));
   const byPos = [...cands].sort((a, b) => a.y - b.y || a.x - b.x);
   return {
@@ -170,6 +182,7 @@ export async function templateAt(cut, size) {
     features: picked.map((p) => ({ x: p.x - cx, y: p.y - cy, angle: p.angle })),
     dense: thin(byPos, SHAPE.DENSE).map((p) => ({ x: p.x - cx, y: p.y - cy, angle: p.angle })),
     flat: thin(flat, SHAPE.FLAT),
+    colour: thin(opaque, SHAPE.COLOUR),
   };
 }
 
@@ -256,7 +269,7 @@ export function responsesFromRgb(data, W, H) {
     for (let p = 0; p < W * H; p++) m[p] = lut[o * 256 + spread[p]];
     maps.push(m);
   }
-  return { W, H, maps, bins, near, edgeShare: bins.reduce((a, b) => a + (b ? 1 : 0), 0) / (W * H) };
+  return { W, H, rgb: data, maps, bins, near, edgeShare: bins.reduce((a, b) => a + (b ? 1 : 0), 0) / (W * H) };
 }
 
 /** OR of orientation bits over a T × T neighbourhood (centred), separable. */
@@ -292,6 +305,7 @@ export function verifyPose(q, t, x0, y0) {
     return [Math.round(c * f.x - s * f.y), Math.round(s * f.x + c * f.y), (1 << o) | (1 << ((o + 1) % 8)) | (1 << ((o + 7) % 8))];
   });
   const flat = t.base.flat.map((f) => [Math.round(c * f.x - s * f.y), Math.round(s * f.x + c * f.y)]);
+  const colour = t.base.colour.map((f) => [Math.round(c * f.x - s * f.y), Math.round(s * f.x + c * f.y), f.r, f.g, f.b]);
   let best = { score: -2, coverage: 0, clutter: 0 };
   for (let oy = -2; oy <= 2; oy++) for (let ox = -2; ox <= 2; ox++) {
     const x = x0 + ox, y = y0 + oy;
@@ -310,8 +324,9 @@ export function verifyPose(q, t, x0, y0) {
       if (bins[yy * W + xx]) cl++;
     }
     const coverage = n ? hit / n : 0, clutter = m ? cl / m : 0;
-    const score = coverage - clutter;
-    if (score > best.score) best = { score, coverage, clutter, x, y };
+    const agree = SHAPE.COLOUR_WEIGHT > 0 ? colourAgreement(q, colour, x, y) : 1;
+    const score = coverage - clutter - SHAPE.COLOUR_WEIGHT * (1 - agree);
+    if (score > best.score) best = { score, coverage, clutter, colour: agree, x, y };
   }
   return best;
 }
@@ -342,4 +357,27 @@ export function matchTemplate(q, t) {
   const mean = sum / count / norm;
   const sd = Math.sqrt(Math.max(0, sum2 / count / (norm * norm) - mean * mean)) || 1e-3;
   return { score: best / norm, x: bx, y: by, mean, sd };
+}
+
+/**
+ * Share of the part's colour samples whose photo pixel (at the pose) has the same kind of colour:
+ * both dark (luminance below DARK), or both not dark with RGB directions within CHROMA_COS (a
+ * brightness change scales the vector and leaves its direction; a moderate cast turns it a little).
+ */
+function colourAgreement(q, samples, x, y) {
+  const { W, H, rgb } = q;
+  let n = 0, ok = 0;
+  for (const [dx, dy, r, g, b] of samples) {
+    const xx = x + dx, yy = y + dy;
+    if (xx < 0 || yy < 0 || xx >= W || yy >= H) continue;
+    n++;
+    const o = (yy * W + xx) * 3;
+    const R = rgb[o], G = rgb[o + 1], B = rgb[o + 2];
+    const darkRef = 0.299 * r + 0.587 * g + 0.114 * b < SHAPE.DARK;
+    const darkQ = 0.299 * R + 0.587 * G + 0.114 * B < SHAPE.DARK;
+    if (darkRef || darkQ) { if (darkRef === darkQ) ok++; continue; }
+    const cos = (r * R + g * G + b * B) / Math.sqrt((r * r + g * g + b * b) * (R * R + G * G + B * B));
+    if (cos >= SHAPE.CHROMA_COS) ok++;
+  }
+  return n ? ok / n : 0;
 }
