@@ -1,8 +1,8 @@
 // Probe (issue 14, eleventh round): a gradient-orientation template matcher (LINE-2D, bench/photo-shape.js)
 // for references whose local features are weak, over the cached query sets of bench/photo-queries.js.
-// Writes, per query, the weak references' best template similarity (top 10 parts and the true
-// part's), with CPU time; bench/photo-shape-fuse.js fuses it with today's answers from a
-// `photo-profile.js --dump` file.
+// Writes, per query, every weak part's best verified similarity (`all`; top 10 and the true part's
+// rank), with CPU time; bench/photo-shape-fuse.js fuses it with today's answers from a
+// `photo-profile.js --dump` file (docs/search.md "Eleventh round").
 // Usage: node bench/photo-shape-probe.js [--per 40] [--max-side 128] [--pad 9486] [--out file]
 //   --max-side N: a reference is "weak" when its part (the cut-out's long side) is at most N px;
 //   --pad N: also the synthetic padding references of bench/photo-search.js (re-made from the same

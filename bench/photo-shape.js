@@ -13,7 +13,12 @@
 // channel with the strongest Sobel gradient, kept above a magnitude threshold, spread over a T × T
 // neighbourhood (a bit set per orientation), turned into 8 response maps (the best |cos| between
 // the map's orientation and an orientation present nearby, 0..8). A template's similarity at a
-// position is the mean response of its features, in [0, 1]. Plain JavaScript: probe code.
+// position is the mean response of its features, in [0, 1] (stage 1, every template at every
+// STRIDE-th position). Stage 2 (verifyPose) checks a reference's best poses densely: the share of
+// its whole outline found in the photo (±1 bin, within VERIFY_T), less the share of its flat inside
+// where the photo has edges, less COLOUR_WEIGHT × the share of its colour samples whose photo pixel
+// disagrees (dark against not dark, or another RGB direction). Plain JavaScript: probe code, not
+// the product's (docs/search.md "Eleventh round").
 import sharp from 'sharp';
 
 export const SHAPE = {
