@@ -104,7 +104,8 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   };
   // CATALOG_WARM_UP_REQUESTS=<n>: requests that warm the request path before listening (src/http/warm-up.ts; 0: none).
   const warmUp = ctx.io.env.CATALOG_WARM_UP_REQUESTS;
-  const warmUpRequests = warmUp !== undefined && /^\d+$/.test(warmUp) ? Number(warmUp) : undefined;
+  if (warmUp !== undefined && !/^\d{1,7}$/.test(warmUp.trim())) throw new UsageError(`CATALOG_WARM_UP_REQUESTS must be a whole number of requests (0 turns the warm-up off), not '${warmUp}'`);
+  const warmUpRequests = warmUp !== undefined ? Number(warmUp.trim()) : undefined;
   const server = await startServer({
     dataDir, databaseUrl, blobUrl, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
     accessLog, warmUpRequests,
