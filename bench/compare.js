@@ -24,7 +24,6 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, openSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import pg from 'pg';
@@ -32,7 +31,7 @@ import { Pool } from 'undici';
 import { buildEngineDocument } from '../dist/core/search/engine/document.js';
 import { idf, tfPart, NAME_WEIGHT, ID_WEIGHT } from '../dist/core/search/engine/bm25.js';
 import { compareBinary } from '../dist/core/search/rank.js';
-import { BIN, ROOT, isMain, percentile, runCli, runMeasured } from './lib.js';
+import { BIN, ROOT, freePort, isMain, percentile, runCli, runMeasured, waitUntilServing } from './lib.js';
 import { ATTRIBUTES, devices, partOf } from './catalog-data.js';
 import { runStartupBench } from './startup.js';
 
@@ -44,17 +43,6 @@ export function dirBytes(dir) {
   let n = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) n += e.isDirectory() ? dirBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size;
   return n;
-}
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 const csvField = (s) => `"${s.replaceAll('"', '""')}"`;
@@ -330,17 +318,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   const origin = `http://127.0.0.1:${port}`;
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const http = new Pool(origin, { connections: 1 });
-  for (let i = 0; ; i++) {
-    try {
-      const r = await http.request({ method: 'GET', path: '/1/catalog/info', headers: auth });
-      await r.body.dump();
-      if (r.statusCode === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (i > 600) throw new Error(`catalog serve did not start: ${serverErr}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitUntilServing(http, auth, { why: () => serverErr, exited: () => server.exitCode !== null });
   const searchBody = (words) => JSON.stringify({ matches: { text: `${words.join(' ')} ` }, resultOptions: { limit: K } });
 
   // -- queries, systems alternated per round --

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,4 +81,35 @@ export function prng(seed) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** A free TCP port of 127.0.0.1 (the OS picks it; resolves the number). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Waits until a `catalog serve` answers GET /1/catalog/info with 200 through `http` (an undici
+ * Pool) and `headers`; polls every 100 ms. Throws `catalog serve did not start: <why()>` after
+ * `tries` polls, or as soon as `exited()` says the server process is gone.
+ */
+export async function waitUntilServing(http, headers, { why = () => '', exited = () => false, tries = 600 } = {}) {
+  for (let i = 0; ; i++) {
+    try {
+      const r = await http.request({ method: 'GET', path: '/1/catalog/info', headers });
+      await r.body.dump();
+      if (r.statusCode === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (i > tries || exited()) throw new Error(`catalog serve did not start: ${why()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -239,6 +239,27 @@ async function makeQuery(condition, buf, rnd, clutter) {
 }
 
 /**
+ * A synthetic photo of the same part (the padding references of bench/photo-search.js): a crop of
+ * up to 10 %, scaled to 60-100 %, turned, hue and brightness moved, JPEG q85; seeded by `rnd`.
+ */
+export async function augment(bytes, rnd) {
+  const m = await sharp(bytes).metadata();
+  const scale = 0.6 + 0.4 * rnd();
+  const f = 0.1 * rnd();
+  const left = Math.round(m.width * f * rnd());
+  const top = Math.round(m.height * f * rnd());
+  const width = Math.min(m.width - left, Math.max(8, Math.round(m.width * (1 - f)) - left));
+  const height = Math.min(m.height - top, Math.max(8, Math.round(m.height * (1 - f)) - top));
+  return sharp(bytes)
+    .extract({ left, top, width, height })
+    .resize(Math.max(8, Math.round(width * scale)), Math.max(8, Math.round(height * scale)))
+    .rotate(Math.round(rnd() * 360), { background: '#ffffff' })
+    .modulate({ hue: Math.round(rnd() * 60 - 30), brightness: 0.85 + rnd() * 0.3 })
+    .jpeg({ quality: 85 })
+    .toBuffer();
+}
+
+/**
  * The query sets. Returns { references: [{file, bytes}], queries: [{condition, file, bytes}],
  * distractors: [{file, bytes}] } where `file` names the reference (or distractor object) a query
  * was made from. Byte-identical reference files are collapsed (the data set has a few).

@@ -14,9 +14,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import sharp from 'sharp';
 import { prng } from './lib.js';
-import { photoSets, CONDITIONS, PHOTO_CONDITIONS, DIGITAL_CONDITIONS } from './photo-queries.js';
+import { augment, photoSets, CONDITIONS, PHOTO_CONDITIONS, DIGITAL_CONDITIONS } from './photo-queries.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.PHOTO_DIST ?? '../dist';
@@ -57,24 +56,6 @@ async function referenceFeatures(bytes) {
   const global = await extractFeatures(bytes);
   const local = await extractLocalFeatures(bytes, 'reference', vocabulary);
   return { global, local, ms: performance.now() - t };
-}
-
-/** A synthetic photo of the same part. */
-async function augment(bytes, rnd) {
-  const m = await sharp(bytes).metadata();
-  const scale = 0.6 + 0.4 * rnd();
-  const f = 0.1 * rnd();
-  const left = Math.round(m.width * f * rnd());
-  const top = Math.round(m.height * f * rnd());
-  const width = Math.min(m.width - left, Math.max(8, Math.round(m.width * (1 - f)) - left));
-  const height = Math.min(m.height - top, Math.max(8, Math.round(m.height * (1 - f)) - top));
-  return sharp(bytes)
-    .extract({ left, top, width, height })
-    .resize(Math.max(8, Math.round(width * scale)), Math.max(8, Math.round(height * scale)))
-    .rotate(Math.round(rnd() * 360), { background: '#ffffff' })
-    .modulate({ hue: Math.round(rnd() * 60 - 30), brightness: 0.85 + rnd() * 0.3 })
-    .jpeg({ quality: 85 })
-    .toBuffer();
 }
 
 /** Features of `count` synthetic references made from `refs`, cached on disk. */

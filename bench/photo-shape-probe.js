@@ -10,8 +10,7 @@
 //   --only-weak: only queries of weak parts (and the distractors); --distractors N: the first N;
 //   SHAPE='{"MAJORITY":1}' overrides settings of bench/photo-shape.js.
 import fs from 'node:fs';
-import sharp from 'sharp';
-import { photoSets, CONDITIONS } from './photo-queries.js';
+import { augment, photoSets, CONDITIONS } from './photo-queries.js';
 import { prng } from './lib.js';
 import { SHAPE, setResponse, referenceCutout, referenceTemplates, queryResponses, matchTemplate, verifyPose } from './photo-shape.js';
 const VERIFY_K = Number(process.env.SHAPE_VERIFY_K ?? 4);
@@ -61,24 +60,6 @@ if (PAD > 0) {
 const templateCount = refs.reduce((a, r) => a + r.templates.length, 0);
 const templateBytes = refs.reduce((a, r) => a + r.templates.reduce((b, t) => b + t.dx.length * 5 + 8, 0), 0);
 console.error(`${refs.length} weak references, ${templateCount} templates, ≈${(templateBytes / 2 ** 20).toFixed(1)} MB as int16/uint8 arrays`);
-
-/** bench/photo-search.js augment (a synthetic photo of the same part), copied to repeat its sequence. */
-async function augment(bytes, rnd) {
-  const m = await sharp(bytes).metadata();
-  const scale = 0.6 + 0.4 * rnd();
-  const f = 0.1 * rnd();
-  const left = Math.round(m.width * f * rnd());
-  const top = Math.round(m.height * f * rnd());
-  const width = Math.min(m.width - left, Math.max(8, Math.round(m.width * (1 - f)) - left));
-  const height = Math.min(m.height - top, Math.max(8, Math.round(m.height * (1 - f)) - top));
-  return sharp(bytes)
-    .extract({ left, top, width, height })
-    .resize(Math.max(8, Math.round(width * scale)), Math.max(8, Math.round(height * scale)))
-    .rotate(Math.round(rnd() * 360), { background: '#ffffff' })
-    .modulate({ hue: Math.round(rnd() * 60 - 30), brightness: 0.85 + rnd() * 0.3 })
-    .jpeg({ quality: 85 })
-    .toBuffer();
-}
 
 // --only-weak: only queries of weak parts (the others cannot change: the matcher proposes weak
 // parts only, and only when today's answer is not confident); --distractors N: the first N.

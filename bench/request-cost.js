@@ -32,7 +32,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { percentile } from './lib.js';
+import { percentile, waitUntilServing } from './lib.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -138,17 +138,7 @@ async function startServer(build, token, port) {
   const origin = `http://127.0.0.1:${port}`;
   const http = new Pool(origin, { connections: 1 });
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  for (let i = 0; ; i++) {
-    try {
-      const r = await http.request({ method: 'GET', path: '/1/catalog/info', headers: auth });
-      await r.body.dump();
-      if (r.statusCode === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (i > 600 || child.exitCode !== null) throw new Error(`${build.name}: catalog serve did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitUntilServing(http, auth, { why: () => `${build.name}: ${stderr}`, exited: () => child.exitCode !== null });
   return {
     child, http, auth, origin, startMs: performance.now() - started,
     async stop() {

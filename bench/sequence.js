@@ -16,10 +16,9 @@
 // A build is a checkout with bin/catalog.js and a built dist/ (default: this one).
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { BIN, percentile, tempDir } from './lib.js';
+import { BIN, freePort, percentile, tempDir, waitUntilServing } from './lib.js';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => {
@@ -37,18 +36,6 @@ const RUNS = Number(arg('runs', '3'));
 const ROUNDS = Number(arg('rounds', '3'));
 const queries = readFileSync(queryFile, 'utf8').trim().split('\n').map((line) => line.split('\t'));
 
-/** A free TCP port of 127.0.0.1 (the OS picks it). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts `bin` on `dir` and resolves { http, auth, stop } once it answers. */
 async function serve(bin, dir) {
   const secret = execFileSync('node', [bin, '--data-dir', dir, 'tokens', 'create', '--name', 'sequence', '--role', 'catalogAdmin'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -60,17 +47,7 @@ async function serve(bin, dir) {
   server.on('exit', () => (exited = true));
   const auth = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
   const http = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
-  for (let i = 0; ; i++) {
-    try {
-      const r = await http.request({ method: 'GET', path: '/1/catalog/info', headers: auth });
-      await r.body.dump();
-      if (r.statusCode === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (exited || i > 1200) throw new Error(`${bin} serve did not start: ${stderr.slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitUntilServing(http, auth, { why: () => `${bin}: ${stderr.slice(-2000)}`, exited: () => exited, tries: 1200 });
   const stop = async () => {
     await http.close();
     server.kill('SIGINT');
