@@ -275,13 +275,16 @@ export interface SearchIndex {
    * ones do (issue 12: ~0.2 s for the arrays, 20-30 ms a frequent word's list, at 1,000,000 parts).
    * `postings`: how many postings of the largest lists to decode ahead (default: the store's own
    * choice; 0 = the per-part arrays only, as `catalog serve`'s main thread, which runs only cheap
-   * searches). Optional: a store without such state leaves it out.
+   * searches). Resolves with the terms whose lists it decoded, largest first (the search service
+   * warms its own path with them), or with nothing. Optional: a store without such state leaves
+   * it out.
    */
-  warm?(options?: { postings?: number }): Promise<void>;
+  warm?(options?: { postings?: number }): Promise<readonly string[] | void>;
   /**
-   * Gives back what the reads so far mapped into memory (SQLite: unmaps the connection's memory
-   * map, which SQLite would otherwise unmap whole at the first read after another connection's
-   * commit, in the middle of a search). Called once a warm-up has run, before serving. Optional.
+   * Gives back what the reads so far left in memory: SQLite unmaps the connection's memory map
+   * (which SQLite would otherwise unmap whole at the first read after another connection's
+   * commit, in the middle of a search) and forgets its cached results. Called once a warm-up has
+   * run, before serving. Optional.
    */
   releaseMemory?(): void;
   /**

@@ -24,6 +24,7 @@ import { highlight, highlightFields } from './highlight.js';
 import { parseBody } from '../validation.js';
 import { SearchBudgetExceeded, type SearchBudget } from './budget.js';
 import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
+import { warmUpTexts } from './engine/warm-up.js';
 import { LOCAL_OWNER, visibleLevels } from '../permissions.js';
 import type { RankedHits, ResultCard, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
 
@@ -273,9 +274,14 @@ export class SearchService {
    * is (its pages answer 404, "start a new search").
    */
   async searchAnsweringEarly(principal: Principal, body: unknown, onAnswer: (response: SearchResponse) => void): Promise<void> {
+    return this.answerEarly(principal, body, onAnswer, true);
+  }
+
+  /** {@link searchAnsweringEarly}, with the session stored or (a warm-up's, never readable) not. */
+  private async answerEarly(principal: Principal, body: unknown, onAnswer: (response: SearchResponse) => void, storeSession: boolean): Promise<void> {
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
     if (!this.index.readSnapshot || (request.matches?.facets?.length ?? 0) > 0 || request.resultOptions?.minScore !== undefined) {
-      onAnswer(await this.search(principal, body));
+      onAnswer(await this.answer(principal, body, undefined, undefined, storeSession));
       return;
     }
     const projection = request.projection ? checkProjection(request.projection, 'projection') : undefined;
@@ -294,7 +300,7 @@ export class SearchService {
         const hits = pageable > page.cardIds.length ? await this.index.searchText(query, this.limits.maxSessionHits) : page;
         entry = { session: { ...session, stored: hits.cardIds.length }, hits };
       });
-      if (!entry) return;
+      if (!entry || !storeSession) return;
       await this.sessions.create(entry.session, entry.hits, this.sessionBudget());
       await this.purgeNow(entry.session.createdAt);
     } catch (error) {
@@ -588,13 +594,24 @@ export class SearchService {
    * runs only budgeted searches). Then runs this service's own path twice with nothing stored
    * (the first parts by part id, then a search for the first one's id: parsing, ranking, result
    * cards, projection, highlights), because V8 runs code it has not seen slowly: a fresh thread's
-   * first search took 15-39 ms more than its next ones at 1,000,000 parts (issue 12).
+   * first search took 15-39 ms more than its next ones at 1,000,000 parts (issue 12). Last, when
+   * the index decoded lists, the answer-early path of a reader thread (searchAnsweringEarly, its
+   * session ranked but not stored) over the warm-up texts of those words (engine/warm-up.ts
+   * warmUpTexts), once, and their answers are dropped from the result cache: a reader's first
+   * sessions of frequent words otherwise took 2-4× their warm cost after the answer, while the
+   * next searches of a sequential client waited for them (in process at 1,000,000 parts, CPU of
+   * five frequent words' first searches 99-107 -> 51-65 ms; later rounds unchanged, 38-77 -> 37-65;
+   * serve start-up ~0.5 s longer).
    */
   async warm(options: { postings?: number } = {}): Promise<void> {
-    await this.index.warm?.(options);
+    const terms = await this.index.warm?.(options);
     const first = await this.answer(LOCAL_OWNER, { resultOptions: { limit: 25 } }, undefined, undefined, false);
     const id = first.results[0]?.id;
     if (id !== undefined && id !== null) await this.answer(LOCAL_OWNER, { matches: { text: id }, resultOptions: { limit: 25 } }, undefined, undefined, false);
+    const texts = warmUpTexts(terms ?? []);
+    for (const text of texts) await this.answerEarly(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 25 } }, () => undefined, false);
+    // Its answers are not left in the result cache.
+    if (texts.length > 0) this.index.releaseMemory?.();
   }
 
   /**

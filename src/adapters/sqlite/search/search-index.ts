@@ -513,23 +513,31 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * so that a thread's first frequent-word search runs compiled ranking code; then the pages it
    * read through the memory map, if any, are unmapped (database.ts releaseMemoryMap).
    */
-  async warm(options: { postings?: number } = {}): Promise<void> {
-    this.db.transaction(() => {
-      const warmed = this.engine.warm(options.postings ?? WARM_POSTINGS);
+  async warm(options: { postings?: number } = {}): Promise<readonly string[]> {
+    const warmed = this.db.transaction(() => {
+      const terms = this.engine.warm(options.postings ?? WARM_POSTINGS);
       // Through the path a search takes (hits to card ids included), not the searcher alone, so
       // that the mapping of a session's 10,000 hits is compiled too (its effect on the first real
       // sessions was within the noise: in-process CPU after the answer 54-74 -> 41-68 ms for the
       // first three frequent words, three alternated runs).
-      for (const run of warmUpRuns(warmed, WARM_UP_HITS)) this.searchTextNow(run.query, run.maxHits, undefined);
+      for (const run of warmUpRuns(terms, WARM_UP_HITS)) this.searchTextNow(run.query, run.maxHits, undefined);
+      return terms;
     })();
     // What the warm-up read is now decoded in memory; unmapping its pages here spares the first
     // search after the next write (database.ts releaseMemoryMap).
     releaseMemoryMap(this.db);
+    return warmed;
   }
 
-  /** SearchIndex.releaseMemory: unmaps this connection's memory map, if any (database.ts releaseMemoryMap). */
+  /**
+   * SearchIndex.releaseMemory: unmaps this connection's memory map, if any (database.ts
+   * releaseMemoryMap), and forgets the cached results, so that a warm-up's searches leave no
+   * answers behind (a benchmark's first round would otherwise find the warm-up's words cached).
+   */
   releaseMemory(): void {
     releaseMemoryMap(this.db);
+    this.cache.clear();
+    this.cachedHits = 0;
   }
 
   /**

@@ -55,15 +55,23 @@ export function warmUpRuns(largestTerms: readonly string[], sessionHits: number)
  * context sees every visibility and no organization (a search of the raw catalog).
  */
 export function warmUpQueries(largestTerms: readonly string[]): TextSearchQuery[] {
+  const ctx = { principal: { name: 'warm-up', roles: [], organization: null }, attributes: new Map(), organizations: new Map(), organization: undefined };
+  return warmUpTexts(largestTerms).map((text) => ({ words: parseQueryText(text), visibleValues: [...VISIBILITIES], filters: [], ctx }));
+}
+
+/**
+ * The search texts of {@link warmUpQueries} (a trailing space: whole words; none: the last word is
+ * a prefix), each once; empty with fewer than two plain words. The search service runs them too,
+ * through its own path (SearchService.warm).
+ */
+export function warmUpTexts(largestTerms: readonly string[]): string[] {
   const plain = largestTerms.filter((t) => PLAIN_WORD.test(t));
   const [first, second] = plain;
   if (first === undefined || second === undefined) return [];
-  // A trailing space: whole words; none: the last word is a prefix (parseQueryText).
   const texts = [`${first} `, `${second} `, first, `${first} ${second} `, `${second} ${first.slice(0, 3)}`];
   for (const typos of [1, 2] as const) {
     const word = plain.find((t) => typosAllowed(t) === typos);
     if (word !== undefined) texts.push(`${word} `, `${word} ${first} `);
   }
-  const ctx = { principal: { name: 'warm-up', roles: [], organization: null }, attributes: new Map(), organizations: new Map(), organization: undefined };
-  return [...new Set(texts)].map((text) => ({ words: parseQueryText(text), visibleValues: [...VISIBILITIES], filters: [], ctx }));
+  return [...new Set(texts)];
 }
