@@ -597,8 +597,9 @@ export class SearchService {
    * first search took 15-39 ms more than its next ones at 1,000,000 parts (issue 12). Last, when
    * the index decoded lists, the answer-early path of a reader thread (searchAnsweringEarly, its
    * session ranked but not stored) over the warm-up texts of those words (engine/warm-up.ts
-   * warmUpTexts), once, and their answers are dropped from the result cache: a reader's first
-   * sessions of frequent words otherwise took 2-4× their warm cost after the answer, while the
+   * warmUpTexts), once; then SearchIndex.releaseMemory (the pages read unmapped, no warm-up
+   * answer left in the result cache). Without the answer-early warm-up a reader's first
+   * sessions of frequent words took 2-4× their warm cost after the answer, while the
    * next searches of a sequential client waited for them (in process at 1,000,000 parts, CPU of
    * five frequent words' first searches 99-107 -> 51-65 ms; later rounds unchanged, 38-77 -> 37-65;
    * serve start-up ~0.5 s longer).
@@ -610,8 +611,10 @@ export class SearchService {
     if (id !== undefined && id !== null) await this.answer(LOCAL_OWNER, { matches: { text: id }, resultOptions: { limit: 25 } }, undefined, undefined, false);
     const texts = warmUpTexts(terms ?? []);
     for (const text of texts) await this.answerEarly(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 25 } }, () => undefined, false);
-    // Its answers are not left in the result cache.
-    if (texts.length > 0) this.index.releaseMemory?.();
+    // Everything above read through the memory map is decoded in memory now: unmapped here, not by
+    // the first search after the next write (database.ts releaseMemoryMap); and no warm-up answer
+    // is left in the result cache.
+    this.index.releaseMemory?.();
   }
 
   /**

@@ -65,7 +65,12 @@ export function cardId(base: number, version: number, rowid: number): number {
 /** The rowid and version of a card id of the current layout (`id` ≥ base). */
 export function cardParts(base: number, id: number): { rowid: number; version: number } {
   const offset = id - base;
-  return { rowid: offset % CARD_ROWID_SPAN, version: Math.floor(offset / CARD_ROWID_SPAN) };
+  return { rowid: cardRowid(base, id), version: Math.floor(offset / CARD_ROWID_SPAN) };
+}
+
+/** The parts rowid of card `id` of the current layout (cardParts' rowid, without the object: readCards' loop). */
+function cardRowid(base: number, id: number): number {
+  return (id - base) % CARD_ROWID_SPAN;
 }
 
 /** A superseded card is kept this long (sessions live 24 h; one hour of margin for clock skew). */
@@ -468,8 +473,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     if (this.cacheSize <= 0) return this.searchTextNow(query, maxHits, budget);
     const generation = `${this.stmt.dataVersion.get() ?? 0}:${this.stmt.totalChanges.get() ?? 0}`;
     if (generation !== this.cacheGeneration) {
-      this.cache.clear();
-      this.cachedHits = 0;
+      this.forgetResults();
       this.cacheGeneration = generation;
     }
     // Everything the answer depends on besides the catalog itself (covered by the generation).
@@ -506,15 +510,22 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     }
   }
 
+  /** Empties the result cache. */
+  private forgetResults(): void {
+    this.cache.clear();
+    this.cachedHits = 0;
+  }
+
   /**
    * SearchIndex.warm: the engine's per-part arrays and its largest posting lists, up to `postings`
    * (default {@link WARM_POSTINGS}), read in (one read transaction; EngineStore.warm); then, when
    * lists were read, a few searches over them with nothing stored (core/search/engine/warm-up.ts),
-   * so that a thread's first frequent-word search runs compiled ranking code; then the pages it
-   * read through the memory map, if any, are unmapped (database.ts releaseMemoryMap).
+   * so that a thread's first frequent-word search runs compiled ranking code. Resolves with the
+   * terms decoded. What it read through the memory map stays mapped until releaseMemory (the
+   * search service calls it once its own warm-up searches have run too).
    */
   async warm(options: { postings?: number } = {}): Promise<readonly string[]> {
-    const warmed = this.db.transaction(() => {
+    return this.db.transaction(() => {
       const terms = this.engine.warm(options.postings ?? WARM_POSTINGS);
       // Through the path a search takes (hits to card ids included), not the searcher alone, so
       // that the mapping of a session's 10,000 hits is compiled too (its effect on the first real
@@ -523,10 +534,6 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       for (const run of warmUpRuns(terms, WARM_UP_HITS)) this.searchTextNow(run.query, run.maxHits, undefined);
       return terms;
     })();
-    // What the warm-up read is now decoded in memory; unmapping its pages here spares the first
-    // search after the next write (database.ts releaseMemoryMap).
-    releaseMemoryMap(this.db);
-    return warmed;
   }
 
   /**
@@ -536,8 +543,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    */
   releaseMemory(): void {
     releaseMemoryMap(this.db);
-    this.cache.clear();
-    this.cachedHits = 0;
+    this.forgetResults();
   }
 
   /**
@@ -663,7 +669,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       const current: number[] = [];
       const others: number[] = [];
       for (const id of missing) {
-        const rowid = id >= this.cardBase ? (id - this.cardBase) % CARD_ROWID_SPAN : 0;
+        const rowid = id >= this.cardBase ? cardRowid(this.cardBase, id) : 0;
         if (engineVouches && rowid > 0 && rowid < currentCard.length && currentCard[rowid] === id) current.push(id);
         else others.push(id);
       }
