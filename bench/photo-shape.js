@@ -20,6 +20,7 @@
 // disagrees (dark against not dark, or another RGB direction). Plain JavaScript: probe code, not
 // the product's (docs/search.md "Eleventh round").
 import sharp from 'sharp';
+import { plainBackground } from '../dist/adapters/images/local-features/extract.js';
 
 export const SHAPE = {
   QUERY_SIDE: 160,
@@ -54,30 +55,11 @@ export function setResponse(r) { RESPONSE = r; }
 export function foregroundMask(rgb, w, h) {
   const grey = new Uint8Array(w * h);
   for (let p = 0; p < w * h; p++) grey[p] = (rgb[p * 3] * 299 + rgb[p * 3 + 1] * 587 + rgb[p * 3 + 2] * 114) / 1000;
-  const border = [];
-  for (let x = 0; x < w; x++) border.push(x, (h - 1) * w + x);
-  for (let y = 1; y < h - 1; y++) border.push(y * w, y * w + w - 1);
-  const levels = border.map((p) => grey[p]).sort((a, b) => a - b);
-  const median = levels[levels.length >> 1];
-  const near = (p) => Math.abs(grey[p] - median) <= SHAPE.TOLERANCE;
-  const plain = border.filter(near);
-  if (plain.length < SHAPE.PLAIN_BORDER * border.length) return undefined;
-  const bg = new Uint8Array(w * h);
-  const stack = new Int32Array(w * h);
-  let top = 0;
-  for (const p of plain) if (!bg[p]) { bg[p] = 1; stack[top++] = p; }
-  let count = top;
-  while (top > 0) {
-    const p = stack[--top];
-    const x = p % w;
-    if (x > 0 && !bg[p - 1] && near(p - 1)) { bg[p - 1] = 1; stack[top++] = p - 1; count++; }
-    if (x < w - 1 && !bg[p + 1] && near(p + 1)) { bg[p + 1] = 1; stack[top++] = p + 1; count++; }
-    if (p >= w && !bg[p - w] && near(p - w)) { bg[p - w] = 1; stack[top++] = p - w; count++; }
-    if (p < w * (h - 1) && !bg[p + w] && near(p + w)) { bg[p + w] = 1; stack[top++] = p + w; count++; }
-  }
-  if (count < 0.05 * w * h || count > 0.98 * w * h) return undefined;
-  for (let p = 0; p < w * h; p++) bg[p] = bg[p] ? 0 : 1;
-  return bg;
+  // The product's rule (extract.ts plainBackground), inverted.
+  const background = plainBackground({ data: grey, width: w, height: h }, { tolerance: SHAPE.TOLERANCE, plainBorder: SHAPE.PLAIN_BORDER });
+  if (!background) return undefined;
+  for (let p = 0; p < w * h; p++) background[p] = background[p] ? 0 : 1;
+  return background;
 }
 
 /** Sobel of a single-channel float/uint raster at (x, y) (clamped borders). */

@@ -249,13 +249,25 @@ export function gridSelect(kps: { size(): number; get(i: number): { pt: { x: num
 }
 
 /**
- * The raster with its plain background set to `settings.grey`, or undefined when it has none: a
- * border that is not plain (less than `plainBorder` of it within `tolerance` of its median), a
- * "background" of less than 5 % of the raster (nothing to replace) or a "part" of less than 2 % (a
- * blank picture). The background is what a 4-connected flood fill from the border reaches through
- * pixels within `tolerance` of the border's median grey level.
+ * The raster with its plain background set to `settings.grey`, or undefined when it has none
+ * (see {@link plainBackground}).
  */
 export function backdropVariant(raster: GreyRaster, settings: BackdropSettings): Uint8Array | undefined {
+  const background = plainBackground(raster, settings);
+  if (!background) return undefined;
+  const out = Uint8Array.from(raster.data);
+  for (let p = 0; p < out.length; p++) if (background[p]) out[p] = settings.grey;
+  return out;
+}
+
+/**
+ * The plain background of a raster (1 = background, one byte a pixel), or undefined when it has
+ * none: a border that is not plain (less than `plainBorder` of it within `tolerance` of its
+ * median), a "background" of less than 5 % of the raster (nothing to replace) or a "part" of less
+ * than 2 % (a blank picture). The background is what a 4-connected flood fill from the border
+ * reaches through pixels within `tolerance` of the border's median grey level.
+ */
+export function plainBackground(raster: GreyRaster, settings: Pick<BackdropSettings, 'tolerance' | 'plainBorder'>): Uint8Array | undefined {
   const { data, width: w, height: h } = raster;
   if (w < 3 || h < 3) return undefined;
   const border: number[] = [];
@@ -285,9 +297,7 @@ export function backdropVariant(raster: GreyRaster, settings: BackdropSettings):
     if (p < w * (h - 1) && !background[p + w] && near(p + w)) { background[p + w] = 1; stack[top++] = p + w; count++; }
   }
   if (count < 0.05 * w * h || count > 0.98 * w * h) return undefined;
-  const out = Uint8Array.from(data);
-  for (let p = 0; p < out.length; p++) if (background[p]) out[p] = settings.grey;
-  return out;
+  return background;
 }
 
 /**
