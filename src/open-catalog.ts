@@ -17,7 +17,7 @@ import { CatalogService } from './core/catalog/service.js';
 import { createServiceContext, type CatalogLimits } from './core/context.js';
 import type { DisplayOrderConfig } from './core/images/display-order.js';
 import { ImageService, type ImageLimits } from './core/images/service.js';
-import type { BlobStore, CatalogStores, Clock, Ids, SessionBatchWriter } from './core/ports.js';
+import type { BlobStore, CatalogStores, Clock, Ids, NewSession, SessionBatchWriter } from './core/ports.js';
 import { RelationService } from './core/relations/service.js';
 import { SearchService, type SearchLimits } from './core/search/service.js';
 import type { Catalog } from './core/services.js';
@@ -63,6 +63,12 @@ export interface OpenCatalogOptions {
    * never part of the options sent to worker threads.
    */
   sessionWriter?: SessionBatchWriter;
+  /**
+   * Hands each search's session to the caller instead of storing it (SearchServiceDeps.sessionHandoff):
+   * `catalog serve`'s reader threads pass theirs to the main thread, whose session writer stores
+   * them in batches. Not plain data: set inside the thread.
+   */
+  sessionHandoff?: (entry: NewSession) => void;
 }
 
 /** Directory of the image originals inside a data directory. */
@@ -160,6 +166,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
     ...(options.deferSessionWrites ? { deferSessionWrites: true } : {}),
     ...(options.sessionWriter ? { sessionWriter: options.sessionWriter } : {}),
+    ...(options.sessionHandoff ? { sessionHandoff: options.sessionHandoff } : {}),
   });
   return {
     service,

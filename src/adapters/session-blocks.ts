@@ -5,6 +5,8 @@
  * little-endian uint16 (2 bytes a hit, the score times 65,535, rounded).
  */
 
+import type { NewSession, PackedSessionHits, RankedSessionHits, SessionHitList } from '../core/ports.js';
+
 /** Hits per stored block (2–3 KiB packed: few rows to write, little to decode for a page). */
 export const BLOCK_SIZE = 1024;
 /** Bytes a session row costs besides its hit blocks (ids, times, b-tree cells), for the size budget. */
@@ -18,7 +20,7 @@ const MAX_CARD_ID = 2 ** 51;
  * to the previous id (the first to 0). Ranked hits are mostly newest-first runs (docs/search.md,
  * Ranking cost), so most differences fit one or two bytes; any order is exact.
  */
-export function packCardIds(ids: readonly number[]): Buffer {
+export function packCardIds(ids: SessionHitList): Buffer {
   const out = Buffer.allocUnsafe(ids.length * 8 + 8);
   let at = 0;
   let previous = 0;
@@ -26,15 +28,25 @@ export function packCardIds(ids: readonly number[]): Buffer {
     if (!Number.isSafeInteger(id) || id < 0 || id >= MAX_CARD_ID) throw new RangeError(`card id ${id} is not an integer in [0, 2^51)`);
     const delta = id - previous;
     previous = id;
-    // Zigzag with arithmetic, not bit operators: ids may exceed 32 bits.
     let z = delta >= 0 ? delta * 2 : -delta * 2 - 1;
-    while (z >= 0x80) {
-      out[at++] = (z % 0x80) | 0x80;
-      z = Math.floor(z / 0x80);
+    if (z < 0x80000000) {
+      // Most differences (runs of nearby ids): bit operators, several times faster.
+      while (z >= 0x80) {
+        out[at++] = (z & 0x7f) | 0x80;
+        z >>>= 7;
+      }
+    } else {
+      // Zigzag with arithmetic, not bit operators: ids may exceed 32 bits.
+      while (z >= 0x80) {
+        out[at++] = (z % 0x80) | 0x80;
+        z = Math.floor(z / 0x80);
+      }
     }
     out[at++] = z;
   }
-  return Buffer.from(out.subarray(0, at));
+  // A copy of its own, exactly its size (not a view of the scratch buffer, nor of Node's shared
+  // pool): it may be transferred to another thread (PackedSessionHits).
+  return Buffer.from(new Uint8Array(out.buffer, out.byteOffset, at).slice().buffer);
 }
 
 /** Card ids [from, to) of a block packed by {@link packCardIds}. */
@@ -64,8 +76,9 @@ const SCORE_STEPS = 0xffff;
  * Packs scores in [0, 1] as little-endian uint16 (score × 65,535, rounded; a score outside
  * [0, 1] or NaN is a RangeError: scores are confidences, never raw distances).
  */
-export function packScores(scores: readonly number[]): Buffer {
-  const out = Buffer.allocUnsafe(scores.length * 2);
+export function packScores(scores: SessionHitList): Buffer {
+  // Buffer.alloc, never from Node's shared pool: the bytes may be transferred (packCardIds).
+  const out = Buffer.alloc(scores.length * 2);
   scores.forEach((score, i) => {
     if (!(score >= 0 && score <= 1)) throw new RangeError(`score ${score} is not in [0, 1]`);
     out.writeUInt16LE(Math.round(score * SCORE_STEPS), i * 2);
@@ -91,7 +104,7 @@ export interface PackedBlock {
  * Splits a session's hits into packed blocks of {@link BLOCK_SIZE}. Throws a RangeError when
  * `scores` is given with another length than `cardIds`.
  */
-export function packHits(hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined }): PackedBlock[] {
+export function packHits(hits: RankedSessionHits): PackedBlock[] {
   const { cardIds, scores } = hits;
   if (scores !== undefined && scores.length !== cardIds.length) throw new RangeError(`${scores.length} scores for ${cardIds.length} hits`);
   const blocks: PackedBlock[] = [];
@@ -99,6 +112,24 @@ export function packHits(hits: { cardIds: readonly number[]; scores?: readonly n
     blocks.push({ cardIds: packCardIds(cardIds.slice(at, at + BLOCK_SIZE)), scores: scores === undefined ? null : packScores(scores.slice(at, at + BLOCK_SIZE)) });
   }
   return blocks;
+}
+
+/** A session's hits packed ({@link packHits}) as a {@link PackedSessionHits}, to hand to another thread. */
+export function packSessionHits(hits: RankedSessionHits): PackedSessionHits {
+  return { blocks: packHits(hits), count: hits.cardIds.length };
+}
+
+/** The packed blocks of a new session's hits, packing them unless the ranking thread did. */
+export function blocksOf(hits: NewSession['hits']): PackedBlock[] {
+  if (!('blocks' in hits)) return packHits(hits);
+  // Across threads a Buffer arrives as a plain Uint8Array: the same bytes, viewed as a Buffer again.
+  const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return hits.blocks.map((block) => ({ cardIds: asBuffer(block.cardIds), scores: block.scores === null ? null : asBuffer(block.scores) }));
+}
+
+/** How many hits a new session stores. */
+export function hitCount(hits: NewSession['hits']): number {
+  return 'blocks' in hits ? hits.count : hits.cardIds.length;
 }
 
 /** Bytes a block costs against the session budget, besides the store's per-row overhead. */

@@ -307,9 +307,30 @@ export interface SessionBudget {
 }
 
 /** A session to store and its hits (SessionStore.createMany). */
+/** A session's hits in rank order: card ids, or an image search's scores. */
+export type SessionHitList = readonly number[];
+
+/**
+ * A session's hits already in the session stores' packed form (adapters/session-blocks.ts:
+ * blocks of 1,024 hits, card ids as zigzag-delta varints, scores as uint16), packed by the thread
+ * that ranked them (`catalog serve`'s readers): 2 bytes a hit instead of 8 to hand over, and each
+ * block's bytes own their buffer, so they can be transferred to the session writer, not copied.
+ */
+export interface PackedSessionHits {
+  blocks: readonly { cardIds: Uint8Array; scores: Uint8Array | null }[];
+  /** Hits in the blocks. */
+  count: number;
+}
+
+/** A session's hits as ranked: card ids in rank order, and an image search's scores (in [0, 1]) beside them. */
+export interface RankedSessionHits {
+  cardIds: SessionHitList;
+  scores?: SessionHitList | undefined;
+}
+
 export interface NewSession {
   session: StoredSession;
-  hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined };
+  hits: RankedSessionHits | PackedSessionHits;
 }
 
 /**
@@ -327,7 +348,7 @@ export interface SessionStore {
    * beyond `maxSessionsPerOwner` and anyone's beyond `maxTotalBytes`; the new one is always kept.
    * `hits.scores`, when given, is parallel to `hits.cardIds` (values in [0, 1]; stored to 1/65,535).
    */
-  create(session: StoredSession, hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined }, budget?: SessionBudget): Promise<void>;
+  create(session: StoredSession, hits: NewSession['hits'], budget?: SessionBudget): Promise<void>;
   /**
    * Stores several sessions, in order, as `create` would each, in one transaction (one commit).
    * Optional: without it the caller creates them one by one.

@@ -54,3 +54,59 @@ describe('session writes off the main thread', () => {
     }
   });
 });
+
+/**
+ * The sessions of searches a reader thread ranks (a word over the main thread's budget) are stored
+ * by that same session-writer thread, not by the reader (issue 12): a reader that stored them
+ * itself waited for sessions.db's write lock, and every search queued behind it waited too (under
+ * 50 connections at 1,000,000 parts, ~1 s of every 10 per reader). Shown with the lock held by
+ * another connection: searches on the one reader go on being answered, and their sessions page
+ * once it is released. (Before, the reader sat in SQLite's busy handler with the first session, so
+ * the second search on it was not answered while the lock was held.)
+ */
+describe('reader threads hand their sessions to the session writer', () => {
+  let dir: string;
+  let server: RunningServer;
+  let client: HttpCatalogClient;
+
+  beforeAll(async () => {
+    dir = tempDir('catalog-session-readers-');
+    const setup = openCatalog({ dataDir: dir });
+    const { secret } = await setup.service.createToken(LOCAL_OWNER, { name: 'admin', roles: ['catalogAdmin'] });
+    // "gear": 9,000 postings, over the main thread's budget (MAIN_THREAD_SEARCH_POSTINGS): ranked on the reader.
+    for (let at = 0; at < 9_000; at += 1_000) {
+      await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 1_000 }, (_, i) => ({ part_id: `p${String(at + i).padStart(4, '0')}`, name: { en: `Gear ${at + i} ${(at + i) % 2 === 0 ? 'cog' : 'wheel'}` } })));
+    }
+    await setup.close();
+    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 1, warmUpRequests: 0 });
+    client = new HttpCatalogClient({ url: server.url, token: secret, retries: 0 });
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+
+  it('answers one search after another on the one reader while sessions.db is locked, and their sessions page once it is free', async () => {
+    const other = new Database(join(dir, 'sessions.db'));
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const within = (ms: number) => new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), ms));
+      const first = await Promise.race([client.search({ matches: { text: 'gear' }, resultOptions: { limit: 5 } }), within(10_000)]);
+      const second = await Promise.race([client.search({ matches: { text: 'gear cog' }, resultOptions: { limit: 5 } }), within(10_000)]);
+      const third = await Promise.race([client.search({ matches: { text: 'gear wheel' }, resultOptions: { limit: 5 } }), within(10_000)]);
+      expect(first).not.toBe('late');
+      expect(second).not.toBe('late');
+      expect(third).not.toBe('late');
+      if (first === 'late' || second === 'late' || third === 'late') return;
+      expect([first.resultsTotalCount, second.resultsTotalCount, third.resultsTotalCount]).toEqual([9_000, 4_500, 4_500]);
+      other.exec('COMMIT');
+      // Each session whole: its last page, in rank order (ties by part id).
+      expect((await client.searchState(first.sessionId, { skip: 8_998, limit: 5 })).results.map((r) => r.id)).toEqual(['p8998', 'p8999']);
+      expect((await client.searchState(second.sessionId, { skip: 4_498, limit: 5 })).results.map((r) => r.id)).toEqual(['p8996', 'p8998']);
+      expect((await client.searchState(third.sessionId, { skip: 0, limit: 2 })).results.map((r) => r.id)).toEqual(['p0001', 'p0003']);
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+    }
+  }, 60_000);
+});

@@ -6,9 +6,9 @@
  * advisory lock (not the catalog write lock), so a search never waits on an import; the byte
  * budget is kept in session_totals, updated with every insert and delete (issue 11).
  */
-import type { SessionBudget, SessionStore } from '../../core/ports.js';
+import type { NewSession, SessionBudget, SessionStore } from '../../core/ports.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';
-import { blockRange, packedBytes, packHits, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
+import { blockRange, blocksOf, hitCount, packedBytes, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
 import { SESSION_LOCK, type PgClient, type PgDatabase } from './database.js';
 
 /** Bytes a hit block row costs besides its packed ids (tuple header, keys). */
@@ -44,8 +44,8 @@ export class PgSessionStore implements SessionStore {
     await c.query('UPDATE session_totals SET bytes = bytes - $1 WHERE id = 1', [rows.reduce((sum, r) => sum + r.bytes, 0)]);
   }
 
-  async create(session: StoredSession, hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined }, budget?: SessionBudget): Promise<void> {
-    const blocks = packHits(hits);
+  async create(session: StoredSession, hits: NewSession['hits'], budget?: SessionBudget): Promise<void> {
+    const blocks = blocksOf(hits);
     const bytes = SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0);
     await this.db.write(async (c) => {
       // A session is a cache (as SQLite's sessions.db, written without fsync): its commit does not
@@ -73,7 +73,7 @@ export class PgSessionStore implements SessionStore {
       const seq = (await c.query<{ seq: number }>(
         `INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes, organization, text, facets)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING seq`,
-        [session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, hits.cardIds.length, bytes,
+        [session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, hitCount(hits), bytes,
           session.organization ?? null, session.text ?? null, session.facets === undefined ? null : JSON.stringify(session.facets)],
       )).rows[0]?.seq;
       if (blocks.length > 0) {

@@ -21,7 +21,7 @@ import type { NewSession, SessionBudget, SessionStore } from '../../core/ports.j
 import { BUSY_TIMEOUT_MS, openConnection, type SqliteDatabase } from './database.js';
 import type { ThreadLock } from './thread-lock.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';
-import { blockRange, packedBytes, packHits, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
+import { blockRange, blocksOf, hitCount, packedBytes, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
 import type { SearchFacets } from '../../api/schemas.js';
 import { SchemaTooNewError } from '../../core/schema-too-new.js';
 
@@ -217,7 +217,7 @@ export class SqliteSessionStore implements SessionStore {
    * exceed `maxSessionsPerOwner` and then anyone's that would take the total past
    * `maxTotalBytes`; the new session itself is always kept. One immediate transaction.
    */
-  async create(session: StoredSession, hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined }, budget?: SessionBudget): Promise<void> {
+  async create(session: StoredSession, hits: NewSession['hits'], budget?: SessionBudget): Promise<void> {
     this.write(() => this.db.transaction(() => this.insertSession(session, hits, budget)).immediate());
   }
 
@@ -230,8 +230,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /** One session of `create`: evictions, then the row and its hit blocks; inside the caller's transaction. */
-  private insertSession(session: StoredSession, hits: { cardIds: readonly number[]; scores?: readonly number[] | undefined }, budget: SessionBudget | undefined): void {
-    const blocks = packHits(hits);
+  private insertSession(session: StoredSession, hits: NewSession['hits'], budget: SessionBudget | undefined): void {
+    const blocks = blocksOf(hits);
     const state: SessionState = {
       ...(session.organization !== undefined ? { organization: session.organization } : {}),
       ...(session.text !== undefined ? { text: session.text } : {}),
@@ -255,7 +255,7 @@ export class SqliteSessionStore implements SessionStore {
       }
     }
     const { lastInsertRowid } = this.stmt.insert.run(
-      session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, hits.cardIds.length, bytes, stateJson,
+      session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, hitCount(hits), bytes, stateJson,
     );
     const seq = Number(lastInsertRowid);
     blocks.forEach((packed, block) => this.stmt.insertBlock.run(seq * BLOCKS_PER_SESSION + block, packed.cardIds, packed.scores));

@@ -147,6 +147,14 @@ export interface SearchServiceDeps {
    * `catalog serve` gives a thread of its own (issue 12: the write left the event loop).
    */
   sessionWriter?: SessionBatchWriter;
+  /**
+   * Hands each session to the caller instead of storing it (a reader thread of `catalog serve`,
+   * issue 12): called synchronously once the session's hits are ranked; the caller must get it
+   * stored (its main thread queues it with {@link SearchService.storeSessionsLater}) before a page
+   * of it is read. Takes precedence over deferSessionWrites. The objects are the service's own:
+   * copy what is kept (the hits may be a cached result's).
+   */
+  sessionHandoff?: (entry: NewSession) => void;
 }
 
 /** The filterable attribute ids, sorted and comma-separated, for error details ('none' when there are none). */
@@ -181,6 +189,7 @@ export class SearchService {
   private purging: Promise<void> | undefined;
   private readonly deferSessionWrites: boolean;
   private readonly sessionWriter: SessionBatchWriter | undefined;
+  private readonly sessionHandoff: ((entry: NewSession) => void) | undefined;
   /** Sessions answered and not yet stored (deferSessionWrites), oldest first. */
   private pendingSessions: NewSession[] = [];
   /** Cancels the scheduled write of the pending sessions (deferSession). */
@@ -201,6 +210,7 @@ export class SearchService {
     this.synonymSets = deps.synonyms;
     this.deferSessionWrites = deps.deferSessionWrites ?? false;
     this.sessionWriter = deps.sessionWriter;
+    this.sessionHandoff = deps.sessionHandoff;
     if (this.limits.sessionPurgeIntervalMs > 0) {
       // Expired sessions go even when nobody searches; unref'd, so it never keeps a process alive.
       this.purgeTimer = setInterval(() => void this.purgeExpired(), this.limits.sessionPurgeIntervalMs);
@@ -246,11 +256,7 @@ export class SearchService {
     const imageId = image !== undefined ? queryImageId(image.bytes) : null;
     const session = this.newSession(principal, request, imageId, hits.total, hits.cardIds.length, facets);
     // A warm-up (storeSession false) stores nothing.
-    if (storeSession && this.deferSessionWrites) this.deferSession({ session, hits });
-    else if (storeSession) {
-      await this.sessions.create(session, hits, this.sessionBudget());
-      await this.purgeNow(session.createdAt);
-    }
+    if (storeSession) await this.keepSession({ session, hits });
     return {
       sessionId: session.sessionId, imageId,
       results: await this.results(
@@ -301,8 +307,7 @@ export class SearchService {
         entry = { session: { ...session, stored: hits.cardIds.length }, hits };
       });
       if (!entry || !storeSession) return;
-      await this.sessions.create(entry.session, entry.hits, this.sessionBudget());
-      await this.purgeNow(entry.session.createdAt);
+      await this.keepSession(entry);
     } catch (error) {
       // Before the answer: the caller's error. After it: only the session is lost (see above).
       if (!answered) throw error;
@@ -499,6 +504,29 @@ export class SearchService {
     const sets = await this.synonymSets();
     if (this.synonymIndex?.sets !== sets) this.synonymIndex = { sets, index: compileSynonyms(sets) };
     return applySynonyms(words, this.synonymIndex.index);
+  }
+
+  /**
+   * Stores a new session, or has it stored: handed over (sessionHandoff), queued for after the
+   * answer (deferSessionWrites), or written now.
+   */
+  private async keepSession(entry: NewSession): Promise<void> {
+    if (this.sessionHandoff) this.sessionHandoff(entry);
+    else if (this.deferSessionWrites) this.deferSession(entry);
+    else {
+      await this.sessions.create(entry.session, entry.hits, this.sessionBudget());
+      await this.purgeNow(entry.session.createdAt);
+    }
+  }
+
+  /**
+   * Queues sessions another thread answered and handed over (SearchServiceDeps.sessionHandoff:
+   * `catalog serve`'s reader threads) as this service's own deferred sessions: they go to the
+   * session writer in this service's next batch, and every read of a session here waits for them
+   * first ({@link flushSessions}). Needs deferSessionWrites (else they are written now, in order).
+   */
+  async storeSessionsLater(entries: readonly NewSession[]): Promise<void> {
+    for (const entry of entries) await this.keepSession(entry);
   }
 
   /** The session budget of every write (SessionStore.create). */

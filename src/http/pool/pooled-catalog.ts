@@ -33,6 +33,7 @@ import type { Principal, SearchResponse } from '../../api/schemas.js';
 import { builtWorkerFile } from '../../adapters/worker-file.js';
 import { SearchBudgetExceeded } from '../../core/search/budget.js';
 import type { SearchImage, SearchStateRequest } from '../../core/search/service.js';
+import type { NewSession } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
 import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask } from './protocol.js';
@@ -138,7 +139,12 @@ function unwrap(result: PoolResult): unknown {
 /** Runs a task on a thread (of a pool, or of the reader pools); piscina's run options. */
 type RunTask = (task: PoolTask, runOptions?: { transferList?: TransferListItem[] }) => Promise<unknown>;
 
-function route(run: RunTask, service: PooledServiceName): (method: string, args: unknown[]) => Promise<unknown> {
+/**
+ * Calls of `service` run by `run`; the sessions a call's searches ranked on a reader
+ * (PoolResult.sessions) go to `keepSessions` before its value is returned, so a page of one
+ * that the client asks for next finds it queued.
+ */
+function route(run: RunTask, service: PooledServiceName, keepSessions: KeepSessions): (method: string, args: unknown[]) => Promise<unknown> {
   return async (method, args) => {
     let result: PoolResult;
     try {
@@ -146,16 +152,21 @@ function route(run: RunTask, service: PooledServiceName): (method: string, args:
     } catch (error) {
       throw busyError(error);
     }
+    if (result.ok && result.sessions) await keepSessions(result.sessions);
     return unwrap(result);
   };
 }
 
+/** Stores, or queues for storing, sessions a reader thread ranked (SearchService.storeSessionsLater of the main thread). */
+type KeepSessions = (sessions: readonly NewSession[]) => Promise<void>;
+
 /**
  * A text search on a reader thread, answered as soon as its first page is ranked
  * (SearchService.searchAnsweringEarly): the answer comes on a MessagePort of its own while the
- * thread goes on ranking the session's hits. `stored` settles once the session is stored (or lost).
+ * thread goes on ranking the session's hits. `stored` settles once the thread has handed the ranked
+ * session back and `keepSessions` has queued it (or it is lost with a failed thread).
  */
-async function searchOnReader(run: RunTask, principal: Principal, body: unknown, settled: () => void): Promise<{ response: SearchResponse; stored: Promise<unknown> }> {
+async function searchOnReader(run: RunTask, principal: Principal, body: unknown, keepSessions: KeepSessions, settled: () => void): Promise<{ response: SearchResponse; stored: Promise<unknown> }> {
   const { port1, port2 } = new MessageChannel();
   try {
     const answer = new Promise<PoolResult>((resolve, reject) => {
@@ -164,16 +175,21 @@ async function searchOnReader(run: RunTask, principal: Principal, body: unknown,
       port1.once('close', () => reject(new Error('a reader thread ended a search without answering it')));
     });
     const task: PoolTask = { service: 'search', method: 'searchAnsweringEarly', args: [principal, body], answerPort: port2 };
-    let stored: Promise<unknown>;
+    let ranked: Promise<unknown>;
     try {
-      stored = run(task, { transferList: [port2] });
+      ranked = run(task, { transferList: [port2] });
     } catch (error) {
       settled();
       throw busyError(error);
     }
-    void stored.then(settled, settled);
+    void ranked.then(settled, settled);
+    // The thread hands the ranked session back (PoolResult.sessions); it is queued here.
+    const stored = ranked.then(async (result) => {
+      const { sessions } = result as PoolResult & { sessions?: NewSession[] };
+      if (sessions) await keepSessions(sessions);
+    });
     // A thread that fails (a bug, an exit) rejects `stored` and may never answer.
-    const response = (await Promise.race([answer, stored.then(() => answer, (error: unknown) => Promise.reject(busyError(error)))]).then(unwrap)) as SearchResponse;
+    const response = (await Promise.race([answer, ranked.then(() => answer, (error: unknown) => Promise.reject(busyError(error)))]).then(unwrap)) as SearchResponse;
     return { response, stored: stored.catch(() => undefined) };
   } finally {
     port1.close();
@@ -334,9 +350,10 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     }
     return pools;
   };
+  const keepSessions: KeepSessions = (sessions) => main.search.storeSessionsLater(sessions);
   const calls = (service: PooledServiceName) => {
-    const read = route((task, runOptions) => start().readers.run(task, undefined, runOptions), service);
-    const write = route((task, runOptions) => start().writer.run(task, runOptions), service);
+    const read = route((task, runOptions) => start().readers.run(task, undefined, runOptions), service, keepSessions);
+    const write = route((task, runOptions) => start().writer.run(task, runOptions), service, keepSessions);
     const writes = new Set(WRITES[service] ?? []);
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
   };
@@ -390,20 +407,21 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       }
       readerSearches++;
       searches.answeredEarly++;
-      const { response, stored } = await searchOnReader(onPreferredReader, principal, body, () => readerSearches--);
+      const { response, stored } = await searchOnReader(onPreferredReader, principal, body, keepSessions, () => readerSearches--);
       // Until its session is stored, a page of it waits (searchState below).
       storing.set(response.sessionId, stored);
       void stored.finally(() => storing.delete(response.sessionId));
       return response;
     },
   });
-  // A session this thread answered may not be stored yet (deferSessionWrites), nor one a reader
-  // answered and is still ranking: wait for it first. Then a small page without values or images
-  // is read here (the hop to a reader and back cost more than the page), the rest on a reader.
+  // A session a reader answered may still be ranked there, and no session answered (here or on a
+  // reader) may be stored yet (deferSessionWrites): wait for both, in that order (a reader's
+  // session is queued here once ranked). Then a small page without values or images is read here
+  // (the hop to a reader and back cost more than the page), the rest on a reader.
   Object.defineProperty(search, 'searchState', {
     value: async (principal: Principal, sessionId: string, options?: SearchStateRequest) => {
-      await main.search.flushSessions();
       await storing.get(sessionId);
+      await main.search.flushSessions();
       if (maxPostings > 0 && cheapPage(options) && start().readers.queueSize() === 0) {
         pages.onMainThread++;
         return main.search.searchState(principal, sessionId, options);

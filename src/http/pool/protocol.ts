@@ -4,6 +4,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { ProblemBody } from '../../api/errors.js';
+import type { NewSession } from '../../core/ports.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
 
 /** Which service of a Catalog a call goes to. */
@@ -16,8 +17,8 @@ export interface PoolTask {
   args: unknown[];
   /**
    * For `search.searchAnsweringEarly` (a text search on a reader): the thread posts the search's
-   * {@link PoolResult} here as soon as the first page is ranked, then goes on ranking and storing
-   * the session; the task itself resolves to `{ ok: true, value: null }` once it is stored.
+   * {@link PoolResult} here as soon as the first page is ranked, then goes on ranking the session;
+   * the task itself resolves to `{ ok: true, value: null, sessions: [it] }` once it is ranked.
    */
   answerPort?: MessagePort;
 }
@@ -27,7 +28,17 @@ export interface PoolTask {
  * HTTP server answers with), so the main thread rebuilds exactly the error the core threw.
  */
 export type PoolResult =
-  | { ok: true; value: unknown }
+  | {
+    ok: true;
+    value: unknown;
+    /**
+     * Sessions the call's searches ranked on a reader thread, for the main thread to store
+     * (SearchService.sessionHandoff, storeSessionsLater): the reader never waits for sessions.db's
+     * write lock, and the main thread's session writer stores them in batches. Hits packed
+     * (PackedSessionHits).
+     */
+    sessions?: NewSession[];
+  }
   | { ok: false; problem: ProblemBody; retryAfterSeconds: number | undefined };
 
 /** What pooled-catalog.ts hands each catalog worker thread (catalog-worker.ts). */
