@@ -204,3 +204,44 @@ describe('the options each thread opens the catalog with', () => {
     expect(threadCatalogOptions(catalog, 'writer')).toEqual(catalog);
   });
 });
+
+describe('reads and saturated searches wait in one queue for the first reader with room', () => {
+  const catalog = twoReadersOverCogs('catalog-route-queue-shared-');
+
+  it('holds at most two tasks per reader and keeps the rest in its own first-come-first-served queue, then runs them all', async () => {
+    const pooled = catalog();
+    const start = pooled.readerTasks();
+    const reads = Array.from({ length: 7 }, (_, i) => pooled.service.selectParts(LOCAL_OWNER, { part_ids: [`p00${i}`] }));
+    // Two on each reader at once (one running, one queued there); three wait for room.
+    expect(pooled.readerTasks().map((n, i) => n - (start[i] ?? 0))).toEqual([2, 2]);
+    const pages = await Promise.all(reads);
+    expect(pages.map((page) => page[0]?.part_id)).toEqual(['p000', 'p001', 'p002', 'p003', 'p004', 'p005', 'p006']);
+    expect(pooled.readerTasks().reduce((sum, n, i) => sum + n - (start[i] ?? 0), 0)).toBe(7);
+  });
+});
+
+describe('a full reader queue answers 503', () => {
+  let dir: string;
+  let pooled: PooledCatalog;
+
+  beforeAll(async () => {
+    dir = tempDir('catalog-route-full-');
+    const setup = openCatalog({ dataDir: dir });
+    await setup.service.upsertParts(LOCAL_OWNER, [{ part_id: 'p1', name: { en: 'Cog' } }]);
+    await setup.close();
+    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 1, maxQueue: 1, mainThreadSearchPostings: 0 });
+    await pooled.start();
+  });
+  afterAll(async () => {
+    await pooled?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a read beyond the queue with a retryable 503 and answers the others', async () => {
+    const reads = Array.from({ length: 4 }, () => pooled.service.selectParts(LOCAL_OWNER, { part_ids: ['p1'] }).then((parts) => parts.length, (error: unknown) => error));
+    const [first, second, third, fourth] = await Promise.all(reads);
+    // Two held by the reader, one waiting in the queue of one, the fourth refused.
+    expect([first, second, third]).toEqual([1, 1, 1]);
+    expect(fourth).toMatchObject({ status: 503, code: 'unavailable', retryAfterSeconds: 1 });
+  });
+});

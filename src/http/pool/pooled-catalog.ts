@@ -207,9 +207,23 @@ function delegate<T extends object>(target: T, methods: readonly string[], call:
 }
 
 /**
+ * Tasks without an affinity a reader holds at once (one running, one queued in its piscina pool,
+ * so it never waits for the next hand-over); the rest wait in {@link ReaderPools}' own queue.
+ */
+const READER_DEPTH = 2;
+
+/** A task without an affinity waiting for a reader to have room. */
+interface WaitingTask {
+  task: PoolTask;
+  runOptions: { transferList?: TransferListItem[] } | undefined;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
  * The reader threads, one single-thread piscina pool each, so that a task can go to a chosen
  * thread: a text search (while the readers keep up) to the reader its query hashes to, whose
- * result cache then has the query, anything else to the least busy reader (see `run`).
+ * result cache then has the query, anything else to the first reader with room (see `run`).
  */
 class ReaderPools {
   /** Tasks sent to each reader and not settled yet (running or queued). */
@@ -218,35 +232,73 @@ class ReaderPools {
   readonly sent: number[];
   /** Per reader, the affinities (queries) of its tasks in flight, with their counts. */
   private readonly queries: Map<number, number>[];
+  /** Tasks without an affinity that no reader had room for yet, oldest first. */
+  private readonly waiting: WaitingTask[] = [];
 
-  constructor(private readonly pools: readonly Piscina[]) {
+  /** `maxWaiting`: tasks that may wait in this queue; beyond, `run` rejects as a full piscina queue does. */
+  constructor(private readonly pools: readonly Piscina[], private readonly maxWaiting: number) {
     this.inFlight = pools.map(() => 0);
     this.sent = pools.map(() => 0);
     this.queries = pools.map(() => new Map());
   }
 
-  /** Tasks waiting in any reader's queue (not running). */
+  /** Tasks waiting for a reader (in this queue or a reader's own), not running. */
   queueSize(): number {
-    return this.pools.reduce((sum, pool) => sum + pool.queueSize, 0);
+    return this.waiting.length + this.pools.reduce((sum, pool) => sum + pool.queueSize, 0);
   }
 
   /**
-   * Runs `task` on the reader `affinity` hashes to when that reader is no busier than the least busy
-   * one, or is at most one task busier and that task is the same query (the same affinity), else on
-   * the least busy reader (the first of them). The one task of slack is a search answered early
-   * whose session the reader is still ranking (a few ms): a client's repeat of the same words waits
-   * for it and finds them in that reader's cache, rather than ranking them cold on another reader
+   * Runs `task` on a reader. With an `affinity` (a text search while the readers keep up): on the
+   * reader `affinity` hashes to when that reader is no busier than the least busy one, or is at
+   * most one task busier and that task is the same query (the same affinity), else on the least
+   * busy reader (the first of them). The one task of slack is a search answered early whose
+   * session the reader is still ranking (a few ms): a client's repeat of the same words waits for
+   * it and finds them in that reader's cache, rather than ranking them cold on another reader
    * (20-60 ms for a frequent word at 1,000,000 parts). Other words do not wait behind that ranking:
    * a sequential client's next frequent word that hashed to the busy reader waited for the previous
    * word's session there while the other reader sat idle (bench/compare.js, docs/search.md).
+   *
+   * Without one (reads, and searches once the readers are saturated): first come, first served
+   * from one queue, each task to the first reader with room ({@link READER_DEPTH}). Handed to the
+   * least busy reader's own queue at once, a task waited behind whatever that reader had queued,
+   * a frequent word ranked cold among them, while the other reader drained its queue.
+   *
    * Rejects as piscina does (a full queue: "queue is at limit").
    */
   run(task: PoolTask, affinity: number | undefined, runOptions?: { transferList?: TransferListItem[] }): Promise<unknown> {
+    if (affinity === undefined) {
+      if (this.waiting.length >= this.maxWaiting) return Promise.reject(new Error('Task queue is at limit'));
+      return new Promise((resolve, reject) => {
+        this.waiting.push({ task, runOptions, resolve, reject });
+        this.dispatch();
+      });
+    }
+    const least = this.leastBusy();
+    const preferred = affinity % this.pools.length;
+    const slack = (this.queries[preferred]?.get(affinity) ?? 0) > 0 ? 1 : 0;
+    const chosen = (this.inFlight[preferred] ?? 0) <= (this.inFlight[least] ?? 0) + slack ? preferred : least;
+    return this.send(chosen, task, affinity, runOptions);
+  }
+
+  /** The reader with the fewest tasks in flight (the first of them). */
+  private leastBusy(): number {
     let least = 0;
     for (let i = 1; i < this.pools.length; i++) if ((this.inFlight[i] ?? 0) < (this.inFlight[least] ?? 0)) least = i;
-    const preferred = affinity === undefined ? least : affinity % this.pools.length;
-    const slack = affinity !== undefined && (this.queries[preferred]?.get(affinity) ?? 0) > 0 ? 1 : 0;
-    const chosen = (this.inFlight[preferred] ?? 0) <= (this.inFlight[least] ?? 0) + slack ? preferred : least;
+    return least;
+  }
+
+  /** Sends waiting tasks, oldest first, to readers with room. */
+  private dispatch(): void {
+    while (this.waiting.length > 0) {
+      const reader = this.leastBusy();
+      if ((this.inFlight[reader] ?? 0) >= READER_DEPTH) return;
+      const next = this.waiting.shift() as WaitingTask;
+      this.send(reader, next.task, undefined, next.runOptions).then(next.resolve, next.reject);
+    }
+  }
+
+  /** Runs `task` on reader `chosen`, counting it in flight until it settles. */
+  private send(chosen: number, task: PoolTask, affinity: number | undefined, runOptions: { transferList?: TransferListItem[] } | undefined): Promise<unknown> {
     const pool = this.pools[chosen] as Piscina;
     const result = pool.run(task, runOptions);
     this.inFlight[chosen] = (this.inFlight[chosen] ?? 0) + 1;
@@ -255,16 +307,20 @@ class ReaderPools {
     if (affinity !== undefined) queries.set(affinity, (queries.get(affinity) ?? 0) + 1);
     const settle = () => {
       this.inFlight[chosen] = (this.inFlight[chosen] ?? 1) - 1;
-      if (affinity === undefined) return;
-      const left = (queries.get(affinity) ?? 1) - 1;
-      if (left > 0) queries.set(affinity, left);
-      else queries.delete(affinity);
+      if (affinity !== undefined) {
+        const left = (queries.get(affinity) ?? 1) - 1;
+        if (left > 0) queries.set(affinity, left);
+        else queries.delete(affinity);
+      }
+      this.dispatch();
     };
     void result.then(settle, settle);
     return result;
   }
 
   async close(): Promise<void> {
+    // What never reached a reader fails as a closing pool's queued tasks do.
+    for (const waiting of this.waiting.splice(0)) waiting.reject(new Error('the reader threads are closing'));
     await Promise.all(this.pools.map((pool) => pool.close()));
   }
 
@@ -342,7 +398,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     if (!pools) {
       // Listen before the threads exist, so that no thread's message is missed.
       const threads = threadsReady(readyChannel, readers + 1, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
-      const readerPools = new ReaderPools(Array.from({ length: readers }, () => new Piscina({ ...common, workerData: data(true), minThreads: 1, maxThreads: 1 })));
+      const readerPools = new ReaderPools(Array.from({ length: readers }, () => new Piscina({ ...common, workerData: data(true), minThreads: 1, maxThreads: 1 })), common.maxQueue * readers);
       const writer = new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 });
       // While the threads load, this thread reads the per-part arrays its budgeted searches need.
       const ready = Promise.all([threads, main.search.warm({ postings: 0 })]).then(() => undefined);
