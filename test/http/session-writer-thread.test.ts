@@ -6,12 +6,16 @@
  * sessions are stored and page. (Written on the main thread, the first session write blocked the
  * event loop in SQLite's busy handler until the lock went, so the second search never answered.)
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpCatalogClient } from '../../src/client/http-client.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
+import { packSessionHits } from '../../src/adapters/session-blocks.js';
+import { startSessionWriterThread } from '../../src/adapters/sqlite/session-writer/session-writer-thread.js';
+import { ThreadLock } from '../../src/adapters/sqlite/thread-lock.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
 
@@ -107,6 +111,56 @@ describe('reader threads hand their sessions to the session writer', () => {
     } finally {
       if (other.inTransaction) other.exec('ROLLBACK');
       other.close();
+    }
+  }, 60_000);
+});
+
+/**
+ * What waits for the session writer is bounded in bytes (MAX_PENDING_SESSION_BYTES): while the
+ * writer is held up (here: the server threads' shared write lock of sessions.db held), the
+ * readers' sessions (a frequent word's ~20 KB packed) would otherwise pile up in memory for as
+ * long as it lasts. A batch beyond the bound is refused at once, lost as in a crash; the batches
+ * within it are stored once the writer can go on.
+ */
+describe('the session writer holds a bounded number of bytes', () => {
+  it('refuses a batch that would pass the bound while the writer is held up, and stores the others once it is free', async () => {
+    const dir = tempDir('catalog-session-bound-');
+    const setup = openCatalog({ dataDir: dir });
+    await setup.close();
+    const lock = ThreadLock.newBuffer();
+    const writer = startSessionWriterThread(dir, lock, { maxPendingBytes: 15_000 });
+    expect(writer).toBeDefined();
+    if (!writer) return;
+    const session = (sessionId: string, hits: number) => ({
+      session: { sessionId, principal: 'owner', createdAt: 1, expiresAt: Number.MAX_SAFE_INTEGER, imageId: null, language: undefined, total: hits, stored: hits },
+      hits: packSessionHits({ cardIds: Array.from({ length: hits }, (_, i) => 1_000_000 + i * 37) }),
+    });
+    const budget = { maxSessionsPerOwner: 1_000, maxTotalBytes: 1e9 };
+    const cell = new Int32Array(lock);
+    try {
+      // The thread up before the lock is taken.
+      await writer.write([session('0', 1)], budget);
+      Atomics.store(cell, 0, 1);
+      // ~10 KB of packed hits (a byte a hit here): within the bound, waiting for the lock.
+      const first = writer.write([session('a', 10_000)], budget);
+      // Another ~10 KB would pass 15,000 bytes: refused now, without waiting.
+      await expect(writer.write([session('b', 10_000)], budget)).rejects.toThrow(/session writer is behind/);
+      Atomics.store(cell, 0, 0);
+      Atomics.notify(cell, 0);
+      await first;
+      // Room again once the first is stored.
+      await writer.write([session('c', 10_000)], budget);
+      const stored = new Database(join(dir, 'sessions.db'), { readonly: true });
+      try {
+        expect(stored.prepare('SELECT session_id FROM sessions ORDER BY seq').pluck().all()).toEqual(['0', 'a', 'c']);
+      } finally {
+        stored.close();
+      }
+    } finally {
+      Atomics.store(cell, 0, 0);
+      Atomics.notify(cell, 0);
+      await writer.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
 });

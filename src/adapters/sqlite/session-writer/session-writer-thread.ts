@@ -20,6 +20,24 @@ import type { SessionWriteTask, SessionWriterData } from './session-writer-worke
 
 /** Batches that may wait for the thread; beyond, a batch is refused and lost as in a crash (sessions are a cache). */
 const MAX_WAITING_BATCHES = 1024;
+/**
+ * Bytes of hits handed to the thread and not yet stored, at most (default): beyond, a batch is
+ * refused and lost as in a crash. The reader threads' sessions come here too, a frequent word's
+ * ~20 KB packed, so a writer held up (sessions.db locked by another process for its 30 s, a slow
+ * disk) must not let them pile up in memory without bound.
+ */
+export const MAX_PENDING_SESSION_BYTES = 64 * 1024 * 1024;
+
+/** What a batch of sessions holds in memory until stored: its hits' bytes (8 a hit in an array, packed blocks as they are) and ~200 a session. */
+export function batchBytes(sessions: readonly NewSession[]): number {
+  let bytes = 0;
+  for (const { hits } of sessions) {
+    bytes += 200;
+    if ('blocks' in hits) for (const block of hits.blocks) bytes += block.cardIds.byteLength + (block.scores?.byteLength ?? 0);
+    else bytes += (hits.cardIds.length + (hits.scores?.length ?? 0)) * 8;
+  }
+  return bytes;
+}
 
 /**
  * The buffers of the sessions' packed hits (PackedSessionHits, from reader threads) that their
@@ -51,14 +69,17 @@ export interface SessionWriterThread {
 
 /**
  * A session writer for the data directory `dataDir`; its thread starts with the first batch (after
- * the catalog has created and migrated sessions.db). Returns undefined when the worker is not built
+ * the catalog has created and migrated sessions.db). `write` rejects a batch (lost, as in a
+ * crash) that would take the bytes waiting past `maxPendingBytes` ({@link MAX_PENDING_SESSION_BYTES}). Returns undefined when the worker is not built
  * (TypeScript sources before `npm run build`): the caller then writes on its own thread.
  */
-export function startSessionWriterThread(dataDir: string, lock: SharedArrayBuffer | undefined): SessionWriterThread | undefined {
+export function startSessionWriterThread(dataDir: string, lock: SharedArrayBuffer | undefined, options: { maxPendingBytes?: number } = {}): SessionWriterThread | undefined {
   const filename = builtWorkerFile(new URL('./session-writer-worker.js', import.meta.url));
   if (!filename) return undefined;
   const workerData: SessionWriterData = { path: join(dataDir, SESSIONS_FILE), lock };
   let pool: Piscina | undefined;
+  const maxPendingBytes = options.maxPendingBytes ?? MAX_PENDING_SESSION_BYTES;
+  let pendingBytes = 0;
   const start = (): Piscina => {
     if (!pool) {
       pool = new Piscina({ filename, workerData, minThreads: 1, maxThreads: 1, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1, maxQueue: MAX_WAITING_BATCHES });
@@ -70,7 +91,14 @@ export function startSessionWriterThread(dataDir: string, lock: SharedArrayBuffe
   };
   return {
     write: async (sessions, budget) => {
-      await start().run({ sessions, budget } satisfies SessionWriteTask, { transferList: ownedBuffers(sessions) });
+      const bytes = batchBytes(sessions);
+      if (pendingBytes + bytes > maxPendingBytes) throw new Error(`the session writer is behind (${pendingBytes} bytes of sessions waiting): ${sessions.length} sessions dropped`);
+      pendingBytes += bytes;
+      try {
+        await start().run({ sessions, budget } satisfies SessionWriteTask, { transferList: ownedBuffers(sessions) });
+      } finally {
+        pendingBytes -= bytes;
+      }
     },
     start() {
       start();
