@@ -125,4 +125,35 @@ describe('deferred session writes handed to a writer (catalog serve\'s session-w
     expect(batches[0]).toBeGreaterThanOrEqual(64);
     await vi.waitFor(() => expect(batches.reduce((a, b) => a + b, 0)).toBe(70));
   });
+
+  it('hands each batch to a session writer at once, not behind the previous one still being stored (the writer bounds what waits)', async () => {
+    const dir2 = tempDir('catalog-defer-writer-');
+    const batches: number[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const writer = openCatalog({
+      dataDir: dir2,
+      deferSessionWrites: true,
+      // A writer that takes every batch and stores none until released.
+      sessionWriter: async (sessions) => {
+        batches.push(sessions.length);
+        await held;
+      },
+    });
+    try {
+      await writer.service.upsertParts(LOCAL_OWNER, [{ part_id: 'p1', name: { en: 'Cog' } }]);
+      await writer.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
+      const first = writer.search.flushSessions();
+      await writer.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
+      const second = writer.search.flushSessions();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(batches).toEqual([1, 1]);
+      release();
+      await Promise.all([first, second]);
+    } finally {
+      release();
+      await writer.close();
+      rmSync(dir2, { recursive: true, force: true });
+    }
+  });
 });

@@ -197,6 +197,8 @@ export class SearchService {
   /** Whether the scheduled write waits for more sessions (a timer) rather than the next turn. */
   private flushGathers = false;
   private flushing: Promise<void> | undefined;
+  /** Batches handed to be stored and not stored yet (flushSessions waits for all of them). */
+  private readonly writing = new Set<Promise<void>>();
 
   constructor(deps: SearchServiceDeps) {
     this.context = deps.context;
@@ -568,7 +570,10 @@ export class SearchService {
     const batch = this.pendingSessions;
     if (batch.length > 0) {
       this.pendingSessions = [];
-      const previous = this.flushing;
+      // A session writer takes each batch at once: its one thread stores them in the order given,
+      // and it refuses at once what would pass its bound of bytes waiting (so batches do not pile
+      // up here behind one another). This thread's own writes go one after another.
+      const previous = this.sessionWriter ? undefined : this.flushing;
       const write = (async () => {
         await previous;
         try {
@@ -580,12 +585,14 @@ export class SearchService {
           // Lost, as in a crash (see above); the next batch tries again.
         }
       })();
+      this.writing.add(write);
       this.flushing = write;
       void write.finally(() => {
+        this.writing.delete(write);
         if (this.flushing === write) this.flushing = undefined;
       });
     }
-    await this.flushing;
+    await Promise.all(this.writing);
   }
 
   /** Deletes expired sessions now and then (lazily: reads check expiry themselves). */
