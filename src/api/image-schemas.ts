@@ -1,7 +1,8 @@
 /**
  * The wire contract of part images (api-spec.md §2.2, §4.2; api-decisions.md §4, §9): zod schemas of
  * the JSON requests and the shapes of the responses. Kept apart from schemas.ts so the image feature
- * has one file to grow in; imported by the core, the HTTP routes and both clients.
+ * has one file to grow in; imported by the core, the HTTP routes and both clients. Built on first
+ * use (`z.lazy`), as schemas.ts explains.
  */
 import { z } from 'zod';
 import { IdSchema, MAX_PAGE_LIMIT, PagingSchema } from './schemas.js';
@@ -16,35 +17,35 @@ export const MAX_IMAGE_DEFINITIONS = 1000;
  * the core (`parseImageInfo`) so every problem is reported; `position` is checked by
  * `validateImagePosition`. `position: null` clears a stored position; absent keeps it (docs/api.md).
  */
-const RequiredId = z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a string') }).pipe(IdSchema);
+const RequiredId = z.lazy(() => z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a string') }).pipe(IdSchema));
 
-export const ImageDefinitionSchema = z.strictObject({
+export const ImageDefinitionSchema = z.lazy(() => z.strictObject({
   image_id: RequiredId,
   part_id: RequiredId,
   info: z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a string of space-separated tokens') }).max(10_000, 'must be at most 10,000 characters'),
   position: z.unknown().optional(),
-});
+}));
 export type ImageDefinition = z.infer<typeof ImageDefinitionSchema>;
 
 /** Projection values of image list/select (spec 4.2). */
 export const IMAGE_PROJECTION = ['part_id', 'info', 'position'] as const;
 export type ImageField = (typeof IMAGE_PROJECTION)[number];
 
-const ImageProjectionSchema = z.array(z.enum(IMAGE_PROJECTION, { error: `must be one of: ${IMAGE_PROJECTION.join(', ')}` }));
+const ImageProjectionSchema = z.lazy(() => z.array(z.enum(IMAGE_PROJECTION, { error: `must be one of: ${IMAGE_PROJECTION.join(', ')}` })));
 
 /** POST /1/catalog/images/list: `{query?: {part_ids?}, paging?, projection?}`. */
-export const ImageListRequestSchema = z.strictObject({
+export const ImageListRequestSchema = z.lazy(() => z.strictObject({
   query: z.strictObject({ part_ids: z.array(z.string().max(256)).max(MAX_PAGE_LIMIT).optional() }).optional(),
   paging: PagingSchema.optional(),
   projection: ImageProjectionSchema.optional(),
-});
+}));
 export type ImageListRequest = z.infer<typeof ImageListRequestSchema>;
 
 /** POST /1/catalog/images/select: `{image_ids, projection?}`. */
-export const ImageSelectRequestSchema = z.strictObject({
+export const ImageSelectRequestSchema = z.lazy(() => z.strictObject({
   image_ids: z.array(z.string()).max(MAX_PAGE_LIMIT),
   projection: ImageProjectionSchema.optional(),
-});
+}));
 export type ImageSelectRequest = z.infer<typeof ImageSelectRequestSchema>;
 
 /** An image description (spec 4.2 get-one): `position` only when set. */

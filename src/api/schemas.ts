@@ -2,6 +2,11 @@
  * The wire contract as code: zod schemas of every request and response of api-spec.md §4, with the
  * open points settled by api-decisions.md. Imported by the core (validation), the HTTP server and
  * both clients, so the local and the remote mode cannot drift.
+ *
+ * Each schema is built on its first use (`z.lazy`), not when this module loads (issue 12,
+ * start-up): building all of them cost every CLI command ~10 ms CPU of zod work, and a command uses
+ * a few (a local `catalog search` the search request's). Parsing is unchanged: a lazy schema
+ * hands every parse to the schema it built, issues, paths and messages included.
  */
 import { z } from 'zod';
 
@@ -19,22 +24,24 @@ const LONE_SURROGATE_MESSAGE = 'must not contain unpaired UTF-16 surrogates (it 
  * Ids (attribute_id, part_id, image_id, org_id): 1..256 chars, no control characters, no `/`, no
  * unpaired surrogate (decisions §1; issue 11).
  */
-export const IdSchema = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(256, 'must be at most 256 characters')
-  // eslint-disable-next-line no-control-regex
-  .refine((s) => !/[\u0000-\u001f\u007f/]/.test(s), 'must not contain control characters or "/"')
-  .refine((s) => !hasLoneSurrogate(s), LONE_SURROGATE_MESSAGE);
+export const IdSchema = z.lazy(() =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .max(256, 'must be at most 256 characters')
+    // eslint-disable-next-line no-control-regex
+    .refine((s) => !/[\u0000-\u001f\u007f/]/.test(s), 'must not contain control characters or "/"')
+    .refine((s) => !hasLoneSurrogate(s), LONE_SURROGATE_MESSAGE),
+);
 
 /** Language key such as `en`, `de`, `pt-BR`. */
-export const LanguageSchema = z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as "en" or "pt-BR"');
+export const LanguageSchema = z.lazy(() => z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as "en" or "pt-BR"'));
 
 /** A language key -> string map (spec 2.1 `name`, `default_value`, values); texts must be valid Unicode. */
-export const LangMapSchema = z.record(
+export const LangMapSchema = z.lazy(() => z.record(
   LanguageSchema,
   z.string().max(10_000, 'must be at most 10,000 characters').refine((s) => !hasLoneSurrogate(s), LONE_SURROGATE_MESSAGE),
-);
+));
 
 export const ATTRIBUTE_TYPES = ['text', 'enum'] as const;
 export const VISIBILITIES = ['factoryWorker', 'admin', 'superAdmin', 'csa'] as const;
@@ -50,7 +57,7 @@ export const CATALOG_ROLES = ['catalogAdmin', 'dataContributor', 'dataValidator'
 export const APP_ROLES = VISIBILITIES;
 export const ROLES = [...CATALOG_ROLES, ...APP_ROLES] as const;
 export type Role = (typeof ROLES)[number];
-export const RoleSchema = z.enum(ROLES);
+export const RoleSchema = z.lazy(() => z.enum(ROLES));
 
 export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
 export type Visibility = (typeof VISIBILITIES)[number];
@@ -62,7 +69,7 @@ export type LangMap = Record<string, string>;
 // Attributes (spec 2.1, 4.1; decisions §3)
 
 /** One item of POST /1/catalog/attributes. Absent fields keep their stored value on update. */
-export const AttributeInputSchema = z.strictObject({
+export const AttributeInputSchema = z.lazy(() => z.strictObject({
   attribute_id: IdSchema,
   type: z.enum(ATTRIBUTE_TYPES).optional(),
   name: LangMapSchema.optional(),
@@ -74,7 +81,7 @@ export const AttributeInputSchema = z.strictObject({
   per_org_values: z.boolean().optional(),
   default_value: LangMapSchema.nullable().optional(),
   display_order: z.number().int().min(0).max(2_147_483_647).nullable().optional(),
-});
+}));
 export type AttributeInput = z.infer<typeof AttributeInputSchema>;
 
 /** A stored attribute as returned by select/list (all fields). */
@@ -106,10 +113,10 @@ export type AttributeField = (typeof ATTRIBUTE_PROJECTION)[number];
 export const DEFAULT_PAGE_LIMIT = 100;
 export const MAX_PAGE_LIMIT = 1000;
 
-export const PagingSchema = z.strictObject({
+export const PagingSchema = z.lazy(() => z.strictObject({
   limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
   last_object_id: z.string().max(256).optional(),
-});
+}));
 
 /** Builds the strict list request schema `{paging?, projection?, ...extra}` for a projection set. */
 export function listRequestSchema<const P extends readonly [string, ...string[]]>(projection: P) {
@@ -119,13 +126,13 @@ export function listRequestSchema<const P extends readonly [string, ...string[]]
   });
 }
 
-export const AttributeListRequestSchema = listRequestSchema(ATTRIBUTE_PROJECTION);
+export const AttributeListRequestSchema = z.lazy(() => listRequestSchema(ATTRIBUTE_PROJECTION));
 export type AttributeListRequest = z.infer<typeof AttributeListRequestSchema>;
 
-export const AttributeSelectRequestSchema = z.strictObject({
+export const AttributeSelectRequestSchema = z.lazy(() => z.strictObject({
   attribute_ids: z.array(z.string()).max(MAX_PAGE_LIMIT),
   projection: z.array(z.enum(ATTRIBUTE_PROJECTION, { error: `must be one of: ${ATTRIBUTE_PROJECTION.join(', ')}` })).optional(),
-});
+}));
 export type AttributeSelectRequest = z.infer<typeof AttributeSelectRequestSchema>;
 
 /** The paging envelope of every list operation (spec 2.4). */
@@ -151,27 +158,27 @@ export interface BulkDeleteResult {
 }
 
 /** Array of ids, the body of every bulk DELETE. */
-export const IdListSchema = z.array(z.unknown());
+export const IdListSchema = z.lazy(() => z.array(z.unknown()));
 
 // ---------------------------------------------------------------------------------------------
 // Parts and organizations (decisions §5)
 
-export const PartValueSchema = z.strictObject({
+export const PartValueSchema = z.lazy(() => z.strictObject({
   organization: z.union([z.literal(''), IdSchema]).default(''),
   value: LangMapSchema,
-});
+}));
 
-export const PartAttributeInputSchema = z.strictObject({
+export const PartAttributeInputSchema = z.lazy(() => z.strictObject({
   attribute_id: IdSchema,
   values: z.array(PartValueSchema).max(1000),
-});
+}));
 
 /** One item of POST /1/catalog/parts. On update `name` replaces the names; each given attribute replaces its values. */
-export const PartInputSchema = z.strictObject({
+export const PartInputSchema = z.lazy(() => z.strictObject({
   part_id: IdSchema,
   name: LangMapSchema.optional(),
   attributes: z.array(PartAttributeInputSchema).max(1000).optional(),
-});
+}));
 export type PartInput = z.infer<typeof PartInputSchema>;
 
 export interface PartValue {
@@ -199,24 +206,24 @@ export interface Part {
 export const PART_PROJECTION = ['name', 'attributes', 'serviceId', 'createdAt', 'modifiedAt'] as const;
 export type PartField = (typeof PART_PROJECTION)[number];
 
-export const PartListRequestSchema = z.strictObject({
+export const PartListRequestSchema = z.lazy(() => z.strictObject({
   paging: PagingSchema.optional(),
   projection: z.array(z.enum(PART_PROJECTION, { error: `must be one of: ${PART_PROJECTION.join(', ')}` })).optional(),
   organization: z.string().max(256).optional(),
-});
+}));
 export type PartListRequest = z.infer<typeof PartListRequestSchema>;
 
-export const PartSelectRequestSchema = z.strictObject({
+export const PartSelectRequestSchema = z.lazy(() => z.strictObject({
   part_ids: z.array(z.string()).max(MAX_PAGE_LIMIT),
   projection: z.array(z.enum(PART_PROJECTION, { error: `must be one of: ${PART_PROJECTION.join(', ')}` })).optional(),
   organization: z.string().max(256).optional(),
-});
+}));
 export type PartSelectRequest = z.infer<typeof PartSelectRequestSchema>;
 
-export const OrganizationInputSchema = z.strictObject({
+export const OrganizationInputSchema = z.lazy(() => z.strictObject({
   org_id: IdSchema,
   parent_id: IdSchema.nullable().optional(),
-});
+}));
 export type OrganizationInput = z.infer<typeof OrganizationInputSchema>;
 
 export interface Organization {
@@ -224,12 +231,12 @@ export interface Organization {
   parent_id: string | null;
 }
 
-export const OrganizationListRequestSchema = z.strictObject({ paging: PagingSchema.optional() });
+export const OrganizationListRequestSchema = z.lazy(() => z.strictObject({ paging: PagingSchema.optional() }));
 
 // ---------------------------------------------------------------------------------------------
 // Maintenance (decisions §7)
 
-export const MaintenanceSchema = z.strictObject({ enabled: z.boolean() });
+export const MaintenanceSchema = z.lazy(() => z.strictObject({ enabled: z.boolean() }));
 export type MaintenanceState = z.infer<typeof MaintenanceSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -275,15 +282,15 @@ function relationEnumError(values: readonly string[]) {
 }
 
 export const RelationTypeSchema = z.enum(RELATION_TYPES, { error: relationEnumError(RELATION_TYPES) });
-export const RelationSourceSchema = z.enum(RELATION_SOURCES, { error: relationEnumError(RELATION_SOURCES) });
+export const RelationSourceSchema = z.lazy(() => z.enum(RELATION_SOURCES, { error: relationEnumError(RELATION_SOURCES) }));
 
 /** One item of POST /v1/parts/relations; `source` defaults to ingested (spec 4.3). */
-export const RelationInputSchema = z.strictObject({
+export const RelationInputSchema = z.lazy(() => z.strictObject({
   anchor_part_id: IdSchema,
   related_part_id: IdSchema,
   type: RelationTypeSchema,
   source: RelationSourceSchema.default('ingested'),
-});
+}));
 export type RelationInput = z.infer<typeof RelationInputSchema>;
 
 /**
@@ -313,14 +320,14 @@ export const MAX_RELATION_CURSOR = 2048;
  * catalog, paged (spec 2.4) in (anchor_part_id, related_part_id) order; `last_object_id` is the
  * previous page's cursor.
  */
-export const RelationListRequestSchema = z.strictObject({
+export const RelationListRequestSchema = z.lazy(() => z.strictObject({
   paging: z
     .strictObject({
       limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
       last_object_id: z.string().max(MAX_RELATION_CURSOR).optional(),
     })
     .optional(),
-});
+}));
 export type RelationListRequest = z.infer<typeof RelationListRequestSchema>;
 
 /**
@@ -380,10 +387,10 @@ export const MAX_SYNONYM_TERM_WORDS = 4;
 /** Longest term, in characters. */
 export const MAX_SYNONYM_TERM_LENGTH = 100;
 
-const SynonymTermSchema = z
+const SynonymTermSchema = z.lazy(() => z
   .string()
   .max(MAX_SYNONYM_TERM_LENGTH, `must be at most ${MAX_SYNONYM_TERM_LENGTH} characters`)
-  .refine((s) => !hasLoneSurrogate(s), LONE_SURROGATE_MESSAGE);
+  .refine((s) => !hasLoneSurrogate(s), LONE_SURROGATE_MESSAGE));
 
 /**
  * One item of POST /1/catalog/synonyms: creates the set or replaces it whole. Without `input` a
@@ -391,11 +398,11 @@ const SynonymTermSchema = z
  * searching `input` also finds each of `synonyms`, not the reverse (`hex → hexagon`). A term may
  * be several words (`usb stick`); terms compare as search words do (case and diacritics folded).
  */
-export const SynonymInputSchema = z.strictObject({
+export const SynonymInputSchema = z.lazy(() => z.strictObject({
   synonym_id: IdSchema,
   input: SynonymTermSchema.optional(),
   synonyms: z.array(SynonymTermSchema).min(1, 'must list at least one term').max(MAX_SYNONYM_TERMS, `must list at most ${MAX_SYNONYM_TERMS} terms`),
-});
+}));
 
 /** A stored synonym set as list returns it (terms as written, trimmed). */
 export interface SynonymSet {
@@ -405,7 +412,7 @@ export interface SynonymSet {
   synonyms: string[];
 }
 
-export const SynonymListRequestSchema = z.strictObject({ paging: PagingSchema.optional() });
+export const SynonymListRequestSchema = z.lazy(() => z.strictObject({ paging: PagingSchema.optional() }));
 
 // ---------------------------------------------------------------------------------------------
 // Search (spec 2.5, 4.4; decisions §8)
@@ -436,13 +443,13 @@ export const MAX_SEARCH_TEXT = 1000;
 export const MAX_SEARCH_BODY_BYTES = Math.floor(5.5 * 1024 * 1024);
 
 /** One filter: `label` is an attribute id (filterable); a part passes when its value equals one of `values`, ignoring case. */
-export const SearchFilterSchema = z.strictObject({
+export const SearchFilterSchema = z.lazy(() => z.strictObject({
   label: IdSchema,
   values: z.array(z.string().max(10_000)).min(1, 'must list at least one value').max(MAX_PAGE_LIMIT),
-});
+}));
 
 /** The request of POST /1/find/search (the JSON body, or the multipart part `input`). */
-export const SearchRequestSchema = z.strictObject({
+export const SearchRequestSchema = z.lazy(() => z.strictObject({
   language: LanguageSchema.optional(),
   projection: z.array(z.enum(SEARCH_PROJECTION, { error: `must be one of: ${SEARCH_PROJECTION.join(', ')}` })).optional(),
   matches: z
@@ -465,7 +472,7 @@ export const SearchRequestSchema = z.strictObject({
      */
     minScore: z.number().min(0).max(1).optional(),
   }).optional(),
-});
+}));
 export type SearchRequest = z.infer<typeof SearchRequestSchema>;
 
 /** One search result; the fields present follow the projection. Timestamps: ISO 8601 UTC with microseconds. */
@@ -548,7 +555,7 @@ export type SearchFacets = Record<string, FacetValue[]>;
  * `attribute_id` beginning with `prefix` (ignoring case; "" or absent = every value), counted over
  * the hits of `matches` (as a search's; absent = every part), at most `maxValues` (1..1000).
  */
-export const FacetValuesRequestSchema = z.strictObject({
+export const FacetValuesRequestSchema = z.lazy(() => z.strictObject({
   attribute_id: IdSchema,
   prefix: z.string().max(1000).optional(),
   matches: z
@@ -559,7 +566,7 @@ export const FacetValuesRequestSchema = z.strictObject({
     })
     .optional(),
   maxValues: z.number().int().min(1).max(MAX_FACET_VALUES).optional(),
-});
+}));
 
 /** Answer of POST /1/find/facet-values: the attribute and its values, most frequent first. */
 export interface FacetValuesResponse {

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symli
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cacheDirectory, importEsModule, installCompileCache } from './compile-cache.js';
+import { cacheDirectory, contentKey, importEsModule, installCompileCache } from './compile-cache.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'catalog-compile-cache-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,6 +40,17 @@ describe('cacheDirectory', () => {
 describe('installCompileCache', () => {
   it('does nothing with CATALOG_COMPILE_CACHE=0', () => {
     expect(installCompileCache(join(dir, 'bundle'), { CATALOG_COMPILE_CACHE: '0' })).toEqual({ enabled: false, reason: 'CATALOG_COMPILE_CACHE=0' });
+  });
+});
+
+describe('contentKey', () => {
+  it('keys a chunk named by its content (rolldown [name]-[hash].cjs) by its length, any other file by its content', () => {
+    expect(contentKey('cli-Cnnv_WCc.cjs', 'x'.repeat(300))).toBe('000000000000012c');
+    expect(contentKey('resource--XGCKSu-.cjs', 'abc')).toBe(contentKey('resource--XGCKSu-.cjs', 'xyz'));
+    // The entries: same length, other content, other key (V8 itself checks only the length).
+    expect(contentKey('main.cjs', 'module.exports = 1;')).toMatch(/^[0-9a-f]{16}$/);
+    expect(contentKey('main.cjs', 'module.exports = 1;')).not.toBe(contentKey('main.cjs', 'module.exports = 2;'));
+    expect(contentKey('compile-cache.cjs', 'a')).not.toBe(contentKey('compile-cache.cjs', 'b'));
   });
 });
 

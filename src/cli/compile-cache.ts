@@ -21,9 +21,13 @@
  * rewritten).
  *
  * Where: `$TMPDIR/catalog-compile-cache-<uid>/<node version>-<arch>/<hash of the bundle's
- * directory>/<chunk file name>.<hash of its content>.bin`. The content hash is what keeps a rebuilt
+ * directory>/<chunk file name>.<key of its content>.bin`. The content key is what keeps a rebuilt
  * chunk from running its old code: V8 checks cached data against the source's length only (a
- * rebuilt main.cjs naming chunks of new hashes has the same length). A run that writes entries
+ * rebuilt main.cjs naming chunks of new hashes has the same length). A chunk named by its content
+ * (`<name>-<8-character hash>.cjs`, scripts/bundle-cli.js chunkFileNames) is keyed by its name
+ * and length; any other file (the entries: main.cjs, version.cjs, a few hundred bytes each) by an
+ * FNV-1a hash of its content. No node:crypto: loading it cost a local search ~2.8 ms CPU, and
+ * sha1 over the ~750 KB it loads another ~0.8 (issue 12). A run that writes entries
  * removes the older entries of the same files and those of files its bundle no longer has (an
  * install's directory is its own, so two installs never remove each other's). Cached data is
  * code: the directory must be ours and writable by no one else, or the cache is not used.
@@ -31,7 +35,6 @@
  * off, as do source maps (`--enable-source-maps`: error reports then go through Node's own loader,
  * which maps positions to src/*.ts).
  */
-import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -98,11 +101,28 @@ function requireOf(module: CommonJsModule): NodeJS.Require {
   return require;
 }
 
-/** FNV-1a of `text`, as 8 hex digits: names a bundle's directory in the cache without node:crypto. */
-function shortHash(text: string): string {
-  let hash = 0x811c9dc5;
+/** FNV-1a of `text` from `seed` (the offset basis), as 8 hex digits; no node:crypto (see the module's doc). */
+function fnv1a(text: string, seed = 0x811c9dc5): string {
+  let hash = seed;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
   return hash.toString(16).padStart(8, '0');
+}
+
+/** Names a bundle's directory in the cache. */
+function shortHash(text: string): string {
+  return fnv1a(text);
+}
+
+/** A chunk file named by its content: rolldown's `[name]-[hash].cjs`, the hash 8 characters of base64url. */
+const CONTENT_NAMED = /-[A-Za-z0-9_-]{8}\.cjs$/;
+
+/**
+ * The 16 hex digits that key `content` of the file `name` in the cache: its length for a chunk
+ * named by its content, else two FNV-1a hashes of the content (different offset bases).
+ */
+export function contentKey(name: string, content: string): string {
+  if (CONTENT_NAMED.test(name)) return content.length.toString(16).padStart(16, '0');
+  return fnv1a(content) + fnv1a(content, 0x050c5d1f);
 }
 
 /**
@@ -157,9 +177,7 @@ export function installCompileCache(bundleDir: string, env: NodeJS.ProcessEnv = 
   const current = new Map<string, string>();
   ModuleInternals.prototype._compile = function compileWithCache(this: CommonJsModule, content: string, filename: string): unknown {
     if (!filename.startsWith(prefix) || !filename.endsWith('.cjs')) return compile.call(this, content, filename);
-    // sha1 as a fingerprint, not for security (the directory is the user's own): ~0.4 ms for the
-    // ~660 KB a local search loads.
-    const file = join(directory, `${basename(filename)}.${createHash('sha1').update(content).digest('hex').slice(0, 16)}.bin`);
+    const file = join(directory, `${basename(filename)}.${contentKey(basename(filename), content)}.bin`);
     current.set(basename(filename), basename(file));
     let cachedData: Buffer | undefined;
     try {

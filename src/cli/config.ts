@@ -45,15 +45,16 @@ export interface GlobalFlags {
   output?: string;
 }
 
-const ProfileSchema = z.strictObject({
+// Built on first use (`z.lazy`): only a run that reads a configuration file needs them (issue 12, start-up).
+const ProfileSchema = z.lazy(() => z.strictObject({
   remote: z.string().optional(),
   dataDir: z.string().optional(),
   databaseUrl: z.string().optional(),
   blobUrl: z.string().optional(),
   tokenFile: z.string().optional(),
   output: z.string().optional(),
-});
-const ConfigFileSchema = z.strictObject({ profiles: z.record(z.string(), ProfileSchema).default({}) });
+}));
+const ConfigFileSchema = z.lazy(() => z.strictObject({ profiles: z.record(z.string(), ProfileSchema).default({}) }));
 
 /** `$XDG_CONFIG_HOME/catalog/config.json` (default `~/.config/catalog/config.json`). */
 function configFilePath(env: NodeJS.ProcessEnv): string {

@@ -50,6 +50,20 @@ describe('a local `catalog search`', () => {
     expect(HEAVY.filter((name) => run.packages.has(name))).toEqual([]);
   });
 
+  it('loads no node:crypto, node:child_process or node:fs/promises (issue 12: ~5 ms CPU of its start-up; the bundle requires them on first use)', () => {
+    const out = join(dir, 'builtins.txt');
+    const run = spawnSync(process.execPath, ['-e', `
+      process.once('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));
+      process.argv = [process.argv[0], ${JSON.stringify(BIN)}, '--data-dir', ${JSON.stringify(dataDir)}, 'search', 'cog'];
+      require(${JSON.stringify(BIN)});
+    `], { encoding: 'utf8', env: { ...process.env, CI: '1' } });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('cog-1');
+    const builtins = readFileSync(out, 'utf8').split('\n');
+    expect(builtins).toContain('NativeModule vm'); // the list is Node's own, as read
+    expect(builtins.filter((m) => /^NativeModule (crypto|child_process|fs\/promises)$/.test(m))).toEqual([]);
+  });
+
   it('still loads cli-table3 when it draws a table (the recorder sees packages loaded by import())', () => {
     const run = runRecorded(['--data-dir', dataDir, '-o', 'table', 'search', 'cog']);
     expect(run.code, run.stderr).toBe(0);

@@ -2,10 +2,11 @@
  * The catalog database's connection settings (adapters/sqlite/database.ts): durability first, then
  * the WAL checkpoint interval that keeps an import from copying every batch twice (issue 12).
  */
-import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, releaseMemoryMap, SERVE_MMAP_BYTES, WAL_AUTOCHECKPOINT_PAGES } from '../../src/adapters/sqlite/database.js';
+import { nearestPackage, openDatabase, releaseMemoryMap, SERVE_MMAP_BYTES, WAL_AUTOCHECKPOINT_PAGES } from '../../src/adapters/sqlite/database.js';
 import { openSqliteStores } from '../../src/adapters/sqlite/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
 import { tempDir } from '../helpers/harness.js';
@@ -73,5 +74,22 @@ describe('openDatabase', () => {
     const served = openSqliteStores({ dataDir: dir, clock: systemClock(), mmapBytes: SERVE_MMAP_BYTES });
     expect(served.catalog.db.pragma('mmap_size', { simple: true })).toBe(SERVE_MMAP_BYTES);
     await served.close();
+  });
+});
+
+describe('nearestPackage (finds the SQLite addon without require.resolve, issue 12)', () => {
+  it('finds the package Node resolves, the nearest first, skipping directories named node_modules', () => {
+    expect(nearestPackage('better-sqlite3', import.meta.dirname)).toBe(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')));
+    const root = tempDir();
+    const deep = join(root, 'app', 'node_modules', 'catalog', 'dist', 'bundle');
+    mkdirSync(deep, { recursive: true });
+    for (const dir of [join(root, 'node_modules', 'pkg'), join(root, 'app', 'node_modules', 'pkg'), join(root, 'app', 'node_modules', 'node_modules', 'pkg')]) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'package.json'), '{}');
+    }
+    expect(nearestPackage('pkg', deep)).toBe(join(root, 'app', 'node_modules', 'pkg'));
+    expect(nearestPackage('pkg', join(root, 'app'))).toBe(join(root, 'app', 'node_modules', 'pkg'));
+    expect(nearestPackage('absent-package-name', deep)).toBeUndefined();
+    rmSync(root, { recursive: true, force: true });
   });
 });

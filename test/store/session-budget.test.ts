@@ -162,6 +162,22 @@ describe('session database migration', () => {
     expect(store.usage()).toEqual({ sessions: 0, bytes: 0 });
   });
 
+  it('gives a new file incremental vacuum, and reopening a current file writes nothing (issue 12: a search paid a write and two fsyncs at open)', () => {
+    const path = join(tempDir(), SESSIONS_FILE);
+    const created = openSessionDatabase(path);
+    expect(created.pragma('auto_vacuum', { simple: true })).toBe(2);
+    created.close(); // the last connection: checkpoints and removes the WAL
+    const before = statSync(path).mtimeMs;
+    const db = openSessionDatabase(path);
+    closers.push(async () => {
+      db.close();
+    });
+    // A write at open would have put page 1 into a new WAL (4,152 bytes: header and one frame).
+    expect(statSync(`${path}-wal`).size).toBe(0);
+    expect(statSync(path).mtimeMs).toBe(before);
+    expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
+  });
+
   it('adds the state column (issue 13) and the scores column (issue 14) to a version-2 file and keeps its sessions', async () => {
     const path = join(tempDir(), SESSIONS_FILE);
     const v2 = openSessionDatabase(path);

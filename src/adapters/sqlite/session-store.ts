@@ -131,7 +131,10 @@ function openSessionFile(path: string): SqliteDatabase {
   const db = openConnection(path);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Before any table exists this takes effect at once; for an older file VACUUM applies it below.
-  db.pragma('auto_vacuum = INCREMENTAL');
+  // Set only when the file lacks it: setting it, even to the value the file has, is a write
+  // transaction (page 1 into a new WAL, with an fsync of the WAL and of the directory, as
+  // synchronous is not yet OFF) that every `catalog search` paid at open (issue 12, start-up).
+  if ((db.pragma('auto_vacuum', { simple: true }) as number) !== 2) db.pragma('auto_vacuum = INCREMENTAL');
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
   // Sessions are a cache (24 hours, rebuilt by searching again), so no fsync at all: with WAL a
