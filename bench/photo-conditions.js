@@ -17,7 +17,7 @@
 //   _motion   a straight motion-blur kernel 7–15 px long at a random angle, JPEG q85
 //   _dark     low light: brightness × 0.6, gamma 1.1–1.4 (darker mid-tones), noise σ 5–9, JPEG q80
 //   _occl     a skin-toned finger (a shaded capsule entering from outside) covering 20–35 % of the
-//             part's pixels, JPEG q90
+//             part's pixels (thin line drawings less: a capsule across them covers 12–16 %), JPEG q90
 //   _glare    a specular highlight: a soft bright ellipse (peak 85–100 % towards white, radii 20–35 %
 //             of the part's box) on the part's pixels, JPEG q90
 //
@@ -162,7 +162,7 @@ async function motionBlur(img, length, angleDeg) {
 }
 
 /** Pixels of `img` that belong to the part: alpha > 0, or `mask` when given (1 a part pixel). */
-function partPixels(img, mask) {
+export function partPixels(img, mask) {
   const idx = [];
   for (let p = 0; p < img.width * img.height; p++) if (mask ? mask[p] : img.data[p * 4 + 3] > 0) idx.push(p);
   return idx;
@@ -184,7 +184,7 @@ function boxOf(idx, width) {
  * covers `target` of the part's pixels (bisection on its depth). Skin tone with a rounded shading
  * and a soft edge; where it lies, alpha becomes opaque. Returns the covered share.
  */
-function occlude(img, partIdx, target, rnd) {
+export function occlude(img, partIdx, target, rnd) {
   const { width: w, height: h, data } = img;
   const box = boxOf(partIdx, w);
   let cx = 0, cy = 0;
