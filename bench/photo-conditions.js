@@ -6,11 +6,15 @@
 //   card      the reference turned ±10–25° on its plain (white) background, enlarged to a photo's
 //             800–1024 px long side (the effects' pixel sizes then mean what they mean in a phone
 //             photo), JPEG q90: the control of the card_* conditions
-//   scene     as bench/photo-queries.js (the part cut out, ±10°, 40–50 % of a generated bench, q90)
+//   scene_plain  as bench/photo-queries.js's scene (the part cut out, ±10°, 40–50 % of a generated
+//             bench, q90), with this file's seeds: the control of the scene_* conditions
+// A query's base (turn, size, bench, placement) is drawn from a stream seeded by its base and part
+// alone, its effect from another: card_X is exactly `card` plus X, scene_X exactly `scene_plain`
+// plus X (paired: a part lost under X was found, or not, in the very same picture without it).
 // Effects (suffix):
 //   _tilt     the part seen 20–35° out of plane: a homography K·R·K⁻¹ (rotation about a random axis
 //             in the picture's plane; focal length 1.0 × the photo's long side, so the part nearest
-//             the camera is larger), on the card with a random in-plane turn up to ±25°; in a scene
+//             the camera is larger), on the card with a random in-plane turn of the card (±10–25°); in a scene
 //             the cut-out part is tilted before it is laid on the bench (focal length for a part of
 //             ~45 % of the frame); JPEG q90
 //   _noise    Gaussian sensor noise per channel, σ 8–15 (0–255), then JPEG q75
@@ -23,7 +27,7 @@
 //
 // Usage: import { conditionQueries } from './photo-conditions.js';
 //   await conditionQueries(await photoSets({ perCondition: 40 }), { perCondition: 40 })
-// or run directly (writes the set and prints its size). Cached in bench/tmp/photo-conds-v1-<seed>-<n>/.
+// or run directly (writes the set and prints its size). Cached in bench/tmp/photo-conds-v2-<seed>-<n>/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,10 +36,10 @@ import { prng } from './lib.js';
 import { IMAGE_DIR, cutout, photoSets, scene } from './photo-queries.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const VERSION = 1;
+const VERSION = 2;
 const EFFECTS = ['tilt', 'noise', 'motion', 'dark', 'occl', 'glare'];
 /** Condition names of this file, in report order. */
-export const NEW_CONDITIONS = ['card', ...EFFECTS.map((e) => `card_${e}`), ...EFFECTS.map((e) => `scene_${e}`)];
+export const NEW_CONDITIONS = ['card', ...EFFECTS.map((e) => `card_${e}`), 'scene_plain', ...EFFECTS.map((e) => `scene_${e}`)];
 
 /** A number in [a, b). */
 const within = (rnd, a, b) => a + rnd() * (b - a);
@@ -256,8 +260,13 @@ async function sensor(effect, img, rnd) {
   }
 }
 
-/** A card query: the reference (effect on the part first when physical), turned, photo-sized. */
-async function cardQuery(effect, bytes, rnd) {
+/**
+ * A card query: the reference (effect on the part first when physical), turned, photo-sized.
+ * `base` draws the size and the turn (the same for every effect), `rnd` the effect.
+ */
+async function cardQuery(effect, bytes, base, rnd) {
+  const long = 800 + Math.floor(base() * 225);
+  const angle = (10 + base() * 15) * (base() < 0.5 ? -1 : 1);
   const img = await rawRgba(bytes);
   if (effect === 'occl' || effect === 'glare') {
     const cut = await cutout(bytes);
@@ -269,15 +278,13 @@ async function cardQuery(effect, bytes, rnd) {
     if (effect === 'occl') occlude(img, idx, within(rnd, 0.2, 0.35), rnd);
     else glare(img, idx, rnd);
   }
-  const long = 800 + Math.floor(rnd() * 225);
   const scale = long / Math.max(img.width, img.height);
   const size = { width: Math.max(1, Math.round(img.width * scale)), height: Math.max(1, Math.round(img.height * scale)) };
   if (effect === 'tilt') {
     const big = await rawRgba(await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } }).resize(size.width, size.height, { fit: 'fill' }).png().toBuffer());
-    const spin = within(rnd, -25, 25);
-    return encode(perspective(big, { tiltDeg: within(rnd, 20, 35), axisDeg: within(rnd, 0, 180), spinDeg: spin, focal: long, fill: [255, 255, 255, 255] }), 90);
+    // The card's own turn as the in-plane part of the view.
+    return encode(perspective(big, { tiltDeg: within(rnd, 20, 35), axisDeg: within(rnd, 0, 180), spinDeg: angle, focal: long, fill: [255, 255, 255, 255] }), 90);
   }
-  const angle = (10 + rnd() * 15) * (rnd() < 0.5 ? -1 : 1);
   const turned = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 4 } })
     .resize(size.width, size.height, { fit: 'fill' })
     .rotate(angle, { background: '#ffffff' })
@@ -295,8 +302,11 @@ function pad(cut, share) {
   return { data, width: W, height: H, factor: Math.max(W, H) / Math.max(cut.width, cut.height) };
 }
 
-/** A scene query: physical effects on the cut-out part, the generator's bench, sensor effects last. */
-async function sceneQuery(effect, bytes, rnd, clutter) {
+/**
+ * A scene query: physical effects on the cut-out part, the generator's bench, sensor effects last.
+ * `base` draws the bench and the placement (the same for every effect), `rnd` the effect.
+ */
+async function sceneQuery(effect, bytes, base, rnd, clutter) {
   const cut = await cutout(bytes);
   let part = { rgba: cut.rgba, width: cut.width, height: cut.height };
   let factor = 1;
@@ -315,7 +325,7 @@ async function sceneQuery(effect, bytes, rnd, clutter) {
     part = { rgba: warped.data, width: warped.width, height: warped.height };
     // Foreshortening shrinks the part: keep the placed size of its long side as the generator's.
   }
-  const png = await scene(part, rnd, clutter, factor);
+  const png = await scene(part, base, clutter, factor);
   return sensor(effect, await rawRgba(png), rnd);
 }
 
@@ -343,9 +353,10 @@ export async function conditionQueries(sets, options = {}) {
       const cached = path.join(dir, name);
       if (!fs.existsSync(cached)) {
         const rnd = prng(querySeed(seed, condition, file));
+        const baseRnd = prng(querySeed(seed, base, file));
         const bytes = fs.readFileSync(path.join(IMAGE_DIR, file));
         if (base === 'scene' && !clutter) clutter = await clutterCutouts(sets);
-        const q = base === 'card' ? await cardQuery(effect, bytes, rnd) : await sceneQuery(effect, bytes, rnd, clutter);
+        const q = base === 'card' ? await cardQuery(effect, bytes, baseRnd, rnd) : await sceneQuery(effect, bytes, baseRnd, rnd, clutter);
         fs.writeFileSync(cached, q);
       }
       out.push({ condition, file, name, bytes: fs.readFileSync(cached) });
