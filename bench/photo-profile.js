@@ -5,6 +5,7 @@
 // 2-core machine is shared and wall times there measure the other engineers' load.
 // Usage (after `npx tsc -p tsconfig.build.json`):
 //   node bench/photo-profile.js [--per 40] [--n 400] [--conds scene,rot,distractor] [--pad 9486] [--build]
+//   --conds may name the conditions of bench/photo-conditions.js (card, card_tilt, scene_noise, …).
 //   --pad N: add N cached synthetic references of bench/photo-search.js (run it once first);
 //   --build: also time a bulk build of 20 × the real references from encoded records.
 //   PHOTO_QUERY='{"maxDistance":40}' passes options to the local search; PHOTO_DIST=… another build.
@@ -114,8 +115,13 @@ if (PAD > 0) {
 }
 if (PAD === 0) index.addMany(realItems);
 const CONDS = arg('conds', 'scene,rot').split(',');
+// Conditions beyond the five (bench/photo-conditions.js, twelfth round) join when named in --conds.
+const { NEW_CONDITIONS, conditionQueries } = await import('./photo-conditions.js');
+const beyond = CONDS.some((c) => NEW_CONDITIONS.includes(c))
+  ? await conditionQueries(sets, { perCondition: PER, conditions: NEW_CONDITIONS.filter((c) => CONDS.includes(c)) })
+  : [];
 const qs = [
-  ...sets.queries.filter((q) => CONDS.includes(q.condition)).slice(0, N),
+  ...[...sets.queries, ...beyond].filter((q) => CONDS.includes(q.condition)).slice(0, N),
   ...(CONDS.includes('distractor') ? sets.distractors.map((d) => ({ ...d, condition: 'distractor', file: '-' })) : []),
 ];
 const recall = {};

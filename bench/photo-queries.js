@@ -53,10 +53,6 @@ function shuffle(items, rnd) {
 }
 
 /**
- * The part cut out of its plain background: RGBA raw (alpha 0 where the flood fill from the border
- * reached pixels within 40 of the border's median colour), cropped to the part's bounding box.
- */
-/**
  * A synthetic look-alike of a reference's decoded local features (to pad an index to N
  * references): keypoints moved by up to 1 px, ~3 % of each descriptor's bits flipped. `local` is
  * changed in place; `rnd` gives numbers in [0, 1) (seeded by the caller, so runs repeat).
@@ -74,6 +70,12 @@ export function jitterLocalFeatures(local, rnd) {
   return local;
 }
 
+/**
+ * The part cut out of its plain background: RGBA raw (alpha 0 where the flood fill from the border
+ * reached pixels within 60 (sum over R, G, B) of the border's median colour), cropped to the part's
+ * bounding box; `left`, `top` are that box's origin in the image (used by bench/photo-conditions.js).
+ * @returns {Promise<{ rgba: Buffer, width: number, height: number, left: number, top: number }>}
+ */
 export async function cutout(bytes) {
   const { data, info } = await sharp(bytes).flatten({ background: '#ffffff' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const { width: w, height: h } = info;
@@ -122,7 +124,7 @@ export async function cutout(bytes) {
     rgba[o + 2] = data[p * 3 + 2];
     rgba[o + 3] = bg[p] ? 0 : 255;
   }
-  return { rgba, width: cw, height: ch };
+  return { rgba, width: cw, height: ch, left: x0, top: y0 };
 }
 
 /** A cut-out as a PNG rotated by `angle` on a transparent background, its longer side `long` px. */
@@ -172,14 +174,18 @@ async function bench(W, H, rnd, clutter) {
   return sharp(surface, { raw: { width: W, height: H, channels: 3 } }).composite(parts).png().toBuffer();
 }
 
-/** A scene: `cut` on a new bench, rotated ±10°, longer side 40–50 % of the scene's. */
-async function scene(cut, rnd, clutter) {
+/**
+ * A scene (PNG bytes): `cut` on a new bench, rotated ±10°, longer side 40–50 % of the scene's
+ * (times `sizeFactor`: a cut-out padded with a transparent margin passes the margin's factor so the
+ * part itself keeps its size). Consumes `rnd` the same way whatever the factor.
+ */
+export async function scene(cut, rnd, clutter, sizeFactor = 1) {
   const long = 800 + Math.floor(rnd() * 224);
   const landscape = rnd() < 0.6;
   const W = landscape ? long : Math.round(long * 0.75);
   const H = landscape ? Math.round(long * 0.75) : long;
   const background = await bench(W, H, rnd, clutter);
-  const part = await placeable(cut, Math.round((0.4 + rnd() * 0.1) * long), Math.round((rnd() * 2 - 1) * 10));
+  const part = await placeable(cut, Math.round((0.4 + rnd() * 0.1) * long * sizeFactor), Math.round((rnd() * 2 - 1) * 10));
   const pw = Math.min(W, part.info.width);
   const ph = Math.min(H, part.info.height);
   const left = Math.round(rnd() * (W - pw));

@@ -112,3 +112,29 @@ describe('reference keypoints on a grey backdrop (issue 14, sixth round)', () =>
     }
   });
 });
+
+describe('the blur knob (issue 14, twelfth round; off by default)', () => {
+  it('smooths the raster before detection: sensor noise on a flat picture gives far fewer keypoints', async () => {
+    const W = 320;
+    const H = 320;
+    const grey = new Uint8Array(W * H);
+    let seed = 11;
+    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    // Gaussian noise σ ≈ 15 on mid-grey (sum of 12 uniforms).
+    for (let i = 0; i < grey.length; i++) {
+      let u = 0;
+      for (let k = 0; k < 12; k++) u += rnd();
+      grey[i] = Math.max(0, Math.min(255, Math.round(128 + (u - 6) * 15)));
+    }
+    const png = await sharp(grey, { raw: { width: W, height: H, channels: 1 } }).png().toBuffer();
+    expect(LOCAL_SETTINGS.query.blur ?? 0).toBe(0);
+    const plain = await extractLocalFeatures(png, 'query');
+    LOCAL_SETTINGS.query.blur = 1.2;
+    try {
+      const smoothed = await extractLocalFeatures(png, 'query');
+      expect(smoothed.count).toBeLessThan(plain.count / 4);
+    } finally {
+      delete LOCAL_SETTINGS.query.blur;
+    }
+  });
+});

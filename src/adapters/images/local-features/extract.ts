@@ -53,6 +53,11 @@ export interface LocalSettings {
    * 23 / 16 of 40 scenes / scenes with effects against 22 / 20 without.
    */
   clahe?: number;
+  /**
+   * Gaussian σ in px of the working raster applied before detection (0 or absent: none). Off in
+   * both roles: a measurement knob against sensor noise (issue 14, twelfth round).
+   */
+  blur?: number;
   /** ORB pyramid levels (default 8). */
   levels?: number;
   /** ORB pyramid scale factor between levels (default 1.2). */
@@ -190,6 +195,13 @@ function detectInto(cv: OpenCv, data: Uint8Array, width: number, height: number,
       src = new cv.Mat();
       objects.push(src);
       eq.apply(image, src);
+    }
+    const sigma = settings.blur ?? 0;
+    if (sigma > 0) {
+      const smoothed = new cv.Mat();
+      objects.push(smoothed);
+      cv.GaussianBlur(src, smoothed, new cv.Size(0, 0), sigma, sigma, cv.BORDER_REPLICATE);
+      src = smoothed;
     }
     const cells = settings.grid ?? 0;
     if (cells > 0) {

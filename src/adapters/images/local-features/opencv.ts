@@ -45,6 +45,9 @@ export interface OpenCv {
   ) => CvOrb;
   CLAHE: new (clipLimit: number, tileGridSize: unknown) => { apply(src: CvMat, dst: CvMat): void; delete(): void };
   Size: new (width: number, height: number) => unknown;
+  /** Gaussian smoothing (`ksize` Size(0, 0): derived from σ); `borderType` one of the BORDER_* values. */
+  GaussianBlur(src: CvMat, dst: CvMat, ksize: unknown, sigmaX: number, sigmaY: number, borderType: number): void;
+  BORDER_REPLICATE: number;
   matFromArray(rows: number, cols: number, type: number, data: ArrayLike<number>): CvMat;
   CV_8UC1: number;
   ORB_HARRIS_SCORE: number;
