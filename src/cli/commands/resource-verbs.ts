@@ -111,7 +111,7 @@ export function declareDelete<F extends object>(noun: Command, names: ResourceNa
 export async function runImport(ctx: CommandContext, spec: ImportSpec, file: string, flags: ImportFlags, resumeCommand: string): Promise<number> {
   const fromStdin = file === '-';
   if (fromStdin && flags.format === undefined) throw new UsageError('reading stdin (-) needs --format csv|tsv|json|ndjson');
-  const [{ formatFromPath, locationLabel }, { mapEntries }, { mapEntriesInThread, readerThreadWanted }, { defaultErrorsPath }, { runBulk }, { headerProblem }] = await Promise.all([
+  const [{ formatFromPath, locationLabel }, { mapEntries }, { mapBlocksInThread, readerThreadWanted }, { defaultErrorsPath }, { runBulk }, { headerProblem }] = await Promise.all([
     import('../import/read-records.js'),
     import('../import/mapped-entries.js'),
     import('../import/entries-thread.js'),
@@ -134,8 +134,10 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   // A large file is read and mapped on a reader thread while this one writes (issue 12; the rows
   // are the same either way): the thread's start-up (~30 ms) pays only for large files.
   const threaded = inputPath !== undefined && await readerThreadWanted(ctx.io.env.CATALOG_IMPORT_THREAD, inputPath);
-  const entries = (): AsyncIterable<BulkRow<Record<string, unknown>>> => threaded && inputPath !== undefined
-    ? mapEntriesInThread({ path: inputPath, inputName: file, format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined })
+  // The reader thread's rows come a block at a time (one step of the async iteration per block).
+  type Rows = BulkRow<Record<string, unknown>> | BulkRow<Record<string, unknown>>[];
+  const entries = (): AsyncIterable<Rows> => threaded && inputPath !== undefined
+    ? mapBlocksInThread({ path: inputPath, inputName: file, format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined })
     : (async function* () {
         for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow, readOnly)) {
           yield 'problems' in entry
@@ -143,16 +145,17 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
             : { line: entry.line, record: entry.record, item: entry.item };
         }
       })();
-  async function* rows() {
+  async function* rows(): AsyncGenerator<Rows> {
     let first = format === 'csv' || format === 'tsv';
-    for await (const row of entries()) {
-      if (first && row.problems !== undefined && row.record !== undefined) {
+    for await (const next of entries()) {
+      const row = Array.isArray(next) ? next[0] : next;
+      if (first && row?.problems !== undefined && row.record !== undefined) {
         // An unknown column in the header rejects every row: say so once, before any row (exit 2).
         const problem = headerProblem(row.problems, file === '-' ? 'stdin' : file);
         if (problem !== undefined) throw new UsageError(problem);
       }
-      first = false;
-      yield row;
+      if (row !== undefined) first = false;
+      yield next;
     }
   }
   return runBulk<Record<string, unknown>>(ctx, {
