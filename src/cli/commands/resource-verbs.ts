@@ -21,7 +21,7 @@ const MAX_BATCH = 1000;
  * Batches a local import writes per transaction, for the resources that can (ImportSpec.sendBatches):
  * every transaction appends to the last posting block of each word it touches and commits those
  * pages, so three batches of 1,000 parts in one transaction cost less than three transactions
- * (issue 12, 1,000,000 parts: ~12 % less CPU with the rest of that change; bench/results.md).
+ * (issue 12, 1,000,000 parts: 7–13 % less CPU with the rest of that change; bench/results.md).
  * Not four: peak RSS 192–196 MB against 174–176 with three (the goal is ≤ 200), for no CPU
  * difference this machine could measure. Batches, checkpoints and `--resume` stay those of
  * `--batch-size` (each batch is recorded once its transaction commits).
