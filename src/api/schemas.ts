@@ -181,6 +181,14 @@ export const PartInputSchema = z.lazy(() => z.strictObject({
 }));
 export type PartInput = z.infer<typeof PartInputSchema>;
 
+/**
+ * One batch of a call that writes several batches together (CatalogService.upsertPartBatches,
+ * CatalogClient.upsertPartBatches): a body as POST /1/catalog/parts takes it (validated by the
+ * service), or items the caller validated already with `validateBulkItem(PartInputSchema, item,
+ * 'part_id')` (src/core/validation.ts), as upsertValidatedParts takes them. Not a wire type.
+ */
+export type PartBatch = { items: unknown; validated?: false } | { items: readonly PartInput[]; validated: true };
+
 export interface PartValue {
   organization: string;
   value: LangMap;

@@ -7,7 +7,7 @@
 import { basename } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { ROUTES } from '../api/routes.js';
-import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, PartInput, SynonymSet } from '../api/schemas.js';
+import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, PartBatch, PartInput, SynonymSet } from '../api/schemas.js';
 import type { AttributeView, CatalogClient, PartView, SearchImageUpload } from './types.js';
 import type { CatalogInfo, CurrentToken, Relation, RelationCreateResult, RelationRecord } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
@@ -49,6 +49,12 @@ export class HttpCatalogClient implements CatalogClient {
 
   upsertParts(items: unknown[]) { return this.json<BulkWriteResult>({ method: 'POST', path: ROUTES.parts, json: items }); }
   upsertValidatedParts(items: PartInput[]) { return this.upsertParts(items); }
+  async upsertPartBatches(batches: PartBatch[]) {
+    // One request per batch, in order: the server commits each on its own (no transaction spans requests).
+    const results: BulkWriteResult[] = [];
+    for (const batch of batches) results.push(await this.upsertParts(batch.items as unknown[]));
+    return results;
+  }
   deleteParts(ids: unknown[]) { return this.json<BulkDeleteResult>({ method: 'DELETE', path: ROUTES.parts, json: ids }); }
   listParts(request: unknown) { return this.json<Page<PartView>>({ method: 'POST', path: ROUTES.partsList, json: request ?? {} }); }
   selectParts(request: unknown) { return this.json<PartView[]>({ method: 'POST', path: ROUTES.partsSelect, json: request }); }

@@ -6,7 +6,7 @@
  * and a CatalogError through problem+json, so it is the error the HTTP client would throw.
  */
 import { CatalogError, throughProblem } from '../api/errors.js';
-import type { PartInput, Principal } from '../api/schemas.js';
+import type { PartBatch, PartInput, Principal } from '../api/schemas.js';
 import type { SearchStateOptions } from '../api/schemas.js';
 import { LOCAL_OWNER } from '../core/permissions.js';
 import type { Catalog } from '../core/services.js';
@@ -65,6 +65,7 @@ export class LocalCatalogClient implements CatalogClient {
 
   upsertParts(items: unknown[]) { return this.run((p) => this.service.upsertParts(p, items)); }
   upsertValidatedParts(items: PartInput[]) { return this.run((p) => this.service.upsertValidatedParts(p, items)); }
+  upsertPartBatches(batches: PartBatch[]) { return this.run((p) => this.service.upsertPartBatches(p, batches)); }
   deleteParts(ids: unknown[]) { return this.run((p) => this.service.deleteParts(p, ids)); }
   listParts(request: unknown) { return this.run((p) => this.service.listParts(p, request)) as ReturnType<CatalogClient['listParts']>; }
   selectParts(request: unknown) { return this.run((p) => this.service.selectParts(p, request)) as ReturnType<CatalogClient['selectParts']>; }

@@ -11,7 +11,7 @@
 import type {
   Attribute, BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, SynonymSet,
 } from '../api/schemas.js';
-import type { CatalogInfo, PartInput, Relation, RelationCreateResult, RelationRecord, CurrentToken } from '../api/schemas.js';
+import type { CatalogInfo, PartBatch, PartInput, Relation, RelationCreateResult, RelationRecord, CurrentToken } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 
@@ -48,6 +48,15 @@ export interface CatalogClient {
    * validates as always. Same result as {@link upsertParts} for such items.
    */
   upsertValidatedParts(items: PartInput[]): Promise<BulkWriteResult>;
+  /**
+   * Consecutive batches of parts (each what one {@link upsertParts} call, or with `validated` one
+   * {@link upsertValidatedParts} call, would send), each with the result its own call would get.
+   * Locally all batches are written in ONE transaction (CatalogService.upsertPartBatches: all
+   * stored or none; a local import writes several batches per transaction, issue 12). Over HTTP
+   * one request per batch, in order, each committed by the server on its own; a failing request
+   * throws, and the batches before it stay stored.
+   */
+  upsertPartBatches(batches: PartBatch[]): Promise<BulkWriteResult[]>;
   /** DELETE /1/catalog/parts (decisions §5). */
   deleteParts(ids: unknown[]): Promise<BulkDeleteResult>;
   /** POST /1/catalog/parts/list. */

@@ -61,6 +61,23 @@ describe.each(MODES)('parts (%s client)', (mode) => {
     await expectCatalogError(reader.upsertValidatedParts([{ part_id: 'v4', name: { en: 'Four' } }]), 'forbidden');
   });
 
+  it('upsertPartBatches: each batch gets the result of its own call, in order; an id in two batches is created, then updated', async () => {
+    const results = await h.admin.upsertPartBatches([
+      { items: [{ part_id: 'g1', name: { en: 'Gear one' } }, { part_id: 'g2' }], validated: false },
+      { items: [{ part_id: 'g1', name: { de: 'Zahnrad eins' } }, { part_id: 'g3', name: { en: 'Gear three' }, attributes: [{ attribute_id: 'vendor', values: [{ organization: '', value: { en: 'Intel' } }] }] }], validated: true },
+      { items: [{ part_id: 'g4', name: { en: 'Gear four' }, colour: 'red' }] },
+    ]);
+    expect(results).toEqual([
+      { created: ['g1'], updated: [], errors: { g2: ['name: required when creating a part (at least one language, e.g. {"en": "Ethernet controller"})'] } },
+      { created: ['g3'], updated: ['g1'], errors: {} },
+      { created: [], updated: [], errors: { g4: ['unknown field(s): colour'] } },
+    ]);
+    expect((await h.admin.getPart('g1')).name).toEqual({ de: 'Zahnrad eins' });
+    expect((await h.admin.getPart('g3')).attributes).toEqual([{ attribute_id: 'vendor', values: [{ organization: '', value: { en: 'Intel' } }] }]);
+    const reader = await h.as(['factoryWorker']);
+    await expectCatalogError(reader.upsertPartBatches([{ items: [{ part_id: 'g5', name: { en: 'Five' } }] }]), 'forbidden');
+  });
+
   it('reports every problem of a bad part and keeps the good ones', async () => {
     const result = await h.admin.upsertParts([
       { part_id: 'ok', name: { en: 'ok' } },

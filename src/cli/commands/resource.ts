@@ -29,6 +29,12 @@ export interface ImportSpec extends ResourceNames {
    * the service would); present for the resources whose reader validates (parts).
    */
   sendValidated?(client: CatalogClient, items: Record<string, unknown>[]): Promise<BulkWriteResult>;
+  /**
+   * Sends consecutive batches in one call, each as `send` (or, `validated`, `sendValidated`) would
+   * and with that call's result; a local catalog writes them in one transaction. Present for the
+   * resources whose local import writes several batches per transaction (parts, issue 12).
+   */
+  sendBatches?(client: CatalogClient, batches: { items: Record<string, unknown>[]; validated: boolean }[]): Promise<BulkWriteResult[]>;
   /** Dry run: which of these ids exist already (for would-create / would-update). */
   existing?(client: CatalogClient, ids: string[]): Promise<Set<string>>;
   /**

@@ -95,6 +95,16 @@ export interface ThreadOptions extends Omit<ReaderOptions, 'blockRows' | 'blockC
  *   otherwise, naming the input and the last line read.
  */
 export async function* mapEntriesInThread(options: ThreadOptions): AsyncGenerator<ThreadRow> {
+  for await (const block of mapBlocksInThread(options)) yield* block;
+}
+
+/**
+ * {@link mapEntriesInThread} a block at a time: the rows of each block the reader sent, as one
+ * array (the bulk loop takes them so: one step of an async iteration per block, not per row).
+ *
+ * @throws as {@link mapEntriesInThread}.
+ */
+export async function* mapBlocksInThread(options: ThreadOptions): AsyncGenerator<ThreadRow[]> {
   const { inputName, workerFile, ...rest } = options;
   const worker = new Worker(workerFile ?? readerWorkerFile(), {
     workerData: { ...rest, blockRows: options.blockRows ?? BLOCK_ROWS, blockChars: options.blockChars ?? BLOCK_CHARS, credits: CREDITS },
@@ -138,7 +148,7 @@ export async function* mapEntriesInThread(options: ThreadOptions): AsyncGenerato
         throw error;
       }
       worker.postMessage({ credit: 1 });
-      yield* rowsOf(message);
+      yield [...rowsOf(message)];
       lastLine = message.lines[message.lines.length - 1] ?? lastLine;
     }
   } finally {

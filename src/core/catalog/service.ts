@@ -10,7 +10,7 @@ import {
   AttributeInputSchema, AttributeListRequestSchema, AttributeSelectRequestSchema, MaintenanceSchema,
   OrganizationInputSchema, OrganizationListRequestSchema, PartInputSchema, PartListRequestSchema, PartSelectRequestSchema,
   SynonymInputSchema, SynonymListRequestSchema, type SynonymSet, type Attribute, type BulkDeleteResult, type BulkWriteResult, type MaintenanceState, type Organization, type Page,
-  type Part, type PartInput, type Principal, type TokenInfo,
+  type Part, type PartBatch, type PartInput, type Principal, type TokenInfo,
 } from '../../api/schemas.js';
 import { decideAttributeDelete, decideAttributeUpsert } from './attributes.js';
 import { decideOrganizationUpsert } from './organizations.js';
@@ -201,13 +201,7 @@ export class CatalogService {
 
   /** POST /1/catalog/parts: create or merge-update part types with attribute values; per-item errors. */
   async upsertParts(principal: Principal, body: unknown): Promise<BulkWriteResult> {
-    await this.assertWritable(principal);
-    const items = parseBulk(PartInputSchema, body, 'part_id', this.limits.maxBulkItems);
-    const now = this.clock.nowMicros();
-    const decisions = await this.store.upsertParts(validItems(items), (input, existing, attributes) =>
-      decidePartUpsert(input, existing, attributes, now, () => this.ids.uuid()),
-    );
-    return bulkWriteResult(items, decisions);
+    return (await this.upsertPartBatches(principal, [{ items: body }]))[0] as BulkWriteResult;
   }
 
   /**
@@ -219,15 +213,43 @@ export class CatalogService {
    * @throws CatalogError payload_too_large for more than maxBulkItems items; unavailable in maintenance mode.
    */
   async upsertValidatedParts(principal: Principal, items: readonly PartInput[]): Promise<BulkWriteResult> {
+    return (await this.upsertPartBatches(principal, [{ items, validated: true }]))[0] as BulkWriteResult;
+  }
+
+  /**
+   * Consecutive batches of part upserts written in ONE store transaction: all of them are stored or
+   * none. Each batch is what one {@link upsertParts} call takes (or, `validated`, one
+   * {@link upsertValidatedParts} call), at most maxBulkItems items, and gets the result that call
+   * would return; the batches are applied in order (an id in two batches: the later one updates
+   * what the earlier one wrote), with one modification time. What it is for: a local import writes
+   * several of its batches per transaction (issue 12: each transaction rewrites the last posting
+   * block of every word it touches and commits their pages, so fewer, larger transactions cost
+   * less CPU per part; docs/search.md "Bulk writes"). Not an HTTP operation.
+   *
+   * @throws CatalogError bad_request when an unvalidated batch is not an array; payload_too_large
+   *   for a batch of more than maxBulkItems items (nothing is written then); unavailable in
+   *   maintenance mode.
+   */
+  async upsertPartBatches(principal: Principal, batches: readonly PartBatch[]): Promise<BulkWriteResult[]> {
     await this.assertWritable(principal);
-    if (items.length > this.limits.maxBulkItems) {
-      throw errors.tooLarge(`at most ${this.limits.maxBulkItems} items per call; this one has ${items.length}`);
-    }
+    const parsed = batches.map((batch): BulkItem<PartInput>[] => {
+      if (batch.validated !== true) return parseBulk(PartInputSchema, batch.items, 'part_id', this.limits.maxBulkItems);
+      if (batch.items.length > this.limits.maxBulkItems) {
+        throw errors.tooLarge(`at most ${this.limits.maxBulkItems} items per call; this one has ${batch.items.length}`);
+      }
+      return batch.items.map((item, index) => ({ key: item.part_id, index, item }));
+    });
     const now = this.clock.nowMicros();
-    const decisions = await this.store.upsertParts(items, (input, existing, attributes) =>
+    const decisions = await this.store.upsertParts(parsed.flatMap(validItems), (input, existing, attributes) =>
       decidePartUpsert(input, existing, attributes, now, () => this.ids.uuid()),
     );
-    return bulkWriteResult(items.map((item, index) => ({ key: item.part_id, index, item })), decisions);
+    // The store decided the valid items of every batch, in order: each batch takes its own.
+    let from = 0;
+    return parsed.map((items) => {
+      const count = items.reduce((n, item) => n + ('item' in item ? 1 : 0), 0);
+      from += count;
+      return bulkWriteResult(items, decisions.slice(from - count, from));
+    });
   }
 
   /** DELETE /1/catalog/parts: removes parts and their relations; a part with images is an item error. */

@@ -16,6 +16,7 @@ export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   mapCsvRow: CSV_MAPPERS.parts as ImportSpec['mapCsvRow'],
   send: (client, items) => client.upsertParts(items),
   sendValidated: (client, items) => client.upsertValidatedParts(items as unknown as PartInput[]),
+  sendBatches: (client, batches) => client.upsertPartBatches(batches.map((b) => (b.validated ? { items: b.items as unknown as PartInput[], validated: true } : { items: b.items }))),
   async existing(client, ids) {
     const found = await client.selectParts({ part_ids: ids, projection: ['serviceId'] });
     return new Set(found.map((p) => p.part_id));
