@@ -5,7 +5,7 @@
  * little-endian uint16 (2 bytes a hit, the score times 65,535, rounded).
  */
 
-import type { NewSession, PackedSessionHits, RankedSessionHits, SessionHitList } from '../core/ports.js';
+import type { NewSession, PackedSessionHits, RankedSessionHits } from '../core/ports.js';
 
 /** Hits per stored block (2–3 KiB packed: few rows to write, little to decode for a page). */
 export const BLOCK_SIZE = 1024;
@@ -20,7 +20,7 @@ const MAX_CARD_ID = 2 ** 51;
  * to the previous id (the first to 0). Ranked hits are mostly newest-first runs (docs/search.md,
  * Ranking cost), so most differences fit one or two bytes; any order is exact.
  */
-export function packCardIds(ids: SessionHitList): Buffer {
+export function packCardIds(ids: readonly number[]): Buffer {
   const out = Buffer.allocUnsafe(ids.length * 8 + 8);
   let at = 0;
   let previous = 0;
@@ -29,18 +29,15 @@ export function packCardIds(ids: SessionHitList): Buffer {
     const delta = id - previous;
     previous = id;
     let z = delta >= 0 ? delta * 2 : -delta * 2 - 1;
-    if (z < 0x80000000) {
-      // Most differences (runs of nearby ids): bit operators, several times faster.
-      while (z >= 0x80) {
-        out[at++] = (z & 0x7f) | 0x80;
-        z >>>= 7;
-      }
-    } else {
-      // Zigzag with arithmetic, not bit operators: ids may exceed 32 bits.
-      while (z >= 0x80) {
-        out[at++] = (z % 0x80) | 0x80;
-        z = Math.floor(z / 0x80);
-      }
+    // Arithmetic while z may exceed 31 bits (ids may exceed 32), then bit operators, several times
+    // faster, for what is left: most differences (runs of nearby ids) start there.
+    while (z >= 0x80000000) {
+      out[at++] = (z % 0x80) | 0x80;
+      z = Math.floor(z / 0x80);
+    }
+    while (z >= 0x80) {
+      out[at++] = (z & 0x7f) | 0x80;
+      z >>>= 7;
     }
     out[at++] = z;
   }
@@ -76,7 +73,7 @@ const SCORE_STEPS = 0xffff;
  * Packs scores in [0, 1] as little-endian uint16 (score × 65,535, rounded; a score outside
  * [0, 1] or NaN is a RangeError: scores are confidences, never raw distances).
  */
-export function packScores(scores: SessionHitList): Buffer {
+export function packScores(scores: readonly number[]): Buffer {
   // Buffer.alloc, never from Node's shared pool: the bytes may be transferred (packCardIds).
   const out = Buffer.alloc(scores.length * 2);
   scores.forEach((score, i) => {
@@ -133,7 +130,7 @@ export function hitCount(hits: NewSession['hits']): number {
 }
 
 /** Bytes a block costs against the session budget, besides the store's per-row overhead. */
-export function packedBytes(block: PackedBlock): number {
+export function packedBytes(block: { cardIds: Uint8Array; scores: Uint8Array | null }): number {
   return block.cardIds.length + (block.scores?.length ?? 0);
 }
 

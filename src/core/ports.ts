@@ -307,9 +307,6 @@ export interface SessionBudget {
 }
 
 /** A session to store and its hits (SessionStore.createMany). */
-/** A session's hits in rank order: card ids, or an image search's scores. */
-export type SessionHitList = readonly number[];
-
 /**
  * A session's hits already in the session stores' packed form (adapters/session-blocks.ts:
  * blocks of 1,024 hits, card ids as zigzag-delta varints, scores as uint16), packed by the thread
@@ -324,8 +321,8 @@ export interface PackedSessionHits {
 
 /** A session's hits as ranked: card ids in rank order, and an image search's scores (in [0, 1]) beside them. */
 export interface RankedSessionHits {
-  cardIds: SessionHitList;
-  scores?: SessionHitList | undefined;
+  cardIds: readonly number[];
+  scores?: readonly number[] | undefined;
 }
 
 export interface NewSession {

@@ -296,7 +296,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   const groupSize = job.sendGroup && (job.concurrency ?? 1) === 1 ? Math.max(1, job.groupSize ?? 1) : 1;
   /** Full batches held for the next group (see BulkJob.groupSize). */
   let group: { index: number; rows: BulkRow<I>[] }[] = [];
-  const sendGroup = async (): Promise<void> => {
+  const flushGroup = async (): Promise<void> => {
     if (group.length === 0) return;
     const batches = group;
     group = [];
@@ -319,7 +319,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
       return;
     }
     group.push({ index, rows });
-    if (group.length >= groupSize) await sendGroup();
+    if (group.length >= groupSize) await flushGroup();
   };
 
   try {
@@ -356,7 +356,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     if (!summary.interrupted && !summary.stoppedEarly && fatal === undefined) await flush();
     // Full batches held for a group are sent whatever stopped the run, as they would have been sent
     // one by one as soon as they were full; the batch being filled is not (as before).
-    if (fatal === undefined) await sendGroup();
+    if (fatal === undefined) await flushGroup();
     else for (const { index } of group) await order.end(index);
     await Promise.all(inFlight);
     if (fatal !== undefined) throw fatal;

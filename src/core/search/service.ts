@@ -649,7 +649,7 @@ export class SearchService {
     // Everything above read through the memory map is decoded in memory now: unmapped here, not by
     // the first search after the next write (database.ts releaseMemoryMap); and no warm-up answer
     // is left in the result cache.
-    this.index.releaseMemory?.();
+    this.releaseMemory();
   }
 
   /**

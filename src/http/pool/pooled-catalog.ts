@@ -152,13 +152,18 @@ function route(run: RunTask, service: PooledServiceName, keepSessions: KeepSessi
     } catch (error) {
       throw busyError(error);
     }
-    if (result.ok && result.sessions) await keepSessions(result.sessions);
+    await keepHandedSessions(result, keepSessions);
     return unwrap(result);
   };
 }
 
 /** Stores, or queues for storing, sessions a reader thread ranked (SearchService.storeSessionsLater of the main thread). */
 type KeepSessions = (sessions: readonly NewSession[]) => Promise<void>;
+
+/** Passes the sessions a reader's task handed back (PoolResult.sessions), if any, to `keepSessions`. */
+async function keepHandedSessions(result: PoolResult, keepSessions: KeepSessions): Promise<void> {
+  if (result.ok && result.sessions) await keepSessions(result.sessions);
+}
 
 /**
  * A text search on a reader thread, answered as soon as its first page is ranked
@@ -184,10 +189,7 @@ async function searchOnReader(run: RunTask, principal: Principal, body: unknown,
     }
     void ranked.then(settled, settled);
     // The thread hands the ranked session back (PoolResult.sessions); it is queued here.
-    const stored = ranked.then(async (result) => {
-      const { sessions } = result as PoolResult & { sessions?: NewSession[] };
-      if (sessions) await keepSessions(sessions);
-    });
+    const stored = ranked.then((result) => keepHandedSessions(result as PoolResult, keepSessions));
     // A thread that fails (a bug, an exit) rejects `stored` and may never answer.
     const response = (await Promise.race([answer, ranked.then(() => answer, (error: unknown) => Promise.reject(busyError(error)))]).then(unwrap)) as SearchResponse;
     return { response, stored: stored.catch(() => undefined) };

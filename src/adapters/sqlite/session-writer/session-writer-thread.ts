@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import type { NewSession, SessionBatchWriter } from '../../../core/ports.js';
 import { builtWorkerFile } from '../../worker-file.js';
+import { packedBytes } from '../../session-blocks.js';
 import { SESSIONS_FILE } from '../session-store.js';
 import type { SessionWriteTask, SessionWriterData } from './session-writer-worker.js';
 
@@ -33,7 +34,7 @@ export function batchBytes(sessions: readonly NewSession[]): number {
   let bytes = 0;
   for (const { hits } of sessions) {
     bytes += 200;
-    if ('blocks' in hits) for (const block of hits.blocks) bytes += block.cardIds.byteLength + (block.scores?.byteLength ?? 0);
+    if ('blocks' in hits) for (const block of hits.blocks) bytes += packedBytes(block);
     else bytes += (hits.cardIds.length + (hits.scores?.length ?? 0)) * 8;
   }
   return bytes;
