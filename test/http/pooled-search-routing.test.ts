@@ -3,33 +3,38 @@
  * one on the main thread, within its budget of postings, and one that would read more on a reader
  * thread, with the same answer either way.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Catalog } from '../../src/core/services.js';
-import { poolCatalog, searchAffinity, threadCatalogOptions, type PooledCatalog } from '../../src/http/pool/pooled-catalog.js';
+import { searchAffinity, threadCatalogOptions, type PooledCatalog } from '../../src/http/pool/pooled-catalog.js';
 import { openCatalog } from '../../src/open-catalog.js';
-import { tempDir } from '../helpers/harness.js';
+import { openPooled, withSeededDataDir } from '../helpers/seeded-data-dir.js';
+
+/** `count` parts p000… named by `name(i)`, upserted 1,000 at a time. */
+async function seedParts(catalog: Catalog, count: number, name: (i: number) => string): Promise<void> {
+  const width = String(count - 1).length;
+  for (let at = 0; at < count; at += 1000) {
+    const slice = Array.from({ length: Math.min(1000, count - at) }, (_, k) => ({ part_id: `p${String(at + k).padStart(Math.max(3, width), '0')}`, name: { en: name(at + k) } }));
+    await catalog.service.upsertParts(LOCAL_OWNER, slice);
+  }
+}
 
 describe('text searches on the main thread or a reader', () => {
-  let dir: string;
+  // "cog": 300 postings (3 blocks), over the budget of 200 below; "zebra": 2. Beside the pooled
+  // catalog, the same directory opened plainly, for comparing answers.
+  const fixture = withSeededDataDir(
+    'catalog-route-',
+    (setup) => seedParts(setup, 300, (i) => (i < 2 ? `Cog zebra ${i}` : `Cog ${i}`)),
+    async (dir) => {
+      const pooled = await openPooled(dir, { readers: 1, mainThreadSearchPostings: 200 });
+      const plain = openCatalog({ dataDir: dir });
+      return { pooled, plain, close: async () => { await pooled.close(); await plain.close(); } };
+    },
+  );
   let pooled: PooledCatalog;
   let plain: Catalog;
-
-  beforeAll(async () => {
-    dir = tempDir('catalog-route-');
-    const setup = openCatalog({ dataDir: dir });
-    // "cog": 300 postings (3 blocks), over the budget of 200 below; "zebra": 2.
-    await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 300 }, (_, i) => ({ part_id: `p${String(i).padStart(3, '0')}`, name: { en: i < 2 ? `Cog zebra ${i}` : `Cog ${i}` } })));
-    await setup.close();
-    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 1, mainThreadSearchPostings: 200 });
-    await pooled.start();
-    plain = openCatalog({ dataDir: dir });
-  });
-  afterAll(async () => {
-    await pooled?.close();
-    await plain?.close();
-    rmSync(dir, { recursive: true, force: true });
+  beforeEach(() => {
+    ({ pooled, plain } = fixture().opened);
   });
 
   const ids = (r: { results: { id?: string | undefined }[] }) => r.results.map((x) => x.id);
@@ -78,25 +83,16 @@ describe('text searches on the main thread or a reader', () => {
 });
 
 describe('text searches stay off the main thread while searches wait for a reader', () => {
-  let dir: string;
-  let pooled: PooledCatalog;
-
-  beforeAll(async () => {
-    dir = tempDir('catalog-route-queue-');
-    const setup = openCatalog({ dataDir: dir });
-    // "cog": 20,000 postings, far over the budget of 200 below (each such search takes a reader a few ms); "zebra": 2.
-    const parts = Array.from({ length: 20_000 }, (_, i) => ({ part_id: `p${String(i).padStart(5, '0')}`, name: { en: i < 2 ? `Cog zebra ${i}` : `Cog gear ${i}` } }));
-    for (let i = 0; i < parts.length; i += 1000) await setup.service.upsertParts(LOCAL_OWNER, parts.slice(i, i + 1000));
-    await setup.close();
-    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 1, mainThreadSearchPostings: 200 });
-    await pooled.start();
-  }, 60_000);
-  afterAll(async () => {
-    await pooled?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  // "cog": 20,000 postings, far over the budget of 200 below (each such search takes a reader a few ms); "zebra": 2.
+  const fixture = withSeededDataDir(
+    'catalog-route-queue-',
+    (setup) => seedParts(setup, 20_000, (i) => (i < 2 ? `Cog zebra ${i}` : `Cog gear ${i}`)),
+    (dir) => openPooled(dir, { readers: 1, mainThreadSearchPostings: 200 }),
+    60_000,
+  );
 
   it('sends a cheap search to the readers behind a queue (first come, first served), and answers it on the main thread once the queue is empty; answers early only while the reader keeps up', async () => {
+    const pooled = fixture().opened;
     const frequent = Array.from({ length: 6 }, () => pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog gear' }, resultOptions: { limit: 25 } }));
     // Wait until all six have given up on the main thread and gone to the one reader: one runs, five wait.
     while (pooled.searches.onReaders < 6) await new Promise((resolve) => setImmediate(resolve));
@@ -112,25 +108,18 @@ describe('text searches stay off the main thread while searches wait for a reade
 });
 
 describe('reader threads see commits made on other threads', () => {
-  let dir: string;
-  let pooled: PooledCatalog;
-
-  beforeAll(async () => {
-    dir = tempDir('catalog-route-commits-');
-    const setup = openCatalog({ dataDir: dir });
-    await setup.service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'color', type: 'text', name: { en: 'Color' }, searchable: true, filterable: false }]);
-    await setup.service.upsertParts(LOCAL_OWNER, [{ part_id: 'p1', name: { en: 'Cog' }, attributes: [{ attribute_id: 'color', values: [{ organization: '', value: { en: 'Red' } }] }] }]);
-    await setup.close();
+  const fixture = withSeededDataDir(
+    'catalog-route-commits-',
+    async (setup) => {
+      await setup.service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'color', type: 'text', name: { en: 'Color' }, searchable: true, filterable: false }]);
+      await setup.service.upsertParts(LOCAL_OWNER, [{ part_id: 'p1', name: { en: 'Cog' }, attributes: [{ attribute_id: 'color', values: [{ organization: '', value: { en: 'Red' } }] }] }]);
+    },
     // Every search on the reader thread.
-    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 1, mainThreadSearchPostings: 0 });
-    await pooled.start();
-  });
-  afterAll(async () => {
-    await pooled?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+    (dir) => openPooled(dir, { readers: 1, mainThreadSearchPostings: 0 }),
+  );
 
   it('a reader that cached the attributes sees them changed by the writer thread at its next search', async () => {
+    const pooled = fixture().opened;
     const byColor = { matches: { text: 'cog', filters: [{ label: 'color', values: ['red'] }] } };
     await expect(pooled.search.search(LOCAL_OWNER, byColor)).rejects.toMatchObject({ status: 400 });
     await pooled.service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'color', type: 'text', name: { en: 'Color' }, searchable: true, filterable: true }]);
@@ -144,21 +133,12 @@ describe('reader threads see commits made on other threads', () => {
  * every search runs on one of two reader threads, both idle when the block's first test starts.
  */
 function twoReadersOverCogs(prefix: string): () => PooledCatalog {
-  let dir: string;
-  let pooled: PooledCatalog | undefined;
-  beforeAll(async () => {
-    dir = tempDir(prefix);
-    const setup = openCatalog({ dataDir: dir });
-    await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 300 }, (_, i) => ({ part_id: `p${String(i).padStart(3, '0')}`, name: { en: `Cog gear ${i}` } })));
-    await setup.close();
-    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 2, mainThreadSearchPostings: 0 });
-    await pooled.start();
-  });
-  afterAll(async () => {
-    await pooled?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return () => pooled as PooledCatalog;
+  const fixture = withSeededDataDir(
+    prefix,
+    (setup) => seedParts(setup, 300, (i) => `Cog gear ${i}`),
+    (dir) => openPooled(dir, { readers: 2, mainThreadSearchPostings: 0 }),
+  );
+  return () => fixture().opened;
 }
 
 describe('a query goes to the same reader while that reader is no busier than the others', () => {
@@ -221,23 +201,14 @@ describe('reads and saturated searches wait in one queue for the first reader wi
 });
 
 describe('a full reader queue answers 503', () => {
-  let dir: string;
-  let pooled: PooledCatalog;
-
-  beforeAll(async () => {
-    dir = tempDir('catalog-route-full-');
-    const setup = openCatalog({ dataDir: dir });
-    await setup.service.upsertParts(LOCAL_OWNER, [{ part_id: 'p1', name: { en: 'Cog' } }]);
-    await setup.close();
-    pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, readers: 1, maxQueue: 1, mainThreadSearchPostings: 0 });
-    await pooled.start();
-  });
-  afterAll(async () => {
-    await pooled?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const fixture = withSeededDataDir(
+    'catalog-route-full-',
+    (setup) => setup.service.upsertParts(LOCAL_OWNER, [{ part_id: 'p1', name: { en: 'Cog' } }]),
+    (dir) => openPooled(dir, { readers: 1, maxQueue: 1, mainThreadSearchPostings: 0 }),
+  );
 
   it('refuses a read beyond the queue with a retryable 503 and answers the others', async () => {
+    const pooled = fixture().opened;
     const reads = Array.from({ length: 4 }, () => pooled.service.selectParts(LOCAL_OWNER, { part_ids: ['p1'] }).then((parts) => parts.length, (error: unknown) => error));
     const [first, second, third, fourth] = await Promise.all(reads);
     // Two held by the reader, one waiting in the queue of one, the fourth refused.

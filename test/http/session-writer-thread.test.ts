@@ -9,36 +9,28 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpCatalogClient } from '../../src/client/http-client.js';
+import { describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import { startServer, type RunningServer } from '../../src/http/server.js';
 import { packSessionHits } from '../../src/adapters/session-blocks.js';
 import { startSessionWriterThread } from '../../src/adapters/sqlite/session-writer/session-writer-thread.js';
 import { ThreadLock } from '../../src/adapters/sqlite/thread-lock.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
+import { adminSecret, serveForTest, withSeededDataDir } from '../helpers/seeded-data-dir.js';
 
 describe('session writes off the main thread', () => {
-  let dir: string;
-  let server: RunningServer;
-  let client: HttpCatalogClient;
-
-  beforeAll(async () => {
-    dir = tempDir('catalog-session-thread-');
-    const setup = openCatalog({ dataDir: dir });
-    const { secret } = await setup.service.createToken(LOCAL_OWNER, { name: 'admin', roles: ['catalogAdmin'] });
-    await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 30 }, (_, i) => ({ part_id: `p${String(i).padStart(2, '0')}`, name: { en: i % 2 === 0 ? `Zebra gear ${i}` : `Cog ${i}` } })));
-    await setup.close();
-    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 1 });
-    client = new HttpCatalogClient({ url: server.url, token: secret, retries: 0 });
-  });
-  afterAll(async () => {
-    await client?.close();
-    await server?.close();
-  });
+  const fixture = withSeededDataDir(
+    'catalog-session-thread-',
+    async (setup) => {
+      const secret = await adminSecret(setup);
+      await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 30 }, (_, i) => ({ part_id: `p${String(i).padStart(2, '0')}`, name: { en: i % 2 === 0 ? `Zebra gear ${i}` : `Cog ${i}` } })));
+      return secret;
+    },
+    (dir, secret) => serveForTest(dir, secret, { readers: 1 }),
+  );
 
   it('answers searches while sessions.db is locked, and stores their sessions once it is free', async () => {
+    const { dir, opened: { client } } = fixture();
     // A rare word: answered on the main thread (within its budget), its session stored after answering.
     await client.search({ matches: { text: 'zebra' }, resultOptions: { limit: 5 } });
     const other = new Database(join(dir, 'sessions.db'));
@@ -69,28 +61,22 @@ describe('session writes off the main thread', () => {
  * the second search on it was not answered while the lock was held.)
  */
 describe('reader threads hand their sessions to the session writer', () => {
-  let dir: string;
-  let server: RunningServer;
-  let client: HttpCatalogClient;
-
-  beforeAll(async () => {
-    dir = tempDir('catalog-session-readers-');
-    const setup = openCatalog({ dataDir: dir });
-    const { secret } = await setup.service.createToken(LOCAL_OWNER, { name: 'admin', roles: ['catalogAdmin'] });
-    // "gear": 9,000 postings, over the main thread's budget (MAIN_THREAD_SEARCH_POSTINGS): ranked on the reader.
-    for (let at = 0; at < 9_000; at += 1_000) {
-      await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 1_000 }, (_, i) => ({ part_id: `p${String(at + i).padStart(4, '0')}`, name: { en: `Gear ${at + i} ${(at + i) % 2 === 0 ? 'cog' : 'wheel'}` } })));
-    }
-    await setup.close();
-    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 1, warmUpRequests: 0 });
-    client = new HttpCatalogClient({ url: server.url, token: secret, retries: 0 });
-  }, 60_000);
-  afterAll(async () => {
-    await client?.close();
-    await server?.close();
-  });
+  const fixture = withSeededDataDir(
+    'catalog-session-readers-',
+    async (setup) => {
+      const secret = await adminSecret(setup);
+      // "gear": 9,000 postings, over the main thread's budget (MAIN_THREAD_SEARCH_POSTINGS): ranked on the reader.
+      for (let at = 0; at < 9_000; at += 1_000) {
+        await setup.service.upsertParts(LOCAL_OWNER, Array.from({ length: 1_000 }, (_, i) => ({ part_id: `p${String(at + i).padStart(4, '0')}`, name: { en: `Gear ${at + i} ${(at + i) % 2 === 0 ? 'cog' : 'wheel'}` } })));
+      }
+      return secret;
+    },
+    (dir, secret) => serveForTest(dir, secret, { readers: 1, warmUpRequests: 0 }),
+    60_000,
+  );
 
   it('answers one search after another on the one reader while sessions.db is locked, and their sessions page once it is free', async () => {
+    const { dir, opened: { client } } = fixture();
     const other = new Database(join(dir, 'sessions.db'));
     try {
       other.exec('BEGIN IMMEDIATE');
