@@ -58,6 +58,23 @@ export interface LocalSettings {
    * both roles: a measurement knob against sensor noise (issue 14, twelfth round).
    */
   blur?: number;
+  /**
+   * Low light (absent: none; issue 14, thirteenth round, {@link LowLightSettings}): a raster whose
+   * 1st-to-99th-percentile grey range is narrower than `range` is smoothed with a Gaussian of σ
+   * `blur` px and detected with FAST threshold `fast`.
+   */
+  lowLight?: LowLightSettings;
+  /**
+   * An exposure-adaptive FAST threshold (absent: `fast` always; issue 14, thirteenth round,
+   * {@link AdaptiveFastSettings}).
+   */
+  adaptiveFast?: AdaptiveFastSettings;
+  /**
+   * A linear contrast stretch before detection (0 or absent: none; issue 14, thirteenth round):
+   * when the raster's 1st-to-99th-percentile grey range is narrower than this many grey levels, it
+   * is mapped onto 0–255 by one lookup table (global, not CLAHE's tiles).
+   */
+  stretch?: number;
   /** ORB pyramid levels (default 8). */
   levels?: number;
   /** ORB pyramid scale factor between levels (default 1.2). */
@@ -100,6 +117,40 @@ export interface BackdropSettings {
   keypoints: number;
   tolerance: number;
   plainBorder: number;
+}
+
+/**
+ * An exposure-adaptive FAST threshold (issue 14, thirteenth round): ORB's FAST test asks for
+ * `fast` grey levels between a corner and its ring, so a dark, low-contrast photo (contrast × 0.6)
+ * loses the corners a normal exposure of the same scene has. The threshold is scaled by the
+ * raster's contrast: `fast × contrast / normal`, rounded, clamped to [`min`, `max`] (`max` defaults
+ * to `fast`: a normal photo keeps `fast`).
+ * - `measure`: the contrast estimate — `'spread'`, the grey levels between the raster's 5th and
+ *   95th percentile; `'range'`, between its 1st and 99th; `'gradient'`, the mean of |∂x| + |∂y|
+ *   over the raster (grey levels a pixel);
+ * - `normal`: the contrast at which `fast` applies.
+ */
+export interface AdaptiveFastSettings {
+  measure: 'spread' | 'range' | 'gradient';
+  normal: number;
+  min: number;
+  max?: number;
+}
+
+/**
+ * How a dark photo is detected (issue 14, thirteenth round). A photo taken in low light has a
+ * narrow grey range (the scene's contrast × its exposure) and the noise of a raised sensor gain:
+ * ORB's fixed FAST threshold then misses the part's softer corners, and a lower one alone finds
+ * the noise's. Smoothing first and lowering the threshold together keeps the corners of the
+ * picture and not those of the noise.
+ * - `range`: grey levels between the 1st and 99th percentile below which a raster counts as dark;
+ * - `blur`: Gaussian σ in px of the working raster;
+ * - `fast`: FAST threshold.
+ */
+export interface LowLightSettings {
+  range: number;
+  blur: number;
+  fast: number;
 }
 
 /** A decoded grey raster, 1 byte per pixel, row-major. */
@@ -366,13 +417,81 @@ interface Detected {
   descriptors: Uint8Array[];
 }
 
+/** The grey level below which a share `q` (0–1) of the raster's pixels lie, from its histogram. */
+function greyPercentile(histogram: Float64Array, total: number, q: number): number {
+  let seen = 0;
+  for (let v = 0; v < 256; v++) {
+    seen += histogram[v] ?? 0;
+    if (seen >= q * total) return v;
+  }
+  return 255;
+}
+
+/** The 256-bin grey histogram of a raster. */
+function greyHistogram(data: Uint8Array): Float64Array {
+  const histogram = new Float64Array(256);
+  for (let i = 0; i < data.length; i++) histogram[data[i] ?? 0] = (histogram[data[i] ?? 0] ?? 0) + 1;
+  return histogram;
+}
+
+/**
+ * The contrast of a raster as {@link AdaptiveFastSettings} `measure` defines it (grey levels).
+ */
+export function rasterContrast(raster: GreyRaster, measure: AdaptiveFastSettings['measure']): number {
+  const { data, width: w, height: h } = raster;
+  if (data.length === 0) return 0;
+  if (measure !== 'gradient') {
+    const histogram = greyHistogram(data);
+    const tail = measure === 'spread' ? 0.05 : 0.01;
+    return greyPercentile(histogram, data.length, 1 - tail) - greyPercentile(histogram, data.length, tail);
+  }
+  let sum = 0;
+  for (let y = 0; y < h - 1; y++) {
+    for (let x = 0, i = y * w; x < w - 1; x++, i++) {
+      const v = data[i] ?? 0;
+      sum += Math.abs((data[i + 1] ?? 0) - v) + Math.abs((data[i + w] ?? 0) - v);
+    }
+  }
+  return sum / Math.max(1, (w - 1) * (h - 1));
+}
+
+/** The FAST threshold of a raster under `settings` ({@link AdaptiveFastSettings}). */
+export function fastThreshold(raster: GreyRaster, settings: LocalSettings): number {
+  const adaptive = settings.adaptiveFast;
+  if (!adaptive) return settings.fast;
+  const scaled = Math.round((settings.fast * rasterContrast(raster, adaptive.measure)) / adaptive.normal);
+  return Math.min(adaptive.max ?? settings.fast, Math.max(adaptive.min, scaled));
+}
+
+/**
+ * The raster stretched linearly from its [1st, 99th] grey percentiles onto 0–255 when that range
+ * is narrower than `below` grey levels (the same raster otherwise; see {@link LocalSettings}
+ * `stretch`).
+ */
+export function stretchContrast(raster: GreyRaster, below: number): GreyRaster {
+  if (!(below > 0) || raster.data.length === 0) return raster;
+  const histogram = greyHistogram(raster.data);
+  const low = greyPercentile(histogram, raster.data.length, 0.01);
+  const high = greyPercentile(histogram, raster.data.length, 0.99);
+  if (high - low >= below || high <= low) return raster;
+  const lut = new Uint8Array(256);
+  for (let v = 0; v < 256; v++) lut[v] = Math.max(0, Math.min(255, Math.round(((v - low) * 255) / (high - low))));
+  const data = new Uint8Array(raster.data.length);
+  for (let i = 0; i < data.length; i++) data[i] = lut[raster.data[i] ?? 0] ?? 0;
+  return { data, width: raster.width, height: raster.height };
+}
+
 /**
  * ORB keypoints and descriptors of a grey raster (coordinates in that raster). `words` are assigned
  * with `vocabulary` when given.
  */
-export function localFeaturesFromGrey(cv: OpenCv, raster: GreyRaster, settings: LocalSettings, vocabulary?: Vocabulary): LocalFeatures {
+export function localFeaturesFromGrey(cv: OpenCv, input: GreyRaster, settings: LocalSettings, vocabulary?: Vocabulary): LocalFeatures {
+  const raster = settings.stretch ? stretchContrast(input, settings.stretch) : input;
+  const dark = settings.lowLight && rasterContrast(raster, 'range') < settings.lowLight.range ? settings.lowLight : undefined;
+  const fast = dark ? dark.fast : fastThreshold(raster, settings);
+  const blur = dark ? dark.blur : settings.blur;
   const found: Detected = { xs: [], ys: [], angles: [], sizes: [], descriptors: [] };
-  detectInto(cv, raster.data, raster.width, raster.height, settings.keypoints, settings, found);
+  detectInto(cv, raster.data, raster.width, raster.height, settings.keypoints, fast === settings.fast && blur === settings.blur ? settings : { ...settings, fast, blur }, found);
   const variant = settings.backdrop ? backdropVariant(raster, settings.backdrop) : undefined;
   if (variant && settings.backdrop) {
     const extra: Detected = { xs: [], ys: [], angles: [], sizes: [], descriptors: [] };
