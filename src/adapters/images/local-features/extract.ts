@@ -32,11 +32,14 @@ export type LocalRole = 'reference' | 'query';
  *   reference's part often touches its edges, a photo's rarely matters there);
  * - `backdrop` (reference only): keypoints also of the picture on a grey backdrop ({@link
  *   BackdropSettings}; 40 scenes / scenes with camera effects at 514 references, found first:
- *   30 / 29 → 34 / 32).
+ *   30 / 29 → 34 / 32);
+ * - `lowLight` (query only): an underexposed photo (99th-percentile grey below 150) is smoothed
+ *   (σ 0.8 px) and detected with FAST threshold 7 instead of 12 ({@link LowLightSettings}; 40 dark
+ *   scenes at 514 references, found first: 29 → 33, every other condition unchanged).
  */
 export const LOCAL_SETTINGS: Record<LocalRole, LocalSettings> = {
   reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12, backdrop: { grey: 100, keypoints: 300, tolerance: 16, plainBorder: 0.6 } },
-  query: { maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10 },
+  query: { maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10, lowLight: { highlights: 150, blur: 0.8, fast: 7 } },
 };
 
 /** Settings of one role (see {@link LOCAL_SETTINGS}); `patch` is ORB's patch size, `fast` its FAST threshold. */
@@ -60,19 +63,20 @@ export interface LocalSettings {
   blur?: number;
   /**
    * Low light (absent: none; issue 14, thirteenth round, {@link LowLightSettings}): a raster whose
-   * 1st-to-99th-percentile grey range is narrower than `range` is smoothed with a Gaussian of σ
-   * `blur` px and detected with FAST threshold `fast`.
+   * 99th-percentile grey is below `highlights` is smoothed with a Gaussian of σ `blur` px (instead
+   * of `blur`) and detected with FAST threshold `fast` (instead of the role's).
    */
   lowLight?: LowLightSettings;
   /**
-   * An exposure-adaptive FAST threshold (absent: `fast` always; issue 14, thirteenth round,
-   * {@link AdaptiveFastSettings}).
+   * An exposure-adaptive FAST threshold (absent: `fast` always; issue 14, thirteenth round, a
+   * measurement knob, off: {@link AdaptiveFastSettings}). Not applied to a low-light raster.
    */
   adaptiveFast?: AdaptiveFastSettings;
   /**
    * A linear contrast stretch before detection (0 or absent: none; issue 14, thirteenth round):
    * when the raster's 1st-to-99th-percentile grey range is narrower than this many grey levels, it
-   * is mapped onto 0–255 by one lookup table (global, not CLAHE's tiles).
+   * is mapped onto 0–255 by one lookup table (global, not CLAHE's tiles). A measurement knob, off:
+   * 140 found fewer dark scenes (29 → 25 of 40 at 514 references).
    */
   stretch?: number;
   /** ORB pyramid levels (default 8). */
@@ -120,35 +124,33 @@ export interface BackdropSettings {
 }
 
 /**
- * An exposure-adaptive FAST threshold (issue 14, thirteenth round): ORB's FAST test asks for
- * `fast` grey levels between a corner and its ring, so a dark, low-contrast photo (contrast × 0.6)
- * loses the corners a normal exposure of the same scene has. The threshold is scaled by the
- * raster's contrast: `fast × contrast / normal`, rounded, clamped to [`min`, `max`] (`max` defaults
- * to `fast`: a normal photo keeps `fast`).
- * - `measure`: the contrast estimate — `'spread'`, the grey levels between the raster's 5th and
- *   95th percentile; `'range'`, between its 1st and 99th; `'gradient'`, the mean of |∂x| + |∂y|
- *   over the raster (grey levels a pixel);
- * - `normal`: the contrast at which `fast` applies.
+ * An exposure-adaptive FAST threshold (issue 14, thirteenth round; a measurement knob, off): ORB's
+ * FAST test asks for `fast` grey levels between a corner and its ring, so a photo with half the
+ * contrast keeps fewer corners. The threshold is scaled by the raster's contrast, its 1st-to-99th
+ * percentile grey range: `fast × range / normal`, rounded, clamped to [`min`, `fast`] (a photo of
+ * `normal` range or more keeps `fast`). Alone it found no more dark scenes (docs/search.md,
+ * "Thirteenth round"): the lower threshold also finds the noise's corners; {@link LowLightSettings}
+ * smooths first.
  */
 export interface AdaptiveFastSettings {
-  measure: 'spread' | 'range' | 'gradient';
   normal: number;
   min: number;
-  max?: number;
 }
 
 /**
- * How a dark photo is detected (issue 14, thirteenth round). A photo taken in low light has a
- * narrow grey range (the scene's contrast × its exposure) and the noise of a raised sensor gain:
- * ORB's fixed FAST threshold then misses the part's softer corners, and a lower one alone finds
- * the noise's. Smoothing first and lowering the threshold together keeps the corners of the
+ * How a dark photo is detected (issue 14, thirteenth round). An underexposed photo has no bright
+ * pixels, its contrast is the scene's × its exposure, and it carries the noise of a raised sensor
+ * gain: ORB's fixed FAST threshold then misses the part's softer corners, and a lower one alone
+ * finds the noise's. Smoothing first and lowering the threshold together keeps the corners of the
  * picture and not those of the noise.
- * - `range`: grey levels between the 1st and 99th percentile below which a raster counts as dark;
+ * - `highlights`: a raster whose 99th-percentile grey level is below this counts as dark (the
+ *   brightest 1 % of it is no brighter than a mid-grey: underexposed). Not a narrow grey range:
+ *   pale pictures (a light part on white) have one too, and lost matches to the blur;
  * - `blur`: Gaussian σ in px of the working raster;
  * - `fast`: FAST threshold.
  */
 export interface LowLightSettings {
-  range: number;
+  highlights: number;
   blur: number;
   fast: number;
 }
@@ -434,33 +436,17 @@ function greyHistogram(data: Uint8Array): Float64Array {
   return histogram;
 }
 
-/**
- * The contrast of a raster as {@link AdaptiveFastSettings} `measure` defines it (grey levels).
- */
-export function rasterContrast(raster: GreyRaster, measure: AdaptiveFastSettings['measure']): number {
-  const { data, width: w, height: h } = raster;
-  if (data.length === 0) return 0;
-  if (measure !== 'gradient') {
-    const histogram = greyHistogram(data);
-    const tail = measure === 'spread' ? 0.05 : 0.01;
-    return greyPercentile(histogram, data.length, 1 - tail) - greyPercentile(histogram, data.length, tail);
-  }
-  let sum = 0;
-  for (let y = 0; y < h - 1; y++) {
-    for (let x = 0, i = y * w; x < w - 1; x++, i++) {
-      const v = data[i] ?? 0;
-      sum += Math.abs((data[i + 1] ?? 0) - v) + Math.abs((data[i + w] ?? 0) - v);
-    }
-  }
-  return sum / Math.max(1, (w - 1) * (h - 1));
+/** The grey levels between a raster's 1st and 99th percentile. */
+function greyRange(histogram: Float64Array, total: number): number {
+  return greyPercentile(histogram, total, 0.99) - greyPercentile(histogram, total, 0.01);
 }
 
 /** The FAST threshold of a raster under `settings` ({@link AdaptiveFastSettings}). */
-export function fastThreshold(raster: GreyRaster, settings: LocalSettings): number {
+function fastThreshold(histogram: Float64Array, total: number, settings: LocalSettings): number {
   const adaptive = settings.adaptiveFast;
   if (!adaptive) return settings.fast;
-  const scaled = Math.round((settings.fast * rasterContrast(raster, adaptive.measure)) / adaptive.normal);
-  return Math.min(adaptive.max ?? settings.fast, Math.max(adaptive.min, scaled));
+  const scaled = Math.round((settings.fast * greyRange(histogram, total)) / adaptive.normal);
+  return Math.min(settings.fast, Math.max(adaptive.min, scaled));
 }
 
 /**
@@ -468,8 +454,7 @@ export function fastThreshold(raster: GreyRaster, settings: LocalSettings): numb
  * is narrower than `below` grey levels (the same raster otherwise; see {@link LocalSettings}
  * `stretch`).
  */
-export function stretchContrast(raster: GreyRaster, below: number): GreyRaster {
-  if (!(below > 0) || raster.data.length === 0) return raster;
+function stretchContrast(raster: GreyRaster, below: number): GreyRaster {
   const histogram = greyHistogram(raster.data);
   const low = greyPercentile(histogram, raster.data.length, 0.01);
   const high = greyPercentile(histogram, raster.data.length, 0.99);
@@ -487,9 +472,14 @@ export function stretchContrast(raster: GreyRaster, below: number): GreyRaster {
  */
 export function localFeaturesFromGrey(cv: OpenCv, input: GreyRaster, settings: LocalSettings, vocabulary?: Vocabulary): LocalFeatures {
   const raster = settings.stretch ? stretchContrast(input, settings.stretch) : input;
-  const dark = settings.lowLight && rasterContrast(raster, 'range') < settings.lowLight.range ? settings.lowLight : undefined;
-  const fast = dark ? dark.fast : fastThreshold(raster, settings);
-  const blur = dark ? dark.blur : settings.blur;
+  let fast = settings.fast;
+  let blur = settings.blur;
+  if (settings.lowLight || settings.adaptiveFast) {
+    const histogram = greyHistogram(raster.data);
+    const dark = settings.lowLight && greyPercentile(histogram, raster.data.length, 0.99) < settings.lowLight.highlights ? settings.lowLight : undefined;
+    fast = dark ? dark.fast : fastThreshold(histogram, raster.data.length, settings);
+    blur = dark ? dark.blur : blur;
+  }
   const found: Detected = { xs: [], ys: [], angles: [], sizes: [], descriptors: [] };
   detectInto(cv, raster.data, raster.width, raster.height, settings.keypoints, fast === settings.fast && blur === settings.blur ? settings : { ...settings, fast, blur }, found);
   const variant = settings.backdrop ? backdropVariant(raster, settings.backdrop) : undefined;
