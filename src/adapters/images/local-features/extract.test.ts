@@ -128,13 +128,89 @@ describe('the blur knob (issue 14, twelfth round; off by default)', () => {
     }
     const png = await sharp(grey, { raw: { width: W, height: H, channels: 1 } }).png().toBuffer();
     expect(LOCAL_SETTINGS.query.blur ?? 0).toBe(0);
-    const plain = await extractLocalFeatures(png, 'query');
-    LOCAL_SETTINGS.query.blur = 1.2;
+    // Mid-grey noise has no bright pixels: the low-light rule (thirteenth round) would smooth it too.
+    const lowLight = LOCAL_SETTINGS.query.lowLight;
+    LOCAL_SETTINGS.query.lowLight = undefined;
     try {
+      const plain = await extractLocalFeatures(png, 'query');
+      LOCAL_SETTINGS.query.blur = 1.2;
       const smoothed = await extractLocalFeatures(png, 'query');
       expect(smoothed.count).toBeLessThan(plain.count / 4);
     } finally {
       delete LOCAL_SETTINGS.query.blur;
+      LOCAL_SETTINGS.query.lowLight = lowLight;
+    }
+  });
+});
+
+describe('query photos in low light (issue 14, thirteenth round)', () => {
+  const W = 640;
+  const H = 480;
+  /**
+   * A grey ramp (30 → 230 left to right) with 90 rectangles 24 grey levels off it: soft corners,
+   * like a part's gentle texture; and the same picture in low light (× 0.55, Gaussian noise σ 4).
+   */
+  async function pictures(): Promise<{ normal: Buffer; dark: Buffer }> {
+    let seed = 5;
+    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const ramp = (x: number): number => 30 + (200 * x) / (W - 1);
+    const grey = new Uint8Array(W * H);
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) grey[y * W + x] = Math.round(ramp(x));
+    for (let s = 0; s < 90; s++) {
+      const x0 = Math.floor(rnd() * (W - 60));
+      const y0 = Math.floor(rnd() * (H - 60));
+      const w = 20 + Math.floor(rnd() * 30);
+      const h = 20 + Math.floor(rnd() * 30);
+      const offset = rnd() < 0.5 ? -24 : 24;
+      for (let y = y0; y < y0 + h; y++) for (let x = x0; x < x0 + w; x++) grey[y * W + x] = Math.round(ramp(x) + offset);
+    }
+    const gauss = (): number => {
+      let u = 0;
+      for (let k = 0; k < 12; k++) u += rnd();
+      return u - 6;
+    };
+    const dark = grey.map((v) => Math.max(0, Math.min(255, Math.round(v * 0.55 + 4 * gauss()))));
+    const png = (data: Uint8Array): Promise<Buffer> => sharp(data, { raw: { width: W, height: H, channels: 1 } }).png().toBuffer();
+    return { normal: await png(grey), dark: await png(dark) };
+  }
+
+  /** How many keypoints of `f` lie within 3 px of one of `g`'s. */
+  function near(f: { count: number; xs: Float32Array; ys: Float32Array }, g: { count: number; xs: Float32Array; ys: Float32Array }): number {
+    let n = 0;
+    for (let i = 0; i < f.count; i++) {
+      for (let j = 0; j < g.count; j++) {
+        if (Math.abs((f.xs[i] ?? 0) - (g.xs[j] ?? 0)) <= 3 && Math.abs((f.ys[i] ?? 0) - (g.ys[j] ?? 0)) <= 3) {
+          n++;
+          break;
+        }
+      }
+    }
+    return n;
+  }
+
+  it('a dark, noisier photo keeps about as many keypoints as the same picture in normal light, on its corners', async () => {
+    const { normal, dark } = await pictures();
+    const a = await extractLocalFeatures(normal, 'query');
+    const b = await extractLocalFeatures(dark, 'query');
+    expect(a.count).toBeGreaterThan(1000);
+    // With the fixed FAST threshold the dark photo kept about half (744 of 1,537).
+    expect(b.count).toBeGreaterThan(0.8 * a.count);
+    // And they are the picture's corners, not the noise's.
+    expect(near(b, a)).toBeGreaterThan(0.9 * b.count);
+  });
+
+  it('a photo with bright pixels is detected as before', async () => {
+    const { normal } = await pictures();
+    const saved = LOCAL_SETTINGS.query.lowLight;
+    expect(saved).toBeDefined();
+    try {
+      const withRule = await extractLocalFeatures(normal, 'query');
+      LOCAL_SETTINGS.query.lowLight = undefined;
+      const without = await extractLocalFeatures(normal, 'query');
+      expect(withRule.xs).toEqual(without.xs);
+      expect(withRule.descriptors).toEqual(without.descriptors);
+    } finally {
+      LOCAL_SETTINGS.query.lowLight = saved;
     }
   });
 });

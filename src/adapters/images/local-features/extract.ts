@@ -32,11 +32,14 @@ export type LocalRole = 'reference' | 'query';
  *   reference's part often touches its edges, a photo's rarely matters there);
  * - `backdrop` (reference only): keypoints also of the picture on a grey backdrop ({@link
  *   BackdropSettings}; 40 scenes / scenes with camera effects at 514 references, found first:
- *   30 / 29 → 34 / 32).
+ *   30 / 29 → 34 / 32);
+ * - `lowLight` (query only): an underexposed photo (99th-percentile grey below 170) is smoothed
+ *   (σ 0.8 px) and detected with FAST threshold 7 instead of 12 ({@link LowLightSettings}; 40 dark
+ *   scenes found first at 514 / 10,000 references: 29 → 33 / 27 → 32, no other answer lost).
  */
 export const LOCAL_SETTINGS: Record<LocalRole, LocalSettings> = {
   reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12, backdrop: { grey: 100, keypoints: 300, tolerance: 16, plainBorder: 0.6 } },
-  query: { maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10 },
+  query: { maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10, lowLight: { highlights: 170, blur: 0.8, fast: 7 } },
 };
 
 /** Settings of one role (see {@link LOCAL_SETTINGS}); `patch` is ORB's patch size, `fast` its FAST threshold. */
@@ -58,6 +61,24 @@ export interface LocalSettings {
    * both roles: a measurement knob against sensor noise (issue 14, twelfth round).
    */
   blur?: number;
+  /**
+   * Low light (absent: none; issue 14, thirteenth round, {@link LowLightSettings}): a raster whose
+   * 99th-percentile grey is below `highlights` is smoothed with a Gaussian of σ `blur` px (instead
+   * of `blur`) and detected with FAST threshold `fast` (instead of the role's).
+   */
+  lowLight?: LowLightSettings;
+  /**
+   * An exposure-adaptive FAST threshold (absent: `fast` always; issue 14, thirteenth round, a
+   * measurement knob, off: {@link AdaptiveFastSettings}). Not applied to a low-light raster.
+   */
+  adaptiveFast?: AdaptiveFastSettings;
+  /**
+   * A linear contrast stretch before detection (0 or absent: none; issue 14, thirteenth round):
+   * when the raster's 1st-to-99th-percentile grey range is narrower than this many grey levels, it
+   * is mapped onto 0–255 by one lookup table (global, not CLAHE's tiles). A measurement knob, off:
+   * 140 found fewer dark scenes (29 → 25 of 40 at 514 references).
+   */
+  stretch?: number;
   /** ORB pyramid levels (default 8). */
   levels?: number;
   /** ORB pyramid scale factor between levels (default 1.2). */
@@ -100,6 +121,38 @@ export interface BackdropSettings {
   keypoints: number;
   tolerance: number;
   plainBorder: number;
+}
+
+/**
+ * An exposure-adaptive FAST threshold (issue 14, thirteenth round; a measurement knob, off): ORB's
+ * FAST test asks for `fast` grey levels between a corner and its ring, so a photo with half the
+ * contrast keeps fewer corners. The threshold is scaled by the raster's contrast, its 1st-to-99th
+ * percentile grey range: `fast × range / normal`, rounded, clamped to [`min`, `fast`] (a photo of
+ * `normal` range or more keeps `fast`). Alone it found no more dark scenes (docs/search.md,
+ * "Thirteenth round"): the lower threshold also finds the noise's corners; {@link LowLightSettings}
+ * smooths first.
+ */
+export interface AdaptiveFastSettings {
+  normal: number;
+  min: number;
+}
+
+/**
+ * How a dark photo is detected (issue 14, thirteenth round). An underexposed photo has no bright
+ * pixels, its contrast is the scene's × its exposure, and it carries the noise of a raised sensor
+ * gain: ORB's fixed FAST threshold then misses the part's softer corners, and a lower one alone
+ * finds the noise's. Smoothing first and lowering the threshold together keeps the corners of the
+ * picture and not those of the noise.
+ * - `highlights`: a raster whose 99th-percentile grey level is below this counts as dark (its
+ *   brightest 1 % is no brighter than a light grey: underexposed). Not a narrow grey range:
+ *   pale pictures (a light part on white) have one too, and lost matches to the blur;
+ * - `blur`: Gaussian σ in px of the working raster;
+ * - `fast`: FAST threshold.
+ */
+export interface LowLightSettings {
+  highlights: number;
+  blur: number;
+  fast: number;
 }
 
 /** A decoded grey raster, 1 byte per pixel, row-major. */
@@ -366,13 +419,69 @@ interface Detected {
   descriptors: Uint8Array[];
 }
 
+/** The grey level below which a share `q` (0–1) of the raster's pixels lie, from its histogram. */
+function greyPercentile(histogram: Float64Array, total: number, q: number): number {
+  let seen = 0;
+  for (let v = 0; v < 256; v++) {
+    seen += histogram[v] ?? 0;
+    if (seen >= q * total) return v;
+  }
+  return 255;
+}
+
+/** The 256-bin grey histogram of a raster. */
+function greyHistogram(data: Uint8Array): Float64Array {
+  const histogram = new Float64Array(256);
+  for (let i = 0; i < data.length; i++) histogram[data[i] ?? 0] = (histogram[data[i] ?? 0] ?? 0) + 1;
+  return histogram;
+}
+
+/** The grey levels between a raster's 1st and 99th percentile. */
+function greyRange(histogram: Float64Array, total: number): number {
+  return greyPercentile(histogram, total, 0.99) - greyPercentile(histogram, total, 0.01);
+}
+
+/** The FAST threshold of a raster under `settings` ({@link AdaptiveFastSettings}). */
+function fastThreshold(histogram: Float64Array, total: number, settings: LocalSettings): number {
+  const adaptive = settings.adaptiveFast;
+  if (!adaptive) return settings.fast;
+  const scaled = Math.round((settings.fast * greyRange(histogram, total)) / adaptive.normal);
+  return Math.min(settings.fast, Math.max(adaptive.min, scaled));
+}
+
+/**
+ * The raster stretched linearly from its [1st, 99th] grey percentiles onto 0–255 when that range
+ * is narrower than `below` grey levels (the same raster otherwise; see {@link LocalSettings}
+ * `stretch`).
+ */
+function stretchContrast(raster: GreyRaster, below: number): GreyRaster {
+  const histogram = greyHistogram(raster.data);
+  const low = greyPercentile(histogram, raster.data.length, 0.01);
+  const high = greyPercentile(histogram, raster.data.length, 0.99);
+  if (high - low >= below || high <= low) return raster;
+  const lut = new Uint8Array(256);
+  for (let v = 0; v < 256; v++) lut[v] = Math.max(0, Math.min(255, Math.round(((v - low) * 255) / (high - low))));
+  const data = new Uint8Array(raster.data.length);
+  for (let i = 0; i < data.length; i++) data[i] = lut[raster.data[i] ?? 0] ?? 0;
+  return { data, width: raster.width, height: raster.height };
+}
+
 /**
  * ORB keypoints and descriptors of a grey raster (coordinates in that raster). `words` are assigned
  * with `vocabulary` when given.
  */
-export function localFeaturesFromGrey(cv: OpenCv, raster: GreyRaster, settings: LocalSettings, vocabulary?: Vocabulary): LocalFeatures {
+export function localFeaturesFromGrey(cv: OpenCv, input: GreyRaster, settings: LocalSettings, vocabulary?: Vocabulary): LocalFeatures {
+  const raster = settings.stretch ? stretchContrast(input, settings.stretch) : input;
+  let fast = settings.fast;
+  let blur = settings.blur;
+  if (settings.lowLight || settings.adaptiveFast) {
+    const histogram = greyHistogram(raster.data);
+    const dark = settings.lowLight && greyPercentile(histogram, raster.data.length, 0.99) < settings.lowLight.highlights ? settings.lowLight : undefined;
+    fast = dark ? dark.fast : fastThreshold(histogram, raster.data.length, settings);
+    blur = dark ? dark.blur : blur;
+  }
   const found: Detected = { xs: [], ys: [], angles: [], sizes: [], descriptors: [] };
-  detectInto(cv, raster.data, raster.width, raster.height, settings.keypoints, settings, found);
+  detectInto(cv, raster.data, raster.width, raster.height, settings.keypoints, fast === settings.fast && blur === settings.blur ? settings : { ...settings, fast, blur }, found);
   const variant = settings.backdrop ? backdropVariant(raster, settings.backdrop) : undefined;
   if (variant && settings.backdrop) {
     const extra: Detected = { xs: [], ys: [], angles: [], sizes: [], descriptors: [] };
