@@ -2,6 +2,7 @@
  * What the reader thread of an import (./entries-worker.ts) and the import loop (./entries-thread.ts)
  * send each other. Plain data only: everything crosses the thread by structured clone.
  */
+import type { Attribute } from '../../api/schemas.js';
 import type { ImportFormat } from './read-records.js';
 
 /** The resources whose rows the reader thread maps (./mapped-entries.ts CSV_MAPPERS). */
@@ -20,6 +21,13 @@ export interface ReaderOptions {
    * validateBulkItem), so the main thread sends them with `upsertValidatedParts`.
    */
   validate?: boolean;
+  /**
+   * Parts with `validate`, local catalogs only: the attribute definitions as the import began. Each
+   * valid item then also gets the search documents it would have as a new part
+   * (core/search/engine/prepared-documents.ts), which the writer uses while its definitions are
+   * still these (and builds them itself otherwise).
+   */
+  definitions?: Attribute[];
   /** A block is sent once it holds this many rows ... */
   blockRows: number;
   /** ... or this many characters of JSON (items and records), whichever comes first. */
@@ -57,6 +65,11 @@ export interface ShippedBlock {
   refused: ShippedRefusal[];
   /** The other items were validated (`validate`). */
   validated: boolean;
+  /**
+   * With `definitions`: the JSON array of each row's PackedPartDocuments (null: none, e.g. a row
+   * the part rules refuse), and the definitionsKey they were built with.
+   */
+  prepared?: { documents: string; definitions: string };
 }
 
 /** The reader thread failed: the error's own fields, so the main thread can explain it as before. */

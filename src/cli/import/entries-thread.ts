@@ -19,6 +19,7 @@ import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ReaderMessage, ReaderOptions, ShippedBlock } from './entries-protocol.js';
+import { PREPARED_DOCUMENTS, type PackedPartDocuments, type PreparedPartInput } from '../../core/search/engine/prepared-documents.js';
 import { reapplyStreamingHeap } from '../bulk/streaming-heap.js';
 import { InputReadError } from './input-read-error.js';
 import { locationLabel } from './read-records.js';
@@ -164,6 +165,8 @@ function* rowsOf(message: ShippedBlock): Generator<ThreadRow> {
   let next = 0;
   let nextRefused = 0;
   const validated = message.validated;
+  const prepared = message.prepared !== undefined ? JSON.parse(message.prepared.documents) as (PackedPartDocuments | null)[] : undefined;
+  const definitions = message.prepared?.definitions ?? '';
   for (let i = 0; i < message.lines.length; i++) {
     const line = message.lines[i] ?? 0;
     const rejected = message.rejected[next];
@@ -172,7 +175,11 @@ function* rowsOf(message: ShippedBlock): Generator<ThreadRow> {
       yield { line, problems: rejected.problems, record: rejected.record, ...(rejected.raw !== undefined ? { raw: rejected.raw } : {}) };
       continue;
     }
-    const row = new ShippedRow(line, items[i] ?? {}, block, i, validated);
+    const item = items[i] ?? {};
+    const packed = prepared?.[i];
+    // The writer's store uses them for a new part while the definitions are these (prepared-documents.ts).
+    if (packed) (item as PreparedPartInput)[PREPARED_DOCUMENTS] = { definitions, packed };
+    const row = new ShippedRow(line, item, block, i, validated);
     const refused = message.refused[nextRefused];
     if (refused !== undefined && refused.index === i) {
       nextRefused++;

@@ -10,6 +10,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PartInputSchema } from '../../api/schemas.js';
+import { definitionsKey, preparePartDocuments, type PackedPartDocuments } from '../../core/search/engine/prepared-documents.js';
 import { validateBulkItem } from '../../core/validation.js';
 import type { CreditMessage, ReaderMessage, ReaderOptions, ShippedBlock, ShippedRefusal, ShippedRejection } from './entries-protocol.js';
 import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
@@ -17,6 +18,9 @@ import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
 const port = parentPort;
 if (port === null) throw new Error('entries-worker.ts runs as a worker thread only');
 const options = workerData as ReaderOptions & { credits: number };
+/** Search documents are prepared for the writer with these definitions (ReaderOptions.definitions). */
+const definitions = options.validate === true && options.definitions !== undefined ? new Map(options.definitions.map((a) => [a.attribute_id, a])) : undefined;
+const definitionsText = definitions !== undefined ? definitionsKey(definitions.values()) : '';
 
 let credits = options.credits;
 let wake: (() => void) | undefined;
@@ -34,18 +38,21 @@ async function run(): Promise<void> {
   let records: string[] = [];
   let rejected: ShippedRejection[] = [];
   let refused: ShippedRefusal[] = [];
+  let prepared: string[] = [];
   let chars = 0;
   const flush = async (): Promise<void> => {
     if (lines.length === 0) return;
     while (credits <= 0) await new Promise<void>((resolve) => (wake = resolve));
     credits -= 1;
     const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true };
+    if (definitions !== undefined) block.prepared = { documents: `[${prepared.join(',')}]`, definitions: definitionsText };
     send(block);
     lines = [];
     items = [];
     records = [];
     rejected = [];
     refused = [];
+    prepared = [];
     chars = 0;
   };
   for await (const entry of mapEntries({ path: options.path }, options.format, CSV_MAPPERS[options.mapper], options.readOnly)) {
@@ -53,14 +60,24 @@ async function run(): Promise<void> {
       rejected.push({ index: lines.length, problems: entry.problems, ...(entry.record !== undefined ? { record: entry.record } : {}), ...(entry.raw !== undefined ? { raw: entry.raw } : {}) });
       items.push('null');
       records.push('null');
+      if (definitions !== undefined) prepared.push('null');
       chars += 8 + (entry.raw?.length ?? 0);
     } else {
       let shipped: unknown = entry.item;
       if (options.validate === true) {
         // The service's own schema pass, here instead of on the writing thread (same messages and key).
         const checked = validateBulkItem(PartInputSchema, entry.item, 'part_id');
-        if ('item' in checked) shipped = checked.item;
-        else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
+        let documents: PackedPartDocuments | undefined;
+        if ('item' in checked) {
+          shipped = checked.item;
+          // The writer's CPU is the import's bottleneck; this thread has time to spare (issue 12).
+          if (definitions !== undefined) documents = preparePartDocuments(checked.item, definitions);
+        } else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
+        if (definitions !== undefined) {
+          const text = documents === undefined ? 'null' : JSON.stringify(documents);
+          prepared.push(text);
+          chars += text.length;
+        }
       }
       const item = JSON.stringify(shipped);
       const record = JSON.stringify(entry.record);

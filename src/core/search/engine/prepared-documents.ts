@@ -1,0 +1,121 @@
+/**
+ * A new part's search documents (./document.ts buildEngineDocument, ./org-document.ts
+ * buildOrgDocument) built ahead of its write, on another thread (issue 12: an import's reader
+ * thread has idle time; the writing thread is the bottleneck). Both builders are pure functions
+ * of the stored part and of the attribute definitions, and the stored form of a NEW part is a pure
+ * function of its input (core/catalog/parts.ts decidePartUpsert with no existing part), so the
+ * reader can build exactly what the writer would, provided the definitions it used are those the
+ * write sees. It records them as a {@link definitionsKey}; the store compares it with the key of
+ * the definitions its transaction reads and builds the documents itself when they differ (another
+ * process changed an attribute meanwhile), when the part exists already (a merge), or when the
+ * item carries nothing. So what is stored never depends on whether documents were prepared.
+ *
+ * Prepared documents travel as plain JSON-able arrays ({@link PackedPartDocuments}: a block of
+ * them crosses the thread as one string) and are attached to the item itself, under
+ * {@link PREPARED_DOCUMENTS}: a symbol key, which JSON (an HTTP body) and schema parsing drop, so
+ * only in-process callers can supply them.
+ */
+import type { Attribute, PartInput } from '../../../api/schemas.js';
+import { decidePartUpsert } from '../../catalog/parts.js';
+import { buildEngineDocument, type EngineDocument } from './document.js';
+import { buildOrgDocument, type OrgDocument } from './org-document.js';
+import { GROUPS } from './postings.js';
+
+/** Where an item carries its {@link PreparedPartDocuments}. */
+export const PREPARED_DOCUMENTS: unique symbol = Symbol.for('catalog.preparedPartDocuments') as never;
+
+/** What an item carries: the packed documents and the {@link definitionsKey} they were built with. */
+export interface PreparedPartDocuments {
+  definitions: string;
+  packed: PackedPartDocuments;
+}
+
+/** A part input that may carry prepared documents. */
+export type PreparedPartInput = PartInput & { [PREPARED_DOCUMENTS]?: PreparedPartDocuments };
+
+/** The two documents of a part, as the writer uses them. */
+export interface PartDocuments {
+  engine: EngineDocument;
+  org: OrgDocument;
+}
+
+/**
+ * `[holder (0|1), lengths[0..4] (5 numbers), orgValues (4 strings) | 0, v = number of vocabulary
+ * words, ...v words, then per engine term: term, frequencies]`, the frequencies being one number
+ * `group * TF_SPAN + count` when a single group counts (nearly always) or the GROUPS array. Term
+ * order is the Map's (it does not reach storage: the writer sorts terms), vocabulary order is the
+ * document's (it does: new words get their rows in that order).
+ */
+export type PackedPartDocuments = (number | string | number[] | string[])[];
+
+/** Frequencies below this fit the one-number form. */
+const TF_SPAN = 65_536;
+/** Index of the vocabulary count in a packed array. */
+const VOCABULARY_AT = 7;
+
+/**
+ * The attribute definitions as far as the documents depend on them (id, searchable, filterable,
+ * visibility, per_org_values: every field buildEngineDocument, buildOrgDocument and
+ * decidePartUpsert's validity checks read), as one string: equal keys build equal documents.
+ */
+export function definitionsKey(attributes: Iterable<Pick<Attribute, 'attribute_id' | 'searchable' | 'filterable' | 'visibility' | 'per_org_values'>>): string {
+  const fields = [...attributes].map((a) => [a.attribute_id, a.searchable === true, a.filterable === true, a.visibility ?? null, a.per_org_values === true] as const);
+  fields.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+  return JSON.stringify(fields);
+}
+
+/**
+ * The packed documents `input` gets when it creates a part under `attributes`, or undefined when
+ * the part rules refuse it (the writer refuses it then too, and writes nothing).
+ */
+export function preparePartDocuments(input: PartInput, attributes: ReadonlyMap<string, Attribute>): PackedPartDocuments | undefined {
+  const decision = decidePartUpsert(input, undefined, attributes, 0, () => '');
+  if (decision.kind !== 'write') return undefined;
+  const part = decision.value;
+  return packPartDocuments(buildEngineDocument(part, attributes), buildOrgDocument(part, attributes));
+}
+
+/** See {@link PackedPartDocuments}. */
+export function packPartDocuments(engine: EngineDocument, org: OrgDocument): PackedPartDocuments {
+  const out: PackedPartDocuments = [engine.holder ? 1 : 0, ...engine.lengths, org.orgValues ?? 0, org.terms.length, ...org.terms];
+  for (const [term, tf] of engine.terms) {
+    let group = -1;
+    for (let g = 0; g < GROUPS; g++) {
+      if ((tf[g] ?? 0) === 0) continue;
+      group = group === -1 ? g : -2;
+    }
+    const count = group >= 0 ? (tf[group] ?? 0) : 0;
+    out.push(term, group >= 0 && count < TF_SPAN ? group * TF_SPAN + count : [...tf]);
+  }
+  return out;
+}
+
+/** The documents of a {@link PackedPartDocuments} (packPartDocuments' inverse). */
+export function unpackPartDocuments(packed: PackedPartDocuments): PartDocuments {
+  const vocabularyEnd = VOCABULARY_AT + 1 + (packed[VOCABULARY_AT] as number);
+  const terms = new Map<string, number[]>();
+  for (let i = vocabularyEnd; i < packed.length; i += 2) {
+    const tf = packed[i + 1] as number | number[];
+    if (typeof tf === 'number') {
+      const counts = new Array<number>(GROUPS).fill(0);
+      counts[Math.floor(tf / TF_SPAN)] = tf % TF_SPAN;
+      terms.set(packed[i] as string, counts);
+    } else terms.set(packed[i] as string, tf);
+  }
+  const holder = packed[0] === 1;
+  const orgValues = packed[6];
+  return {
+    engine: { terms, lengths: packed.slice(1, 6) as EngineDocument['lengths'], holder },
+    org: { holder, orgValues: orgValues === 0 ? null : (orgValues as OrgDocument['orgValues']), terms: packed.slice(VOCABULARY_AT + 1, vocabularyEnd) as string[] },
+  };
+}
+
+/**
+ * The documents `item` carries for the definitions whose {@link definitionsKey} is `definitions`,
+ * or undefined (none, or built with other definitions). Only for an item that creates its part.
+ */
+export function preparedDocuments(item: object, definitions: string): PartDocuments | undefined {
+  const prepared = (item as PreparedPartInput)[PREPARED_DOCUMENTS];
+  if (prepared === undefined || prepared.definitions !== definitions) return undefined;
+  return unpackPartDocuments(prepared.packed);
+}
