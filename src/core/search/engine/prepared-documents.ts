@@ -33,25 +33,21 @@ export interface PreparedPartDocuments {
 /** A part input that may carry prepared documents. */
 export type PreparedPartInput = PartInput & { [PREPARED_DOCUMENTS]?: PreparedPartDocuments };
 
-/** The two documents of a part, as the writer uses them. */
-export interface PartDocuments {
-  engine: EngineDocument;
-  org: OrgDocument;
-}
-
 /**
- * `[holder (0|1), lengths[0..4] (5 numbers), orgValues (4 strings) | 0, v = number of vocabulary
- * words, ...v words, then per engine term: term, frequencies]`, the frequencies being one number
- * `group * TF_SPAN + count` when a single group counts (nearly always) or the GROUPS array. Term
- * order is the Map's (it does not reach storage: the writer sorts terms), vocabulary order is the
- * document's (it does: new words get their rows in that order).
+ * `[holder (0|1), lengths[0..4] (5 numbers), orgValues (4 strings) | 0, T = number of engine
+ * terms, then T pairs (term, frequencies), then the vocabulary words]`. Frequencies are one number
+ * `group * TF_SPAN + count` when a single group counts (nearly always), else the GROUPS array. A
+ * vocabulary word that is also an engine term (most are: the words of names and values) is that
+ * term's index k among the T terms (a number: no second copy of the string to ship and parse),
+ * else the word itself. Engine term order is the Map's (it does not reach storage: the writer sorts
+ * terms), vocabulary order is the document's (it does: new words get their rows in that order).
  */
 export type PackedPartDocuments = (number | string | number[] | string[])[];
 
 /** Frequencies below this fit the one-number form. */
 const TF_SPAN = 65_536;
-/** Index of the vocabulary count in a packed array. */
-const VOCABULARY_AT = 7;
+/** Index of the engine term count in a packed array. */
+const TERMS_AT = 7;
 
 /**
  * The attribute definitions as far as the documents depend on them (id, searchable, filterable,
@@ -77,7 +73,8 @@ export function preparePartDocuments(input: PartInput, attributes: ReadonlyMap<s
 
 /** See {@link PackedPartDocuments}. */
 export function packPartDocuments(engine: EngineDocument, org: OrgDocument): PackedPartDocuments {
-  const out: PackedPartDocuments = [engine.holder ? 1 : 0, ...engine.lengths, org.orgValues ?? 0, org.terms.length, ...org.terms];
+  const out: PackedPartDocuments = [engine.holder ? 1 : 0, ...engine.lengths, org.orgValues ?? 0, engine.terms.size];
+  const index = new Map<string, number>();
   for (const [term, tf] of engine.terms) {
     let group = -1;
     for (let g = 0; g < GROUPS; g++) {
@@ -85,28 +82,63 @@ export function packPartDocuments(engine: EngineDocument, org: OrgDocument): Pac
       group = group === -1 ? g : -2;
     }
     const count = group >= 0 ? (tf[group] ?? 0) : 0;
+    index.set(term, index.size);
     out.push(term, group >= 0 && count < TF_SPAN ? group * TF_SPAN + count : [...tf]);
   }
+  for (const word of org.terms) out.push(index.get(word) ?? word);
   return out;
 }
 
-/** The documents of a {@link PackedPartDocuments} (packPartDocuments' inverse). */
-export function unpackPartDocuments(packed: PackedPartDocuments): PartDocuments {
-  const vocabularyEnd = VOCABULARY_AT + 1 + (packed[VOCABULARY_AT] as number);
-  const terms = new Map<string, number[]>();
-  for (let i = vocabularyEnd; i < packed.length; i += 2) {
+/** Whether the part has per-organization values (EngineDocument.holder = OrgDocument.holder). */
+export function packedHolder(packed: PackedPartDocuments): boolean {
+  return packed[0] === 1;
+}
+
+/** EngineDocument.lengths. */
+export function packedLengths(packed: PackedPartDocuments): EngineDocument['lengths'] {
+  return packed.slice(1, 6) as EngineDocument['lengths'];
+}
+
+/** OrgDocument.orgValues. */
+export function packedOrgValues(packed: PackedPartDocuments): OrgDocument['orgValues'] {
+  const values = packed[6];
+  return values === 0 ? null : (values as OrgDocument['orgValues']);
+}
+
+/** Calls `each` with every engine term and its frequencies: `group` counts `count`, or `tf` (GROUPS counts) when more than one group does. */
+export function forEachPackedTerm(packed: PackedPartDocuments, each: (term: string, group: number, count: number, tf: readonly number[] | undefined) => void): void {
+  const end = TERMS_AT + 1 + 2 * (packed[TERMS_AT] as number);
+  for (let i = TERMS_AT + 1; i < end; i += 2) {
     const tf = packed[i + 1] as number | number[];
-    if (typeof tf === 'number') {
-      const counts = new Array<number>(GROUPS).fill(0);
-      counts[Math.floor(tf / TF_SPAN)] = tf % TF_SPAN;
-      terms.set(packed[i] as string, counts);
-    } else terms.set(packed[i] as string, tf);
+    if (typeof tf === 'number') each(packed[i] as string, Math.floor(tf / TF_SPAN), tf % TF_SPAN, undefined);
+    else each(packed[i] as string, -1, 0, tf);
   }
-  const holder = packed[0] === 1;
-  const orgValues = packed[6];
+}
+
+/** OrgDocument.terms, in order. */
+export function packedVocabulary(packed: PackedPartDocuments): string[] {
+  const first = TERMS_AT + 1;
+  const end = first + 2 * (packed[TERMS_AT] as number);
+  const words: string[] = [];
+  for (let i = end; i < packed.length; i++) {
+    const word = packed[i] as number | string;
+    words.push(typeof word === 'number' ? (packed[first + 2 * word] as string) : word);
+  }
+  return words;
+}
+
+/** The documents of a {@link PackedPartDocuments} (packPartDocuments' inverse). */
+export function unpackPartDocuments(packed: PackedPartDocuments): { engine: EngineDocument; org: OrgDocument } {
+  const terms = new Map<string, number[]>();
+  forEachPackedTerm(packed, (term, group, count, tf) => {
+    const counts = tf ? [...tf] : new Array<number>(GROUPS).fill(0);
+    if (!tf) counts[group] = count;
+    terms.set(term, counts);
+  });
+  const holder = packedHolder(packed);
   return {
-    engine: { terms, lengths: packed.slice(1, 6) as EngineDocument['lengths'], holder },
-    org: { holder, orgValues: orgValues === 0 ? null : (orgValues as OrgDocument['orgValues']), terms: packed.slice(VOCABULARY_AT + 1, vocabularyEnd) as string[] },
+    engine: { terms, lengths: packedLengths(packed), holder },
+    org: { holder, orgValues: packedOrgValues(packed), terms: packedVocabulary(packed) },
   };
 }
 
@@ -114,8 +146,8 @@ export function unpackPartDocuments(packed: PackedPartDocuments): PartDocuments 
  * The documents `item` carries for the definitions whose {@link definitionsKey} is `definitions`,
  * or undefined (none, or built with other definitions). Only for an item that creates its part.
  */
-export function preparedDocuments(item: object, definitions: string): PartDocuments | undefined {
+export function preparedDocuments(item: object, definitions: string): PackedPartDocuments | undefined {
   const prepared = (item as PreparedPartInput)[PREPARED_DOCUMENTS];
   if (prepared === undefined || prepared.definitions !== definitions) return undefined;
-  return unpackPartDocuments(prepared.packed);
+  return prepared.packed;
 }
