@@ -5,6 +5,9 @@
 import type { Attribute } from '../../api/schemas.js';
 import type { ImportFormat } from './read-records.js';
 
+/** Words the reader's dictionary holds at most (ShippedBlock.prepared; ~5 MB of strings on each side). */
+export const DICTIONARY_WORDS = 65_536;
+
 /** The resources whose rows the reader thread maps (./mapped-entries.ts CSV_MAPPERS). */
 export type MapperName = 'attributes' | 'parts' | 'relations' | 'synonyms';
 
@@ -67,9 +70,11 @@ export interface ShippedBlock {
   validated: boolean;
   /**
    * With `definitions`: the JSON array of each row's PackedPartDocuments (null: none, e.g. a row
-   * the part rules refuse), and the definitionsKey they were built with.
+   * the part rules refuse) and the definitionsKey they were built with. Their engine terms are
+   * numbers of the import's word dictionary: `reset` empties it first (it reached
+   * DICTIONARY_WORDS), then `words` are appended, numbered on from its length.
    */
-  prepared?: { documents: string; definitions: string };
+  prepared?: { documents: string; definitions: string; reset: boolean; words: string[] };
 }
 
 /** The reader thread failed: the error's own fields, so the main thread can explain it as before. */

@@ -10,10 +10,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PartInputSchema } from '../../api/schemas.js';
-import { definitionsKey, preparePartDocuments, type PackedPartDocuments } from '../../core/search/engine/prepared-documents.js';
+import { definitionsKey, preparePartDocuments, replacePackedTerms, type PackedPartDocuments } from '../../core/search/engine/prepared-documents.js';
 import { validateBulkItem } from '../../core/validation.js';
 import type { CreditMessage, ReaderMessage, ReaderOptions, ShippedBlock, ShippedRefusal, ShippedRejection } from './entries-protocol.js';
 import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
+import { DICTIONARY_WORDS } from './entries-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('entries-worker.ts runs as a worker thread only');
@@ -21,6 +22,23 @@ const options = workerData as ReaderOptions & { credits: number };
 /** Search documents are prepared for the writer with these definitions (ReaderOptions.definitions). */
 const definitions = options.validate === true && options.definitions !== undefined ? new Map(options.definitions.map((a) => [a.attribute_id, a])) : undefined;
 const definitionsText = definitions !== undefined ? definitionsKey(definitions.values()) : '';
+/**
+ * The words shipped so far, by number (ShippedBlock.prepared): a word crosses the thread once, and
+ * the writer's copy of it (one string, its hash computed once) serves every later part. Emptied
+ * after the block that brings it to {@link DICTIONARY_WORDS} (memory on both sides stays bounded).
+ */
+const dictionary = new Map<string, number>();
+let dictionaryReset = false;
+let newWords: string[] = [];
+const wordNumber = (term: string | number): number => {
+  let n = dictionary.get(term as string);
+  if (n === undefined) {
+    n = dictionary.size;
+    dictionary.set(term as string, n);
+    newWords.push(term as string);
+  }
+  return n;
+};
 
 let credits = options.credits;
 let wake: (() => void) | undefined;
@@ -45,7 +63,13 @@ async function run(): Promise<void> {
     while (credits <= 0) await new Promise<void>((resolve) => (wake = resolve));
     credits -= 1;
     const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true };
-    if (definitions !== undefined) block.prepared = { documents: `[${prepared.join(',')}]`, definitions: definitionsText };
+    if (definitions !== undefined) {
+      block.prepared = { documents: `[${prepared.join(',')}]`, definitions: definitionsText, reset: dictionaryReset, words: newWords };
+      newWords = [];
+      // Between blocks only: every number in a block means what the writer's copy says then.
+      dictionaryReset = dictionary.size >= DICTIONARY_WORDS;
+      if (dictionaryReset) dictionary.clear();
+    }
     send(block);
     lines = [];
     items = [];
@@ -71,7 +95,10 @@ async function run(): Promise<void> {
         if ('item' in checked) {
           shipped = checked.item;
           // The writer's CPU is the import's bottleneck; this thread has time to spare (issue 12).
-          if (definitions !== undefined) documents = preparePartDocuments(checked.item, definitions);
+          if (definitions !== undefined) {
+            documents = preparePartDocuments(checked.item, definitions);
+            if (documents !== undefined) replacePackedTerms(documents, wordNumber);
+          }
         } else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
         if (definitions !== undefined) {
           const text = documents === undefined ? 'null' : JSON.stringify(documents);

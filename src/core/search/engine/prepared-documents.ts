@@ -89,6 +89,17 @@ export function packPartDocuments(engine: EngineDocument, org: OrgDocument): Pac
   return out;
 }
 
+/**
+ * Replaces each engine term of `packed` in place by `replace(term)`: a transport may ship terms as
+ * numbers of a dictionary both sides keep (the import's reader thread does, so repeated words
+ * cross as small numbers and arrive as the one string the writer holds already) and put the
+ * strings back before use.
+ */
+export function replacePackedTerms<T extends string | number>(packed: PackedPartDocuments, replace: (term: string | number) => T): void {
+  const end = TERMS_AT + 1 + 2 * (packed[TERMS_AT] as number);
+  for (let i = TERMS_AT + 1; i < end; i += 2) packed[i] = replace(packed[i] as string | number);
+}
+
 /** Whether the part has per-organization values (EngineDocument.holder = OrgDocument.holder). */
 export function packedHolder(packed: PackedPartDocuments): boolean {
   return packed[0] === 1;
