@@ -39,8 +39,9 @@ export type PreparedPartInput = PartInput & { [PREPARED_DOCUMENTS]?: PreparedPar
  * `group * TF_SPAN + count` when a single group counts (nearly always), else the GROUPS array. A
  * vocabulary word that is also an engine term (most are: the words of names and values) is that
  * term's index k among the T terms (a number: no second copy of the string to ship and parse),
- * else the word itself. Engine term order is the Map's (it does not reach storage: the writer sorts
- * terms), vocabulary order is the document's (it does: new words get their rows in that order).
+ * else the word itself. Both orders are the documents' own (the writer sorts engine terms before
+ * writing them, and the vocabulary tables are keyed by word, so neither order reaches storage; they
+ * are kept anyway, so the writer runs the same statements in the same order either way).
  */
 export type PackedPartDocuments = (number | string | number[] | string[])[];
 
