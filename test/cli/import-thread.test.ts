@@ -12,11 +12,12 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import type { Attribute } from '../../src/api/schemas.js';
+import type { Attribute, PartInput } from '../../src/api/schemas.js';
+import { DICTIONARY_WORDS } from '../../src/cli/import/entries-protocol.js';
 import { partsResource } from '../../src/cli/commands/parts/resource.js';
 import { mapEntriesInThread, readerThreadWanted, THREAD_MIN_BYTES } from '../../src/cli/import/entries-thread.js';
 import { LocalCatalogClient } from '../../src/client/local-client.js';
-import { definitionsKey } from '../../src/core/search/engine/prepared-documents.js';
+import { definitionsKey, PREPARED_DOCUMENTS, preparePartDocuments, type PreparedPartInput } from '../../src/core/search/engine/prepared-documents.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { InputReadError } from '../../src/cli/import/input-read-error.js';
 import { reportError } from '../../src/cli/main.js';
@@ -279,6 +280,23 @@ describe('the reader thread', () => {
     expect(seen.map((r) => r.line)).toEqual(Array.from({ length: 25 }, (_, i) => i + 2));
     expect(seen.map((r) => r.id)).toEqual(Array.from({ length: 25 }, (_, i) => `q${i}`));
     expect(seen.find((r) => r.line === 20)?.record).toEqual({ part_id: 'q18', 'name.en': 'Q 18' });
+  });
+
+  it('prepared documents arrive as the writer would build them, across blocks and a reset of the word dictionary', async () => {
+    const file = join(work, 'words.csv');
+    // ~6 new words a row: the dictionary passes DICTIONARY_WORDS and starts over mid-file.
+    const rows = Math.ceil((DICTIONARY_WORDS * 1.5) / 6);
+    writeFileSync(file, ['part_id,name.en,attr:vendor.en', ...Array.from({ length: rows }, (_, i) => `q${i},alpha${i} beta${i} gamma${i} common,Vendor ${i % 50} delta${i}`)].join('\n'));
+    const definitions = [{ attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, searchable: true, filterable: true, visibility: 'factoryWorker', org_visibility: 'parent', labels: [], per_org_values: false }] as Attribute[];
+    const map = new Map(definitions.map((a) => [a.attribute_id, a]));
+    let seen = 0;
+    for await (const row of mapEntriesInThread({ path: file, inputName: 'words.csv', format: 'csv', mapper: 'parts', readOnly: [], validate: true, definitions, blockRows: 100 })) {
+      const prepared = (row.item as PreparedPartInput)[PREPARED_DOCUMENTS];
+      expect(prepared?.definitions).toBe(definitionsKey(definitions));
+      expect(prepared?.packed).toEqual(preparePartDocuments(row.item as PartInput, map));
+      seen++;
+    }
+    expect(seen).toBe(rows);
   });
 
   it('is used for files of 1 MiB or more unless CATALOG_IMPORT_THREAD says otherwise', async () => {

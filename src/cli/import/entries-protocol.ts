@@ -5,8 +5,11 @@
 import type { Attribute } from '../../api/schemas.js';
 import type { ImportFormat } from './read-records.js';
 
-/** Words the reader's dictionary holds at most (ShippedBlock.prepared; ~5 MB of strings on each side). */
-export const DICTIONARY_WORDS = 65_536;
+/**
+ * Words the reader's dictionary holds at most (ShippedBlock.prepared; ~1.5 MB on each side). The
+ * words that repeat (Zipf) are the few frequent ones, shipped again at most once per reset.
+ */
+export const DICTIONARY_WORDS = 16_384;
 
 /** The resources whose rows the reader thread maps (./mapped-entries.ts CSV_MAPPERS). */
 export type MapperName = 'attributes' | 'parts' | 'relations' | 'synonyms';

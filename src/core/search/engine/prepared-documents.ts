@@ -75,7 +75,6 @@ export function preparePartDocuments(input: PartInput, attributes: ReadonlyMap<s
 /** See {@link PackedPartDocuments}. */
 export function packPartDocuments(engine: EngineDocument, org: OrgDocument): PackedPartDocuments {
   const out: PackedPartDocuments = [engine.holder ? 1 : 0, ...engine.lengths, org.orgValues ?? 0, engine.terms.size];
-  const index = new Map<string, number>();
   for (const [term, tf] of engine.terms) {
     let group = -1;
     for (let g = 0; g < GROUPS; g++) {
@@ -83,10 +82,20 @@ export function packPartDocuments(engine: EngineDocument, org: OrgDocument): Pac
       group = group === -1 ? g : -2;
     }
     const count = group >= 0 ? (tf[group] ?? 0) : 0;
-    index.set(term, index.size);
     out.push(term, group >= 0 && count < TF_SPAN ? group * TF_SPAN + count : [...tf]);
   }
-  for (const word of org.terms) out.push(index.get(word) ?? word);
+  const end = out.length;
+  for (const word of org.terms) {
+    // A part has a dozen terms or so: a scan costs less than a Map built per part.
+    let k = -1;
+    for (let i = TERMS_AT + 1; i < end; i += 2) {
+      if (out[i] === word) {
+        k = (i - TERMS_AT - 1) / 2;
+        break;
+      }
+    }
+    out.push(k >= 0 ? k : word);
+  }
   return out;
 }
 
