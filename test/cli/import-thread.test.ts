@@ -17,7 +17,7 @@ import { DICTIONARY_WORDS } from '../../src/cli/import/entries-protocol.js';
 import { partsResource } from '../../src/cli/commands/parts/resource.js';
 import { mapEntriesInThread, readerThreadWanted, THREAD_MIN_BYTES } from '../../src/cli/import/entries-thread.js';
 import { LocalCatalogClient } from '../../src/client/local-client.js';
-import { definitionsKey, PREPARED_DOCUMENTS, preparePartDocuments, type PreparedPartInput } from '../../src/core/search/engine/prepared-documents.js';
+import { definitionsKey, PREPARED_DOCUMENTS, preparePartDocuments, unpackPreparedDocuments, type PreparedPartInput } from '../../src/core/search/engine/prepared-documents.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { InputReadError } from '../../src/cli/import/input-read-error.js';
 import { reportError } from '../../src/cli/main.js';
@@ -293,7 +293,7 @@ describe('the reader thread', () => {
     for await (const row of mapEntriesInThread({ path: file, inputName: 'words.csv', format: 'csv', mapper: 'parts', readOnly: [], validate: true, definitions, blockRows: 100 })) {
       const prepared = (row.item as PreparedPartInput)[PREPARED_DOCUMENTS];
       expect(prepared?.definitions).toBe(definitionsKey(definitions));
-      expect(prepared?.packed).toEqual(preparePartDocuments(row.item as PartInput, map));
+      expect(prepared && unpackPreparedDocuments(prepared)).toEqual(preparePartDocuments(row.item as PartInput, map));
       seen++;
     }
     expect(seen).toBe(rows);

@@ -15,7 +15,7 @@ import { systemClock, systemIds } from '../../src/adapters/system.js';
 import { CatalogService } from '../../src/core/catalog/service.js';
 import { createServiceContext } from '../../src/core/context.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import { definitionsKey, PREPARED_DOCUMENTS, preparePartDocuments, type PreparedPartInput } from '../../src/core/search/engine/prepared-documents.js';
+import { definitionsKey, PREPARED_DOCUMENTS, PreparedDictionary, PreparedDocumentsPacker, preparePartDocuments, type PreparedPartInput } from '../../src/core/search/engine/prepared-documents.js';
 import { SearchService } from '../../src/core/search/service.js';
 
 const ATTRIBUTES = [
@@ -74,10 +74,16 @@ describe('prepared search documents (SQLite store)', () => {
   function prepared(parts: PartInput[], definitions: Attribute[]): PreparedPartInput[] {
     const map = new Map(definitions.map((a) => [a.attribute_id, a]));
     const key = definitionsKey(definitions);
+    // One block per part, as the reader thread would pack them.
+    const packer = new PreparedDocumentsPacker(1000);
+    const dictionary = new PreparedDictionary();
     return parts.map((part) => {
       const item: PreparedPartInput = structuredClone(part);
-      const packed = preparePartDocuments(part, map);
-      if (packed !== undefined) item[PREPARED_DOCUMENTS] = { definitions: key, packed };
+      const documents = preparePartDocuments(part, map);
+      if (documents !== undefined) {
+        const at = packer.add(documents);
+        item[PREPARED_DOCUMENTS] = { definitions: key, block: dictionary.block(packer.take()), at };
+      }
       return item;
     });
   }

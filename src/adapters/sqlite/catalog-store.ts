@@ -11,7 +11,7 @@ import { countImagesOfPart } from './image-store.js';
 import { encodeAttributes, encodeServiceId, frozenPart, partFromRow, type PartRow } from './part-rows.js';
 import type { CatalogWriteListener } from './write-listeners.js';
 import type { Decision, KeysetPage, StoredPart, StoredToken } from '../../core/model.js';
-import { definitionsKey, PREPARED_DOCUMENTS, preparedDocuments, type PackedPartDocuments } from '../../core/search/engine/prepared-documents.js';
+import { definitionsKey, PREPARED_DOCUMENTS, preparedDocuments, type PreparedPartDocuments } from '../../core/search/engine/prepared-documents.js';
 
 interface TokenRow {
   name: string;
@@ -237,7 +237,7 @@ export class SqliteCatalogStore implements CatalogStore {
         const decision = decide(item, existing, attributes);
         if (decision.kind === 'write') {
           // Documents prepared on an import's reader thread stand for a new part only, built with these definitions.
-          let prepared: PackedPartDocuments | undefined;
+          let prepared: PreparedPartDocuments | undefined;
           if (existing === undefined && PREPARED_DOCUMENTS in item) prepared = preparedDocuments(item, definitions ??= definitionsKey(attributes.values()));
           this.writePart(decision.value, row?.rowid_, attributes, existing, prepared);
         }
@@ -261,7 +261,7 @@ export class SqliteCatalogStore implements CatalogStore {
     }
   }
 
-  private writePart(part: StoredPart, rowid: number | undefined, definitions?: ReadonlyMap<string, Attribute>, previous?: StoredPart, prepared?: PackedPartDocuments): void {
+  private writePart(part: StoredPart, rowid: number | undefined, definitions?: ReadonlyMap<string, Attribute>, previous?: StoredPart, prepared?: PreparedPartDocuments): void {
     const name = JSON.stringify(part.name);
     const attributes = encodeAttributes(part.attributes);
     let id = rowid;

@@ -5,7 +5,7 @@
  */
 import type { Attribute } from '../../api/schemas.js';
 import type { StoredPart } from '../../core/model.js';
-import type { PackedPartDocuments } from '../../core/search/engine/prepared-documents.js';
+import type { PreparedPartDocuments } from '../../core/search/engine/prepared-documents.js';
 
 export interface CatalogWriteListener {
   /**
@@ -15,7 +15,7 @@ export interface CatalogWriteListener {
    * (an import's reader thread; core/search/engine/prepared-documents.ts), to use instead of
    * building them again.
    */
-  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean, previous?: StoredPart, prepared?: PackedPartDocuments): void;
+  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean, previous?: StoredPart, prepared?: PreparedPartDocuments): void;
   /** The part with this `parts.rowid_` (stored as `previous`) is being deleted. */
   partDeleted(rowid: number, previous: StoredPart): void;
   /** An attribute was created (`before` undefined) or updated. */

@@ -3,6 +3,7 @@
  * send each other. Plain data only: everything crosses the thread by structured clone.
  */
 import type { Attribute } from '../../api/schemas.js';
+import type { PackedBlock } from '../../core/search/engine/prepared-documents.js';
 import type { ImportFormat } from './read-records.js';
 
 /**
@@ -72,12 +73,12 @@ export interface ShippedBlock {
   /** The other items were validated (`validate`). */
   validated: boolean;
   /**
-   * With `definitions`: the JSON array of each row's PackedPartDocuments (null: none, e.g. a row
-   * the part rules refuse) and the definitionsKey they were built with. Their engine terms are
-   * numbers of the import's word dictionary: `reset` empties it first (it reached
-   * DICTIONARY_WORDS), then `words` are appended, numbered on from its length.
+   * With `definitions`: the search documents of the block's new parts, packed
+   * (core/search/engine/prepared-documents.ts PreparedDocumentsPacker; `ints` is transferred, not
+   * copied), `offsets[i]` row i's place in them (-1: none, e.g. a row the part rules refuse), and
+   * the definitionsKey they were built with.
    */
-  prepared?: { documents: string; definitions: string; reset: boolean; words: string[] };
+  prepared?: PackedBlock & { offsets: Int32Array; definitions: string };
 }
 
 /** The reader thread failed: the error's own fields, so the main thread can explain it as before. */

@@ -10,7 +10,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PartInputSchema } from '../../api/schemas.js';
-import { definitionsKey, preparePartDocuments, replacePackedTerms, type PackedPartDocuments } from '../../core/search/engine/prepared-documents.js';
+import { definitionsKey, PreparedDocumentsPacker, preparePartDocuments } from '../../core/search/engine/prepared-documents.js';
 import { validateBulkItem } from '../../core/validation.js';
 import type { CreditMessage, ReaderMessage, ReaderOptions, ShippedBlock, ShippedRefusal, ShippedRejection } from './entries-protocol.js';
 import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
@@ -22,23 +22,8 @@ const options = workerData as ReaderOptions & { credits: number };
 /** Search documents are prepared for the writer with these definitions (ReaderOptions.definitions). */
 const definitions = options.validate === true && options.definitions !== undefined ? new Map(options.definitions.map((a) => [a.attribute_id, a])) : undefined;
 const definitionsText = definitions !== undefined ? definitionsKey(definitions.values()) : '';
-/**
- * The words shipped so far, by number (ShippedBlock.prepared): a word crosses the thread once, and
- * the writer's copy of it (one string, its hash computed once) serves every later part. Emptied
- * after the block that brings it to {@link DICTIONARY_WORDS} (memory on both sides stays bounded).
- */
-const dictionary = new Map<string, number>();
-let dictionaryReset = false;
-let newWords: string[] = [];
-const wordNumber = (term: string | number): number => {
-  let n = dictionary.get(term as string);
-  if (n === undefined) {
-    n = dictionary.size;
-    dictionary.set(term as string, n);
-    newWords.push(term as string);
-  }
-  return n;
-};
+/** Packs the documents of each block (a word crosses the thread once: see prepared-documents.ts). */
+const packer = new PreparedDocumentsPacker(DICTIONARY_WORDS);
 
 let credits = options.credits;
 let wake: (() => void) | undefined;
@@ -48,7 +33,7 @@ port.on('message', (message: CreditMessage) => {
   wake = undefined;
 });
 
-const send = (message: ReaderMessage): void => port.postMessage(message);
+const send = (message: ReaderMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
 async function run(): Promise<void> {
   let lines: number[] = [];
@@ -56,7 +41,7 @@ async function run(): Promise<void> {
   let records: string[] = [];
   let rejected: ShippedRejection[] = [];
   let refused: ShippedRefusal[] = [];
-  let prepared: string[] = [];
+  let offsets: number[] = [];
   let chars = 0;
   const flush = async (): Promise<void> => {
     if (lines.length === 0) return;
@@ -64,19 +49,17 @@ async function run(): Promise<void> {
     credits -= 1;
     const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true };
     if (definitions !== undefined) {
-      block.prepared = { documents: `[${prepared.join(',')}]`, definitions: definitionsText, reset: dictionaryReset, words: newWords };
-      newWords = [];
-      // Between blocks only: every number in a block means what the writer's copy says then.
-      dictionaryReset = dictionary.size >= DICTIONARY_WORDS;
-      if (dictionaryReset) dictionary.clear();
-    }
-    send(block);
+      const packed = packer.take();
+      block.prepared = { ...packed, offsets: Int32Array.from(offsets), definitions: definitionsText };
+      // Moved, not copied: the arrays are the writer's now.
+      send(block, [packed.ints.buffer as ArrayBuffer, block.prepared.offsets.buffer as ArrayBuffer]);
+    } else send(block);
     lines = [];
     items = [];
     records = [];
     rejected = [];
     refused = [];
-    prepared = [];
+    offsets = [];
     chars = 0;
   };
   for await (const entry of mapEntries({ path: options.path }, options.format, CSV_MAPPERS[options.mapper], options.readOnly)) {
@@ -84,27 +67,21 @@ async function run(): Promise<void> {
       rejected.push({ index: lines.length, problems: entry.problems, ...(entry.record !== undefined ? { record: entry.record } : {}), ...(entry.raw !== undefined ? { raw: entry.raw } : {}) });
       items.push('null');
       records.push('null');
-      if (definitions !== undefined) prepared.push('null');
+      if (definitions !== undefined) offsets.push(-1);
       chars += 8 + (entry.raw?.length ?? 0);
     } else {
       let shipped: unknown = entry.item;
       if (options.validate === true) {
         // The service's own schema pass, here instead of on the writing thread (same messages and key).
         const checked = validateBulkItem(PartInputSchema, entry.item, 'part_id');
-        let documents: PackedPartDocuments | undefined;
+        let at = -1;
         if ('item' in checked) {
           shipped = checked.item;
           // The writer's CPU is the import's bottleneck; this thread has time to spare (issue 12).
-          if (definitions !== undefined) {
-            documents = preparePartDocuments(checked.item, definitions);
-            if (documents !== undefined) replacePackedTerms(documents, wordNumber);
-          }
+          const documents = definitions !== undefined ? preparePartDocuments(checked.item, definitions) : undefined;
+          if (documents !== undefined) at = packer.add(documents);
         } else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
-        if (definitions !== undefined) {
-          const text = documents === undefined ? 'null' : JSON.stringify(documents);
-          prepared.push(text);
-          chars += text.length;
-        }
+        if (definitions !== undefined) offsets.push(at);
       }
       const item = JSON.stringify(shipped);
       const record = JSON.stringify(entry.record);

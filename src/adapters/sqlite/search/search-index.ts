@@ -31,7 +31,7 @@ import type { CatalogWriteListener } from '../write-listeners.js';
 import { decodeServiceId, partFromRow, uuidFromHex, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
 import { buildEngineDocument, type EngineDocument } from '../../../core/search/engine/document.js';
-import { packedHolder, packedOrgValues, packedVocabulary, type PackedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
+import { preparedHolder, preparedOrgValues, preparedVocabulary, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
@@ -264,7 +264,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   // -- write side (CatalogWriteListener): runs inside the store's transaction ----------------
 
-  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean, previous?: StoredPart, prepared?: PackedPartDocuments): void {
+  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean, previous?: StoredPart, prepared?: PreparedPartDocuments): void {
     this.unflushedWrites = true;
     // A new parts row has no card yet (a reused rowid's card was retired when its part was deleted).
     const current = created ? undefined : this.stmt.current.get(rowid);
@@ -349,14 +349,14 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   }
 
   /** `prepared`: the part's documents, built already (CatalogWriteListener.partWritten). */
-  private addCard(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, fresh: boolean, before: EngineDocument | undefined, cardId: number, prepared?: PackedPartDocuments): void {
+  private addCard(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, fresh: boolean, before: EngineDocument | undefined, cardId: number, prepared?: PreparedPartDocuments): void {
     if (prepared) {
       // The same statements, in the same order, with what the reader thread built.
-      const orgValues = packedOrgValues(prepared);
-      (fresh ? this.stmt.insertCurrent : this.stmt.setCurrent).run(rowid, cardId, packedHolder(prepared) ? 1 : 0, orgValues ? 1 : 0);
+      const orgValues = preparedOrgValues(prepared);
+      (fresh ? this.stmt.insertCurrent : this.stmt.setCurrent).run(rowid, cardId, preparedHolder(prepared) ? 1 : 0, orgValues ? 1 : 0);
       if (orgValues) this.stmt.insertOrgDoc.run(cardId, ...orgValues);
-      this.addTerms(packedVocabulary(prepared));
-      this.engine.putPacked(rowid, part.part_id, cardId, prepared);
+      this.addTerms(preparedVocabulary(prepared));
+      this.engine.putPrepared(rowid, part.part_id, cardId, prepared);
       return;
     }
     const doc = buildOrgDocument(part, attributes);

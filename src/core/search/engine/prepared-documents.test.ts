@@ -3,7 +3,7 @@ import type { Attribute, PartInput } from '../../../api/schemas.js';
 import { decidePartUpsert } from '../../catalog/parts.js';
 import { buildEngineDocument } from './document.js';
 import { buildOrgDocument } from './org-document.js';
-import { definitionsKey, preparePartDocuments, replacePackedTerms, unpackPartDocuments } from './prepared-documents.js';
+import { definitionsKey, PreparedDictionary, PreparedDocumentsPacker, preparePartDocuments, unpackPreparedDocuments, type PackedBlock, type PartDocuments, type PreparedPartDocuments } from './prepared-documents.js';
 
 const attribute = (id: string, fields: Partial<Attribute>): Attribute => ({
   attribute_id: id, type: 'text', name: { en: id }, searchable: false, filterable: false, visibility: 'factoryWorker', org_visibility: 'parent', labels: [], per_org_values: false, ...fields,
@@ -39,11 +39,24 @@ function built(input: PartInput) {
 }
 
 describe('prepared part documents', () => {
-  it('unpack(prepare(input)) is what the writer builds for the new part, term by term and in vocabulary order', () => {
-    for (const input of INPUTS) {
-      const packed = preparePartDocuments(input, ATTRIBUTES);
-      expect(packed).toBeDefined();
-      const unpacked = unpackPartDocuments(packed ?? []);
+  /** Packs `documents` as the reader thread does (blocks of `perBlock`, the dictionary at most `maxWords`) and unpacks them as the writer reads them, through structured clone. */
+  function roundTrip(documents: PartDocuments[], perBlock: number, maxWords = 1000): PartDocuments[] {
+    const packer = new PreparedDocumentsPacker(maxWords);
+    const dictionary = new PreparedDictionary();
+    const handles: PreparedPartDocuments[] = [];
+    for (let from = 0; from < documents.length; from += perBlock) {
+      const offsets = documents.slice(from, from + perBlock).map((d) => packer.add(d));
+      const block = dictionary.block(structuredClone(packer.take()) as PackedBlock);
+      handles.push(...offsets.map((at) => ({ definitions: '', block, at })));
+    }
+    // Unpacked once every block arrived (the writer reads a block after newer ones came): each keeps its words.
+    return handles.map(unpackPreparedDocuments);
+  }
+
+  it('prepare, pack and unpack give what the writer builds for the new part, term by term and in vocabulary order', () => {
+    const unpackedAll = roundTrip(INPUTS.map((input) => preparePartDocuments(input, ATTRIBUTES) as PartDocuments), 1);
+    for (const [i, input] of INPUTS.entries()) {
+      const unpacked = unpackedAll[i] as PartDocuments;
       const expected = built(input);
       expect([...unpacked.engine.terms]).toEqual([...expected.engine.terms]);
       expect(unpacked.engine.lengths).toEqual(expected.engine.lengths);
@@ -56,23 +69,23 @@ describe('prepared part documents', () => {
     expect([...second.engine.terms.values()].some((tf) => tf.filter((n) => n > 0).length > 1)).toBe(true);
   });
 
-  it('survives a JSON round trip and a dictionary of term numbers (how the reader thread ships it)', () => {
-    const packed = preparePartDocuments(INPUTS[1] as PartInput, ATTRIBUTES) ?? [];
-    const words: string[] = [];
-    const numbers = new Map<string, number>();
-    const shipped = JSON.parse(JSON.stringify(packed)) as typeof packed;
-    replacePackedTerms(shipped, (term) => {
-      let n = numbers.get(term as string);
-      if (n === undefined) {
-        n = words.length;
-        numbers.set(term as string, n);
-        words.push(term as string);
-      }
-      return n;
-    });
-    expect(JSON.stringify(shipped)).not.toContain('torch"');
-    replacePackedTerms(shipped, (n) => words[n as number] ?? '');
-    expect(unpackPartDocuments(shipped)).toEqual(unpackPartDocuments(packed));
+  it('many parts across blocks and dictionary resets: every one unpacks as built, also when read after later blocks arrived', () => {
+    const inputs: PartInput[] = Array.from({ length: 300 }, (_, i) => ({
+      part_id: `p-${i}`,
+      name: { en: `Word${i} shared ${i % 7 === 0 ? 'crème' : 'plain'}` },
+      attributes: [
+        { attribute_id: 'vendor', values: [{ organization: '', value: { en: `Vendor ${i % 13} v${i}` } }] },
+        ...(i % 5 === 0 ? [{ attribute_id: 'bin', values: [{ organization: 'acme', value: { en: `Bin ${i}` } }] }] : []),
+      ],
+    }));
+    const documents = inputs.map((input) => preparePartDocuments(input, ATTRIBUTES) as PartDocuments);
+    // A dictionary of 50 words is emptied many times over 300 parts of ~6 new words each.
+    const unpacked = roundTrip(documents, 7, 50);
+    for (const [i, d] of documents.entries()) {
+      expect([...(unpacked[i]?.engine.terms ?? [])]).toEqual([...d.engine.terms]);
+      expect(unpacked[i]?.engine.lengths).toEqual(d.engine.lengths);
+      expect(unpacked[i]?.org).toEqual(d.org);
+    }
   });
 
   it('nothing for an input the part rules refuse (the writer writes nothing for it either)', () => {
