@@ -1,6 +1,7 @@
 /**
  * What the reader thread of an import (./entries-worker.ts) and the import loop (./entries-thread.ts)
- * send each other. Plain data only: everything crosses the thread by structured clone.
+ * send each other. Plain data only: everything crosses the thread by structured clone (the arrays
+ * of prepared search documents are transferred).
  */
 import type { Attribute } from '../../api/schemas.js';
 import type { PackedBlock } from '../../core/search/engine/prepared-documents.js';
