@@ -30,12 +30,12 @@ export const PREPARED_DOCUMENTS: unique symbol = Symbol.for('catalog.preparedPar
 /**
  * Layout of one part in a block's Int32Array, from offset `at`: holder (0|1), lengths[0..4], the
  * index of its 4 per-organization texts in the block's `orgTexts` (-1: none), T = number of engine
- * terms, then per term its word number and frequencies — one number `group * TF_SPAN + count` when
+ * terms, where its vocabulary starts (offset from `at`), then per term its word number and frequencies — one number `group * TF_SPAN + count` when
  * a single group counts (nearly always), else -1 followed by the GROUPS counts — then V = number of
  * vocabulary words and their word numbers, in the document's order. Engine term order is the
  * document's too (the writer sorts terms before writing them, so it does not reach storage).
  */
-const HEADER = 8;
+const HEADER = 9;
 /** Frequencies below this fit the one-number form. */
 const TF_SPAN = 65_536;
 
@@ -124,6 +124,7 @@ export class PreparedDocumentsPacker {
       this.orgTexts.push(...org.orgValues);
     } else this.push(-1);
     this.push(engine.terms.size);
+    this.push(0); // the vocabulary's offset, set below
     for (const [term, tf] of engine.terms) {
       this.push(this.word(term));
       let group = -1;
@@ -138,6 +139,7 @@ export class PreparedDocumentsPacker {
         for (let g = 0; g < GROUPS; g++) this.push(tf[g] ?? 0);
       }
     }
+    this.ints[at + HEADER - 1] = this.length - at;
     this.push(org.terms.length);
     for (const word of org.terms) this.push(this.word(word));
     return at;
@@ -209,9 +211,9 @@ export function preparedOrgValues(p: PreparedPartDocuments): OrgDocument['orgVal
 
 /**
  * Calls `each` with every engine term and its frequencies: `group` counts `count`, or `tf` (GROUPS
- * counts) when more than one group does; returns the offset where the vocabulary starts.
+ * counts) when more than one group does.
  */
-export function forEachPreparedTerm(p: PreparedPartDocuments, each: (term: string, group: number, count: number, tf: readonly number[] | undefined) => void): number {
+export function forEachPreparedTerm(p: PreparedPartDocuments, each: (term: string, group: number, count: number, tf: readonly number[] | undefined) => void): void {
   const { ints, words } = p.block;
   const terms = ints[p.at + 7] ?? 0;
   let i = p.at + HEADER;
@@ -226,13 +228,12 @@ export function forEachPreparedTerm(p: PreparedPartDocuments, each: (term: strin
       i += 2 + GROUPS;
     }
   }
-  return i;
 }
 
 /** OrgDocument.terms, in order. */
 export function preparedVocabulary(p: PreparedPartDocuments): string[] {
   const { ints, words } = p.block;
-  const start = forEachPreparedTerm(p, () => undefined);
+  const start = p.at + (ints[p.at + HEADER - 1] ?? 0);
   const count = ints[start] ?? 0;
   const out = new Array<string>(count);
   for (let k = 0; k < count; k++) out[k] = words[ints[start + 1 + k] ?? 0] ?? '';
