@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import type { Attribute, PartInput } from '../../src/api/schemas.js';
 import { DICTIONARY_WORDS } from '../../src/cli/import/entries-protocol.js';
 import { partsResource } from '../../src/cli/commands/parts/resource.js';
-import { mapEntriesInThread, readerThreadWanted, THREAD_MIN_BYTES } from '../../src/cli/import/entries-thread.js';
+import { mapBlocksInThread, mapEntriesInThread, readerThreadWanted, THREAD_MIN_BYTES } from '../../src/cli/import/entries-thread.js';
 import { LocalCatalogClient } from '../../src/client/local-client.js';
 import { definitionsKey, PREPARED_DOCUMENTS, preparePartDocuments, unpackPreparedDocuments, type PreparedPartInput } from '../../src/core/search/engine/prepared-documents.js';
 import { openCatalog } from '../../src/open-catalog.js';
@@ -297,6 +297,21 @@ describe('the reader thread', () => {
       seen++;
     }
     expect(seen).toBe(rows);
+  });
+
+  it('a block ends early when its packed documents reach blockChars bytes (many short words: little JSON, many terms)', async () => {
+    const file = join(work, 'short-words.csv');
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    const words = Array.from({ length: 600 }, (_, i) => `${letters[i % 26]}${letters[Math.floor(i / 26) % 26]}`).join(' ');
+    writeFileSync(file, ['part_id,name.en', ...Array.from({ length: 4 }, (_, i) => `s${i},${words}`)].join('\n'));
+    const definitions = [] as Attribute[];
+    const sizes: number[] = [];
+    // ~3,700 characters of JSON a row (item and record), ~5,000 bytes of packed documents.
+    for await (const block of mapBlocksInThread({ path: file, inputName: 'short-words.csv', format: 'csv', mapper: 'parts', readOnly: [], validate: true, definitions, blockChars: 4000 })) sizes.push(block.length);
+    expect(sizes).toEqual([1, 1, 1, 1]);
+    const unprepared: number[] = [];
+    for await (const block of mapBlocksInThread({ path: file, inputName: 'short-words.csv', format: 'csv', mapper: 'parts', readOnly: [], validate: true, blockChars: 4000 })) unprepared.push(block.length);
+    expect(unprepared).toEqual([2, 2]);
   });
 
   it('is used for files of 1 MiB or more unless CATALOG_IMPORT_THREAD says otherwise', async () => {

@@ -38,7 +38,7 @@ export interface ReaderOptions {
   definitions?: Attribute[];
   /** A block is sent once it holds this many rows ... */
   blockRows: number;
-  /** ... or this many characters of JSON (items and records), whichever comes first. */
+  /** ... or this many characters of JSON (items and records) plus bytes of prepared documents, whichever comes first. */
   blockChars: number;
 }
 

@@ -90,7 +90,8 @@ async function run(): Promise<void> {
       chars += item.length + record.length + 2;
     }
     lines.push(entry.line);
-    if (lines.length >= options.blockRows || chars >= options.blockChars) await flush();
+    // Packed documents count by their bytes: a part with thousands of words makes a block early too.
+    if (lines.length >= options.blockRows || chars + packer.packedBytes >= options.blockChars) await flush();
   }
   await flush();
   send({ type: 'end' });

@@ -113,6 +113,11 @@ export class PreparedDocumentsPacker {
 
   constructor(private readonly maxWords: number) {}
 
+  /** Bytes packed into the current block so far. */
+  get packedBytes(): number {
+    return this.length * Int32Array.BYTES_PER_ELEMENT;
+  }
+
   /** Packs one part's documents into the current block; returns their offset in it. */
   add(documents: PartDocuments): number {
     const { engine, org } = documents;
