@@ -11,7 +11,14 @@ import { readFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mapEntriesInThread, readerThreadWanted, THREAD_MIN_BYTES } from '../../src/cli/import/entries-thread.js';
+import Database from 'better-sqlite3';
+import type { Attribute, PartInput } from '../../src/api/schemas.js';
+import { DICTIONARY_WORDS } from '../../src/cli/import/entries-protocol.js';
+import { partsResource } from '../../src/cli/commands/parts/resource.js';
+import { mapBlocksInThread, mapEntriesInThread, readerThreadWanted, THREAD_MIN_BYTES } from '../../src/cli/import/entries-thread.js';
+import { LocalCatalogClient } from '../../src/client/local-client.js';
+import { definitionsKey, PREPARED_DOCUMENTS, preparePartDocuments, unpackPreparedDocuments, type PreparedPartInput } from '../../src/core/search/engine/prepared-documents.js';
+import { openCatalog } from '../../src/open-catalog.js';
 import { InputReadError } from '../../src/cli/import/input-read-error.js';
 import { reportError } from '../../src/cli/main.js';
 import { cli } from '../helpers/cli.js';
@@ -133,6 +140,96 @@ describe('import on a reader thread = import in one thread', () => {
   });
 });
 
+describe('search documents prepared on the reader thread (local import)', () => {
+  let work: string;
+  beforeAll(() => {
+    work = tempDir('catalog-prepared-');
+  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  /** Searchable per-organization values (search_org_docs) and a value tier of their own. */
+  const DEFINITIONS = [
+    { attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, searchable: true, filterable: true },
+    { attribute_id: 'bin', type: 'text', name: { en: 'Bin' }, per_org_values: true, searchable: true, visibility: 'csa' },
+  ].map((a) => JSON.stringify(a)).join('\n');
+
+  /** Every kind of part the documents depend on: languages, non-ASCII words, per-organization values, updates of earlier rows, refused rows. */
+  const PARTS_CSV = [
+    'part_id,name.en,name.de,attr:vendor.en,attr:bin@acme.en,attr:bin@beta.en',
+    ...Array.from({ length: 60 }, (_, i) => [
+      `p${i % 45}`,
+      `"Part ${i} ${['Crème brûlée', 'Ethernet controller', 'ＦＵＬＬ width', 'torch'][i % 4]}"`,
+      i % 3 === 0 ? `Teil ${i}` : '',
+      i % 5 === 0 ? '' : `"Vendor ${i % 7}, Inc."`,
+      i % 4 === 0 ? `Shelf ${i}` : '',
+      i % 6 === 0 ? `Box ${i}` : '',
+    ].join(',')),
+    'p98,,,Intel,,', // no name on create: refused by the part rules
+  ].join('\n');
+
+  /** The index tables of a data directory's catalog.db, comparable across runs. */
+  function indexTables(dir: string): Record<string, unknown[]> {
+    const db = new Database(join(dir, 'data', 'catalog.db'), { readonly: true });
+    try {
+      const all = (sql: string) => db.prepare(sql).raw().all();
+      return {
+        parts: all('SELECT rowid_, part_id, name, attributes FROM parts ORDER BY rowid_'),
+        terms: all('SELECT id, term FROM engine_terms ORDER BY id'),
+        postings: all('SELECT term_id, first_doc, hex(data) FROM engine_postings ORDER BY 1, 2'),
+        docs: all('SELECT chunk, hex(data) FROM engine_docs ORDER BY 1'),
+        changes: all('SELECT version, hex(term_ids) FROM engine_term_changes ORDER BY 1'),
+        stats: all('SELECT * FROM engine_stats'),
+        current: all('SELECT * FROM search_current ORDER BY 1'),
+        vocabulary: all('SELECT * FROM search_terms ORDER BY 1'),
+        typoKeys: all('SELECT * FROM search_term_keys ORDER BY 1, 2'),
+        orgDocs: all('SELECT rowid, * FROM search_org_docs ORDER BY rowid'),
+      };
+    } finally {
+      db.close();
+    }
+  }
+
+  it('the catalog and its index are byte for byte those of the in-thread import (which builds every document on the writer)', async () => {
+    const outcomes: { tables: Record<string, unknown[]>; stderr: string; search: string[] }[] = [];
+    for (const thread of ['1', '0'] as const) {
+      const dir = join(work, `run-${thread}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'parts.csv'), PARTS_CSV);
+      writeFileSync(join(dir, 'attributes.ndjson'), DEFINITIONS);
+      const env = { CATALOG_IMPORT_THREAD: thread };
+      expect((await cli(['--data-dir', 'data', 'attributes', 'import', 'attributes.ndjson'], { cwd: dir, env })).code).toBe(0);
+      const imported = await cli(['--data-dir', 'data', 'parts', 'import', 'parts.csv', '--batch-size', '7'], { cwd: dir, env });
+      const found = await cli(['--data-dir', 'data', '-o', 'json', 'search', 'creme'], { cwd: dir, env });
+      const search = (JSON.parse(found.stdout) as { results: { id: string }[] }).results.map((r) => r.id);
+      outcomes.push({ tables: indexTables(dir), stderr: imported.stderr.replaceAll(dir, '<dir>'), search });
+    }
+    expect(outcomes[0]).toEqual(outcomes[1]);
+    expect(outcomes[0]?.stderr).toContain('45 created, 15 updated, 1 rejected');
+    expect(outcomes[0]?.tables.orgDocs?.length).toBeGreaterThan(5);
+    expect(outcomes[0]?.search.length).toBeGreaterThan(5);
+  });
+
+  it('the definitions the import lists give the key of those the store reads (else no document prepared would ever be used)', async () => {
+    const dir = join(work, 'key');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'attributes.ndjson'), DEFINITIONS);
+    expect((await cli(['--data-dir', 'data', 'attributes', 'import', 'attributes.ndjson'], { cwd: dir })).code).toBe(0);
+    const catalog = openCatalog({ dataDir: join(dir, 'data') });
+    let listed: Attribute[] | undefined;
+    try {
+      listed = await partsResource.definitions?.(new LocalCatalogClient(catalog));
+    } finally {
+      await catalog.close();
+    }
+    expect(listed).toHaveLength(2);
+    // As the store reads them (SqliteCatalogStore's attribute map: the bodies of the attributes table).
+    const db = new Database(join(dir, 'data', 'catalog.db'), { readonly: true });
+    const stored = (db.prepare('SELECT body FROM attributes').pluck().all() as string[]).map((body) => JSON.parse(body) as Attribute);
+    db.close();
+    expect(definitionsKey(listed ?? [])).toBe(definitionsKey(stored));
+  });
+});
+
 describe('the reader thread', () => {
   let work: string;
   beforeAll(() => {
@@ -183,6 +280,38 @@ describe('the reader thread', () => {
     expect(seen.map((r) => r.line)).toEqual(Array.from({ length: 25 }, (_, i) => i + 2));
     expect(seen.map((r) => r.id)).toEqual(Array.from({ length: 25 }, (_, i) => `q${i}`));
     expect(seen.find((r) => r.line === 20)?.record).toEqual({ part_id: 'q18', 'name.en': 'Q 18' });
+  });
+
+  it('prepared documents arrive as the writer would build them, across blocks and a reset of the word dictionary', async () => {
+    const file = join(work, 'words.csv');
+    // ~6 new words a row: the dictionary passes DICTIONARY_WORDS and starts over mid-file.
+    const rows = Math.ceil((DICTIONARY_WORDS * 1.5) / 6);
+    writeFileSync(file, ['part_id,name.en,attr:vendor.en', ...Array.from({ length: rows }, (_, i) => `q${i},alpha${i} beta${i} gamma${i} common,Vendor ${i % 50} delta${i}`)].join('\n'));
+    const definitions = [{ attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, searchable: true, filterable: true, visibility: 'factoryWorker', org_visibility: 'parent', labels: [], per_org_values: false }] as Attribute[];
+    const map = new Map(definitions.map((a) => [a.attribute_id, a]));
+    let seen = 0;
+    for await (const row of mapEntriesInThread({ path: file, inputName: 'words.csv', format: 'csv', mapper: 'parts', readOnly: [], validate: true, definitions, blockRows: 100 })) {
+      const prepared = (row.item as PreparedPartInput)[PREPARED_DOCUMENTS];
+      expect(prepared?.definitions).toBe(definitionsKey(definitions));
+      expect(prepared && unpackPreparedDocuments(prepared)).toEqual(preparePartDocuments(row.item as PartInput, map));
+      seen++;
+    }
+    expect(seen).toBe(rows);
+  });
+
+  it('a block ends early when its packed documents reach blockChars bytes (many short words: little JSON, many terms)', async () => {
+    const file = join(work, 'short-words.csv');
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    const words = Array.from({ length: 600 }, (_, i) => `${letters[i % 26]}${letters[Math.floor(i / 26) % 26]}`).join(' ');
+    writeFileSync(file, ['part_id,name.en', ...Array.from({ length: 4 }, (_, i) => `s${i},${words}`)].join('\n'));
+    const definitions = [] as Attribute[];
+    const sizes: number[] = [];
+    // ~3,700 characters of JSON a row (item and record), ~5,000 bytes of packed documents.
+    for await (const block of mapBlocksInThread({ path: file, inputName: 'short-words.csv', format: 'csv', mapper: 'parts', readOnly: [], validate: true, definitions, blockChars: 4000 })) sizes.push(block.length);
+    expect(sizes).toEqual([1, 1, 1, 1]);
+    const unprepared: number[] = [];
+    for await (const block of mapBlocksInThread({ path: file, inputName: 'short-words.csv', format: 'csv', mapper: 'parts', readOnly: [], validate: true, blockChars: 4000 })) unprepared.push(block.length);
+    expect(unprepared).toEqual([2, 2]);
   });
 
   it('is used for files of 1 MiB or more unless CATALOG_IMPORT_THREAD says otherwise', async () => {

@@ -11,6 +11,7 @@ import { countImagesOfPart } from './image-store.js';
 import { encodeAttributes, encodeServiceId, frozenPart, partFromRow, type PartRow } from './part-rows.js';
 import type { CatalogWriteListener } from './write-listeners.js';
 import type { Decision, KeysetPage, StoredPart, StoredToken } from '../../core/model.js';
+import { definitionsKey, PREPARED_DOCUMENTS, preparedDocuments, type PreparedPartDocuments } from '../../core/search/engine/prepared-documents.js';
 
 interface TokenRow {
   name: string;
@@ -228,11 +229,18 @@ export class SqliteCatalogStore implements CatalogStore {
     return this.db.transaction(() => this.withListeners(() => {
       // Read inside the write lock: data_version is current here, so the cached map is too.
       const attributes = this.attributeMap();
+      // The key of the definitions this transaction sees, once an item brings prepared documents.
+      let definitions: string | undefined;
       return items.map((item) => {
         const row = this.stmt.partById.get(item.part_id);
         const existing = row ? partFromRow(row) : undefined;
         const decision = decide(item, existing, attributes);
-        if (decision.kind === 'write') this.writePart(decision.value, row?.rowid_, attributes, existing);
+        if (decision.kind === 'write') {
+          // Documents prepared on an import's reader thread stand for a new part only, built with these definitions.
+          let prepared: PreparedPartDocuments | undefined;
+          if (existing === undefined && PREPARED_DOCUMENTS in item) prepared = preparedDocuments(item, definitions ??= definitionsKey(attributes.values()));
+          this.writePart(decision.value, row?.rowid_, attributes, existing, prepared);
+        }
         return decision;
       });
     })).immediate();
@@ -253,7 +261,7 @@ export class SqliteCatalogStore implements CatalogStore {
     }
   }
 
-  private writePart(part: StoredPart, rowid: number | undefined, definitions?: ReadonlyMap<string, Attribute>, previous?: StoredPart): void {
+  private writePart(part: StoredPart, rowid: number | undefined, definitions?: ReadonlyMap<string, Attribute>, previous?: StoredPart, prepared?: PreparedPartDocuments): void {
     const name = JSON.stringify(part.name);
     const attributes = encodeAttributes(part.attributes);
     let id = rowid;
@@ -269,7 +277,7 @@ export class SqliteCatalogStore implements CatalogStore {
     }
     if (this.listeners.length > 0) {
       const current = definitions ?? this.attributeMap();
-      for (const listener of this.listeners) listener.partWritten(id, part, current, rowid === undefined, previous);
+      for (const listener of this.listeners) listener.partWritten(id, part, current, rowid === undefined, previous, prepared);
     }
   }
 

@@ -5,13 +5,17 @@
  */
 import type { Attribute } from '../../api/schemas.js';
 import type { StoredPart } from '../../core/model.js';
+import type { PreparedPartDocuments } from '../../core/search/engine/prepared-documents.js';
 
 export interface CatalogWriteListener {
   /**
    * A part was created (`created`: a new `parts` row) or updated (`previous`: what was stored
    * before); `rowid` is its `parts.rowid_`, `attributes` every attribute as of this transaction.
+   * `prepared`: the part's search documents, built already from `part` and these `attributes`
+   * (an import's reader thread; core/search/engine/prepared-documents.ts), to use instead of
+   * building them again.
    */
-  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean, previous?: StoredPart): void;
+  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean, previous?: StoredPart, prepared?: PreparedPartDocuments): void;
   /** The part with this `parts.rowid_` (stored as `previous`) is being deleted. */
   partDeleted(rowid: number, previous: StoredPart): void;
   /** An attribute was created (`before` undefined) or updated. */

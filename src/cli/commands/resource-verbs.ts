@@ -138,8 +138,15 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   const threaded = inputPath !== undefined && await readerThreadWanted(ctx.io.env.CATALOG_IMPORT_THREAD, inputPath);
   // The reader thread's rows come a block at a time (one step of the async iteration per block).
   type Rows = BulkRow<Record<string, unknown>> | BulkRow<Record<string, unknown>>[];
+  // A local catalog's writer can use search documents the reader thread prepares (parts; the
+  // writer's CPU is the import's bottleneck, issue 12): the thread gets the attribute definitions,
+  // read when the first row is asked for (after --resume was accepted). A server builds its own.
+  const local = ctx.config.remote.value === undefined && !flags.dryRun;
   const entries = (): AsyncIterable<Rows> => threaded && inputPath !== undefined
-    ? mapBlocksInThread({ path: inputPath, inputName: file, format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined })
+    ? (async function* () {
+        const definitions = local && spec.definitions !== undefined && spec.sendValidated !== undefined ? await spec.definitions(await client()) : undefined;
+        yield* mapBlocksInThread({ path: inputPath, inputName: file, format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined, ...(definitions !== undefined ? { definitions } : {}) });
+      })()
     : (async function* () {
         for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow, readOnly)) {
           yield 'problems' in entry

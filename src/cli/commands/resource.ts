@@ -3,7 +3,7 @@
  * and which columns it shows. Each noun's `resource.ts` (attributes, parts, images, relations)
  * implements it; the generic verbs of ./resource-verbs.ts use it.
  */
-import type { BulkDeleteResult, BulkWriteResult, Page } from '../../api/schemas.js';
+import type { Attribute, BulkDeleteResult, BulkWriteResult, Page } from '../../api/schemas.js';
 import type { CatalogClient } from '../../client/types.js';
 
 /** What the command tree needs to know of a resource before it is loaded. */
@@ -35,6 +35,11 @@ export interface ImportSpec extends ResourceNames {
    * resources whose local import writes several batches per transaction (parts, issue 12).
    */
   sendBatches?(client: CatalogClient, batches: { items: Record<string, unknown>[]; validated: boolean }[]): Promise<BulkWriteResult[]>;
+  /**
+   * The attribute definitions, for a local import whose reader thread prepares each new part's
+   * search documents (parts; ReaderOptions.definitions): every attribute, as listed.
+   */
+  definitions?(client: CatalogClient): Promise<Attribute[]>;
   /** Dry run: which of these ids exist already (for would-create / would-update). */
   existing?(client: CatalogClient, ids: string[]): Promise<Set<string>>;
   /**

@@ -1,8 +1,17 @@
 /**
  * What the reader thread of an import (./entries-worker.ts) and the import loop (./entries-thread.ts)
- * send each other. Plain data only: everything crosses the thread by structured clone.
+ * send each other. Plain data only: everything crosses the thread by structured clone (the arrays
+ * of prepared search documents are transferred).
  */
+import type { Attribute } from '../../api/schemas.js';
+import type { PackedBlock } from '../../core/search/engine/prepared-documents.js';
 import type { ImportFormat } from './read-records.js';
+
+/**
+ * Words the reader's dictionary holds at most (ShippedBlock.prepared; ~1.5 MB on each side). The
+ * words that repeat (Zipf) are the few frequent ones, shipped again at most once per reset.
+ */
+export const DICTIONARY_WORDS = 16_384;
 
 /** The resources whose rows the reader thread maps (./mapped-entries.ts CSV_MAPPERS). */
 export type MapperName = 'attributes' | 'parts' | 'relations' | 'synonyms';
@@ -20,9 +29,16 @@ export interface ReaderOptions {
    * validateBulkItem), so the main thread sends them with `upsertValidatedParts`.
    */
   validate?: boolean;
+  /**
+   * Parts with `validate`, local catalogs only: the attribute definitions as the import began. Each
+   * valid item then also gets the search documents it would have as a new part
+   * (core/search/engine/prepared-documents.ts), which the writer uses while its definitions are
+   * still these (and builds them itself otherwise).
+   */
+  definitions?: Attribute[];
   /** A block is sent once it holds this many rows ... */
   blockRows: number;
-  /** ... or this many characters of JSON (items and records), whichever comes first. */
+  /** ... or this many characters of JSON (items and records) plus bytes of prepared documents, whichever comes first. */
   blockChars: number;
 }
 
@@ -57,6 +73,13 @@ export interface ShippedBlock {
   refused: ShippedRefusal[];
   /** The other items were validated (`validate`). */
   validated: boolean;
+  /**
+   * With `definitions`: the search documents of the block's new parts, packed
+   * (core/search/engine/prepared-documents.ts PreparedDocumentsPacker; `ints` is transferred, not
+   * copied), `offsets[i]` row i's place in them (-1: none, e.g. a row the part rules refuse), and
+   * the definitionsKey they were built with.
+   */
+  prepared?: PackedBlock & { offsets: Int32Array; definitions: string };
 }
 
 /** The reader thread failed: the error's own fields, so the main thread can explain it as before. */

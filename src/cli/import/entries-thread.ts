@@ -19,6 +19,7 @@ import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ReaderMessage, ReaderOptions, ShippedBlock } from './entries-protocol.js';
+import { PREPARED_DOCUMENTS, PreparedDictionary, type PreparedPartInput } from '../../core/search/engine/prepared-documents.js';
 import { reapplyStreamingHeap } from '../bulk/streaming-heap.js';
 import { InputReadError } from './input-read-error.js';
 import { locationLabel } from './read-records.js';
@@ -123,6 +124,8 @@ export async function* mapBlocksInThread(options: ThreadOptions): AsyncGenerator
     wake = undefined;
   };
   let lastLine = 0;
+  /** The reader's word dictionary (ShippedBlock.prepared). */
+  const dictionary = new PreparedDictionary();
   const stop = (reason: string): void => {
     const where = lastLine > 0 ? `after ${locationLabel(options.format, lastLine)}` : 'before the first row';
     stopped ??= new InputReadError(`reading ${inputName} stopped ${where}: ${reason}`);
@@ -148,7 +151,7 @@ export async function* mapBlocksInThread(options: ThreadOptions): AsyncGenerator
         throw error;
       }
       worker.postMessage({ credit: 1 });
-      yield [...rowsOf(message)];
+      yield [...rowsOf(message, dictionary)];
       lastLine = message.lines[message.lines.length - 1] ?? lastLine;
     }
   } finally {
@@ -158,12 +161,15 @@ export async function* mapBlocksInThread(options: ThreadOptions): AsyncGenerator
   }
 }
 
-function* rowsOf(message: ShippedBlock): Generator<ThreadRow> {
+/** The rows of a block; `dictionary`: the reader's, which the block's new words join. */
+function* rowsOf(message: ShippedBlock, dictionary: PreparedDictionary): Generator<ThreadRow> {
   const items = JSON.parse(message.items) as (Record<string, unknown> | null)[];
   const block = new Block(message.records);
   let next = 0;
   let nextRefused = 0;
   const validated = message.validated;
+  const prepared = message.prepared;
+  const documents = prepared !== undefined ? dictionary.block(prepared) : undefined;
   for (let i = 0; i < message.lines.length; i++) {
     const line = message.lines[i] ?? 0;
     const rejected = message.rejected[next];
@@ -172,7 +178,11 @@ function* rowsOf(message: ShippedBlock): Generator<ThreadRow> {
       yield { line, problems: rejected.problems, record: rejected.record, ...(rejected.raw !== undefined ? { raw: rejected.raw } : {}) };
       continue;
     }
-    const row = new ShippedRow(line, items[i] ?? {}, block, i, validated);
+    const item = items[i] ?? {};
+    const at = prepared?.offsets[i] ?? -1;
+    // The writer's store uses them for a new part while the definitions are these (prepared-documents.ts).
+    if (documents !== undefined && prepared !== undefined && at >= 0) (item as PreparedPartInput)[PREPARED_DOCUMENTS] = { definitions: prepared.definitions, block: documents, at };
+    const row = new ShippedRow(line, item, block, i, validated);
     const refused = message.refused[nextRefused];
     if (refused !== undefined && refused.index === i) {
       nextRefused++;

@@ -10,13 +10,20 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PartInputSchema } from '../../api/schemas.js';
+import { definitionsKey, PreparedDocumentsPacker, preparePartDocuments } from '../../core/search/engine/prepared-documents.js';
 import { validateBulkItem } from '../../core/validation.js';
 import type { CreditMessage, ReaderMessage, ReaderOptions, ShippedBlock, ShippedRefusal, ShippedRejection } from './entries-protocol.js';
 import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
+import { DICTIONARY_WORDS } from './entries-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('entries-worker.ts runs as a worker thread only');
 const options = workerData as ReaderOptions & { credits: number };
+/** Search documents are prepared for the writer with these definitions (ReaderOptions.definitions). */
+const definitions = options.validate === true && options.definitions !== undefined ? new Map(options.definitions.map((a) => [a.attribute_id, a])) : undefined;
+const definitionsText = definitions !== undefined ? definitionsKey(definitions.values()) : '';
+/** Packs the documents of each block (a word crosses the thread once: see prepared-documents.ts). */
+const packer = new PreparedDocumentsPacker(DICTIONARY_WORDS);
 
 let credits = options.credits;
 let wake: (() => void) | undefined;
@@ -26,7 +33,7 @@ port.on('message', (message: CreditMessage) => {
   wake = undefined;
 });
 
-const send = (message: ReaderMessage): void => port.postMessage(message);
+const send = (message: ReaderMessage, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
 async function run(): Promise<void> {
   let lines: number[] = [];
@@ -34,18 +41,25 @@ async function run(): Promise<void> {
   let records: string[] = [];
   let rejected: ShippedRejection[] = [];
   let refused: ShippedRefusal[] = [];
+  let offsets: number[] = [];
   let chars = 0;
   const flush = async (): Promise<void> => {
     if (lines.length === 0) return;
     while (credits <= 0) await new Promise<void>((resolve) => (wake = resolve));
     credits -= 1;
     const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true };
-    send(block);
+    if (definitions !== undefined) {
+      const packed = packer.take();
+      block.prepared = { ...packed, offsets: Int32Array.from(offsets), definitions: definitionsText };
+      // Moved, not copied: the arrays are the writer's now.
+      send(block, [packed.ints.buffer as ArrayBuffer, block.prepared.offsets.buffer as ArrayBuffer]);
+    } else send(block);
     lines = [];
     items = [];
     records = [];
     rejected = [];
     refused = [];
+    offsets = [];
     chars = 0;
   };
   for await (const entry of mapEntries({ path: options.path }, options.format, CSV_MAPPERS[options.mapper], options.readOnly)) {
@@ -53,14 +67,21 @@ async function run(): Promise<void> {
       rejected.push({ index: lines.length, problems: entry.problems, ...(entry.record !== undefined ? { record: entry.record } : {}), ...(entry.raw !== undefined ? { raw: entry.raw } : {}) });
       items.push('null');
       records.push('null');
+      if (definitions !== undefined) offsets.push(-1);
       chars += 8 + (entry.raw?.length ?? 0);
     } else {
       let shipped: unknown = entry.item;
       if (options.validate === true) {
         // The service's own schema pass, here instead of on the writing thread (same messages and key).
         const checked = validateBulkItem(PartInputSchema, entry.item, 'part_id');
-        if ('item' in checked) shipped = checked.item;
-        else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
+        let at = -1;
+        if ('item' in checked) {
+          shipped = checked.item;
+          // The writer's CPU is the import's bottleneck; this thread has time to spare (issue 12).
+          const documents = definitions !== undefined ? preparePartDocuments(checked.item, definitions) : undefined;
+          if (documents !== undefined) at = packer.add(documents);
+        } else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
+        if (definitions !== undefined) offsets.push(at);
       }
       const item = JSON.stringify(shipped);
       const record = JSON.stringify(entry.record);
@@ -69,7 +90,8 @@ async function run(): Promise<void> {
       chars += item.length + record.length + 2;
     }
     lines.push(entry.line);
-    if (lines.length >= options.blockRows || chars >= options.blockChars) await flush();
+    // Packed documents count by their bytes: a part with thousands of words makes a block early too.
+    if (lines.length >= options.blockRows || chars + packer.packedBytes >= options.blockChars) await flush();
   }
   await flush();
   send({ type: 'end' });

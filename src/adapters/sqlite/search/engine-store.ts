@@ -21,6 +21,7 @@ import { tierLength, type EngineDocument } from '../../../core/search/engine/doc
 import { BLOCK_SIZE, decodeBlock, encodeAfter, encodeVarint, varintLength, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-ids.js';
+import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import type { SqliteDatabase } from '../database.js';
 import { TailIndex } from './engine-tails.js';
 
@@ -175,6 +176,18 @@ export class EngineStore {
     const stored = previous ? readDoc(this.writableChunk(rowid), rowid) : undefined;
     const key = stored && stored.flags & DOC_EXISTS ? stored.key : this.newKey(partId);
     this.writeDoc(rowid, { card, key, lengths: doc.lengths, flags: DOC_EXISTS | (doc.holder ? DOC_HOLDER : 0) });
+  }
+
+  /**
+   * {@link put} of a NEW part (nothing indexed for it) whose document an import's reader thread
+   * built (core/search/engine/prepared-documents.ts), read where it is packed: the same changes, without
+   * the document's Map and frequency arrays.
+   */
+  putPrepared(rowid: number, partId: string, card: number, prepared: PreparedPartDocuments): void {
+    forEachPreparedTerm(prepared, (term, group, count, tf) => (tf ? this.gathered.set(term, rowid, tf) : this.gathered.setOne(term, rowid, group, count)));
+    const lengths = preparedLengths(prepared);
+    this.addStats(lengths, 1);
+    this.writeDoc(rowid, { card, key: this.newKey(partId), lengths, flags: DOC_EXISTS | (preparedHolder(prepared) ? DOC_HOLDER : 0) });
   }
 
   /** Removes part `rowid`, indexed as `previous`. */

@@ -31,6 +31,7 @@ import type { CatalogWriteListener } from '../write-listeners.js';
 import { decodeServiceId, partFromRow, uuidFromHex, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
 import { buildEngineDocument, type EngineDocument } from '../../../core/search/engine/document.js';
+import { preparedHolder, preparedOrgValues, preparedVocabulary, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
@@ -263,13 +264,13 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   // -- write side (CatalogWriteListener): runs inside the store's transaction ----------------
 
-  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean, previous?: StoredPart): void {
+  partWritten(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, created: boolean, previous?: StoredPart, prepared?: PreparedPartDocuments): void {
     this.unflushedWrites = true;
     // A new parts row has no card yet (a reused rowid's card was retired when its part was deleted).
     const current = created ? undefined : this.stmt.current.get(rowid);
     if (current) this.retire(rowid, current.card_id, current.org_doc === 1, part.modifiedAt, previous);
     const before = current && previous ? buildEngineDocument(previous, attributes) : undefined;
-    this.addCard(rowid, part, attributes, current === undefined, before, this.nextCardId(rowid, current?.card_id));
+    this.addCard(rowid, part, attributes, current === undefined, before, this.nextCardId(rowid, current?.card_id), prepared);
     this.collectGarbage(part.modifiedAt);
   }
 
@@ -347,7 +348,17 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     return cardId(this.cardBase, newest == null ? 0 : (cardParts(this.cardBase, newest).version + 1) % CARD_VERSIONS, rowid);
   }
 
-  private addCard(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, fresh: boolean, before: EngineDocument | undefined, cardId: number): void {
+  /** `prepared`: the part's documents, built already (CatalogWriteListener.partWritten). */
+  private addCard(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, fresh: boolean, before: EngineDocument | undefined, cardId: number, prepared?: PreparedPartDocuments): void {
+    if (prepared) {
+      // The same statements, in the same order, with what the reader thread built.
+      const orgValues = preparedOrgValues(prepared);
+      (fresh ? this.stmt.insertCurrent : this.stmt.setCurrent).run(rowid, cardId, preparedHolder(prepared) ? 1 : 0, orgValues ? 1 : 0);
+      if (orgValues) this.stmt.insertOrgDoc.run(cardId, ...orgValues);
+      this.addTerms(preparedVocabulary(prepared));
+      this.engine.putPrepared(rowid, part.part_id, cardId, prepared);
+      return;
+    }
     const doc = buildOrgDocument(part, attributes);
     (fresh ? this.stmt.insertCurrent : this.stmt.setCurrent).run(rowid, cardId, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
     if (doc.orgValues) this.stmt.insertOrgDoc.run(cardId, ...doc.orgValues);

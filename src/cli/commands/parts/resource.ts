@@ -1,6 +1,6 @@
 /** Part types as a CLI resource (decisions §5). */
-import { MAX_BULK_ITEMS, PART_PROJECTION } from '../../../api/schemas.js';
-import type { PartInput } from '../../../api/schemas.js';
+import { MAX_BULK_ITEMS, MAX_PAGE_LIMIT, PART_PROJECTION } from '../../../api/schemas.js';
+import type { Attribute, PartInput } from '../../../api/schemas.js';
 import type { PartView } from '../../../client/types.js';
 import { partToRow } from '../../import/map-rows.js';
 import { CSV_MAPPERS } from '../../import/mapped-entries.js';
@@ -17,6 +17,15 @@ export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   send: (client, items) => client.upsertParts(items),
   sendValidated: (client, items) => client.upsertValidatedParts(items as unknown as PartInput[]),
   sendBatches: (client, batches) => client.upsertPartBatches(batches.map((b) => (b.validated ? { items: b.items as unknown as PartInput[], validated: true } : { items: b.items }))),
+  async definitions(client) {
+    const all: Attribute[] = [];
+    for (let after: string | undefined; ;) {
+      const page = await client.listAttributes({ paging: { limit: MAX_PAGE_LIMIT, ...(after !== undefined ? { last_object_id: after } : {}) } });
+      all.push(...(page.result as Attribute[]));
+      if (!page.more_data) return all;
+      after = page.last_object_id;
+    }
+  },
   async existing(client, ids) {
     const found = await client.selectParts({ part_ids: ids, projection: ['serviceId'] });
     return new Set(found.map((p) => p.part_id));

@@ -290,6 +290,26 @@ export class GatheredPostings {
 
   /** Records doc `doc` of `term` with GROUPS frequencies `tf`; null (or all zero) removes the doc. */
   set(term: string, doc: number, tf: readonly number[] | null): void {
+    const i = this.add(term, doc);
+    let any = false;
+    for (let g = 0; g < GROUPS; g++) {
+      const v = tf ? (tf[g] ?? 0) : 0;
+      if (v > 0) any = true;
+      this.tfOf[i * GROUPS + g] = v;
+    }
+    if (!any) this.removes[this.slotOf[i] ?? 0] = 1;
+  }
+
+  /** {@link set} with frequencies that are `count` in group `group` and 0 in the others (no array). */
+  setOne(term: string, doc: number, group: number, count: number): void {
+    const i = this.add(term, doc);
+    this.tfOf.fill(0, i * GROUPS, (i + 1) * GROUPS);
+    this.tfOf[i * GROUPS + group] = count;
+    if (count <= 0) this.removes[this.slotOf[i] ?? 0] = 1;
+  }
+
+  /** Appends a change of `doc` to `term` (its frequencies left to the caller); returns its index. */
+  private add(term: string, doc: number): number {
     let slot = this.slots.get(term);
     if (slot === undefined) {
       slot = this.terms.length;
@@ -315,13 +335,7 @@ export class GatheredPostings {
     }
     this.slotOf[i] = slot;
     this.docOf[i] = doc;
-    let any = false;
-    for (let g = 0; g < GROUPS; g++) {
-      const v = tf ? (tf[g] ?? 0) : 0;
-      if (v > 0) any = true;
-      this.tfOf[i * GROUPS + g] = v;
-    }
-    if (!any) this.removes[slot] = 1;
+    return i;
   }
 
   /** The changed terms in binary (code unit) order, the order a flush writes them in. */
