@@ -23,6 +23,7 @@ import { InputReadError } from '../../src/cli/import/input-read-error.js';
 import { reportError } from '../../src/cli/main.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/harness.js';
+import { indexTables } from '../helpers/sqlite-catalog.js';
 
 const ATTRIBUTES = [
   { attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, searchable: true, filterable: true },
@@ -168,22 +169,10 @@ describe('search documents prepared on the reader thread (local import)', () => 
   ].join('\n');
 
   /** The index tables of a data directory's catalog.db, comparable across runs. */
-  function indexTables(dir: string): Record<string, unknown[]> {
+  function indexTablesOf(dir: string): Record<string, unknown[]> {
     const db = new Database(join(dir, 'data', 'catalog.db'), { readonly: true });
     try {
-      const all = (sql: string) => db.prepare(sql).raw().all();
-      return {
-        parts: all('SELECT rowid_, part_id, name, attributes FROM parts ORDER BY rowid_'),
-        terms: all('SELECT id, term FROM engine_terms ORDER BY id'),
-        postings: all('SELECT term_id, first_doc, hex(data) FROM engine_postings ORDER BY 1, 2'),
-        docs: all('SELECT chunk, hex(data) FROM engine_docs ORDER BY 1'),
-        changes: all('SELECT version, hex(term_ids) FROM engine_term_changes ORDER BY 1'),
-        stats: all('SELECT * FROM engine_stats'),
-        current: all('SELECT * FROM search_current ORDER BY 1'),
-        vocabulary: all('SELECT * FROM search_terms ORDER BY 1'),
-        typoKeys: all('SELECT * FROM search_term_keys ORDER BY 1, 2'),
-        orgDocs: all('SELECT rowid, * FROM search_org_docs ORDER BY rowid'),
-      };
+      return indexTables(db);
     } finally {
       db.close();
     }
@@ -201,7 +190,7 @@ describe('search documents prepared on the reader thread (local import)', () => 
       const imported = await cli(['--data-dir', 'data', 'parts', 'import', 'parts.csv', '--batch-size', '7'], { cwd: dir, env });
       const found = await cli(['--data-dir', 'data', '-o', 'json', 'search', 'creme'], { cwd: dir, env });
       const search = (JSON.parse(found.stdout) as { results: { id: string }[] }).results.map((r) => r.id);
-      outcomes.push({ tables: indexTables(dir), stderr: imported.stderr.replaceAll(dir, '<dir>'), search });
+      outcomes.push({ tables: indexTablesOf(dir), stderr: imported.stderr.replaceAll(dir, '<dir>'), search });
     }
     expect(outcomes[0]).toEqual(outcomes[1]);
     expect(outcomes[0]?.stderr).toContain('45 created, 15 updated, 1 rejected');

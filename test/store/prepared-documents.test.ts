@@ -7,16 +7,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Attribute, PartInput } from '../../src/api/schemas.js';
-import { SqliteCatalogStore } from '../../src/adapters/sqlite/catalog-store.js';
-import { openDatabase } from '../../src/adapters/sqlite/database.js';
-import { SqliteSearchIndex } from '../../src/adapters/sqlite/search/search-index.js';
-import { openSessionDatabase, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
-import { systemClock, systemIds } from '../../src/adapters/system.js';
-import { CatalogService } from '../../src/core/catalog/service.js';
-import { createServiceContext } from '../../src/core/context.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
+import { indexTables, inMemorySqliteCatalog, type InMemorySqliteCatalog } from '../helpers/sqlite-catalog.js';
 import { definitionsKey, PREPARED_DOCUMENTS, PreparedDictionary, PreparedDocumentsPacker, preparePartDocuments, type PreparedPartInput } from '../../src/core/search/engine/prepared-documents.js';
-import { SearchService } from '../../src/core/search/service.js';
 
 const ATTRIBUTES = [
   { attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, searchable: true, filterable: true },
@@ -30,41 +23,16 @@ const PARTS: PartInput[] = [
   { part_id: 'bad', name: { en: 'Bad' }, attributes: [{ attribute_id: 'nope', values: [{ organization: '', value: { en: 'x' } }] }] },
 ];
 
-/** The index tables in a comparable form (row ids, terms, blocks, docs, vocabulary, org texts). */
-function indexTables(store: SqliteCatalogStore): Record<string, unknown[]> {
-  const all = (sql: string) => store.db.prepare(sql).raw().all();
-  return {
-    parts: all('SELECT rowid_, part_id, name, attributes FROM parts ORDER BY rowid_'),
-    terms: all('SELECT id, term FROM engine_terms ORDER BY id'),
-    postings: all('SELECT term_id, first_doc, hex(data) FROM engine_postings ORDER BY 1, 2'),
-    docs: all('SELECT chunk, hex(data) FROM engine_docs ORDER BY 1'),
-    changes: all('SELECT version, hex(term_ids) FROM engine_term_changes ORDER BY 1'),
-    stats: all('SELECT * FROM engine_stats'),
-    current: all('SELECT * FROM search_current ORDER BY 1'),
-    vocabulary: all('SELECT * FROM search_terms ORDER BY 1'),
-    typoKeys: all('SELECT * FROM search_term_keys ORDER BY 1, 2'),
-    orgDocs: all('SELECT rowid, * FROM search_org_docs ORDER BY rowid'),
-  };
-}
-
 describe('prepared search documents (SQLite store)', () => {
-  const opened: { service: CatalogService; search: SearchService }[] = [];
+  const opened: InMemorySqliteCatalog[] = [];
   afterEach(async () => {
-    for (const { service, search } of opened.splice(0)) {
-      await search.close();
-      await service.close();
-    }
+    for (const catalog of opened.splice(0)) await catalog.close();
   });
 
   async function open(attributes = ATTRIBUTES) {
-    const clock = systemClock();
-    const store = new SqliteCatalogStore(openDatabase(':memory:'));
-    const index = new SqliteSearchIndex(store.db, { clock });
-    store.listeners.push(index);
-    const context = createServiceContext({ store, clock, ids: systemIds() });
-    const service = new CatalogService({ context, store });
-    const search = new SearchService({ context, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
-    opened.push({ service, search });
+    const catalog = inMemorySqliteCatalog();
+    const { store, service, search } = catalog;
+    opened.push(catalog);
     expect((await service.upsertAttributes(LOCAL_OWNER, attributes)).errors).toEqual({});
     const ids = async (text: string) => (await search.search(LOCAL_OWNER, { matches: { text } })).results.map((r) => r.id);
     return { store, service, ids };
@@ -96,8 +64,8 @@ describe('prepared search documents (SQLite store)', () => {
     const results = await withDocuments.service.upsertValidatedParts(LOCAL_OWNER, items);
     expect(results).toEqual(await plain.service.upsertValidatedParts(LOCAL_OWNER, PARTS));
     expect(Object.keys(results.errors)).toEqual(['bad']);
-    const tables = indexTables(withDocuments.store);
-    expect(tables).toEqual(indexTables(plain.store));
+    const tables = indexTables(withDocuments.store.db);
+    expect(tables).toEqual(indexTables(plain.store.db));
     expect(tables.orgDocs).toHaveLength(1);
     expect(await withDocuments.ids('torch')).toEqual(await plain.ids('torch'));
     expect(await withDocuments.ids('torch')).toHaveLength(2);
@@ -122,7 +90,7 @@ describe('prepared search documents (SQLite store)', () => {
     await service.upsertValidatedParts(LOCAL_OWNER, items);
     await plain.service.upsertValidatedParts(LOCAL_OWNER, PARTS);
     expect(await ids('intel')).toHaveLength(1);
-    expect(indexTables(store)).toEqual(indexTables(plain.store));
+    expect(indexTables(store.db)).toEqual(indexTables(plain.store.db));
   });
 
   it('an update ignores them: a merged part is indexed as merged', async () => {

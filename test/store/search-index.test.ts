@@ -19,6 +19,7 @@ import { createServiceContext, type ServiceContext } from '../../src/core/contex
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
 import type { ResultCard } from '../../src/core/model.js';
+import { inMemorySqliteCatalog } from '../helpers/sqlite-catalog.js';
 
 describe('SqliteSearchIndex', () => {
   let store: SqliteCatalogStore;
@@ -457,18 +458,12 @@ describe('bulk-written index (one transaction per batch)', () => {
   const KINDS = ['steel', 'brass', 'nylon'];
 
   async function catalog() {
-    const clock = systemClock();
-    const store = new SqliteCatalogStore(openDatabase(':memory:'));
-    const index = new SqliteSearchIndex(store.db, { clock });
-    store.listeners.push(index);
-    const context = createServiceContext({ store, clock, ids: systemIds() });
-    const service = new CatalogService({ context, store });
-    const search = new SearchService({ context, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
-    await service.upsertAttributes(LOCAL_OWNER, [
+    const opened = inMemorySqliteCatalog();
+    await opened.service.upsertAttributes(LOCAL_OWNER, [
       { attribute_id: 'note', type: 'text', name: { en: 'Note' }, searchable: true },
       { attribute_id: 'kind', type: 'text', name: { en: 'Kind' }, searchable: true, filterable: true },
     ]);
-    return { store, index, service, search };
+    return opened;
   }
   type Catalog = Awaited<ReturnType<typeof catalog>>;
 
@@ -539,8 +534,7 @@ describe('bulk-written index (one transaction per batch)', () => {
         expect((await answers(single, queries)).some((a) => a.total > 50)).toBe(true);
       } finally {
         for (const c of [bulk, single]) {
-          await c.search.close();
-          await c.service.close();
+          await c.close();
         }
       }
     }
@@ -560,8 +554,7 @@ describe('bulk-written index (one transaction per batch)', () => {
       c.index.rebuild();
       expect(blocks()).toEqual(appended);
     } finally {
-      await c.search.close();
-      await c.service.close();
+      await c.close();
     }
   });
 
@@ -576,8 +569,7 @@ describe('bulk-written index (one transaction per batch)', () => {
       expect(stored).toEqual(ids);
       expect((await answers(c, [{ text: 'cog' }]))[0]?.ids).toEqual(ids);
     } finally {
-      await c.search.close();
-      await c.service.close();
+      await c.close();
     }
   });
 
@@ -601,8 +593,7 @@ describe('bulk-written index (one transaction per batch)', () => {
       await write(c, cogs(300, 300, 'wheel'));
       expect((await answers(c, [{ text: 'wheel' }]))[0]).toEqual({ total: 600, ids: cogs(0, 600, '').map((p) => p.part_id) });
     } finally {
-      await c.search.close();
-      await c.service.close();
+      await c.close();
     }
   });
 });
