@@ -12,9 +12,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PartInputSchema } from '../../api/schemas.js';
 import { definitionsKey, PreparedDocumentsPacker, preparePartDocuments } from '../../core/search/engine/prepared-documents.js';
 import { validateBulkItem } from '../../core/validation.js';
-import type { CreditMessage, ReaderMessage, ReaderOptions, ShippedBlock, ShippedRefusal, ShippedRejection } from './entries-protocol.js';
+import { DICTIONARY_WORDS, type CreditMessage, type ReaderMessage, type ReaderOptions, type ShippedBlock, type ShippedRefusal, type ShippedRejection } from './entries-protocol.js';
 import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
-import { DICTIONARY_WORDS } from './entries-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('entries-worker.ts runs as a worker thread only');

@@ -432,7 +432,10 @@ function greyPercentile(histogram: Float64Array, total: number, q: number): numb
 /** The 256-bin grey histogram of a raster. */
 function greyHistogram(data: Uint8Array): Float64Array {
   const histogram = new Float64Array(256);
-  for (let i = 0; i < data.length; i++) histogram[data[i] ?? 0] = (histogram[data[i] ?? 0] ?? 0) + 1;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i] ?? 0;
+    histogram[v] = (histogram[v] ?? 0) + 1;
+  }
   return histogram;
 }
 

@@ -31,7 +31,7 @@ import type { CatalogWriteListener } from '../write-listeners.js';
 import { decodeServiceId, partFromRow, uuidFromHex, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
 import { buildEngineDocument, type EngineDocument } from '../../../core/search/engine/document.js';
-import { preparedHolder, preparedOrgValues, preparedVocabulary, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
+import { preparedOrgDocument, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
@@ -350,20 +350,13 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   /** `prepared`: the part's documents, built already (CatalogWriteListener.partWritten). */
   private addCard(rowid: number, part: StoredPart, attributes: ReadonlyMap<string, Attribute>, fresh: boolean, before: EngineDocument | undefined, cardId: number, prepared?: PreparedPartDocuments): void {
-    if (prepared) {
-      // The same statements, in the same order, with what the reader thread built.
-      const orgValues = preparedOrgValues(prepared);
-      (fresh ? this.stmt.insertCurrent : this.stmt.setCurrent).run(rowid, cardId, preparedHolder(prepared) ? 1 : 0, orgValues ? 1 : 0);
-      if (orgValues) this.stmt.insertOrgDoc.run(cardId, ...orgValues);
-      this.addTerms(preparedVocabulary(prepared));
-      this.engine.putPrepared(rowid, part.part_id, cardId, prepared);
-      return;
-    }
-    const doc = buildOrgDocument(part, attributes);
+    // With documents an import's reader thread built: the same statements, in the same order.
+    const doc = prepared ? preparedOrgDocument(prepared) : buildOrgDocument(part, attributes);
     (fresh ? this.stmt.insertCurrent : this.stmt.setCurrent).run(rowid, cardId, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
     if (doc.orgValues) this.stmt.insertOrgDoc.run(cardId, ...doc.orgValues);
     this.addTerms(doc.terms);
-    this.engine.put(rowid, part.part_id, cardId, buildEngineDocument(part, attributes), before);
+    if (prepared) this.engine.putPrepared(rowid, part.part_id, cardId, prepared);
+    else this.engine.put(rowid, part.part_id, cardId, buildEngineDocument(part, attributes), before);
   }
 
   /**

@@ -5,6 +5,7 @@ import type { PartView } from '../../../client/types.js';
 import { partToRow } from '../../import/map-rows.js';
 import { CSV_MAPPERS } from '../../import/mapped-entries.js';
 import type { ImportSpec, ResourceSpec } from '../resource.js';
+import { walkPages } from '../resource-verbs.js';
 
 export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   noun: 'parts',
@@ -19,12 +20,8 @@ export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   sendBatches: (client, batches) => client.upsertPartBatches(batches.map((b) => (b.validated ? { items: b.items as unknown as PartInput[], validated: true } : { items: b.items }))),
   async definitions(client) {
     const all: Attribute[] = [];
-    for (let after: string | undefined; ;) {
-      const page = await client.listAttributes({ paging: { limit: MAX_PAGE_LIMIT, ...(after !== undefined ? { last_object_id: after } : {}) } });
-      all.push(...(page.result as Attribute[]));
-      if (!page.more_data) return all;
-      after = page.last_object_id;
-    }
+    for await (const attribute of walkPages((request) => client.listAttributes(request), { pageSize: MAX_PAGE_LIMIT })) all.push(attribute as Attribute);
+    return all;
   },
   async existing(client, ids) {
     const found = await client.selectParts({ part_ids: ids, projection: ['serviceId'] });

@@ -245,7 +245,12 @@ export function preparedVocabulary(p: PreparedPartDocuments): string[] {
   return out;
 }
 
-/** The documents of a {@link PreparedPartDocuments} as the builders give them (tests; the writer reads them in place). */
+/** The org document of a {@link PreparedPartDocuments}, as buildOrgDocument gives it (the writer's card rows). */
+export function preparedOrgDocument(p: PreparedPartDocuments): OrgDocument {
+  return { holder: preparedHolder(p), orgValues: preparedOrgValues(p), terms: preparedVocabulary(p) };
+}
+
+/** The documents of a {@link PreparedPartDocuments} as the builders give them (tests; the writer reads the engine's in place). */
 export function unpackPreparedDocuments(p: PreparedPartDocuments): PartDocuments {
   const terms = new Map<string, number[]>();
   forEachPreparedTerm(p, (term, group, count, tf) => {
@@ -253,11 +258,8 @@ export function unpackPreparedDocuments(p: PreparedPartDocuments): PartDocuments
     if (!tf) counts[group] = count;
     terms.set(term, counts);
   });
-  const holder = preparedHolder(p);
-  return {
-    engine: { terms, lengths: preparedLengths(p), holder },
-    org: { holder, orgValues: preparedOrgValues(p), terms: preparedVocabulary(p) },
-  };
+  const org = preparedOrgDocument(p);
+  return { engine: { terms, lengths: preparedLengths(p), holder: org.holder }, org };
 }
 
 /**
