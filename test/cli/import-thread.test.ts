@@ -10,11 +10,12 @@
 import { readFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import Database from 'better-sqlite3';
 import type { Attribute, PartInput } from '../../src/api/schemas.js';
 import { DICTIONARY_WORDS } from '../../src/cli/import/entries-protocol.js';
 import { partsResource } from '../../src/cli/commands/parts/resource.js';
+import { EngineStore } from '../../src/adapters/sqlite/search/engine-store.js';
 import { mapBlocksInThread, mapEntriesInThread, readerThreadWanted, THREAD_MIN_BYTES } from '../../src/cli/import/entries-thread.js';
 import { LocalCatalogClient } from '../../src/client/local-client.js';
 import { definitionsKey, PREPARED_DOCUMENTS, preparePartDocuments, unpackPreparedDocuments, type PreparedPartInput } from '../../src/core/search/engine/prepared-documents.js';
@@ -196,6 +197,30 @@ describe('search documents prepared on the reader thread (local import)', () => 
     expect(outcomes[0]?.stderr).toContain('45 created, 15 updated, 1 rejected');
     expect(outcomes[0]?.tables.orgDocs?.length).toBeGreaterThan(5);
     expect(outcomes[0]?.search.length).toBeGreaterThan(5);
+  });
+
+  it('a threaded import writes every new part from the documents its reader thread prepared, and an in-thread import none', async () => {
+    // The links are tested one by one above and in test/store/prepared-documents.test.ts; this is
+    // the whole chain through `catalog parts import`, whose only visible effect is speed.
+    const used: Record<string, number> = {};
+    for (const thread of ['1', '0'] as const) {
+      const dir = join(work, `chain-${thread}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'parts.csv'), PARTS_CSV);
+      writeFileSync(join(dir, 'attributes.ndjson'), DEFINITIONS);
+      const env = { CATALOG_IMPORT_THREAD: thread };
+      expect((await cli(['--data-dir', 'data', 'attributes', 'import', 'attributes.ndjson'], { cwd: dir, env })).code).toBe(0);
+      const putPrepared = vi.spyOn(EngineStore.prototype, 'putPrepared');
+      try {
+        const imported = await cli(['--data-dir', 'data', 'parts', 'import', 'parts.csv', '--batch-size', '7'], { cwd: dir, env });
+        expect(imported.stderr).toContain('45 created, 15 updated, 1 rejected');
+        used[thread] = putPrepared.mock.calls.length;
+      } finally {
+        putPrepared.mockRestore();
+      }
+    }
+    // 45 parts created (the 15 updates and the refused row are built on the writer, as before).
+    expect(used).toEqual({ '1': 45, '0': 0 });
   });
 
   it('the definitions the import lists give the key of those the store reads (else no document prepared would ever be used)', async () => {
