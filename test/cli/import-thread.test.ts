@@ -179,15 +179,21 @@ describe('search documents prepared on the reader thread (local import)', () => 
     }
   }
 
+  /** A directory holding parts.csv and a data directory with DEFINITIONS imported, and the env forcing the reader thread on ('1') or off ('0'). */
+  async function withDefinitions(name: string, thread: '0' | '1'): Promise<{ dir: string; env: Record<string, string> }> {
+    const dir = join(work, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'parts.csv'), PARTS_CSV);
+    writeFileSync(join(dir, 'attributes.ndjson'), DEFINITIONS);
+    const env = { CATALOG_IMPORT_THREAD: thread };
+    expect((await cli(['--data-dir', 'data', 'attributes', 'import', 'attributes.ndjson'], { cwd: dir, env })).code).toBe(0);
+    return { dir, env };
+  }
+
   it('the catalog and its index are byte for byte those of the in-thread import (which builds every document on the writer)', async () => {
     const outcomes: { tables: Record<string, unknown[]>; stderr: string; search: string[] }[] = [];
     for (const thread of ['1', '0'] as const) {
-      const dir = join(work, `run-${thread}`);
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'parts.csv'), PARTS_CSV);
-      writeFileSync(join(dir, 'attributes.ndjson'), DEFINITIONS);
-      const env = { CATALOG_IMPORT_THREAD: thread };
-      expect((await cli(['--data-dir', 'data', 'attributes', 'import', 'attributes.ndjson'], { cwd: dir, env })).code).toBe(0);
+      const { dir, env } = await withDefinitions(`run-${thread}`, thread);
       const imported = await cli(['--data-dir', 'data', 'parts', 'import', 'parts.csv', '--batch-size', '7'], { cwd: dir, env });
       const found = await cli(['--data-dir', 'data', '-o', 'json', 'search', 'creme'], { cwd: dir, env });
       const search = (JSON.parse(found.stdout) as { results: { id: string }[] }).results.map((r) => r.id);
@@ -204,12 +210,7 @@ describe('search documents prepared on the reader thread (local import)', () => 
     // the whole chain through `catalog parts import`, whose only visible effect is speed.
     const used: Record<string, number> = {};
     for (const thread of ['1', '0'] as const) {
-      const dir = join(work, `chain-${thread}`);
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'parts.csv'), PARTS_CSV);
-      writeFileSync(join(dir, 'attributes.ndjson'), DEFINITIONS);
-      const env = { CATALOG_IMPORT_THREAD: thread };
-      expect((await cli(['--data-dir', 'data', 'attributes', 'import', 'attributes.ndjson'], { cwd: dir, env })).code).toBe(0);
+      const { dir, env } = await withDefinitions(`chain-${thread}`, thread);
       const putPrepared = vi.spyOn(EngineStore.prototype, 'putPrepared');
       try {
         const imported = await cli(['--data-dir', 'data', 'parts', 'import', 'parts.csv', '--batch-size', '7'], { cwd: dir, env });
