@@ -103,8 +103,6 @@ export interface ImageIndexSyncStats {
   fullLoads: number;
   /** Images added, replaced or removed one by one from the change log since the last full load. */
   changesApplied: number;
-  /** Query photos looked at a second time (their first answer had no confident hit; issue 14, fourteenth round). */
-  secondLooks: number;
 }
 
 /** Changes read per change-log call: bounds the features held at once (≈17 KB a reference). */
@@ -122,7 +120,9 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   /** Where query images are decoded (shared with the upload indexer by the composition root). */
   readonly pool: DecodePool;
   /** Counters of the index's loads and incremental changes. */
-  readonly syncStats: ImageIndexSyncStats = { fullLoads: 0, changesApplied: 0, secondLooks: 0 };
+  readonly syncStats: ImageIndexSyncStats = { fullLoads: 0, changesApplied: 0 };
+  /** Query photos looked at a second time: their first answer had no confident hit (issue 14, fourteenth round; diagnostics). */
+  secondLooks = 0;
   private readonly references: ReferenceFeatureStore;
   /** The change number the index is current to (-1: not loaded). */
   private version = -1;
@@ -234,7 +234,7 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
       return first;
     }
     if (!local || !this.index) return first;
-    this.syncStats.secondLooks++;
+    this.secondLooks++;
     return mergeLooks(first, this.index.query({ views: query.views, local }, limit), limit);
   }
 }

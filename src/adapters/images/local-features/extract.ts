@@ -35,11 +35,18 @@ export type LocalRole = 'reference' | 'query';
  *   30 / 29 → 34 / 32);
  * - `lowLight` (query only): an underexposed photo (99th-percentile grey below 170) is smoothed
  *   (σ 0.8 px) and detected with FAST threshold 7 instead of 12 ({@link LowLightSettings}; 40 dark
- *   scenes found first at 514 / 10,000 references: 29 → 33 / 27 → 32, no other answer lost).
+ *   scenes found first at 514 / 10,000 references: 29 → 33 / 27 → 32, no other answer lost);
+ * - `secondLook` (query only): a photo whose first answer has no confident hit is detected again
+ *   at 0.6 × its working size (plain detection, FAST 12) and searched again ({@link
+ *   SecondLookSettings}; nine scene conditions of 40 at 514 / 10,000 references, found first:
+ *   276 → 288 / 268 → 279, no condition lost one, distractors ≥ 0.5 3 → 3 / 4 of 100).
  */
 export const LOCAL_SETTINGS: Record<LocalRole, LocalSettings> = {
   reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12, backdrop: { grey: 100, keypoints: 300, tolerance: 16, plainBorder: 0.6 } },
-  query: { maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10, lowLight: { highlights: 170, blur: 0.8, fast: 7 } },
+  query: {
+    maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10, lowLight: { highlights: 170, blur: 0.8, fast: 7 },
+    secondLook: { normal: { blur: 0, fast: 12, scale: 0.6 }, lowLight: { blur: 0, fast: 12, scale: 0.6 } },
+  },
 };
 
 /** Settings of one role (see {@link LOCAL_SETTINGS}); `patch` is ORB's patch size, `fast` its FAST threshold. */
@@ -167,6 +174,11 @@ export interface LowLightSettings {
  * the better score (photo-search.ts `mergeLooks`). A blur helps noisy photos and costs others a
  * few answers (twelfth round), and no statistic of the photo tells which is which; a photo whose
  * first answer is confident keeps it, so only the unconfident ones get the other detection.
+ * Taken: the raster shrunk to 0.6 × (area interpolation), detected as usual (no blur, FAST 12),
+ * for both kinds of photo. Shrinking averages the noise away like a blur and also moves the
+ * part's corners to other pyramid levels: a 32-px icon enlarged 6–15× in a scene comes nearer its
+ * reference's size. It found more than a blur with FAST 7 (the twelfth round's fix for noise) or
+ * 0.75 × and cost least (docs/search.md, "Fourteenth round").
  * - `normal`: the look at a photo the low-light rule left alone;
  * - `lowLight`: the look at a photo the low-light rule smoothed ({@link LowLightSettings}).
  */
