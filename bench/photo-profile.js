@@ -11,13 +11,20 @@
 //   PHOTO_QUERY='{"maxDistance":40}' passes options to the local search; PHOTO_DIST=… another build.
 //   --dump FILE: every query's local hits (image, inliers, matches, votes) and fused hits (part,
 //   score), one JSON line a query, so two builds' answers can be diffed (issue 14, ninth round).
+//   The second look (issue 14, fourteenth round): a query whose first answer has no hit ≥ 0.5 is
+//   detected again with LOCAL_SETTINGS.query.secondLook and searched again, the answers merged
+//   (photo-search.ts wantsSecondLook / mergeLooks, extract.ts secondLookFeatures: the product's
+//   functions). Recall and CPU are printed for the first look alone (today's answer) and with it.
+//   PHOTO_LOOKS='[{"normal":{"blur":0.8,"fast":7},"lowLight":{"blur":0,"fast":12}}, …]' measures
+//   several second looks in one run instead (each merged with the same first answer); PHOTO_LOOKS
+//   ='[]' measures none.
 import { jitterLocalFeatures, photoSets } from './photo-queries.js';
 
 const DIST = process.env.PHOTO_DIST ?? '../dist';
 const { extractFeatures } = await import(`${DIST}/adapters/images/sharp-features.js`);
 const { defaultVocabulary } = await import(`${DIST}/core/search/photo/vocabulary-data.js`);
-const { PhotoReferenceIndex, PHOTO_LOCAL_DEFAULTS = {} } = await import(`${DIST}/core/search/photo/photo-search.js`);
-const { decodeGrey, localFeaturesFromGrey, extractLocalFeatures, LOCAL_SETTINGS } = await import(`${DIST}/adapters/images/local-features/extract.js`);
+const { PhotoReferenceIndex, PHOTO_LOCAL_DEFAULTS = {}, wantsSecondLook, mergeLooks } = await import(`${DIST}/core/search/photo/photo-search.js`);
+const { decodeGrey, localFeaturesFromGrey, extractLocalFeatures, LOCAL_SETTINGS, secondLookFeatures } = await import(`${DIST}/adapters/images/local-features/extract.js`);
 // PHOTO_SETTINGS='{"query":{"keypoints":3000},"reference":{"clahe":2}}' overrides LOCAL_SETTINGS (experiments).
 for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_SETTINGS ?? '{}'))) Object.assign(LOCAL_SETTINGS[role], o);
 const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
@@ -125,6 +132,18 @@ const qs = [
   ...(CONDS.includes('distractor') ? sets.distractors.map((d) => ({ ...d, condition: 'distractor', file: '-' })) : []),
 ];
 const recall = {};
+// Second looks measured (fourteenth round): the product's setting, or PHOTO_LOOKS; none in builds without it.
+const LOOKS = secondLookFeatures ? (JSON.parse(process.env.PHOTO_LOOKS ?? 'null') ?? (LOCAL_SETTINGS.query.secondLook ? [LOCAL_SETTINGS.query.secondLook] : [])) : [];
+const looks = LOOKS.map((look) => ({ look, recall: {}, total: [], unconfidentFirst: [], unconfidentTotal: [], second: [] }));
+/** Adds a query's answer to a recall table (R@1, R@5, true part ≥ 0.5 / distractor best ≥ 0.5, inliers). */
+const score = (table, q, hits) => {
+  const r = hits.findIndex((h) => h.part_id === `part:${q.file}`);
+  const c = (table[q.condition] ??= { n: 0, r1: 0, r5: 0, conf: 0 });
+  c.n++; if (r === 0) c.r1++; if (r >= 0 && r < 5) c.r5++; if (r >= 0 && hits[r].score >= 0.5) c.conf++;
+  if (q.condition === 'distractor' && (hits[0]?.score ?? 0) >= 0.5) c.conf++;
+  (c.inl ??= []).push(r >= 0 ? hits[r].inliers : (hits[0]?.inliers ?? 0));
+  return { r, c };
+};
 const OPTS = { ...PHOTO_LOCAL_DEFAULTS, ...JSON.parse(process.env.PHOTO_QUERY ?? '{}') };
 const t = { decode: [], orb: [], words: [], views: [], search: [], total: [] };
 const DUMP = arg('dump', '');
@@ -146,19 +165,34 @@ for (const q of qs) {
   { let c = index.local.lastStats?.compared; if (c === undefined) { c = 0; for (let i = 0; i < f.count; i++) c += index.local.postings[f.words[i]].length; } (t.comparisons ??= []).push(c); }
   const hits = index.query({ views, local: f }, 25, { local: OPTS });
   const t5 = now();
-  const r = hits.findIndex((h) => h.part_id === `part:${q.file}`);
+  const firstTotal = t5 - t0 - (t45 - t4);
+  const merged = [];
+  for (const L of looks) {
+    let answer = hits;
+    let extra = 0;
+    if (wantsSecondLook(hits)) {
+      const s0 = now();
+      const f2 = secondLookFeatures(cv, raster, { ...LOCAL_SETTINGS.query, secondLook: L.look }, vocabulary);
+      answer = mergeLooks(hits, index.query({ views, local: f2 }, 25, { local: OPTS }), 25);
+      extra = now() - s0;
+      L.second.push(extra);
+      L.unconfidentFirst.push(firstTotal);
+      L.unconfidentTotal.push(firstTotal + extra);
+    }
+    L.total.push(firstTotal + extra);
+    score(L.recall, q, answer);
+    merged.push(answer.map((h) => [h.part_id, h.score, h.inliers]));
+  }
   if (DUMP) {
     dumped.push(JSON.stringify({
       query: `${q.condition}/${q.file}/${q.name ?? ''}`,
       compared: index.local.lastStats?.compared, matches: index.local.lastStats?.matches,
       local: localHits.map((h) => [h.image_id, h.inliers, h.matches, h.votes, h.rotation, h.scale]),
       hits: hits.map((h) => [h.part_id, h.score, h.inliers]),
+      ...(merged.length ? { looks: merged } : {}),
     }));
   }
-  const c = (recall[q.condition] ??= { n: 0, r1: 0, r5: 0, conf: 0 });
-  c.n++; if (r === 0) c.r1++; if (r >= 0 && r < 5) c.r5++; if (r >= 0 && hits[r].score >= 0.5) c.conf++;
-  if (q.condition === 'distractor' && (hits[0]?.score ?? 0) >= 0.5) c.conf++;
-  (c.inl ??= []).push(r >= 0 ? hits[r].inliers : (hits[0]?.inliers ?? 0));
+  const { c } = score(recall, q, hits);
   // Inliers of the best hit of a distractor (≥ 8 listed): what the local midpoint must stay above.
   if (q.condition === 'distractor' && (hits[0]?.inliers ?? 0) >= 8) (c.high ??= []).push(hits[0].inliers);
   (t.local ??= []).push(t45 - t4);
@@ -167,8 +201,16 @@ for (const q of qs) {
 if (DUMP) (await import('node:fs')).writeFileSync(DUMP, `${dumped.join('\n')}\n`);
 const p = (a, q) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(q * s.length))].toFixed(1); };
 for (const [k, v] of Object.entries(t)) console.log(`${k}: p50 ${p(v, 0.5)} p90 ${p(v, 0.9)} p99 ${p(v, 0.99)}`);
-for (const c of Object.values(recall)) { c.inl.sort((a, b) => a - b); c.inl = [0.1, 0.25, 0.5, 0.75, 0.9, 0.95].map((p) => c.inl[Math.floor(p * c.inl.length)]); }
+const quantiles = (table) => { for (const c of Object.values(table)) { c.inl.sort((a, b) => a - b); c.inl = [0.1, 0.25, 0.5, 0.75, 0.9, 0.95].map((p) => c.inl[Math.floor(p * c.inl.length)]); } };
+quantiles(recall);
 console.log(JSON.stringify(recall));
+for (const [k, L] of looks.entries()) {
+  quantiles(L.recall);
+  const u = L.second.length;
+  console.log(`second look ${k} ${JSON.stringify(L.look)}: ${u} of ${qs.length} queries unconfident; total CPU p50 ${p(L.total, 0.5)} p90 ${p(L.total, 0.9)} p99 ${p(L.total, 0.99)}` +
+    (u ? `; unconfident queries: first look p50 ${p(L.unconfidentFirst, 0.5)} p99 ${p(L.unconfidentFirst, 0.99)}, with the second p50 ${p(L.unconfidentTotal, 0.5)} p99 ${p(L.unconfidentTotal, 0.99)} (second look alone p50 ${p(L.second, 0.5)} p99 ${p(L.second, 0.99)})` : ''));
+  console.log(`second look ${k} recall ${JSON.stringify(L.recall)}`);
+}
 if (!args.includes('--build')) process.exit(0);
 // Index build cost: add the references 10 times over (≈ 5,000 images).
 {

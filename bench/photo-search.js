@@ -10,6 +10,9 @@
 //
 // Usage (after `npx tsc -p tsconfig.build.json`):
 //   node bench/photo-search.js [--sizes real,1000,10000] [--per 150] [--out bench/tmp/photo-search.json]
+// A query whose answer has no confident hit gets the product's second look (issue 14, fourteenth
+// round: extract.ts secondLookFeatures, photo-search.ts mergeLooks), timed with it; PHOTO_SECOND_LOOK=0
+// measures the first look alone.
 // Features of the synthetic references are cached in bench/tmp/photo-cache/ (first run: minutes).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,8 +27,10 @@ const { extractFeatures } = await import(`${DIST}/adapters/images/sharp-features
 const { encodeLocalFeatures, decodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
 const { defaultVocabulary } = await import(`${DIST}/core/search/photo/vocabulary-data.js`);
 const { CONFIDENT_SCORE } = await import(`${DIST}/core/search/photo/confidence.js`);
-const { PhotoReferenceIndex } = await import(`${DIST}/core/search/photo/photo-search.js`);
-const { extractLocalFeatures, LOCAL_SETTINGS } = await import(`${DIST}/adapters/images/local-features/extract.js`);
+const { PhotoReferenceIndex, wantsSecondLook, mergeLooks } = await import(`${DIST}/core/search/photo/photo-search.js`);
+const { extractLocalFeatures, LOCAL_SETTINGS, decodeGrey, localFeaturesFromGrey, secondLookFeatures } = await import(`${DIST}/adapters/images/local-features/extract.js`);
+const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
+const SECOND_LOOK = process.env.PHOTO_SECOND_LOOK !== '0' && secondLookFeatures !== undefined && LOCAL_SETTINGS.query.secondLook !== undefined;
 const { rotatedGlobalFeatures } = await import(`${DIST}/adapters/images/local-features/global-views.js`);
 
 const args = process.argv.slice(2);
@@ -106,17 +111,22 @@ async function syntheticReferences(refs, count) {
 async function queryFeatures(bytes) {
   let t = performance.now();
   const views = await rotatedGlobalFeatures(bytes);
-  const local = await extractLocalFeatures(bytes, 'query', vocabulary);
+  // As extractLocalFeatures, keeping the raster for a second look.
+  const [cv, raster] = await Promise.all([openCv(), decodeGrey(bytes, 'query')]);
+  const local = localFeaturesFromGrey(cv, raster, LOCAL_SETTINGS.query, vocabulary);
   const oursMs = performance.now() - t;
   t = performance.now();
   const baseline = await extractFeatures(bytes);
   const baseMs = performance.now() - t;
-  return { views, local, oursMs, baseline, baseMs };
+  return { views, local, raster, oursMs, baseline, baseMs };
 }
 
-/** Our search: local hits and global hits over the 4 turns, fused into parts. */
-function searchOurs(index, q) {
-  return index.photo.query(q, 25, { local: QUERY_OPTIONS });
+/** Our search: local hits and global hits over the 4 turns, fused into parts; a second look when not confident. */
+async function searchOurs(index, q) {
+  const first = index.photo.query(q, 25, { local: QUERY_OPTIONS });
+  if (!SECOND_LOOK || !wantsSecondLook(first)) return first;
+  const local = secondLookFeatures(await openCv(), q.raster, LOCAL_SETTINGS.query, vocabulary);
+  return mergeLooks(first, index.photo.query({ views: q.views, local }, 25, { local: QUERY_OPTIONS }), 25);
 }
 
 function searchBaseline(index, q) {
@@ -176,7 +186,7 @@ for (const size of SIZES) {
     const row = rows[q.condition];
     row.n++;
     let t = performance.now();
-    const ours = searchOurs(index, q);
+    const ours = await searchOurs(index, q);
     row.ours.ms.push(q.oursMs + performance.now() - t);
     t = performance.now();
     const base = searchBaseline(index, q);

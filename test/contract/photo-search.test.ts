@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FeatureIndexSimilaritySearch } from '../../src/adapters/images/image-search.js';
-import { extractPhotoReference } from '../../src/adapters/images/local-features/photo-features.js';
+import { FeatureIndexSimilaritySearch, type QueryFeatureExtractor } from '../../src/adapters/images/image-search.js';
+import { LOCAL_SETTINGS } from '../../src/adapters/images/local-features/extract.js';
+import { extractPhotoQuery, extractPhotoReference, extractSecondLook } from '../../src/adapters/images/local-features/photo-features.js';
 import { CONFIDENT_IMAGE_SCORE } from '../../src/api/schemas.js';
 import { CONFIDENT_SCORE } from '../../src/core/search/photo/confidence.js';
 import type { ReferenceFeatures, ReferenceFeatureStore } from '../../src/core/ports.js';
@@ -33,8 +34,11 @@ function turned(file: string, deg: number): Promise<Buffer> {
   return sharp(read(file)).rotate(deg, { background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
 }
 
-/** The part (white background made transparent) turned 8°, 45 % of an 800 × 600 cluttered bench. */
-async function scene(file: string, seed: number): Promise<Buffer> {
+/**
+ * The part (white background made transparent) turned 8°, 45 % of an 800 × 600 cluttered bench;
+ * with `noise` > 0, sensor noise of that σ per channel and JPEG q75 (a dim photo brightened).
+ */
+async function scene(file: string, seed: number, noise = 0): Promise<Buffer> {
   const r = rng(seed);
   const shapes = Array.from({ length: 14 }, () => {
     const x = r() * 800, y = r() * 600, s = 20 + r() * 120;
@@ -52,13 +56,19 @@ async function scene(file: string, seed: number): Promise<Buffer> {
   }
   const part = await sharp(read(file)).unflatten().resize(360, 360, { fit: 'inside' })
     .rotate(8, { background: { r: 0, g: 0, b: 0, alpha: 0 } }).png().toBuffer();
-  return sharp(grain, { raw: { width: 800, height: 600, channels: 3 } })
+  const composed = sharp(grain, { raw: { width: 800, height: 600, channels: 3 } })
     .composite([
       { input: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600">${shapes.join('')}</svg>`), left: 0, top: 0 },
       { input: part, left: 300, top: 120 },
-    ])
-    .jpeg({ quality: 85 })
-    .toBuffer();
+    ]);
+  if (noise <= 0) return composed.jpeg({ quality: 85 }).toBuffer();
+  const { data, info } = await composed.raw().toBuffer({ resolveWithObject: true });
+  for (let i = 0; i < data.length; i++) {
+    let u = 0;
+    for (let k = 0; k < 12; k++) u += r();
+    data[i] = Math.max(0, Math.min(255, Math.round((data[i] ?? 0) + noise * (u - 6))));
+  }
+  return sharp(data, { raw: { width: 800, height: 600, channels: info.channels } }).removeAlpha().jpeg({ quality: 75 }).toBuffer();
 }
 
 describe.each(MODES)('photo search (%s client)', (mode) => {
@@ -166,5 +176,77 @@ describe('photo search confidence', () => {
         expect(m.score).toBeLessThanOrEqual(1);
       }
     }
+  });
+});
+
+describe('a second look at a photo whose first answer is not confident (issue 14, fourteenth round)', () => {
+  const rows: ReferenceFeatures[] = [];
+  const store: ReferenceFeatureStore = {
+    fingerprint: async () => String(rows.length),
+    async *all() {
+      yield* rows;
+    },
+    changeVersion: async () => rows.length,
+    changesSince: async (since) => ({ version: rows.length, complete: since === rows.length, more: false, upserted: [], removed: [] }),
+  };
+  /** In this thread (so the test can turn the second look off), counting the second looks asked for. */
+  const calls = { query: 0, secondLook: 0 };
+  const extractor: QueryFeatureExtractor = {
+    query: async (image) => {
+      calls.query++;
+      return extractPhotoQuery(image);
+    },
+    secondLook: async (raster) => {
+      calls.secondLook++;
+      return extractSecondLook(raster);
+    },
+  };
+  const search = new FeatureIndexSimilaritySearch(store, { extractor });
+  const saved = LOCAL_SETTINGS.query.secondLook;
+  beforeAll(async () => {
+    // A party hat: a soft, flat drawing whose few corners noise hides (a bench miss of the twelfth round).
+    for (const file of [...PARTS, 'party-hat.jpg']) rows.push({ image_id: file, part_id: `photo:${file}`, features: await extractPhotoReference(read(file)) });
+  });
+  afterAll(() => {
+    LOCAL_SETTINGS.query.secondLook = saved;
+  });
+
+  it('is on by default', () => {
+    expect(saved).toBeDefined();
+  });
+
+  it('finds the part of a noisy scene that its first look did not find confidently', async () => {
+    // First look: the party hat first, at 0.01; with the second look 1.00.
+    const photo = await scene('party-hat.jpg', 3, 15);
+    calls.secondLook = 0;
+    const hits = await search.rankParts(photo, 5);
+    expect(calls.secondLook).toBe(1);
+    expect(hits[0]?.part_id).toBe('photo:party-hat.jpg');
+    expect(hits[0]?.score ?? 0).toBeGreaterThanOrEqual(CONFIDENT_SCORE);
+    expect([...hits].sort((a, b) => b.score - a.score)).toEqual(hits);
+    // Without the second look (no raster kept) the same photo gets no confident hit.
+    LOCAL_SETTINGS.query.secondLook = undefined;
+    try {
+      const first = await search.rankParts(photo, 5);
+      expect(first[0]?.score ?? 0).toBeLessThan(CONFIDENT_SCORE);
+      expect(calls.secondLook).toBe(1);
+    } finally {
+      LOCAL_SETTINGS.query.secondLook = saved;
+    }
+  });
+
+  it('does not look again at a photo whose first answer is confident', async () => {
+    calls.secondLook = 0;
+    const hits = await search.rankParts(await scene('broccoli.jpg', 3), 5);
+    expect(hits[0]?.part_id).toBe('photo:broccoli.jpg');
+    expect(hits[0]?.score ?? 0).toBeGreaterThanOrEqual(CONFIDENT_SCORE);
+    expect(calls.secondLook).toBe(0);
+  });
+
+  it('a photo of something else is looked at again and still gets no confident hit', async () => {
+    calls.secondLook = 0;
+    const hits = await search.rankParts(await scene('tiger.jpg', 20, 12), 5);
+    expect(calls.secondLook).toBe(1);
+    expect(hits[0]?.score ?? 0).toBeLessThan(CONFIDENT_SCORE);
   });
 });

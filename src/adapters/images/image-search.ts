@@ -8,10 +8,14 @@ import { availableParallelism } from 'node:os';
 import { CatalogError } from '../../api/errors.js';
 import { detectImageType } from '../../core/images/file-type.js';
 import type { ImageFeatureIndexer, ImageSimilaritySearch, ReferenceFeatureStore } from '../../core/ports.js';
-import { decodePhotoFeatures, PhotoReferenceIndex, type PhotoQuery, type PhotoReference } from '../../core/search/photo/photo-search.js';
+import type { LocalFeatures } from '../../core/search/photo/local-features.js';
+import { decodePhotoFeatures, mergeLooks, PhotoReferenceIndex, wantsSecondLook, type PhotoReference } from '../../core/search/photo/photo-search.js';
 import type { ImageMatch } from '../../core/model.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
 import { shippedVocabulary } from '../../core/search/photo/shipped-vocabulary.js';
+import type { PhotoPartHit } from '../../core/search/photo/confidence.js';
+import type { GreyRaster } from './local-features/extract.js';
+import type { ExtractedPhotoQuery } from './local-features/photo-features.js';
 
 /** Limits of image decoding for image search (issue 11; docs/api.md, Search). */
 export interface ImageSearchLimits {
@@ -71,6 +75,28 @@ export const sharpFeatureIndexer: ImageFeatureIndexer = createSharpFeatureIndexe
   new DecodePool({ concurrency: DEFAULT_IMAGE_SEARCH_LIMITS.decodeConcurrency, maxQueue: DEFAULT_IMAGE_SEARCH_LIMITS.maxQueuedDecodes }),
 );
 
+/**
+ * How a query photo's features are computed (default: on the feature threads, feature-threads.ts).
+ * `query` returns the first look's features and, when a second look is configured, the raster to
+ * look at again; `secondLook` computes that look's local features (undefined: none configured).
+ */
+export interface QueryFeatureExtractor {
+  query(image: Uint8Array): Promise<ExtractedPhotoQuery>;
+  secondLook(raster: GreyRaster): Promise<LocalFeatures | undefined>;
+}
+
+/** The extractor of the feature threads (loaded on first use: sharp and OpenCV only when a photo is searched). */
+const threadExtractor: QueryFeatureExtractor = {
+  async query(image) {
+    const { extractQueryOffThread } = await import('./local-features/feature-threads.js');
+    return extractQueryOffThread(image);
+  },
+  async secondLook(raster) {
+    const { secondLookOffThread } = await import('./local-features/feature-threads.js');
+    return secondLookOffThread(raster);
+  },
+};
+
 /** What {@link FeatureIndexSimilaritySearch} did to keep its index current (tests, diagnostics). */
 export interface ImageIndexSyncStats {
   /** Loads of every reference (the first query, or a reader further behind than the change log). */
@@ -95,15 +121,20 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   readonly pool: DecodePool;
   /** Counters of the index's loads and incremental changes. */
   readonly syncStats: ImageIndexSyncStats = { fullLoads: 0, changesApplied: 0 };
+  /** Query photos looked at a second time: their first answer had no confident hit (issue 14, fourteenth round; diagnostics). */
+  secondLooks = 0;
   private readonly references: ReferenceFeatureStore;
   /** The change number the index is current to (-1: not loaded). */
   private version = -1;
   private index: PhotoReferenceIndex | undefined;
   /** Syncs run one after the other: two overlapping ones would apply the same changes twice. */
   private syncing: Promise<void> = Promise.resolve();
+  private readonly extractor: QueryFeatureExtractor;
 
-  constructor(references: ReferenceFeatureStore, options: { limits?: Partial<ImageSearchLimits>; pool?: DecodePool } = {}) {
+  /** `options.extractor`: how query photos are described (default: the feature threads; tests wrap it). */
+  constructor(references: ReferenceFeatureStore, options: { limits?: Partial<ImageSearchLimits>; pool?: DecodePool; extractor?: QueryFeatureExtractor } = {}) {
     this.references = references;
+    this.extractor = options.extractor ?? threadExtractor;
     this.limits = { ...DEFAULT_IMAGE_SEARCH_LIMITS, ...options.limits };
     this.pool = options.pool ?? new DecodePool({ concurrency: this.limits.decodeConcurrency, maxQueue: this.limits.maxQueuedDecodes });
   }
@@ -168,11 +199,10 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     }
     // From the header, before taking a decode slot: a decompression bomb never waits in the queue.
     await assertPixels(image, this.limits.maxQueryPixels);
-    let query: PhotoQuery;
+    let query: ExtractedPhotoQuery;
     try {
       // Decode and extraction on a feature thread (feature-threads.ts): the event loop stays free.
-      const { extractQueryOffThread } = await import('./local-features/feature-threads.js');
-      query = await this.pool.run(() => extractQueryOffThread(image));
+      query = await this.pool.run(() => this.extractor.query(image));
     } catch (error) {
       if (error instanceof DecodeQueueFullError) {
         throw new CatalogError('unavailable', `image search is busy: ${error.maxQueue} query images are already waiting to be decoded; retry in a few seconds`, undefined, { retryAfterSeconds: 2 });
@@ -183,8 +213,29 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
       throw new CatalogError('unsupported_media_type', `the query image cannot be decoded: ${(error as Error).message}`);
     }
     await this.sync();
+    let hits = this.index?.query(query, limit) ?? [];
+    if (query.raster && this.index && wantsSecondLook(hits)) hits = await this.secondLook(query, query.raster, hits, limit);
     // score: the photo-search confidence in [0, 1] (core/search/photo/confidence.ts).
-    return (this.index?.query(query, limit) ?? []).map((h) => ({ part_id: h.part_id, image_id: h.image_id, score: h.score }));
+    return hits.map((h) => ({ part_id: h.part_id, image_id: h.image_id, score: h.score }));
+  }
+
+  /**
+   * The answer after a second look at a photo whose first answer has no confident hit (issue 14,
+   * fourteenth round; docs/search.md): its raster detected again with the second look's settings
+   * on a feature thread, searched again (the same global views), and both answers merged per part
+   * by the better score (photo-search.ts `mergeLooks`). The first answer stands when the decode
+   * queue is full or the second extraction fails: the second look is a bonus, never an error.
+   */
+  private async secondLook(query: ExtractedPhotoQuery, raster: GreyRaster, first: PhotoPartHit[], limit: number): Promise<PhotoPartHit[]> {
+    let local: LocalFeatures | undefined;
+    try {
+      local = await this.pool.run(() => this.extractor.secondLook(raster));
+    } catch {
+      return first;
+    }
+    if (!local || !this.index) return first;
+    this.secondLooks++;
+    return mergeLooks(first, this.index.query({ views: query.views, local }, limit), limit);
   }
 }
 

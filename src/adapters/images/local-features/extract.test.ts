@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { backdropVariant, extractLocalFeatures, gridSelect, LOCAL_SETTINGS } from './extract.js';
+import { backdropVariant, decodeGrey, extractLocalFeatures, gridSelect, LOCAL_SETTINGS, localFeaturesFromGrey, secondLookFeatures, type SecondLookSettings } from './extract.js';
+import { openCv } from './opencv.js';
 
 /** A fake OpenCV KeyPointVector over plain points. */
 function keypoints(points: { x: number; y: number; response: number }[]): Parameters<typeof gridSelect>[0] {
@@ -212,5 +213,40 @@ describe('query photos in low light (issue 14, thirteenth round)', () => {
     } finally {
       LOCAL_SETTINGS.query.lowLight = saved;
     }
+  });
+
+  describe('the second look (issue 14, fourteenth round)', () => {
+    const look: SecondLookSettings = { normal: { blur: 0.8, fast: 7 }, lowLight: { blur: 0, fast: 12 } };
+
+    it('detects a normally exposed photo smoothed with the lower threshold, a dark one as it is with the role\'s threshold', async () => {
+      const cv = await openCv();
+      const { normal, dark } = await pictures();
+      const settings = { ...LOCAL_SETTINGS.query, secondLook: look };
+      for (const [png, expected] of [[normal, { blur: 0.8, fast: 7 }], [dark, { blur: 0, fast: 12 }]] as const) {
+        const raster = await decodeGrey(png, 'query');
+        const first = localFeaturesFromGrey(cv, raster, settings);
+        const second = secondLookFeatures(cv, raster, settings);
+        const alone = localFeaturesFromGrey(cv, raster, { ...settings, lowLight: undefined, ...expected });
+        expect(second?.count).toBe(alone.count);
+        expect(second?.descriptors).toEqual(alone.descriptors);
+        // Another look than the first.
+        expect(second?.descriptors).not.toEqual(first.descriptors);
+      }
+    });
+
+    it('a photo at another size: keypoints in the resized raster', async () => {
+      const cv = await openCv();
+      const raster = await decodeGrey((await pictures()).normal, 'query');
+      const second = secondLookFeatures(cv, raster, { ...LOCAL_SETTINGS.query, secondLook: { normal: { blur: 0, fast: 12, scale: 0.75 }, lowLight: look.lowLight } });
+      expect(second?.width).toBe(480);
+      expect(second?.count).toBeGreaterThan(500);
+      for (let i = 0; i < (second?.count ?? 0); i++) expect(second?.xs[i] ?? 0).toBeLessThan(480);
+    });
+
+    it('none without the setting', async () => {
+      const cv = await openCv();
+      const raster = await decodeGrey((await pictures()).normal, 'query');
+      expect(secondLookFeatures(cv, raster, { ...LOCAL_SETTINGS.query, secondLook: undefined })).toBeUndefined();
+    });
   });
 });

@@ -35,11 +35,18 @@ export type LocalRole = 'reference' | 'query';
  *   30 / 29 → 34 / 32);
  * - `lowLight` (query only): an underexposed photo (99th-percentile grey below 170) is smoothed
  *   (σ 0.8 px) and detected with FAST threshold 7 instead of 12 ({@link LowLightSettings}; 40 dark
- *   scenes found first at 514 / 10,000 references: 29 → 33 / 27 → 32, no other answer lost).
+ *   scenes found first at 514 / 10,000 references: 29 → 33 / 27 → 32, no other answer lost);
+ * - `secondLook` (query only): a photo whose first answer has no confident hit is detected again
+ *   at 0.6 × its working size (plain detection, FAST 12) and searched again ({@link
+ *   SecondLookSettings}; nine scene conditions of 40 at 514 / 10,000 references, found first:
+ *   276 → 288 / 268 → 279, no condition lost one, distractors ≥ 0.5 3 → 3 / 4 of 100).
  */
 export const LOCAL_SETTINGS: Record<LocalRole, LocalSettings> = {
   reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12, backdrop: { grey: 100, keypoints: 300, tolerance: 16, plainBorder: 0.6 } },
-  query: { maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10, lowLight: { highlights: 170, blur: 0.8, fast: 7 } },
+  query: {
+    maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10, lowLight: { highlights: 170, blur: 0.8, fast: 7 },
+    secondLook: { normal: { blur: 0, fast: 12, scale: 0.6 }, lowLight: { blur: 0, fast: 12, scale: 0.6 } },
+  },
 };
 
 /** Settings of one role (see {@link LOCAL_SETTINGS}); `patch` is ORB's patch size, `fast` its FAST threshold. */
@@ -72,6 +79,11 @@ export interface LocalSettings {
    * measurement knob, off: {@link AdaptiveFastSettings}). Not applied to a low-light raster.
    */
   adaptiveFast?: AdaptiveFastSettings;
+  /**
+   * Query only: how a photo is looked at again when its first answer has no confident hit (issue
+   * 14, fourteenth round, {@link SecondLookSettings}; absent: no second look).
+   */
+  secondLook?: SecondLookSettings;
   /**
    * A linear contrast stretch before detection (0 or absent: none; issue 14, thirteenth round):
    * when the raster's 1st-to-99th-percentile grey range is narrower than this many grey levels, it
@@ -153,6 +165,36 @@ export interface LowLightSettings {
   highlights: number;
   blur: number;
   fast: number;
+}
+
+/**
+ * The second look at a query photo (issue 14, fourteenth round; docs/search.md "Fourteenth
+ * round"). When the first search of a photo finds no confident hit, its raster is detected again
+ * with other settings and searched again (image-search.ts); the two answers are merged per part by
+ * the better score (photo-search.ts `mergeLooks`). A blur helps noisy photos and costs others a
+ * few answers (twelfth round), and no statistic of the photo tells which is which; a photo whose
+ * first answer is confident keeps it, so only the unconfident ones get the other detection.
+ * Taken: the raster shrunk to 0.6 × (area interpolation), detected as usual (no blur, FAST 12),
+ * for both kinds of photo. Shrinking averages the noise away like a blur and also moves the
+ * part's corners to other pyramid levels: a 32-px icon enlarged 6–15× in a scene comes nearer its
+ * reference's size. It found more than a blur with FAST 7 (the twelfth round's fix for noise) or
+ * 0.75 × and cost least (docs/search.md, "Fourteenth round").
+ * - `normal`: the look at a photo the low-light rule left alone;
+ * - `lowLight`: the look at a photo the low-light rule smoothed ({@link LowLightSettings}).
+ */
+export interface SecondLookSettings {
+  normal: LookSettings;
+  lowLight: LookSettings;
+}
+
+/**
+ * One look's detection: Gaussian σ `blur` in px of the working raster (0: none), FAST threshold
+ * `fast`, and the raster resized by `scale` first (absent or 1: as decoded).
+ */
+export interface LookSettings {
+  blur: number;
+  fast: number;
+  scale?: number;
 }
 
 /** A decoded grey raster, 1 byte per pixel, row-major. */
@@ -470,21 +512,64 @@ function stretchContrast(raster: GreyRaster, below: number): GreyRaster {
 }
 
 /**
+ * The detector settings of a raster's first look: the role's, with the low-light rule (or the
+ * adaptive FAST threshold) applied when it asks for them ({@link LowLightSettings}).
+ */
+function firstLookSettings(raster: GreyRaster, settings: LocalSettings): LocalSettings {
+  if (!settings.lowLight && !settings.adaptiveFast) return settings;
+  const histogram = greyHistogram(raster.data);
+  const dark = isLowLight(histogram, raster.data.length, settings) ? settings.lowLight : undefined;
+  const fast = dark ? dark.fast : fastThreshold(histogram, raster.data.length, settings);
+  const blur = dark ? dark.blur : settings.blur;
+  return fast === settings.fast && blur === settings.blur ? settings : { ...settings, fast, blur };
+}
+
+/** True when `settings.lowLight` applies to a raster of this histogram (its 99th percentile below `highlights`). */
+function isLowLight(histogram: Float64Array, total: number, settings: LocalSettings): boolean {
+  return settings.lowLight !== undefined && greyPercentile(histogram, total, 0.99) < settings.lowLight.highlights;
+}
+
+/**
  * ORB keypoints and descriptors of a grey raster (coordinates in that raster). `words` are assigned
  * with `vocabulary` when given.
  */
 export function localFeaturesFromGrey(cv: OpenCv, input: GreyRaster, settings: LocalSettings, vocabulary?: Vocabulary): LocalFeatures {
   const raster = settings.stretch ? stretchContrast(input, settings.stretch) : input;
-  let fast = settings.fast;
-  let blur = settings.blur;
-  if (settings.lowLight || settings.adaptiveFast) {
-    const histogram = greyHistogram(raster.data);
-    const dark = settings.lowLight && greyPercentile(histogram, raster.data.length, 0.99) < settings.lowLight.highlights ? settings.lowLight : undefined;
-    fast = dark ? dark.fast : fastThreshold(histogram, raster.data.length, settings);
-    blur = dark ? dark.blur : blur;
-  }
+  return detectFeatures(cv, raster, firstLookSettings(raster, settings), vocabulary);
+}
+
+/**
+ * The second look at a query photo's raster (issue 14, fourteenth round; {@link SecondLookSettings}):
+ * ORB keypoints and descriptors detected with the settings of `settings.secondLook` that fit the
+ * raster (`lowLight` for a raster the low-light rule smoothed in its first look, `normal` for any
+ * other), or undefined when `settings` has no second look.
+ */
+export function secondLookFeatures(cv: OpenCv, input: GreyRaster, settings: LocalSettings, vocabulary?: Vocabulary): LocalFeatures | undefined {
+  const second = settings.secondLook;
+  if (!second) return undefined;
+  const raster = settings.stretch ? stretchContrast(input, settings.stretch) : input;
+  const dark = settings.lowLight !== undefined && isLowLight(greyHistogram(raster.data), raster.data.length, settings);
+  const look = dark ? second.lowLight : second.normal;
+  const scaled = look.scale !== undefined && look.scale !== 1 ? resizeGrey(cv, raster, look.scale) : raster;
+  return detectFeatures(cv, scaled, { ...settings, lowLight: undefined, adaptiveFast: undefined, blur: look.blur, fast: look.fast }, vocabulary);
+}
+
+/** The raster resized by `factor` (OpenCV's area interpolation shrinking, cubic enlarging). */
+function resizeGrey(cv: OpenCv, raster: GreyRaster, factor: number): GreyRaster {
+  const width = Math.max(1, Math.round(raster.width * factor));
+  const height = Math.max(1, Math.round(raster.height * factor));
+  const src = cv.matFromArray(raster.height, raster.width, cv.CV_8UC1, raster.data);
+  const dst = new cv.Mat();
+  return withMats([src, dst], () => {
+    cv.resize(src, dst, new cv.Size(width, height), 0, 0, factor < 1 ? cv.INTER_AREA : cv.INTER_CUBIC);
+    return { data: Uint8Array.from(dst.data as Uint8Array), width, height };
+  });
+}
+
+/** Keypoints of `raster` detected with exactly `settings` (the backdrop variant included), packed as {@link LocalFeatures}. */
+function detectFeatures(cv: OpenCv, raster: GreyRaster, settings: LocalSettings, vocabulary?: Vocabulary): LocalFeatures {
   const found: Detected = { xs: [], ys: [], angles: [], sizes: [], descriptors: [] };
-  detectInto(cv, raster.data, raster.width, raster.height, settings.keypoints, fast === settings.fast && blur === settings.blur ? settings : { ...settings, fast, blur }, found);
+  detectInto(cv, raster.data, raster.width, raster.height, settings.keypoints, settings, found);
   const variant = settings.backdrop ? backdropVariant(raster, settings.backdrop) : undefined;
   if (variant && settings.backdrop) {
     const extra: Detected = { xs: [], ys: [], angles: [], sizes: [], descriptors: [] };

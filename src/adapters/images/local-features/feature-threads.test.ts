@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodePhotoFeatures } from '../../../core/search/photo/photo-search.js';
-import { closeFeatureThreads, extractQueryOffThread, extractReferenceOffThread, featureThreadsAvailable } from './feature-threads.js';
-import { extractPhotoQuery, extractPhotoReference } from './photo-features.js';
+import { closeFeatureThreads, extractQueryOffThread, extractReferenceOffThread, featureThreadsAvailable, secondLookOffThread } from './feature-threads.js';
+import { extractPhotoQuery, extractPhotoReference, extractSecondLook } from './photo-features.js';
 
 const IMAGE = join(import.meta.dirname, '..', '..', '..', '..', '..', 'shared', 'data', 'images', 'b_5_rook.jpg');
 
@@ -23,6 +23,18 @@ describe('feature threads', () => {
     const ref = decodePhotoFeatures(await extractReferenceOffThread(bytes));
     const refHere = decodePhotoFeatures(await extractPhotoReference(bytes));
     expect([...(ref.local?.descriptors ?? [])]).toEqual([...(refHere.local?.descriptors ?? [])]);
+  });
+
+  it('looks a second time on a thread exactly as this thread does, from the raster the first look returned (issue 14, fourteenth round)', async () => {
+    const bytes = readFileSync(IMAGE);
+    const first = await extractQueryOffThread(bytes);
+    // The second look is on by default, so the first look keeps its raster for it.
+    expect(first.raster?.width).toBe(first.local.width);
+    const raster = first.raster!;
+    const [there, here] = await Promise.all([secondLookOffThread(raster), extractSecondLook(raster)]);
+    expect(there?.count).toBeGreaterThan(100);
+    expect([...(there?.descriptors ?? [])]).toEqual([...(here?.descriptors ?? [])]);
+    expect([...(there?.words ?? [])]).toEqual([...(here?.words ?? [])]);
   });
 
   it('reports an undecodable image as an error with the decoder message', async () => {

@@ -9,9 +9,11 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Piscina } from 'piscina';
-import type { PhotoQuery } from '../../../core/search/photo/photo-search.js';
+import type { LocalFeatures } from '../../../core/search/photo/local-features.js';
 import { builtWorkerFile } from '../../worker-file.js';
-import type { FeatureTask } from './feature-worker.js';
+import type { GreyRaster } from './extract.js';
+import type { FeatureTask, FeatureValue } from './feature-worker.js';
+import type { ExtractedPhotoQuery } from './photo-features.js';
 
 /** Threads of the pool: as many as decode slots by default (half the CPUs, 1 to 3). */
 export const FEATURE_THREADS = Math.min(3, Math.max(1, Math.floor(availableParallelism() / 2)));
@@ -36,13 +38,13 @@ function threads(): Promise<Piscina | undefined> {
 }
 
 /** Runs a task on a thread, or here without the built worker. @throws Error with the worker's name and message. */
-async function run(task: FeatureTask): Promise<PhotoQuery | Uint8Array> {
+async function run(task: FeatureTask): Promise<FeatureValue> {
   const p = await threads();
   if (!p) {
-    const { extractPhotoQuery, extractPhotoReference } = await import('./photo-features.js');
-    return task.kind === 'query' ? extractPhotoQuery(task.input) : extractPhotoReference(task.input);
+    const { runTask } = await import('./feature-worker.js');
+    return runTask(task);
   }
-  const result = (await p.run(task)) as { ok: true; value: PhotoQuery | Uint8Array } | { ok: false; name: string; message: string };
+  const result = (await p.run(task)) as { ok: true; value: FeatureValue } | { ok: false; name: string; message: string };
   if (result.ok) return result.value;
   const error = new Error(result.message);
   error.name = result.name;
@@ -50,11 +52,20 @@ async function run(task: FeatureTask): Promise<PhotoQuery | Uint8Array> {
 }
 
 /**
- * Features of a query photo (global views and local features), computed on a feature thread.
+ * Features of a query photo (global views and local features, and its raster when a second look
+ * is configured), computed on a feature thread.
  * @throws Error when the image cannot be decoded (name PixelLimitError when it is too large).
  */
-export async function extractQueryOffThread(input: Uint8Array): Promise<PhotoQuery> {
-  return (await run({ kind: 'query', input })) as PhotoQuery;
+export async function extractQueryOffThread(input: Uint8Array): Promise<ExtractedPhotoQuery> {
+  return (await run({ kind: 'query', input })) as ExtractedPhotoQuery;
+}
+
+/**
+ * The second look's local features of a query photo (issue 14, fourteenth round), computed on a
+ * feature thread from the raster of its first look; undefined when no second look is configured.
+ */
+export async function secondLookOffThread(raster: GreyRaster): Promise<LocalFeatures | undefined> {
+  return (await run({ kind: 'second-look', raster })) as LocalFeatures | undefined;
 }
 
 /**

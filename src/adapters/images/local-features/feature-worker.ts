@@ -4,19 +4,33 @@
  * or an upload never blocks the main thread's event loop. Loaded by piscina (feature-threads.ts),
  * once per thread; OpenCV loads on the thread's first task.
  */
-import type { PhotoQuery } from '../../../core/search/photo/photo-search.js';
-import { extractPhotoQuery, extractPhotoReference } from './photo-features.js';
+import type { LocalFeatures } from '../../../core/search/photo/local-features.js';
+import type { GreyRaster } from './extract.js';
+import { extractPhotoQuery, extractPhotoReference, extractSecondLook, type ExtractedPhotoQuery } from './photo-features.js';
 
-/** A task: the features of a query photo, or the stored features of a reference image (bytes or a file path). */
-export type FeatureTask = { kind: 'query'; input: Uint8Array } | { kind: 'reference'; input: Uint8Array | string };
+/**
+ * A task: the features of a query photo, the stored features of a reference image (bytes or a file
+ * path), or the second look at a query photo's raster (issue 14, fourteenth round).
+ */
+export type FeatureTask = { kind: 'query'; input: Uint8Array } | { kind: 'reference'; input: Uint8Array | string } | { kind: 'second-look'; raster: GreyRaster };
+
+/** What a task returns: by kind, the query's features, the reference's record, the second look's local features (undefined: none configured). */
+export type FeatureValue = ExtractedPhotoQuery | Uint8Array | LocalFeatures | undefined;
+
+/** Runs one task in this thread. @throws Error when the image cannot be decoded. */
+export function runTask(task: FeatureTask): Promise<FeatureValue> {
+  if (task.kind === 'query') return extractPhotoQuery(task.input);
+  if (task.kind === 'reference') return extractPhotoReference(task.input);
+  return extractSecondLook(task.raster);
+}
 
 /**
  * Runs one task. Errors are returned, not thrown, so their `name` (PixelLimitError, …) and message
  * cross the thread unchanged.
  */
-export default async function run(task: FeatureTask): Promise<{ ok: true; value: PhotoQuery | Uint8Array } | { ok: false; name: string; message: string }> {
+export default async function run(task: FeatureTask): Promise<{ ok: true; value: FeatureValue } | { ok: false; name: string; message: string }> {
   try {
-    const value = task.kind === 'query' ? await extractPhotoQuery(task.input) : await extractPhotoReference(task.input);
+    const value = await runTask(task);
     return { ok: true, value };
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));

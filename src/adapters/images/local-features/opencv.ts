@@ -48,6 +48,10 @@ export interface OpenCv {
   /** Gaussian smoothing (`ksize` Size(0, 0): derived from σ); `borderType` one of the BORDER_* values. */
   GaussianBlur(src: CvMat, dst: CvMat, ksize: unknown, sigmaX: number, sigmaY: number, borderType: number): void;
   BORDER_REPLICATE: number;
+  /** Resizes `src` into `dst` of size `dsize` (`fx`, `fy` 0: from dsize); `interpolation` one of the INTER_* values. */
+  resize(src: CvMat, dst: CvMat, dsize: unknown, fx: number, fy: number, interpolation: number): void;
+  INTER_AREA: number;
+  INTER_CUBIC: number;
   matFromArray(rows: number, cols: number, type: number, data: ArrayLike<number>): CvMat;
   CV_8UC1: number;
   ORB_HARRIS_SCORE: number;

@@ -62,6 +62,20 @@ export interface PhotoPartHit {
   inliers: number;
   /** Best global cosine of this part's images among the global hits (−1 when none). */
   cosine: number;
+  /**
+   * The log-odds behind `score` (score = logistic(evidence)): what ranks hits whose scores both
+   * round to 1 in a double ({@link comparePartHits}).
+   */
+  evidence: number;
+}
+
+/**
+ * The order of photo-search hits, best first: more evidence (a higher score), then more inliers, a
+ * higher cosine, then the part id. Used by {@link fuse} and by the merge of a second look
+ * (photo-search.ts `mergeLooks`).
+ */
+export function comparePartHits(a: PhotoPartHit, b: PhotoPartHit): number {
+  return b.evidence - a.evidence || b.inliers - a.inliers || b.cosine - a.cosine || (a.part_id < b.part_id ? -1 : a.part_id > b.part_id ? 1 : 0);
 }
 
 /** Log-odds of the local evidence (−∞ without inliers); see {@link LOCAL_MIDPOINT}. */
@@ -84,8 +98,9 @@ const CORROBORATION_CAP = 10;
  * inliers, higher cosine, then part id.
  */
 export function fuse(local: readonly LocalHit[], global: readonly ImageHit[]): PhotoPartHit[] {
-  const parts = new Map<string, PhotoPartHit & { lo: number; go: number; bestLocal: string; bestGlobal: string }>();
-  const entry = (part_id: string, image_id: string): PhotoPartHit & { lo: number; go: number; bestLocal: string; bestGlobal: string } => {
+  type Evidence = Omit<PhotoPartHit, 'evidence'> & { lo: number; go: number; bestLocal: string; bestGlobal: string };
+  const parts = new Map<string, Evidence>();
+  const entry = (part_id: string, image_id: string): Evidence => {
     let cur = parts.get(part_id);
     if (!cur) {
       cur = { part_id, image_id, score: 0, inliers: 0, cosine: -1, lo: -Infinity, go: -Infinity, bestLocal: image_id, bestGlobal: image_id };
@@ -114,12 +129,8 @@ export function fuse(local: readonly LocalHit[], global: readonly ImageHit[]): P
     const hi = Math.max(p.lo, p.go);
     const lo = Math.min(p.lo, p.go);
     const evidence = hi + (lo > 0 ? Math.min(lo, CORROBORATION_CAP) : 0);
-    const hit: PhotoPartHit = { part_id: p.part_id, image_id: p.lo >= p.go ? p.bestLocal : p.bestGlobal, score: logistic(evidence), inliers: p.inliers, cosine: p.cosine };
-    return { hit, evidence };
+    const hit: PhotoPartHit = { part_id: p.part_id, image_id: p.lo >= p.go ? p.bestLocal : p.bestGlobal, score: logistic(evidence), inliers: p.inliers, cosine: p.cosine, evidence };
+    return hit;
   });
-  ranked.sort(
-    (a, b) => b.evidence - a.evidence || b.hit.inliers - a.hit.inliers || b.hit.cosine - a.hit.cosine ||
-      (a.hit.part_id < b.hit.part_id ? -1 : a.hit.part_id > b.hit.part_id ? 1 : 0),
-  );
-  return ranked.map((r) => r.hit);
+  return ranked.sort(comparePartHits);
 }

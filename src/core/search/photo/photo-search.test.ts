@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { randomFeatures } from '../../../../test/helpers/photo-features.js';
 import { rng } from '../../../../test/helpers/random.js';
 import { featuresFromRgb } from '../image-similarity.js';
-import { CONFIDENT_SCORE, fuse, localConfidence } from './confidence.js';
+import { CONFIDENT_SCORE, fuse, localConfidence, type PhotoPartHit } from './confidence.js';
 import { DESCRIPTOR_WORDS } from './hamming.js';
 import type { LocalFeatures } from './local-features.js';
-import { currentPhotoPrefix, decodePhotoFeatures, encodePhotoFeatures, PHOTO_FEATURE_VERSION, PHOTO_LOCAL_DEFAULTS, PhotoReferenceIndex } from './photo-search.js';
+import { currentPhotoPrefix, decodePhotoFeatures, encodePhotoFeatures, mergeLooks, PHOTO_FEATURE_VERSION, PHOTO_LOCAL_DEFAULTS, PhotoReferenceIndex, wantsSecondLook } from './photo-search.js';
 import { trainVocabulary } from './vocabulary.js';
 
 /** `ref`'s keypoints shifted by (tx, ty) with `flip` descriptor bits flipped each, then `clutter` random keypoints. */
@@ -83,5 +83,39 @@ describe('stored features of version 3 (issue 14, sixth round: reference keypoin
     expect(decoded.local?.descriptors).toEqual(local.descriptors);
     older[2] = 4;
     expect(() => decodePhotoFeatures(older)).toThrow(/known version/);
+  });
+});
+
+describe('a second look at an unconfident photo (issue 14, fourteenth round)', () => {
+  /** A fused answer of local hits (part, image, inliers, tentative matches). */
+  const answer = (...hits: [string, string, number, number][]): PhotoPartHit[] =>
+    fuse(hits.map(([part_id, image_id, inliers, matches]) => ({ part_id, image_id, inliers, matches, votes: 1, rotation: 0, scale: 1, model: [1, 0, 0, 1, 0, 0] })), []);
+
+  it('is asked for only when no hit of the first answer reaches the confident score', () => {
+    expect(wantsSecondLook([])).toBe(true);
+    expect(wantsSecondLook(answer(['A', 'a', 6, 200], ['B', 'b', 5, 300]))).toBe(true);
+    expect(wantsSecondLook(answer(['A', 'a', 30, 40]))).toBe(false);
+  });
+
+  it('keeps every part once with the better look\'s hit, ranked by evidence, at most `limit`', () => {
+    const first = answer(['A', 'a1', 6, 100], ['B', 'b1', 8, 200], ['C', 'c1', 4, 50]);
+    const second = answer(['A', 'a2', 25, 40], ['B', 'b2', 3, 200], ['D', 'd2', 5, 100]);
+    const merged = mergeLooks(first, second, 10);
+    // Log-odds: A 25 of 40 (second) ≫ B 8 of 200 (first) −2.6 > D 5 of 100 −4.4 > C 4 of 50 −4.7.
+    expect(merged.map((h) => h.part_id)).toEqual(['A', 'B', 'D', 'C']);
+    // A: the second look's hit (more inliers), its image and score; B: the first look's.
+    expect(merged.find((h) => h.part_id === 'A')).toEqual(second.find((h) => h.part_id === 'A'));
+    expect(merged.find((h) => h.part_id === 'B')).toEqual(first.find((h) => h.part_id === 'B'));
+    expect(merged[0]?.score).toBeGreaterThanOrEqual(CONFIDENT_SCORE);
+    for (let i = 1; i < merged.length; i++) expect(merged[i - 1]!.evidence).toBeGreaterThanOrEqual(merged[i]!.evidence);
+    expect(mergeLooks(first, second, 2).map((h) => h.part_id)).toEqual(merged.slice(0, 2).map((h) => h.part_id));
+  });
+
+  it('ranks hits whose scores both round to 1 by their evidence, as the first look does', () => {
+    const first = answer(['A', 'a', 90, 100]);
+    const second = answer(['B', 'b', 120, 130]);
+    expect(first[0]?.score).toBe(1);
+    expect(second[0]?.score).toBe(1);
+    expect(mergeLooks(first, second, 5).map((h) => h.part_id)).toEqual(['B', 'A']);
   });
 });

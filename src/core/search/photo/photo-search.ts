@@ -5,7 +5,7 @@
  * decoding and feature extraction are adapters (src/adapters/images/local-features/).
  */
 import { decodeFeatures, encodeFeatures, ImageFeatureIndex, ENCODED_LENGTH, type Features, type ImageHit } from '../image-similarity.js';
-import { fuse, type PhotoPartHit } from './confidence.js';
+import { comparePartHits, CONFIDENT_SCORE, fuse, type PhotoPartHit } from './confidence.js';
 import { decodeLocalFeatures, encodeLocalFeatures, LOCAL_FEATURE_VERSION, type LocalFeatures } from './local-features.js';
 import { PhotoIndex, type PhotoIndexOptions, type PhotoQueryOptions } from './photo-index.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -160,4 +160,30 @@ export class PhotoReferenceIndex {
     }
     return fuse(local, [...best.values()]).slice(0, limit);
   }
+}
+
+/**
+ * Whether a photo query's first answer asks for a second look (issue 14, fourteenth round;
+ * docs/search.md): true when no hit reaches {@link CONFIDENT_SCORE} (an empty answer included).
+ * A confident first answer is final.
+ */
+export function wantsSecondLook(first: readonly PhotoPartHit[]): boolean {
+  return !((first[0]?.score ?? 0) >= CONFIDENT_SCORE);
+}
+
+/**
+ * The answer of two looks at one query photo (issue 14, fourteenth round; docs/search.md): every
+ * part of either answer once, with the hit of the look that gave it more evidence (the higher
+ * score; its image, inliers and cosine come with it; on a tie the first look's), ranked as
+ * {@link fuse} ranks (confidence.ts `comparePartHits`), at most `limit`. Each answer is the top
+ * `limit` of its look, so the merged top `limit` is the top `limit` of the per-part maxima.
+ */
+export function mergeLooks(first: readonly PhotoPartHit[], second: readonly PhotoPartHit[], limit: number): PhotoPartHit[] {
+  const best = new Map<string, PhotoPartHit>();
+  for (const hit of first) best.set(hit.part_id, hit);
+  for (const hit of second) {
+    const cur = best.get(hit.part_id);
+    if (!cur || hit.evidence > cur.evidence) best.set(hit.part_id, hit);
+  }
+  return [...best.values()].sort(comparePartHits).slice(0, limit);
 }
