@@ -30,6 +30,8 @@ const { CONFIDENT_SCORE } = await import(`${DIST}/core/search/photo/confidence.j
 const { PhotoReferenceIndex, wantsSecondLook, mergeLooks } = await import(`${DIST}/core/search/photo/photo-search.js`);
 const { extractLocalFeatures, LOCAL_SETTINGS, decodeGrey, localFeaturesFromGrey, secondLookFeatures } = await import(`${DIST}/adapters/images/local-features/extract.js`);
 const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
+// PHOTO_SETTINGS='{"query":{…}}' overrides LOCAL_SETTINGS by role (experiments, as in photo-profile.js).
+for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_SETTINGS ?? '{}'))) Object.assign(LOCAL_SETTINGS[role], o);
 const SECOND_LOOK = process.env.PHOTO_SECOND_LOOK !== '0' && secondLookFeatures !== undefined && LOCAL_SETTINGS.query.secondLook !== undefined;
 const { rotatedGlobalFeatures } = await import(`${DIST}/adapters/images/local-features/global-views.js`);
 

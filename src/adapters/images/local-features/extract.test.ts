@@ -243,6 +243,14 @@ describe('query photos in low light (issue 14, thirteenth round)', () => {
       for (let i = 0; i < (second?.count ?? 0); i++) expect(second?.xs[i] ?? 0).toBeLessThan(480);
     });
 
+    it('a look with a keypoint budget of its own keeps at most that many', async () => {
+      const cv = await openCv();
+      const raster = await decodeGrey((await pictures()).normal, 'query');
+      const budget = (keypoints?: number) => secondLookFeatures(cv, raster, { ...LOCAL_SETTINGS.query, secondLook: { normal: { blur: 0, fast: 12, scale: 0.75, ...(keypoints ? { keypoints } : {}) }, lowLight: look.lowLight } })?.count ?? 0;
+      expect(budget()).toBeGreaterThan(300);
+      expect(budget(300)).toBe(300);
+    });
+
     it('none without the setting', async () => {
       const cv = await openCv();
       const raster = await decodeGrey((await pictures()).normal, 'query');

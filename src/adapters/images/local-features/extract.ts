@@ -189,12 +189,14 @@ export interface SecondLookSettings {
 
 /**
  * One look's detection: Gaussian σ `blur` in px of the working raster (0: none), FAST threshold
- * `fast`, and the raster resized by `scale` first (absent or 1: as decoded).
+ * `fast`, the raster resized by `scale` first (absent or 1: as decoded), and at most `keypoints`
+ * keypoints (absent: the role's budget).
  */
 export interface LookSettings {
   blur: number;
   fast: number;
   scale?: number;
+  keypoints?: number;
 }
 
 /** A decoded grey raster, 1 byte per pixel, row-major. */
@@ -551,7 +553,7 @@ export function secondLookFeatures(cv: OpenCv, input: GreyRaster, settings: Loca
   const dark = settings.lowLight !== undefined && isLowLight(greyHistogram(raster.data), raster.data.length, settings);
   const look = dark ? second.lowLight : second.normal;
   const scaled = look.scale !== undefined && look.scale !== 1 ? resizeGrey(cv, raster, look.scale) : raster;
-  return detectFeatures(cv, scaled, { ...settings, lowLight: undefined, adaptiveFast: undefined, blur: look.blur, fast: look.fast }, vocabulary);
+  return detectFeatures(cv, scaled, { ...settings, lowLight: undefined, adaptiveFast: undefined, blur: look.blur, fast: look.fast, keypoints: look.keypoints ?? settings.keypoints }, vocabulary);
 }
 
 /** The raster resized by `factor` (OpenCV's area interpolation shrinking, cubic enlarging). */
