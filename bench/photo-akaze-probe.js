@@ -510,16 +510,21 @@ async function fuse() {
   const second = JSON.parse(fs.readFileSync(arg('second'), 'utf8'));
   const parts = second.references.map((r) => r.file);
   const byKey = new Map(second.results.map((r) => [`${r.condition}/${r.file}/${r.name}`, r]));
-  const conds = ['scene', 'scene_fx', 'distractor'];
+  // Every condition the second matcher ran on (the product's dump may hold more).
+  const conds = [...new Set(second.results.map((r) => r.condition))];
+  // --small S: only parts whose (real) reference is at most S px on its long side count.
+  const smallSide = Number(arg('small', 'Infinity'));
+  const small = new Set(second.references.map((r, i) => ((r.side ?? Infinity) <= smallSide || (second.maxSide ?? Infinity) < Infinity ? i : -1)).filter((i) => i >= 0));
   const base = Object.fromEntries(conds.map((c) => [c, 0]));
   for (const d of dump) {
     const [cond, file] = d.query.split('/');
     if (!conds.includes(cond)) continue;
     if (cond === 'distractor') { if ((d.hits[0]?.[1] ?? 0) >= 0.5) base[cond]++; } else if (d.hits[0]?.[0] === `part:${file}`) base[cond]++;
   }
-  console.log(`product: scene ${base.scene}, scene_fx ${base.scene_fx} found first; distractors ≥ 0.5: ${base.distractor} (of ${dump.filter((d) => d.query.startsWith('distractor')).length})`);
-  console.log(`| A | lead L | scene first | scene_fx first | distractors fired | answers changed right / wrong |`);
-  console.log('|---|---|---|---|---|---|');
+  const named = conds.filter((c) => c !== 'distractor');
+  console.log(`product: ${named.map((c) => `${c} ${base[c]}`).join(', ')} found first; distractors ≥ 0.5: ${base.distractor} (of ${dump.filter((d) => d.query.startsWith('distractor')).length})`);
+  console.log(`| A | lead L | ${named.map((c) => `${c} first`).join(' | ')} | distractors with a confident answer (the product's ≥ 0.5 or the rule's) | answers changed right / wrong |`);
+  console.log(`|---|---|${named.map(() => '---|').join('')}---|---|`);
   for (const A of [6, 8, 10, 12, 15]) for (const L of [0, 2, 4]) {
     const c = Object.fromEntries(conds.map((k) => [k, 0]));
     let right = 0, wrong = 0;
@@ -531,15 +536,16 @@ async function fuse() {
       let answer = d.hits[0]?.[0]?.slice(5);
       let fired = false;
       if ((d.hits[0]?.[1] ?? 0) < 0.5) {
-        const order = o.inliers.map((v, i) => [v, i]).sort((x, y) => y[0] - x[0]);
+        const order = o.inliers.map((v, i) => [small.has(i) ? v : 0, i]).sort((x, y) => y[0] - x[0]);
         const [best, bi] = order[0];
         if (best >= A && best - (order[1]?.[0] ?? 0) >= L) { fired = answer !== parts[bi]; answer = parts[bi]; }
       }
       if (cond === 'distractor') { if (fired || (d.hits[0]?.[1] ?? 0) >= 0.5) c[cond]++; continue; }
       if (answer === file) c[cond]++;
       if (fired) { if (answer === file) right++; else wrong++; }
+      if (fired && A === Number(arg('show-a', '-1')) && L === Number(arg('show-l', '0'))) console.log(`  changed: ${d.query} product ${d.hits[0]?.[0]} ${(d.hits[0]?.[1] ?? 0).toFixed(2)} → ${answer} (${Math.max(...o.inliers)} inliers; true part ${o.inliers[parts.indexOf(file)] ?? '-'})`);
     }
-    console.log(`| ${A} | ${L} | ${c.scene} | ${c.scene_fx} | ${c.distractor} | ${right} / ${wrong} |`);
+    console.log(`| ${A} | ${L} | ${named.map((k) => c[k]).join(' | ')} | ${c.distractor} | ${right} / ${wrong} |`);
   }
 }
 
