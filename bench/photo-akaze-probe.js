@@ -160,7 +160,10 @@ async function makeFamily(name) {
     const fromLocal = (f) => ({ n: f.count, xs: f.xs, ys: f.ys, angles: f.angles, sizes: f.sizes, desc: new Uint8Array(f.descriptors.buffer, f.descriptors.byteOffset, f.count * 32), width: f.width, height: f.height });
     return { W, reference: async (bytes) => fromLocal(await extractLocalFeatures(bytes, 'reference')), query: async (bytes) => fromLocal(await extractLocalFeatures(bytes, 'query')) };
   }
-  const W = 8; // AKAZE's MLDB: 61 bytes, BRISK: 64 bytes; padded to 64.
+  // AKAZE's MLDB: 61 bytes, BRISK: 64 bytes; padded to 64. --akaze-bits 256: MLDB subsampled to
+  // 256 bits (OpenCV's descriptor_size), the shape of the product's ORB postings.
+  const akazeBits = Number(arg('akaze-bits', '0'));
+  const W = akazeBits > 0 ? Math.ceil(akazeBits / 64) : 8;
   const refThreshold = Number(arg('ref-threshold', '0.0003'));
   const queryThreshold = Number(arg('query-threshold', '0.0003'));
   const refBudget = Number(arg('ref-keypoints', '1500'));
@@ -177,6 +180,7 @@ async function makeFamily(name) {
         // (Sample_Derivative_Response_Radius6): default construction and setters work.
         d = new cv.AKAZE();
         d.setThreshold(threshold);
+        if (akazeBits > 0) d.setDescriptorSize(akazeBits);
       }
       detectors.set(threshold, d);
     }
@@ -214,6 +218,7 @@ async function makeFamily(name) {
   };
   const backdrop = name.endsWith('-bd');
   const hamming = (a, ai, b, bi) => { let d = 0; for (let k = 0; k < W * 8; k++) { let x = a[ai * W * 8 + k] ^ b[bi * W * 8 + k]; while (x) { d += x & 1; x >>= 1; } } return d; };
+  const repeatBits = Math.round((30 * W) / 8); // "the same descriptor": 30 of 512 bits, scaled
   /** `base` plus the keypoints of `extra` that do not repeat one of base's (as extract.ts appendNew). */
   const merge = (base, extra, limit) => {
     const kept = [];
@@ -221,7 +226,7 @@ async function makeFamily(name) {
       let repeated = false;
       for (let j = 0; j < base.n && !repeated; j++) {
         if (Math.abs(base.xs[j] - extra.xs[i]) > 1 || Math.abs(base.ys[j] - extra.ys[i]) > 1 || Math.abs(base.sizes[j] - extra.sizes[i]) > 0.5) continue;
-        repeated = hamming(base.desc, j, extra.desc, i) <= 30;
+        repeated = hamming(base.desc, j, extra.desc, i) <= repeatBits;
       }
       if (!repeated) kept.push(i);
     }
