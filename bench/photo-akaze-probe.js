@@ -59,7 +59,7 @@ const get = (i) => [0x20, ...uleb(i)], set = (i) => [0x21, ...uleb(i)];
 const i32c = (v) => [0x41, ...sleb(v)];
 const i64load = (off) => [0x29, 3, ...uleb(off)];
 const i32store = (off) => [0x36, 2, ...uleb(off)];
-const LT_S = 0x48, GE_S = 0x4e, ADD = 0x6a, MUL = 0x6c, POPCNT = 0x7b, ADD64 = 0x7c, XOR64 = 0x85, WRAP = 0xa7;
+const LT_S = 0x48, GE_S = 0x4e, ADD = 0x6a, POPCNT = 0x7b, ADD64 = 0x7c, XOR64 = 0x85, WRAP = 0xa7;
 const BLOCK = [0x02, 0x40], LOOP = [0x03, 0x40], IF = [0x04, 0x40], ELSE = 0x05, END = 0x0b, BR = 0x0c, BR_IF = 0x0d;
 
 /**
@@ -103,7 +103,6 @@ function knnModule(W) {
     BR, 0,
     END, END, END,
   ];
-  void MUL;
   const body = [...vec([[W, I64], [9, I32]]), ...code];
   const type = [0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), ...vec([])];
   const bytes = new Uint8Array([
@@ -114,8 +113,9 @@ function knnModule(W) {
     ...section(7, vec([[...wname('knn2'), 0x00, 0]])),
     ...section(10, vec([[...uleb(body.length), ...body]])),
   ]);
-  const memory = new WebAssembly.Memory({ initial: 1 });
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
+  const wasm = globalThis.WebAssembly;
+  const memory = new wasm.Memory({ initial: 1 });
+  const instance = new wasm.Instance(new wasm.Module(bytes), { env: { memory } });
   return { memory, knn2: instance.exports.knn2 };
 }
 
