@@ -12,6 +12,12 @@
 //   nice -n 10 node bench/photo-akaze-probe.js run --family akaze    [--ref-threshold 0.0003] [--query-threshold 0.0003] [--query-keypoints 2000] [--ref-keypoints 1500]
 //   nice -n 10 node bench/photo-akaze-probe.js run --family akaze-bd (AKAZE also on the reference's grey backdrop variant, as the sixth round does for ORB)
 //   nice -n 10 node bench/photo-akaze-probe.js run --family brisk    [--brisk-threshold 30]
+//   further options of `run`: --conds (any of bench/photo-queries.js's conditions, `distractor`),
+//   --ratio 0.8, --query-grid 8, --akaze-bits 256 (MLDB subsampled), --query-max-side /
+//   --query-min-side / --ref-max-side / --ref-min-side (raster sizes of the non-ORB families),
+//   --max-side S and --pad N (below), --tag NAME (output bench/tmp/akaze-probe/<family>-<NAME>.json).
+//   Extraction CPU: the non-ORB families call `detect`, then `compute` on the chosen keypoints;
+//   this build's AKAZE `compute` rebuilds the scale space, so one `detectAndCompute` costs ~0.6×.
 //   node bench/photo-akaze-probe.js report [--families orb,akaze,akaze-bd] [--small 70]
 //   nice -n 10 node bench/photo-akaze-probe.js run --family akaze --max-side 70 --pad 9486 --tag small10k
 //     (AKAZE only for references of at most 70 px, with the small ones among the 9,486 synthetic
