@@ -7,13 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeatureIndexSimilaritySearch, type QueryFeatureExtractor } from '../../src/adapters/images/image-search.js';
 import { LOCAL_SETTINGS } from '../../src/adapters/images/local-features/extract.js';
 import { extractPhotoQuery, extractPhotoReference, extractSecondLook } from '../../src/adapters/images/local-features/photo-features.js';
 import { CONFIDENT_IMAGE_SCORE } from '../../src/api/schemas.js';
 import { CONFIDENT_SCORE } from '../../src/core/search/photo/confidence.js';
-import { PhotoReferenceIndex } from '../../src/core/search/photo/photo-search.js';
 import type { ReferenceFeatures, ReferenceFeatureStore } from '../../src/core/ports.js';
 import { createHarness, MODES, type Harness } from '../helpers/harness.js';
 import { rng } from '../helpers/random.js';
@@ -242,58 +241,6 @@ describe('a second look at a photo whose first answer is not confident (issue 14
     expect(hits[0]?.part_id).toBe('photo:broccoli.jpg');
     expect(hits[0]?.score ?? 0).toBeGreaterThanOrEqual(CONFIDENT_SCORE);
     expect(calls.secondLook).toBe(0);
-  });
-
-  describe('started ahead when the extraction runs beside the search (a feature thread)', () => {
-    /** The same extraction, declared concurrent (as the feature threads are); the order of second looks and searches. */
-    const events: string[] = [];
-    const ahead = new FeatureIndexSimilaritySearch(store, {
-      extractor: {
-        query: extractor.query,
-        secondLook: async (raster) => {
-          events.push('second look');
-          return extractSecondLook(raster);
-        },
-        concurrent: async () => true,
-      },
-    });
-    const searches = (run: () => Promise<unknown>) => async () => {
-      events.length = 0;
-      const original = PhotoReferenceIndex.prototype.query;
-      vi.spyOn(PhotoReferenceIndex.prototype, 'query').mockImplementation(function (this: PhotoReferenceIndex, ...args) {
-        events.push('search');
-        return original.apply(this, args);
-      });
-      try {
-        await run();
-      } finally {
-        vi.restoreAllMocks();
-      }
-    };
-
-    it('an unconfident photo: the look started before the first search is the one merged (one extraction), the answer as when started after', async () => {
-      const photo = await scene('party-hat.jpg', 3, 15);
-      const after = await search.rankParts(photo, 5);
-      let hits: Awaited<ReturnType<typeof search.rankParts>> = [];
-      await searches(async () => {
-        hits = await ahead.rankParts(photo, 5);
-      })();
-      expect(events).toEqual(['second look', 'search', 'search']);
-      expect(hits).toEqual(after);
-      expect(hits[0]?.part_id).toBe('photo:party-hat.jpg');
-    });
-
-    it('a confident photo: the look started ahead is dropped, the answer is the first look\'s', async () => {
-      const photo = await scene('broccoli.jpg', 3);
-      const alone = await search.rankParts(photo, 5);
-      let hits: Awaited<ReturnType<typeof search.rankParts>> = [];
-      await searches(async () => {
-        hits = await ahead.rankParts(photo, 5);
-      })();
-      expect(events).toEqual(['second look', 'search']);
-      expect(hits).toEqual(alone);
-      expect(ahead.secondLooks).toBe(1); // the party hat's, not this one
-    });
   });
 
   it('a photo of something else is looked at again and still gets no confident hit', async () => {

@@ -78,14 +78,11 @@ export const sharpFeatureIndexer: ImageFeatureIndexer = createSharpFeatureIndexe
 /**
  * How a query photo's features are computed (default: on the feature threads, feature-threads.ts).
  * `query` returns the first look's features and, when a second look is configured, the raster to
- * look at again; `secondLook` computes that look's local features (undefined: none configured);
- * `concurrent` tells whether that work runs beside the calling thread (on a feature thread), so
- * that a second look started early overlaps the first look's search (absent: it does not).
+ * look at again; `secondLook` computes that look's local features (undefined: none configured).
  */
 export interface QueryFeatureExtractor {
   query(image: Uint8Array): Promise<ExtractedPhotoQuery>;
   secondLook(raster: GreyRaster): Promise<LocalFeatures | undefined>;
-  concurrent?(): Promise<boolean>;
 }
 
 /** The extractor of the feature threads (loaded on first use: sharp and OpenCV only when a photo is searched). */
@@ -97,10 +94,6 @@ const threadExtractor: QueryFeatureExtractor = {
   async secondLook(raster) {
     const { secondLookOffThread } = await import('./local-features/feature-threads.js');
     return secondLookOffThread(raster);
-  },
-  async concurrent() {
-    const { featureThreadsAvailable } = await import('./local-features/feature-threads.js');
-    return featureThreadsAvailable();
   },
 };
 
@@ -220,13 +213,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
       throw new CatalogError('unsupported_media_type', `the query image cannot be decoded: ${(error as Error).message}`);
     }
     await this.sync();
-    // The second look's extraction starts before the first look's search when it can run beside it
-    // (a feature thread) on a slot no other photo waits for: an unconfident photo then waits for the
-    // longer of the two, not their sum (issue 14: query p99 ≤ 250 ms at 10,000 references). A
-    // confident answer discards it; under load (a photo waiting) none is started ahead.
-    const early = query.raster && this.index && this.pool.active < this.pool.concurrency && this.pool.queued === 0 && (await this.extractor.concurrent?.()) ? this.startSecondLook(query.raster) : undefined;
     let hits = this.index?.query(query, limit) ?? [];
-    if (query.raster && this.index && wantsSecondLook(hits)) hits = await this.secondLook(query, hits, limit, early ?? this.startSecondLook(query.raster));
+    if (query.raster && this.index && wantsSecondLook(hits)) hits = await this.secondLook(query, query.raster, hits, limit);
     // score: the photo-search confidence in [0, 1] (core/search/photo/confidence.ts).
     return hits.map((h) => ({ part_id: h.part_id, image_id: h.image_id, score: h.score }));
   }
@@ -235,24 +223,19 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
    * The answer after a second look at a photo whose first answer has no confident hit (issue 14,
    * fourteenth round; docs/search.md): its raster detected again with the second look's settings
    * on a feature thread, searched again (the same global views), and both answers merged per part
-   * by the better score (photo-search.ts `mergeLooks`). `pending`: the second look's extraction
-   * ({@link startSecondLook}), perhaps started before the first search. The first answer stands
-   * when the decode queue is full or the second extraction fails: the second look is a bonus, never an error.
+   * by the better score (photo-search.ts `mergeLooks`). The first answer stands when the decode
+   * queue is full or the second extraction fails: the second look is a bonus, never an error.
    */
-  private async secondLook(query: ExtractedPhotoQuery, first: PhotoPartHit[], limit: number, pending: Promise<LocalFeatures | undefined>): Promise<PhotoPartHit[]> {
-    const local = await pending;
+  private async secondLook(query: ExtractedPhotoQuery, raster: GreyRaster, first: PhotoPartHit[], limit: number): Promise<PhotoPartHit[]> {
+    let local: LocalFeatures | undefined;
+    try {
+      local = await this.pool.run(() => this.extractor.secondLook(raster));
+    } catch {
+      return first;
+    }
     if (!local || !this.index) return first;
     this.secondLooks++;
     return mergeLooks(first, this.index.query({ views: query.views, local }, limit), limit);
-  }
-
-  /**
-   * The second look's local features of a query raster, extracted through the decode pool
-   * (undefined when no second look is configured, the decode queue is full or the extraction
-   * fails); never rejects, so a look started ahead and then not needed is simply dropped.
-   */
-  private startSecondLook(raster: GreyRaster): Promise<LocalFeatures | undefined> {
-    return this.pool.run(() => this.extractor.secondLook(raster)).catch(() => undefined);
   }
 }
 
