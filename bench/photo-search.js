@@ -10,9 +10,9 @@
 //
 // Usage (after `npx tsc -p tsconfig.build.json`):
 //   node bench/photo-search.js [--sizes real,1000,10000] [--per 150] [--out bench/tmp/photo-search.json]
-// A query whose answer has no confident hit gets the product's second look (issue 14, fourteenth
-// round: extract.ts secondLookFeatures, photo-search.ts mergeLooks), timed with it; PHOTO_SECOND_LOOK=0
-// measures the first look alone.
+// PHOTO_SECOND_LOOK=1: a query whose answer has no confident hit gets the product's second look
+// (issue 14, fourteenth round: extract.ts secondLookFeatures, photo-search.ts mergeLooks; off by
+// default, as in a server), timed with it.
 // Features of the synthetic references are cached in bench/tmp/photo-cache/ (first run: minutes).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,7 +32,8 @@ const { extractLocalFeatures, LOCAL_SETTINGS, decodeGrey, localFeaturesFromGrey,
 const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
 // PHOTO_SETTINGS='{"query":{…}}' overrides LOCAL_SETTINGS by role (experiments, as in photo-profile.js).
 for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_SETTINGS ?? '{}'))) Object.assign(LOCAL_SETTINGS[role], o);
-const SECOND_LOOK = process.env.PHOTO_SECOND_LOOK !== '0' && secondLookFeatures !== undefined && LOCAL_SETTINGS.query.secondLook !== undefined;
+// As the product: off unless asked for (PHOTO_SECOND_LOOK=1 here, CATALOG_PHOTO_SECOND_LOOK=1 for a server).
+const SECOND_LOOK = process.env.PHOTO_SECOND_LOOK === '1' && secondLookFeatures !== undefined && LOCAL_SETTINGS.query.secondLook !== undefined;
 const { rotatedGlobalFeatures } = await import(`${DIST}/adapters/images/local-features/global-views.js`);
 
 const args = process.argv.slice(2);

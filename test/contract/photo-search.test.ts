@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FeatureIndexSimilaritySearch, type QueryFeatureExtractor } from '../../src/adapters/images/image-search.js';
+import { FeatureIndexSimilaritySearch, secondLookWanted, type QueryFeatureExtractor } from '../../src/adapters/images/image-search.js';
 import { LOCAL_SETTINGS } from '../../src/adapters/images/local-features/extract.js';
 import { extractPhotoQuery, extractPhotoReference, extractSecondLook } from '../../src/adapters/images/local-features/photo-features.js';
 import { CONFIDENT_IMAGE_SCORE } from '../../src/api/schemas.js';
@@ -201,7 +201,7 @@ describe('a second look at a photo whose first answer is not confident (issue 14
       return extractSecondLook(raster);
     },
   };
-  const search = new FeatureIndexSimilaritySearch(store, { extractor });
+  const search = new FeatureIndexSimilaritySearch(store, { extractor, secondLook: true });
   const saved = LOCAL_SETTINGS.query.secondLook;
   beforeAll(async () => {
     // A party hat: a soft, flat drawing whose few corners noise hides (a bench miss of the twelfth round).
@@ -211,8 +211,19 @@ describe('a second look at a photo whose first answer is not confident (issue 14
     LOCAL_SETTINGS.query.secondLook = saved;
   });
 
-  it('is on by default', () => {
+  it('is off by default in a server, on with CATALOG_PHOTO_SECOND_LOOK=1; its settings are there either way', () => {
     expect(saved).toBeDefined();
+    expect(secondLookWanted({})).toBe(false);
+    expect(secondLookWanted({ CATALOG_PHOTO_SECOND_LOOK: '1' })).toBe(true);
+    expect(secondLookWanted({ CATALOG_PHOTO_SECOND_LOOK: '0' })).toBe(false);
+  });
+
+  it('off: an unconfident photo is not looked at again', async () => {
+    const off = new FeatureIndexSimilaritySearch(store, { extractor, secondLook: false });
+    calls.secondLook = 0;
+    const hits = await off.rankParts(await scene('party-hat.jpg', 3, 15), 5);
+    expect(calls.secondLook).toBe(0);
+    expect(hits[0]?.score ?? 0).toBeLessThan(CONFIDENT_SCORE);
   });
 
   it('finds the part of a noisy scene that its first look did not find confidently', async () => {

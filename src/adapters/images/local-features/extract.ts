@@ -39,7 +39,8 @@ export type LocalRole = 'reference' | 'query';
  * - `secondLook` (query only): a photo whose first answer has no confident hit is detected again
  *   at 0.6 × its working size (plain detection, FAST 12) and searched again ({@link
  *   SecondLookSettings}; nine scene conditions of 40 at 514 / 10,000 references, found first:
- *   276 → 288 / 268 → 279, no condition lost one, distractors ≥ 0.5 3 → 3 / 4 of 100).
+ *   276 → 288 / 268 → 279, no condition lost one, distractors ≥ 0.5 3 → 3 / 4 of 100); used
+ *   only when the search asks for it (image-search.ts `secondLookWanted`: off by default).
  */
 export const LOCAL_SETTINGS: Record<LocalRole, LocalSettings> = {
   reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12, backdrop: { grey: 100, keypoints: 300, tolerance: 16, plainBorder: 0.6 } },
