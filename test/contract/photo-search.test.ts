@@ -148,17 +148,21 @@ describe.each(MODES)('photo search (%s client)', (mode) => {
   });
 });
 
-describe('photo search confidence', () => {
-  const rows: ReferenceFeatures[] = [];
-  const store: ReferenceFeatureStore = {
+/** A reference store over `rows`, which are only ever added: any change since a load asks for a full reload. */
+function growingStore(rows: ReferenceFeatures[]): ReferenceFeatureStore {
+  return {
     fingerprint: async () => String(rows.length),
     async *all() {
       yield* rows;
     },
-    // Rows are only ever added: any change since a load asks for a full reload.
     changeVersion: async () => rows.length,
     changesSince: async (since) => ({ version: rows.length, complete: since === rows.length, more: false, upserted: [], removed: [] }),
   };
+}
+
+describe('photo search confidence', () => {
+  const rows: ReferenceFeatures[] = [];
+  const store = growingStore(rows);
   const search = new FeatureIndexSimilaritySearch(store);
   beforeAll(async () => {
     for (const file of PARTS) rows.push({ image_id: file, part_id: `photo:${file}`, features: await extractPhotoReference(read(file)) });
@@ -181,14 +185,7 @@ describe('photo search confidence', () => {
 
 describe('a second look at a photo whose first answer is not confident (issue 14, fourteenth round)', () => {
   const rows: ReferenceFeatures[] = [];
-  const store: ReferenceFeatureStore = {
-    fingerprint: async () => String(rows.length),
-    async *all() {
-      yield* rows;
-    },
-    changeVersion: async () => rows.length,
-    changesSince: async (since) => ({ version: rows.length, complete: since === rows.length, more: false, upserted: [], removed: [] }),
-  };
+  const store = growingStore(rows);
   /** In this thread (so the test can turn the second look off), counting the second looks asked for. */
   const calls = { query: 0, secondLook: 0 };
   const extractor: QueryFeatureExtractor = {
