@@ -189,9 +189,9 @@ describe('a second look at a photo whose first answer is not confident (issue 14
   /** In this thread (so the test can turn the second look off), counting the second looks asked for. */
   const calls = { query: 0, secondLook: 0 };
   const extractor: QueryFeatureExtractor = {
-    query: async (image) => {
+    query: async (image, keepRaster) => {
       calls.query++;
-      return extractPhotoQuery(image);
+      return extractPhotoQuery(image, { raster: keepRaster });
     },
     secondLook: async (raster) => {
       calls.secondLook++;

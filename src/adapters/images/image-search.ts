@@ -77,19 +77,20 @@ export const sharpFeatureIndexer: ImageFeatureIndexer = createSharpFeatureIndexe
 
 /**
  * How a query photo's features are computed (default: on the feature threads, feature-threads.ts).
- * `query` returns the first look's features and, when a second look is configured, the raster to
- * look at again; `secondLook` computes that look's local features (undefined: none configured).
+ * `query` returns the first look's features and, when `keepRaster` asks for it and a second look is
+ * configured, the raster to look at again; `secondLook` computes that look's local features
+ * (undefined: none configured).
  */
 export interface QueryFeatureExtractor {
-  query(image: Uint8Array): Promise<ExtractedPhotoQuery>;
+  query(image: Uint8Array, keepRaster: boolean): Promise<ExtractedPhotoQuery>;
   secondLook(raster: GreyRaster): Promise<LocalFeatures | undefined>;
 }
 
 /** The extractor of the feature threads (loaded on first use: sharp and OpenCV only when a photo is searched). */
 const threadExtractor: QueryFeatureExtractor = {
-  async query(image) {
+  async query(image, keepRaster) {
     const { extractQueryOffThread } = await import('./local-features/feature-threads.js');
-    return extractQueryOffThread(image);
+    return extractQueryOffThread(image, { raster: keepRaster });
   },
   async secondLook(raster) {
     const { secondLookOffThread } = await import('./local-features/feature-threads.js');
@@ -220,7 +221,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     let query: ExtractedPhotoQuery;
     try {
       // Decode and extraction on a feature thread (feature-threads.ts): the event loop stays free.
-      query = await this.pool.run(() => this.extractor.query(image));
+      // The raster only when a second look may need it (it is ~300 KB to copy across the thread).
+      query = await this.pool.run(() => this.extractor.query(image, this.secondLookOn));
     } catch (error) {
       if (error instanceof DecodeQueueFullError) {
         throw new CatalogError('unavailable', `image search is busy: ${error.maxQueue} query images are already waiting to be decoded; retry in a few seconds`, undefined, { retryAfterSeconds: 2 });

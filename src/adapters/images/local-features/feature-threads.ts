@@ -52,12 +52,12 @@ async function run(task: FeatureTask): Promise<FeatureValue> {
 }
 
 /**
- * Features of a query photo (global views and local features, and its raster when a second look
- * is configured), computed on a feature thread.
+ * Features of a query photo (global views and local features, and its raster when `options.raster`
+ * asks for it and a second look is configured), computed on a feature thread.
  * @throws Error when the image cannot be decoded (name PixelLimitError when it is too large).
  */
-export async function extractQueryOffThread(input: Uint8Array): Promise<ExtractedPhotoQuery> {
-  return (await run({ kind: 'query', input })) as ExtractedPhotoQuery;
+export async function extractQueryOffThread(input: Uint8Array, options: { raster?: boolean } = {}): Promise<ExtractedPhotoQuery> {
+  return (await run({ kind: 'query', input, raster: options.raster === true })) as ExtractedPhotoQuery;
 }
 
 /**

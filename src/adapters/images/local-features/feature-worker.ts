@@ -12,14 +12,14 @@ import { extractPhotoQuery, extractPhotoReference, extractSecondLook, type Extra
  * A task: the features of a query photo, the stored features of a reference image (bytes or a file
  * path), or the second look at a query photo's raster (issue 14, fourteenth round).
  */
-export type FeatureTask = { kind: 'query'; input: Uint8Array } | { kind: 'reference'; input: Uint8Array | string } | { kind: 'second-look'; raster: GreyRaster };
+export type FeatureTask = { kind: 'query'; input: Uint8Array; raster?: boolean } | { kind: 'reference'; input: Uint8Array | string } | { kind: 'second-look'; raster: GreyRaster };
 
 /** What a task returns: by kind, the query's features, the reference's record, the second look's local features (undefined: none configured). */
 export type FeatureValue = ExtractedPhotoQuery | Uint8Array | LocalFeatures | undefined;
 
 /** Runs one task in this thread. @throws Error when the image cannot be decoded. */
 export function runTask(task: FeatureTask): Promise<FeatureValue> {
-  if (task.kind === 'query') return extractPhotoQuery(task.input);
+  if (task.kind === 'query') return extractPhotoQuery(task.input, { raster: task.raster === true });
   if (task.kind === 'reference') return extractPhotoReference(task.input);
   return extractSecondLook(task.raster);
 }

@@ -26,24 +26,26 @@ export async function extractPhotoReference(input: Uint8Array | string): Promise
   return encodePhotoFeatures(global, local);
 }
 
-/** A query photo's features and, when a second look is configured, the grey raster it would look at again. */
+/** A query photo's features and, when asked for, the grey raster a second look would look at again. */
 export interface ExtractedPhotoQuery extends PhotoQuery {
   /**
    * The query's working grey raster (≤ 640 px a side, ~300 KB), kept for {@link extractSecondLook}
-   * when `LOCAL_SETTINGS.query.secondLook` is set (issue 14, fourteenth round); absent otherwise.
+   * when the caller asks for it and `LOCAL_SETTINGS.query.secondLook` is set (issue 14, fourteenth
+   * round); absent otherwise, so that it does not cross a thread for nothing.
    */
   raster?: GreyRaster;
 }
 
 /**
- * The features of a query photo (global views and local features), with its grey raster when a
- * second look is configured.
+ * The features of a query photo (global views and local features), with its grey raster when
+ * `options.raster` asks for it (the search will look again at an unconfident photo) and a second
+ * look is configured.
  * @throws Error when sharp cannot decode the image.
  */
-export async function extractPhotoQuery(input: Uint8Array | string): Promise<ExtractedPhotoQuery> {
+export async function extractPhotoQuery(input: Uint8Array | string, options: { raster?: boolean } = {}): Promise<ExtractedPhotoQuery> {
   const [source, vocabulary] = await Promise.all([predecode(input, LOCAL_SETTINGS.query.maxSide), shippedVocabulary()]);
   const [views, [local, raster]] = await Promise.all([rotatedGlobalFeatures(source), extractQueryLocal(source, vocabulary)]);
-  return LOCAL_SETTINGS.query.secondLook ? { views, local, raster } : { views, local };
+  return options.raster === true && LOCAL_SETTINGS.query.secondLook ? { views, local, raster } : { views, local };
 }
 
 /**
