@@ -36,8 +36,20 @@ export interface CvOrb {
   detectAndCompute(image: CvMat, mask: CvMat, keypoints: CvKeyPointVector, descriptors: CvMat): void;
   delete(): void;
 }
+/**
+ * OpenCV's AKAZE detector / MLDB descriptor (issue 14, fourteenth round). Construct it with no
+ * argument and set it up with the setters: this build's explicit-argument constructor trips an
+ * assertion (Sample_Derivative_Response_Radius6) on every image.
+ */
+export interface CvAkaze extends CvOrb {
+  /** Detector response threshold (OpenCV's default 0.001; lower finds more keypoints). */
+  setThreshold(threshold: number): void;
+  /** MLDB descriptor length in bits (0: the full 486 bits in 61 bytes); fewer bits are a fixed random subset. */
+  setDescriptorSize(bits: number): void;
+}
 export interface OpenCv {
   Mat: new () => CvMat;
+  AKAZE: new () => CvAkaze;
   KeyPointVector: new () => CvKeyPointVector;
   ORB: new (
     nfeatures?: number, scaleFactor?: number, nlevels?: number, edgeThreshold?: number, firstLevel?: number,
