@@ -16,3 +16,19 @@ export async function shippedVocabularyId(): Promise<number> {
   const { DEFAULT_VOCABULARY_ID } = await import('./vocabulary-data.js');
   return DEFAULT_VOCABULARY_ID;
 }
+
+/**
+ * The shipped AKAZE vocabulary (akaze-vocabulary-data.ts, decoded once): the visual words of the
+ * AKAZE records of small references and of query photos (issue 14, fourteenth round;
+ * src/adapters/images/local-features/akaze.ts). Imported on first use, as {@link shippedVocabulary}.
+ */
+export async function shippedAkazeVocabulary(): Promise<Vocabulary> {
+  const { akazeVocabulary } = await import('./akaze-vocabulary-data.js');
+  return akazeVocabulary();
+}
+
+/** The shipped AKAZE vocabulary's id (2; not the ORB vocabulary's), without decoding it. */
+export async function shippedAkazeVocabularyId(): Promise<number> {
+  const { AKAZE_VOCABULARY_ID } = await import('./akaze-vocabulary-data.js');
+  return AKAZE_VOCABULARY_ID;
+}
