@@ -8,9 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FeatureIndexSimilaritySearch, secondLookWanted, type QueryFeatureExtractor } from '../../src/adapters/images/image-search.js';
+import { FeatureIndexSimilaritySearch, secondLookWanted, smallLookWanted, type QueryFeatureExtractor } from '../../src/adapters/images/image-search.js';
+import { decodePhotoFeatures } from '../../src/core/search/photo/photo-search.js';
 import { LOCAL_SETTINGS } from '../../src/adapters/images/local-features/extract.js';
-import { extractPhotoQuery, extractPhotoReference, extractSecondLook } from '../../src/adapters/images/local-features/photo-features.js';
+import { extractPhotoQuery, extractPhotoReference, extractSecondLook, extractSmallLook } from '../../src/adapters/images/local-features/photo-features.js';
 import { CONFIDENT_IMAGE_SCORE } from '../../src/api/schemas.js';
 import { CONFIDENT_SCORE } from '../../src/core/search/photo/confidence.js';
 import type { ReferenceFeatures, ReferenceFeatureStore } from '../../src/core/ports.js';
@@ -197,8 +198,11 @@ describe('a second look at a photo whose first answer is not confident (issue 14
       calls.secondLook++;
       return extractSecondLook(raster);
     },
+    smallLook: (image) => extractSmallLook(image),
+    concurrent: async () => false,
   };
-  const search = new FeatureIndexSimilaritySearch(store, { extractor, secondLook: true });
+  // The small look (fifteenth round) off: these tests are about the second look alone.
+  const search = new FeatureIndexSimilaritySearch(store, { extractor, secondLook: true, smallLook: false });
   const saved = LOCAL_SETTINGS.query.secondLook;
   beforeAll(async () => {
     // A party hat: a soft, flat drawing whose few corners noise hides (a bench miss of the twelfth round).
@@ -216,7 +220,7 @@ describe('a second look at a photo whose first answer is not confident (issue 14
   });
 
   it('off: an unconfident photo is not looked at again', async () => {
-    const off = new FeatureIndexSimilaritySearch(store, { extractor, secondLook: false });
+    const off = new FeatureIndexSimilaritySearch(store, { extractor, secondLook: false, smallLook: false });
     calls.secondLook = 0;
     const hits = await off.rankParts(await scene('party-hat.jpg', 3, 15), 5);
     expect(calls.secondLook).toBe(0);
@@ -256,5 +260,108 @@ describe('a second look at a photo whose first answer is not confident (issue 14
     const hits = await search.rankParts(await scene('tiger.jpg', 20, 12), 5);
     expect(calls.secondLook).toBe(1);
     expect(hits[0]?.score ?? 0).toBeLessThan(CONFIDENT_SCORE);
+  });
+});
+
+describe('the small look: AKAZE features of small references (issue 14, fifteenth round)', () => {
+  const rows: ReferenceFeatures[] = [];
+  const store = growingStore(rows);
+  // Small references (at most 70 px on the long side): a 32 × 70 banana and a 46-px party hat
+  // beside the 32-px `9` the tests look for, and the 32-px × of PARTS.
+  const SMALL = ['9.jpg', 'banana.jpg', 'party-hat.jpg'];
+  /** In this thread, counting the small looks asked for (`fail`: they throw). */
+  const calls = { smallLook: 0, fail: false };
+  const extractor: QueryFeatureExtractor = {
+    query: (image, keepRaster) => extractPhotoQuery(image, { raster: keepRaster }),
+    secondLook: (raster) => extractSecondLook(raster),
+    smallLook: async (image) => {
+      calls.smallLook++;
+      if (calls.fail) throw new Error('the small look failed');
+      return extractSmallLook(image);
+    },
+    concurrent: async () => false,
+  };
+  const search = new FeatureIndexSimilaritySearch(store, { extractor, smallLook: true });
+  const off = new FeatureIndexSimilaritySearch(store, { extractor, smallLook: false });
+  /** As `search`, with an extractor whose small looks may run beside a first look (threads). */
+  const ahead = new FeatureIndexSimilaritySearch(store, { extractor: { ...extractor, concurrent: async () => true }, smallLook: true });
+  beforeAll(async () => {
+    for (const file of [...PARTS, ...SMALL]) rows.push({ image_id: file, part_id: `photo:${file}`, features: await extractPhotoReference(read(file)) });
+  }, 120_000);
+  const reset = (fail = false): void => {
+    calls.smallLook = 0;
+    calls.fail = fail;
+  };
+
+  it('is on by default in a server, off with CATALOG_PHOTO_SMALL_LOOK=0', () => {
+    expect(smallLookWanted({})).toBe(true);
+    expect(smallLookWanted({ CATALOG_PHOTO_SMALL_LOOK: '0' })).toBe(false);
+    expect(smallLookWanted({ CATALOG_PHOTO_SMALL_LOOK: '1' })).toBe(true);
+  });
+
+  it('stores AKAZE features for a small reference only', () => {
+    const small = rows.find((r) => r.image_id === '9.jpg');
+    const large = rows.find((r) => r.image_id === 'broccoli.jpg');
+    expect(decodePhotoFeatures(small!.features).small?.count ?? 0).toBeGreaterThan(50);
+    expect(decodePhotoFeatures(large!.features).small).toBeUndefined();
+  });
+
+  it('finds the 32-px icon of a scene that ORB ranks another part first for', async () => {
+    reset();
+    // ORB alone: the banana first at 0.00 (checked when the test was written); the small look: `9` at 0.99.
+    const photo = await scene('9.jpg', 5);
+    const first = await off.rankParts(photo, 5);
+    expect(first[0]?.part_id).not.toBe('photo:9.jpg');
+    expect(first[0]?.score ?? 0).toBeLessThan(CONFIDENT_SCORE);
+    expect(calls.smallLook).toBe(0);
+    const hits = await search.rankParts(photo, 5);
+    expect(calls.smallLook).toBe(1);
+    expect(hits[0]?.part_id).toBe('photo:9.jpg');
+    expect(hits[0]?.image_id).toBe('9.jpg');
+    expect(hits[0]?.score ?? 0).toBeGreaterThanOrEqual(CONFIDENT_SCORE);
+    expect([...hits].sort((a, b) => b.score - a.score)).toEqual(hits);
+  });
+
+  it('asks for no small look when the first answer is confident, unless it was started ahead (then its answer is unchanged)', async () => {
+    const photo = await scene('broccoli.jpg', 3);
+    reset();
+    const hits = await search.rankParts(photo, 5);
+    expect(hits[0]?.part_id).toBe('photo:broccoli.jpg');
+    expect(hits[0]?.score ?? 0).toBeGreaterThanOrEqual(CONFIDENT_SCORE);
+    expect(calls.smallLook).toBe(0);
+    reset();
+    // Loaded first: a search's very first photo starts no small look ahead (the index is not there yet).
+    await ahead.sync();
+    expect(await ahead.rankParts(photo, 5)).toEqual(hits);
+    expect(calls.smallLook).toBe(1);
+    expect(ahead.smallLooks).toEqual({ ahead: 1, used: 0 });
+  });
+
+  it('starts one small look ahead at a time: two photos at once, the second does not start one', async () => {
+    const [a, b] = [await scene('9.jpg', 5), await scene('tiger.jpg', 21)];
+    reset();
+    const before = { ...ahead.smallLooks };
+    const [ha] = await Promise.all([ahead.rankParts(a, 5), ahead.rankParts(b, 5)]);
+    expect(ahead.smallLooks.ahead).toBe(before.ahead + 1);
+    expect(ahead.smallLooks.used).toBe(before.used + 2);
+    // The other unconfident photo took its small look after its first answer: two in all.
+    expect(calls.smallLook).toBe(2);
+    expect(ha[0]?.part_id).toBe('photo:9.jpg');
+  });
+
+  it('a failed small look leaves the first answer', async () => {
+    reset(true);
+    const photo = await scene('9.jpg', 5);
+    expect(await search.rankParts(photo, 5)).toEqual(await off.rankParts(photo, 5));
+    expect(calls.smallLook).toBe(1);
+  });
+
+  it('a photo of something else gets a small look and still no confident hit', async () => {
+    reset();
+    for (const [i, other] of ['tiger.jpg', 'violin.jpg', 'pizza.jpg'].entries()) {
+      const hits = await search.rankParts(await scene(other, 20 + i), 5);
+      expect(hits[0]?.score ?? 0, other).toBeLessThan(CONFIDENT_SCORE);
+    }
+    expect(calls.smallLook).toBe(3);
   });
 });

@@ -1,6 +1,7 @@
 /** Synthetic local features for the photo-search unit tests. */
 import { DESCRIPTOR_WORDS } from '../../src/core/search/photo/hamming.js';
-import type { LocalFeatures } from '../../src/core/search/photo/local-features.js';
+import { encodeFeatures, type Features } from '../../src/core/search/image-similarity.js';
+import { encodeLocalFeatures, LOCAL_FEATURE_VERSION, type LocalFeatures } from '../../src/core/search/photo/local-features.js';
 import { rng } from './random.js';
 
 /** n random keypoints with random descriptors on a w × h raster (no words: the index assigns them). */
@@ -18,4 +19,21 @@ export function randomFeatures(n: number, w: number, h: number, seed: number): L
     for (let k = 0; k < DESCRIPTOR_WORDS; k++) f.descriptors[i * DESCRIPTOR_WORDS + k] = Math.floor(r() * 2 ** 32) >>> 0;
   }
   return f;
+}
+
+/**
+ * A stored record in the layout of feature versions 2 and 3 (issue 14, before the fifteenth round):
+ * "PF", `version`, the local format version, the ORB vocabulary id (uint16 LE), the global record's
+ * length (uint32 LE), the global record, the local record — what catalogs written before version 4
+ * hold.
+ */
+export function olderPhotoRecord(global: Features, local: LocalFeatures, version: 2 | 3): Uint8Array {
+  const g = encodeFeatures(global);
+  const l = encodeLocalFeatures(local);
+  const out = new Uint8Array(10 + g.length + l.length);
+  out.set([0x50, 0x46, version, LOCAL_FEATURE_VERSION, local.vocabulary & 0xff, (local.vocabulary >>> 8) & 0xff]);
+  new DataView(out.buffer).setUint32(6, g.length, true);
+  out.set(g, 10);
+  out.set(l, 10 + g.length);
+  return out;
 }

@@ -1,8 +1,9 @@
 /**
- * Existing catalogs get the sixth round's reference features (issue 14; docs/search.md, "Sixth
- * round"): a record of feature version 2 (keypoints of the picture as it is only) is stale, so the
- * backfill that starts after a catalog is opened re-extracts it from the stored original, and the
- * image is found meanwhile as before.
+ * Existing catalogs get the current reference features (issue 14; docs/search.md, "Sixth round",
+ * "Fifteenth round"): a record of an older feature version (2: keypoints of the picture as it is
+ * only; 3: no AKAZE record for a small reference) is stale, so the backfill that starts after a
+ * catalog is opened re-extracts it from the stored original, and the image is found meanwhile as
+ * before.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,21 +12,22 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { extractPhotoReference } from '../../src/adapters/images/local-features/photo-features.js';
 import { LocalCatalogClient } from '../../src/client/local-client.js';
 import type { BackfillProgress } from '../../src/core/search/photo/backfill.js';
-import { PHOTO_FEATURE_VERSION } from '../../src/core/search/photo/photo-search.js';
+import { decodePhotoFeatures, PHOTO_FEATURE_VERSION } from '../../src/core/search/photo/photo-search.js';
 import type { Catalog } from '../../src/core/services.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
+import { olderPhotoRecord } from '../helpers/photo-features.js';
 
 const FILE = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'images', 'op2_multiply.jpg');
 
-describe('feature backfill to version 3 (issue 14, sixth round)', () => {
+describe('feature backfill to version 4 (issue 14, sixth and fifteenth rounds)', () => {
   let catalog: Catalog | undefined;
   afterEach(async () => {
     await catalog?.close();
     catalog = undefined;
   });
 
-  it('re-extracts a version-2 record on open; the image stays searchable before and after', async () => {
+  it('re-extracts a version-3 record on open (a small reference then gets its AKAZE record); the image stays searchable before and after', async () => {
     const dataDir = tempDir();
     catalog = openCatalog({ dataDir });
     const client = new LocalCatalogClient(catalog);
@@ -35,22 +37,21 @@ describe('feature backfill to version 3 (issue 14, sixth round)', () => {
     await catalog.close();
     catalog = undefined;
 
-    // Mark the stored record as written before this round (container version 2: the layout is the
-    // same, only the extraction differed).
+    // Write the stored record back as a catalog of the sixth to fourteenth rounds held it
+    // (container version 3: no AKAZE record, the ORB vocabulary's id alone in the prefix).
     const db = new Database(join(dataDir, 'catalog.db'));
     const row = db.prepare<[], { features: Buffer }>("SELECT features FROM images WHERE image_id = 'icon-1'").get();
-    const current = new Uint8Array(row?.features ?? []);
-    expect(current[2]).toBe(PHOTO_FEATURE_VERSION);
-    const older = Uint8Array.from(current);
-    older[2] = 2;
-    db.prepare("UPDATE images SET features = ? WHERE image_id = 'icon-1'").run(Buffer.from(older));
+    const current = decodePhotoFeatures(new Uint8Array(row?.features ?? []));
+    expect(row?.features[2]).toBe(PHOTO_FEATURE_VERSION);
+    expect(current.small?.count ?? 0).toBeGreaterThan(0);
+    db.prepare("UPDATE images SET features = ? WHERE image_id = 'icon-1'").run(Buffer.from(olderPhotoRecord(current.global, current.local!, 3)));
     db.close();
 
     const progress: BackfillProgress[] = [];
     catalog = openCatalog({ dataDir, onFeatureBackfill: (p) => progress.push({ ...p }) });
     const reopened = new LocalCatalogClient(catalog);
     const query = readFileSync(FILE);
-    // Before the backfill has run (it starts 2 s after opening): found with its version-2 record.
+    // Before the backfill has run (it starts 2 s after opening): found with its version-3 record.
     const before = await reopened.search({}, { image: query, filename: 'q.jpg' });
     expect(before.results[0]?.id).toBe('icon');
     const deadline = Date.now() + 30_000;

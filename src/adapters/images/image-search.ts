@@ -12,7 +12,7 @@ import type { LocalFeatures } from '../../core/search/photo/local-features.js';
 import { decodePhotoFeatures, mergeLooks, PhotoReferenceIndex, wantsSecondLook, type PhotoReference } from '../../core/search/photo/photo-search.js';
 import type { ImageMatch } from '../../core/model.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
-import { shippedVocabulary } from '../../core/search/photo/shipped-vocabulary.js';
+import { shippedAkazeVocabulary, shippedVocabulary } from '../../core/search/photo/shipped-vocabulary.js';
 import type { PhotoPartHit } from '../../core/search/photo/confidence.js';
 import type { GreyRaster } from './local-features/extract.js';
 import type { ExtractedPhotoQuery } from './local-features/photo-features.js';
@@ -84,6 +84,10 @@ export const sharpFeatureIndexer: ImageFeatureIndexer = createSharpFeatureIndexe
 export interface QueryFeatureExtractor {
   query(image: Uint8Array, keepRaster: boolean): Promise<ExtractedPhotoQuery>;
   secondLook(raster: GreyRaster): Promise<LocalFeatures | undefined>;
+  /** The photo's AKAZE features for the small references (issue 14, fifteenth round). */
+  smallLook(image: Uint8Array): Promise<LocalFeatures>;
+  /** Whether a small look may run beside the first look (on a thread of its own), not after it. */
+  concurrent(): Promise<boolean>;
 }
 
 /** The extractor of the feature threads (loaded on first use: sharp and OpenCV only when a photo is searched). */
@@ -96,6 +100,14 @@ const threadExtractor: QueryFeatureExtractor = {
     const { secondLookOffThread } = await import('./local-features/feature-threads.js');
     return secondLookOffThread(raster);
   },
+  async smallLook(image) {
+    const { smallLookOffThread } = await import('./local-features/feature-threads.js');
+    return smallLookOffThread(image);
+  },
+  async concurrent() {
+    const { featureThreadsAvailable } = await import('./local-features/feature-threads.js');
+    return featureThreadsAvailable();
+  },
 };
 
 /**
@@ -107,6 +119,14 @@ const threadExtractor: QueryFeatureExtractor = {
  */
 export function secondLookWanted(env: NodeJS.ProcessEnv): boolean {
   return env.CATALOG_PHOTO_SECOND_LOOK === '1';
+}
+
+/**
+ * Whether a server matches an unconfident query photo against the small references' AKAZE
+ * features (issue 14, fifteenth round; docs/search.md): on unless `CATALOG_PHOTO_SMALL_LOOK=0`.
+ */
+export function smallLookWanted(env: NodeJS.ProcessEnv): boolean {
+  return env.CATALOG_PHOTO_SMALL_LOOK !== '0';
 }
 
 /** What {@link FeatureIndexSimilaritySearch} did to keep its index current (tests, diagnostics). */
@@ -135,6 +155,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   readonly syncStats: ImageIndexSyncStats = { fullLoads: 0, changesApplied: 0 };
   /** Query photos looked at a second time: their first answer had no confident hit (issue 14, fourteenth round; diagnostics). */
   secondLooks = 0;
+  /** Small looks (issue 14, fifteenth round; diagnostics): started beside a first look, and used (the first answer was not confident). */
+  readonly smallLooks = { ahead: 0, used: 0 };
   private readonly references: ReferenceFeatureStore;
   /** The change number the index is current to (-1: not loaded). */
   private version = -1;
@@ -144,16 +166,30 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   private readonly extractor: QueryFeatureExtractor;
   /** Whether unconfident photos get a second look ({@link secondLookWanted}). */
   private readonly secondLookOn: boolean;
+  /** Whether unconfident photos are matched against the small references ({@link smallLookWanted}). */
+  private readonly smallLookOn: boolean;
+  /** Photo queries in this search between their start and their answer. */
+  private inFlight = 0;
+  /** A small look started ahead is running (at most one: it takes an idle core, never a queue). */
+  private aheadRunning = false;
+  /** The extractor's {@link QueryFeatureExtractor.concurrent}, once known. */
+  private concurrent: boolean | undefined;
 
   /**
    * `options.extractor`: how query photos are described (default: the feature threads; tests wrap
    * it); `options.secondLook`: whether an unconfident photo is looked at a second time (default:
-   * {@link secondLookWanted} of the process environment, off).
+   * {@link secondLookWanted} of the process environment, off); `options.smallLook`: whether an
+   * unconfident photo is matched against the small references (default: {@link smallLookWanted},
+   * on).
    */
-  constructor(references: ReferenceFeatureStore, options: { limits?: Partial<ImageSearchLimits>; pool?: DecodePool; extractor?: QueryFeatureExtractor; secondLook?: boolean } = {}) {
+  constructor(
+    references: ReferenceFeatureStore,
+    options: { limits?: Partial<ImageSearchLimits>; pool?: DecodePool; extractor?: QueryFeatureExtractor; secondLook?: boolean; smallLook?: boolean } = {},
+  ) {
     this.references = references;
     this.extractor = options.extractor ?? threadExtractor;
     this.secondLookOn = options.secondLook ?? secondLookWanted(process.env);
+    this.smallLookOn = options.smallLook ?? smallLookWanted(process.env);
     this.limits = { ...DEFAULT_IMAGE_SEARCH_LIMITS, ...options.limits };
     this.pool = options.pool ?? new DecodePool({ concurrency: this.limits.decodeConcurrency, maxQueue: this.limits.maxQueuedDecodes });
   }
@@ -197,7 +233,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     // The version first: a change committed while all() reads is applied again by the next sync.
     const version = await this.references.changeVersion();
     // Stop words' postings are never scanned: not kept (half the postings at 10,000 references).
-    const index = new PhotoReferenceIndex(await shippedVocabulary(), { dropStopWords: true });
+    const [vocabulary, smallVocabulary] = await Promise.all([shippedVocabulary(), shippedAkazeVocabulary()]);
+    const index = new PhotoReferenceIndex(vocabulary, { dropStopWords: true }, smallVocabulary);
     // Start-up only loads: the stored records carry each keypoint's visual word, so nothing is
     // quantised here, and the postings are built in one bulk pass (photo-index.ts addMany).
     const batch: { imageId: string; partId: string; ref: PhotoReference }[] = [];
@@ -218,6 +255,17 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     }
     // From the header, before taking a decode slot: a decompression bomb never waits in the queue.
     await assertPixels(image, this.limits.maxQueryPixels);
+    this.inFlight++;
+    try {
+      return await this.rankDecodable(image, limit);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** {@link rankParts} once the image's type and size passed. */
+  private async rankDecodable(image: Uint8Array, limit: number): Promise<ImageMatch[]> {
+    const ahead = await this.smallLookAhead(image);
     let query: ExtractedPhotoQuery;
     try {
       // Decode and extraction on a feature thread (feature-threads.ts): the event loop stays free.
@@ -235,8 +283,52 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     await this.sync();
     let hits = this.index?.query(query, limit) ?? [];
     if (this.secondLookOn && query.raster && this.index && wantsSecondLook(hits)) hits = await this.secondLook(query, query.raster, hits, limit);
+    if (this.smallLookOn && this.index && this.index.smallSize > 0 && wantsSecondLook(hits)) hits = await this.smallLook(image, ahead, hits, limit);
     // score: the photo-search confidence in [0, 1] (core/search/photo/confidence.ts).
     return hits.map((h) => ({ part_id: h.part_id, image_id: h.image_id, score: h.score }));
+  }
+
+  /**
+   * The small look of a query photo started now, beside its first look, when that costs no other
+   * query anything (issue 14, fifteenth round; docs/search.md): small references are indexed, the
+   * extractions run on threads, no other photo query is in flight and no other small look is
+   * running. Its AKAZE extraction (~50–80 ms) then runs on the core the first look leaves idle, and
+   * an unconfident photo (a fifth of scene photos, nearly every photo of something not in the
+   * catalog) does not wait for it after its first answer. A confident photo's look is dropped
+   * unused. Undefined when not started; `features` resolves to undefined when the extraction failed.
+   */
+  private async smallLookAhead(image: Uint8Array): Promise<{ features: Promise<LocalFeatures | undefined> } | undefined> {
+    if (!this.smallLookOn || this.aheadRunning || this.inFlight > 1 || (this.index?.smallSize ?? 0) === 0) return undefined;
+    this.concurrent ??= await this.extractor.concurrent();
+    if (!this.concurrent || this.aheadRunning || this.inFlight > 1) return undefined;
+    this.aheadRunning = true;
+    this.smallLooks.ahead++;
+    const running = this.extractor.smallLook(image).then(
+      (features) => features,
+      () => undefined,
+    );
+    void running.finally(() => {
+      this.aheadRunning = false;
+    });
+    return { features: running };
+  }
+  /**
+   * The answer after matching an unconfident photo against the small references (issue 14,
+   * fifteenth round; docs/search.md): the photo's AKAZE features (started ahead, or extracted now in
+   * the decode pool), searched in the small references' index (photo-search.ts `querySmall`), and
+   * merged with `first` per part by the better evidence (`mergeLooks`). `first` stands when the
+   * decode queue is full or the extraction fails: the small look is a bonus, never an error.
+   */
+  private async smallLook(image: Uint8Array, ahead: { features: Promise<LocalFeatures | undefined> } | undefined, first: PhotoPartHit[], limit: number): Promise<PhotoPartHit[]> {
+    let features: LocalFeatures | undefined;
+    try {
+      features = ahead ? await ahead.features : await this.pool.run(() => this.extractor.smallLook(image));
+    } catch {
+      return first;
+    }
+    if (!features || !this.index) return first;
+    this.smallLooks.used++;
+    return mergeLooks(first, this.index.querySmall(features, limit), limit);
   }
 
   /**

@@ -7,7 +7,7 @@
 import type { BlobStore, ReferenceFeatureStore } from '../../../core/ports.js';
 import { backfillFeatures, type BackfillProgress } from '../../../core/search/photo/backfill.js';
 import { currentPhotoPrefix } from '../../../core/search/photo/photo-search.js';
-import { shippedVocabularyId } from '../../../core/search/photo/shipped-vocabulary.js';
+import { shippedAkazeVocabularyId, shippedVocabularyId } from '../../../core/search/photo/shipped-vocabulary.js';
 import type { DecodePool } from '../decode-pool.js';
 
 /** A running backfill: `stop()` resolves once the image in hand is finished. */
@@ -25,9 +25,9 @@ export function startFeatureBackfill(
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
   const timer = setTimeout(() => {
-    running = shippedVocabularyId().then((vocabularyId) => backfillFeatures({
+    running = Promise.all([shippedVocabularyId(), shippedAkazeVocabularyId()]).then(([local, small]) => backfillFeatures({
       store,
-      prefix: currentPhotoPrefix(vocabularyId),
+      prefix: currentPhotoPrefix({ local, small }),
       stopped: () => stopped,
       ...(onProgress ? { onProgress } : {}),
       async extract(sha256) {

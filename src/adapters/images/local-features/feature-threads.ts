@@ -31,8 +31,10 @@ function threads(): Promise<Piscina | undefined> {
     await import('sharp');
     const { Piscina } = await import('piscina');
     // Idle threads are unref'd by piscina, so a CLI command still exits; they stay alive (OpenCV
-    // loaded, ~0.6 s to load again) for the next query.
-    return new Piscina({ filename, minThreads: FEATURE_THREADS, maxThreads: FEATURE_THREADS, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1 });
+    // loaded, ~0.6 s to load again) for the next query. One thread more than the decode slots: a
+    // query photo's small look may start beside its first look on an idle core (image-search.ts
+    // `rankParts`, at most one at a time); it is started on first use.
+    return new Piscina({ filename, minThreads: FEATURE_THREADS, maxThreads: FEATURE_THREADS + 1, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1 });
   })();
   return pool;
 }
@@ -69,7 +71,16 @@ export async function secondLookOffThread(raster: GreyRaster): Promise<LocalFeat
 }
 
 /**
- * The stored features (feature version 3) of a reference image, computed on a feature thread.
+ * A query photo's AKAZE features for the small references (issue 14, fifteenth round;
+ * photo-features.ts `extractSmallLook`), computed on a feature thread from the encoded photo.
+ * @throws Error when the image cannot be decoded.
+ */
+export async function smallLookOffThread(input: Uint8Array): Promise<LocalFeatures> {
+  return (await run({ kind: 'small-look', input })) as LocalFeatures;
+}
+
+/**
+ * The stored features (feature version 4) of a reference image, computed on a feature thread.
  * @throws Error when the image cannot be decoded.
  */
 export async function extractReferenceOffThread(input: Uint8Array | string): Promise<Uint8Array> {

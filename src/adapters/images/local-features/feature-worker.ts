@@ -6,21 +6,30 @@
  */
 import type { LocalFeatures } from '../../../core/search/photo/local-features.js';
 import type { GreyRaster } from './extract.js';
-import { extractPhotoQuery, extractPhotoReference, extractSecondLook, type ExtractedPhotoQuery } from './photo-features.js';
+import { extractPhotoQuery, extractPhotoReference, extractSecondLook, extractSmallLook, type ExtractedPhotoQuery } from './photo-features.js';
 
 /**
  * A task: the features of a query photo, the stored features of a reference image (bytes or a file
- * path), or the second look at a query photo's raster (issue 14, fourteenth round).
+ * path), the second look at a query photo's raster (issue 14, fourteenth round), or a query photo's
+ * AKAZE features for the small references (fifteenth round).
  */
-export type FeatureTask = { kind: 'query'; input: Uint8Array; raster?: boolean } | { kind: 'reference'; input: Uint8Array | string } | { kind: 'second-look'; raster: GreyRaster };
+export type FeatureTask =
+  | { kind: 'query'; input: Uint8Array; raster?: boolean }
+  | { kind: 'reference'; input: Uint8Array | string }
+  | { kind: 'second-look'; raster: GreyRaster }
+  | { kind: 'small-look'; input: Uint8Array };
 
-/** What a task returns: by kind, the query's features, the reference's record, the second look's local features (undefined: none configured). */
+/**
+ * What a task returns: by kind, the query's features, the reference's record, the second look's
+ * local features (undefined: none configured), the small look's AKAZE features.
+ */
 export type FeatureValue = ExtractedPhotoQuery | Uint8Array | LocalFeatures | undefined;
 
 /** Runs one task in this thread. @throws Error when the image cannot be decoded. */
 export function runTask(task: FeatureTask): Promise<FeatureValue> {
   if (task.kind === 'query') return extractPhotoQuery(task.input, { raster: task.raster === true });
   if (task.kind === 'reference') return extractPhotoReference(task.input);
+  if (task.kind === 'small-look') return extractSmallLook(task.input);
   return extractSecondLook(task.raster);
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { randomFeatures } from '../../../../test/helpers/photo-features.js';
+import { olderPhotoRecord, randomFeatures } from '../../../../test/helpers/photo-features.js';
 import { rng } from '../../../../test/helpers/random.js';
-import { featuresFromRgb } from '../image-similarity.js';
+import { encodeFeatures, featuresFromRgb } from '../image-similarity.js';
 import { CONFIDENT_SCORE, fuse, localConfidence, type PhotoPartHit } from './confidence.js';
 import { DESCRIPTOR_WORDS } from './hamming.js';
 import type { LocalFeatures } from './local-features.js';
@@ -66,23 +66,79 @@ describe('local confidence uses the share of tentative matches the geometry expl
   });
 });
 
-describe('stored features of version 3 (issue 14, sixth round: reference keypoints on a grey backdrop)', () => {
+describe('stored features of version 4 (issue 14, fifteenth round: AKAZE features of small references)', () => {
   const local = { ...randomFeatures(20, 400, 300, 5), vocabulary: vocabulary.id };
+  const small = { ...randomFeatures(12, 368, 368, 6), vocabulary: 2 };
 
-  it('writes version 3, so records of version 2 are stale for the backfill, and still reads version 2', () => {
-    const record = encodePhotoFeatures(views[0]!, local);
-    expect(PHOTO_FEATURE_VERSION).toBe(3);
-    expect([...record.subarray(0, 6)]).toEqual([...currentPhotoPrefix(vocabulary.id)]);
-    const older = Uint8Array.from(record);
-    older[2] = 2;
-    const prefix = currentPhotoPrefix(vocabulary.id);
-    expect(prefix.every((b, i) => older[i] === b)).toBe(false);
-    // Until the backfill rewrites it, a version-2 record is searchable as before.
-    const decoded = decodePhotoFeatures(older);
-    expect(decoded.local?.count).toBe(20);
-    expect(decoded.local?.descriptors).toEqual(local.descriptors);
-    older[2] = 4;
-    expect(() => decodePhotoFeatures(older)).toThrow(/known version/);
+  it('writes version 4 with both vocabularies in the prefix, with or without a small-reference record', () => {
+    expect(PHOTO_FEATURE_VERSION).toBe(4);
+    const prefix = currentPhotoPrefix({ local: vocabulary.id, small: 2 });
+    expect([...prefix]).toEqual([0x50, 0x46, 4, 1, vocabulary.id & 0xff, vocabulary.id >>> 8, 2, 0]);
+    const withSmall = encodePhotoFeatures(views[0]!, local, { vocabulary: 2, features: small });
+    const without = encodePhotoFeatures(views[0]!, local, { vocabulary: 2 });
+    for (const record of [withSmall, without]) expect([...record.subarray(0, prefix.length)]).toEqual([...prefix]);
+    const back = decodePhotoFeatures(withSmall);
+    expect(back.local?.descriptors).toEqual(local.descriptors);
+    expect(back.small?.count).toBe(12);
+    expect(back.small?.descriptors).toEqual(small.descriptors);
+    expect(back.small?.width).toBe(368);
+    expect(decodePhotoFeatures(without).small).toBeUndefined();
+    expect(decodePhotoFeatures(without).local?.count).toBe(20);
+    // A record made without the AKAZE vocabulary (or with another) is stale for the backfill.
+    const other = encodePhotoFeatures(views[0]!, local);
+    expect(prefix.every((byte, i) => other[i] === byte)).toBe(false);
+  });
+
+  it('still reads records of versions 3 and 2 (6-byte prefix, no small record) until the backfill rewrites them', () => {
+    for (const version of [3, 2] as const) {
+      const v3 = olderPhotoRecord(views[0]!, local, version);
+      const decoded = decodePhotoFeatures(v3);
+      expect(decoded.local?.count).toBe(20);
+      expect(decoded.local?.descriptors).toEqual(local.descriptors);
+      expect(decoded.small).toBeUndefined();
+      expect(currentPhotoPrefix({ local: vocabulary.id, small: 2 }).every((byte, i) => v3[i] === byte)).toBe(false);
+    }
+    const v5 = olderPhotoRecord(views[0]!, local, 3);
+    v5[2] = 5;
+    expect(() => decodePhotoFeatures(v5)).toThrow(/known version/);
+  });
+
+  it('rejects a record whose local length runs past its end', () => {
+    const record = encodePhotoFeatures(views[0]!, local, { vocabulary: 2, features: small });
+    expect(() => decodePhotoFeatures(record.subarray(0, 8 + 4 + encodeFeatures(views[0]!).length + 2))).toThrow(/corrupt/);
+  });
+});
+
+describe('small references in the photo index (issue 14, fifteenth round)', () => {
+  const smallRefs = Array.from({ length: 12 }, (_, i) => randomFeatures(120, 368, 368, 900 + i));
+  const smallVocabulary = trainVocabulary(new Uint32Array(smallRefs.flatMap((f) => [...f.descriptors])), 8, 8, 3, 11, 2);
+
+  it('finds a small reference from its AKAZE features, and nothing without an AKAZE vocabulary', () => {
+    const index = new PhotoReferenceIndex(vocabulary, {}, smallVocabulary);
+    const plain = new PhotoReferenceIndex(vocabulary);
+    smallRefs.forEach((f, i) => {
+      const ref = { global: views[0]!, local: refs[i]!, small: f };
+      index.add(`s${i}`, `small${i}`, ref);
+      plain.add(`s${i}`, `small${i}`, ref);
+    });
+    expect(index.smallSize).toBe(12);
+    expect(plain.smallSize).toBe(0);
+    const photo = noisyPhotoOf(smallRefs[7]!, 60, 20, 6, 300, 77);
+    const hits = index.querySmall(photo, 5);
+    expect(hits[0]?.part_id).toBe('small7');
+    expect(hits[0]?.image_id).toBe('s7');
+    expect(hits[0]?.score ?? 0).toBeGreaterThanOrEqual(CONFIDENT_SCORE);
+    expect(plain.querySmall(photo, 5)).toEqual([]);
+    // Removing the image removes its small record too; replacing it without one as well.
+    index.remove('s7');
+    expect(index.querySmall(photo, 5).find((h) => h.part_id === 'small7')).toBeUndefined();
+    index.add('s3', 'small3', { global: views[0]!, local: refs[3]! });
+    expect(index.smallSize).toBe(10);
+    // A bulk load keeps the small records as add does.
+    const bulk = new PhotoReferenceIndex(vocabulary, {}, smallVocabulary);
+    bulk.addMany(smallRefs.map((f, i) => ({ imageId: `s${i}`, partId: `small${i}`, ref: { global: views[0]!, local: refs[i]!, small: f } })));
+    expect(bulk.smallSize).toBe(12);
+    expect(bulk.querySmall(photo, 5)[0]?.part_id).toBe('small7');
   });
 });
 

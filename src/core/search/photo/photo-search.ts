@@ -8,23 +8,36 @@ import { decodeFeatures, encodeFeatures, ImageFeatureIndex, ENCODED_LENGTH, type
 import { comparePartHits, CONFIDENT_SCORE, fuse, type PhotoPartHit } from './confidence.js';
 import { decodeLocalFeatures, encodeLocalFeatures, LOCAL_FEATURE_VERSION, type LocalFeatures } from './local-features.js';
 import { PhotoIndex, type PhotoIndexOptions, type PhotoQueryOptions } from './photo-index.js';
+import { SMALL_LOOK_QUERY_OPTIONS, smallLookHits } from './small-look.js';
 import type { Vocabulary } from './vocabulary.js';
 
 /**
  * Version of the container written by {@link encodePhotoFeatures} (images.features "feature
- * version 3"). 3 (issue 14, sixth round) has the layout of 2; its reference keypoints also come from
- * the picture on a grey backdrop (extract.ts `backdropVariant`), so records of version 2 are stale:
- * the backfill recomputes them, and until then they are still read ({@link decodePhotoFeatures}).
+ * version 4"). 3 (issue 14, sixth round) had the layout of 2, its reference keypoints also taken
+ * from the picture on a grey backdrop (extract.ts `backdropVariant`). 4 (issue 14, fifteenth round)
+ * adds the small-reference record: AKAZE features of a reference whose original image is at most
+ * 70 px on its long side (akaze.ts `SMALL_REFERENCE_SIDE`), and the AKAZE vocabulary's id in the
+ * prefix. Records of versions 2 and 3 are stale (the backfill recomputes them) and still read
+ * ({@link decodePhotoFeatures}), without a small-reference record.
  */
-export const PHOTO_FEATURE_VERSION = 3;
+export const PHOTO_FEATURE_VERSION = 4;
 
-/** Container versions {@link decodePhotoFeatures} reads: the current one and 2 (same layout, older extraction). */
-const READABLE_PHOTO_VERSIONS: readonly number[] = [2, PHOTO_FEATURE_VERSION];
+/** Container versions {@link decodePhotoFeatures} reads: the current one, and 2 and 3 (one layout, older extraction). */
+const READABLE_PHOTO_VERSIONS: readonly number[] = [2, 3, PHOTO_FEATURE_VERSION];
+
+/** Bytes of the prefix of a current record ({@link currentPhotoPrefix}). */
+const PREFIX_BYTES = 8;
 
 /** Stored features of one reference image; `local` is absent in records of feature version 1. */
 export interface PhotoReference {
   global: Features;
   local?: LocalFeatures;
+  /**
+   * AKAZE features of a small reference (feature version 4; akaze.ts): present only when the
+   * original image is at most 70 px on its long side, where ORB finds too few corners once a photo
+   * shows the part enlarged (docs/search.md, "Fifteenth round").
+   */
+  small?: LocalFeatures;
 }
 
 /** Features of one query photo: the global descriptor upright and turned 90°, 180°, 270°, and local features. */
@@ -34,46 +47,74 @@ export interface PhotoQuery {
 }
 
 /**
- * The first bytes of every record written with this code and the vocabulary `vocabularyId`: "PF", the container
- * version, the local format version, the vocabulary id (uint16 LE). A stored record that does not
- * start with them is stale (the backfill recomputes it).
+ * The vocabularies of a record: `local`, the id of the ORB vocabulary its local features' words
+ * come from; `small`, the id of the AKAZE vocabulary of small references (whether or not this
+ * record has a small-reference record: a new AKAZE vocabulary makes every record stale).
  */
-export function currentPhotoPrefix(vocabularyId: number): Uint8Array {
-  return Uint8Array.of(0x50, 0x46, PHOTO_FEATURE_VERSION, LOCAL_FEATURE_VERSION, vocabularyId & 0xff, (vocabularyId >>> 8) & 0xff);
+export interface PhotoVocabularyIds {
+  local: number;
+  small: number;
 }
 
 /**
- * Encodes a reference's features: the 6-byte prefix of {@link currentPhotoPrefix} (vocabulary id
- * taken from the local features), uint32 LE length of the global record, the global record
- * (encodeFeatures), then the local record (encodeLocalFeatures).
+ * The first bytes of every record written with this code and these vocabularies: "PF", the container
+ * version, the local format version, the ORB vocabulary id and the AKAZE vocabulary id (uint16 LE
+ * each). A stored record that does not start with them is stale (the backfill recomputes it).
  */
-export function encodePhotoFeatures(global: Features, local: LocalFeatures): Uint8Array {
+export function currentPhotoPrefix(vocabularies: PhotoVocabularyIds): Uint8Array {
+  const { local, small } = vocabularies;
+  return Uint8Array.of(0x50, 0x46, PHOTO_FEATURE_VERSION, LOCAL_FEATURE_VERSION, local & 0xff, (local >>> 8) & 0xff, small & 0xff, (small >>> 8) & 0xff);
+}
+
+/**
+ * Encodes a reference's features: the prefix of {@link currentPhotoPrefix} (the ORB vocabulary id
+ * taken from `local`, the AKAZE one from `small.vocabulary`), uint32 LE length of the global
+ * record, the global record (encodeFeatures), uint32 LE length of the local record, the local record
+ * (encodeLocalFeatures), then the small-reference record (encodeLocalFeatures) when there is one.
+ * `small.vocabulary` defaults to 0: no AKAZE vocabulary (such a record is stale for a catalog that
+ * has one).
+ */
+export function encodePhotoFeatures(global: Features, local: LocalFeatures, small: { vocabulary: number; features?: LocalFeatures } = { vocabulary: 0 }): Uint8Array {
   const g = encodeFeatures(global);
   const l = encodeLocalFeatures(local);
-  const out = new Uint8Array(10 + g.length + l.length);
-  out.set([0x50, 0x46, PHOTO_FEATURE_VERSION, LOCAL_FEATURE_VERSION, local.vocabulary & 0xff, (local.vocabulary >>> 8) & 0xff]);
-  new DataView(out.buffer).setUint32(6, g.length, true);
-  out.set(g, 10);
-  out.set(l, 10 + g.length);
+  const s = small.features ? encodeLocalFeatures(small.features) : new Uint8Array(0);
+  const out = new Uint8Array(PREFIX_BYTES + 4 + g.length + 4 + l.length + s.length);
+  out.set(currentPhotoPrefix({ local: local.vocabulary, small: small.vocabulary }));
+  const dv = new DataView(out.buffer);
+  dv.setUint32(PREFIX_BYTES, g.length, true);
+  out.set(g, PREFIX_BYTES + 4);
+  dv.setUint32(PREFIX_BYTES + 4 + g.length, l.length, true);
+  out.set(l, PREFIX_BYTES + 8 + g.length);
+  out.set(s, PREFIX_BYTES + 8 + g.length + l.length);
   return out;
 }
 
 /**
- * Decodes a stored record of feature version 3 or 2 ({@link encodePhotoFeatures}) or 1 (a bare
- * global record, "IF": `local` is then absent).
+ * Decodes a stored record of feature version 4, 3 or 2 ({@link encodePhotoFeatures}; 2 and 3: a
+ * 6-byte prefix, the global record's length and record, then the local record) or 1 (a bare global
+ * record, "IF": `local` is then absent).
  * @throws Error on an unknown or corrupt record.
  */
 export function decodePhotoFeatures(bytes: Uint8Array): PhotoReference {
   if (bytes[0] === 0x49 && bytes[1] === 0x46) return { global: decodeFeatures(bytes) };
-  if (bytes.length < 10 || bytes[0] !== 0x50 || bytes[1] !== 0x46 || !READABLE_PHOTO_VERSIONS.includes(bytes[2] ?? 0)) {
+  const version = bytes[2] ?? 0;
+  if (bytes.length < 10 || bytes[0] !== 0x50 || bytes[1] !== 0x46 || !READABLE_PHOTO_VERSIONS.includes(version)) {
     throw new Error('decodePhotoFeatures: not a photo feature record of a known version');
   }
-  const gl = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(6, true);
-  if (gl !== ENCODED_LENGTH || bytes.length < 10 + gl) throw new Error('decodePhotoFeatures: corrupt record');
-  return {
-    global: decodeFeatures(bytes.subarray(10, 10 + gl)),
-    local: decodeLocalFeatures(bytes.subarray(10 + gl)),
-  };
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = version >= 4 ? PREFIX_BYTES : 6;
+  if (bytes.length < at + 4) throw new Error('decodePhotoFeatures: corrupt record');
+  const gl = dv.getUint32(at, true);
+  const localAt = at + 4 + gl;
+  if (gl !== ENCODED_LENGTH || bytes.length < localAt) throw new Error('decodePhotoFeatures: corrupt record');
+  const global = decodeFeatures(bytes.subarray(at + 4, localAt));
+  if (version < 4) return { global, local: decodeLocalFeatures(bytes.subarray(localAt)) };
+  if (bytes.length < localAt + 4) throw new Error('decodePhotoFeatures: corrupt record');
+  const ll = dv.getUint32(localAt, true);
+  const smallAt = localAt + 4 + ll;
+  if (bytes.length < smallAt) throw new Error('decodePhotoFeatures: corrupt record');
+  const local = decodeLocalFeatures(bytes.subarray(localAt + 4, smallAt));
+  return smallAt < bytes.length ? { global, local, small: decodeLocalFeatures(bytes.subarray(smallAt)) } : { global, local };
 }
 
 /**
@@ -95,20 +136,30 @@ export interface PhotoSearchOptions {
 
 /**
  * Reference images of the catalog for photo search: the global-descriptor index (near-exact copies,
- * weak-texture parts) and the local-feature index (rotations, zoom, scenes), queried together and
- * fused into parts with a confidence (confidence.ts). Not thread-safe; synchronous.
+ * weak-texture parts), the local-feature index (rotations, zoom, scenes), queried together and
+ * fused into parts with a confidence (confidence.ts), and, when given an AKAZE vocabulary, the index
+ * of small references' AKAZE features ({@link querySmall}; issue 14, fifteenth round). Not
+ * thread-safe; synchronous.
  */
 export class PhotoReferenceIndex {
   private readonly global = new ImageFeatureIndex();
   private readonly local: PhotoIndex;
+  /** AKAZE features of small references (undefined: no AKAZE vocabulary given, none kept). */
+  private readonly small: PhotoIndex | undefined;
 
-  constructor(vocabulary: Vocabulary, options: PhotoIndexOptions = {}) {
+  /**
+   * `vocabulary`: the ORB vocabulary of local features; `options`: of both local indexes;
+   * `smallVocabulary`: the AKAZE vocabulary of small references' records (absent: their records
+   * are ignored and {@link querySmall} finds nothing).
+   */
+  constructor(vocabulary: Vocabulary, options: PhotoIndexOptions = {}, smallVocabulary?: Vocabulary) {
     this.local = new PhotoIndex(vocabulary, options);
+    this.small = smallVocabulary ? new PhotoIndex(smallVocabulary, options) : undefined;
   }
 
-  /** False when the local index must be reloaded (photo-index.ts PhotoIndex.complete). */
+  /** False when a local index must be reloaded (photo-index.ts PhotoIndex.complete). */
   get complete(): boolean {
-    return this.local.complete;
+    return this.local.complete && (this.small?.complete ?? true);
   }
 
   /** Number of reference images. */
@@ -116,9 +167,14 @@ export class PhotoReferenceIndex {
     return this.global.size;
   }
 
-  /** Bytes held by both indexes' arrays (global ≈ 1.3 KB an image; local see photo-index.ts). */
+  /** Number of small references with AKAZE features ({@link querySmall} finds nothing while 0). */
+  get smallSize(): number {
+    return this.small?.size ?? 0;
+  }
+
+  /** Bytes held by the indexes' arrays (global ≈ 1.3 KB an image; local see photo-index.ts). */
   get memoryBytes(): number {
-    return this.global.size * ENCODED_LENGTH + this.local.memoryBytes;
+    return this.global.size * ENCODED_LENGTH + this.local.memoryBytes + (this.small?.memoryBytes ?? 0);
   }
 
   /** Adds or replaces an image. A record without local features is searchable by the global descriptor only. */
@@ -126,25 +182,32 @@ export class PhotoReferenceIndex {
     this.global.add(imageId, partId, ref.global);
     if (ref.local) this.local.add(imageId, partId, ref.local);
     else this.local.remove(imageId);
+    if (ref.small && this.small) this.small.add(imageId, partId, ref.small);
+    else this.small?.remove(imageId);
   }
 
   /**
-   * Adds many images at once (start-up): as {@link add} for each, with the local index's postings
+   * Adds many images at once (start-up): as {@link add} for each, with the local indexes' postings
    * grown once to their final length.
    */
   addMany(items: readonly { imageId: string; partId: string; ref: PhotoReference }[]): void {
     const local: { imageId: string; partId: string; features: LocalFeatures }[] = [];
+    const small: { imageId: string; partId: string; features: LocalFeatures }[] = [];
     for (const { imageId, partId, ref } of items) {
       this.global.add(imageId, partId, ref.global);
       if (ref.local) local.push({ imageId, partId, features: ref.local });
       else this.local.remove(imageId);
+      if (ref.small && this.small) small.push({ imageId, partId, features: ref.small });
+      else this.small?.remove(imageId);
     }
     this.local.addMany(local);
+    this.small?.addMany(small);
   }
 
   /** Removes an image; false when absent. */
   remove(imageId: string): boolean {
     this.local.remove(imageId);
+    this.small?.remove(imageId);
     return this.global.remove(imageId);
   }
 
@@ -159,6 +222,18 @@ export class PhotoReferenceIndex {
       }
     }
     return fuse(local, [...best.values()]).slice(0, limit);
+  }
+
+  /**
+   * The small references found in a query photo's AKAZE features (issue 14, fifteenth round;
+   * small-look.ts): parts ranked by their calibrated confidence, at most `limit`; empty without an
+   * AKAZE vocabulary or small references. Asked for only when {@link query}'s answer is not
+   * confident, and merged with it by {@link mergeLooks}.
+   * @throws RangeError on inconsistent query arrays.
+   */
+  querySmall(features: LocalFeatures, limit: number): PhotoPartHit[] {
+    if (!this.small || this.small.size === 0) return [];
+    return smallLookHits(this.small.query(features, SMALL_LOOK_QUERY_OPTIONS), limit);
   }
 }
 

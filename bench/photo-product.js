@@ -1,0 +1,161 @@
+// Photo search through the product's own path (issue 14): recall and wall-clock time of
+// `FeatureIndexSimilaritySearch.rankParts` — what `catalog serve` runs for POST /1/find with an
+// image — over stored reference records made by the product's `extractPhotoReference`, with the
+// feature threads, the decode pool, the index load and the looks an unconfident photo gets (the
+// small look of the fifteenth round, started beside the first look on an idle core). One query at
+// a time, as the issue's speed goal is stated; bench/photo-search.js measures the same searches
+// in one thread (its times are sums of CPU).
+//
+// Usage (after `npm run build`):
+//   node bench/photo-product.js [--sizes real,1000,10000] [--per 40] [--out bench/tmp/photo-product.json]
+// CATALOG_PHOTO_SMALL_LOOK=0 / CATALOG_PHOTO_SECOND_LOOK=1: as for a server.
+// Records of the synthetic references (the same seeded photos as bench/photo-search.js's) are
+// cached in bench/tmp/photo-cache/ under the record prefix (first run at 10,000: minutes).
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { prng } from './lib.js';
+import { augment, photoSets, CONDITIONS } from './photo-queries.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const DIST = process.env.PHOTO_DIST ?? '../dist';
+const { FeatureIndexSimilaritySearch } = await import(`${DIST}/adapters/images/image-search.js`);
+const { extractReferenceOffThread, closeFeatureThreads } = await import(`${DIST}/adapters/images/local-features/feature-threads.js`);
+const { currentPhotoPrefix } = await import(`${DIST}/core/search/photo/photo-search.js`);
+const { shippedVocabularyId, shippedAkazeVocabularyId } = await import(`${DIST}/core/search/photo/shipped-vocabulary.js`);
+const { LOCAL_SETTINGS } = await import(`${DIST}/adapters/images/local-features/extract.js`);
+const { AKAZE_SETTINGS, SMALL_REFERENCE_SIDE } = await import(`${DIST}/adapters/images/local-features/akaze.js`);
+const { CONFIDENT_SCORE } = await import(`${DIST}/core/search/photo/confidence.js`);
+// PHOTO_AKAZE='{"query":{"maxSide":320}}' overrides AKAZE_SETTINGS by role (experiments): this
+// process's copy only, so with CATALOG_FEATURE_THREADS=0 (extraction in this thread, no small look
+// started ahead).
+for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_AKAZE ?? '{}'))) Object.assign(AKAZE_SETTINGS[role], o);
+if (process.env.PHOTO_AKAZE && process.env.CATALOG_FEATURE_THREADS !== '0') throw new Error('PHOTO_AKAZE needs CATALOG_FEATURE_THREADS=0');
+
+const args = process.argv.slice(2);
+const arg = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const SIZES = arg('sizes', 'real,1000,10000').split(',');
+const PER = Number(arg('per', '40'));
+const OUT = arg('out', path.join(here, 'tmp', 'photo-product.json'));
+const log = (s) => console.error(s);
+const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+function stats(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
+  return { p50: round(at(0.5)), p99: round(at(0.99)), mean: round(s.reduce((a, b) => a + b, 0) / Math.max(1, s.length)), n: s.length };
+}
+
+const t0 = performance.now();
+const sets = await photoSets({ perCondition: PER, log });
+const refs = sets.references;
+const partOf = (i) => `part:${refs[i].file}`;
+const prefix = currentPhotoPrefix({ local: await shippedVocabularyId(), small: await shippedAkazeVocabularyId() });
+const settingsKey = createHash('sha256').update(JSON.stringify({ orb: LOCAL_SETTINGS.reference, akaze: AKAZE_SETTINGS.reference, small: SMALL_REFERENCE_SIDE })).digest('hex').slice(0, 12);
+log(`${refs.length} real references, ${sets.queries.length} queries, ${sets.distractors.length} distractors; records ${Buffer.from(prefix).toString('hex')}-${settingsKey}`);
+
+/** Stored records of `count` references: the real ones, then bench/photo-search.js's synthetic photos; cached on disk. */
+async function records(count) {
+  const dir = path.join(here, 'tmp', 'photo-cache');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `records-${Buffer.from(prefix).toString('hex')}-${settingsKey}.bin`);
+  const out = [];
+  if (fs.existsSync(file)) {
+    const buf = fs.readFileSync(file);
+    for (let o = 0; o + 8 <= buf.length && out.length < count; ) {
+      const src = buf.readUInt32LE(o);
+      const len = buf.readUInt32LE(o + 4);
+      out.push({ src, features: new Uint8Array(buf.buffer, buf.byteOffset + o + 8, len) });
+      o += 8 + len;
+    }
+  }
+  if (out.length >= count) return out;
+  const fd = fs.openSync(file, 'a');
+  const t = performance.now();
+  const extractMs = [];
+  // The synthetic photos' sequence is bench/photo-search.js's: one prng from the first synthetic one.
+  const rnd = prng(4242);
+  for (let i = refs.length; i < out.length; i++) await augment(refs[i % refs.length].bytes, rnd);
+  for (let i = out.length; i < count; i++) {
+    const src = i < refs.length ? i : (i - refs.length) % refs.length;
+    const bytes = i < refs.length ? refs[i].bytes : await augment(refs[src].bytes, rnd);
+    const a = performance.now();
+    const features = await extractReferenceOffThread(bytes);
+    extractMs.push(performance.now() - a);
+    const head = Buffer.alloc(8);
+    head.writeUInt32LE(src, 0);
+    head.writeUInt32LE(features.length, 4);
+    fs.writeSync(fd, head);
+    fs.writeSync(fd, features);
+    out.push({ src, features });
+    if ((i + 1) % 500 === 0) log(`  reference records: ${i + 1}/${count} (${((performance.now() - t) / 1000).toFixed(0)} s; extraction p50 ${stats(extractMs).p50} ms)`);
+  }
+  fs.closeSync(fd);
+  return out;
+}
+
+const maxSize = Math.max(...SIZES.map((s) => (s === 'real' ? refs.length : Number(s))));
+const all = await records(maxSize);
+const queries = [...sets.queries, ...sets.distractors.map((d) => ({ ...d, condition: 'distractor' }))];
+const report = { threshold: CONFIDENT_SCORE, env: { smallLook: process.env.CATALOG_PHOTO_SMALL_LOOK ?? '', secondLook: process.env.CATALOG_PHOTO_SECOND_LOOK ?? '' }, sizes: {} };
+for (const size of SIZES) {
+  const n = size === 'real' ? refs.length : Number(size);
+  const rows = all.slice(0, n).map((r, i) => ({ image_id: `img${i}`, part_id: partOf(r.src), features: r.features }));
+  const store = {
+    fingerprint: async () => String(rows.length),
+    async *all() {
+      yield* rows;
+    },
+    changeVersion: async () => 1,
+    changesSince: async () => ({ version: 1, complete: true, more: false, upserted: [], removed: [] }),
+  };
+  const search = new FeatureIndexSimilaritySearch(store);
+  const tl = performance.now();
+  await search.sync();
+  const loadMs = performance.now() - tl;
+  // One query first (threads started, OpenCV loaded on each): not timed.
+  await search.rankParts(queries[0].bytes, 25);
+  await search.rankParts(queries[queries.length - 1].bytes, 25);
+  const byCondition = {};
+  for (const cond of [...CONDITIONS, 'distractor']) byCondition[cond] = { n: 0, r1: 0, r5: 0, confident: 0, ms: [] };
+  const ahead0 = search.smallLooks.ahead;
+  const used0 = search.smallLooks.used;
+  for (const q of queries) {
+    const row = byCondition[q.condition];
+    const a = performance.now();
+    const hits = await search.rankParts(q.bytes, 25);
+    row.ms.push(performance.now() - a);
+    row.n++;
+    if (q.condition === 'distractor') {
+      if ((hits[0]?.score ?? 0) >= CONFIDENT_SCORE) row.confident++;
+      continue;
+    }
+    const truth = `part:${q.file}`;
+    const rank = hits.findIndex((h) => h.part_id === truth);
+    if (rank === 0) row.r1++;
+    if (rank >= 0 && rank < 5) row.r5++;
+    if (rank >= 0 && hits[rank].score >= CONFIDENT_SCORE) row.confident++;
+  }
+  const allMs = Object.values(byCondition).flatMap((r) => r.ms);
+  const index = search.index;
+  report.sizes[n] = {
+    loadMs: round(loadMs), indexMB: round((index?.memoryBytes ?? 0) / 2 ** 20), smallReferences: index?.smallSize ?? 0,
+    smallLooks: { ahead: search.smallLooks.ahead - ahead0, used: search.smallLooks.used - used0 },
+    wall: stats(allMs),
+    table: Object.fromEntries(Object.entries(byCondition).map(([c, r]) => [c, { n: r.n, r1: r.r1, r5: r.r5, confident: r.confident, ...stats(r.ms) }])),
+  };
+  const s = report.sizes[n];
+  log(`\n## ${n} references: load ${round(loadMs / 1000, 2)} s, photo index ${s.indexMB} MB, ${s.smallReferences} small references; small looks ahead ${s.smallLooks.ahead}, used ${s.smallLooks.used}`);
+  log('| condition | n | R@1 | R@5 | true part ≥ threshold (distractors: false hits) | wall p50 / p99 ms |');
+  log('|---|---|---|---|---|---|');
+  for (const [cond, r] of Object.entries(s.table)) log(`| ${cond} | ${r.n} | ${cond === 'distractor' ? '' : r.r1} | ${cond === 'distractor' ? '' : r.r5} | ${r.confident} | ${r.p50} / ${r.p99} |`);
+  log(`all queries: wall p50 ${s.wall.p50} ms, p99 ${s.wall.p99} ms (n ${s.wall.n})`);
+}
+await closeFeatureThreads();
+report.totalSeconds = round((performance.now() - t0) / 1000);
+fs.mkdirSync(path.dirname(OUT), { recursive: true });
+fs.writeFileSync(OUT, JSON.stringify(report, null, 1));
+log(`done in ${report.totalSeconds} s; ${OUT}`);
