@@ -8,7 +8,8 @@
 //
 // Usage (after `npm run build`):
 //   nice -n 10 node bench/photo-akaze-index.js extract [--max-side 70] [--pad 9486] [--per 40] [--conds scene,scene_fx]
-//     extracts once (CPU ms a reference / a query) into bench/tmp/akaze-index/features-<max>-<pad>.bin
+//     extracts once (CPU ms a reference / a query) into bench/tmp/akaze-index/features-<max>-<pad>-<per>.bin;
+//     --reuse-refs --tag NAME --conds …: the same references, other queries (then `query --tag NAME`)
 //   nice -n 10 node bench/photo-akaze-index.js query [--max-side 70] [--pad 9486] [--opts '[{"maxDistance":60}, …]']
 //       [--vocab K1xK2] [--orb-dump FILE] [--dump FILE]
 //     builds the index (CPU, memoryBytes), runs every query with each options object (CPU ms p50 /
@@ -37,7 +38,10 @@ const PER = Number(arg('per', '40'));
 const MAX_SIDE = Number(arg('max-side', '70'));
 const PAD = Number(arg('pad', '9486'));
 const OUT_DIR = path.join(here, 'tmp', 'akaze-index');
-const FEATURES = path.join(OUT_DIR, `features-${MAX_SIDE}-${PAD}-${PER}.bin`);
+// --tag NAME: the queries of another `--conds` (written by `extract --reuse-refs --tag NAME`).
+const TAG = arg('tag', '');
+const FEATURES = path.join(OUT_DIR, `features-${MAX_SIDE}-${PAD}-${PER}${TAG ? `-${TAG}` : ''}.bin`);
+const BASE_FEATURES = path.join(OUT_DIR, `features-${MAX_SIDE}-${PAD}-${PER}.bin`);
 const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const quantile = (values, q) => {
   if (values.length === 0) return NaN;
@@ -80,7 +84,9 @@ async function extract() {
   const cv = await openCv();
   const conds = arg('conds', 'scene,scene_fx').split(',');
   const sets = await photoSets({ perCondition: PER });
-  const items = [];
+  // --reuse-refs: the references of an earlier `extract` (same --max-side / --pad), new queries only.
+  const reuse = args.includes('--reuse-refs');
+  const items = reuse ? readRecords(BASE_FEATURES).filter((r) => r.header.kind === 'reference') : [];
   const refMs = [];
   const addRef = async (bytes, part, imageId) => {
     const meta = await sharp(bytes).metadata();
@@ -94,16 +100,16 @@ async function extract() {
   };
   akazeFeaturesFromGrey(cv, await decodeGrey(sets.references[0].bytes, 'reference'), 'reference'); // warm-up
   const t0 = performance.now();
-  for (const [i, r] of sets.references.entries()) await addRef(r.bytes, `part:${r.file}`, `img${i}`);
+  if (!reuse) for (const [i, r] of sets.references.entries()) await addRef(r.bytes, `part:${r.file}`, `img${i}`);
   const rnd = prng(4242);
-  for (let i = 0; i < PAD; i++) {
+  for (let i = 0; i < (reuse ? 0 : PAD); i++) {
     const src = i % sets.references.length;
     await addRef(await augment(sets.references[src].bytes, rnd), `part:${sets.references[src].file}`, `pad${i}`);
     if ((i + 1) % 1000 === 0) console.error(`  padding ${i + 1} / ${PAD}, ${items.length} small references, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
   const refs = items.length;
   const kps = items.map((x) => x.features.count);
-  console.log(`${refs} references ≤ ${MAX_SIDE} px (${items.filter((x) => x.header.imageId.startsWith('img')).length} real), keypoints p50 ${quantile(kps, 0.5)} mean ${(kps.reduce((s, v) => s + v, 0) / refs).toFixed(0)} total ${kps.reduce((s, v) => s + v, 0)}; AKAZE reference CPU p50 ${quantile(refMs, 0.5).toFixed(1)} p99 ${quantile(refMs, 0.99).toFixed(1)} ms`);
+  if (!reuse) console.log(`${refs} references ≤ ${MAX_SIDE} px (${items.filter((x) => x.header.imageId.startsWith('img')).length} real), keypoints p50 ${quantile(kps, 0.5)} mean ${(kps.reduce((s, v) => s + v, 0) / refs).toFixed(0)} total ${kps.reduce((s, v) => s + v, 0)}; AKAZE reference CPU p50 ${quantile(refMs, 0.5).toFixed(1)} p99 ${quantile(refMs, 0.99).toFixed(1)} ms`);
   const queries = [
     ...sets.queries.filter((q) => conds.includes(q.condition)),
     ...sets.distractors.map((d) => ({ ...d, condition: 'distractor', file: '-' })),
@@ -267,8 +273,9 @@ async function calibrate() {
     const f = parts[0]?.inliers ?? 0, s = parts[1]?.inliers ?? 0;
     return parts.map((h, i) => { const lead = h.inliers - (i === 0 ? s : f); const e = (h.inliers - M) / W - P * Math.max(0, L - lead); return { part_id: h.part_id, inliers: h.inliers, evidence: e, score: 1 / (1 + Math.exp(-e)) }; });
   };
+  const conds = [...new Set(akaze.map((x) => x.q.condition).filter((k) => k !== 'distractor'))];
   const evaluate = (hitsOf) => {
-    const c = { scene: 0, scene_fx: 0, distractor: 0, trueConf: 0, wrongConf: 0, changedRight: 0, changedWrong: 0 };
+    const c = { ...Object.fromEntries(conds.map((k) => [k, 0])), distractor: 0, trueConf: 0, wrongConf: 0, changedRight: 0, changedWrong: 0 };
     for (const x of akaze) {
       const key = `${x.q.condition}/${x.q.file}/${x.q.name}`;
       const d = orb.get(key);
@@ -289,9 +296,9 @@ async function calibrate() {
     }
     return c;
   };
-  const show = (name, c) => console.log(`| ${name} | ${c.scene} | ${c.scene_fx} | ${c.distractor} | ${c.trueConf} / ${c.wrongConf} | ${c.changedRight} / ${c.changedWrong} |`);
-  console.log('| evidence | scene first | scene_fx first | distractors ≥ 0.5 | scenes first hit ≥ 0.5 right / wrong | first changed right / lost |');
-  console.log('|---|---|---|---|---|---|');
+  const show = (name, c) => console.log(`| ${name} | ${conds.map((k) => c[k]).join(' | ')} | ${c.distractor} | ${c.trueConf} / ${c.wrongConf} | ${c.changedRight} / ${c.changedWrong} |`);
+  console.log(`| evidence | ${conds.map((k) => `${k} first`).join(' | ')} | distractors ≥ 0.5 | first hit ≥ 0.5 right / wrong | first changed right / lost |`);
+  console.log(`|---|${conds.map(() => '---|').join('')}---|---|---|`);
   show('product alone', evaluate(() => []));
   show('small-look.ts (this build)', evaluate((local) => smallLookHits(local, 25)));
   const grid = JSON.parse(arg('grid', 'null')) ?? [];
