@@ -261,24 +261,30 @@ function fuseWithOrb(orb, answers) {
  */
 async function calibrate() {
   const { smallLookHits } = await import(`${DIST}/core/search/photo/small-look.js`);
-  const akaze = fs.readFileSync(arg('dump'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const orb = new Map(fs.readFileSync(arg('orb-dump'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).map((d) => [d.query, d]));
+  // --sets AKAZE_DUMP:ORB_DUMP,… (several index sizes at once), or --dump / --orb-dump.
+  const pairs = (arg('sets') ?? `${arg('dump')}:${arg('orb-dump')}`).split(',').map((p) => p.split(':'));
+  const read = (file) => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const sets = pairs.map(([a, o]) => ({ name: path.basename(a), akaze: read(a), orb: new Map(read(o).map((d) => [d.query, d])) }));
   const logit = (p) => Math.log(Math.max(p, 1e-300) / Math.max(1 - p, 1e-16));
   const localOf = (x) => x.local.map(([image_id, part_id, inliers, matches, votes]) => ({ image_id, part_id, inliers, matches, votes, rotation: 0, scale: 1, model: [] }));
-  /** The formula of small-look.ts with other constants (for the grid). */
-  const formula = ({ M, W, L, P }) => (local) => {
+  /** The formula of small-look.ts with other constants (for the grid); R weighs inliers / (matches + 10). */
+  const formula = ({ M, W, L, P, R = 0 }) => (local) => {
     const best = new Map();
     for (const h of local) { const c = best.get(h.part_id); if (!c || h.inliers > c.inliers) best.set(h.part_id, h); }
     const parts = [...best.values()].sort((a, b) => b.inliers - a.inliers || (a.part_id < b.part_id ? -1 : 1));
     const f = parts[0]?.inliers ?? 0, s = parts[1]?.inliers ?? 0;
-    return parts.map((h, i) => { const lead = h.inliers - (i === 0 ? s : f); const e = (h.inliers - M) / W - P * Math.max(0, L - lead); return { part_id: h.part_id, inliers: h.inliers, evidence: e, score: 1 / (1 + Math.exp(-e)) }; });
+    return parts.map((h, i) => {
+      const lead = h.inliers - (i === 0 ? s : f);
+      const e = (h.inliers - M) / W + R * (h.inliers / (Math.max(h.matches, h.inliers) + 10)) - P * Math.max(0, L - lead);
+      return { part_id: h.part_id, inliers: h.inliers, evidence: e, score: 1 / (1 + Math.exp(-e)) };
+    });
   };
-  const conds = [...new Set(akaze.map((x) => x.q.condition).filter((k) => k !== 'distractor'))];
-  const evaluate = (hitsOf) => {
+  const evaluate = (set, hitsOf) => {
+    const conds = [...new Set(set.akaze.map((x) => x.q.condition).filter((k) => k !== 'distractor'))];
     const c = { ...Object.fromEntries(conds.map((k) => [k, 0])), distractor: 0, trueConf: 0, wrongConf: 0, changedRight: 0, changedWrong: 0 };
-    for (const x of akaze) {
+    for (const x of set.akaze) {
       const key = `${x.q.condition}/${x.q.file}/${x.q.name}`;
-      const d = orb.get(key);
+      const d = set.orb.get(key);
       if (!d) throw new Error(`no ORB answer for ${key}`);
       const first = d.hits.map(([part_id, score, inliers]) => ({ part_id, score, inliers, evidence: logit(score) }));
       let answer = first;
@@ -294,16 +300,22 @@ async function calibrate() {
       if (top !== first[0]) { if (top?.part_id === truth) c.changedRight++; else if (first[0]?.part_id === truth) c.changedWrong++; }
       if ((top?.score ?? 0) >= 0.5) { if (top.part_id === truth) c.trueConf++; else c.wrongConf++; }
     }
-    return c;
+    return { conds, c };
   };
-  const show = (name, c) => console.log(`| ${name} | ${conds.map((k) => c[k]).join(' | ')} | ${c.distractor} | ${c.trueConf} / ${c.wrongConf} | ${c.changedRight} / ${c.changedWrong} |`);
-  console.log(`| evidence | ${conds.map((k) => `${k} first`).join(' | ')} | distractors ≥ 0.5 | first hit ≥ 0.5 right / wrong | first changed right / lost |`);
-  console.log(`|---|${conds.map(() => '---|').join('')}---|---|---|`);
-  show('product alone', evaluate(() => []));
-  show('small-look.ts (this build)', evaluate((local) => smallLookHits(local, 25)));
+  const cell = ({ conds, c }) => `${conds.map((k) => c[k]).join(' / ')}, ${c.distractor}, ${c.trueConf} / ${c.wrongConf}, ${c.changedRight} / ${c.changedWrong}`;
+  console.log(`| evidence | ${sets.map((s) => `${s.name}: first per condition, distractors ≥ 0.5, first hit ≥ 0.5 right / wrong, changed right / lost`).join(' | ')} |`);
+  console.log(`|---|${sets.map(() => '---|').join('')}`);
+  const show = (name, hitsOf, quiet) => {
+    const results = sets.map((s) => evaluate(s, hitsOf));
+    const maxD = Number(arg('max-distractors', 'Infinity'));
+    if (quiet && results.some((r) => r.c.distractor > maxD)) return;
+    console.log(`| ${name} | ${results.map(cell).join(' | ')} |`);
+  };
+  show('product alone', () => []);
+  show('small-look.ts (this build)', (local) => smallLookHits(local, 25));
   const grid = JSON.parse(arg('grid', 'null')) ?? [];
-  for (const M of [7, 8, 9, 10, 11]) for (const L of [0, 1, 2, 3]) for (const P of [0.5, 1, 2]) grid.push({ M, W: 1.5, L, P });
-  for (const g of grid) show(JSON.stringify(g), evaluate(formula(g)));
+  if (!arg('grid')) for (const M of [8, 9, 10, 11, 12, 13]) for (const L of [0, 2, 3, 4]) for (const P of [1, 2]) for (const R of [0, 10, 20]) grid.push({ M, W: 1.5, L, P, R });
+  for (const g of grid) show(JSON.stringify(g), formula(g), true);
 }
 
 if (command === 'extract') await extract();
