@@ -8,7 +8,8 @@
 //
 // Usage (after `npm run build`):
 //   nice -n 10 node bench/photo-akaze-index.js extract [--max-side 70] [--pad 9486] [--per 40] [--conds scene,scene_fx]
-//     extracts once (CPU ms a reference / a query) into bench/tmp/akaze-index/features-<max>-<pad>.bin
+//     extracts once (CPU ms a reference / a query) into bench/tmp/akaze-index/features-<max>-<pad>-<per>.bin;
+//     --reuse-refs --tag NAME --conds …: the same references, other queries (then `query --tag NAME`)
 //   nice -n 10 node bench/photo-akaze-index.js query [--max-side 70] [--pad 9486] [--opts '[{"maxDistance":60}, …]']
 //       [--vocab K1xK2] [--orb-dump FILE] [--dump FILE]
 //     builds the index (CPU, memoryBytes), runs every query with each options object (CPU ms p50 /
@@ -37,7 +38,10 @@ const PER = Number(arg('per', '40'));
 const MAX_SIDE = Number(arg('max-side', '70'));
 const PAD = Number(arg('pad', '9486'));
 const OUT_DIR = path.join(here, 'tmp', 'akaze-index');
-const FEATURES = path.join(OUT_DIR, `features-${MAX_SIDE}-${PAD}-${PER}.bin`);
+// --tag NAME: the queries of another `--conds` (written by `extract --reuse-refs --tag NAME`).
+const TAG = arg('tag', '');
+const FEATURES = path.join(OUT_DIR, `features-${MAX_SIDE}-${PAD}-${PER}${TAG ? `-${TAG}` : ''}.bin`);
+const BASE_FEATURES = path.join(OUT_DIR, `features-${MAX_SIDE}-${PAD}-${PER}.bin`);
 const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
 const quantile = (values, q) => {
   if (values.length === 0) return NaN;
@@ -80,7 +84,9 @@ async function extract() {
   const cv = await openCv();
   const conds = arg('conds', 'scene,scene_fx').split(',');
   const sets = await photoSets({ perCondition: PER });
-  const items = [];
+  // --reuse-refs: the references of an earlier `extract` (same --max-side / --pad), new queries only.
+  const reuse = args.includes('--reuse-refs');
+  const items = reuse ? readRecords(BASE_FEATURES).filter((r) => r.header.kind === 'reference') : [];
   const refMs = [];
   const addRef = async (bytes, part, imageId) => {
     const meta = await sharp(bytes).metadata();
@@ -94,16 +100,16 @@ async function extract() {
   };
   akazeFeaturesFromGrey(cv, await decodeGrey(sets.references[0].bytes, 'reference'), 'reference'); // warm-up
   const t0 = performance.now();
-  for (const [i, r] of sets.references.entries()) await addRef(r.bytes, `part:${r.file}`, `img${i}`);
+  if (!reuse) for (const [i, r] of sets.references.entries()) await addRef(r.bytes, `part:${r.file}`, `img${i}`);
   const rnd = prng(4242);
-  for (let i = 0; i < PAD; i++) {
+  for (let i = 0; i < (reuse ? 0 : PAD); i++) {
     const src = i % sets.references.length;
     await addRef(await augment(sets.references[src].bytes, rnd), `part:${sets.references[src].file}`, `pad${i}`);
     if ((i + 1) % 1000 === 0) console.error(`  padding ${i + 1} / ${PAD}, ${items.length} small references, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
   const refs = items.length;
   const kps = items.map((x) => x.features.count);
-  console.log(`${refs} references ≤ ${MAX_SIDE} px (${items.filter((x) => x.header.imageId.startsWith('img')).length} real), keypoints p50 ${quantile(kps, 0.5)} mean ${(kps.reduce((s, v) => s + v, 0) / refs).toFixed(0)} total ${kps.reduce((s, v) => s + v, 0)}; AKAZE reference CPU p50 ${quantile(refMs, 0.5).toFixed(1)} p99 ${quantile(refMs, 0.99).toFixed(1)} ms`);
+  if (!reuse) console.log(`${refs} references ≤ ${MAX_SIDE} px (${items.filter((x) => x.header.imageId.startsWith('img')).length} real), keypoints p50 ${quantile(kps, 0.5)} mean ${(kps.reduce((s, v) => s + v, 0) / refs).toFixed(0)} total ${kps.reduce((s, v) => s + v, 0)}; AKAZE reference CPU p50 ${quantile(refMs, 0.5).toFixed(1)} p99 ${quantile(refMs, 0.99).toFixed(1)} ms`);
   const queries = [
     ...sets.queries.filter((q) => conds.includes(q.condition)),
     ...sets.distractors.map((d) => ({ ...d, condition: 'distractor', file: '-' })),
@@ -255,23 +261,30 @@ function fuseWithOrb(orb, answers) {
  */
 async function calibrate() {
   const { smallLookHits } = await import(`${DIST}/core/search/photo/small-look.js`);
-  const akaze = fs.readFileSync(arg('dump'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const orb = new Map(fs.readFileSync(arg('orb-dump'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).map((d) => [d.query, d]));
+  // --sets AKAZE_DUMP:ORB_DUMP,… (several index sizes at once), or --dump / --orb-dump.
+  const pairs = (arg('sets') ?? `${arg('dump')}:${arg('orb-dump')}`).split(',').map((p) => p.split(':'));
+  const read = (file) => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const sets = pairs.map(([a, o]) => ({ name: path.basename(a), akaze: read(a), orb: new Map(read(o).map((d) => [d.query, d])) }));
   const logit = (p) => Math.log(Math.max(p, 1e-300) / Math.max(1 - p, 1e-16));
   const localOf = (x) => x.local.map(([image_id, part_id, inliers, matches, votes]) => ({ image_id, part_id, inliers, matches, votes, rotation: 0, scale: 1, model: [] }));
-  /** The formula of small-look.ts with other constants (for the grid). */
-  const formula = ({ M, W, L, P }) => (local) => {
+  /** The formula of small-look.ts with other constants (for the grid); R weighs inliers / (matches + 10). */
+  const formula = ({ M, W, L, P, R = 0 }) => (local) => {
     const best = new Map();
     for (const h of local) { const c = best.get(h.part_id); if (!c || h.inliers > c.inliers) best.set(h.part_id, h); }
     const parts = [...best.values()].sort((a, b) => b.inliers - a.inliers || (a.part_id < b.part_id ? -1 : 1));
     const f = parts[0]?.inliers ?? 0, s = parts[1]?.inliers ?? 0;
-    return parts.map((h, i) => { const lead = h.inliers - (i === 0 ? s : f); const e = (h.inliers - M) / W - P * Math.max(0, L - lead); return { part_id: h.part_id, inliers: h.inliers, evidence: e, score: 1 / (1 + Math.exp(-e)) }; });
+    return parts.map((h, i) => {
+      const lead = h.inliers - (i === 0 ? s : f);
+      const e = (h.inliers - M) / W + R * (h.inliers / (Math.max(h.matches, h.inliers) + 10)) - P * Math.max(0, L - lead);
+      return { part_id: h.part_id, inliers: h.inliers, evidence: e, score: 1 / (1 + Math.exp(-e)) };
+    });
   };
-  const evaluate = (hitsOf) => {
-    const c = { scene: 0, scene_fx: 0, distractor: 0, trueConf: 0, wrongConf: 0, changedRight: 0, changedWrong: 0 };
-    for (const x of akaze) {
+  const evaluate = (set, hitsOf) => {
+    const conds = [...new Set(set.akaze.map((x) => x.q.condition).filter((k) => k !== 'distractor'))];
+    const c = { ...Object.fromEntries(conds.map((k) => [k, 0])), distractor: 0, trueConf: 0, wrongConf: 0, changedRight: 0, changedWrong: 0 };
+    for (const x of set.akaze) {
       const key = `${x.q.condition}/${x.q.file}/${x.q.name}`;
-      const d = orb.get(key);
+      const d = set.orb.get(key);
       if (!d) throw new Error(`no ORB answer for ${key}`);
       const first = d.hits.map(([part_id, score, inliers]) => ({ part_id, score, inliers, evidence: logit(score) }));
       let answer = first;
@@ -287,16 +300,22 @@ async function calibrate() {
       if (top !== first[0]) { if (top?.part_id === truth) c.changedRight++; else if (first[0]?.part_id === truth) c.changedWrong++; }
       if ((top?.score ?? 0) >= 0.5) { if (top.part_id === truth) c.trueConf++; else c.wrongConf++; }
     }
-    return c;
+    return { conds, c };
   };
-  const show = (name, c) => console.log(`| ${name} | ${c.scene} | ${c.scene_fx} | ${c.distractor} | ${c.trueConf} / ${c.wrongConf} | ${c.changedRight} / ${c.changedWrong} |`);
-  console.log('| evidence | scene first | scene_fx first | distractors ≥ 0.5 | scenes first hit ≥ 0.5 right / wrong | first changed right / lost |');
-  console.log('|---|---|---|---|---|---|');
-  show('product alone', evaluate(() => []));
-  show('small-look.ts (this build)', evaluate((local) => smallLookHits(local, 25)));
+  const cell = ({ conds, c }) => `${conds.map((k) => c[k]).join(' / ')}, ${c.distractor}, ${c.trueConf} / ${c.wrongConf}, ${c.changedRight} / ${c.changedWrong}`;
+  console.log(`| evidence | ${sets.map((s) => `${s.name}: first per condition, distractors ≥ 0.5, first hit ≥ 0.5 right / wrong, changed right / lost`).join(' | ')} |`);
+  console.log(`|---|${sets.map(() => '---|').join('')}`);
+  const show = (name, hitsOf, quiet) => {
+    const results = sets.map((s) => evaluate(s, hitsOf));
+    const maxD = Number(arg('max-distractors', 'Infinity'));
+    if (quiet && results.some((r) => r.c.distractor > maxD)) return;
+    console.log(`| ${name} | ${results.map(cell).join(' | ')} |`);
+  };
+  show('product alone', () => []);
+  show('small-look.ts (this build)', (local) => smallLookHits(local, 25));
   const grid = JSON.parse(arg('grid', 'null')) ?? [];
-  for (const M of [7, 8, 9, 10, 11]) for (const L of [0, 1, 2, 3]) for (const P of [0.5, 1, 2]) grid.push({ M, W: 1.5, L, P });
-  for (const g of grid) show(JSON.stringify(g), evaluate(formula(g)));
+  if (!arg('grid')) for (const M of [8, 9, 10, 11, 12, 13]) for (const L of [0, 2, 3, 4]) for (const P of [1, 2]) for (const R of [0, 10, 20]) grid.push({ M, W: 1.5, L, P, R });
+  for (const g of grid) show(JSON.stringify(g), formula(g), true);
 }
 
 if (command === 'extract') await extract();

@@ -8,9 +8,11 @@
  * of an ORB record (local-features.ts: 8 uint32 words a keypoint) and the product's index, words
  * and geometry take it unchanged (with its own vocabulary, shipped-vocabulary.ts).
  *
- * Measured by bench/photo-akaze-probe.js (brute force, 10,000 references): used only when the ORB
- * answer is not confident, scenes found first 31 → 35 of 40 and scenes with camera effects 33 →
- * 38, distractors with a confident answer unchanged (3 of 100).
+ * Measured at 10,000 references (bench/results.md, fourteenth round): used only when the ORB answer
+ * has no hit ≥ 0.5, the brute force of bench/photo-akaze-probe.js found scenes first 31 → 35 of 40
+ * and scenes with camera effects 33 → 38; the product's index with small-look.ts (its options and
+ * scoring) 31 → 37 and 33 → 38, distractors with a hit ≥ 0.5 3 → 4 of 100. Cost a record (CPU, a
+ * shared 2-core machine): query p50 82–87 ms, reference (plain + backdrop) p50 89–110 ms.
  */
 import { DESCRIPTOR_BITS, DESCRIPTOR_WORDS, hamming256 } from '../../../core/search/photo/hamming.js';
 import { emptyLocalFeatures, MAX_KEYPOINTS, type LocalFeatures } from '../../../core/search/photo/local-features.js';
@@ -23,9 +25,10 @@ import { withMats, type CvAkaze, type CvKeyPointVector, type OpenCv } from './op
  * beside their ORB one. Why: the scene photos ORB misses are those of tiny references (32–70-px
  * icons and drawings, enlarged 6–15× in the photo: a scene shows them far larger than the picture
  * itself, and ORB's corners of the blurry enlargement do not repeat on the reference's raster);
- * larger references ORB already finds, and an AKAZE record for every reference would double the
- * index memory and extraction time for no gain (bench/photo-akaze-probe.js: AKAZE on all 514
- * references found no more of the larger ones than ORB).
+ * larger references ORB already finds, and an AKAZE record for every reference would about double
+ * the index memory (639 keypoints a reference against ORB's 609) and take ~5× ORB's extraction time
+ * for no gain (bench/photo-akaze-probe.js at 514 references: scenes of the larger references found
+ * first 25 / 24 with AKAZE, 25 / 25 with ORB).
  */
 export const SMALL_REFERENCE_SIDE = 70;
 
