@@ -121,8 +121,8 @@ for (const size of SIZES) {
   await search.rankParts(queries[queries.length - 1].bytes, 25);
   const byCondition = {};
   for (const cond of [...CONDITIONS, 'distractor']) byCondition[cond] = { n: 0, r1: 0, r5: 0, confident: 0, ms: [] };
-  const ahead0 = search.smallLooks.ahead;
-  const used0 = search.smallLooks.used;
+  const ahead0 = search.ahead.started;
+  const used0 = search.smallLooksUsed;
   for (const q of queries) {
     const row = byCondition[q.condition];
     const a = performance.now();
@@ -143,7 +143,7 @@ for (const size of SIZES) {
   const index = search.index;
   report.sizes[n] = {
     loadMs: round(loadMs), indexMB: round((index?.memoryBytes ?? 0) / 2 ** 20), smallReferences: index?.smallSize ?? 0,
-    smallLooks: { ahead: search.smallLooks.ahead - ahead0, used: search.smallLooks.used - used0 },
+    smallLooks: { ahead: search.ahead.started - ahead0, used: search.smallLooksUsed - used0 },
     wall: stats(allMs),
     table: Object.fromEntries(Object.entries(byCondition).map(([c, r]) => [c, { n: r.n, r1: r.r1, r5: r.r5, confident: r.confident, ...stats(r.ms) }])),
   };

@@ -334,16 +334,17 @@ describe('the small look: AKAZE features of small references (issue 14, fifteent
     await ahead.sync();
     expect(await ahead.rankParts(photo, 5)).toEqual(hits);
     expect(calls.smallLook).toBe(1);
-    expect(ahead.smallLooks).toEqual({ ahead: 1, used: 0 });
+    expect(ahead.ahead.started).toBe(1);
+    expect(ahead.smallLooksUsed).toBe(0);
   });
 
-  it('starts one small look ahead at a time: two photos at once, the second does not start one', async () => {
+  it('starts a small look ahead only while one photo is in flight: of two at once, the second takes its look after its first answer', async () => {
     const [a, b] = [await scene('9.jpg', 5), await scene('tiger.jpg', 21)];
     reset();
-    const before = { ...ahead.smallLooks };
+    const before = { started: ahead.ahead.started, used: ahead.smallLooksUsed };
     const [ha] = await Promise.all([ahead.rankParts(a, 5), ahead.rankParts(b, 5)]);
-    expect(ahead.smallLooks.ahead).toBe(before.ahead + 1);
-    expect(ahead.smallLooks.used).toBe(before.used + 2);
+    expect(ahead.ahead.started).toBe(before.started + 1);
+    expect(ahead.smallLooksUsed).toBe(before.used + 2);
     // The other unconfident photo took its small look after its first answer: two in all.
     expect(calls.smallLook).toBe(2);
     expect(ha[0]?.part_id).toBe('photo:9.jpg');

@@ -12,6 +12,7 @@ import type { LocalFeatures } from '../../core/search/photo/local-features.js';
 import { decodePhotoFeatures, mergeLooks, PhotoReferenceIndex, wantsSecondLook, type PhotoReference } from '../../core/search/photo/photo-search.js';
 import type { ImageMatch } from '../../core/model.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
+import { SmallLookAhead, type AheadLook } from './small-look-ahead.js';
 import { shippedAkazeVocabulary, shippedVocabulary } from '../../core/search/photo/shipped-vocabulary.js';
 import type { PhotoPartHit } from '../../core/search/photo/confidence.js';
 import type { GreyRaster } from './local-features/extract.js';
@@ -155,8 +156,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   readonly syncStats: ImageIndexSyncStats = { fullLoads: 0, changesApplied: 0 };
   /** Query photos looked at a second time: their first answer had no confident hit (issue 14, fourteenth round; diagnostics). */
   secondLooks = 0;
-  /** Small looks (issue 14, fifteenth round; diagnostics): started beside a first look, and used (the first answer was not confident). */
-  readonly smallLooks = { ahead: 0, used: 0 };
+  /** Small looks used (issue 14, fifteenth round; diagnostics): their photo's first answer was not confident. */
+  smallLooksUsed = 0;
   private readonly references: ReferenceFeatureStore;
   /** The change number the index is current to (-1: not loaded). */
   private version = -1;
@@ -170,8 +171,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   private readonly smallLookOn: boolean;
   /** Photo queries in this search between their start and their answer. */
   private inFlight = 0;
-  /** A small look started ahead is running (at most one: it takes an idle core, never a queue). */
-  private aheadRunning = false;
+  /** Small looks started beside first looks (small-look-ahead.ts). */
+  readonly ahead: SmallLookAhead;
   /** The extractor's {@link QueryFeatureExtractor.concurrent}, once known. */
   private concurrent: boolean | undefined;
 
@@ -190,6 +191,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     this.extractor = options.extractor ?? threadExtractor;
     this.secondLookOn = options.secondLook ?? secondLookWanted(process.env);
     this.smallLookOn = options.smallLook ?? smallLookWanted(process.env);
+    const extractor = this.extractor;
+    this.ahead = new SmallLookAhead((image) => extractor.smallLook(image));
     this.limits = { ...DEFAULT_IMAGE_SEARCH_LIMITS, ...options.limits };
     this.pool = options.pool ?? new DecodePool({ concurrency: this.limits.decodeConcurrency, maxQueue: this.limits.maxQueuedDecodes });
   }
@@ -265,53 +268,48 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
 
   /** {@link rankParts} once the image's type and size passed. */
   private async rankDecodable(image: Uint8Array, limit: number): Promise<ImageMatch[]> {
-    const ahead = await this.smallLookAhead(image);
-    let query: ExtractedPhotoQuery;
+    const ahead = await this.startSmallLookAhead(image);
     try {
-      // Decode and extraction on a feature thread (feature-threads.ts): the event loop stays free.
-      // The raster only when a second look may need it (it is ~300 KB to copy across the thread).
-      query = await this.pool.run(() => this.extractor.query(image, this.secondLookOn));
-    } catch (error) {
-      if (error instanceof DecodeQueueFullError) {
-        throw new CatalogError('unavailable', `image search is busy: ${error.maxQueue} query images are already waiting to be decoded; retry in a few seconds`, undefined, { retryAfterSeconds: 2 });
+      let query: ExtractedPhotoQuery;
+      try {
+        // Decode and extraction on a feature thread (feature-threads.ts): the event loop stays free.
+        // The raster only when a second look may need it (it is ~300 KB to copy across the thread).
+        query = await this.pool.run(() => this.extractor.query(image, this.secondLookOn));
+      } catch (error) {
+        if (error instanceof DecodeQueueFullError) {
+          throw new CatalogError('unavailable', `image search is busy: ${error.maxQueue} query images are already waiting to be decoded; retry in a few seconds`, undefined, { retryAfterSeconds: 2 });
+        }
+        if (error instanceof Error && error.name === 'PixelLimitError') {
+          throw new CatalogError('unsupported_media_type', `the query image is too large for image search: ${error.message.replace(/^image features: the image has /, '')}; scale it down`);
+        }
+        throw new CatalogError('unsupported_media_type', `the query image cannot be decoded: ${(error as Error).message}`);
       }
-      if (error instanceof Error && error.name === 'PixelLimitError') {
-        throw new CatalogError('unsupported_media_type', `the query image is too large for image search: ${error.message.replace(/^image features: the image has /, '')}; scale it down`);
-      }
-      throw new CatalogError('unsupported_media_type', `the query image cannot be decoded: ${(error as Error).message}`);
+      await this.sync();
+      let hits = this.index?.query(query, limit) ?? [];
+      if (this.secondLookOn && query.raster && this.index && wantsSecondLook(hits)) hits = await this.secondLook(query, query.raster, hits, limit);
+      if (this.smallLookOn && this.index && this.index.smallSize > 0 && wantsSecondLook(hits)) hits = await this.smallLook(image, ahead, hits, limit);
+      // score: the photo-search confidence in [0, 1] (core/search/photo/confidence.ts).
+      return hits.map((h) => ({ part_id: h.part_id, image_id: h.image_id, score: h.score }));
+    } finally {
+      ahead?.drop();
     }
-    await this.sync();
-    let hits = this.index?.query(query, limit) ?? [];
-    if (this.secondLookOn && query.raster && this.index && wantsSecondLook(hits)) hits = await this.secondLook(query, query.raster, hits, limit);
-    if (this.smallLookOn && this.index && this.index.smallSize > 0 && wantsSecondLook(hits)) hits = await this.smallLook(image, ahead, hits, limit);
-    // score: the photo-search confidence in [0, 1] (core/search/photo/confidence.ts).
-    return hits.map((h) => ({ part_id: h.part_id, image_id: h.image_id, score: h.score }));
   }
 
   /**
-   * The small look of a query photo started now, beside its first look, when that costs no other
-   * query anything (issue 14, fifteenth round; docs/search.md): small references are indexed, the
-   * extractions run on threads, no other photo query is in flight and no other small look is
-   * running. Its AKAZE extraction (~50–80 ms) then runs on the core the first look leaves idle, and
-   * an unconfident photo (a fifth of scene photos, nearly every photo of something not in the
-   * catalog) does not wait for it after its first answer. A confident photo's look is dropped
-   * unused. Undefined when not started; `features` resolves to undefined when the extraction failed.
+   * The small look of a query photo started beside its first look, when that costs no other query
+   * anything (issue 14, fifteenth round; docs/search.md): small references are indexed, the
+   * extractions run on threads and no other photo query is in flight. Its AKAZE extraction (~50–90
+   * ms) then runs on the core the first look leaves idle, at a background priority
+   * (feature-threads.ts), and an unconfident photo (a sixth of scene photos, nearly every photo of
+   * something not in the catalog) does not wait for it after its first answer. A confident photo's
+   * look is dropped. Undefined when not started.
    */
-  private async smallLookAhead(image: Uint8Array): Promise<{ features: Promise<LocalFeatures | undefined> } | undefined> {
-    if (!this.smallLookOn || this.aheadRunning || this.inFlight > 1 || (this.index?.smallSize ?? 0) === 0) return undefined;
+  private async startSmallLookAhead(image: Uint8Array): Promise<AheadLook | undefined> {
+    if (!this.smallLookOn || this.inFlight > 1 || (this.index?.smallSize ?? 0) === 0) return undefined;
     this.concurrent ??= await this.extractor.concurrent();
-    if (!this.concurrent || this.aheadRunning || this.inFlight > 1) return undefined;
-    this.aheadRunning = true;
-    this.smallLooks.ahead++;
-    const running = this.extractor.smallLook(image).then(
-      (features) => features,
-      () => undefined,
-    );
-    void running.finally(() => {
-      this.aheadRunning = false;
-    });
-    return { features: running };
+    return this.concurrent && this.inFlight <= 1 ? this.ahead.start(image) : undefined;
   }
+
   /**
    * The answer after matching an unconfident photo against the small references (issue 14,
    * fifteenth round; docs/search.md): the photo's AKAZE features (started ahead, or extracted now in
@@ -319,15 +317,15 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
    * merged with `first` per part by the better evidence (`mergeLooks`). `first` stands when the
    * decode queue is full or the extraction fails: the small look is a bonus, never an error.
    */
-  private async smallLook(image: Uint8Array, ahead: { features: Promise<LocalFeatures | undefined> } | undefined, first: PhotoPartHit[], limit: number): Promise<PhotoPartHit[]> {
+  private async smallLook(image: Uint8Array, ahead: AheadLook | undefined, first: PhotoPartHit[], limit: number): Promise<PhotoPartHit[]> {
     let features: LocalFeatures | undefined;
     try {
-      features = ahead ? await ahead.features : await this.pool.run(() => this.extractor.smallLook(image));
+      features = (await ahead?.features) ?? (await this.pool.run(() => this.extractor.smallLook(image)));
     } catch {
       return first;
     }
-    if (!features || !this.index) return first;
-    this.smallLooks.used++;
+    if (!this.index) return first;
+    this.smallLooksUsed++;
     return mergeLooks(first, this.index.querySmall(features, limit), limit);
   }
 

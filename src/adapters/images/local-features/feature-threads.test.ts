@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodePhotoFeatures } from '../../../core/search/photo/photo-search.js';
-import { closeFeatureThreads, extractQueryOffThread, extractReferenceOffThread, featureThreadsAvailable, secondLookOffThread } from './feature-threads.js';
-import { extractPhotoQuery, extractPhotoReference, extractSecondLook } from './photo-features.js';
+import { closeFeatureThreads, extractQueryOffThread, extractReferenceOffThread, featureThreadsAvailable, secondLookOffThread, SMALL_LOOK_NICE, smallLookOffThread } from './feature-threads.js';
+import { extractPhotoQuery, extractPhotoReference, extractSecondLook, extractSmallLook } from './photo-features.js';
 
 const IMAGE = join(import.meta.dirname, '..', '..', '..', '..', '..', 'shared', 'data', 'images', 'b_5_rook.jpg');
 
@@ -36,6 +36,21 @@ describe('feature threads', () => {
     expect(there?.count).toBeGreaterThan(100);
     expect([...(there?.descriptors ?? [])]).toEqual([...(here?.descriptors ?? [])]);
     expect([...(there?.words ?? [])]).toEqual([...(here?.words ?? [])]);
+  });
+
+  it('describes a photo for the small look on a thread of its own, at a background priority, as this thread does (issue 14, fifteenth round)', async () => {
+    const bytes = readFileSync(IMAGE);
+    const niceOfThreads = (): number[] =>
+      readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ')[16]));
+    const before = niceOfThreads().filter((n) => n === SMALL_LOOK_NICE).length;
+    const [there, here] = await Promise.all([smallLookOffThread(bytes), extractSmallLook(bytes)]);
+    expect(there.count).toBeGreaterThan(100);
+    expect([...there.descriptors]).toEqual([...here.descriptors]);
+    expect([...there.words]).toEqual([...here.words]);
+    if (!(await featureThreadsAvailable())) return;
+    // One more thread of this process at nice 10 (the small look's); this one keeps its priority.
+    expect(niceOfThreads().filter((n) => n === SMALL_LOOK_NICE).length).toBe(before + 1);
+    expect(Number(readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]?.split(' ')[16])).not.toBe(SMALL_LOOK_NICE);
   });
 
   it('reports an undecodable image as an error with the decoder message', async () => {

@@ -12,36 +12,57 @@ import type { Piscina } from 'piscina';
 import type { LocalFeatures } from '../../../core/search/photo/local-features.js';
 import { builtWorkerFile } from '../../worker-file.js';
 import type { GreyRaster } from './extract.js';
-import type { FeatureTask, FeatureValue } from './feature-worker.js';
+import type { FeatureTask, FeatureValue, FeatureWorkerData } from './feature-worker.js';
 import type { ExtractedPhotoQuery } from './photo-features.js';
 
 /** Threads of the pool: as many as decode slots by default (half the CPUs, 1 to 3). */
 export const FEATURE_THREADS = Math.min(3, Math.max(1, Math.floor(availableParallelism() / 2)));
 
-let pool: Promise<Piscina | undefined> | undefined;
+/**
+ * Scheduling priority (Linux nice value) of the small-look thread (issue 14, fifteenth round): a
+ * small look is started beside a photo's first look on speculation and is dropped when the first
+ * answer is confident (four photos in five), so it must not slow a first look down. At nice 10
+ * the kernel gives it about a tenth of a core that a first look or a search also wants, and all
+ * of an idle one.
+ */
+export const SMALL_LOOK_NICE = 10;
 
-/** The pool, created on first use (undefined: extract in this thread). */
+let pool: Promise<Piscina | undefined> | undefined;
+let smallLookPool: Promise<Piscina | undefined> | undefined;
+
+/**
+ * A pool of `threads` threads running feature-worker.ts with `workerData` (feature-worker.ts
+ * FeatureWorkerData), or undefined: extract in this thread (no built worker, or
+ * CATALOG_FEATURE_THREADS=0).
+ */
+async function newPool(threads: number, workerData: FeatureWorkerData): Promise<Piscina | undefined> {
+  if (process.env.CATALOG_FEATURE_THREADS === '0') return undefined;
+  const filename = builtWorkerFile(new URL('./feature-worker.js', import.meta.url));
+  if (!filename) return undefined;
+  // sharp must be loaded by the main thread before any worker loads it: otherwise a worker's exit
+  // unloads its shared libraries while others use them (sharp's documentation, worker threads).
+  await import('sharp');
+  const { Piscina } = await import('piscina');
+  // Idle threads are unref'd by piscina, so a CLI command still exits; they stay alive (OpenCV
+  // loaded, ~0.6 s to load again) for the next query.
+  return new Piscina({ filename, workerData, minThreads: threads, maxThreads: threads, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1 });
+}
+
+/** The pool of first looks, references and second looks, created on first use. */
 function threads(): Promise<Piscina | undefined> {
-  pool ??= (async () => {
-    if (process.env.CATALOG_FEATURE_THREADS === '0') return undefined;
-    const filename = builtWorkerFile(new URL('./feature-worker.js', import.meta.url));
-    if (!filename) return undefined;
-    // sharp must be loaded by the main thread before any worker loads it: otherwise a worker's exit
-    // unloads its shared libraries while others use them (sharp's documentation, worker threads).
-    await import('sharp');
-    const { Piscina } = await import('piscina');
-    // Idle threads are unref'd by piscina, so a CLI command still exits; they stay alive (OpenCV
-    // loaded, ~0.6 s to load again) for the next query. One thread more than the decode slots: a
-    // query photo's small look may start beside its first look on an idle core (image-search.ts
-    // `rankParts`, at most one at a time); it is started on first use.
-    return new Piscina({ filename, minThreads: FEATURE_THREADS, maxThreads: FEATURE_THREADS + 1, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1 });
-  })();
+  pool ??= newPool(FEATURE_THREADS, {});
   return pool;
+}
+
+/** The small look's own thread, at {@link SMALL_LOOK_NICE}, created on first use. */
+function smallLookThread(): Promise<Piscina | undefined> {
+  smallLookPool ??= newPool(1, { nice: SMALL_LOOK_NICE });
+  return smallLookPool;
 }
 
 /** Runs a task on a thread, or here without the built worker. @throws Error with the worker's name and message. */
 async function run(task: FeatureTask): Promise<FeatureValue> {
-  const p = await threads();
+  const p = task.kind === 'small-look' ? await smallLookThread() : await threads();
   if (!p) {
     const { runTask } = await import('./feature-worker.js');
     return runTask(task);
@@ -72,7 +93,8 @@ export async function secondLookOffThread(raster: GreyRaster): Promise<LocalFeat
 
 /**
  * A query photo's AKAZE features for the small references (issue 14, fifteenth round;
- * photo-features.ts `extractSmallLook`), computed on a feature thread from the encoded photo.
+ * photo-features.ts `extractSmallLook`), computed from the encoded photo on the small look's own
+ * thread, at a background priority ({@link SMALL_LOOK_NICE}).
  * @throws Error when the image cannot be decoded.
  */
 export async function smallLookOffThread(input: Uint8Array): Promise<LocalFeatures> {
@@ -94,7 +116,8 @@ export async function featureThreadsAvailable(): Promise<boolean> {
 
 /** Stops the threads (tests, benchmarks); the next extraction starts new ones. */
 export async function closeFeatureThreads(): Promise<void> {
-  const p = await pool;
+  const [p, small] = await Promise.all([pool, smallLookPool]);
   pool = undefined;
-  await p?.destroy();
+  smallLookPool = undefined;
+  await Promise.all([p?.destroy(), small?.destroy()]);
 }

@@ -4,9 +4,36 @@
  * or an upload never blocks the main thread's event loop. Loaded by piscina (feature-threads.ts),
  * once per thread; OpenCV loads on the thread's first task.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { workerData } from 'node:worker_threads';
 import type { LocalFeatures } from '../../../core/search/photo/local-features.js';
 import type { GreyRaster } from './extract.js';
 import { extractPhotoQuery, extractPhotoReference, extractSecondLook, extractSmallLook, type ExtractedPhotoQuery } from './photo-features.js';
+
+/** What a pool may pass its threads: `nice`, this thread's scheduling priority (feature-threads.ts `SMALL_LOOK_NICE`). */
+export interface FeatureWorkerData {
+  nice?: number;
+}
+
+/**
+ * Lowers this thread's scheduling priority to `nice` (Linux: a thread is a task of its own, named
+ * by /proc/thread-self). Elsewhere, or when not permitted, the thread keeps the process's priority:
+ * the work is the same, only its share of a busy CPU differs.
+ */
+export function lowerThreadPriority(nice: number): boolean {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid) || tid <= 0) return false;
+    setPriority(tid, nice);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const data = workerData as FeatureWorkerData | null | undefined;
+if (typeof data?.nice === 'number') lowerThreadPriority(data.nice);
 
 /**
  * A task: the features of a query photo, the stored features of a reference image (bytes or a file
