@@ -51,7 +51,9 @@ const quantile = (values, q) => {
 
 const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
 const { decodeGrey } = await import(`${DIST}/adapters/images/local-features/extract.js`);
-const { akazeFeaturesFromGrey } = await import(`${DIST}/adapters/images/local-features/akaze.js`);
+const { akazeFeaturesFromGrey, AKAZE_SETTINGS } = await import(`${DIST}/adapters/images/local-features/akaze.js`);
+// AKAZE_SETTINGS='{"query":{"maxSide":400}}' overrides akaze.ts AKAZE_SETTINGS in this process (experiments).
+for (const [role, o] of Object.entries(JSON.parse(process.env.AKAZE_SETTINGS ?? '{}'))) Object.assign(AKAZE_SETTINGS[role], o);
 const { encodeLocalFeatures, decodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
 
 /** Records as [u32 header length][header JSON][u32 record length][record], one after another. */
