@@ -236,7 +236,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     // The version first: a change committed while all() reads is applied again by the next sync.
     const version = await this.references.changeVersion();
     // Stop words' postings are never scanned: not kept (half the postings at 10,000 references).
-    const [vocabulary, smallVocabulary] = await Promise.all([shippedVocabulary(), shippedAkazeVocabulary()]);
+    // The small references' AKAZE records only when the small look is on (~38 MB at 10,000 references).
+    const [vocabulary, smallVocabulary] = await Promise.all([shippedVocabulary(), this.smallLookOn ? shippedAkazeVocabulary() : undefined]);
     const index = new PhotoReferenceIndex(vocabulary, { dropStopWords: true }, smallVocabulary);
     // Start-up only loads: the stored records carry each keypoint's visual word, so nothing is
     // quantised here, and the postings are built in one bulk pass (photo-index.ts addMany).

@@ -48,7 +48,7 @@ describe('feature threads', () => {
     expect([...there.descriptors]).toEqual([...here.descriptors]);
     expect([...there.words]).toEqual([...here.words]);
     if (!(await featureThreadsAvailable())) return;
-    // One more thread of this process at nice 10 (the small look's); this one keeps its priority.
+    // One more thread of this process at SMALL_LOOK_NICE (the small look's); this one keeps its priority.
     expect(niceOfThreads().filter((n) => n === SMALL_LOOK_NICE).length).toBe(before + 1);
     expect(Number(readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]?.split(' ')[16])).not.toBe(SMALL_LOOK_NICE);
   });

@@ -21,11 +21,13 @@ export const FEATURE_THREADS = Math.min(3, Math.max(1, Math.floor(availableParal
 /**
  * Scheduling priority (Linux nice value) of the small-look thread (issue 14, fifteenth round): a
  * small look is started beside a photo's first look on speculation and is dropped when the first
- * answer is confident (four photos in five), so it must not slow a first look down. At nice 10
- * the kernel gives it about a tenth of a core that a first look or a search also wants, and all
- * of an idle one.
+ * answer is confident (four photos in five), so it must not slow a first look down. At nice 19
+ * the kernel gives it ~1.5 % of a core that a first look or a search also wants, and all of an
+ * idle one. At 10,000 references, one query at a time, alternated runs: wall p99 217–222 ms at
+ * nice 19, 226–231 at nice 10 (the first build, at the process's priority and skipping a look while
+ * another ran: 268); p50 within the runs' noise of the small look off (bench/results.md, "Fifteenth round").
  */
-export const SMALL_LOOK_NICE = 10;
+export const SMALL_LOOK_NICE = 19;
 
 let pool: Promise<Piscina | undefined> | undefined;
 let smallLookPool: Promise<Piscina | undefined> | undefined;

@@ -80,13 +80,15 @@ export async function extractSecondLook(raster: GreyRaster): Promise<LocalFeatur
 /**
  * The AKAZE features of a query photo for the small references (issue 14, fifteenth round;
  * akaze.ts): decoded as for its first look ({@link extractPhotoQuery}), described at the query
- * settings of akaze.ts (a long side of at most 480 px), words of the AKAZE vocabulary.
+ * settings of akaze.ts (a long side of at most 480 px), without words.
  * @throws Error when sharp cannot decode the image.
  */
 export async function extractSmallLook(input: Uint8Array | string): Promise<LocalFeatures> {
-  const [source, vocabulary] = await Promise.all([predecode(input, LOCAL_SETTINGS.query.maxSide), shippedAkazeVocabulary()]);
+  const source = await predecode(input, LOCAL_SETTINGS.query.maxSide);
   const [cv, raster] = await Promise.all([openCv(), decodeGrey(source, 'query')]);
-  return akazeFeaturesFromGrey(cv, raster, 'query', vocabulary);
+  // No words: the small references' index assigns a query's words itself (8 a descriptor,
+  // small-look.ts SMALL_LOOK_QUERY_OPTIONS), so one word each here would cost ~2.5 ms for nothing.
+  return akazeFeaturesFromGrey(cv, raster, 'query');
 }
 
 /** The first look's local features of a query photo and the raster they came from. */

@@ -5896,7 +5896,6 @@ let cached: Vocabulary | undefined;
 /** The shipped AKAZE vocabulary (decoded once). */
 export function akazeVocabulary(): Vocabulary {
   if (cached) return cached;
-  const bytes = Uint8Array.from(atob(data()), (c) => c.charCodeAt(0));
-  cached = Vocabulary.deserialize(new Uint32Array(bytes.buffer, 0, bytes.length / 4));
+  cached = Vocabulary.fromBase64(data());
   return cached;
 }
