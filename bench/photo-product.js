@@ -8,7 +8,8 @@
 //
 // Usage (after `npm run build`):
 //   node bench/photo-product.js [--sizes real,1000,10000] [--per 40] [--out bench/tmp/photo-product.json]
-// CATALOG_PHOTO_SMALL_LOOK=0 / CATALOG_PHOTO_SECOND_LOOK=1: as for a server.
+// CATALOG_PHOTO_SMALL_LOOK=0 / CATALOG_PHOTO_SECOND_LOOK=1: as for a server. PHOTO_MISSES=1 lists
+// every query not found first (and every confident distractor) with the first three hits.
 // Records of the synthetic references (the same seeded photos as bench/photo-search.js's) are
 // cached in bench/tmp/photo-cache/ under the record prefix (first run at 10,000: minutes).
 import fs from 'node:fs';
@@ -120,7 +121,7 @@ for (const size of SIZES) {
   await search.rankParts(queries[0].bytes, 25);
   await search.rankParts(queries[queries.length - 1].bytes, 25);
   const byCondition = {};
-  for (const cond of [...CONDITIONS, 'distractor']) byCondition[cond] = { n: 0, r1: 0, r5: 0, confident: 0, ms: [] };
+  for (const cond of [...CONDITIONS, 'distractor']) byCondition[cond] = { n: 0, r1: 0, r5: 0, confident: 0, ms: [], misses: [] };
   const ahead0 = search.ahead.started;
   const used0 = search.smallLooksUsed;
   for (const q of queries) {
@@ -129,12 +130,17 @@ for (const size of SIZES) {
     const hits = await search.rankParts(q.bytes, 25);
     row.ms.push(performance.now() - a);
     row.n++;
+    const top = hits.slice(0, 3).map((h) => `${h.part_id.replace(/^part:/, '')} ${h.score.toFixed(2)}`).join(', ');
     if (q.condition === 'distractor') {
-      if ((hits[0]?.score ?? 0) >= CONFIDENT_SCORE) row.confident++;
+      if ((hits[0]?.score ?? 0) >= CONFIDENT_SCORE) {
+        row.confident++;
+        row.misses.push(`${q.name} → ${top}`);
+      }
       continue;
     }
     const truth = `part:${q.file}`;
     const rank = hits.findIndex((h) => h.part_id === truth);
+    if (rank !== 0) row.misses.push(`${q.name}: rank ${rank} (${rank >= 0 ? hits[rank].score.toFixed(2) : '-'}); first ${top}`);
     if (rank === 0) row.r1++;
     if (rank >= 0 && rank < 5) row.r5++;
     if (rank >= 0 && hits[rank].score >= CONFIDENT_SCORE) row.confident++;
@@ -146,6 +152,7 @@ for (const size of SIZES) {
     smallLooks: { ahead: search.ahead.started - ahead0, used: search.smallLooksUsed - used0 },
     wall: stats(allMs),
     table: Object.fromEntries(Object.entries(byCondition).map(([c, r]) => [c, { n: r.n, r1: r.r1, r5: r.r5, confident: r.confident, ...stats(r.ms) }])),
+    misses: Object.fromEntries(Object.entries(byCondition).map(([c, r]) => [c, r.misses])),
   };
   const s = report.sizes[n];
   log(`\n## ${n} references: load ${round(loadMs / 1000, 2)} s, photo index ${s.indexMB} MB, ${s.smallReferences} small references; small looks ahead ${s.smallLooks.ahead}, used ${s.smallLooks.used}`);
@@ -153,6 +160,7 @@ for (const size of SIZES) {
   log('|---|---|---|---|---|---|');
   for (const [cond, r] of Object.entries(s.table)) log(`| ${cond} | ${r.n} | ${cond === 'distractor' ? '' : r.r1} | ${cond === 'distractor' ? '' : r.r5} | ${r.confident} | ${r.p50} / ${r.p99} |`);
   log(`all queries: wall p50 ${s.wall.p50} ms, p99 ${s.wall.p99} ms (n ${s.wall.n})`);
+  if (process.env.PHOTO_MISSES === '1') for (const [cond, list] of Object.entries(s.misses)) for (const m of list) log(`  miss ${cond}: ${m}`);
 }
 await closeFeatureThreads();
 report.totalSeconds = round((performance.now() - t0) / 1000);

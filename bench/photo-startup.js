@@ -8,7 +8,7 @@
 // bits flipped and keypoints moved by up to 1 px (as bench/photo-profile.js pads); written once to
 // bench/tmp/photo-startup-<key>-<n>.db.
 // Usage (after `npm run build`):
-//   node --expose-gc bench/photo-startup.js [--n 10000] [--queries 20] [--server]
+//   node --expose-gc bench/photo-startup.js [--n 10000] [--queries 20] [--server] [--product]
 //   PHOTO_DIST=./tmp/dist-base … measures another build (the same records).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,7 +31,31 @@ const { LOCAL_SETTINGS } = await import(`${DIST}/adapters/images/local-features/
 const photoSearch = await import(`${DIST}/core/search/photo/photo-search.js`);
 const vocabulary = defaultVocabulary();
 const key = `v1-${JSON.stringify(LOCAL_SETTINGS.reference)}-voc${vocabulary.id}-${vocabulary.size}`.replace(/[^a-z0-9]+/gi, '_');
-const dbFile = path.join(here, 'tmp', `photo-startup-${key}-${N}.db`);
+// --product: the stored records of bench/photo-product.js (made by the product's
+// extractPhotoReference: feature version 4, AKAZE records of the small references), its largest
+// cache file, instead of the synthetic ORB records below.
+const PRODUCT = args.includes('--product');
+const productCache = PRODUCT
+  ? fs.readdirSync(path.join(here, 'tmp', 'photo-cache')).filter((f) => f.startsWith('records-')).map((f) => path.join(here, 'tmp', 'photo-cache', f)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]
+  : undefined;
+if (PRODUCT && !productCache) throw new Error('no records cache: run bench/photo-product.js first');
+const dbFile = PRODUCT ? path.join(here, 'tmp', `photo-startup-${path.basename(productCache, '.bin')}-${N}.db`) : path.join(here, 'tmp', `photo-startup-${key}-${N}.db`);
+
+if (PRODUCT && !fs.existsSync(dbFile)) {
+  const buf = fs.readFileSync(productCache);
+  const db = new Database(`${dbFile}.part`);
+  db.exec('CREATE TABLE refs (image_id TEXT PRIMARY KEY, part_id TEXT NOT NULL, features BLOB NOT NULL)');
+  const insert = db.prepare('INSERT INTO refs VALUES (?, ?, ?)');
+  db.transaction(() => {
+    for (let o = 0, i = 0; o + 8 <= buf.length && i < N; i++) {
+      const len = buf.readUInt32LE(o + 4);
+      insert.run(`img${String(i).padStart(6, '0')}`, `part${buf.readUInt32LE(o)}`, buf.subarray(o + 8, o + 8 + len));
+      o += 8 + len;
+    }
+  })();
+  db.close();
+  fs.renameSync(`${dbFile}.part`, dbFile);
+}
 
 if (!fs.existsSync(dbFile)) {
   const { decodeFeatures } = await import(`${DIST}/core/search/image-similarity.js`);
