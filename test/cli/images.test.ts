@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import { Checkpoint, defaultCheckpointPath, describeInput } from '../../src/cli/bulk/checkpoint.js';
+import { formatBytes } from '../../src/cli/commands/images/upload.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { cli } from '../helpers/cli.js';
 import { createHarness, tempDir, type Harness } from '../helpers/harness.js';
@@ -44,6 +45,14 @@ describe('catalog images (local mode)', () => {
   });
   afterEach(() => {
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reports a small upload\'s rate in whole bytes per second', () => {
+    // A 702-byte upload that took 0.97 s was reported as "720.7887439674781 B/s".
+    expect(formatBytes(702 / 0.974)).toBe('721 B');
+    expect(formatBytes(702)).toBe('702 B');
+    expect(formatBytes(1536)).toBe('1.5 KB');
+    expect(formatBytes(5 * 1024 * 1024)).toBe('5.0 MB');
   });
 
   it('uploads a manifest: good rows stored, failing rows in the errors file, exit 3', async () => {
