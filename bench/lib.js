@@ -66,6 +66,30 @@ export function percentile(sorted, p) {
   return sorted[i];
 }
 
+/**
+ * The option reader of a bench script: `arg('per', '40')` is the value after `--per` in `args`
+ * (the script's command line), or the fallback when the flag is absent.
+ */
+export function argReader(args) {
+  return (name, fallback) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? args[i + 1] : fallback;
+  };
+}
+
+/** CPU time of this process so far (user + system), in milliseconds. */
+export function cpuMs() {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** The q-quantile (0–1) of unsorted numbers, lower value (NaN when empty). */
+export function quantile(values, q) {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+}
+
 /** True when the module at `url` is the script node was started with. */
 export function isMain(url) {
   return process.argv[1] !== undefined && fileURLToPath(url) === process.argv[1];

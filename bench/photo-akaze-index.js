@@ -27,13 +27,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { augment, photoSets } from './photo-queries.js';
-import { prng } from './lib.js';
+import { argReader, cpuMs, prng, quantile } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.PHOTO_DIST ?? '../dist';
 const args = process.argv.slice(2);
 const command = args[0];
-const arg = (name, fallback) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
+const arg = argReader(args);
 const PER = Number(arg('per', '40'));
 const MAX_SIDE = Number(arg('max-side', '70'));
 const PAD = Number(arg('pad', '9486'));
@@ -42,12 +42,7 @@ const OUT_DIR = path.join(here, 'tmp', 'akaze-index');
 const TAG = arg('tag', '');
 const FEATURES = path.join(OUT_DIR, `features-${MAX_SIDE}-${PAD}-${PER}${TAG ? `-${TAG}` : ''}.bin`);
 const BASE_FEATURES = path.join(OUT_DIR, `features-${MAX_SIDE}-${PAD}-${PER}.bin`);
-const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
-const quantile = (values, q) => {
-  if (values.length === 0) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
+const now = cpuMs;
 
 const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
 const { decodeGrey } = await import(`${DIST}/adapters/images/local-features/extract.js`);

@@ -39,20 +39,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { photoSets } from './photo-queries.js';
+import { argReader, cpuMs, quantile } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.PHOTO_DIST ?? '../dist';
 const args = process.argv.slice(2);
 const command = args[0];
-const arg = (name, fallback) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
+const arg = argReader(args);
 const PER = Number(arg('per', '40'));
 const OUT_DIR = path.join(here, 'tmp', 'akaze-probe');
-const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
-const quantile = (values, q) => {
-  if (values.length === 0) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
+const now = cpuMs;
 
 // --- A k = 2 Hamming kernel in WebAssembly (assembled here, as src/core/search/photo/scan-kernel.ts does). ---
 const uleb = (value) => { const out = []; let v = value >>> 0; do { let b = v & 0x7f; v >>>= 7; if (v !== 0) b |= 0x80; out.push(b); } while (v !== 0); return out; };

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { photoSets } from './photo-queries.js';
+import { cpuMs } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const base = process.env.EMB_MODULES ?? '/tmp/emb-probe2';
@@ -24,7 +25,7 @@ const bin = fs.readFileSync(dir + 'centernet.bin');
 const model = await tf.loadGraphModel(tf.io.fromMemory({ modelTopology: j.modelTopology, weightSpecs: j.weightsManifest.flatMap((w) => w.weights), weightData: bin.buffer.slice(bin.byteOffset, bin.byteOffset + bin.length) }));
 const NODE = 'tower_0/MobilenetV3/expanded_conv_14/depthwise/hard_swish/mul_1';
 const S = 512;
-const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const now = cpuMs;
 const cpu = [];
 async function fmap(bytes) {
   const { data } = await sharp(bytes).rotate().flatten({ background: '#ffffff' }).resize(S, S, { fit: 'contain', background: '#ffffff' }).removeAlpha().raw().toBuffer({ resolveWithObject: true });

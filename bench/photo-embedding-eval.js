@@ -4,10 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { argReader } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
-const arg = (name, fallback) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
+const arg = argReader(args);
 const PER = arg('per', '40'), SIZE = arg('size', '224'), EP = arg('endpoint', 'flatten_1'), PAD = arg('pad', '0');
 const emb = JSON.parse(fs.readFileSync(path.join(here, 'tmp', `embedding-${EP}-${SIZE}-${PER}-pad${PAD}.json`), 'utf8'));
 const today = JSON.parse(fs.readFileSync(path.join(here, 'tmp', `embedding-today-${PER}.json`), 'utf8'));

@@ -15,10 +15,11 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { photoSets } from './photo-queries.js';
+import { argReader, cpuMs } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
-const arg = (name, fallback) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
+const arg = argReader(args);
 const PER = Number(arg('per', '40'));
 const SIZE = Number(arg('size', '224'));
 const PAD = Number(arg('pad', '0'));
@@ -32,7 +33,7 @@ const origInfo = console.info; console.info = () => {};
 const model = await nsfwjs.load('MobileNetV2', { size: SIZE });
 console.info = origInfo;
 const ENDPOINT = arg('endpoint', 'flatten_1');
-const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const now = cpuMs;
 const embedCpu = [];
 
 /** RGB raster of `bytes` (or of a window of it) fitted into SIZE × SIZE on white; as Float32 [S,S,3] 0..255. */

@@ -10,10 +10,11 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { photoSets } from './photo-queries.js';
+import { argReader } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
-const arg = (name, fallback) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
+const arg = argReader(args);
 const LAYER = arg('layer', 'out_relu');
 const SIZE = 224;
 const req = createRequire(path.join(process.env.EMB_MODULES ?? '/tmp/emb-probe', 'package.json'));

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { photoSets } from './photo-queries.js';
+import { argReader } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.PHOTO_DIST ?? '../dist';
@@ -14,7 +15,7 @@ const { PhotoReferenceIndex, PHOTO_LOCAL_DEFAULTS = {} } = await import(`${DIST}
 const { extractLocalFeatures } = await import(`${DIST}/adapters/images/local-features/extract.js`);
 const { rotatedGlobalFeatures } = await import(`${DIST}/adapters/images/local-features/global-views.js`);
 const args = process.argv.slice(2);
-const arg = (name, fallback) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
+const arg = argReader(args);
 const PER = Number(arg('per', '40'));
 const vocabulary = defaultVocabulary();
 const sets = await photoSets({ perCondition: PER, log: () => {} });

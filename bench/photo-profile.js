@@ -19,6 +19,7 @@
 //   several second looks in one run instead (each merged with the same first answer); PHOTO_LOOKS
 //   ='[]' measures none.
 import { jitterLocalFeatures, photoSets } from './photo-queries.js';
+import { argReader, cpuMs } from './lib.js';
 
 const DIST = process.env.PHOTO_DIST ?? '../dist';
 const { extractFeatures } = await import(`${DIST}/adapters/images/sharp-features.js`);
@@ -30,13 +31,13 @@ for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_SETTINGS ?? 
 const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
 const { rotatedGlobalFeatures } = await import(`${DIST}/adapters/images/local-features/global-views.js`);
 const args = process.argv.slice(2);
-const arg = (name, fallback) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
+const arg = argReader(args);
 const PER = Number(arg('per', '40'));
 const N = Number(arg('n', '60'));
 const vocabulary = defaultVocabulary();
 const cv = await openCv();
 // CPU time of this process (µs → ms): the machine is shared, so wall time of sync stages is noisy.
-const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const now = cpuMs;
 const sets = await photoSets({ perCondition: PER, log: () => {} });
 // As the server loads it (image-search.ts): stop words' postings dropped (PHOTO_KEEP_STOP=1 keeps them).
 // PHOTO_INDEX='{"maxSplitShare":0.05}' passes options to the index (split stop words, issue 14 fifth round).

@@ -11,12 +11,12 @@
 //   SHAPE='{"MAJORITY":1}' overrides settings of bench/photo-shape.js.
 import fs from 'node:fs';
 import { augment, photoSets, CONDITIONS } from './photo-queries.js';
-import { prng } from './lib.js';
+import { argReader, cpuMs, prng } from './lib.js';
 import { SHAPE, setResponse, referenceCutout, referenceTemplates, queryResponses, matchTemplate, verifyPose } from './photo-shape.js';
 const VERIFY_K = Number(process.env.SHAPE_VERIFY_K ?? 4);
 
 const args = process.argv.slice(2);
-const arg = (name, fallback) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
+const arg = argReader(args);
 const PER = Number(arg('per', '40'));
 const MAX_SIDE = Number(arg('max-side', '128'));
 const PAD = Number(arg('pad', '0'));
@@ -24,7 +24,7 @@ const OUT = arg('out', `/tmp/shape-${PAD}.json`);
 const CONDS = arg('conds', [...CONDITIONS, 'distractor'].join(',')).split(',');
 Object.assign(SHAPE, JSON.parse(process.env.SHAPE ?? '{}'));
 if (process.env.SHAPE_RESPONSE) setResponse(JSON.parse(process.env.SHAPE_RESPONSE));
-const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const now = cpuMs;
 
 const sets = await photoSets({ perCondition: PER });
 const refs = [];

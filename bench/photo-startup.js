@@ -15,14 +15,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { jitterLocalFeatures, photoSets } from './photo-queries.js';
+import { argReader, cpuMs } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.PHOTO_DIST ?? '../dist';
 const args = process.argv.slice(2);
-const arg = (name, fallback) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : fallback; };
+const arg = argReader(args);
 const N = Number(arg('n', '10000'));
 const QUERIES = Number(arg('queries', '20'));
-const now = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const now = cpuMs;
 const mb = (x) => (x / 2 ** 20).toFixed(0);
 const settle = async () => { for (let k = 0; k < 2; k++) { globalThis.gc?.(); await new Promise((r) => setTimeout(r, 300)); } };
 
