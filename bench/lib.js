@@ -90,6 +90,18 @@ export function quantile(values, q) {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 }
 
+/** `x` rounded to `d` decimals. */
+export function round(x, d = 1) {
+  return Math.round(x * 10 ** d) / 10 ** d;
+}
+
+/** p50, p99 and mean (one decimal) and the count of unsorted times in milliseconds. */
+export function msStats(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
+  return { p50: round(at(0.5)), p99: round(at(0.99)), mean: round(s.reduce((a, b) => a + b, 0) / Math.max(1, s.length)), n: s.length };
+}
+
 /** True when the module at `url` is the script node was started with. */
 export function isMain(url) {
   return process.argv[1] !== undefined && fileURLToPath(url) === process.argv[1];

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { prng } from './lib.js';
+import { argReader, msStats, prng, round } from './lib.js';
 import { augment, photoSets, CONDITIONS } from './photo-queries.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -35,20 +35,12 @@ for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_AKAZE ?? '{}
 if (process.env.PHOTO_AKAZE && process.env.CATALOG_FEATURE_THREADS !== '0') throw new Error('PHOTO_AKAZE needs CATALOG_FEATURE_THREADS=0');
 
 const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
+const arg = argReader(args);
 const SIZES = arg('sizes', 'real,1000,10000').split(',');
 const PER = Number(arg('per', '40'));
 const OUT = arg('out', path.join(here, 'tmp', 'photo-product.json'));
 const log = (s) => console.error(s);
-const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
-function stats(ms) {
-  const s = [...ms].sort((a, b) => a - b);
-  const at = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
-  return { p50: round(at(0.5)), p99: round(at(0.99)), mean: round(s.reduce((a, b) => a + b, 0) / Math.max(1, s.length)), n: s.length };
-}
+const stats = msStats;
 
 const t0 = performance.now();
 const sets = await photoSets({ perCondition: PER, log });

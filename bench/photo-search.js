@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { prng } from './lib.js';
+import { argReader, msStats, prng, round } from './lib.js';
 import { augment, photoSets, CONDITIONS, PHOTO_CONDITIONS, DIGITAL_CONDITIONS } from './photo-queries.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -37,10 +37,7 @@ const SECOND_LOOK = process.env.PHOTO_SECOND_LOOK === '1' && secondLookFeatures 
 const { rotatedGlobalFeatures } = await import(`${DIST}/adapters/images/local-features/global-views.js`);
 
 const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : fallback;
-};
+const arg = argReader(args);
 const SIZES = arg('sizes', 'real,1000,10000').split(',');
 const PER = Number(arg('per', '150'));
 const OUT = arg('out', path.join(here, 'tmp', 'photo-search.json'));
@@ -51,12 +48,7 @@ const log = (s) => console.error(s);
 const vocabulary = defaultVocabulary();
 const CACHE_KEY = `v1-${JSON.stringify(LOCAL_SETTINGS.reference)}-voc${vocabulary.id}-${vocabulary.size}`.replace(/[^a-z0-9]+/gi, '_');
 
-function stats(ms) {
-  const s = [...ms].sort((a, b) => a - b);
-  const at = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
-  return { p50: round(at(0.5)), p99: round(at(0.99)), mean: round(s.reduce((a, b) => a + b, 0) / Math.max(1, s.length)), n: s.length };
-}
-const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+const stats = msStats;
 
 /** Reference features { global: Features, local: LocalFeatures } and the time to compute them. */
 async function referenceFeatures(bytes) {

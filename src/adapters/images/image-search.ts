@@ -315,38 +315,56 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
    * The answer after matching an unconfident photo against the small references (issue 14,
    * fifteenth round; docs/search.md): the photo's AKAZE features (started ahead, or extracted now in
    * the decode pool), searched in the small references' index (photo-search.ts `querySmall`), and
-   * merged with `first` per part by the better evidence (`mergeLooks`). `first` stands when the
-   * decode queue is full or the extraction fails: the small look is a bonus, never an error.
+   * merged with `first` ({@link withAnotherLook}).
    */
   private async smallLook(image: Uint8Array, ahead: AheadLook | undefined, first: PhotoPartHit[], limit: number): Promise<PhotoPartHit[]> {
-    let features: LocalFeatures | undefined;
-    try {
-      features = (await ahead?.features) ?? (await this.pool.run(() => this.extractor.smallLook(image)));
-    } catch {
-      return first;
-    }
-    if (!this.index) return first;
-    this.smallLooksUsed++;
-    return mergeLooks(first, this.index.querySmall(features, limit), limit);
+    const merged = await this.withAnotherLook(
+      first,
+      limit,
+      async () => (await ahead?.features) ?? (await this.pool.run(() => this.extractor.smallLook(image))),
+      (index, features) => index.querySmall(features, limit),
+    );
+    if (merged) this.smallLooksUsed++;
+    return merged ?? first;
   }
 
   /**
    * The answer after a second look at a photo whose first answer has no confident hit (issue 14,
    * fourteenth round; docs/search.md): its raster detected again with the second look's settings
-   * on a feature thread, searched again (the same global views), and both answers merged per part
-   * by the better score (photo-search.ts `mergeLooks`). The first answer stands when the decode
-   * queue is full or the second extraction fails: the second look is a bonus, never an error.
+   * on a feature thread, searched again (the same global views), and merged with `first` ({@link
+   * withAnotherLook}).
    */
   private async secondLook(query: ExtractedPhotoQuery, raster: GreyRaster, first: PhotoPartHit[], limit: number): Promise<PhotoPartHit[]> {
-    let local: LocalFeatures | undefined;
+    const merged = await this.withAnotherLook(
+      first,
+      limit,
+      () => this.pool.run(() => this.extractor.secondLook(raster)),
+      (index, local) => index.query({ views: query.views, local }, limit),
+    );
+    if (merged) this.secondLooks++;
+    return merged ?? first;
+  }
+
+  /**
+   * `first` merged per part with the answer of another look at the same photo (photo-search.ts
+   * `mergeLooks`: the hit with more evidence): `describe` computes that look's features, `search`
+   * answers them. Undefined when there is no other answer — the decode queue is full, the
+   * extraction fails or gives nothing, no index: another look is a bonus, never an error.
+   */
+  private async withAnotherLook(
+    first: PhotoPartHit[],
+    limit: number,
+    describe: () => Promise<LocalFeatures | undefined>,
+    search: (index: PhotoReferenceIndex, features: LocalFeatures) => PhotoPartHit[],
+  ): Promise<PhotoPartHit[] | undefined> {
+    let features: LocalFeatures | undefined;
     try {
-      local = await this.pool.run(() => this.extractor.secondLook(raster));
+      features = await describe();
     } catch {
-      return first;
+      return undefined;
     }
-    if (!local || !this.index) return first;
-    this.secondLooks++;
-    return mergeLooks(first, this.index.query({ views: query.views, local }, limit), limit);
+    if (!features || !this.index) return undefined;
+    return mergeLooks(first, search(this.index, features), limit);
   }
 }
 

@@ -14,10 +14,10 @@
  * scoring) 31 → 37 and 33 → 38, distractors with a hit ≥ 0.5 3 → 4 of 100. Cost a record (CPU, a
  * shared 2-core machine): query p50 82–87 ms, reference (plain + backdrop) p50 89–110 ms.
  */
-import { DESCRIPTOR_BITS, DESCRIPTOR_WORDS, hamming256 } from '../../../core/search/photo/hamming.js';
+import { DESCRIPTOR_BITS, DESCRIPTOR_WORDS } from '../../../core/search/photo/hamming.js';
 import { emptyLocalFeatures, MAX_KEYPOINTS, type LocalFeatures } from '../../../core/search/photo/local-features.js';
 import type { Vocabulary } from '../../../core/search/photo/vocabulary.js';
-import { backdropVariant, gridSelect, LOCAL_SETTINGS, type GreyRaster, type LocalRole } from './extract.js';
+import { backdropVariant, gridSelect, LOCAL_SETTINGS, resizeGrey, unrepeatedKeypoints, type GreyRaster, type LocalRole } from './extract.js';
 import { withMats, type CvAkaze, type CvKeyPointVector, type OpenCv } from './opencv.js';
 
 /**
@@ -105,7 +105,8 @@ function detector(cv: OpenCv, threshold: number): CvAkaze {
  */
 export function akazeFeaturesFromGrey(cv: OpenCv, raster: GreyRaster, role: LocalRole, vocabulary?: Vocabulary): LocalFeatures {
   const settings = AKAZE_SETTINGS[role];
-  const input = Math.max(raster.width, raster.height) > settings.maxSide ? shrinkGrey(cv, raster, settings.maxSide) : raster;
+  const long = Math.max(raster.width, raster.height);
+  const input = long > settings.maxSide ? resizeGrey(cv, raster, settings.maxSide / long) : raster;
   let found = detect(cv, input.data, input.width, input.height, settings.threshold, settings.keypoints, settings.grid);
   const backdrop = LOCAL_SETTINGS.reference.backdrop;
   if (settings.backdropKeypoints > 0 && backdrop) {
@@ -126,19 +127,6 @@ export function akazeFeaturesFromGrey(cv: OpenCv, raster: GreyRaster, role: Loca
     f.vocabulary = vocabulary.id;
   }
   return f;
-}
-
-/** The raster shrunk to a long side of `maxSide` px (area interpolation). */
-function shrinkGrey(cv: OpenCv, raster: GreyRaster, maxSide: number): GreyRaster {
-  const factor = maxSide / Math.max(raster.width, raster.height);
-  const width = Math.max(1, Math.round(raster.width * factor));
-  const height = Math.max(1, Math.round(raster.height * factor));
-  const src = cv.matFromArray(raster.height, raster.width, cv.CV_8UC1, raster.data);
-  const dst = new cv.Mat();
-  return withMats([src, dst], () => {
-    cv.resize(src, dst, new cv.Size(width, height), 0, 0, cv.INTER_AREA);
-    return { data: Uint8Array.from(dst.data), width, height };
-  });
 }
 
 /**
@@ -190,20 +178,11 @@ function detected(n: number): Detected {
 }
 
 /**
- * `base` followed by the keypoints of `extra` that do not repeat one of `base`'s (within 1 px, of
- * the same size ± 0.5 px, descriptors at most `repeatBits` apart: inside the part the backdrop
- * changes nothing), `limit` keypoints in all (extract.ts `appendNew` for ORB).
+ * `base` followed by the keypoints of `extra` that do not repeat one of `base`'s (extract.ts
+ * `unrepeatedKeypoints`, `repeatBits` of 256), `limit` keypoints in all.
  */
 function merge(base: Detected, extra: Detected, repeatBits: number, limit: number): Detected {
-  const kept: number[] = [];
-  for (let i = 0; i < extra.n && base.n + kept.length < limit; i++) {
-    let repeated = false;
-    for (let j = 0; j < base.n && !repeated; j++) {
-      if (Math.abs((base.xs[j] ?? 0) - (extra.xs[i] ?? 0)) > 1 || Math.abs((base.ys[j] ?? 0) - (extra.ys[i] ?? 0)) > 1 || Math.abs((base.sizes[j] ?? 0) - (extra.sizes[i] ?? 0)) > 0.5) continue;
-      repeated = hamming256(base.descriptors, j * DESCRIPTOR_WORDS, extra.descriptors, i * DESCRIPTOR_WORDS) <= repeatBits;
-    }
-    if (!repeated) kept.push(i);
-  }
+  const kept = unrepeatedKeypoints({ ...base, count: base.n }, { ...extra, count: extra.n }, repeatBits, limit);
   if (kept.length === 0) return base;
   const out = detected(base.n + kept.length);
   out.xs.set(base.xs);

@@ -411,26 +411,52 @@ export function plainBackground(raster: GreyRaster, settings: Pick<BackdropSetti
 }
 
 /**
- * Appends to `base` the keypoints of `extra` that do not repeat one of `base`'s (a keypoint within
- * 1 px, of the same size, whose descriptor differs by at most 16 of 256 bits: inside the part the
- * backdrop changes nothing), up to `limit` keypoints in all.
+ * Keypoints with their 256-bit descriptors (DESCRIPTOR_WORDS uint32 each), as {@link
+ * unrepeatedKeypoints} compares them.
  */
-function appendNew(base: Detected, extra: Detected, limit: number): void {
-  const baseDesc = concatDescriptors(base.descriptors);
-  const extraDesc = concatDescriptors(extra.descriptors);
-  const baseCount = base.xs.length;
+export interface DescribedKeypoints {
+  count: number;
+  xs: ArrayLike<number>;
+  ys: ArrayLike<number>;
+  sizes: ArrayLike<number>;
+  descriptors: Uint32Array;
+}
+
+/**
+ * The indexes of the keypoints of `extra` that do not repeat one of `base`'s (a keypoint within
+ * 1 px, of the same size ± 0.5 px, whose descriptor differs by at most `repeatBits` of 256 bits:
+ * inside the part the grey backdrop changes nothing), in order, as many as keep `base` and them
+ * within `limit` keypoints. The merge of a reference's backdrop variant, ORB's ({@link appendNew})
+ * and AKAZE's (akaze.ts).
+ */
+export function unrepeatedKeypoints(base: DescribedKeypoints, extra: DescribedKeypoints, repeatBits: number, limit: number): number[] {
   const kept: number[] = [];
-  for (let i = 0; i < extra.xs.length && baseCount + kept.length < limit; i++) {
+  for (let i = 0; i < extra.count && base.count + kept.length < limit; i++) {
     const x = extra.xs[i] ?? 0;
     const y = extra.ys[i] ?? 0;
     const size = extra.sizes[i] ?? 0;
     let repeated = false;
-    for (let j = 0; j < baseCount && !repeated; j++) {
+    for (let j = 0; j < base.count && !repeated; j++) {
       if (Math.abs((base.xs[j] ?? 0) - x) > 1 || Math.abs((base.ys[j] ?? 0) - y) > 1 || Math.abs((base.sizes[j] ?? 0) - size) > 0.5) continue;
-      repeated = hamming256(baseDesc, j * DESCRIPTOR_WORDS, extraDesc, i * DESCRIPTOR_WORDS) <= 16;
+      repeated = hamming256(base.descriptors, j * DESCRIPTOR_WORDS, extra.descriptors, i * DESCRIPTOR_WORDS) <= repeatBits;
     }
     if (!repeated) kept.push(i);
   }
+  return kept;
+}
+
+/**
+ * Appends to `base` the keypoints of `extra` that do not repeat one of `base`'s ({@link
+ * unrepeatedKeypoints}, 16 of 256 bits), up to `limit` keypoints in all.
+ */
+function appendNew(base: Detected, extra: Detected, limit: number): void {
+  const extraDesc = concatDescriptors(extra.descriptors);
+  const kept = unrepeatedKeypoints(
+    { count: base.xs.length, xs: base.xs, ys: base.ys, sizes: base.sizes, descriptors: concatDescriptors(base.descriptors) },
+    { count: extra.xs.length, xs: extra.xs, ys: extra.ys, sizes: extra.sizes, descriptors: extraDesc },
+    16,
+    limit,
+  );
   if (kept.length === 0) return;
   const bytes = new Uint8Array(kept.length * DESCRIPTOR_WORDS * 4);
   const extraBytes = new Uint8Array(extraDesc.buffer, extraDesc.byteOffset, extraDesc.byteLength);
@@ -558,7 +584,7 @@ export function secondLookFeatures(cv: OpenCv, input: GreyRaster, settings: Loca
 }
 
 /** The raster resized by `factor` (OpenCV's area interpolation shrinking, cubic enlarging). */
-function resizeGrey(cv: OpenCv, raster: GreyRaster, factor: number): GreyRaster {
+export function resizeGrey(cv: OpenCv, raster: GreyRaster, factor: number): GreyRaster {
   const width = Math.max(1, Math.round(raster.width * factor));
   const height = Math.max(1, Math.round(raster.height * factor));
   const src = cv.matFromArray(raster.height, raster.width, cv.CV_8UC1, raster.data);

@@ -37,7 +37,17 @@ export const LOCAL_RATIO_PRIOR = 10;
 export const GLOBAL_MIDPOINT = 0.93;
 const GLOBAL_WIDTH = 0.012;
 
-const logistic = (x: number): number => 1 / (1 + Math.exp(-x));
+/** The logistic function: log-odds → a probability in (0, 1). */
+export const logistic = (x: number): number => 1 / (1 + Math.exp(-x));
+
+/**
+ * The share of a hit's tentative matches that its geometry explains, inliers / (matches +
+ * {@link LOCAL_RATIO_PRIOR}) (0 when `matches` is not finite: no share term): the term of the local
+ * log-odds ({@link LOCAL_RATIO_WEIGHT}) and of the small look's (small-look.ts).
+ */
+export function inlierShare(inliers: number, matches: number): number {
+  return Number.isFinite(matches) ? inliers / (Math.max(matches, inliers) + LOCAL_RATIO_PRIOR) : 0;
+}
 
 /**
  * Confidence of a local hit with `inliers` geometrically verified matches out of `matches` tentative
@@ -81,8 +91,7 @@ export function comparePartHits(a: PhotoPartHit, b: PhotoPartHit): number {
 /** Log-odds of the local evidence (−∞ without inliers); see {@link LOCAL_MIDPOINT}. */
 function localLogOdds(inliers: number, matches: number): number {
   if (inliers <= 0) return -Infinity;
-  const share = Number.isFinite(matches) ? inliers / (Math.max(matches, inliers) + LOCAL_RATIO_PRIOR) : 0;
-  return (inliers - LOCAL_MIDPOINT) / LOCAL_WIDTH + LOCAL_RATIO_WEIGHT * share;
+  return (inliers - LOCAL_MIDPOINT) / LOCAL_WIDTH + LOCAL_RATIO_WEIGHT * inlierShare(inliers, matches);
 }
 /** Log-odds of the global evidence. */
 const globalLogOdds = (cosine: number): number => (cosine - GLOBAL_MIDPOINT) / GLOBAL_WIDTH;

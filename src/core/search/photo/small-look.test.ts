@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { logistic } from './confidence.js';
 import type { LocalHit } from './photo-index.js';
 import { SMALL_LOOK_LEAD, SMALL_LOOK_MIDPOINT, SMALL_LOOK_SHARE_WEIGHT, smallLookEvidence, smallLookHits } from './small-look.js';
 
 const hit = (part: string, image: string, inliers: number, matches = inliers * 2): LocalHit => ({
   image_id: image, part_id: part, inliers, matches, votes: 1, rotation: 0, scale: 1, model: [1, 0, 0, 1, 0, 0],
 });
-const logistic = (x: number): number => 1 / (1 + Math.exp(-x));
+
 
 describe('small-reference look scoring (issue 14, fourteenth round)', () => {
   it('is monotone in inliers at a fixed lead and in lead at fixed inliers', () => {

@@ -16,7 +16,7 @@
  * (85 small) scenes 34 → 37, scenes with camera effects 32 → 35, distractors 3 → 3. No answer the
  * product had first was lost.
  */
-import type { PhotoPartHit } from './confidence.js';
+import { comparePartHits, inlierShare, logistic, type PhotoPartHit } from './confidence.js';
 import type { LocalHit, PhotoQueryOptions } from './photo-index.js';
 
 /**
@@ -65,10 +65,8 @@ export const SMALL_LOOK_QUERY_OPTIONS: Readonly<PhotoQueryOptions> = Object.free
 export const SMALL_LOOK_MIDPOINT = 12;
 /** Inliers per unit of log-odds (ORB's local width, confidence.ts). */
 const SMALL_LOOK_WIDTH = 1.5;
-/** Weight of the share inliers / (tentative matches + {@link SMALL_LOOK_SHARE_PRIOR}) in the log-odds. */
+/** Weight of the share of tentative matches the geometry explains (confidence.ts `inlierShare`, ORB's prior) in the log-odds. */
 export const SMALL_LOOK_SHARE_WEIGHT = 10;
-/** Tentative matches added to the share's denominator (few matches say little; ORB's prior). */
-const SMALL_LOOK_SHARE_PRIOR = 10;
 /**
  * Inliers a part must lead the runner-up part by before a penalty (on the bench leads of 0–4 moved
  * at most one answer; two parts tied at many inliers are no answer).
@@ -77,8 +75,6 @@ export const SMALL_LOOK_LEAD = 3;
 /** Log-odds taken off per inlier of lead missing below {@link SMALL_LOOK_LEAD}. */
 const SMALL_LOOK_LEAD_PENALTY = 2;
 
-const logistic = (x: number): number => 1 / (1 + Math.exp(-x));
-
 /**
  * Log-odds that a part with `inliers` AKAZE inliers out of `matches` tentative matches (default:
  * no share term), leading the best other part by `lead` inliers (negative when another part has
@@ -86,16 +82,15 @@ const logistic = (x: number): number => 1 / (1 + Math.exp(-x));
  */
 export function smallLookEvidence(inliers: number, lead: number, matches = Infinity): number {
   if (inliers <= 0) return -Infinity;
-  const share = Number.isFinite(matches) ? inliers / (Math.max(matches, inliers) + SMALL_LOOK_SHARE_PRIOR) : 0;
-  return (inliers - SMALL_LOOK_MIDPOINT) / SMALL_LOOK_WIDTH + SMALL_LOOK_SHARE_WEIGHT * share - SMALL_LOOK_LEAD_PENALTY * Math.max(0, SMALL_LOOK_LEAD - lead);
+  return (inliers - SMALL_LOOK_MIDPOINT) / SMALL_LOOK_WIDTH + SMALL_LOOK_SHARE_WEIGHT * inlierShare(inliers, matches) - SMALL_LOOK_LEAD_PENALTY * Math.max(0, SMALL_LOOK_LEAD - lead);
 }
 
 /**
  * Part hits of the small-reference look: each part once, with its best image (most inliers; the
  * first of `local` on a tie, PhotoIndex.query's order), `score` = logistic(evidence) in [0, 1]
- * ({@link smallLookEvidence} of its inliers, tentative matches and lead over the best other part;
- * ranked by it, then by inliers), `inliers`, `cosine`
- * −1 (no global search in this look). Best first, at most `limit`.
+ * ({@link smallLookEvidence} of its inliers, tentative matches and lead over the best other part),
+ * `inliers`, `cosine` −1 (no global search in this look). Ranked as every photo hit
+ * (confidence.ts `comparePartHits`: evidence, then inliers, then part id), at most `limit`.
  */
 export function smallLookHits(local: readonly LocalHit[], limit: number): PhotoPartHit[] {
   const best = new Map<string, LocalHit>();
@@ -111,5 +106,5 @@ export function smallLookHits(local: readonly LocalHit[], limit: number): PhotoP
     const evidence = smallLookEvidence(h.inliers, lead, h.matches);
     return { part_id: h.part_id, image_id: h.image_id, score: logistic(evidence), inliers: h.inliers, cosine: -1, evidence };
   });
-  return hits.sort((a, b) => b.evidence - a.evidence || b.inliers - a.inliers || (a.part_id < b.part_id ? -1 : a.part_id > b.part_id ? 1 : 0)).slice(0, Math.max(0, limit));
+  return hits.sort(comparePartHits).slice(0, Math.max(0, limit));
 }
