@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { FileBlobStore } from './adapters/blobs/file-blob-store.js';
 import type { DecodePool } from './adapters/images/decode-pool.js';
 import { createSharpFeatureIndexer, FeatureIndexSimilaritySearch, type ImageSearchLimits } from './adapters/images/image-search.js';
+import { photoIndexFileOf } from './adapters/images/photo-index-snapshots.js';
 import { startFeatureBackfill } from './adapters/images/local-features/backfill.js';
 import type { BackfillProgress } from './core/search/photo/backfill.js';
 import type { SearchIndexOptions } from './adapters/sqlite/search/search-index.js';
@@ -78,7 +79,7 @@ export const IMAGES_DIR = 'images';
 export function openCatalog(options: OpenCatalogOptions): Catalog {
   const clock = options.clock ?? systemClock();
   const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, sessionWriteLock: options.sessionWriteLock, mmapBytes: options.mmapBytes });
-  return assembleCatalog(stores, localBlobs(options.dataDir), options, clock);
+  return assembleCatalog(stores, localBlobs(options.dataDir), options, clock, photoIndexFileOf(options, process.env));
 }
 
 /** Where a catalog's stores live besides (or instead of) a data directory (issue 15; docs/deploy.md). */
@@ -119,7 +120,7 @@ export async function openCatalogAt(options: OpenCatalogOptions & CatalogLocatio
     blobs.dispose();
     throw error;
   }
-  return assembleCatalog(stores, blobs, options, clock);
+  return assembleCatalog(stores, blobs, options, clock, photoIndexFileOf(options, process.env));
 }
 
 /** Files under `<dataDir>/images` (blobs/ab/cd/<sha256>, tmp/); a temp dir, removed on close, without a data directory. */
@@ -133,8 +134,11 @@ function localBlobs(dataDir: string | undefined): { store: BlobStore; dispose():
   };
 }
 
-/** The services of one catalog over its stores and blob store; `close` closes them all. */
-function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispose(): void; shared?: boolean }, options: OpenCatalogOptions, clock: Clock): Catalog {
+/**
+ * The services of one catalog over its stores and blob store; `close` closes them all.
+ * `photoIndexFile`: the photo index's snapshot file (photo-index-snapshots.ts), if any.
+ */
+function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispose(): void; shared?: boolean }, options: OpenCatalogOptions, clock: Clock, photoIndexFile: string | undefined): Catalog {
   const ids = options.ids ?? systemIds();
   const store = stores.catalog;
   const context = createServiceContext({ store, clock, ids, limits: options.limits });
@@ -144,6 +148,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
   const imageSearch = new FeatureIndexSimilaritySearch(stores.references, {
     ...(options.imageSearchLimits ? { limits: options.imageSearchLimits } : {}),
     ...(options.decodePool ? { pool: options.decodePool } : {}),
+    ...(photoIndexFile !== undefined ? { snapshot: { file: photoIndexFile } } : {}),
   });
   const images = new ImageService({
     context,
@@ -176,6 +181,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     async close() {
       await search.close();
       await backfill.stop();
+      await imageSearch.close();
       await images.close();
       await service.close();
       await stores.close();

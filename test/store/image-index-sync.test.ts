@@ -87,7 +87,7 @@ function describeIndexSync(name: string, open: () => Promise<Pair>, available = 
       for (const side of [a, b]) {
         expect((await top(side.search, 'banana.jpg'))[0]).toBe('p-banana/banana');
         expect((await top(side.search, 'lightbulb.jpg'))[0]).toBe('p-banana/bulb');
-        expect(side.search.syncStats).toEqual({ fullLoads: 1, changesApplied: 2 });
+        expect(side.search.syncStats).toEqual({ fullLoads: 1, snapshotLoads: 0, changesApplied: 2 });
         expect(side.search.size).toBe(3);
       }
     });

@@ -11,7 +11,10 @@ import type { ImageFeatureIndexer, ImageSimilaritySearch, ReferenceFeatureStore 
 import type { LocalFeatures } from '../../core/search/photo/local-features.js';
 import { decodePhotoFeatures, mergeLooks, PhotoReferenceIndex, wantsSecondLook, type PhotoReference } from '../../core/search/photo/photo-search.js';
 import type { ImageMatch } from '../../core/model.js';
+import type { PhotoIndexOptions } from '../../core/search/photo/photo-index.js';
+import type { Vocabulary } from '../../core/search/photo/vocabulary.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
+import { PhotoIndexSnapshots, type PhotoIndexSnapshotOptions } from './photo-index-snapshots.js';
 import { SmallLookAhead, type AheadLook } from './small-look-ahead.js';
 import { shippedAkazeVocabulary, shippedVocabulary } from '../../core/search/photo/shipped-vocabulary.js';
 import type { PhotoPartHit } from '../../core/search/photo/confidence.js';
@@ -134,6 +137,8 @@ export function smallLookWanted(env: NodeJS.ProcessEnv): boolean {
 export interface ImageIndexSyncStats {
   /** Loads of every reference (the first query, or a reader further behind than the change log). */
   fullLoads: number;
+  /** Loads from the snapshot file (photo-index-snapshots.ts). */
+  snapshotLoads: number;
   /** Images added, replaced or removed one by one from the change log since the last full load. */
   changesApplied: number;
 }
@@ -153,7 +158,9 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   /** Where query images are decoded (shared with the upload indexer by the composition root). */
   readonly pool: DecodePool;
   /** Counters of the index's loads and incremental changes. */
-  readonly syncStats: ImageIndexSyncStats = { fullLoads: 0, changesApplied: 0 };
+  readonly syncStats: ImageIndexSyncStats = { fullLoads: 0, snapshotLoads: 0, changesApplied: 0 };
+  /** The index's snapshot file, when it has one (photo-index-snapshots.ts). */
+  readonly snapshots: PhotoIndexSnapshots | undefined;
   /** Query photos looked at a second time: their first answer had no confident hit (issue 14, fourteenth round; diagnostics). */
   secondLooks = 0;
   /** Small looks used (issue 14, fifteenth round; diagnostics): their photo's first answer was not confident. */
@@ -181,12 +188,14 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
    * it); `options.secondLook`: whether an unconfident photo is looked at a second time (default:
    * {@link secondLookWanted} of the process environment, off); `options.smallLook`: whether an
    * unconfident photo is matched against the small references (default: {@link smallLookWanted},
-   * on).
+   * on); `options.snapshot`: the index's snapshot file (none by default: every start-up builds
+   * the index from the records).
    */
   constructor(
     references: ReferenceFeatureStore,
-    options: { limits?: Partial<ImageSearchLimits>; pool?: DecodePool; extractor?: QueryFeatureExtractor; secondLook?: boolean; smallLook?: boolean } = {},
+    options: { limits?: Partial<ImageSearchLimits>; pool?: DecodePool; extractor?: QueryFeatureExtractor; secondLook?: boolean; smallLook?: boolean; snapshot?: PhotoIndexSnapshotOptions } = {},
   ) {
+    this.snapshots = options.snapshot ? new PhotoIndexSnapshots(options.snapshot) : undefined;
     this.references = references;
     this.extractor = options.extractor ?? threadExtractor;
     this.secondLookOn = options.secondLook ?? secondLookWanted(process.env);
@@ -213,32 +222,64 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   }
 
   private async syncOnce(): Promise<void> {
-    if (this.index === undefined) return this.loadAll();
+    if (this.index !== undefined) {
+      if ((await this.applyChanges(this.index)) === undefined) await this.loadAll();
+      return;
+    }
+    const restored = await this.snapshots?.load(this.references, async (reader) => PhotoReferenceIndex.fromSnapshot(reader, ...(await this.vocabularies())));
+    if (!restored) return this.loadAll();
+    this.index = restored.index;
+    this.version = restored.version;
+    this.syncStats.snapshotLoads++;
+    this.syncStats.changesApplied = 0;
+    const applied = await this.applyChanges(restored.index);
+    if (applied === undefined) return this.loadAll();
+    // Many changes since the snapshot: the next start-up should not apply them again.
+    if (this.snapshots?.wantsRewrite(applied, restored.index.size)) this.snapshots.save(restored.index, this.version, this.references);
+  }
+
+  /**
+   * Applies the store's changes after {@link version} to `index`; the number applied, or undefined
+   * when the index must be loaded again (the change log no longer reaches back, or a dropped stop
+   * word could be scanned again). Waits for a snapshot write of the index before changing it.
+   */
+  private async applyChanges(index: PhotoReferenceIndex): Promise<number | undefined> {
+    let applied = 0;
     for (;;) {
       const changes = await this.references.changesSince(this.version, CHANGE_BATCH);
-      if (!changes.complete) return this.loadAll();
-      for (const imageId of changes.removed) this.index.remove(imageId);
+      if (!changes.complete) return undefined;
+      // The snapshot being written holds views of the index's memory.
+      if (changes.removed.length + changes.upserted.length > 0) await this.snapshots?.idle();
+      for (const imageId of changes.removed) index.remove(imageId);
       for (const row of changes.upserted) {
         const ref = decoded(row.features);
-        if (ref) this.index.add(row.image_id, row.part_id, ref);
-        else this.index.remove(row.image_id);
+        if (ref) index.add(row.image_id, row.part_id, ref);
+        else index.remove(row.image_id);
       }
+      applied += changes.removed.length + changes.upserted.length;
       this.syncStats.changesApplied += changes.removed.length + changes.upserted.length;
       this.version = changes.version;
       // A word whose postings were dropped as a stop word could be scanned again: reload.
-      if (!this.index.complete) return this.loadAll();
-      if (!changes.more) return;
+      if (!index.complete) return undefined;
+      if (!changes.more) return applied;
     }
   }
 
-  /** Loads every reference into a new index (start-up, or behind the change log). */
+  /**
+   * The arguments of a new index: the shipped ORB vocabulary, the index options (stop words'
+   * postings are never scanned: not kept, half the postings at 10,000 references) and the AKAZE
+   * vocabulary when the small look is on (~38 MB of small references' postings at 10,000).
+   */
+  private async vocabularies(): Promise<[Vocabulary, PhotoIndexOptions, Vocabulary | undefined]> {
+    const [vocabulary, smallVocabulary] = await Promise.all([shippedVocabulary(), this.smallLookOn ? shippedAkazeVocabulary() : undefined]);
+    return [vocabulary, { dropStopWords: true }, smallVocabulary];
+  }
+
+  /** Loads every reference into a new index (start-up, or behind the change log), and snapshots it. */
   private async loadAll(): Promise<void> {
     // The version first: a change committed while all() reads is applied again by the next sync.
     const version = await this.references.changeVersion();
-    // Stop words' postings are never scanned: not kept (half the postings at 10,000 references).
-    // The small references' AKAZE records only when the small look is on (~38 MB at 10,000 references).
-    const [vocabulary, smallVocabulary] = await Promise.all([shippedVocabulary(), this.smallLookOn ? shippedAkazeVocabulary() : undefined]);
-    const index = new PhotoReferenceIndex(vocabulary, { dropStopWords: true }, smallVocabulary);
+    const index = new PhotoReferenceIndex(...(await this.vocabularies()));
     // Start-up only loads: the stored records carry each keypoint's visual word, so nothing is
     // quantised here, and the postings are built in one bulk pass (photo-index.ts addMany).
     const batch: { imageId: string; partId: string; ref: PhotoReference }[] = [];
@@ -246,11 +287,19 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
       const ref = decoded(row.features);
       if (ref) batch.push({ imageId: row.image_id, partId: row.part_id, ref });
     }
+    // The previous index may still be in a snapshot being written.
+    await this.snapshots?.idle();
     index.addMany(batch);
     this.index = index;
     this.version = version;
     this.syncStats.fullLoads++;
     this.syncStats.changesApplied = 0;
+    this.snapshots?.save(index, version, this.references);
+  }
+
+  /** Waits for a snapshot write in progress (the catalog's close: a process leaving mid-write would leave its temporary file). */
+  async close(): Promise<void> {
+    await this.snapshots?.idle();
   }
 
   async rankParts(image: Uint8Array, limit: number): Promise<ImageMatch[]> {

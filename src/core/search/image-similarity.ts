@@ -24,6 +24,7 @@
  * changes" fell from 1.00 to 0.98: uniform objects such as a minus sign become featureless, JPEG
  * ringing moves the box); 12×12 or 20×20 luma grids (no better, 20×20 slightly worse on crops).
  */
+import { expectSnapshot, numberField, readArray, stringsField, type SnapshotReader, type SnapshotWriter } from './photo/index-snapshot.js';
 
 /** Current version of the binary feature format written by {@link encodeFeatures}. */
 export const FEATURE_VERSION = 1;
@@ -649,6 +650,46 @@ export class ImageFeatureIndex {
   }
 
   /** Reallocates the typed arrays for `capacity` images, keeping the contents. */
+  /**
+   * Writes the index as sections named `prefix` + … (photo-index.ts's snapshot; issue 14,
+   * start-up): ids and every array up to the images held. Byte sections are views of this index's
+   * arrays: flush the writer before the index changes again.
+   */
+  writeSnapshot(writer: SnapshotWriter, prefix: string): void {
+    const n = this.count;
+    writer.json(`${prefix}meta`, { count: n, imageIds: this.imageIds.slice(0, n), partIds: this.partIds.slice(0, n) });
+    writer.bytes(`${prefix}vectors`, this.vectors.subarray(0, n * VIEW_COUNT * VECTOR_LENGTH));
+    writer.bytes(`${prefix}invNorms`, this.invNorms.subarray(0, n * VIEW_COUNT));
+    writer.bytes(`${prefix}hashes`, this.hashes.subarray(0, n * VIEW_COUNT * HASH_WORDS));
+    writer.bytes(`${prefix}flat`, this.flat.subarray(0, n));
+    writer.bytes(`${prefix}meanRgb`, this.meanRgb.subarray(0, n * 3));
+  }
+
+  /**
+   * The index {@link writeSnapshot} wrote under `prefix`.
+   * @throws SnapshotError when a section is missing, corrupt or of the wrong size.
+   */
+  static fromSnapshot(reader: SnapshotReader, prefix: string): ImageFeatureIndex {
+    const meta = reader.json(`${prefix}meta`);
+    const n = numberField(meta, 'count');
+    const imageIds = stringsField(meta, 'imageIds');
+    const partIds = stringsField(meta, 'partIds');
+    expectSnapshot(imageIds.length === n && partIds.length === n, `${prefix}: ${n} images, ${imageIds.length} image ids, ${partIds.length} part ids`);
+    const index = new ImageFeatureIndex();
+    index.vectors = readArray(reader, `${prefix}vectors`, Int8Array, n * VIEW_COUNT * VECTOR_LENGTH);
+    index.invNorms = readArray(reader, `${prefix}invNorms`, Float32Array, n * VIEW_COUNT);
+    index.hashes = readArray(reader, `${prefix}hashes`, Uint32Array, n * VIEW_COUNT * HASH_WORDS);
+    index.flat = readArray(reader, `${prefix}flat`, Uint8Array, n);
+    index.meanRgb = readArray(reader, `${prefix}meanRgb`, Uint8Array, n * 3);
+    index.imageIds = imageIds;
+    index.partIds = partIds;
+    imageIds.forEach((id, slot) => index.slots.set(id, slot));
+    expectSnapshot(index.slots.size === n, `${prefix}: an image id held twice`);
+    index.count = n;
+    index.capacity = n;
+    return index;
+  }
+
   private grow(capacity: number): void {
     const vectors = new Int8Array(capacity * VIEW_COUNT * VECTOR_LENGTH);
     vectors.set(this.vectors);

@@ -28,7 +28,8 @@ import { checkLocalFeatures, MAX_KEYPOINTS, type LocalFeatures } from './local-f
 import { matchSet, verify, type MatchSet } from './geometry.js';
 import { HeapVocabulary } from './heap-vocabulary.js';
 import { PostingHeap } from './posting-heap.js';
-import { compactPostings, emptyPostings, grow, rebindPostings, reserveInArena, reservePostings, type Postings } from './postings.js';
+import { expectSnapshot, numberField, readArray, stringsField, type SnapshotReader, type SnapshotWriter } from './index-snapshot.js';
+import { compactPostings, emptyPostings, grow, POSTINGS_SNAPSHOT_FIELDS, rebindPostings, reserveInArena, reservePostings, restoredPostings, writePostingsState, type Postings } from './postings.js';
 import { SplitWord } from './split-cells.js';
 import { TentativeMatches } from './tentative-matches.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -631,6 +632,137 @@ export class PhotoIndex {
     });
     hits.sort((a, b) => b.inliers - a.inliers || b.votes - a.votes || (a.image_id < b.image_id ? -1 : a.image_id > b.image_id ? 1 : 0));
     return hits;
+  }
+
+  /**
+   * Writes the index as sections named `prefix` + … (index-snapshot.ts; issue 14, start-up): the
+   * posting heap's bytes as they are, the lists' and cells' offsets, the per-keypoint arrays up to
+   * their use, document frequencies, ids. Byte sections are views of this index's memory: flush
+   * the writer before the index changes again.
+   * @throws Error when the index has been queried (a query's matches and vocabulary copy live in
+   * the heap, and a restored index would hold their ranges for nothing): snapshot a fresh build.
+   */
+  writeSnapshot(writer: SnapshotWriter, prefix: string): void {
+    if (this.matchesOfQueries || this.vocabularyInHeap) throw new Error('PhotoIndex.writeSnapshot: the index has been queried; snapshot it before its first query');
+    const V = this.postings.length;
+    const lists = new Uint32Array(V * POSTINGS_SNAPSHOT_FIELDS);
+    this.postings.forEach((p, w) => writePostingsState(p, lists, w * POSTINGS_SNAPSHOT_FIELDS));
+    // Split words: [word, cell count] each; then every cell's list numbers; then the pivots.
+    const splitWords: number[] = [];
+    const cellLists: Postings[] = [];
+    const pivots: Uint32Array[] = [];
+    this.split.forEach((word, w) => {
+      if (!word) return;
+      const parts = word.snapshotParts();
+      splitWords.push(w, parts.cells.length);
+      cellLists.push(...parts.cells);
+      pivots.push(parts.pivots);
+    });
+    const cells = new Uint32Array(cellLists.length * POSTINGS_SNAPSHOT_FIELDS);
+    cellLists.forEach((p, i) => writePostingsState(p, cells, i * POSTINGS_SNAPSHOT_FIELDS));
+    const pivotWords = new Uint32Array(pivots.reduce((n, p) => n + p.length, 0));
+    pivots.reduce((at, p) => (pivotWords.set(p, at), at + p.length), 0);
+    writer.json(`${prefix}meta`, {
+      vocabulary: this.vocabulary.id,
+      vocabularySize: V,
+      options: { minStopDf: this.minStopDf, dropStopWords: this.dropStopWords, splitFactor: this.splitFactor, splitCellSize: this.splitCellSize },
+      kpUsed: this.kpUsed,
+      livePostings: this.livePostings,
+      deadPostings: this.deadPostings,
+      liveImages: this.liveImages,
+      minDroppedDf: Number.isFinite(this.minDroppedDf) ? this.minDroppedDf : -1,
+      splitPassLimits: this.splitPassLimits,
+      heap: this.heap.allocatorState(),
+      imageIds: this.imageIds,
+      partIds: this.partIds,
+    });
+    writer.bytes(`${prefix}heap`, this.heap.u8.subarray(0, this.heap.allocatorState().top));
+    writer.bytes(`${prefix}lists`, lists);
+    writer.bytes(`${prefix}splitWords`, Uint32Array.from(splitWords));
+    writer.bytes(`${prefix}cells`, cells);
+    writer.bytes(`${prefix}pivots`, pivotWords);
+    writer.bytes(`${prefix}df`, this.df);
+    writer.bytes(`${prefix}dropped`, this.dropped);
+    writer.bytes(`${prefix}kpOffset`, Uint32Array.from(this.kpOffset));
+    writer.bytes(`${prefix}kpCount`, Uint32Array.from(this.kpCount));
+    writer.bytes(`${prefix}alive`, Uint8Array.from(this.alive, (a) => (a ? 1 : 0)));
+    writer.bytes(`${prefix}kpWords`, this.kpWords.subarray(0, this.kpUsed));
+    writer.bytes(`${prefix}geo`, this.geo.subarray(0, this.kpUsed * 4));
+  }
+
+  /**
+   * The index {@link writeSnapshot} wrote under `prefix`, over `vocabulary` with `options` (both as
+   * the writer's: a snapshot of another vocabulary or other options is refused). Answers every
+   * query as the written index did, and takes uploads and removals as it would have.
+   * @throws SnapshotError when a section is missing, corrupt or inconsistent, or the vocabulary or
+   * options differ; RangeError when the heap cannot grow.
+   */
+  static fromSnapshot(vocabulary: Vocabulary, options: PhotoIndexOptions, reader: SnapshotReader, prefix: string): PhotoIndex {
+    const index = new PhotoIndex(vocabulary, options);
+    index.restore(reader, prefix);
+    return index;
+  }
+
+  /** {@link fromSnapshot}'s work on a new, empty index. */
+  private restore(reader: SnapshotReader, prefix: string): void {
+    const meta = reader.json(`${prefix}meta`) as Record<string, unknown> | null;
+    const V = this.postings.length;
+    expectSnapshot(numberField(meta, 'vocabulary') === this.vocabulary.id && numberField(meta, 'vocabularySize') === V, `${prefix}: a snapshot of another vocabulary`);
+    const o = (meta?.options ?? null) as Record<string, unknown> | null;
+    const sameOptions = numberField(o, 'minStopDf') === this.minStopDf && o?.dropStopWords === this.dropStopWords && numberField(o, 'splitFactor') === this.splitFactor && numberField(o, 'splitCellSize') === this.splitCellSize;
+    expectSnapshot(sameOptions, `${prefix}: a snapshot of an index with other options`);
+    const imageIds = stringsField(meta, 'imageIds');
+    const partIds = stringsField(meta, 'partIds');
+    const slots = imageIds.length;
+    expectSnapshot(partIds.length === slots, `${prefix}: ${slots} image ids and ${partIds.length} part ids`);
+    const kpUsed = numberField(meta, 'kpUsed');
+    const heapState = meta?.heap as { top: number; free: number[][] } | undefined;
+    expectSnapshot(heapState !== undefined && Array.isArray(heapState.free) && heapState.free.every(Array.isArray), `${prefix}: no heap state`);
+    const top = numberField(heapState, 'top');
+    this.heap.restore(heapState, (bytes) => reader.into(`${prefix}heap`, bytes));
+    const lists = readArray(reader, `${prefix}lists`, Uint32Array, V * POSTINGS_SNAPSHOT_FIELDS);
+    for (let w = 0; w < V; w++) this.postings[w] = restoredPostings(this.heap, lists, w * POSTINGS_SNAPSHOT_FIELDS, top);
+    const splitWords = readArray(reader, `${prefix}splitWords`, Uint32Array);
+    const cells = readArray(reader, `${prefix}cells`, Uint32Array);
+    const pivots = readArray(reader, `${prefix}pivots`, Uint32Array);
+    let cellAt = 0;
+    for (let i = 0; i + 1 < splitWords.length; i += 2) {
+      const w = splitWords[i] ?? 0;
+      const n = splitWords[i + 1] ?? 0;
+      expectSnapshot(w < V && !this.split[w] && (cellAt + n) * POSTINGS_SNAPSHOT_FIELDS <= cells.length, `${prefix}: split word ${w} out of place`);
+      const wordCells: Postings[] = [];
+      for (let c = 0; c < n; c++) wordCells.push(restoredPostings(this.heap, cells, (cellAt + c) * POSTINGS_SNAPSHOT_FIELDS, top));
+      this.split[w] = SplitWord.restored(this.heap, this.splitCellSize, wordCells, pivots.subarray(cellAt * DESCRIPTOR_WORDS, (cellAt + n) * DESCRIPTOR_WORDS));
+      cellAt += n;
+    }
+    expectSnapshot(cellAt * POSTINGS_SNAPSHOT_FIELDS === cells.length && cellAt * DESCRIPTOR_WORDS === pivots.length, `${prefix}: cells or pivots left over`);
+    this.df.set(readArray(reader, `${prefix}df`, Int32Array, V));
+    this.dropped.set(readArray(reader, `${prefix}dropped`, Uint8Array, V));
+    const kpOffset = readArray(reader, `${prefix}kpOffset`, Uint32Array, slots);
+    const kpCount = readArray(reader, `${prefix}kpCount`, Uint32Array, slots);
+    for (let s = 0; s < slots; s++) expectSnapshot((kpOffset[s] ?? 0) + (kpCount[s] ?? 0) <= kpUsed, `${prefix}: the keypoints of slot ${s} beyond ${kpUsed}`);
+    const alive = readArray(reader, `${prefix}alive`, Uint8Array, slots);
+    this.kpWords = readArray(reader, `${prefix}kpWords`, Uint16Array, kpUsed);
+    this.geo = readArray(reader, `${prefix}geo`, Uint16Array, kpUsed * 4);
+    this.imageIds = imageIds;
+    this.partIds = partIds;
+    this.kpOffset = Array.from(kpOffset);
+    this.kpCount = Array.from(kpCount);
+    this.alive = Array.from(alive, (a) => a === 1);
+    // Live slots only, in slot order: a replaced image's later slot wins, as add() left it.
+    this.alive.forEach((a, s) => {
+      if (a) this.slots.set(imageIds[s] ?? '', s);
+    });
+    this.kpUsed = kpUsed;
+    this.livePostings = numberField(meta, 'livePostings');
+    this.deadPostings = numberField(meta, 'deadPostings');
+    this.liveImages = numberField(meta, 'liveImages');
+    expectSnapshot(this.liveImages === this.slots.size, `${prefix}: ${this.liveImages} live images, ${this.slots.size} live slots`);
+    const minDroppedDf = numberField(meta, 'minDroppedDf');
+    this.minDroppedDf = minDroppedDf < 0 ? Infinity : minDroppedDf;
+    const limits = meta?.splitPassLimits;
+    expectSnapshot(Array.isArray(limits) && limits.length === 2 && limits.every((v) => typeof v === 'number'), `${prefix}: no split limits`);
+    this.splitPassLimits = [limits[0] as number, limits[1] as number];
   }
 
   private ensureGeometry(n: number): void {

@@ -7,6 +7,7 @@
 import { decodeFeatures, encodeFeatures, ImageFeatureIndex, ENCODED_LENGTH, type Features, type ImageHit } from '../image-similarity.js';
 import { comparePartHits, CONFIDENT_SCORE, fuse, type PhotoPartHit } from './confidence.js';
 import { decodeLocalFeatures, encodeLocalFeatures, LOCAL_FEATURE_VERSION, type LocalFeatures } from './local-features.js';
+import { expectSnapshot, PHOTO_INDEX_SNAPSHOT_FORMAT, type SnapshotReader, type SnapshotWriter } from './index-snapshot.js';
 import { PhotoIndex, type PhotoIndexOptions, type PhotoQueryOptions } from './photo-index.js';
 import { SMALL_LOOK_QUERY_OPTIONS, smallLookHits } from './small-look.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -142,7 +143,7 @@ export interface PhotoSearchOptions {
  * thread-safe; synchronous.
  */
 export class PhotoReferenceIndex {
-  private readonly global = new ImageFeatureIndex();
+  private readonly global: ImageFeatureIndex;
   private readonly local: PhotoIndex;
   /** AKAZE features of small references (undefined: no AKAZE vocabulary given, none kept). */
   private readonly small: PhotoIndex | undefined;
@@ -150,11 +151,41 @@ export class PhotoReferenceIndex {
   /**
    * `vocabulary`: the ORB vocabulary of local features; `options`: of both local indexes;
    * `smallVocabulary`: the AKAZE vocabulary of small references' records (absent: their records
-   * are ignored and {@link querySmall} finds nothing).
+   * are ignored and {@link querySmall} finds nothing). `restored`: the indexes of a snapshot
+   * ({@link fromSnapshot} only).
    */
-  constructor(vocabulary: Vocabulary, options: PhotoIndexOptions = {}, smallVocabulary?: Vocabulary) {
-    this.local = new PhotoIndex(vocabulary, options);
-    this.small = smallVocabulary ? new PhotoIndex(smallVocabulary, options) : undefined;
+  constructor(vocabulary: Vocabulary, options: PhotoIndexOptions = {}, smallVocabulary?: Vocabulary, restored?: { global: ImageFeatureIndex; local: PhotoIndex; small: PhotoIndex | undefined }) {
+    this.global = restored?.global ?? new ImageFeatureIndex();
+    this.local = restored?.local ?? new PhotoIndex(vocabulary, options);
+    this.small = restored ? restored.small : smallVocabulary ? new PhotoIndex(smallVocabulary, options) : undefined;
+  }
+
+  /**
+   * Writes the three indexes as sections of a snapshot (index-snapshot.ts; issue 14, start-up).
+   * Byte sections are views of the indexes' memory: flush the writer before the index changes.
+   * @throws Error when the index has been queried (photo-index.ts PhotoIndex.writeSnapshot).
+   */
+  writeSnapshot(writer: SnapshotWriter): void {
+    writer.json('photo', { format: PHOTO_INDEX_SNAPSHOT_FORMAT, small: this.small !== undefined });
+    this.global.writeSnapshot(writer, 'global.');
+    this.local.writeSnapshot(writer, 'local.');
+    this.small?.writeSnapshot(writer, 'small.');
+  }
+
+  /**
+   * The index {@link writeSnapshot} wrote, with the constructor's arguments (the same
+   * vocabularies and options as the writer's; `smallVocabulary` given exactly when the writer had
+   * one).
+   * @throws SnapshotError when the snapshot is of another format, vocabulary, options or small
+   * look, or a section is missing or corrupt; RangeError when a heap cannot grow.
+   */
+  static fromSnapshot(reader: SnapshotReader, vocabulary: Vocabulary, options: PhotoIndexOptions = {}, smallVocabulary?: Vocabulary): PhotoReferenceIndex {
+    const head = reader.json('photo') as { format?: unknown; small?: unknown } | null;
+    expectSnapshot(head?.format === PHOTO_INDEX_SNAPSHOT_FORMAT, `a photo index snapshot of format ${String(head?.format)}, not ${PHOTO_INDEX_SNAPSHOT_FORMAT}`);
+    expectSnapshot(head.small === (smallVocabulary !== undefined), head.small ? 'a snapshot with the small references, wanted without' : 'a snapshot without the small references, wanted with');
+    const local = PhotoIndex.fromSnapshot(vocabulary, options, reader, 'local.');
+    const small = smallVocabulary ? PhotoIndex.fromSnapshot(smallVocabulary, options, reader, 'small.') : undefined;
+    return new PhotoReferenceIndex(vocabulary, options, smallVocabulary, { global: ImageFeatureIndex.fromSnapshot(reader, 'global.'), local, small });
   }
 
   /** False when a local index must be reloaded (photo-index.ts PhotoIndex.complete). */

@@ -20,6 +20,7 @@
  * uploads after a bulk load leave some of the freed ranges unused (as the JavaScript arrays
  * before, whose arena ranges stayed allocated).
  */
+import { expectSnapshot } from './index-snapshot.js';
 import { MAX_PAGES, scanKernel, wasm, WASM_PAGE, type DistancesFunction, type ScanFunction, type WasmMemory } from './scan-kernel.js';
 
 /** Smallest freed range worth keeping for reuse, bytes. */
@@ -132,6 +133,47 @@ export class PostingHeap {
     if (end > this.memory.buffer.byteLength) this.grow(end);
     this.top = end;
     return at;
+  }
+
+  /**
+   * The allocator's state, for a snapshot (index-snapshot.ts): the first byte never allocated and
+   * the freed ranges (offset, size, … by size class). The memory's bytes [0, top) are the rest.
+   */
+  allocatorState(): { top: number; free: number[][] } {
+    return { top: this.top, free: this.freeLists.map((list) => [...list]) };
+  }
+
+  /**
+   * Makes this empty heap the one a snapshot describes: grows it to hold `state.top` bytes, lets
+   * `fill` write them (one call, a view of [0, top) of the memory), and takes the freed ranges.
+   * @throws SnapshotError when the heap is not empty or the state is inconsistent (a range beyond
+   * the top, unaligned, or in the wrong size class); RangeError when the memory cannot grow.
+   */
+  restore(state: { top: number; free: number[][] }, fill: (bytes: Uint8Array) => void): void {
+    const { top, free } = state;
+    expectSnapshot(this.top === 0 && this.freeTotal === 0, 'a heap is restored only while empty');
+    expectSnapshot(Number.isInteger(top) && top >= 0 && top % 8 === 0, `heap top ${top} is not an aligned offset`);
+    expectSnapshot(free.length === this.freeLists.length, 'heap free lists of another shape');
+    let freeTotal = 0;
+    free.forEach((list, k) => {
+      expectSnapshot(list.length % 2 === 0, 'heap free list of odd length');
+      for (let i = 0; i < list.length; i += 2) {
+        const at = list[i] ?? -1;
+        const size = list[i + 1] ?? 0;
+        const aligned = Number.isInteger(at) && at >= 0 && at % 8 === 0 && Number.isInteger(size) && size % 8 === 0;
+        expectSnapshot(aligned && at + size <= top && 31 - Math.clz32(size) === k, `heap free range ${at}+${size} is not a range of class ${k} below ${top}`);
+        freeTotal += size;
+      }
+    });
+    if (top > this.memory.buffer.byteLength) this.grow(top);
+    fill(this.u8.subarray(0, top));
+    this.top = top;
+    // Element by element: a spread of a long list would overflow the call stack.
+    free.forEach((list, k) => {
+      const into = this.freeLists[k];
+      if (into) for (const v of list) into.push(v);
+    });
+    this.freeTotal = freeTotal;
   }
 
   /** Gives range [at, at + bytes) back for reuse (its aligned inside; small ranges are dropped). */

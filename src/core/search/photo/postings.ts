@@ -5,6 +5,7 @@
  * order. Pure code.
  */
 import { DESCRIPTOR_WORDS } from './hamming.js';
+import { expectSnapshot } from './index-snapshot.js';
 import type { PostingHeap } from './posting-heap.js';
 
 /**
@@ -32,9 +33,16 @@ export interface Postings {
 /** Bytes of one posting: descriptor, slot, keypoint number. */
 export const POSTING_BYTES = DESCRIPTOR_WORDS * 4 + 4 + 2;
 
+/** The views of every list without capacity: zero-length, so never written (a list gets views of its own with its first range, {@link place}). */
+const NO_SLOTS = new Int32Array(0);
+const NO_KEYPOINTS = new Uint16Array(0);
+const NO_DESCRIPTORS = new Uint32Array(0);
+
 /** An empty list without capacity. */
 export function emptyPostings(): Postings {
-  return { length: 0, capacity: 0, slotAt: 0, kpAt: 0, descAt: 0, slot: new Int32Array(0), kp: new Uint16Array(0), desc: new Uint32Array(0) };
+  // Shared empty views: an index makes one list a visual word (16,384, twice at a snapshot's
+  // restore), and three fresh arrays each were ~60 ms of a restore plus their garbage collection.
+  return { length: 0, capacity: 0, slotAt: 0, kpAt: 0, descAt: 0, slot: NO_SLOTS, kp: NO_KEYPOINTS, desc: NO_DESCRIPTORS };
 }
 
 /** Points `p` at ranges of `heap` holding `capacity` entries, and makes its views. */
@@ -147,6 +155,41 @@ export function reserveInArena(heap: PostingHeap, lists: readonly Postings[], ca
     place(heap, p, n, slotAt + at * 4, kpAt + at * 2, descAt + at * DESCRIPTOR_WORDS * 4);
     at += n;
   });
+}
+
+/** Numbers a snapshot keeps of one list (index-snapshot.ts): length, capacity and the three byte offsets. */
+export const POSTINGS_SNAPSHOT_FIELDS = 5;
+
+/** Writes `p`'s {@link POSTINGS_SNAPSHOT_FIELDS} numbers into `out` from element `at`. */
+export function writePostingsState(p: Postings, out: Uint32Array, at: number): void {
+  out[at] = p.length;
+  out[at + 1] = p.capacity;
+  out[at + 2] = p.slotAt;
+  out[at + 3] = p.kpAt;
+  out[at + 4] = p.descAt;
+}
+
+/**
+ * The list whose numbers {@link writePostingsState} wrote at element `at` of `state`, its ranges in
+ * `heap` (whose bytes up to `top` hold them).
+ * @throws SnapshotError when the list does not fit below `top` or its length exceeds its capacity.
+ */
+export function restoredPostings(heap: PostingHeap, state: Uint32Array, at: number, top: number): Postings {
+  const p = emptyPostings();
+  const length = state[at] ?? 0;
+  const capacity = state[at + 1] ?? 0;
+  if (capacity === 0) {
+    expectSnapshot(length === 0, 'a posting list with postings and no capacity');
+    return p;
+  }
+  const slotAt = state[at + 2] ?? 0;
+  const kpAt = state[at + 3] ?? 0;
+  const descAt = state[at + 4] ?? 0;
+  const fits = slotAt % 4 === 0 && slotAt + capacity * 4 <= top && kpAt % 2 === 0 && kpAt + capacity * 2 <= top && descAt % 8 === 0 && descAt + capacity * DESCRIPTOR_WORDS * 4 <= top;
+  expectSnapshot(length <= capacity && fits, `a posting list (${length} of ${capacity} at ${slotAt}, ${kpAt}, ${descAt}) outside the heap's ${top} bytes`);
+  p.length = length;
+  place(heap, p, capacity, slotAt, kpAt, descAt);
+  return p;
 }
 
 /** Drops the postings of dead slots (`alive[slot]` false) in place, keeping the order of the others. */

@@ -14,6 +14,7 @@
  * a posting a level.
  */
 import { copyDescriptor, DESCRIPTOR_WORDS, offerNearest, popcount32 } from './hamming.js';
+import { expectSnapshot } from './index-snapshot.js';
 import type { PostingHeap } from './posting-heap.js';
 import { appendPosting, compactPostings, POSTING_BYTES, postingsWithCapacity, rebindPostings, releasePostings, subPostings, type Postings } from './postings.js';
 
@@ -51,6 +52,25 @@ export class SplitWord {
     const word = new SplitWord(cellSize, heap);
     word.addCells(p, 0, p.length);
     return word;
+  }
+
+  /**
+   * A split word as a snapshot held it (photo-index.ts writeSnapshot): its cells (lists of
+   * ranges in `heap`, postings.ts restoredPostings) and their pivots ({@link DESCRIPTOR_WORDS} uint32 a
+   * cell).
+   * @throws SnapshotError when the pivots do not match the cells.
+   */
+  static restored(heap: PostingHeap, cellSize: number, cells: Postings[], pivots: Uint32Array): SplitWord {
+    expectSnapshot(pivots.length === cells.length * DESCRIPTOR_WORDS, `split word: ${cells.length} cells and ${pivots.length / DESCRIPTOR_WORDS} pivots`);
+    const word = new SplitWord(cellSize, heap);
+    word.cells = cells;
+    word.pivots = new Uint32Array(pivots);
+    return word;
+  }
+
+  /** The cells (read-only use) and the pivots of the cells (exactly one a cell), for a snapshot. */
+  snapshotParts(): { cells: readonly Postings[]; pivots: Uint32Array } {
+    return { cells: this.cells, pivots: this.pivots.subarray(0, this.cells.length * DESCRIPTOR_WORDS) };
   }
 
   /** Number of postings over all cells. */
