@@ -8,7 +8,7 @@
 // bits flipped and keypoints moved by up to 1 px (as bench/photo-profile.js pads); written once to
 // bench/tmp/photo-startup-<key>-<n>.db.
 // Usage (after `npm run build`):
-//   node --expose-gc bench/photo-startup.js [--n 10000] [--queries 20] [--server] [--product]
+//   node --expose-gc bench/photo-startup.js [--n 10000] [--queries 20] [--server [--snapshot FILE]] [--product]
 //   PHOTO_DIST=./tmp/dist-base … measures another build (the same records).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -103,13 +103,22 @@ if (args.includes('--server')) {
     changesSince: async (since) => ({ version: since, complete: true, more: false, upserted: [], removed: [] }),
     async *all() { for (const row of statement.all()) yield row; },
   };
+  // --snapshot FILE: with the index's snapshot file (photo-index-snapshots.ts): the first run
+  // builds from the records and writes FILE, later runs read it (delete FILE to build again).
+  const snapshotFile = arg('snapshot', '');
   await settle();
-  const search = new FeatureIndexSimilaritySearch(store);
+  const search = new FeatureIndexSimilaritySearch(store, snapshotFile ? { snapshot: { file: snapshotFile, minReferences: 0 } } : {});
   const t0 = now();
+  const w0 = performance.now();
   await search.sync();
   const t1 = now();
+  const w1 = performance.now();
+  const how = search.syncStats.snapshotLoads > 0 ? 'from the snapshot' : 'from the records';
+  await search.close();
+  const written = search.snapshots?.stats.writes ? `; snapshot written: ${mb(search.snapshots.stats.lastWriteBytes)} MB in ${search.snapshots.stats.lastWriteMs.toFixed(0)} ms wall` : '';
+  const problem = search.snapshots?.stats.lastProblem ? `; snapshot problem: ${search.snapshots.stats.lastProblem}` : '';
   await settle();
-  console.log(`${DIST}: server load (FeatureIndexSimilaritySearch.sync) of ${search.size} references: ${(t1 - t0).toFixed(0)} ms CPU; rss ${mb(process.memoryUsage().rss)} MB`);
+  console.log(`${DIST}: server load (FeatureIndexSimilaritySearch.sync) of ${search.size} references ${how}: ${(t1 - t0).toFixed(0)} ms CPU, ${(w1 - w0).toFixed(0)} ms wall; rss ${mb(process.memoryUsage().rss)} MB${written}${problem}`);
   process.exit(0);
 }
 
