@@ -44,6 +44,12 @@ export interface OpenCatalogOptions {
   imageSearchLimits?: Partial<ImageSearchLimits>;
   /** The pool image decodes run in (default: one per catalog from imageSearchLimits); tests pass one to hold it. */
   decodePool?: DecodePool;
+  /**
+   * Whether this catalog keeps the photo index's snapshot file (photo-index-snapshots.ts; default
+   * true, where `photoIndexFileOf` finds one). `catalog serve`'s reader and writer threads: false
+   * (they do no image search; only the main thread's index writes the file).
+   */
+  photoIndexSnapshot?: boolean;
   /** Progress of the photo-feature backfill that upgrades older image features after opening (issue 14). */
   onFeatureBackfill?: (progress: BackfillProgress) => void;
   /**
@@ -79,7 +85,7 @@ export const IMAGES_DIR = 'images';
 export function openCatalog(options: OpenCatalogOptions): Catalog {
   const clock = options.clock ?? systemClock();
   const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, sessionWriteLock: options.sessionWriteLock, mmapBytes: options.mmapBytes });
-  return assembleCatalog(stores, localBlobs(options.dataDir), options, clock, photoIndexFileOf(options, process.env));
+  return assembleCatalog(stores, localBlobs(options.dataDir), options, clock, snapshotFileOf(options));
 }
 
 /** Where a catalog's stores live besides (or instead of) a data directory (issue 15; docs/deploy.md). */
@@ -120,7 +126,12 @@ export async function openCatalogAt(options: OpenCatalogOptions & CatalogLocatio
     blobs.dispose();
     throw error;
   }
-  return assembleCatalog(stores, blobs, options, clock, photoIndexFileOf(options, process.env));
+  return assembleCatalog(stores, blobs, options, clock, snapshotFileOf(options));
+}
+
+/** The photo index's snapshot file of a catalog opened with `options`, if it keeps one. */
+function snapshotFileOf(options: OpenCatalogOptions & CatalogLocation): string | undefined {
+  return options.photoIndexSnapshot === false ? undefined : photoIndexFileOf(options, process.env);
 }
 
 /** Files under `<dataDir>/images` (blobs/ab/cd/<sha256>, tmp/); a temp dir, removed on close, without a data directory. */

@@ -178,10 +178,10 @@ describe('another query does not wait behind a reader busy with a different one'
 });
 
 describe('the options each thread opens the catalog with', () => {
-  it('gives reader threads no memory map (SQLite would unmap all they touched at each other commit) and keeps the rest', () => {
+  it('gives reader threads no memory map (SQLite would unmap all they touched at each other commit), no thread the photo index snapshot, and keeps the rest', () => {
     const catalog = { dataDir: '/data', mmapBytes: 2 ** 30, searchLimits: { maxSessionHits: 500 } };
-    expect(threadCatalogOptions(catalog, 'reader')).toEqual({ dataDir: '/data', mmapBytes: 0, searchLimits: { maxSessionHits: 500 } });
-    expect(threadCatalogOptions(catalog, 'writer')).toEqual(catalog);
+    expect(threadCatalogOptions(catalog, 'reader')).toEqual({ dataDir: '/data', mmapBytes: 0, searchLimits: { maxSessionHits: 500 }, photoIndexSnapshot: false });
+    expect(threadCatalogOptions(catalog, 'writer')).toEqual({ ...catalog, photoIndexSnapshot: false });
   });
 });
 

@@ -72,9 +72,9 @@ function describeSnapshots(name: string, catalog: () => Promise<TestCatalog>, av
       await stores.images.upsertImages([{ image_id: imageId, part_id: partId }], write);
     }
 
-    /** A new process's photo index over `stores`, with the snapshot `file`, snapshotting any size. */
-    function processOn(stores: CatalogStores, file: string): FeatureIndexSimilaritySearch {
-      return new FeatureIndexSimilaritySearch(stores.references, { snapshot: { file, minReferences: 0 } });
+    /** A new process's photo index over `stores`, with the snapshot `file`, snapshotting any size (and again after `minChanges` changes). */
+    function processOn(stores: CatalogStores, file: string, minChanges = 500): FeatureIndexSimilaritySearch {
+      return new FeatureIndexSimilaritySearch(stores.references, { snapshot: { file, minReferences: 0, minChanges } });
     }
 
     async function top(search: FeatureIndexSimilaritySearch, file: string): Promise<string[]> {
@@ -121,6 +121,49 @@ function describeSnapshots(name: string, catalog: () => Promise<TestCatalog>, av
       expect((await top(third, 'banana.jpg')).join()).not.toContain('p-banana/banana');
       expect(third.syncStats).toEqual({ fullLoads: 0, snapshotLoads: 1, changesApplied: 2 });
       expect(third.size).toBe(2);
+    });
+
+    it('a process that changed the catalog enough writes the snapshot at its close, loading the index if it never did; one that changed little does not', async () => {
+      const file = join(dir, 'bulk.snapshot');
+      const { catalog: c, stores } = await newCatalog();
+      // A bulk upload's process: three uploads, no search, then its close.
+      const uploader = processOn(stores, file, 3);
+      for (const [id, f] of [['h', 'horse.jpg'], ['b', 'banana.jpg'], ['l', 'lightbulb.jpg']] as const) await upload(stores, id, 'p-horse', f);
+      await uploader.close();
+      expect(uploader.syncStats).toMatchObject({ fullLoads: 1, snapshotLoads: 0 });
+      expect(uploader.snapshots?.stats).toMatchObject({ writes: 1, lastProblem: undefined });
+
+      const next = processOn(await storesOf(c), file, 3);
+      expect((await top(next, 'banana.jpg'))[0]).toMatch(/^p-horse\/b:/);
+      expect(next.syncStats).toEqual({ fullLoads: 0, snapshotLoads: 1, changesApplied: 0 });
+      await next.close();
+
+      // Two changes, fewer than the three that make a new snapshot worth it: nothing loaded, nothing written.
+      await upload(stores, 'a', 'p-apple', 'apple_fuji.jpg');
+      await stores.images.deleteImages(['h'], () => ({ kind: 'write', value: null, created: false }));
+      const small = processOn(await storesOf(c), file, 3);
+      await small.close();
+      expect(small.syncStats).toMatchObject({ fullLoads: 0, snapshotLoads: 0 });
+      expect(small.snapshots?.stats.writes).toBe(0);
+    });
+
+    it('a running process writes the snapshot again once it applied enough changes, after its queries', async () => {
+      const file = join(dir, 'running.snapshot');
+      const { catalog: c, stores } = await newCatalog();
+      await upload(stores, 'h', 'p-horse', 'horse.jpg');
+      const server = processOn(await storesOf(c), file, 2);
+      await top(server, 'horse.jpg');
+      await server.snapshots?.idle();
+      expect(server.snapshots?.stats.writes).toBe(1);
+      await upload(stores, 'b', 'p-banana', 'banana.jpg');
+      await upload(stores, 'l', 'p-bulb', 'lightbulb.jpg');
+      const answers = [await top(server, 'banana.jpg'), await top(server, 'lightbulb.jpg')];
+      await server.snapshots?.idle();
+      expect(server.snapshots?.stats).toMatchObject({ writes: 2, lastProblem: undefined });
+
+      const next = processOn(await storesOf(c), file, 2);
+      expect([await top(next, 'banana.jpg'), await top(next, 'lightbulb.jpg')]).toEqual(answers);
+      expect(next.syncStats).toEqual({ fullLoads: 0, snapshotLoads: 1, changesApplied: 0 });
     });
 
     it("refuses another catalog's snapshot, one newer than the catalog, and a damaged one, and builds from the records", async () => {

@@ -168,6 +168,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   private readonly references: ReferenceFeatureStore;
   /** The change number the index is current to (-1: not loaded). */
   private version = -1;
+  /** Changes applied to the index since it was read from or written to its snapshot file. */
+  private changesSinceSnapshot = 0;
   private index: PhotoReferenceIndex | undefined;
   /** Syncs run one after the other: two overlapping ones would apply the same changes twice. */
   private syncing: Promise<void> = Promise.resolve();
@@ -222,20 +224,25 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   }
 
   private async syncOnce(): Promise<void> {
-    if (this.index !== undefined) {
-      if ((await this.applyChanges(this.index)) === undefined) await this.loadAll();
-      return;
+    if (this.index === undefined) {
+      const restored = await this.snapshots?.load(this.references, async (reader) => PhotoReferenceIndex.fromSnapshot(reader, ...(await this.vocabularies())));
+      if (!restored) return this.loadAll();
+      this.index = restored.index;
+      this.version = restored.version;
+      this.changesSinceSnapshot = 0;
+      this.syncStats.snapshotLoads++;
+      this.syncStats.changesApplied = 0;
     }
-    const restored = await this.snapshots?.load(this.references, async (reader) => PhotoReferenceIndex.fromSnapshot(reader, ...(await this.vocabularies())));
-    if (!restored) return this.loadAll();
-    this.index = restored.index;
-    this.version = restored.version;
-    this.syncStats.snapshotLoads++;
-    this.syncStats.changesApplied = 0;
-    const applied = await this.applyChanges(restored.index);
+    const applied = await this.applyChanges(this.index);
     if (applied === undefined) return this.loadAll();
-    // Many changes since the snapshot: the next start-up should not apply them again.
-    if (this.snapshots?.wantsRewrite(applied, restored.index.size)) this.snapshots.save(restored.index, this.version, this.references);
+    this.changesSinceSnapshot += applied;
+    // Many changes since the snapshot (uploads, a backfill): the next start-up should not apply them again.
+    if (this.snapshots?.wantsRewrite(this.changesSinceSnapshot, this.index.size)) this.saveSnapshot(this.index);
+  }
+
+  /** Starts writing `index`'s snapshot (photo-index-snapshots.ts save); the changes since are then counted from 0. */
+  private saveSnapshot(index: PhotoReferenceIndex): void {
+    if (this.snapshots?.save(index, this.version, this.references)) this.changesSinceSnapshot = 0;
   }
 
   /**
@@ -294,12 +301,45 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     this.version = version;
     this.syncStats.fullLoads++;
     this.syncStats.changesApplied = 0;
-    this.snapshots?.save(index, version, this.references);
+    this.changesSinceSnapshot = 0;
+    this.saveSnapshot(index);
   }
 
-  /** Waits for a snapshot write in progress (the catalog's close: a process leaving mid-write would leave its temporary file). */
+  /**
+   * The catalog's close: brings the snapshot up to date when the catalog changed enough since it
+   * was written (photo-index-snapshots.ts `wantsRewrite`: a bulk upload, a backfill, a server's day
+   * of uploads), loading the index first if this process never did — so the next start-up reads
+   * it instead of building the index or applying those changes — then waits for the write (a
+   * process leaving mid-write would leave its temporary file). Never throws: a snapshot is a cache
+   * (a problem is in `snapshots.stats.lastProblem`).
+   */
   async close(): Promise<void> {
-    await this.snapshots?.idle();
+    const snapshots = this.snapshots;
+    if (!snapshots) return;
+    try {
+      await snapshots.idle();
+      await this.syncing;
+      const current = await this.references.changeVersion();
+      let pending: number;
+      let references: number;
+      if (this.index) {
+        pending = this.changesSinceSnapshot + Math.max(0, current - this.version);
+        references = this.index.size;
+      } else {
+        const file = snapshots.fileInfo();
+        // No usable file: every change counts, and so many references at most.
+        const usable = file !== undefined && file.changeVersion <= current;
+        pending = usable ? current - file.changeVersion : current;
+        references = usable ? file.references : current;
+      }
+      if (snapshots.wantsRewrite(pending, references)) {
+        await this.sync();
+        if (this.index) this.saveSnapshot(this.index);
+      }
+      await snapshots.idle();
+    } catch (error) {
+      snapshots.stats.lastProblem = `the photo index snapshot was not brought up to date: ${(error as Error).message}`;
+    }
   }
 
   async rankParts(image: Uint8Array, limit: number): Promise<ImageMatch[]> {

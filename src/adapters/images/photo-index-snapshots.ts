@@ -22,6 +22,11 @@ export interface PhotoIndexSnapshotOptions {
    * few hundred milliseconds and a file would only take disk space.
    */
   minReferences?: number;
+  /**
+   * Changes on top of a snapshot that make writing it again worthwhile: max(minChanges, 5 % of the
+   * references) (default 500; each costs a start-up about what an upload costs the running index).
+   */
+  minChanges?: number;
 }
 
 /** What the snapshots did (diagnostics, tests). */
@@ -52,22 +57,19 @@ export function photoIndexFileOf(catalog: { dataDir: string | undefined; databas
   return catalog.dataDir !== undefined && catalog.databaseUrl === undefined ? path.join(catalog.dataDir, PHOTO_INDEX_FILE) : undefined;
 }
 
-/** Changes applied on top of a snapshot that make writing it again worthwhile: 500, or 5 % of the references when more. */
-function worthRewriting(changes: number, references: number): boolean {
-  return changes >= Math.max(500, 0.05 * references);
-}
-
 /** The snapshot file of one photo index: reads it at start-up, writes it after a build. */
 export class PhotoIndexSnapshots {
   readonly file: string;
   readonly stats: PhotoIndexSnapshotStats = { loads: 0, writes: 0, lastWriteBytes: 0, lastWriteMs: 0, lastProblem: undefined };
   private readonly minReferences: number;
+  private readonly minChanges: number;
   /** The write in progress: the index's memory is in it, so the index must not change until it ends. */
   private writing: Promise<void> | undefined;
 
   constructor(options: PhotoIndexSnapshotOptions) {
     this.file = options.file;
     this.minReferences = options.minReferences ?? 1000;
+    this.minChanges = options.minChanges ?? 500;
   }
 
   /**
@@ -105,20 +107,40 @@ export class PhotoIndexSnapshots {
     }
   }
 
-  /** Whether {@link saveAfterChanges} would write after `changes` changes on top of a snapshot of an index of `references` images. */
+  /**
+   * Whether `changes` changes on top of the snapshot of an index of `references` images make
+   * writing it again worthwhile: at least max(minChanges, 5 % of the references), and at least
+   * minReferences references.
+   */
   wantsRewrite(changes: number, references: number): boolean {
-    return references >= this.minReferences && worthRewriting(changes, references);
+    return references >= this.minReferences && changes >= Math.max(this.minChanges, 0.05 * references);
+  }
+
+  /**
+   * The change number and reference count the snapshot file names, without reading its sections;
+   * undefined when there is no readable file.
+   */
+  fileInfo(): { changeVersion: number; references: number } | undefined {
+    try {
+      const opened = openPhotoIndexFile(this.file);
+      if (!opened) return undefined;
+      opened.close();
+      const { changeVersion, references } = opened.header;
+      return typeof changeVersion === 'number' && typeof references === 'number' ? { changeVersion, references } : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
    * Starts writing `index` (current to change `version`) in the background, when it holds at least
-   * `minReferences` images and no write is running. The index's sections are taken now; the index
-   * must not change until {@link idle} resolves (queries may run: their memory is outside the
-   * sections). A failed write is recorded in `stats.lastProblem`, never thrown: a snapshot is a
-   * cache.
+   * `minReferences` images and no write is running; true when started. The index's sections are
+   * taken now; the index must not change until {@link idle} resolves (queries may run: their
+   * memory is left out of the sections). A failed write is recorded in `stats.lastProblem`, never
+   * thrown: a snapshot is a cache.
    */
-  save(index: PhotoReferenceIndex, version: number, references: ReferenceFeatureStore): void {
-    if (index.size < this.minReferences || this.writing) return;
+  save(index: PhotoReferenceIndex, version: number, references: ReferenceFeatureStore): boolean {
+    if (index.size < this.minReferences || this.writing) return false;
     const pending = new PendingSnapshot();
     index.writeSnapshot(pending);
     const started = performance.now();
@@ -137,6 +159,7 @@ export class PhotoIndexSnapshots {
         this.writing = undefined;
       }
     })();
+    return true;
   }
 
   /** Resolves once no write is running (at once when none is). */

@@ -368,7 +368,7 @@ export function searchAffinity(principal: Principal, body: unknown): number | un
 
 /**
  * The catalog options a worker thread opens its catalog with: the server's, except that a reader
- * thread reads without a memory map (mmapBytes 0). SQLite unmaps a connection's whole map at its
+ * thread reads without a memory map (mmapBytes 0), and no thread keeps the photo index's snapshot. SQLite unmaps a connection's whole map at its
  * first read after another connection's commit, and a reader touches many pages (the lists it
  * decodes, a session's cards), so the first searches after each write paid a munmap of all of
  * them (9-25 ms). One sequential client at 1,000,000 parts, bench/compare.js's sequence, three
@@ -376,7 +376,9 @@ export function searchAffinity(principal: Principal, body: unknown): number | un
  * The main thread keeps its map (its budgeted searches read few pages each), and so does the writer.
  */
 export function threadCatalogOptions(catalog: PooledCatalogOptions['catalog'], role: 'reader' | 'writer'): PooledCatalogOptions['catalog'] {
-  return role === 'reader' ? { ...catalog, mmapBytes: 0 } : catalog;
+  // No thread writes the photo index's snapshot: only the main thread searches by image.
+  const threaded = { ...catalog, photoIndexSnapshot: false };
+  return role === 'reader' ? { ...threaded, mmapBytes: 0 } : threaded;
 }
 
 /**

@@ -47,6 +47,12 @@ export class HeapVocabulary {
     };
   }
 
+  /** The heap ranges this copy holds, as [offset, bytes asked for] (a snapshot of the index marks them free). */
+  heapRanges(): [number, number][] {
+    const v = this.vocabulary;
+    return [[this.topAt, v.topCentres.byteLength], [this.leavesAt, v.leafCentres.byteLength], [this.outAt, v.k1 * 4], [this.leafOutAt, v.k2 * 4]];
+  }
+
   /** Bytes of the heap this copy holds. */
   get bytes(): number {
     const v = this.vocabulary;

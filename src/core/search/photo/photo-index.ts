@@ -638,12 +638,13 @@ export class PhotoIndex {
    * Writes the index as sections named `prefix` + … (index-snapshot.ts; issue 14, start-up): the
    * posting heap's bytes as they are, the lists' and cells' offsets, the per-keypoint arrays up to
    * their use, document frequencies, ids. Byte sections are views of this index's memory: flush
-   * the writer before the index changes again.
-   * @throws Error when the index has been queried (a query's matches and vocabulary copy live in
-   * the heap, and a restored index would hold their ranges for nothing): snapshot a fresh build.
+   * the writer before the index changes again (queries may run meanwhile: the ranges of a query's
+   * matches and of the vocabulary's copy are written as free ranges, so the restored index does not
+   * hold them, and what queries write there is not read back).
    */
   writeSnapshot(writer: SnapshotWriter, prefix: string): void {
-    if (this.matchesOfQueries || this.vocabularyInHeap) throw new Error('PhotoIndex.writeSnapshot: the index has been queried; snapshot it before its first query');
+    const spare = [...(this.matchesOfQueries?.heapRanges() ?? []), ...(this.vocabularyInHeap?.heapRanges() ?? [])];
+    const heapState = this.heap.allocatorState(spare);
     const V = this.postings.length;
     const lists = new Uint32Array(V * POSTINGS_SNAPSHOT_FIELDS);
     this.postings.forEach((p, w) => writePostingsState(p, lists, w * POSTINGS_SNAPSHOT_FIELDS));
@@ -672,11 +673,11 @@ export class PhotoIndex {
       liveImages: this.liveImages,
       minDroppedDf: Number.isFinite(this.minDroppedDf) ? this.minDroppedDf : -1,
       splitPassLimits: this.splitPassLimits,
-      heap: this.heap.allocatorState(),
+      heap: heapState,
       imageIds: this.imageIds,
       partIds: this.partIds,
     });
-    writer.bytes(`${prefix}heap`, this.heap.u8.subarray(0, this.heap.allocatorState().top));
+    writer.bytes(`${prefix}heap`, this.heap.u8.subarray(0, heapState.top));
     writer.bytes(`${prefix}lists`, lists);
     writer.bytes(`${prefix}splitWords`, Uint32Array.from(splitWords));
     writer.bytes(`${prefix}cells`, cells);

@@ -162,8 +162,8 @@ export class PhotoReferenceIndex {
 
   /**
    * Writes the three indexes as sections of a snapshot (index-snapshot.ts; issue 14, start-up).
-   * Byte sections are views of the indexes' memory: flush the writer before the index changes.
-   * @throws Error when the index has been queried (photo-index.ts PhotoIndex.writeSnapshot).
+   * Byte sections are views of the indexes' memory: flush the writer before the index changes
+   * (queries may run meanwhile: photo-index.ts PhotoIndex.writeSnapshot).
    */
   writeSnapshot(writer: SnapshotWriter): void {
     writer.json('photo', { format: PHOTO_INDEX_SNAPSHOT_FORMAT, small: this.small !== undefined });

@@ -137,10 +137,18 @@ export class PostingHeap {
 
   /**
    * The allocator's state, for a snapshot (index-snapshot.ts): the first byte never allocated and
-   * the freed ranges (offset, size, … by size class). The memory's bytes [0, top) are the rest.
+   * the freed ranges (offset, size, … by size class), with `spare` (allocated ranges as [offset,
+   * bytes asked of {@link alloc}] that the snapshot does not need: a query's working memory) counted
+   * as freed. The memory's bytes [0, top) are the rest.
    */
-  allocatorState(): { top: number; free: number[][] } {
-    return { top: this.top, free: this.freeLists.map((list) => [...list]) };
+  allocatorState(spare: readonly (readonly [number, number])[] = []): { top: number; free: number[][] } {
+    const free = this.freeLists.map((list) => [...list]);
+    for (const [at, bytes] of spare) {
+      // The size alloc() took for `bytes` (a range it took from a free list may be up to MIN_FREE larger: left out).
+      const size = align8(Math.max(8, bytes));
+      if (size >= MIN_FREE) free[31 - Math.clz32(size)]?.push(at, size);
+    }
+    return { top: this.top, free };
   }
 
   /**

@@ -110,6 +110,24 @@ export class TentativeMatches {
     this.count = this.heap.scan(this.ctx, p.descAt, p.slotAt, p.kpAt, n, qi, idf, maxHalf, maxD, this.count);
   }
 
+  /**
+   * The heap ranges this set holds, as [offset, bytes asked for] (a snapshot of the index marks
+   * them free: index-snapshot.ts).
+   */
+  heapRanges(): [number, number][] {
+    const ranges: [number, number][] = [[this.ctx, L.bytes]];
+    if (this.slotCapacity > 0) {
+      const i32 = this.heap.i32;
+      ranges.push([i32[(this.ctx + L.lastQ) >> 2] ?? 0, this.slotCapacity * 4], [i32[(this.ctx + L.lastMatch) >> 2] ?? 0, this.slotCapacity * 4], [i32[(this.ctx + L.alive) >> 2] ?? 0, this.slotCapacity]);
+    }
+    if (this.capacity > 0) {
+      const c = this.capacity;
+      const at = this.matchAt;
+      ranges.push([at.slot, c * 4], [at.q, c * 4], [at.kp, c * 4], [at.dist, c * 2], [at.idf, c * 4]);
+    }
+    return ranges;
+  }
+
   /** Bytes of the heap this set holds (context, per-slot state, matches). */
   get heapBytes(): number {
     const slots = 2 * align8(this.slotCapacity * 4) + align8(this.slotCapacity);
