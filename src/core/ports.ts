@@ -167,6 +167,12 @@ export interface ImageSimilaritySearch {
    * bytes are not a decodable image.
    */
   rankParts(image: Uint8Array, limit: number): Promise<ImageMatch[]>;
+  /**
+   * Makes the first query fast (issue 14, start-up): loads what queries need and warms what
+   * describes a query photo, when the catalog has reference images. Optional; never required for
+   * correctness. @throws the store's error when it cannot be read.
+   */
+  prepare?(): Promise<void>;
 }
 
 /** One searchable reference image's stored features (images.features), with its part. */

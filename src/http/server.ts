@@ -141,6 +141,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       plain.search.releaseMemory();
     }
     await app.listen({ host: options.host, port: options.port });
+    // Image search made ready in the background (the photo index from its snapshot, the feature
+    // threads' decoders), so the first query photo does not wait for them; a failure is left to
+    // that query to report.
+    void plain.search.prepareImageSearch().catch(() => undefined);
   } catch (error) {
     // EADDRINUSE and the like: nothing listens, so nothing may stay open either.
     if (sweeper) clearInterval(sweeper);

@@ -366,3 +366,33 @@ describe('the small look: AKAZE features of small references (issue 14, fifteent
     expect(calls.smallLook).toBe(3);
   });
 });
+
+describe('image search made ready before the first query photo (issue 14, start-up)', () => {
+  const warmed: boolean[] = [];
+  const extractor: QueryFeatureExtractor = {
+    query: (image, keepRaster) => extractPhotoQuery(image, { raster: keepRaster }),
+    secondLook: (raster) => extractSecondLook(raster),
+    smallLook: (image) => extractSmallLook(image),
+    concurrent: async () => false,
+    warm: async (smallLook) => {
+      warmed.push(smallLook);
+    },
+  };
+
+  it('prepare loads the index and warms the extractor for the small look when references exist; a catalog without any warms nothing', async () => {
+    const rows: ReferenceFeatures[] = [{ image_id: '9.jpg', part_id: 'photo:9.jpg', features: await extractPhotoReference(read('9.jpg')) }];
+    const search = new FeatureIndexSimilaritySearch(growingStore(rows), { extractor, smallLook: true });
+    await search.prepare();
+    expect(search.syncStats.fullLoads).toBe(1);
+    expect(search.size).toBe(1);
+    expect(warmed).toEqual([true]);
+    // The first query then loads nothing more.
+    expect((await search.rankParts(read('9.jpg'), 3))[0]?.part_id).toBe('photo:9.jpg');
+    expect(search.syncStats.fullLoads).toBe(1);
+
+    const empty = new FeatureIndexSimilaritySearch(growingStore([]), { extractor, smallLook: false });
+    await empty.prepare();
+    expect(empty.syncStats.fullLoads).toBe(1);
+    expect(warmed).toEqual([true]);
+  });
+});

@@ -92,6 +92,8 @@ export interface QueryFeatureExtractor {
   smallLook(image: Uint8Array): Promise<LocalFeatures>;
   /** Whether a small look may run beside the first look (on a thread of its own), not after it. */
   concurrent(): Promise<boolean>;
+  /** Loads the decoders of every thread that describes query photos (and of the small look's, when `smallLook`); optional. */
+  warm?(smallLook: boolean): Promise<void>;
 }
 
 /** The extractor of the feature threads (loaded on first use: sharp and OpenCV only when a photo is searched). */
@@ -107,6 +109,10 @@ const threadExtractor: QueryFeatureExtractor = {
   async smallLook(image) {
     const { smallLookOffThread } = await import('./local-features/feature-threads.js');
     return smallLookOffThread(image);
+  },
+  async warm(smallLook) {
+    const { warmFeatureThreads } = await import('./local-features/feature-threads.js');
+    await warmFeatureThreads(smallLook);
   },
   async concurrent() {
     const { featureThreadsAvailable } = await import('./local-features/feature-threads.js');
@@ -211,6 +217,18 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   /** Number of reference images in the in-memory index after the last sync. */
   get size(): number {
     return this.index?.size ?? 0;
+  }
+
+  /**
+   * ImageSimilaritySearch.prepare (`catalog serve`, in the background once it listens): loads the
+   * index (from its snapshot when there is one) and, when it holds references, loads sharp and
+   * OpenCV on the feature threads, so the first query photo pays neither (~0.5 s and ~0.8 s at
+   * 10,000 references on this machine). A catalog without reference images loads nothing more.
+   * @throws the store's error when it cannot be read.
+   */
+  async prepare(): Promise<void> {
+    await this.sync();
+    if (this.size > 0) await this.extractor.warm?.(this.smallLookOn);
   }
 
   /**

@@ -653,6 +653,16 @@ export class SearchService {
   }
 
   /**
+   * Gets image search ready before the first query photo arrives (ImageSimilaritySearch.prepare:
+   * the photo index loaded, the feature threads' decoders loaded): `catalog serve` calls it in the
+   * background once it listens. Nothing without image search.
+   * @throws the store's error when the reference features cannot be read.
+   */
+  async prepareImageSearch(): Promise<void> {
+    await this.images?.prepare?.();
+  }
+
+  /**
    * Gives back what the index's reads mapped into memory (SearchIndex.releaseMemory): `catalog
    * serve` calls it after warming its request path, whose searches read through the main thread's
    * memory map, so that the first search after the first write does not unmap them.

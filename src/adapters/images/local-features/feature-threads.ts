@@ -111,6 +111,23 @@ export async function extractReferenceOffThread(input: Uint8Array | string): Pro
   return (await run({ kind: 'reference', input })) as Uint8Array;
 }
 
+/**
+ * Loads sharp and OpenCV on every feature thread (and on the small look's when `smallLook`) by
+ * describing a tiny picture on each, so a server's first query photo does not pay for it (~0.6 s a
+ * thread). Best effort: a failure is left to the first real query to report.
+ */
+export async function warmFeatureThreads(smallLook: boolean): Promise<void> {
+  const { default: sharp } = await import('sharp');
+  // A 64-px grey ramp: something to detect, nothing to find.
+  const ramp = Buffer.alloc(64 * 64);
+  for (let i = 0; i < ramp.length; i++) ramp[i] = (i % 64) * 4;
+  const png = new Uint8Array(await sharp(ramp, { raw: { width: 64, height: 64, channels: 1 } }).png().toBuffer());
+  // One task a thread at once: piscina gives each to an idle thread.
+  const tasks: Promise<unknown>[] = Array.from({ length: FEATURE_THREADS }, () => extractQueryOffThread(png));
+  if (smallLook) tasks.push(smallLookOffThread(png));
+  await Promise.allSettled(tasks);
+}
+
 /** True when extractions run on feature threads (the built worker exists and threads are not disabled). */
 export async function featureThreadsAvailable(): Promise<boolean> {
   return (await threads()) !== undefined;
