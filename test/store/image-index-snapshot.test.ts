@@ -147,6 +147,23 @@ function describeSnapshots(name: string, catalog: () => Promise<TestCatalog>, av
       expect(small.snapshots?.stats.writes).toBe(0);
     });
 
+    it('a close with nowhere to write the snapshot (a directory that cannot be written) builds nothing', async () => {
+      const { catalog: c, stores } = await newCatalog();
+      for (const [id, f] of [['h', 'horse.jpg'], ['b', 'banana.jpg'], ['l', 'lightbulb.jpg']] as const) await upload(stores, id, 'p-horse', f);
+      const nowhere = processOn(await storesOf(c), join(dir, 'missing-directory', 'photo.snapshot'), 3);
+      await nowhere.close();
+      expect(nowhere.syncStats).toMatchObject({ fullLoads: 0, snapshotLoads: 0 });
+      // A process that searched: its load's write fails, and its close does not try again.
+      const searched = processOn(await storesOf(c), join(dir, 'missing-directory', 'photo.snapshot'), 3);
+      expect((await top(searched, 'banana.jpg'))[0]).toMatch(/^p-horse\/b:/);
+      await searched.snapshots?.idle();
+      expect(searched.snapshots?.stats).toMatchObject({ writes: 0, failedWrites: 1 });
+      for (const [id, f] of [['h2', 'horse.jpg'], ['b2', 'banana.jpg'], ['l2', 'lightbulb.jpg']] as const) await upload(stores, id, 'p-horse', f);
+      await searched.close();
+      expect(searched.syncStats).toMatchObject({ fullLoads: 1, changesApplied: 0 });
+      expect(searched.snapshots?.stats.failedWrites).toBe(1);
+    });
+
     it('a running process writes the snapshot again once it applied enough changes, after its queries', async () => {
       const file = join(dir, 'running.snapshot');
       const { catalog: c, stores } = await newCatalog();

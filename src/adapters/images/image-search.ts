@@ -350,7 +350,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
         pending = usable ? current - file.changeVersion : current;
         references = usable ? file.references : current;
       }
-      if (snapshots.wantsRewrite(pending, references)) {
+      // ~30 KB a reference on disk (10,000: 299 MB).
+      if (snapshots.wantsRewrite(pending, references) && snapshots.writable(references * 32_768)) {
         await this.sync();
         if (this.index) this.saveSnapshot(this.index);
       }

@@ -35,6 +35,8 @@ export interface PhotoIndexSnapshotStats {
   loads: number;
   /** Files written. */
   writes: number;
+  /** Writes that failed (a full disk, a read-only directory). */
+  failedWrites: number;
   /** Bytes and wall milliseconds of the last write. */
   lastWriteBytes: number;
   lastWriteMs: number;
@@ -60,7 +62,7 @@ export function photoIndexFileOf(catalog: { dataDir: string | undefined; databas
 /** The snapshot file of one photo index: reads it at start-up, writes it after a build. */
 export class PhotoIndexSnapshots {
   readonly file: string;
-  readonly stats: PhotoIndexSnapshotStats = { loads: 0, writes: 0, lastWriteBytes: 0, lastWriteMs: 0, lastProblem: undefined };
+  readonly stats: PhotoIndexSnapshotStats = { loads: 0, writes: 0, failedWrites: 0, lastWriteBytes: 0, lastWriteMs: 0, lastProblem: undefined };
   private readonly minReferences: number;
   private readonly minChanges: number;
   /** The write in progress: the index's memory is in it, so the index must not change until it ends. */
@@ -133,14 +135,33 @@ export class PhotoIndexSnapshots {
   }
 
   /**
+   * Whether a snapshot of about `bytes` bytes can be written now: no write of this process failed,
+   * the directory is writable (not a read-only mount) and its file system has room for it with a
+   * margin. Checked before building an index only to write it (a catalog's close), so a read-only
+   * or full data directory does not make every command build the index for nothing.
+   */
+  writable(bytes: number): boolean {
+    if (this.stats.failedWrites > 0) return false;
+    const dir = path.dirname(this.file);
+    try {
+      fs.accessSync(dir, fs.constants.W_OK);
+      const { bavail, bsize } = fs.statfsSync(dir);
+      return bavail * bsize > 2 * bytes;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
    * Starts writing `index` (current to change `version`) in the background, when it holds at least
-   * `minReferences` images and no write is running; true when started. The index's sections are
+   * `minReferences` images, no write is running and none failed; true when started. The index's sections are
    * taken now; the index must not change until {@link idle} resolves (queries may run: their
    * memory is left out of the sections). A failed write is recorded in `stats.lastProblem`, never
    * thrown: a snapshot is a cache.
    */
   save(index: PhotoReferenceIndex, version: number, references: ReferenceFeatureStore): boolean {
-    if (index.size < this.minReferences || this.writing) return false;
+    // After a failed write (a full disk, a read-only directory) this process does not try again.
+    if (index.size < this.minReferences || this.writing || this.stats.failedWrites > 0) return false;
     const pending = new PendingSnapshot();
     index.writeSnapshot(pending);
     const started = performance.now();
@@ -154,6 +175,7 @@ export class PhotoIndexSnapshots {
         this.stats.lastWriteMs = performance.now() - started;
         this.stats.writes++;
       } catch (error) {
+        this.stats.failedWrites++;
         this.stats.lastProblem = `${this.file} not written: ${(error as Error).message}`;
       } finally {
         this.writing = undefined;
