@@ -37,3 +37,22 @@ export function olderPhotoRecord(global: Features, local: LocalFeatures, version
   out.set(l, 10 + g.length);
   return out;
 }
+
+/** `ref`'s keypoints shifted by (tx, ty) with `flip` descriptor bits flipped each, then `clutter` random keypoints. */
+export function noisyPhotoOf(ref: LocalFeatures, tx: number, ty: number, flip: number, clutter: number, seed: number): LocalFeatures {
+  const r = rng(seed);
+  const out = randomFeatures(ref.count + clutter, 640, 480, seed + 1);
+  for (let i = 0; i < ref.count; i++) {
+    out.xs[i] = (ref.xs[i] ?? 0) + tx;
+    out.ys[i] = (ref.ys[i] ?? 0) + ty;
+    out.angles[i] = ref.angles[i] ?? 0;
+    out.sizes[i] = ref.sizes[i] ?? 0;
+    out.descriptors.set(ref.descriptors.subarray(i * DESCRIPTOR_WORDS, (i + 1) * DESCRIPTOR_WORDS), i * DESCRIPTOR_WORDS);
+    for (let b = 0; b < flip; b++) {
+      const bit = Math.floor(r() * 256);
+      const at = i * DESCRIPTOR_WORDS + (bit >>> 5);
+      out.descriptors[at] = ((out.descriptors[at] ?? 0) ^ (1 << (bit & 31))) >>> 0;
+    }
+  }
+  return out;
+}

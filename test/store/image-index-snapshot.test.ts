@@ -9,7 +9,6 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeatureIndexSimilaritySearch } from '../../src/adapters/images/image-search.js';
 import { extractPhotoReference } from '../../src/adapters/images/local-features/photo-features.js';
@@ -17,26 +16,15 @@ import { photoIndexFileOf } from '../../src/adapters/images/photo-index-snapshot
 import { openPostgresStores } from '../../src/adapters/postgres/stores.js';
 import { openSqliteStores } from '../../src/adapters/sqlite/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
-import type { Decision, ImageWrite, StoredImage, StoredPart } from '../../src/core/model.js';
+import type { Decision, ImageWrite, StoredPart } from '../../src/core/model.js';
 import type { CatalogStores } from '../../src/core/ports.js';
+import { IMAGES, partRow, queryCopy, searchableImageRow } from '../helpers/reference-rows.js';
 import { createTestDatabase, createTestSchema, dropTestSchema, postgresAvailable } from '../services/services.js';
 
-const IMAGES = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'images');
 const FILES = ['horse.jpg', 'banana.jpg', 'lightbulb.jpg', 'apple_fuji.jpg'] as const;
 
-async function queryCopy(file: string): Promise<Buffer> {
-  const bytes = readFileSync(join(IMAGES, file));
-  const { width = 100 } = await sharp(bytes).metadata();
-  return sharp(bytes).resize({ width: Math.round(width / 2) }).jpeg({ quality: 70 }).toBuffer();
-}
 
-function part(id: string): StoredPart {
-  return { part_id: id, serviceId: `svc-${id}`, name: { en: id }, createdAt: 1, modifiedAt: 1, attributes: [] };
-}
 
-function image(id: string, partId: string, at: number): StoredImage {
-  return { image_id: id, part_id: partId, sha256: 'a'.repeat(64), size: 3, mime: 'image/jpeg', info: 'searchable', position: null, createdAt: at, modifiedAt: at };
-}
 
 /** A catalog the test can open processes on (each its own stores and photo index). */
 interface TestCatalog {
@@ -63,12 +51,12 @@ function describeSnapshots(name: string, catalog: () => Promise<TestCatalog>, av
       const c = await catalog();
       catalogs.push(c);
       const stores = await storesOf(c);
-      await stores.catalog.upsertParts(['p-horse', 'p-banana', 'p-bulb', 'p-apple'].map(part), (item) => ({ kind: 'write', value: item as StoredPart, created: true }));
+      await stores.catalog.upsertParts(['p-horse', 'p-banana', 'p-bulb', 'p-apple'].map(partRow), (item) => ({ kind: 'write', value: item as StoredPart, created: true }));
       return { catalog: c, stores };
     }
 
     async function upload(stores: CatalogStores, imageId: string, partId: string, file: string): Promise<void> {
-      const write = (): Decision<ImageWrite> => ({ kind: 'write', value: { image: image(imageId, partId, at++), features: features.get(file) ?? null }, created: true });
+      const write = (): Decision<ImageWrite> => ({ kind: 'write', value: { image: searchableImageRow(imageId, partId, at++), features: features.get(file) ?? null }, created: true });
       await stores.images.upsertImages([{ image_id: imageId, part_id: partId }], write);
     }
 

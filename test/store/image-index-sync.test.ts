@@ -9,34 +9,21 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeatureIndexSimilaritySearch } from '../../src/adapters/images/image-search.js';
 import { extractPhotoReference } from '../../src/adapters/images/local-features/photo-features.js';
 import { openPostgresStores } from '../../src/adapters/postgres/stores.js';
 import { openSqliteStores } from '../../src/adapters/sqlite/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
-import type { Decision, ImageWrite, StoredImage, StoredPart } from '../../src/core/model.js';
+import type { Decision, ImageWrite, StoredPart } from '../../src/core/model.js';
 import type { CatalogStores } from '../../src/core/ports.js';
+import { IMAGES, partRow, queryCopy, searchableImageRow } from '../helpers/reference-rows.js';
 import { createTestDatabase, createTestSchema, dropTestSchema, postgresAvailable } from '../services/services.js';
 
-const IMAGES = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'images');
 const FILES = ['horse.jpg', 'banana.jpg', 'lightbulb.jpg'] as const;
 
-/** A query photo: the original at half size, recompressed. */
-async function queryCopy(file: string): Promise<Buffer> {
-  const bytes = readFileSync(join(IMAGES, file));
-  const { width = 100 } = await sharp(bytes).metadata();
-  return sharp(bytes).resize({ width: Math.round(width / 2) }).jpeg({ quality: 70 }).toBuffer();
-}
 
-function part(id: string): StoredPart {
-  return { part_id: id, serviceId: `svc-${id}`, name: { en: id }, createdAt: 1, modifiedAt: 1, attributes: [] };
-}
 
-function image(id: string, partId: string, at: number): StoredImage {
-  return { image_id: id, part_id: partId, sha256: 'a'.repeat(64), size: 3, mime: 'image/jpeg', info: 'searchable', position: null, createdAt: at, modifiedAt: at };
-}
 
 /** Two processes on one catalog: each its own stores and its own photo index. */
 interface Pair {
@@ -54,7 +41,7 @@ function describeIndexSync(name: string, open: () => Promise<Pair>, available = 
 
     async function upload(stores: CatalogStores, imageId: string, partId: string, file: string | null): Promise<void> {
       const f = file === null ? null : features.get(file);
-      const write = (): Decision<ImageWrite> => ({ kind: 'write', value: { image: image(imageId, partId, at++), features: f ?? null }, created: true });
+      const write = (): Decision<ImageWrite> => ({ kind: 'write', value: { image: searchableImageRow(imageId, partId, at++), features: f ?? null }, created: true });
       await stores.images.upsertImages([{ image_id: imageId, part_id: partId }], write);
     }
 
@@ -68,7 +55,7 @@ function describeIndexSync(name: string, open: () => Promise<Pair>, available = 
         queries.set(file, await queryCopy(file));
       }
       pair = await open();
-      await pair.a.stores.catalog.upsertParts(['p-horse', 'p-banana', 'p-stable'].map(part), (item) => ({ kind: 'write', value: item as StoredPart, created: true }));
+      await pair.a.stores.catalog.upsertParts(['p-horse', 'p-banana', 'p-stable'].map(partRow), (item) => ({ kind: 'write', value: item as StoredPart, created: true }));
       await upload(pair.a.stores, 'horse', 'p-horse', 'horse.jpg');
     });
 
@@ -95,7 +82,7 @@ function describeIndexSync(name: string, open: () => Promise<Pair>, available = 
     it('applies a move, a deletion and cleared features made by the other process', async () => {
       const { a, b } = pair;
       // A move to another part keeps the stored features (undefined).
-      await b.stores.images.upsertImages([{ image_id: 'horse', part_id: 'p-stable' }], () => ({ kind: 'write', value: { image: image('horse', 'p-stable', at++), features: undefined }, created: false }));
+      await b.stores.images.upsertImages([{ image_id: 'horse', part_id: 'p-stable' }], () => ({ kind: 'write', value: { image: searchableImageRow('horse', 'p-stable', at++), features: undefined }, created: false }));
       expect((await top(a.search, 'horse.jpg'))[0]).toBe('p-stable/horse');
       await b.stores.images.deleteImages(['banana'], () => ({ kind: 'write', value: null, created: false }));
       expect(await top(a.search, 'banana.jpg')).not.toContain('p-banana/banana');

@@ -6,10 +6,9 @@
  * vocabulary, options, format or a damaged one is refused with a SnapshotError.
  */
 import { describe, expect, it } from 'vitest';
-import { randomFeatures } from '../../../../test/helpers/photo-features.js';
+import { noisyPhotoOf, randomFeatures } from '../../../../test/helpers/photo-features.js';
 import { rng } from '../../../../test/helpers/random.js';
 import { featuresFromRgb, type Features } from '../image-similarity.js';
-import { DESCRIPTOR_WORDS } from './hamming.js';
 import { SnapshotError, type SnapshotReader, type SnapshotWriter } from './index-snapshot.js';
 import type { LocalFeatures } from './local-features.js';
 import type { PhotoIndex, PhotoIndexOptions } from './photo-index.js';
@@ -44,24 +43,6 @@ class MemorySnapshot implements SnapshotWriter, SnapshotReader {
   }
 }
 
-/** `ref`'s keypoints moved by (tx, ty) with `flip` bits flipped each, plus `clutter` random keypoints. */
-function photoOf(ref: LocalFeatures, tx: number, flip: number, clutter: number, seed: number): LocalFeatures {
-  const r = rng(seed);
-  const out = randomFeatures(ref.count + clutter, 640, 480, seed + 1);
-  for (let i = 0; i < ref.count; i++) {
-    out.xs[i] = (ref.xs[i] ?? 0) + tx;
-    out.ys[i] = (ref.ys[i] ?? 0) + tx / 2;
-    out.angles[i] = ref.angles[i] ?? 0;
-    out.sizes[i] = ref.sizes[i] ?? 0;
-    out.descriptors.set(ref.descriptors.subarray(i * DESCRIPTOR_WORDS, (i + 1) * DESCRIPTOR_WORDS), i * DESCRIPTOR_WORDS);
-    for (let b = 0; b < flip; b++) {
-      const bit = Math.floor(r() * 256);
-      const at = i * DESCRIPTOR_WORDS + (bit >>> 5);
-      out.descriptors[at] = ((out.descriptors[at] ?? 0) ^ (1 << (bit & 31))) >>> 0;
-    }
-  }
-  return out;
-}
 
 /** A global descriptor of a flat colour (distinct per image). */
 function globalOf(seed: number): Features {
@@ -107,8 +88,8 @@ function built(): PhotoReferenceIndex {
   return index;
 }
 
-const queries: PhotoQuery[] = [3, 9, 27, 57, 66, 104, 4].map((i, k) => ({ views: [globalOf(i)], local: photoOf(refs[i] as LocalFeatures, 20 + k, 12, 150, 900 + k) }));
-const smallQueries = [0, 21, 51].map((i, k) => photoOf(refs[(i + 7) % refs.length] as LocalFeatures, 10, 10, 100, 950 + k));
+const queries: PhotoQuery[] = [3, 9, 27, 57, 66, 104, 4].map((i, k) => ({ views: [globalOf(i)], local: noisyPhotoOf(refs[i] as LocalFeatures, 20 + k, 10 + k / 2, 12, 150, 900 + k) }));
+const smallQueries = [0, 21, 51].map((i, k) => noisyPhotoOf(refs[(i + 7) % refs.length] as LocalFeatures, 10, 5, 10, 100, 950 + k));
 
 /** Every answer of the index to the fixed queries, with the figures that rank them. */
 function answers(index: PhotoReferenceIndex): string {

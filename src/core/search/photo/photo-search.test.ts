@@ -1,31 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { olderPhotoRecord, randomFeatures } from '../../../../test/helpers/photo-features.js';
-import { rng } from '../../../../test/helpers/random.js';
+import { noisyPhotoOf, olderPhotoRecord, randomFeatures } from '../../../../test/helpers/photo-features.js';
 import { encodeFeatures, featuresFromRgb } from '../image-similarity.js';
 import { CONFIDENT_SCORE, fuse, localConfidence, type PhotoPartHit } from './confidence.js';
-import { DESCRIPTOR_WORDS } from './hamming.js';
-import type { LocalFeatures } from './local-features.js';
 import { currentPhotoPrefix, decodePhotoFeatures, encodePhotoFeatures, mergeLooks, PHOTO_FEATURE_VERSION, PHOTO_LOCAL_DEFAULTS, PhotoReferenceIndex, wantsSecondLook } from './photo-search.js';
 import { trainVocabulary } from './vocabulary.js';
 
-/** `ref`'s keypoints shifted by (tx, ty) with `flip` descriptor bits flipped each, then `clutter` random keypoints. */
-function noisyPhotoOf(ref: LocalFeatures, tx: number, ty: number, flip: number, clutter: number, seed: number): LocalFeatures {
-  const r = rng(seed);
-  const out = randomFeatures(ref.count + clutter, 640, 480, seed + 1);
-  for (let i = 0; i < ref.count; i++) {
-    out.xs[i] = (ref.xs[i] ?? 0) + tx;
-    out.ys[i] = (ref.ys[i] ?? 0) + ty;
-    out.angles[i] = ref.angles[i] ?? 0;
-    out.sizes[i] = ref.sizes[i] ?? 0;
-    out.descriptors.set(ref.descriptors.subarray(i * DESCRIPTOR_WORDS, (i + 1) * DESCRIPTOR_WORDS), i * DESCRIPTOR_WORDS);
-    for (let b = 0; b < flip; b++) {
-      const bit = Math.floor(r() * 256);
-      const at = i * DESCRIPTOR_WORDS + (bit >>> 5);
-      out.descriptors[at] = ((out.descriptors[at] ?? 0) ^ (1 << (bit & 31))) >>> 0;
-    }
-  }
-  return out;
-}
 
 const refs = Array.from({ length: 30 }, (_, i) => randomFeatures(150, 400, 300, 300 + i));
 const vocabulary = trainVocabulary(new Uint32Array(refs.flatMap((f) => [...f.descriptors])), 8, 8, 3, 7, 99);
