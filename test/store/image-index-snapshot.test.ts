@@ -6,7 +6,7 @@
  * one is refused and the index is built from the records: never a wrong answer. Asserted through
  * the index's counters (`syncStats`, `snapshots.stats`) and its answers, never through timing.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,9 +89,18 @@ function describeSnapshots(name: string, catalog: () => Promise<TestCatalog>, av
       await upload(stores, 'horse', 'p-horse', 'horse.jpg');
       await upload(stores, 'banana', 'p-banana', 'banana.jpg');
 
+      // The temporary file of a write whose process died (SIGKILL mid-write) goes with the next write;
+      // one of a process still running (it may be writing now) stays.
+      const abandoned = `${file}.999999999.1700000000000.tmp`;
+      const running = `${file}.${process.pid}.1700000000000.tmp`;
+      writeFileSync(abandoned, 'half a snapshot');
+      writeFileSync(running, 'being written');
       const first = processOn(await storesOf(c), file);
       const firstAnswers = [await top(first, 'horse.jpg'), await top(first, 'banana.jpg')];
       await first.close();
+      expect(existsSync(abandoned)).toBe(false);
+      expect(existsSync(running)).toBe(true);
+      rmSync(running);
       expect(first.syncStats).toMatchObject({ fullLoads: 1, snapshotLoads: 0 });
       expect(first.snapshots?.stats).toMatchObject({ writes: 1, lastProblem: undefined });
 
