@@ -140,11 +140,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       // the first search after the first write.
       plain.search.releaseMemory();
     }
+    // Image search too (the photo index, from its snapshot file when there is one; the feature
+    // threads' decoders load in the background): the first query photo does not wait for them. A
+    // store that cannot be read now is left to that query to report.
+    await plain.search.prepareImageSearch().catch(() => undefined);
     await app.listen({ host: options.host, port: options.port });
-    // Image search made ready in the background (the photo index from its snapshot, the feature
-    // threads' decoders), so the first query photo does not wait for them; a failure is left to
-    // that query to report.
-    void plain.search.prepareImageSearch().catch(() => undefined);
   } catch (error) {
     // EADDRINUSE and the like: nothing listens, so nothing may stay open either.
     if (sweeper) clearInterval(sweeper);

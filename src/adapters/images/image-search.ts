@@ -220,15 +220,17 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   }
 
   /**
-   * ImageSimilaritySearch.prepare (`catalog serve`, in the background once it listens): loads the
-   * index (from its snapshot when there is one) and, when it holds references, loads sharp and
-   * OpenCV on the feature threads, so the first query photo pays neither (~0.5 s and ~0.8 s at
-   * 10,000 references on this machine). A catalog without reference images loads nothing more.
+   * ImageSimilaritySearch.prepare (`catalog serve`, before it listens): loads the index (from its
+   * snapshot when there is one: ~0.5 s at 10,000 references on this machine) and, when it holds
+   * references, starts loading sharp and OpenCV on the feature threads in the background (~0.8 s,
+   * on other cores), so the first query photo pays neither. A catalog without reference images
+   * loads nothing more. Resolves once the index is loaded.
    * @throws the store's error when it cannot be read.
    */
   async prepare(): Promise<void> {
     await this.sync();
-    if (this.size > 0) await this.extractor.warm?.(this.smallLookOn);
+    // A failed warm-up is left to the first query photo to report.
+    if (this.size > 0) void this.extractor.warm?.(this.smallLookOn).catch(() => undefined);
   }
 
   /**

@@ -654,8 +654,8 @@ export class SearchService {
 
   /**
    * Gets image search ready before the first query photo arrives (ImageSimilaritySearch.prepare:
-   * the photo index loaded, the feature threads' decoders loaded): `catalog serve` calls it in the
-   * background once it listens. Nothing without image search.
+   * the photo index loaded, the feature threads' decoders loading): `catalog serve` calls it
+   * before it listens. Nothing without image search.
    * @throws the store's error when the reference features cannot be read.
    */
   async prepareImageSearch(): Promise<void> {
