@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { argReader, msStats, prng, round } from './lib.js';
+import { argReader, cpuMs, msStats, prng, round } from './lib.js';
 import { augment, photoSets, AUGMENT_DRAWS, CONDITIONS } from './photo-queries.js';
 import { Piscina } from 'piscina';
 
@@ -156,8 +156,11 @@ for (const size of SIZES) {
   };
   const search = new FeatureIndexSimilaritySearch(store);
   const tl = performance.now();
+  const cl = cpuMs();
   await search.sync();
   const loadMs = performance.now() - tl;
+  // Process CPU of the load: the feature threads are idle then (wall far above it: paused or shared).
+  const loadCpuMs = cpuMs() - cl;
   // One query first (threads started, OpenCV loaded on each): not timed.
   await search.rankParts(queries[0].bytes, 25);
   await search.rankParts(queries[queries.length - 1].bytes, 25);
@@ -189,14 +192,19 @@ for (const size of SIZES) {
   const allMs = Object.values(byCondition).flatMap((r) => r.ms);
   const index = search.index;
   report.sizes[n] = {
-    loadMs: round(loadMs), indexMB: round((index?.memoryBytes ?? 0) / 2 ** 20), smallReferences: index?.smallSize ?? 0,
+    loadMs: round(loadMs), loadCpuMs: round(loadCpuMs), indexMB: round((index?.memoryBytes ?? 0) / 2 ** 20), smallReferences: index?.smallSize ?? 0,
+    // The index's parts (photo-search.ts PhotoReferenceIndex: `local` ORB, `small` AKAZE; the rest is
+    // the global records). The process RSS holds this script's records too (the whole cache file
+    // up to the largest size) and whatever the smaller sizes' indexes left behind.
+    orbMB: round((index?.local?.memoryBytes ?? 0) / 2 ** 20), akazeMB: round((index?.small?.memoryBytes ?? 0) / 2 ** 20),
+    rssMB: round(process.memoryUsage().rss / 2 ** 20), recordsMB: round(rows.reduce((a, r) => a + r.features.length, 0) / 2 ** 20),
     smallLooks: { ahead: search.ahead.started - ahead0, used: search.smallLooksUsed - used0 },
     wall: stats(allMs),
     table: Object.fromEntries(Object.entries(byCondition).map(([c, r]) => [c, { n: r.n, r1: r.r1, r5: r.r5, confident: r.confident, ...stats(r.ms) }])),
     misses: Object.fromEntries(Object.entries(byCondition).map(([c, r]) => [c, r.misses])),
   };
   const s = report.sizes[n];
-  log(`\n## ${n} references: load ${round(loadMs / 1000, 2)} s, photo index ${s.indexMB} MB, ${s.smallReferences} small references; small looks ahead ${s.smallLooks.ahead}, used ${s.smallLooks.used}`);
+  log(`\n## ${n} references: load ${round(loadMs / 1000, 2)} s (CPU ${round(loadCpuMs / 1000, 2)} s), photo index ${s.indexMB} MB (ORB ${s.orbMB}, AKAZE ${s.akazeMB}), ${s.smallReferences} small references; records ${s.recordsMB} MB; process RSS ${s.rssMB} MB; small looks ahead ${s.smallLooks.ahead}, used ${s.smallLooks.used}`);
   log('| condition | n | R@1 | R@5 | true part ≥ threshold (distractors: false hits) | wall p50 / p99 ms |');
   log('|---|---|---|---|---|---|');
   for (const [cond, r] of Object.entries(s.table)) log(`| ${cond} | ${r.n} | ${cond === 'distractor' ? '' : r.r1} | ${cond === 'distractor' ? '' : r.r5} | ${r.confident} | ${r.p50} / ${r.p99} |`);

@@ -92,7 +92,8 @@ if (!fs.existsSync(dbFile)) {
 }
 
 // --server: the server's own load instead (image-search.ts FeatureIndexSimilaritySearch.sync over
-// a store that reads the same table), CPU of the whole sync, vocabulary decode included.
+// a store that reads the same table), CPU and wall of the whole sync, vocabulary decode included;
+// the RSS after it, the rows read let go (with --expose-gc).
 if (args.includes('--server')) {
   const { FeatureIndexSimilaritySearch } = await import(`${DIST}/adapters/images/image-search.js`);
   const db = new Database(dbFile, { readonly: true });
@@ -105,11 +106,16 @@ if (args.includes('--server')) {
   };
   await settle();
   const search = new FeatureIndexSimilaritySearch(store);
+  const w0 = performance.now();
   const t0 = now();
   await search.sync();
   const t1 = now();
+  const wall = performance.now() - w0;
   await settle();
-  console.log(`${DIST}: server load (FeatureIndexSimilaritySearch.sync) of ${search.size} references: ${(t1 - t0).toFixed(0)} ms CPU; rss ${mb(process.memoryUsage().rss)} MB`);
+  // Wall far above CPU: the process was paused or the cores busy (the load is one thread); repeat.
+  const index = search.index;
+  const parts = index ? `; photo index ${mb(index.memoryBytes)} MB (ORB ${mb(index.local?.memoryBytes ?? 0)}, AKAZE ${mb(index.small?.memoryBytes ?? 0)}, ${index.smallSize} small references)` : '';
+  console.log(`${DIST}: server load (FeatureIndexSimilaritySearch.sync) of ${search.size} references: ${(t1 - t0).toFixed(0)} ms CPU, ${wall.toFixed(0)} ms wall; rss ${mb(process.memoryUsage().rss)} MB${parts}`);
   process.exit(0);
 }
 
