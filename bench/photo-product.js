@@ -93,9 +93,21 @@ async function records(count) {
   const cpu0 = process.cpuUsage();
   const extractMs = [];
   // The synthetic photos' sequence is bench/photo-search.js's: one prng from the first synthetic one.
-  const rnd = prng(4242);
-  // Past the cached ones: augment draws AUGMENT_DRAWS numbers a photo whatever the image.
+  const seeded = prng(4242);
+  let draws = 0;
+  const rnd = () => {
+    draws++;
+    return seeded();
+  };
+  // Past the cached ones: augment draws AUGMENT_DRAWS numbers a photo whatever the image (checked
+  // below on every photo made, so a changed augment cannot silently shift the sequence).
   for (let i = refs.length; i < out.length; i++) for (let k = 0; k < AUGMENT_DRAWS; k++) rnd();
+  const madePhoto = async (bytes) => {
+    const before = draws;
+    const photo = await augment(bytes, rnd);
+    if (draws - before !== AUGMENT_DRAWS) throw new Error(`augment drew ${draws - before} numbers, not AUGMENT_DRAWS ${AUGMENT_DRAWS}: the cache's skip is wrong`);
+    return photo;
+  };
   // Extractions in flight, oldest first: each photo is made (awaited) before the next one draws from
   // rnd, and records are written in order, so N threads give the file one thread gives.
   const pending = [];
@@ -116,7 +128,7 @@ async function records(count) {
   };
   for (let i = out.length; i < count; i++) {
     const src = i < refs.length ? i : (i - refs.length) % refs.length;
-    const bytes = i < refs.length ? refs[i].bytes : await augment(refs[src].bytes, rnd);
+    const bytes = i < refs.length ? refs[i].bytes : await madePhoto(refs[src].bytes);
     const a = performance.now();
     const features = extractForCache(bytes).then((f) => {
       extractMs.push(performance.now() - a);
