@@ -244,6 +244,9 @@ async function makeQuery(condition, buf, rnd, clutter) {
   }
 }
 
+/** How many numbers {@link augment} draws from its `rnd` for one photo (a cache skips past photos it holds with as many draws). */
+export const AUGMENT_DRAWS = 7;
+
 /**
  * A synthetic photo of the same part (the padding references of bench/photo-search.js): a crop of
  * up to 10 %, scaled to 60-100 %, turned, hue and brightness moved, JPEG q85; seeded by `rnd`.

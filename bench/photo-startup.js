@@ -92,7 +92,8 @@ if (!fs.existsSync(dbFile)) {
 }
 
 // --server: the server's own load instead (image-search.ts FeatureIndexSimilaritySearch.sync over
-// a store that reads the same table), CPU of the whole sync, vocabulary decode included.
+// a store that reads the same table), CPU and wall of the whole sync, vocabulary decode included;
+// the RSS after it, the rows read let go (with --expose-gc).
 if (args.includes('--server')) {
   const { FeatureIndexSimilaritySearch } = await import(`${DIST}/adapters/images/image-search.js`);
   const db = new Database(dbFile, { readonly: true });
@@ -114,11 +115,15 @@ if (args.includes('--server')) {
   const t1 = now();
   const w1 = performance.now();
   const how = search.syncStats.snapshotLoads > 0 ? 'from the snapshot' : 'from the records';
+  // The index's parts before close (a close may write the snapshot, never changes the index).
+  const index = search.index;
+  const parts = index ? `; photo index ${mb(index.memoryBytes)} MB (ORB ${mb(index.local?.memoryBytes ?? 0)}, AKAZE ${mb(index.small?.memoryBytes ?? 0)}, ${index.smallSize} small references)` : '';
   await search.close();
   const written = search.snapshots?.stats.writes ? `; snapshot written: ${mb(search.snapshots.stats.lastWriteBytes)} MB in ${search.snapshots.stats.lastWriteMs.toFixed(0)} ms wall` : '';
   const problem = search.snapshots?.stats.lastProblem ? `; snapshot problem: ${search.snapshots.stats.lastProblem}` : '';
   await settle();
-  console.log(`${DIST}: server load (FeatureIndexSimilaritySearch.sync) of ${search.size} references ${how}: ${(t1 - t0).toFixed(0)} ms CPU, ${(w1 - w0).toFixed(0)} ms wall; rss ${mb(process.memoryUsage().rss)} MB${written}${problem}`);
+  // Wall far above CPU: the process was paused or the cores busy (the load is one thread); repeat.
+  console.log(`${DIST}: server load (FeatureIndexSimilaritySearch.sync) of ${search.size} references ${how}: ${(t1 - t0).toFixed(0)} ms CPU, ${(w1 - w0).toFixed(0)} ms wall; rss ${mb(process.memoryUsage().rss)} MB${parts}${written}${problem}`);
   process.exit(0);
 }
 
