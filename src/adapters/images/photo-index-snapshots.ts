@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ReferenceFeatureStore } from '../../core/ports.js';
-import { SnapshotError, type SnapshotReader } from '../../core/search/photo/index-snapshot.js';
+import type { SnapshotReader } from '../../core/search/photo/index-snapshot.js';
 import type { PhotoReferenceIndex } from '../../core/search/photo/photo-search.js';
 import { openPhotoIndexFile, PendingSnapshot, writePhotoIndexFile } from './photo-index-file.js';
 
@@ -98,12 +98,15 @@ export class PhotoIndexSnapshots {
       if (version > current) return this.problem(`${this.file} is at change ${version}, the catalog at ${current}`);
       const change = await lastChangeOf(references, version);
       if (change === undefined || change !== lastChange) return this.problem(`${this.file} is of another history than the catalog's (change ${version})`);
-      const index = await build(opened.reader);
+      let index: PhotoReferenceIndex;
+      try {
+        index = await build(opened.reader);
+      } catch (error) {
+        // Whatever the file holds, a snapshot that cannot be read is a rebuild, never a failed search.
+        return this.problem(`${this.file} not read: ${(error as Error).message}`);
+      }
       this.stats.loads++;
       return { index, version };
-    } catch (error) {
-      if (error instanceof SnapshotError || error instanceof RangeError) return this.problem(`${this.file} not read: ${error.message}`);
-      throw error;
     } finally {
       opened.close();
     }
