@@ -135,10 +135,19 @@ function describeSnapshots(name: string, catalog: () => Promise<TestCatalog>, av
       expect(next.syncStats).toEqual({ fullLoads: 0, snapshotLoads: 1, changesApplied: 0 });
       await next.close();
 
+      // A process that changed nothing (`catalog parts list` on a catalog of many changes and no
+      // file): nothing loaded, nothing written.
+      const elsewhere = await newCatalog();
+      for (const [id, f] of [['h', 'horse.jpg'], ['b', 'banana.jpg'], ['l', 'lightbulb.jpg']] as const) await upload(elsewhere.stores, id, 'p-horse', f);
+      const reader = processOn(await storesOf(elsewhere.catalog), join(dir, 'untouched.snapshot'), 3);
+      await reader.close();
+      expect(reader.syncStats).toMatchObject({ fullLoads: 0, snapshotLoads: 0 });
+      expect(existsSync(join(dir, 'untouched.snapshot'))).toBe(false);
+
       // Two changes, fewer than the three that make a new snapshot worth it: nothing loaded, nothing written.
+      const small = processOn(await storesOf(c), file, 3);
       await upload(stores, 'a', 'p-apple', 'apple_fuji.jpg');
       await stores.images.deleteImages(['h'], () => ({ kind: 'write', value: null, created: false }));
-      const small = processOn(await storesOf(c), file, 3);
       await small.close();
       expect(small.syncStats).toMatchObject({ fullLoads: 0, snapshotLoads: 0 });
       expect(small.snapshots?.stats.writes).toBe(0);
@@ -146,8 +155,9 @@ function describeSnapshots(name: string, catalog: () => Promise<TestCatalog>, av
 
     it('a close with nowhere to write the snapshot (a directory that cannot be written) builds nothing', async () => {
       const { catalog: c, stores } = await newCatalog();
-      for (const [id, f] of [['h', 'horse.jpg'], ['b', 'banana.jpg'], ['l', 'lightbulb.jpg']] as const) await upload(stores, id, 'p-horse', f);
+      // Open before its three uploads: they are its own changes, enough for a snapshot.
       const nowhere = processOn(await storesOf(c), join(dir, 'missing-directory', 'photo.snapshot'), 3);
+      for (const [id, f] of [['h', 'horse.jpg'], ['b', 'banana.jpg'], ['l', 'lightbulb.jpg']] as const) await upload(stores, id, 'p-horse', f);
       await nowhere.close();
       expect(nowhere.syncStats).toMatchObject({ fullLoads: 0, snapshotLoads: 0 });
       // A process that searched: its load's write fails, and its close does not try again.

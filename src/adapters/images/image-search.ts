@@ -176,6 +176,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   private version = -1;
   /** Changes applied to the index since it was read from or written to its snapshot file. */
   private changesSinceSnapshot = 0;
+  /** The change number when this search was made (with a snapshot file only; undefined: unknown). */
+  private readonly versionAtOpen: Promise<number | undefined> | undefined;
   private index: PhotoReferenceIndex | undefined;
   /** Syncs run one after the other: two overlapping ones would apply the same changes twice. */
   private syncing: Promise<void> = Promise.resolve();
@@ -204,6 +206,7 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
     options: { limits?: Partial<ImageSearchLimits>; pool?: DecodePool; extractor?: QueryFeatureExtractor; secondLook?: boolean; smallLook?: boolean; snapshot?: PhotoIndexSnapshotOptions } = {},
   ) {
     this.snapshots = options.snapshot ? new PhotoIndexSnapshots(options.snapshot) : undefined;
+    this.versionAtOpen = options.snapshot ? references.changeVersion().catch(() => undefined) : undefined;
     this.references = references;
     this.extractor = options.extractor ?? threadExtractor;
     this.secondLookOn = options.secondLook ?? secondLookWanted(process.env);
@@ -328,10 +331,11 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   /**
    * The catalog's close: brings the snapshot up to date when the catalog changed enough since it
    * was written (photo-index-snapshots.ts `wantsRewrite`: a bulk upload, a backfill, a server's day
-   * of uploads), loading the index first if this process never did — so the next start-up reads
-   * it instead of building the index or applying those changes — then waits for the write (a
-   * process leaving mid-write would leave its temporary file). Never throws: a snapshot is a cache
-   * (a problem is in `snapshots.stats.lastProblem`).
+   * of uploads), loading the index first if this process never did but the catalog changed that
+   * much while it was open — so the next start-up reads it instead of building the index or
+   * applying those changes — then waits for the write (a process leaving mid-write would leave its
+   * temporary file). Never throws: a snapshot is a cache (a problem is in
+   * `snapshots.stats.lastProblem`).
    */
   async close(): Promise<void> {
     const snapshots = this.snapshots;
@@ -346,10 +350,13 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
         pending = this.changesSinceSnapshot + Math.max(0, current - this.version);
         references = this.index.size;
       } else {
+        // Only the changes made while this process had the catalog open (its uploads, a backfill):
+        // a command that changed no image builds nothing, whatever the catalog's history.
+        const opened = (await this.versionAtOpen) ?? current;
         const file = snapshots.fileInfo();
-        // No usable file: every change counts, and so many references at most.
         const usable = file !== undefined && file.changeVersion <= current;
-        pending = usable ? current - file.changeVersion : current;
+        pending = current - Math.max(opened, usable ? file.changeVersion : 0);
+        // No usable file: at most as many references as changes.
         references = usable ? file.references : current;
       }
       // ~30 KB a reference on disk (10,000: 299 MB).
