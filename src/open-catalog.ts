@@ -85,7 +85,7 @@ export const IMAGES_DIR = 'images';
 export function openCatalog(options: OpenCatalogOptions): Catalog {
   const clock = options.clock ?? systemClock();
   const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, sessionWriteLock: options.sessionWriteLock, mmapBytes: options.mmapBytes });
-  return assembleCatalog(stores, localBlobs(options.dataDir), options, clock, snapshotFileOf(options));
+  return assembleCatalog(stores, localBlobs(options.dataDir), options, clock, photoIndexFileOf(options, process.env));
 }
 
 /** Where a catalog's stores live besides (or instead of) a data directory (issue 15; docs/deploy.md). */
@@ -126,12 +126,7 @@ export async function openCatalogAt(options: OpenCatalogOptions & CatalogLocatio
     blobs.dispose();
     throw error;
   }
-  return assembleCatalog(stores, blobs, options, clock, snapshotFileOf(options));
-}
-
-/** The photo index's snapshot file of a catalog opened with `options`, if it keeps one. */
-function snapshotFileOf(options: OpenCatalogOptions & CatalogLocation): string | undefined {
-  return options.photoIndexSnapshot === false ? undefined : photoIndexFileOf(options, process.env);
+  return assembleCatalog(stores, blobs, options, clock, photoIndexFileOf(options, process.env));
 }
 
 /** Files under `<dataDir>/images` (blobs/ab/cd/<sha256>, tmp/); a temp dir, removed on close, without a data directory. */

@@ -265,5 +265,7 @@ describe('where a catalog keeps its photo index snapshot', () => {
     expect(photoIndexFileOf({ dataDir: undefined, databaseUrl: 'postgres://h/db' }, { CATALOG_PHOTO_INDEX_FILE: '/var/cache/catalog/photo.snapshot' })).toBe('/var/cache/catalog/photo.snapshot');
     expect(photoIndexFileOf({ dataDir: '/data' }, { CATALOG_PHOTO_INDEX_FILE: '0' })).toBeUndefined();
     expect(photoIndexFileOf({ dataDir: '/data' }, { CATALOG_PHOTO_INDEX_FILE: '' })).toBeUndefined();
+    // A server's reader and writer threads keep none, whatever the environment.
+    expect(photoIndexFileOf({ dataDir: '/data', photoIndexSnapshot: false }, { CATALOG_PHOTO_INDEX_FILE: '/x' })).toBeUndefined();
   });
 });

@@ -279,15 +279,16 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
       const changes = await this.references.changesSince(this.version, CHANGE_BATCH);
       if (!changes.complete) return undefined;
       // The snapshot being written holds views of the index's memory.
-      if (changes.removed.length + changes.upserted.length > 0) await this.snapshots?.idle();
+      if (changes.removed.length > 0 || changes.upserted.length > 0) await this.snapshots?.idle();
       for (const imageId of changes.removed) index.remove(imageId);
       for (const row of changes.upserted) {
         const ref = decoded(row.features);
         if (ref) index.add(row.image_id, row.part_id, ref);
         else index.remove(row.image_id);
       }
-      applied += changes.removed.length + changes.upserted.length;
-      this.syncStats.changesApplied += changes.removed.length + changes.upserted.length;
+      const count = changes.removed.length + changes.upserted.length;
+      applied += count;
+      this.syncStats.changesApplied += count;
       this.version = changes.version;
       // A word whose postings were dropped as a stop word could be scanned again: reload.
       if (!index.complete) return undefined;

@@ -48,12 +48,17 @@ export interface PhotoIndexSnapshotStats {
 export const PHOTO_INDEX_FILE = 'photo-index.snapshot';
 
 /**
- * The photo index's snapshot file of a catalog: `CATALOG_PHOTO_INDEX_FILE` when set (empty or
- * `0`: none; a path: that file, which must belong to this catalog alone), else
+ * The photo index's snapshot file of a catalog: none when the catalog is opened without one
+ * (`photoIndexSnapshot` false: `catalog serve`'s threads); `CATALOG_PHOTO_INDEX_FILE` when set
+ * (empty or `0`: none; a path: that file, which must belong to this catalog alone), else
  * `<dataDir>/photo-index.snapshot` for a catalog in a data directory (SQLite), else none (a
  * PostgreSQL catalog's servers have no directory of the catalog's own).
  */
-export function photoIndexFileOf(catalog: { dataDir: string | undefined; databaseUrl?: string | undefined }, env: NodeJS.ProcessEnv): string | undefined {
+export function photoIndexFileOf(
+  catalog: { dataDir: string | undefined; databaseUrl?: string | undefined; photoIndexSnapshot?: boolean | undefined },
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  if (catalog.photoIndexSnapshot === false) return undefined;
   const setting = env.CATALOG_PHOTO_INDEX_FILE;
   if (setting !== undefined) return setting === '' || setting === '0' ? undefined : setting;
   return catalog.dataDir !== undefined && catalog.databaseUrl === undefined ? path.join(catalog.dataDir, PHOTO_INDEX_FILE) : undefined;

@@ -15,32 +15,35 @@ import type { PhotoIndex, PhotoIndexOptions } from './photo-index.js';
 import { PhotoReferenceIndex, type PhotoQuery } from './photo-search.js';
 import { trainVocabulary } from './vocabulary.js';
 
-/** Sections kept in memory, copied when written (as a file would hold them). */
-class MemorySnapshot implements SnapshotWriter, SnapshotReader {
-  readonly sections = new Map<string, Uint8Array | string>();
-  bytes(name: string, data?: ArrayBufferView): Uint8Array {
-    if (data) {
-      this.sections.set(name, new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice());
-      return new Uint8Array(0);
-    }
-    const s = this.sections.get(name);
-    if (!(s instanceof Uint8Array)) throw new SnapshotError(`no section ${name}`);
-    return s.slice();
+/** Sections kept in memory, copied when written (as a file would hold them); `reader` reads them back. */
+class MemorySnapshot implements SnapshotWriter {
+  private readonly sections = new Map<string, Uint8Array | string>();
+
+  bytes(name: string, data: ArrayBufferView): void {
+    this.sections.set(name, new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice());
   }
-  json(name: string, value?: unknown): unknown {
-    if (arguments.length > 1) {
-      this.sections.set(name, JSON.stringify(value));
-      return undefined;
-    }
-    const s = this.sections.get(name);
-    if (typeof s !== 'string') throw new SnapshotError(`no section ${name}`);
-    return JSON.parse(s) as unknown;
+
+  json(name: string, value: unknown): void {
+    this.sections.set(name, JSON.stringify(value));
   }
-  into(name: string, target: Uint8Array): void {
-    const s = this.bytes(name);
-    if (s.length !== target.length) throw new SnapshotError(`section ${name}: ${s.length} bytes`);
-    target.set(s);
-  }
+
+  readonly reader: SnapshotReader = {
+    bytes: (name) => {
+      const s = this.sections.get(name);
+      if (!(s instanceof Uint8Array)) throw new SnapshotError(`no section ${name}`);
+      return s.slice();
+    },
+    json: (name) => {
+      const s = this.sections.get(name);
+      if (typeof s !== 'string') throw new SnapshotError(`no section ${name}`);
+      return JSON.parse(s) as unknown;
+    },
+    into: (name, target) => {
+      const s = this.reader.bytes(name);
+      if (s.length !== target.length) throw new SnapshotError(`section ${name}: ${s.length} bytes`);
+      target.set(s);
+    },
+  };
 }
 
 
@@ -108,7 +111,7 @@ describe('photo index snapshots (issue 14, start-up)', () => {
   it('restores an index that answers exactly as the one written, with split, dropped and uploaded words', () => {
     const original = built();
     const snapshot = snapshotOf(original);
-    const restored = PhotoReferenceIndex.fromSnapshot(snapshot, vocabulary, options, smallVocabulary);
+    const restored = PhotoReferenceIndex.fromSnapshot(snapshot.reader, vocabulary, options, smallVocabulary);
     const expected = answers(original);
     const parsed = JSON.parse(expected) as { main: unknown[][]; small: unknown[][] };
     // The fixture exercises what it claims: hits everywhere, a removed image gone, the small index used.
@@ -130,7 +133,7 @@ describe('photo index snapshots (issue 14, start-up)', () => {
 
   it('keeps answering as the original through the same uploads and removals after the restore', () => {
     const original = built();
-    const restored = PhotoReferenceIndex.fromSnapshot(snapshotOf(original), vocabulary, options, smallVocabulary);
+    const restored = PhotoReferenceIndex.fromSnapshot(snapshotOf(original).reader, vocabulary, options, smallVocabulary);
     for (const index of [original, restored]) {
       for (let i = 110; i < 120; i++) {
         const r = reference(i);
@@ -148,26 +151,26 @@ describe('photo index snapshots (issue 14, start-up)', () => {
   it('refuses a snapshot of another vocabulary, other options, another small look or another format', () => {
     const snapshot = snapshotOf(built());
     const otherVocabulary = trainVocabulary(new Uint32Array(refs.slice(80, 120).flatMap((f) => [...f.descriptors])), 8, 8, 3, 7, 43);
-    expect(() => PhotoReferenceIndex.fromSnapshot(snapshot, otherVocabulary, options, smallVocabulary)).toThrow(SnapshotError);
-    expect(() => PhotoReferenceIndex.fromSnapshot(snapshot, vocabulary, { ...options, splitCellSize: 32 }, smallVocabulary)).toThrow(/other options/);
-    expect(() => PhotoReferenceIndex.fromSnapshot(snapshot, vocabulary, options)).toThrow(/wanted without/);
+    expect(() => PhotoReferenceIndex.fromSnapshot(snapshot.reader, otherVocabulary, options, smallVocabulary)).toThrow(SnapshotError);
+    expect(() => PhotoReferenceIndex.fromSnapshot(snapshot.reader, vocabulary, { ...options, splitCellSize: 32 }, smallVocabulary)).toThrow(/other options/);
+    expect(() => PhotoReferenceIndex.fromSnapshot(snapshot.reader, vocabulary, options)).toThrow(/wanted without/);
     snapshot.json('photo', { format: 999, small: true });
-    expect(() => PhotoReferenceIndex.fromSnapshot(snapshot, vocabulary, options, smallVocabulary)).toThrow(/format 999/);
+    expect(() => PhotoReferenceIndex.fromSnapshot(snapshot.reader, vocabulary, options, smallVocabulary)).toThrow(/format 999/);
   });
 
   it('refuses a posting list outside the heap, and a heap with a free range beyond its top', () => {
     const snapshot = snapshotOf(built());
-    const lists = new Uint32Array(snapshot.bytes('local.lists').buffer);
+    const lists = new Uint32Array(snapshot.reader.bytes('local.lists').buffer);
     const w = lists.findIndex((_, i) => i % 5 === 1 && (lists[i] ?? 0) > 0) - 1;
     lists[w + 4] = 2 ** 31;
     snapshot.bytes('local.lists', lists);
-    expect(() => PhotoReferenceIndex.fromSnapshot(snapshot, vocabulary, options, smallVocabulary)).toThrow(/outside the heap/);
+    expect(() => PhotoReferenceIndex.fromSnapshot(snapshot.reader, vocabulary, options, smallVocabulary)).toThrow(/outside the heap/);
 
     const other = snapshotOf(built());
-    const meta = other.json('local.meta') as { heap: { top: number; free: number[][] } };
+    const meta = other.reader.json('local.meta') as { heap: { top: number; free: number[][] } };
     meta.heap.free[6] = [meta.heap.top, 64];
     other.json('local.meta', meta);
-    expect(() => PhotoReferenceIndex.fromSnapshot(other, vocabulary, options, smallVocabulary)).toThrow(SnapshotError);
+    expect(() => PhotoReferenceIndex.fromSnapshot(other.reader, vocabulary, options, smallVocabulary)).toThrow(SnapshotError);
   });
 
   it("snapshots an index that has been queried without its queries' memory, and answers the same", () => {
@@ -175,7 +178,7 @@ describe('photo index snapshots (issue 14, start-up)', () => {
     const expected = answers(index);
     const local = (i: PhotoReferenceIndex) => (i as unknown as { local: { heapBytes: number; heap: { allocatedBytes: number } } }).local;
     const queried = local(index).heap.allocatedBytes;
-    const restored = PhotoReferenceIndex.fromSnapshot(snapshotOf(index), vocabulary, options, smallVocabulary);
+    const restored = PhotoReferenceIndex.fromSnapshot(snapshotOf(index).reader, vocabulary, options, smallVocabulary);
     // The matches and the vocabulary's copy in the heap (~1 MB here) are free in the restored heap.
     expect(local(restored).heap.allocatedBytes).toBeLessThan(queried - 100_000);
     expect(answers(restored)).toBe(expected);
