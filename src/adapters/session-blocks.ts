@@ -5,7 +5,7 @@
  * little-endian uint16 (2 bytes a hit, the score times 65,535, rounded).
  */
 
-import type { NewSession, PackedSessionHits, RankedSessionHits } from '../core/ports.js';
+import { SESSION_SCORE_STEPS, type NewSession, type PackedSessionHits, type RankedSessionHits } from '../core/ports.js';
 
 /** Hits per stored block (2–3 KiB packed: few rows to write, little to decode for a page). */
 export const BLOCK_SIZE = 1024;
@@ -66,8 +66,6 @@ export function unpackCardIds(buf: Uint8Array, from = 0, to = Number.POSITIVE_IN
   return out;
 }
 
-/** The largest stored score step: scores are kept to 1/65,535. */
-const SCORE_STEPS = 0xffff;
 
 /**
  * Packs scores in [0, 1] as little-endian uint16 (score × 65,535, rounded; a score outside
@@ -78,7 +76,7 @@ export function packScores(scores: readonly number[]): Buffer {
   const out = Buffer.alloc(scores.length * 2);
   scores.forEach((score, i) => {
     if (!(score >= 0 && score <= 1)) throw new RangeError(`score ${score} is not in [0, 1]`);
-    out.writeUInt16LE(Math.round(score * SCORE_STEPS), i * 2);
+    out.writeUInt16LE(Math.round(score * SESSION_SCORE_STEPS), i * 2);
   });
   return out;
 }
@@ -87,7 +85,7 @@ export function packScores(scores: readonly number[]): Buffer {
 export function unpackScores(buf: Uint8Array, from = 0, to = Number.POSITIVE_INFINITY): number[] {
   const view = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const out: number[] = [];
-  for (let i = from; i < Math.min(to, view.length / 2); i++) out.push(view.readUInt16LE(i * 2) / SCORE_STEPS);
+  for (let i = from; i < Math.min(to, view.length / 2); i++) out.push(view.readUInt16LE(i * 2) / SESSION_SCORE_STEPS);
   return out;
 }
 

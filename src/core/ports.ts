@@ -325,6 +325,20 @@ export interface PackedSessionHits {
   count: number;
 }
 
+/** Steps of a stored image-search score: a session keeps each score to 1/65,535 (SessionStore.create). */
+export const SESSION_SCORE_STEPS = 0xffff;
+
+/**
+ * `score` as a session stores it: clamped to [0, 1] (confidences are in [0, 1] by contract; a
+ * rounding slip must never fail a search) and rounded to 1/{@link SESSION_SCORE_STEPS}. An image
+ * search answers with these values, so its first page and every later page of its session show the
+ * same score (spec 4.4: a session's pages are one result list), and `resultOptions.minScore`
+ * compares what the caller is shown.
+ */
+export function sessionScore(score: number): number {
+  return Math.round(Math.min(1, Math.max(0, score)) * SESSION_SCORE_STEPS) / SESSION_SCORE_STEPS;
+}
+
 /** A session's hits as ranked: card ids in rank order, and an image search's scores (in [0, 1]) beside them. */
 export interface RankedSessionHits {
   cardIds: readonly number[];

@@ -13,7 +13,7 @@ import {
   type SearchResponse, type SearchResult, type SynonymSet,
 } from '../../api/schemas.js';
 import { createHash } from 'node:crypto';
-import type { Clock, Ids, ImageSimilaritySearch, NewSession, SearchIndex, SessionBatchWriter, SessionBudget, SessionStore } from '../ports.js';
+import { sessionScore, type Clock, type Ids, type ImageSimilaritySearch, type NewSession, type SearchIndex, type SessionBatchWriter, type SessionBudget, type SessionStore } from '../ports.js';
 import type { ServiceContext } from '../context.js';
 
 import { MAX_QUERY_WORDS, parseQueryText } from './query.js';
@@ -438,7 +438,8 @@ export class SearchService {
   private async rankImage(principal: Principal, request: SearchRequest, bytes: Uint8Array): Promise<RankedHits> {
     if (!this.images) throw new CatalogError('unsupported_media_type', 'image search is not configured on this catalog');
     const minScore = request.resultOptions?.minScore ?? 0;
-    let matches = (await this.images.rankParts(bytes, this.limits.maxSessionHits)).filter((m) => m.score >= minScore);
+    // Scores as the session stores them, before minScore: the answer and every page show these.
+    let matches = (await this.images.rankParts(bytes, this.limits.maxSessionHits)).map((m) => ({ ...m, score: sessionScore(m.score) })).filter((m) => m.score >= minScore);
     const text = request.matches?.text?.trim() ?? '';
     if (text !== '' || (request.matches?.filters?.length ?? 0) > 0) {
       const { hits: textHits } = await this.rankText(principal, request);
@@ -452,8 +453,7 @@ export class SearchService {
       const card = cards.get(match.part_id);
       if (card === undefined) continue;
       cardIds.push(card);
-      // Confidences are in [0, 1] by contract; clamp so a rounding slip never fails a search.
-      scores.push(Math.min(1, Math.max(0, match.score)));
+      scores.push(match.score);
     }
     return { total: cardIds.length, cardIds, scores };
   }
