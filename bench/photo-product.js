@@ -40,6 +40,9 @@ const { CONFIDENT_SCORE } = await import(`${DIST}/core/search/photo/confidence.j
 // started ahead).
 for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_AKAZE ?? '{}'))) Object.assign(AKAZE_SETTINGS[role], o);
 if (process.env.PHOTO_AKAZE && process.env.CATALOG_FEATURE_THREADS !== '0') throw new Error('PHOTO_AKAZE needs CATALOG_FEATURE_THREADS=0');
+// PHOTO_SETTINGS='{"query":{"keypoints":3000}}' overrides LOCAL_SETTINGS (ORB) by role, the same way.
+for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_SETTINGS ?? '{}'))) Object.assign(LOCAL_SETTINGS[role], o);
+if (process.env.PHOTO_SETTINGS && process.env.CATALOG_FEATURE_THREADS !== '0') throw new Error('PHOTO_SETTINGS needs CATALOG_FEATURE_THREADS=0');
 
 const args = process.argv.slice(2);
 const arg = argReader(args);

@@ -23,7 +23,17 @@ export type LocalRole = 'reference' | 'query';
  *   gets more than a reference (whose size also bounds the index memory). Measured on 40 scene
  *   queries (bench/tmp diagnostics): 1,000 query keypoints verified 20 true parts with ≥ 10 inliers,
  *   2,000 → 31, 2,000 with 21-px patches → 36 (smaller patches reach inside small parts instead of
- *   straddling their outline, whose background changes from the reference's to the bench's);
+ *   straddling their outline, whose background changes from the reference's to the bench's).
+ *   4,000 since the seventeenth round (the grid then keeps nearly every FAST corner of a 640-px
+ *   photo, so a part in a small share of the frame keeps all of its own): at 10,000 references,
+ *   through the product's path, scenes / scenes with effects found first 38 / 39 → 39 / 40 of 40
+ *   (`candy_cane`'s stripes and `banana` found), true part ≥ 0.5 35 / 34 → 38 / 37, distractors
+ *   ≥ 0.5 4 → 3 of 100, for scene queries' wall p50 ~100 → 142-149 ms (all 500 queries 70 → 69-72
+ *   ms p50, 147 → 166-189 ms p99; docs/search.md "Seventeenth round"). 3,000 found no more scenes than
+ *   2,000. Over the 24 photo conditions at 514 references (the first look alone): found first
+ *   +13 of 960 (scenes with camera effects +4, with noise +5, with a finger +4, plain +2, tilted
+ *   +1; with glare, a card with a finger and the four digital changes at once −1 each), for
+ *   ~+17 ms of query CPU at p50;
  * - `grid` (query only): keypoints spread over an 8 × 8 grid ({@link gridSelect}); 40 scenes at
  *   514 references: 22 → 27 found first (scene + camera effects 20 → 21), for ~10 ms more ORB. Not
  *   on references (their part fills the picture; a 4 × 4 grid there measured no gain), so stored
@@ -45,7 +55,7 @@ export type LocalRole = 'reference' | 'query';
 export const LOCAL_SETTINGS: Record<LocalRole, LocalSettings> = {
   reference: { maxSide: 480, minSide: 320, keypoints: 400, pad: 24, patch: 21, fast: 12, backdrop: { grey: 100, keypoints: 300, tolerance: 16, plainBorder: 0.6 } },
   query: {
-    maxSide: 640, minSide: 320, keypoints: 2000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10, lowLight: { highlights: 170, blur: 0.8, fast: 7 },
+    maxSide: 640, minSide: 320, keypoints: 4000, pad: 0, patch: 21, fast: 12, grid: 8, oversample: 10, lowLight: { highlights: 170, blur: 0.8, fast: 7 },
     secondLook: { normal: { blur: 0, fast: 12, scale: 0.6 }, lowLight: { blur: 0, fast: 12, scale: 0.6 } },
   },
 };
