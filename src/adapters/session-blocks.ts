@@ -66,7 +66,6 @@ export function unpackCardIds(buf: Uint8Array, from = 0, to = Number.POSITIVE_IN
   return out;
 }
 
-
 /**
  * Packs scores in [0, 1] as little-endian uint16 (score × 65,535, rounded; a score outside
  * [0, 1] or NaN is a RangeError: scores are confidences, never raw distances).
