@@ -163,3 +163,15 @@ export async function waitUntilServing(http, headers, { why = () => '', exited =
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * Applies the experiment overrides in environment variable `name` to `settings` by role: its
+ * JSON, e.g. '{"query":{"keypoints":3000}}', is merged into `settings[role]` for each role it names
+ * (this process's copy of the product's settings only). Returns whether the variable was set.
+ */
+export function overrideSettings(settings, name) {
+  const value = process.env[name];
+  if (!value) return false;
+  for (const [role, o] of Object.entries(JSON.parse(value))) Object.assign(settings[role], o);
+  return true;
+}

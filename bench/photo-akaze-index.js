@@ -27,7 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { augment, photoSets } from './photo-queries.js';
-import { argReader, cpuMs, prng, quantile } from './lib.js';
+import { argReader, cpuMs, overrideSettings, prng, quantile } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DIST = process.env.PHOTO_DIST ?? '../dist';
@@ -48,7 +48,7 @@ const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.j
 const { decodeGrey } = await import(`${DIST}/adapters/images/local-features/extract.js`);
 const { akazeFeaturesFromGrey, AKAZE_SETTINGS } = await import(`${DIST}/adapters/images/local-features/akaze.js`);
 // AKAZE_SETTINGS='{"query":{"maxSide":400}}' overrides akaze.ts AKAZE_SETTINGS in this process (experiments).
-for (const [role, o] of Object.entries(JSON.parse(process.env.AKAZE_SETTINGS ?? '{}'))) Object.assign(AKAZE_SETTINGS[role], o);
+overrideSettings(AKAZE_SETTINGS, 'AKAZE_SETTINGS');
 const { encodeLocalFeatures, decodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
 
 /** Records as [u32 header length][header JSON][u32 record length][record], one after another. */

@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { argReader, cpuMs, msStats, prng, round } from './lib.js';
+import { argReader, cpuMs, msStats, overrideSettings, prng, round } from './lib.js';
 import { augment, photoSets, AUGMENT_DRAWS, CONDITIONS } from './photo-queries.js';
 import { Piscina } from 'piscina';
 
@@ -38,11 +38,10 @@ const { CONFIDENT_SCORE } = await import(`${DIST}/core/search/photo/confidence.j
 // PHOTO_AKAZE='{"query":{"maxSide":320}}' overrides AKAZE_SETTINGS by role (experiments): this
 // process's copy only, so with CATALOG_FEATURE_THREADS=0 (extraction in this thread, no small look
 // started ahead).
-for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_AKAZE ?? '{}'))) Object.assign(AKAZE_SETTINGS[role], o);
-if (process.env.PHOTO_AKAZE && process.env.CATALOG_FEATURE_THREADS !== '0') throw new Error('PHOTO_AKAZE needs CATALOG_FEATURE_THREADS=0');
 // PHOTO_SETTINGS='{"query":{"keypoints":3000}}' overrides LOCAL_SETTINGS (ORB) by role, the same way.
-for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_SETTINGS ?? '{}'))) Object.assign(LOCAL_SETTINGS[role], o);
-if (process.env.PHOTO_SETTINGS && process.env.CATALOG_FEATURE_THREADS !== '0') throw new Error('PHOTO_SETTINGS needs CATALOG_FEATURE_THREADS=0');
+for (const [settings, name] of [[AKAZE_SETTINGS, 'PHOTO_AKAZE'], [LOCAL_SETTINGS, 'PHOTO_SETTINGS']]) {
+  if (overrideSettings(settings, name) && process.env.CATALOG_FEATURE_THREADS !== '0') throw new Error(`${name} needs CATALOG_FEATURE_THREADS=0`);
+}
 
 const args = process.argv.slice(2);
 const arg = argReader(args);

@@ -19,7 +19,7 @@
 //   several second looks in one run instead (each merged with the same first answer); PHOTO_LOOKS
 //   ='[]' measures none.
 import { jitterLocalFeatures, photoSets } from './photo-queries.js';
-import { argReader, cpuMs } from './lib.js';
+import { argReader, cpuMs, overrideSettings } from './lib.js';
 
 const DIST = process.env.PHOTO_DIST ?? '../dist';
 const { extractFeatures } = await import(`${DIST}/adapters/images/sharp-features.js`);
@@ -27,7 +27,7 @@ const { defaultVocabulary } = await import(`${DIST}/core/search/photo/vocabulary
 const { PhotoReferenceIndex, PHOTO_LOCAL_DEFAULTS = {}, wantsSecondLook, mergeLooks } = await import(`${DIST}/core/search/photo/photo-search.js`);
 const { decodeGrey, localFeaturesFromGrey, extractLocalFeatures, LOCAL_SETTINGS, secondLookFeatures } = await import(`${DIST}/adapters/images/local-features/extract.js`);
 // PHOTO_SETTINGS='{"query":{"keypoints":3000},"reference":{"clahe":2}}' overrides LOCAL_SETTINGS (experiments).
-for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_SETTINGS ?? '{}'))) Object.assign(LOCAL_SETTINGS[role], o);
+overrideSettings(LOCAL_SETTINGS, 'PHOTO_SETTINGS');
 const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
 const { rotatedGlobalFeatures } = await import(`${DIST}/adapters/images/local-features/global-views.js`);
 const args = process.argv.slice(2);

@@ -42,6 +42,23 @@ const GENERATOR_VERSION = Number(process.env.PHOTO_SETS_VERSION ?? 3);
  */
 const SHREDDED_PIECES = 100;
 
+/**
+ * Flood fill over a w × h raster, 4-connected: marks `mark[q] = 1` for every pixel reached from
+ * the pixels on `stack` (already marked by the caller) through pixels that `accept`s. Empties `stack`.
+ */
+function flood(w, h, stack, mark, accept) {
+  while (stack.length > 0) {
+    const p = stack.pop();
+    const x = p % w;
+    for (const q of [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, p >= w ? p - w : -1, p < w * (h - 1) ? p + w : -1]) {
+      if (q >= 0 && !mark[q] && accept(q)) {
+        mark[q] = 1;
+        stack.push(q);
+      }
+    }
+  }
+}
+
 /** Foreground pieces (4-connected runs of bg[p] === 0) of a w × h mask, counted up to `stop`. */
 function foregroundPieces(bg, w, h, stop) {
   const seen = new Uint8Array(w * h);
@@ -49,18 +66,8 @@ function foregroundPieces(bg, w, h, stop) {
   for (let s = 0; s < w * h && pieces <= stop; s++) {
     if (bg[s] || seen[s]) continue;
     pieces++;
-    const stack = [s];
     seen[s] = 1;
-    while (stack.length > 0) {
-      const p = stack.pop();
-      const x = p % w;
-      for (const q of [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, p >= w ? p - w : -1, p < w * (h - 1) ? p + w : -1]) {
-        if (q >= 0 && !bg[q] && !seen[q]) {
-          seen[q] = 1;
-          stack.push(q);
-        }
-      }
-    }
+    flood(w, h, [s], seen, (q) => !bg[q]);
   }
   return pieces;
 }
@@ -124,17 +131,7 @@ export async function cutout(bytes) {
   const bg = new Uint8Array(w * h);
   const stack = border.filter(near);
   for (const p of stack) bg[p] = 1;
-  while (stack.length > 0) {
-    const p = stack.pop();
-    const x = p % w;
-    const y = (p - x) / w;
-    for (const q of [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, y > 0 ? p - w : -1, y < h - 1 ? p + w : -1]) {
-      if (q >= 0 && !bg[q] && near(q)) {
-        bg[q] = 1;
-        stack.push(q);
-      }
-    }
-  }
+  flood(w, h, stack, bg, near);
   let x0 = w, y0 = h, x1 = -1, y1 = -1;
   for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) {
     if (!bg[y * w + x]) {

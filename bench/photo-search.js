@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { argReader, msStats, prng, round } from './lib.js';
+import { argReader, msStats, overrideSettings, prng, round } from './lib.js';
 import { augment, photoSets, CONDITIONS, PHOTO_CONDITIONS, DIGITAL_CONDITIONS } from './photo-queries.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -31,7 +31,7 @@ const { PhotoReferenceIndex, wantsSecondLook, mergeLooks } = await import(`${DIS
 const { extractLocalFeatures, LOCAL_SETTINGS, decodeGrey, localFeaturesFromGrey, secondLookFeatures } = await import(`${DIST}/adapters/images/local-features/extract.js`);
 const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
 // PHOTO_SETTINGS='{"query":{…}}' overrides LOCAL_SETTINGS by role (experiments, as in photo-profile.js).
-for (const [role, o] of Object.entries(JSON.parse(process.env.PHOTO_SETTINGS ?? '{}'))) Object.assign(LOCAL_SETTINGS[role], o);
+overrideSettings(LOCAL_SETTINGS, 'PHOTO_SETTINGS');
 // As the product: off unless asked for (PHOTO_SECOND_LOOK=1 here, CATALOG_PHOTO_SECOND_LOOK=1 for a server).
 const SECOND_LOOK = process.env.PHOTO_SECOND_LOOK === '1' && secondLookFeatures !== undefined && LOCAL_SETTINGS.query.secondLook !== undefined;
 const { rotatedGlobalFeatures } = await import(`${DIST}/adapters/images/local-features/global-views.js`);

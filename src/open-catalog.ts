@@ -85,7 +85,7 @@ export const IMAGES_DIR = 'images';
 export function openCatalog(options: OpenCatalogOptions): Catalog {
   const clock = options.clock ?? systemClock();
   const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, sessionWriteLock: options.sessionWriteLock, mmapBytes: options.mmapBytes });
-  return assembleCatalog(stores, localBlobs(options.dataDir), options, clock, photoIndexFileOf(options, process.env));
+  return assembleCatalog(stores, localBlobs(options.dataDir), options, clock);
 }
 
 /** Where a catalog's stores live besides (or instead of) a data directory (issue 15; docs/deploy.md). */
@@ -126,7 +126,7 @@ export async function openCatalogAt(options: OpenCatalogOptions & CatalogLocatio
     blobs.dispose();
     throw error;
   }
-  return assembleCatalog(stores, blobs, options, clock, photoIndexFileOf(options, process.env));
+  return assembleCatalog(stores, blobs, options, clock);
 }
 
 /** Files under `<dataDir>/images` (blobs/ab/cd/<sha256>, tmp/); a temp dir, removed on close, without a data directory. */
@@ -140,17 +140,16 @@ function localBlobs(dataDir: string | undefined): { store: BlobStore; dispose():
   };
 }
 
-/**
- * The services of one catalog over its stores and blob store; `close` closes them all.
- * `photoIndexFile`: the photo index's snapshot file (photo-index-snapshots.ts), if any.
- */
-function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispose(): void; shared?: boolean }, options: OpenCatalogOptions, clock: Clock, photoIndexFile: string | undefined): Catalog {
+/** The services of one catalog over its stores and blob store; `close` closes them all. */
+function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispose(): void; shared?: boolean }, options: OpenCatalogOptions, clock: Clock): Catalog {
   const ids = options.ids ?? systemIds();
   const store = stores.catalog;
   const context = createServiceContext({ store, clock, ids, limits: options.limits });
   const service = new CatalogService({ context, store });
   const relations = new RelationService(context, stores.relations);
   // One decode pool for query images and uploads, so together they never take every libuv thread.
+  // The photo index's snapshot file, if this catalog has one (photo-index-snapshots.ts).
+  const photoIndexFile = photoIndexFileOf(options, process.env);
   const imageSearch = new FeatureIndexSimilaritySearch(stores.references, {
     ...(options.imageSearchLimits ? { limits: options.imageSearchLimits } : {}),
     ...(options.decodePool ? { pool: options.decodePool } : {}),

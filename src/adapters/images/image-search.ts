@@ -14,7 +14,7 @@ import type { ImageMatch } from '../../core/model.js';
 import type { PhotoIndexOptions } from '../../core/search/photo/photo-index.js';
 import type { Vocabulary } from '../../core/search/photo/vocabulary.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
-import { PhotoIndexSnapshots, type PhotoIndexSnapshotOptions } from './photo-index-snapshots.js';
+import { PhotoIndexSnapshots, SNAPSHOT_BYTES_PER_REFERENCE, type PhotoIndexSnapshotOptions } from './photo-index-snapshots.js';
 import { SmallLookAhead, type AheadLook } from './small-look-ahead.js';
 import { shippedAkazeVocabulary, shippedVocabulary } from '../../core/search/photo/shipped-vocabulary.js';
 import type { PhotoPartHit } from '../../core/search/photo/confidence.js';
@@ -360,8 +360,7 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
         // No usable file: at most as many references as changes.
         references = usable ? file.references : current;
       }
-      // ~30 KB a reference on disk (10,000: 299 MB).
-      if (snapshots.wantsRewrite(pending, references) && snapshots.writable(references * 32_768)) {
+      if (snapshots.wantsRewrite(pending, references) && snapshots.writable(references * SNAPSHOT_BYTES_PER_REFERENCE)) {
         await this.sync();
         if (this.index) this.saveSnapshot(this.index);
       }

@@ -649,7 +649,6 @@ export class ImageFeatureIndex {
     return out.subarray(0, taken);
   }
 
-  /** Reallocates the typed arrays for `capacity` images, keeping the contents. */
   /**
    * Writes the index as sections named `prefix` + … (photo-index.ts's snapshot; issue 14,
    * start-up): ids and every array up to the images held. Byte sections are views of this index's
@@ -690,6 +689,7 @@ export class ImageFeatureIndex {
     return index;
   }
 
+  /** Reallocates the typed arrays for `capacity` images, keeping the contents. */
   private grow(capacity: number): void {
     const vectors = new Int8Array(capacity * VIEW_COUNT * VECTOR_LENGTH);
     vectors.set(this.vectors);

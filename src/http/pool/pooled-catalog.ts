@@ -367,13 +367,14 @@ export function searchAffinity(principal: Principal, body: unknown): number | un
 }
 
 /**
- * The catalog options a worker thread opens its catalog with: the server's, except that a reader
- * thread reads without a memory map (mmapBytes 0), and no thread keeps the photo index's snapshot. SQLite unmaps a connection's whole map at its
- * first read after another connection's commit, and a reader touches many pages (the lists it
- * decodes, a session's cards), so the first searches after each write paid a munmap of all of
- * them (9-25 ms). One sequential client at 1,000,000 parts, bench/compare.js's sequence, three
- * alternated pairs: frequent p50 7.6-9.4 -> 5.6-6.2 ms (docs/search.md, "Memory-mapped reads").
- * The main thread keeps its map (its budgeted searches read few pages each), and so does the writer.
+ * The catalog options a worker thread opens its catalog with: the server's, except that no thread
+ * keeps the photo index's snapshot, and a reader thread reads without a memory map (mmapBytes 0).
+ * SQLite unmaps a connection's whole map at its first read after another connection's commit,
+ * and a reader touches many pages (the lists it decodes, a session's cards), so the first
+ * searches after each write paid a munmap of all of them (9-25 ms). One sequential client at
+ * 1,000,000 parts, bench/compare.js's sequence, three alternated pairs: frequent p50 7.6-9.4 ->
+ * 5.6-6.2 ms (docs/search.md, "Memory-mapped reads"). The main thread keeps its map (its budgeted
+ * searches read few pages each), and so does the writer.
  */
 export function threadCatalogOptions(catalog: PooledCatalogOptions['catalog'], role: 'reader' | 'writer'): PooledCatalogOptions['catalog'] {
   // No thread writes the photo index's snapshot: only the main thread searches by image.

@@ -46,7 +46,6 @@ class MemorySnapshot implements SnapshotWriter {
   };
 }
 
-
 /** A global descriptor of a flat colour (distinct per image). */
 function globalOf(seed: number): Features {
   const r = rng(seed);
