@@ -53,7 +53,7 @@ export class SqliteImageStore implements ImageStore {
       ),
       updateFeatures: db.prepare<[Uint8Array | null, string]>('UPDATE images SET features = ? WHERE image_id = ?'),
       delete: db.prepare<[string]>('DELETE FROM images WHERE image_id = ?'),
-      list: db.prepare<[string, number], ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id > ? ORDER BY i.image_id LIMIT ?`),
+      list: db.prepare<[string, number], ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.image_id > ? ORDER BY i.image_id LIMIT +?`),
       ofPart: db.prepare<[number], ImageColumns>(`SELECT ${COLUMNS} FROM ${FROM} WHERE i.part_rowid = ? ORDER BY i.image_id`),
       referenced: db.prepare<[string], number>('SELECT 1 FROM images WHERE sha256 = ? LIMIT 1').pluck(),
       allShas: db.prepare<[], string>('SELECT DISTINCT sha256 FROM images').pluck(),
@@ -102,7 +102,7 @@ export class SqliteImageStore implements ImageStore {
     // Per part (index images_by_part), merged: at most `limit` rows from each part are needed.
     const rows: ImageColumns[] = [];
     for (const chunk of chunks(unique, MAX_IN)) {
-      const sql = `SELECT ${COLUMNS} FROM ${FROM} WHERE p.part_id IN (${chunk.map(() => '?').join(',')}) AND i.image_id > ? ORDER BY i.image_id LIMIT ?`;
+      const sql = `SELECT ${COLUMNS} FROM ${FROM} WHERE p.part_id IN (${chunk.map(() => '?').join(',')}) AND i.image_id > ? ORDER BY i.image_id LIMIT +?`;
       rows.push(...this.db.prepare<unknown[], ImageColumns>(sql).all(...chunk, page.after ?? '', page.limit));
     }
     // Binary (UTF-8 byte) order, as SQLite sorts; only needed when the ids span several chunks.

@@ -30,7 +30,7 @@ export class SqliteReferenceFeatureStore implements ReferenceFeatureStore {
       'SELECT count(*) AS n, total(seq) AS s, coalesce(max(modified_at), 0) AS m, total(length(features)) AS l FROM images WHERE features IS NOT NULL',
     );
     this.staleStmt = db.prepare<[number, Uint8Array, string, number], { image_id: string; sha256: string }>(
-      'SELECT image_id, sha256 FROM images WHERE features IS NOT NULL AND substr(features, 1, ?) != ? AND image_id > ? ORDER BY image_id LIMIT ?',
+      'SELECT image_id, sha256 FROM images WHERE features IS NOT NULL AND substr(features, 1, ?) != ? AND image_id > ? ORDER BY image_id LIMIT +?',
     );
     this.staleCountStmt = db.prepare<[number, Uint8Array], { n: number }>(
       'SELECT count(*) AS n FROM images WHERE features IS NOT NULL AND substr(features, 1, ?) != ?',
@@ -43,7 +43,7 @@ export class SqliteReferenceFeatureStore implements ReferenceFeatureStore {
     this.versionStmt = db.prepare<[], { v: number | null }>('SELECT max(seq) AS v FROM image_feature_changes');
     this.oldestStmt = db.prepare<[], { v: number | null }>('SELECT min(seq) AS v FROM image_feature_changes');
     this.changesStmt = db.prepare<[number, number], { seq: number; image_id: string }>(
-      'SELECT seq, image_id FROM image_feature_changes WHERE seq > ? ORDER BY seq LIMIT ?',
+      'SELECT seq, image_id FROM image_feature_changes WHERE seq > ? ORDER BY seq LIMIT +?',
     );
     this.changedStmt = db.prepare<[string], FeatureRow>(
       'SELECT i.image_id, p.part_id, i.features FROM images i JOIN parts p ON p.rowid_ = i.part_rowid WHERE i.image_id = ? AND i.features IS NOT NULL',

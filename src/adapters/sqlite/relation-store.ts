@@ -63,7 +63,7 @@ export class SqliteRelationStore implements RelationStore {
           JOIN parts b ON b.rowid_ = (CASE WHEN r.anchor_is_low = 1 THEN r.high_part ELSE r.low_part END)
           WHERE a.part_id >= @anchor AND (a.part_id > @anchor OR b.part_id > @related)
           ORDER BY a.part_id, b.part_id
-          LIMIT @limit`),
+          LIMIT +@limit`),
     };
   }
 

@@ -137,9 +137,9 @@ export class EngineStore {
       // A block extended where it is stored: the new count, the stored postings after the old count (substr is 1-based), the new postings (postings.ts appendToBlock).
       appendToBlock: db.prepare<[Uint8Array, number, Uint8Array, number, number]>('UPDATE engine_postings SET data = CAST(? || substr(data, ?) || ? AS BLOB) WHERE term_id = ? AND first_doc = ?'),
       allBlocks: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc'),
-      blockCount: db.prepare<[number, number], number>('SELECT count(*) FROM (SELECT 1 FROM engine_postings WHERE term_id = ? LIMIT ?)').pluck(),
+      blockCount: db.prepare<[number, number], number>('SELECT count(*) FROM (SELECT 1 FROM engine_postings WHERE term_id = ? LIMIT +?)').pluck(),
       largestTerms: db.prepare<[number], { id: number; term: string; blocks: number }>(
-        'SELECT t.id AS id, t.term AS term, b.blocks AS blocks FROM (SELECT term_id, count(*) AS blocks FROM engine_postings GROUP BY term_id ORDER BY blocks DESC LIMIT ?) AS b JOIN engine_terms AS t ON t.id = b.term_id ORDER BY b.blocks DESC',
+        'SELECT t.id AS id, t.term AS term, b.blocks AS blocks FROM (SELECT term_id, count(*) AS blocks FROM engine_postings GROUP BY term_id ORDER BY blocks DESC LIMIT +?) AS b JOIN engine_terms AS t ON t.id = b.term_id ORDER BY b.blocks DESC',
       ),
       chunk: db.prepare<[number], Buffer>('SELECT data FROM engine_docs WHERE chunk = ?').pluck(),
       putChunk: db.prepare<[number, number, Buffer]>('INSERT INTO engine_docs (chunk, version, data) VALUES (?, ?, ?) ON CONFLICT(chunk) DO UPDATE SET version = excluded.version, data = excluded.data'),

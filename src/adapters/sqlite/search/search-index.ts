@@ -213,11 +213,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       termsInRange: db.prepare<[string, string], string>('SELECT term FROM search_terms WHERE term >= ? AND term < ?').pluck(),
       orgProbe: db.prepare<[string], number>('SELECT rowid FROM search_org_docs WHERE search_org_docs MATCH ? LIMIT 1').pluck(),
       everything: db.prepare<[number], ScoredRow>(
-        'SELECT cur.card_id AS id, p.rowid_ AS doc FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ ORDER BY p.part_id LIMIT ?',
+        'SELECT cur.card_id AS id, p.rowid_ AS doc FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ ORDER BY p.part_id LIMIT +?',
       ),
       countEverything: db.prepare<[], number>('SELECT count(*) FROM search_current').pluck(),
       nonHolders: db.prepare<[number], ScoredRow>(
-        'SELECT cur.card_id AS id, p.rowid_ AS doc FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE cur.holder = 0 ORDER BY p.part_id LIMIT ?',
+        'SELECT cur.card_id AS id, p.rowid_ AS doc FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE cur.holder = 0 ORDER BY p.part_id LIMIT +?',
       ),
       countNonHolders: db.prepare<[], number>('SELECT count(*) FROM search_current WHERE holder = 0').pluck(),
       partByRowid: db.prepare<[number], PartRow>('SELECT * FROM parts WHERE rowid_ = ?'),
@@ -246,7 +246,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       ),
       partsWithAttribute: db.prepare<[string], PartRow>('SELECT p.* FROM part_attributes AS pa JOIN parts AS p ON p.rowid_ = pa.part_rowid WHERE pa.attribute_id = ?'),
       partsPage: db.prepare<[number, number], PartRow & { card_id: number | null }>(
-        'SELECT p.*, cur.card_id AS card_id FROM parts AS p LEFT JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE p.rowid_ > ? ORDER BY p.rowid_ LIMIT ?',
+        'SELECT p.*, cur.card_id AS card_id FROM parts AS p LEFT JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE p.rowid_ > ? ORDER BY p.rowid_ LIMIT +?',
       ),
       attributes: db.prepare<[], string>('SELECT body FROM attributes').pluck(),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
