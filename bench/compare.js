@@ -258,7 +258,9 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   out.catalogImport = { seconds: +(imp.ms / 1000).toFixed(1), rowsPerSecond: Math.round(parts / (imp.ms / 1000)), cpuSeconds: +(user + sys).toFixed(1), rowsPerCpuSecond: Math.round(parts / (user + sys)), peakRssMB: Math.round(rssKb / 1024), diskMB: +(dirBytes(dataDir) / 2 ** 20).toFixed(1), loadAverageBefore: cpu0 };
   log('catalog', out.catalogImport);
   if (importOnly) {
-    rmSync(dataDir, { recursive: true, force: true });
+    // --keep: the imported catalog stays for bench/sequence.js (the same catalog a full run keeps).
+    if (keep) log(`kept ${dataDir}`);
+    else rmSync(dataDir, { recursive: true, force: true });
     return out;
   }
 
