@@ -36,9 +36,12 @@ export interface HitDetails {
   score?: number;
 }
 
+/** The default six fields as a set: built once, not once per result card. */
+const DEFAULT_PROJECTION_SET: ReadonlySet<SearchProjection> = new Set<SearchProjection>(DEFAULT_SEARCH_PROJECTION);
+
 /** The projection in force: the one given, else the default six fields. */
 export function projectionInForce(projection: readonly SearchProjection[] | undefined): ReadonlySet<SearchProjection> {
-  return new Set<SearchProjection>(projection && projection.length > 0 ? projection : DEFAULT_SEARCH_PROJECTION);
+  return projection && projection.length > 0 ? new Set<SearchProjection>(projection) : DEFAULT_PROJECTION_SET;
 }
 
 /** Builds a result with the projected fields, in the order of SEARCH_PROJECTION. */
