@@ -15,7 +15,9 @@
  * loopback connection to a second app built by the same `buildApp` over the same catalog, listening
  * on an ephemeral port of 127.0.0.1 for that time only: text searches of words from the catalog's
  * first parts and GET part of those parts, so the code the real app runs is the code V8 has
- * optimized (closures of one function share their optimized code). Nothing is written: the
+ * optimized (closures of one function share their optimized code; code trained on the second
+ * app's objects is partly thrown away on the real app's, "wrong map": docs/search.md, "third
+ * look", measures warming the real app instead). Nothing is written: the
  * searches run without storing a session (SearchService.searchUnstored) and never leave the main
  * thread. Authentication: a request of the warm-up carries a random 256-bit secret that never
  * leaves this process and is accepted by the warm-up app only, as a principal with every role
