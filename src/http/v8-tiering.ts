@@ -7,9 +7,9 @@
  * of the request path runs once or twice a request, so it took ~1,000-3,000 requests to be
  * optimized. With the budget at 1/8 during the warm-up, its ticks come eight times as often, and
  * more of the request path is optimized by the end of the warm-up's 600 requests (rare-word p50
- * -5 to -10 % in alternated pairs, docs/search.md, "third look"). Only during the warm-up: a whole
- * server life with a low budget optimized rarely used code too, and those compile jobs competed
- * with the first real requests.
+ * 5-7 % lower in two sets of four alternated pairs: docs/search.md, "third look"). Only during
+ * the warm-up: a whole server life with a low budget optimized rarely used code too, and those
+ * compile jobs competed with the first real requests.
  */
 import { execFile } from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
