@@ -268,6 +268,12 @@ export interface Principal {
    * another token cannot read them (issue 11).
    */
   sessionOwner?: string;
+  /**
+   * Server-side only: false for a caller whose search sessions are never stored (the warm-up of
+   * `catalog serve`, src/http/warm-up.ts): its searches answer as any other, and their sessionId
+   * is never readable. Absent: stored, as the spec's sessions are.
+   */
+  storesSessions?: false;
 }
 
 /** Limits of decisions §9. */

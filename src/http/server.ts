@@ -9,8 +9,8 @@ import type { ImageLimits } from '../core/images/service.js';
 import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
-import { MAIN_THREAD_POSTING_CACHE, MAIN_THREAD_SEARCH_POSTINGS, poolCatalog } from './pool/pooled-catalog.js';
-import { warmRequestPath } from './warm-up.js';
+import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
+import { warmRequestPath, warmUpCatalog, withoutWarmUpLines } from './warm-up.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
@@ -123,7 +123,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let catalog: Catalog = plain;
   const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers }) : undefined;
   if (pooled) catalog = pooled;
-  const app = buildApp({ catalog, ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}) });
+  // A pooled server warms its own app's request path before it listens (warm-up.ts): the app is
+  // built over the warm-up's catalog, which lets the warm-up's requests in while it runs only.
+  const warm = pooled ? warmUpCatalog(catalog) : undefined;
+  const accessLog = options.accessLog === undefined ? process.stderr : options.accessLog;
+  const app = buildApp({
+    catalog: warm?.catalog ?? catalog, accessLog: warm && accessLog ? withoutWarmUpLines(accessLog, warm) : accessLog, ...(options.limits ? { limits: options.limits } : {}),
+  });
   try {
     // The threads first: a server that listens answers searches at full speed from its first
     // request (a reader warms the search engine's arrays, ~0.2-0.5 s at 1,000,000 parts), so a
@@ -131,11 +137,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // cold thread. A port in use then closes threads that were started for nothing.
     await pooled?.start();
     // Then the request path, so that the first requests do not run in V8's unoptimized tiers.
-    if (pooled) {
-      await warmRequestPath({
-        catalog, searchUnstored: (principal, body, budget) => plain.search.searchUnstored(principal, body, budget), maxPostings: MAIN_THREAD_SEARCH_POSTINGS,
-        ...(options.limits ? { limits: options.limits } : {}), ...(options.warmUpRequests !== undefined ? { requests: options.warmUpRequests } : {}),
-      });
+    if (warm) {
+      await warmRequestPath({ app, warm, ...(options.warmUpRequests !== undefined ? { requests: options.warmUpRequests } : {}) });
       // The warm-up's searches read through the main thread's memory map: unmapped here, not by
       // the first search after the first write.
       plain.search.releaseMemory();

@@ -1,7 +1,8 @@
 /**
- * The warm-up of `catalog serve`'s request path (src/http/warm-up.ts; issue 12): before listening,
- * requests run through a second app over the same catalog. It must leave nothing behind (no
- * session stored, no way in without a token), and the server must answer as before.
+ * The warm-up of `catalog serve`'s request path (src/http/warm-up.ts; issue 12): before listening
+ * on its port, the server's own app answers requests on a loopback port. It must leave nothing
+ * behind (no session stored, no access-log line, no way in without a token), and the server must
+ * answer as before.
  */
 import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
@@ -9,12 +10,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogError } from '../../src/api/errors.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import { MAIN_THREAD_SEARCH_POSTINGS } from '../../src/http/pool/pooled-catalog.js';
+import type { Principal } from '../../src/api/schemas.js';
+import { buildApp } from '../../src/http/app.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { warmRequestPath, warmUpCatalog } from '../../src/http/warm-up.js';
+import { warmRequestPath, warmUpCatalog, withoutWarmUpLines } from '../../src/http/warm-up.js';
+import { WordQueue } from '../../src/http/warm-up-words.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import type { Catalog } from '../../src/core/services.js';
 import { tempDir } from '../helpers/harness.js';
+
+/** Local mode's caller, storing no session (as the warm-up's principal). */
+const NO_SESSIONS: Principal = { ...LOCAL_OWNER, storesSessions: false };
 
 /** Sessions stored in the data directory's sessions.db. */
 function storedSessions(dir: string): number {
@@ -42,50 +48,66 @@ describe('warming the request path', () => {
     await catalog?.close();
   });
 
-  it('drops a word over the main-thread budget instead of running it without one', async () => {
-    // First: a cached result costs no postings, so the words must not have been searched yet.
-    const report = await warmRequestPath({ catalog, searchUnstored: (principal, body, budget) => catalog.search.searchUnstored(principal, body, budget), maxPostings: 0, requests: 12 });
-    // Every word is over a budget of no posting: each search is answered 400 once, and the part reads 200.
-    expect(report.statuses[200]).toBe(3);
-    expect(report.statuses[400]).toBe(9);
-  });
-
-  it('searches without storing a session (SearchService.searchUnstored)', async () => {
+  it('searches of a principal that stores no session are answered, and nothing is stored', async () => {
     const before = storedSessions(dir);
-    const answer = await catalog.search.searchUnstored(LOCAL_OWNER, { matches: { text: 'pump' }, resultOptions: { limit: 5 } });
+    const answer = await catalog.search.search(NO_SESSIONS, { matches: { text: 'pump' }, resultOptions: { limit: 5 } });
     expect(answer.resultsTotalCount).toBe(40);
     expect(answer.results).toHaveLength(5);
     await catalog.search.flushSessions();
     expect(storedSessions(dir)).toBe(before);
-    await expect(catalog.search.searchState(LOCAL_OWNER, answer.sessionId)).rejects.toMatchObject({ code: 'not_found' } satisfies Partial<CatalogError>);
+    await expect(catalog.search.searchState(NO_SESSIONS, answer.sessionId)).rejects.toMatchObject({ code: 'not_found' } satisfies Partial<CatalogError>);
   });
 
-  it('sends its searches and part reads through a real app, and stores nothing', async () => {
+  it('sends its searches (each a word not asked before) and part reads through the app itself on a loopback port, logs and stores nothing, then lets the app listen on its own', async () => {
     const before = storedSessions(dir);
-    const report = await warmRequestPath({
-      catalog, searchUnstored: (principal, body, budget) => catalog.search.searchUnstored(principal, body, budget), maxPostings: MAIN_THREAD_SEARCH_POSTINGS, requests: 40,
-    });
-    expect(report).toMatchObject({ answered: 40, statuses: { 200: 40 } });
-    await catalog.search.flushSessions();
-    expect(storedSessions(dir)).toBe(before);
+    const lines: string[] = [];
+    const warm = warmUpCatalog(catalog);
+    const app = buildApp({ catalog: warm.catalog, accessLog: withoutWarmUpLines({ write: (line) => lines.push(line) }, warm), webApp: false });
+    try {
+      const report = await warmRequestPath({ app, warm, requests: 40 });
+      // 30 searches and 10 part reads; the 40 names hold 42 words (gear, pump, model0 ... model39).
+      expect(report).toMatchObject({ answered: 40, statuses: { 200: 40 }, words: 30 });
+      expect(warm.warming).toBe(false);
+      expect(app.server.listening).toBe(false);
+      await catalog.search.flushSessions();
+      expect(storedSessions(dir)).toBe(before);
+      expect(lines).toEqual([]);
+      // The same app then serves on its own port, to the catalog's tokens only.
+      const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+      expect((await fetch(`${origin}/1/catalog/parts/p001`, { headers: { authorization: warm.authorization } })).status).toBe(401);
+      expect((await fetch(`${origin}/1/catalog/parts/p001`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
+      expect(lines).toHaveLength(2);
+    } finally {
+      await app.close();
+    }
   });
 
   it('stops at its time limit, whatever it has sent', async () => {
-    const report = await warmRequestPath({ catalog, searchUnstored: (principal, body, budget) => catalog.search.searchUnstored(principal, body, budget), maxPostings: MAIN_THREAD_SEARCH_POSTINGS, requests: 100_000, maxMs: 200 });
-    expect(report.answered).toBeGreaterThan(0);
-    expect(report.answered).toBeLessThan(100_000);
+    const warm = warmUpCatalog(catalog);
+    const app = buildApp({ catalog: warm.catalog, accessLog: null, webApp: false });
+    try {
+      const report = await warmRequestPath({ app, warm, requests: 100_000, maxMs: 200 });
+      expect(report.answered).toBeGreaterThan(0);
+      expect(report.answered).toBeLessThan(100_000);
+    } finally {
+      await app.close();
+    }
   });
 
-  it("accepts its own secret only, and authenticates everything else against the catalog's tokens", async () => {
-    const warm = warmUpCatalog({ catalog, searchUnstored: (principal, body, budget) => catalog.search.searchUnstored(principal, body, budget), maxPostings: MAIN_THREAD_SEARCH_POSTINGS });
+  it("accepts its own secret while warming only, and authenticates everything else against the catalog's tokens", async () => {
+    const warm = warmUpCatalog(catalog);
     expect(warm.authorization).toMatch(/^Bearer warm-up-[A-Za-z0-9_-]{43}$/);
+    expect(warm.principal.storesSessions).toBe(false);
     await expect(warm.catalog.service.authenticate(warm.authorization)).resolves.toBe(warm.principal);
     await expect(warm.catalog.service.authenticate(`Bearer ${secret}`)).resolves.toMatchObject({ name: 'admin' });
     await expect(warm.catalog.service.authenticate('Bearer warm-up-x')).rejects.toMatchObject({ code: 'unauthorized' });
     await expect(warm.catalog.service.authenticate(undefined)).rejects.toMatchObject({ code: 'unauthorized' });
     // A second warm-up has another secret.
-    const other = warmUpCatalog({ catalog, searchUnstored: (principal, body, budget) => catalog.search.searchUnstored(principal, body, budget), maxPostings: MAIN_THREAD_SEARCH_POSTINGS });
+    const other = warmUpCatalog(catalog);
     await expect(other.catalog.service.authenticate(warm.authorization)).rejects.toMatchObject({ code: 'unauthorized' });
+    // Ended: refused.
+    warm.end();
+    await expect(warm.catalog.service.authenticate(warm.authorization)).rejects.toMatchObject({ code: 'unauthorized' });
   });
 
   it.runIf(process.platform === 'linux')('releaseMemory unmaps what the searches read through the memory map (the server calls it after its warm-up)', async () => {
@@ -96,12 +118,12 @@ describe('warming the request path', () => {
     const mapped = openCatalog({ dataDir: dir, mmapBytes: 64 * 2 ** 20 });
     try {
       const mappings = () => readFileSync('/proc/self/maps', 'utf8').split('\n').filter((line) => line.endsWith(join(dir, 'catalog.db'))).length;
-      expect((await mapped.search.searchUnstored(LOCAL_OWNER, { matches: { text: 'pump' } })).resultsTotalCount).toBe(40);
+      expect((await mapped.search.search(NO_SESSIONS, { matches: { text: 'pump' } })).resultsTotalCount).toBe(40);
       expect(mappings()).toBeGreaterThan(0);
       mapped.search.releaseMemory();
       expect(mappings()).toBe(0);
       // The next read maps again.
-      expect((await mapped.search.searchUnstored(LOCAL_OWNER, { matches: { text: 'model7' } })).resultsTotalCount).toBe(1);
+      expect((await mapped.search.search(NO_SESSIONS, { matches: { text: 'model7' } })).resultsTotalCount).toBe(1);
     } finally {
       await mapped.close();
     }
@@ -132,5 +154,27 @@ describe('warming the request path', () => {
         expect(refused.status).toBe(401);
       }
     });
+  });
+});
+
+describe('the warm-up\'s words', () => {
+  it('asks each word of the names once, in the order found, then from the first again', () => {
+    const words = new WordQueue();
+    words.add('Gear pump, GEAR housing');
+    words.add('a pump of 12 V');
+    expect([words.next(), words.next(), words.next(), words.asked]).toEqual(['gear', 'pump', 'housing', 3]);
+    expect(words.next()).toBe('gear');
+    words.add('Pump valve');
+    expect([words.next(), words.next(), words.next(), words.asked]).toEqual(['pump', 'housing', 'valve', 4]);
+  });
+
+  it('never asks a dropped word again, and counts only the words kept', () => {
+    const words = new WordQueue();
+    words.add('alpha beta gamma');
+    expect([words.next(), words.next()]).toEqual(['alpha', 'beta']);
+    words.drop('beta');
+    expect(words.asked).toBe(1);
+    expect([words.next(), words.next(), words.next()]).toEqual(['gamma', 'alpha', 'gamma']);
+    expect(new WordQueue().next()).toBeUndefined();
   });
 });

@@ -228,19 +228,11 @@ export class SearchService {
    *
    * With a `budget` (core/search/budget.ts), only a text search without facets runs, and only as
    * long as its postings stay within the budget: otherwise SearchBudgetExceeded is thrown before
-   * anything is stored (`catalog serve` then runs it on a reader thread without one).
+   * anything is stored (`catalog serve` then runs it on a reader thread without one). A caller
+   * whose `storesSessions` is false (the warm-up's) gets its answer, and nothing is stored.
    */
   async search(principal: Principal, body: unknown, image?: SearchImage, budget?: SearchBudget): Promise<SearchResponse> {
-    return this.answer(principal, body, image, budget, true);
-  }
-
-  /**
-   * {@link search} of a text query without storing its session: its `sessionId` is never
-   * readable. For warming a server's request path before it listens (src/http/warm-up.ts), so that
-   * a warm-up leaves nothing in sessions.db. Throws as {@link search} does.
-   */
-  async searchUnstored(principal: Principal, body: unknown, budget?: SearchBudget): Promise<SearchResponse> {
-    return this.answer(principal, body, undefined, budget, false);
+    return this.answer(principal, body, image, budget, principal.storesSessions !== false);
   }
 
   /** {@link search}, with the session stored or (a warm-up's, never readable) not. */
@@ -282,7 +274,7 @@ export class SearchService {
    * is (its pages answer 404, "start a new search").
    */
   async searchAnsweringEarly(principal: Principal, body: unknown, onAnswer: (response: SearchResponse) => void): Promise<void> {
-    return this.answerEarly(principal, body, onAnswer, true);
+    return this.answerEarly(principal, body, onAnswer, principal.storesSessions !== false);
   }
 
   /** {@link searchAnsweringEarly}, with the session stored or (a warm-up's, never readable) not. */
