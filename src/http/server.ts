@@ -10,7 +10,7 @@ import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
 import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
-import { warmRequestPath, warmUpCatalog, withoutWarmUpLines } from './warm-up.js';
+import { warmRequestPath, warmUpCatalog } from './warm-up.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
@@ -126,9 +126,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // A pooled server warms its own app's request path before it listens (warm-up.ts): the app is
   // built over the warm-up's catalog, which lets the warm-up's requests in while it runs only.
   const warm = pooled ? warmUpCatalog(catalog) : undefined;
-  const accessLog = options.accessLog === undefined ? process.stderr : options.accessLog;
   const app = buildApp({
-    catalog: warm?.catalog ?? catalog, accessLog: warm && accessLog ? withoutWarmUpLines(accessLog, warm) : accessLog, ...(options.limits ? { limits: options.limits } : {}),
+    catalog: warm?.catalog ?? catalog, ...(warm ? { unlogged: (principal) => principal === warm.principal } : {}),
+    ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}),
   });
   try {
     // The threads first: a server that listens answers searches at full speed from its first

@@ -23,9 +23,9 @@
  * Nothing is written and nothing leaks. The app is built over {@link warmUpCatalog}, whose
  * `authenticate` accepts a random 256-bit secret that never leaves this process, while the
  * warm-up runs only, as a principal with every role (as local mode) whose searches store no
- * session (Principal `storesSessions`); the access log drops the warm-up's lines
- * ({@link withoutWarmUpLines}). Any other request (another local process finding the port) is
- * authenticated against the catalog's tokens as always. The searches are the server's own, on the
+ * session (Principal `storesSessions`), and whose requests the access log leaves out (AppOptions
+ * `unlogged`). Any other request (another local process finding the port) is authenticated
+ * against the catalog's tokens and logged as always. The searches are the server's own, on the
  * main thread within its budget or on a reader thread, as a client's are.
  */
 import { randomBytes } from 'node:crypto';
@@ -35,7 +35,6 @@ import { Pool, type Dispatcher } from 'undici';
 import { ROUTES } from '../api/routes.js';
 import { ROLES, type Principal, type SearchResponse } from '../api/schemas.js';
 import type { Catalog } from '../core/services.js';
-import type { AccessLogSink } from './app.js';
 import { currentInterruptBudget, withInterruptBudget, WARM_UP_INTERRUPT_BUDGET } from './v8-tiering.js';
 import { WordQueue } from './warm-up-words.js';
 
@@ -61,7 +60,7 @@ export interface WarmUpCatalog {
   authorization: string;
   /** Who the secret authenticates: every role (as local mode), its own session owner, no session stored. */
   principal: Principal;
-  /** True until {@link end}: the secret is accepted, and the access log drops lines. */
+  /** True until {@link end}: the secret is accepted. */
   readonly warming: boolean;
   /** Ends the warm-up for good: the secret is refused from now on. */
   end(): void;
@@ -92,11 +91,6 @@ export function warmUpCatalog(catalog: Catalog): WarmUpCatalog {
       warming = false;
     },
   };
-}
-
-/** `sink` without the lines written while `warm` is warming (the warm-up's requests). */
-export function withoutWarmUpLines(sink: AccessLogSink, warm: Pick<WarmUpCatalog, 'warming'>): AccessLogSink {
-  return { write: (line) => (warm.warming ? true : sink.write(line)) };
 }
 
 /** What a warm-up did: requests answered, by HTTP status, distinct words searched, and how long it took (ms). */

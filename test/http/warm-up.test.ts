@@ -13,7 +13,7 @@ import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Principal } from '../../src/api/schemas.js';
 import { buildApp } from '../../src/http/app.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { warmRequestPath, warmUpCatalog, withoutWarmUpLines } from '../../src/http/warm-up.js';
+import { warmRequestPath, warmUpCatalog } from '../../src/http/warm-up.js';
 import { WordQueue } from '../../src/http/warm-up-words.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import type { Catalog } from '../../src/core/services.js';
@@ -62,7 +62,7 @@ describe('warming the request path', () => {
     const before = storedSessions(dir);
     const lines: string[] = [];
     const warm = warmUpCatalog(catalog);
-    const app = buildApp({ catalog: warm.catalog, accessLog: withoutWarmUpLines({ write: (line) => lines.push(line) }, warm), webApp: false });
+    const app = buildApp({ catalog: warm.catalog, accessLog: { write: (line) => lines.push(line) }, unlogged: (principal) => principal === warm.principal, webApp: false });
     try {
       const report = await warmRequestPath({ app, warm, requests: 40 });
       // 30 searches and 10 part reads; the 40 names hold 42 words (gear, pump, model0 ... model39).
@@ -77,6 +77,25 @@ describe('warming the request path', () => {
       expect((await fetch(`${origin}/1/catalog/parts/p001`, { headers: { authorization: warm.authorization } })).status).toBe(401);
       expect((await fetch(`${origin}/1/catalog/parts/p001`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
       expect(lines).toHaveLength(2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("leaves the warm-up's own requests out of the access log, and no one else's", async () => {
+    const lines: string[] = [];
+    const warm = warmUpCatalog(catalog);
+    const app = buildApp({ catalog: warm.catalog, accessLog: { write: (line) => lines.push(line) }, unlogged: (principal) => principal === warm.principal, webApp: false });
+    try {
+      // While the warm-up runs: its secret's request is answered and not logged; a token's is logged.
+      const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+      expect((await fetch(`${origin}/1/catalog/parts/p001`, { headers: { authorization: warm.authorization } })).status).toBe(200);
+      expect(lines).toEqual([]);
+      expect((await fetch(`${origin}/1/catalog/parts/p001`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
+      expect((await fetch(`${origin}/1/catalog/parts/p001`, { headers: { authorization: 'Bearer warm-up-x' } })).status).toBe(401);
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toContain(' admin "GET /1/catalog/parts/p001" 200 ');
+      expect(lines[1]).toContain(' - "GET /1/catalog/parts/p001" 401 ');
     } finally {
       await app.close();
     }
