@@ -147,9 +147,9 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
   const context = createServiceContext({ store, clock, ids, limits: options.limits });
   const service = new CatalogService({ context, store });
   const relations = new RelationService(context, stores.relations);
-  // One decode pool for query images and uploads, so together they never take every libuv thread.
   // The photo index's snapshot file, if this catalog has one (photo-index-snapshots.ts).
   const photoIndexFile = photoIndexFileOf(options, process.env);
+  // One decode pool for query images and uploads, so together they never take every libuv thread.
   const imageSearch = new FeatureIndexSimilaritySearch(stores.references, {
     ...(options.imageSearchLimits ? { limits: options.imageSearchLimits } : {}),
     ...(options.decodePool ? { pool: options.decodePool } : {}),

@@ -60,8 +60,6 @@ export interface WarmUpCatalog {
   authorization: string;
   /** Who the secret authenticates: every role (as local mode), its own session owner, no session stored. */
   principal: Principal;
-  /** True until {@link end}: the secret is accepted. */
-  readonly warming: boolean;
   /** Ends the warm-up for good: the secret is refused from now on. */
   end(): void;
 }
@@ -84,9 +82,6 @@ export function warmUpCatalog(catalog: Catalog): WarmUpCatalog {
     catalog: { ...catalog, service },
     authorization,
     principal,
-    get warming() {
-      return warming;
-    },
     end() {
       warming = false;
     },

@@ -16,7 +16,7 @@ describe('V8 interrupt budget', () => {
     expect(WARM_UP_INTERRUPT_BUDGET).toBeLessThan(budget as number);
   });
 
-  it('runs the work with the budget lowered and answers what the work answers', async () => {
+  it('answers what the work answers, or its error, whether the budget is known or not', async () => {
     const budget = await currentInterruptBudget();
     await expect(withInterruptBudget(WARM_UP_INTERRUPT_BUDGET, budget, async () => 42)).resolves.toBe(42);
     await expect(withInterruptBudget(WARM_UP_INTERRUPT_BUDGET, budget, async () => Promise.reject(new Error('failed inside')))).rejects.toThrow('failed inside');

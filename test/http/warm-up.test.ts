@@ -58,6 +58,18 @@ describe('warming the request path', () => {
     await expect(catalog.search.searchState(NO_SESSIONS, answer.sessionId)).rejects.toMatchObject({ code: 'not_found' } satisfies Partial<CatalogError>);
   });
 
+  it("a reader thread's early answer (searchAnsweringEarly) to a principal that stores no session stores nothing either", async () => {
+    const before = storedSessions(dir);
+    let answer: { sessionId: string; resultsTotalCount: number } | undefined;
+    await catalog.search.searchAnsweringEarly(NO_SESSIONS, { matches: { text: 'gear' }, resultOptions: { limit: 5 } }, (response) => {
+      answer = response;
+    });
+    expect(answer?.resultsTotalCount).toBe(40);
+    await catalog.search.flushSessions();
+    expect(storedSessions(dir)).toBe(before);
+    await expect(catalog.search.searchState(NO_SESSIONS, answer?.sessionId ?? '')).rejects.toMatchObject({ code: 'not_found' } satisfies Partial<CatalogError>);
+  });
+
   it('sends its searches (each a word not asked before) and part reads through the app itself on a loopback port, logs and stores nothing, then lets the app listen on its own', async () => {
     const before = storedSessions(dir);
     const lines: string[] = [];
@@ -67,7 +79,8 @@ describe('warming the request path', () => {
       const report = await warmRequestPath({ app, warm, requests: 40 });
       // 30 searches and 10 part reads; the 40 names hold 42 words (gear, pump, model0 ... model39).
       expect(report).toMatchObject({ answered: 40, statuses: { 200: 40 }, words: 30 });
-      expect(warm.warming).toBe(false);
+      // Ended: the secret is refused from now on.
+      await expect(warm.catalog.service.authenticate(warm.authorization)).rejects.toMatchObject({ code: 'unauthorized' });
       expect(app.server.listening).toBe(false);
       await catalog.search.flushSessions();
       expect(storedSessions(dir)).toBe(before);

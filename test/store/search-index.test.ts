@@ -103,12 +103,12 @@ describe('SqliteSearchIndex', () => {
     const fresh = new SearchService({ context, index: new SqliteSearchIndex(store.db, { clock: systemClock() }), sessions: new SqliteSessionStore(sessionsDb) });
     const terms = (fresh as unknown as { index: { engine: { terms: Map<number, { tiers: unknown[] }> } } }).index.engine.terms;
     const resultCache = (fresh as unknown as { index: { cache: Map<string, unknown> } }).index.cache;
-    const answerEarly = vi.spyOn(fresh as unknown as { answerEarly: (...args: unknown[]) => Promise<void> }, 'answerEarly');
+    const answerEarly = vi.spyOn(fresh, 'searchAnsweringEarly');
     await fresh.warm();
     // A reader's answer-early path ran over the warmed words, storing no session and leaving no
     // answer in the result cache (a first real search of those words ranks them).
     expect(answerEarly.mock.calls.length).toBeGreaterThanOrEqual(2);
-    expect(answerEarly.mock.calls.every((call) => call[3] === false)).toBe(true);
+    expect(answerEarly.mock.calls.every(([principal]) => principal.storesSessions === false)).toBe(true);
     expect(resultCache.size).toBe(0);
     // The full-visibility view (tier 3) of a warmed list exists only if a search ranked it.
     expect([...terms.values()].filter((t) => t.tiers[3] !== undefined).length).toBeGreaterThanOrEqual(2);

@@ -172,6 +172,9 @@ function integerIn(value: unknown, name: string, fallback: number, min: number, 
 }
 
 /** Search and search sessions. One per catalog. */
+/** Local mode's caller, storing no session: {@link SearchService.warm}'s searches leave nothing behind. */
+const UNSTORED_LOCAL_OWNER: Principal = Object.freeze({ ...LOCAL_OWNER, storesSessions: false });
+
 export class SearchService {
   readonly limits: SearchLimits;
   private readonly context: ServiceContext;
@@ -232,11 +235,6 @@ export class SearchService {
    * whose `storesSessions` is false (the warm-up's) gets its answer, and nothing is stored.
    */
   async search(principal: Principal, body: unknown, image?: SearchImage, budget?: SearchBudget): Promise<SearchResponse> {
-    return this.answer(principal, body, image, budget, principal.storesSessions !== false);
-  }
-
-  /** {@link search}, with the session stored or (a warm-up's, never readable) not. */
-  private async answer(principal: Principal, body: unknown, image: SearchImage | undefined, budget: SearchBudget | undefined, storeSession: boolean): Promise<SearchResponse> {
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
     // Facets count every hit, and an image search decodes: neither is cheap, whatever the words.
     if (budget && (image !== undefined || (request.matches?.facets?.length ?? 0) > 0)) throw new SearchBudgetExceeded(budget.maxPostings);
@@ -249,8 +247,7 @@ export class SearchService {
     const facets = text?.facets;
     const imageId = image !== undefined ? queryImageId(image.bytes) : null;
     const session = this.newSession(principal, request, imageId, hits.total, hits.cardIds.length, facets);
-    // A warm-up (storeSession false) stores nothing.
-    if (storeSession) await this.keepSession({ session, hits });
+    if (principal.storesSessions !== false) await this.keepSession({ session, hits });
     return {
       sessionId: session.sessionId, imageId,
       results: await this.results(
@@ -274,14 +271,9 @@ export class SearchService {
    * is (its pages answer 404, "start a new search").
    */
   async searchAnsweringEarly(principal: Principal, body: unknown, onAnswer: (response: SearchResponse) => void): Promise<void> {
-    return this.answerEarly(principal, body, onAnswer, principal.storesSessions !== false);
-  }
-
-  /** {@link searchAnsweringEarly}, with the session stored or (a warm-up's, never readable) not. */
-  private async answerEarly(principal: Principal, body: unknown, onAnswer: (response: SearchResponse) => void, storeSession: boolean): Promise<void> {
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
     if (!this.index.readSnapshot || (request.matches?.facets?.length ?? 0) > 0 || request.resultOptions?.minScore !== undefined) {
-      onAnswer(await this.answer(principal, body, undefined, undefined, storeSession));
+      onAnswer(await this.search(principal, body));
       return;
     }
     const projection = request.projection ? checkProjection(request.projection, 'projection') : undefined;
@@ -300,7 +292,7 @@ export class SearchService {
         const hits = pageable > page.cardIds.length ? await this.index.searchText(query, this.limits.maxSessionHits) : page;
         entry = { session: { ...session, stored: hits.cardIds.length }, hits };
       });
-      if (!entry || !storeSession) return;
+      if (!entry || principal.storesSessions === false) return;
       await this.keepSession(entry);
     } catch (error) {
       // Before the answer: the caller's error. After it: only the session is lost (see above).
@@ -633,11 +625,11 @@ export class SearchService {
    */
   async warm(options: { postings?: number } = {}): Promise<void> {
     const terms = await this.index.warm?.(options);
-    const first = await this.answer(LOCAL_OWNER, { resultOptions: { limit: 25 } }, undefined, undefined, false);
+    const first = await this.search(UNSTORED_LOCAL_OWNER, { resultOptions: { limit: 25 } });
     const id = first.results[0]?.id;
-    if (id !== undefined && id !== null) await this.answer(LOCAL_OWNER, { matches: { text: id }, resultOptions: { limit: 25 } }, undefined, undefined, false);
+    if (id !== undefined && id !== null) await this.search(UNSTORED_LOCAL_OWNER, { matches: { text: id }, resultOptions: { limit: 25 } });
     const texts = warmUpTexts(terms ?? []);
-    for (const text of texts) await this.answerEarly(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 25 } }, () => undefined, false);
+    for (const text of texts) await this.searchAnsweringEarly(UNSTORED_LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 25 } }, () => undefined);
     // Everything above read through the memory map is decoded in memory now: unmapped here, not by
     // the first search after the next write (database.ts releaseMemoryMap); and no warm-up answer
     // is left in the result cache.
