@@ -31,7 +31,7 @@ import { Pool } from 'undici';
 import { buildEngineDocument } from '../dist/core/search/engine/document.js';
 import { idf, tfPart, NAME_WEIGHT, ID_WEIGHT } from '../dist/core/search/engine/bm25.js';
 import { compareBinary } from '../dist/core/search/rank.js';
-import { BIN, ROOT, freePort, isMain, percentile, runCli, runMeasured, waitUntilServing, warmClient } from './lib.js';
+import { BIN, ROOT, freePort, isMain, percentile, runCli, runMeasured, waitUntilQuiet, waitUntilServing, warmClient } from './lib.js';
 import { ATTRIBUTES, devices, partOf } from './catalog-data.js';
 import { runStartupBench } from './startup.js';
 
@@ -323,6 +323,9 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   await waitUntilServing(http, auth, { why: () => serverErr, exited: () => server.exitCode !== null });
   // Each system's client warm before its first measured query (Xapian's script is not a JIT).
   await warmClient(http, auth);
+  // The server's idle warm-up done before any system is measured: none shares the machine with it.
+  out.serverQuietAfterMs = await waitUntilQuiet(server.pid);
+  log(`catalog serve quiet after ${out.serverQuietAfterMs} ms more`);
   if (pgClient) for (let i = 0; i < 300; i++) await pgClient.query({ name: 'warm-up', text: 'SELECT 1' });
   const searchBody = (words) => JSON.stringify({ matches: { text: `${words.join(' ')} ` }, resultOptions: { limit: K } });
 

@@ -177,6 +177,36 @@ export async function warmClient(http, headers, count = 300, searches = 3000) {
   }
 }
 
+/** CPU time (user + system, all threads) of process `pid` so far, in ms; from /proc (Linux). */
+function processCpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat (11 and 12 after the name), in clock ticks (100 a second).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * Waits until process `pid` is quiet: at most `maxCpuMs` of CPU over `windowMs` (all its
+ * threads). A `catalog serve` goes on warming its request path in idle time after it listens
+ * (src/http/warm-up.ts, second phase); measuring another system meanwhile would hand it a
+ * machine shared with that work, so bench/compare.js waits for it before its query rounds.
+ * Resolves with the ms waited; gives up after `timeoutMs` (or where /proc is missing).
+ */
+export async function waitUntilQuiet(pid, { windowMs = 300, maxCpuMs = 10, timeoutMs = 30_000 } = {}) {
+  const started = performance.now();
+  try {
+    let before = processCpuMs(pid);
+    while (performance.now() - started < timeoutMs) {
+      await new Promise((r) => setTimeout(r, windowMs));
+      const now = processCpuMs(pid);
+      if (now - before <= maxCpuMs) break;
+      before = now;
+    }
+  } catch {
+    // No /proc (not Linux) or the process is gone: nothing to wait for.
+  }
+  return Math.round(performance.now() - started);
+}
+
 /**
  * Waits until a `catalog serve` answers GET /1/catalog/info with 200 through `http` (an undici
  * Pool) and `headers`; polls every 100 ms. Throws `catalog serve did not start: <why()>` after

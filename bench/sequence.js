@@ -18,7 +18,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { BIN, freePort, percentile, tempDir, waitUntilServing, warmClient } from './lib.js';
+import { BIN, freePort, percentile, tempDir, waitUntilQuiet, waitUntilServing, warmClient } from './lib.js';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => {
@@ -49,6 +49,8 @@ async function serve(bin, dir) {
   const http = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
   await waitUntilServing(http, auth, { why: () => `${bin}: ${stderr.slice(-2000)}`, exited: () => exited, tries: 1200 });
   await warmClient(http, auth);
+  // As bench/compare.js: the server's idle warm-up done first.
+  await waitUntilQuiet(server.pid);
   const stop = async () => {
     await http.close();
     server.kill('SIGINT');

@@ -274,6 +274,12 @@ export interface Principal {
    * is never readable. Absent: stored, as the spec's sessions are.
    */
   storesSessions?: false;
+  /**
+   * Server-side only: false for a caller whose searches neither read nor fill the search index's
+   * result cache (the warm-up of `catalog serve`): each is ranked, as a first search of its words
+   * is, and leaves no answer behind for anyone. Absent: cached as usual.
+   */
+  cachesResults?: false;
 }
 
 /** Limits of decisions §9. */

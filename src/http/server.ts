@@ -10,7 +10,7 @@ import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
 import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
-import { warmRequestPath, warmUpCatalog } from './warm-up.js';
+import { RequestPathWarmUp, warmUpCatalog } from './warm-up.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
@@ -43,6 +43,12 @@ export interface ServeOptions {
    * default WARM_UP_REQUESTS with reader threads, 0 without them or on PostgreSQL). 0: none.
    */
   warmUpRequests?: number | undefined;
+  /**
+   * Requests the warm-up goes on sending after the server listens, while no client's request is
+   * in flight (warm-up.ts, second phase; default WARM_UP_IDLE_REQUESTS). 0, or a warmUpRequests of
+   * 0: none.
+   */
+  idleWarmUpRequests?: number | undefined;
 }
 
 /**
@@ -126,10 +132,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // A pooled server warms its own app's request path before it listens (warm-up.ts): the app is
   // built over the warm-up's catalog, which lets the warm-up's requests in while it runs only.
   const warm = pooled ? warmUpCatalog(catalog) : undefined;
+  const idleRequests = options.warmUpRequests === 0 ? 0 : options.idleWarmUpRequests;
   const app = buildApp({
     catalog: warm?.catalog ?? catalog, ...(warm ? { unlogged: (principal) => principal === warm.principal } : {}),
     ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}),
   });
+  const warmUp = warm
+    ? new RequestPathWarmUp({ app, warm, ...(options.warmUpRequests !== undefined ? { requests: options.warmUpRequests } : {}), ...(idleRequests !== undefined ? { idleRequests } : {}) })
+    : undefined;
   try {
     // The threads first: a server that listens answers searches at full speed from its first
     // request (a reader warms the search engine's arrays, ~0.2-0.5 s at 1,000,000 parts), so a
@@ -137,8 +147,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // cold thread. A port in use then closes threads that were started for nothing.
     await pooled?.start();
     // Then the request path, so that the first requests do not run in V8's unoptimized tiers.
-    if (warm) {
-      await warmRequestPath({ app, warm, ...(options.warmUpRequests !== undefined ? { requests: options.warmUpRequests } : {}) });
+    if (warmUp) {
+      await warmUp.beforeListening();
       // The warm-up's searches read through the main thread's memory map: unmapped here, not by
       // the first search after the first write.
       plain.search.releaseMemory();
@@ -148,9 +158,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // store that cannot be read now is left to that query to report.
     await plain.search.prepareImageSearch().catch(() => undefined);
     await app.listen({ host: options.host, port: options.port });
+    // And on, in idle time only (warm-up.ts, second phase).
+    void warmUp?.whileIdle();
   } catch (error) {
     // EADDRINUSE and the like: nothing listens, so nothing may stay open either.
     if (sweeper) clearInterval(sweeper);
+    await warmUp?.stop();
     await app.close();
     await closeCatalog(catalog);
     throw error;
@@ -166,6 +179,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     close() {
       closing ??= (async () => {
         if (sweeper) clearInterval(sweeper);
+        // The idle warm-up's request in flight first: app.close() would answer it 503.
+        await warmUp?.stop();
         await app.close();
         await closeCatalog(catalog);
       })();

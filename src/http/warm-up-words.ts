@@ -41,6 +41,20 @@ export class WordQueue {
     return word;
   }
 
+  /**
+   * The next of the words asked so far, from the first again after the last (the idle phase of
+   * the warm-up: words whose postings and cards were read already, so the searches fill no cache
+   * a client's searches use); undefined when none was asked.
+   */
+  again(): string | undefined {
+    if (this.reached === 0) return undefined;
+    if (this.againCursor >= this.reached) this.againCursor = 0;
+    return this.words[this.againCursor++];
+  }
+
+  /** Index of the next word {@link again} asks. */
+  private againCursor = 0;
+
   /** Never asks `word` again (its search was not answered 200). */
   drop(word: string): void {
     const at = this.words.indexOf(word);
@@ -48,6 +62,7 @@ export class WordQueue {
     this.words.splice(at, 1);
     if (at < this.cursor) this.cursor--;
     if (at < this.reached) this.reached--;
+    if (at < this.againCursor) this.againCursor--;
   }
 
   /** Distinct words asked and not dropped so far. */

@@ -7,13 +7,14 @@
 import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CatalogError } from '../../src/api/errors.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Principal } from '../../src/api/schemas.js';
 import { buildApp } from '../../src/http/app.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { warmRequestPath, warmUpCatalog } from '../../src/http/warm-up.js';
+import { RequestPathWarmUp, warmRequestPath, warmUpCatalog } from '../../src/http/warm-up.js';
+import { EngineSearcher } from '../../src/core/search/engine/searcher.js';
 import { WordQueue } from '../../src/http/warm-up-words.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import type { Catalog } from '../../src/core/services.js';
@@ -21,6 +22,15 @@ import { tempDir } from '../helpers/harness.js';
 
 /** Local mode's caller, storing no session (as the warm-up's principal). */
 const NO_SESSIONS: Principal = { ...LOCAL_OWNER, storesSessions: false };
+
+/** Resolves once `condition()` holds (polled every 10 ms); fails after `ms`. */
+async function eventually(condition: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 /** Sessions stored in the data directory's sessions.db. */
 function storedSessions(dir: string): number {
@@ -90,6 +100,79 @@ describe('warming the request path', () => {
       expect((await fetch(`${origin}/1/catalog/parts/p001`, { headers: { authorization: warm.authorization } })).status).toBe(401);
       expect((await fetch(`${origin}/1/catalog/parts/p001`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
       expect(lines).toHaveLength(2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a principal that caches no results has every search ranked, and leaves no answer for anyone else', async () => {
+    const ranked = vi.spyOn(EngineSearcher.prototype, 'matchingDocs');
+    try {
+      const uncached: Principal = { ...NO_SESSIONS, cachesResults: false };
+      const text = { matches: { text: 'model13' } };
+      await catalog.search.search(NO_SESSIONS, text);
+      await catalog.search.search(NO_SESSIONS, text);
+      expect(ranked).toHaveBeenCalledTimes(1);
+      await catalog.search.search(uncached, text);
+      await catalog.search.search(uncached, text);
+      expect(ranked).toHaveBeenCalledTimes(3);
+      // Another query, first by the uncached principal: the next caller's search is ranked, not served from it.
+      const other = { matches: { text: 'model14' } };
+      expect((await catalog.search.search(uncached, other)).resultsTotalCount).toBe(1);
+      expect((await catalog.search.search(NO_SESSIONS, other)).resultsTotalCount).toBe(1);
+      expect(ranked).toHaveBeenCalledTimes(5);
+    } finally {
+      ranked.mockRestore();
+    }
+  });
+
+  it("goes on through the app's own port once it listens, in idle time only, storing and logging nothing, then ends", async () => {
+    const before = storedSessions(dir);
+    const lines: string[] = [];
+    const warm = warmUpCatalog(catalog);
+    const app = buildApp({ catalog: warm.catalog, accessLog: { write: (line) => lines.push(line) }, unlogged: (principal) => principal === warm.principal, webApp: false });
+    const warmUp = new RequestPathWarmUp({ app, warm, requests: 8, idleRequests: 40, idleQuietMs: 1 });
+    try {
+      expect(await warmUp.beforeListening()).toMatchObject({ answered: 8, words: 6 });
+      // Not ended: the second phase is to come.
+      await expect(warm.catalog.service.authenticate(warm.authorization)).resolves.toBe(warm.principal);
+      await app.listen({ host: '0.0.0.0', port: 0 });
+      await warmUp.whileIdle();
+      expect(warmUp.report).toMatchObject({ answered: 48, statuses: { 200: 48 } });
+      // Ended by itself: the secret is refused from now on.
+      await expect(warm.catalog.service.authenticate(warm.authorization)).rejects.toMatchObject({ code: 'unauthorized' });
+      await catalog.search.flushSessions();
+      expect(storedSessions(dir)).toBe(before);
+      expect(lines).toEqual([]);
+      await warmUp.stop();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("holds its idle requests while a client's request is in flight or recent, takes no client's connection slot, and stops at once when told", async () => {
+    const warm = warmUpCatalog(catalog);
+    // One connection for clients: the warm-up's own must not take it.
+    const app = buildApp({ catalog: warm.catalog, accessLog: null, webApp: false, limits: { maxConnections: 1 } });
+    const warmUp = new RequestPathWarmUp({ app, warm, requests: 8, idleRequests: 100_000, idleQuietMs: 60_000 });
+    try {
+      await warmUp.beforeListening();
+      const origin = await app.listen({ host: '127.0.0.1', port: 0 });
+      // No client yet: it sends at once.
+      const idle = warmUp.whileIdle();
+      await eventually(() => warmUp.report.answered > 10);
+      // A client's request: the warm-up holds for 60 s after it (one of its own may be in flight).
+      expect((await fetch(`${origin}/1/catalog/parts/p001`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
+      const after = warmUp.report.answered;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(warmUp.report.answered).toBeLessThanOrEqual(after + 1);
+      // Stopped while it waits for quiet: at once, and ended.
+      const stopping = Date.now();
+      await warmUp.stop();
+      await idle;
+      expect(Date.now() - stopping).toBeLessThan(5_000);
+      expect(app.server.maxConnections).toBe(1);
+      await expect(warm.catalog.service.authenticate(warm.authorization)).rejects.toMatchObject({ code: 'unauthorized' });
     } finally {
       await app.close();
     }
@@ -198,6 +281,16 @@ describe('the warm-up\'s words', () => {
     expect(words.next()).toBe('gear');
     words.add('Pump valve');
     expect([words.next(), words.next(), words.next(), words.asked]).toEqual(['pump', 'housing', 'valve', 4]);
+  });
+
+  it('asks again the words asked so far only, in order, from the first after the last', () => {
+    const words = new WordQueue();
+    expect(words.again()).toBeUndefined();
+    words.add('alpha beta gamma delta');
+    expect([words.next(), words.next(), words.next()]).toEqual(['alpha', 'beta', 'gamma']);
+    expect([words.again(), words.again(), words.again(), words.again()]).toEqual(['alpha', 'beta', 'gamma', 'alpha']);
+    words.drop('alpha');
+    expect([words.again(), words.again(), words.again()]).toEqual(['beta', 'gamma', 'beta']);
   });
 
   it('never asks a dropped word again, and counts only the words kept', () => {

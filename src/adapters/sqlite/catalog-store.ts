@@ -56,8 +56,18 @@ interface VersionedCache {
   /** Parts read, by part_id (never absent ones: ids a caller makes up do not take room). Frozen: callers share them. */
   parts?: Map<string, StoredPart>;
   /** What `parts` holds, in bytes as PART_CACHE_BYTES counts them. */
-  partBytes?: number;
+  partBytes: number;
   synonyms?: readonly SynonymSet[];
+}
+
+/**
+ * A VersionedCache with nothing read yet. Every field is present from the start, so every cache
+ * object has the same hidden class whatever a request fills first: filled in another order (a
+ * server's warm-up, then its clients), each order was another class, and V8 threw away the code it
+ * had optimized for the first ("wrong map" in `current`, `attributesById`, `allOrganizations`).
+ */
+function emptyCache(dataVersion: number, localWrites: number): VersionedCache {
+  return { dataVersion, localWrites, attributes: undefined, organizations: undefined, tokens: undefined, settings: undefined, parts: undefined, partBytes: 0, synonyms: undefined };
 }
 
 /** Largest number of ids bound in one `IN (...)` list. */
@@ -144,7 +154,7 @@ export class SqliteCatalogStore implements CatalogStore {
   private current(): VersionedCache {
     const dataVersion = this.turnDataVersion();
     // Two numbers compared, no key built: every request asks three to five times (issue 12).
-    if (this.cache.dataVersion !== dataVersion || this.cache.localWrites !== this.localWrites) this.cache = { dataVersion, localWrites: this.localWrites };
+    if (this.cache.dataVersion !== dataVersion || this.cache.localWrites !== this.localWrites) this.cache = emptyCache(dataVersion, this.localWrites);
     return this.cache;
   }
 
@@ -163,7 +173,7 @@ export class SqliteCatalogStore implements CatalogStore {
   /** PRAGMA data_version as read in this turn of the event loop (turnDataVersion). */
   private dataVersion: number | undefined;
 
-  private cache: VersionedCache = { dataVersion: -1, localWrites: -1 };
+  private cache: VersionedCache = emptyCache(-1, -1);
   /** Bumped by every write method of this store (data_version does not see this connection's own commits). */
   private localWrites = 0;
 
@@ -332,12 +342,12 @@ export class SqliteCatalogStore implements CatalogStore {
     // A part as big as a sixteenth of the budget is read each time rather than empty the cache.
     if (bytes > PART_CACHE_BYTES / 16) return;
     const parts = (state.parts ??= new Map());
-    if (parts.size >= PART_CACHE_SIZE || (state.partBytes ?? 0) + bytes > PART_CACHE_BYTES) {
+    if (parts.size >= PART_CACHE_SIZE || state.partBytes + bytes > PART_CACHE_BYTES) {
       parts.clear();
       state.partBytes = 0;
     }
     parts.set(part.part_id, frozenPart(part));
-    state.partBytes = (state.partBytes ?? 0) + bytes;
+    state.partBytes = state.partBytes + bytes;
   }
 
   /** Prepared `part_id IN (?, ...)` statements by arity (preparing costs more than running). */

@@ -472,9 +472,13 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     })();
   }
 
-  /** The ranked hits from the result cache or ranked now (searchText), inside the caller's read transaction. */
+  /**
+   * The ranked hits from the result cache or ranked now (searchText), inside the caller's read
+   * transaction; ranked now, and not cached, for a principal that caches no results (Principal
+   * `cachesResults`: the server's warm-up).
+   */
   private rankedHits(query: TextSearchQuery, maxHits: number, budget: SearchBudget | undefined): RankedHits {
-    if (this.cacheSize <= 0) return this.searchTextNow(query, maxHits, budget);
+    if (this.cacheSize <= 0 || query.ctx.principal.cachesResults === false) return this.searchTextNow(query, maxHits, budget);
     const generation = `${this.stmt.dataVersion.get() ?? 0}:${this.stmt.totalChanges.get() ?? 0}`;
     if (generation !== this.cacheGeneration) {
       this.forgetResults();
