@@ -102,7 +102,7 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
     ...given({ requestTimeoutMs: seconds(flags.requestTimeout), headersTimeoutMs: seconds(flags.headersTimeout), keepAliveTimeoutMs: seconds(flags.keepAliveTimeout), maxConnections: flags.maxConnections }),
     jsonBody,
   };
-  // CATALOG_WARM_UP_REQUESTS=<n>: requests that warm the request path before listening (src/http/warm-up.ts; 0: none).
+  // CATALOG_WARM_UP_REQUESTS=<n>: requests that warm the request path before listening (src/http/warm-up.ts; 0: no warm-up, nor its idle phase after listening).
   const warmUp = ctx.io.env.CATALOG_WARM_UP_REQUESTS;
   if (warmUp !== undefined && !/^\d{1,7}$/.test(warmUp.trim())) throw new UsageError(`CATALOG_WARM_UP_REQUESTS must be a whole number of requests (0 turns the warm-up off), not '${warmUp}'`);
   const warmUpRequests = warmUp !== undefined ? Number(warmUp.trim()) : undefined;
