@@ -162,7 +162,7 @@ function stopListening(server: Server): Promise<void> {
  * its family when it listens on every address, else the address itself. Undefined when it does
  * not listen on a TCP port.
  */
-export function ownOrigin(server: Server): string | undefined {
+function ownOrigin(server: Server): string | undefined {
   const address = server.address();
   if (address === null || typeof address === 'string') return undefined;
   const host = address.family === 'IPv6' ? (address.address === '::' ? '::1' : address.address) : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
