@@ -132,13 +132,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // A pooled server warms its own app's request path before it listens (warm-up.ts): the app is
   // built over the warm-up's catalog, which lets the warm-up's requests in while it runs only.
   const warm = pooled ? warmUpCatalog(catalog) : undefined;
-  const idleRequests = options.warmUpRequests === 0 ? 0 : options.idleWarmUpRequests;
   const app = buildApp({
     catalog: warm?.catalog ?? catalog, ...(warm ? { unlogged: (principal) => principal === warm.principal } : {}),
     ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}),
   });
   const warmUp = warm
-    ? new RequestPathWarmUp({ app, warm, ...(options.warmUpRequests !== undefined ? { requests: options.warmUpRequests } : {}), ...(idleRequests !== undefined ? { idleRequests } : {}) })
+    ? new RequestPathWarmUp({ app, warm, ...(options.warmUpRequests !== undefined ? { requests: options.warmUpRequests } : {}), ...(options.idleWarmUpRequests !== undefined ? { idleRequests: options.idleWarmUpRequests } : {}) })
     : undefined;
   try {
     // The threads first: a server that listens answers searches at full speed from its first

@@ -12,7 +12,7 @@
  * HTTP"); a benchmark or a client's first minutes met the slow ones.
  *
  * So before listening on its port, the server's own app answers {@link WARM_UP_REQUESTS}
- * requests on an ephemeral port of 127.0.0.1 ({@link warmRequestPath}), sent over a real loopback
+ * requests on an ephemeral port of 127.0.0.1 ({@link RequestPathWarmUp.beforeListening}), sent over a real loopback
  * connection: text searches, each of a word not asked before (warm-up-words.ts), and GET part.
  * The app itself, not a second one built alike: V8's optimized code holds the hidden classes of
  * the objects it was trained on, and a second app's requests, replies and server are other
@@ -46,6 +46,7 @@ import { Pool, type Dispatcher } from 'undici';
 import { ROUTES } from '../api/routes.js';
 import { ROLES, type Principal, type SearchResponse } from '../api/schemas.js';
 import type { Catalog } from '../core/services.js';
+import { serverPrincipal } from '../core/catalog/tokens.js';
 import { currentInterruptBudget, withInterruptBudget, WARM_UP_INTERRUPT_BUDGET } from './v8-tiering.js';
 import { WordQueue } from './warm-up-words.js';
 
@@ -92,9 +93,9 @@ export interface WarmUpCatalog {
  */
 export function warmUpCatalog(catalog: Catalog): WarmUpCatalog {
   const authorization = `Bearer warm-up-${randomBytes(32).toString('base64url')}`;
-  // The fields of a token's principal, in its order (tokens.ts principalOf): one hidden class for
-  // both, so the code the warm-up trains is the code clients run. Not frozen, for the same reason.
-  const principal: Principal = { name: 'warm-up', roles: [...ROLES], organization: null, sessionOwner: `warm-up:${randomBytes(16).toString('hex')}`, storesSessions: false, cachesResults: false };
+  // Built as a token's is, and not frozen: one hidden class for both, so the code the warm-up
+  // trains is the code clients run.
+  const principal = serverPrincipal({ name: 'warm-up', roles: [...ROLES], organization: null, sessionOwner: `warm-up:${randomBytes(16).toString('hex')}`, storesSessions: false, cachesResults: false });
   let warming = true;
   const service = Object.create(catalog.service) as Catalog['service'];
   Object.defineProperty(service, 'authenticate', {
@@ -189,7 +190,8 @@ export class RequestPathWarmUp {
   private readonly warm: WarmUpCatalog;
   private readonly words = new WordQueue();
   private readonly partIds: string[] = [];
-  private readonly tally: WarmUpReport = { answered: 0, statuses: {}, words: 0, ms: 0 };
+  /** What was answered so far, both phases (`words` and `ms`: phase 1's). */
+  readonly report: WarmUpReport = { answered: 0, statuses: {}, words: 0, ms: 0 };
   private pool: Pool | undefined;
   private stopped = false;
   /** Phase 2 while it runs (resolves when it ends). */
@@ -211,7 +213,7 @@ export class RequestPathWarmUp {
     const total = this.options.requests ?? WARM_UP_REQUESTS;
     if (total <= 0) {
       this.end();
-      return this.tally;
+      return this.report;
     }
     const deadline = started + (this.options.maxMs ?? WARM_UP_MAX_MS);
     // Asked now (a child process), answered while the app gets ready.
@@ -225,7 +227,7 @@ export class RequestPathWarmUp {
       await withInterruptBudget(WARM_UP_INTERRUPT_BUDGET, await budget, async () => {
         for (let i = 0; i < total && performance.now() < deadline; i++) await this.sendOne(i, () => this.words.next());
       });
-      this.tally.words = this.words.asked;
+      this.report.words = this.words.asked;
     } catch {
       // Only a warm-up: the server serves as it would have without it.
     } finally {
@@ -233,8 +235,8 @@ export class RequestPathWarmUp {
       await stopListening(this.app.server);
       if ((this.options.idleRequests ?? WARM_UP_IDLE_REQUESTS) <= 0 || this.words.asked === 0) this.end();
     }
-    this.tally.ms = Math.round(performance.now() - started);
-    return this.tally;
+    this.report.ms = Math.round(performance.now() - started);
+    return this.report;
   }
 
   /**
@@ -296,11 +298,6 @@ export class RequestPathWarmUp {
     this.end();
   }
 
-  /** What was answered so far, both phases (`words` and `ms`: phase 1's). */
-  get report(): WarmUpReport {
-    return this.tally;
-  }
-
   /** Waits `ms`, or until {@link stop}. */
   private quiet(ms: number): Promise<void> {
     return new Promise((resolve) => {
@@ -358,17 +355,8 @@ export class RequestPathWarmUp {
     let hits: SearchResponse['results'] = [];
     if (isSearch && response.statusCode === 200) hits = ((await response.body.json()) as SearchResponse).results;
     else await response.body.dump();
-    this.tally.answered++;
-    this.tally.statuses[response.statusCode] = (this.tally.statuses[response.statusCode] ?? 0) + 1;
+    this.report.answered++;
+    this.report.statuses[response.statusCode] = (this.report.statuses[response.statusCode] ?? 0) + 1;
     return { status: response.statusCode, hits };
   }
-}
-
-/**
- * Phase 1 alone ({@link RequestPathWarmUp.beforeListening}), then ends the warm-up: for a caller
- * that does not go on warming after listening.
- */
-export async function warmRequestPath(options: WarmUpOptions): Promise<WarmUpReport> {
-  const warmUp = new RequestPathWarmUp({ ...options, idleRequests: 0 });
-  return warmUp.beforeListening();
 }

@@ -13,7 +13,7 @@ import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Principal } from '../../src/api/schemas.js';
 import { buildApp } from '../../src/http/app.js';
 import { startServer, type RunningServer } from '../../src/http/server.js';
-import { RequestPathWarmUp, warmRequestPath, warmUpCatalog } from '../../src/http/warm-up.js';
+import { RequestPathWarmUp, warmUpCatalog, type WarmUpOptions } from '../../src/http/warm-up.js';
 import { EngineSearcher } from '../../src/core/search/engine/searcher.js';
 import { WordQueue } from '../../src/http/warm-up-words.js';
 import { openCatalog } from '../../src/open-catalog.js';
@@ -23,13 +23,9 @@ import { tempDir } from '../helpers/harness.js';
 /** Local mode's caller, storing no session (as the warm-up's principal). */
 const NO_SESSIONS: Principal = { ...LOCAL_OWNER, storesSessions: false };
 
-/** Resolves once `condition()` holds (polled every 10 ms); fails after `ms`. */
-async function eventually(condition: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** The first phase alone (no idle phase after it), as a server without one would run it. */
+function beforeListeningOnly(options: Omit<WarmUpOptions, 'idleRequests'>) {
+  return new RequestPathWarmUp({ ...options, idleRequests: 0 }).beforeListening();
 }
 
 /** Sessions stored in the data directory's sessions.db. */
@@ -86,7 +82,7 @@ describe('warming the request path', () => {
     const warm = warmUpCatalog(catalog);
     const app = buildApp({ catalog: warm.catalog, accessLog: { write: (line) => lines.push(line) }, unlogged: (principal) => principal === warm.principal, webApp: false });
     try {
-      const report = await warmRequestPath({ app, warm, requests: 40 });
+      const report = await beforeListeningOnly({ app, warm, requests: 40 });
       // 30 searches and 10 part reads; the 40 names hold 42 words (gear, pump, model0 ... model39).
       expect(report).toMatchObject({ answered: 40, statuses: { 200: 40 }, words: 30 });
       // Ended: the secret is refused from now on.
@@ -150,6 +146,21 @@ describe('warming the request path', () => {
     }
   });
 
+  it('with no request before listening (CATALOG_WARM_UP_REQUESTS=0) sends none after it either, and has ended', async () => {
+    const warm = warmUpCatalog(catalog);
+    const app = buildApp({ catalog: warm.catalog, accessLog: null, webApp: false });
+    const warmUp = new RequestPathWarmUp({ app, warm, requests: 0, idleRequests: 40, idleQuietMs: 1 });
+    try {
+      expect((await warmUp.beforeListening()).answered).toBe(0);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      await warmUp.whileIdle();
+      expect(warmUp.report.answered).toBe(0);
+      await expect(warm.catalog.service.authenticate(warm.authorization)).rejects.toMatchObject({ code: 'unauthorized' });
+    } finally {
+      await app.close();
+    }
+  });
+
   it("holds its idle requests while a client's request is in flight or recent, takes no client's connection slot, and stops at once when told", async () => {
     const warm = warmUpCatalog(catalog);
     // One connection for clients: the warm-up's own must not take it.
@@ -160,7 +171,7 @@ describe('warming the request path', () => {
       const origin = await app.listen({ host: '127.0.0.1', port: 0 });
       // No client yet: it sends at once.
       const idle = warmUp.whileIdle();
-      await eventually(() => warmUp.report.answered > 10);
+      await vi.waitFor(() => expect(warmUp.report.answered).toBeGreaterThan(10), { timeout: 10_000, interval: 10 });
       // A client's request: the warm-up holds for 60 s after it (one of its own may be in flight).
       expect((await fetch(`${origin}/1/catalog/parts/p001`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(200);
       const after = warmUp.report.answered;
@@ -201,7 +212,7 @@ describe('warming the request path', () => {
     const warm = warmUpCatalog(catalog);
     const app = buildApp({ catalog: warm.catalog, accessLog: null, webApp: false });
     try {
-      const report = await warmRequestPath({ app, warm, requests: 100_000, maxMs: 200 });
+      const report = await beforeListeningOnly({ app, warm, requests: 100_000, maxMs: 200 });
       expect(report.answered).toBeGreaterThan(0);
       expect(report.answered).toBeLessThan(100_000);
     } finally {

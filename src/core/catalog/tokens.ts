@@ -40,12 +40,17 @@ export function tokenInfo(token: StoredToken): TokenInfo {
 }
 
 /**
- * The principal a token acts as. Its server-side flags are present and undefined (stored sessions,
- * cached results), so that every principal a server meets, its warm-up's included, has one hidden
- * class (src/http/warm-up.ts): code V8 optimized on the warm-up's principal is not thrown away at
- * a client's first request.
+ * A principal as a server builds it: every field present, in this order, the server-side flags
+ * undefined unless given. So every principal a server meets, a token's and its warm-up's
+ * (src/http/warm-up.ts), has one hidden class, and the code V8 optimized on the warm-up's is not
+ * thrown away at a client's first request ("wrong map"; docs/search.md, "fourth look").
  */
+export function serverPrincipal(fields: Required<Pick<Principal, 'name' | 'roles' | 'organization' | 'sessionOwner'>> & Pick<Principal, 'storesSessions' | 'cachesResults'>): Principal {
+  return { name: fields.name, roles: fields.roles, organization: fields.organization, sessionOwner: fields.sessionOwner, storesSessions: fields.storesSessions, cachesResults: fields.cachesResults };
+}
+
+/** The principal a token acts as. */
 export function principalOf(token: StoredToken): Principal {
   // Sessions are owned by the token itself, not its name (issue 11): 128 bits of its secret's hash.
-  return { name: token.name, roles: token.roles, organization: token.organization, sessionOwner: `token:${token.secretHash.slice(0, 32)}`, storesSessions: undefined, cachesResults: undefined };
+  return serverPrincipal({ name: token.name, roles: token.roles, organization: token.organization, sessionOwner: `token:${token.secretHash.slice(0, 32)}` });
 }

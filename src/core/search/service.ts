@@ -171,10 +171,10 @@ function integerIn(value: unknown, name: string, fallback: number, min: number, 
   return value;
 }
 
-/** Search and search sessions. One per catalog. */
 /** Local mode's caller, storing no session: {@link SearchService.warm}'s searches leave nothing behind. */
 const UNSTORED_LOCAL_OWNER: Principal = Object.freeze({ ...LOCAL_OWNER, storesSessions: false });
 
+/** Search and search sessions. One per catalog. */
 export class SearchService {
   readonly limits: SearchLimits;
   private readonly context: ServiceContext;

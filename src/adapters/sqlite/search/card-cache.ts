@@ -8,13 +8,14 @@
  * write spent 125-160 µs in that walk (1,000,000 parts, in process; bench/results.md).
  */
 import type { ResultCard } from '../../../core/model.js';
+import { EvictionHand } from './eviction-hand.js';
 
 export class CardCache {
   private readonly cards = new Map<number, ResultCard>();
   /** Doc chunk -> the ids of the cards kept whose rowid lies in it. */
   private readonly byChunk = new Map<number, Set<number>>();
-  /** Where {@link makeRoom}'s eviction goes on from: the next oldest card (undefined: from the oldest). */
-  private oldest: IterableIterator<number> | undefined;
+  /** Where {@link makeRoom}'s eviction goes on from. */
+  private readonly hand = new EvictionHand(this.cards);
 
   /**
    * `chunkOf(id)`: the doc chunk of a card id's rowid, or undefined for an id that is never given
@@ -50,32 +51,15 @@ export class CardCache {
   /**
    * Drops the oldest cards until `incoming` more fit within the capacity, passing over those of
    * `keep` (the cards being read): a card passed over stays until the eviction has gone once round
-   * the cache (a second chance, as the CLOCK algorithm gives a page just used).
-   *
-   * Why one iterator kept from call to call: a Map keeps the slots of deleted entries until it
-   * rehashes, and a new iterator walks them all from the front. Started anew on every call, it
-   * walked ~thousands of them once the cache was full: 25-27 µs to make room for a search's 26
-   * cards, against 10-15 µs (all of it the inserts) with this one (issue 12: a word's first search
-   * on a server whose cache has filled).
+   * the cache (a second chance, as the CLOCK algorithm gives a page just used). The eviction goes
+   * on from where it stopped (eviction-hand.ts): 25-27 -> 8.5-10.6 µs for a search's 26 cards.
    */
   makeRoom(incoming: number, keep: readonly number[]): void {
     if (this.cards.size + incoming <= this.capacity) return;
     const kept = new Set(keep);
-    // Map order is insertion order: oldest first. An iterator goes on across deletions and sees
-    // the entries set after it was made; once done, the next starts from the (new) oldest.
-    let restarted = false;
-    while (this.cards.size + incoming > this.capacity) {
-      this.oldest ??= this.cards.keys();
-      const next = this.oldest.next();
-      if (next.done) {
-        this.oldest = undefined;
-        // Everything left is kept: nothing more can go.
-        if (restarted) return;
-        restarted = true;
-        continue;
-      }
-      if (!kept.has(next.value)) this.delete(next.value);
-    }
+    this.hand.evictWhile(() => this.cards.size + incoming > this.capacity, (id) => {
+      if (!kept.has(id)) this.delete(id);
+    });
   }
 
   /** Drops every card whose rowid lies in one of `chunks`. */
@@ -91,7 +75,7 @@ export class CardCache {
   clear(): void {
     this.cards.clear();
     this.byChunk.clear();
-    this.oldest = undefined;
+    this.hand.reset();
   }
 
   private delete(id: number): void {

@@ -24,6 +24,7 @@ import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-i
 import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import type { SqliteDatabase } from '../database.js';
 import { TailIndex } from './engine-tails.js';
+import { EvictionHand } from './eviction-hand.js';
 
 /**
  * Writes the changed-terms log keeps (engine_term_changes): a reader further behind evicts every
@@ -114,8 +115,8 @@ export class EngineStore {
   sumLength = [0, 0, 0, 0];
   private readonly terms = new Map<number, CachedTerm>();
   private cachedPostings = 0;
-  /** Where the posting cache's eviction goes on from (decoded): the least recently used term left; undefined: from the first. */
-  private leastRecent: IterableIterator<number> | undefined;
+  /** Where the posting cache's eviction goes on from (decoded). */
+  private readonly leastRecent = new EvictionHand(this.terms);
 
   /** `cachePostings`: decoded postings kept in memory (default {@link CACHE_POSTINGS}). */
   constructor(private readonly db: SqliteDatabase, private readonly cachePostings = CACHE_POSTINGS) {
@@ -558,26 +559,13 @@ export class EngineStore {
       cached = { ...decodeTermBlocks(blocks), weight: groupZeroWeight(term), tiers: [] };
       this.terms.set(id, cached);
       this.cachedPostings += cached.docs.length;
-      // Least recently used first: a use moves its term last, so from the eviction's place to the
-      // end the terms kept are in that order, and everything before it has gone. One iterator kept
-      // from call to call: a new one walked every deleted slot from the front (a Map keeps them
-      // until it rehashes), ~4 µs a lookup once the cache was full, against 0.3 (card-cache.ts).
-      let restarted = false;
-      while (this.cachedPostings > this.cachePostings) {
-        this.leastRecent ??= this.terms.keys();
-        const next = this.leastRecent.next();
-        if (next.done && !restarted) {
-          this.leastRecent = undefined;
-          restarted = true;
-          continue;
-        }
-        if (next.done || next.value === id) {
-          // Only the new term is left: kept, however large. The next eviction starts from the first.
-          this.leastRecent = undefined;
-          break;
-        }
-        this.evict(next.value);
-      }
+      // Least recently used first (a use moves its term last), from where the last eviction
+      // stopped (eviction-hand.ts); the new term itself is kept, however large.
+      this.leastRecent.evictWhile(() => this.cachedPostings > this.cachePostings, (old) => {
+        if (old === id) return false;
+        this.evict(old);
+        return true;
+      });
     }
     return cached;
   }
