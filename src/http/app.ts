@@ -151,13 +151,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
   if (accessLog) {
     const unlogged = options.unlogged;
     app.addHook('onResponse', (request, reply, done) => {
-      if (unlogged?.(request.principal ?? undefined)) {
-        done();
-        return;
-      }
       const ms = reply.elapsedTime.toFixed(1);
       // Query values are redacted (issue 11); headers are never logged, so no Authorization either.
-      accessLog.write(`${new Date().toISOString()} ${request.ip} ${request.principal?.name ?? '-'} "${request.method} ${redactUrl(request.url)}" ${reply.statusCode} ${ms}ms\n`);
+      const line = `${new Date().toISOString()} ${request.ip} ${request.principal?.name ?? '-'} "${request.method} ${redactUrl(request.url)}" ${reply.statusCode} ${ms}ms\n`;
+      // An unlogged request (the warm-up's) still builds its line: reading the client's address
+      // gives the socket a property (Node caches the peer name on it), and a warm-up that skipped
+      // it would leave the request path trained on sockets of another hidden class than clients'.
+      if (!unlogged?.(request.principal ?? undefined)) accessLog.write(line);
       done();
     });
   }

@@ -106,7 +106,7 @@ export function highlight(fields: readonly HighlightField[], words: readonly Que
       const phrase: QueryWord = { tokens: a.tokens, prefix: false, typo: false };
       // Synonyms apply to names and values, never to the part id (as in the index).
       for (const p of prepared.filter((q) => q.field.field !== 'id')) {
-        const m = matchesIn(p.spans, phrase, w, false).map((x) => ({ ...x, how: 'synonym' as const }));
+        const m = matchesIn(p.spans, phrase, w, false).map((x) => ({ word: x.word, start: x.start, end: x.end, how: 'synonym' as const }));
         if (m.length > 0) found = true;
         p.matches.push(...m);
       }

@@ -171,8 +171,20 @@ function integerIn(value: unknown, name: string, fallback: number, min: number, 
   return value;
 }
 
+/**
+ * `entry` with the fields of `patch` set: every field listed, so that all details share one hidden
+ * class (V8 gives each `{ ...entry, field }` a map of its own; docs/search.md, "fifth look").
+ */
+function detailsWith(entry: HitDetails | undefined, patch: HitDetails): HitDetails {
+  return {
+    images: patch.images ?? entry?.images, attributes: patch.attributes ?? entry?.attributes,
+    highlights: patch.highlights ?? entry?.highlights, score: patch.score ?? entry?.score,
+  };
+}
+
 /** Local mode's caller, storing no session: {@link SearchService.warm}'s searches leave nothing behind. */
-const UNSTORED_LOCAL_OWNER: Principal = Object.freeze({ ...LOCAL_OWNER, storesSessions: false });
+// Object.assign, not a spread: a constant built once, not a per-search object (eslint.config.js).
+const UNSTORED_LOCAL_OWNER: Principal = Object.freeze(Object.assign({}, LOCAL_OWNER, { storesSessions: false }));
 
 /** Search and search sessions. One per catalog. */
 export class SearchService {
@@ -290,7 +302,8 @@ export class SearchService {
         answered = true;
         onAnswer({ sessionId: session.sessionId, imageId: null, results, resultsTotalCount: page.total, resultsPageableCount: pageable });
         const hits = pageable > page.cardIds.length ? await this.index.searchText(query, this.limits.maxSessionHits) : page;
-        entry = { session: { ...session, stored: hits.cardIds.length }, hits };
+        session.stored = hits.cardIds.length;
+        entry = { session, hits };
       });
       if (!entry || principal.storesSessions === false) return;
       await this.keepSession(entry);
@@ -352,10 +365,9 @@ export class SearchService {
   ): Promise<{ hits: RankedHits; facets?: SearchFacets; cards?: ResultCard[] }> {
     const { query, facetAttributes } = await this.textQuery(principal, request.matches, request.matches?.facets ?? [], 'matches.facets');
     const { hits, cards } = await this.searchWithPageCards(query, this.limits.maxSessionHits, pageCards, budget);
-    const withCards = cards !== undefined ? { hits, cards } : { hits };
-    if (facetAttributes.length === 0) return withCards;
+    if (facetAttributes.length === 0) return { hits, cards, facets: undefined };
     const maxValues = request.resultOptions?.maxValuesPerFacet ?? this.limits.facetValues;
-    return { ...withCards, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(query, facetAttributes, maxValues) };
+    return { hits, cards, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(query, facetAttributes, maxValues) };
   }
 
   /**
@@ -423,7 +435,7 @@ export class SearchService {
     if (!this.images) throw new CatalogError('unsupported_media_type', 'image search is not configured on this catalog');
     const minScore = request.resultOptions?.minScore ?? 0;
     // Scores as the session stores them, before minScore: the answer and every page show these.
-    let matches = (await this.images.rankParts(bytes, this.limits.maxSessionHits)).map((m) => ({ ...m, score: sessionScore(m.score) })).filter((m) => m.score >= minScore);
+    let matches = (await this.images.rankParts(bytes, this.limits.maxSessionHits)).map((m) => ({ part_id: m.part_id, image_id: m.image_id, score: sessionScore(m.score) })).filter((m) => m.score >= minScore);
     const text = request.matches?.text?.trim() ?? '';
     if (text !== '' || (request.matches?.filters?.length ?? 0) > 0) {
       const { hits: textHits } = await this.rankText(principal, request);
@@ -469,17 +481,17 @@ export class SearchService {
           const searchable = (id: string) => ctx.attributes.get(id)?.searchable === true;
           for (const card of cards) {
             const entry = details.get(card.partId);
-            details.set(card.partId, { ...entry, highlights: highlight(highlightFields(card.partId, card.names, entry?.attributes ?? [], searchable), words) });
+            details.set(card.partId, detailsWith(entry, { highlights: highlight(highlightFields(card.partId, card.names, entry?.attributes ?? [], searchable), words) }));
           }
         }
       }
       if (wanted.has('results.images')) {
-        for (const [partId, images] of await this.hitSources.shownImages(partIds)) details.set(partId, { ...details.get(partId), images });
+        for (const [partId, images] of await this.hitSources.shownImages(partIds)) details.set(partId, detailsWith(details.get(partId), { images }));
       }
     }
     return cards.map((card) => {
       const score = scoreOf.get(card.cardId);
-      return toSearchResult(card, language, projection, score === undefined ? details.get(card.partId) : { ...details.get(card.partId), score });
+      return toSearchResult(card, language, projection, score === undefined ? details.get(card.partId) : detailsWith(details.get(card.partId), { score }));
     });
   }
 

@@ -304,7 +304,8 @@ export class PgEngineReader implements EngineReader {
     );
     for (const r of rows.rows) byTerm.get(r.term_id)?.push({ data: r.data, firstDoc: r.first_doc });
     for (const [id, blocks] of byTerm) {
-      const entry: CachedTerm = { ...decodeTermBlocks(blocks), weight: groupZeroWeight(wanted.get(id) ?? ''), tiers: [] };
+      const { docs, tf } = decodeTermBlocks(blocks);
+      const entry: CachedTerm = { docs, tf, weight: groupZeroWeight(wanted.get(id) ?? ''), tiers: [] };
       this.postings.set(id, entry);
       this.cachedPostings += entry.docs.length;
     }

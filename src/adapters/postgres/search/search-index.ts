@@ -173,7 +173,7 @@ export class PgSearchIndex implements SearchIndex {
 
   /** search_current, the per-organization value rows and the typo vocabulary of written parts. */
   private async writeCurrent(client: PgClient, parts: readonly { pk: number; cardId: number; part: StoredPart }[], attributes: ReadonlyMap<string, Attribute>): Promise<void> {
-    const docs = parts.map((p) => ({ ...p, doc: buildOrgDocument(p.part, attributes) }));
+    const docs = parts.map((p) => ({ pk: p.pk, cardId: p.cardId, part: p.part, doc: buildOrgDocument(p.part, attributes) }));
     await client.query(
       `INSERT INTO search_current (part_pk, card_id, holder, org_doc) SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::boolean[], $4::boolean[])
        ON CONFLICT (part_pk) DO UPDATE SET card_id = excluded.card_id, holder = excluded.holder, org_doc = excluded.org_doc`,

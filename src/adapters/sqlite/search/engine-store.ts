@@ -556,7 +556,8 @@ export class EngineStore {
       this.terms.set(id, cached);
     } else {
       const blocks = this.stmt.allBlocks.all(id).map((b) => ({ data: b.data, firstDoc: b.first_doc }));
-      cached = { ...decodeTermBlocks(blocks), weight: groupZeroWeight(term), tiers: [] };
+      const { docs, tf } = decodeTermBlocks(blocks);
+      cached = { docs, tf, weight: groupZeroWeight(term), tiers: [] };
       this.terms.set(id, cached);
       this.cachedPostings += cached.docs.length;
       // Least recently used first (a use moves its term last), from where the last eviction

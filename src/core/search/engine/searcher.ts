@@ -185,7 +185,7 @@ export class EngineSearcher {
         const result = evaluatePart(part, words, query.filters, ctx);
         if (!result.matches) continue;
         total++;
-        ranked.push({ ...hit, tier: (result.namesTier ? 0 : 1) | (result.synonym ? 2 : 0) | (result.typo ? 4 : 0) });
+        ranked.push({ doc: hit.doc, tier: (result.namesTier ? 0 : 1) | (result.synonym ? 2 : 0) | (result.typo ? 4 : 0), score: hit.score, key: hit.key });
       }
     }
     ranked.sort(compareRanked);
@@ -363,7 +363,7 @@ export class EngineSearcher {
     // A typo neighbour's postings carry the TYPO flag, a synonym's the SYNONYM flag: exact matches rank above them (issue 13).
     const push = (view: TierView, typo: number) => {
       if (view.docs.length === 0) return;
-      lists.push({ ...view, names: typo !== 0 ? view.names.map((f) => f | typo) : view.names, idf: idf(this.r.n, view.docs.length) });
+      lists.push({ docs: view.docs, wtf: view.wtf, names: typo !== 0 ? view.names.map((f) => f | typo) : view.names, idf: idf(this.r.n, view.docs.length) });
     };
     const addTerm = (term: string, typo: number) => {
       if (seen.has(term)) return;
@@ -385,7 +385,7 @@ export class EngineSearcher {
         if (seen.has(key)) return;
         seen.add(key);
         const phrase = this.phrase(alternative, mark, tier);
-        if (phrase) lists.push(typo !== 0 ? { ...phrase, names: phrase.names.map((f) => f | typo) } : phrase);
+        if (phrase) lists.push(typo !== 0 ? { docs: phrase.docs, wtf: phrase.wtf, names: phrase.names.map((f) => f | typo), idf: phrase.idf } : phrase);
       } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''), typo);
       else addTerm(mark + (alternative.tokens[0] ?? ''), typo);
     };
