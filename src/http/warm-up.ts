@@ -51,6 +51,25 @@ import { currentInterruptBudget, withInterruptBudget, WARM_UP_INTERRUPT_BUDGET }
 import { WordQueue } from './warm-up-words.js';
 
 /**
+ * Headers the warm-up's requests cycle through besides Authorization: none, a JSON client's, curl's,
+ * a browser's (the web app's), and Content-Type on every request as some client libraries send it.
+ * Node builds a request's headers object in arrival order, so each set (and each order) is another
+ * hidden class: trained on this many, the code that reads headers handles any (megamorphic), and a
+ * client's own set does not throw its optimized form away at its first request ("wrong map";
+ * docs/search.md, "fifth look").
+ */
+const WARM_UP_HEADER_SETS: readonly Readonly<Record<string, string>>[] = [
+  {},
+  { accept: 'application/json' },
+  { 'user-agent': 'curl/8.5.0', accept: '*/*' },
+  {
+    accept: 'application/json', 'accept-encoding': 'gzip, deflate, br', 'accept-language': 'en-US,en;q=0.9', 'sec-fetch-mode': 'cors',
+    'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  },
+  { 'content-type': 'application/json' },
+];
+
+/**
  * Requests sent by the warm-up: enough for V8 to optimize much of the request path (at 1,000,000
  * parts: docs/search.md, "Where a rare-word search request's time goes over HTTP").
  */
@@ -332,17 +351,25 @@ export class RequestPathWarmUp {
     }
   }
 
-  /** The i-th request: each fourth a GET part (spread over the ids known, a prime stride), else a search of `nextWord()`. */
+  /**
+   * The i-th request: each fourth a GET part (spread over the ids known, a prime stride), else a
+   * search of `nextWord()`; its headers one of {@link WARM_UP_HEADER_SETS}, before or after the
+   * Authorization header.
+   */
   private async sendOne(i: number, nextWord: () => string | undefined): Promise<void> {
-    const authorization = this.warm.authorization;
+    const headersOf = (own: Record<string, string>): Record<string, string> => {
+      const set = WARM_UP_HEADER_SETS[i % WARM_UP_HEADER_SETS.length] as Record<string, string>;
+      const authorization = { authorization: this.warm.authorization };
+      return Math.floor(i / WARM_UP_HEADER_SETS.length) % 2 === 0 ? Object.assign(authorization, set, own) : Object.assign({}, set, own, authorization);
+    };
     if (i % 4 === 3 && this.partIds.length > 0) {
-      await this.send({ method: 'GET', path: ROUTES.part(this.partIds[(i * 7919) % this.partIds.length] as string), headers: { authorization } }, false);
+      await this.send({ method: 'GET', path: ROUTES.part(this.partIds[(i * 7919) % this.partIds.length] as string), headers: headersOf({}) }, false);
       return;
     }
     const word = nextWord();
     if (word === undefined) return;
     const { status, hits } = await this.send({
-      method: 'POST', path: ROUTES.search, headers: { authorization, 'content-type': 'application/json' },
+      method: 'POST', path: ROUTES.search, headers: headersOf({ 'content-type': 'application/json' }),
       body: JSON.stringify({ matches: { text: `${word} ` }, resultOptions: { limit: 25 } }),
     }, true);
     if (status === 200) this.learn(hits);

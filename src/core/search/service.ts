@@ -13,6 +13,7 @@ import {
   type SearchResponse, type SearchResult, type SynonymSet,
 } from '../../api/schemas.js';
 import { createHash } from 'node:crypto';
+import { SessionPurge } from './session-purge.js';
 import { sessionScore, type Clock, type Ids, type ImageSimilaritySearch, type NewSession, type SearchIndex, type SessionBatchWriter, type SessionBudget, type SessionStore } from '../ports.js';
 import type { ServiceContext } from '../context.js';
 
@@ -90,8 +91,6 @@ export const SESSION_BATCH_WINDOW_MS = 50;
 const SESSION_BATCH_MAX = 64;
 
 /** How often (at most) a search deletes expired sessions, in microseconds. */
-const PURGE_INTERVAL_MICROS = 60 * 1_000_000;
-const PURGE_BATCH = 1000;
 const MAX_SKIP = 1_000_000_000;
 
 /** The query image of an image search (the multipart part `image`), for the image follow-up. */
@@ -171,6 +170,9 @@ function integerIn(value: unknown, name: string, fallback: number, min: number, 
   return value;
 }
 
+/** A settled promise: SearchService.flushing when no write is under way. */
+const SETTLED: Promise<void> = Promise.resolve();
+
 /**
  * `entry` with the fields of `patch` set: every field listed, so that all details share one hidden
  * class (V8 gives each `{ ...entry, field }` a map of its own; docs/search.md, "fifth look").
@@ -196,22 +198,24 @@ export class SearchService {
   private readonly ids: Ids;
   private readonly images: ImageSimilaritySearch | undefined;
   private readonly hitSources: HitSources | undefined;
-  private lastPurge = 0;
   private readonly synonymSets: (() => Promise<readonly SynonymSet[]>) | undefined;
   /** The compiled synonyms of the last sets read (the store hands out the same array until they change). */
   private synonymIndex: { sets: readonly SynonymSet[]; index: SynonymIndex } | undefined;
   private purgeTimer: ReturnType<typeof setInterval> | undefined;
-  private purging: Promise<void> | undefined;
+  private readonly purge: SessionPurge;
   private readonly deferSessionWrites: boolean;
   private readonly sessionWriter: SessionBatchWriter | undefined;
   private readonly sessionHandoff: ((entry: NewSession) => void) | undefined;
   /** Sessions answered and not yet stored (deferSessionWrites), oldest first. */
   private pendingSessions: NewSession[] = [];
+  /** Pending sessions of callers whose sessions are never stored: dropped when the queue is written. */
+  private readonly unstored = new WeakSet<NewSession>();
   /** Cancels the scheduled write of the pending sessions (deferSession). */
   private cancelFlush: (() => void) | undefined;
   /** Whether the scheduled write waits for more sessions (a timer) rather than the next turn. */
   private flushGathers = false;
-  private flushing: Promise<void> | undefined;
+  /** The last batch's write (this thread's own writes go one after another); settled when none is under way, never undefined: a field V8 treats as a constant until the first client's session would otherwise change (session-purge.ts says why that matters). */
+  private flushing: Promise<void> = SETTLED;
   /** Batches handed to be stored and not stored yet (flushSessions waits for all of them). */
   private readonly writing = new Set<Promise<void>>();
 
@@ -220,6 +224,7 @@ export class SearchService {
     this.index = deps.index;
     this.sessions = deps.sessions;
     this.clock = deps.context.clock;
+    this.purge = new SessionPurge(deps.sessions, deps.context.clock);
     this.ids = deps.context.ids;
     this.limits = { ...DEFAULT_SEARCH_LIMITS, ...deps.limits };
     this.images = deps.images;
@@ -244,7 +249,9 @@ export class SearchService {
    * With a `budget` (core/search/budget.ts), only a text search without facets runs, and only as
    * long as its postings stay within the budget: otherwise SearchBudgetExceeded is thrown before
    * anything is stored (`catalog serve` then runs it on a reader thread without one). A caller
-   * whose `storesSessions` is false (the warm-up's) gets its answer, and nothing is stored.
+   * whose `storesSessions` is false (the warm-up's) gets its answer, and nothing is stored (with
+   * deferred writes its session takes the queue a client's takes and is dropped there, so the
+   * warm-up runs that code too).
    */
   async search(principal: Principal, body: unknown, image?: SearchImage, budget?: SearchBudget): Promise<SearchResponse> {
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
@@ -259,7 +266,7 @@ export class SearchService {
     const facets = text?.facets;
     const imageId = image !== undefined ? queryImageId(image.bytes) : null;
     const session = this.newSession(principal, request, imageId, hits.total, hits.cardIds.length, facets);
-    if (principal.storesSessions !== false) await this.keepSession({ session, hits });
+    await this.keepSession({ session, hits }, principal.storesSessions !== false);
     return {
       sessionId: session.sessionId, imageId,
       results: await this.results(
@@ -506,12 +513,19 @@ export class SearchService {
 
   /**
    * Stores a new session, or has it stored: handed over (sessionHandoff), queued for after the
-   * answer (deferSessionWrites), or written now.
+   * answer (deferSessionWrites), or written now. `store` false (a caller whose sessions are never
+   * stored): nothing is stored, but a deferred session still takes the queue, and is dropped when
+   * the queue is written, so that a server's warm-up trains the code its clients' sessions run
+   * (V8 threw that code's optimized form away at the first client's session otherwise: the queue's
+   * fields changed type; docs/search.md, "fifth look").
    */
-  private async keepSession(entry: NewSession): Promise<void> {
-    if (this.sessionHandoff) this.sessionHandoff(entry);
-    else if (this.deferSessionWrites) this.deferSession(entry);
-    else {
+  private async keepSession(entry: NewSession, store = true): Promise<void> {
+    if (this.sessionHandoff) {
+      if (store) this.sessionHandoff(entry);
+    } else if (this.deferSessionWrites) {
+      if (!store) this.unstored.add(entry);
+      this.deferSession(entry);
+    } else if (store) {
       await this.sessions.create(entry.session, entry.hits, this.sessionBudget());
       await this.purgeNow(entry.session.createdAt);
     }
@@ -563,15 +577,20 @@ export class SearchService {
   async flushSessions(): Promise<void> {
     this.cancelFlush?.();
     this.cancelFlush = undefined;
-    const batch = this.pendingSessions;
-    if (batch.length > 0) {
-      this.pendingSessions = [];
+    const pending = this.pendingSessions;
+    if (pending.length > 0) this.pendingSessions = [];
+    if (pending.length > 0) {
+      const batch = pending.filter((entry) => !this.unstored.has(entry));
       // A session writer takes each batch at once: its one thread stores them in the order given,
       // and it refuses at once what would pass its bound of bytes waiting (so batches do not pile
-      // up here behind one another). This thread's own writes go one after another.
+      // up here behind one another). This thread's own writes go one after another. A batch of
+      // unstored sessions only (the warm-up's) writes nothing but takes the same steps, so that
+      // the fields they set are not first set by a client's (V8 would throw away the code that
+      // read them as constants; docs/search.md, "fifth look").
       const previous = this.sessionWriter ? undefined : this.flushing;
       const write = (async () => {
         await previous;
+        if (batch.length === 0) return;
         try {
           if (this.sessionWriter) await this.sessionWriter(batch, this.sessionBudget());
           else if (this.sessions.createMany) await this.sessions.createMany(batch, this.sessionBudget());
@@ -585,7 +604,7 @@ export class SearchService {
       this.flushing = write;
       void write.finally(() => {
         this.writing.delete(write);
-        if (this.flushing === write) this.flushing = undefined;
+        if (this.flushing === write) this.flushing = SETTLED;
       });
     }
     await Promise.all(this.writing);
@@ -593,9 +612,7 @@ export class SearchService {
 
   /** Deletes expired sessions now and then (lazily: reads check expiry themselves). */
   private async purgeNow(now: number): Promise<void> {
-    if (now - this.lastPurge < PURGE_INTERVAL_MICROS) return;
-    this.lastPurge = now;
-    await this.sessions.purgeExpired(now, PURGE_BATCH);
+    await this.purge.afterWrite(now);
   }
 
   /**
@@ -603,20 +620,7 @@ export class SearchService {
    * back; the timer's job, callable directly. Errors (a busy file) wait for the next run.
    */
   purgeExpired(): Promise<void> {
-    this.purging ??= (async () => {
-      try {
-        const now = this.clock.nowMicros();
-        while ((await this.sessions.purgeExpired(now, PURGE_BATCH)) === PURGE_BATCH) {
-          // Let requests in between batches.
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      } catch {
-        // Sessions are a cache and reads check expiry themselves: the next run retries.
-      } finally {
-        this.purging = undefined;
-      }
-    })();
-    return this.purging;
+    return this.purge.all();
   }
 
   /**
@@ -671,7 +675,7 @@ export class SearchService {
   async close(): Promise<void> {
     await this.flushSessions();
     if (this.purgeTimer) clearInterval(this.purgeTimer);
-    await this.purging;
+    await this.purge.idle();
     await this.sessions.close();
   }
 }
