@@ -90,7 +90,6 @@ export function sessionOwner(principal: Principal): string {
 export const SESSION_BATCH_WINDOW_MS = 50;
 const SESSION_BATCH_MAX = 64;
 
-/** How often (at most) a search deletes expired sessions, in microseconds. */
 const MAX_SKIP = 1_000_000_000;
 
 /** The query image of an image search (the multipart part `image`), for the image follow-up. */
@@ -214,7 +213,10 @@ export class SearchService {
   private cancelFlush: (() => void) | undefined;
   /** Whether the scheduled write waits for more sessions (a timer) rather than the next turn. */
   private flushGathers = false;
-  /** The last batch's write (this thread's own writes go one after another); settled when none is under way, never undefined: a field V8 treats as a constant until the first client's session would otherwise change (session-purge.ts says why that matters). */
+  /**
+   * The last batch's write (this thread's own writes go one after another); SETTLED when none is
+   * under way, never undefined (the warm-up's batches set it too; flushSessions says why).
+   */
   private flushing: Promise<void> = SETTLED;
   /** Batches handed to be stored and not stored yet (flushSessions waits for all of them). */
   private readonly writing = new Set<Promise<void>>();
@@ -527,7 +529,7 @@ export class SearchService {
       this.deferSession(entry);
     } else if (store) {
       await this.sessions.create(entry.session, entry.hits, this.sessionBudget());
-      await this.purgeNow(entry.session.createdAt);
+      await this.purge.afterWrite(entry.session.createdAt);
     }
   }
 
@@ -578,8 +580,8 @@ export class SearchService {
     this.cancelFlush?.();
     this.cancelFlush = undefined;
     const pending = this.pendingSessions;
-    if (pending.length > 0) this.pendingSessions = [];
     if (pending.length > 0) {
+      this.pendingSessions = [];
       const batch = pending.filter((entry) => !this.unstored.has(entry));
       // A session writer takes each batch at once: its one thread stores them in the order given,
       // and it refuses at once what would pass its bound of bytes waiting (so batches do not pile
@@ -595,7 +597,7 @@ export class SearchService {
           if (this.sessionWriter) await this.sessionWriter(batch, this.sessionBudget());
           else if (this.sessions.createMany) await this.sessions.createMany(batch, this.sessionBudget());
           else for (const { session, hits } of batch) await this.sessions.create(session, hits, this.sessionBudget());
-          await this.purgeNow(this.clock.nowMicros());
+          await this.purge.afterWrite(this.clock.nowMicros());
         } catch {
           // Lost, as in a crash (see above); the next batch tries again.
         }
@@ -608,11 +610,6 @@ export class SearchService {
       });
     }
     await Promise.all(this.writing);
-  }
-
-  /** Deletes expired sessions now and then (lazily: reads check expiry themselves). */
-  private async purgeNow(now: number): Promise<void> {
-    await this.purge.afterWrite(now);
   }
 
   /**
