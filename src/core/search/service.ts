@@ -314,8 +314,8 @@ export class SearchService {
         session.stored = hits.cardIds.length;
         entry = { session, hits };
       });
-      if (!entry || principal.storesSessions === false) return;
-      await this.keepSession(entry);
+      if (!entry) return;
+      await this.keepSession(entry, principal.storesSessions !== false);
     } catch (error) {
       // Before the answer: the caller's error. After it: only the session is lost (see above).
       if (!answered) throw error;
