@@ -11,6 +11,7 @@ import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
 import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
 import { RequestPathWarmUp, warmUpCatalog } from './warm-up.js';
+import { keepInHugePages, type HugePagesKeeper } from './huge-pages.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
@@ -49,6 +50,12 @@ export interface ServeOptions {
    * 0: none.
    */
   idleWarmUpRequests?: number | undefined;
+  /**
+   * Collapse the process's memory into huge pages once the warm-up has ended, and every
+   * HUGE_PAGES_INTERVAL_MS after (src/http/huge-pages.ts; Linux). Default false: a server embedded
+   * in another program leaves its memory alone; `catalog serve` turns it on (--no-huge-pages: off).
+   */
+  hugePages?: boolean | undefined;
 }
 
 /**
@@ -65,6 +72,8 @@ export interface RunningServer {
   catalog: Catalog;
   /** The URL the server listens on, e.g. `http://127.0.0.1:8080`. */
   url: string;
+  /** The process's memory kept in huge pages (ServeOptions `hugePages`), else undefined. */
+  hugePages: HugePagesKeeper | undefined;
   /** Stops accepting connections, finishes in-flight requests, closes the database. */
   close(): Promise<void>;
 }
@@ -139,6 +148,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const warmUp = warm
     ? new RequestPathWarmUp({ app, warm, ...(options.warmUpRequests !== undefined ? { requests: options.warmUpRequests } : {}), ...(options.idleWarmUpRequests !== undefined ? { idleRequests: options.idleWarmUpRequests } : {}) })
     : undefined;
+  let hugePages: HugePagesKeeper | undefined;
   try {
     // The threads first: a server that listens answers searches at full speed from its first
     // request (a reader warms the search engine's arrays, ~0.2-0.5 s at 1,000,000 parts), so a
@@ -157,12 +167,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // store that cannot be read now is left to that query to report.
     await plain.search.prepareImageSearch().catch(() => undefined);
     await app.listen({ host: options.host, port: options.port });
-    // And on, in idle time only (warm-up.ts, second phase).
-    void warmUp?.whileIdle();
+    // And on, in idle time only (warm-up.ts, second phase); then the memory it filled goes into
+    // huge pages (huge-pages.ts).
+    const warmedUp = warmUp?.whileIdle() ?? Promise.resolve();
+    if (options.hugePages === true) hugePages = keepInHugePages(warmedUp);
   } catch (error) {
     // EADDRINUSE and the like: nothing listens, so nothing may stay open either.
     if (sweeper) clearInterval(sweeper);
     await warmUp?.stop();
+    await hugePages?.stop();
     await app.close();
     await closeCatalog(catalog);
     throw error;
@@ -175,11 +188,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     app,
     catalog,
     url: `http://${host}:${port}`,
+    hugePages,
     close() {
       closing ??= (async () => {
         if (sweeper) clearInterval(sweeper);
         // The idle warm-up's request in flight first: app.close() would answer it 503.
         await warmUp?.stop();
+        await hugePages?.stop();
         await app.close();
         await closeCatalog(catalog);
       })();
