@@ -92,7 +92,11 @@ export function residentPages(entries: Buffer): number {
   return resident;
 }
 
-/** What a pass did: ranges collapsed and their bytes, ranges that failed, and how long it took (ms); `skipped` says why nothing was tried. */
+/**
+ * What a pass did: ranges in huge pages after it and their bytes (a range huge already counts
+ * too: the call is cheap and a mapping only partly huge is walked whole), ranges that failed, how
+ * long it took (ms); `skipped` says why nothing was tried.
+ */
 export interface HugePagesReport {
   collapsed: number;
   bytes: number;
@@ -129,7 +133,7 @@ let unsupported: string | undefined;
 
 /**
  * Collapses this process's anonymous memory into huge pages where a 2 MiB range is at least
- * {@link MIN_RESIDENT_SHARE} resident and not huge already (see the module comment). One range at
+ * {@link MIN_RESIDENT_SHARE} resident, in mappings not wholly huge already (see the module comment). One range at
  * a time on a libuv thread; `stopped()` is asked between ranges. Never throws: what could not be
  * done is in the report (`skipped`, `failed`).
  */
@@ -137,8 +141,8 @@ export async function collapseIntoHugePages(stopped: () => boolean = () => false
   const started = performance.now();
   const report: HugePagesReport = { collapsed: 0, bytes: 0, failed: 0, ms: 0 };
   const call = await (madvise ??= loadMadvise());
-  const skipped = typeof call === 'string' ? call : unsupported;
-  if (skipped !== undefined || typeof call === 'string') return { ...report, skipped: skipped ?? 'unavailable' };
+  if (typeof call === 'string') return { ...report, skipped: call };
+  if (unsupported !== undefined) return { ...report, skipped: unsupported };
   let pagemap: Awaited<ReturnType<typeof open>> | undefined;
   try {
     const mappings = collapsibleMappings(await readFile('/proc/self/smaps', 'utf8'));
