@@ -294,6 +294,12 @@ export interface SearchIndex {
    */
   releaseMemory?(): void;
   /**
+   * Keeps every current part's result card in this process's memory, so that readCards takes them
+   * from there rather than from the store's tables (`catalog serve`'s main thread: a word's first
+   * search; adapters/sqlite/search/card-store.ts). Optional: a store without it leaves it out.
+   */
+  loadCurrentCards?(): void;
+  /**
    * Runs `work` in one read snapshot: every read of this index (and of the catalog beside it on
    * the same connection) inside sees the same committed state, whatever commits meanwhile; the
    * snapshot ends when `work` settles. For a connection on which nothing writes while `work` runs

@@ -668,6 +668,15 @@ export class SearchService {
     this.index.releaseMemory?.();
   }
 
+  /**
+   * Keeps every current part's card in memory (SearchIndex.loadCurrentCards): `catalog serve`'s
+   * main thread, before its warm-up, so that a word's first search reads no table page for its
+   * cards.
+   */
+  loadCurrentCards(): void {
+    this.index.loadCurrentCards?.();
+  }
+
   /** Stores pending sessions, stops the purge timer and closes the session store (the index lives in the catalog's database). */
   async close(): Promise<void> {
     await this.flushSessions();
