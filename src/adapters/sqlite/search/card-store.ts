@@ -14,7 +14,9 @@
  * rowid and the card id it was current with. A card id names one version of a part, so an entry
  * answers for that id only; ids come back (versions wrap, rowids of deleted parts are reused) only
  * through writes of the part's doc, and the owner drops the entries of every doc chunk written
- * since the snapshot it loaded ({@link dropChunks}).
+ * since the snapshot it loaded ({@link dropChunks}). So the store only shrinks: a part written
+ * after the load, and the other parts of its chunk (CHUNK rowids), are read from the table as
+ * before, and so are the parts past its byte limit.
  */
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 
