@@ -697,13 +697,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     const engineVouches = this.engine.loadedDocsVersion >= 0 && !this.unflushedWrites;
     if (engineVouches) this.engine.refresh();
     const version = engineVouches ? this.engine.loadedDocsVersion : this.engine.storedVersion();
-    if (version !== this.cardCacheVersion) {
-      // A lower version: the index was rebuilt (by another process); nothing cached is known to hold.
-      if (version < this.cardCacheVersion || this.cardCacheVersion < 0) cache.clear();
-      else this.dropChangedCards(this.cardCacheVersion);
-      this.cardCacheVersion = version;
-    }
-    const store = this.currentCardStore(version);
+    this.bringCardsTo(version);
+    const store = this.cardStore;
     const missing = cardIds.filter((id) => !cache.has(id));
     if (missing.length > 0) {
       // Room first, so no card of this call is dropped.
@@ -744,26 +739,27 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   }
 
   /**
-   * The card store, its entries of doc chunks written since it was last brought to `version`
-   * dropped (their card ids may have come back as other cards); undefined when there is none, or
-   * when the index was rebuilt under it (a lower version: nothing in it is known to hold).
+   * Brings the card cache and the card store to engine version `version`: each drops its cards of
+   * the doc chunks written since it was last brought up to date (their card ids may have come back
+   * as other cards), the chunks read once when both were at the same version. A lower version (the
+   * index rebuilt by another process): nothing kept is known to hold, so the cache is emptied and
+   * the store let go.
    */
-  private currentCardStore(version: number): CurrentCardStore | undefined {
-    const store = this.cardStore;
-    if (store === undefined || version === this.cardStoreVersion) return store;
-    if (version < this.cardStoreVersion) {
-      this.cardStore = undefined;
-      return undefined;
+  private bringCardsTo(version: number): void {
+    // Every readCards asks; only the first after a write has anything to do.
+    if (version === this.cardCacheVersion && (this.cardStore === undefined || version === this.cardStoreVersion)) return;
+    let changed: { since: number; chunks: Set<number> } | undefined;
+    const chunksSince = (since: number) => (changed?.since === since ? changed.chunks : (changed = { since, chunks: this.engine.chunksChangedSince(since) }).chunks);
+    if (version !== this.cardCacheVersion) {
+      if (version < this.cardCacheVersion || this.cardCacheVersion < 0) this.cardCache.clear();
+      else if (this.cardCache.size > 0) this.cardCache.dropChunks(chunksSince(this.cardCacheVersion));
+      this.cardCacheVersion = version;
     }
-    store.dropChunks(this.engine.chunksChangedSince(this.cardStoreVersion));
-    this.cardStoreVersion = version;
-    return store;
-  }
-
-  /** Drops the cached cards whose rowid lies in a doc chunk written after engine version `since` (readCards). */
-  private dropChangedCards(since: number): void {
-    if (this.cardCache.size === 0) return;
-    this.cardCache.dropChunks(this.engine.chunksChangedSince(since));
+    if (this.cardStore !== undefined && version !== this.cardStoreVersion) {
+      if (version < this.cardStoreVersion) this.cardStore = undefined;
+      else this.cardStore.dropChunks(chunksSince(this.cardStoreVersion));
+      this.cardStoreVersion = version;
+    }
   }
 
   async currentCards(partIds: readonly string[]): Promise<Map<string, number>> {
