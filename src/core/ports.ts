@@ -90,6 +90,17 @@ export interface CatalogStore {
   listTokens(): Promise<StoredToken[]>;
   revokeToken(name: string): Promise<boolean>;
   countTokens(): Promise<number>;
+  /**
+   * Gives the token `name` a new secret hash and expiry, in one statement (the old secret stops
+   * authenticating at once); returns the token as stored afterwards, undefined when there is none.
+   */
+  rotateToken(name: string, secretHash: string, expiresAt: number | null): Promise<StoredToken | undefined>;
+  /**
+   * Records that the token with this hash authenticated a request at `at` (microseconds), unless
+   * its stored last use is at or after `notBefore`. Best effort and cheap: a store may skip the
+   * write rather than wait for a lock held by another writer (the next use writes it).
+   */
+  touchToken(secretHash: string, at: number, notBefore: number): Promise<void>;
 
   getSetting(key: string): Promise<string | undefined>;
   setSetting(key: string, value: string): Promise<void>;

@@ -26,7 +26,7 @@ import { parseBody } from '../validation.js';
 import { SearchBudgetExceeded, type SearchBudget } from './budget.js';
 import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
 import { warmUpTexts } from './engine/warm-up.js';
-import { LOCAL_OWNER, visibleLevels } from '../permissions.js';
+import { assertScope, LOCAL_OWNER, visibleLevels } from '../permissions.js';
 import type { RankedHits, ResultCard, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
 
 /**
@@ -256,6 +256,7 @@ export class SearchService {
    * warm-up runs that code too).
    */
   async search(principal: Principal, body: unknown, image?: SearchImage, budget?: SearchBudget): Promise<SearchResponse> {
+    assertScope(principal, 'search');
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
     // Facets count every hit, and an image search decodes: neither is cheap, whatever the words.
     if (budget && (image !== undefined || (request.matches?.facets?.length ?? 0) > 0)) throw new SearchBudgetExceeded(budget.maxPostings);
@@ -292,6 +293,7 @@ export class SearchService {
    * is (its pages answer 404, "start a new search").
    */
   async searchAnsweringEarly(principal: Principal, body: unknown, onAnswer: (response: SearchResponse) => void): Promise<void> {
+    assertScope(principal, 'search');
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
     if (!this.index.readSnapshot || (request.matches?.facets?.length ?? 0) > 0 || request.resultOptions?.minScore !== undefined) {
       onAnswer(await this.search(principal, body));
@@ -342,6 +344,7 @@ export class SearchService {
    * fewer hits than the total (honest paging, issue 13), else (past the last hit) empty results.
    */
   async searchState(principal: Principal, sessionId: string, options: SearchStateRequest = {}): Promise<SearchResponse> {
+    assertScope(principal, 'search');
     const skip = integerIn(options.skip, 'skip', 0, 0, MAX_SKIP);
     const limit = integerIn(options.limit, 'limit', DEFAULT_SEARCH_LIMIT, 1, MAX_PAGE_LIMIT);
     const raw = typeof options.projection === 'string' ? options.projection.split(',').map((v) => v.trim()).filter((v) => v !== '') : options.projection;
@@ -397,6 +400,7 @@ export class SearchService {
    * caller may not see.
    */
   async facetValues(principal: Principal, body: unknown): Promise<FacetValuesResponse> {
+    assertScope(principal, 'search');
     const request = parseBody(FacetValuesRequestSchema, body ?? {}, 'facet-values request');
     const { query, facetAttributes } = await this.textQuery(principal, request.matches, [request.attribute_id], 'attribute_id');
     const attribute = facetAttributes[0] as Attribute;
