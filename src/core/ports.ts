@@ -319,6 +319,8 @@ export interface SearchIndex {
    * Optional: without it, such a search answers once every hit is ranked.
    */
   readSnapshot?<T>(work: () => Promise<T>): Promise<T>;
+  /** How many parts the index holds (metrics). Optional. */
+  indexedParts?(): Promise<number>;
 }
 
 /** Bounds on stored search sessions (issue 11; defaults in SearchLimits, docs/api.md). */
@@ -396,6 +398,8 @@ export interface SessionStore {
   readHits(sessionId: string, skip: number, limit: number): Promise<SessionHits>;
   /** Deletes at most `max` sessions that expired by `nowMicros` and gives their space back; returns how many. */
   purgeExpired(nowMicros: number, max: number): Promise<number>;
+  /** Stored sessions and the bytes they count against the budget (metrics). Optional. */
+  size?(): Promise<{ sessions: number; bytes: number }>;
   close(): Promise<void>;
 }
 

@@ -16,6 +16,9 @@ import { registerRelationRoutes } from './routes/relations.js';
 import { registerImageRoutes } from './routes/images.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerThumbnailRoutes } from './routes/thumbnails.js';
+import { registerTokenRoutes } from './routes/tokens.js';
+import { registerOperationRoutes } from './routes/operations.js';
+import { ServerMetrics } from './metrics.js';
 import { isWebAppRequest, registerWebApp } from './web.js';
 import { jsonBodyLimitFor, serverLimits, type JsonBodyLimits, type ServerLimits } from './limits.js';
 import { ROUTES } from '../api/routes.js';
@@ -25,6 +28,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the authentication hook for every routed request. */
     principal: Principal;
+  }
+  interface FastifyReply {
+    /** The problem+json code of an error answer (sendProblem), for the error metrics. */
+    errorCode: string | undefined;
   }
 }
 
@@ -45,6 +52,11 @@ export interface AppOptions {
   webApp?: boolean;
   /** Where the built web app is. Default: dist/web (see `defaultWebRoot`). */
   webRoot?: string;
+  /**
+   * `GET /metrics` (docs/deploy.md "Probes and metrics"): by default it needs a token allowed the
+   * `metrics` scope; `{public: true}` serves it without a token (a scraper on a private network).
+   */
+  metrics?: { public?: boolean };
 }
 
 /** Fastify's own error codes that are client errors, mapped to ours. */
@@ -70,6 +82,7 @@ function unsupportedContentType(contentType: string | undefined, route: string |
 /** Sends a CatalogError as problem+json with the headers its status calls for. */
 export function sendProblem(reply: FastifyReply, error: CatalogError): FastifyReply {
   const problem = toProblem(error);
+  reply.errorCode = error.code;
   if (problem.status === 401) reply.header('www-authenticate', 'Bearer');
   if (problem.status === 503) reply.header('retry-after', String(error.retryAfterSeconds ?? 60));
   return reply.status(problem.status).type('application/problem+json').send(problem);
@@ -105,6 +118,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateReply('errorCode', undefined);
+  const metrics = new ServerMetrics(catalog.operations);
+  const publicMetrics = options.metrics?.public ?? false;
   app.server.maxConnections = limits.maxConnections;
   // JSON body limits per endpoint (docs/api.md); routes that set their own (search) keep it.
   app.addHook('onRoute', (route) => {
@@ -145,11 +161,25 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (secret !== undefined) throw secretInQueryError(secret);
     // The web app's files are public (they hold no data); the page calls the API with a token.
     if (webApp && isWebAppRequest(request.method, request.url)) return;
+    // Probes need no token: a load balancer or kubelet has none (docs/deploy.md).
+    const path = request.routeOptions.url;
+    if (path === ROUTES.healthz || path === ROUTES.readyz || (publicMetrics && path === ROUTES.metrics)) return;
     request.principal = await service.authenticate(request.headers.authorization);
   });
 
+  const unlogged = options.unlogged;
+  app.addHook('onResponse', (request, reply, done) => {
+    // The warm-up's own requests are not the clients' latency.
+    if (!unlogged?.(request.principal ?? undefined)) {
+      metrics.observeRequest({
+        method: request.method, route: request.routeOptions.url, status: reply.statusCode, seconds: reply.elapsedTime / 1000,
+        errorCode: reply.errorCode, photo: /^multipart\//i.test(request.headers['content-type'] ?? ''),
+      });
+    }
+    done();
+  });
+
   if (accessLog) {
-    const unlogged = options.unlogged;
     app.addHook('onResponse', (request, reply, done) => {
       const ms = reply.elapsedTime.toFixed(1);
       // Query values are redacted (issue 11); headers are never logged, so no Authorization either.
@@ -193,6 +223,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerImageRoutes(app, catalog.images);
   registerSearchRoutes(app, catalog.search);
   registerCatalogInfoRoutes(app, catalog);
+  registerTokenRoutes(app, service);
+  registerOperationRoutes(app, catalog.operations, metrics, publicMetrics);
   registerThumbnailRoutes(app, catalog.images);
   if (webApp) registerWebApp(app, options.webRoot);
   return app;

@@ -56,6 +56,8 @@ export interface ServeOptions {
    * in another program leaves its memory alone; `catalog serve` turns it on (--no-huge-pages: off).
    */
   hugePages?: boolean | undefined;
+  /** Serve `GET /metrics` without a token (AppOptions `metrics`; `catalog serve --public-metrics`). Default false. */
+  publicMetrics?: boolean | undefined;
 }
 
 /**
@@ -144,6 +146,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const app = buildApp({
     catalog: warm?.catalog ?? catalog, ...(warm ? { unlogged: (principal) => principal === warm.principal } : {}),
     ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}),
+    metrics: { public: options.publicMetrics ?? false },
   });
   const warmUp = warm
     ? new RequestPathWarmUp({ app, warm, ...(options.warmUpRequests !== undefined ? { requests: options.warmUpRequests } : {}), ...(options.idleWarmUpRequests !== undefined ? { idleRequests: options.idleWarmUpRequests } : {}) })
