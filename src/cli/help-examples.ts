@@ -30,6 +30,14 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'synonyms import': ['catalog synonyms import synonyms.csv   # synonym_id,input,synonyms: fasteners,,bolt|screw and hex,hex,hexagon', 'catalog synonyms import - --format ndjson < synonyms.ndjson'],
   'synonyms list': ['catalog synonyms list', 'catalog synonyms list -o csv > synonyms.csv   # imports again as it is'],
   'synonyms delete': ['catalog synonyms delete fasteners'],
+  'organizations import': ['catalog organizations import organizations.csv   # org_id,parent_id: acme, and acme-eu,acme', 'catalog organizations import - --format ndjson < organizations.ndjson'],
+  'organizations list': ['catalog organizations list', 'catalog organizations list -o csv > organizations.csv   # imports again as it is'],
+  api: [
+    'catalog api GET /1/catalog/info',
+    'catalog api POST /1/catalog/parts/list --input request.json',
+    'echo \'{"matches": {"text": "pump"}}\' | catalog --remote https://catalog.example api POST /1/find/search --input -',
+    'catalog --remote https://catalog.example api GET /metrics   # a token allowed the metrics scope',
+  ],
   search: [
     'catalog search gigabit ethernet',
     'catalog search ethernet --highlights --attributes --images',

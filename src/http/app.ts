@@ -57,6 +57,11 @@ export interface AppOptions {
    * `metrics` scope; `{public: true}` serves it without a token (a scraper on a private network).
    */
   metrics?: { public?: boolean };
+  /**
+   * Every request acts as this principal instead of authenticating a token: `catalog api` in
+   * local mode answers as the data directory's owner, through the same routes as a server.
+   */
+  principal?: Principal;
 }
 
 /** Fastify's own error codes that are client errors, mapped to ours. */
@@ -121,6 +126,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.decorateReply('errorCode', undefined);
   const metrics = new ServerMetrics(catalog.operations);
   const publicMetrics = options.metrics?.public ?? false;
+  const fixedPrincipal = options.principal;
   app.server.maxConnections = limits.maxConnections;
   // JSON body limits per endpoint (docs/api.md); routes that set their own (search) keep it.
   app.addHook('onRoute', (route) => {
@@ -164,7 +170,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Probes need no token: a load balancer or kubelet has none (docs/deploy.md).
     const path = request.routeOptions.url;
     if (path === ROUTES.healthz || path === ROUTES.readyz || (publicMetrics && path === ROUTES.metrics)) return;
-    request.principal = await service.authenticate(request.headers.authorization);
+    request.principal = fixedPrincipal ?? await service.authenticate(request.headers.authorization);
   });
 
   const unlogged = options.unlogged;
