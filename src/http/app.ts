@@ -44,8 +44,6 @@ export interface AppOptions {
   catalog: Catalog;
   /** Where the access log goes (one line per request); `null` for none. Default: process.stderr. */
   accessLog?: AccessLogSink | null;
-  /** Requests of a principal this returns true for are not access-logged (the warm-up's own, src/http/warm-up.ts). */
-  unlogged?: (principal: Principal | undefined) => boolean;
   /** Timeouts, connection cap and JSON body limits per endpoint (src/http/limits.ts; docs/api.md). */
   limits?: Partial<Omit<ServerLimits, 'jsonBody'>> & { jsonBody?: Partial<JsonBodyLimits> };
   /** Serve the web app at `/` (issue 16; src/http/web.ts). Default: true. */
@@ -173,15 +171,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     request.principal = fixedPrincipal ?? await service.authenticate(request.headers.authorization);
   });
 
-  const unlogged = options.unlogged;
   app.addHook('onResponse', (request, reply, done) => {
-    // The warm-up's own requests are not the clients' latency.
-    if (!unlogged?.(request.principal ?? undefined)) {
-      metrics.observeRequest({
-        method: request.method, route: request.routeOptions.url, status: reply.statusCode, seconds: reply.elapsedTime / 1000,
-        errorCode: reply.errorCode, photo: /^multipart\//i.test(request.headers['content-type'] ?? ''),
-      });
-    }
+    metrics.observeRequest({
+      method: request.method, route: request.routeOptions.url, status: reply.statusCode, seconds: reply.elapsedTime / 1000,
+      errorCode: reply.errorCode, photo: /^multipart\//i.test(request.headers['content-type'] ?? ''),
+    });
     done();
   });
 
@@ -190,10 +184,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       const ms = reply.elapsedTime.toFixed(1);
       // Query values are redacted (issue 11); headers are never logged, so no Authorization either.
       const line = `${new Date().toISOString()} ${request.ip} ${request.principal?.name ?? '-'} "${request.method} ${redactUrl(request.url)}" ${reply.statusCode} ${ms}ms\n`;
-      // An unlogged request (the warm-up's) still builds its line: reading the client's address
-      // gives the socket a property (Node caches the peer name on it), and a warm-up that skipped
-      // it would leave the request path trained on sockets of another hidden class than clients'.
-      if (!unlogged?.(request.principal ?? undefined)) accessLog.write(line);
+      accessLog.write(line);
       done();
     });
   }
