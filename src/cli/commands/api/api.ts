@@ -6,9 +6,7 @@
  * directory's owner, so a path answers the same in both modes. An error answer is reported and
  * exits like every command's (4 auth, 5 unavailable, 6 not found, 2 bad request).
  */
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { fromProblem } from '../../../api/errors.js';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import type { Invoke } from '../../runner.js';
@@ -37,7 +35,7 @@ async function requestOf(ctx: CommandContext, method: string, path: string, inpu
   if (!(METHODS as readonly string[]).includes(upper)) throw new UsageError(`unknown method '${method}': use one of ${METHODS.join(', ')}`);
   if (!path.startsWith('/')) throw new UsageError(`the path must start with "/" (e.g. /1/catalog/info), not '${path}'`);
   if (input === undefined) return { method: upper as Method, path, body: undefined };
-  const text = input === '-' ? await readStdin(ctx) : await readFile(input, 'utf8');
+  const text = input === '-' ? await readStdin(ctx) : await (await import('node:fs/promises')).readFile(input, 'utf8');
   try {
     JSON.parse(text);
   } catch (error) {
@@ -80,8 +78,8 @@ export async function run(ctx: CommandContext, method: string, path: string, fla
     print(ctx, (Array.isArray(type) ? type[0] : type) ?? '', await response.body.text());
     return EXIT.OK;
   }
-  const [{ LocalCatalogClient }, { buildApp }, { LOCAL_OWNER }] = await Promise.all([
-    import('../../../client/local-client.js'), import('../../../http/app.js'), import('../../../core/permissions.js'),
+  const [{ LocalCatalogClient }, { buildApp }, { LOCAL_OWNER }, { fromProblem }] = await Promise.all([
+    import('../../../client/local-client.js'), import('../../../http/app.js'), import('../../../core/permissions.js'), import('../../../api/errors.js'),
   ]);
   if (!(client instanceof LocalCatalogClient)) throw new Error('local client expected');
   const app = buildApp({ catalog: client.catalog, accessLog: null, webApp: false, principal: LOCAL_OWNER });

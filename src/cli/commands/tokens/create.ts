@@ -28,7 +28,7 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .requiredOption('--name <name>', 'unique name; shown as user_id on relations')
     .requiredOption('--role <role>', `a role, repeatable: ${ROLE_NAMES.join(', ')}`, collect)
     .option('--org <organization>', 'the organization the token reads as')
-    .option('--scope <scope>', 'narrow the token to a scope, repeatable (docs/api.md "Tokens"), e.g. search, parts:read, images:write; default: everything its roles allow', collect)
+    .option('--scope <scope>', 'narrow the token to a scope, repeatable: <resource>:read or :write (attributes, parts, organizations, synonyms, images, relations), search, maintenance, tokens, metrics; default: everything its roles allow', collect)
     .option('--expires-in <duration>', 'the token stops working after this long: 90s, 15m, 12h, 30d, 52w; default: never', parseDuration)
     .action(async (_o: unknown, command: Command) => {
       const flags = command.opts<CreateFlags>();
