@@ -16,7 +16,10 @@
 // - Start-up: bench/startup.js.
 //
 // Uses the COMPILED code (npm run build). Usage:
-//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--keep]
+//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--keep] [--baseline <checkout>]
+// (--baseline: another built checkout of this project, e.g. a `git worktree` of an older commit;
+// its `catalog serve` answers the same queries on the same catalog, alternated with this one's in
+// every round, and both servers' start-up (spawn to first answer) is measured.)
 // (--import-only: the catalog's CLI import of the same data alone, then stops; prints its figures.
 // --keep: keeps the imported catalog for bench/sequence.js, which also reads the queries this
 // writes to bench/tmp/compare-queries-<parts>.tsv. COMPARE_SERVE_LOG=FILE keeps the server's log.)
@@ -235,7 +238,7 @@ const summary = (times) => {
 };
 
 /** Runs the comparison; returns every figure. */
-export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupRuns = 15, importOnly = false, keep = false } = {}) {
+export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupRuns = 15, importOnly = false, keep = false, baseline } = {}) {
   const dir = join(ROOT, 'bench', 'tmp', `compare-${parts}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -314,6 +317,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   // beside the client's times of the slowest searches.
   const serveLog = process.env.COMPARE_SERVE_LOG;
   const logFd = serveLog ? openSync(serveLog, 'w') : undefined;
+  const serveStarted = performance.now();
   const server = spawn(BIN, ['--data-dir', dataDir, 'serve', '--port', String(port)], { stdio: ['ignore', logFd ?? 'ignore', logFd ?? 'pipe'] });
   let serverErr = logFd === undefined ? '' : `(see ${serveLog})`;
   server.stderr?.on('data', (d) => (serverErr += d));
@@ -321,16 +325,36 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const http = new Pool(origin, { connections: 1 });
   await waitUntilServing(http, auth, { why: () => serverErr, exited: () => server.exitCode !== null });
+  out.serveStartupMs = Math.round(performance.now() - serveStarted);
+  log(`catalog serve answered ${out.serveStartupMs} ms after its start`);
   // Each system's client warm before its first measured query (Xapian's script is not a JIT).
   await warmClient(http, auth);
   // The server's idle warm-up done before any system is measured: none shares the machine with it.
   out.serverQuietAfterMs = await waitUntilQuiet(server.pid);
   log(`catalog serve quiet after ${out.serverQuietAfterMs} ms more`);
   if (pgClient) for (let i = 0; i < 300; i++) await pgClient.query({ name: 'warm-up', text: 'SELECT 1' });
+  // The baseline's server on the same catalog (it sees the same cache-busting writes), started once
+  // this one is quiet, and measured only once it is quiet itself.
+  let base;
+  if (baseline) {
+    const baseBin = join(baseline, 'bin', 'catalog.js');
+    const basePort = await freePort();
+    const started = performance.now();
+    const baseServer = spawn(baseBin, ['--data-dir', dataDir, 'serve', '--port', String(basePort)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let baseErr = '';
+    baseServer.stderr.on('data', (d) => (baseErr += d));
+    const baseHttp = new Pool(`http://127.0.0.1:${basePort}`, { connections: 1 });
+    await waitUntilServing(baseHttp, auth, { why: () => baseErr, exited: () => baseServer.exitCode !== null });
+    out.baseline = { checkout: baseline, serveStartupMs: Math.round(performance.now() - started) };
+    await warmClient(baseHttp, auth);
+    out.baseline.quietAfterMs = await waitUntilQuiet(baseServer.pid);
+    log(`baseline serve answered ${out.baseline.serveStartupMs} ms after its start, quiet ${out.baseline.quietAfterMs} ms later`);
+    base = { http: baseHttp, server: baseServer };
+  }
   const searchBody = (words) => JSON.stringify({ matches: { text: `${words.join(' ')} ` }, resultOptions: { limit: K } });
 
   // -- queries, systems alternated per round --
-  const times = { catalog: queries.map(() => []), xapian: queries.map(() => []), postgres: queries.map(() => []) };
+  const times = { catalog: queries.map(() => []), baseline: queries.map(() => []), xapian: queries.map(() => []), postgres: queries.map(() => []) };
   let xapianTop;
   for (let round = 0; round < ROUNDS; round++) {
     log(`query round ${round + 1}`);
@@ -353,6 +377,15 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       if (round === 0) {
         q.got = body.results.map((x) => x.id);
         q.gotTotal = body.resultsTotalCount;
+      }
+    }
+    if (base) {
+      for (const [qi, q] of queries.entries()) {
+        const t0 = performance.now();
+        const r = await base.http.request({ method: 'POST', path: '/1/find/search', headers: auth, body: searchBody(q.words) });
+        await r.body.dump();
+        times.baseline[qi].push(performance.now() - t0);
+        if (r.statusCode !== 200) throw new Error(`baseline search ${q.words}: ${r.statusCode}`);
       }
     }
     if (!xapian.missing) {
@@ -402,6 +435,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       catalogHttpWarm: summary(idx.flatMap((i) => times.catalog[i].slice(1))),
       // The three slowest searches (words, round from 1, ms): with 3 rounds a class's p99 is its slowest.
       catalogSlowest: idx.flatMap((i) => times.catalog[i].map((ms, round) => ({ words: queries[i].words.join(' '), round: round + 1, ms: +ms.toFixed(2) }))).sort((a, b) => b.ms - a.ms).slice(0, 3),
+      ...(base ? { baseline: summary(idx.flatMap((i) => times.baseline[i])), baselineWarm: summary(idx.flatMap((i) => times.baseline[i].slice(1))) } : {}),
       ...(xapianTop ? { xapian: summary(idx.flatMap((i) => times.xapian[i])) } : {}),
       ...(pgClient ? { postgres: summary(idx.flatMap((i) => times.postgres[i])) } : {}),
       overlapExhaustive: +(overlapExhaustive / idx.length).toFixed(3),
@@ -410,6 +444,11 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     };
   }
   await http.close();
+  if (base) {
+    await base.http.close();
+    base.server.kill('SIGTERM');
+    await once(base.server, 'exit');
+  }
 
   // -- load: 50 connections cycling the 70 queries; GET part beside fastify hello-world --
   log('load test');
@@ -445,6 +484,16 @@ export function markdown(r) {
   lines.push('|---|---|---|---|---|---|---|---|---|');
   for (const [cls, c] of Object.entries(r.classes)) lines.push(`| ${cls} | ${c.queries} | ${c.hitsMedian} | ${f(c.catalogHttp)} (${f(c.catalogHttpWarm)}) | ${f(c.xapian)} | ${f(c.postgres)} | ${c.overlapExhaustive} | ${c.overlapXapian ?? 'n/a'} | ${c.wrongTotals} |`);
   lines.push('');
+  if (r.baseline) {
+    lines.push(`Beside the baseline ${r.baseline.checkout}, same catalog, same rounds (alternated): p50 / p99 ms, all rounds (warm rounds).`);
+    lines.push('');
+    lines.push('| query class | this checkout | baseline | p50 change |');
+    lines.push('|---|---|---|---|');
+    for (const [cls, c] of Object.entries(r.classes)) lines.push(`| ${cls} | ${f(c.catalogHttp)} (${f(c.catalogHttpWarm)}) | ${f(c.baseline)} (${f(c.baselineWarm)}) | ${c.baseline ? `${(((c.catalogHttp.p50 - c.baseline.p50) / c.baseline.p50) * 100).toFixed(0)} %` : 'n/a'} |`);
+    lines.push('');
+    lines.push(`\`catalog serve\` start-up (spawn to first answer): this checkout ${r.serveStartupMs} ms; baseline ${r.baseline.serveStartupMs} ms (then busy ${r.baseline.quietAfterMs} ms more).`);
+    lines.push('');
+  }
   lines.push('| import | rows/s | disk MB |');
   lines.push('|---|---|---|');
   lines.push(`| catalog parts import (CLI) | ${r.catalogImport.rowsPerSecond} (${r.catalogImport.rowsPerCpuSecond} per CPU-s; ${r.catalogImport.seconds} s, peak RSS ${r.catalogImport.peakRssMB} MB) | ${r.catalogImport.diskMB} |`);
@@ -466,7 +515,9 @@ if (isMain(import.meta.url)) {
   };
   const importOnly = process.argv.includes('--import-only');
   const keep = process.argv.includes('--keep');
-  const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly, keep });
+  const baselineAt = process.argv.indexOf('--baseline');
+  const baseline = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
+  const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly, keep, baseline });
   console.log(JSON.stringify(r, null, 2));
   if (!importOnly) console.log(markdown(r));
 }
