@@ -25,7 +25,7 @@ const DIST = process.env.PHOTO_DIST ?? '../dist';
 const { ImageFeatureIndex, rankParts, encodeFeatures, decodeFeatures, ENCODED_LENGTH } = await import(`${DIST}/core/search/image-similarity.js`);
 const { extractFeatures } = await import(`${DIST}/adapters/images/sharp-features.js`);
 const { encodeLocalFeatures, decodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
-const { defaultVocabulary } = await import(`${DIST}/core/search/photo/vocabulary-data.js`);
+const { shippedVocabulary } = await import(`${DIST}/adapters/images/local-features/shipped-vocabulary.js`);
 const { CONFIDENT_SCORE } = await import(`${DIST}/core/search/photo/confidence.js`);
 const { PhotoReferenceIndex, wantsSecondLook, mergeLooks } = await import(`${DIST}/core/search/photo/photo-search.js`);
 const { extractLocalFeatures, LOCAL_SETTINGS, decodeGrey, localFeaturesFromGrey, secondLookFeatures } = await import(`${DIST}/adapters/images/local-features/extract.js`);
@@ -45,7 +45,7 @@ const BASELINE_THRESHOLD = 0.9; // cosine: the 95th percentile of "best other im
 const QUERY_OPTIONS = JSON.parse(process.env.PHOTO_QUERY ?? '{}');
 const log = (s) => console.error(s);
 
-const vocabulary = defaultVocabulary();
+const vocabulary = await shippedVocabulary();
 const CACHE_KEY = `v1-${JSON.stringify(LOCAL_SETTINGS.reference)}-voc${vocabulary.id}-${vocabulary.size}`.replace(/[^a-z0-9]+/gi, '_');
 
 const stats = msStats;
