@@ -1,11 +1,10 @@
-// Benchmark (issue 12): the catalog beside Xapian (python3-xapian, BM25, in process) and PostgreSQL
+// Benchmark: the catalog beside Xapian (python3-xapian, BM25, in process) and PostgreSQL
 // full-text search on the same parts, in one run: N parts generated from the real device names of
 // ../shared/data/catalog (bench/catalog-data.js).
 //
 // - Import: `catalog parts import` of a CSV (CLI, local mode, index included: rows/s, peak RSS),
 //   Xapian's indexing, PostgreSQL's COPY + GIN build; disk size of each.
-// - Queries: 70 (20 rare, 20 medium, 10 frequent, 20 two-word), chosen by document frequency as in
-//   bench/engine.js. The catalog is asked over HTTP (`catalog serve`, one connection, sequential),
+// - Queries: 70 (20 rare, 20 medium, 10 frequent, 20 two-word), chosen by document frequency. The catalog is asked over HTTP (`catalog serve`, one connection, sequential),
 //   Xapian in process, PostgreSQL through pg; 3 rounds, systems alternated per round, the first
 //   round cold. p50/p99 per class.
 // - Right: overlap@25 of the catalog's top 25 with an exhaustive scoring of every hit by the
@@ -18,9 +17,9 @@
 // Uses the COMPILED code (npm run build). Usage:
 //   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--keep]
 // (--import-only: the catalog's CLI import of the same data alone, then stops; prints its figures.
-// --keep: keeps the imported catalog for bench/sequence.js, which also reads the queries this
-// writes to bench/tmp/compare-queries-<parts>.tsv. COMPARE_SERVE_LOG=FILE keeps the server's log.)
-// Writes bench/tmp/compare-<parts>.json and prints a Markdown summary.
+// --keep: keeps the imported catalog (and the queries, bench/tmp/compare-queries-<parts>.tsv) for
+// another look. COMPARE_SERVE_LOG=FILE keeps the server's log.)
+// Writes bench/tmp/compare-<parts>.json and its section of bench/results.md.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, openSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -31,7 +30,7 @@ import { Pool } from 'undici';
 import { buildEngineDocument } from '../dist/core/search/engine/document.js';
 import { idf, tfPart, NAME_WEIGHT, ID_WEIGHT } from '../dist/core/search/engine/bm25.js';
 import { compareBinary } from '../dist/core/search/rank.js';
-import { BIN, ROOT, freePort, isMain, percentile, runCli, runMeasured, waitUntilQuiet, waitUntilServing, warmClient } from './lib.js';
+import { BIN, ROOT, freePort, isMain, percentile, runCli, runMeasured, waitUntilQuiet, waitUntilServing, warmClient, writeSection } from './lib.js';
 import { ATTRIBUTES, devices, partOf } from './catalog-data.js';
 import { runStartupBench } from './startup.js';
 
@@ -258,7 +257,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   out.catalogImport = { seconds: +(imp.ms / 1000).toFixed(1), rowsPerSecond: Math.round(parts / (imp.ms / 1000)), cpuSeconds: +(user + sys).toFixed(1), rowsPerCpuSecond: Math.round(parts / (user + sys)), peakRssMB: Math.round(rssKb / 1024), diskMB: +(dirBytes(dataDir) / 2 ** 20).toFixed(1), loadAverageBefore: cpu0 };
   log('catalog', out.catalogImport);
   if (importOnly) {
-    // --keep: the imported catalog stays for bench/sequence.js (the same catalog a full run keeps).
+    // --keep: the imported catalog stays (the same catalog a full run keeps).
     if (keep) log(`kept ${dataDir}`);
     else rmSync(dataDir, { recursive: true, force: true });
     return out;
@@ -304,7 +303,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   log('exhaustive reference');
   const queries = reference(parts, list);
   writeFileSync(join(dir, 'queries.json'), JSON.stringify(queries.map((q) => q.words)));
-  // The same queries for bench/sequence.js (class, words; in this order).
+  // The same queries as text (class, words; in this order), for another look at the kept catalog.
   writeFileSync(join(ROOT, 'bench', 'tmp', `compare-queries-${parts}.tsv`), `${queries.map((q) => `${q.cls}\t${q.words.join(' ')}`).join('\n')}\n`);
 
   // -- the catalog server --
@@ -323,7 +322,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   await waitUntilServing(http, auth, { why: () => serverErr, exited: () => server.exitCode !== null });
   // Each system's client warm before its first measured query (Xapian's script is not a JIT).
   await warmClient(http, auth);
-  // The server's idle warm-up done before any system is measured: none shares the machine with it.
+  // The server's start-up work done before any system is measured: none shares the machine with it.
   out.serverQuietAfterMs = await waitUntilQuiet(server.pid);
   log(`catalog serve quiet after ${out.serverQuietAfterMs} ms more`);
   if (pgClient) for (let i = 0; i < 300; i++) await pgClient.query({ name: 'warm-up', text: 'SELECT 1' });
@@ -432,9 +431,18 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   log('start-up');
   out.startup = startupRuns > 0 ? await runStartupBench({ runs: startupRuns }) : undefined;
   writeFileSync(join(ROOT, 'bench', 'tmp', `compare-${parts}.json`), JSON.stringify(out, null, 2));
-  if (keep) log(`kept ${dataDir} (bench/sequence.js --data-dir)`);
+  if (keep) log(`kept ${dataDir}`);
   else rmSync(dir, { recursive: true, force: true });
   return out;
+}
+
+/** The import table of a {@link runCompare} result (Markdown): the catalog beside Xapian and PostgreSQL. */
+export function importMarkdown(r) {
+  const lines = [`${r.parts.toLocaleString('en-US')} parts.`, '', '| import | rows/s | disk MB |', '|---|---|---|'];
+  lines.push(`| catalog parts import (CLI) | ${r.catalogImport.rowsPerSecond} (${r.catalogImport.rowsPerCpuSecond} per CPU-s; ${r.catalogImport.seconds} s, peak RSS ${r.catalogImport.peakRssMB} MB) | ${r.catalogImport.diskMB} |`);
+  if (r.xapian.import) lines.push(`| Xapian (${r.xapian.version}) | ${r.xapian.import.rowsPerSecond} | ${r.xapian.import.diskMB} |`);
+  if (r.postgres.import) lines.push(`| ${r.postgres.version}: COPY ${r.postgres.import.copySeconds} s + GIN ${r.postgres.import.ginSeconds} s | ${r.postgres.import.rowsPerSecond} | ${r.postgres.import.diskMB} |`);
+  return lines.join('\n');
 }
 
 /** The figures as Markdown (bench/results.md). */
@@ -445,11 +453,7 @@ export function markdown(r) {
   lines.push('|---|---|---|---|---|---|---|---|---|');
   for (const [cls, c] of Object.entries(r.classes)) lines.push(`| ${cls} | ${c.queries} | ${c.hitsMedian} | ${f(c.catalogHttp)} (${f(c.catalogHttpWarm)}) | ${f(c.xapian)} | ${f(c.postgres)} | ${c.overlapExhaustive} | ${c.overlapXapian ?? 'n/a'} | ${c.wrongTotals} |`);
   lines.push('');
-  lines.push('| import | rows/s | disk MB |');
-  lines.push('|---|---|---|');
-  lines.push(`| catalog parts import (CLI) | ${r.catalogImport.rowsPerSecond} (${r.catalogImport.rowsPerCpuSecond} per CPU-s; ${r.catalogImport.seconds} s, peak RSS ${r.catalogImport.peakRssMB} MB) | ${r.catalogImport.diskMB} |`);
-  if (r.xapian.import) lines.push(`| Xapian (${r.xapian.version}) | ${r.xapian.import.rowsPerSecond} | ${r.xapian.import.diskMB} |`);
-  if (r.postgres.import) lines.push(`| ${r.postgres.version}: COPY ${r.postgres.import.copySeconds} s + GIN ${r.postgres.import.ginSeconds} s | ${r.postgres.import.rowsPerSecond} | ${r.postgres.import.diskMB} |`);
+  lines.push(importMarkdown(r));
   lines.push('');
   lines.push(`Load (50 connections cycling the ${Object.values(r.classes).reduce((n, c) => n + c.queries, 0)} queries of the table): ${r.load.perSecond} searches/s, p50 ${r.load.p50} ms, p99 ${r.load.p99} ms, ${r.load.errors} errors, ${r.load.timeouts} timeouts. GET part ${r.getPart.perSecond}/s (p99 ${r.getPart.p99} ms) against fastify hello-world ${r.helloWorld.perSecond}/s: ${r.getPartRatio}.`);
   const s = r.startup;
@@ -468,5 +472,6 @@ if (isMain(import.meta.url)) {
   const keep = process.argv.includes('--keep');
   const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly, keep });
   console.log(JSON.stringify(r, null, 2));
-  if (!importOnly) console.log(markdown(r));
+  if (importOnly) writeSection('compare:import', 'Import beside Xapian and PostgreSQL', importMarkdown(r));
+  else writeSection('compare', 'Text search beside Xapian and PostgreSQL', markdown(r));
 }
