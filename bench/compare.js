@@ -313,13 +313,19 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   // beside the client's times of the slowest searches.
   const serveLog = process.env.COMPARE_SERVE_LOG;
   const logFd = serveLog ? openSync(serveLog, 'w') : undefined;
+  const spawnedAt = performance.now();
   const server = spawn(BIN, ['--data-dir', dataDir, 'serve', '--port', String(port)], { stdio: ['ignore', logFd ?? 'ignore', logFd ?? 'pipe'] });
+  const listening = untilListening(port, () => server.exitCode !== null).then(() => performance.now() - spawnedAt);
   let serverErr = logFd === undefined ? '' : `(see ${serveLog})`;
   server.stderr?.on('data', (d) => (serverErr += d));
   const origin = `http://127.0.0.1:${port}`;
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const http = new Pool(origin, { connections: 1 });
   await waitUntilServing(http, auth, { why: () => serverErr, exited: () => server.exitCode !== null });
+  // `catalog serve` start-up: its port accepts connections (listening), then it answers a request
+  // that reads the catalog (ready; polled every 100 ms).
+  out.serveStartup = { listeningMs: Math.round(await listening), readyMs: Math.round(performance.now() - spawnedAt) };
+  log('catalog serve start-up', out.serveStartup);
   // Each system's client warm before its first measured query (Xapian's script is not a JIT).
   await warmClient(http, auth);
   // The server's start-up work done before any system is measured: none shares the machine with it.
@@ -436,6 +442,22 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   return out;
 }
 
+/** Resolves once 127.0.0.1:`port` accepts a TCP connection (polled every 20 ms), or when `exited()`. */
+async function untilListening(port, exited) {
+  const { connect } = await import('node:net');
+  for (;;) {
+    const ok = await new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (ok || exited()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** The import table of a {@link runCompare} result (Markdown): the catalog beside Xapian and PostgreSQL. */
 export function importMarkdown(r) {
   const lines = [`${r.parts.toLocaleString('en-US')} parts.`, '', '| import | rows/s | disk MB |', '|---|---|---|'];
@@ -456,6 +478,7 @@ export function markdown(r) {
   lines.push(importMarkdown(r));
   lines.push('');
   lines.push(`Load (50 connections cycling the ${Object.values(r.classes).reduce((n, c) => n + c.queries, 0)} queries of the table): ${r.load.perSecond} searches/s, p50 ${r.load.p50} ms, p99 ${r.load.p99} ms, ${r.load.errors} errors, ${r.load.timeouts} timeouts. GET part ${r.getPart.perSecond}/s (p99 ${r.getPart.p99} ms) against fastify hello-world ${r.helloWorld.perSecond}/s: ${r.getPartRatio}.`);
+  if (r.serveStartup) lines.push(`\`catalog serve\` start-up: accepts connections after ${r.serveStartup.listeningMs} ms, answers GET /1/catalog/info after ${r.serveStartup.readyMs} ms.`);
   const s = r.startup;
   if (s) lines.push(`Start-up (median of ${s.runs}): node -e 0 ${s.figures['node -e 0'].medianMs} ms (CPU ${s.figures['node -e 0'].medianCpuMs}); catalog --version ${s.figures['catalog --version'].medianMs} ms (${s.ratios['catalog --version'].median}×, CPU ${s.ratios['catalog --version'].cpu}×); catalog search x ${s.figures['catalog search x'].medianMs} ms (${s.ratios['catalog search x'].median}×, CPU ${s.ratios['catalog search x'].cpu}×).`);
   if (r.xapian.missing) lines.push(r.xapian.missing);
