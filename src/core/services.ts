@@ -7,6 +7,7 @@ import type { CatalogService } from './catalog/service.js';
 import type { RelationService } from './relations/service.js';
 import type { ImageService } from './images/service.js';
 import type { SearchService } from './search/service.js';
+import type { ChangeService } from './changes/service.js';
 
 export interface Catalog {
   /** Attributes, parts, organizations, tokens, maintenance mode, authentication. */
@@ -17,6 +18,8 @@ export interface Catalog {
   images: ImageService;
   /** Text search and search sessions (spec 2.5, 4.4; decisions §8). */
   search: SearchService;
+  /** The change feed and webhooks (docs/api.md "Changes", "Webhooks"). */
+  changes: ChangeService;
   /** Closes every store. */
   close(): Promise<void>;
 }

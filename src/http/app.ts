@@ -9,6 +9,7 @@ import type { Principal } from '../api/schemas.js';
 import type { Catalog } from '../core/services.js';
 import { registerAttributeRoutes, registerSynonymRoutes } from './routes/attributes.js';
 import { registerCatalogInfoRoutes } from './routes/catalog-info.js';
+import { registerChangeRoutes } from './routes/changes.js';
 import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOrganizationRoutes } from './routes/organizations.js';
 import { registerPartRoutes } from './routes/parts.js';
@@ -193,6 +194,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerImageRoutes(app, catalog.images);
   registerSearchRoutes(app, catalog.search);
   registerCatalogInfoRoutes(app, catalog);
+  registerChangeRoutes(app, catalog.changes);
   registerThumbnailRoutes(app, catalog.images);
   if (webApp) registerWebApp(app, options.webRoot);
   return app;

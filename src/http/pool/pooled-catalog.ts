@@ -497,6 +497,8 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     relations: delegate(main.relations, methods('relations'), calls('relations')),
     search,
     images: main.images,
+    // The feed and webhooks read and write small rows: the main thread's own connection.
+    changes: main.changes,
     threads: { readers, writer: 1 },
     searches,
     pages,
