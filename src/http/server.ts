@@ -12,6 +12,7 @@ import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
 import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
 import { RequestPathWarmUp, warmUpCatalog } from './warm-up.js';
 import { keepInHugePages, type HugePagesKeeper } from './huge-pages.js';
+import { WebhookDeliverer, type DelivererOptions } from './webhooks/deliverer.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
@@ -56,6 +57,8 @@ export interface ServeOptions {
    * in another program leaves its memory alone; `catalog serve` turns it on (--no-huge-pages: off).
    */
   hugePages?: boolean | undefined;
+  /** How webhooks are delivered (src/http/webhooks/deliverer.ts; defaults there). */
+  webhooks?: DelivererOptions | undefined;
 }
 
 /**
@@ -136,6 +139,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ? setInterval(() => void plain.images.sweepOrphans({ minAgeMs: SHARED_BLOB_GRACE_MS }).catch(() => undefined), SHARED_BLOB_SWEEP_INTERVAL_MS).unref()
     : undefined;
   let catalog: Catalog = plain;
+  let deliverer: WebhookDeliverer | undefined;
   const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers }) : undefined;
   if (pooled) catalog = pooled;
   // A pooled server warms its own app's request path before it listens (warm-up.ts): the app is
@@ -171,6 +175,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // store that cannot be read now is left to that query to report.
     await plain.search.prepareImageSearch().catch(() => undefined);
     await app.listen({ host: options.host, port: options.port });
+    // Webhooks go out from every server of a catalog (claims with a lease keep them apart).
+    deliverer = new WebhookDeliverer(catalog.changes.webhooks, options.webhooks);
+    deliverer.start();
     // And on, in idle time only (warm-up.ts, second phase); then the memory it filled goes into
     // huge pages (huge-pages.ts).
     const warmedUp = warmUp?.whileIdle() ?? Promise.resolve();
@@ -178,6 +185,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   } catch (error) {
     // EADDRINUSE and the like: nothing listens, so nothing may stay open either.
     if (sweeper) clearInterval(sweeper);
+    await deliverer?.stop();
     await warmUp?.stop();
     await hugePages?.stop();
     await app.close();
@@ -196,6 +204,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     close() {
       closing ??= (async () => {
         if (sweeper) clearInterval(sweeper);
+        await deliverer?.stop();
         // The idle warm-up's request in flight first: app.close() would answer it 503.
         await warmUp?.stop();
         await hugePages?.stop();

@@ -50,7 +50,8 @@ function deliveryView(d: DeliveryAttempt): WebhookDelivery {
 export class ChangeService {
   private readonly context: ServiceContext;
   private readonly log: ChangeLog;
-  private readonly webhooks: WebhookStore;
+  /** The webhooks' store; exposed for the server's deliverer (src/http/webhooks), not for other services. */
+  readonly webhooks: WebhookStore;
 
   constructor(context: ServiceContext, log: ChangeLog, webhooks: WebhookStore) {
     this.context = context;

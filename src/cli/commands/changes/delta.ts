@@ -14,6 +14,9 @@ const FEED_PAGE = 1000;
 /** Ids selected per request (the select endpoints' limit). */
 const SELECT_CHUNK = 1000;
 
+/** Between the two part ids of a relation's key in {@link ChangedItems}. */
+export const RELATION_KEY_SEPARATOR = '\u0000';
+
 /** The latest operation of each item of one type changed after `since`, and where the feed stood. */
 export interface ChangedItems {
   /** Written items, in the order of their latest change. */
@@ -40,8 +43,10 @@ export async function changedItems(client: CatalogClient, type: ChangeType, sinc
     end ??= page.latest;
     for (const change of page.changes) {
       if (change.change > end) break;
-      latest.delete(change.id);
-      latest.set(change.id, change.op);
+      // A relation is its pair: `anchor_part_id` NUL `related_part_id` (RELATION_KEY_SEPARATOR).
+      const key = change.related_part_id !== undefined ? `${change.id}${RELATION_KEY_SEPARATOR}${change.related_part_id}` : change.id;
+      latest.delete(key);
+      latest.set(key, change.op);
       next = change.change;
     }
     if (!page.more || page.changes.length === 0 || next >= end) {
