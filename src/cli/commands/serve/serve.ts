@@ -32,6 +32,7 @@ interface ServeFlags {
   keepAliveTimeout?: number;
   maxConnections?: number;
   hugePages: boolean;
+  webhookTimeout?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -69,6 +70,7 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--headers-timeout <s>', 'seconds the headers may take to arrive (default 10)', positiveInt)
     .option('--keep-alive-timeout <s>', 'seconds an idle keep-alive connection stays open (default 5)', positiveInt)
     .option('--max-connections <n>', 'open connections at once (default 1024)', positiveInt)
+    .option('--webhook-timeout <ms>', 'how long a webhook receiver may take to answer; a delivery in flight is retried after twice this when its server died (default 10000)', positiveInt)
     .option('--no-huge-pages', "leave the server's memory in 4 KiB pages (by default, Linux: collapsed into 2 MiB pages after the warm-up)")
     .action(async (_o: unknown, command: Command) => {
       const flags = command.opts<ServeFlags>();
@@ -111,6 +113,7 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   const server = await startServer({
     dataDir, databaseUrl, blobUrl, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
     accessLog, warmUpRequests, hugePages: flags.hugePages,
+    ...(flags.webhookTimeout !== undefined ? { webhooks: { timeoutMs: flags.webhookTimeout, leaseMs: 2 * flags.webhookTimeout } } : {}),
   }).catch(async (error: unknown) => {
     await accessLog.close();
     throw error;
