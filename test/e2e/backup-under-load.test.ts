@@ -70,9 +70,12 @@ describe('catalog backup under a write load', () => {
     const load = Promise.all(Array.from({ length: 50 }, (_, w) => worker(w)));
     while (writes < 200) await new Promise((r) => setTimeout(r, 20));
     const backupDir = join(dir, 'backup');
+    const writesBeforeBackup = writes;
     const backup = catalogSpawn(['--data-dir', dataDir, '-o', 'json', 'backup', backupDir]);
     const ended = await exited(backup);
     const writesDuringBackup = writes;
+    // The load went on while the backup ran.
+    expect(writesDuringBackup).toBeGreaterThan(writesBeforeBackup);
     while (writes < writesDuringBackup + 200) await new Promise((r) => setTimeout(r, 20));
     stop = true;
     await load;
