@@ -30,7 +30,7 @@ describe('webhooks after kill -9', () => {
     const dataDir = join(dir, 'data');
     const received: { change: number; body: Record<string, unknown>; signed: boolean }[] = [];
     const processed = new Map<number, Record<string, unknown>>();
-    let hang: ((res: ServerResponse) => void) | undefined;
+    const held: ServerResponse[] = [];
     let hungOn: number | undefined;
     const receiver = createServer((req: IncomingMessage, res: ServerResponse) => {
       let raw = '';
@@ -38,10 +38,10 @@ describe('webhooks after kill -9', () => {
       req.on('end', () => {
         const change = Number(req.headers['catalog-change']);
         received.push({ change, body: JSON.parse(raw) as Record<string, unknown>, signed: verified(req.headers['catalog-signature'] as string | undefined, raw) });
-        if (hang !== undefined && hungOn === undefined) {
+        if (hungOn === undefined) {
           // The first delivery never gets an answer: the server dies while it waits.
           hungOn = change;
-          hang(res);
+          held.push(res);
           return;
         }
         if (!processed.has(change)) processed.set(change, JSON.parse(raw) as Record<string, unknown>);
@@ -51,8 +51,6 @@ describe('webhooks after kill -9', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     cleanups.push(() => new Promise<void>((r) => receiver.close(() => r())));
     const port = (receiver.address() as { port: number }).port;
-    const held: ServerResponse[] = [];
-    hang = (res) => held.push(res);
     cleanups.push(() => {
       for (const res of held) res.destroy();
     });
