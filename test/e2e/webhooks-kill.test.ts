@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { catalogSync, exited, startServe } from '../helpers/bin.js';
+import { catalogSpawn, catalogSync, exited, startServe } from '../helpers/bin.js';
 import { tempDir } from '../helpers/harness.js';
 
 const SECRET = 'whsec_test_0123456789abcdef';
@@ -69,15 +69,15 @@ describe('webhooks after kill -9', () => {
 
     // More writes while no server runs, then a new server.
     writeFileSync(join(dir, 'more.ndjson'), ['a', 'f'].map((id) => JSON.stringify({ part_id: id, name: { en: `${id} again` } })).join('\n'));
-    expect(catalogSync(['--data-dir', dataDir, 'parts', 'import', join(dir, 'more.ndjson')]).code).toBe(0);
-    expect(catalogSync(['--data-dir', dataDir, 'parts', 'delete', 'e']).code).toBe(0);
+    expect((await catalogAsync(['--data-dir', dataDir, 'parts', 'import', join(dir, 'more.ndjson')])).code).toBe(0);
+    expect((await catalogAsync(['--data-dir', dataDir, 'parts', 'delete', 'e'])).code).toBe(0);
     const second = await startServeWithTimeout(dataDir);
     cleanups.push(async () => {
       second.kill('SIGTERM');
       await exited(second);
     });
 
-    const feed = JSON.parse(catalogSync(['--data-dir', dataDir, '-o', 'json', 'changes']).stdout) as { change: number; type: string; op: string; id: string }[];
+    const feed = JSON.parse((await catalogAsync(['--data-dir', dataDir, '-o', 'json', 'changes'])).stdout) as { change: number; type: string; op: string; id: string }[];
     expect(feed.map((c) => `${c.op} ${c.id}`)).toEqual(['upsert a', 'upsert b', 'upsert c', 'upsert d', 'upsert e', 'upsert a', 'upsert f', 'delete e']);
     await vi.waitFor(() => expect([...processed.keys()].sort((x, y) => x - y)).toEqual(feed.map((c) => c.change)), { timeout: 30_000, interval: 100 });
     // Each processed body is its change, once per number; the hung one came again (at least once).
@@ -85,15 +85,25 @@ describe('webhooks after kill -9', () => {
     expect(received.filter((r) => r.change === hungOn).length).toBeGreaterThanOrEqual(2);
     expect(received.every((r) => r.signed)).toBe(true);
     // The log says so too, once the last answer is recorded.
-    await vi.waitFor(() => {
-      const log = JSON.parse(catalogSync(['--data-dir', dataDir, '-o', 'json', 'webhooks', 'deliveries', 'hook']).stdout) as { change: number; outcome: string }[];
+    await vi.waitFor(async () => {
+      const log = JSON.parse((await catalogAsync(['--data-dir', dataDir, '-o', 'json', 'webhooks', 'deliveries', 'hook'])).stdout) as { change: number; outcome: string }[];
       expect(new Set(log.filter((d) => d.outcome === 'delivered').map((d) => d.change)), JSON.stringify(log)).toEqual(new Set(feed.map((c) => c.change)));
-    }, { timeout: 10_000, interval: 200 });
+    }, { timeout: 20_000, interval: 200 });
   }, 120_000);
 });
 
-/** `catalog serve` with a 1 s webhook timeout (a killed server's delivery in flight is due again after 2 s). */
+/**
+ * Runs the CLI without blocking this process's event loop: the receiver lives here and must
+ * answer while the CLI runs (catalogSync would stall it past the webhook timeout).
+ */
+async function catalogAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = catalogSpawn(args);
+  const { code } = await exited(child);
+  return { code, ...child.output() };
+}
+
+/** `catalog serve` with a 3 s webhook timeout (a killed server's delivery in flight is due again after 6 s). */
 async function startServeWithTimeout(dataDir: string) {
-  const { child } = await startServe(dataDir, ['--webhook-timeout', '1000', '--readers', '0']);
+  const { child } = await startServe(dataDir, ['--webhook-timeout', '3000', '--readers', '0']);
   return child;
 }
