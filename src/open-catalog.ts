@@ -21,6 +21,7 @@ import type { DisplayOrderConfig } from './core/images/display-order.js';
 import { ImageService, type ImageLimits } from './core/images/service.js';
 import type { BlobStore, CatalogStores, Clock, Ids, NewSession, SessionBatchWriter } from './core/ports.js';
 import { RelationService } from './core/relations/service.js';
+import { ChangeService } from './core/changes/service.js';
 import { SearchService, type SearchLimits } from './core/search/service.js';
 import type { Catalog, CatalogOperations } from './core/services.js';
 import type { MigrationEnd } from './core/migration/copy-catalog.js';
@@ -197,6 +198,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     images,
     search,
     operations,
+    changes: new ChangeService(context, stores.changes, stores.webhooks),
     async close() {
       await search.close();
       await backfill.stop();

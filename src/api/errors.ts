@@ -18,7 +18,8 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'request_timeout'
   | 'headers_too_large'
-  | 'storage_full';
+  | 'storage_full'
+  | 'gone';
 
 /** One problem with one field of a request, e.g. `{path: "items[3].name", message: "Required"}`. */
 export interface FieldProblem {
@@ -50,6 +51,8 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   headers_too_large: { status: 431, title: 'Request Header Fields Too Large', exitCode: 2 },
   // The disk (SQLite SQLITE_FULL, the file system ENOSPC) is full: nothing of the request was stored.
   storage_full: { status: 507, title: 'Insufficient Storage', exitCode: 5 },
+  // The change feed no longer keeps the changes a reader asked for (retention): it must start over.
+  gone: { status: 410, title: 'Gone', exitCode: 1 },
 };
 
 /** The exact 503 detail of maintenance mode (api-decisions §7, taken from the original service). */
@@ -136,6 +139,7 @@ export const errors = {
   unauthorized: (detail: string) => new CatalogError('unauthorized', detail),
   tooLarge: (detail: string) => new CatalogError('payload_too_large', detail),
   maintenance: () => new CatalogError('maintenance', MAINTENANCE_DETAIL),
+  gone: (detail: string) => new CatalogError('gone', detail),
   storageFull: (what: string) =>
     new CatalogError('storage_full', `storage is full: ${what} could not be written (the disk of the catalog's data directory has no space left); nothing of this request was stored, and everything stored before is intact`),
 };

@@ -23,6 +23,13 @@ export const ROUTES = {
   synonyms: '/1/catalog/synonyms',
   synonymsList: '/1/catalog/synonyms/list',
   catalogInfo: '/1/catalog/info',
+  /** Our addition (docs/api.md "Changes"): the change feed, `{since, limit, types}`. */
+  changes: '/1/catalog/changes',
+  /** Our addition (docs/api.md "Webhooks"): POST adds one; list; DELETE one; the delivery log. */
+  webhooks: '/1/catalog/webhooks',
+  webhooksList: '/1/catalog/webhooks/list',
+  webhook: (webhookId: string) => `/1/catalog/webhooks/${seg(webhookId)}`,
+  webhookDeliveries: '/1/catalog/webhooks/deliveries',
   /** Our addition (docs/api.md, "Authentication"): the calling token's name, roles and permissions. */
   tokenInfo: '/1/auth/token',
   /** Our addition (docs/api.md, "Tokens"): list (GET) and create (POST) tokens; catalogAdmin with scope `tokens`. */

@@ -254,7 +254,8 @@ export type MaintenanceState = z.infer<typeof MaintenanceSchema>;
  * Scopes narrow what a token's roles allow, never widen it (docs/api.md "Tokens"): one per group of
  * API operations, `<resource>:read` for its reads and `<resource>:write` for its writes. `search`
  * covers text and photo searches, session pages and facet values; `maintenance` switching
- * maintenance mode; `tokens` managing tokens; `metrics` reading `GET /metrics`. A token without
+ * maintenance mode; `tokens` managing tokens; `metrics` reading `GET /metrics`; `changes` reading
+ * the change feed; `webhooks` managing webhooks. A token without
  * scopes (`scopes: null`) may do everything its roles allow. Reading its own description
  * (`GET /1/auth/token`), the catalog's identity and the maintenance state needs no scope.
  */
@@ -269,6 +270,8 @@ export const SCOPES = [
   'maintenance',
   'tokens',
   'metrics',
+  'changes',
+  'webhooks',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -20,6 +20,9 @@ import * as relations from './commands/relations/index.js';
 import * as search from './commands/search/search.js';
 import * as serve from './commands/serve/serve.js';
 import * as tokens from './commands/tokens/index.js';
+import * as changes from './commands/changes/changes.js';
+import * as webhooks from './commands/webhooks/index.js';
+import * as backup from './commands/backup/backup.js';
 import { addExamples } from './help-examples.js';
 import type { Invoke } from './runner.js';
 
@@ -40,6 +43,10 @@ const COMMANDS: ReadonlyArray<readonly [string, Registration]> = [
   ['search', search.declare],
   ['tokens', tokens.register],
   ['maintenance', maintenance.register],
+  ['changes', changes.declare],
+  ['webhooks', webhooks.register],
+  ['backup', backup.declareBackup],
+  ['restore', backup.declareRestore],
   ['serve', serve.declare],
   ['migrate', migrate.declare],
   ['api', api.declare],

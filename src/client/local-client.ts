@@ -72,6 +72,14 @@ export class LocalCatalogClient implements CatalogClient {
   getPart(partId: string, options?: { organization?: string }) { return this.run((p) => this.service.getPart(p, partId, options?.organization)); }
 
   upsertOrganizations(items: unknown[]) { return this.run((p) => this.service.upsertOrganizations(p, items)); }
+  changes(request: unknown) { return this.run((p) => this.catalog.changes.changes(p, request)); }
+  addWebhook(input: unknown) { return this.run((p) => this.catalog.changes.addWebhook(p, input)); }
+  listWebhooks() { return this.run((p) => this.catalog.changes.listWebhooks(p)); }
+  removeWebhook(webhookId: string) { return this.run((p) => this.catalog.changes.removeWebhook(p, webhookId)); }
+  webhookDeliveries(options: { webhookId?: string | undefined; limit?: number | undefined } = {}) {
+    return this.run((p) => this.catalog.changes.deliveries(p, options.webhookId, options.limit));
+  }
+
   upsertSynonyms(items: unknown[]) { return this.run((p) => this.service.upsertSynonyms(p, items)); }
   deleteSynonyms(ids: unknown[]) { return this.run((p) => this.service.deleteSynonyms(p, ids)); }
   listSynonyms(request: unknown) { return this.run((p) => this.service.listSynonyms(p, request)); }

@@ -13,6 +13,7 @@ import type {
 } from '../api/schemas.js';
 import type { CatalogInfo, PartBatch, PartInput, Relation, RelationCreateResult, RelationRecord, CurrentToken, CreatedToken, TokenInfo } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
+import type { ChangesPage, Webhook, WebhookCreated, WebhookDelivery } from '../api/change-schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 
 /** An attribute as listed or selected: attribute_id plus the projected fields. */
@@ -149,6 +150,20 @@ export interface CatalogClient {
    * filters?}, maxValues?}` → the attribute's values beginning with `prefix`, counted over the hits.
    */
   facetValues(request: unknown): Promise<FacetValuesResponse>;
+
+  /**
+   * POST /1/catalog/changes (docs/api.md "Changes"): `{since?, limit?, types?}` → the changes
+   * numbered above `since`, oldest first; 410 (gone) once they were pruned.
+   */
+  changes(request: unknown): Promise<ChangesPage>;
+  /** POST /1/catalog/webhooks (catalogAdmin): `{webhook_id, url, secret?, types?}` → the webhook and its secret, shown once. */
+  addWebhook(input: unknown): Promise<WebhookCreated>;
+  /** POST /1/catalog/webhooks/list (catalogAdmin). */
+  listWebhooks(): Promise<Webhook[]>;
+  /** DELETE /1/catalog/webhooks/{webhook_id} (catalogAdmin); 404 when unknown. */
+  removeWebhook(webhookId: string): Promise<void>;
+  /** GET /1/catalog/webhooks/deliveries (catalogAdmin): the delivery log, newest first. */
+  webhookDeliveries(options?: { webhookId?: string | undefined; limit?: number | undefined }): Promise<WebhookDelivery[]>;
 
   /** Releases the database or the connection pool. */
   close(): Promise<void>;

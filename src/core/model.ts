@@ -7,6 +7,7 @@
 import type {
   Attribute, LangMap, Organization, PartAttribute, Principal, RelationSource, RelationType, Role, Scope, SearchFacets, Visibility,
 } from '../api/schemas.js';
+import type { ChangeType } from '../api/change-schemas.js';
 
 /** Keyset paging request as the store sees it: ids strictly greater than `after`, at most `limit` + 1 read. */
 export interface KeysetPage {
@@ -248,4 +249,45 @@ export interface SearchBudget {
    * An index that cannot count may ignore it (PostgreSQL: its searches never block a thread).
    */
   maxPostings: number;
+}
+
+/** One change of the feed as stored (ChangeLog; docs/api.md "Changes"); `at` in microseconds. */
+export interface StoredChange {
+  change: number;
+  at: number;
+  type: ChangeType;
+  op: 'upsert' | 'delete';
+  id: string;
+  /** A relation's related_part_id (`id` is its anchor_part_id); null otherwise. */
+  related_id: string | null;
+}
+
+/** A webhook as stored (WebhookStore): `secret` is the HMAC key; `types` null = every type. */
+export interface StoredWebhook {
+  webhook_id: string;
+  url: string;
+  secret: string;
+  types: ChangeType[] | null;
+  createdAt: number;
+}
+
+/** An outbox row claimed for delivery: the webhook, its change (undefined once pruned) and how many attempts came before. */
+export interface ClaimedDelivery {
+  webhook: StoredWebhook;
+  change: StoredChange | undefined;
+  changeNumber: number;
+  attempts: number;
+}
+
+/** One delivery attempt (the delivery log); times in microseconds. */
+export interface DeliveryAttempt {
+  webhook_id: string;
+  change: number;
+  attempt: number;
+  at: number;
+  status: number | null;
+  outcome: 'delivered' | 'retry' | 'failed';
+  error: string | null;
+  /** With outcome `retry`: when the next attempt is due. */
+  nextAttemptAt?: number;
 }

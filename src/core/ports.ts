@@ -4,9 +4,10 @@
  * each one is a coarse unit of work that the SQLite adapter runs inside ONE synchronous transaction.
  */
 import type { Attribute, Organization, RelationType, SearchFacets, SynonymSet } from '../api/schemas.js';
+import type { ChangeType } from '../api/change-schemas.js';
 import type {
   Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, SearchBudget, SessionHits, StoredImage, StoredPart, StoredRelation,
-  StoredSession, StoredToken, TextSearchQuery,
+  StoredSession, StoredToken, TextSearchQuery, StoredChange, StoredWebhook, ClaimedDelivery, DeliveryAttempt,
 } from './model.js';
 
 /** Time source: integer microseconds since the Unix epoch (decisions §1 timestamps). */
@@ -459,10 +460,56 @@ export interface BlobStore {
  */
 export interface CatalogStores {
   catalog: CatalogStore;
+  /** The change feed and the webhooks' outbox (docs/api.md "Changes", "Webhooks"). */
+  changes: ChangeLog;
+  webhooks: WebhookStore;
   relations: RelationStore;
   images: ImageStore;
   searchIndex: SearchIndex;
   sessions: SessionStore;
   references: ReferenceFeatureStore;
   close(): Promise<void>;
+}
+
+/**
+ * The change feed (docs/api.md "Changes"): every write of the catalog's items numbered in its own
+ * transaction by the store (triggers), in commit order, deletions as tombstones; older changes
+ * pruned after the retention (settings `change_retention_seconds`, default 30 days).
+ */
+export interface ChangeLog {
+  /**
+   * Up to `limit` changes numbered above `since`, ascending (only of `types` when given);
+   * `prunedThrough`: the newest pruned number (changes at or below it are gone); `latest`: the
+   * newest number given so far. All three from one snapshot.
+   */
+  changesSince(since: number, limit: number, types: readonly ChangeType[] | undefined): Promise<{ changes: StoredChange[]; prunedThrough: number; latest: number }>;
+}
+
+/**
+ * Webhooks and their outbox (docs/api.md "Webhooks"): the store adds a row per subscribed webhook
+ * to the outbox in the transaction of each change; a deliverer claims due rows, posts them and
+ * records the outcome.
+ */
+export interface WebhookStore {
+  /** Adds a webhook; false when its id is taken. Only changes after it are delivered to it. */
+  addWebhook(webhook: StoredWebhook): Promise<boolean>;
+  /** Every webhook with its pending deliveries, by webhook_id. */
+  listWebhooks(): Promise<(StoredWebhook & { pending: number })[]>;
+  /** Removes a webhook, its outbox rows and its delivery log; false when there is none. */
+  removeWebhook(webhookId: string): Promise<boolean>;
+  /**
+   * Claims up to `limit` outbox rows due at `now` (microseconds), oldest change first: each
+   * claimed row's next attempt moves to `leaseUntil`, so another deliverer (another server)
+   * skips it until then; one transaction. A row whose change was pruned comes with `change`
+   * undefined.
+   */
+  claimDeliveries(now: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Records one attempt in the delivery log (at most the newest 10,000 rows are kept) and
+   * settles the outbox row: removed when `outcome` is delivered or failed, otherwise due again at
+   * `nextAttemptAt`.
+   */
+  recordDelivery(attempt: DeliveryAttempt): Promise<void>;
+  /** The newest `limit` attempts, of one webhook when given, newest first. */
+  deliveries(webhookId: string | undefined, limit: number): Promise<DeliveryAttempt[]>;
 }

@@ -9,6 +9,7 @@ import type { Principal } from '../api/schemas.js';
 import type { Catalog } from '../core/services.js';
 import { registerAttributeRoutes, registerSynonymRoutes } from './routes/attributes.js';
 import { registerCatalogInfoRoutes } from './routes/catalog-info.js';
+import { registerChangeRoutes } from './routes/changes.js';
 import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOrganizationRoutes } from './routes/organizations.js';
 import { registerPartRoutes } from './routes/parts.js';
@@ -222,6 +223,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerCatalogInfoRoutes(app, catalog);
   registerTokenRoutes(app, service);
   registerOperationRoutes(app, catalog.operations, metrics, publicMetrics);
+  registerChangeRoutes(app, catalog.changes);
   registerThumbnailRoutes(app, catalog.images);
   if (webApp) registerWebApp(app, options.webRoot);
   return app;

@@ -10,6 +10,7 @@ import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
 import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
+import { WebhookDeliverer, type DelivererOptions } from './webhooks/deliverer.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
@@ -39,6 +40,8 @@ export interface ServeOptions {
   readers?: number | undefined;
   /** Serve `GET /metrics` without a token (AppOptions `metrics`; `catalog serve --public-metrics`). Default false. */
   publicMetrics?: boolean | undefined;
+  /** How webhooks are delivered (src/http/webhooks/deliverer.ts; defaults there). */
+  webhooks?: DelivererOptions | undefined;
 }
 
 /**
@@ -117,6 +120,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ? setInterval(() => void plain.images.sweepOrphans({ minAgeMs: SHARED_BLOB_GRACE_MS }).catch(() => undefined), SHARED_BLOB_SWEEP_INTERVAL_MS).unref()
     : undefined;
   let catalog: Catalog = plain;
+  let deliverer: WebhookDeliverer | undefined;
   const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers }) : undefined;
   if (pooled) catalog = pooled;
   const app = buildApp({
@@ -129,6 +133,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // script that waits for the port never sends its first searches to a thread still opening.
     await pooled?.start();
     await app.listen({ host: options.host, port: options.port });
+    // Webhooks go out from every server of a catalog (claims with a lease keep them apart).
+    deliverer = new WebhookDeliverer(catalog.changes.webhooks, options.webhooks);
+    deliverer.start();
     // Image search loads in the background (the photo index, from its snapshot file when there is
     // one): a query photo that arrives first waits for it, nothing else does. A store that cannot
     // be read now is left to that query to report.
@@ -136,6 +143,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   } catch (error) {
     // EADDRINUSE and the like: nothing listens, so nothing may stay open either.
     if (sweeper) clearInterval(sweeper);
+    await deliverer?.stop();
     await app.close();
     await closeCatalog(catalog);
     throw error;
@@ -151,6 +159,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     close() {
       closing ??= (async () => {
         if (sweeper) clearInterval(sweeper);
+        await deliverer?.stop();
         await app.close();
         await closeCatalog(catalog);
       })();

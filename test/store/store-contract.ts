@@ -10,7 +10,7 @@
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Attribute, Principal, SynonymSet } from '../../src/api/schemas.js';
-import type { Decision, ImageWrite, StoredImage, StoredPart, StoredRelation, TextSearchQuery } from '../../src/core/model.js';
+import type { Decision, ImageWrite, StoredImage, StoredPart, StoredRelation, StoredWebhook, TextSearchQuery } from '../../src/core/model.js';
 import type { BlobStore, CatalogStores } from '../../src/core/ports.js';
 import { visibleLevels } from '../../src/core/permissions.js';
 import { parseQueryText } from '../../src/core/search/query.js';
@@ -636,6 +636,89 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         // A text session has no scores at all, not zeros.
         await s.sessions.create({ sessionId: 'txt', principal: 'ci', createdAt: 10, expiresAt: 20, imageId: null, language: undefined, total: 1, stored: 1 }, { cardIds: [7] });
         expect(await s.sessions.readHits('txt', 0, 5)).toEqual({ cardIds: [7] });
+      });
+    });
+
+    describe('ChangeLog: every write numbered in its transaction (docs/api.md "Changes")', () => {
+      const relation = (a: string, b: string): StoredRelation => ({ anchor_part_id: a, related_part_id: b, type: 'substitute', source: 'confirmed_by_user', user_id: 'u', created: 1 });
+      const feed = async (since = 0, limit = 100) => (await s.changes.changesSince(since, limit, undefined)).changes.map((c) => [c.type, c.op, c.id, ...(c.related_id !== null ? [c.related_id] : [])].join(' '));
+
+      it('numbers attributes, parts, images, relations, synonyms, organizations and maintenance; deletions as tombstones', async () => {
+        expect(await s.changes.changesSince(0, 10, undefined)).toEqual({ changes: [], prunedThrough: 0, latest: 0 });
+        await putAttributes(attribute('colour'));
+        await putParts(part('p1', 'One', { colour: 'red' }), part('p2', 'Two'));
+        await s.relations.writeRelations([relation('p2', 'p1')]);
+        await s.images.upsertImages([{ image_id: 'i1', part_id: 'p1' }], (item) => write({ image: image(item.image_id, item.part_id, 'a'.repeat(64)), features: null }));
+        await s.catalog.upsertSynonyms([{ synonym_id: 's1', synonyms: ['bolt', 'screw'] }], (item) => write(item as SynonymSet));
+        await s.catalog.ensureOrganizations(['acme']);
+        await s.catalog.setSetting('maintenance', 'on');
+        await s.catalog.setSetting('something_internal', 'x');
+        await s.images.deleteImages(['i1'], () => write(null, false));
+        await s.catalog.deleteParts(['p1'], () => write(null, false));
+        await s.catalog.deleteSynonyms(['s1'], () => write(null, false));
+        expect(await feed()).toEqual([
+          'attribute upsert colour', 'part upsert p1', 'part upsert p2', 'relation upsert p2 p1', 'image upsert i1', 'synonym upsert s1',
+          'organization upsert acme', 'setting upsert maintenance', 'image delete i1', 'part delete p1', 'synonym delete s1',
+        ]);
+        const all = await s.changes.changesSince(0, 100, undefined);
+        expect(all.changes.map((c) => c.change)).toEqual(all.changes.map((_, i) => i + 1));
+        expect(all.latest).toBe(11);
+        expect(all.changes.every((c) => c.at > 1_600_000_000_000_000)).toBe(true);
+        expect(await feed(9, 1)).toEqual(['part delete p1']);
+        expect((await s.changes.changesSince(0, 100, ['part'])).changes.map((c) => `${c.op} ${c.id}`)).toEqual(['upsert p1', 'upsert p2', 'delete p1']);
+      });
+
+      it('numbers nothing for a rolled-back write', async () => {
+        await putParts(part('p1', 'One'));
+        await expect(s.catalog.upsertParts([part('p2', 'Two'), part('p3', 'Three')], (item) => {
+          if (item.part_id === 'p3') throw new Error('decide failed');
+          return write(item as StoredPart);
+        })).rejects.toThrow('decide failed');
+        expect(await feed()).toEqual(['part upsert p1']);
+        await putParts(part('p4', 'Four'));
+        expect((await s.changes.changesSince(0, 10, undefined)).changes.map((c) => c.change)).toEqual([1, 2]);
+      });
+
+      it('prunes changes older than the retention at every 1,000th change and says how far', async () => {
+        await s.catalog.setSetting('change_retention_seconds', '0');
+        await putParts(part('old', 'Old'));
+        await new Promise((r) => setTimeout(r, 5));
+        const many = Array.from({ length: 999 }, (_, i) => part(`n${String(i).padStart(4, '0')}`, 'N'));
+        await putParts(...many);
+        const after = await s.changes.changesSince(0, 10, undefined);
+        expect(after.latest).toBe(1000);
+        expect(after.prunedThrough).toBeGreaterThanOrEqual(1);
+        expect(after.changes.every((c) => c.change > after.prunedThrough)).toBe(true);
+      });
+    });
+
+    describe('WebhookStore: outbox rows in the change\'s transaction, claims, the delivery log', () => {
+      const hook = (id: string, types: StoredWebhook['types'] = null): StoredWebhook => ({ webhook_id: id, url: 'http://127.0.0.1:9/hook', secret: 'whsec_0123456789abcdef', types, createdAt: 5 });
+
+      it('queues every later change for each subscribed webhook, claims with a lease and settles', async () => {
+        await putParts(part('before', 'Before'));
+        expect(await s.webhooks.addWebhook(hook('all'))).toBe(true);
+        expect(await s.webhooks.addWebhook(hook('all'))).toBe(false);
+        await s.webhooks.addWebhook(hook('attrs', ['attribute']));
+        await putParts(part('p1', 'One'));
+        await putAttributes(attribute('colour'));
+        expect((await s.webhooks.listWebhooks()).map((w) => [w.webhook_id, w.pending, w.types])).toEqual([['all', 2, null], ['attrs', 1, ['attribute']]]);
+        const claimed = await s.webhooks.claimDeliveries(100, 1_000, 10);
+        expect(claimed.map((c) => [c.webhook.webhook_id, c.changeNumber, c.change?.type, c.change?.id, c.attempts])).toEqual([
+          ['all', 2, 'part', 'p1', 0], ['all', 3, 'attribute', 'colour', 0], ['attrs', 3, 'attribute', 'colour', 0],
+        ]);
+        expect(claimed[0]?.webhook.secret).toBe('whsec_0123456789abcdef');
+        // Leased: not due again before the lease ends.
+        expect(await s.webhooks.claimDeliveries(500, 2_000, 10)).toEqual([]);
+        await s.webhooks.recordDelivery({ webhook_id: 'all', change: 2, attempt: 1, at: 600, status: 200, outcome: 'delivered', error: null });
+        await s.webhooks.recordDelivery({ webhook_id: 'all', change: 3, attempt: 1, at: 601, status: 500, outcome: 'retry', error: 'HTTP 500', nextAttemptAt: 700 });
+        const again = await s.webhooks.claimDeliveries(1_000, 3_000, 10);
+        expect(again.map((c) => [c.webhook.webhook_id, c.changeNumber, c.attempts])).toEqual([['all', 3, 1], ['attrs', 3, 0]]);
+        expect((await s.webhooks.deliveries('all', 10)).map((d) => [d.change, d.attempt, d.status, d.outcome, d.error])).toEqual([[3, 1, 500, 'retry', 'HTTP 500'], [2, 1, 200, 'delivered', null]]);
+        expect(await s.webhooks.removeWebhook('all')).toBe(true);
+        expect(await s.webhooks.removeWebhook('all')).toBe(false);
+        expect(await s.webhooks.deliveries('all', 10)).toEqual([]);
+        expect((await s.webhooks.listWebhooks()).map((w) => w.webhook_id)).toEqual(['attrs']);
       });
     });
 

@@ -8,6 +8,7 @@ import type { CatalogStores, Clock } from '../../core/ports.js';
 import { withStorageFullErrors } from '../storage-full.js';
 import { openPool, PgDatabase, type PoolOptions } from './database.js';
 import { PgCatalogStore } from './catalog-store.js';
+import { PgChangeLog, PgWebhookStore } from './change-log.js';
 import { PgImageStore, PgReferenceFeatureStore } from './image-store.js';
 import { migratePostgres } from './migrations.js';
 import { PgRelationStore } from './relation-store.js';
@@ -52,6 +53,8 @@ export async function openPostgresStores(url: string, options: PostgresStoresOpt
   return {
     db,
     catalog: withStorageFullErrors(new PgCatalogStore(db, searchIndex, options.clock), database),
+    changes: new PgChangeLog(db),
+    webhooks: withStorageFullErrors(new PgWebhookStore(db), database),
     relations: withStorageFullErrors(new PgRelationStore(db), database),
     images: withStorageFullErrors(new PgImageStore(db), database),
     searchIndex,

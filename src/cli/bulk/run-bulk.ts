@@ -223,9 +223,10 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   const sentRows = (rows: BulkRow<I>[]): BulkRow<I>[] => (rows.some((r) => r.refused !== undefined) ? rows.filter((r) => r.refused === undefined) : rows);
 
   /** Folds one batch's answer into the summary, rejects its refused rows and records it as finished. */
-  const settle = async (index: number, rows: BulkRow<I>[], sent: BulkRow<I>[], result: BulkWriteResult & { moved?: string[] }): Promise<void> => {
+  const settle = async (index: number, rows: BulkRow<I>[], sent: BulkRow<I>[], result: BulkWriteResult & { moved?: string[]; deleted?: string[] }): Promise<void> => {
     summary.created += result.created.length;
     summary.updated += result.updated.length;
+    if (result.deleted !== undefined && result.deleted.length > 0) summary.deleted = (summary.deleted ?? 0) + result.deleted.length;
     if (result.moved !== undefined) summary.moved = (summary.moved ?? 0) + result.moved.length;
     for (const row of rows) if (row.refused) await reject(row, row.refused.key, job.explain ? job.explain(row, row.refused.messages) : row.refused.messages);
     for (const [key, messages] of Object.entries(result.errors)) {
@@ -256,7 +257,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     }
     const sent = batches.map(({ rows }) => sentRows(rows));
     const nonEmpty = sent.filter((rows) => rows.length > 0);
-    let results: (BulkWriteResult & { moved?: string[] })[];
+    let results: (BulkWriteResult & { moved?: string[]; deleted?: string[] })[];
     if (nonEmpty.length > 1 && job.sendGroup) results = await job.sendGroup(nonEmpty);
     else results = nonEmpty.length === 1 ? [await job.send(nonEmpty[0] as BulkRow<I>[])] : [];
     let next = 0;

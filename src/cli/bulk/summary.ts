@@ -8,6 +8,8 @@ export interface BulkSummary {
   updated: number;
   /** Of `updated`: images moved to another part (image upload only; the CLI compares with before). */
   moved?: number;
+  /** Items deleted by tombstones (`{"part_id": ..., "deleted": true}` rows of a parts delta). */
+  deleted?: number;
   rejected: number;
   /** Rows read (including rejected ones and those skipped by --resume). */
   rows: number;
@@ -33,7 +35,7 @@ export function summaryDocument(summary: ImportSummary): Record<string, unknown>
     created: summary.created,
     updated: summary.updated,
     ...(summary.moved !== undefined ? { moved: summary.moved } : {}),
-    deleted: 0,
+    deleted: summary.deleted ?? 0,
     rejected: summary.rejected,
     errors: summary.errors,
     errorsFile: summary.errorsFile,
@@ -50,7 +52,7 @@ export const INLINE_ERRORS = 5;
 export function describeImport(what: string, summary: ImportSummary, detail?: string): string {
   const n = (value: number) => value.toLocaleString('en-US');
   // An upload that gives an existing image to another part says so: the other part lost it.
-  const moved = summary.moved ? ` (moved: ${n(summary.moved)} to another part)` : '';
+  const moved = `${summary.moved ? ` (moved: ${n(summary.moved)} to another part)` : ''}${summary.deleted ? `, ${n(summary.deleted)} deleted` : ''}`;
   let line = summary.dryRun
     ? `${what} (dry run): would create ${n(summary.created)}, would update ${n(summary.updated)}${moved}, ${n(summary.rejected)} rejected`
     : `${what}: ${n(summary.created)} created, ${n(summary.updated)} updated${moved}, ${n(summary.rejected)} rejected${detail ? ` ${detail}` : ''}`;

@@ -9,10 +9,12 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { UsageError } from '../output/usage-error.js';
-import { positiveInt, type Invoke } from '../runner.js';
+import { intInRange, positiveInt, type Invoke } from '../runner.js';
 import type { BulkRow } from '../bulk/run-bulk.js';
 import type { MapperName } from '../import/entries-protocol.js';
 import type { ImportSpec, ResourceNames, ResourceSpec } from './resource.js';
+import type { BulkWriteResult } from '../../api/schemas.js';
+import type { CatalogClient } from '../../client/types.js';
 
 /** Items per request at most (decisions §9), for help texts. */
 const MAX_BATCH = 1000;
@@ -45,6 +47,8 @@ export interface ListFlags {
   /** Every record, also on a terminal (which otherwise shows one page of 30). */
   all?: boolean;
   pageSize?: number;
+  /** Only the items changed after this change number, then tombstones of the deleted ones (a delta). */
+  changedSince?: number;
   /** The parsed command, for the next-page command line printed on a terminal. */
   command?: Command;
 }
@@ -71,16 +75,19 @@ export function declareImport(noun: Command, names: ResourceNames, invoke: Invok
 
 /** Declares `<noun> list [--limit n] [--after id]`. */
 export function declareList(noun: Command, names: ResourceNames, invoke: Invoke, run: (ctx: CommandContext, flags: ListFlags) => Promise<number>): Command {
-  return noun
+  const list = noun
     .command('list')
     .description(`list ${names.noun} in ${names.idField} order: on a terminal one page of 30 and the command for the next; in a pipe all of them, streamed page by page`)
     .option('--limit <n>', 'at most this many', positiveInt)
     .option('--after <id>', `start after this ${names.idField}`)
-    .option('--all', 'every one, also on a terminal')
-    .action(async (_opts: unknown, command: Command) => {
-      const flags = { ...command.opts<ListFlags>(), command };
-      await invoke(command, (ctx) => run(ctx, flags));
-    });
+    .option('--all', 'every one, also on a terminal');
+  if (names.changeType !== undefined) {
+    list.option('--changed-since <n>', `only the ${names.noun} changed after change number n (0: every kept change), then {"${names.idField}": ..., "deleted": true} for each deleted one; \`${names.noun} import\` applies the output (json or ndjson)`, intInRange(0));
+  }
+  return list.action(async (_opts: unknown, command: Command) => {
+    const flags = { ...command.opts<ListFlags>(), command };
+    await invoke(command, (ctx) => run(ctx, flags));
+  });
 }
 
 /** Declares `<noun> get <id...>`. */
@@ -113,6 +120,17 @@ export function declareDelete<F extends object>(noun: Command, names: ResourceNa
 export async function runImport(ctx: CommandContext, spec: ImportSpec, file: string, flags: ImportFlags, resumeCommand: string): Promise<number> {
   const fromStdin = file === '-';
   if (fromStdin && flags.format === undefined) throw new UsageError('reading stdin (-) needs --format csv|tsv|json|ndjson');
+  // Tombstones of a delta (`<noun> list --changed-since`) are deletions, for resources that delete by id.
+  const { isTombstone, writeWithTombstones } = await import('./changes/delta.js');
+  const deletable = 'delete' in spec && 'select' in spec ? (spec as ImportSpec & ResourceSpec) : undefined;
+  type Send = (client: CatalogClient, items: Record<string, unknown>[]) => Promise<BulkWriteResult & { deleted?: string[] }>;
+  const withTombstones = (send: Send): Send => deletable === undefined ? send : (c, items) => writeWithTombstones(
+    items,
+    spec.idField,
+    (rest) => send(c, rest),
+    (ids) => deletable.delete(c, ids),
+    async (ids) => new Set((await deletable.select(c, ids)).map((r) => String(r[spec.idField]))),
+  );
   const [{ formatFromPath, locationLabel }, { mapEntries }, { mapBlocksInThread, readerThreadWanted }, { defaultErrorsPath }, { runBulk }, { headerProblem }] = await Promise.all([
     import('../import/read-records.js'),
     import('../import/mapped-entries.js'),
@@ -176,7 +194,7 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     errorsPath: flags.errors !== undefined ? resolve(ctx.io.cwd, flags.errors) : resolve(ctx.io.cwd, defaultErrorsPath(inputPath ?? null, format)),
     batchSize: Math.min(flags.batchSize ?? spec.maxBatch, spec.maxBatch),
     idOf,
-    send: async (batch) => (validated(batch) ? (spec.sendValidated ?? spec.send) : spec.send)(await client(), batch.map((r) => r.item ?? {})),
+    send: async (batch) => withTombstones(validated(batch) ? (spec.sendValidated ?? spec.send) : spec.send)(await client(), batch.map((r) => r.item ?? {})),
     // A local catalog writes several batches per transaction (see LOCAL_GROUP_BATCHES); a server
     // commits each request on its own, so remote imports send one batch per request as before.
     // --max-errors asks to stop soon after the service rejects rows: a group would learn of them
@@ -184,7 +202,16 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     ...(spec.sendBatches !== undefined && ctx.config.remote.value === undefined && flags.maxErrors === undefined
       ? {
           groupSize: LOCAL_GROUP_BATCHES,
-          sendGroup: async (batches: BulkRow<Record<string, unknown>>[][]) => (spec.sendBatches as NonNullable<ImportSpec['sendBatches']>)(await client(), batches.map((batch) => ({ items: batch.map((r) => r.item ?? {}), validated: validated(batch) }))),
+          sendGroup: async (batches: BulkRow<Record<string, unknown>>[][]) => {
+            const c = await client();
+            // A group with tombstones (a delta) is sent batch by batch: each batch's writes, then its deletions.
+            if (deletable !== undefined && batches.some((batch) => batch.some((r) => r.item !== undefined && isTombstone(r.item, spec.idField)))) {
+              const results = [];
+              for (const batch of batches) results.push(await withTombstones(validated(batch) ? (spec.sendValidated ?? spec.send) : spec.send)(c, batch.map((r) => r.item ?? {})));
+              return results;
+            }
+            return (spec.sendBatches as NonNullable<ImportSpec['sendBatches']>)(c, batches.map((batch) => ({ items: batch.map((r) => r.item ?? {}), validated: validated(batch) })));
+          },
         }
       : {}),
     async dryRun(batch) {
@@ -234,10 +261,29 @@ export async function* walkPages<T extends Record<string, unknown>>(
 
 /** `<noun> list`: every record (or --limit of them), streamed page by page. */
 export async function runList(ctx: CommandContext, spec: ResourceSpec, flags: ListFlags): Promise<number> {
+  if (flags.changedSince !== undefined) return runDelta(ctx, spec, flags.changedSince, flags);
   const [{ emitList }, { commandLine }] = await Promise.all([import('../output/emit.js'), import('../command-line.js')]);
   const client = await ctx.client();
   const { command } = flags;
   await emitList(ctx, spec, (request) => spec.list(client, request), { ...flags, ...(command ? { commandLine: (set) => commandLine(command, ctx, { set }) } : {}) });
+  return EXIT.OK;
+}
+
+/**
+ * `<noun> list --changed-since N`: the delta of one resource (changes/delta.ts) in json or ndjson
+ * (tombstones have no CSV form); stderr says the change number the next delta starts after.
+ *
+ * @throws UsageError for csv/tsv/table output, --after or --limit with it; CatalogError gone when the changes were pruned.
+ */
+async function runDelta(ctx: CommandContext, spec: ResourceSpec, since: number, flags: ListFlags): Promise<number> {
+  if (spec.changeType === undefined) throw new UsageError(`${spec.noun} list has no --changed-since`);
+  if (ctx.format !== 'json' && ctx.format !== 'ndjson') throw new UsageError(`--changed-since prints a delta with deletions: use -o ndjson or -o json (not ${ctx.format})`);
+  if (flags.after !== undefined || flags.limit !== undefined) throw new UsageError('--changed-since prints the whole delta: no --after or --limit with it');
+  const [{ changedItems, deltaRecords }, { emitRecords }] = await Promise.all([import('./changes/delta.js'), import('../output/emit.js')]);
+  const client = await ctx.client();
+  const changed = await changedItems(client, spec.changeType, since);
+  await emitRecords(ctx, spec, deltaRecords(changed, spec.idField, (ids) => spec.select(client, ids)));
+  ctx.info(`${spec.noun} changed after ${since}: ${changed.upserted.length} written, ${changed.deleted.length} deleted; the next delta: --changed-since ${changed.next}`);
   return EXIT.OK;
 }
 

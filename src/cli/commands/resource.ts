@@ -5,6 +5,7 @@
  */
 import type { Attribute, BulkDeleteResult, BulkWriteResult, Page } from '../../api/schemas.js';
 import type { CatalogClient } from '../../client/types.js';
+import type { ChangeType } from '../../api/change-schemas.js';
 
 /** What the command tree needs to know of a resource before it is loaded. */
 export interface ResourceNames {
@@ -12,6 +13,8 @@ export interface ResourceNames {
   noun: string;
   /** The id field of an item, e.g. `attribute_id`. */
   idField: string;
+  /** The change feed's type of its items, for `list --changed-since` (docs/cli.md "Keeping a second catalog in sync"). */
+  changeType?: ChangeType;
 }
 
 /** How one resource is imported (`<noun> import`, through the bulk loop of src/cli/bulk). */

@@ -12,6 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PartInputSchema } from '../../api/schemas.js';
 import { definitionsKey, PreparedDocumentsPacker, preparePartDocuments } from '../../core/search/engine/prepared-documents.js';
 import { validateBulkItem } from '../../core/validation.js';
+import { isTombstone } from '../commands/changes/delta.js';
 import { DICTIONARY_WORDS, type CreditMessage, type ReaderMessage, type ReaderOptions, type ShippedBlock, type ShippedRefusal, type ShippedRejection } from './entries-protocol.js';
 import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
 
@@ -70,7 +71,8 @@ async function run(): Promise<void> {
       chars += 8 + (entry.raw?.length ?? 0);
     } else {
       let shipped: unknown = entry.item;
-      if (options.validate === true) {
+      // A tombstone of a delta is a deletion: not a part to validate, sent as it is.
+      if (options.validate === true && !isTombstone(entry.item, 'part_id')) {
         // The service's own schema pass, here instead of on the writing thread (same messages and key).
         const checked = validateBulkItem(PartInputSchema, entry.item, 'part_id');
         let at = -1;
@@ -81,7 +83,7 @@ async function run(): Promise<void> {
           if (documents !== undefined) at = packer.add(documents);
         } else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
         if (definitions !== undefined) offsets.push(at);
-      }
+      } else if (definitions !== undefined) offsets.push(-1);
       const item = JSON.stringify(shipped);
       const record = JSON.stringify(entry.record);
       items.push(item);

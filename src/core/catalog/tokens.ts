@@ -25,7 +25,7 @@ export function bearerToken(header: string | undefined): string {
 /** Scopes that need a catalog writer role (catalogAdmin, dataContributor, dataValidator). */
 const WRITE_SCOPES: ReadonlySet<Scope> = new Set(SCOPES.filter((s) => s.endsWith(':write')));
 /** Scopes that need catalogAdmin. */
-const ADMIN_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['maintenance', 'tokens']);
+const ADMIN_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['maintenance', 'tokens', 'webhooks']);
 
 /** A new token as {@link validateNewToken} accepts it: roles and scopes known, deduplicated. */
 export interface ValidNewToken {

@@ -487,6 +487,8 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     search,
     images: main.images,
     operations: main.operations,
+    // The feed and webhooks read and write small rows: the main thread's own connection.
+    changes: main.changes,
     threads: { readers, writer: 1 },
     searches,
     pages,

@@ -9,6 +9,7 @@ export const attributesResource: ResourceSpec<AttributeView> & ImportSpec = {
   noun: 'attributes',
   singular: 'attribute',
   idField: 'attribute_id',
+  changeType: 'attribute',
   maxBatch: MAX_BULK_ITEMS,
   // creation_order is read-only (not an import column), so exports and imports stay symmetrical.
   fields: ['attribute_id', ...ATTRIBUTE_PROJECTION.filter((f) => f !== 'creation_order')],

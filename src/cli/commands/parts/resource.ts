@@ -11,6 +11,7 @@ export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   noun: 'parts',
   singular: 'part',
   idField: 'part_id',
+  changeType: 'part',
   maxBatch: MAX_BULK_ITEMS,
   fields: ['part_id', ...PART_PROJECTION],
   defaultFields: ['part_id', 'name', 'attributes', 'modifiedAt'],

@@ -32,6 +32,7 @@ interface ServeFlags {
   keepAliveTimeout?: number;
   maxConnections?: number;
   publicMetrics?: boolean;
+  webhookTimeout?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -70,6 +71,7 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--keep-alive-timeout <s>', 'seconds an idle keep-alive connection stays open (default 5)', positiveInt)
     .option('--max-connections <n>', 'open connections at once (default 1024)', positiveInt)
     .option('--public-metrics', 'serve GET /metrics without a token (default: a token allowed the metrics scope; /healthz and /readyz never need one)')
+    .option('--webhook-timeout <ms>', 'how long a webhook receiver may take to answer; a delivery in flight is retried after twice this when its server died (default 10000)', positiveInt)
     .action(async (_o: unknown, command: Command) => {
       const flags = command.opts<ServeFlags>();
       await invoke(command, (ctx) => run(ctx, flags));
@@ -107,6 +109,7 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   const server = await startServer({
     dataDir, databaseUrl, blobUrl, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
     accessLog, publicMetrics: flags.publicMetrics === true,
+    ...(flags.webhookTimeout !== undefined ? { webhooks: { timeoutMs: flags.webhookTimeout, leaseMs: 2 * flags.webhookTimeout } } : {}),
   }).catch(async (error: unknown) => {
     await accessLog.close();
     throw error;

@@ -8,6 +8,7 @@ export const synonymsResource: ResourceSpec<SynonymSet & Record<string, unknown>
   noun: 'synonyms',
   singular: 'synonym set',
   idField: 'synonym_id',
+  changeType: 'synonym',
   maxBatch: MAX_BULK_ITEMS,
   fields: ['synonym_id', 'input', 'synonyms'],
   defaultFields: ['synonym_id', 'input', 'synonyms'],
