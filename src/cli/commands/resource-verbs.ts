@@ -13,6 +13,9 @@ import { positiveInt, type Invoke } from '../runner.js';
 import type { BulkRow } from '../bulk/run-bulk.js';
 import type { MapperName } from '../import/entries-protocol.js';
 import type { ImportSpec, ResourceNames, ResourceSpec } from './resource.js';
+import type { FilteredBatch, PartsSync } from '../sync/parts-sync.js';
+import type { BulkWriteResult } from '../../api/schemas.js';
+import type { BulkSummary } from '../bulk/summary.js';
 
 /** Items per request at most (decisions §9), for help texts. */
 const MAX_BATCH = 1000;
@@ -110,7 +113,7 @@ export function declareDelete<F extends object>(noun: Command, names: ResourceNa
  * `<noun> import <file|->` through the bulk loop: exit 0 when every row was stored, 3 when some
  * were rejected, 130 when interrupted (after printing the resume command).
  */
-export async function runImport(ctx: CommandContext, spec: ImportSpec, file: string, flags: ImportFlags, resumeCommand: string): Promise<number> {
+export async function runImport(ctx: CommandContext, spec: ImportSpec, file: string, flags: ImportFlags, resumeCommand: string, sync?: PartsSync): Promise<number> {
   const fromStdin = file === '-';
   if (fromStdin && flags.format === undefined) throw new UsageError('reading stdin (-) needs --format csv|tsv|json|ndjson');
   const [{ formatFromPath, locationLabel }, { mapEntries }, { mapBlocksInThread, readerThreadWanted }, { defaultErrorsPath }, { runBulk }, { headerProblem }] = await Promise.all([
@@ -164,11 +167,25 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
         if (problem !== undefined) throw new UsageError(problem);
       }
       if (row !== undefined) first = false;
+      if (sync) for (const r of Array.isArray(next) ? next : [next]) sync.noteRow(r);
       yield next;
     }
   }
+  type Row = BulkRow<Record<string, unknown>>;
+  const sendOne = async (batch: Row[]) => (validated(batch) ? (spec.sendValidated ?? spec.send) : spec.send)(await client(), batch.map((r) => r.item ?? {}));
+  const sendGroup = async (batches: Row[][]) => (spec.sendBatches as NonNullable<ImportSpec['sendBatches']>)(await client(), batches.map((batch) => ({ items: batch.map((r) => r.item ?? {}), validated: validated(batch) })));
+  /** A sync sends only the rows that change their part; the service's `items[k]` keys are turned back into indexes of the whole batch. */
+  const answerOf = (filtered: FilteredBatch, result: BulkWriteResult | undefined) => {
+    const errors: Record<string, string[]> = {};
+    for (const [key, messages] of Object.entries(result?.errors ?? {})) {
+      const indexed = /^items\[(\d+)\]$/.exec(key);
+      errors[indexed ? `items[${filtered.indexes[Number(indexed[1])] ?? -1}]` : key] = messages;
+    }
+    return { created: result?.created ?? [], updated: result?.updated ?? [], errors, unchanged: filtered.unchanged };
+  };
+  const grouped = spec.sendBatches !== undefined && ctx.config.remote.value === undefined && flags.maxErrors === undefined;
   return runBulk<Record<string, unknown>>(ctx, {
-    what: `${spec.noun} import`,
+    what: `${spec.noun} import${sync ? ' --sync' : ''}`,
     rows: rows(),
     format,
     inputPath,
@@ -176,25 +193,41 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     errorsPath: flags.errors !== undefined ? resolve(ctx.io.cwd, flags.errors) : resolve(ctx.io.cwd, defaultErrorsPath(inputPath ?? null, format)),
     batchSize: Math.min(flags.batchSize ?? spec.maxBatch, spec.maxBatch),
     idOf,
-    send: async (batch) => (validated(batch) ? (spec.sendValidated ?? spec.send) : spec.send)(await client(), batch.map((r) => r.item ?? {})),
+    send: sync
+      ? async (batch) => {
+          const filtered = await sync.filter(batch);
+          return answerOf(filtered, filtered.rows.length > 0 ? await sendOne(filtered.rows) : undefined);
+        }
+      : sendOne,
     // A local catalog writes several batches per transaction (see LOCAL_GROUP_BATCHES); a server
     // commits each request on its own, so remote imports send one batch per request as before.
     // --max-errors asks to stop soon after the service rejects rows: a group would learn of them
     // only once its last batch is read, so such a run sends its batches one by one.
-    ...(spec.sendBatches !== undefined && ctx.config.remote.value === undefined && flags.maxErrors === undefined
+    ...(grouped
       ? {
           groupSize: LOCAL_GROUP_BATCHES,
-          sendGroup: async (batches: BulkRow<Record<string, unknown>>[][]) => (spec.sendBatches as NonNullable<ImportSpec['sendBatches']>)(await client(), batches.map((batch) => ({ items: batch.map((r) => r.item ?? {}), validated: validated(batch) }))),
+          sendGroup: sync
+            ? async (batches: Row[][]) => {
+                const filtered = await Promise.all(batches.map((batch) => sync.filter(batch)));
+                const changed = filtered.filter((f) => f.rows.length > 0);
+                const results = changed.length > 0 ? await sendGroup(changed.map((f) => f.rows)) : [];
+                let next = 0;
+                return filtered.map((f) => answerOf(f, f.rows.length > 0 ? results[next++] : undefined));
+              }
+            : sendGroup,
         }
       : {}),
-    async dryRun(batch) {
+    ...(sync ? { finish: (summary: BulkSummary) => sync.finish(summary, flags.dryRun === true) } : {}),
+    async dryRun(whole) {
+      const filtered = sync ? await sync.filter(whole) : undefined;
+      const batch = filtered ? filtered.rows : whole;
       const problems = spec.dryRunProblems ? await spec.dryRunProblems(await client(), batch.map((r) => r.item ?? {})) : new Map<number, string[]>();
       const rejected = [...problems].flatMap(([i, messages]) => (batch[i] ? [{ row: batch[i], key: undefined, messages }] : []));
       const passing = batch.filter((_, i) => !problems.has(i));
       const ids = passing.flatMap((r) => (r.item !== undefined ? [idOf(r.item)] : [])).filter((id): id is string => id !== undefined);
       const known = spec.existing ? await spec.existing(await client(), ids) : new Set<string>();
       const updated = ids.filter((id) => known.has(id)).length;
-      return { created: ids.length - updated, updated, rejected };
+      return { created: ids.length - updated, updated, rejected, ...(filtered ? { unchanged: filtered.unchanged } : {}) };
     },
     // Prefer the mapper's messages, which name CSV columns, over the service's item paths.
     explain(row, messages) {
