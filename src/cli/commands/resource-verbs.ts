@@ -144,7 +144,9 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   // A local catalog's writer can use search documents the reader thread prepares (parts; the
   // writer's CPU is the import's bottleneck, issue 12): the thread gets the attribute definitions,
   // read when the first row is asked for (after --resume was accepted). A server builds its own.
-  const local = ctx.config.remote.value === undefined && !flags.dryRun;
+  // Not for a sync: most of its rows are equal to the stored part and are not sent, and the reader
+  // thread, busy preparing their documents, was what a second run over an unchanged sheet waited for.
+  const local = ctx.config.remote.value === undefined && !flags.dryRun && sync === undefined;
   const entries = (): AsyncIterable<Rows> => threaded && inputPath !== undefined
     ? (async function* () {
         const definitions = local && spec.definitions !== undefined && spec.sendValidated !== undefined ? await spec.definitions(await client()) : undefined;
