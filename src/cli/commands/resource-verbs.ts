@@ -238,7 +238,8 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
       return 'problems' in explained ? explained.problems : messages;
     },
     label: (line) => locationLabel(format, line),
-    progressLine: (s) => `${spec.noun}: ${s.rows.toLocaleString('en-US')} rows read, ${(s.created + s.updated).toLocaleString('en-US')} stored, ${s.rejected} rejected`,
+    progressLine: (s, seconds) => `${spec.noun}: ${s.rows.toLocaleString('en-US')} rows read, ${(s.created + s.updated).toLocaleString('en-US')} stored, ${s.rejected} rejected` +
+      (sync ? `, ${(s.unchanged ?? 0).toLocaleString('en-US')} unchanged · ${(s.rows / seconds).toFixed(0)} rows/s` : ''),
     dryRunMode: flags.dryRun === true,
     resume: flags.resume === true,
     maxErrors: flags.maxErrors,
