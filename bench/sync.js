@@ -11,7 +11,7 @@
 // (<part_id>_<n>.jpg).
 //
 // Mode: local (a data directory) by default; --remote starts `catalog serve` on a data directory
-// and syncs over HTTP. Writes its own section of bench/results.md.
+// and syncs over HTTP. Writes its own section of bench/results.md (writeSection, bench/lib.js).
 //
 // Usage: node bench/sync.js [--parts 100000] [--photos 10000] [--remote]
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import sharp from 'sharp';
 import { ATTRIBUTES, devices, partOf } from './catalog-data.js';
-import { argReader, BIN, freePort, ROOT, round, runCli, tempDir } from './lib.js';
+import { loadavg } from 'node:os';
+import { argReader, BIN, freePort, ROOT, round, runCli, tempDir, writeSection } from './lib.js';
 
 const IMAGES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data', 'images');
 const arg = argReader(process.argv.slice(2));
@@ -92,20 +93,6 @@ function startServe(dataDir, port) {
   });
 }
 
-/** Replaces (or appends) this script's section of bench/results.md. */
-function writeSection(markdown) {
-  const path = join(ROOT, 'bench', 'results.md');
-  const text = readFileSync(path, 'utf8');
-  const heading = `## Contributor sync (issue 46), \`node bench/sync.js${REMOTE ? ' --remote' : ''}`;
-  const start = text.indexOf(heading);
-  if (start === -1) {
-    writeFileSync(path, `${text.trimEnd()}\n\n${markdown}`);
-    return;
-  }
-  const after = text.indexOf('\n## ', start + heading.length);
-  writeFileSync(path, `${text.slice(0, start)}${markdown}${after === -1 ? '' : text.slice(after + 1)}`);
-}
-
 async function main() {
   if (!existsSync(join(ROOT, 'dist', 'bundle', 'main.cjs'))) throw new Error('run `npm run build` first');
   const dir = tempDir('catalog-bench-sync-');
@@ -150,13 +137,11 @@ async function main() {
     const second = secondParts.ms + secondImages.ms;
     const s = (ms) => round(ms / 1000, 2);
     const count = (summary) => `${summary.created} / ${summary.updated} / ${summary.unchanged ?? '–'} / ${summary.deleted}`;
-    const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+    const load = loadavg().map((l) => l.toFixed(1)).join(', ');
     const markdown = [
-      `## Contributor sync (issue 46), \`node bench/sync.js${REMOTE ? ' --remote' : ''}\``,
-      '',
-      `${date} UTC, ${REMOTE ? 'remote mode (`catalog serve` on the same machine)' : 'local mode'}, ${PARTS.toLocaleString('en-US')} parts (real PCI/USB device names, vendor attribute), ` +
-        `${PHOTOS.toLocaleString('en-US')} photos (crops of ../shared/data/images resized to 160 px, ${(photoBytes / 1024 / 1024).toFixed(1)} MB), the built CLI, wall time of each command (start-up included). ` +
-        'Counts: created / updated / unchanged / deleted.',
+      `${REMOTE ? 'Remote mode (`catalog serve` on the same machine)' : 'Local mode'}, ${PARTS.toLocaleString('en-US')} parts (real PCI/USB device names, vendor attribute), ` +
+        `${PHOTOS.toLocaleString('en-US')} photos (crops of ../shared/data/images resized to 160 px, ${(photoBytes / 1024 / 1024).toFixed(1)} MB), the built CLI, wall time of each command (start-up included); ` +
+        `load average at the end ${load}. Counts: created / updated / unchanged / deleted.`,
       '',
       '| run | parts import --sync | images sync | total | parts counts | images counts |',
       '|---|---|---|---|---|---|',
@@ -166,9 +151,8 @@ async function main() {
       '',
       `Second run / first run: **${round((100 * second) / first, 1)} %** (goal ≤ 10 %). ` +
         `Image bytes sent by the second run: ${/\(([^)]*) sent in/.exec(secondImages.stderr)?.[1] ?? '?'}.`,
-      '',
     ].join('\n');
-    writeSection(markdown);
+    writeSection('sync', `Contributor sync (issue 46)${REMOTE ? ', remote mode' : ''}`, markdown);
     log(markdown);
   } finally {
     server?.kill('SIGTERM');
