@@ -152,7 +152,7 @@ async function main() {
       `Second run / first run: **${round((100 * second) / first, 1)} %** (goal ≤ 10 %). ` +
         `Image bytes sent by the second run: ${/\(([^)]*) sent in/.exec(secondImages.stderr)?.[1] ?? '?'}.`,
     ].join('\n');
-    writeSection('sync', `Contributor sync (issue 46)${REMOTE ? ', remote mode' : ''}`, markdown);
+    writeSection(REMOTE ? 'sync:remote' : 'sync', `Contributor sync (issue 46)${REMOTE ? ', remote mode' : ''}`, markdown);
     log(markdown);
   } finally {
     server?.kill('SIGTERM');
