@@ -31,7 +31,15 @@ export type ImageDefinition = z.infer<typeof ImageDefinitionSchema>;
 export const IMAGE_PROJECTION = ['part_id', 'info', 'position'] as const;
 export type ImageField = (typeof IMAGE_PROJECTION)[number];
 
-const ImageProjectionSchema = z.lazy(() => z.array(z.enum(IMAGE_PROJECTION, { error: `must be one of: ${IMAGE_PROJECTION.join(', ')}` })));
+/**
+ * Projection values of image list/select beyond the description's fields, given only when asked
+ * for: `etag`, the original's `"<sha256>"` as the original's ETag header carries it, so a client
+ * can tell whether a file on disk is the stored original without downloading it (docs/api.md).
+ */
+export const IMAGE_EXTRA_PROJECTION = ['etag'] as const;
+const IMAGE_PROJECTION_VALUES = [...IMAGE_PROJECTION, ...IMAGE_EXTRA_PROJECTION] as const;
+
+const ImageProjectionSchema = z.lazy(() => z.array(z.enum(IMAGE_PROJECTION_VALUES, { error: `must be one of: ${IMAGE_PROJECTION_VALUES.join(', ')}` })));
 
 /** POST /1/catalog/images/list: `{query?: {part_ids?}, paging?, projection?}`. */
 export const ImageListRequestSchema = z.lazy(() => z.strictObject({
@@ -56,8 +64,8 @@ export interface ImageDescription {
   position?: number;
 }
 
-/** An image as listed or selected: image_id plus the projected fields. */
-export type ImageView = Partial<ImageDescription> & { image_id: string };
+/** An image as listed or selected: image_id plus the projected fields (`etag` only when projected). */
+export type ImageView = Partial<ImageDescription> & { image_id: string; etag?: string };
 
 /**
  * GET /1/catalog/parts/{part_id}/display-images (decisions §4, our addition): `ordered` = every

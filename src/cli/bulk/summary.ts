@@ -10,6 +10,14 @@ export interface BulkSummary {
   moved?: number;
   /** Items deleted by tombstones (`{"part_id": ..., "deleted": true}` rows of a parts delta). */
   deleted?: number;
+  /** Rows a sync found equal to what is stored and did not send (sync runs only). */
+  unchanged?: number;
+  /** Stored items a sync's prune deleted (or, in a dry run, would delete). */
+  pruned?: number;
+  /** The ids of `pruned`, in the order deleted (sync runs with --prune only). */
+  prunedIds?: string[];
+  /** Photos of an image sync that name no existing part (not sent). */
+  unmatched?: number;
   rejected: number;
   /** Rows read (including rejected ones and those skipped by --resume). */
   rows: number;
@@ -35,7 +43,10 @@ export function summaryDocument(summary: ImportSummary): Record<string, unknown>
     created: summary.created,
     updated: summary.updated,
     ...(summary.moved !== undefined ? { moved: summary.moved } : {}),
-    deleted: summary.deleted ?? 0,
+    ...(summary.unchanged !== undefined ? { unchanged: summary.unchanged } : {}),
+    ...(summary.unmatched !== undefined ? { unmatched: summary.unmatched } : {}),
+    deleted: (summary.deleted ?? 0) + (summary.pruned ?? 0),
+    ...(summary.prunedIds !== undefined ? { [summary.dryRun ? 'wouldDelete' : 'deletedIds']: summary.prunedIds } : {}),
     rejected: summary.rejected,
     errors: summary.errors,
     errorsFile: summary.errorsFile,
@@ -53,9 +64,15 @@ export function describeImport(what: string, summary: ImportSummary, detail?: st
   const n = (value: number) => value.toLocaleString('en-US');
   // An upload that gives an existing image to another part says so: the other part lost it.
   const moved = `${summary.moved ? ` (moved: ${n(summary.moved)} to another part)` : ''}${summary.deleted ? `, ${n(summary.deleted)} deleted` : ''}`;
+  // A sync's own counts: what it skipped, deleted and could not bind to a part.
+  const sync = [
+    summary.unchanged !== undefined ? `${n(summary.unchanged)} unchanged` : '',
+    summary.pruned !== undefined ? `${summary.dryRun ? 'would prune' : 'pruned'} ${n(summary.pruned)}` : '',
+    summary.unmatched !== undefined ? `${n(summary.unmatched)} unmatched` : '',
+  ].filter((s) => s !== '').map((s) => `, ${s}`).join('');
   let line = summary.dryRun
-    ? `${what} (dry run): would create ${n(summary.created)}, would update ${n(summary.updated)}${moved}, ${n(summary.rejected)} rejected`
-    : `${what}: ${n(summary.created)} created, ${n(summary.updated)} updated${moved}, ${n(summary.rejected)} rejected${detail ? ` ${detail}` : ''}`;
+    ? `${what} (dry run): would create ${n(summary.created)}, would update ${n(summary.updated)}${moved}${sync}, ${n(summary.rejected)} rejected`
+    : `${what}: ${n(summary.created)} created, ${n(summary.updated)} updated${moved}${sync}, ${n(summary.rejected)} rejected${detail ? ` ${detail}` : ''}`;
   if (summary.skippedBatches > 0) line += `, ${n(summary.skippedBatches)} batches skipped (done before --resume)`;
   if (summary.stoppedEarly) line += ' (stopped early at --max-errors)';
   // Without an errors file the caller lists every rejected row after this line.

@@ -13,7 +13,9 @@ import { intInRange, positiveInt, type Invoke } from '../runner.js';
 import type { BulkRow } from '../bulk/run-bulk.js';
 import type { MapperName } from '../import/entries-protocol.js';
 import type { ImportSpec, ResourceNames, ResourceSpec } from './resource.js';
+import type { FilteredBatch, PartsSync } from '../sync/parts-sync.js';
 import type { BulkWriteResult } from '../../api/schemas.js';
+import type { BulkSummary } from '../bulk/summary.js';
 import type { CatalogClient } from '../../client/types.js';
 
 /** Items per request at most (decisions §9), for help texts. */
@@ -117,7 +119,7 @@ export function declareDelete<F extends object>(noun: Command, names: ResourceNa
  * `<noun> import <file|->` through the bulk loop: exit 0 when every row was stored, 3 when some
  * were rejected, 130 when interrupted (after printing the resume command).
  */
-export async function runImport(ctx: CommandContext, spec: ImportSpec, file: string, flags: ImportFlags, resumeCommand: string): Promise<number> {
+export async function runImport(ctx: CommandContext, spec: ImportSpec, file: string, flags: ImportFlags, resumeCommand: string, sync?: PartsSync): Promise<number> {
   const fromStdin = file === '-';
   if (fromStdin && flags.format === undefined) throw new UsageError('reading stdin (-) needs --format csv|tsv|json|ndjson');
   // Tombstones of a delta (`<noun> list --changed-since`) are deletions, for resources that delete by id.
@@ -159,7 +161,9 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   // A local catalog's writer can use search documents the reader thread prepares (parts; the
   // writer's CPU is the import's bottleneck, issue 12): the thread gets the attribute definitions,
   // read when the first row is asked for (after --resume was accepted). A server builds its own.
-  const local = ctx.config.remote.value === undefined && !flags.dryRun;
+  // Not for a sync: most of its rows are equal to the stored part and are not sent, and the reader
+  // thread, busy preparing their documents, was what a second run over an unchanged sheet waited for.
+  const local = ctx.config.remote.value === undefined && !flags.dryRun && sync === undefined;
   const entries = (): AsyncIterable<Rows> => threaded && inputPath !== undefined
     ? (async function* () {
         const definitions = local && spec.definitions !== undefined && spec.sendValidated !== undefined ? await spec.definitions(await client()) : undefined;
@@ -182,11 +186,34 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
         if (problem !== undefined) throw new UsageError(problem);
       }
       if (row !== undefined) first = false;
+      if (sync) for (const r of Array.isArray(next) ? next : [next]) sync.noteRow(r);
       yield next;
     }
   }
+  type Row = BulkRow<Record<string, unknown>>;
+  const sendOne = async (batch: Row[]) => withTombstones(validated(batch) ? (spec.sendValidated ?? spec.send) : spec.send)(await client(), batch.map((r) => r.item ?? {}));
+  const sendGroup = async (batches: Row[][]) => {
+    const c = await client();
+    // A group with tombstones (a delta) is sent batch by batch: each batch's writes, then its deletions.
+    if (deletable !== undefined && batches.some((batch) => batch.some((r) => r.item !== undefined && isTombstone(r.item, spec.idField)))) {
+      const results = [];
+      for (const batch of batches) results.push(await withTombstones(validated(batch) ? (spec.sendValidated ?? spec.send) : spec.send)(c, batch.map((r) => r.item ?? {})));
+      return results;
+    }
+    return (spec.sendBatches as NonNullable<ImportSpec['sendBatches']>)(c, batches.map((batch) => ({ items: batch.map((r) => r.item ?? {}), validated: validated(batch) })));
+  };
+  /** A sync sends only the rows that change their part; the service's `items[k]` keys are turned back into indexes of the whole batch. */
+  const answerOf = (filtered: FilteredBatch, result: BulkWriteResult | undefined) => {
+    const errors: Record<string, string[]> = {};
+    for (const [key, messages] of Object.entries(result?.errors ?? {})) {
+      const indexed = /^items\[(\d+)\]$/.exec(key);
+      errors[indexed ? `items[${filtered.indexes[Number(indexed[1])] ?? -1}]` : key] = messages;
+    }
+    return { created: result?.created ?? [], updated: result?.updated ?? [], errors, unchanged: filtered.unchanged };
+  };
+  const grouped = spec.sendBatches !== undefined && ctx.config.remote.value === undefined && flags.maxErrors === undefined;
   return runBulk<Record<string, unknown>>(ctx, {
-    what: `${spec.noun} import`,
+    what: `${spec.noun} import${sync ? ' --sync' : ''}`,
     rows: rows(),
     format,
     inputPath,
@@ -194,34 +221,41 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     errorsPath: flags.errors !== undefined ? resolve(ctx.io.cwd, flags.errors) : resolve(ctx.io.cwd, defaultErrorsPath(inputPath ?? null, format)),
     batchSize: Math.min(flags.batchSize ?? spec.maxBatch, spec.maxBatch),
     idOf,
-    send: async (batch) => withTombstones(validated(batch) ? (spec.sendValidated ?? spec.send) : spec.send)(await client(), batch.map((r) => r.item ?? {})),
+    send: sync
+      ? async (batch) => {
+          const filtered = await sync.filter(batch);
+          return answerOf(filtered, filtered.rows.length > 0 ? await sendOne(filtered.rows) : undefined);
+        }
+      : sendOne,
     // A local catalog writes several batches per transaction (see LOCAL_GROUP_BATCHES); a server
     // commits each request on its own, so remote imports send one batch per request as before.
     // --max-errors asks to stop soon after the service rejects rows: a group would learn of them
     // only once its last batch is read, so such a run sends its batches one by one.
-    ...(spec.sendBatches !== undefined && ctx.config.remote.value === undefined && flags.maxErrors === undefined
+    ...(grouped
       ? {
           groupSize: LOCAL_GROUP_BATCHES,
-          sendGroup: async (batches: BulkRow<Record<string, unknown>>[][]) => {
-            const c = await client();
-            // A group with tombstones (a delta) is sent batch by batch: each batch's writes, then its deletions.
-            if (deletable !== undefined && batches.some((batch) => batch.some((r) => r.item !== undefined && isTombstone(r.item, spec.idField)))) {
-              const results = [];
-              for (const batch of batches) results.push(await withTombstones(validated(batch) ? (spec.sendValidated ?? spec.send) : spec.send)(c, batch.map((r) => r.item ?? {})));
-              return results;
-            }
-            return (spec.sendBatches as NonNullable<ImportSpec['sendBatches']>)(c, batches.map((batch) => ({ items: batch.map((r) => r.item ?? {}), validated: validated(batch) })));
-          },
+          sendGroup: sync
+            ? async (batches: Row[][]) => {
+                const filtered = await Promise.all(batches.map((batch) => sync.filter(batch)));
+                const changed = filtered.filter((f) => f.rows.length > 0);
+                const results = changed.length > 0 ? await sendGroup(changed.map((f) => f.rows)) : [];
+                let next = 0;
+                return filtered.map((f) => answerOf(f, f.rows.length > 0 ? results[next++] : undefined));
+              }
+            : sendGroup,
         }
       : {}),
-    async dryRun(batch) {
+    ...(sync ? { finish: (summary: BulkSummary) => sync.finish(summary, flags.dryRun === true) } : {}),
+    async dryRun(whole) {
+      const filtered = sync ? await sync.filter(whole) : undefined;
+      const batch = filtered ? filtered.rows : whole;
       const problems = spec.dryRunProblems ? await spec.dryRunProblems(await client(), batch.map((r) => r.item ?? {})) : new Map<number, string[]>();
       const rejected = [...problems].flatMap(([i, messages]) => (batch[i] ? [{ row: batch[i], key: undefined, messages }] : []));
       const passing = batch.filter((_, i) => !problems.has(i));
       const ids = passing.flatMap((r) => (r.item !== undefined ? [idOf(r.item)] : [])).filter((id): id is string => id !== undefined);
       const known = spec.existing ? await spec.existing(await client(), ids) : new Set<string>();
       const updated = ids.filter((id) => known.has(id)).length;
-      return { created: ids.length - updated, updated, rejected };
+      return { created: ids.length - updated, updated, rejected, ...(filtered ? { unchanged: filtered.unchanged } : {}) };
     },
     // Prefer the mapper's messages, which name CSV columns, over the service's item paths.
     explain(row, messages) {
@@ -230,7 +264,8 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
       return 'problems' in explained ? explained.problems : messages;
     },
     label: (line) => locationLabel(format, line),
-    progressLine: (s) => `${spec.noun}: ${s.rows.toLocaleString('en-US')} rows read, ${(s.created + s.updated).toLocaleString('en-US')} stored, ${s.rejected} rejected`,
+    progressLine: (s, seconds) => `${spec.noun}: ${s.rows.toLocaleString('en-US')} rows read, ${(s.created + s.updated).toLocaleString('en-US')} stored, ${s.rejected} rejected` +
+      (sync ? `, ${(s.unchanged ?? 0).toLocaleString('en-US')} unchanged · ${(s.rows / seconds).toFixed(0)} rows/s` : ''),
     dryRunMode: flags.dryRun === true,
     resume: flags.resume === true,
     maxErrors: flags.maxErrors,

@@ -61,6 +61,16 @@ export interface OpenedOriginal {
   stream: NodeJS.ReadableStream;
 }
 
+/**
+ * An image as list/select answer it (spec 4.2): the projected fields of its description, and its
+ * original's ETag (`"<sha256>"`) when the projection names `etag` (never by default).
+ */
+function viewImage(image: StoredImage, projection: readonly string[] | undefined): ImageView {
+  const view = project(describeImage(image), 'image_id', projection) as ImageView;
+  if (projection?.includes('etag')) view.etag = etagOf(image.sha256);
+  return view;
+}
+
 /** The part image use cases over an ImageStore and a BlobStore. */
 export class ImageService implements UploadHost {
   readonly limits: ImageLimits;
@@ -137,7 +147,7 @@ export class ImageService implements UploadHost {
     const request = parseBody(ImageListRequestSchema, body ?? {}, 'list request');
     const keyset = keysetFor(request.paging);
     const rows = await this.store.listImages(keyset, request.query?.part_ids);
-    return toPage(rows, keyset.pageSize, (i) => i.image_id, (i) => project(describeImage(i), 'image_id', request.projection) as ImageView, keyset.after);
+    return toPage(rows, keyset.pageSize, (i) => i.image_id, (i) => viewImage(i, request.projection), keyset.after);
   }
 
   /** POST /1/catalog/images/select: the known ids in request order; unknown ids are left out. */
@@ -147,7 +157,7 @@ export class ImageService implements UploadHost {
     const found = new Map((await this.store.getImages(request.image_ids)).map((i) => [i.image_id, i]));
     return [...new Set(request.image_ids)].flatMap((id) => {
       const image = found.get(id);
-      return image ? [project(describeImage(image), 'image_id', request.projection) as ImageView] : [];
+      return image ? [viewImage(image, request.projection)] : [];
     });
   }
 
