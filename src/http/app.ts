@@ -19,6 +19,7 @@ import { registerThumbnailRoutes } from './routes/thumbnails.js';
 import { isWebAppRequest, registerWebApp } from './web.js';
 import { jsonBodyLimitFor, serverLimits, type JsonBodyLimits, type ServerLimits } from './limits.js';
 import { ROUTES } from '../api/routes.js';
+import { isStoreUnavailable, unavailableError } from '../adapters/unavailable.js';
 import { problemClientErrorHandler, redactUrl, secretInQueryError, secretQueryParameter } from './wire-guards.js';
 
 declare module 'fastify' {
@@ -169,6 +170,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     }
     const code = codeForFastifyError(error);
     if (code) return sendProblem(reply, new CatalogError(code, error.message));
+    // A store's server gone away on a path no adapter wrapper maps (a driver error straight from a
+    // pool): a 503 the client retries, not a bug.
+    if (isStoreUnavailable(error)) return sendProblem(reply, unavailableError('a storage server of the catalog'));
     process.stderr.write(`internal error: ${error.stack ?? String(error)}\n`);
     return sendProblem(reply, new CatalogError('internal', 'internal error: the server logged the details'));
   });
