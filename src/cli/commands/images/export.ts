@@ -132,7 +132,7 @@ export async function run(ctx: CommandContext, flags: ExportFlags): Promise<numb
   }
   const out = createWriteStream(temp);
   try {
-    await writeRecords(out, format, rows(), { fields: MANIFEST_FIELDS });
+    await writeRecords(out, format, rows(), { fields: MANIFEST_FIELDS, rawCells: ctx.flags.rawCsv === true });
     await new Promise<void>((done, fail) => {
       out.once('error', fail);
       out.end(done);
