@@ -18,7 +18,8 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'request_timeout'
   | 'headers_too_large'
-  | 'storage_full';
+  | 'storage_full'
+  | 'too_many_requests';
 
 /** One problem with one field of a request, e.g. `{path: "items[3].name", message: "Required"}`. */
 export interface FieldProblem {
@@ -50,6 +51,8 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   headers_too_large: { status: 431, title: 'Request Header Fields Too Large', exitCode: 2 },
   // The disk (SQLite SQLITE_FULL, the file system ENOSPC) is full: nothing of the request was stored.
   storage_full: { status: 507, title: 'Insufficient Storage', exitCode: 5 },
+  // Too many failed authentications from one address (src/http/abuse-limits.ts): wait Retry-After.
+  too_many_requests: { status: 429, title: 'Too Many Requests', exitCode: 4 },
 };
 
 /** The exact 503 detail of maintenance mode (api-decisions §7, taken from the original service). */

@@ -49,7 +49,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'catalog --data-dir ./.catalog migrate --to postgres://catalog@db.internal:5432/catalog --blob-url s3://my-catalog/originals',
     'catalog migrate --to "$CATALOG_TARGET_URL" --blob-url s3://my-catalog/originals   # again after Ctrl-C or a crash: continues',
   ],
-  'tokens create': ['TOKEN=$(catalog tokens create --name ci --role catalogAdmin)', 'catalog tokens create --name acme-reader --role catalogReader --org acme'],
+  'tokens create': ['TOKEN=$(catalog tokens create --name ci --role catalogAdmin)', 'catalog tokens create --name acme-reader --role factoryWorker --org acme'],
   'tokens list': ['catalog tokens list'],
   'tokens revoke': ['catalog tokens revoke ci'],
   'tokens whoami': ['catalog --remote http://127.0.0.1:8080 tokens whoami   # exit 4 for a bad token'],

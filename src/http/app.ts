@@ -20,7 +20,9 @@ import { isWebAppRequest, registerWebApp } from './web.js';
 import { jsonBodyLimitFor, serverLimits, type JsonBodyLimits, type ServerLimits } from './limits.js';
 import { ROUTES } from '../api/routes.js';
 import { isStoreUnavailable, unavailableError } from '../adapters/unavailable.js';
-import { problemClientErrorHandler, redactUrl, secretInQueryError, secretQueryParameter } from './wire-guards.js';
+import { problemClientErrorHandler, rawProblemResponse, redactUrl, secretInQueryError, secretQueryParameter } from './wire-guards.js';
+import { AuthFailureLimiter, capConnectionsPerAddress, DEFAULT_ABUSE_LIMITS, type AbuseLimits } from './abuse-limits.js';
+import { jsonDepthProblem, multipartBoundaryProblem } from './body-guards.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,6 +44,8 @@ export interface AppOptions {
   unlogged?: (principal: Principal | undefined) => boolean;
   /** Timeouts, connection cap and JSON body limits per endpoint (src/http/limits.ts; docs/api.md). */
   limits?: Partial<Omit<ServerLimits, 'jsonBody'>> & { jsonBody?: Partial<JsonBodyLimits> };
+  /** Failed authentications and connections per client address (src/http/abuse-limits.ts; docs/api.md). */
+  abuse?: Partial<AbuseLimits>;
   /** Serve the web app at `/` (issue 16; src/http/web.ts). Default: true. */
   webApp?: boolean;
   /** Where the built web app is. Default: dist/web (see `defaultWebRoot`). */
@@ -72,7 +76,7 @@ function unsupportedContentType(contentType: string | undefined, route: string |
 export function sendProblem(reply: FastifyReply, error: CatalogError): FastifyReply {
   const problem = toProblem(error);
   if (problem.status === 401) reply.header('www-authenticate', 'Bearer');
-  if (problem.status === 503) reply.header('retry-after', String(error.retryAfterSeconds ?? 60));
+  if (problem.status === 503 || problem.status === 429) reply.header('retry-after', String(error.retryAfterSeconds ?? 60));
   return reply.status(problem.status).type('application/problem+json').send(problem);
 }
 
@@ -107,6 +111,21 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   app.decorateRequest('principal', null as unknown as Principal);
   app.server.maxConnections = limits.maxConnections;
+  const abuse = { ...DEFAULT_ABUSE_LIMITS, ...options.abuse };
+  capConnectionsPerAddress(app.server, abuse.maxConnectionsPerAddress);
+  const authFailures = new AuthFailureLimiter(abuse);
+  // A socket silent for connectionTimeoutMs in the middle of a request's body gets the documented
+  // 408 before it is closed (Node would close it without a word); any other silent socket (idle
+  // keep-alive, a request being answered) is closed as before.
+  app.server.on('timeout', (socket: import('node:net').Socket) => {
+    const response = (socket as import('node:net').Socket & { _httpMessage?: { headersSent?: boolean; req?: { complete?: boolean } } })._httpMessage;
+    if (socket.writable && response && !response.headersSent && response.req?.complete === false) {
+      socket.end(rawProblemResponse(new CatalogError('request_timeout', `the request body stalled: no bytes for ${Math.round(limits.connectionTimeoutMs / 1000)} s; the connection is closed`)));
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
+    socket.destroy();
+  });
   // JSON body limits per endpoint (docs/api.md); routes that set their own (search) keep it.
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= jsonBodyLimitFor(route.method, route.url, limits.jsonBody);
@@ -119,6 +138,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const limit = request.routeOptions.bodyLimit;
     if (Number.isFinite(declared) && limit !== undefined && declared > limit && !/^multipart\//i.test(request.headers['content-type'] ?? '')) {
       done(new CatalogError('payload_too_large', `the request body is ${declared} bytes, over the limit of ${limit} bytes for ${request.method} ${request.routeOptions.url ?? ''}`));
+      return;
+    }
+    // A multipart boundary longer than RFC 2046 allows is refused before the parser sees it.
+    const boundaryProblem = multipartBoundaryProblem(request.headers['content-type']);
+    if (boundaryProblem !== undefined) {
+      done(new CatalogError('bad_request', boundaryProblem));
       return;
     }
     // No content coding is supported: a compressed body would otherwise reach the JSON parser as bytes.
@@ -134,6 +159,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook('onSend', (request, reply, payload, done) => {
     const declaresBody = request.headers['content-length'] !== undefined ? request.headers['content-length'] !== '0' : request.headers['transfer-encoding'] !== undefined;
     if (declaresBody && !request.raw.complete) reply.header('connection', 'close');
+    // No browser may guess another type than the one sent (an uploaded original served as HTML).
+    reply.header('x-content-type-options', 'nosniff');
     done(null, payload);
   });
   // Bodies are JSON (or multipart where a route registers it): fastify's default text/plain parser
@@ -146,7 +173,20 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (secret !== undefined) throw secretInQueryError(secret);
     // The web app's files are public (they hold no data); the page calls the API with a token.
     if (webApp && isWebAppRequest(request.method, request.url)) return;
-    request.principal = await service.authenticate(request.headers.authorization);
+    // An address that failed too often is refused before its token is even looked at.
+    authFailures.check(request.ip);
+    try {
+      request.principal = await service.authenticate(request.headers.authorization);
+    } catch (error) {
+      if (error instanceof CatalogError && error.code === 'unauthorized') authFailures.fail(request.ip);
+      throw error;
+    }
+  });
+  // Bodies nested deeper than any request of the API are refused before validation: walking them
+  // (zod, the structured clone to a worker thread) would overflow the stack.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const problem = jsonDepthProblem(request.body);
+    done(problem === undefined ? undefined : new CatalogError('bad_request', problem));
   });
 
   if (accessLog) {
