@@ -31,7 +31,7 @@ describe('the pooled server against hostile bodies', () => {
     const catalog = openCatalog({ dataDir: dir });
     token = (await catalog.service.createToken(LOCAL_OWNER, { name: 'admin', roles: ['catalogAdmin'] })).secret;
     await catalog.close();
-    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 1, warmUpRequests: 0 });
+    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 1 });
   });
   afterAll(async () => {
     await server?.close();
