@@ -23,6 +23,7 @@ import { isStoreUnavailable, unavailableError } from '../adapters/unavailable.js
 import { problemClientErrorHandler, rawProblemResponse, redactUrl, secretInQueryError, secretQueryParameter } from './wire-guards.js';
 import { AuthFailureLimiter, capConnectionsPerAddress, DEFAULT_ABUSE_LIMITS, type AbuseLimits } from './abuse-limits.js';
 import { jsonDepthProblem, multipartBoundaryProblem } from './body-guards.js';
+import { withRequestSignal } from './request-signal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -185,6 +186,20 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook('preValidation', (request, _reply, done) => {
     const problem = jsonDepthProblem(request.body);
     done(problem === undefined ? undefined : new CatalogError('bad_request', problem));
+  });
+  // A write whose connection closes before it is answered is given up (request-signal.ts): the
+  // handler runs with a signal that aborts then, and a write still queued for the writer thread is
+  // dropped. Reads need none (they change nothing).
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      done();
+      return;
+    }
+    const controller = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    withRequestSignal(controller.signal, () => done());
   });
 
   if (accessLog) {
