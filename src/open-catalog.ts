@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileBlobStore } from './adapters/blobs/file-blob-store.js';
+import { withStorageFullErrors } from './adapters/storage-full.js';
 import type { DecodePool } from './adapters/images/decode-pool.js';
 import { createSharpFeatureIndexer, FeatureIndexSimilaritySearch, type ImageSearchLimits } from './adapters/images/image-search.js';
 import { photoIndexFileOf } from './adapters/images/photo-index-snapshots.js';
@@ -110,9 +111,11 @@ export async function openCatalogAt(options: OpenCatalogOptions & CatalogLocatio
   let blobs: { store: BlobStore; dispose(): void; shared?: boolean };
   if (options.blobUrl !== undefined) {
     const { parseS3Url, S3BlobStore } = await import('./adapters/blobs/s3-blob-store.js');
-    const store = new S3BlobStore(parseS3Url(options.blobUrl));
+    const s3 = new S3BlobStore(parseS3Url(options.blobUrl));
+    // Object storage that cannot be reached is unavailable (503, Retry-After), not an internal error.
+    const store = withStorageFullErrors(s3, 'the image storage (S3)', { unavailable: true });
     // Object storage may be written by several servers at once (docs/deploy.md).
-    blobs = { store, dispose: () => store.client.destroy(), shared: true };
+    blobs = { store, dispose: () => s3.client.destroy(), shared: true };
   } else {
     blobs = localBlobs(options.dataDir);
   }

@@ -19,7 +19,9 @@ export type ErrorCode =
   | 'request_timeout'
   | 'headers_too_large'
   | 'storage_full'
-  | 'gone';
+  | 'gone'
+
+  | 'too_many_requests';
 
 /** One problem with one field of a request, e.g. `{path: "items[3].name", message: "Required"}`. */
 export interface FieldProblem {
@@ -53,6 +55,8 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   storage_full: { status: 507, title: 'Insufficient Storage', exitCode: 5 },
   // The change feed no longer keeps the changes a reader asked for (retention): it must start over.
   gone: { status: 410, title: 'Gone', exitCode: 1 },
+  // Too many failed authentications from one address (src/http/abuse-limits.ts): wait Retry-After.
+  too_many_requests: { status: 429, title: 'Too Many Requests', exitCode: 4 },
 };
 
 /** The exact 503 detail of maintenance mode (api-decisions §7, taken from the original service). */

@@ -66,6 +66,7 @@ function globalOptions(): Option[] {
     new Option('--profile <name>', 'profile from $XDG_CONFIG_HOME/catalog/config.json (env CATALOG_PROFILE)'),
     new Option('-o, --output <format>', 'output format: table, json, ndjson, csv, tsv (default: table on a terminal, tsv when piped)'),
     new Option('--fields <list>', 'comma-separated fields to print, the same in every format: top-level (name), nested (name.en) or CSV columns (attr:vendor.en)'),
+    new Option('--raw-csv', "csv/tsv cells exactly as stored: no ' before a text beginning with =, +, -, @ (a spreadsheet runs such a cell as a formula)"),
     new Option('--no-color', 'no colour (also NO_COLOR)'),
     new Option('-q, --quiet', 'no progress or summaries on stderr'),
   ];

@@ -80,6 +80,10 @@ is an error naming it (exit 2).
   (\`name.en\`), or for parts a CSV column (\`attr:vendor.en\`). json and ndjson keep the record's shape
   (\`name.en\` prints \`{"name": {"en": ...}}\`); csv and tsv print a top-level field as its CSV
   columns (\`name\` → \`name.en\`, \`name.de\` ...; \`attributes\` → every \`attr:\` column).
+- csv and tsv are safe to open in a spreadsheet: a text beginning with \`=\`, \`+\`, \`-\`, \`@\`, a tab or
+  CR (a formula to Excel, LibreOffice, Google Sheets) is written with a leading \`'\`, and every
+  import removes that one \`'\` again, so an export re-imports exactly (docs/import-formats.md).
+  \`--raw-csv\` writes such cells as stored, for programs.
 - Bulk runs (imports, uploads) end with a summary on stderr: the counts, the first rejected rows
   (line or id, and message) and the errors file holding all of them in input order. A CSV header
   naming an unknown column is refused before any row, with a "did you mean" (exit 2).

@@ -49,17 +49,19 @@ export async function openPostgresStores(url: string, options: PostgresStoresOpt
     throw error;
   }
   // PostgreSQL's disk_full (SQLSTATE 53100) is the catalog's storage_full error (507, exit 5).
+  // A PostgreSQL that cannot be reached (restart, failover, network) is unavailable (503, Retry-After).
   const database = 'the catalog database (PostgreSQL)';
+  const reached = { unavailable: true };
   return {
     db,
-    catalog: withStorageFullErrors(new PgCatalogStore(db, searchIndex, options.clock), database),
+    catalog: withStorageFullErrors(new PgCatalogStore(db, searchIndex, options.clock), database, reached),
     changes: new PgChangeLog(db),
-    webhooks: withStorageFullErrors(new PgWebhookStore(db), database),
-    relations: withStorageFullErrors(new PgRelationStore(db), database),
-    images: withStorageFullErrors(new PgImageStore(db), database),
-    searchIndex,
-    sessions: withStorageFullErrors(new PgSessionStore(db), database),
-    references: withStorageFullErrors(new PgReferenceFeatureStore(db), database),
+    webhooks: withStorageFullErrors(new PgWebhookStore(db), database, reached),
+    relations: withStorageFullErrors(new PgRelationStore(db), database, reached),
+    images: withStorageFullErrors(new PgImageStore(db), database, reached),
+    searchIndex: withStorageFullErrors(searchIndex, database, reached),
+    sessions: withStorageFullErrors(new PgSessionStore(db), database, reached),
+    references: withStorageFullErrors(new PgReferenceFeatureStore(db), database, reached),
     async close() {
       await db.close();
     },

@@ -136,11 +136,11 @@ export async function emitRecords<T extends Record<string, unknown>>(
       rows.push(row);
     }
     const fields = requested !== undefined ? flatFields(requested, [...columns]) : [...columns];
-    await writeRecords(ctx.io.stdout, ctx.format, rows, { fields });
+    await writeRecords(ctx.io.stdout, ctx.format, rows, { fields, rawCells: ctx.flags.rawCsv === true });
     return;
   }
   const fields = requested ?? (ctx.format === 'json' || ctx.format === 'ndjson' ? [] : [...spec.defaultFields]);
-  await writeRecords(ctx.io.stdout, ctx.format, withFlatColumns(records, spec, fields), { fields, color: ctx.color, width: outputWidth(ctx), ...(jsonEnvelope ? { jsonEnvelope } : {}) });
+  await writeRecords(ctx.io.stdout, ctx.format, withFlatColumns(records, spec, fields), { fields, color: ctx.color, width: outputWidth(ctx), rawCells: ctx.flags.rawCsv === true, ...(jsonEnvelope ? { jsonEnvelope } : {}) });
 }
 
 /** Walks the paging envelope from `after`, at most `limit` records; `state` tells where it stopped. */
@@ -193,7 +193,7 @@ export async function emitList<T extends Record<string, unknown>>(ctx: CommandCo
         yield row;
       }
     }
-    await writeRecords(ctx.io.stdout, ctx.format, rows(), { fields });
+    await writeRecords(ctx.io.stdout, ctx.format, rows(), { fields, rawCells: ctx.flags.rawCsv === true });
   } else {
     await emitRecords(ctx, spec, records());
   }

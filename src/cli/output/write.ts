@@ -4,6 +4,7 @@
  */
 import type { OutputFormat } from './format.js';
 import { isEpipe } from './epipe.js';
+import { guardFormula } from './formula-guard.js';
 
 export { installEpipeHandler, isEpipe } from './epipe.js';
 
@@ -29,6 +30,11 @@ export interface WriteOptions {
    * than their share are cut with `…`; undefined means no limit.
    */
   width?: number | undefined;
+  /**
+   * csv/tsv only: write cells exactly as stored. Default false: a text cell that a spreadsheet
+   * would run as a formula gets a leading `'` (formula-guard.ts), which imports remove.
+   */
+  rawCells?: boolean;
 }
 
 const LANG_KEY = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
@@ -229,6 +235,8 @@ class Sink {
  * - `ndjson`: one compact JSON object per line, streamed with backpressure (awaits 'drain').
  * - `csv`: header line of `fields`, then rows; RFC 4180 quoting, `\n` line ends.
  * - `tsv`: header line, then rows; `\`, tab, newline, CR escaped as `\\ \t \n \r`.
+ * - csv and tsv: a text that a spreadsheet would take for a formula gets a leading `'`
+ *   (formula-guard.ts) unless `rawCells`.
  * - `table`: cli-table3 with `fields` as the columns, fitted to `width`, no lines between rows,
  *   streamed in chunks (the first rows fix the column widths).
  * Nested values in table/csv/tsv cells are rendered by {@link renderCell}.
@@ -282,6 +290,10 @@ async function writeAll(sink: Sink, format: OutputFormat, records: RecordStream,
       const cell = format === 'csv' ? csvField : tsvField;
       const sep = format === 'csv' ? ',' : '\t';
       const line = (values: string[]): string => `${values.map(cell).join(sep)}\n`;
+      // Numbers and booleans are never formulas (-5 stays -5); every text may be.
+      const text = options.rawCells === true
+        ? (value: unknown) => renderCell(value)
+        : (value: unknown) => (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? renderCell(value) : guardFormula(renderCell(value)));
       let headerDone = false;
       for await (const r of records) {
         if (!headerDone) {
@@ -289,7 +301,7 @@ async function writeAll(sink: Sink, format: OutputFormat, records: RecordStream,
           if (!(await sink.write(line(fields)))) return;
           headerDone = true;
         }
-        if (!(await sink.write(line(fields.map((f) => renderCell(lookup(r, f))))))) return;
+        if (!(await sink.write(line(fields.map((f) => text(lookup(r, f))))))) return;
       }
       if (!headerDone && fields.length > 0) await sink.write(line(fields));
       return;

@@ -12,7 +12,7 @@ import {
   SynonymInputSchema, SynonymListRequestSchema, type SynonymSet, type Attribute, type BulkDeleteResult, type BulkWriteResult, type MaintenanceState, type Organization, type Page,
   type Part, type PartBatch, type PartInput, type Principal, type TokenInfo, type CreatedToken, TokenCreateSchema, TokenRotateSchema,
 } from '../../api/schemas.js';
-import { decideAttributeDelete, decideAttributeUpsert } from './attributes.js';
+import { decideAttributeDelete, decideAttributeUpsert, withVisibleDefault } from './attributes.js';
 import { decideOrganizationUpsert } from './organizations.js';
 import { decideSynonymDelete, decideSynonymUpsert } from '../search/synonyms.js';
 import { keysetFor, project, toPage } from '../paging.js';
@@ -228,7 +228,7 @@ export class CatalogService {
     assertScope(principal, 'attributes:read');
     const request = parseBody(AttributeListRequestSchema, body ?? {}, 'list request');
     const keyset = keysetFor(request.paging);
-    const rows = await this.withCreationOrder(await this.store.listAttributes(keyset), request.projection);
+    const rows = (await this.withCreationOrder(await this.store.listAttributes(keyset), request.projection)).map((a) => withVisibleDefault(principal, a));
     return toPage(rows, keyset.pageSize, (a) => a.attribute_id, (a) => project(a, 'attribute_id', request.projection), keyset.after);
   }
 
@@ -246,7 +246,8 @@ export class CatalogService {
   async selectAttributes(principal: Principal, body: unknown): Promise<Partial<Attribute>[]> {
     assertScope(principal, 'attributes:read');
     const request = parseBody(AttributeSelectRequestSchema, body, 'select request');
-    const found = new Map((await this.withCreationOrder(await this.store.getAttributes(request.attribute_ids), request.projection)).map((a) => [a.attribute_id, a]));
+    const rows = await this.withCreationOrder(await this.store.getAttributes(request.attribute_ids), request.projection);
+    const found = new Map(rows.map((a) => [a.attribute_id, withVisibleDefault(principal, a)]));
     return [...new Set(request.attribute_ids)].flatMap((id) => {
       const a = found.get(id);
       return a ? [project(a, 'attribute_id', request.projection)] : [];

@@ -283,7 +283,17 @@ export class ImageService implements UploadHost {
     try {
       return { features: (await this.indexer.index(def.image_id, def.part_id, image)) ?? null };
     } catch (error) {
-      return { error: `search features: ${(error as Error).message}` };
+      return { error: `search features: ${withoutServerPaths((error as Error).message)}` };
     }
   }
+}
+
+/**
+ * A decoder's message without the server's file paths (`.../images/blobs/19/16/<sha256>: bad seek`
+ * becomes `the stored original: bad seek`): an item error goes to the client, and where the server
+ * keeps its files is none of its business.
+ */
+export function withoutServerPaths(message: string): string {
+  // A path begins a word (`image/jpeg` is not one): an absolute POSIX or Windows path.
+  return message.replace(/(^|[\s'"(=])(?:[A-Za-z]:)?(?:[\\/][^\\/\s:'"]+){2,}[\\/]?/g, '$1the stored original');
 }

@@ -67,6 +67,11 @@ async function searchAnsweringEarly(task: PoolTask, port: MessagePort): Promise<
 /** Runs one call. CatalogErrors come back as data; anything else is thrown (a bug or the environment). */
 export default async function run(task: PoolTask): Promise<PoolResult> {
   if (task.answerPort) return searchAnsweringEarly(task, task.answerPort);
+  // The request was given up while this write waited: it must not commit now, unseen, after writes
+  // that were answered (request-signal.ts).
+  if (task.givenUp !== undefined && Atomics.load(task.givenUp, 0) === 1) {
+    return asProblem(new CatalogError('request_timeout', 'the request was given up (its connection closed) before it ran; nothing of it was stored'));
+  }
   const target = catalog[task.service] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   const method = target[task.method];
   if (typeof method !== 'function') throw new Error(`catalog worker: no method ${task.service}.${task.method}`);

@@ -37,6 +37,7 @@ import type { NewSession } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
 import { methodsRunOn } from './call-routes.js';
+import { requestSignal } from '../request-signal.js';
 import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask } from './protocol.js';
 
 /**
@@ -116,6 +117,19 @@ function busyError(error: unknown): unknown {
   return /queue is at limit/i.test((error as Error).message)
     ? new CatalogError('unavailable', 'the server is busy: too many requests are waiting; retry in a moment', undefined, { retryAfterSeconds: 1 })
     : error;
+}
+
+/**
+ * `task` with a flag the writer thread reads before running it, set when the HTTP request it serves
+ * is given up (request-signal.ts); `task` itself outside a request.
+ */
+function withGivenUpFlag(task: PoolTask): PoolTask {
+  const signal = requestSignal();
+  if (signal === undefined) return task;
+  const givenUp = new Int32Array(new SharedArrayBuffer(4));
+  if (signal.aborted) givenUp[0] = 1;
+  else signal.addEventListener('abort', () => Atomics.store(givenUp, 0, 1), { once: true });
+  return { ...task, givenUp };
 }
 
 /** A thread's result as the value, or the very CatalogError the thread's core threw. */
@@ -403,7 +417,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   const keepSessions: KeepSessions = (sessions) => main.search.storeSessionsLater(sessions);
   const calls = (service: PooledServiceName) => {
     const read = route((task, runOptions) => start().readers.run(task, undefined, runOptions), service, keepSessions);
-    const write = route((task, runOptions) => start().writer.run(task, runOptions), service, keepSessions);
+    const write = route((task, runOptions) => start().writer.run(withGivenUpFlag(task), runOptions), service, keepSessions);
     const writes = new Set(methodsRunOn(service, 'write'));
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
   };

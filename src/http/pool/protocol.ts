@@ -21,6 +21,11 @@ export interface PoolTask {
    * the task itself resolves to `{ ok: true, value: null, sessions: [it] }` once it is ranked.
    */
   answerPort?: MessagePort;
+  /**
+   * A write's flag, shared with the main thread (a SharedArrayBuffer): 1 once the request it serves
+   * was given up (its connection closed unanswered). The thread then does not run it.
+   */
+  givenUp?: Int32Array;
 }
 
 /**

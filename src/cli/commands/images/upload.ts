@@ -11,8 +11,8 @@
  * `--dry-run` checks each file exists and is an image (its first bytes) and uploads nothing.
  * Exit 3 when rows were rejected.
  */
-import { open, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { open, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import type { BulkWriteResult } from '../../../api/schemas.js';
 import type { BulkRow } from '../../bulk/run-bulk.js';
@@ -114,8 +114,31 @@ async function ruleProblems(item: ImageManifestItem): Promise<string[]> {
   return [...(info.ok ? [] : info.messages), ...validateImagePosition(item.position, info.ok ? info.info : undefined)];
 }
 
-/** Checks that a row's file exists (and, for a dry run, the service's rules and that its first bytes are an image). */
-async function checkFile(row: Row, baseDir: string, sniff: boolean): Promise<void> {
+/** Whether `path` is `dir` itself or under it (both absolute and resolved). */
+function isUnder(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
+}
+
+/**
+ * Why a manifest's `file` leads outside `baseDir` (an absolute path, `..`, or a symbolic link whose
+ * target is elsewhere), or undefined when it stays inside. A manifest may come from anyone: it must
+ * not make the CLI send /etc/passwd or ~/.ssh to a server.
+ */
+async function outsideProblem(file: string, path: string, baseDir: string): Promise<string | undefined> {
+  const where = `manifest files must be under ${baseDir} (--dir)`;
+  if (isAbsolute(file)) return `file: ${file} is outside the manifest's directory (an absolute path): ${where}`;
+  if (!isUnder(path, baseDir)) return `file: ${file} is outside the manifest's directory (it goes up with ..): ${where}`;
+  const [real, realBase] = await Promise.all([realpath(path).catch(() => path), realpath(baseDir).catch(() => baseDir)]);
+  if (!isUnder(real, realBase)) return `file: ${file} is outside the manifest's directory (a symbolic link to ${real}): ${where}`;
+  return undefined;
+}
+
+/**
+ * Checks that a row's file exists (and, for a dry run, the service's rules and that its first bytes
+ * are an image); with `confine` (manifest rows), that it lies under `baseDir` (outsideProblem).
+ */
+async function checkFile(row: Row, baseDir: string, sniff: boolean, confine: boolean): Promise<void> {
   const item = row.item;
   if (!item) return;
   if (sniff) {
@@ -126,6 +149,11 @@ async function checkFile(row: Row, baseDir: string, sniff: boolean): Promise<voi
     }
   }
   const path = resolve(baseDir, item.file);
+  const outside = confine ? await outsideProblem(item.file, path, baseDir) : undefined;
+  if (outside !== undefined) {
+    row.problems = [outside];
+    return;
+  }
   try {
     const info = await stat(path);
     if (!info.isFile()) {
@@ -210,7 +238,7 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
     batchBytes: (flags.batchMb ?? DEFAULT_BATCH_MB) * 1024 * 1024,
     concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
     idOf: (item) => item.image_id,
-    check: (row) => checkFile(row, filesMode ? cwd : baseDir, dryRun),
+    check: (row) => checkFile(row, filesMode ? cwd : baseDir, dryRun, !filesMode),
     send,
     async dryRun(rows) {
       const items = rows.map((r) => r.item as ImageManifestItem);

@@ -1,6 +1,8 @@
 /** `catalog serve`: the HTTP API of api-spec.md over the local data directory. */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { CatalogError } from '../../../api/errors.js';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
@@ -89,6 +91,11 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   const dataDir = ctx.config.dataDir.value;
   const [{ prepareDataDir }, { startServer, closeOnSignals }] = await Promise.all([import('../../data-dir.js'), import('../../../http/server.js')]);
   const { databaseUrl, blobUrl } = { databaseUrl: ctx.config.databaseUrl.value, blobUrl: ctx.config.blobUrl.value };
+  // A data directory that does not exist holds no token either: refused as the server would refuse
+  // an empty one, before anything is created (a typo in --data-dir leaves no stray directory).
+  if (databaseUrl === undefined && !existsSync(dataDir)) {
+    throw new CatalogError('unauthorized', `no access token exists in ${dataDir} (the directory does not exist), so no one could call this server. Create one first:\n  catalog tokens create --data-dir ${dataDir} --name admin --role catalogAdmin`);
+  }
   if (databaseUrl === undefined || blobUrl === undefined) prepareDataDir(dataDir);
   const { openAccessLog } = await import('./access-log.js');
   const accessLog = openAccessLog(flags.accessLog !== undefined ? resolve(ctx.io.cwd, flags.accessLog) : undefined, (message) => ctx.io.stderr.write(`catalog serve: ${message}\n`));
