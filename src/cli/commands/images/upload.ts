@@ -56,7 +56,8 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .command('upload')
     .description(
       'upload images: a CSV/JSON/NDJSON manifest (image_id, part_id, info, position, file) with files relative to --dir, ' +
-        'or files for one part with --part and --info (image_id = file name without extension)',
+        'or files for one part with --part and --info (image_id = file name without extension). ' +
+        'Create-only: a row whose image_id exists with another part, file or info is rejected and the stored image stays, unless --replace',
     )
     .argument('<inputs...>', 'one manifest file, or image files with --part and --info')
     .option('--dir <dir>', "where manifest files are found (default: the manifest's directory)")
