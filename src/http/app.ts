@@ -3,7 +3,7 @@
  * listens: tests use `inject()` or `listen({port: 0})`, src/http/server.ts listens for real.
  * Every request is authenticated (spec §5); every error is problem+json (decisions §1).
  */
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CatalogError, toProblem, type ErrorCode } from '../api/errors.js';
 import type { Principal } from '../api/schemas.js';
 import type { Catalog } from '../core/services.js';
@@ -144,7 +144,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const secret = secretQueryParameter(request.url);
     if (secret !== undefined) throw secretInQueryError(secret);
     // The web app's files are public (they hold no data); the page calls the API with a token.
-    if (webApp && isWebAppRequest(request.method, request.url)) return;
+    if (webApp && isWebAppRequest(request.method, request.url, request.headers.accept)) return;
     request.principal = await service.authenticate(request.headers.authorization);
   });
 
@@ -173,7 +173,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return sendProblem(reply, new CatalogError('internal', 'internal error: the server logged the details'));
   });
 
+  // Set when the web app is registered (below): a browser's unknown page gets the app's "Page not found".
+  let webAppNotFound: ((request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined) | undefined;
   app.setNotFoundHandler((request, reply) => {
+    const page = webAppNotFound?.(request, reply);
+    if (page) return page;
     const path = request.url.split('?')[0] ?? '';
     // A known path with another method: 405 with the methods it has (issue 11).
     const allowed = HTTP_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
@@ -194,6 +198,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerSearchRoutes(app, catalog.search);
   registerCatalogInfoRoutes(app, catalog);
   registerThumbnailRoutes(app, catalog.images);
-  if (webApp) registerWebApp(app, options.webRoot);
+  if (webApp) webAppNotFound = registerWebApp(app, options.webRoot);
   return app;
 }
