@@ -107,17 +107,17 @@ describe.runIf(haveChromium || required)('web app: search page, photo search, up
 
   it('replacing a photo on its own part is an explicit step and keeps its info tokens', async () => {
     const p = await open(fixture.tokens.contributor);
-    await p.goto(`${server.url}/parts/photo%3Apenny`);
+    // The crane's own photo again (so photo search is unchanged for the other tests), as a new upload.
+    await p.goto(`${server.url}/parts/photo%3Acrane`);
     await p.locator('main[data-ready="true"]').waitFor();
-    const { default: sharp } = await import('sharp');
-    const photo = await sharp({ create: { width: 100, height: 80, channels: 3, background: { r: 90, g: 90, b: 30 } } }).jpeg().toBuffer();
-    await p.getByLabel('Image files (choose, or drop them here)').setInputFiles([{ name: 'penny.jpg', mimeType: 'image/jpeg', buffer: photo }]);
-    await p.getByLabel('Image id for penny.jpg').fill('photo-penny');
+    const photo = readFileSync(join(SHARED_IMAGES, PHOTOS[2]?.file ?? ''));
+    await p.getByLabel('Image files (choose, or drop them here)').setInputFiles([{ name: 'crane.jpg', mimeType: 'image/jpeg', buffer: photo }]);
+    await p.getByLabel('Image id for crane.jpg').fill('photo-crane');
     await p.getByRole('button', { name: 'Upload 1 image' }).click();
-    await p.getByRole('button', { name: 'Replace photo-penny' }).click();
+    await p.getByRole('button', { name: 'Replace photo-crane' }).click();
     await p.getByRole('status').filter({ hasText: 'Stored' }).waitFor();
-    const penny = (await (await api('GET', '/1/catalog/images/photo-penny')).json()) as { part_id: string; info: string };
-    expect(penny).toEqual({ image_id: 'photo-penny', part_id: 'photo:penny', info: 'searchable display' });
+    const crane = (await (await api('GET', '/1/catalog/images/photo-crane')).json()) as { part_id: string; info: string };
+    expect(crane).toEqual({ image_id: 'photo-crane', part_id: 'photo:crane', info: 'searchable display' });
   });
 
   it('an image id with "/" is refused on its row before anything is sent', async () => {

@@ -58,6 +58,8 @@ export function useLocation(): Location {
     const update = () => setLocation(current());
     window.addEventListener('popstate', update);
     window.addEventListener('catalog:navigate', update);
+    // A page's own effects run before this one (children first) and may already have navigated.
+    setLocation((seen) => (seen.path === window.location.pathname && seen.query.toString() === window.location.search.replace(/^\?/, '') ? seen : current()));
     return () => {
       window.removeEventListener('popstate', update);
       window.removeEventListener('catalog:navigate', update);

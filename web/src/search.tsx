@@ -245,6 +245,8 @@ export function SearchPage(props: { location: Location; language: string }) {
   const [error, setError] = useState<unknown>(null);
   const [loading, setLoading] = useState(false);
   const [beyond, setBeyond] = useState<{ page: number; lastPage: number } | null>(null);
+  /** Facet values as just checked, shown until the search with them is on screen. */
+  const [chosen, setChosen] = useState<Record<string, string[]> | null>(null);
   const inFlight = useRef<{ key: string; controller: AbortController } | null>(null);
   const typedAt = useRef<number | null>(null);
   const resultsHeading = useRef<HTMLHeadingElement>(null);
@@ -256,9 +258,15 @@ export function SearchPage(props: { location: Location; language: string }) {
     allAttributes().then(setAttributes, setError);
   }, []);
 
-  // The box shows the URL's text whenever the URL changes from outside the box (Back, a link, a photo search).
+  // The box shows the URL's text whenever the URL changes from outside the box (Back, a link, a
+  // photo search); not after its own typing's search, when the user may have typed on meanwhile.
+  const ownText = useRef<string | null>(null);
   useEffect(() => {
+    const own = ownText.current;
+    ownText.current = null;
+    if (own !== null && own === query.text) return;
     setText(query.text);
+    setChosen(null);
   }, [props.location]);
 
   useEffect(() => {
@@ -266,10 +274,10 @@ export function SearchPage(props: { location: Location; language: string }) {
   }, [query.text]);
 
   /** Runs a text search now, unless the same one is on screen or under way. */
-  const run = (q: Query, how: { typing: boolean; replace?: boolean }) => {
+  const run = (q: Query, how: { typing: boolean; replace?: boolean; again?: boolean }) => {
     const key = JSON.stringify([q, props.language]);
     if (inFlight.current?.key === key) return;
-    if (!inFlight.current && view && session && sameQuery(q, query) && !error) return;
+    if (!how.again && !inFlight.current && view && session && sameQuery(q, query) && !error) return;
     inFlight.current?.controller.abort();
     if (isEmpty(q)) {
       inFlight.current = null;
@@ -287,6 +295,7 @@ export function SearchPage(props: { location: Location; language: string }) {
         if (inFlight.current?.controller !== controller) return;
         inFlight.current = null;
         pages.set(pageKey(r.sessionId, 1), r);
+        if (how.typing) ownText.current = q.text;
         // Typing rewrites the entry typing made; anything else adds one (so Back goes to it).
         navigate(searchUrl(q, r.sessionId, 1), how.replace === true || (how.typing && entryState().typing === true), { typing: how.typing });
       })
@@ -303,6 +312,14 @@ export function SearchPage(props: { location: Location; language: string }) {
   useEffect(() => {
     if (!session && !isEmpty(query) && attributes.length > 0) run(query, { typing: false, replace: true });
   }, [session, query, attributes.length > 0]);
+
+  // Another language: the same text search again, so names and highlights follow it.
+  const shownLanguage = useRef(props.language);
+  useEffect(() => {
+    if (shownLanguage.current === props.language) return;
+    shownLanguage.current = props.language;
+    if (session && view && !view.response.imageId && !isEmpty(query)) run(query, { typing: false, replace: true, again: true });
+  }, [props.language]);
 
   // Results as you type.
   useEffect(() => {
@@ -403,6 +420,7 @@ export function SearchPage(props: { location: Location; language: string }) {
     const values = on ? [...current, value] : current.filter((v) => v.toLowerCase() !== value.toLowerCase());
     const filters = { ...query.filters, [attributeId]: values };
     if (values.length === 0) delete filters[attributeId];
+    setChosen(filters);
     run({ text, filters }, { typing: false });
   };
 
@@ -472,7 +490,7 @@ export function SearchPage(props: { location: Location; language: string }) {
                 attribute={a}
                 label={attributeNames.get(a.attribute_id) ?? a.attribute_id}
                 values={facets[a.attribute_id] ?? []}
-                chosen={query.filters[a.attribute_id] ?? []}
+                chosen={(chosen ?? query.filters)[a.attribute_id] ?? []}
                 query={query}
                 onToggle={(value, on) => toggle(a.attribute_id, value, on)}
               />
