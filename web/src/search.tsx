@@ -211,9 +211,7 @@ function Facet(props: { attribute: Attribute; label: string; values: Array<{ val
   return (
     <fieldset class="facet">
       <legend>{label}</legend>
-      {(props.values.length > 8 || prefix !== '') && (
-        <input type="search" class="facet-find" aria-label={`Find a ${label} value`} placeholder={`Find a ${label.toLowerCase()}…`} value={prefix} onInput={(e) => setPrefix((e.currentTarget as HTMLInputElement).value)} />
-      )}
+      <input type="search" class="facet-find" aria-label={`Find a ${label} value`} placeholder={`Find a ${label.toLowerCase()}…`} value={prefix} onInput={(e) => setPrefix((e.currentTarget as HTMLInputElement).value)} />
       {[...extra, ...shown].map((v) => (
         <label key={v.value} class="facet-value">
           <input type="checkbox" checked={isChosen(v.value)} onChange={(e) => props.onToggle(v.value, (e.currentTarget as HTMLInputElement).checked)} /> {v.value}
@@ -254,8 +252,12 @@ export function SearchPage(props: { location: Location; language: string }) {
   const filterable = useMemo(() => attributes.filter((a) => a.filterable).sort((a, b) => (a.display_order ?? Infinity) - (b.display_order ?? Infinity) || (a.creation_order ?? 0) - (b.creation_order ?? 0)), [attributes]);
   const attributeNames = useMemo(() => new Map(attributes.map((a) => [a.attribute_id, inLanguage(a.name, props.language).text || a.attribute_id])), [attributes, props.language]);
 
+  // Searches wait for the attributes (they decide the facets asked for), found or not.
+  const [attributesKnown, setAttributesKnown] = useState(false);
   useEffect(() => {
-    allAttributes().then(setAttributes, setError);
+    allAttributes()
+      .then(setAttributes, setError)
+      .finally(() => setAttributesKnown(true));
   }, []);
 
   // The box shows the URL's text whenever the URL changes from outside the box (Back, a link, a
@@ -310,8 +312,8 @@ export function SearchPage(props: { location: Location; language: string }) {
 
   // A shared link with a query but no session: search it.
   useEffect(() => {
-    if (!session && !isEmpty(query) && attributes.length > 0) run(query, { typing: false, replace: true });
-  }, [session, query, attributes.length > 0]);
+    if (!session && !isEmpty(query) && attributesKnown) run(query, { typing: false, replace: true });
+  }, [session, query, attributesKnown]);
 
   // Another language: the same text search again, so names and highlights follow it.
   const shownLanguage = useRef(props.language);
