@@ -121,7 +121,8 @@ function keyValues(hit: SearchResult, attributes: Attribute[], language: string)
 
 function Hit(props: { hit: SearchResult; rank: number; photo: boolean; keyAttributes: Attribute[]; attributeNames: Map<string, string>; language: string }) {
   const { hit, photo } = props;
-  const nameHighlight = hit.highlights?.find((h) => h.field === 'name');
+  // The name shown is in the hit's name language; its marks only when the match was in that language.
+  const nameHighlight = hit.highlights?.find((h) => h.field === 'name' && (h.language ?? hit.nameLanguage) === hit.nameLanguage);
   const valueHighlights = (hit.highlights ?? []).filter((h) => h.field === 'value');
   const thumbnail = hit.images?.[0]?.image_id;
   const values = keyValues(hit, props.keyAttributes, props.language);
@@ -291,8 +292,14 @@ export function SearchPage(props: { location: Location; language: string }) {
     inFlight.current = { key, controller };
     setLoading(true);
     setError(null);
-    const facetIds = filterable.slice(0, MAX_FACETS).map((a) => a.attribute_id);
-    api<SearchResponse>('POST', '/1/find/search', searchBody(q, props.language, facetIds), controller.signal)
+    // The facets asked for are the filterable attributes (read once per session; a search typed
+    // before they arrive waits for them).
+    allAttributes()
+      .catch(() => [] as Attribute[])
+      .then((all) => {
+        const facetIds = all.filter((a) => a.filterable).slice(0, MAX_FACETS).map((a) => a.attribute_id);
+        return api<SearchResponse>('POST', '/1/find/search', searchBody(q, props.language, facetIds), controller.signal);
+      })
       .then((r) => {
         if (inFlight.current?.controller !== controller) return;
         inFlight.current = null;
