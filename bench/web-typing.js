@@ -55,7 +55,8 @@ try {
 
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  // bypassCSP only so that the measuring script can wait on page state; the app runs as served.
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 }, bypassCSP: true });
   await page.goto(`${url}/`);
   await page.getByLabel('Access token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();

@@ -54,7 +54,7 @@ try {
   });
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-  const page = await browser.newPage({ viewport: { width: 1200, height: 860 }, deviceScaleFactor: 1 });
+  const page = await browser.newPage({ viewport: { width: 1200, height: 860 }, deviceScaleFactor: 1, bypassCSP: true });
   mkdirSync(out, { recursive: true });
 
   await page.goto(`${url}/`);
@@ -71,7 +71,7 @@ try {
   await page.screenshot({ path: join(out, 'part.png') });
 
   // A phone: the search as typed, then a photo search, then the part.
-  const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, bypassCSP: true });
   await phone.goto(`${url}/`);
   await phone.getByLabel('Access token').fill(token);
   await phone.getByRole('button', { name: 'Sign in' }).click();

@@ -160,7 +160,11 @@ export function PhotoSearch(props: { language: string; onStart: () => void; onEr
         }}
       />
       <label for="photo-file" class="photo-button">
-        <span aria-hidden="true">📷</span> Take or choose a photo to search with
+        <svg aria-hidden="true" width="22" height="22" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2">
+          <path d="M4 7h3l2-3h6l2 3h3v13H4z" />
+          <circle cx="12" cy="13" r="4" />
+        </svg>
+        Take or choose a photo to search with
       </label>
       <span class="photo-hint">or drop one on the page</span>
       {preview && phase !== 'idle' && <img class="preview" src={preview} alt="The photo being searched with" />}
