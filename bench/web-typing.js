@@ -2,13 +2,14 @@
 // The web app on the demo catalog, measured in Chromium: results as you type (from the last
 // keystroke to the results on screen, the page's own `search:as-you-type` performance measure) and
 // the first load's compressed size (index.html + its JS and CSS, gzip as served). Needs `npm run build`
-// and `npm run demo` (./demo-catalog). Writes its section of bench/results.md (between markers).
+// and `npm run demo` (./demo-catalog). Writes its section of bench/results.md (writeSection).
 // Usage: node bench/web-typing.js [--data-dir demo-catalog] [--chromium /usr/bin/chromium] [--rounds 2]
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { writeSection } from './lib.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, chromium: { type: 'string' }, rounds: { type: 'string' } } });
@@ -74,11 +75,8 @@ try {
     }
   }
   samples.sort((a, b) => a - b);
-  const section = [
-    '<!-- web-typing:start -->',
-    `## Web app on the demo catalog, \`node bench/web-typing.js\` (${new Date().toISOString().slice(0, 10)})`,
-    '',
-    `Chromium at 390×844, the catalog in ${dataDir.startsWith(root) ? dataDir.slice(root.length + 1) : dataDir}, ${QUERIES.length} queries × ${rounds} typed at 120 ms a key; the page's own measure from the last keystroke to the results on screen (debounce included).`,
+  const body = [
+    `Chromium at 390×844, the catalog in ${dataDir.startsWith(root) ? dataDir.slice(root.length + 1) : dataDir}, ${QUERIES.length} queries × ${rounds} typed at 120 ms a key; the page's own measure from the last keystroke to the results on screen (its 60 ms debounce included). Server, browser and the machine's other work share the cores.`,
     '',
     '| measure | value |',
     '|---|---|',
@@ -86,14 +84,9 @@ try {
     `| results as you type, p90 | ${quantile(samples, 0.9).toFixed(0)} ms |`,
     `| results as you type, max | ${samples.at(-1).toFixed(0)} ms |`,
     `| first load (index.html + JS + CSS, gzip) | ${(firstLoad / 1024).toFixed(1)} KB |`,
-    '<!-- web-typing:end -->',
   ].join('\n');
-  const file = join(root, 'bench', 'results.md');
-  const old = readFileSync(file, 'utf8');
-  const start = old.indexOf('<!-- web-typing:start -->');
-  const end = old.indexOf('<!-- web-typing:end -->');
-  writeFileSync(file, start >= 0 && end > start ? `${old.slice(0, start)}${section}${old.slice(end + '<!-- web-typing:end -->'.length)}` : `${old.trimEnd()}\n\n${section}\n`);
-  process.stdout.write(`${section}\n`);
+  writeSection('web-typing', 'Web app on the demo catalog: results as you type, first load', body);
+  process.stdout.write(`${body}\n`);
 } finally {
   await browser?.close();
   server.kill('SIGTERM');
