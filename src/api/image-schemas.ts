@@ -16,13 +16,14 @@ export const MAX_IMAGE_DEFINITIONS = 1000;
  * One image definition of POST /1/catalog/images (spec 2.2). `info` is validated token by token by
  * the core (`parseImageInfo`) so every problem is reported; `position` is checked by
  * `validateImagePosition`. `position: null` clears a stored position; absent keeps it (docs/api.md).
+ * `info` absent keeps an existing image's tokens (a new image needs it; docs/api.md "Part images").
  */
 const RequiredId = z.lazy(() => z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a string') }).pipe(IdSchema));
 
 export const ImageDefinitionSchema = z.lazy(() => z.strictObject({
   image_id: RequiredId,
   part_id: RequiredId,
-  info: z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a string of space-separated tokens') }).max(10_000, 'must be at most 10,000 characters'),
+  info: z.string({ error: 'must be a string of space-separated tokens' }).max(10_000, 'must be at most 10,000 characters').optional(),
   position: z.unknown().optional(),
 }));
 export type ImageDefinition = z.infer<typeof ImageDefinitionSchema>;
@@ -79,6 +80,27 @@ export interface DisplayImages {
 }
 
 /** One file of an upload as a client gives it: a path on disk (streamed) or bytes in memory. */
+/**
+ * How an upload treats image ids that already exist (POST /1/catalog/images?mode=..., docs/api.md
+ * "Part images"): `upsert` (the default, spec 4.2 "create or update") replaces, re-tokens or moves
+ * them; `create` changes no existing image: an existing id is the item error
+ * {@link imageExistsMessage} unless the definition (and its file) is exactly what is stored, which
+ * is reported as updated with nothing changed, so a retried request is harmless.
+ */
+export const UPLOAD_MODES = ['upsert', 'create'] as const;
+export type UploadMode = (typeof UPLOAD_MODES)[number];
+
+/** Options of one upload (both clients). */
+export interface UploadOptions {
+  /** Default `upsert`. */
+  mode?: UploadMode;
+}
+
+/** The item error of `mode=create` for an id that exists with other content: names its part. */
+export function imageExistsMessage(imageId: string, partId: string): string {
+  return `image '${imageId}' already exists on part '${partId}'; mode=create changes no existing image (choose another image_id, or upload with mode=upsert to replace it)`;
+}
+
 export interface UploadFile {
   /** The multipart filename: the image_id, or the image_id plus an extension (decisions §4). */
   filename: string;

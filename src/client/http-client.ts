@@ -12,7 +12,7 @@ import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization,
 import type { AttributeView, CatalogClient, PartView, SearchImageUpload } from './types.js';
 import type { CatalogInfo, CreatedToken, CurrentToken, Relation, RelationCreateResult, RelationRecord, TokenInfo } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
-import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
+import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile, UploadOptions } from '../api/image-schemas.js';
 import { encodeMultipart } from './http/multipart.js';
 import { HttpTransport, type TransportOptions, type TransportRequest } from './http/transport.js';
 
@@ -101,10 +101,10 @@ export class HttpCatalogClient implements CatalogClient {
   }
 
   // Images (spec 4.2): the definitions, then the files, streamed from disk; a retry re-opens them.
-  uploadImages(definitions: unknown[], files: UploadFile[]) {
+  uploadImages(definitions: unknown[], files: UploadFile[], options: UploadOptions = {}) {
     return this.json<BulkWriteResult>({
       method: 'POST',
-      path: ROUTES.images,
+      path: options.mode === undefined ? ROUTES.images : `${ROUTES.images}?mode=${encodeURIComponent(options.mode)}`,
       body: () => encodeMultipart([
         { name: 'images', contentType: 'application/json', data: JSON.stringify(definitions) },
         ...files.map((file) => ({ name: 'files', contentType: 'application/octet-stream', filename: file.filename, ...(file.path !== undefined ? { path: file.path } : {}), ...(file.data !== undefined ? { data: file.data } : {}) })),

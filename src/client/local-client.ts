@@ -12,7 +12,7 @@ import { LOCAL_OWNER } from '../core/permissions.js';
 import type { Catalog } from '../core/services.js';
 import type { CatalogService } from '../core/catalog/service.js';
 import type { CatalogClient, SearchImageUpload } from './types.js';
-import type { UploadFile } from '../api/image-schemas.js';
+import type { UploadFile, UploadOptions } from '../api/image-schemas.js';
 import { downloadLocal, uploadLocal } from './local-images.js';
 
 function wire<T>(value: T): T {
@@ -98,7 +98,7 @@ export class LocalCatalogClient implements CatalogClient {
   rotateToken(name: string, request?: unknown) { return this.run((p) => this.service.rotateToken(p, name, wire(request ?? {}))); }
   revokeToken(name: string) { return this.run((p) => this.service.revokeToken(p, name)); }
 
-  uploadImages(definitions: unknown[], files: UploadFile[]) { return this.run((p) => uploadLocal(this.catalog.images, p, definitions, files)); }
+  uploadImages(definitions: unknown[], files: UploadFile[], options: UploadOptions = {}) { return this.run((p) => uploadLocal(this.catalog.images, p, definitions, files, options)); }
   deleteImages(ids: unknown[]) { return this.run((p) => this.catalog.images.deleteImages(p, ids)); }
   listImages(request: unknown) { return this.run((p) => this.catalog.images.listImages(p, request)); }
   selectImages(request: unknown) { return this.run((p) => this.catalog.images.selectImages(p, request)); }

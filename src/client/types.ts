@@ -14,7 +14,7 @@ import type {
 import type { CatalogInfo, PartBatch, PartInput, Relation, RelationCreateResult, RelationRecord, CurrentToken, CreatedToken, TokenInfo } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { ChangesPage, Webhook, WebhookCreated, WebhookDelivery } from '../api/change-schemas.js';
-import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
+import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile, UploadOptions } from '../api/image-schemas.js';
 
 /** An attribute as listed or selected: attribute_id plus the projected fields. */
 export type AttributeView = Partial<Attribute> & { attribute_id: string; creation_order?: number };
@@ -121,9 +121,10 @@ export interface CatalogClient {
    * POST /1/catalog/images (spec 4.2, decisions §4): multipart with the definitions
    * `[{image_id, part_id, info, position?}]` and the files; a file belongs to the definition whose
    * image_id is its filename (or its filename without the extension). Files given by `path` are
-   * streamed from disk. Per-item errors in the result.
+   * streamed from disk. Per-item errors in the result. `options.mode` `create` changes no existing
+   * image (`?mode=create`, docs/api.md "Part images"); default `upsert`.
    */
-  uploadImages(definitions: unknown[], files: UploadFile[]): Promise<BulkWriteResult>;
+  uploadImages(definitions: unknown[], files: UploadFile[], options?: UploadOptions): Promise<BulkWriteResult>;
   /** DELETE /1/catalog/images: a blob goes with its last image. */
   deleteImages(ids: unknown[]): Promise<BulkDeleteResult>;
   /** POST /1/catalog/images/list: `{query?: {part_ids?}, paging?, projection?}`. */

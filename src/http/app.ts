@@ -3,7 +3,7 @@
  * listens: tests use `inject()` or `listen({port: 0})`, src/http/server.ts listens for real.
  * Every request is authenticated (spec §5); every error is problem+json (decisions §1).
  */
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CatalogError, toProblem, type ErrorCode } from '../api/errors.js';
 import type { Principal } from '../api/schemas.js';
 import type { Catalog } from '../core/services.js';
@@ -194,7 +194,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const secret = secretQueryParameter(request.url);
     if (secret !== undefined) throw secretInQueryError(secret);
     // The web app's files are public (they hold no data); the page calls the API with a token.
-    if (webApp && isWebAppRequest(request.method, request.url)) return;
+    if (webApp && isWebAppRequest(request.method, request.url, request.headers.accept)) return;
     // Probes need no token: a load balancer or kubelet has none (docs/deploy.md).
     const path = request.routeOptions.url;
     if (path === ROUTES.healthz || path === ROUTES.readyz || (publicMetrics && path === ROUTES.metrics)) return;
@@ -260,7 +260,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return sendProblem(reply, new CatalogError('internal', 'internal error: the server logged the details'));
   });
 
+  // Set when the web app is registered (below): a browser's unknown page gets the app's "Page not found".
+  let webAppNotFound: ((request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined) | undefined;
   app.setNotFoundHandler((request, reply) => {
+    const page = webAppNotFound?.(request, reply);
+    if (page) return page;
     const path = request.url.split('?')[0] ?? '';
     // A known path with another method: 405 with the methods it has (issue 11).
     const allowed = HTTP_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
@@ -284,6 +288,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerOperationRoutes(app, catalog.operations, metrics, publicMetrics);
   registerChangeRoutes(app, catalog.changes);
   registerThumbnailRoutes(app, catalog.images);
-  if (webApp) registerWebApp(app, options.webRoot);
+  if (webApp) webAppNotFound = registerWebApp(app, options.webRoot);
   return app;
 }

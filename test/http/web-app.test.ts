@@ -72,6 +72,16 @@ describe('web app files (src/http/web.ts)', () => {
     expect((await app.inject({ method: 'GET', url: '/search?access_token=abc' })).statusCode).toBe(400);
   });
 
+  it("answers a browser's unknown page with the app (404), so it can say so; API paths and non-browsers keep the API's answers", async () => {
+    const page = await app.inject({ method: 'GET', url: '/no/such/page', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(page.statusCode).toBe(404);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('<title>t</title>');
+    expect((await app.inject({ method: 'GET', url: '/1/catalog/nothing', headers: { accept: 'text/html' } })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/no/such/page', headers: { accept: 'application/json' } })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'POST', url: '/no/such/page', headers: { accept: 'text/html' }, payload: {} })).statusCode).toBe(401);
+  });
+
   it('says to build when the app is not built', async () => {
     const bare = buildApp({ catalog: h.catalog, accessLog: null, webRoot: join(root, 'nowhere') });
     const res = await bare.inject({ method: 'GET', url: '/' });

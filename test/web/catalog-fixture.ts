@@ -90,7 +90,7 @@ export async function buildFixture(dataDir: string): Promise<Fixture> {
         ],
       },
       { part_id: 'gear:successor', name: { en: 'Successor gear' } },
-      { part_id: 'gear:twin', name: { en: 'Twin gear' } },
+      { part_id: 'gear:twin', name: { en: 'Twin gear', fr: 'Engrenage jumeau' } },
       { part_id: 'gear:upload', name: { en: 'Upload target gear' } },
       ...PHOTOS.map((p) => ({ part_id: p.part_id, name: { en: p.name } })),
     ]);

@@ -11,7 +11,7 @@
  */
 import { CatalogError, errors } from '../../api/errors.js';
 import {
-  ImageListRequestSchema, ImageSelectRequestSchema, type DisplayImages, type ImageDescription, type ImageView,
+  ImageListRequestSchema, ImageSelectRequestSchema, type DisplayImages, type ImageDescription, type ImageView, type UploadOptions,
 } from '../../api/image-schemas.js';
 import { IdSchema, type BulkDeleteResult, type BulkWriteResult, type Page, type Principal } from '../../api/schemas.js';
 import { BlobGate } from './blob-gate.js';
@@ -97,19 +97,20 @@ export class ImageService implements UploadHost {
    * Starts an upload: 403 for a principal that may not write, 503 in maintenance mode (checked
    * before any byte of the body is read).
    */
-  async beginUpload(principal: Principal): Promise<UploadSession> {
+  async beginUpload(principal: Principal, options: UploadOptions = {}): Promise<UploadSession> {
     assertScope(principal, 'images:write');
     await this.context.assertWritable(principal);
-    return new UploadSession(this, principal);
+    return new UploadSession(this, principal, options);
   }
 
   /**
    * POST /1/catalog/images in one call (the local client): `definitions` is the `images` part,
-   * `files` the `files` parts in order. Returns `{created, updated, errors}` (spec 4.2).
+   * `files` the `files` parts in order, `options.mode` create-only or upsert (default). Returns
+   * `{created, updated, errors}` (spec 4.2).
    */
-  async uploadImages(principal: Principal, definitions: unknown, files: AsyncIterable<UploadInput> | Iterable<UploadInput>): Promise<BulkWriteResult> {
+  async uploadImages(principal: Principal, definitions: unknown, files: AsyncIterable<UploadInput> | Iterable<UploadInput>, options: UploadOptions = {}): Promise<BulkWriteResult> {
     assertScope(principal, 'images:write');
-    const session = await this.beginUpload(principal);
+    const session = await this.beginUpload(principal, options);
     try {
       session.setDefinitions(definitions);
       for await (const file of files) await session.addFile(file);
@@ -273,6 +274,8 @@ export class ImageService implements UploadHost {
 
   /** Computes search features for a definition (the indexer hook), or an item error. */
   async features(def: ValidDefinition, file: StoredFile | undefined, existing: StoredImage | undefined): Promise<{ features: Uint8Array | null | undefined } | { error: string }> {
+    // Without parsed tokens the definition is an item error (a new image without info).
+    if (!def.parsed) return { features: undefined };
     if (!def.parsed.searchable) return { features: null };
     if (!this.indexer) return { features: file ? null : undefined };
     const sha = file?.sha256 ?? existing?.sha256;

@@ -14,6 +14,7 @@
 import { open, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
+import { imageExistsMessage } from '../../../api/image-schemas.js';
 import type { BulkWriteResult } from '../../../api/schemas.js';
 import type { BulkRow } from '../../bulk/run-bulk.js';
 import type { CommandContext } from '../../context.js';
@@ -36,6 +37,7 @@ export interface UploadFlags {
   errors?: string;
   maxErrors?: number;
   resume?: boolean;
+  replace?: boolean;
 }
 
 const DEFAULT_CONCURRENCY = 4;
@@ -54,7 +56,8 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .command('upload')
     .description(
       'upload images: a CSV/JSON/NDJSON manifest (image_id, part_id, info, position, file) with files relative to --dir, ' +
-        'or files for one part with --part and --info (image_id = file name without extension)',
+        'or files for one part with --part and --info (image_id = file name without extension). ' +
+        'Create-only: a row whose image_id exists with another part, file or info is rejected and the stored image stays, unless --replace',
     )
     .argument('<inputs...>', 'one manifest file, or image files with --part and --info')
     .option('--dir <dir>', "where manifest files are found (default: the manifest's directory)")
@@ -69,6 +72,7 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .option('--errors <file>', 'where rejected manifest rows go (default <manifest>.errors.<ext>)')
     .option('--max-errors <n>', 'stop after this many rejected rows', positiveInt)
     .option('--resume', 'skip the batches a previous interrupted run finished')
+    .option('--replace', 'replace, re-token or move images whose image_id exists (default: create only; such a row is rejected unless it is exactly what is stored)')
     .action(async (inputs: string[], _opts: unknown, command: Command) => {
       const flags = command.opts<UploadFlags>();
       const { commandLine } = await import('../../command-line.js');
@@ -213,12 +217,13 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
     const items = rows.map((r) => r.item as ImageManifestItem);
     const remote = await client();
     // The API does not say which updates moved an image to another part: compare with before (issue 10).
+    // Without --replace the upload is create-only: it never takes another part's image.
     const before = new Map((await remote.selectImages({ image_ids: items.map((i) => i.image_id), projection: ['part_id'] })).map((i) => [i.image_id, i.part_id]));
     const definitions = items.map((i) => ({ image_id: i.image_id, part_id: i.part_id, info: i.info, ...(i.position !== undefined ? { position: i.position } : {}) }));
     // The filename is the image_id itself: it matches its definition exactly (decisions §4).
     const files = rows.map((r) => ({ filename: (r.item as ImageManifestItem).image_id, path: r.path ?? '' }));
     try {
-      const result = await remote.uploadImages(definitions, files);
+      const result = await remote.uploadImages(definitions, files, { mode: flags.replace === true ? 'upsert' : 'create' });
       const partOf = new Map(items.map((i) => [i.image_id, i.part_id]));
       return { ...result, moved: result.updated.filter((id) => before.has(id) && before.get(id) !== partOf.get(id)) };
     } catch (error) {
@@ -253,7 +258,9 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
       for (const row of rows) {
         const item = row.item as ImageManifestItem;
         if (!partIds.has(item.part_id)) outcome.rejected.push({ row, key: item.image_id, messages: [`part_id: part '${item.part_id}' does not exist`] });
-        else if (existing.has(item.image_id)) {
+        else if (existing.has(item.image_id) && flags.replace !== true && existing.get(item.image_id) !== item.part_id) {
+          outcome.rejected.push({ row, key: item.image_id, messages: [imageExistsMessage(item.image_id, existing.get(item.image_id) ?? '')] });
+        } else if (existing.has(item.image_id)) {
           outcome.updated++;
           if (existing.get(item.image_id) !== item.part_id) outcome.moved++;
         } else outcome.created++;
