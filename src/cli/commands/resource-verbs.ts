@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { UsageError } from '../output/usage-error.js';
-import { positiveInt, type Invoke } from '../runner.js';
+import { intInRange, positiveInt, type Invoke } from '../runner.js';
 import type { BulkRow } from '../bulk/run-bulk.js';
 import type { MapperName } from '../import/entries-protocol.js';
 import type { ImportSpec, ResourceNames, ResourceSpec } from './resource.js';
@@ -59,7 +59,7 @@ export function declareImport(noun: Command, names: ResourceNames, invoke: Invok
     .option('--dry-run', 'validate and count would-create / would-update / rejected; write nothing')
     .option('--errors <file>', 'where rejected rows go (default <input>.errors.<ext>)')
     .option('--max-errors <n>', 'stop after this many rejected rows', positiveInt)
-    .option('--batch-size <n>', `items per request (at most ${MAX_BATCH})`, positiveInt)
+    .option('--batch-size <n>', `items per request (at most ${MAX_BATCH})`, intInRange(1, MAX_BATCH))
     .option('--resume', 'skip the batches a previous interrupted run finished')
     .action(async (file: string, _opts: unknown, command: Command) => {
       const flags = command.opts<ImportFlags>();
@@ -121,6 +121,8 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     import('../bulk/run-bulk.js'),
     import('../output/did-you-mean.js'),
   ]);
+  // A missing file is named as such before its extension is looked at.
+  if (!fromStdin) await assertReadable(resolve(ctx.io.cwd, file), file);
   const format = formatFromPath(file, flags.format);
   // Read-only fields of listings (serviceId, createdAt ...) are accepted and ignored: a listing imports again.
   const readOnly = (await import('../import/map-rows.js')).READ_ONLY_FIELDS[spec.noun as 'attributes' | 'parts' | 'relations' | 'synonyms'] ?? [];
@@ -232,6 +234,18 @@ export async function* walkPages<T extends Record<string, unknown>>(
   }
 }
 
+/** Throws a UsageError naming `shown` when `path` is not a file that can be read. */
+async function assertReadable(path: string, shown: string): Promise<void> {
+  const { stat } = await import('node:fs/promises');
+  try {
+    if ((await stat(path)).isDirectory()) throw new UsageError(`cannot read ${shown}: it is a directory, not a file`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${shown}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+}
+
 /** `<noun> list`: every record (or --limit of them), streamed page by page. */
 export async function runList(ctx: CommandContext, spec: ResourceSpec, flags: ListFlags): Promise<number> {
   const [{ emitList }, { commandLine }] = await Promise.all([import('../output/emit.js'), import('../command-line.js')]);
@@ -250,7 +264,8 @@ export async function runGet(ctx: CommandContext, spec: ResourceSpec, ids: strin
   await emitRecords(ctx, spec, found);
   const missing = ids.filter((id) => !foundIds.has(id));
   if (missing.length > 0) {
-    ctx.io.stderr.write(`not found: ${missing.map((id) => `${spec.singular} '${id}'`).join(', ')}\n`);
+    // Worded as `show` and every other command word a missing id: `error: part 'x' does not exist`.
+    for (const id of missing) ctx.io.stderr.write(`error: ${spec.singular} '${id}' does not exist\n`);
     return EXIT.NOT_FOUND;
   }
   return EXIT.OK;

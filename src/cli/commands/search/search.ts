@@ -13,7 +13,7 @@ import type { CatalogClient } from '../../../client/types.js';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
-import { collect, positiveInt, type Invoke } from '../../runner.js';
+import { collect, intInRange, positiveInt, type Invoke } from '../../runner.js';
 import { markSpans } from '../../../core/search/highlight.js';
 import { CONFIDENT_IMAGE_SCORE, DEFAULT_SEARCH_PROJECTION } from '../../../api/schemas.js';
 
@@ -97,6 +97,8 @@ function withMatches(ctx: CommandContext, results: readonly SearchResult[]): Rec
   }).map((r) => (ctx.format === 'json' || ctx.format === 'ndjson' ? r : readableRichHit(r)));
 }
 const ALL_PAGE_SIZE = 1000;
+/** The most hits one page can hold (spec 4.4, resultOptions.limit). */
+const MAX_LIMIT = 1000;
 
 /** Declares `catalog search` on the program. */
 export function declare(program: Command, invoke: Invoke): Command {
@@ -115,10 +117,10 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--attributes', "each hit's attribute values you may see (an attributes column; -o json: the full values)")
     .option('--facet-values <attr>', 'instead of hits: the values of this filterable attribute over every hit, with counts (most frequent first; --limit of them)')
     .option('--prefix <text>', 'with --facet-values: only values beginning with this text (case-insensitive)')
-    .option('--limit <n>', 'hits per page (default 25, at most 1000)', positiveInt)
+    .option('--limit <n>', `hits per page (default 25, at most ${MAX_LIMIT})`, intInRange(1, MAX_LIMIT))
     .option('--page <n>', 'page number, from 1', positiveInt)
     .option('--session <sessionId>', 'read a page of an existing search session (24 h)')
-    .option('--all', 'every hit, streamed (NDJSON unless -o says otherwise)')
+    .option('--all', 'every hit, streamed (NDJSON unless -o says otherwise); exit 3 when the session keeps fewer than were found')
     .option('--max-items <n>', 'with --all: at most this many hits', positiveInt)
     .action(async (words: string[], _o: unknown, command: Command) => {
       const flags = command.opts<SearchFlags>();
@@ -185,8 +187,45 @@ async function readPage(client: CatalogClient, sessionId: string, page: number, 
   try {
     return await client.searchState(sessionId, { skip: (page - 1) * limit, limit, ...(projection ? { projection } : {}) });
   } catch (error) {
+    if (error instanceof CatalogError && error.code === 'bad_request' && page > 1) {
+      // Past the pages the session keeps: said with the command line's words, not the API's skip.
+      const head = await client.searchState(sessionId, { skip: 0, limit: 1 }).catch(() => undefined);
+      if (head !== undefined) throw pastLastPage(head, page, limit);
+    }
     return notExpired(error, sessionId);
   }
+}
+
+/** The usage error of a --page past the last page of `response`'s session. */
+function pastLastPage(response: SearchResponse, page: number, limit: number): UsageError {
+  const pages = pageCount(response, limit);
+  const total = response.resultsTotalCount;
+  const pageable = response.resultsPageableCount < total ? `; a session keeps the first ${response.resultsPageableCount} in rank order (narrow the search with more words or --filter)` : '';
+  return new UsageError(`--page ${page} is past the last page, ${pages} (${total} hits at ${limit} per page${pageable})`);
+}
+
+/**
+ * The search request's problems in the command line's words: `--limit`, `--filter summary=x`,
+ * `--org`, `--lang`, `--facets` instead of the API's `resultOptions.limit`, `matches.filters[0]`.
+ */
+function inFlagWords(error: unknown, filters: readonly { label: string; values: string[] }[]): never {
+  if (!(error instanceof CatalogError) || error.code !== 'bad_request' || (error.errors ?? []).length === 0) throw error;
+  const flagOf = (path: string): string => {
+    const filter = /^matches\.filters\[(\d+)\]/.exec(path);
+    if (filter) {
+      const f = filters[Number(filter[1])];
+      return f ? `--filter ${f.label}=${f.values.join(',')}` : '--filter';
+    }
+    if (path.startsWith('resultOptions.limit')) return '--limit';
+    if (path.startsWith('resultOptions.minScore')) return '--min-score';
+    if (path.startsWith('matches.organization')) return '--org';
+    if (path.startsWith('matches.facets')) return '--facets';
+    if (path.startsWith('matches.text')) return 'the search words';
+    if (path.startsWith('language')) return '--lang';
+    return path;
+  };
+  const lines = (error.errors ?? []).map((p) => `${flagOf(p.path)}: ${p.message.replace(/^Too big: expected number to be <=/, 'at most ')}`);
+  throw new UsageError(lines.join('; '));
 }
 
 /**
@@ -252,7 +291,9 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
         throw new UsageError(`cannot read --image ${flags.image}: ${(error as Error).message}`);
       }
     }
-    first = await client.search(request, image ? { image, filename: flags.image === '-' ? 'stdin' : (flags.image ?? 'query') } : undefined);
+    first = await client.search(request, image ? { image, filename: flags.image === '-' ? 'stdin' : (flags.image ?? 'query') } : undefined)
+      .catch((error: unknown) => inFlagWords(error, request.matches.filters ?? []));
+    if (!flags.all && page > pageCount(first, limit)) throw pastLastPage(first, page, limit);
     if (!flags.all && page > 1) first = await readPage(client, first.sessionId, page, limit, projection);
   }
 
@@ -329,7 +370,17 @@ async function emitAll(ctx: CommandContext, client: CatalogClient, first: Search
   } else {
     await emitRecords(ctx, spec, hits());
   }
-  const note = count < first.resultsTotalCount ? ` (of ${first.resultsTotalCount}; ${maxItems !== undefined && count >= maxItems ? '--max-items reached' : `a session keeps the first ${first.resultsPageableCount}`})` : '';
+  const capped = maxItems !== undefined && count >= maxItems;
+  if (count < first.resultsTotalCount && !capped) {
+    // Fewer hits than found, and not because the caller asked for fewer: a partial result (exit 3),
+    // said even under -q, since a pipeline would otherwise take it for every hit.
+    ctx.io.stderr.write(
+      `warning: ${count} of ${first.resultsTotalCount} hits printed: a search session keeps the first ${first.resultsPageableCount} in rank order; ` +
+        `narrow the search (more words, --filter) to get every hit (exit 3) · session ${first.sessionId}\n`,
+    );
+    return EXIT.PARTIAL;
+  }
+  const note = count < first.resultsTotalCount ? ` (of ${first.resultsTotalCount}; --max-items reached)` : '';
   ctx.info(`${count} hits${note} · session ${first.sessionId}`);
   return EXIT.OK;
 }
