@@ -157,7 +157,14 @@ async function openCheckpoint<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   const location = ctx.config.remote.value !== undefined ? { remote: ctx.config.remote.value } : { dataDir: ctx.config.dataDir.value };
   const target = async (): Promise<CheckpointTarget> => ({ catalogId: (await (await ctx.client()).getCatalogInfo()).catalogId, ...location });
   const identity = { input, options: job.options };
-  if (!job.resume) return Checkpoint.fresh(path, identity, target);
+  if (!job.resume) {
+    // Starting over while an interrupted run's checkpoint waits is said, not done silently.
+    const previous = await Checkpoint.inspect(path);
+    if (previous.state === 'found' && previous.doneCount > 0) {
+      ctx.info(`note: ${path} records ${previous.doneCount.toLocaleString('en-US')} finished batches of an interrupted run; this run imports everything again (writes are upserts) and replaces it. To skip them instead: Ctrl-C, then add --resume`);
+    }
+    return Checkpoint.fresh(path, identity, target);
+  }
   const stored = await Checkpoint.inspect(path);
   const refuse = (why: string): never => {
     throw new UsageError(
@@ -384,6 +391,8 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     for (const [key, messages] of Object.entries(summary.errors)) line += `\n  ${key}: ${messages.join('; ')}`;
   }
   ctx.info(line);
+  // -q silences the summary, not where the rejected rows went: a script needs that path.
+  if (ctx.flags.quiet && summary.errorsFile) ctx.io.stderr.write(`${summary.rejected.toLocaleString('en-US')} rejected rows with their errors: ${summary.errorsFile}\n`);
   if (summary.interrupted) {
     ctx.io.stderr.write(job.inputPath !== undefined && !job.dryRunMode ? `interrupted: resume with\n  ${job.resumeCommand}\n` : 'interrupted\n');
     return EXIT.INTERRUPTED;

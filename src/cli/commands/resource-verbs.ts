@@ -12,6 +12,7 @@ import { UsageError } from '../output/usage-error.js';
 import { intInRange, positiveInt, type Invoke } from '../runner.js';
 import type { BulkRow } from '../bulk/run-bulk.js';
 import type { MapperName } from '../import/entries-protocol.js';
+import type { Attribute } from '../../api/schemas.js';
 import type { ImportSpec, ResourceNames, ResourceSpec } from './resource.js';
 
 /** Items per request at most (decisions §9), for help texts. */
@@ -165,6 +166,11 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
         const problem = headerProblem(row.problems, file === '-' ? 'stdin' : file);
         if (problem !== undefined) throw new UsageError(problem);
       }
+      if (first && row?.record !== undefined && spec.definitions !== undefined) {
+        // So does a column of an attribute the catalog does not have (`attr:sumary.en`).
+        const problem = await unknownAttributeColumns(Object.keys(row.record), async () => (await spec.definitions?.(await client())) ?? [], file === '-' ? 'stdin' : file);
+        if (problem !== undefined) throw new UsageError(problem);
+      }
       if (row !== undefined) first = false;
       yield next;
     }
@@ -232,6 +238,26 @@ export async function* walkPages<T extends Record<string, unknown>>(
     if (!page.more_data || page.result.length === 0) return;
     last = page.last_object_id;
   }
+}
+
+/**
+ * The header problem of `attr:` columns naming attributes the catalog does not have (every row
+ * would be rejected for each of them), with a "did you mean" among the catalog's attribute ids;
+ * undefined when every one exists. `definitions` is called only when the header has `attr:` columns.
+ */
+async function unknownAttributeColumns(columns: string[], definitions: () => Promise<Attribute[]>, input: string): Promise<string | undefined> {
+  const [{ parseAttrColumn, escapeAttrId }, { closest }] = await Promise.all([import('../import/map-rows.js'), import('../output/did-you-mean.js')]);
+  const named = columns.filter((c) => c.startsWith('attr:')).map((column) => ({ column, parsed: parseAttrColumn(column) }));
+  if (named.length === 0) return undefined;
+  const known = new Set((await definitions()).map((a) => a.attribute_id));
+  const unknown = named.flatMap(({ column, parsed }) => ('attributeId' in parsed && !known.has(parsed.attributeId) ? [{ column, parsed }] : []));
+  if (unknown.length === 0) return undefined;
+  const described = unknown.map(({ column, parsed }) => {
+    const near = closest(parsed.attributeId, [...known]);
+    const suggestion = near === undefined ? undefined : `attr:${escapeAttrId(near)}${parsed.organization !== '' ? `@${parsed.organization}` : ''}.${parsed.lang}`;
+    return `'${column}'${suggestion !== undefined ? ` (did you mean '${suggestion}'?)` : ''}`;
+  });
+  return `the header of ${input} names attribute${unknown.length > 1 ? 's' : ''} the catalog does not have: ${described.join(', ')}; create ${unknown.length > 1 ? 'them' : 'it'} first (catalog attributes import) or fix the column name. Nothing was imported.`;
 }
 
 /** Throws a UsageError naming `shown` when `path` is not a file that can be read. */

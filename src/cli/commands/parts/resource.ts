@@ -2,7 +2,7 @@
 import { MAX_BULK_ITEMS, MAX_PAGE_LIMIT, PART_PROJECTION } from '../../../api/schemas.js';
 import type { Attribute, PartInput } from '../../../api/schemas.js';
 import type { PartView } from '../../../client/types.js';
-import { partToRow } from '../../import/map-rows.js';
+import { partRowColumns, partToRow } from '../../import/map-rows.js';
 import { CSV_MAPPERS } from '../../import/mapped-entries.js';
 import type { ImportSpec, ResourceSpec } from '../resource.js';
 import { walkPages } from '../resource-verbs.js';
@@ -31,4 +31,5 @@ export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   select: (client, ids) => client.selectParts({ part_ids: ids }),
   delete: (client, ids) => client.deleteParts(ids),
   toCsvRow: partToRow,
+  csvColumns: (keys) => partRowColumns([Object.fromEntries(keys.map((k) => [k, '']))]),
 };

@@ -96,6 +96,41 @@ function withMatches(ctx: CommandContext, results: readonly SearchResult[]): Rec
     return { ...r, matches };
   }).map((r) => (ctx.format === 'json' || ctx.format === 'ndjson' ? r : readableRichHit(r)));
 }
+/**
+ * What --fields names that a hit carries only when asked for (`attributes` and `attr:` columns,
+ * `images`, `matches`/`highlights`): asked for, so the column is never silently empty.
+ */
+function fieldsAskFor(fields: string | undefined): Pick<SearchFlags, 'attributes' | 'images' | 'highlights'> {
+  const names = (fields ?? '').split(',').map((f) => f.trim().split('.')[0] ?? '');
+  const asked = (fields ?? '').split(',').map((f) => f.trim());
+  return {
+    ...(names.includes('attributes') || asked.some((f) => f.startsWith('attr:')) ? { attributes: true } : {}),
+    ...(names.includes('images') ? { images: true } : {}),
+    ...(names.includes('matches') || names.includes('highlights') ? { highlights: true } : {}),
+  };
+}
+
+/**
+ * With --fields, a hit's flat columns (as `parts list -o csv` prints a part): its own fields as
+ * text and its attribute values as `attr:<attribute_id>[@<org>].<lang>` columns, so csv/tsv print
+ * `attributes` as those columns and every format accepts `attr:` names. Without --fields the
+ * default columns stay as they are.
+ */
+async function flatHits(ctx: CommandContext): Promise<{ toCsvRow?: (hit: Record<string, unknown>) => Record<string, string> }> {
+  if (ctx.flags.fields === undefined) return {};
+  const { partToRow } = await import('../../import/map-rows.js');
+  return {
+    toCsvRow(hit) {
+      const row: Record<string, string> = {};
+      for (const [key, value] of Object.entries(hit)) {
+        if (key === 'attributes' || key === 'highlights' || value === undefined || value === null) continue;
+        row[key] = key === 'images' && Array.isArray(value) ? value.map((i: { image_id: string }) => i.image_id).join(', ') : typeof value === 'string' ? value : JSON.stringify(value);
+      }
+      const { part_id: _id, ...values } = partToRow({ part_id: '', attributes: (hit as SearchResult).attributes ?? [] });
+      return { ...row, ...values };
+    },
+  };
+}
 const ALL_PAGE_SIZE = 1000;
 /** The most hits one page can hold (spec 4.4, resultOptions.limit). */
 const MAX_LIMIT = 1000;
@@ -259,6 +294,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   const limit = flags.limit ?? 25;
   const page = flags.page ?? 1;
   if (flags.minScore !== undefined && flags.image === undefined) throw new UsageError('--min-score filters an image search: add --image <file>, or drop --min-score');
+  flags = { ...flags, ...fieldsAskFor(ctx.flags.fields) };
   // An image search (and a session, which may be one) asks for the score; a text search has none.
   const scored = flags.image !== undefined || flags.session !== undefined;
   const asked = projectionOf(flags);
@@ -303,7 +339,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   const pages = pageCount(first, limit);
   const nextPage = page < pages ? page + 1 : null;
   const records = withMatches(ctx, withoutTextScores(first));
-  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection) };
+  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection), ...(await flatHits(ctx)) };
   if (ctx.format === 'json') {
     await emitRecords(ctx, spec, records, (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, ...(first.facets ? { facets: first.facets } : {}), nextPage, results }));
   } else {
@@ -364,7 +400,7 @@ async function emitAll(ctx: CommandContext, client: CatalogClient, first: Search
       response = await readPage(client, first.sessionId, page, ALL_PAGE_SIZE, projection);
     }
   }
-  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection) };
+  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection), ...(await flatHits(ctx)) };
   if (ctx.format === 'json') {
     await emitRecords(ctx, spec, hits(), (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page: 1, limit: results.length, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, nextPage: null, results }));
   } else {
