@@ -131,6 +131,56 @@ describe('a new user with a real catalog (issue 42)', () => {
     expect([get.code, show.code]).toEqual([6, 6]);
   });
 
+  it('5: a column of an attribute the catalog does not have is refused before any row, with a did you mean (exit 2)', async () => {
+    writeFileSync(join(dir, 'misspelt.csv'), 'part_id,name.en,attr:vendr.en,attr:class.en\nnew:1,One,Acme,Ethernet controller\nnew:2,Two,Acme,Ethernet controller\n');
+    const result = await run(['parts', 'import', 'misspelt.csv']);
+    expect(result.stderr).toBe("error: the header of misspelt.csv names an attribute the catalog does not have: 'attr:vendr.en' (did you mean 'attr:vendor.en'?); create it first (catalog attributes import) or fix the column name. Nothing was imported.\n");
+    expect(result.code).toBe(2);
+    expect((await run(['parts', 'get', 'new:1'])).code).toBe(6);
+  });
+
+  it('7: search --fields takes attr: columns in every format, and asks for the attributes it names', async () => {
+    const csv = await run(['search', 'ethernet', '--limit', '3', '-o', 'csv', '--fields', 'id,attr:class.en']);
+    expect(csv.code).toBe(0);
+    const lines = csv.stdout.trim().split('\n');
+    expect(lines[0]).toBe('id,attr:class.en');
+    expect(lines).toHaveLength(4);
+    for (const line of lines.slice(1)) expect(line).toMatch(/^[^,]+,.*controller/i);
+    const json = JSON.parse((await run(['search', 'ethernet', '--limit', '3', '-o', 'json', '--fields', 'id,attr:class.en'])).stdout) as { results: Record<string, string>[] };
+    expect(Object.keys(json.results[0] ?? {})).toEqual(['id', 'attr:class.en']);
+    // `attributes` without --attributes: asked for, never an empty column; in csv its attr: columns.
+    const flat = await run(['search', 'ethernet', '--limit', '3', '-o', 'tsv', '--fields', 'id,attributes']);
+    const header = flat.stdout.split('\n')[0]?.split('\t') ?? [];
+    expect(header[0]).toBe('id');
+    expect(header).toContain('attr:class.en');
+    expect(header.every((c) => c === 'id' || c.startsWith('attr:'))).toBe(true);
+  });
+
+  it('14: a part export prints part_id, names, attr: columns, then the read-only columns', async () => {
+    const header = (await run(['parts', 'list', '--limit', '50', '-o', 'csv'])).stdout.split('\n')[0]?.split(',') ?? [];
+    const kind = (c: string) => (c === 'part_id' ? 0 : c.startsWith('name.') ? 1 : c.startsWith('attr:') ? 2 : 3);
+    expect(header.map(kind)).toEqual([...header.map(kind)].sort());
+    expect(header.slice(-3)).toEqual(['serviceId', 'createdAt', 'modifiedAt']);
+  });
+
+  it('14: -q with rejected rows still names the errors file; a rerun without --resume says it starts over', async () => {
+    writeFileSync(join(dir, 'bad.csv'), 'part_id,name.en\nok:1,Fine\nbad/1,Slash\n');
+    const quiet = await run(['-q', 'parts', 'import', 'bad.csv']);
+    expect(quiet.code).toBe(3);
+    expect(quiet.stderr).toBe(`1 rejected rows with their errors: ${join(dir, 'bad.errors.csv')}\n`);
+    const checkpoint = join(dir, 'big.csv.checkpoint.json');
+    const rows = Array.from({ length: 30 }, (_, i) => `big:${i},Big ${i}`);
+    writeFileSync(join(dir, 'big.csv'), `part_id,name.en\n${rows.join('\n')}\n`);
+    // An interrupted run's checkpoint: what a run that stopped after its first batch leaves.
+    const { Checkpoint, describeInput } = await import('../../src/cli/bulk/checkpoint.js');
+    const saved = Checkpoint.fresh(checkpoint, { input: await describeInput(join(dir, 'big.csv')), options: { format: 'csv', batchSize: 10 } }, () => Promise.resolve({ catalogId: 'x', dataDir }));
+    await saved.markDone(0);
+    await saved.flush();
+    const again = await run(['parts', 'import', 'big.csv', '--batch-size', '10']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(`note: ${checkpoint} records 1 finished batches of an interrupted run; this run imports everything again`);
+  });
+
   it('14: importing a file that does not exist says so, whatever its extension', async () => {
     const result = await run(['parts', 'import', 'missing.txt']);
     expect(result.stderr).toBe('error: cannot read missing.txt: no such file\n');

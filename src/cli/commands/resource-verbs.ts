@@ -257,7 +257,7 @@ async function unknownAttributeColumns(columns: string[], definitions: () => Pro
     const suggestion = near === undefined ? undefined : `attr:${escapeAttrId(near)}${parsed.organization !== '' ? `@${parsed.organization}` : ''}.${parsed.lang}`;
     return `'${column}'${suggestion !== undefined ? ` (did you mean '${suggestion}'?)` : ''}`;
   });
-  return `the header of ${input} names attribute${unknown.length > 1 ? 's' : ''} the catalog does not have: ${described.join(', ')}; create ${unknown.length > 1 ? 'them' : 'it'} first (catalog attributes import) or fix the column name. Nothing was imported.`;
+  return `the header of ${input} names ${unknown.length > 1 ? 'attributes' : 'an attribute'} the catalog does not have: ${described.join(', ')}; create ${unknown.length > 1 ? 'them' : 'it'} first (catalog attributes import) or fix the column name. Nothing was imported.`;
 }
 
 /** Throws a UsageError naming `shown` when `path` is not a file that can be read. */
