@@ -13,7 +13,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'attributes list': ['catalog attributes list', 'catalog attributes list -o csv > attributes.csv   # imports again as it is'],
   'attributes get': ['catalog attributes get vendor class -o json'],
   'attributes delete': ['catalog attributes delete stock_bin'],
-  'parts import': ['catalog parts import parts.csv', 'catalog parts import parts.ndjson --batch-size 500 --errors rejected.ndjson'],
+  'parts import': ['catalog parts import parts.csv', 'catalog parts import parts.ndjson --batch-size 500 --errors rejected.ndjson', "catalog parts import npm.csv --id-replace '/=:'   # npm/react is stored as npm:react"],
   'parts list': ['catalog parts list                         # one page on a terminal, with the next page\'s command', 'catalog parts list --fields part_id,name.en,attr:vendor.en', 'catalog parts list -o ndjson > parts.ndjson   # every part, streamed'],
   'parts get': ['catalog parts get pci:8086:1539 -o json'],
   'parts delete': ['catalog parts delete pci:8086:1539 pci:8086:15b8'],

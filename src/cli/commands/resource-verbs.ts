@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { UsageError } from '../output/usage-error.js';
-import { intInRange, positiveInt, type Invoke } from '../runner.js';
+import { collect, intInRange, positiveInt, type Invoke } from '../runner.js';
 import type { BulkRow } from '../bulk/run-bulk.js';
 import type { MapperName } from '../import/entries-protocol.js';
 import type { Attribute } from '../../api/schemas.js';
@@ -37,6 +37,24 @@ export interface ImportFlags {
   maxErrors?: number;
   batchSize?: number;
   resume?: boolean;
+  /** `--id-replace <from>=<to>` (repeatable; parts and relations): characters an id may not hold, mapped. */
+  idReplace?: string[];
+}
+
+/** The nouns whose import takes `--id-replace` (the ones whose rows name part ids). */
+const ID_REPLACING: ReadonlySet<string> = new Set(['parts', 'relations']);
+
+/**
+ * `--id-replace` values as replacements: `<from>=<to>` split at the first `=` not first (so `==-`
+ * replaces `=`); `from` must not be empty.
+ * @throws UsageError naming a value without `=` or with nothing to replace.
+ */
+export function parseIdReplace(values: readonly string[] | undefined): { from: string; to: string }[] {
+  return (values ?? []).map((value) => {
+    const eq = value.indexOf('=', 1);
+    if (eq < 1) throw new UsageError(`--id-replace '${value}' must look like <from>=<to>, e.g. '/=:'`);
+    return { from: value.slice(0, eq), to: value.slice(eq + 1) };
+  });
 }
 
 /** Options of `list`. */
@@ -52,7 +70,7 @@ export interface ListFlags {
 
 /** Declares `<noun> import <file|->` with the bulk import options of cli.md; `run` does it. */
 export function declareImport(noun: Command, names: ResourceNames, invoke: Invoke, description: string, run: (ctx: CommandContext, file: string, flags: ImportFlags, resumeCommand: string) => Promise<number>): Command {
-  return noun
+  const command = noun
     .command('import')
     .description(description)
     .argument('<file>', 'CSV, TSV, JSON or NDJSON file, or - for stdin (then --format is required)')
@@ -61,7 +79,11 @@ export function declareImport(noun: Command, names: ResourceNames, invoke: Invok
     .option('--errors <file>', 'where rejected rows go (default <input>.errors.<ext>)')
     .option('--max-errors <n>', 'stop after this many rejected rows', positiveInt)
     .option('--batch-size <n>', `items per request (at most ${MAX_BATCH})`, intInRange(1, MAX_BATCH))
-    .option('--resume', 'skip the batches a previous interrupted run finished')
+    .option('--resume', 'skip the batches a previous interrupted run finished');
+  if (ID_REPLACING.has(names.noun)) {
+    command.option('--id-replace <from=to>', `replace text in every part id as it is read, e.g. '/=:' (npm/react → npm:react): ids may not hold '/' or control characters (repeatable, applied in order)`, collect);
+  }
+  return command
     .action(async (file: string, _opts: unknown, command: Command) => {
       const flags = command.opts<ImportFlags>();
       // The resume command repeats the global options in force and this command's own, shell-quoted.
@@ -114,7 +136,7 @@ export function declareDelete<F extends object>(noun: Command, names: ResourceNa
 export async function runImport(ctx: CommandContext, spec: ImportSpec, file: string, flags: ImportFlags, resumeCommand: string): Promise<number> {
   const fromStdin = file === '-';
   if (fromStdin && flags.format === undefined) throw new UsageError('reading stdin (-) needs --format csv|tsv|json|ndjson');
-  const [{ formatFromPath, locationLabel }, { mapEntries }, { mapBlocksInThread, readerThreadWanted }, { defaultErrorsPath }, { runBulk }, { headerProblem }] = await Promise.all([
+  const [{ formatFromPath, locationLabel }, { mapEntries, ID_FIELDS }, { mapBlocksInThread, readerThreadWanted }, { defaultErrorsPath }, { runBulk }, { headerProblem }] = await Promise.all([
     import('../import/read-records.js'),
     import('../import/mapped-entries.js'),
     import('../import/entries-thread.js'),
@@ -125,6 +147,8 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   // A missing file is named as such before its extension is looked at.
   if (!fromStdin) await assertReadable(resolve(ctx.io.cwd, file), file);
   const format = formatFromPath(file, flags.format);
+  const idReplace = parseIdReplace(flags.idReplace);
+  const ids = { fields: ID_FIELDS[spec.noun as MapperName] ?? [], replacements: idReplace };
   // Read-only fields of listings (serviceId, createdAt ...) are accepted and ignored: a listing imports again.
   const readOnly = (await import('../import/map-rows.js')).READ_ONLY_FIELDS[spec.noun as 'attributes' | 'parts' | 'relations' | 'synonyms'] ?? [];
   const inputPath = fromStdin ? undefined : resolve(ctx.io.cwd, file);
@@ -148,10 +172,10 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   const entries = (): AsyncIterable<Rows> => threaded && inputPath !== undefined
     ? (async function* () {
         const definitions = local && spec.definitions !== undefined && spec.sendValidated !== undefined ? await spec.definitions(await client()) : undefined;
-        yield* mapBlocksInThread({ path: inputPath, inputName: file, format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined, ...(definitions !== undefined ? { definitions } : {}) });
+        yield* mapBlocksInThread({ path: inputPath, inputName: file, format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined, ...(definitions !== undefined ? { definitions } : {}), ...(idReplace.length > 0 ? { idReplace } : {}) });
       })()
     : (async function* () {
-        for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow, readOnly)) {
+        for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow, readOnly, ids)) {
           yield 'problems' in entry
             ? { line: entry.line, record: entry.record, problems: entry.problems, ...(entry.raw !== undefined ? { raw: entry.raw } : {}) }
             : { line: entry.line, record: entry.record, item: entry.item };
@@ -216,7 +240,8 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     resume: flags.resume === true,
     maxErrors: flags.maxErrors,
     // What decides the batches. The column mapping is the header, covered by the input's first-block hash.
-    options: { format, batchSize: Math.min(flags.batchSize ?? spec.maxBatch, spec.maxBatch) },
+    // --id-replace decides the ids written: a resume must map them alike (absent when not given, as before).
+    options: { format, batchSize: Math.min(flags.batchSize ?? spec.maxBatch, spec.maxBatch), ...(flags.idReplace?.length ? { idReplace: flags.idReplace.join(' ') } : {}) },
     resumeCommand,
   });
 }

@@ -13,7 +13,7 @@ import { PartInputSchema } from '../../api/schemas.js';
 import { definitionsKey, PreparedDocumentsPacker, preparePartDocuments } from '../../core/search/engine/prepared-documents.js';
 import { validateBulkItem } from '../../core/validation.js';
 import { DICTIONARY_WORDS, type CreditMessage, type ReaderMessage, type ReaderOptions, type ShippedBlock, type ShippedRefusal, type ShippedRejection } from './entries-protocol.js';
-import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
+import { CSV_MAPPERS, ID_FIELDS, mapEntries } from './mapped-entries.js';
 
 const port = parentPort;
 if (port === null) throw new Error('entries-worker.ts runs as a worker thread only');
@@ -61,7 +61,7 @@ async function run(): Promise<void> {
     offsets = [];
     chars = 0;
   };
-  for await (const entry of mapEntries({ path: options.path }, options.format, CSV_MAPPERS[options.mapper], options.readOnly)) {
+  for await (const entry of mapEntries({ path: options.path }, options.format, CSV_MAPPERS[options.mapper], options.readOnly, { fields: ID_FIELDS[options.mapper], replacements: options.idReplace ?? [] })) {
     if ('problems' in entry) {
       rejected.push({ index: lines.length, problems: entry.problems, ...(entry.record !== undefined ? { record: entry.record } : {}), ...(entry.raw !== undefined ? { raw: entry.raw } : {}) });
       items.push('null');
