@@ -181,6 +181,25 @@ describe('a new user with a real catalog (issue 42)', () => {
     expect(again.stderr).toContain(`note: ${checkpoint} records 1 finished batches of an interrupted run; this run imports everything again`);
   });
 
+  it.each(['0', '1'])('13: --id-replace maps ids with "/" as they are read (reader thread: %s); the help states the rule', async (thread) => {
+    writeFileSync(join(dir, `npm-${thread}.csv`), `part_id,name.en\nnpm${thread}/react,React\n@types${thread}/node,Node types\n`);
+    writeFileSync(join(dir, `npm-rel-${thread}.csv`), `anchor_part_id,related_part_id,type\nnpm${thread}/react,@types${thread}/node,equivalent\n`);
+    const refused = await run(['parts', 'import', `npm-${thread}.csv`], { CATALOG_IMPORT_THREAD: thread });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('must not contain control characters or "/"');
+    const mapped = await run(['parts', 'import', `npm-${thread}.csv`, '--id-replace', '/=:'], { CATALOG_IMPORT_THREAD: thread });
+    expect(mapped.stderr).toBe('parts import: 2 created, 0 updated, 0 rejected\n');
+    expect(mapped.code).toBe(0);
+    expect((await run(['parts', 'get', `npm${thread}:react`, `@types${thread}:node`, '-o', 'ndjson'])).code).toBe(0);
+    const relations = await run(['relations', 'import', `npm-rel-${thread}.csv`, '--id-replace', '/=:'], { CATALOG_IMPORT_THREAD: thread });
+    expect(relations.code).toBe(0);
+    expect((await run(['relations', 'get', `npm${thread}:react`, '-o', 'ndjson'])).stdout).toContain(`@types${thread}:node`);
+    expect((await run(['parts', 'import', `npm-${thread}.csv`, '--id-replace', ':'])).stderr).toBe("error: --id-replace ':' must look like <from>=<to>, e.g. '/=:'\n");
+    const help = await run(['parts', 'import', '--help']);
+    expect(help.stdout).toContain("A part_id is 1 to 256 characters, any but '/' and control characters");
+    expect(help.stdout).toContain("--id-replace '/=:'");
+  });
+
   it('14: importing a file that does not exist says so, whatever its extension', async () => {
     const result = await run(['parts', 'import', 'missing.txt']);
     expect(result.stderr).toBe('error: cannot read missing.txt: no such file\n');

@@ -14,7 +14,7 @@ import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { locationLabel, type ImportFormat } from '../import/read-records.js';
 import { emitJson } from '../output/json.js';
-import type { Progress } from '../output/progress.js';
+import type { Progress, ProgressAmount } from '../output/progress.js';
 import { UsageError } from '../output/usage-error.js';
 import { Checkpoint, defaultCheckpointPath, describeInput, identityDifferences, type CheckpointInput, type CheckpointOptions, type CheckpointTarget } from './checkpoint.js';
 import { createErrorsFile, type ErrorsFile } from './errors-file.js';
@@ -109,6 +109,8 @@ export interface BulkJob<I> {
   label?(line: number): string;
   /** The progress line; `seconds` since the start. */
   progressLine(summary: BulkSummary, seconds: number): string;
+  /** How much of an input of known size is read (an import of a file): the progress line gets a bar, rate and time left. */
+  progressAmount?: () => ProgressAmount;
   /** Extra text after the counts of a real run's summary line (e.g. bytes and rate). */
   detail?(summary: BulkSummary, seconds: number): string;
   dryRunMode: boolean;
@@ -260,7 +262,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
         if (outcome.moved !== undefined) summary.moved = (summary.moved ?? 0) + outcome.moved;
         for (const r of outcome.rejected) await reject(r.row, r.key, r.messages);
       }
-      progress.update(job.progressLine(summary, seconds()));
+      progress.update(job.progressLine(summary, seconds()), job.progressAmount?.());
       return;
     }
     const sent = batches.map(({ rows }) => sentRows(rows));
@@ -274,7 +276,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
       const result = batchSent.length > 0 ? results[next++] : undefined;
       await settle(index, rows, batchSent, result ?? { created: [], updated: [], errors: {} });
     }
-    progress.update(job.progressLine(summary, seconds()));
+    progress.update(job.progressLine(summary, seconds()), job.progressAmount?.());
   };
 
   let fatal: unknown;
@@ -371,6 +373,8 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     if (!summary.interrupted && !summary.stoppedEarly) await checkpoint?.remove();
   } catch (error) {
     await Promise.all(inFlight);
+    // The progress line goes before any message, or the message lands on it.
+    progress.stop();
     if (checkpoint && checkpoint.doneCount > 0) ctx.io.stderr.write(`${job.what} stopped; finished batches are recorded. Resume with\n  ${job.resumeCommand}\n`);
     // A read error of the input (not of a request) is the user's: name the input.
     const code = (error as NodeJS.ErrnoException).code;

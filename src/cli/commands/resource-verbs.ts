@@ -160,6 +160,9 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     const id = item[spec.idField];
     return typeof id === 'string' && id.length > 0 && id.length <= 256 ? id : undefined;
   };
+  // Bytes of the file read so far: the progress bar's measure against its size.
+  let bytesRead = 0;
+  const inputSize = inputPath !== undefined ? await fileSize(inputPath) : undefined;
   // A large file is read and mapped on a reader thread while this one writes (issue 12; the rows
   // are the same either way): the thread's start-up (~30 ms) pays only for large files.
   const threaded = inputPath !== undefined && await readerThreadWanted(ctx.io.env.CATALOG_IMPORT_THREAD, inputPath);
@@ -172,10 +175,10 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   const entries = (): AsyncIterable<Rows> => threaded && inputPath !== undefined
     ? (async function* () {
         const definitions = local && spec.definitions !== undefined && spec.sendValidated !== undefined ? await spec.definitions(await client()) : undefined;
-        yield* mapBlocksInThread({ path: inputPath, inputName: file, format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined, ...(definitions !== undefined ? { definitions } : {}), ...(idReplace.length > 0 ? { idReplace } : {}) });
+        yield* mapBlocksInThread({ path: inputPath, inputName: file, onBytes: (n) => (bytesRead = n), format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined, ...(definitions !== undefined ? { definitions } : {}), ...(idReplace.length > 0 ? { idReplace } : {}) });
       })()
     : (async function* () {
-        for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow, readOnly, ids)) {
+        for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '', onBytes: (n) => (bytesRead += n) }, format, spec.mapCsvRow, readOnly, ids)) {
           yield 'problems' in entry
             ? { line: entry.line, record: entry.record, problems: entry.problems, ...(entry.raw !== undefined ? { raw: entry.raw } : {}) }
             : { line: entry.line, record: entry.record, item: entry.item };
@@ -235,6 +238,7 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
       return 'problems' in explained ? explained.problems : messages;
     },
     label: (line) => locationLabel(format, line),
+    ...(inputSize !== undefined ? { progressAmount: () => ({ done: bytesRead, total: inputSize }) } : {}),
     progressLine: (s) => `${spec.noun}: ${s.rows.toLocaleString('en-US')} rows read, ${(s.created + s.updated).toLocaleString('en-US')} stored, ${s.rejected} rejected`,
     dryRunMode: flags.dryRun === true,
     resume: flags.resume === true,
@@ -283,6 +287,13 @@ async function unknownAttributeColumns(columns: string[], definitions: () => Pro
     return `'${column}'${suggestion !== undefined ? ` (did you mean '${suggestion}'?)` : ''}`;
   });
   return `the header of ${input} names ${unknown.length > 1 ? 'attributes' : 'an attribute'} the catalog does not have: ${described.join(', ')}; create ${unknown.length > 1 ? 'them' : 'it'} first (catalog attributes import) or fix the column name. Nothing was imported.`;
+}
+
+/** The size of the file at `path` in bytes; undefined when it is not a regular file (a FIFO has none). */
+async function fileSize(path: string): Promise<number | undefined> {
+  const { stat } = await import('node:fs/promises');
+  const info = await stat(path).catch(() => undefined);
+  return info?.isFile() === true ? info.size : undefined;
 }
 
 /** Throws a UsageError naming `shown` when `path` is not a file that can be read. */

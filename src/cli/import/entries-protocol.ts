@@ -75,6 +75,8 @@ export interface ShippedBlock {
   refused: ShippedRefusal[];
   /** The other items were validated (`validate`). */
   validated: boolean;
+  /** Bytes of the input read so far (progress against the file's size). */
+  bytesRead: number;
   /**
    * With `definitions`: the search documents of the block's new parts, packed
    * (core/search/engine/prepared-documents.ts PreparedDocumentsPacker; `ints` is transferred, not

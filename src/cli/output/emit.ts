@@ -153,7 +153,7 @@ export async function emitRecords<T extends Record<string, unknown>>(
     return;
   }
   const fields = requested ?? (ctx.format === 'json' || ctx.format === 'ndjson' ? [] : [...spec.defaultFields]);
-  await writeRecords(ctx.io.stdout, ctx.format, withFlatColumns(records, spec, fields), { fields, color: ctx.color, width: outputWidth(ctx), ...(jsonEnvelope ? { jsonEnvelope } : {}) });
+  await writeRecords(ctx.io.stdout, ctx.format, withFlatColumns(records, spec, fields), { fields, color: ctx.color, width: outputWidth(ctx), droppable: requested === undefined, ...(jsonEnvelope ? { jsonEnvelope } : {}) });
 }
 
 /** Walks the paging envelope from `after`, at most `limit` records; `state` tells where it stopped. */

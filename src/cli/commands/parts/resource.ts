@@ -13,7 +13,8 @@ export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   idField: 'part_id',
   maxBatch: MAX_BULK_ITEMS,
   fields: ['part_id', ...PART_PROJECTION],
-  defaultFields: ['part_id', 'name', 'attributes', 'modifiedAt'],
+  // The values are what a person looks for; timestamps are one --fields away.
+  defaultFields: ['part_id', 'name', 'attributes'],
   mapCsvRow: CSV_MAPPERS.parts as ImportSpec['mapCsvRow'],
   send: (client, items) => client.upsertParts(items),
   sendValidated: (client, items) => client.upsertValidatedParts(items as unknown as PartInput[]),

@@ -295,6 +295,8 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   const page = flags.page ?? 1;
   if (flags.minScore !== undefined && flags.image === undefined) throw new UsageError('--min-score filters an image search: add --image <file>, or drop --min-score');
   flags = { ...flags, ...fieldsAskFor(ctx.flags.fields) };
+  // A table for a person shows each hit's attribute values (what tells hits apart), not a timestamp.
+  if (ctx.format === 'table' && ctx.flags.fields === undefined) flags = { ...flags, attributes: true };
   // An image search (and a session, which may be one) asks for the score; a text search has none.
   const scored = flags.image !== undefined || flags.session !== undefined;
   const asked = projectionOf(flags);
