@@ -16,7 +16,7 @@ import type { Vocabulary } from '../../core/search/photo/vocabulary.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
 import { PhotoIndexSnapshots, SNAPSHOT_BYTES_PER_REFERENCE, type PhotoIndexSnapshotOptions } from './photo-index-snapshots.js';
 import { SmallLookAhead, type AheadLook } from './small-look-ahead.js';
-import { shippedAkazeVocabulary, shippedVocabulary } from '../../core/search/photo/shipped-vocabulary.js';
+import { shippedAkazeVocabulary, shippedVocabulary } from './local-features/shipped-vocabulary.js';
 import type { PhotoPartHit } from '../../core/search/photo/confidence.js';
 import type { GreyRaster } from './local-features/extract.js';
 import type { ExtractedPhotoQuery } from './local-features/photo-features.js';
@@ -223,7 +223,7 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   }
 
   /**
-   * ImageSimilaritySearch.prepare (`catalog serve`, before it listens): loads the index (from its
+   * ImageSimilaritySearch.prepare (`catalog serve`, once it listens): loads the index (from its
    * snapshot when there is one: ~0.5 s at 10,000 references on this machine) and, when it holds
    * references, starts loading sharp and OpenCV on the feature threads in the background (~0.8 s,
    * on other cores), so the first query photo pays neither. A catalog without reference images
