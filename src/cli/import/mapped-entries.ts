@@ -33,6 +33,7 @@ export const ID_FIELDS: Readonly<Record<MapperName, readonly string[]>> = {
   parts: ['part_id'],
   relations: ['anchor_part_id', 'related_part_id'],
   synonyms: [],
+  organizations: [],
 };
 
 /** `record` with every replacement applied to its string `fields`, in the order given; the record itself when none applies. */

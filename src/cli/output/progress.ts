@@ -93,7 +93,10 @@ export async function createProgress(stream: NodeJS.WriteStream, enabled: boolea
     const noop = (): void => undefined;
     return { enabled: false, update: noop, succeed: noop, fail: noop, stop: noop };
   }
-  const { default: ora } = await import('ora');
+  // The CLI bundle turns import() into require(), and Node's require() of this ES module gives its
+  // namespace, which the bundler's interop wraps once more: its default is then the namespace.
+  const imported: { default: unknown } = await import('ora');
+  const ora = (typeof imported.default === 'function' ? imported.default : (imported.default as { default: unknown }).default) as typeof import('ora').default;
   let spinner: Ora | undefined;
   const started = performance.now();
   const ensure = (text: string): Ora => {
