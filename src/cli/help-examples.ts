@@ -18,6 +18,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'catalog parts import parts.ndjson --batch-size 500 --errors rejected.ndjson',
     'catalog parts import erp-export.csv --sync --prune --dry-run   # what would change and what would be deleted',
     'catalog parts import erp-export.csv --sync --prune --scope part_id=ACME-*',
+    "catalog parts import npm.csv --id-replace '/=:'   # npm/react is stored as npm:react",
   ],
   'parts list': ['catalog parts list                         # one page on a terminal, with the next page\'s command', 'catalog parts list --fields part_id,name.en,attr:vendor.en', 'catalog parts list -o ndjson > parts.ndjson   # every part, streamed', 'catalog parts list --changed-since 1200 -o ndjson > delta.ndjson   # then: catalog --remote <copy> parts import delta.ndjson'],
   changes: ['catalog changes --since 1200 -o ndjson', 'catalog changes --follow --types part,image -o ndjson'],

@@ -21,7 +21,8 @@ import type { Runner } from './runner.js';
 export function reportError(error: unknown, io: CliIo, scene: ErrorScene = {}): number {
   if (error instanceof CatalogError) {
     io.stderr.write(`error: ${error.detail}\n`);
-    for (const p of error.errors ?? []) io.stderr.write(`  ${p.path}: ${p.message}\n`);
+    // A detail that already names every problem (most do) is not followed by the same text again.
+    for (const p of error.errors ?? []) if (!error.detail.includes(`${p.path}: ${p.message}`)) io.stderr.write(`  ${p.path}: ${p.message}\n`);
     return ERROR_CODES[error.code].exitCode;
   }
   if (error instanceof UsageError) {

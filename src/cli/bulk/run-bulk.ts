@@ -14,7 +14,7 @@ import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { locationLabel, type ImportFormat } from '../import/read-records.js';
 import { emitJson } from '../output/json.js';
-import type { Progress } from '../output/progress.js';
+import type { Progress, ProgressAmount } from '../output/progress.js';
 import { UsageError } from '../output/usage-error.js';
 import { Checkpoint, defaultCheckpointPath, describeInput, identityDifferences, type CheckpointInput, type CheckpointOptions, type CheckpointTarget } from './checkpoint.js';
 import { createErrorsFile, type ErrorsFile } from './errors-file.js';
@@ -116,6 +116,8 @@ export interface BulkJob<I> {
   label?(line: number): string;
   /** The progress line; `seconds` since the start. */
   progressLine(summary: BulkSummary, seconds: number): string;
+  /** How much of an input of known size is read (an import of a file): the progress line gets a bar, rate and time left. */
+  progressAmount?: () => ProgressAmount;
   /** Extra text after the counts of a real run's summary line (e.g. bytes and rate). */
   detail?(summary: BulkSummary, seconds: number): string;
   /**
@@ -172,7 +174,14 @@ async function openCheckpoint<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   const location = ctx.config.remote.value !== undefined ? { remote: ctx.config.remote.value } : { dataDir: ctx.config.dataDir.value };
   const target = async (): Promise<CheckpointTarget> => ({ catalogId: (await (await ctx.client()).getCatalogInfo()).catalogId, ...location });
   const identity = { input, options: job.options };
-  if (!job.resume) return Checkpoint.fresh(path, identity, target);
+  if (!job.resume) {
+    // Starting over while an interrupted run's checkpoint waits is said, not done silently.
+    const previous = await Checkpoint.inspect(path);
+    if (previous.state === 'found' && previous.doneCount > 0) {
+      ctx.info(`note: ${path} records ${previous.doneCount.toLocaleString('en-US')} finished batches of an interrupted run; this run imports everything again (writes are upserts) and replaces it. To skip them instead: Ctrl-C, then add --resume`);
+    }
+    return Checkpoint.fresh(path, identity, target);
+  }
   const stored = await Checkpoint.inspect(path);
   const refuse = (why: string): never => {
     throw new UsageError(
@@ -270,7 +279,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
         if (outcome.moved !== undefined) summary.moved = (summary.moved ?? 0) + outcome.moved;
         for (const r of outcome.rejected) await reject(r.row, r.key, r.messages);
       }
-      progress.update(job.progressLine(summary, seconds()));
+      progress.update(job.progressLine(summary, seconds()), job.progressAmount?.());
       return;
     }
     const sent = batches.map(({ rows }) => sentRows(rows));
@@ -284,7 +293,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
       const result = batchSent.length > 0 ? results[next++] : undefined;
       await settle(index, rows, batchSent, result ?? { created: [], updated: [], errors: {} });
     }
-    progress.update(job.progressLine(summary, seconds()));
+    progress.update(job.progressLine(summary, seconds()), job.progressAmount?.());
   };
 
   let fatal: unknown;
@@ -386,6 +395,8 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     }
   } catch (error) {
     await Promise.all(inFlight);
+    // The progress line goes before any message, or the message lands on it.
+    progress.stop();
     if (checkpoint && checkpoint.doneCount > 0) ctx.io.stderr.write(`${job.what} stopped; finished batches are recorded. Resume with\n  ${job.resumeCommand}\n`);
     // A read error of the input (not of a request) is the user's: name the input.
     const code = (error as NodeJS.ErrnoException).code;
@@ -407,6 +418,8 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   }
   ctx.info(line);
   for (const note of finished?.notes ?? []) ctx.info(note);
+  // -q silences the summary, not where the rejected rows went: a script needs that path.
+  if (ctx.flags.quiet && summary.errorsFile) ctx.io.stderr.write(`${summary.rejected.toLocaleString('en-US')} rejected rows with their errors: ${summary.errorsFile}\n`);
   if (summary.interrupted) {
     ctx.io.stderr.write(job.inputPath !== undefined && !job.dryRunMode ? `interrupted: resume with\n  ${job.resumeCommand}\n` : `${job.interruptedHint ?? 'interrupted'}\n`);
     return EXIT.INTERRUPTED;

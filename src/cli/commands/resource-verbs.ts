@@ -9,9 +9,10 @@ import type { Command } from 'commander';
 import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { UsageError } from '../output/usage-error.js';
-import { intInRange, positiveInt, type Invoke } from '../runner.js';
+import { collect, intInRange, positiveInt, type Invoke } from '../runner.js';
 import type { BulkRow } from '../bulk/run-bulk.js';
 import type { MapperName } from '../import/entries-protocol.js';
+import type { Attribute } from '../../api/schemas.js';
 import type { ImportSpec, ResourceNames, ResourceSpec } from './resource.js';
 import type { FilteredBatch, PartsSync } from '../sync/parts-sync.js';
 import type { BulkWriteResult } from '../../api/schemas.js';
@@ -40,6 +41,24 @@ export interface ImportFlags {
   maxErrors?: number;
   batchSize?: number;
   resume?: boolean;
+  /** `--id-replace <from>=<to>` (repeatable; parts and relations): characters an id may not hold, mapped. */
+  idReplace?: string[];
+}
+
+/** The nouns whose import takes `--id-replace` (the ones whose rows name part ids). */
+const ID_REPLACING: ReadonlySet<string> = new Set(['parts', 'relations']);
+
+/**
+ * `--id-replace` values as replacements: `<from>=<to>` split at the first `=` not first (so `==-`
+ * replaces `=`); `from` must not be empty.
+ * @throws UsageError naming a value without `=` or with nothing to replace.
+ */
+export function parseIdReplace(values: readonly string[] | undefined): { from: string; to: string }[] {
+  return (values ?? []).map((value) => {
+    const eq = value.indexOf('=', 1);
+    if (eq < 1) throw new UsageError(`--id-replace '${value}' must look like <from>=<to>, e.g. '/=:'`);
+    return { from: value.slice(0, eq), to: value.slice(eq + 1) };
+  });
 }
 
 /** Options of `list`. */
@@ -57,7 +76,7 @@ export interface ListFlags {
 
 /** Declares `<noun> import <file|->` with the bulk import options of cli.md; `run` does it. */
 export function declareImport(noun: Command, names: ResourceNames, invoke: Invoke, description: string, run: (ctx: CommandContext, file: string, flags: ImportFlags, resumeCommand: string) => Promise<number>): Command {
-  return noun
+  const command = noun
     .command('import')
     .description(description)
     .argument('<file>', 'CSV, TSV, JSON or NDJSON file, or - for stdin (then --format is required)')
@@ -65,8 +84,12 @@ export function declareImport(noun: Command, names: ResourceNames, invoke: Invok
     .option('--dry-run', 'validate and count would-create / would-update / rejected; write nothing')
     .option('--errors <file>', 'where rejected rows go (default <input>.errors.<ext>)')
     .option('--max-errors <n>', 'stop after this many rejected rows', positiveInt)
-    .option('--batch-size <n>', `items per request (at most ${MAX_BATCH})`, positiveInt)
-    .option('--resume', 'skip the batches a previous interrupted run finished')
+    .option('--batch-size <n>', `items per request (at most ${MAX_BATCH})`, intInRange(1, MAX_BATCH))
+    .option('--resume', 'skip the batches a previous interrupted run finished');
+  if (ID_REPLACING.has(names.noun)) {
+    command.option('--id-replace <from=to>', `replace text in every part id as it is read, e.g. '/=:' (npm/react → npm:react): ids may not hold '/' or control characters (repeatable, applied in order)`, collect);
+  }
+  return command
     .action(async (file: string, _opts: unknown, command: Command) => {
       const flags = command.opts<ImportFlags>();
       // The resume command repeats the global options in force and this command's own, shell-quoted.
@@ -133,7 +156,7 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     (ids) => deletable.delete(c, ids),
     async (ids) => new Set((await deletable.select(c, ids)).map((r) => String(r[spec.idField]))),
   );
-  const [{ formatFromPath, locationLabel }, { mapEntries }, { mapBlocksInThread, readerThreadWanted }, { defaultErrorsPath }, { runBulk }, { headerProblem }] = await Promise.all([
+  const [{ formatFromPath, locationLabel }, { mapEntries, ID_FIELDS }, { mapBlocksInThread, readerThreadWanted }, { defaultErrorsPath }, { runBulk }, { headerProblem }] = await Promise.all([
     import('../import/read-records.js'),
     import('../import/mapped-entries.js'),
     import('../import/entries-thread.js'),
@@ -141,7 +164,11 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     import('../bulk/run-bulk.js'),
     import('../output/did-you-mean.js'),
   ]);
+  // A missing file is named as such before its extension is looked at.
+  if (!fromStdin) await assertReadable(resolve(ctx.io.cwd, file), file);
   const format = formatFromPath(file, flags.format);
+  const idReplace = parseIdReplace(flags.idReplace);
+  const ids = { fields: ID_FIELDS[spec.noun as MapperName] ?? [], replacements: idReplace };
   // Read-only fields of listings (serviceId, createdAt ...) are accepted and ignored: a listing imports again.
   const readOnly = (await import('../import/map-rows.js')).READ_ONLY_FIELDS[spec.noun as 'attributes' | 'parts' | 'relations' | 'synonyms' | 'organizations'] ?? [];
   const inputPath = fromStdin ? undefined : resolve(ctx.io.cwd, file);
@@ -153,6 +180,9 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     const id = item[spec.idField];
     return typeof id === 'string' && id.length > 0 && id.length <= 256 ? id : undefined;
   };
+  // Bytes of the file read so far: the progress bar's measure against its size.
+  let bytesRead = 0;
+  const inputSize = inputPath !== undefined ? await fileSize(inputPath) : undefined;
   // A large file is read and mapped on a reader thread while this one writes (issue 12; the rows
   // are the same either way): the thread's start-up (~30 ms) pays only for large files.
   const threaded = inputPath !== undefined && await readerThreadWanted(ctx.io.env.CATALOG_IMPORT_THREAD, inputPath);
@@ -167,10 +197,10 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   const entries = (): AsyncIterable<Rows> => threaded && inputPath !== undefined
     ? (async function* () {
         const definitions = local && spec.definitions !== undefined && spec.sendValidated !== undefined ? await spec.definitions(await client()) : undefined;
-        yield* mapBlocksInThread({ path: inputPath, inputName: file, format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined, ...(definitions !== undefined ? { definitions } : {}) });
+        yield* mapBlocksInThread({ path: inputPath, inputName: file, onBytes: (n) => (bytesRead = n), format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined, ...(definitions !== undefined ? { definitions } : {}), ...(idReplace.length > 0 ? { idReplace } : {}) });
       })()
     : (async function* () {
-        for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '' }, format, spec.mapCsvRow, readOnly)) {
+        for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '', onBytes: (n) => (bytesRead += n) }, format, spec.mapCsvRow, readOnly, ids)) {
           yield 'problems' in entry
             ? { line: entry.line, record: entry.record, problems: entry.problems, ...(entry.raw !== undefined ? { raw: entry.raw } : {}) }
             : { line: entry.line, record: entry.record, item: entry.item };
@@ -183,6 +213,11 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
       if (first && row?.problems !== undefined && row.record !== undefined) {
         // An unknown column in the header rejects every row: say so once, before any row (exit 2).
         const problem = headerProblem(row.problems, file === '-' ? 'stdin' : file);
+        if (problem !== undefined) throw new UsageError(problem);
+      }
+      if (first && row?.record !== undefined && spec.definitions !== undefined) {
+        // So does a column of an attribute the catalog does not have (`attr:sumary.en`).
+        const problem = await unknownAttributeColumns(Object.keys(row.record), async () => (await spec.definitions?.(await client())) ?? [], file === '-' ? 'stdin' : file);
         if (problem !== undefined) throw new UsageError(problem);
       }
       if (row !== undefined) first = false;
@@ -264,13 +299,15 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
       return 'problems' in explained ? explained.problems : messages;
     },
     label: (line) => locationLabel(format, line),
+    ...(inputSize !== undefined ? { progressAmount: () => ({ done: bytesRead, total: inputSize }) } : {}),
     progressLine: (s, seconds) => `${spec.noun}: ${s.rows.toLocaleString('en-US')} rows read, ${(s.created + s.updated).toLocaleString('en-US')} stored, ${s.rejected} rejected` +
       (sync ? `, ${(s.unchanged ?? 0).toLocaleString('en-US')} unchanged · ${(s.rows / seconds).toFixed(0)} rows/s` : ''),
     dryRunMode: flags.dryRun === true,
     resume: flags.resume === true,
     maxErrors: flags.maxErrors,
     // What decides the batches. The column mapping is the header, covered by the input's first-block hash.
-    options: { format, batchSize: Math.min(flags.batchSize ?? spec.maxBatch, spec.maxBatch) },
+    // --id-replace decides the ids written: a resume must map them alike (absent when not given, as before).
+    options: { format, batchSize: Math.min(flags.batchSize ?? spec.maxBatch, spec.maxBatch), ...(flags.idReplace?.length ? { idReplace: flags.idReplace.join(' ') } : {}) },
     resumeCommand,
   });
 }
@@ -291,6 +328,45 @@ export async function* walkPages<T extends Record<string, unknown>>(
     }
     if (!page.more_data || page.result.length === 0) return;
     last = page.last_object_id;
+  }
+}
+
+/**
+ * The header problem of `attr:` columns naming attributes the catalog does not have (every row
+ * would be rejected for each of them), with a "did you mean" among the catalog's attribute ids;
+ * undefined when every one exists. `definitions` is called only when the header has `attr:` columns.
+ */
+async function unknownAttributeColumns(columns: string[], definitions: () => Promise<Attribute[]>, input: string): Promise<string | undefined> {
+  const [{ parseAttrColumn, escapeAttrId }, { closest }] = await Promise.all([import('../import/map-rows.js'), import('../output/did-you-mean.js')]);
+  const named = columns.filter((c) => c.startsWith('attr:')).map((column) => ({ column, parsed: parseAttrColumn(column) }));
+  if (named.length === 0) return undefined;
+  const known = new Set((await definitions()).map((a) => a.attribute_id));
+  const unknown = named.flatMap(({ column, parsed }) => ('attributeId' in parsed && !known.has(parsed.attributeId) ? [{ column, parsed }] : []));
+  if (unknown.length === 0) return undefined;
+  const described = unknown.map(({ column, parsed }) => {
+    const near = closest(parsed.attributeId, [...known]);
+    const suggestion = near === undefined ? undefined : `attr:${escapeAttrId(near)}${parsed.organization !== '' ? `@${parsed.organization}` : ''}.${parsed.lang}`;
+    return `'${column}'${suggestion !== undefined ? ` (did you mean '${suggestion}'?)` : ''}`;
+  });
+  return `the header of ${input} names ${unknown.length > 1 ? 'attributes' : 'an attribute'} the catalog does not have: ${described.join(', ')}; create ${unknown.length > 1 ? 'them' : 'it'} first (catalog attributes import) or fix the column name. Nothing was imported.`;
+}
+
+/** The size of the file at `path` in bytes; undefined when it is not a regular file (a FIFO has none). */
+async function fileSize(path: string): Promise<number | undefined> {
+  const { stat } = await import('node:fs/promises');
+  const info = await stat(path).catch(() => undefined);
+  return info?.isFile() === true ? info.size : undefined;
+}
+
+/** Throws a UsageError naming `shown` when `path` is not a file that can be read. */
+async function assertReadable(path: string, shown: string): Promise<void> {
+  const { stat } = await import('node:fs/promises');
+  try {
+    if ((await stat(path)).isDirectory()) throw new UsageError(`cannot read ${shown}: it is a directory, not a file`);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${shown}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
   }
 }
 
@@ -331,7 +407,8 @@ export async function runGet(ctx: CommandContext, spec: ResourceSpec, ids: strin
   await emitRecords(ctx, spec, found);
   const missing = ids.filter((id) => !foundIds.has(id));
   if (missing.length > 0) {
-    ctx.io.stderr.write(`not found: ${missing.map((id) => `${spec.singular} '${id}'`).join(', ')}\n`);
+    // Worded as `show` and every other command word a missing id: `error: part 'x' does not exist`.
+    for (const id of missing) ctx.io.stderr.write(`error: ${spec.singular} '${id}' does not exist\n`);
     return EXIT.NOT_FOUND;
   }
   return EXIT.OK;

@@ -67,4 +67,6 @@ export interface ResourceSpec<T extends Record<string, unknown> = Record<string,
   delete(client: CatalogClient, ids: string[]): Promise<BulkDeleteResult>;
   /** Flat CSV row of a record, importable again by `import` (cli.md: list -o csv round-trips). */
   toCsvRow(record: T): Record<string, string>;
+  /** The header order of the flat columns (output/emit.ts EmitSpec.csvColumns). */
+  csvColumns?: (keys: string[]) => string[];
 }

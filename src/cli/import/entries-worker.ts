@@ -14,7 +14,7 @@ import { definitionsKey, PreparedDocumentsPacker, preparePartDocuments } from '.
 import { validateBulkItem } from '../../core/validation.js';
 import { isTombstone } from '../commands/changes/delta.js';
 import { DICTIONARY_WORDS, type CreditMessage, type ReaderMessage, type ReaderOptions, type ShippedBlock, type ShippedRefusal, type ShippedRejection } from './entries-protocol.js';
-import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
+import { CSV_MAPPERS, ID_FIELDS, mapEntries } from './mapped-entries.js';
 
 const port = parentPort;
 if (port === null) throw new Error('entries-worker.ts runs as a worker thread only');
@@ -43,11 +43,12 @@ async function run(): Promise<void> {
   let refused: ShippedRefusal[] = [];
   let offsets: number[] = [];
   let chars = 0;
+  let bytesRead = 0;
   const flush = async (): Promise<void> => {
     if (lines.length === 0) return;
     while (credits <= 0) await new Promise<void>((resolve) => (wake = resolve));
     credits -= 1;
-    const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true };
+    const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true, bytesRead };
     if (definitions !== undefined) {
       const packed = packer.take();
       block.prepared = { ...packed, offsets: Int32Array.from(offsets), definitions: definitionsText };
@@ -62,7 +63,7 @@ async function run(): Promise<void> {
     offsets = [];
     chars = 0;
   };
-  for await (const entry of mapEntries({ path: options.path }, options.format, CSV_MAPPERS[options.mapper], options.readOnly)) {
+  for await (const entry of mapEntries({ path: options.path, onBytes: (n) => (bytesRead += n) }, options.format, CSV_MAPPERS[options.mapper], options.readOnly, { fields: ID_FIELDS[options.mapper], replacements: options.idReplace ?? [] })) {
     if ('problems' in entry) {
       rejected.push({ index: lines.length, problems: entry.problems, ...(entry.record !== undefined ? { record: entry.record } : {}), ...(entry.raw !== undefined ? { raw: entry.raw } : {}) });
       items.push('null');

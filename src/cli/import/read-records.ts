@@ -17,8 +17,11 @@ export const IMPORT_FORMATS = ['csv', 'tsv', 'json', 'ndjson'] as const;
 /** One of `csv | tsv | json | ndjson`. */
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
-/** Where records come from: a file, or an already open stream (stdin for `-`). */
-export type RecordSource = { path: string } | { stdin: NodeJS.ReadableStream };
+/**
+ * Where records come from: a file, or an already open stream (stdin for `-`). `onBytes` hears of
+ * every chunk read from the file, by its length (an import's progress against the file's size).
+ */
+export type RecordSource = { path: string; onBytes?: (bytes: number) => void } | { stdin: NodeJS.ReadableStream };
 
 /** A record that was read. CSV/TSV values are all strings, exactly as written; JSON/NDJSON values are as parsed. */
 export interface RecordEntry {
@@ -133,6 +136,9 @@ export async function* readRecords(
   if ('path' in source) {
     const handle = await open(source.path, 'r');
     const stream = handle.createReadStream();
+    const { onBytes } = source;
+    // A listener, not a stream in between: the file's own errors still reach the readers below.
+    if (onBytes !== undefined) stream.on('data', (chunk: Buffer | string) => onBytes(chunk.length));
     input = stream;
     close = () => {
       stream.destroy();

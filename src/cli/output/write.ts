@@ -35,6 +35,12 @@ export interface WriteOptions {
    * would run as a formula gets a leading `'` (formula-guard.ts), which imports remove.
    */
   rawCells?: boolean;
+  /**
+   * table only: the columns are a command's defaults, in order of importance: on a terminal too
+   * narrow for all of them at a readable width, the last ones are left out rather than every
+   * column cut to a few characters. Columns the user named (--fields) are never left out.
+   */
+  droppable?: boolean;
 }
 
 const LANG_KEY = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
@@ -353,6 +359,23 @@ export function fitColumns(natural: readonly number[], total: number | undefined
   return natural.map((w) => Math.max(MIN_COLUMN, Math.min(w, cap)));
 }
 
+/** The narrowest a column is worth showing at: its header, and at least this many characters (padding included). */
+const READABLE_COLUMN = 10;
+
+/**
+ * How many of the leading columns fit `total` terminal columns at a readable width each (the
+ * smaller of its natural width and its header's, at least {@link READABLE_COLUMN}); at least one.
+ */
+export function readableColumns(fields: readonly string[], natural: readonly number[], total: number): number {
+  let used = 1;
+  for (let i = 0; i < fields.length; i++) {
+    const readable = Math.min(natural[i] ?? 0, Math.max(textWidth(fields[i] ?? '') + 2, READABLE_COLUMN));
+    used += readable + 1;
+    if (used > total) return Math.max(1, i);
+  }
+  return fields.length;
+}
+
 /**
  * A cli-table3 table without lines between rows, fitted to `options.width`, streamed: the first
  * {@link TABLE_CHUNK} rows fix the column widths and print with the header, later rows print as
@@ -363,13 +386,22 @@ async function writeTable(sink: Sink, records: RecordStream, initialFields: stri
   // would pay for it and its dependencies (issue 12, start-up).
   const { default: Table } = await import('cli-table3');
   let fields = initialFields;
-  const style = { compact: true, ...(options.color === true ? {} : { head: [], border: [] }) };
+  // Bold headers on a colour terminal (cli-table3's default is red, which reads as an error).
+  const style = { compact: true, head: options.color === true ? ['bold'] : [], border: [] };
   let colWidths: number[] | undefined;
   let bottom = '';
   let pending: string[][] = [];
   const flush = async (): Promise<boolean> => {
     if (colWidths === undefined) {
-      const natural = fields.map((f, i) => Math.max(textWidth(f), ...pending.map((row) => textWidth(row[i] ?? ''))) + 2);
+      let natural = fields.map((f, i) => Math.max(textWidth(f), ...pending.map((row) => textWidth(row[i] ?? ''))) + 2);
+      if (options.droppable === true && options.width !== undefined) {
+        const kept = readableColumns(fields, natural, options.width);
+        if (kept < fields.length) {
+          fields = fields.slice(0, kept);
+          natural = natural.slice(0, kept);
+          pending = pending.map((row) => row.slice(0, kept));
+        }
+      }
       colWidths = fitColumns(natural, options.width);
       const table = new Table({ head: fields, colWidths, style });
       table.push(...pending);

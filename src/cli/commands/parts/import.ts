@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../output/usage-error.js';
+import { EXAMPLES } from '../../help-examples.js';
 import type { Invoke } from '../../runner.js';
 import type { PartsSyncFlags } from '../../sync/parts-sync.js';
 import { declareImport, type ImportFlags } from '../resource-verbs.js';
@@ -12,7 +13,15 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .option('--sync', 'the sheet is the whole truth: rows equal to the stored part are not sent (counted as unchanged)')
     .option('--prune', 'with --sync: delete the stored parts in scope that the sheet does not hold (list them first with --dry-run)')
     .option('--scope <scope>', 'with --sync: the parts the sheet covers, part_id=<prefix>* or <attribute_id>=<value> (default: every part)')
-    .option('--max-delete <n|p%>', 'with --prune: refuse to delete more than n parts or p % of those in scope (default 10%)');
+    .option('--max-delete <n|p%>', 'with --prune: refuse to delete more than n parts or p % of those in scope (default 10%)')
+    .addHelpText('after', `
+A part_id is 1 to 256 characters, any but '/' and control characters (it is a URL path segment:
+GET /1/catalog/parts/<part_id>); a row breaking that is rejected. Ids from elsewhere that hold '/'
+(npm/react, a file path) can be mapped as they are read: --id-replace '/=:' (relations import takes
+it too, for the part ids its rows name; use the same mapping there).
+
+Examples:
+${(EXAMPLES['parts import'] ?? []).map((e) => `  ${e}`).join('\n')}`);
 }
 
 /** Imports the file through the bulk loop; exit 0, 3 (rows rejected), 1 (prune refused) or 130 (interrupted). */
