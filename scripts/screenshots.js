@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Screenshots of the web app for the README (issue 16), made from the demo catalog so they can be
+// Screenshots of the web app for the README, made from the demo catalog so they can be
 // regenerated: `npm run screenshots` (builds, makes ./demo-catalog with `npm run demo` when it is
 // missing, starts `catalog serve` on it, drives Debian's Chromium with playwright-core, writes
 // docs/screenshots/search.png and part.png at 1200×860, and search-phone.png, photo-phone.png and

@@ -43,7 +43,7 @@ export interface OpenCatalogOptions {
   searchLimits?: Partial<SearchLimits>;
   /** Ranking work per search (docs/search.md). */
   searchTuning?: Omit<SearchIndexOptions, 'clock'>;
-  /** Query-image pixel limit and the bounded decode pool (issue 11; docs/api.md, Search). */
+  /** Query-image pixel limit and the bounded decode pool (docs/api.md, Search). */
   imageSearchLimits?: Partial<ImageSearchLimits>;
   /** The pool image decodes run in (default: one per catalog from imageSearchLimits); tests pass one to hold it. */
   decodePool?: DecodePool;
@@ -53,7 +53,7 @@ export interface OpenCatalogOptions {
    * (they do no image search; only the main thread's index writes the file).
    */
   photoIndexSnapshot?: boolean;
-  /** Progress of the photo-feature backfill that upgrades older image features after opening (issue 14). */
+  /** Progress of the photo-feature backfill that upgrades older image features after opening. */
   onFeatureBackfill?: (progress: BackfillProgress) => void;
   /**
    * The buffer of sessions.db's write lock, the same for every thread of this process that opens
@@ -69,7 +69,7 @@ export interface OpenCatalogOptions {
   deferSessionWrites?: boolean;
   /**
    * With deferSessionWrites: who stores those sessions (default: this thread). `catalog serve`
-   * gives its session-writer thread (adapters/sqlite/session-writer; issue 12). Not plain data:
+   * gives its session-writer thread (adapters/sqlite/session-writer). Not plain data:
    * never part of the options sent to worker threads.
    */
   sessionWriter?: SessionBatchWriter;
@@ -91,7 +91,7 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
   return assembleCatalog(stores, localBlobs(options.dataDir), options, clock);
 }
 
-/** Where a catalog's stores live besides (or instead of) a data directory (issue 15; docs/deploy.md). */
+/** Where a catalog's stores live besides (or instead of) a data directory (docs/deploy.md). */
 export interface CatalogLocation {
   /** postgres://user:password@host:port/database: the catalog, its search index and sessions in PostgreSQL. */
   databaseUrl?: string | undefined;
@@ -172,7 +172,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     ...(options.imageLimits ? { limits: options.imageLimits } : {}),
     ...(options.displayConfig ? { displayConfig: options.displayConfig } : {}),
   });
-  // Older feature versions are recomputed in the background, resumably (issue 14).
+  // Older feature versions are recomputed in the background, resumably.
   const backfill = startFeatureBackfill(stores.references, blobs.store, imageSearch.pool, options.onFeatureBackfill);
   const search = new SearchService({
     context,
@@ -214,7 +214,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
   };
 }
 
-/** The two ends of `catalog migrate` (issue 15): a data directory and the PostgreSQL (+ S3) target. */
+/** The two ends of `catalog migrate`: a data directory and the PostgreSQL (+ S3) target. */
 export interface OpenedMigration {
   source: MigrationEnd;
   target: MigrationEnd;

@@ -1,5 +1,5 @@
 /**
- * A full disk as the catalog's error (issue 11): SQLite's SQLITE_FULL and the file system's ENOSPC
+ * A full disk as the catalog's error: SQLite's SQLITE_FULL and the file system's ENOSPC
  * (or EDQUOT, a quota) become `CatalogError('storage_full')`, HTTP 507 and CLI exit 5, with a detail
  * saying storage is full, instead of an internal error. What was stored before is untouched: a
  * SQLite write that fails rolls its transaction back, and a blob is written to a temp file that is
@@ -30,7 +30,7 @@ export function asStorageError(error: unknown, what: string): unknown {
  *
  * The wrapper inherits from `target` (fields read through it are the target's, live) and has one
  * wrapped function of its own per method, made once here: a Proxy's `get` trap ran on every store
- * call, ~4-5 of them per GET part (issue 12). Assigning a property on the wrapper does not reach
+ * call, ~4-5 of them per GET part. Assigning a property on the wrapper does not reach
  * the target; nothing does (stores are configured before they are wrapped).
  */
 export function withStorageFullErrors<T extends object>(target: T, what: string, options: { unavailable?: boolean } = {}): T {

@@ -47,7 +47,7 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   maintenance: { status: 503, title: 'Service Unavailable', exitCode: 5 },
   unavailable: { status: 503, title: 'Service Unavailable', exitCode: 5 },
   internal: { status: 500, title: 'Internal Server Error', exitCode: 1 },
-  // Issue 11: every answer in the contract (405 with Allow; the HTTP parser's 408 and 431).
+  // every answer in the contract (405 with Allow; the HTTP parser's 408 and 431).
   method_not_allowed: { status: 405, title: 'Method Not Allowed', exitCode: 2 },
   request_timeout: { status: 408, title: 'Request Timeout', exitCode: 5 },
   headers_too_large: { status: 431, title: 'Request Header Fields Too Large', exitCode: 2 },
@@ -128,7 +128,7 @@ export function fromProblem(status: number, body: unknown): CatalogError {
  * The error a client sees for `error`: serialized to problem+json exactly as the HTTP server answers
  * (toProblem, as used by src/http/app.ts sendProblem), sent through JSON, and parsed back with
  * fromProblem, as the HTTP client does. The local client passes every CatalogError through this, so
- * code, status, detail and field problems are identical in local and remote mode (issue 9, item 6).
+ * code, status, detail and field problems are identical in local and remote mode.
  */
 export function throughProblem(error: CatalogError): CatalogError {
   const problem = toProblem(error);

@@ -19,7 +19,7 @@ export const ROUTES = {
   organizations: '/1/catalog/organizations',
   organizationsList: '/1/catalog/organizations/list',
   maintenance: '/1/catalog/maintenance',
-  /** Our addition (issue 13): synonym sets; POST creates or replaces, DELETE removes by id. */
+  /** Our addition: synonym sets; POST creates or replaces, DELETE removes by id. */
   synonyms: '/1/catalog/synonyms',
   synonymsList: '/1/catalog/synonyms/list',
   catalogInfo: '/1/catalog/info',
@@ -57,6 +57,6 @@ export const ROUTES = {
     `/v1/parts/${seg(partId)}/relations/${seg(type)}`,
   search: '/1/find/search',
   searchState: (sessionId: string) => `/1/find/search/state/${seg(sessionId)}`,
-  /** Our addition (issue 13): values of one filterable attribute beginning with a prefix, with counts. */
+  /** Our addition: values of one filterable attribute beginning with a prefix, with counts. */
   facetValues: '/1/find/facet-values',
 } as const;

@@ -21,7 +21,7 @@ export interface Setting<T> {
 export interface CliConfig {
   profile: Setting<string | undefined>;
   dataDir: Setting<string>;
-  /** PostgreSQL URL of the catalog (issue 15); undefined: SQLite in dataDir. */
+  /** PostgreSQL URL of the catalog; undefined: SQLite in dataDir. */
   databaseUrl: Setting<string | undefined>;
   /** s3://bucket/prefix of the image originals; undefined: files in dataDir/images. */
   blobUrl: Setting<string | undefined>;
@@ -45,7 +45,7 @@ export interface GlobalFlags {
   output?: string;
 }
 
-// Built on first use (`z.lazy`): only a run that reads a configuration file needs them (issue 12, start-up).
+// Built on first use (`z.lazy`): only a run that reads a configuration file needs them (start-up).
 const ProfileSchema = z.lazy(() => z.strictObject({
   remote: z.string().optional(),
   dataDir: z.string().optional(),

@@ -1,5 +1,5 @@
 /**
- * The examples of every command's help (issue 10: every command's help shows at least one example),
+ * The examples of every command's help (every command's help shows at least one example),
  * kept in one table so the reference (docs/cli.md, generated from the command tree) and the help
  * agree, and so a verb without an example is caught by test/cli/output-help.test.ts. Examples name
  * only files the user has (no paths into this repository: they do not ship with the package).

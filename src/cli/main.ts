@@ -79,7 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       // Loaded here, not at start-up: the configuration needs zod, which `--version` and `--help` do not.
       const { createContext } = await import('./context.js');
       ctx = createContext(io, command.optsWithGlobals());
-      // A catalog in PostgreSQL (issue 15) does not live in the data directory.
+      // A catalog in PostgreSQL does not live in the data directory.
       if (ctx.config.remote.value === undefined && ctx.config.databaseUrl.value === undefined) {
         const { READ_VERBS, assertDataDirExists } = await import('./local-catalog.js');
         if (READ_VERBS.has(command.name())) assertDataDirExists(ctx.config.dataDir.value);

@@ -97,7 +97,7 @@ export function invokedCommand(args: readonly string[]): string | undefined {
 /**
  * Builds the program; `invoke` runs a verb (src/cli/main.ts). With `only`, the tree holds that one
  * top-level command (the one being run: building all forty commands, their options and help costs
- * every start-up a few ms, issue 12); without it, every command (help, completion, docs/cli.md).
+ * every start-up a few ms); without it, every command (help, completion, docs/cli.md).
  */
 export function buildProgram(invoke: Invoke, only?: string): Command {
   const program = new Command('catalog')

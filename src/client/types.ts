@@ -53,7 +53,7 @@ export interface CatalogClient {
    * Consecutive batches of parts (each what one {@link upsertParts} call, or with `validated` one
    * {@link upsertValidatedParts} call, would send), each with the result its own call would get.
    * Locally all batches are written in ONE transaction (CatalogService.upsertPartBatches: all
-   * stored or none; a local import writes several batches per transaction, issue 12). Over HTTP
+   * stored or none; a local import writes several batches per transaction). Over HTTP
    * one request per batch, in order, each committed by the server on its own; a failing request
    * throws, and the batches before it stay stored.
    */
@@ -72,11 +72,11 @@ export interface CatalogClient {
   /** POST /1/catalog/organizations/list. */
   listOrganizations(request: unknown): Promise<Page<Organization>>;
 
-  /** POST /1/catalog/synonyms (issue 13): create or replace synonym sets. */
+  /** POST /1/catalog/synonyms: create or replace synonym sets. */
   upsertSynonyms(items: unknown[]): Promise<BulkWriteResult>;
-  /** DELETE /1/catalog/synonyms (issue 13). */
+  /** DELETE /1/catalog/synonyms. */
   deleteSynonyms(ids: unknown[]): Promise<BulkDeleteResult>;
-  /** POST /1/catalog/synonyms/list (issue 13). */
+  /** POST /1/catalog/synonyms/list. */
   listSynonyms(request: unknown): Promise<Page<SynonymSet>>;
 
   /** GET /1/catalog/maintenance (decisions §7). */
@@ -147,7 +147,7 @@ export interface CatalogClient {
   /** GET /1/find/search/state/{sessionId}: a page of a session; 404 when unknown, expired or another token's. */
   searchState(sessionId: string, options?: SearchStateOptions): Promise<SearchResponse>;
   /**
-   * POST /1/find/facet-values (issue 13): `{attribute_id, prefix?, matches?: {organization?, text?,
+   * POST /1/find/facet-values: `{attribute_id, prefix?, matches?: {organization?, text?,
    * filters?}, maxValues?}` → the attribute's values beginning with `prefix`, counted over the hits.
    */
   facetValues(request: unknown): Promise<FacetValuesResponse>;

@@ -103,7 +103,7 @@ export interface RankedHits {
   cardIds: number[];
   /**
    * Image searches only: each hit's similarity confidence in [0, 1] (ImageMatch.score), parallel
-   * to `cardIds`; the projection value `results.score` (issue 14). Absent for text searches.
+   * to `cardIds`; the projection value `results.score`. Absent for text searches.
    */
   scores?: number[];
 }
@@ -149,9 +149,9 @@ export interface StoredSession {
    * values (`results.attributes`) as that organization sees them; undefined when none was named.
    */
   organization?: string | undefined;
-  /** The search text (`matches.text`), for `results.highlights` on every page (issue 13); undefined when none. */
+  /** The search text (`matches.text`), for `results.highlights` on every page; undefined when none. */
   text?: string | undefined;
-  /** The facet counts of the search (`matches.facets`, issue 13), answered again by every page. */
+  /** The facet counts of the search (`matches.facets`), answered again by every page. */
   facets?: SearchFacets | undefined;
 }
 
@@ -187,12 +187,12 @@ export interface QueryWord {
    */
   typo: boolean;
   /**
-   * With `typo`: how many edits a neighbour may be away (issue 13: two for words of 9 or more
+   * With `typo`: how many edits a neighbour may be away (two for words of 9 or more
    * letters, `TypoRules`); absent = one.
    */
   maxTypos?: 1 | 2;
   /**
-   * Synonyms of this word alone (issue 13, core/search/synonyms.ts): further ways it matches in
+   * Synonyms of this word alone (core/search/synonyms.ts): further ways it matches in
    * names and values (phrases of folded tokens, never the part id), ranked below an exact match.
    */
   synonyms?: Alternative[];
@@ -238,7 +238,7 @@ export interface ResultCard {
 }
 
 /**
- * A text search's work budget (SearchIndex.searchText, SearchService.search; issue 12,
+ * A text search's work budget (SearchIndex.searchText, SearchService.search,
  * core/search/budget.ts: SearchBudgetExceeded, the posting-equivalents of other work).
  */
 export interface SearchBudget {

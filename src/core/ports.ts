@@ -67,7 +67,7 @@ export interface CatalogStore {
   allOrganizations(): Promise<Map<string, Organization>>;
 
   /**
-   * Synonym sets (issue 13): runs `decide` for each item with the stored set of its id and the
+   * Synonym sets: runs `decide` for each item with the stored set of its id and the
    * number of stored sets (counting this call's creations so far), and writes each `write`
    * outcome, replacing the stored set whole; one transaction.
    */
@@ -110,7 +110,7 @@ export interface CatalogStore {
    * agree on one value); returns the value stored afterwards. Used for the catalog's identity.
    */
   initSetting(key: string, value: string): Promise<string>;
-  /** Every setting (catalog identity, maintenance mode, ...), by key; for `catalog migrate` (issue 15). */
+  /** Every setting (catalog identity, maintenance mode, ...), by key; for `catalog migrate`. */
   allSettings(): Promise<Map<string, string>>;
 
   close(): Promise<void>;
@@ -205,7 +205,7 @@ export interface ReferenceFeatureStore {
   fingerprint(): Promise<string>;
   /** Every image with stored features. */
   all(): AsyncIterable<ReferenceFeatures>;
-  /** The stored features of these images, by image id (images without features are left out); for `catalog migrate` (issue 15). */
+  /** The stored features of these images, by image id (images without features are left out); for `catalog migrate`. */
   featuresOf?(imageIds: readonly string[]): Promise<Map<string, Uint8Array>>;
   /**
    * Up to `limit` images whose stored features do not start with `prefix` (an older feature
@@ -222,7 +222,7 @@ export interface ReferenceFeatureStore {
    * The number of the latest change to any image's features (or to the part of an image with
    * features), 0 before the first; read it BEFORE {@link all} so that a change committed during
    * the read is seen again by the next {@link changesSince}. The number grows by one per changed
-   * row, in commit order, on every process and server writing the catalog (issue 14, incremental
+   * row, in commit order, on every process and server writing the catalog (incremental
    * index sync; docs/search.md, "Photo search").
    */
   changeVersion(): Promise<number>;
@@ -273,13 +273,13 @@ export interface SearchIndex {
   /**
    * searchText, and readCards of the first `cards` hits, in one read of the index (one snapshot):
    * a search's first page without a second transaction, and with every card current in it
-   * (issue 12). Optional: without it, the two are called one after the other.
+   *. Optional: without it, the two are called one after the other.
    */
   searchTextWithCards?(query: TextSearchQuery, maxHits: number, cards: number, budget?: SearchBudget): Promise<{ hits: RankedHits; cards: ResultCard[] }>;
   /** The current card id of each known part id (for rank steps that find parts, e.g. by image). */
   currentCards(partIds: readonly string[]): Promise<Map<string, number>>;
   /**
-   * Facet counts over EVERY hit of `query` (issue 13; docs/search.md, Facets), keyed by attribute id
+   * Facet counts over EVERY hit of `query` (docs/search.md, Facets), keyed by attribute id
    * (one key per attribute given): the values the caller sees (filter folding: case-insensitive;
    * per-organization values as `query.ctx` resolves them), each with how many hits hold it, most
    * frequent first, ties by folded value in binary order, at most `maxValues` per attribute. An
@@ -300,7 +300,7 @@ export interface SearchIndex {
    * the same connection) inside sees the same committed state, whatever commits meanwhile; the
    * snapshot ends when `work` settles. For a connection on which nothing writes while `work` runs
    * (a `catalog serve` reader thread): SearchService.searchAnsweringEarly ranks a session's hits
-   * after answering its first page, and both must come from the same catalog (issue 12).
+   * after answering its first page, and both must come from the same catalog.
    * Optional: without it, such a search answers once every hit is ranked.
    */
   readSnapshot?<T>(work: () => Promise<T>): Promise<T>;
@@ -308,7 +308,7 @@ export interface SearchIndex {
   indexedParts?(): Promise<number>;
 }
 
-/** Bounds on stored search sessions (issue 11; defaults in SearchLimits, docs/api.md). */
+/** Bounds on stored search sessions (defaults in SearchLimits, docs/api.md). */
 export interface SessionBudget {
   /** Live sessions one owner (token) may hold. */
   maxSessionsPerOwner: number;
@@ -358,7 +358,7 @@ export interface NewSession {
  * Stores a batch of sessions, in order, as SessionStore.createMany would, with `budget`'s
  * evictions; resolves once they are committed, rejects when they could not be (they are then
  * lost, as in a crash). `catalog serve` hands its main thread's sessions to a thread of their own
- * through one (adapters/sqlite/session-writer; issue 12).
+ * through one (adapters/sqlite/session-writer).
  */
 export type SessionBatchWriter = (sessions: readonly NewSession[], budget: SessionBudget) => Promise<void>;
 

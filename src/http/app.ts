@@ -53,7 +53,7 @@ export interface AppOptions {
   limits?: Partial<Omit<ServerLimits, 'jsonBody'>> & { jsonBody?: Partial<JsonBodyLimits> };
   /** Failed authentications and connections per client address (src/http/abuse-limits.ts; docs/api.md). */
   abuse?: Partial<AbuseLimits>;
-  /** Serve the web app at `/` (issue 16; src/http/web.ts). Default: true. */
+  /** Serve the web app at `/` (src/http/web.ts). Default: true. */
   webApp?: boolean;
   /** Where the built web app is. Default: dist/web (see `defaultWebRoot`). */
   webRoot?: string;
@@ -109,7 +109,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     logger: false,
     // Per route below (onRoute); this is the limit of anything routed without one.
     bodyLimit: limits.jsonBody.other,
-    // Slow clients (issue 11): a request, headers included, must arrive in time; idle sockets close.
+    // Slow clients: a request, headers included, must arrive in time; idle sockets close.
     requestTimeout: limits.requestTimeoutMs,
     connectionTimeout: limits.connectionTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
@@ -118,7 +118,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Ids may hold any character but "/" and controls; encoded slashes must not split segments.
     routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
-    // The HTTP parser's own errors (400, 408, 431) as problem+json on the raw socket (issue 11).
+    // The HTTP parser's own errors (400, 408, 431) as problem+json on the raw socket.
     clientErrorHandler: problemClientErrorHandler,
     // Errors fastify raises before routing (a malformed URL, a bad Content-Type header) as problem+json too.
     frameworkErrors: (error, _request, reply) => {
@@ -153,7 +153,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     route.bodyLimit ??= jsonBodyLimitFor(route.method, route.url, limits.jsonBody);
   });
   // Hooks that do not wait take fastify's callback form: an async hook costs a promise and a
-  // microtask turn on every request (issue 12, GET part against a hello-world).
+  // microtask turn on every request (GET part against a hello-world).
   app.addHook('preParsing', (request, _reply, payload, done) => {
     // A declared body over the route's limit is refused before a byte of it is read, naming the limit.
     const declared = Number(request.headers['content-length'] ?? Number.NaN);
@@ -190,7 +190,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request) => {
-    // A token in the URL is refused before anything else, valid or not: URLs end up in logs (issue 11).
+    // A token in the URL is refused before anything else, valid or not: URLs end up in logs.
     const secret = secretQueryParameter(request.url);
     if (secret !== undefined) throw secretInQueryError(secret);
     // The web app's files are public (they hold no data); the page calls the API with a token.
@@ -239,7 +239,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   if (accessLog) {
     app.addHook('onResponse', (request, reply, done) => {
       const ms = reply.elapsedTime.toFixed(1);
-      // Query values are redacted (issue 11); headers are never logged, so no Authorization either.
+      // Query values are redacted; headers are never logged, so no Authorization either.
       const line = `${new Date().toISOString()} ${request.ip} ${request.principal?.name ?? '-'} "${request.method} ${redactUrl(request.url)}" ${reply.statusCode} ${ms}ms\n`;
       accessLog.write(line);
       done();
@@ -266,7 +266,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const page = webAppNotFound?.(request, reply);
     if (page) return page;
     const path = request.url.split('?')[0] ?? '';
-    // A known path with another method: 405 with the methods it has (issue 11).
+    // A known path with another method: 405 with the methods it has.
     const allowed = HTTP_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));

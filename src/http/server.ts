@@ -17,7 +17,7 @@ import { startSessionWriterThread } from '../adapters/sqlite/session-writer/sess
 
 export interface ServeOptions {
   dataDir: string;
-  /** The catalog in PostgreSQL instead of dataDir (issue 15, docs/deploy.md). */
+  /** The catalog in PostgreSQL instead of dataDir (docs/deploy.md). */
   databaseUrl?: string | undefined;
   /** Image originals in S3-compatible storage instead of dataDir/images. */
   blobUrl?: string | undefined;
@@ -27,9 +27,9 @@ export interface ServeOptions {
   accessLog?: AccessLogSink | null;
   /** Image upload limits (decisions §9). */
   imageLimits?: Partial<ImageLimits>;
-  /** Search session budget (per token, total bytes, purge interval; issue 11, docs/api.md). */
+  /** Search session budget (per token, total bytes, purge interval, docs/api.md). */
   searchLimits?: Partial<SearchLimits>;
-  /** Query-image pixel limit and decode pool (issue 11, docs/api.md). */
+  /** Query-image pixel limit and decode pool (docs/api.md). */
   imageSearchLimits?: Partial<ImageSearchLimits>;
   /** Timeouts, connection cap, JSON body limits per endpoint (src/http/limits.ts, docs/api.md). */
   limits?: AppOptions['limits'];
@@ -47,7 +47,7 @@ export interface ServeOptions {
 /**
  * How old an unreferenced image original or temp object in SHARED object storage must be before a
  * sweep removes it: far longer than any upload takes from its put to its metadata commit (requests
- * time out after 120 s by default), so no server's upload in flight loses its blob (issue 15).
+ * time out after 120 s by default), so no server's upload in flight loses its blob.
  */
 export const SHARED_BLOB_GRACE_MS = 60 * 60 * 1000;
 /** How often a server sweeps shared object storage for orphans older than the grace period. */
@@ -82,7 +82,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const external = options.databaseUrl !== undefined || options.blobUrl !== undefined;
   const threaded = options.readers !== 0 && !external;
   // With threads, this thread's sessions are stored by a thread of their own: the SQLite write
-  // left the event loop (issue 12: ~0.2-0.4 ms of a ~1.1 ms rare-word search).
+  // left the event loop (~0.2-0.4 ms of a ~1.1 ms rare-word search).
   const sessionThread = threaded ? startSessionWriterThread(options.dataDir, catalogOptions.sessionWriteLock) : undefined;
   const plain = external
     ? await openCatalogAt({ ...catalogOptions, databaseUrl: options.databaseUrl, blobUrl: options.blobUrl })

@@ -1,5 +1,5 @@
 /**
- * The web app (issue 16) served by `catalog serve` beside the API: the files Vite built into
+ * The web app served by `catalog serve` beside the API: the files Vite built into
  * dist/web (`npm run build`, run by `npm ci`'s prepare). The page itself is public — it holds no
  * data — and everything it shows comes from the API with the user's token, so roles, organizations
  * and visibility are exactly the API's.

@@ -1,5 +1,5 @@
 /**
- * What a new user met with a real catalog (issue 42), each as the user typed it: exit codes a
+ * What a new user met with a real catalog, each as the user typed it: exit codes a
  * pipeline gates on, one-line errors for a mistyped or TLS-less --remote and a token with a trailing
  * newline, errors said once and in the command line's words, `search --all` never silently short,
  * and the smaller items (wording of a missing id, a missing input file, --batch-size bounds).
@@ -26,7 +26,7 @@ import { tempDir } from '../helpers/harness.js';
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
 const PARTS = 300;
 
-describe('a new user with a real catalog (issue 42)', () => {
+describe('a new user with a real catalog', () => {
   let dir: string;
   let dataDir: string;
   let token: string;

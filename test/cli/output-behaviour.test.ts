@@ -1,5 +1,5 @@
 /**
- * Output people and scripts can trust (issue 10, "Output"), the CLI in-process as a user runs it:
+ * Output people and scripts can trust, the CLI in-process as a user runs it:
  * unquoted search words, --fields the same in every format, import summaries with the first errors
  * inline, a header with unknown columns refused before any row, relations --dry-run counting like a
  * real run, a read of a missing data directory, an upload that moves an image, a --remote that is

@@ -1,5 +1,5 @@
 /**
- * Every command's help (issue 10, "Output"): its options and the global ones (-o, --fields ...),
+ * Every command's help: its options and the global ones (-o, --fields ...),
  * at least one example, and no pointer at files that do not ship with the package. docs/cli.md is
  * the reference generated from the same command tree; this test fails when it is stale.
  * Regenerate: `UPDATE_CLI_DOCS=1 npx vitest run test/cli/output-help.test.ts`.

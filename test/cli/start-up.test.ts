@@ -1,5 +1,5 @@
 /**
- * Start-up (issue 12: `catalog search x` within 2× `node -e 0`): the CLI builds only the command
+ * Start-up (`catalog search x` within 2× `node -e 0`): the CLI builds only the command
  * being run, launches node without V8 flags, and behaves as before for help, typos and global
  * options. Speed itself is measured by bench/startup.js, never here.
  */

@@ -1,7 +1,7 @@
 /**
- * Usage errors exit 2 at every level (design/cli.md, "Conventions"; issue 9 item 8), with a first
+ * Usage errors exit 2 at every level (design/cli.md, "Conventions"), with a first
  * line `error: ...` as commander writes it and a "did you mean" for near misses; mistakes of the
- * environment (issue 9 item 9) are explained, never reported as a bug.
+ * environment are explained, never reported as a bug.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -137,7 +137,7 @@ describe.each(MODES)('images (%s client)', (mode) => {
     // change info but not position (nor clear it).
     expect(await admin.uploadImages([{ image_id: 'pos-admin', part_id: 'p1', info: 'display weight=3' }], [])).toEqual({ created: [], updated: ['pos-admin'], errors: {} });
     expect(await h.admin.getImage('pos-admin')).toEqual({ image_id: 'pos-admin', part_id: 'p1', info: 'display weight=3', position: 1 });
-    // Moving it to another part carries the position: a change of position too (issue 11).
+    // Moving it to another part carries the position: a change of position too.
     expect((await admin.uploadImages([{ image_id: 'pos-admin', part_id: 'p2', info: 'display weight=3' }], [])).errors).toEqual({ 'pos-admin': [POSITION_ROLE_ERROR('pos-admin')] });
     expect(await contributor.uploadImages([{ image_id: 'pos-admin', part_id: 'p2', info: 'display weight=3' }], [])).toEqual({ created: [], updated: ['pos-admin'], errors: {} });
     expect(await h.admin.getImage('pos-admin')).toEqual({ image_id: 'pos-admin', part_id: 'p2', info: 'display weight=3', position: 1 });

@@ -1,5 +1,5 @@
 /**
- * What a new user met on a terminal (issue 42), on real pseudo-terminals (util-linux `script`) with
+ * What a new user met on a terminal, on real pseudo-terminals (util-linux `script`) with
  * the built CLI: tables that stay readable at 80 columns, search tables showing values, headers not
  * red; an import of a file with a bar, percentage, rate and time left; bash completion typed with
  * <TAB> in an interactive bash.
@@ -28,7 +28,7 @@ function onTerminal(args: string[], columns: number, env: Record<string, string>
   return { code: run.status, raw: run.stdout, lines: text.split('\n').filter((l) => l !== '') };
 }
 
-describe.skipIf(!hasScript)('a new user on a terminal (issue 42)', () => {
+describe.skipIf(!hasScript)('a new user on a terminal', () => {
   let dir: string;
   let dataDir: string;
   beforeAll(() => {

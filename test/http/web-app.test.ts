@@ -1,5 +1,5 @@
 /**
- * The web app's files and the thumbnail endpoint on the wire (issue 16), without a browser: which
+ * The web app's files and the thumbnail endpoint on the wire, without a browser: which
  * paths are public, cache headers and content coding, CSP, and thumbnails (size, ETag, 304, 400,
  * 404, role-free like the original). `npm test` builds dist/web before the tests run.
  */

@@ -1,5 +1,5 @@
 /**
- * Sessions stored after answering (issue 12; SearchServiceDeps.deferSessionWrites, `catalog
+ * Sessions stored after answering (SearchServiceDeps.deferSessionWrites, `catalog
  * serve`'s main thread): the searches of one turn of the event loop are stored together on the
  * next, and a session is always found, by paging it at once or after the catalog is closed.
  */

@@ -1,5 +1,5 @@
 /**
- * Migrations 8 and 9 (issue 12: catalog on disk) on a catalog written by the code before them
+ * Migrations 8 and 9 (catalog on disk) on a catalog written by the code before them
  * (test/fixtures/catalog-schema-6: made by main at schema version 6 with a search session, an
  * update and a delete after that search; .expected.json is what that code showed). After the
  * migrations the catalog reads the same, the old session keeps its pages through later writes, and
@@ -23,7 +23,7 @@ interface Expected {
   acmeTotal: number;
 }
 
-describe('migrations 8 and 9 on a catalog of schema version 6 (issue 12)', () => {
+describe('migrations 8 and 9 on a catalog of schema version 6', () => {
   const dirs: string[] = [];
   afterEach(() => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 /**
- * The store contract suite (store-contract.ts) against the PostgreSQL adapter (issue 15): one
+ * The store contract suite (store-contract.ts) against the PostgreSQL adapter: one
  * database for this file on the throwaway test cluster (test/services), a fresh schema per test,
  * the FileBlobStore beside it (the S3 BlobStore has its own run in s3-blob-store.test.ts). Also
  * what only a networked store has: migrations run once when several servers open at the same time,

@@ -213,7 +213,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       });
     });
 
-    describe('CatalogStore: synonyms (issue 13)', () => {
+    describe('CatalogStore: synonyms', () => {
       it('upserts with the stored set and the running count in decide, replaces whole, lists by id, deletes; all in one transaction', async () => {
         const seen: [string, string | undefined, number][] = [];
         const decide = (item: SynonymSet, existing: SynonymSet | undefined, count: number): Decision<SynonymSet> => {
@@ -340,7 +340,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.references.fingerprint()).not.toBe(after);
       });
 
-      it('log every change of features or of their part, and read just those since a change number (issue 14)', async () => {
+      it('log every change of features or of their part, and read just those since a change number', async () => {
         await putParts(part('p1', 'One'), part('p2', 'Two'));
         const features = (id: string) => s.references.changesSince(v0, 100).then((c) => c.upserted.find((r) => r.image_id === id));
         const v0 = await s.references.changeVersion();
@@ -453,7 +453,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(order).toEqual([...ids].sort());
       });
 
-      it('ranks by BM25 within a tier: a short name above a long one, whatever the write order (issue 15)', async () => {
+      it('ranks by BM25 within a tier: a short name above a long one, whatever the write order', async () => {
         // Every hit has the word once in its name; only length tells them apart (ts_rank ignores it).
         const parts = [part('zz-best', 'Sprocket')];
         for (let i = 0; i < 2500; i++) parts.push(part(`a${String(i).padStart(5, '0')}`, `Sprocket assembly kit ${i % 10} spare`));
@@ -463,14 +463,14 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(['zz-best', 'a00000', 'a00001']);
       });
 
-      it('ranks by BM25 within a tier: a rare word weighs more than a frequent one (issue 15)', async () => {
+      it('ranks by BM25 within a tier: a rare word weighs more than a frequent one', async () => {
         const parts = [part('a1', 'Flange common common'), part('a2', 'Flange flange common')];
         for (let i = 0; i < 40; i++) parts.push(part(`f${i}`, 'Common filler part'));
         await putParts(...parts);
         expect(await search('flange common ')).toEqual(['a2', 'a1']);
       });
 
-      it('returns the exact BM25 order of the reference scorer on generated data (issue 15: the same ranking on every store)', async () => {
+      it('returns the exact BM25 order of the reference scorer on generated data (the same ranking on every store)', async () => {
         await putAttributes(attribute('note'), attribute('secret', { visibility: 'admin' }));
         const vocabulary = ['valve', 'pump', 'seal', 'ring', 'gasket', 'flange', 'bolt', 'nut', 'hose', 'clamp', 'rotor', 'stator'];
         let seed = 11;
@@ -555,7 +555,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.searchIndex.readCards([Math.max(...found.cardIds, ...later.cardIds) + 1_000_000])).toEqual([]);
       });
 
-      it('counts facet values over every hit, as the caller sees them (issue 13)', async () => {
+      it('counts facet values over every hit, as the caller sees them', async () => {
         const vendor = attribute('vendor', { filterable: true });
         const grade = attribute('grade', { filterable: true, visibility: 'admin' });
         const stock = attribute('stock', { filterable: true, per_org_values: true, default_value: { en: 'none' } });
@@ -609,7 +609,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.sessions.get('s2')).toBeDefined();
       });
 
-      it('keeps what a session remembers besides its hits: the organization, the text and the facet counts (issue 13)', async () => {
+      it('keeps what a session remembers besides its hits: the organization, the text and the facet counts', async () => {
         const base = { principal: 'ci', createdAt: 10, expiresAt: 20, imageId: null, language: undefined, total: 2, stored: 2 };
         const facets = { vendor: [{ value: 'Intel Corporation', count: 2 }, { value: 'Ünïcode', count: 1 }], class: [] };
         await s.sessions.create({ ...base, sessionId: 'with', organization: 'acme-eu', text: 'intel contoller', facets }, { cardIds: [1, 2] });
@@ -621,7 +621,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.sessions.readHits('with', 0, 5)).toEqual({ cardIds: [1, 2] });
       });
 
-      it('keeps an image search\'s scores beside its hits, on every page, across blocks (issue 14: results.score)', async () => {
+      it('keeps an image search\'s scores beside its hits, on every page, across blocks (results.score)', async () => {
         const n = 2500;
         const cardIds = Array.from({ length: n }, (_, i) => n - i);
         const scores = cardIds.map((_, i) => 1 - i / n);

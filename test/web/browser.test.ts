@@ -1,5 +1,5 @@
 /**
- * The web app end to end (issue 16) in a real browser: Debian's Chromium driven by playwright-core
+ * The web app end to end in a real browser: Debian's Chromium driven by playwright-core
  * against the built `catalog serve` (bin/catalog.js on dist/, web app in dist/web).
  *
  * Without Chromium the suite is SKIPPED with a loud message naming the apt-get line; with
@@ -33,7 +33,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.length} nodes: ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))})`);
 }
 
-describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () => {
+describe.runIf(haveChromium || required)('web app in Chromium', () => {
   let dataDir: string;
   let fixture: Fixture;
   let server: Awaited<ReturnType<typeof startServe>>;

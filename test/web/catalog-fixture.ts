@@ -1,5 +1,5 @@
 /**
- * The catalog the browser tests read (issue 16), built in a temp data directory through the local
+ * The catalog the browser tests read, built in a temp data directory through the local
  * client, then served by the real `catalog serve`:
  * - 45 parts named "Widget <n>" (page 2 of a 20-hit page exists), vendor Acme or Globex (filterable);
  * - `gear:seven` with 7 display images whose shown 5 follow rule 4 of spec 2.2, and a reference image;

@@ -1,5 +1,5 @@
 /**
- * The catalog's web app (issue 16): sign-in with a token, the search page and the part page.
+ * The catalog's web app: sign-in with a token, the search page and the part page.
  * Served by `catalog serve` at `/`; it talks only to the public API of the same server.
  */
 import { render } from 'preact';

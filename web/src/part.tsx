@@ -107,7 +107,7 @@ export function PartPage(props: { partId: string; language: string; setLanguage:
     void reload();
   }, [partId]);
 
-  // Render time (issue 16): from the start of the page or of the in-app navigation to the gallery's
+  // Render time: from the start of the page or of the in-app navigation to the gallery's
   // thumbnails decoded; the browser test reads the measure.
   useEffect(() => {
     if (!data) return;

@@ -1,5 +1,5 @@
 /**
- * {@link BlobStore} over S3-compatible object storage (issue 15; docs/deploy.md): image originals
+ * {@link BlobStore} over S3-compatible object storage (docs/deploy.md): image originals
  * stored by SHA-256 in a bucket, through the AWS SDK for JavaScript v3.
  *
  * Layout under the configured prefix: `blobs/<sha256>` for stored blobs and `tmp/<random>` for

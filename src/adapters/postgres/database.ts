@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL connection pool of one catalog (issue 15; docs/deploy.md): node-postgres (`pg`),
+ * The PostgreSQL connection pool of one catalog (docs/deploy.md): node-postgres (`pg`),
  * chosen by measurement over `postgres` (bench/postgres-driver.js: equal within noise on single-row
  * round trips, `pg` ahead on 1,000-row batches, and its explicit client checkout is what a
  * transaction running the core's `decide` callbacks needs).

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store set of one catalog (CatalogStores; issue 15, docs/deploy.md): one pool,
+ * The PostgreSQL store set of one catalog (CatalogStores, docs/deploy.md): one pool,
  * the schema migrated on open (under an advisory lock, so servers starting together migrate
  * once), every port over it. The catalog lives in the first schema of the connection's
  * search_path (`public` unless the URL says `?options=-c search_path=...`).

@@ -75,7 +75,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     openSessionDatabase(options.dataDir !== undefined ? join(options.dataDir, SESSIONS_FILE) : ':memory:'),
     options.sessionWriteLock ? new ThreadLock(options.sessionWriteLock) : undefined,
   );
-  // A full disk (SQLITE_FULL) is the catalog's storage_full error (507, exit 5), not a bug (issue 11).
+  // A full disk (SQLITE_FULL) is the catalog's storage_full error (507, exit 5), not a bug.
   const database = 'the catalog database';
   return {
     catalog: withStorageFullErrors(catalog, database),

@@ -69,7 +69,7 @@ export interface BulkJob<I> {
   /**
    * The rows, in input order: one by one, or in blocks (an import's reader thread hands its rows
    * over ~1,000 at a time; a step of an async iteration per row cost the writing thread ~1.5 KB of
-   * garbage a row, issue 12).
+   * garbage a row).
    */
   rows: AsyncIterable<BulkRow<I> | readonly BulkRow<I>[]>;
   /** Format of the input: for row labels and the errors file. */

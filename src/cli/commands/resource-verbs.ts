@@ -26,7 +26,7 @@ const MAX_BATCH = 1000;
  * Batches a local import writes per transaction, for the resources that can (ImportSpec.sendBatches):
  * every transaction appends to the last posting block of each word it touches and commits those
  * pages, so three batches of 1,000 parts in one transaction cost less than three transactions
- * (issue 12, 1,000,000 parts: 7–13 % less CPU with the rest of that change; bench/results.md).
+ * (1,000,000 parts: 7–13 % less CPU with the rest of that change; bench/results.md).
  * Not four: peak RSS 192–196 MB against 174–176 with three (the goal is ≤ 200), for no CPU
  * difference this machine could measure. Batches, checkpoints and `--resume` stay those of
  * `--batch-size` (each batch is recorded once its transaction commits).
@@ -183,13 +183,13 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   // Bytes of the file read so far: the progress bar's measure against its size.
   let bytesRead = 0;
   const inputSize = inputPath !== undefined ? await fileSize(inputPath) : undefined;
-  // A large file is read and mapped on a reader thread while this one writes (issue 12; the rows
+  // A large file is read and mapped on a reader thread while this one writes (the rows
   // are the same either way): the thread's start-up (~30 ms) pays only for large files.
   const threaded = inputPath !== undefined && await readerThreadWanted(ctx.io.env.CATALOG_IMPORT_THREAD, inputPath);
   // The reader thread's rows come a block at a time (one step of the async iteration per block).
   type Rows = BulkRow<Record<string, unknown>> | BulkRow<Record<string, unknown>>[];
   // A local catalog's writer can use search documents the reader thread prepares (parts; the
-  // writer's CPU is the import's bottleneck, issue 12): the thread gets the attribute definitions,
+  // writer's CPU is the import's bottleneck): the thread gets the attribute definitions,
   // read when the first row is asked for (after --resume was accepted). A server builds its own.
   // Not for a sync: most of its rows are equal to the stored part and are not sent, and the reader
   // thread, busy preparing their documents, was what a second run over an unchanged sheet waited for.

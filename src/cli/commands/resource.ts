@@ -35,7 +35,7 @@ export interface ImportSpec extends ResourceNames {
   /**
    * Sends consecutive batches in one call, each as `send` (or, `validated`, `sendValidated`) would
    * and with that call's result; a local catalog writes them in one transaction. Present for the
-   * resources whose local import writes several batches per transaction (parts, issue 12).
+   * resources whose local import writes several batches per transaction (parts).
    */
   sendBatches?(client: CatalogClient, batches: { items: Record<string, unknown>[]; validated: boolean }[]): Promise<BulkWriteResult[]>;
   /**

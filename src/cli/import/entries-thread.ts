@@ -1,5 +1,5 @@
 /**
- * The first stage of an import (read, parse, map) on a second thread (issue 12: the import's goal
+ * The first stage of an import (read, parse, map) on a second thread (the import's goal
  * needs the machine's second core): ./entries-worker.ts reads and maps the file and sends its rows
  * in blocks; this side turns each block back into rows for the bulk loop, which writes them on the
  * main thread meanwhile. The rows, their order, their lines and every problem are those of the

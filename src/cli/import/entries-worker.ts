@@ -79,7 +79,7 @@ async function run(): Promise<void> {
         let at = -1;
         if ('item' in checked) {
           shipped = checked.item;
-          // The writer's CPU is the import's bottleneck; this thread has time to spare (issue 12).
+          // The writer's CPU is the import's bottleneck; this thread has time to spare.
           const documents = definitions !== undefined ? preparePartDocuments(checked.item, definitions) : undefined;
           if (documents !== undefined) at = packer.add(documents);
         } else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });

@@ -237,7 +237,7 @@ async function* readCsv(input: NodeJS.ReadableStream, maxRecordBytes: number, ts
   const parser = parse({
     columns: (header: unknown) => checkHeader(header, tsv),
     bom: true,
-    // Values are data, spaces included (issue 10): `trim` would drop leading/trailing whitespace.
+    // Values are data, spaces included: `trim` would drop leading/trailing whitespace.
     trim: false,
     // TSV has no quoting: a `"` is an ordinary character; tabs and line breaks inside values are escaped.
     // A cell an export guarded against spreadsheet formulas (`'=...`) is read as it was stored

@@ -383,7 +383,7 @@ export function readableColumns(fields: readonly string[], natural: readonly num
  */
 async function writeTable(sink: Sink, records: RecordStream, initialFields: string[], options: WriteOptions): Promise<void> {
   // Loaded here, not with the module: only table output needs it, and every command's start-up
-  // would pay for it and its dependencies (issue 12, start-up).
+  // would pay for it and its dependencies (start-up).
   const { default: Table } = await import('cli-table3');
   let fields = initialFields;
   // Bold headers on a colour terminal (cli-table3's default is red, which reads as an error).

@@ -1,5 +1,5 @@
 /**
- * The one HTTP transport of the remote client (issue 9, item 5; design/cli.md "Remote mode"): every
+ * The one HTTP transport of the remote client (design/cli.md "Remote mode"): every
  * request of HttpCatalogClient, JSON and multipart alike, goes through {@link HttpTransport.send}.
  *
  * - Retried: 429, 502, 504, a 503 other than maintenance, and connection failures (refused, reset,
@@ -224,7 +224,7 @@ function isJson(response: Dispatcher.ResponseData): boolean {
 
 /**
  * The error of an answer that is not the catalog API's (an HTML page, a proxy's error): ONE line
- * naming the URL and what came back (issue 10), as `unavailable` (exit 5): no catalog answers there.
+ * naming the URL and what came back, as `unavailable` (exit 5): no catalog answers there.
  */
 function notCatalog(url: string, response: Dispatcher.ResponseData): CatalogError {
   const type = response.headers['content-type'];

@@ -77,7 +77,7 @@ export class CatalogService {
     const secret = bearerToken(authorization);
     const hash = hashSecret(secret);
     // Compared as plain strings: timing can tell only about hashes, and no one can choose a secret
-    // for a hash, so a constant-time compare (two Buffers a request) protected nothing (issue 12).
+    // for a hash, so a constant-time compare (two Buffers a request) protected nothing.
     const token = await this.store.findTokenByHash(hash);
     if (token?.secretHash !== hash) throw errors.unauthorized('unknown or revoked token');
     const now = this.clock.nowMicros();
@@ -265,7 +265,7 @@ export class CatalogService {
   /**
    * {@link upsertParts} for items this process validated already, each one with
    * `validateBulkItem(PartInputSchema, item, 'part_id')` (core/validation.ts; an import's reader
-   * thread does it while the main thread writes, issue 12): the same rules, writes and result,
+   * thread does it while the main thread writes): the same rules, writes and result,
    * without the schema pass. Not reachable over HTTP, where every body is validated here.
    *
    * @throws CatalogError payload_too_large for more than maxBulkItems items; unavailable in maintenance mode.
@@ -281,7 +281,7 @@ export class CatalogService {
    * {@link upsertValidatedParts} call), at most maxBulkItems items, and gets the result that call
    * would return; the batches are applied in order (an id in two batches: the later one updates
    * what the earlier one wrote), with one modification time. What it is for: a local import writes
-   * several of its batches per transaction (issue 12: each transaction rewrites the last posting
+   * several of its batches per transaction (each transaction rewrites the last posting
    * block of every word it touches and commits their pages, so fewer, larger transactions cost
    * less CPU per part; docs/search.md "Bulk writes"). Not an HTTP operation.
    *
@@ -377,7 +377,7 @@ export class CatalogService {
     return toPage(rows, keyset.pageSize, (o) => o.org_id, (o) => o, keyset.after);
   }
 
-  // -- synonyms (issue 13; docs/api.md "Synonyms") ----------------------------------------------
+  // -- synonyms (docs/api.md "Synonyms") ----------------------------------------------
 
   /**
    * POST /1/catalog/synonyms: `[{synonym_id, input?, synonyms}]`, each set created or replaced

@@ -66,7 +66,7 @@ describe('decideImageUpsert', () => {
   it('keeps the stored file and position when absent; clearing a position or moving a positioned image needs the role', () => {
     const keep = decideImageUpsert(valid({ image_id: 'a', part_id: 'p', info: 'display weight=1', position: undefined }), undefined, stored, true, ctx);
     expect(keep).toMatchObject({ kind: 'write', created: false, value: { image: { part_id: 'p', sha256: stored.sha256, position: 2, createdAt: 10, modifiedAt: 20 } } });
-    // A move to another part carries the position (issue 11).
+    // A move to another part carries the position.
     const move = valid({ image_id: 'a', part_id: 'q', info: 'display weight=1', position: undefined });
     expect(decideImageUpsert(move, undefined, stored, true, ctx)).toEqual({ kind: 'error', messages: [POSITION_ROLE_ERROR('a')] });
     expect(decideImageUpsert(move, file, stored, true, ctx)).toEqual({ kind: 'error', messages: [POSITION_ROLE_ERROR('a')] });

@@ -140,7 +140,7 @@ export function decideImageUpsert(
   }
   const messages: string[] = [];
   // Spec §7: only dataContributor/dataValidator change a position, and moving a positioned image to
-  // another part (position kept) changes where that position applies, so it is a change too (issue 11).
+  // another part (position kept) changes where that position applies, so it is a change too.
   const clears = def.position === null && existing?.position != null;
   const carries = def.position === undefined && existing?.position != null && existing.part_id !== def.part_id;
   if ((clears || carries) && !context.mayPosition) messages.push(POSITION_ROLE_ERROR(def.image_id));

@@ -45,7 +45,7 @@ export interface ImageServiceDeps {
   /** Image-search hook; unset for now (see {@link ImageFeatureIndexer}). */
   indexer?: ImageFeatureIndexer;
   /**
-   * The blob store is shared with other servers (object storage; issue 15): blobs that lose their
+   * The blob store is shared with other servers (object storage): blobs that lose their
    * last image are left to the periodic orphan sweep instead of being deleted at once (BlobGate).
    */
   sharedBlobs?: boolean;
@@ -209,7 +209,7 @@ export class ImageService implements UploadHost {
 
   /**
    * The shown display images (decisions §4, in UI order) of several parts at once, for search hits
-   * (issue 13, `results.images`): part id -> image ids; a part without images (or unknown) maps to
+   * (`results.images`): part id -> image ids; a part without images (or unknown) maps to
    * []. Reads the parts' images in pages of 1,000 (ImageStore.listImages), so a page of hits costs a
    * few queries, not one per hit.
    */

@@ -1,5 +1,5 @@
 /**
- * `catalog migrate` (issue 15; docs/deploy.md, "Moving a local catalog"): copies one catalog's
+ * `catalog migrate` (docs/deploy.md, "Moving a local catalog"): copies one catalog's
  * stores and image originals into another store set (a data directory into PostgreSQL and S3),
  * resumably, then verifies that both hold the same thing. Works on the ports only, so any pair of
  * store sets qualifies; the CLI opens them (src/cli/commands/migrate/migrate.ts).
@@ -250,7 +250,7 @@ export async function copyCatalog(source: MigrationEnd, target: MigrationEnd, op
   }
   if (at('settings')) {
     await enter('settings');
-    // Synonym sets (issue 13; at most MAX_SYNONYM_SETS): upserts by id, so a rerun writes them again identically.
+    // Synonym sets (at most MAX_SYNONYM_SETS): upserts by id, so a rerun writes them again identically.
     for (let i = 0; i < synonyms.length; i += batch) {
       const items = synonyms.slice(i, i + batch);
       assertWritten(await dst.catalog.upsertSynonyms(items, (item) => write(item)), items.map((x) => x.synonym_id), 'synonym set');

@@ -36,7 +36,7 @@ export function queryImageId(bytes: Uint8Array): string {
   return `query-${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`;
 }
 
-/** Tunable limits of search (decisions §8, §9; issue 11 for the session budget; docs/api.md). */
+/** Tunable limits of search (decisions §8, §9 for the session budget; docs/api.md). */
 export interface SearchLimits {
   /** Hits stored per session; resultsTotalCount still counts all. */
   maxSessionHits: number;
@@ -52,9 +52,9 @@ export interface SearchLimits {
   maxSessionBytes: number;
   /** Milliseconds between purges of expired sessions (default 60,000); 0 = no timer (a purge then runs only after searches). */
   sessionPurgeIntervalMs: number;
-  /** Values per facet when the request does not say (`resultOptions.maxValuesPerFacet`; default 10, issue 13). */
+  /** Values per facet when the request does not say (`resultOptions.maxValuesPerFacet`; default 10). */
   facetValues: number;
-  /** Word lengths from which one and two typos are tolerated (default 5 and 9 letters; issue 13). */
+  /** Word lengths from which one and two typos are tolerated (default 5 and 9 letters). */
   typoRules: TypoRules;
 }
 
@@ -84,7 +84,7 @@ export function sessionOwner(principal: Principal): string {
  * between loses them, as it would any deferred session (a cache: pages answer 404); a page asked
  * for meanwhile, on any thread, has them stored first (flushSessions). Each hand-over cost the
  * main thread far more than its message: a warm rare-word search through `inject`, alternated,
- * 275-342 µs of main-thread CPU with 5 ms against 192-258 µs with 50 ms (issue 12).
+ * 275-342 µs of main-thread CPU with 5 ms against 192-258 µs with 50 ms.
  */
 export const SESSION_BATCH_WINDOW_MS = 50;
 const SESSION_BATCH_MAX = 64;
@@ -107,7 +107,7 @@ export interface SearchStateRequest {
 }
 
 /**
- * Where richer hits are read from (issue 13: `results.attributes`, `results.images`), wired by the
+ * Where richer hits are read from (`results.attributes`, `results.images`), wired by the
  * composition root to the catalog store and the image service, so no new storage is needed.
  */
 export interface HitSources {
@@ -128,11 +128,11 @@ export interface SearchServiceDeps {
   images?: ImageSimilaritySearch;
   /**
    * The catalog's synonym sets (CatalogStore.allSynonyms: the same array while unchanged), applied
-   * to every search's words at query time (issue 13); without it no synonyms.
+   * to every search's words at query time; without it no synonyms.
    */
   synonyms?: () => Promise<readonly SynonymSet[]>;
   /**
-   * Store each search's session after answering it (issue 12): sessions answered in one turn of
+   * Store each search's session after answering it: sessions answered in one turn of
    * the event loop are written together on the next (SessionStore.createMany: one commit), and
    * every read of a session first writes what is pending, so a session is always found by this
    * service. For a process whose sessions are read only through it (`catalog serve` on SQLite);
@@ -141,7 +141,7 @@ export interface SearchServiceDeps {
   deferSessionWrites?: boolean;
   /**
    * With deferSessionWrites: who stores each batch (default: `sessions.createMany` on this thread).
-   * `catalog serve` gives a thread of its own (issue 12: the write left the event loop).
+   * `catalog serve` gives a thread of its own (the write left the event loop).
    */
   sessionWriter?: SessionBatchWriter;
   /**
@@ -173,7 +173,7 @@ const SETTLED: Promise<void> = Promise.resolve();
 
 /**
  * `entry` with the fields of `patch` set: every field listed, so that all details share one hidden
- * class (V8 gives each `{ ...entry, field }` a map of its own; docs/search.md, "fifth look").
+ * class (V8 gives each `{ ...entry, field }` a map of its own; docs/search.md).
  */
 function detailsWith(entry: HitDetails | undefined, patch: HitDetails): HitDetails {
   return {
@@ -275,7 +275,7 @@ export class SearchService {
 
   /**
    * POST /1/find/search for a thread that should answer as soon as it can (`catalog serve`'s
-   * reader threads; issue 12). A text search without facets ranks its first page alone (with
+   * reader threads). A text search without facets ranks its first page alone (with
    * block-max pruning a page of 25 of a frequent word costs ~1.3 ms at 1,000,000 parts, the
    * session's 10,000 hits ~9 ms), calls `onAnswer` with exactly what {@link search} would return,
    * then ranks the session's hits (up to maxSessionHits) in the SAME read snapshot
@@ -334,7 +334,7 @@ export class SearchService {
    * GET /1/find/search/state/{sessionId}: hits [skip, skip + limit) of the session, as they were
    * at search time. 404 when the session does not exist, expired, or belongs to another token.
    * `skip` at or past the stored hits: a 400 naming resultsPageableCount when the session keeps
-   * fewer hits than the total (honest paging, issue 13), else (past the last hit) empty results.
+   * fewer hits than the total (honest paging), else (past the last hit) empty results.
    */
   async searchState(principal: Principal, sessionId: string, options: SearchStateRequest = {}): Promise<SearchResponse> {
     assertScope(principal, 'search');
@@ -386,7 +386,7 @@ export class SearchService {
   }
 
   /**
-   * POST /1/find/facet-values (issue 13): the values of one filterable attribute that begin with
+   * POST /1/find/facet-values: the values of one filterable attribute that begin with
    * `prefix` (folded, as filter values compare), counted over the hits of `matches` (every part
    * when none), most frequent first, at most `maxValues` (default searchLimits.facetValues).
    * 400 for an unknown or non-filterable attribute or a bad body; `[]` for an attribute the
@@ -501,7 +501,7 @@ export class SearchService {
     });
   }
 
-  /** Search text as the index's words, with the catalog's synonyms (issue 13; core/search/synonyms.ts). */
+  /** Search text as the index's words, with the catalog's synonyms (core/search/synonyms.ts). */
   private async queryWords(text: string) {
     const words = parseQueryText(text, this.limits.typoRules);
     if (!this.synonymSets || words.length === 0) return words;

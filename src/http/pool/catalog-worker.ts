@@ -16,7 +16,7 @@ const data = workerData as CatalogWorkerData;
  * Sessions this reader's current task ranked (tasks run one at a time: concurrentTasksPerWorker 1),
  * returned with the task's result for the main thread to store (PoolResult.sessions), packed. A reader
  * that stored them itself waited for sessions.db's write lock while other searches queued behind
- * it (50 connections at 1,000,000 parts: ~1 s of every 10 per reader, issue 12).
+ * it (50 connections at 1,000,000 parts: ~1 s of every 10 per reader).
  */
 let handed: NewSession[] = [];
 // Packed here (the readers have the spare CPU; the session writer serves every thread), each
@@ -34,7 +34,7 @@ function takeSessions(): { sessions?: NewSession[] } {
   return { sessions };
 }
 // piscina hands a thread tasks once this module has loaded, so a reader's first search does not pay
-// for reading the per-part arrays (issue 12: ~0.2 s at 1,000,000 parts); until then the pool's
+// for reading the per-part arrays (~0.2 s at 1,000,000 parts); until then the pool's
 // other threads answer.
 if (data.warmSearch) await catalog.search.warm();
 const ready = new BroadcastChannel(data.readyChannel);

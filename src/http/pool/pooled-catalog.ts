@@ -10,13 +10,13 @@
  *   next read, on any thread.
  * - The main thread keeps what streams or is cheap: authentication, tokens, maintenance mode,
  *   GET part (one indexed row, ~6 µs of SQLite: the hop to a thread and back cost ~90 µs of CPU a
- *   request, and serving it here took a GET part from ~215 to ~125 µs of server CPU, issue 12),
+ *   request, and serving it here took a GET part from ~215 to ~125 µs of server CPU),
  *   image uploads and originals (files stream through it), image search (its decodes already run
  *   off the event loop in a bounded pool), and cheap text searches: each text search is first run
  *   here with a budget of {@link MAIN_THREAD_SEARCH_POSTINGS} postings (core/search/budget.ts),
  *   counted before they are read, while no task waits for a reader; one that would read more gives
  *   up before storing anything and goes to a reader thread. A rare word's search costs ~0.1 ms,
- *   the hop ~0.3 ms (issue 12). So do small session pages without values or images
+ *   the hop ~0.3 ms. So do small session pages without values or images
  *   ({@link cheapPage}), under the same condition.
  *
  * Each worker opens the same data directory with the same options (catalog-worker.ts). Errors
@@ -341,7 +341,7 @@ class ReaderPools {
 export const MAIN_THREAD_PAGE_LIMIT = 100;
 
 /**
- * Whether a session page is cheap enough for the main thread (issue 12): a limit of at most
+ * Whether a session page is cheap enough for the main thread: a limit of at most
  * {@link MAIN_THREAD_PAGE_LIMIT} (the default 25 when absent) and a projection without
  * `results.attributes`, `results.images` or `results.highlights` (those read the hits' parts and
  * images). A page costs a session row, ≤ 2 blocks of ids and its cards (~0.1 ms for 25 at
@@ -456,7 +456,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       // While the readers keep up, the same query goes to the same reader if it is hardly busier
       // than the others: each reader keeps its own result cache (SqliteSearchIndex), so spread
       // over every reader a frequent word was ranked cold once per reader (20-60 ms each at
-      // 1,000,000 parts, issue 12).
+      // 1,000,000 parts).
       const affinity = searchAffinity(principal, body);
       const onPreferredReader: RunTask = (task, runOptions) => start().readers.run(task, affinity, runOptions);
       if (readerSearches >= 2 * readers) {

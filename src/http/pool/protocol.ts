@@ -49,7 +49,7 @@ export type PoolResult =
 /** What pooled-catalog.ts hands each catalog worker thread (catalog-worker.ts). */
 export interface CatalogWorkerData {
   catalog: OpenCatalogOptions;
-  /** A reader thread: load the search engine's per-part arrays before taking its first task (issue 12). */
+  /** A reader thread: load the search engine's per-part arrays before taking its first task. */
   warmSearch: boolean;
   /** A BroadcastChannel name: the thread posts {@link THREAD_READY} on it once it can take tasks. */
   readyChannel: string;

@@ -1,5 +1,5 @@
 /**
- * Search sessions stored by a thread of their own (`catalog serve`'s main thread; issue 12).
+ * Search sessions stored by a thread of their own (`catalog serve`'s main thread).
  *
  * Why: the main thread answers cheap text searches itself and stores their sessions after
  * answering (SearchServiceDeps.deferSessionWrites), one transaction per turn of the event loop.
@@ -43,7 +43,7 @@ export function batchBytes(sessions: readonly NewSession[]): number {
 /**
  * The buffers of the sessions' packed hits (PackedSessionHits, from reader threads) that their
  * blocks alone use, to transfer rather than copy: under 50 connections at 1,000,000 parts, cloning
- * the hits of every frequent word's session took a quarter of the main thread (issue 12). A
+ * the hits of every frequent word's session took a quarter of the main thread. A
  * transferred buffer is gone from this thread: the sessions are the writer's from here on.
  */
 function ownedBuffers(sessions: readonly NewSession[]): ArrayBuffer[] {

@@ -216,7 +216,7 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
   const send = async (rows: Row[]): Promise<BulkWriteResult & { moved?: string[] }> => {
     const items = rows.map((r) => r.item as ImageManifestItem);
     const remote = await client();
-    // The API does not say which updates moved an image to another part: compare with before (issue 10).
+    // The API does not say which updates moved an image to another part: compare with before.
     // Without --replace the upload is create-only: it never takes another part's image.
     const before = new Map((await remote.selectImages({ image_ids: items.map((i) => i.image_id), projection: ['part_id'] })).map((i) => [i.image_id, i.part_id]));
     const definitions = items.map((i) => ({ image_id: i.image_id, part_id: i.part_id, info: i.info, ...(i.position !== undefined ? { position: i.position } : {}) }));

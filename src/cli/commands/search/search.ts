@@ -45,7 +45,7 @@ export interface SearchFlags {
 
 const SEARCH_FIELDS = ['id', 'name', 'nameLanguage', 'serviceId', 'createdAt', 'modifiedAt', 'score', 'matches', 'highlights', 'images', 'attributes'];
 /**
- * The projection of --highlights, --images and --attributes (issue 13): the six default fields
+ * The projection of --highlights, --images and --attributes: the six default fields
  * and those asked for; undefined (the service's default) when none is.
  */
 function projectionOf(flags: SearchFlags): string[] | undefined {
@@ -55,7 +55,7 @@ function projectionOf(flags: SearchFlags): string[] | undefined {
   return extra.length > 0 ? [...DEFAULT_SEARCH_PROJECTION, ...extra] : undefined;
 }
 const DEFAULT_FIELDS = ['id', 'name', 'modifiedAt'];
-/** The projection of an image search and of reading a session: the six default fields and the score (issue 14). */
+/** The projection of an image search and of reading a session: the six default fields and the score. */
 const SCORED_PROJECTION = [...DEFAULT_SEARCH_PROJECTION, 'results.score'];
 /** An image search shows each hit's similarity when the service reports it (`results.score`). */
 const IMAGE_DEFAULT_FIELDS = ['id', 'name', 'score', 'modifiedAt'];
@@ -73,7 +73,7 @@ function defaultFields(response: SearchResponse, projection: readonly string[] |
 }
 
 /**
- * Richer hits readable in a table (issue 13): `images` as their ids (`img-1, img-2`); `attributes`
+ * Richer hits readable in a table: `images` as their ids (`img-1, img-2`); `attributes`
  * are rendered as part listings render them (`vendor: Intel Corporation; class: Ethernet
  * controller`, output/write.ts renderCell). JSON and NDJSON keep the full structures.
  */
@@ -83,7 +83,7 @@ function readableRichHit(r: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Hits with a `matches` column from their highlights (issue 13): `name.en: [Ether]net · vendor:
+ * Hits with a `matches` column from their highlights: `name.en: [Ether]net · vendor:
  * [Intel] Corporation`, the matched spans bold on a colour terminal, in `[...]` otherwise. JSON
  * output keeps the structured `highlights` as well.
  */
@@ -354,7 +354,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
 }
 
 /**
- * `catalog search [text] --facet-values <attr> [--prefix p]` (POST /1/find/facet-values, issue 13):
+ * `catalog search [text] --facet-values <attr> [--prefix p]` (POST /1/find/facet-values):
  * the attribute's values over every hit of the text, filters and organization, with counts; a
  * table of value and count, `-o json` the API's answer. No session is started.
  */

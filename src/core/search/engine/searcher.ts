@@ -193,7 +193,7 @@ export class EngineSearcher {
   }
 
   /**
-   * Facet counts (issue 13; docs/search.md, Facets): for each attribute, how many of ALL the hits
+   * Facet counts (docs/search.md, Facets): for each attribute, how many of ALL the hits
    * of `query` hold each value (folded as filters fold, shown as first stored), most frequent first,
    * ties by folded value in binary order, at most `maxValues`. An attribute the caller may not see,
    * or not filterable, counts nothing. Shared attributes are counted from their filter terms'
@@ -256,7 +256,7 @@ export class EngineSearcher {
   }
 
   /**
-   * The filter terms a filter value selects (issue 13): the value itself and every stored value it
+   * The filter terms a filter value selects: the value itself and every stored value it
    * begins as whole words (`intel` → `intel corporation`), both folded (text.ts filterValueMatches).
    */
   private filterTerms(attributeId: string, value: string): string[] {
@@ -306,7 +306,7 @@ export class EngineSearcher {
     if (word.typo && token !== undefined) {
       const known = word.prefix ? this.r.hasPrefix(token) : this.r.termId(token) !== undefined;
       if (!known || typosForKnownWords) {
-        // Two typos (issue 13): the vocabulary keeps one-deletion keys only, so besides them the
+        // Two typos: the vocabulary keeps one-deletion keys only, so besides them the
         // words beginning with the same letter are checked (docs/search.md, Typos).
         const maxTypos = word.maxTypos ?? 1;
         const candidates = this.r.typoCandidates(maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token));
@@ -323,7 +323,7 @@ export class EngineSearcher {
   }
 
   /**
-   * The resolved words of a query with its multi-word synonyms (issue 13; QueryWord.synonymSpan):
+   * The resolved words of a query with its multi-word synonyms (QueryWord.synonymSpan):
    * the kept words (`keep`) of a run that a synonym term may replace become ONE word, the parts
    * matching all of them OR any of the term's synonyms (SYNONYM flag). A run whose words are all
    * left out (satisfied otherwise) is left out; with `superset` (candidates checked one by one
@@ -360,7 +360,7 @@ export class EngineSearcher {
   private resolve(word: ExpandedWord, tier: number, data: DocData, allFlag = 0): ResolvedWord {
     const lists: TermList[] = [];
     const seen = new Set<string>();
-    // A typo neighbour's postings carry the TYPO flag, a synonym's the SYNONYM flag: exact matches rank above them (issue 13).
+    // A typo neighbour's postings carry the TYPO flag, a synonym's the SYNONYM flag: exact matches rank above them.
     const push = (view: TierView, typo: number) => {
       if (view.docs.length === 0) return;
       lists.push({ docs: view.docs, wtf: view.wtf, names: typo !== 0 ? view.names.map((f) => f | typo) : view.names, idf: idf(this.r.n, view.docs.length) });
