@@ -110,7 +110,7 @@ async function verifyDumpCommand(ctx: CommandContext, file: string): Promise<num
   }
   const more = report.missing + report.wrongSize - shown.length;
   if (more > 0) ctx.io.stderr.write(`  … and ${more} more\n`);
-  ctx.io.stderr.write(`${head}: ${report.present} in ${where}, ${report.missing} missing, ${report.wrongSize} with another size (restore their previous versions from the bucket's versioning)\n`);
+  ctx.io.stderr.write(`${head}: ${report.present} present in ${where}, ${report.missing} missing, ${report.wrongSize} with another size (restore their previous versions from the bucket's versioning)\n`);
   return EXIT.PARTIAL;
 }
 
