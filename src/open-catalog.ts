@@ -20,7 +20,7 @@ import { createServiceContext, MAINTENANCE_KEY, type CatalogLimits } from './cor
 import { checkReadiness } from './core/operations/readiness.js';
 import type { DisplayOrderConfig } from './core/images/display-order.js';
 import { ImageService, type ImageLimits } from './core/images/service.js';
-import type { BlobStore, CatalogStores, Clock, Ids, NewSession, SessionBatchWriter } from './core/ports.js';
+import type { BlobStore, CatalogStores, Clock, Ids, SessionSink, SessionStore } from './core/ports.js';
 import { RelationService } from './core/relations/service.js';
 import { ChangeService } from './core/changes/service.js';
 import { SearchService, type SearchLimits } from './core/search/service.js';
@@ -63,22 +63,12 @@ export interface OpenCatalogOptions {
   /** catalog.db bytes each connection reads through a memory map (adapters/sqlite/database.ts SERVE_MMAP_BYTES; `catalog serve`). */
   mmapBytes?: number;
   /**
-   * Store search sessions after answering (SearchServiceDeps.deferSessionWrites): for a process
-   * through which alone its sessions are read, as `catalog serve`'s main thread.
+   * Where search sessions go instead of being stored at once (SearchServiceDeps.sessionSink), built
+   * from the catalog's session store and clock: `catalog serve`'s main thread stores them in batches
+   * after answering (http/pool/session-batcher.ts), its reader threads hand them to the main thread.
+   * Not plain data: never part of the options sent to worker threads.
    */
-  deferSessionWrites?: boolean;
-  /**
-   * With deferSessionWrites: who stores those sessions (default: this thread). `catalog serve`
-   * gives its session-writer thread (adapters/sqlite/session-writer). Not plain data:
-   * never part of the options sent to worker threads.
-   */
-  sessionWriter?: SessionBatchWriter;
-  /**
-   * Hands each search's session to the caller instead of storing it (SearchServiceDeps.sessionHandoff):
-   * `catalog serve`'s reader threads pass theirs to the main thread, whose session writer stores
-   * them in batches. Not plain data: set inside the thread.
-   */
-  sessionHandoff?: (entry: NewSession) => void;
+  sessionSink?: (sessions: SessionStore, clock: Clock) => SessionSink;
 }
 
 /** Directory of the image originals inside a data directory. */
@@ -182,9 +172,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     hitSources: { parts: (partIds) => store.getParts(partIds), shownImages: (partIds) => images.shownImagesOf(partIds) },
     synonyms: () => store.allSynonyms(),
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
-    ...(options.deferSessionWrites ? { deferSessionWrites: true } : {}),
-    ...(options.sessionWriter ? { sessionWriter: options.sessionWriter } : {}),
-    ...(options.sessionHandoff ? { sessionHandoff: options.sessionHandoff } : {}),
+    ...(options.sessionSink ? { sessionSink: options.sessionSink(stores.sessions, clock) } : {}),
   });
   const operations: CatalogOperations = {
     // A settings read is a round trip to PostgreSQL; the lookup of a hash no blob has is one to the bucket.

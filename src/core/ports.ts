@@ -357,10 +357,25 @@ export interface NewSession {
 /**
  * Stores a batch of sessions, in order, as SessionStore.createMany would, with `budget`'s
  * evictions; resolves once they are committed, rejects when they could not be (they are then
- * lost, as in a crash). `catalog serve` hands its main thread's sessions to a thread of their own
- * through one (adapters/sqlite/session-writer).
+ * lost, as in a crash). `catalog serve`'s SessionBatcher (http/pool/session-batcher.ts) hands its
+ * main thread's sessions to a thread of their own through one (adapters/sqlite/session-writer).
  */
 export type SessionBatchWriter = (sessions: readonly NewSession[], budget: SessionBudget) => Promise<void>;
+
+/**
+ * Where a search service puts the sessions it ranks instead of storing each at once (SearchService
+ * `sessionSink`): e.g. `catalog serve`'s main thread stores them in batches after answering
+ * (http/pool/session-batcher.ts), and its reader threads hand them to the main thread.
+ */
+export interface SessionSink {
+  /** Takes a new session (synchronously: the answer does not wait), to be stored with `budget`'s evictions. */
+  keep(entry: NewSession, budget: SessionBudget): void;
+  /**
+   * Resolves once every session kept so far is stored, or lost (a failed write loses them, as a
+   * crash would: sessions are a cache). The service waits for it before it reads a session.
+   */
+  flush(): Promise<void>;
+}
 
 /** Search sessions: a snapshot of ordered hits per session, readable page by page in constant time. */
 export interface SessionStore {

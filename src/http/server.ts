@@ -10,6 +10,7 @@ import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
 import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
+import { SessionBatcher } from './pool/session-batcher.js';
 import { WebhookDeliverer, type DelivererOptions } from './webhooks/deliverer.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
@@ -91,8 +92,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // thread's searches are cheap ones (pooled-catalog.ts): small lists only.
     : openCatalog({
         ...catalogOptions,
-        deferSessionWrites: true,
-        ...(sessionThread ? { sessionWriter: sessionThread.write } : {}),
+        sessionSink: (sessions, clock) => new SessionBatcher({ sessions, clock, writer: sessionThread?.write }),
         ...(threaded ? { searchTuning: { postingCache: MAIN_THREAD_POSTING_CACHE } } : {}),
       });
   // The catalog's close stores its pending sessions through the thread, which then stops.

@@ -7,7 +7,7 @@ import { BroadcastChannel, workerData, type MessagePort } from 'node:worker_thre
 import type { Principal } from '../../api/schemas.js';
 import { CatalogError, toProblem } from '../../api/errors.js';
 import { openCatalog } from '../../open-catalog.js';
-import type { NewSession } from '../../core/ports.js';
+import type { NewSession, SessionSink } from '../../core/ports.js';
 import { packSessionHits } from '../../adapters/session-blocks.js';
 import { THREAD_READY, type CatalogWorkerData, type PoolResult, type PoolTask } from './protocol.js';
 
@@ -24,7 +24,9 @@ let handed: NewSession[] = [];
 const handOff = ({ session, hits }: NewSession): void => {
   handed.push({ session, hits: 'blocks' in hits ? hits : packSessionHits(hits) });
 };
-const catalog = openCatalog({ ...data.catalog, ...(data.warmSearch ? { sessionHandoff: handOff } : {}) });
+// A reader's sessions are all handed back: none is pending on the thread, so there is nothing to flush.
+const handBack: SessionSink = { keep: handOff, flush: () => Promise.resolve() };
+const catalog = openCatalog({ ...data.catalog, ...(data.warmSearch ? { sessionSink: () => handBack } : {}) });
 
 /** The sessions handed over since the last call, emptied. */
 function takeSessions(): { sessions?: NewSession[] } {

@@ -160,7 +160,7 @@ function route(run: RunTask, service: PooledServiceName, keepSessions: KeepSessi
   };
 }
 
-/** Stores, or queues for storing, sessions a reader thread ranked (SearchService.storeSessionsLater of the main thread). */
+/** Stores, or queues for storing, sessions a reader thread ranked (SearchService.storeSessions of the main thread: its SessionBatcher). */
 type KeepSessions = (sessions: readonly NewSession[]) => Promise<void>;
 
 /** Passes the sessions a reader's task handed back (PoolResult.sessions), if any, to `keepSessions`. */
@@ -414,7 +414,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     }
     return pools;
   };
-  const keepSessions: KeepSessions = (sessions) => main.search.storeSessionsLater(sessions);
+  const keepSessions: KeepSessions = (sessions) => main.search.storeSessions(sessions);
   const calls = (service: PooledServiceName) => {
     const read = route((task, runOptions) => start().readers.run(task, undefined, runOptions), service, keepSessions);
     const write = route((task, runOptions) => start().writer.run(withGivenUpFlag(task), runOptions), service, keepSessions);
@@ -479,7 +479,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     },
   });
   // A session a reader answered may still be ranked there, and no session answered (here or on a
-  // reader) may be stored yet (deferSessionWrites): wait for both, in that order (a reader's
+  // reader) may be stored yet (session-batcher.ts): wait for both, in that order (a reader's
   // session is queued here once ranked). Then a small page without values or images is read here
   // (the hop to a reader and back cost more than the page), the rest on a reader.
   Object.defineProperty(search, 'searchState', {

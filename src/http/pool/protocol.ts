@@ -38,7 +38,7 @@ export type PoolResult =
     value: unknown;
     /**
      * Sessions the call's searches ranked on a reader thread, for the main thread to store
-     * (SearchService.sessionHandoff, storeSessionsLater): the reader never waits for sessions.db's
+     * (the reader's SessionSink, SearchService.storeSessions): the reader never waits for sessions.db's
      * write lock, and the main thread's session writer stores them in batches. Hits packed
      * (PackedSessionHits).
      */
