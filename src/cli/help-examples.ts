@@ -26,7 +26,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'webhooks list': ['catalog webhooks list'],
   'webhooks remove': ['catalog webhooks remove erp'],
   'webhooks deliveries': ['catalog webhooks deliveries erp --limit 20'],
-  backup: ['catalog --data-dir /srv/catalog backup /backups/catalog-$(date +%F)'],
+  backup: ['catalog --data-dir /srv/catalog backup /backups/catalog-$(date +%F)', 'catalog --blob-url s3://catalog-images/prod backup --verify-dump catalog.dump'],
   restore: ['catalog --data-dir /srv/catalog-restored restore /backups/catalog-2026-11-28'],
   'parts get': ['catalog parts get pci:8086:1539 -o json'],
   'parts delete': ['catalog parts delete pci:8086:1539 pci:8086:15b8'],

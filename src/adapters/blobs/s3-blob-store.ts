@@ -203,6 +203,18 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** The stored size of a blob in bytes (a HEAD request: no bytes read); undefined when it is not stored. */
+  async size(sha256: string): Promise<number | undefined> {
+    checkKey(sha256);
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.blobKey(sha256) }));
+      return head.ContentLength ?? 0;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
   async delete(sha256: string): Promise<void> {
     checkKey(sha256);
     await this.deleteKey(this.blobKey(sha256));
