@@ -6,22 +6,8 @@
 import type { ChangeType } from '../../api/change-schemas.js';
 import type { ClaimedDelivery, DeliveryAttempt, StoredChange, StoredWebhook } from '../../core/model.js';
 import type { ChangeLog, WebhookStore } from '../../core/ports.js';
+import { DELIVERY_LOG_ROWS, webhookOf, type WebhookRow } from '../webhook-rows.js';
 import type { SqliteDatabase } from './database.js';
-
-/** Rows of the delivery log kept (the newest). */
-export const DELIVERY_LOG_ROWS = 10_000;
-
-interface WebhookRow {
-  webhook_id: string;
-  url: string;
-  secret: string;
-  types: string | null;
-  created_at: number;
-}
-
-function webhookOf(row: WebhookRow): StoredWebhook {
-  return { webhook_id: row.webhook_id, url: row.url, secret: row.secret, types: row.types === null ? null : (JSON.parse(row.types) as ChangeType[]), createdAt: row.created_at };
-}
 
 /** ChangeLog over catalog.db. */
 export class SqliteChangeLog implements ChangeLog {
