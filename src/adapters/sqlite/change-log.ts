@@ -19,7 +19,7 @@ export class SqliteChangeLog implements ChangeLog {
     this.db = db;
     this.pageStmt = db.prepare<[number, string | null, string | null, number], StoredChange>(
       // types: a JSON array or NULL (every type), given twice.
-      'SELECT change, at, type, op, id, related_id FROM changes WHERE change > ? AND (? IS NULL OR type IN (SELECT value FROM json_each(?))) ORDER BY change LIMIT ?',
+      'SELECT change, at, type, op, id, related_id FROM changes WHERE change > ? AND (? IS NULL OR type IN (SELECT value FROM json_each(?))) ORDER BY change LIMIT +?',
     );
     this.stateStmt = db.prepare<[], { pruned: number; latest: number | null }>(
       "SELECT (SELECT pruned_through FROM change_log) AS pruned, (SELECT seq FROM sqlite_sequence WHERE name = 'changes') AS latest",
@@ -52,7 +52,7 @@ export class SqliteWebhookStore implements WebhookStore {
       remove: db.prepare<[string]>('DELETE FROM webhooks WHERE webhook_id = ?'),
       removeLog: db.prepare<[string]>('DELETE FROM webhook_deliveries WHERE webhook_id = ?'),
       due: db.prepare<[number, number], { webhook_id: string; change: number; attempts: number }>(
-        'SELECT webhook_id, change, attempts FROM webhook_outbox WHERE next_attempt_at <= ? ORDER BY change, webhook_id LIMIT ?',
+        'SELECT webhook_id, change, attempts FROM webhook_outbox WHERE next_attempt_at <= ? ORDER BY change, webhook_id LIMIT +?',
       ),
       lease: db.prepare<[number, string, number]>('UPDATE webhook_outbox SET next_attempt_at = ? WHERE webhook_id = ? AND change = ?'),
       webhook: db.prepare<[string], WebhookRow>('SELECT * FROM webhooks WHERE webhook_id = ?'),
@@ -64,7 +64,7 @@ export class SqliteWebhookStore implements WebhookStore {
       settle: db.prepare<[string, number]>('DELETE FROM webhook_outbox WHERE webhook_id = ? AND change = ?'),
       retry: db.prepare<[number, number, string, number]>('UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ? WHERE webhook_id = ? AND change = ?'),
       deliveries: db.prepare<[string | null, string | null, number], Omit<DeliveryAttempt, 'nextAttemptAt'>>(
-        'SELECT webhook_id, change, attempt, at, status, outcome, error FROM webhook_deliveries WHERE ? IS NULL OR webhook_id = ? ORDER BY seq DESC LIMIT ?',
+        'SELECT webhook_id, change, attempt, at, status, outcome, error FROM webhook_deliveries WHERE ? IS NULL OR webhook_id = ? ORDER BY seq DESC LIMIT +?',
       ),
     };
   }
