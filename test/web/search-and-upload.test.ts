@@ -143,9 +143,11 @@ describe.runIf(haveChromium || required)('web app: search page, photo search, up
     const p = await open(fixture.tokens.worker);
     await p.getByLabel('Search text').pressSequentially('widget', { delay: 30 });
     await p.getByText('45 parts').waitFor();
-    expect(await p.locator('.hits .hit-name mark').first().textContent()).toBe('Widget');
+    // Each keystroke's answer may still be on the page for a moment (a prefix of the word finds the
+    // same 45): wait for the last one's.
+    await expect.poll(() => p.locator('.hits .hit-name mark').first().textContent(), { timeout: 15_000 }).toBe('Widget');
     const vendor = p.getByRole('group', { name: 'Vendor' });
-    expect(await vendor.getByRole('checkbox').evaluateAll((els) => els.map((e) => e.closest('label')?.textContent?.trim()))).toEqual(['Acme 30', 'Globex 15']);
+    await expect.poll(() => vendor.getByRole('checkbox').evaluateAll((els) => els.map((e) => e.closest('label')?.textContent?.trim())), { timeout: 15_000 }).toEqual(['Acme 30', 'Globex 15']);
     expect(await p.locator('.hits .key-values').first().textContent()).toMatch(/Vendor\s*Acme|Vendor\s*Globex/);
     expect(await p.locator('.thumb-missing').count()).toBe(0);
     await vendor.getByRole('checkbox', { name: /Globex/ }).check();
