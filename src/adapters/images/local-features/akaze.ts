@@ -1,5 +1,5 @@
 /**
- * AKAZE local features of small references and of query photos (fourteenth round;
+ * AKAZE local features of small references and of query photos (
  * docs/search.md): a second feature family beside ORB (extract.ts) for the
  * scene photos of tiny references — a 32-px icon enlarged 6–15× in a scene — that ORB misses.
  * AKAZE's nonlinear scale space finds the same blobs and corners on a 32-px icon blown up to a

@@ -94,7 +94,7 @@ export async function secondLookOffThread(raster: GreyRaster): Promise<LocalFeat
 }
 
 /**
- * A query photo's AKAZE features for the small references (fifteenth round;
+ * A query photo's AKAZE features for the small references (
  * photo-features.ts `extractSmallLook`), computed from the encoded photo on the small look's own
  * thread, at a background priority ({@link SMALL_LOOK_NICE}).
  * @throws Error when the image cannot be decoded.

@@ -78,7 +78,7 @@ export async function extractSecondLook(raster: GreyRaster): Promise<LocalFeatur
 }
 
 /**
- * The AKAZE features of a query photo for the small references (fifteenth round;
+ * The AKAZE features of a query photo for the small references (
  * akaze.ts): decoded as for its first look ({@link extractPhotoQuery}), described at the query
  * settings of akaze.ts (a long side of at most 480 px), without words.
  * @throws Error when sharp cannot decode the image.

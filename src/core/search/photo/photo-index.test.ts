@@ -206,7 +206,7 @@ describe('PhotoIndex memory layout', () => {
     expect(answers(upl)).toBe(answers(index));
   });
 
-  it('answers the same after uploads grew its posting heap, and after they were removed (ninth round)', () => {
+  it('answers the same after uploads grew its posting heap, and after they were removed', () => {
     const index = new PhotoIndex(vocabulary);
     index.addMany(stored.map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
     const expected = answers(index);
@@ -273,7 +273,7 @@ describe('PhotoIndex without the postings of stop words (memory)', () => {
   });
 });
 
-describe('PhotoIndex bursty query keypoints (fourth round)', () => {
+describe('PhotoIndex bursty query keypoints', () => {
   // A part with 60 keypoints, and 99 other images each holding look-alikes of every one of them (5
   // bits flipped, at random places): every keypoint of a photo of the part then matches 100 images,
   // more than the burst limit of 64 — as the smooth corners of a small, enlarged icon match many
@@ -321,7 +321,7 @@ describe('PhotoIndex bursty query keypoints (fourth round)', () => {
   });
 });
 
-describe('PhotoIndex split stop words (fifth round)', () => {
+describe('PhotoIndex split stop words', () => {
   // 300 clutter images of 100 random keypoints: with 64 words, every word is held by ~80 % of the
   // images, so every word is a stop word (the limit is max(10, 5 % of the images) here) and a part's
   // keypoints match only through the cells of split words.

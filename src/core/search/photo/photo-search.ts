@@ -119,7 +119,7 @@ export function decodePhotoFeatures(bytes: Uint8Array): PhotoReference {
 }
 
 /**
- * Local-search options of a photo query unless the caller overrides them (third round;
+ * Local-search options of a photo query unless the caller overrides them (
  * docs/search.md): every query descriptor scans the postings of its 2 nearest words (a turned or
  * blurred keypoint often lands in a neighbouring word: at 514 references rotated queries found
  * first 33 → 39 of 40), and 100 images are verified instead of 40 (a part in clutter collects few
@@ -256,7 +256,7 @@ export class PhotoReferenceIndex {
   }
 
   /**
-   * The small references found in a query photo's AKAZE features (fifteenth round;
+   * The small references found in a query photo's AKAZE features (
    * small-look.ts): parts ranked by their calibrated confidence, at most `limit`; empty without an
    * AKAZE vocabulary or small references. Asked for only when {@link query}'s answer is not
    * confident, and merged with it by {@link mergeLooks}.
@@ -269,7 +269,7 @@ export class PhotoReferenceIndex {
 }
 
 /**
- * Whether a photo query's first answer asks for a second look (fourteenth round;
+ * Whether a photo query's first answer asks for a second look (
  * docs/search.md): true when no hit reaches {@link CONFIDENT_SCORE} (an empty answer included).
  * A confident first answer is final.
  */

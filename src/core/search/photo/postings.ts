@@ -10,7 +10,7 @@ import type { PostingHeap } from './posting-heap.js';
 
 /**
  * A growable posting list: `length` used entries of parallel arrays of `capacity` entries, held in
- * a {@link PostingHeap} (ninth round: the scan kernel reads them there). The byte
+ * a {@link PostingHeap} (the scan kernel reads them there). The byte
  * offsets are the truth; the views are rebuilt from them when the heap grows
  * ({@link rebindPostings}). A list without capacity has empty views outside any heap.
  */

@@ -1,5 +1,5 @@
 /**
- * The posting scan of a photo query as a WebAssembly function (ninth round;
+ * The posting scan of a photo query as a WebAssembly function (
  * docs/search.md): the loop of {@link TentativeMatches.scan} — Hamming distance of
  * a query descriptor to every posting of a list with i64.popcnt, the 128-bit first test, the
  * alive check and the one-match-per-(image, query keypoint) bookkeeping — over postings held in a

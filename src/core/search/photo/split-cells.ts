@@ -312,7 +312,7 @@ const laneCounts = new Int32Array(DESCRIPTOR_WORDS * 8);
 /**
  * Counts, per bit, the members of `order[from, to)` that have it into {@link bitCounts}, over at
  * most {@link BIT_SAMPLE} of them (every k-th); returns how many were counted. Eight byte-lane
- * adds a descriptor word instead of one step a set bit (seventh round: this ran for every
+ * adds a descriptor word instead of one step a set bit (this ran for every
  * cut of every split word at start-up and was a fifth of the bulk load).
  */
 function countBits(desc: Uint32Array, order: Int32Array, from: number, to: number): number {
