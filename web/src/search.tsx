@@ -247,6 +247,8 @@ export function SearchPage(props: { location: Location; language: string }) {
   /** Facet values as just checked, shown until the search with them is on screen. */
   const [chosen, setChosen] = useState<Record<string, string[]> | null>(null);
   const inFlight = useRef<{ key: string; controller: AbortController } | null>(null);
+  /** The last search answered, so a repeat of it (Enter after typing) is not sent again. */
+  const answered = useRef<{ key: string; sessionId: string } | null>(null);
   const typedAt = useRef<number | null>(null);
   const resultsHeading = useRef<HTMLHeadingElement>(null);
 
@@ -281,6 +283,8 @@ export function SearchPage(props: { location: Location; language: string }) {
     const key = JSON.stringify([q, props.language]);
     if (inFlight.current?.key === key) return;
     if (!how.again && !inFlight.current && view && session && sameQuery(q, query) && !error) return;
+    // Answered and navigated to, but its page not yet drawn: the same search is already on its way to the screen.
+    if (!how.again && !inFlight.current && answered.current?.key === key && answered.current.sessionId === new URLSearchParams(window.location.search).get('session')) return;
     inFlight.current?.controller.abort();
     if (isEmpty(q)) {
       inFlight.current = null;
@@ -303,6 +307,7 @@ export function SearchPage(props: { location: Location; language: string }) {
       .then((r) => {
         if (inFlight.current?.controller !== controller) return;
         inFlight.current = null;
+        answered.current = { key, sessionId: r.sessionId };
         pages.set(pageKey(r.sessionId, 1), r);
         if (how.typing) ownText.current = q.text;
         // Typing rewrites the entry typing made; anything else adds one (so Back goes to it).
@@ -331,10 +336,11 @@ export function SearchPage(props: { location: Location; language: string }) {
   }, [props.language]);
 
   // Results as you type.
+  const typingPause = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {
     if (text === query.text) return;
-    const timer = setTimeout(() => run({ ...query, text }, { typing: true }), TYPING_DEBOUNCE_MS);
-    return () => clearTimeout(timer);
+    typingPause.current = setTimeout(() => run({ ...query, text }, { typing: true }), TYPING_DEBOUNCE_MS);
+    return () => clearTimeout(typingPause.current);
   }, [text]);
 
   // Load the page of the URL's session.
@@ -419,6 +425,8 @@ export function SearchPage(props: { location: Location; language: string }) {
 
   const submit = (event: Event) => {
     event.preventDefault();
+    // Enter searches now: the typing pause's search of the same text is not needed.
+    clearTimeout(typingPause.current);
     markEntry({ typing: false });
     run({ ...query, text }, { typing: false });
     if (view && session && sameQuery({ ...query, text }, query)) markResults(view.response);
