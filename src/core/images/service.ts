@@ -13,7 +13,7 @@ import { CatalogError, errors } from '../../api/errors.js';
 import {
   ImageListRequestSchema, ImageSelectRequestSchema, type DisplayImages, type ImageDescription, type ImageView, type UploadOptions,
 } from '../../api/image-schemas.js';
-import { IdSchema, type BulkDeleteResult, type BulkWriteResult, type Page, type Principal } from '../../api/schemas.js';
+import { IdSchema, normalizeId, type BulkDeleteResult, type BulkWriteResult, type Page, type Principal } from '../../api/schemas.js';
 import { BlobGate } from './blob-gate.js';
 import { BlobTooLargeError } from './blobs.js';
 import {
@@ -187,7 +187,7 @@ export class ImageService implements UploadHost {
     const opened = await this.blobs.open(image.sha256);
     if (!opened) {
       // Deleted (or its file replaced) since it was read: answer as of now.
-      const [now] = await this.store.getImages([imageId]);
+      const [now] = await this.store.getImages([normalizeId(imageId)]);
       if (!now) throw errors.notFound(`image '${imageId}' does not exist`);
       if (now.sha256 !== image.sha256) return this.openOriginal(principal, imageId, options);
       throw new CatalogError('internal', `the original of image '${imageId}' is missing from the blob store (sha256 ${image.sha256})`);
@@ -202,6 +202,7 @@ export class ImageService implements UploadHost {
   async displayImages(principal: Principal, partId: string): Promise<DisplayImages> {
     assertScope(principal, 'images:read');
     if (!IdSchema.safeParse(partId).success) throw errors.badRequest(`invalid part id '${partId.slice(0, 300)}'`);
+    partId = normalizeId(partId);
     const images = await this.store.imagesOfPart(partId);
     if (!images) throw errors.notFound(`part '${partId}' does not exist`);
     const inputs: DisplayImageInput[] = [];
@@ -254,7 +255,7 @@ export class ImageService implements UploadHost {
   }
 
   private async stored(imageId: string): Promise<StoredImage> {
-    const [image] = IdSchema.safeParse(imageId).success ? await this.store.getImages([imageId]) : [];
+    const [image] = IdSchema.safeParse(imageId).success ? await this.store.getImages([normalizeId(imageId)]) : [];
     if (!image) throw errors.notFound(`image '${imageId}' does not exist`);
     return image;
   }
