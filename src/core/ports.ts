@@ -252,6 +252,27 @@ export interface ReferenceChanges {
   removed: string[];
 }
 
+/**
+ * Decodes stored originals (sharp in the adapters, through the bounded decode pool). Each call
+ * decodes at most `maxPixels` pixels (width × height, read from the header before any decoding).
+ */
+export interface ImageDecoder {
+  /**
+   * Decodes the whole image once. Resolves `undefined` when it decodes, else the reason it does not,
+   * to follow "the file …" in an item error (`cannot be decoded (…)`, `is W × H = N pixels, over
+   * the limit of M pixels (width × height)`).
+   * Uploads wait for a decode slot however long the queue (the upload limits bound them).
+   */
+  verify(image: Uint8Array | { path: string }, maxPixels: number): Promise<string | undefined>;
+  /**
+   * A WebP that fits a `size` × `size` box (aspect kept, never enlarged, EXIF orientation applied)
+   * of the image `open` gives, called once a decode slot is free (a queued call holds no bytes).
+   * @throws CatalogError 503 `unavailable` (Retry-After) when the decode queue is full; 413
+   *   `payload_too_large` over `maxPixels`; 415 `unsupported_media_type` when it does not decode.
+   */
+  thumbnail(open: () => Promise<Uint8Array | { path: string }>, size: number, maxPixels: number): Promise<Uint8Array>;
+}
+
 export interface ImageFeatureIndexer {
   /** `image` is the original's bytes, or the path of a local file holding them (see BlobStore.localPath). */
   index(imageId: string, partId: string, image: Uint8Array | { path: string }): Promise<Uint8Array | undefined>;

@@ -50,11 +50,22 @@ export interface PooledCatalogOptions {
   readers?: number | undefined;
   /** Calls that may wait for a thread before the server answers 503 (default 1,024 for the writer and for each reader). */
   maxQueue?: number | undefined;
+  /** Writes that may wait for the writer thread (default {@link DEFAULT_MAX_QUEUED_WRITES}); beyond, a 503 with Retry-After. */
+  maxQueuedWrites?: number | undefined;
   /** How long `start()` waits for the threads to be ready (default {@link READY_TIMEOUT_MS}). */
   readyTimeoutMs?: number | undefined;
   /** Postings a text search may read on the main thread (default {@link MAIN_THREAD_SEARCH_POSTINGS}; 0: none there). */
   mainThreadSearchPostings?: number | undefined;
 }
+
+/**
+ * Writes that may wait for the writer thread by default. The writer runs them one at a time in
+ * arrival order (piscina's FIFO queue); a write that waited longer than its client (the 60 s
+ * connection timeout) was given up and dropped unanswered. 64 writes of one to a few parts wait a
+ * few seconds at most; a client beyond them gets a 503 with Retry-After at once, which the CLI and
+ * the HTTP client retry, instead of an answer a minute later or none.
+ */
+export const DEFAULT_MAX_QUEUED_WRITES = 64;
 
 /** Default wait for the threads in `start()`: a catalog of millions of parts warms in about a second. */
 const READY_TIMEOUT_MS = 60_000;
@@ -110,6 +121,11 @@ function busyError(error: unknown): unknown {
   return /queue is at limit/i.test((error as Error).message)
     ? new CatalogError('unavailable', 'the server is busy: too many requests are waiting; retry in a moment', undefined, { retryAfterSeconds: 1 })
     : error;
+}
+
+/** The 503 of a write that finds the writer's queue full. */
+function busyWriter(maxQueue: number): CatalogError {
+  return new CatalogError('unavailable', `the server is busy: ${maxQueue} writes are already waiting for the writer; retry in a moment`, undefined, { retryAfterSeconds: 1 });
 }
 
 /**
@@ -400,7 +416,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       // Listen before the threads exist, so that no thread's message is missed.
       const threads = threadsReady(readyChannel, readers + 1, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
       const readerPools = new ReaderPools(Array.from({ length: readers }, () => new Piscina({ ...common, workerData: data(true), minThreads: 1, maxThreads: 1 })), common.maxQueue * readers);
-      const writer = new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 });
+      const writer = new Piscina({ ...common, maxQueue: options.maxQueuedWrites ?? DEFAULT_MAX_QUEUED_WRITES, workerData: data(false), minThreads: 1, maxThreads: 1 });
       // While the threads load, this thread reads the per-part arrays its own searches need.
       const ready = Promise.all([threads, main.search.warm({ postings: 0 })]).then(() => undefined);
       pools = { readers: readerPools, writer, ready };
@@ -410,7 +426,12 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   const keepSessions: KeepSessions = (sessions) => main.search.storeSessions(sessions);
   const calls = (service: PooledServiceName) => {
     const read = route((task, runOptions) => start().readers.run(task, undefined, runOptions), service, keepSessions);
-    const write = route((task, runOptions) => start().writer.run(withGivenUpFlag(task), runOptions), service, keepSessions);
+    const write = route(async (task, runOptions) => {
+      const pool = start().writer;
+      // piscina's own refusal says only "queue is at limit": name the writes.
+      if (pool.queueSize >= pool.options.maxQueue) throw busyWriter(pool.options.maxQueue);
+      return pool.run(withGivenUpFlag(task), runOptions);
+    }, service, keepSessions);
     const writes = new Set(methodsRunOn(service, 'write'));
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
   };
