@@ -3,10 +3,8 @@
  * (docs/search.md, "Photo search"): the largest set of matches consistent with one similarity
  * transform (rotation, uniform scale, translation), found by RANSAC with one-match hypotheses (an
  * oriented, scaled keypoint pair fixes a similarity on its own, so every good match proposes the
- * right model and no random sampling is needed), refined by least squares, then grown into an
- * affine and a homography fit (local optimisation: fit on the inliers, re-count, keep while the
- * count grows), so that a part seen at an angle (a phone held at 45°: one side a third shorter, a
- * similarity explaining only a strip of it) still counts all its matches. Pure code.
+ * right model and no random sampling is needed), refined by least squares, then relaxed to an
+ * affine fit so that moderate perspective (a phone held at an angle) still counts. Pure code.
  */
 
 /**
@@ -43,8 +41,7 @@ export interface VerifyOptions {
 
 /**
  * Result of {@link verify}: the number of inliers (distinct query AND reference keypoints), the
- * model x' = A·x + t as [a11, a12, a21, a22, tx, ty] mapping reference to query pixels (of a
- * homography, its first two rows: exact where its last row's term is small), its scale
+ * model x' = A·x + t as [a11, a12, a21, a22, tx, ty] mapping reference to query pixels, its scale
  * (√|det A|) and rotation (degrees), and the inlier flags (length n).
  */
 export interface Verification {
@@ -84,9 +81,6 @@ function countInliers(
   flags: Uint8Array,
 ): number {
   const [a11 = 0, a12 = 0, a21 = 0, a22 = 0, tx = 0, ty = 0] = m;
-  // A homography's last row (h31, h32; h33 = 1); 0, 0 for an affine or similarity model.
-  const h31 = m[6] ?? 0;
-  const h32 = m[7] ?? 0;
   if (++stamp > 0x7ffffff0) {
     stamp = 1;
     seenQ.fill(0);
@@ -100,10 +94,8 @@ function countInliers(
     flags[j] = 0;
     const rx = s.rx[j] ?? 0;
     const ry = s.ry[j] ?? 0;
-    const w = h31 * rx + h32 * ry + 1;
-    if (w <= 1e-6) continue;
-    const dx = (a11 * rx + a12 * ry + tx) / w - (s.qx[j] ?? 0);
-    const dy = (a21 * rx + a22 * ry + ty) / w - (s.qy[j] ?? 0);
+    const dx = a11 * rx + a12 * ry + tx - (s.qx[j] ?? 0);
+    const dy = a21 * rx + a22 * ry + ty - (s.qy[j] ?? 0);
     if (dx * dx + dy * dy > tol2) continue;
     if (gateAngle && Math.abs(angleDiff((s.qa[j] ?? 0) - (s.ra[j] ?? 0), rotation)) > angleTol) continue;
     if (gateScale && Math.abs(Math.log((s.qs[j] ?? 1) / (s.rs[j] ?? 1)) - logScale) > logScaleTol) continue;
@@ -182,168 +174,6 @@ function fitAffine(s: MatchSet, flags: Uint8Array): number[] | undefined {
   return [a11, a12, a21, a22, tx, ty];
 }
 
-/** Solves the n × n system `a` · x = `b` in place (partial pivoting); undefined when singular. */
-function solveLinear(a: Float64Array[], b: Float64Array): Float64Array | undefined {
-  const n = b.length;
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(a[r]?.[c] ?? 0) > Math.abs(a[p]?.[c] ?? 0)) p = r;
-    const pivot = a[p]?.[c] ?? 0;
-    if (Math.abs(pivot) < 1e-12) return undefined;
-    [a[c], a[p]] = [a[p] as Float64Array, a[c] as Float64Array];
-    [b[c], b[p]] = [b[p] ?? 0, b[c] ?? 0];
-    const rc = a[c] as Float64Array;
-    for (let r = c + 1; r < n; r++) {
-      const rr = a[r] as Float64Array;
-      const f = (rr[c] ?? 0) / pivot;
-      if (f === 0) continue;
-      for (let k = c; k < n; k++) rr[k] = (rr[k] ?? 0) - f * (rc[k] ?? 0);
-      b[r] = (b[r] ?? 0) - f * (b[c] ?? 0);
-    }
-  }
-  const x = new Float64Array(n);
-  for (let r = n - 1; r >= 0; r--) {
-    const rr = a[r] as Float64Array;
-    let v = b[r] ?? 0;
-    for (let k = r + 1; k < n; k++) v -= (rr[k] ?? 0) * (x[k] ?? 0);
-    x[r] = v / (rr[r] ?? 1);
-  }
-  return x;
-}
-
-/** Fewest inliers a homography is fitted on: 4 fix it exactly, so a few more keep noise from bending it. */
-const HOMOGRAPHY_MIN_INLIERS = 10;
-
-/**
- * Least-squares homography (h33 = 1, the algebraic error of the direct linear transform) from the
- * flagged matches, on coordinates centred and scaled to unit mean distance (so the 8 × 8 normal
- * equations stay well conditioned); returned as [h11, h12, h21, h22, h13, h23, h31, h32] in pixels
- * (the layout of an affine model plus the last row). Undefined when too few or degenerate.
- */
-function fitHomography(s: MatchSet, flags: Uint8Array): number[] | undefined {
-  let n = 0, mrx = 0, mry = 0, mqx = 0, mqy = 0;
-  for (let j = 0; j < s.n; j++) {
-    if (!flags[j]) continue;
-    n++;
-    mrx += s.rx[j] ?? 0; mry += s.ry[j] ?? 0; mqx += s.qx[j] ?? 0; mqy += s.qy[j] ?? 0;
-  }
-  if (n < HOMOGRAPHY_MIN_INLIERS) return undefined;
-  mrx /= n; mry /= n; mqx /= n; mqy /= n;
-  let dr = 0, dq = 0;
-  for (let j = 0; j < s.n; j++) {
-    if (!flags[j]) continue;
-    dr += Math.hypot((s.rx[j] ?? 0) - mrx, (s.ry[j] ?? 0) - mry);
-    dq += Math.hypot((s.qx[j] ?? 0) - mqx, (s.qy[j] ?? 0) - mqy);
-  }
-  if (dr < 1e-9 || dq < 1e-9) return undefined;
-  const kr = n / dr;
-  const kq = n / dq;
-  const ata = Array.from({ length: 8 }, () => new Float64Array(8));
-  const atb = new Float64Array(8);
-  const row = new Float64Array(8);
-  const add = (target: number): void => {
-    for (let i = 0; i < 8; i++) {
-      const ri = row[i] ?? 0;
-      if (ri === 0) continue;
-      const ai = ata[i] as Float64Array;
-      for (let k = 0; k < 8; k++) ai[k] = (ai[k] ?? 0) + ri * (row[k] ?? 0);
-      atb[i] = (atb[i] ?? 0) + ri * target;
-    }
-  };
-  for (let j = 0; j < s.n; j++) {
-    if (!flags[j]) continue;
-    const x = ((s.rx[j] ?? 0) - mrx) * kr;
-    const y = ((s.ry[j] ?? 0) - mry) * kr;
-    const u = ((s.qx[j] ?? 0) - mqx) * kq;
-    const v = ((s.qy[j] ?? 0) - mqy) * kq;
-    row.set([x, y, 1, 0, 0, 0, -u * x, -u * y]);
-    add(u);
-    row.set([0, 0, 0, x, y, 1, -v * x, -v * y]);
-    add(v);
-  }
-  const h = solveLinear(ata, atb);
-  if (!h) return undefined;
-  // H = Tq⁻¹ · Hn · Tr, with Tr: r ↦ (r − mr)·kr and Tq: q ↦ (q − mq)·kq; then scaled so h33 = 1.
-  const [n11 = 0, n12 = 0, n13 = 0, n21 = 0, n22 = 0, n23 = 0, n31 = 0, n32 = 0] = h;
-  // Hn · Tr: columns x, y scaled by kr, translation column absorbs −mr·kr.
-  const c = (a: number, b: number, t: number): [number, number, number] => [a * kr, b * kr, t - (a * mrx + b * mry) * kr];
-  const [p11, p12, p13] = c(n11, n12, n13);
-  const [p21, p22, p23] = c(n21, n22, n23);
-  const [p31, p32, p33] = c(n31, n32, 1);
-  // Tq⁻¹ · (…): q = u / kq + mq, so row1' = row1 / kq + mqx · row3, row2' = row2 / kq + mqy · row3.
-  const h11 = p11 / kq + mqx * p31, h12 = p12 / kq + mqx * p32, h13 = p13 / kq + mqx * p33;
-  const h21 = p21 / kq + mqy * p31, h22 = p22 / kq + mqy * p32, h23 = p23 / kq + mqy * p33;
-  if (Math.abs(p33) < 1e-12) return undefined;
-  const model = [h11 / p33, h12 / p33, h21 / p33, h22 / p33, h13 / p33, h23 / p33, p31 / p33, p32 / p33];
-  return model.every(Number.isFinite) ? model : undefined;
-}
-
-/**
- * Whether a fitted affine or homography model is a plausible view of a flat part: orientation kept
- * (no mirror), the 2 × 2 part's aspect change at most {@link MAX_ASPECT} at the reference's inlier
- * centroid, and the perspective row mild enough that no inlier lies near the horizon.
- */
-function plausibleModel(s: MatchSet, flags: Uint8Array, m: readonly number[]): boolean {
-  const a = m[0] ?? 0, b = m[1] ?? 0, c = m[2] ?? 0, d = m[3] ?? 0;
-  const h31 = m[6] ?? 0, h32 = m[7] ?? 0;
-  let n = 0, mx = 0, my = 0, minW = Infinity;
-  for (let j = 0; j < s.n; j++) {
-    if (!flags[j]) continue;
-    const x = s.rx[j] ?? 0, y = s.ry[j] ?? 0;
-    n++; mx += x; my += y;
-    minW = Math.min(minW, h31 * x + h32 * y + 1);
-  }
-  if (n === 0 || minW < 0.3) return false;
-  mx /= n; my /= n;
-  // The Jacobian of the map at the centroid: (A − q·[h31 h32]) / w.
-  const w = h31 * mx + h32 * my + 1;
-  const qx = (a * mx + b * my + (m[4] ?? 0)) / w;
-  const qy = (c * mx + d * my + (m[5] ?? 0)) / w;
-  const j = [(a - qx * h31) / w, (b - qx * h32) / w, (c - qy * h31) / w, (d - qy * h32) / w];
-  const det = (j[0] ?? 0) * (j[3] ?? 0) - (j[1] ?? 0) * (j[2] ?? 0);
-  return det > 0 && singularRatio(j) <= MAX_ASPECT;
-}
-
-/** Largest ratio of a model's singular values (aspect change) accepted: a part seen at up to ~60°. */
-const MAX_ASPECT = 2.5;
-
-/**
- * Local optimisation of a found model: fit an affine (≥ 6 inliers) and then a homography (≥
- * {@link HOMOGRAPHY_MIN_INLIERS}) on the current inliers, count the matches the fit explains
- * (no orientation or size gate: under perspective they change across the part) first at twice the
- * tolerance (to reach along a foreshortened side), refit, then at the tolerance; each step kept
- * only when the count at the tolerance grows.
- */
-function growModel(
-  s: MatchSet, model: number[], count: number, flags: Uint8Array, tol2: number, angleTol: number, logScaleTol: number,
-): { model: number[]; count: number } {
-  let bestModel = model;
-  let best = count;
-  const trial = new Uint8Array(s.n);
-  const wide = new Uint8Array(s.n);
-  for (let iter = 0; iter < 4; iter++) {
-    const fit = best >= HOMOGRAPHY_MIN_INLIERS && iter > 0 ? fitHomography(s, flags) : fitAffine(s, flags);
-    if (!fit || !plausibleModel(s, flags, fit)) break;
-    // Reach: the matches within twice the tolerance, refitted, then judged at the tolerance.
-    countInliers(s, fit, tol2 * 4, NaN, NaN, angleTol, logScaleTol, wide);
-    const refit = (best >= HOMOGRAPHY_MIN_INLIERS ? fitHomography(s, wide) : undefined) ?? fit;
-    let improved = false;
-    for (const candidate of refit === fit ? [fit] : [refit, fit]) {
-      if (!plausibleModel(s, wide, candidate)) continue;
-      const c = countInliers(s, candidate, tol2, NaN, NaN, angleTol, logScaleTol, trial);
-      if (c > best) {
-        best = c;
-        bestModel = candidate;
-        flags.set(trial);
-        improved = true;
-        break;
-      }
-    }
-    if (!improved && iter > 0) break;
-  }
-  return { model: bestModel, count: best };
-}
-
 /**
  * Finds the largest consistent subset of `s` (see the module comment). Cost O(hypotheses · n).
  * Returns 0 inliers and the identity model when `s` has fewer than 2 matches.
@@ -401,7 +231,25 @@ export function verify(s: MatchSet, options: VerifyOptions): Verification {
     bestRot = rot;
     bestLogScale = logScale;
   }
-  if (count >= 6) ({ model, count } = growModel(s, model, count, flags, tol2, angleTol, logScaleTol));
+  if (count >= 6) {
+    const affine = fitAffine(s, flags);
+    if (affine) {
+      const det = (affine[0] ?? 0) * (affine[3] ?? 0) - (affine[1] ?? 0) * (affine[2] ?? 0);
+      // Keep only mild, orientation-preserving deformations (no mirror, aspect change ≤ 2×).
+      const trial = new Uint8Array(s.n);
+      if (det > 0) {
+        const sv = singularRatio(affine);
+        if (sv <= 2) {
+          const c = countInliers(s, affine, tol2, NaN, NaN, angleTol, logScaleTol, trial);
+          if (c > count) {
+            model = affine;
+            count = c;
+            flags.set(trial);
+          }
+        }
+      }
+    }
+  }
   const scale = Math.sqrt(Math.abs((model[0] ?? 0) * (model[3] ?? 0) - (model[1] ?? 0) * (model[2] ?? 0)));
   return {
     inliers: count,
