@@ -2,7 +2,8 @@
  * Contract: photo search in both modes. Queries are made at test time from the bench
  * images: a reference turned 20° on a white background, and the part cut out of its white background
  * lying on a generated cluttered bench (turned 8°, 45 % of the scene). A photo of something not in
- * the catalog gets no confident hit (score below CONFIDENT_IMAGE_SCORE). The image search's own
+ * the catalog gets no confident hit (score below CONFIDENT_IMAGE_SCORE). Field photos: the scene
+ * taken at an angle, and the scene with part of the part under a hand. The image search's own
  * steps (confidence, the second and the small look, start-up) are tested on the adapter alone, in
  * test/store/photo-search-looks.test.ts.
  */
@@ -10,7 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIDENT_IMAGE_SCORE } from '../../src/api/schemas.js';
 import { createHarness, MODES, type Harness } from '../helpers/harness.js';
-import { IMAGES, PARTS, scene, turned } from '../helpers/photo-scenes.js';
+import { atAngle, coveredByHand } from '../helpers/photo-conditions.js';
+import { IMAGES, PARTS, partBox, scene, turned } from '../helpers/photo-scenes.js';
 
 describe.each(MODES)('photo search (%s client)', (mode) => {
   let h: Harness;
@@ -78,6 +80,21 @@ describe.each(MODES)('photo search (%s client)', (mode) => {
     for (const seed of [3, 5]) {
       const response = await h.admin.search(confident, { image: await scene('op2_multiply.jpg', seed), filename: 'q.jpg' });
       expect(response.results[0]?.id, `seed ${seed}`).toBe('photo:op2_multiply');
+    }
+  });
+
+  it('a photo of the part on the bench taken at an angle (its far side 40 % shorter, sheared) finds its part first', async () => {
+    for (const [file, seed] of [['pineapple.jpg', 11], ['teddy_bear.jpg', 11]] as const) {
+      const response = await h.admin.search({ resultOptions: { limit: 3 } }, { image: await atAngle(await scene(file, seed), 0.4), filename: 'q.jpg' });
+      expect(response.results[0]?.id, file).toBe(`photo:${file.replace('.jpg', '')}`);
+    }
+  });
+
+  it('a photo of the part on the bench with 40 % of it covered by a hand finds its part first', async () => {
+    for (const [file, seed] of [['toolbox.jpg', 11], ['duck.jpg', 11]] as const) {
+      const photo = await coveredByHand(await scene(file, seed), await partBox(file), 0.4);
+      const response = await h.admin.search({ resultOptions: { limit: 3 } }, { image: photo, filename: 'q.jpg' });
+      expect(response.results[0]?.id, file).toBe(`photo:${file.replace('.jpg', '')}`);
     }
   });
 

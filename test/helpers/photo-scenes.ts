@@ -26,6 +26,17 @@ function makeTurned(file: string, deg: number): Promise<Buffer> {
   return sharp(read(file)).rotate(deg, { background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
 }
 
+/** The part as a scene places it: white made transparent, at most 360 px, turned 8°; PNG. */
+function placedPart(file: string): Promise<Buffer> {
+  return sharp(read(file)).unflatten().resize(360, 360, { fit: 'inside' }).rotate(8, { background: { r: 0, g: 0, b: 0, alpha: 0 } }).png().toBuffer();
+}
+
+/** Where {@link scene} puts the part of `file`: its box in the 800 × 600 scene (px). */
+export async function partBox(file: string): Promise<{ left: number; top: number; width: number; height: number }> {
+  const meta = await sharp(await placedPart(file)).metadata();
+  return { left: 300, top: 120, width: Math.min(500, meta.width ?? 0), height: Math.min(480, meta.height ?? 0) };
+}
+
 /**
  * The part (white background made transparent) turned 8°, 45 % of an 800 × 600 cluttered bench;
  * with `noise` > 0, sensor noise of that σ per channel and JPEG q75 (a dim photo brightened).
@@ -46,8 +57,7 @@ async function makeScene(file: string, seed: number, noise = 0): Promise<Buffer>
     grain[i + 1] = v;
     grain[i + 2] = v * 0.7;
   }
-  const part = await sharp(read(file)).unflatten().resize(360, 360, { fit: 'inside' })
-    .rotate(8, { background: { r: 0, g: 0, b: 0, alpha: 0 } }).png().toBuffer();
+  const part = await placedPart(file);
   const composed = sharp(grain, { raw: { width: 800, height: 600, channels: 3 } })
     .composite([
       { input: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600">${shapes.join('')}</svg>`), left: 0, top: 0 },
