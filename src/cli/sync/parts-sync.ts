@@ -1,6 +1,8 @@
 /**
  * `parts import --sync` (docs/cli.md, "Sync"): the sheet is the whole truth for the parts in scope.
- * Rows equal to the stored part are not sent (one select per batch compares them), and with
+ * Rows equal to the stored part are not sent: a row the last run saw the catalog hold, on a part
+ * nothing wrote since (part-hashes.ts), is not even compared; the others are, with one select per
+ * batch. With
  * `--prune` the stored parts in scope the sheet no longer holds are deleted, listed first by
  * `--dry-run`, refused above `--max-delete`.
  */
@@ -11,8 +13,10 @@ import type { BulkRow } from '../bulk/run-bulk.js';
 import type { BulkSummary } from '../bulk/summary.js';
 import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { PartHashes, rowHash } from './part-hashes.js';
 import { prune } from './prune.js';
 import { parseMaxDelete, parseScope, partInScope, type MaxDelete, type SyncScope } from './scope.js';
+import type { SyncStateFile } from './state.js';
 
 /** The sync options of `parts import`. */
 export interface PartsSyncFlags {
@@ -20,14 +24,18 @@ export interface PartsSyncFlags {
   prune?: boolean;
   scope?: string;
   maxDelete?: string;
+  /** false (`--no-sync-state`): compare every row with the stored part, whatever the last run saw. */
+  syncState?: boolean;
 }
 
 type Row = BulkRow<Record<string, unknown>>;
 
-/** A batch after the comparison: the rows to send, each one's index in the batch, and how many were equal. */
+/** A batch after the comparison: the rows to send, each one's index in the batch and row hash, and how many were equal. */
 export interface FilteredBatch {
   rows: Row[];
   indexes: number[];
+  /** rowHash of each row to send (undefined: a row without a usable part_id). */
+  hashes: (string | undefined)[];
   unchanged: number;
 }
 
@@ -40,21 +48,41 @@ export class PartsSync {
   private readonly scope: SyncScope;
   private readonly max: MaxDelete;
 
-  /** @throws UsageError for a malformed --scope or --max-delete. */
+  private readonly hashes: PartHashes;
+
+  /**
+   * `state`: the sync state file of this sheet and catalog (src/cli/sync/state.ts).
+   * @throws UsageError for a malformed --scope or --max-delete.
+   */
   constructor(
     private readonly ctx: CommandContext,
     private readonly flags: PartsSyncFlags,
     private readonly client: () => Promise<CatalogClient>,
+    state: SyncStateFile,
   ) {
     this.scope = parseScope(flags.scope);
     this.max = parseMaxDelete(flags.maxDelete);
+    this.hashes = new PartHashes(state, flags.syncState !== false, client);
   }
 
   /** Records a row read from the sheet (its part_id, or that it has none). */
   noteRow(row: Row): void {
     const id = row.item?.part_id ?? row.record?.part_id;
-    if (typeof id === 'string' && id !== '') this.sourceIds.add(id);
-    else this.unreadable++;
+    if (typeof id === 'string' && id !== '') {
+      this.sourceIds.add(id);
+      this.hashes.noteId(id);
+    } else this.unreadable++;
+  }
+
+  /** Records which rows of a filtered batch the service stored (created or updated). */
+  noteSent(filtered: FilteredBatch, result: { created: string[]; updated: string[] } | undefined): void {
+    if (result === undefined) return;
+    const stored = new Set([...result.created, ...result.updated]);
+    filtered.rows.forEach((row, k) => {
+      const id = row.item?.part_id;
+      const hash = filtered.hashes[k];
+      if (typeof id === 'string' && hash !== undefined && stored.has(id)) this.hashes.noteWritten(id, hash);
+    });
   }
 
   /**
@@ -63,26 +91,40 @@ export class PartsSync {
    * answers them.
    */
   async filter(batch: Row[]): Promise<FilteredBatch> {
-    const ids = [...new Set(batch.flatMap((r) => (typeof r.item?.part_id === 'string' ? [r.item.part_id] : [])))];
+    await this.hashes.prepare();
+    const hashes = batch.map((r) => (r.item !== undefined && r.refused === undefined && typeof r.item.part_id === 'string' ? rowHash(r.item) : undefined));
+    const known = batch.map((r, k) => hashes[k] !== undefined && this.hashes.unchanged(String(r.item?.part_id), hashes[k]));
+    const ids = [...new Set(batch.flatMap((r, k) => (!known[k] && typeof r.item?.part_id === 'string' ? [r.item.part_id] : [])))];
     const stored = new Map<string, Awaited<ReturnType<CatalogClient['selectParts']>>[number]>();
     const client = await this.client();
     for (let i = 0; i < ids.length; i += MAX_PAGE_LIMIT) {
       for (const part of await client.selectParts({ part_ids: ids.slice(i, i + MAX_PAGE_LIMIT), projection: ['name', 'attributes'] })) stored.set(part.part_id, part);
     }
-    const out: FilteredBatch = { rows: [], indexes: [], unchanged: 0 };
+    const out: FilteredBatch = { rows: [], indexes: [], hashes: [], unchanged: 0 };
     batch.forEach((row, index) => {
       const item = row.item;
-      if (item !== undefined && row.refused === undefined && !changes(item, stored.get(String(item.part_id)))) out.unchanged++;
-      else {
+      const hash = hashes[index];
+      if (item !== undefined && hash !== undefined && (known[index] || !changes(item, stored.get(String(item.part_id))))) {
+        out.unchanged++;
+        this.hashes.noteEqual(String(item.part_id), hash);
+      } else {
         out.rows.push(row);
         out.indexes.push(index);
+        out.hashes.push(hash);
       }
     });
     return out;
   }
 
-  /** After every row was answered: the prune (with --prune), else nothing. */
+  /** After every row was answered: the prune (with --prune), then the state for the next run is saved. */
   async finish(summary: BulkSummary, dryRun: boolean): Promise<{ notes: string[]; exitCode?: number }> {
+    const pruned = await this.prune(summary, dryRun);
+    // A dry run wrote nothing, and what it compared is all it could remember: the next real run decides.
+    const unsaved = dryRun ? undefined : await this.hashes.save();
+    return unsaved === undefined ? pruned : { ...pruned, notes: [...pruned.notes, unsaved] };
+  }
+
+  private async prune(summary: BulkSummary, dryRun: boolean): Promise<{ notes: string[]; exitCode?: number }> {
     if (this.flags.prune !== true) return { notes: [] };
     if (this.unreadable > 0) {
       return {
