@@ -126,7 +126,9 @@ named after part numbers) re-run the same two commands; only what changed moves.
   \`parts import --sync\` remembers, per part, the row the catalog was seen to hold and the change
   feed's number at the end of the run; the next run asks the feed (\`POST /1/catalog/changes\`)
   which parts anyone wrote since and compares only those, and rows that differ from the
-  remembered one, with the stored part. A feed that no longer reaches back (retention) means a
+  remembered one, with the stored part; a sheet with the very bytes of the last finished run
+  (same format and \`--id-replace\`), every row of which was remembered, on parts and attributes
+  nobody wrote since, is not read at all. A feed that no longer reaches back (retention) means a
   full comparison. The state is a cache: deleting it costs time, not correctness, and
   \`--no-sync-state\` ignores it. Blind spots, by design: a photo rewritten with other bytes of the
   same size *and* its old modification time put back is taken as unchanged (photos whose time is

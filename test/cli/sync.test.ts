@@ -14,6 +14,7 @@ import { LocalCatalogClient } from '../../src/client/local-client.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Catalog } from '../../src/core/services.js';
 import { buildApp } from '../../src/http/app.js';
+import { PartsSync } from '../../src/cli/sync/parts-sync.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { cli } from '../helpers/cli.js';
 import { SHARED_IMAGES } from '../helpers/data.js';
@@ -251,14 +252,20 @@ describe.each(['local', 'remote'] as const)('catalog parts import --sync (%s)', 
 
   it('reads no stored part when the catalog has not changed since the last run, and restores a part changed meanwhile', async () => {
     const selects = vi.spyOn(mode === 'local' ? LocalCatalogClient.prototype : HttpCatalogClient.prototype, 'selectParts');
+    const filters = vi.spyOn(PartsSync.prototype, 'filter');
     const again = await run(['parts', 'import', 'parts.csv', '--sync', '-o', 'json']);
     expect(JSON.parse(again.stdout)).toMatchObject({ created: 0, updated: 0, unchanged: 20 });
     expect(selects).not.toHaveBeenCalled();
+    // The same bytes as the last run, on parts nobody wrote since: no row is even read.
+    expect(filters).not.toHaveBeenCalled();
+    const dry = await run(['parts', 'import', 'parts.csv', '--sync', '--prune', '--dry-run']);
+    expect(dry.stderr).toContain('would create 0, would update 0, 20 unchanged, would prune 0, 0 rejected');
 
     // Someone else renames A03: the next sync compares that part alone, and puts the sheet's name back.
     expect((await cli(['parts', 'import', '-', '--format', 'ndjson'], { cwd: s.dir, env: s.env, stdin: JSON.stringify({ part_id: 'A03', name: { en: 'Edited' } }) })).code).toBe(0);
     const restored = await run(['parts', 'import', 'parts.csv', '--sync', '-o', 'json']);
     expect(JSON.parse(restored.stdout)).toMatchObject({ created: 0, updated: 1, unchanged: 19 });
+    expect(filters).toHaveBeenCalled();
     expect(selects.mock.calls.flatMap(([request]) => (request as { part_ids: string[] }).part_ids)).toEqual(['A03']);
     expect((JSON.parse((await run(['parts', 'get', 'A03', '-o', 'json'])).stdout) as { name: { en: string } }[])[0]?.name.en).toBe('Part A03');
 

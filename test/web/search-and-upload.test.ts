@@ -148,18 +148,13 @@ describe.runIf(haveChromium || required)('web app: search page, photo search, up
       writeFileSync(join(folder, 'nopart_1.jpg'), await solid(10, 10, 10));
       const p = await open(fixture.tokens.contributor);
       // The files each upload request carries (the browser does not expose a multipart body with files to Playwright).
-      await p.addInitScript(() => {
-        const sent: string[] = [];
-        Object.assign(window, { sentFiles: sent });
-        const original = window.fetch.bind(window);
-        window.fetch = (input, init) => {
-          if (init?.body instanceof FormData) sent.push(init.body.getAll('files').map((f) => (f as File).name).join(','));
-          return original(input, init);
-        };
+      await p.addInitScript({
+        content: `window.sentFiles = []; const original = window.fetch.bind(window);
+          window.fetch = (input, init) => { if (init && init.body instanceof FormData) window.sentFiles.push(init.body.getAll('files').map((f) => f.name).join(',')); return original(input, init); };`,
       });
       await p.goto(`${server.url}/sync`);
       await p.getByRole('heading', { name: 'Sync a folder of photos' }).waitFor();
-      const uploads = () => p.evaluate(() => (window as unknown as { sentFiles: string[] }).sentFiles);
+      const uploads = () => p.evaluate('window.sentFiles') as Promise<string[]>;
       const counts = p.locator('.sync-counts');
       await p.getByLabel('Folder of photos (choose, or drop it here)').setInputFiles(folder);
       await counts.waitFor();

@@ -246,10 +246,12 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     }
     return { created: result?.created ?? [], updated: result?.updated ?? [], errors, unchanged: filtered.unchanged };
   };
+  // A sync over the very sheet its last run read, into a catalog where none of its parts changed since, reads no row.
+  const fromState = sync !== undefined && inputPath !== undefined && (await sync.sheetUnchanged(inputPath, JSON.stringify({ format, idReplace: flags.idReplace ?? [] })));
   const grouped = spec.sendBatches !== undefined && ctx.config.remote.value === undefined && flags.maxErrors === undefined;
   return runBulk<Record<string, unknown>>(ctx, {
     what: `${spec.noun} import${sync ? ' --sync' : ''}`,
-    rows: rows(),
+    rows: fromState ? (async function* () {})() : rows(),
     format,
     inputPath,
     inputName: file,

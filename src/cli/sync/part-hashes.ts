@@ -16,10 +16,21 @@ import { hash } from 'node:crypto';
 import type { CatalogClient } from '../../client/types.js';
 import { readSyncState, writeSyncState, type SyncStateFile } from './state.js';
 
-/** The state as stored: the feed's change number and, per part_id, the hash of the row the part equals. */
+/**
+ * The state as stored: the feed's change number and, per part_id, the hash of the row the part
+ * equals; `sheet` when every row of the sheet is among them (the sheet's SHA-256, its rows, and
+ * the options that map its rows), so that the same bytes next time need not be read at all.
+ */
 interface Stored {
   change: number;
   parts: Record<string, string>;
+  sheet?: SheetIdentity;
+}
+
+/** A sheet's bytes and the options its rows were mapped with. */
+export interface SheetIdentity {
+  sha256: string;
+  options: string;
 }
 
 /** Changes per feed request (the API's maximum). */
@@ -58,6 +69,8 @@ export class PartHashes {
   /** The feed's number this run starts from: writes after it are checked at the end. */
   private start = 0;
   private started: Promise<void> | undefined;
+  /** The last run's sheet, when every part it remembered is unchanged since. */
+  private lastSheet: SheetIdentity | undefined;
   /** Rows found equal to the stored part (remembered or compared). */
   private readonly equal = new Map<string, string>();
   /** Rows this run wrote. */
@@ -87,6 +100,9 @@ export class PartHashes {
         try {
           const { counts, latest } = await partChangesSince(client, stored.change);
           for (const [id, hash] of Object.entries(stored.parts)) if (!counts.has(id)) this.known.set(id, hash);
+          // The sheet's rows are mapped against the attribute definitions: any change to those and the rows are read again.
+          const attributes = await client.changes({ since: stored.change, limit: 1, types: ['attribute'] });
+          if (this.known.size === Object.keys(stored.parts).length && attributes.changes.length === 0) this.lastSheet = stored.sheet;
           this.start = latest;
           return;
         } catch (error) {
@@ -97,6 +113,22 @@ export class PartHashes {
       this.start = (await client.changes({ limit: 1, types: ['part'] })).latest;
     })();
     return this.started;
+  }
+
+  /**
+   * The part_ids of the sheet when it is the last run's sheet byte for byte, mapped with the same
+   * options, and every one of its parts is unchanged since: then every row is known to be equal
+   * without reading it. Undefined otherwise.
+   */
+  async sameSheet(sheet: SheetIdentity): Promise<string[] | undefined> {
+    await this.prepare();
+    const last = this.lastSheet;
+    return last !== undefined && last.sha256 === sheet.sha256 && last.options === sheet.options ? [...this.known.keys()] : undefined;
+  }
+
+  /** Every row of the sheet is known to be equal (sameSheet): they are remembered as they were. */
+  noteAllEqual(): void {
+    for (const [id, hash] of this.known) this.equal.set(id, hash);
   }
 
   /** Whether the part is known to equal this row (no stored part needs reading). */
@@ -116,10 +148,11 @@ export class PartHashes {
 
   /**
    * Saves what holds at the feed's end: parts found equal that nothing wrote since the run began,
-   * and parts this run wrote whose only change since is that write. Returns a message when the
-   * state could not be saved.
+   * and parts this run wrote whose only change since is that write; with `sheet` (the bytes read,
+   * unchanged during the run) when that is every row of a sheet of `rows` rows without a repeated
+   * part_id. Returns a message when the state could not be saved.
    */
-  async save(): Promise<string | undefined> {
+  async save(sheet?: SheetIdentity & { rows: number }): Promise<string | undefined> {
     await this.prepare();
     let changes: Awaited<ReturnType<typeof partChangesSince>>;
     try {
@@ -132,6 +165,7 @@ export class PartHashes {
     for (const [id, hash] of this.equal) if (!changes.counts.has(id)) parts[id] = hash;
     for (const [id, hash] of this.written) if ((changes.counts.get(id) ?? 0) <= 1) parts[id] = hash;
     for (const id of this.repeated) delete parts[id];
-    return writeSyncState(this.file, { change: changes.latest, parts } satisfies Stored);
+    const complete = sheet !== undefined && this.repeated.size === 0 && Object.keys(parts).length === sheet.rows;
+    return writeSyncState(this.file, { change: changes.latest, parts, ...(complete ? { sheet: { sha256: sheet.sha256, options: sheet.options } } : {}) } satisfies Stored);
   }
 }

@@ -6,6 +6,8 @@
  * `--prune` the stored parts in scope the sheet no longer holds are deleted, listed first by
  * `--dry-run`, refused above `--max-delete`.
  */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { MAX_PAGE_LIMIT, type PartInput } from '../../api/schemas.js';
 import type { CatalogClient } from '../../client/types.js';
 import { partUpsertChanges } from '../../core/catalog/part-changes.js';
@@ -13,7 +15,7 @@ import type { BulkRow } from '../bulk/run-bulk.js';
 import type { BulkSummary } from '../bulk/summary.js';
 import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { PartHashes, rowHash } from './part-hashes.js';
+import { PartHashes, rowHash, type SheetIdentity } from './part-hashes.js';
 import { prune } from './prune.js';
 import { parseMaxDelete, parseScope, partInScope, type MaxDelete, type SyncScope } from './scope.js';
 import type { SyncStateFile } from './state.js';
@@ -49,6 +51,10 @@ export class PartsSync {
   private readonly max: MaxDelete;
 
   private readonly hashes: PartHashes;
+  /** The sheet's bytes and mapping options as the run began (a file sheet only). */
+  private sheet: (SheetIdentity & { path: string }) | undefined;
+  /** Rows known equal without being read (the last run's sheet, byte for byte, on unchanged parts). */
+  private skipped = 0;
 
   /**
    * `state`: the sync state file of this sheet and catalog (src/cli/sync/state.ts).
@@ -63,6 +69,21 @@ export class PartsSync {
     this.scope = parseScope(flags.scope);
     this.max = parseMaxDelete(flags.maxDelete);
     this.hashes = new PartHashes(state, flags.syncState !== false, client);
+  }
+
+  /**
+   * Whether the sheet at `path` need not be read: the last finished run read these very bytes with
+   * the same `options` (what maps its rows), remembered every row, and the change feed shows no
+   * write to any of those parts nor to an attribute since. Then every row counts as unchanged.
+   */
+  async sheetUnchanged(path: string, options: string): Promise<boolean> {
+    this.sheet = { sha256: await fileSha256(path), options, path };
+    const ids = await this.hashes.sameSheet(this.sheet);
+    if (ids === undefined) return false;
+    for (const id of ids) this.sourceIds.add(id);
+    this.hashes.noteAllEqual();
+    this.skipped = ids.length;
+    return true;
   }
 
   /** Records a row read from the sheet (its part_id, or that it has none). */
@@ -118,10 +139,21 @@ export class PartsSync {
 
   /** After every row was answered: the prune (with --prune), then the state for the next run is saved. */
   async finish(summary: BulkSummary, dryRun: boolean): Promise<{ notes: string[]; exitCode?: number }> {
+    if (this.skipped > 0) {
+      summary.rows += this.skipped;
+      summary.unchanged = (summary.unchanged ?? 0) + this.skipped;
+    }
     const pruned = await this.prune(summary, dryRun);
     // A dry run wrote nothing, and what it compared is all it could remember: the next real run decides.
-    const unsaved = dryRun ? undefined : await this.hashes.save();
+    const unsaved = dryRun ? undefined : await this.hashes.save(await this.sheetAsRead());
     return unsaved === undefined ? pruned : { ...pruned, notes: [...pruned.notes, unsaved] };
+  }
+
+  /** The sheet's identity with its row count, when the file is still the bytes the run began with and every row had a part_id. */
+  private async sheetAsRead(): Promise<(SheetIdentity & { rows: number }) | undefined> {
+    if (this.sheet === undefined || this.unreadable > 0) return undefined;
+    const { sha256, options, path } = this.sheet;
+    return (await fileSha256(path)) === sha256 ? { sha256, options, rows: this.sourceIds.size } : undefined;
   }
 
   private async prune(summary: BulkSummary, dryRun: boolean): Promise<{ notes: string[]; exitCode?: number }> {
@@ -149,6 +181,13 @@ export class PartsSync {
     }
     return prune(this.ctx, summary, { noun: 'parts', plan: { ids, inScope }, scope: this.scope, max: this.max, dryRun, remove: (chunk) => client.deleteParts(chunk) });
   }
+}
+
+/** The SHA-256 (hex) of a file's bytes, read as a stream. */
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 /** partUpsertChanges for an item as mapped from a row: a malformed one counts as a change (the service rejects it). */
