@@ -200,6 +200,8 @@ export interface QueryWord {
 export interface Alternative {
   tokens: string[];
   prefix: boolean;
+  /** A typo neighbour of the query word, not the word as typed (ranked below it). */
+  typo?: boolean;
 }
 
 /**

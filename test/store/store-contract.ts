@@ -718,7 +718,7 @@ function referenceRanking(parts: readonly StoredPart[], attributes: ReadonlyMap<
   const sorted = [...parts].sort((a, b) => (a.part_id < b.part_id ? -1 : a.part_id > b.part_id ? 1 : 0));
   const docs = sorted.map((p) => buildEngineDocument(p, attributes));
   const dl = docs.map((d) => tierLength(d.lengths, tier));
-  const data = { dl, key: sorted.map((_, i) => i), avgdl: averageLength({ n: docs.length, sumLength: dl.reduce((a, b) => a + b, 0) }) };
+  const data = { dl, key: sorted.map((_, i) => i), avgdl: averageLength({ n: docs.length, sumLength: dl.reduce((a, b) => a + b, 0) }), n: docs.length };
   const list = (term: string, weight: number) => {
     const ids: number[] = [];
     const wtf: number[] = [];
