@@ -143,7 +143,7 @@ export class EngineSearcher {
     const inDefaults = wordsInDefaults(words, ctx);
     const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
     const data = this.docData(tier);
-    const exact = this.exactField(query.words, tier);
+    const exact = this.exactFields(words, tier);
     const resolvedWords = words.map((w) => this.resolve(w, tier, data, 0, exact));
     const resolved = this.withSpans(words, resolvedWords, tier, data, () => true, false);
 
@@ -328,15 +328,24 @@ export class EngineSearcher {
 
   /**
    * The parts whose id or one of whose names equals the whole query, separators aside (the exact
-   * rule, document.ts EXACT_MARK), as a term list for tier `tier`; undefined when there are none.
+   * rule, document.ts EXACT_MARK), as term lists for tier `tier` with their flags. A one-word query
+   * also names the parts called like one of its typo neighbours (EXACT_FIELD with TYPO): a
+   * misspelling of `typescript` finds the part named so before the parts that hold the
+   * misspelling among other words.
    */
-  private exactField(words: readonly QueryWord[], tier: number): TierView | undefined {
-    if (words.length === 0) return undefined;
-    const term = exactTerm(words.flatMap((w) => w.tokens));
-    const id = this.r.termId(term);
-    if (id === undefined) return undefined;
-    const view = this.r.termForTier(id, term, tier);
-    return view.docs.length > 0 ? view : undefined;
+  private exactFields(words: readonly ExpandedWord[], tier: number): { view: TierView; flags: number }[] {
+    if (words.length === 0) return [];
+    const out: { view: TierView; flags: number }[] = [];
+    const add = (tokens: readonly string[], flags: number) => {
+      const term = exactTerm(tokens);
+      const id = this.r.termId(term);
+      if (id === undefined) return;
+      const view = this.r.termForTier(id, term, tier);
+      if (view.docs.length > 0) out.push({ view, flags });
+    };
+    add(words.flatMap((w) => w.word.tokens), EXACT_FIELD);
+    if (words.length === 1) for (const a of words[0]?.alternatives ?? []) if (a.typo === true) add(a.tokens, EXACT_FIELD | TYPO);
+    return out;
   }
 
   /**
@@ -374,7 +383,7 @@ export class EngineSearcher {
    * then the id; each distinct term once), materialized when there are several. Undefined when no
    * term of it is indexed for this tier.
    */
-  private resolve(word: ExpandedWord, tier: number, data: DocData, allFlag = 0, exact?: TierView): ResolvedWord {
+  private resolve(word: ExpandedWord, tier: number, data: DocData, allFlag = 0, exact: readonly { view: TierView; flags: number }[] = []): ResolvedWord {
     const lists: TermList[] = [];
     const seen = new Set<string>();
     // Flags on the postings (topk.ts): TYPO for a typo neighbour, SYNONYM for a synonym,
@@ -411,7 +420,7 @@ export class EngineSearcher {
     for (const a of word.synonyms ?? []) add(a, '', SYNONYM);
     for (const a of word.idAlternatives) add(a, ID_MARK, 0);
     // The exact rule's parts match every word of the query (they are named by all of it).
-    if (exact) push(exact, EXACT_FIELD);
+    for (const e of exact) push(e.view, e.flags);
     if (lists.length === 0) return undefined;
     if (lists.length === 1) return lists[0];
     if (this.scratch.score.length < this.r.docCapacity) {
