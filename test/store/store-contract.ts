@@ -15,8 +15,6 @@ import type { BlobStore, CatalogStores } from '../../src/core/ports.js';
 import { visibleLevels } from '../../src/core/permissions.js';
 import { parseQueryText } from '../../src/core/search/query.js';
 import { applySynonyms, compileSynonyms } from '../../src/core/search/synonyms.js';
-import { averageLength, ID_WEIGHT, NAME_WEIGHT } from '../../src/core/search/engine/bm25.js';
-import { buildEngineDocument, ID_MARK, tierLength } from '../../src/core/search/engine/document.js';
 import { referenceRanking } from '../../src/core/search/engine/reference.js';
 
 /** What a factory opens for one test: a fresh, empty catalog's stores and a blob store. */
