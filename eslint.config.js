@@ -30,22 +30,6 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
-    // The search path's objects keep one hidden class each (issue 12, docs/search.md "fifth look"):
-    // V8 (Node 20) gives every `{ ...x, field }` built in warm code a map of its own, so code that
-    // reads such objects goes megamorphic and its optimized code is thrown away ("wrong map").
-    files: ['src/core/search/**/*.ts', 'src/adapters/*/search/**/*.ts'],
-    ignores: ['**/*.test.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: 'ObjectExpression > SpreadElement:first-child ~ Property',
-          message: 'A spread followed by fields gives each object a hidden class of its own in V8: list the fields.',
-        },
-      ],
-    },
-  },
-  {
     files: ['src/core/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -2,10 +2,9 @@
 // every ESM file separately, and zod alone is ~230 of them, so `catalog search x` spent most of its
 // start-up in the module loader. The bundle puts our code, zod and commander in a few files under
 // dist/bundle/, split at every dynamic import() so a command loads only what it needs (the --help
-// path does not load the catalog). bin/catalog.js installs the code cache
-// (dist/bundle/compile-cache.cjs) and runs dist/bundle/main.cjs.
+// path does not load the catalog). bin/catalog.js runs dist/bundle/main.cjs.
 //
-// - Entries: the CLI (src/cli/main.ts, CommonJS) with its code cache (src/cli/compile-cache.ts), and
+// - Entries: the CLI (src/cli/main.ts, CommonJS), and
 //   as ES modules the serve thread pool's worker, which pooled-catalog.ts finds beside itself
 //   (`./catalog-worker.js`), the photo-feature worker (`./feature-worker.js`), the session writer
 //   (`./session-writer-worker.js`) and the import reader
@@ -29,7 +28,6 @@ const OUT = join(ROOT, 'dist', 'bundle');
  * with 40 one-line modules). Each group is the static closure of its roots (rolldown's
  * includeDependenciesRecursively), so it holds exactly the code its roots load today: no module runs
  * earlier than it did, and a command that never loads a root never loads its group.
- * - `compile-cache`: the code cache (src/cli/compile-cache.ts), loaded before the rest.
  * - `version`: the version, which `catalog --version` loads alone.
  * - `cli`: what every start loads (the entry's static imports: commander, the command tree).
  * - `command`: what every command that runs loads (its context: the configuration, the output).
@@ -38,9 +36,6 @@ const OUT = join(ROOT, 'dist', 'bundle');
  * A module two groups would hold stays in the first (the higher priority).
  */
 const CHUNK_GROUPS = [
-  // The code cache, which bin/catalog.js loads before anything else (the bulk jobs' heap tuning
-  // talks to the same module).
-  { name: 'compile-cache', roots: ['src/cli/compile-cache.ts'] },
   // `catalog --version` (bin/catalog.js) loads the version alone.
   { name: 'version', roots: ['src/cli/version.ts'] },
   { name: 'cli', roots: ['src/cli/main.ts'] },
@@ -109,17 +104,15 @@ await build({
   output: { dir: OUT, format: 'esm', sourcemap: true, entryFileNames: '[name].js', chunkFileNames: 'worker-[name]-[hash].js' },
 });
 
-// The CLI: CommonJS (.cjs), so that bin/catalog.js can give V8 the code it cached on an earlier run
-// (src/cli/compile-cache.ts; Node 20 has no code cache for ES modules). import() of our own chunks
-// and of packages becomes require() (dynamicImportInCjs: false): Node 20 has no import() in code
-// compiled from cached data. The one ES-module-only package, ora, comes through
-// compile-cache.ts's importEsModule.
+// The CLI: CommonJS (.cjs), which Node's compile cache covers (bin/catalog.js enables it where Node
+// has it). import() of our own chunks and of packages becomes require() (dynamicImportInCjs:
+// false): a chunk loads synchronously, without the ES module loader; the one ES-module-only
+// package, ora, comes through Node's require() of ES modules.
 await build({
   ...common,
   plugins: [lazyBuiltins],
   input: {
     main: join(ROOT, 'src', 'cli', 'main.ts'),
-    'compile-cache': join(ROOT, 'src', 'cli', 'compile-cache.ts'),
     // `catalog --version`'s fast path (bin/catalog.js): the version alone.
     version: join(ROOT, 'src', 'cli', 'version.ts'),
   },

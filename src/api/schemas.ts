@@ -268,18 +268,6 @@ export interface Principal {
    * another token cannot read them (issue 11).
    */
   sessionOwner?: string;
-  /**
-   * Server-side only: false for a caller whose search sessions are never stored (the warm-up of
-   * `catalog serve`, src/http/warm-up.ts): its searches answer as any other, and their sessionId
-   * is never readable. Absent or true: stored, as the spec's sessions are.
-   */
-  storesSessions?: boolean;
-  /**
-   * Server-side only: false for a caller whose searches neither read nor fill the search index's
-   * result cache (the warm-up of `catalog serve`): each is ranked, as a first search of its words
-   * is, and leaves no answer behind for anyone. Absent or true: cached as usual.
-   */
-  cachesResults?: boolean;
 }
 
 /** Limits of decisions §9. */

@@ -168,7 +168,7 @@ export interface ImageSimilaritySearch {
    */
   rankParts(image: Uint8Array, limit: number): Promise<ImageMatch[]>;
   /**
-   * Makes the first query fast (issue 14, start-up): loads what queries need and warms what
+   * Makes the first query fast: loads what queries need and warms what
    * describes a query photo, when the catalog has reference images. Optional; never required for
    * correctness. @throws the store's error when it cannot be read.
    */
@@ -278,27 +278,11 @@ export interface SearchIndex {
   /**
    * Loads ahead what every search reads (the per-part arrays: lengths, order keys, card ids) and
    * the largest posting lists, so that the first searches of a fresh connection cost what later
-   * ones do (issue 12: ~0.2 s for the arrays, 20-30 ms a frequent word's list, at 1,000,000 parts).
-   * `postings`: how many postings of the largest lists to decode ahead (default: the store's own
-   * choice; 0 = the per-part arrays only, as `catalog serve`'s main thread, which runs only cheap
-   * searches). Resolves with the terms whose lists it decoded, largest first (the search service
-   * warms its own path with them), or with nothing. Optional: a store without such state leaves
-   * it out.
+   * ones do. `postings`: how many postings of the largest lists to decode ahead (default: the
+   * store's own choice; 0 = the per-part arrays only, as `catalog serve`'s main thread, which runs
+   * only cheap searches). Optional: a store without such state leaves it out.
    */
-  warm?(options?: { postings?: number }): Promise<readonly string[] | void>;
-  /**
-   * Gives back what the reads so far left in memory: SQLite unmaps the connection's memory map
-   * (which SQLite would otherwise unmap whole at the first read after another connection's
-   * commit, in the middle of a search) and forgets its cached results. Called once a warm-up has
-   * run, before serving. Optional.
-   */
-  releaseMemory?(): void;
-  /**
-   * Keeps every current part's result card in this process's memory, so that readCards takes them
-   * from there rather than from the store's tables (`catalog serve`'s main thread: a word's first
-   * search; adapters/sqlite/search/card-store.ts). Optional: a store without it leaves it out.
-   */
-  loadCurrentCards?(): void;
+  warm?(options?: { postings?: number }): Promise<void>;
   /**
    * Runs `work` in one read snapshot: every read of this index (and of the catalog beside it on
    * the same connection) inside sees the same committed state, whatever commits meanwhile; the

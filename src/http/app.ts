@@ -37,8 +37,6 @@ export interface AppOptions {
   catalog: Catalog;
   /** Where the access log goes (one line per request); `null` for none. Default: process.stderr. */
   accessLog?: AccessLogSink | null;
-  /** Requests of a principal this returns true for are not access-logged (the warm-up's own, src/http/warm-up.ts). */
-  unlogged?: (principal: Principal | undefined) => boolean;
   /** Timeouts, connection cap and JSON body limits per endpoint (src/http/limits.ts; docs/api.md). */
   limits?: Partial<Omit<ServerLimits, 'jsonBody'>> & { jsonBody?: Partial<JsonBodyLimits> };
   /** Serve the web app at `/` (issue 16; src/http/web.ts). Default: true. */
@@ -149,15 +147,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   if (accessLog) {
-    const unlogged = options.unlogged;
     app.addHook('onResponse', (request, reply, done) => {
       const ms = reply.elapsedTime.toFixed(1);
       // Query values are redacted (issue 11); headers are never logged, so no Authorization either.
       const line = `${new Date().toISOString()} ${request.ip} ${request.principal?.name ?? '-'} "${request.method} ${redactUrl(request.url)}" ${reply.statusCode} ${ms}ms\n`;
-      // An unlogged request (the warm-up's) still builds its line: reading the client's address
-      // gives the socket a property (Node caches the peer name on it), and a warm-up that skipped
-      // it would leave the request path trained on sockets of another hidden class than clients'.
-      if (!unlogged?.(request.principal ?? undefined)) accessLog.write(line);
+      accessLog.write(line);
       done();
     });
   }

@@ -10,8 +10,6 @@ import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
 import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
-import { RequestPathWarmUp, warmUpCatalog } from './warm-up.js';
-import { keepInHugePages, type HugePagesKeeper } from './huge-pages.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
@@ -39,23 +37,6 @@ export interface ServeOptions {
    * default: the machine's parallelism, at most 4. 0 runs everything on the main thread.
    */
   readers?: number | undefined;
-  /**
-   * Requests that run the request path hot before the server listens (src/http/warm-up.ts;
-   * default WARM_UP_REQUESTS with reader threads, 0 without them or on PostgreSQL). 0: none.
-   */
-  warmUpRequests?: number | undefined;
-  /**
-   * Requests the warm-up goes on sending after the server listens, while no client's request is
-   * in flight (warm-up.ts, second phase; default WARM_UP_IDLE_REQUESTS). 0, or a warmUpRequests of
-   * 0: none.
-   */
-  idleWarmUpRequests?: number | undefined;
-  /**
-   * Collapse the process's memory into huge pages once the warm-up has ended, and every
-   * HUGE_PAGES_INTERVAL_MS after (src/http/huge-pages.ts; Linux). Default false: a server embedded
-   * in another program leaves its memory alone; `catalog serve` turns it on (--no-huge-pages: off).
-   */
-  hugePages?: boolean | undefined;
 }
 
 /**
@@ -72,8 +53,6 @@ export interface RunningServer {
   catalog: Catalog;
   /** The URL the server listens on, e.g. `http://127.0.0.1:8080`. */
   url: string;
-  /** The process's memory kept in huge pages (ServeOptions `hugePages`), else undefined. */
-  hugePages: HugePagesKeeper | undefined;
   /** Stops accepting connections, finishes in-flight requests, closes the database. */
   close(): Promise<void>;
 }
@@ -138,48 +117,22 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let catalog: Catalog = plain;
   const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers }) : undefined;
   if (pooled) catalog = pooled;
-  // A pooled server warms its own app's request path before it listens (warm-up.ts): the app is
-  // built over the warm-up's catalog, which lets the warm-up's requests in while it runs only.
-  const warm = pooled ? warmUpCatalog(catalog) : undefined;
   const app = buildApp({
-    catalog: warm?.catalog ?? catalog, ...(warm ? { unlogged: (principal) => principal === warm.principal } : {}),
+    catalog,
     ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}),
   });
-  const warmUp = warm
-    ? new RequestPathWarmUp({ app, warm, ...(options.warmUpRequests !== undefined ? { requests: options.warmUpRequests } : {}), ...(options.idleWarmUpRequests !== undefined ? { idleRequests: options.idleWarmUpRequests } : {}) })
-    : undefined;
-  let hugePages: HugePagesKeeper | undefined;
   try {
-    // The threads first: a server that listens answers searches at full speed from its first
-    // request (a reader warms the search engine's arrays, ~0.2-0.5 s at 1,000,000 parts), so a
-    // load balancer or a script that waits for the port never sends the first searches to a
-    // cold thread. A port in use then closes threads that were started for nothing.
+    // The threads first: a port in use then closes threads that were started for nothing, and a
+    // script that waits for the port never sends its first searches to a thread still opening.
     await pooled?.start();
-    // Every current part's card in this thread's memory (card-store.ts): a word's first search
-    // then reads its page of cards from there, not from 25 table pages (~1.5 s and ~150 MB at
-    // 1,000,000 parts; at most CARD_STORE_MAX_BYTES of cards).
-    if (pooled) plain.search.loadCurrentCards();
-    // Then the request path, so that the first requests do not run in V8's unoptimized tiers.
-    if (warmUp) {
-      await warmUp.beforeListening();
-      // The warm-up's searches read through the main thread's memory map: unmapped here, not by
-      // the first search after the first write.
-      plain.search.releaseMemory();
-    }
-    // Image search too (the photo index, from its snapshot file when there is one; the feature
-    // threads' decoders load in the background): the first query photo does not wait for them. A
-    // store that cannot be read now is left to that query to report.
-    await plain.search.prepareImageSearch().catch(() => undefined);
     await app.listen({ host: options.host, port: options.port });
-    // And on, in idle time only (warm-up.ts, second phase); then the memory it filled goes into
-    // huge pages (huge-pages.ts).
-    const warmedUp = warmUp?.whileIdle() ?? Promise.resolve();
-    if (options.hugePages === true) hugePages = keepInHugePages(warmedUp);
+    // Image search loads in the background (the photo index, from its snapshot file when there is
+    // one): a query photo that arrives first waits for it, nothing else does. A store that cannot
+    // be read now is left to that query to report.
+    void plain.search.prepareImageSearch().catch(() => undefined);
   } catch (error) {
     // EADDRINUSE and the like: nothing listens, so nothing may stay open either.
     if (sweeper) clearInterval(sweeper);
-    await warmUp?.stop();
-    await hugePages?.stop();
     await app.close();
     await closeCatalog(catalog);
     throw error;
@@ -192,13 +145,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     app,
     catalog,
     url: `http://${host}:${port}`,
-    hugePages,
     close() {
       closing ??= (async () => {
         if (sweeper) clearInterval(sweeper);
-        // The idle warm-up's request in flight first: app.close() would answer it 503.
-        await warmUp?.stop();
-        await hugePages?.stop();
         await app.close();
         await closeCatalog(catalog);
       })();

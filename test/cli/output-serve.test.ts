@@ -108,36 +108,4 @@ describe('catalog serve as the README tour runs it', () => {
       await new Promise((r) => server.once('exit', r));
     }
   });
-
-  const thp = (() => {
-    try {
-      return process.platform === 'linux' ? readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8') : '';
-    } catch {
-      return '';
-    }
-  })();
-  it.skipIf(thp === '' || thp.includes('[never]'))('collapses its memory into huge pages after the warm-up, and not with --no-huge-pages', async () => {
-    const dataDir = join(dir, 'huge-pages');
-    catalogSync(['--data-dir', dataDir, 'tokens', 'create', '--name', 'admin', '--role', 'catalogAdmin']);
-    /** AnonHugePages of a `catalog serve` given `flags` (bytes), as soon as there are any or after `ms`, and when (ms after start). */
-    const hugeBytesOf = async (flags: string[], ms: number): Promise<{ bytes: number; at: number }> => {
-      const started = performance.now();
-      const port = await freePort();
-      const server = spawn(process.execPath, [join(ROOT, 'bin', 'catalog.js'), '--data-dir', dataDir, 'serve', '--port', String(port), '--readers', '1', '--access-log', join(dir, 'huge.log'), ...flags], {
-        cwd: ROOT, stdio: ['ignore', 'ignore', 'ignore'], env: { ...process.env, CATALOG_WARM_UP_REQUESTS: '20' },
-      });
-      try {
-        const huge = () => Number(/AnonHugePages:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0) * 1024;
-        while (performance.now() - started < ms && huge() === 0) await new Promise((r) => setTimeout(r, 100));
-        return { bytes: huge(), at: performance.now() - started };
-      } finally {
-        server.kill('SIGTERM');
-        await new Promise((r) => server.once('exit', r));
-      }
-    };
-    const collapsed = await hugeBytesOf([], 20_000);
-    expect(collapsed.bytes).toBeGreaterThan(0);
-    // Twice as long as the default took (5 s at least): long enough for its pass to have run.
-    expect((await hugeBytesOf(['--no-huge-pages'], Math.max(5_000, 2 * collapsed.at))).bytes).toBe(0);
-  }, 60_000);
 });

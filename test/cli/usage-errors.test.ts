@@ -46,12 +46,6 @@ describe('usage errors exit 2 with an error line', () => {
     expect(result.stderr).not.toContain('bug:');
   });
 
-  it('a CATALOG_WARM_UP_REQUESTS that is not a whole number is named, before anything starts', async () => {
-    const result = await cli(['--data-dir', join(dir, 'data'), 'serve', '--port', '0'], { cwd: dir, env: { CATALOG_WARM_UP_REQUESTS: 'lots' } });
-    expect(result.code).toBe(2);
-    expect(firstLine(result.stderr)).toBe("error: CATALOG_WARM_UP_REQUESTS must be a whole number of requests (0 turns the warm-up off), not 'lots'");
-  });
-
   it('--help and --version still exit 0', async () => {
     expect((await cli(['--version'], { cwd: dir })).code).toBe(0);
     expect((await cli(['parts', '--help'], { cwd: dir })).code).toBe(0);

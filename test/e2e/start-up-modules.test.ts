@@ -1,15 +1,14 @@
 /**
- * Start-up (issue 12: `catalog search x` on a small local catalog within 2× `node -e 0`): what the
- * BUILT CLI loads and how it reuses compiled code. A local search must not load the packages of
+ * What the BUILT CLI loads at start-up: a local search must not load the packages of
  * other paths (image decoding, the HTTP server and client, worker pools, PostgreSQL, S3, spinners);
  * a remote one must not open SQLite. Speed itself is measured by bench/startup.js, never here.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, catalogSync, ROOT } from '../helpers/bin.js';
+import { BIN, catalogSync } from '../helpers/bin.js';
 
 const RECORDER = join(import.meta.dirname, '..', 'helpers', 'record-modules.cjs');
 /** Packages a local text search has no use for, by their directory under node_modules. */
@@ -77,54 +76,5 @@ describe('a remote `catalog search`', () => {
     expect(run.code).toBe(5);
     expect(run.packages.has('undici')).toBe(true);
     expect(run.packages.has('better-sqlite3')).toBe(false);
-  });
-});
-
-describe('the code cache (src/cli/compile-cache.ts)', () => {
-  it('is written by a first run, used by the next, and changes no output', () => {
-    const cache = join(dir, 'compile-cache');
-    const first = catalogSync(['--data-dir', dataDir, '-o', 'json', '--fields', 'id,name', 'search', 'cog'], { CATALOG_COMPILE_CACHE: cache });
-    expect(first.code, first.stderr).toBe(0);
-    const [versionDir] = readdirSync(cache);
-    const [bundleDir] = readdirSync(join(cache, versionDir!));
-    const entries = readdirSync(join(cache, versionDir!, bundleDir!));
-    expect(entries).toEqual(expect.arrayContaining([expect.stringMatching(/^main\.cjs\.[0-9a-f]{16}\.bin$/), expect.stringMatching(/^cli-.*\.cjs\.[0-9a-f]{16}\.bin$/), expect.stringMatching(/^local-.*\.cjs\.[0-9a-f]{16}\.bin$/)]));
-    const second = catalogSync(['--data-dir', dataDir, '-o', 'json', '--fields', 'id,name', 'search', 'cog'], { CATALOG_COMPILE_CACHE: cache });
-    const uncached = catalogSync(['--data-dir', dataDir, '-o', 'json', '--fields', 'id,name', 'search', 'cog'], { CATALOG_COMPILE_CACHE: '0' });
-    const results = (stdout: string) => (JSON.parse(stdout) as { results: unknown[] }).results;
-    expect(results(second.stdout)).toEqual(results(first.stdout));
-    expect(results(uncached.stdout)).toEqual(results(first.stdout));
-    // Stale entries (of a chunk the bundle no longer has, of an older main.cjs) go when a run writes entries.
-    writeFileSync(join(cache, versionDir!, bundleDir!, 'cli-0ld.cjs.0123456789abcdef.bin'), 'old');
-    writeFileSync(join(cache, versionDir!, bundleDir!, 'main.cjs.0123456789abcdef.bin'), 'old');
-    rmSync(join(cache, versionDir!, bundleDir!, entries.find((e) => e.startsWith('local-'))!));
-    expect(catalogSync(['--data-dir', dataDir, 'search', 'cog'], { CATALOG_COMPILE_CACHE: cache }).code).toBe(0);
-    expect(readdirSync(join(cache, versionDir!, bundleDir!)).sort()).toEqual([...entries].sort());
-  });
-
-  it('never runs the old code of a file rebuilt to the same length (V8 checks only the length)', () => {
-    const bundle = join(dir, 'same-length');
-    const cache = join(dir, 'same-length-cache');
-    mkdirSync(bundle);
-    const load = () => spawnSync(process.execPath, ['-e', `
-      require(${JSON.stringify(join(ROOT, 'dist', 'bundle', 'compile-cache.cjs'))}).installCompileCache(${JSON.stringify(bundle)}, { CATALOG_COMPILE_CACHE: ${JSON.stringify(cache)} });
-      process.stdout.write(String(require(${JSON.stringify(join(bundle, 'answer.cjs'))})));
-    `], { encoding: 'utf8' });
-    writeFileSync(join(bundle, 'answer.cjs'), 'module.exports = 1;');
-    expect(load().stdout).toBe('1');
-    expect(load().stdout).toBe('1');
-    writeFileSync(join(bundle, 'answer.cjs'), 'module.exports = 2;');
-    expect(load().stdout).toBe('2');
-  });
-
-  it('is not used in a directory others may write', () => {
-    const shared = join(dir, 'shared');
-    const run = spawnSync('sh', ['-c', `mkdir -m 0777 "${shared}" && chmod 0777 "${shared}" && "${BIN}" --data-dir "${dataDir}" search cog`], {
-      encoding: 'utf8',
-      env: { ...process.env, CI: '1', CATALOG_COMPILE_CACHE: shared },
-    });
-    expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toContain('cog-1');
-    expect(readdirSync(shared)).toEqual([]);
   });
 });

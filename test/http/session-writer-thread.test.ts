@@ -71,7 +71,7 @@ describe('reader threads hand their sessions to the session writer', () => {
       }
       return secret;
     },
-    (dir, secret) => serveForTest(dir, secret, { readers: 1, warmUpRequests: 0 }),
+    (dir, secret) => serveForTest(dir, secret, { readers: 1 }),
     60_000,
   );
 

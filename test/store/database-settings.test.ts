@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nearestPackage, openDatabase, releaseMemoryMap, SERVE_MMAP_BYTES, WAL_AUTOCHECKPOINT_PAGES } from '../../src/adapters/sqlite/database.js';
+import { nearestPackage, openDatabase, SERVE_MMAP_BYTES, WAL_AUTOCHECKPOINT_PAGES } from '../../src/adapters/sqlite/database.js';
 import { openSqliteStores } from '../../src/adapters/sqlite/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
 import { tempDir } from '../helpers/harness.js';
@@ -15,32 +15,6 @@ describe('openDatabase', () => {
   const dirs: string[] = [];
   afterEach(() => {
     for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('releaseMemoryMap unmaps (mmap_size 0) and maps again at the same size; without a map it changes nothing', () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const mapped = openDatabase(join(dir, 'mapped.db'), undefined, { mmapBytes: 8 * 2 ** 20 });
-    const plain = openDatabase(join(dir, 'plain.db'));
-    const sizes = (db: typeof mapped) => {
-      const set: string[] = [];
-      const pragma = db.pragma.bind(db);
-      db.pragma = ((source: string, options?: { simple?: boolean }) => {
-        if (source.startsWith('mmap_size =')) set.push(source);
-        return pragma(source, options);
-      }) as typeof db.pragma;
-      return set;
-    };
-    const mappedSets = sizes(mapped);
-    const plainSets = sizes(plain);
-    releaseMemoryMap(mapped);
-    releaseMemoryMap(plain);
-    expect(mappedSets).toEqual(['mmap_size = 0', `mmap_size = ${8 * 2 ** 20}`]);
-    expect(mapped.pragma('mmap_size', { simple: true })).toBe(8 * 2 ** 20);
-    expect(plainSets).toEqual([]);
-    expect(plain.pragma('mmap_size', { simple: true })).toBe(0);
-    mapped.close();
-    plain.close();
   });
 
   it('opens in WAL mode with synchronous=FULL and checkpoints every 16,384 pages, and leaves no WAL behind on close', () => {

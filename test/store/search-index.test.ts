@@ -92,7 +92,7 @@ describe('SqliteSearchIndex', () => {
     expect((await search.search(LOCAL_OWNER, { matches: { text: 'axle' } })).resultsTotalCount).toBe(3);
   });
 
-  it('warm() then runs warm-up searches over the largest lists (issue 12): their views are built, nothing is stored, answers unchanged', async () => {
+  it('warm() reads the largest lists ahead: their terms are decoded, answers unchanged', async () => {
     await service.upsertParts(LOCAL_OWNER, [
       { part_id: 'a', name: { en: 'Axle' } },
       { part_id: 'b', name: { en: 'Axle bearing' } },
@@ -101,23 +101,14 @@ describe('SqliteSearchIndex', () => {
     const before = await search.search(LOCAL_OWNER, { matches: { text: 'axle bearing' } });
     const sessionsDb = openSessionDatabase(':memory:');
     const fresh = new SearchService({ context, index: new SqliteSearchIndex(store.db, { clock: systemClock() }), sessions: new SqliteSessionStore(sessionsDb) });
-    const terms = (fresh as unknown as { index: { engine: { terms: Map<number, { tiers: unknown[] }> } } }).index.engine.terms;
-    const resultCache = (fresh as unknown as { index: { cache: Map<string, unknown> } }).index.cache;
-    const answerEarly = vi.spyOn(fresh, 'searchAnsweringEarly');
+    const terms = (fresh as unknown as { index: { engine: { terms: Map<number, unknown> } } }).index.engine.terms;
+    expect(terms.size).toBe(0);
     await fresh.warm();
-    // A reader's answer-early path ran over the warmed words, storing no session and leaving no
-    // answer in the result cache (a first real search of those words ranks them).
-    expect(answerEarly.mock.calls.length).toBeGreaterThanOrEqual(2);
-    expect(answerEarly.mock.calls.every(([principal]) => principal.storesSessions === false)).toBe(true);
-    expect(resultCache.size).toBe(0);
-    // The full-visibility view (tier 3) of a warmed list exists only if a search ranked it.
-    expect([...terms.values()].filter((t) => t.tiers[3] !== undefined).length).toBeGreaterThanOrEqual(2);
-    expect(sessionsDb.prepare('SELECT count(*) FROM sessions').pluck().get()).toBe(0);
+    expect(terms.size).toBeGreaterThanOrEqual(2);
     const after = await fresh.search(LOCAL_OWNER, { matches: { text: 'axle bearing' } });
     expect(after.results.map((r) => r.id)).toEqual(before.results.map((r) => r.id));
     await fresh.close();
   });
-
   it('result cards are read once per connection until the index is written (issue 12), and pages stay exact', async () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
     const stmt = (index as unknown as { stmt: { partCards: { get: (...args: unknown[]) => unknown } } }).stmt;

@@ -223,7 +223,7 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   }
 
   /**
-   * ImageSimilaritySearch.prepare (`catalog serve`, before it listens): loads the index (from its
+   * ImageSimilaritySearch.prepare (`catalog serve`, once it listens): loads the index (from its
    * snapshot when there is one: ~0.5 s at 10,000 references on this machine) and, when it holds
    * references, starts loading sharp and OpenCV on the feature threads in the background (~0.8 s,
    * on other cores), so the first query photo pays neither. A catalog without reference images

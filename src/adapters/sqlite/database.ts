@@ -96,22 +96,6 @@ export type SqliteDatabase = BetterSqlite3.Database;
  */
 export const SERVE_MMAP_BYTES = 2_147_418_112;
 
-/**
- * Drops the pages `db` has read through its memory map, keeping the map's size: SQLite unmaps a
- * connection's whole map at its first read after another connection's commit (WAL mode), and
- * munmap costs in proportion to the pages touched since the last one: at 1,000,000 parts a
- * reader thread that had warmed up (~300 MB of catalog.db touched) spent 9–14 ms in munmap at
- * its first search after the first write (strace; the first searches of round 2 in
- * bench/compare.js: 13–28 ms). Called after a warm-up, whose pages are not read again (what it
- * read is decoded in memory), so that cost is paid before the thread serves. No-op without a map.
- */
-export function releaseMemoryMap(db: SqliteDatabase): void {
-  const size = Number(db.pragma('mmap_size', { simple: true }));
-  if (!(size > 0)) return;
-  db.pragma('mmap_size = 0');
-  db.pragma(`mmap_size = ${size}`);
-}
-
 /** Options of {@link openDatabase}. */
 export interface OpenDatabaseOptions {
   /** catalog.db bytes read through a memory map (SQLite `mmap_size`; default 0: none). */

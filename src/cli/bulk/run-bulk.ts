@@ -20,7 +20,6 @@ import { Checkpoint, defaultCheckpointPath, describeInput, identityDifferences, 
 import { createErrorsFile, type ErrorsFile } from './errors-file.js';
 import { InputOrder } from './input-order.js';
 import { describeImport, summaryDocument, type BulkSummary } from './summary.js';
-import { tuneHeapForStreaming } from './streaming-heap.js';
 
 export type { BulkSummary };
 
@@ -186,7 +185,6 @@ async function openCheckpoint<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
  *   request (after the batches in flight finished and the checkpoint was saved).
  */
 export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<number> {
-  tuneHeapForStreaming();
   const checkpoint = await openCheckpoint(ctx, job);
   const errorsFile: ErrorsFile | undefined = job.errorsPath !== undefined ? createErrorsFile(job.errorsPath, job.format) : undefined;
   const summary: BulkSummary = {

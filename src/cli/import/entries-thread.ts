@@ -20,7 +20,6 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ReaderMessage, ReaderOptions, ShippedBlock } from './entries-protocol.js';
 import { PREPARED_DOCUMENTS, PreparedDictionary, type PreparedPartInput } from '../../core/search/engine/prepared-documents.js';
-import { reapplyStreamingHeap } from '../bulk/streaming-heap.js';
 import { InputReadError } from './input-read-error.js';
 import { locationLabel } from './read-records.js';
 
@@ -112,10 +111,6 @@ export async function* mapBlocksInThread(options: ThreadOptions): AsyncGenerator
     // The reader keeps nothing but the block it fills: a small young generation keeps its RSS small.
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
-  // A worker starting up resets V8's flags to those of the command line: the streaming heap
-  // settings of this thread are set again once it runs (without them this thread's young
-  // generation grew to 32 MB: +20 MB peak RSS).
-  worker.once('online', reapplyStreamingHeap);
   const queue: ReaderMessage[] = [];
   let stopped: Error | undefined;
   let wake: (() => void) | undefined;

@@ -2,9 +2,7 @@
  * Spinners and colour decisions for stderr (cli.md, Output): the only module that knows ora.
  * Progress appears only for a person watching a terminal; in pipes, files and CI it is silent.
  */
-import { createRequire } from 'node:module';
 import type { Ora } from 'ora';
-import { importEsModule } from '../compile-cache.js';
 
 /** A spinner line on stderr. Every method is a no-op when progress is disabled. */
 export interface Progress {
@@ -45,8 +43,7 @@ export async function createProgress(stream: NodeJS.WriteStream, enabled: boolea
     const noop = (): void => undefined;
     return { enabled: false, update: noop, succeed: noop, fail: noop, stop: noop };
   }
-  // ora is an ES module only: loaded with import(), which the CLI bundle's cached code lacks.
-  const { default: ora } = await importEsModule<typeof import('ora')>(createRequire(import.meta.url).resolve('ora'));
+  const { default: ora } = await import('ora');
   let spinner: Ora | undefined;
   const ensure = (text: string): Ora => {
     spinner ??= ora({ stream, discardStdin: false, isEnabled: true, text }).start();

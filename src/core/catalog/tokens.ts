@@ -39,16 +39,9 @@ export function tokenInfo(token: StoredToken): TokenInfo {
   return { name: token.name, roles: token.roles, organization: token.organization, createdAt: formatMicros(token.createdAt) };
 }
 
-/**
- * A principal as a server builds it: every field present, in this order, the server-side flags
- * booleans (true unless given). So every principal a server meets, a token's and its warm-up's
- * (src/http/warm-up.ts), has one hidden class with the same field types, and the code V8 optimized
- * on the warm-up's is not thrown away at a client's first request ("wrong map"; a flag undefined
- * in one and false in the other is a field type V8 generalizes, "code dependencies"; docs/search.md,
- * "fourth look" and "fifth look").
- */
-export function serverPrincipal(fields: Required<Pick<Principal, 'name' | 'roles' | 'organization' | 'sessionOwner'>> & Pick<Principal, 'storesSessions' | 'cachesResults'>): Principal {
-  return { name: fields.name, roles: fields.roles, organization: fields.organization, sessionOwner: fields.sessionOwner, storesSessions: fields.storesSessions ?? true, cachesResults: fields.cachesResults ?? true };
+/** A principal as a server builds it, every field present. */
+export function serverPrincipal(fields: Required<Pick<Principal, 'name' | 'roles' | 'organization' | 'sessionOwner'>>): Principal {
+  return { name: fields.name, roles: fields.roles, organization: fields.organization, sessionOwner: fields.sessionOwner };
 }
 
 /** The principal a token acts as. */

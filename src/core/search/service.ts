@@ -25,8 +25,7 @@ import { highlight, highlightFields } from './highlight.js';
 import { parseBody } from '../validation.js';
 import { SearchBudgetExceeded, type SearchBudget } from './budget.js';
 import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
-import { warmUpTexts } from './engine/warm-up.js';
-import { LOCAL_OWNER, visibleLevels } from '../permissions.js';
+import { visibleLevels } from '../permissions.js';
 import type { RankedHits, ResultCard, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
 
 /**
@@ -185,7 +184,6 @@ function detailsWith(entry: HitDetails | undefined, patch: HitDetails): HitDetai
 
 /** Local mode's caller, storing no session: {@link SearchService.warm}'s searches leave nothing behind. */
 // Object.assign, not a spread: a constant built once, not a per-search object (eslint.config.js).
-const UNSTORED_LOCAL_OWNER: Principal = Object.freeze(Object.assign({}, LOCAL_OWNER, { storesSessions: false }));
 
 /** Search and search sessions. One per catalog. */
 export class SearchService {
@@ -207,8 +205,6 @@ export class SearchService {
   private readonly sessionHandoff: ((entry: NewSession) => void) | undefined;
   /** Sessions answered and not yet stored (deferSessionWrites), oldest first. */
   private pendingSessions: NewSession[] = [];
-  /** Pending sessions of callers whose sessions are never stored: dropped when the queue is written. */
-  private readonly unstored = new WeakSet<NewSession>();
   /** Cancels the scheduled write of the pending sessions (deferSession). */
   private cancelFlush: (() => void) | undefined;
   /** Whether the scheduled write waits for more sessions (a timer) rather than the next turn. */
@@ -250,10 +246,7 @@ export class SearchService {
    *
    * With a `budget` (core/search/budget.ts), only a text search without facets runs, and only as
    * long as its postings stay within the budget: otherwise SearchBudgetExceeded is thrown before
-   * anything is stored (`catalog serve` then runs it on a reader thread without one). A caller
-   * whose `storesSessions` is false (the warm-up's) gets its answer, and nothing is stored (with
-   * deferred writes its session takes the queue a client's takes and is dropped there, so the
-   * warm-up runs that code too).
+   * anything is stored (`catalog serve` then runs it on a reader thread without one).
    */
   async search(principal: Principal, body: unknown, image?: SearchImage, budget?: SearchBudget): Promise<SearchResponse> {
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
@@ -268,7 +261,7 @@ export class SearchService {
     const facets = text?.facets;
     const imageId = image !== undefined ? queryImageId(image.bytes) : null;
     const session = this.newSession(principal, request, imageId, hits.total, hits.cardIds.length, facets);
-    await this.keepSession({ session, hits }, principal.storesSessions !== false);
+    await this.keepSession({ session, hits });
     return {
       sessionId: session.sessionId, imageId,
       results: await this.results(
@@ -315,7 +308,7 @@ export class SearchService {
         entry = { session, hits };
       });
       if (!entry) return;
-      await this.keepSession(entry, principal.storesSessions !== false);
+      await this.keepSession(entry);
     } catch (error) {
       // Before the answer: the caller's error. After it: only the session is lost (see above).
       if (!answered) throw error;
@@ -515,19 +508,14 @@ export class SearchService {
 
   /**
    * Stores a new session, or has it stored: handed over (sessionHandoff), queued for after the
-   * answer (deferSessionWrites), or written now. `store` false (a caller whose sessions are never
-   * stored): nothing is stored, but a deferred session still takes the queue, and is dropped when
-   * the queue is written, so that a server's warm-up trains the code its clients' sessions run
-   * (V8 threw that code's optimized form away at the first client's session otherwise: the queue's
-   * fields changed type; docs/search.md, "fifth look").
+   * answer (deferSessionWrites), or written now.
    */
-  private async keepSession(entry: NewSession, store = true): Promise<void> {
+  private async keepSession(entry: NewSession): Promise<void> {
     if (this.sessionHandoff) {
-      if (store) this.sessionHandoff(entry);
+      this.sessionHandoff(entry);
     } else if (this.deferSessionWrites) {
-      if (!store) this.unstored.add(entry);
       this.deferSession(entry);
-    } else if (store) {
+    } else {
       await this.sessions.create(entry.session, entry.hits, this.sessionBudget());
       await this.purge.afterWrite(entry.session.createdAt);
     }
@@ -582,17 +570,13 @@ export class SearchService {
     const pending = this.pendingSessions;
     if (pending.length > 0) {
       this.pendingSessions = [];
-      const batch = pending.filter((entry) => !this.unstored.has(entry));
+      const batch = pending;
       // A session writer takes each batch at once: its one thread stores them in the order given,
       // and it refuses at once what would pass its bound of bytes waiting (so batches do not pile
-      // up here behind one another). This thread's own writes go one after another. A batch of
-      // unstored sessions only (the warm-up's) writes nothing but takes the same steps, so that
-      // the fields they set are not first set by a client's (V8 would throw away the code that
-      // read them as constants; docs/search.md, "fifth look").
+      // up here behind one another). This thread's own writes go one after another.
       const previous = this.sessionWriter ? undefined : this.flushing;
       const write = (async () => {
         await previous;
-        if (batch.length === 0) return;
         try {
           if (this.sessionWriter) await this.sessionWriter(batch, this.sessionBudget());
           else if (this.sessions.createMany) await this.sessions.createMany(batch, this.sessionBudget());
@@ -621,32 +605,13 @@ export class SearchService {
   }
 
   /**
-   * Loads ahead what every search reads (SearchIndex.warm), e.g. in a server thread before its
-   * first request; `postings`: how much of the largest posting lists (0: none, for a thread that
-   * runs only budgeted searches). Then runs this service's own path twice with nothing stored
-   * (the first parts by part id, then a search for the first one's id: parsing, ranking, result
-   * cards, projection, highlights), because V8 runs code it has not seen slowly: a fresh thread's
-   * first search took 15-39 ms more than its next ones at 1,000,000 parts (issue 12). Last, when
-   * the index decoded lists, the answer-early path of a reader thread (searchAnsweringEarly, its
-   * session ranked but not stored) over the warm-up texts of those words (engine/warm-up.ts
-   * warmUpTexts), once; then SearchIndex.releaseMemory (the pages read unmapped, no warm-up
-   * answer left in the result cache). Without the answer-early warm-up a reader's first
-   * sessions of frequent words took 2-4× their warm cost after the answer, while the
-   * next searches of a sequential client waited for them (in process at 1,000,000 parts, CPU of
-   * five frequent words' first searches 99-107 -> 51-65 ms; later rounds unchanged, 38-77 -> 37-65;
-   * serve start-up ~0.5 s longer).
+   * Loads ahead what every search reads (SearchIndex.warm: the per-part arrays and the largest
+   * posting lists), e.g. in a server thread before its first request, so that the first searches
+   * cost what later ones do. `postings`: how much of the largest posting lists (0: none, for a
+   * thread that runs only budgeted searches).
    */
   async warm(options: { postings?: number } = {}): Promise<void> {
-    const terms = await this.index.warm?.(options);
-    const first = await this.search(UNSTORED_LOCAL_OWNER, { resultOptions: { limit: 25 } });
-    const id = first.results[0]?.id;
-    if (id !== undefined && id !== null) await this.search(UNSTORED_LOCAL_OWNER, { matches: { text: id }, resultOptions: { limit: 25 } });
-    const texts = warmUpTexts(terms ?? []);
-    for (const text of texts) await this.searchAnsweringEarly(UNSTORED_LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 25 } }, () => undefined);
-    // Everything above read through the memory map is decoded in memory now: unmapped here, not by
-    // the first search after the next write (database.ts releaseMemoryMap); and no warm-up answer
-    // is left in the result cache.
-    this.releaseMemory();
+    await this.index.warm?.(options);
   }
 
   /**
@@ -657,24 +622,6 @@ export class SearchService {
    */
   async prepareImageSearch(): Promise<void> {
     await this.images?.prepare?.();
-  }
-
-  /**
-   * Gives back what the index's reads mapped into memory (SearchIndex.releaseMemory): `catalog
-   * serve` calls it after warming its request path, whose searches read through the main thread's
-   * memory map, so that the first search after the first write does not unmap them.
-   */
-  releaseMemory(): void {
-    this.index.releaseMemory?.();
-  }
-
-  /**
-   * Keeps every current part's card in memory (SearchIndex.loadCurrentCards): `catalog serve`'s
-   * main thread, before its warm-up, so that a word's first search reads no table page for its
-   * cards.
-   */
-  loadCurrentCards(): void {
-    this.index.loadCurrentCards?.();
   }
 
   /** Stores pending sessions, stops the purge timer and closes the session store (the index lives in the catalog's database). */

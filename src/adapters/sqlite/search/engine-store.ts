@@ -24,7 +24,7 @@ import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-i
 import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import type { SqliteDatabase } from '../database.js';
 import { TailIndex } from './engine-tails.js';
-import { EvictionHand } from './eviction-hand.js';
+import { LRUCache } from 'lru-cache';
 
 /**
  * Writes the changed-terms log keeps (engine_term_changes): a reader further behind evicts every
@@ -113,13 +113,12 @@ export class EngineStore {
   private readonly docs = new DocColumns();
   n = 0;
   sumLength = [0, 0, 0, 0];
-  private readonly terms = new Map<number, CachedTerm>();
-  private cachedPostings = 0;
-  /** Where the posting cache's eviction goes on from (decoded). */
-  private readonly leastRecent = new EvictionHand(this.terms);
+  private readonly terms: LRUCache<number, CachedTerm>;
 
   /** `cachePostings`: decoded postings kept in memory (default {@link CACHE_POSTINGS}). */
-  constructor(private readonly db: SqliteDatabase, private readonly cachePostings = CACHE_POSTINGS) {
+  constructor(private readonly db: SqliteDatabase, cachePostings = CACHE_POSTINGS) {
+    // Sized by postings, least recently used out; a list larger than the whole cache is read and not kept.
+    this.terms = new LRUCache<number, CachedTerm>({ maxSize: Math.max(1, cachePostings), sizeCalculation: (term) => Math.max(1, term.docs.length) });
     this.stmt = {
       termId: db.prepare<[string], number>('SELECT id FROM engine_terms WHERE term = ?').pluck(),
       insertTerm: db.prepare<[string, number]>('INSERT INTO engine_terms (term, version) VALUES (?, ?)'),
@@ -531,7 +530,7 @@ export class EngineStore {
    * (a budgeted search asks: a frequent word's thousands of blocks are not counted).
    */
   postingsBound(id: number, cap: number): number {
-    const cached = this.terms.get(id);
+    const cached = this.terms.peek(id);
     if (cached) return cached.docs.length;
     return this.stmt.blockCount.get(id, Math.floor(cap / BLOCK_SIZE) + 1)! * BLOCK_SIZE;
   }
@@ -550,31 +549,16 @@ export class EngineStore {
   /** A term's decoded postings, from the cache (made most recently used) or read and cached, least recently used out. */
   private decoded(id: number, term: string): CachedTerm {
     let cached = this.terms.get(id);
-    if (cached) {
-      // Most recently used last.
-      this.terms.delete(id);
-      this.terms.set(id, cached);
-    } else {
+    if (!cached) {
       const blocks = this.stmt.allBlocks.all(id).map((b) => ({ data: b.data, firstDoc: b.first_doc }));
       const { docs, tf } = decodeTermBlocks(blocks);
       cached = { docs, tf, weight: groupZeroWeight(term), tiers: [] };
       this.terms.set(id, cached);
-      this.cachedPostings += cached.docs.length;
-      // Least recently used first (a use moves its term last), from where the last eviction
-      // stopped (eviction-hand.ts); the new term itself is kept, however large.
-      this.leastRecent.evictWhile(() => this.cachedPostings > this.cachePostings, (old) => {
-        if (old === id) return false;
-        this.evict(old);
-        return true;
-      });
     }
     return cached;
   }
 
   private evict(id: number): void {
-    const entry = this.terms.get(id);
-    if (!entry) return;
-    this.cachedPostings -= entry.docs.length;
     this.terms.delete(id);
   }
 }

@@ -26,7 +26,8 @@ import type { Clock, SearchIndex } from '../../../core/ports.js';
 import { buildOrgDocument, ORG_VALUE_COLUMNS } from './org-document.js';
 import { ftsClause } from './fts-query.js';
 import { deletionVariants, hasTypoKeys } from '../../../core/search/typo.js';
-import { releaseMemoryMap, type SqliteDatabase } from '../database.js';
+import { LRUCache } from 'lru-cache';
+import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
 import { decodeServiceId, partFromRow, uuidFromHex, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
@@ -36,8 +37,6 @@ import { EngineSearcher, type EngineReader } from '../../../core/search/engine/s
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
 import { CardCache } from './card-cache.js';
-import { CARD_STORE_MAX_BYTES, CurrentCardStore, type StoredCardRow } from './card-store.js';
-import { warmUpRuns } from '../../../core/search/engine/warm-up.js';
 import { BudgetMeter, PART_READ_POSTINGS, VOCABULARY_WORD_POSTINGS, type SearchBudget } from '../../../core/search/budget.js';
 
 export { visibilityTier } from '../../../core/search/engine/searcher.js';
@@ -47,8 +46,8 @@ export { visibilityTier } from '../../../core/search/engine/searcher.js';
 export const CARD_ROWID_SPAN = 2 ** 32;
 /** Result cards a connection keeps in memory (readCards; ~0.3 KB each). */
 const CARD_CACHE_SIZE = 20_000;
-/** Hits a warm-up search ranks: a session's (SEARCH_DEFAULTS.maxSessionHits), as a real search does. */
-const WARM_UP_HITS = 10_000;
+/** Cards one readCardsNow call reads at most (the rest in further calls), so none of a call's cards is evicted before it returns. */
+const CARD_BATCH = CARD_CACHE_SIZE / 2;
 /** Versions of one rowid's card before the numbering wraps (a copy that old is long expired but for >1M writes of one part in 25 h). */
 export const CARD_VERSIONS = 2 ** 20;
 
@@ -156,13 +155,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /** Vocabulary words known to be stored: the current generation and the one before (addTerms). */
   private knownTerms = new Set<string>();
   private olderTerms = new Set<string>();
-  private readonly cacheSize: number;
-  private readonly cacheMaxHits: number;
-  /** Query key -> hits, oldest first; valid for `cacheGeneration` only. */
-  private readonly cache = new Map<string, RankedHits>();
+  /** Query key -> hits, least recently used evicted first; valid for `cacheGeneration` only; undefined when turned off. */
+  private readonly cache: LRUCache<string, RankedHits> | undefined;
   private cacheGeneration = '';
-  /** Hits held by the cache's entries (bounded by {@link CACHE_MAX_HITS}). */
-  private cachedHits = 0;
   private lastGc = 0;
   /**
    * The greatest part_rowid of search_cards, read once per write transaction (undefined: not read
@@ -173,9 +168,6 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /** Cards read, by id, valid while the engine version is {@link cardCacheVersion} (readCards). */
   private readonly cardCache: CardCache;
   private cardCacheVersion = -1;
-  /** Every current part's card, once loadCurrentCards ran (card-store.ts); and the engine version its entries hold for. */
-  private cardStore: CurrentCardStore | undefined;
-  private cardStoreVersion = -1;
   /**
    * This connection's write transaction has changed parts the engine has not written yet (set by
    * partWritten/partDeleted/attributeWritten, cleared at beforeCommit and rolledBack): until then
@@ -195,8 +187,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   constructor(db: SqliteDatabase, options: SearchIndexOptions) {
     this.db = db;
     this.clock = options.clock;
-    this.cacheSize = options.cacheSize ?? 256;
-    this.cacheMaxHits = options.cacheMaxHits ?? CACHE_MAX_HITS;
+    const cacheSize = options.cacheSize ?? 256;
+    // Sized by hits (8 bytes each), so the cache's memory is bounded whatever the queries.
+    this.cache = cacheSize > 0
+      ? new LRUCache<string, RankedHits>({ max: cacheSize, maxSize: options.cacheMaxHits ?? CACHE_MAX_HITS, sizeCalculation: (hits) => Math.max(1, hits.cardIds.length) })
+      : undefined;
     this.engine = new EngineStore(db, options.postingCache);
     this.stmt = {
       current: db.prepare<[number], { card_id: number; org_doc: number }>('SELECT card_id, org_doc FROM search_current WHERE part_rowid = ?'),
@@ -240,13 +235,6 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
            json(p.name), p.created_at, p.modified_at))
          FROM json_each(?) AS j JOIN parts AS p ON p.rowid_ = (j.value - ?) % ${CARD_ROWID_SPAN}`,
       ).pluck(),
-      // Every part's card tuple as partCards builds it, by rowid (loadCurrentCards).
-      allPartCards: db.prepare<[], [number, string]>(
-        `SELECT p.rowid_, json_array(p.part_id,
-           CASE WHEN typeof(p.service_id) = 'blob' THEN lower(hex(p.service_id)) END, CASE WHEN typeof(p.service_id) = 'text' THEN p.service_id END,
-           json(p.name), p.created_at, p.modified_at)
-         FROM parts AS p`,
-      ).raw(),
       copiedCards: db.prepare<[string], CardRow>('SELECT id, part_id, service_id, names, created_at, modified_at FROM search_cards WHERE id IN (SELECT value FROM json_each(?))'),
       // The current cards among the ids: the part rows whose current card id is one of them.
       currentCardRows: db.prepare<[string, number, number], CardRow>(
@@ -486,13 +474,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     })();
   }
 
-  /**
-   * The ranked hits from the result cache or ranked now (searchText), inside the caller's read
-   * transaction; ranked now, and not cached, for a principal that caches no results (Principal
-   * `cachesResults`: the server's warm-up).
-   */
+  /** The ranked hits from the result cache or ranked now (searchText), inside the caller's read transaction. */
   private rankedHits(query: TextSearchQuery, maxHits: number, budget: SearchBudget | undefined): RankedHits {
-    if (this.cacheSize <= 0 || query.ctx.principal.cachesResults === false) return this.searchTextNow(query, maxHits, budget);
+    if (!this.cache) return this.searchTextNow(query, maxHits, budget);
     const generation = `${this.stmt.dataVersion.get() ?? 0}:${this.stmt.totalChanges.get() ?? 0}`;
     if (generation !== this.cacheGeneration) {
       this.forgetResults();
@@ -503,20 +487,10 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       query.words, query.visibleValues, query.filters.map((f) => [f.attribute.attribute_id, f.values]), query.ctx.organization ?? null, [...query.ctx.principal.roles].sort(), maxHits,
     ]);
     const cached = this.cache.get(key);
-    if (cached) {
-      this.cache.delete(key);
-      this.cache.set(key, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const hits = this.searchTextNow(query, maxHits, budget);
+    // A list larger than the whole cache is not kept (lru-cache refuses it).
     this.cache.set(key, hits);
-    this.cachedHits += hits.cardIds.length;
-    // Oldest first, until both bounds hold (the newest entry always stays).
-    while (this.cache.size > 1 && (this.cache.size > this.cacheSize || this.cachedHits > this.cacheMaxHits)) {
-      const [oldestKey, oldest] = this.cache.entries().next().value!;
-      this.cache.delete(oldestKey);
-      this.cachedHits -= oldest.cardIds.length;
-    }
     return hits;
   }
 
@@ -534,59 +508,18 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   /** Empties the result cache. */
   private forgetResults(): void {
-    this.cache.clear();
-    this.cachedHits = 0;
-  }
-
-  /**
-   * SearchIndex.loadCurrentCards: every current part's card into one buffer (card-store.ts), read
-   * in one snapshot, at most `maxBytes` of them; readCards then takes a current card from it rather
-   * than from `parts`. ~1.5 s and ~150 MB at 1,000,000 parts. Nothing when the engine's per-part
-   * arrays are not loaded (a connection that never searched).
-   */
-  loadCurrentCards(maxBytes = CARD_STORE_MAX_BYTES): void {
-    this.db.transaction(() => {
-      this.engine.refresh();
-      const version = this.engine.loadedDocsVersion;
-      if (version < 0) return;
-      const currentCard = this.engine.card;
-      const rows = this.stmt.allPartCards.iterate();
-      const withCards = (function* (): Generator<StoredCardRow> {
-        for (const [rowid, json] of rows) yield [rowid, rowid < currentCard.length ? currentCard[rowid] ?? 0 : 0, json];
-      })();
-      this.cardStore = CurrentCardStore.load(withCards, currentCard.length, maxBytes);
-      this.cardStoreVersion = version;
-    })();
+    this.cache?.clear();
   }
 
   /**
    * SearchIndex.warm: the engine's per-part arrays and its largest posting lists, up to `postings`
-   * (default {@link WARM_POSTINGS}), read in (one read transaction; EngineStore.warm); then, when
-   * lists were read, a few searches over them with nothing stored (core/search/engine/warm-up.ts),
-   * so that a thread's first frequent-word search runs compiled ranking code. Resolves with the
-   * terms decoded. What it read through the memory map stays mapped until releaseMemory (the
-   * search service calls it once its own warm-up searches have run too).
+   * (default {@link WARM_POSTINGS}), read in one read transaction (EngineStore.warm), so that a
+   * fresh connection's first searches cost what later ones do.
    */
-  async warm(options: { postings?: number } = {}): Promise<readonly string[]> {
-    return this.db.transaction(() => {
-      const terms = this.engine.warm(options.postings ?? WARM_POSTINGS);
-      // Through the path a search takes (hits to card ids included), not the searcher alone, so
-      // that the mapping of a session's 10,000 hits is compiled too (its effect on the first real
-      // sessions was within the noise: in-process CPU after the answer 54-74 -> 41-68 ms for the
-      // first three frequent words, three alternated runs).
-      for (const run of warmUpRuns(terms, WARM_UP_HITS)) this.searchTextNow(run.query, run.maxHits, undefined);
-      return terms;
+  async warm(options: { postings?: number } = {}): Promise<void> {
+    this.db.transaction(() => {
+      this.engine.warm(options.postings ?? WARM_POSTINGS);
     })();
-  }
-
-  /**
-   * SearchIndex.releaseMemory: unmaps this connection's memory map, if any (database.ts
-   * releaseMemoryMap), and forgets the cached results, so that a warm-up's searches leave no
-   * answers behind (a benchmark's first round would otherwise find the warm-up's words cached).
-   */
-  releaseMemory(): void {
-    releaseMemoryMap(this.db);
-    this.forgetResults();
   }
 
   /**
@@ -694,26 +627,23 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   /** {@link readCards} inside the caller's read transaction. */
   private readCardsNow(cardIds: readonly number[]): ResultCard[] {
+    // Every card of a call stays cached until the call returns them: a call reading more than half
+    // the cache reads in batches that do.
+    if (cardIds.length > CARD_BATCH) return this.readCardsInBatches(cardIds);
     const cache = this.cardCache;
     const engineVouches = this.engine.loadedDocsVersion >= 0 && !this.unflushedWrites;
     if (engineVouches) this.engine.refresh();
     const version = engineVouches ? this.engine.loadedDocsVersion : this.engine.storedVersion();
     this.bringCardsTo(version);
-    const store = this.cardStore;
     const missing = cardIds.filter((id) => !cache.has(id));
     if (missing.length > 0) {
-      // Room first, so no card of this call is dropped.
-      cache.makeRoom(missing.length, cardIds);
       const currentCard = this.engine.card;
       const current: number[] = [];
       const others: number[] = [];
       for (const id of missing) {
         const rowid = id >= this.cardBase ? cardRowid(this.cardBase, id) : 0;
-        if (engineVouches && rowid > 0 && rowid < currentCard.length && currentCard[rowid] === id) {
-          const stored = store?.get(rowid, id);
-          if (stored === undefined) current.push(id);
-          else this.keepCardJson(id, JSON.parse(stored) as StoredCardJson);
-        } else others.push(id);
+        if (engineVouches && rowid > 0 && rowid < currentCard.length && currentCard[rowid] === id) current.push(id);
+        else others.push(id);
       }
       const keep = (id: number, r: CardRow) => cache.set(id, {
         cardId: id, partId: r.part_id, serviceId: decodeServiceId(r.service_id), names: JSON.parse(r.names) as LangMap, createdAt: r.created_at, modifiedAt: r.modified_at,
@@ -734,33 +664,29 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     });
   }
 
-  /** Keeps card `id`, from its JSON tuple (partCards, the card store), in the card cache. */
+  /** {@link readCardsNow} in batches that each fit the card cache. */
+  private readCardsInBatches(cardIds: readonly number[]): ResultCard[] {
+    const cards: ResultCard[] = [];
+    for (let i = 0; i < cardIds.length; i += CARD_BATCH) cards.push(...this.readCardsNow(cardIds.slice(i, i + CARD_BATCH)));
+    return cards;
+  }
+
+  /** Keeps card `id`, from its JSON tuple (partCards), in the card cache. */
   private keepCardJson(id: number, [partId, serviceIdHex, serviceIdText, names, createdAt, modifiedAt]: StoredCardJson): void {
     this.cardCache.set(id, { cardId: id, partId, serviceId: serviceIdHex !== null ? uuidFromHex(serviceIdHex) : serviceIdText ?? '', names, createdAt, modifiedAt });
   }
 
   /**
-   * Brings the card cache and the card store to engine version `version`: each drops its cards of
-   * the doc chunks written since it was last brought up to date (their card ids may have come back
-   * as other cards), the chunks read once when both were at the same version. A lower version (the
-   * index rebuilt by another process): nothing kept is known to hold, so the cache is emptied and
-   * the store let go.
+   * Brings the card cache to engine version `version`: it drops its cards of the doc chunks written
+   * since it was last brought up to date (their card ids may have come back as other cards). A lower
+   * version (the index rebuilt by another process): nothing kept is known to hold, so it is emptied.
    */
   private bringCardsTo(version: number): void {
     // Every readCards asks; only the first after a write has anything to do.
-    if (version === this.cardCacheVersion && (this.cardStore === undefined || version === this.cardStoreVersion)) return;
-    let changed: { since: number; chunks: Set<number> } | undefined;
-    const chunksSince = (since: number) => (changed?.since === since ? changed.chunks : (changed = { since, chunks: this.engine.chunksChangedSince(since) }).chunks);
-    if (version !== this.cardCacheVersion) {
-      if (version < this.cardCacheVersion || this.cardCacheVersion < 0) this.cardCache.clear();
-      else if (this.cardCache.size > 0) this.cardCache.dropChunks(chunksSince(this.cardCacheVersion));
-      this.cardCacheVersion = version;
-    }
-    if (this.cardStore !== undefined && version !== this.cardStoreVersion) {
-      if (version < this.cardStoreVersion) this.cardStore = undefined;
-      else this.cardStore.dropChunks(chunksSince(this.cardStoreVersion));
-      this.cardStoreVersion = version;
-    }
+    if (version === this.cardCacheVersion) return;
+    if (version < this.cardCacheVersion || this.cardCacheVersion < 0) this.cardCache.clear();
+    else if (this.cardCache.size > 0) this.cardCache.dropChunks(this.engine.chunksChangedSince(this.cardCacheVersion));
+    this.cardCacheVersion = version;
   }
 
   async currentCards(partIds: readonly string[]): Promise<Map<string, number>> {

@@ -10,7 +10,6 @@ import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
 import type { Invoke } from '../../runner.js';
-import { tuneHeapForStreaming } from '../../bulk/streaming-heap.js';
 
 interface MigrateFlags {
   to?: string;
@@ -61,7 +60,6 @@ export async function run(ctx: CommandContext, flags: MigrateFlags, command: Com
     throw new UsageError('migrate reads the data directory (--data-dir) and writes the database named by --to; drop --database-url / CATALOG_DATABASE_URL');
   }
   if (flags.to === undefined) throw new UsageError('migrate needs --to postgres://user:password@host:5432/database');
-  tuneHeapForStreaming();
   if (!/^postgres(ql)?:\/\//.test(flags.to)) throw new UsageError(`--to must be a postgres:// URL (postgres://user:password@host:5432/database), got '${flags.to.replace(/\/\/[^@/]*@/, '//…@')}'`);
   const dataDir = ctx.config.dataDir.value;
   const blobUrl = ctx.config.blobUrl.value;

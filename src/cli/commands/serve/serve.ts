@@ -31,7 +31,6 @@ interface ServeFlags {
   headersTimeout?: number;
   keepAliveTimeout?: number;
   maxConnections?: number;
-  hugePages: boolean;
 }
 
 const MIB = 1024 * 1024;
@@ -69,7 +68,6 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--headers-timeout <s>', 'seconds the headers may take to arrive (default 10)', positiveInt)
     .option('--keep-alive-timeout <s>', 'seconds an idle keep-alive connection stays open (default 5)', positiveInt)
     .option('--max-connections <n>', 'open connections at once (default 1024)', positiveInt)
-    .option('--no-huge-pages', "leave the server's memory in 4 KiB pages (by default, Linux: collapsed into 2 MiB pages after the warm-up)")
     .action(async (_o: unknown, command: Command) => {
       const flags = command.opts<ServeFlags>();
       await invoke(command, (ctx) => run(ctx, flags));
@@ -104,13 +102,9 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
     ...given({ requestTimeoutMs: seconds(flags.requestTimeout), headersTimeoutMs: seconds(flags.headersTimeout), keepAliveTimeoutMs: seconds(flags.keepAliveTimeout), maxConnections: flags.maxConnections }),
     jsonBody,
   };
-  // CATALOG_WARM_UP_REQUESTS=<n>: requests that warm the request path before listening (src/http/warm-up.ts; 0: no warm-up, nor its idle phase after listening).
-  const warmUp = ctx.io.env.CATALOG_WARM_UP_REQUESTS;
-  if (warmUp !== undefined && !/^\d{1,7}$/.test(warmUp.trim())) throw new UsageError(`CATALOG_WARM_UP_REQUESTS must be a whole number of requests (0 turns the warm-up off), not '${warmUp}'`);
-  const warmUpRequests = warmUp !== undefined ? Number(warmUp.trim()) : undefined;
   const server = await startServer({
     dataDir, databaseUrl, blobUrl, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
-    accessLog, warmUpRequests, hugePages: flags.hugePages,
+    accessLog,
   }).catch(async (error: unknown) => {
     await accessLog.close();
     throw error;
