@@ -9,7 +9,8 @@ import type { Catalog } from '../../src/core/services.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
 
-const WORDS = Array.from({ length: 12 }, (_, i) => `quokka${String.fromCharCode(97 + i)}`);
+// Two letters apart from each other (quokkaaa, quokkabb, ...): no word is a typo neighbour of another.
+const WORDS = Array.from({ length: 12 }, (_, i) => `quokka${String.fromCharCode(97 + i).repeat(2)}`);
 
 describe('the posting cache', () => {
   let catalog: Catalog;
