@@ -15,9 +15,10 @@ const WORDS = Array.from({ length: 12 }, (_, i) => `quokka${String.fromCharCode(
 describe('the posting cache', () => {
   let catalog: Catalog;
   beforeAll(async () => {
-    // Each word in exactly one part's name: one posting each; the cache holds three.
+    // Each word in exactly one part's name: one posting each; the cache holds three. (No name is
+    // the word alone: the exact rule's list of a name equal to the query would be cached too.)
     catalog = openCatalog({ dataDir: tempDir('catalog-posting-cache-'), searchTuning: { postingCache: 3, cacheSize: 0 } });
-    expect(await catalog.service.upsertParts(LOCAL_OWNER, WORDS.map((word, i) => ({ part_id: `p${i}`, name: { en: word } })))).toMatchObject({ errors: {} });
+    expect(await catalog.service.upsertParts(LOCAL_OWNER, WORDS.map((word, i) => ({ part_id: `p${i}`, name: { en: `${word} part` } })))).toMatchObject({ errors: {} });
   });
   afterAll(async () => {
     await catalog?.close();
