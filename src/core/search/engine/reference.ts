@@ -7,7 +7,8 @@
  * What it covers: the words of parseQueryText (tokens, the last one a prefix, typo-eligible
  * words), punctuated words (phrase and joined form), the part id, the exact rule, typo neighbours
  * from the vocabulary of every part (so a word's neighbours are those the store's deletion keys
- * find: one typo; two typos only when every neighbour shares the first letter or a key), caller
+ * find: one typo; two typos only when every neighbour shares the first letter or a key; a
+ * neighbour found in fewer parts than the word as typed left out), caller
  * visibility by tier. Not covered: filters, synonyms and per-organization values.
  */
 import type { Attribute, LangMap, PartAttribute } from '../../../api/schemas.js';
@@ -117,13 +118,17 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
   const lists = words.map((word) => {
     const out: TermList[] = [];
     const seen = new Set<string>();
+    // Typo neighbours rarer than the word as typed (one token) are left out.
+    const ownDf = word.tokens.length === 1 ? list(word.tokens[0] ?? '', 0).docs.length : 0;
     const addToken = (token: string, prefix: boolean, mark: string, flags: number) => {
       const whole = mark + token;
       const terms = prefix ? allTerms.filter((t) => t.startsWith(whole)) : allTerms.includes(whole) ? [whole] : [];
       for (const t of terms) {
         if (seen.has(t)) continue;
         seen.add(t);
-        out.push(list(t, t === whole ? flags : flags | COMPLETION));
+        const l = list(t, t === whole ? flags : flags | COMPLETION);
+        if ((flags & TYPO) !== 0 && l.docs.length < ownDf) continue;
+        out.push(l);
       }
     };
     const addAlternative = (tokens: readonly string[], prefix: boolean, mark: string, flags: number) => {

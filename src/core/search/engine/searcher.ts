@@ -388,8 +388,14 @@ export class EngineSearcher {
     const seen = new Set<string>();
     // Flags on the postings (topk.ts): TYPO for a typo neighbour, SYNONYM for a synonym,
     // COMPLETION for a word the typed prefix begins but is not, EXACT_FIELD for the exact rule.
+    // A typo neighbour rarer than the word as typed is left out: a misspelling the catalog holds
+    // is rarer than the word meant, and a frequent word's rare neighbours would only cost time.
+    const token = word.word.tokens.length === 1 ? word.word.tokens[0] : undefined;
+    const ownId = token !== undefined && allFlag === 0 ? this.r.termId(token) : undefined;
+    const ownDf = ownId !== undefined && token !== undefined ? this.r.termForTier(ownId, token, tier).docs.length : 0;
     const push = (view: TierView, flags: number) => {
       if (view.docs.length === 0) return;
+      if ((flags & (TYPO | EXACT_FIELD)) === TYPO && view.docs.length < ownDf) return;
       lists.push({ docs: view.docs, wtf: view.wtf, names: flags !== 0 ? view.names.map((f) => f | flags) : view.names, idf: idf(this.r.n, view.docs.length) });
     };
     const addTerm = (term: string, flags: number) => {
