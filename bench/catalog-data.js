@@ -1,4 +1,4 @@
-// Generated parts of the search benchmarks (bench/engine.js, bench/pg-engine.js): the real device
+// Generated parts of the search benchmarks (bench/compare.js, bench/disk.js, bench/pg-engine.js): the real device
 // names of the PCI and USB ID repositories (../shared/data/catalog), the vendor as a searchable,
 // filterable value; part i is the (i mod devices)-th device, copies numbered.
 import { readFileSync } from 'node:fs';

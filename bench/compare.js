@@ -1,11 +1,10 @@
-// Benchmark (issue 12): the catalog beside Xapian (python3-xapian, BM25, in process) and PostgreSQL
+// Benchmark: the catalog beside Xapian (python3-xapian, BM25, in process) and PostgreSQL
 // full-text search on the same parts, in one run: N parts generated from the real device names of
 // ../shared/data/catalog (bench/catalog-data.js).
 //
 // - Import: `catalog parts import` of a CSV (CLI, local mode, index included: rows/s, peak RSS),
 //   Xapian's indexing, PostgreSQL's COPY + GIN build; disk size of each.
-// - Queries: 70 (20 rare, 20 medium, 10 frequent, 20 two-word), chosen by document frequency as in
-//   bench/engine.js. The catalog is asked over HTTP (`catalog serve`, one connection, sequential),
+// - Queries: 70 (20 rare, 20 medium, 10 frequent, 20 two-word), chosen by document frequency. The catalog is asked over HTTP (`catalog serve`, one connection, sequential),
 //   Xapian in process, PostgreSQL through pg; 3 rounds, systems alternated per round, the first
 //   round cold. p50/p99 per class.
 // - Right: overlap@25 of the catalog's top 25 with an exhaustive scoring of every hit by the
@@ -16,11 +15,14 @@
 // - Start-up: bench/startup.js.
 //
 // Uses the COMPILED code (npm run build). Usage:
-//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--keep]
+//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--keep] [--baseline <checkout>]
+// (--baseline: another built checkout of this project, e.g. a `git worktree` of an older commit;
+// its `catalog serve` answers the same queries on the same catalog, alternated with this one's in
+// every round, and both servers' start-up (spawn to first answer) is measured.)
 // (--import-only: the catalog's CLI import of the same data alone, then stops; prints its figures.
-// --keep: keeps the imported catalog for bench/sequence.js, which also reads the queries this
-// writes to bench/tmp/compare-queries-<parts>.tsv. COMPARE_SERVE_LOG=FILE keeps the server's log.)
-// Writes bench/tmp/compare-<parts>.json and prints a Markdown summary.
+// --keep: keeps the imported catalog (and the queries, bench/tmp/compare-queries-<parts>.tsv) for
+// another look. COMPARE_SERVE_LOG=FILE keeps the server's log.)
+// Writes bench/tmp/compare-<parts>.json and its section of bench/results.md.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, openSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -31,7 +33,7 @@ import { Pool } from 'undici';
 import { buildEngineDocument } from '../dist/core/search/engine/document.js';
 import { idf, tfPart, NAME_WEIGHT, ID_WEIGHT } from '../dist/core/search/engine/bm25.js';
 import { compareBinary } from '../dist/core/search/rank.js';
-import { BIN, ROOT, freePort, isMain, percentile, runCli, runMeasured, waitUntilQuiet, waitUntilServing, warmClient } from './lib.js';
+import { BIN, ROOT, freePort, isMain, percentile, runCli, runMeasured, waitUntilQuiet, waitUntilServing, warmClient, writeSection } from './lib.js';
 import { ATTRIBUTES, devices, partOf } from './catalog-data.js';
 import { runStartupBench } from './startup.js';
 
@@ -235,7 +237,7 @@ const summary = (times) => {
 };
 
 /** Runs the comparison; returns every figure. */
-export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupRuns = 15, importOnly = false, keep = false } = {}) {
+export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupRuns = 15, importOnly = false, keep = false, baseline } = {}) {
   const dir = join(ROOT, 'bench', 'tmp', `compare-${parts}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -258,7 +260,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   out.catalogImport = { seconds: +(imp.ms / 1000).toFixed(1), rowsPerSecond: Math.round(parts / (imp.ms / 1000)), cpuSeconds: +(user + sys).toFixed(1), rowsPerCpuSecond: Math.round(parts / (user + sys)), peakRssMB: Math.round(rssKb / 1024), diskMB: +(dirBytes(dataDir) / 2 ** 20).toFixed(1), loadAverageBefore: cpu0 };
   log('catalog', out.catalogImport);
   if (importOnly) {
-    // --keep: the imported catalog stays for bench/sequence.js (the same catalog a full run keeps).
+    // --keep: the imported catalog stays (the same catalog a full run keeps).
     if (keep) log(`kept ${dataDir}`);
     else rmSync(dataDir, { recursive: true, force: true });
     return out;
@@ -304,7 +306,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   log('exhaustive reference');
   const queries = reference(parts, list);
   writeFileSync(join(dir, 'queries.json'), JSON.stringify(queries.map((q) => q.words)));
-  // The same queries for bench/sequence.js (class, words; in this order).
+  // The same queries as text (class, words; in this order), for another look at the kept catalog.
   writeFileSync(join(ROOT, 'bench', 'tmp', `compare-queries-${parts}.tsv`), `${queries.map((q) => `${q.cls}\t${q.words.join(' ')}`).join('\n')}\n`);
 
   // -- the catalog server --
@@ -314,23 +316,47 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   // beside the client's times of the slowest searches.
   const serveLog = process.env.COMPARE_SERVE_LOG;
   const logFd = serveLog ? openSync(serveLog, 'w') : undefined;
+  const spawnedAt = performance.now();
   const server = spawn(BIN, ['--data-dir', dataDir, 'serve', '--port', String(port)], { stdio: ['ignore', logFd ?? 'ignore', logFd ?? 'pipe'] });
+  const listening = untilListening(port, () => server.exitCode !== null).then(() => performance.now() - spawnedAt);
   let serverErr = logFd === undefined ? '' : `(see ${serveLog})`;
   server.stderr?.on('data', (d) => (serverErr += d));
   const origin = `http://127.0.0.1:${port}`;
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const http = new Pool(origin, { connections: 1 });
   await waitUntilServing(http, auth, { why: () => serverErr, exited: () => server.exitCode !== null });
+  // `catalog serve` start-up: its port accepts connections (listening), then it answers a request
+  // that reads the catalog (ready; polled every 100 ms).
+  out.serveStartup = { listeningMs: Math.round(await listening), readyMs: Math.round(performance.now() - spawnedAt) };
+  log('catalog serve start-up', out.serveStartup);
   // Each system's client warm before its first measured query (Xapian's script is not a JIT).
   await warmClient(http, auth);
-  // The server's idle warm-up done before any system is measured: none shares the machine with it.
+  // The server's start-up work done before any system is measured: none shares the machine with it.
   out.serverQuietAfterMs = await waitUntilQuiet(server.pid);
   log(`catalog serve quiet after ${out.serverQuietAfterMs} ms more`);
   if (pgClient) for (let i = 0; i < 300; i++) await pgClient.query({ name: 'warm-up', text: 'SELECT 1' });
+  // The baseline's server on the same catalog (it sees the same cache-busting writes), started once
+  // this one is quiet, and measured only once it is quiet itself.
+  let base;
+  if (baseline) {
+    const baseBin = join(baseline, 'bin', 'catalog.js');
+    const basePort = await freePort();
+    const started = performance.now();
+    const baseServer = spawn(baseBin, ['--data-dir', dataDir, 'serve', '--port', String(basePort)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let baseErr = '';
+    baseServer.stderr.on('data', (d) => (baseErr += d));
+    const baseHttp = new Pool(`http://127.0.0.1:${basePort}`, { connections: 1 });
+    await waitUntilServing(baseHttp, auth, { why: () => baseErr, exited: () => baseServer.exitCode !== null });
+    out.baseline = { checkout: baseline, serveStartupMs: Math.round(performance.now() - started) };
+    await warmClient(baseHttp, auth);
+    out.baseline.quietAfterMs = await waitUntilQuiet(baseServer.pid);
+    log(`baseline serve answered ${out.baseline.serveStartupMs} ms after its start, quiet ${out.baseline.quietAfterMs} ms later`);
+    base = { http: baseHttp, server: baseServer };
+  }
   const searchBody = (words) => JSON.stringify({ matches: { text: `${words.join(' ')} ` }, resultOptions: { limit: K } });
 
   // -- queries, systems alternated per round --
-  const times = { catalog: queries.map(() => []), xapian: queries.map(() => []), postgres: queries.map(() => []) };
+  const times = { catalog: queries.map(() => []), baseline: queries.map(() => []), xapian: queries.map(() => []), postgres: queries.map(() => []) };
   let xapianTop;
   for (let round = 0; round < ROUNDS; round++) {
     log(`query round ${round + 1}`);
@@ -353,6 +379,15 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       if (round === 0) {
         q.got = body.results.map((x) => x.id);
         q.gotTotal = body.resultsTotalCount;
+      }
+    }
+    if (base) {
+      for (const [qi, q] of queries.entries()) {
+        const t0 = performance.now();
+        const r = await base.http.request({ method: 'POST', path: '/1/find/search', headers: auth, body: searchBody(q.words) });
+        await r.body.dump();
+        times.baseline[qi].push(performance.now() - t0);
+        if (r.statusCode !== 200) throw new Error(`baseline search ${q.words}: ${r.statusCode}`);
       }
     }
     if (!xapian.missing) {
@@ -402,6 +437,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       catalogHttpWarm: summary(idx.flatMap((i) => times.catalog[i].slice(1))),
       // The three slowest searches (words, round from 1, ms): with 3 rounds a class's p99 is its slowest.
       catalogSlowest: idx.flatMap((i) => times.catalog[i].map((ms, round) => ({ words: queries[i].words.join(' '), round: round + 1, ms: +ms.toFixed(2) }))).sort((a, b) => b.ms - a.ms).slice(0, 3),
+      ...(base ? { baseline: summary(idx.flatMap((i) => times.baseline[i])), baselineWarm: summary(idx.flatMap((i) => times.baseline[i].slice(1))) } : {}),
       ...(xapianTop ? { xapian: summary(idx.flatMap((i) => times.xapian[i])) } : {}),
       ...(pgClient ? { postgres: summary(idx.flatMap((i) => times.postgres[i])) } : {}),
       overlapExhaustive: +(overlapExhaustive / idx.length).toFixed(3),
@@ -410,6 +446,11 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     };
   }
   await http.close();
+  if (base) {
+    await base.http.close();
+    base.server.kill('SIGTERM');
+    await once(base.server, 'exit');
+  }
 
   // -- load: 50 connections cycling the 70 queries; GET part beside fastify hello-world --
   log('load test');
@@ -432,9 +473,34 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   log('start-up');
   out.startup = startupRuns > 0 ? await runStartupBench({ runs: startupRuns }) : undefined;
   writeFileSync(join(ROOT, 'bench', 'tmp', `compare-${parts}.json`), JSON.stringify(out, null, 2));
-  if (keep) log(`kept ${dataDir} (bench/sequence.js --data-dir)`);
+  if (keep) log(`kept ${dataDir}`);
   else rmSync(dir, { recursive: true, force: true });
   return out;
+}
+
+/** Resolves once 127.0.0.1:`port` accepts a TCP connection (polled every 20 ms), or when `exited()`. */
+async function untilListening(port, exited) {
+  const { connect } = await import('node:net');
+  for (;;) {
+    const ok = await new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (ok || exited()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The import table of a {@link runCompare} result (Markdown): the catalog beside Xapian and PostgreSQL. */
+export function importMarkdown(r) {
+  const lines = [`${r.parts.toLocaleString('en-US')} parts.`, '', '| import | rows/s | disk MB |', '|---|---|---|'];
+  lines.push(`| catalog parts import (CLI) | ${r.catalogImport.rowsPerSecond} (${r.catalogImport.rowsPerCpuSecond} per CPU-s; ${r.catalogImport.seconds} s, peak RSS ${r.catalogImport.peakRssMB} MB) | ${r.catalogImport.diskMB} |`);
+  if (r.xapian.import) lines.push(`| Xapian (${r.xapian.version}) | ${r.xapian.import.rowsPerSecond} | ${r.xapian.import.diskMB} |`);
+  if (r.postgres.import) lines.push(`| ${r.postgres.version}: COPY ${r.postgres.import.copySeconds} s + GIN ${r.postgres.import.ginSeconds} s | ${r.postgres.import.rowsPerSecond} | ${r.postgres.import.diskMB} |`);
+  return lines.join('\n');
 }
 
 /** The figures as Markdown (bench/results.md). */
@@ -445,13 +511,20 @@ export function markdown(r) {
   lines.push('|---|---|---|---|---|---|---|---|---|');
   for (const [cls, c] of Object.entries(r.classes)) lines.push(`| ${cls} | ${c.queries} | ${c.hitsMedian} | ${f(c.catalogHttp)} (${f(c.catalogHttpWarm)}) | ${f(c.xapian)} | ${f(c.postgres)} | ${c.overlapExhaustive} | ${c.overlapXapian ?? 'n/a'} | ${c.wrongTotals} |`);
   lines.push('');
-  lines.push('| import | rows/s | disk MB |');
-  lines.push('|---|---|---|');
-  lines.push(`| catalog parts import (CLI) | ${r.catalogImport.rowsPerSecond} (${r.catalogImport.rowsPerCpuSecond} per CPU-s; ${r.catalogImport.seconds} s, peak RSS ${r.catalogImport.peakRssMB} MB) | ${r.catalogImport.diskMB} |`);
-  if (r.xapian.import) lines.push(`| Xapian (${r.xapian.version}) | ${r.xapian.import.rowsPerSecond} | ${r.xapian.import.diskMB} |`);
-  if (r.postgres.import) lines.push(`| ${r.postgres.version}: COPY ${r.postgres.import.copySeconds} s + GIN ${r.postgres.import.ginSeconds} s | ${r.postgres.import.rowsPerSecond} | ${r.postgres.import.diskMB} |`);
+  if (r.baseline) {
+    lines.push(`Beside the baseline ${r.baseline.checkout}, same catalog, same rounds (alternated): p50 / p99 ms, all rounds (warm rounds).`);
+    lines.push('');
+    lines.push('| query class | this checkout | baseline | p50 change |');
+    lines.push('|---|---|---|---|');
+    for (const [cls, c] of Object.entries(r.classes)) lines.push(`| ${cls} | ${f(c.catalogHttp)} (${f(c.catalogHttpWarm)}) | ${f(c.baseline)} (${f(c.baselineWarm)}) | ${c.baseline ? `${(((c.catalogHttp.p50 - c.baseline.p50) / c.baseline.p50) * 100).toFixed(0)} %` : 'n/a'} |`);
+    lines.push('');
+    lines.push(`\`catalog serve\` start-up (spawn to first answer): this checkout ${r.serveStartup.readyMs} ms; baseline ${r.baseline.serveStartupMs} ms (then busy ${r.baseline.quietAfterMs} ms more).`);
+    lines.push('');
+  }
+  lines.push(importMarkdown(r));
   lines.push('');
   lines.push(`Load (50 connections cycling the ${Object.values(r.classes).reduce((n, c) => n + c.queries, 0)} queries of the table): ${r.load.perSecond} searches/s, p50 ${r.load.p50} ms, p99 ${r.load.p99} ms, ${r.load.errors} errors, ${r.load.timeouts} timeouts. GET part ${r.getPart.perSecond}/s (p99 ${r.getPart.p99} ms) against fastify hello-world ${r.helloWorld.perSecond}/s: ${r.getPartRatio}.`);
+  if (r.serveStartup) lines.push(`\`catalog serve\` start-up: accepts connections after ${r.serveStartup.listeningMs} ms, answers GET /1/catalog/info after ${r.serveStartup.readyMs} ms.`);
   const s = r.startup;
   if (s) lines.push(`Start-up (median of ${s.runs}): node -e 0 ${s.figures['node -e 0'].medianMs} ms (CPU ${s.figures['node -e 0'].medianCpuMs}); catalog --version ${s.figures['catalog --version'].medianMs} ms (${s.ratios['catalog --version'].median}×, CPU ${s.ratios['catalog --version'].cpu}×); catalog search x ${s.figures['catalog search x'].medianMs} ms (${s.ratios['catalog search x'].median}×, CPU ${s.ratios['catalog search x'].cpu}×).`);
   if (r.xapian.missing) lines.push(r.xapian.missing);
@@ -466,7 +539,10 @@ if (isMain(import.meta.url)) {
   };
   const importOnly = process.argv.includes('--import-only');
   const keep = process.argv.includes('--keep');
-  const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly, keep });
+  const baselineAt = process.argv.indexOf('--baseline');
+  const baseline = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
+  const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly, keep, baseline });
   console.log(JSON.stringify(r, null, 2));
-  if (!importOnly) console.log(markdown(r));
+  if (importOnly) writeSection('compare:import', 'Import beside Xapian and PostgreSQL', importMarkdown(r));
+  else writeSection('compare', 'Text search beside Xapian and PostgreSQL', markdown(r));
 }

@@ -1,4 +1,4 @@
-// Benchmark (issue 12, disk): the catalog's disk beside PostgreSQL's for the same N parts
+// Benchmark (disk): the catalog's disk beside PostgreSQL's for the same N parts
 // (bench/catalog-data.js, the CSV of bench/compare.js), without the query and load parts of
 // compare.js. The catalog: `catalog parts import` of the CSV (CLI, local mode), then the data
 // directory's bytes and SQLite's dbstat per table and index. PostgreSQL (--postgres): COPY + GIN as
@@ -10,7 +10,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { ROOT, isMain, runCli, runMeasured, BIN } from './lib.js';
+import { ROOT, isMain, runCli, runMeasured, BIN, writeSection } from './lib.js';
 import { ATTRIBUTES, devices } from './catalog-data.js';
 import { dirBytes, startPostgres, writeInputs } from './compare.js';
 
@@ -58,9 +58,24 @@ export async function runDisk({ parts = 30_000, postgres = false } = {}) {
   return out;
 }
 
+/** The section of bench/results.md for a {@link runDisk} result (Markdown). */
+export function diskSection(r) {
+  const pg = typeof r.postgres === 'string' ? r.postgres : r.postgresMB !== undefined ? `PostgreSQL (baseline): ${r.postgresMB} MB for the same rows with a GIN index (ratio ${r.ratio}).` : 'PostgreSQL not measured (run with --postgres).';
+  return [
+    `${r.parts.toLocaleString('en-US')} parts imported in ${r.importSeconds} s; the catalog's data directory: ${r.catalogMB} MB. ${pg}`,
+    '',
+    '| table or index | size |',
+    '|---|---|',
+    ...Object.entries(r.dbstat).map(([name, size]) => `| ${name} | ${size} |`),
+    '',
+    `Free pages: ${r.freelistPages}.`,
+  ].join('\n');
+}
+
 if (isMain(import.meta.url)) {
   const args = process.argv.slice(2);
   const at = args.indexOf('--parts');
   const result = await runDisk({ parts: at >= 0 ? Number(args[at + 1]) : 30_000, postgres: args.includes('--postgres') });
   console.log(JSON.stringify(result, null, 2));
+  writeSection('disk', 'Disk beside PostgreSQL', diskSection(result));
 }

@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
-import { isMain, percentile, tempDir } from './lib.js';
+import { isMain, percentile, tempDir, writeSection } from './lib.js';
 
 /** Sends requests on `connections` loops for `seconds`; returns req/s and latency percentiles (ms). */
 export async function load(url, { method = 'GET', path, body, headers = {}, seconds = 5, connections = 32 }) {
@@ -72,6 +72,28 @@ export async function runHttpBench({ seconds = 5, connections = 32 } = {}) {
   };
 }
 
+const n = (v, digits = 0) => (typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : String(v));
+
+/** Heading of this script's section of bench/results.md. */
+export const HTTP_TITLE = 'HTTP read endpoints';
+
+/** The section of bench/results.md for a {@link runHttpBench} result (Markdown). */
+export function httpSection(r) {
+  return [
+    `${r.connections} connections on loopback.`,
+    '',
+    '| | req/s | p50 ms | p99 ms |',
+    '|---|---|---|---|',
+    `| fastify, fixed JSON body (baseline) | ${n(r.baselineFixedJson.requestsPerSecond)} | ${r.baselineFixedJson.p50} | ${r.baselineFixedJson.p99} |`,
+    `| GET /1/catalog/parts/{part_id} | ${n(r.getPart.requestsPerSecond)} | ${r.getPart.p50} | ${r.getPart.p99} |`,
+    `| POST /1/catalog/attributes/list | ${n(r.listAttributes.requestsPerSecond)} | ${r.listAttributes.p50} | ${r.listAttributes.p99} |`,
+  ].join('\n');
+}
+
 if (isMain(import.meta.url)) {
-  console.log(JSON.stringify(await runHttpBench(), null, 2));
+  const seconds = process.argv.indexOf('--seconds');
+  const connections = process.argv.indexOf('--connections');
+  const result = await runHttpBench({ ...(seconds > 0 ? { seconds: Number(process.argv[seconds + 1]) } : {}), ...(connections > 0 ? { connections: Number(process.argv[connections + 1]) } : {}) });
+  console.log(JSON.stringify(result, null, 2));
+  writeSection('http', HTTP_TITLE, httpSection(result));
 }

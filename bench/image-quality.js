@@ -23,7 +23,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { ImageFeatureIndex, rankParts, ENCODED_LENGTH } from '../dist/core/search/image-similarity.js';
 import { extractFeatures } from '../dist/adapters/images/sharp-features.js';
-import { prng } from './lib.js';
+import { prng, writeSection } from './lib.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DEFAULT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data', 'images');
@@ -377,6 +377,25 @@ export function formatImageQuality(r) {
   return lines.join('\n');
 }
 
+const n = (v, digits = 0) => (typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : String(v));
+const ok = (met) => (met ? 'met' : '**not met**');
+
+/** Heading of this script's section of bench/results.md. */
+export const IMAGE_QUALITY_TITLE = 'Image search quality (near-duplicates)';
+
+/** The section of bench/results.md for a {@link runImageQuality} result (Markdown). */
+export function imageQualitySection(q) {
+  return [
+    `${q.config.images} real images of ../shared/data/images, each queried with copies made in the run. Recall@1:`,
+    '',
+    '| | resize 50 % | JPEG q60 | crop 5 % | +10 % brightness | all four |',
+    '|---|---|---|---|---|---|',
+    ...[['catalog', q.recall.ours], ['pHash 64-bit (baseline)', q.recall.phash], ['dHash 64-bit (baseline)', q.recall.dhash], [`catalog, ${n(q.config.paddedIndexSize)} references`, q.recallPadded.shortlist]].map(([label, v]) => `| ${label} | ${v.resize50} | ${v.jpeg60} | ${v.crop5} | ${v.bright10} | ${v.all} |`),
+    '',
+    `Per query over ${n(q.config.paddedIndexSize)} references: ${q.timing.queryFeatureMs.mean.toFixed(1)} ms features + ${q.timing.scanMsPadded.shortlist.mean.toFixed(1)} ms scan = ${q.timing.totalMsPerQueryPadded} ms (target ≤ 50 ms; an exhaustive scan would take ${q.timing.scanMsPadded.exhaustive.mean.toFixed(1)} ms). Targets (≥ 0.98 single, ≥ 0.95 all four): ${ok(q.targets.met)}.`,
+  ].join('\n');
+}
+
 function parseArgs(argv) {
   const opts = {};
   for (let i = 0; i < argv.length; i++) {
@@ -401,4 +420,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
     if (result.failures[v].length) console.log(`misses ${v}: ${result.failures[v].slice(0, 6).join(', ')}`);
     if (result.failuresPadded[v].length) console.log(`misses ${v} (padded index): ${result.failuresPadded[v].slice(0, 6).join(', ')}`);
   }
+  writeSection('image-quality', IMAGE_QUALITY_TITLE, imageQualitySection(result));
 }

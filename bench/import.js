@@ -5,7 +5,7 @@ import { createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import { isMain, perSecond, runCli, tempDir } from './lib.js';
+import { isMain, perSecond, runCli, tempDir, writeSection } from './lib.js';
 
 const VENDORS = ['Intel Corporation', 'NVIDIA Corporation', 'Advanced Micro Devices, Inc. [AMD]', 'Realtek Semiconductor Co. Ltd.', 'Broadcom Inc.'];
 const CLASSES = ['Ethernet controller', 'VGA compatible controller', 'Host bridge', 'USB controller', 'Audio device'];
@@ -100,8 +100,29 @@ export async function runImportBench({ parts = 100_000 } = {}) {
   }
 }
 
+const n = (v, digits = 0) => (typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : String(v));
+const ok = (met) => (met ? 'met' : '**not met**');
+
+/** Heading of this script's section of bench/results.md. */
+export const IMPORT_TITLE = 'Bulk import (CLI, local mode)';
+
+/** The section of bench/results.md for a {@link runImportBench} result (Markdown). */
+export function importSection(r) {
+  return [
+    `${n(r.parts)} generated parts from CSV through \`catalog parts import\` (a real process: start-up, CSV parsing, validation, rules, SQLite with the search index) beside better-sqlite3 inserting the same rows (parts, attribute references and search rows) directly into the same schema.`,
+    '',
+    '| | rows/s | time | peak RSS |',
+    '|---|---|---|---|',
+    `| \`catalog parts import\` | ${n(r.cli.rowsPerSecond)} | ${n(r.cli.ms / 1000, 2)} s | ${r.cli.peakRssMB} MB |`,
+    `| better-sqlite3 direct (baseline) | ${n(r.direct.rowsPerSecond)} | ${n(r.direct.ms / 1000, 2)} s | |`,
+    '',
+    `Ratio ${r.ratio} (target ≥ 0.5: ${ok(r.ratio >= 0.5)}); peak RSS ${r.cli.peakRssMB} MB (target < 150 MB: ${ok(r.cli.peakRssMB < 150)}).`,
+  ].join('\n');
+}
+
 if (isMain(import.meta.url)) {
   const arg = process.argv.indexOf('--parts');
   const result = await runImportBench({ parts: arg > 0 ? Number(process.argv[arg + 1]) : 100_000 });
   console.log(JSON.stringify(result, null, 2));
+  writeSection('import', IMPORT_TITLE, importSection(result));
 }

@@ -1,15 +1,52 @@
 // Shared helpers of the benchmark scripts (plain ESM; they drive the built code in dist/).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = join(ROOT, 'bin', 'catalog.js');
+
+/** bench/results.md, or the file named by CATALOG_BENCH_RESULTS (a smoke run that must not touch the record). */
+export const RESULTS = process.env.CATALOG_BENCH_RESULTS ?? join(ROOT, 'bench', 'results.md');
+
+/**
+ * The comment lines that delimit the section of results.md named `name`: `SCRIPT` (bench/SCRIPT.js
+ * writes it) or `SCRIPT:PART` for a script with several sections.
+ */
+export function sectionMarkers(name) {
+  const script = name.split(':')[0];
+  return { begin: `<!-- bench:${name} (written by bench/${script}.js; do not edit) -->`, end: `<!-- /bench:${name} -->` };
+}
+
+/**
+ * Replaces script `name`'s own section of `file` (bench/results.md by default): everything between
+ * its two marker comments ({@link sectionMarkers}) becomes a `## title` heading, one line saying
+ * which command wrote it, when and on what machine, and `body` (Markdown). Other sections are kept
+ * byte for byte; a section not yet in the file is appended at the end. The file is replaced
+ * atomically (write to a temporary file, then rename), so an interrupted run leaves the old one.
+ * @param {string} name the script's file name without `.js` (bench/NAME.js), or `NAME:PART`
+ * @param {string} title the section's heading, without the `## `
+ * @param {string} body the figures, in Markdown
+ * @param {{ command?: string, file?: string, date?: Date }} options `command`: how it was run (default `node bench/NAME.js` and this process's arguments)
+ */
+export function writeSection(name, title, body, options = {}) {
+  const file = options.file ?? RESULTS;
+  const command = options.command ?? ['node', `bench/${name.split(':')[0]}.js`, ...process.argv.slice(2)].join(' ');
+  const date = (options.date ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
+  const { begin, end } = sectionMarkers(name);
+  const section = [begin, `## ${title}`, '', `\`${command}\` on ${date}: Node ${process.version}, ${cpus().length} cores.`, '', body.trim(), end].join('\n');
+  const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
+  const from = old.indexOf(begin);
+  const to = from >= 0 ? old.indexOf(end, from) : -1;
+  if (from >= 0 && to < 0) throw new Error(`${file}: the section of bench/${name}.js has no end marker (${end})`);
+  const next = from >= 0 ? old.slice(0, from) + section + old.slice(to + end.length) : `${old.trimEnd()}\n\n${section}\n`;
+  writeFileSync(`${file}.tmp`, next);
+  renameSync(`${file}.tmp`, file);
+}
 
 /** A fresh temporary directory. */
 export function tempDir(prefix = 'catalog-bench-') {
@@ -186,9 +223,9 @@ function processCpuMs(pid) {
 
 /**
  * Waits until process `pid` is quiet: at most `maxCpuMs` of CPU over `windowMs` (all its
- * threads). A `catalog serve` goes on warming its request path in idle time after it listens
- * (src/http/warm-up.ts, second phase); measuring another system meanwhile would hand it a
- * machine shared with that work, so bench/compare.js waits for it before its query rounds.
+ * threads). A `catalog serve` may still be loading after it listens (its reader threads, the
+ * per-part arrays); measuring another system meanwhile would hand it a machine shared with that
+ * work, so bench/compare.js waits for it before its query rounds.
  * Resolves with the ms waited; gives up after `timeoutMs` (or where /proc is missing).
  */
 export async function waitUntilQuiet(pid, { windowMs = 300, maxCpuMs = 10, timeoutMs = 30_000 } = {}) {

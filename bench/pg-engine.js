@@ -25,6 +25,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { devices, partOf, ATTRIBUTES } from './catalog-data.js';
+import { writeSection } from './lib.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = resolve(process.env.CATALOG_BENCH_DIST ?? join(here, '..', 'dist'));
@@ -92,6 +93,22 @@ async function importParts(catalog, parts, list, name) {
   const rate = Math.round(parts / ((performance.now() - started) / 1000));
   progress(`${name}: import done, ${parts} parts at ${rate} rows/s`);
   return rate;
+}
+
+/** The section of bench/results.md for a report of this script (Markdown); `names`: the stores measured. */
+function pgEngineSection(r, names) {
+  const f = (x) => (x ? `${x.p50} / ${x.p99}` : 'n/a');
+  const rank = (x) => (x ? `${x.rankP50} / ${x.rankP99}` : 'n/a');
+  const far = `page${r.pages.farPage}`;
+  return [
+    `${r.parts.toLocaleString('en-US')} parts, a whole search through the local client (rank, session, first page of 25), p50 / p99 ms; the rank step alone beside it. Baseline: SQLite, the default store. Same top 25 and total for ${r.sameTop25AndTotal} queries, different for ${r.differentTop25OrTotal}. 1-minute load average ${r.loadAverage1m.min}–${r.loadAverage1m.max}.`,
+    '',
+    `| class | queries | hits | ${names.map((n) => `${n} search | ${n} rank`).join(' | ')} |`,
+    `|---|---|---|${names.map(() => '---|---|').join('')}`,
+    ...Object.entries(r.results).map(([cls, c]) => `| ${cls} | ${c.queries} | ${c.hits} | ${names.map((n) => `${f(c[n])} | ${rank(c[n])}`).join(' | ')} |`),
+    '',
+    `Session pages: ${names.map((n) => `${n} page 1 ${f(r.pages[n]?.page1)}, ${far} ${f(r.pages[n]?.[far])}`).join('; ')} ms. Import: ${names.map((n) => `${n} ${r.importRowsPerSecond[n]} rows/s`).join(', ')}. Disk: SQLite ${r.disk.sqliteMB} MB${r.disk.postgresMB !== undefined ? `, PostgreSQL ${r.disk.postgresMB} MB (search index ${r.disk.postgresIndexMB} MB)` : ''}.${r.pgRoundTripMs ? ` PostgreSQL round trip (SELECT 1): ${f(r.pgRoundTripMs)} ms.` : ''}`,
+  ].join('\n');
 }
 
 async function main() {
@@ -246,7 +263,9 @@ async function main() {
     for (const n of names) await stores[n].close();
     sampleLoad();
     const load = { min: +Math.min(...loadSamples).toFixed(2), max: +Math.max(...loadSamples).toFixed(2), mean: +(loadSamples.reduce((x, y) => x + y, 0) / loadSamples.length).toFixed(2), samples: loadSamples.length };
-    console.log(JSON.stringify({ parts, dist, seconds: Math.round((performance.now() - started) / 1000), loadAverage1m: load, importRowsPerSecond: importRate, disk, sameTop25AndTotal: compared, differentTop25OrTotal: differ, pgRoundTripMs, results, pages: pageResults }, null, 2));
+    const report = { parts, dist, seconds: Math.round((performance.now() - started) / 1000), loadAverage1m: load, importRowsPerSecond: importRate, disk, sameTop25AndTotal: compared, differentTop25OrTotal: differ, pgRoundTripMs, results, pages: pageResults };
+    console.log(JSON.stringify(report, null, 2));
+    writeSection('pg-engine', 'Search engine on PostgreSQL beside SQLite', pgEngineSection(report, names));
   } finally {
     // Also on failure: never leave a cluster running or a catalog behind.
     try {

@@ -114,7 +114,7 @@ export function jitterLocalFeatures(local, rnd) {
 /**
  * The part cut out of its plain background: RGBA raw (alpha 0 where the flood fill from the border
  * reached pixels within 60 (sum over R, G, B) of the border's median colour), cropped to the part's
- * bounding box; the whole image when nothing is left or the fill shredded it (SHREDDED_PIECES); `left`, `top` are that box's origin in the image (used by bench/photo-conditions.js).
+ * bounding box; the whole image when nothing is left or the fill shredded it (SHREDDED_PIECES); `left`, `top` are that box's origin in the image.
  * @returns {Promise<{ rgba: Buffer, width: number, height: number, left: number, top: number }>}
  */
 export async function cutout(bytes) {

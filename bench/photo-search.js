@@ -17,7 +17,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { argReader, msStats, overrideSettings, prng, round } from './lib.js';
+import { argReader, msStats, overrideSettings, prng, round, writeSection } from './lib.js';
 import { augment, photoSets, CONDITIONS, PHOTO_CONDITIONS, DIGITAL_CONDITIONS } from './photo-queries.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -25,12 +25,12 @@ const DIST = process.env.PHOTO_DIST ?? '../dist';
 const { ImageFeatureIndex, rankParts, encodeFeatures, decodeFeatures, ENCODED_LENGTH } = await import(`${DIST}/core/search/image-similarity.js`);
 const { extractFeatures } = await import(`${DIST}/adapters/images/sharp-features.js`);
 const { encodeLocalFeatures, decodeLocalFeatures } = await import(`${DIST}/core/search/photo/local-features.js`);
-const { defaultVocabulary } = await import(`${DIST}/core/search/photo/vocabulary-data.js`);
+const { shippedVocabulary } = await import(`${DIST}/adapters/images/local-features/shipped-vocabulary.js`);
 const { CONFIDENT_SCORE } = await import(`${DIST}/core/search/photo/confidence.js`);
 const { PhotoReferenceIndex, wantsSecondLook, mergeLooks } = await import(`${DIST}/core/search/photo/photo-search.js`);
 const { extractLocalFeatures, LOCAL_SETTINGS, decodeGrey, localFeaturesFromGrey, secondLookFeatures } = await import(`${DIST}/adapters/images/local-features/extract.js`);
 const { openCv } = await import(`${DIST}/adapters/images/local-features/opencv.js`);
-// PHOTO_SETTINGS='{"query":{…}}' overrides LOCAL_SETTINGS by role (experiments, as in photo-profile.js).
+// PHOTO_SETTINGS='{"query":{…}}' overrides LOCAL_SETTINGS by role (experiments).
 overrideSettings(LOCAL_SETTINGS, 'PHOTO_SETTINGS');
 // As the product: off unless asked for (PHOTO_SECOND_LOOK=1 here, CATALOG_PHOTO_SECOND_LOOK=1 for a server).
 const SECOND_LOOK = process.env.PHOTO_SECOND_LOOK === '1' && secondLookFeatures !== undefined && LOCAL_SETTINGS.query.secondLook !== undefined;
@@ -45,7 +45,7 @@ const BASELINE_THRESHOLD = 0.9; // cosine: the 95th percentile of "best other im
 const QUERY_OPTIONS = JSON.parse(process.env.PHOTO_QUERY ?? '{}');
 const log = (s) => console.error(s);
 
-const vocabulary = defaultVocabulary();
+const vocabulary = await shippedVocabulary();
 const CACHE_KEY = `v1-${JSON.stringify(LOCAL_SETTINGS.reference)}-voc${vocabulary.id}-${vocabulary.size}`.replace(/[^a-z0-9]+/gi, '_');
 
 const stats = msStats;
@@ -228,6 +228,21 @@ if (OUT) {
   fs.mkdirSync(path.dirname(OUT), { recursive: true });
   fs.writeFileSync(OUT, JSON.stringify(report, null, 1));
 }
+writeSection('photo-search', 'Photo search beside the global descriptor', searchSection(report));
 log(`done in ${report.totalSeconds} s${OUT ? `; ${OUT}` : ''}`);
+
+/** The section of bench/results.md for this script's report (Markdown): ours beside the global descriptor alone, per index size. */
+function searchSection(r) {
+  const lines = ['Photo search (global + local features) beside the baseline, the global descriptor alone (today\'s near-duplicate search), on the same queries, in one thread; times include decoding and extraction.'];
+  for (const [n, s] of Object.entries(r.sizes)) {
+    lines.push('', `**${n} references**: index build ${round(s.buildMs / 1000, 2)} s, photo index ${s.localIndexMB} MB (global alone ${s.globalIndexMB} MB); all queries p50 ${s.queryMs.ours.p50} / ${s.queryMs.base.p50} ms, p99 ${s.queryMs.ours.p99} / ${s.queryMs.base.p99} ms (ours / baseline).`, '');
+    lines.push('| condition | n | R@1 ours / baseline | R@5 ours / baseline | confident ours / baseline |', '|---|---|---|---|---|');
+    for (const [cond, c] of Object.entries(s.table)) {
+      const d = cond === 'distractor';
+      lines.push(`| ${d ? 'distractors (false-hit rate)' : cond} | ${c.n} | ${d ? '' : `${c.ours.r1} / ${c.base.r1}`} | ${d ? '' : `${c.ours.r5} / ${c.base.r5}`} | ${c.ours.confident} / ${c.base.confident} |`);
+    }
+  }
+  return lines.join('\n');
+}
 void PHOTO_CONDITIONS;
 void DIGITAL_CONDITIONS;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LocalCatalogClient } from '../dist/client/local-client.js';
 import { openCatalog } from '../dist/open-catalog.js';
-import { prng } from './lib.js';
+import { prng, writeSection } from './lib.js';
 
 const TYPES = ['duplicate', 'substitute', 'equivalent', 'not_related'];
 
@@ -121,6 +121,26 @@ export async function runRelationsBench(options = {}) {
   }
 }
 
+const n = (v, digits = 0) => (typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : String(v));
+const ok = (met) => (met ? 'met' : '**not met**');
+
+/** Heading of this script's section of bench/results.md. */
+export const RELATIONS_TITLE = 'Relations import (local client)';
+
+/** The section of bench/results.md for a {@link runRelationsBench} result (Markdown). */
+export function relationsSection(r) {
+  return [
+    `${n(r.relations)} relations among ${n(r.parts)} parts in batches of ${r.batchSize}.`,
+    '',
+    '| | relations/s |',
+    '|---|---|',
+    `| LocalCatalogClient.createRelations | ${n(r.relationsPerSecond)} |`,
+    `| better-sqlite3 direct upsert of the same rows (baseline) | ${n(r.directRelationsPerSecond)} |`,
+    '',
+    `Ratio ${r.ratioToDirect}; target ≥ 30,000 relations/s: ${ok(r.relationsPerSecond >= 30_000)}. Reads: ${n(r.getRelationsPerSecond)} getRelations calls/s.`,
+  ].join('\n');
+}
+
 function round(seconds) {
   return Math.round(seconds * 1000) / 1000;
 }
@@ -130,6 +150,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const relations = process.argv[3] ? Number(process.argv[3]) : undefined;
   const figures = await runRelationsBench({ ...(parts ? { parts } : {}), ...(relations ? { relations } : {}) });
   console.log(JSON.stringify(figures, null, 2));
-  const target = 30_000;
-  console.log(`relations import: ${figures.relationsPerSecond.toLocaleString('en')} relations/s (target >= ${target.toLocaleString('en')}): ${figures.relationsPerSecond >= target ? 'OK' : 'BELOW TARGET'}`);
+  writeSection('relations', RELATIONS_TITLE, relationsSection(figures));
 }

@@ -19,11 +19,14 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { openCatalog } from '../dist/open-catalog.js';
 import { buildApp } from '../dist/http/app.js';
 import { LOCAL_OWNER } from '../dist/core/permissions.js';
 import { decidePartUpsert } from '../dist/core/catalog/parts.js';
+import { load } from './http.js';
+import { writeSection } from './lib.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const RARE_WORD = 'zanzibarite';
@@ -228,6 +231,8 @@ export async function runSearchBench(options = {}) {
   }
   if (options.only === 'explain') return figures;
 
+  figures.baseline = await fixedJsonLatency();
+
   const queries = [['rare', RARE_WORD], ['frequent', FREQUENT_WORD], ['frequentPrefix', FREQUENT_WORD.slice(0, 5)], ['frequentTwoWords', `${FREQUENT_WORD} vendor7`], ['typo', 'zanzibarrite']];
   for (const [target, cacheSize] of [['search', 0], ['searchWarm', undefined]]) {
     const server = await serve(dataDir, cacheSize === undefined ? {} : { cacheSize });
@@ -276,6 +281,65 @@ export async function runSearchBench(options = {}) {
   return figures;
 }
 
+const n = (v, digits = 0) => (typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : String(v));
+const ok = (met) => (met ? 'met' : '**not met**');
+
+/** Sequential latency of fastify answering a fixed JSON body: the floor under any search latency. */
+export async function fixedJsonLatency() {
+  const app = Fastify({ logger: false });
+  app.post('/fixed', async () => ({ sessionId: '00000000-0000-0000-0000-000000000000', imageId: null, results: [], resultsTotalCount: 0 }));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    return await load(`http://127.0.0.1:${app.server.address().port}`, { method: 'POST', path: '/fixed', body: '{}', seconds: 3, connections: 1 });
+  } finally {
+    await app.close();
+  }
+}
+
+/** Heading of the section of bench/results.md with the main figures of {@link runSearchBench}. */
+export const SEARCH_TITLE = 'Text search over HTTP';
+
+/** The section of bench/results.md for the main figures of a {@link runSearchBench} result (Markdown). */
+export function searchSection(s) {
+  const rows = (figures, how) => Object.entries(figures ?? {}).filter(([, v]) => v && typeof v === 'object' && 'p50' in v).map(([k, v]) => `| ${k} \`${v.text}\` (${how}) | ${n(v.resultsTotalCount)} | ${v.p50} | ${v.p99} |`);
+  return [
+    `${n(s.parts)} generated parts; one connection, sequential requests; latency in ms. Baseline: fastify answering a fixed JSON body the same way.`,
+    '',
+    '| query | hits | p50 | p99 |',
+    '|---|---|---|---|',
+    `| fastify fixed JSON (baseline) | | ${s.baseline.p50} | ${s.baseline.p99} |`,
+    ...rows(s.search, 'cold'),
+    ...rows(s.searchWarm, 'repeated, cache'),
+    '',
+    `Session pages (limit ${s.pages.limit}): page 1 p50 ${s.pages.page1.p50} ms, page 1000 p50 ${s.pages.page1000.p50} ms: ratio ${s.pages.ratioP50} (target ≤ 1.2: ${ok(s.pages.ratioP50 <= 1.2)}).`,
+    `Targets p50 ≤ 20 ms and p99 ≤ 100 ms, rare and frequent (cold): ${ok(['rare', 'frequent'].every((k) => s.search[k].p50 <= 20 && s.search[k].p99 <= 100))}.`,
+  ].join('\n');
+}
+
+/** Heading of the section of bench/results.md with the facet, highlight and synonym figures. */
+export const SEARCH_EXPLAIN_TITLE = 'Facets, highlights and synonyms';
+
+/** The section of bench/results.md for the `explain` figures of a {@link runSearchBench} result (Markdown). */
+export function searchExplainSection(s) {
+  const e = s.explain ?? {};
+  const row = (label, key) => (e[key] ? [`| ${label} \`${e[key].text.trim()}\` | ${n(e[key].resultsTotalCount)} | ${e[key].p50} | ${e[key].p99} |`] : []);
+  return [
+    `${n(s.parts)} generated parts, cache off (each search ranks anew); latency in ms over HTTP, one connection. Baseline: the same word plain.`,
+    '',
+    '| search | hits | p50 | p99 |',
+    '|---|---|---|---|',
+    ...row('rare word + facets (vendor)', 'facetsRare'),
+    ...row('medium word + facets (vendor)', 'facetsMedium'),
+    ...row('frequent word + facets (vendor)', 'facetsFrequent'),
+    ...row('frequent word, plain (baseline)', 'plainFrequent'),
+    ...row('frequent word + highlights, images, attributes', 'explainedFrequent'),
+    ...row('rare word, plain (baseline)', 'plainRare'),
+    ...row('rare word + highlights, images, attributes', 'explainedRare'),
+    ...row('frequent word with synonym vendor7', 'synonymFrequent'),
+    ...row('vendor7 with synonym of the frequent word', 'synonymMedium'),
+  ].join('\n');
+}
+
 /** The real HTTP app over the catalog on 127.0.0.1, a factoryWorker token, and an undici pool of one connection. */
 async function serve(dataDir, searchTuning) {
   const catalog = openCatalog({ dataDir, searchTuning });
@@ -305,4 +369,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const only = partsArg === 'explain' ? 'explain' : args[0];
   const figures = await runSearchBench({ ...(parts ? { parts } : {}), ...(only ? { only, importParts: 0 } : {}), log: (line) => process.stderr.write(`${line}\n`) });
   process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+  if (only !== 'explain') writeSection('search', SEARCH_TITLE, searchSection(figures));
+  writeSection('search:explain', SEARCH_EXPLAIN_TITLE, searchExplainSection(figures));
 }

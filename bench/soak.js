@@ -16,7 +16,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { Agent, Pool } from 'undici';
-import { percentile, ROOT, tempDir } from './lib.js';
+import { percentile, ROOT, tempDir, writeSection } from './lib.js';
 
 const args = process.argv.slice(2);
 const arg = (name, fallback) => {
@@ -264,6 +264,23 @@ async function main() {
     sessionsDbMiB: { db: Number((sessionBytes.db / 1048576).toFixed(2)), wal: Number((sessionBytes.wal / 1048576).toFixed(2)) },
   };
   console.log(JSON.stringify(report, null, 2));
+  writeSection(ABUSE ? 'soak' : 'soak:no-abuse', ABUSE ? 'Soak under abuse' : 'Soak without abuse (the baseline of the soak under abuse)', soakSection(report));
+}
+
+/** The section of bench/results.md for a soak report (Markdown). */
+function soakSection(r) {
+  const kinds = Object.entries(r.bombSearches).map(([k, v]) => `${k}: ${v}`).join(', ');
+  return [
+    `${r.seconds} s, ${r.parts.toLocaleString('en-US')} parts, ${r.abuse ? 'with' : 'without'} the slow-body and decompression-bomb connections; ${r.requests.toLocaleString('en-US')} requests, error rate ${r.errorRate}.`,
+    '',
+    '| request | n | p50 ms | p99 ms |',
+    '|---|---|---|---|',
+    ...[['GET part', r.getPart], ['search', r.search], ['session page', r.searchState], ['write of 10 parts', r.write10]].map(([label, s]) => `| ${label} | ${s.n} | ${s.p50} | ${s.p99} |`),
+    '',
+    `Bulk write of ${r.bulkWrite.bodyMiB} MiB: status ${r.bulkWrite.status} in ${r.bulkWrite.ms} ms; the slowest of ${r.bulkWrite.probes} GET probes beside it ${r.bulkWrite.probeMaxMs} ms.`,
+    `Server RSS ${r.server.start.rssMiB} MiB → ${r.server.end.rssMiB} MiB, open fds ${r.server.start.fds} → ${r.server.end.fds}; sessions.db ${r.sessionsDbMiB.db} MiB (WAL ${r.sessionsDbMiB.wal} MiB).`,
+    ...(r.abuse ? [`Slow bodies: ${JSON.stringify(r.slowBodies)}. Bomb searches: ${kinds || 'none'}.`] : []),
+  ].join('\n');
 }
 
 await main();

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, isMain, runCli, tempDir } from './lib.js';
+import { BIN, isMain, runCli, tempDir, writeSection } from './lib.js';
 
 const TIME = '/usr/bin/time';
 
@@ -70,7 +70,20 @@ export async function runStartupBench({ runs = 30 } = {}) {
   }
 }
 
+/** The section of bench/results.md for a {@link runStartupBench} result (Markdown). */
+export function startupSection(r) {
+  return [
+    `Median of ${r.runs} runs each, commands alternated; wall and CPU time in ms. Baseline: \`node -e 0\`.`,
+    '',
+    '| command | median | min | median CPU | × node (median) | × node (CPU) |',
+    '|---|---|---|---|---|---|',
+    ...Object.entries(r.figures).map(([name, f]) => `| \`${name}\` | ${f.medianMs} | ${f.minMs} | ${f.medianCpuMs} | ${r.ratios[name]?.median ?? 1} | ${r.ratios[name]?.cpu ?? 1} |`),
+  ].join('\n');
+}
+
 if (isMain(import.meta.url)) {
   const arg = process.argv.indexOf('--runs');
-  console.log(JSON.stringify(await runStartupBench({ runs: arg > 0 ? Number(process.argv[arg + 1]) : 30 }), null, 2));
+  const result = await runStartupBench({ runs: arg > 0 ? Number(process.argv[arg + 1]) : 30 });
+  console.log(JSON.stringify(result, null, 2));
+  writeSection('startup', 'Start-up of the CLI', startupSection(result));
 }

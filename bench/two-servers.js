@@ -9,7 +9,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { BIN, percentile, prng, runCli, tempDir } from './lib.js';
+import { BIN, percentile, prng, runCli, tempDir, writeSection } from './lib.js';
 
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -101,9 +101,15 @@ try {
     results.push({ servers, endpoint: 'search (2 words, 20 hits)', ...(await load(origins, search, { seconds: SECONDS, connections: CONNECTIONS })) });
     await Promise.all(started.map((s) => stop(s.child)));
   }
-  console.log(`${PARTS.toLocaleString('en-US')} parts on PostgreSQL, ${CONNECTIONS} connections, ${SECONDS} s per row`);
-  console.log('| servers | endpoint | requests/s | p50 ms | p99 ms | errors |\n|---|---|---|---|---|---|');
-  for (const r of results) console.log(`| ${r.servers} | ${r.endpoint} | ${r.requestsPerSecond.toLocaleString('en-US')} | ${r.p50} | ${r.p99} | ${r.errors} |`);
+  const table = [
+    `${PARTS.toLocaleString('en-US')} parts on PostgreSQL, ${CONNECTIONS} connections, ${SECONDS} s per row. Baseline: one server.`,
+    '',
+    '| servers | endpoint | requests/s | p50 ms | p99 ms | errors |',
+    '|---|---|---|---|---|---|',
+    ...results.map((r) => `| ${r.servers} | ${r.endpoint} | ${r.requestsPerSecond.toLocaleString('en-US')} | ${r.p50} | ${r.p99} | ${r.errors} |`),
+  ].join('\n');
+  console.log(table);
+  writeSection('two-servers', 'Two servers on one PostgreSQL catalog', table);
 } finally {
   await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await client.end();

@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMain, runCli, runMeasured, BIN, tempDir } from './lib.js';
+import { isMain, runCli, runMeasured, BIN, tempDir, writeSection } from './lib.js';
 
 const IMAGES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data', 'images');
 
@@ -202,6 +202,25 @@ export async function runUploadBench({ images = 1000, bigFiles = 54, bigMib = 19
   }
 }
 
+const n = (v, digits = 0) => (typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : String(v));
+const ok = (met) => (met ? 'met' : '**not met**');
+
+/** Heading of this script's section of bench/results.md. */
+export const UPLOAD_TITLE = 'Image upload';
+
+/** The section of bench/results.md for a {@link runUploadBench} result (Markdown). */
+export function uploadSection(r) {
+  const peak = Math.max(r.phase2.serverPeakRssMB.duringCli, r.phase2.serverPeakRssMB.duringCurl);
+  return [
+    '| | CLI | curl (baseline) | ratio (MB/s) |',
+    '|---|---|---|---|',
+    `| ${n(r.phase1.cli.files)} real images | ${n(r.phase1.cli.imagesPerSecond)} images/s, ${n(r.phase1.cli.mbPerSecond, 1)} MB/s | ${n(r.phase1.curl.imagesPerSecond)} images/s, ${n(r.phase1.curl.mbPerSecond, 1)} MB/s | ${r.phase1.ratio} |`,
+    `| ${r.phase2.totalGB} GB of large files | ${n(r.phase2.cli.mbPerSecond, 1)} MB/s | ${n(r.phase2.curl.mbPerSecond, 1)} MB/s | ${r.phase2.ratio} |`,
+    '',
+    `Target ≥ 0.5 of curl's MB/s: ${ok(r.phase1.ratio >= 0.5)}. Server peak RSS while ${r.phase2.totalGB} GB passed: ${r.phase2.serverPeakRssMB.duringCli} MB with the CLI, ${r.phase2.serverPeakRssMB.duringCurl} MB with curl (target < 200 MB: ${ok(peak < 200)}).`,
+  ].join('\n');
+}
+
 if (isMain(import.meta.url)) {
   const arg = (name, fallback) => {
     const i = process.argv.indexOf(name);
@@ -217,4 +236,5 @@ if (isMain(import.meta.url)) {
   console.log(line(result.phase2.cli));
   console.log(line(result.phase2.curl));
   console.log(`CLI / curl MB/s: ${result.phase2.ratio}; server peak RSS ${result.phase2.serverPeakRssMB.duringCli} MB (CLI run), ${result.phase2.serverPeakRssMB.duringCurl} MB (curl run) (target < 200 MB); CLI peak RSS ${result.phase2.clientPeakRssMB} MB`);
+  writeSection('upload', UPLOAD_TITLE, uploadSection(result));
 }

@@ -61,27 +61,6 @@ describe('deferred session writes', () => {
     expect(storedSessions()).toBe(1);
   });
 
-  it('a caller whose sessions are never stored (the warm-up) shares the queue, and only the others are stored', async () => {
-    const sessions = (catalog.search as unknown as { sessions: SqliteSessionStore }).sessions;
-    const many = vi.spyOn(sessions, 'createMany');
-    const unstored = { ...LOCAL_OWNER, storesSessions: false };
-    const [warm, client, warmAgain] = await Promise.all([
-      catalog.search.search(unstored, { matches: { text: 'cog' } }),
-      catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog 1' } }),
-      catalog.search.search(unstored, { matches: { text: 'cog 2' } }),
-    ]);
-    await catalog.search.flushSessions();
-    expect(many).toHaveBeenCalledTimes(1);
-    expect(many.mock.calls[0]?.[0].map((entry) => entry.session.sessionId)).toEqual([client?.sessionId]);
-    expect(storedSessions()).toBe(1);
-    for (const answer of [warm, warmAgain]) await expect(catalog.search.searchState(LOCAL_OWNER, answer?.sessionId ?? '')).rejects.toMatchObject({ status: 404 });
-    // A batch of unstored sessions only writes nothing at all.
-    await catalog.search.search(unstored, { matches: { text: 'cog 3' } });
-    await catalog.search.flushSessions();
-    expect(many).toHaveBeenCalledTimes(1);
-    expect(storedSessions()).toBe(1);
-  });
-
   it('stores them on the next turn without a read, and on close', async () => {
     await catalog.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
     await new Promise((resolve) => setImmediate(resolve));

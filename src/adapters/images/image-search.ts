@@ -16,7 +16,7 @@ import type { Vocabulary } from '../../core/search/photo/vocabulary.js';
 import { DecodePool, DecodeQueueFullError } from './decode-pool.js';
 import { PhotoIndexSnapshots, SNAPSHOT_BYTES_PER_REFERENCE, type PhotoIndexSnapshotOptions } from './photo-index-snapshots.js';
 import { SmallLookAhead, type AheadLook } from './small-look-ahead.js';
-import { shippedAkazeVocabulary, shippedVocabulary } from '../../core/search/photo/shipped-vocabulary.js';
+import { shippedAkazeVocabulary, shippedVocabulary } from './local-features/shipped-vocabulary.js';
 import type { PhotoPartHit } from '../../core/search/photo/confidence.js';
 import type { GreyRaster } from './local-features/extract.js';
 import type { ExtractedPhotoQuery } from './local-features/photo-features.js';

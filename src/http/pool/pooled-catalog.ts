@@ -36,19 +36,8 @@ import type { SearchImage, SearchStateRequest } from '../../core/search/service.
 import type { NewSession } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
+import { methodsRunOn } from './call-routes.js';
 import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask } from './protocol.js';
-
-/** Which calls run on the writer thread and which on the readers. Everything else stays on the main thread. */
-const WRITES: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = {
-  service: ['upsertAttributes', 'deleteAttributes', 'upsertParts', 'deleteParts', 'upsertOrganizations', 'upsertSynonyms', 'deleteSynonyms'],
-  relations: ['createRelations'],
-};
-const READS: Readonly<Partial<Record<PooledServiceName, readonly string[]>>> = {
-  service: ['listParts', 'selectParts', 'listAttributes', 'selectAttributes', 'listOrganizations', 'listSynonyms'],
-  relations: ['getRelations', 'listRelations'],
-  // searchState goes to a reader too when it is not a cheap page, after this thread's deferred sessions are stored (poolCatalog).
-  search: ['facetValues'],
-};
 
 /**
  * Postings a text search may read on the main thread (core/search/budget.ts): at most ~0.2 ms of
@@ -415,10 +404,10 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   const calls = (service: PooledServiceName) => {
     const read = route((task, runOptions) => start().readers.run(task, undefined, runOptions), service, keepSessions);
     const write = route((task, runOptions) => start().writer.run(task, runOptions), service, keepSessions);
-    const writes = new Set(WRITES[service] ?? []);
+    const writes = new Set(methodsRunOn(service, 'write'));
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
   };
-  const methods = (service: PooledServiceName) => [...(WRITES[service] ?? []), ...(READS[service] ?? [])];
+  const methods = (service: PooledServiceName) => [...methodsRunOn(service, 'write'), ...methodsRunOn(service, 'read')];
   const onReader = calls('search');
   const search = delegate(main.search, methods('search'), onReader);
   const maxPostings = options.mainThreadSearchPostings ?? MAIN_THREAD_SEARCH_POSTINGS;

@@ -7,7 +7,7 @@
 import type { BlobStore, ReferenceFeatureStore } from '../../../core/ports.js';
 import { backfillFeatures, type BackfillProgress } from '../../../core/search/photo/backfill.js';
 import { currentPhotoPrefix } from '../../../core/search/photo/photo-search.js';
-import { shippedAkazeVocabularyId, shippedVocabularyId } from '../../../core/search/photo/shipped-vocabulary.js';
+import { shippedAkazeVocabularyId, shippedVocabularyId } from './shipped-vocabulary.js';
 import type { DecodePool } from '../decode-pool.js';
 
 /** A running backfill: `stop()` resolves once the image in hand is finished. */

@@ -6,7 +6,7 @@
  */
 import type { LocalFeatures } from '../../../core/search/photo/local-features.js';
 import { encodePhotoFeatures, type PhotoQuery } from '../../../core/search/photo/photo-search.js';
-import { shippedAkazeVocabulary, shippedAkazeVocabularyId, shippedVocabulary } from '../../../core/search/photo/shipped-vocabulary.js';
+import { shippedAkazeVocabulary, shippedAkazeVocabularyId, shippedVocabulary } from './shipped-vocabulary.js';
 import type { Vocabulary } from '../../../core/search/photo/vocabulary.js';
 import { extractFeatures, LIMIT_INPUT_PIXELS, predecode, type ImageInput } from '../sharp-features.js';
 import { akazeFeaturesFromGrey, SMALL_REFERENCE_SIDE } from './akaze.js';

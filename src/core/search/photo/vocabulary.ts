@@ -4,7 +4,8 @@
  * by descending to the nearest centre at each level. The photo index keeps one posting list per
  * word, so a query only compares descriptors that fall in the same few words.
  *
- * Pure code; the trained centres ship in vocabulary-data.ts (bench/photo-vocabulary.js trains them).
+ * Pure code; the trained centres ship as binary assets (src/adapters/images/local-features/assets/,
+ * made by scripts/make-vocabularies.js; read by shipped-vocabulary.ts there).
  */
 import { DESCRIPTOR_WORDS, hamming256, offerNearest, popcount32 } from './hamming.js';
 
@@ -141,20 +142,6 @@ export class Vocabulary {
     out.set(this.top, 3);
     out.set(this.leaves, 3 + this.top.length);
     return out;
-  }
-
-  /**
-   * A vocabulary from the base64 text of its {@link serialize}d words (the shipped vocabularies,
-   * vocabulary-data.ts and akaze-vocabulary-data.ts). The bytes are read in a plain loop: a
-   * `Uint8Array.from` with a mapping function took ~60 ms a vocabulary (~740 KB of text), this
-   * ~4 ms, and every start-up of photo search decodes two (issue 14, fifteenth round).
-   * @throws DOMException (InvalidCharacterError) when `text` is not base64.
-   */
-  static fromBase64(text: string): Vocabulary {
-    const binary = atob(text);
-    const bytes = new Uint8Array(binary.length);
-    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-    return Vocabulary.deserialize(new Uint32Array(bytes.buffer, 0, bytes.length >>> 2));
   }
 
   /** Inverse of {@link serialize}. @throws RangeError on a malformed array. */

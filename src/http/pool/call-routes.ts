@@ -1,0 +1,83 @@
+/**
+ * Where each service call of `catalog serve`'s pooled catalog runs (pooled-catalog.ts). Every public
+ * method of every pooled service is classified, and the compiler checks it: a method added to a
+ * service without a place here does not type-check, so nothing runs on the main thread by omission.
+ *
+ * - `write`: on the one writer thread (SQLite has one writer at a time; one thread keeps writes in
+ *   arrival order without lock waits).
+ * - `read`: on a reader thread (WAL lets readers read while the writer writes).
+ * - `main`: on the main thread, with the reason: what is cheap, what streams or holds files, what
+ *   is the main thread's own state, and what the pooled catalog schedules itself (`scheduled`).
+ */
+import type { CatalogService } from '../../core/catalog/service.js';
+import type { RelationService } from '../../core/relations/service.js';
+import type { SearchService } from '../../core/search/service.js';
+import type { PooledServiceName } from './protocol.js';
+
+/** Where one call runs. */
+export type CallRoute = 'write' | 'read' | { main: string };
+
+/** The names of `T`'s public methods. */
+type PublicMethods<T> = { [K in keyof T]: T[K] extends (...args: never[]) => unknown ? K : never }[keyof T];
+
+const CHEAP = { main: 'cheap: one indexed row or in-memory state' };
+const OWN_STATE = { main: "the main thread's own state (its sessions, its timers, its connections)" };
+const SCHEDULED = { main: 'scheduled by the pooled catalog itself: on the main thread within a budget, else on a reader' };
+
+const SERVICE: Record<PublicMethods<CatalogService>, CallRoute> = {
+  authenticate: CHEAP,
+  createToken: { main: 'rare, one row; the secret never crosses a thread' },
+  listTokens: CHEAP,
+  revokeToken: { main: 'rare, one row' },
+  countTokens: CHEAP,
+  getMaintenance: CHEAP,
+  setMaintenance: { main: 'one row; every thread reads it through its own connection' },
+  getCatalogInfo: CHEAP,
+  describeToken: CHEAP,
+  assertWritable: CHEAP,
+  viewContext: CHEAP,
+  getPart: { main: 'one indexed row: the hop to a thread costs more than the read' },
+  upsertAttributes: 'write',
+  deleteAttributes: 'write',
+  upsertParts: 'write',
+  upsertValidatedParts: 'write',
+  upsertPartBatches: 'write',
+  deleteParts: 'write',
+  upsertOrganizations: 'write',
+  upsertSynonyms: 'write',
+  deleteSynonyms: 'write',
+  listAttributes: 'read',
+  selectAttributes: 'read',
+  listParts: 'read',
+  selectParts: 'read',
+  listOrganizations: 'read',
+  listSynonyms: 'read',
+  close: OWN_STATE,
+};
+
+const RELATIONS: Record<PublicMethods<RelationService>, CallRoute> = {
+  createRelations: 'write',
+  listRelations: 'read',
+  getRelations: 'read',
+};
+
+const SEARCH: Record<PublicMethods<SearchService>, CallRoute> = {
+  search: SCHEDULED,
+  searchState: SCHEDULED,
+  searchAnsweringEarly: { main: "a reader thread's own call (pooled-catalog.ts sends it there with an answer port)" },
+  facetValues: 'read',
+  storeSessionsLater: OWN_STATE,
+  flushSessions: OWN_STATE,
+  purgeExpired: OWN_STATE,
+  warm: OWN_STATE,
+  prepareImageSearch: { main: 'image search runs on the main thread (its decodes already run in a bounded pool)' },
+  close: OWN_STATE,
+};
+
+/** Every pooled service's calls and where they run. */
+export const CALL_ROUTES: Readonly<Record<PooledServiceName, Readonly<Record<string, CallRoute>>>> = { service: SERVICE, relations: RELATIONS, search: SEARCH };
+
+/** The methods of `service` that run on a thread of `kind`. */
+export function methodsRunOn(service: PooledServiceName, kind: 'read' | 'write'): string[] {
+  return Object.entries(CALL_ROUTES[service]).filter(([, route]) => route === kind).map(([method]) => method);
+}
