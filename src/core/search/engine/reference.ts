@@ -7,7 +7,8 @@
  * What it covers: the words of parseQueryText (tokens, the last one a prefix, typo-eligible
  * words), punctuated words (phrase and joined form), the part id, the exact rule, typo neighbours
  * from the vocabulary of every part (so a word's neighbours are those the store's deletion keys
- * find: one typo; two typos only when every neighbour shares the first letter or a key; a
+ * find: one typo; two typos only when every neighbour shares a key, or the first letter of a word
+ * the catalog does not hold; a
  * neighbour found in fewer parts than the word as typed left out), caller
  * visibility by tier. Not covered: filters, synonyms and per-organization values.
  */

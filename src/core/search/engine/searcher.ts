@@ -315,7 +315,9 @@ export class EngineSearcher {
       // words beginning with the same letter are checked (docs/search.md, Typos).
       const maxTypos = word.maxTypos ?? 1;
       const candidates = this.r.typoCandidates(maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token));
-      if (maxTypos === 2) {
+      // The scan of every word with the same first letter only for a word the catalog does not
+      // hold: for a known word it cost more than the rest of the search (two frequent words).
+      if (maxTypos === 2 && this.r.termId(token) === undefined) {
         const first = String.fromCodePoint(token.codePointAt(0) ?? 0);
         candidates.push(...this.r.vocabularyRange(first, `${first}\u{10FFFF}`));
       }
