@@ -15,13 +15,14 @@ import type { SearchIndexOptions } from './adapters/sqlite/search/search-index.j
 import { openSqliteStores } from './adapters/sqlite/stores.js';
 import { systemClock, systemIds } from './adapters/system.js';
 import { CatalogService } from './core/catalog/service.js';
-import { createServiceContext, type CatalogLimits } from './core/context.js';
+import { createServiceContext, MAINTENANCE_KEY, type CatalogLimits } from './core/context.js';
+import { checkReadiness } from './core/operations/readiness.js';
 import type { DisplayOrderConfig } from './core/images/display-order.js';
 import { ImageService, type ImageLimits } from './core/images/service.js';
 import type { BlobStore, CatalogStores, Clock, Ids, NewSession, SessionBatchWriter } from './core/ports.js';
 import { RelationService } from './core/relations/service.js';
 import { SearchService, type SearchLimits } from './core/search/service.js';
-import type { Catalog } from './core/services.js';
+import type { Catalog, CatalogOperations } from './core/services.js';
 import type { MigrationEnd } from './core/migration/copy-catalog.js';
 
 export { DATABASE_FILE } from './adapters/sqlite/stores.js';
@@ -140,6 +141,9 @@ function localBlobs(dataDir: string | undefined): { store: BlobStore; dispose():
   };
 }
 
+/** A content address no blob has (readiness looks it up: an answer, not a hit, is what counts). */
+const NO_BLOB = '0'.repeat(64);
+
 /** The services of one catalog over its stores and blob store; `close` closes them all. */
 function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispose(): void; shared?: boolean }, options: OpenCatalogOptions, clock: Clock): Catalog {
   const ids = options.ids ?? systemIds();
@@ -178,11 +182,21 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     ...(options.sessionWriter ? { sessionWriter: options.sessionWriter } : {}),
     ...(options.sessionHandoff ? { sessionHandoff: options.sessionHandoff } : {}),
   });
+  const operations: CatalogOperations = {
+    // A settings read is a round trip to PostgreSQL; the lookup of a hash no blob has is one to the bucket.
+    readiness: () => checkReadiness({ database: () => store.getSetting(MAINTENANCE_KEY), blobStore: () => blobs.store.has(NO_BLOB) }),
+    async sizes() {
+      const [indexedParts, sessions] = await Promise.all([stores.searchIndex.indexedParts?.(), stores.sessions.size?.()]);
+      return { indexedParts, sessions: sessions?.sessions, sessionBytes: sessions?.bytes };
+    },
+    decodeQueue: () => ({ active: imageSearch.pool.active, queued: imageSearch.pool.queued }),
+  };
   return {
     service,
     relations,
     images,
     search,
+    operations,
     async close() {
       await search.close();
       await backfill.stop();

@@ -25,6 +25,17 @@ export const ROUTES = {
   catalogInfo: '/1/catalog/info',
   /** Our addition (docs/api.md, "Authentication"): the calling token's name, roles and permissions. */
   tokenInfo: '/1/auth/token',
+  /** Our addition (docs/api.md, "Tokens"): list (GET) and create (POST) tokens; catalogAdmin with scope `tokens`. */
+  tokens: '/1/auth/tokens',
+  /** DELETE revokes the token. */
+  token: (name: string) => `/1/auth/tokens/${seg(name)}`,
+  /** POST gives the token a new secret. */
+  tokenRotate: (name: string) => `/1/auth/tokens/${seg(name)}/rotate`,
+  /** Our addition (docs/deploy.md, "Probes and metrics"): liveness and readiness, no token. */
+  healthz: '/healthz',
+  readyz: '/readyz',
+  /** Prometheus text metrics; a token with the `metrics` scope unless the server makes them public. */
+  metrics: '/metrics',
   images: '/1/catalog/images',
   imagesList: '/1/catalog/images/list',
   imagesSelect: '/1/catalog/images/select',

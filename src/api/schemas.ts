@@ -248,13 +248,66 @@ export const MaintenanceSchema = z.lazy(() => z.strictObject({ enabled: z.boolea
 export type MaintenanceState = z.infer<typeof MaintenanceSchema>;
 
 // ---------------------------------------------------------------------------------------------
-// Tokens (decisions §2; local administration only)
+// Tokens (decisions §2; docs/api.md "Tokens": scopes, expiry, rotation, management over HTTP)
 
+/**
+ * Scopes narrow what a token's roles allow, never widen it (docs/api.md "Tokens"): one per group of
+ * API operations, `<resource>:read` for its reads and `<resource>:write` for its writes. `search`
+ * covers text and photo searches, session pages and facet values; `maintenance` switching
+ * maintenance mode; `tokens` managing tokens; `metrics` reading `GET /metrics`. A token without
+ * scopes (`scopes: null`) may do everything its roles allow. Reading its own description
+ * (`GET /1/auth/token`), the catalog's identity and the maintenance state needs no scope.
+ */
+export const SCOPES = [
+  'attributes:read', 'attributes:write',
+  'parts:read', 'parts:write',
+  'organizations:read', 'organizations:write',
+  'synonyms:read', 'synonyms:write',
+  'images:read', 'images:write',
+  'relations:read', 'relations:write',
+  'search',
+  'maintenance',
+  'tokens',
+  'metrics',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Longest lifetime a token may be given: ten years, in seconds. */
+export const MAX_TOKEN_LIFETIME_SECONDS = 10 * 366 * 86_400;
+
+/** POST /1/auth/tokens (docs/api.md "Tokens"): a new token; `expiresInSeconds` absent = never expires. */
+export const TokenCreateSchema = z.lazy(() => z.strictObject({
+  name: z.string(),
+  roles: z.array(z.string()).max(ROLES.length * 2),
+  organization: z.string().nullable().optional(),
+  scopes: z.array(z.string()).max(SCOPES.length * 2).nullable().optional(),
+  expiresInSeconds: z.number().int('must be a whole number of seconds').min(1, 'must be at least 1').max(MAX_TOKEN_LIFETIME_SECONDS, `must be at most ${MAX_TOKEN_LIFETIME_SECONDS} (ten years)`).nullable().optional(),
+}));
+export type TokenCreateRequest = z.infer<typeof TokenCreateSchema>;
+
+/** POST /1/auth/tokens/{name}/rotate: a new secret; `expiresInSeconds` sets a new expiry (absent: keep the lifetime the token had). */
+export const TokenRotateSchema = z.lazy(() => z.strictObject({
+  expiresInSeconds: z.number().int('must be a whole number of seconds').min(1, 'must be at least 1').max(MAX_TOKEN_LIFETIME_SECONDS, `must be at most ${MAX_TOKEN_LIFETIME_SECONDS} (ten years)`).nullable().optional(),
+}));
+
+/** A token as listed (never its secret or hash); times ISO 8601 UTC, null when none. */
 export interface TokenInfo {
   name: string;
   roles: Role[];
   organization: string | null;
+  /** The scopes it is narrowed to, or null: everything its roles allow. */
+  scopes: Scope[] | null;
   createdAt: string;
+  /** When it stops working, or null: never. */
+  expiresAt: string | null;
+  /** When it last authenticated a request, to the minute (written at most once a minute), or null. */
+  lastUsedAt: string | null;
+}
+
+/** The answer of creating or rotating a token: its secret, shown this once, and its description. */
+export interface CreatedToken {
+  secret: string;
+  token: TokenInfo;
 }
 
 /** Who is calling: the token's name, roles and organization; local mode is the owner (all roles). */
@@ -262,6 +315,10 @@ export interface Principal {
   name: string;
   roles: readonly Role[];
   organization: string | null;
+  /** The scopes the token is narrowed to (docs/api.md "Tokens"); null or absent: all its roles allow. */
+  scopes?: readonly Scope[] | null;
+  /** When the token expires, microseconds since the epoch; null or absent: never. */
+  expiresAt?: number | null;
   /**
    * Server-side only, never on the wire: the stable identity that owns this caller's search
    * sessions (a token's secret-hash prefix, `local` for local mode), so a name re-used by
@@ -362,6 +419,10 @@ export interface CurrentToken {
   roles: Role[];
   /** The organization the token is bound to, or null. */
   organization: string | null;
+  /** The scopes the token is narrowed to, or null (everything its roles allow; local mode). */
+  scopes: Scope[] | null;
+  /** When the token expires (ISO 8601 UTC), or null: never. */
+  expiresAt: string | null;
   permissions: {
     /** May create, change and delete attributes, parts, images, relations and organizations. */
     writeCatalog: boolean;

@@ -6,6 +6,7 @@
  */
 import { VERSION } from './version.js';
 import { Command, Option } from 'commander';
+import * as api from './commands/api/api.js';
 import * as attributes from './commands/attributes/index.js';
 import * as synonyms from './commands/synonyms/index.js';
 import * as completion from './commands/completion/completion.js';
@@ -13,6 +14,7 @@ import * as config from './commands/config/config.js';
 import * as images from './commands/images/index.js';
 import * as maintenance from './commands/maintenance/index.js';
 import * as migrate from './commands/migrate/migrate.js';
+import * as organizations from './commands/organizations/index.js';
 import * as parts from './commands/parts/index.js';
 import * as relations from './commands/relations/index.js';
 import * as search from './commands/search/search.js';
@@ -34,11 +36,13 @@ const COMMANDS: ReadonlyArray<readonly [string, Registration]> = [
   ['images', images.register],
   ['relations', relations.register],
   ['synonyms', synonyms.register],
+  ['organizations', organizations.register],
   ['search', search.declare],
   ['tokens', tokens.register],
   ['maintenance', maintenance.register],
   ['serve', serve.declare],
   ['migrate', migrate.declare],
+  ['api', api.declare],
   ['config', config.declare],
   ['completion', completion.declare],
 ];

@@ -9,7 +9,7 @@ import type { Dispatcher } from 'undici';
 import { ROUTES } from '../api/routes.js';
 import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, PartBatch, PartInput, SynonymSet } from '../api/schemas.js';
 import type { AttributeView, CatalogClient, PartView, SearchImageUpload } from './types.js';
-import type { CatalogInfo, CurrentToken, Relation, RelationCreateResult, RelationRecord } from '../api/schemas.js';
+import type { CatalogInfo, CreatedToken, CurrentToken, Relation, RelationCreateResult, RelationRecord, TokenInfo } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 import { encodeMultipart } from './http/multipart.js';
@@ -76,6 +76,15 @@ export class HttpCatalogClient implements CatalogClient {
   listRelations(request: unknown) { return this.json<Page<RelationRecord>>({ method: 'POST', path: ROUTES.relationsList, json: request ?? {} }); }
   getCatalogInfo() { return this.json<CatalogInfo>({ method: 'GET', path: ROUTES.catalogInfo }); }
   getTokenInfo() { return this.json<CurrentToken>({ method: 'GET', path: ROUTES.tokenInfo }); }
+  listTokens() { return this.json<TokenInfo[]>({ method: 'GET', path: ROUTES.tokens }); }
+  // Creating and rotating are not retried: a lost answer would lose the only copy of the secret,
+  // and a second create of the name is a 400, a second rotation another secret.
+  createToken(request: unknown) { return this.json<CreatedToken>({ method: 'POST', path: ROUTES.tokens, json: request ?? {}, retry: false }); }
+  rotateToken(name: string, request?: unknown) { return this.json<CreatedToken>({ method: 'POST', path: ROUTES.tokenRotate(name), json: request ?? {}, retry: false }); }
+  async revokeToken(name: string) {
+    const response = await this.send({ method: 'DELETE', path: ROUTES.token(name) });
+    await response.body.dump();
+  }
   getRelations(partId: string, type?: string) {
     return this.json<Relation[]>({ method: 'GET', path: type === undefined ? ROUTES.partRelations(partId) : ROUTES.partRelationsOfType(partId, type) });
   }

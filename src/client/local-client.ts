@@ -85,6 +85,10 @@ export class LocalCatalogClient implements CatalogClient {
   listRelations(request: unknown) { return this.run((p) => this.catalog.relations.listRelations(p, request)); }
   getCatalogInfo() { return this.run((p) => this.service.getCatalogInfo(p)); }
   getTokenInfo() { return this.run(async (p) => this.service.describeToken(p)); }
+  listTokens() { return this.run((p) => this.service.listTokens(p)); }
+  createToken(request: unknown) { return this.run((p) => this.service.createToken(p, wire(request))); }
+  rotateToken(name: string, request?: unknown) { return this.run((p) => this.service.rotateToken(p, name, wire(request ?? {}))); }
+  revokeToken(name: string) { return this.run((p) => this.service.revokeToken(p, name)); }
 
   uploadImages(definitions: unknown[], files: UploadFile[]) { return this.run((p) => uploadLocal(this.catalog.images, p, definitions, files)); }
   deleteImages(ids: unknown[]) { return this.run((p) => this.catalog.images.deleteImages(p, ids)); }

@@ -11,7 +11,7 @@
 import type {
   Attribute, BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, SynonymSet,
 } from '../api/schemas.js';
-import type { CatalogInfo, PartBatch, PartInput, Relation, RelationCreateResult, RelationRecord, CurrentToken } from '../api/schemas.js';
+import type { CatalogInfo, PartBatch, PartInput, Relation, RelationCreateResult, RelationRecord, CurrentToken, CreatedToken, TokenInfo } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
 
@@ -104,6 +104,17 @@ export interface CatalogClient {
   getCatalogInfo(): Promise<CatalogInfo>;
   /** GET /1/auth/token (docs/api.md): the calling token's name, roles, organization and permissions. */
   getTokenInfo(): Promise<CurrentToken>;
+  /** GET /1/auth/tokens (docs/api.md "Tokens"; catalogAdmin, scope `tokens`): every token, never a secret. */
+  listTokens(): Promise<TokenInfo[]>;
+  /**
+   * POST /1/auth/tokens `{name, roles, organization?, scopes?, expiresInSeconds?}`: a new token; its
+   * secret is in the answer only. 400 for bad input or a name in use.
+   */
+  createToken(request: unknown): Promise<CreatedToken>;
+  /** POST /1/auth/tokens/{name}/rotate `{expiresInSeconds?}`: a new secret (the old one stops at once); 404 when unknown. */
+  rotateToken(name: string, request?: unknown): Promise<CreatedToken>;
+  /** DELETE /1/auth/tokens/{name}; 404 when unknown. */
+  revokeToken(name: string): Promise<void>;
 
   /**
    * POST /1/catalog/images (spec 4.2, decisions §4): multipart with the definitions

@@ -5,7 +5,7 @@
  * on it without a cycle. No functions, no classes.
  */
 import type {
-  Attribute, LangMap, Organization, PartAttribute, Principal, RelationSource, RelationType, Role, SearchFacets, Visibility,
+  Attribute, LangMap, Organization, PartAttribute, Principal, RelationSource, RelationType, Role, Scope, SearchFacets, Visibility,
 } from '../api/schemas.js';
 
 /** Keyset paging request as the store sees it: ids strictly greater than `after`, at most `limit` + 1 read. */
@@ -36,7 +36,14 @@ export interface StoredToken {
   secretHash: string;
   roles: Role[];
   organization: string | null;
+  /** The scopes it is narrowed to, or null: everything its roles allow. */
+  scopes: Scope[] | null;
+  /** Microseconds since the epoch. */
   createdAt: number;
+  /** When it stops authenticating (microseconds since the epoch), or null: never. */
+  expiresAt: number | null;
+  /** When it last authenticated a request (microseconds; written at most once a minute), or null. */
+  lastUsedAt: number | null;
 }
 
 /**

@@ -2,7 +2,7 @@
  * Who may do what (decisions §2) and who sees which attribute values (decisions §3 visibility).
  */
 import { errors } from '../api/errors.js';
-import { CATALOG_ROLES, ROLES, type Principal, type Role, type Visibility } from '../api/schemas.js';
+import { CATALOG_ROLES, ROLES, type Principal, type Role, type Scope, type Visibility } from '../api/schemas.js';
 
 const WRITER_ROLES: readonly Role[] = CATALOG_ROLES;
 const POSITION_ROLES: readonly Role[] = ['dataContributor', 'dataValidator'];
@@ -26,6 +26,21 @@ export function assertCatalogAdmin(principal: Principal): void {
   if (!principal.roles.includes('catalogAdmin')) {
     throw errors.forbidden(`token '${principal.name}' may not do this: it needs the role catalogAdmin`);
   }
+}
+
+/** Whether the principal's scopes allow `scope` (docs/api.md "Tokens"): a token without scopes allows every one. */
+export function hasScope(principal: Principal, scope: Scope): boolean {
+  return principal.scopes == null || principal.scopes.includes(scope);
+}
+
+/**
+ * Throws 403 naming the missing scope unless the principal's scopes allow `scope`. Scopes only
+ * narrow: a call also needs the roles it always needed, checked by the caller.
+ */
+export function assertScope(principal: Principal, scope: Scope): void {
+  if (hasScope(principal, scope)) return;
+  const has = principal.scopes && principal.scopes.length > 0 ? principal.scopes.join(', ') : 'none';
+  throw errors.forbidden(`token '${principal.name}' lacks the scope '${scope}' this needs (its scopes: ${has})`);
 }
 
 /** Whether the principal may write catalog data (the test of {@link assertCatalogWriter}). */

@@ -90,6 +90,17 @@ export interface CatalogStore {
   listTokens(): Promise<StoredToken[]>;
   revokeToken(name: string): Promise<boolean>;
   countTokens(): Promise<number>;
+  /**
+   * Gives the token `name` a new secret hash and expiry, in one statement (the old secret stops
+   * authenticating at once); returns the token as stored afterwards, undefined when there is none.
+   */
+  rotateToken(name: string, secretHash: string, expiresAt: number | null): Promise<StoredToken | undefined>;
+  /**
+   * Records that the token with this hash authenticated a request at `at` (microseconds), unless
+   * its stored last use is at or after `notBefore`. Best effort and cheap: a store may skip the
+   * write rather than wait for a lock held by another writer (the next use writes it).
+   */
+  touchToken(secretHash: string, at: number, notBefore: number): Promise<void>;
 
   getSetting(key: string): Promise<string | undefined>;
   setSetting(key: string, value: string): Promise<void>;
@@ -292,6 +303,8 @@ export interface SearchIndex {
    * Optional: without it, such a search answers once every hit is ranked.
    */
   readSnapshot?<T>(work: () => Promise<T>): Promise<T>;
+  /** How many parts the index holds (metrics). Optional. */
+  indexedParts?(): Promise<number>;
 }
 
 /** Bounds on stored search sessions (issue 11; defaults in SearchLimits, docs/api.md). */
@@ -369,6 +382,8 @@ export interface SessionStore {
   readHits(sessionId: string, skip: number, limit: number): Promise<SessionHits>;
   /** Deletes at most `max` sessions that expired by `nowMicros` and gives their space back; returns how many. */
   purgeExpired(nowMicros: number, max: number): Promise<number>;
+  /** Stored sessions and the bytes they count against the budget (metrics). Optional. */
+  size?(): Promise<{ sessions: number; bytes: number }>;
   close(): Promise<void>;
 }
 

@@ -7,6 +7,26 @@ import type { CatalogService } from './catalog/service.js';
 import type { RelationService } from './relations/service.js';
 import type { ImageService } from './images/service.js';
 import type { SearchService } from './search/service.js';
+import type { Readiness } from './operations/readiness.js';
+
+/** Sizes a metrics scrape reports (docs/deploy.md "Probes and metrics"); undefined where a store cannot tell. */
+export interface CatalogSizes {
+  /** Parts in the search index. */
+  indexedParts: number | undefined;
+  /** Stored search sessions, and the bytes they take as the session budget counts them. */
+  sessions: number | undefined;
+  sessionBytes: number | undefined;
+}
+
+/** What operators' probes and metrics read of a catalog (docs/deploy.md "Probes and metrics"). */
+export interface CatalogOperations {
+  /** Whether the database and the blob store answer now, each within a time limit; never throws. */
+  readiness(): Promise<Readiness>;
+  /** The search index's and the sessions' sizes. */
+  sizes(): Promise<CatalogSizes>;
+  /** Image decodes (query photos and uploads) running and waiting now. */
+  decodeQueue(): { active: number; queued: number };
+}
 
 export interface Catalog {
   /** Attributes, parts, organizations, tokens, maintenance mode, authentication. */
@@ -17,6 +37,8 @@ export interface Catalog {
   images: ImageService;
   /** Text search and search sessions (spec 2.5, 4.4; decisions §8). */
   search: SearchService;
+  /** Readiness, sizes and queues for probes and metrics. */
+  operations: CatalogOperations;
   /** Closes every store. */
   close(): Promise<void>;
 }

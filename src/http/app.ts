@@ -16,6 +16,9 @@ import { registerRelationRoutes } from './routes/relations.js';
 import { registerImageRoutes } from './routes/images.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerThumbnailRoutes } from './routes/thumbnails.js';
+import { registerTokenRoutes } from './routes/tokens.js';
+import { registerOperationRoutes } from './routes/operations.js';
+import { ServerMetrics } from './metrics.js';
 import { isWebAppRequest, registerWebApp } from './web.js';
 import { jsonBodyLimitFor, serverLimits, type JsonBodyLimits, type ServerLimits } from './limits.js';
 import { ROUTES } from '../api/routes.js';
@@ -25,6 +28,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the authentication hook for every routed request. */
     principal: Principal;
+  }
+  interface FastifyReply {
+    /** The problem+json code of an error answer (sendProblem), for the error metrics. */
+    errorCode: string | undefined;
   }
 }
 
@@ -43,6 +50,16 @@ export interface AppOptions {
   webApp?: boolean;
   /** Where the built web app is. Default: dist/web (see `defaultWebRoot`). */
   webRoot?: string;
+  /**
+   * `GET /metrics` (docs/deploy.md "Probes and metrics"): by default it needs a token allowed the
+   * `metrics` scope; `{public: true}` serves it without a token (a scraper on a private network).
+   */
+  metrics?: { public?: boolean };
+  /**
+   * Every request acts as this principal instead of authenticating a token: `catalog api` in
+   * local mode answers as the data directory's owner, through the same routes as a server.
+   */
+  principal?: Principal;
 }
 
 /** Fastify's own error codes that are client errors, mapped to ours. */
@@ -68,6 +85,7 @@ function unsupportedContentType(contentType: string | undefined, route: string |
 /** Sends a CatalogError as problem+json with the headers its status calls for. */
 export function sendProblem(reply: FastifyReply, error: CatalogError): FastifyReply {
   const problem = toProblem(error);
+  reply.errorCode = error.code;
   if (problem.status === 401) reply.header('www-authenticate', 'Bearer');
   if (problem.status === 503) reply.header('retry-after', String(error.retryAfterSeconds ?? 60));
   return reply.status(problem.status).type('application/problem+json').send(problem);
@@ -103,6 +121,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   app.decorateRequest('principal', null as unknown as Principal);
+  app.decorateReply('errorCode', undefined);
+  const metrics = new ServerMetrics(catalog.operations);
+  const publicMetrics = options.metrics?.public ?? false;
+  const fixedPrincipal = options.principal;
   app.server.maxConnections = limits.maxConnections;
   // JSON body limits per endpoint (docs/api.md); routes that set their own (search) keep it.
   app.addHook('onRoute', (route) => {
@@ -143,7 +165,18 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (secret !== undefined) throw secretInQueryError(secret);
     // The web app's files are public (they hold no data); the page calls the API with a token.
     if (webApp && isWebAppRequest(request.method, request.url)) return;
-    request.principal = await service.authenticate(request.headers.authorization);
+    // Probes need no token: a load balancer or kubelet has none (docs/deploy.md).
+    const path = request.routeOptions.url;
+    if (path === ROUTES.healthz || path === ROUTES.readyz || (publicMetrics && path === ROUTES.metrics)) return;
+    request.principal = fixedPrincipal ?? await service.authenticate(request.headers.authorization);
+  });
+
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest({
+      method: request.method, route: request.routeOptions.url, status: reply.statusCode, seconds: reply.elapsedTime / 1000,
+      errorCode: reply.errorCode, photo: /^multipart\//i.test(request.headers['content-type'] ?? ''),
+    });
+    done();
   });
 
   if (accessLog) {
@@ -187,6 +220,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerImageRoutes(app, catalog.images);
   registerSearchRoutes(app, catalog.search);
   registerCatalogInfoRoutes(app, catalog);
+  registerTokenRoutes(app, service);
+  registerOperationRoutes(app, catalog.operations, metrics, publicMetrics);
   registerThumbnailRoutes(app, catalog.images);
   if (webApp) registerWebApp(app, options.webRoot);
   return app;

@@ -37,6 +37,8 @@ export interface ServeOptions {
    * default: the machine's parallelism, at most 4. 0 runs everything on the main thread.
    */
   readers?: number | undefined;
+  /** Serve `GET /metrics` without a token (AppOptions `metrics`; `catalog serve --public-metrics`). Default false. */
+  publicMetrics?: boolean | undefined;
 }
 
 /**
@@ -120,6 +122,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const app = buildApp({
     catalog,
     ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}),
+    metrics: { public: options.publicMetrics ?? false },
   });
   try {
     // The threads first: a port in use then closes threads that were started for nothing, and a

@@ -37,7 +37,7 @@ describe('the command being run', () => {
     expect(only.commands.map((c) => c.name())).toEqual(['search']);
     const all = buildProgram(async () => undefined);
     expect(all.commands.map((c) => c.name())).toEqual(
-      ['attributes', 'parts', 'images', 'relations', 'synonyms', 'search', 'tokens', 'maintenance', 'serve', 'migrate', 'config', 'completion'],
+      ['attributes', 'parts', 'images', 'relations', 'synonyms', 'organizations', 'search', 'tokens', 'maintenance', 'serve', 'migrate', 'api', 'config', 'completion'],
     );
   });
 });

@@ -32,7 +32,7 @@ describe.each(MODES)('auth and maintenance (%s client)', (mode) => {
     const worker = await h.as(['factoryWorker'], 'acme');
     const seen = await worker.getTokenInfo();
     expect(seen).toEqual({
-      name: expect.stringMatching(/^t\d+$/) as unknown as string, roles: ['factoryWorker'], organization: 'acme',
+      name: expect.stringMatching(/^t\d+$/) as unknown as string, roles: ['factoryWorker'], organization: 'acme', scopes: null, expiresAt: null,
       permissions: { writeCatalog: false, setImagePosition: false, maintenance: false },
     });
     expect(JSON.stringify(seen)).not.toMatch(/cat_/);

@@ -54,7 +54,7 @@ async function filled(): Promise<MigrationEnd> {
     image: { image_id: 'img', part_id: 'part-01', sha256: blob.sha256, size: blob.size, mime: 'image/jpeg', info: 'display searchable', position: 1, createdAt: 7, modifiedAt: 8 },
     features: new Uint8Array([1, 2, 3, 4]),
   }));
-  await catalog.createToken({ name: 'admin', secretHash: 'a'.repeat(64), roles: ['catalogAdmin'], organization: null, createdAt: 9 });
+  await catalog.createToken({ name: 'admin', secretHash: 'a'.repeat(64), roles: ['catalogAdmin'], organization: null, scopes: ['search', 'metrics'], createdAt: 9, expiresAt: 99, lastUsedAt: null });
   await catalog.setSetting('catalog_id', 'source-catalog');
   await catalog.setSetting('maintenance', 'off');
   await catalog.setSetting('synonyms', '{"nic":["network card"]}');

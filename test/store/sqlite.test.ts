@@ -64,7 +64,7 @@ describe('SqliteCatalogStore: tokens found are kept per connection (issue 12)', 
     const server = openSqliteStores({ dataDir: dir, clock: systemClock() });
     const cli = openSqliteStores({ dataDir: dir, clock: systemClock() });
     try {
-      const token: StoredToken = { name: 'ops', secretHash: 'a'.repeat(64), roles: ['catalogAdmin'], organization: null, createdAt: 1 };
+      const token: StoredToken = { name: 'ops', secretHash: 'a'.repeat(64), roles: ['catalogAdmin'], organization: null, scopes: null, createdAt: 1, expiresAt: null, lastUsedAt: null };
       await cli.catalog.createToken(token);
       expect((await server.catalog.findTokenByHash(token.secretHash))?.name).toBe('ops');
       expect((await server.catalog.findTokenByHash(token.secretHash))?.name).toBe('ops'); // from memory

@@ -172,7 +172,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       });
 
       it('stores tokens by hash only, finds, lists, counts and revokes them', async () => {
-        await s.catalog.createToken({ name: 'ci', secretHash: 'h1', roles: ['catalogAdmin'], organization: null, createdAt: 5 });
+        await s.catalog.createToken({ name: 'ci', secretHash: 'h1', roles: ['catalogAdmin'], organization: null, scopes: null, createdAt: 5, expiresAt: null, lastUsedAt: null });
         expect((await s.catalog.findTokenByHash('h1'))?.name).toBe('ci');
         expect(await s.catalog.findTokenByHash('h2')).toBeUndefined();
         expect(await s.catalog.countTokens()).toBe(1);
@@ -180,6 +180,22 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.catalog.revokeToken('ci')).toBe(true);
         expect(await s.catalog.revokeToken('ci')).toBe(false);
         expect(await s.catalog.findTokenByHash('h1')).toBeUndefined();
+      });
+
+      it('keeps a token\'s scopes and expiry, rotates its secret and writes its last use only when older than asked', async () => {
+        await s.catalog.createToken({ name: 'shop', secretHash: 'h1', roles: ['factoryWorker'], organization: 'acme', scopes: ['search', 'parts:read'], createdAt: 5, expiresAt: 1_000, lastUsedAt: null });
+        expect(await s.catalog.findTokenByHash('h1')).toEqual({ name: 'shop', secretHash: 'h1', roles: ['factoryWorker'], organization: 'acme', scopes: ['search', 'parts:read'], createdAt: 5, expiresAt: 1_000, lastUsedAt: null });
+        await s.catalog.touchToken('h1', 100, 40);
+        expect((await s.catalog.listTokens())[0]?.lastUsedAt).toBe(100);
+        await s.catalog.touchToken('h1', 120, 60); // stored 100 is not older than 60: skipped
+        expect((await s.catalog.listTokens())[0]?.lastUsedAt).toBe(100);
+        await s.catalog.touchToken('h1', 200, 140);
+        expect((await s.catalog.listTokens())[0]?.lastUsedAt).toBe(200);
+        const rotated = await s.catalog.rotateToken('shop', 'h2', 5_000);
+        expect(rotated).toEqual({ name: 'shop', secretHash: 'h2', roles: ['factoryWorker'], organization: 'acme', scopes: ['search', 'parts:read'], createdAt: 5, expiresAt: 5_000, lastUsedAt: 200 });
+        expect(await s.catalog.findTokenByHash('h1')).toBeUndefined();
+        expect((await s.catalog.findTokenByHash('h2'))?.name).toBe('shop');
+        expect(await s.catalog.rotateToken('nobody', 'h3', null)).toBeUndefined();
       });
 
       it('keeps settings', async () => {

@@ -8,7 +8,7 @@
  *
  * Nothing is cached in memory: every read sees the latest commit of any server on the catalog.
  */
-import type { Attribute, Organization, Role, SynonymSet } from '../../api/schemas.js';
+import type { Attribute, Organization, Role, Scope, SynonymSet } from '../../api/schemas.js';
 import type { CatalogStore, Clock } from '../../core/ports.js';
 import type { Decision, KeysetPage, StoredPart, StoredToken } from '../../core/model.js';
 import type { PgClient, PgDatabase } from './database.js';
@@ -20,11 +20,18 @@ interface TokenRow {
   secret_hash: string;
   roles: string;
   organization: string | null;
+  scopes: string | null;
   created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
 }
 
 function tokenFromRow(row: TokenRow): StoredToken {
-  return { name: row.name, secretHash: row.secret_hash, roles: JSON.parse(row.roles) as Role[], organization: row.organization, createdAt: row.created_at };
+  return {
+    name: row.name, secretHash: row.secret_hash, roles: JSON.parse(row.roles) as Role[], organization: row.organization,
+    scopes: row.scopes === null ? null : (JSON.parse(row.scopes) as Scope[]), createdAt: row.created_at,
+    expiresAt: row.expires_at, lastUsedAt: row.last_used_at,
+  };
 }
 
 /** Whether an attribute change moves its values between index columns (re-index needed). */
@@ -292,8 +299,8 @@ export class PgCatalogStore implements CatalogStore {
   // -- tokens and settings
 
   async createToken(token: StoredToken): Promise<void> {
-    await this.db.query('INSERT INTO tokens (name, secret_hash, roles, organization, created_at) VALUES ($1, $2, $3, $4, $5)', [
-      token.name, token.secretHash, JSON.stringify(token.roles), token.organization, token.createdAt,
+    await this.db.query('INSERT INTO tokens (name, secret_hash, roles, organization, scopes, created_at, expires_at, last_used_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)', [
+      token.name, token.secretHash, JSON.stringify(token.roles), token.organization, token.scopes === null ? null : JSON.stringify(token.scopes), token.createdAt, token.expiresAt, token.lastUsedAt,
     ]);
   }
 
@@ -308,6 +315,16 @@ export class PgCatalogStore implements CatalogStore {
 
   async revokeToken(name: string): Promise<boolean> {
     return (await this.db.pool.query('DELETE FROM tokens WHERE name = $1', [name])).rowCount !== 0;
+  }
+
+  async rotateToken(name: string, secretHash: string, expiresAt: number | null): Promise<StoredToken | undefined> {
+    const rows = await this.db.query<TokenRow>('UPDATE tokens SET secret_hash = $1, expires_at = $2 WHERE name = $3 RETURNING *', [secretHash, expiresAt, name]);
+    return rows[0] ? tokenFromRow(rows[0]) : undefined;
+  }
+
+  /** One autocommit UPDATE, skipped by the WHERE clause when another server wrote a recent time. */
+  async touchToken(secretHash: string, at: number, notBefore: number): Promise<void> {
+    await this.db.query('UPDATE tokens SET last_used_at = $1 WHERE secret_hash = $2 AND (last_used_at IS NULL OR last_used_at < $3)', [at, secretHash, notBefore]);
   }
 
   async countTokens(): Promise<number> {

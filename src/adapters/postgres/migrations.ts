@@ -285,6 +285,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         EXECUTE FUNCTION bump_image_features();
     `,
   },
+  {
+    version: 8,
+    name: 'token scopes, expiry and last use (docs/api.md "Tokens")',
+    sql: `
+      ALTER TABLE tokens ADD COLUMN scopes text;            -- JSON array; NULL: everything the roles allow
+      ALTER TABLE tokens ADD COLUMN expires_at bigint;      -- microseconds; NULL: never
+      ALTER TABLE tokens ADD COLUMN last_used_at bigint;    -- microseconds, written at most once a minute
+    `,
+  },
 ];
 
 /**

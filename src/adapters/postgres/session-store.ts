@@ -118,6 +118,11 @@ export class PgSessionStore implements SessionStore {
     }, SESSION_LOCK);
   }
 
+  /** SessionStore.size: {@link usage} (metrics). */
+  size(): Promise<{ sessions: number; bytes: number }> {
+    return this.usage();
+  }
+
   /** Live sessions and the bytes they count against the budget (tests). */
   async usage(): Promise<{ sessions: number; bytes: number }> {
     const n = (await this.db.query<{ n: number }>('SELECT count(*) AS n FROM sessions'))[0]?.n ?? 0;

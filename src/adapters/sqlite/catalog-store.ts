@@ -3,7 +3,7 @@
  * transaction: the core's pure `decide` callbacks run inside it, so a check and its write cannot be
  * separated by another writer (another request, or another process on the same data directory).
  */
-import type { Attribute, Organization, Role, SynonymSet } from '../../api/schemas.js';
+import type { Attribute, Organization, Role, Scope, SynonymSet } from '../../api/schemas.js';
 import type { CatalogStore } from '../../core/ports.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
@@ -18,11 +18,17 @@ interface TokenRow {
   secret_hash: string;
   roles: string;
   organization: string | null;
+  scopes: string | null;
   created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
 }
 
 function tokenFromRow(row: TokenRow): StoredToken {
-  return { name: row.name, secretHash: row.secret_hash, roles: JSON.parse(row.roles) as Role[], organization: row.organization, createdAt: row.created_at };
+  return {
+    name: row.name, secretHash: row.secret_hash, roles: JSON.parse(row.roles) as Role[], organization: row.organization,
+    scopes: row.scopes === null ? null : (JSON.parse(row.scopes) as Scope[]), createdAt: row.created_at, expiresAt: row.expires_at, lastUsedAt: row.last_used_at,
+  };
 }
 
 /** Tokens a connection keeps (findTokenByHash). */
@@ -108,7 +114,9 @@ export class SqliteCatalogStore implements CatalogStore {
       ensureOrg: db.prepare('INSERT OR IGNORE INTO organizations (org_id, parent_id) VALUES (?, NULL)'),
       listOrgs: db.prepare<[string, number], Organization>('SELECT org_id, parent_id FROM organizations WHERE org_id > ? ORDER BY org_id LIMIT +?'),
       allOrgs: db.prepare<[], Organization>('SELECT org_id, parent_id FROM organizations'),
-      insertToken: db.prepare('INSERT INTO tokens (name, secret_hash, roles, organization, created_at) VALUES (?, ?, ?, ?, ?)'),
+      insertToken: db.prepare('INSERT INTO tokens (name, secret_hash, roles, organization, scopes, created_at, expires_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+      rotateToken: db.prepare<[string, number | null, string], TokenRow>('UPDATE tokens SET secret_hash = ?, expires_at = ? WHERE name = ? RETURNING *'),
+      touchToken: db.prepare('UPDATE tokens SET last_used_at = ? WHERE secret_hash = ? AND (last_used_at IS NULL OR last_used_at < ?)'),
       tokenByHash: db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE secret_hash = ?'),
       listTokens: db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY name'),
       deleteToken: db.prepare('DELETE FROM tokens WHERE name = ?'),
@@ -403,7 +411,34 @@ export class SqliteCatalogStore implements CatalogStore {
 
   async createToken(token: StoredToken): Promise<void> {
     this.localWrites++;
-    this.stmt.insertToken.run(token.name, token.secretHash, JSON.stringify(token.roles), token.organization, token.createdAt);
+    this.stmt.insertToken.run(token.name, token.secretHash, JSON.stringify(token.roles), token.organization, token.scopes === null ? null : JSON.stringify(token.scopes), token.createdAt, token.expiresAt, token.lastUsedAt);
+  }
+
+  async rotateToken(name: string, secretHash: string, expiresAt: number | null): Promise<StoredToken | undefined> {
+    this.localWrites++;
+    const row = this.stmt.rotateToken.get(secretHash, expiresAt, name);
+    return row ? tokenFromRow(row) : undefined;
+  }
+
+  /**
+   * Best effort, never waiting: the statement runs with no busy timeout, so while another
+   * connection (an import, the server's writer thread) holds the write lock it is skipped rather
+   * than block this thread's event loop for up to the 30 s timeout; the token's next use a minute
+   * later tries again. A write commits, so every connection's once-per-turn caches empty: once a
+   * minute per token in use.
+   */
+  async touchToken(secretHash: string, at: number, notBefore: number): Promise<void> {
+    if (this.db.inTransaction) return;
+    const timeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.localWrites++;
+      this.stmt.touchToken.run(at, secretHash, notBefore);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+    } finally {
+      this.db.pragma(`busy_timeout = ${timeout}`);
+    }
   }
 
   /**

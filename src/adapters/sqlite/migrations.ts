@@ -279,4 +279,13 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP INDEX engine_terms_version;
     `,
   },
+  {
+    version: 11,
+    name: 'token scopes, expiry and last use (docs/api.md "Tokens")',
+    sql: `
+      ALTER TABLE tokens ADD COLUMN scopes TEXT;            -- JSON array; NULL: everything the roles allow
+      ALTER TABLE tokens ADD COLUMN expires_at INTEGER;     -- microseconds; NULL: never
+      ALTER TABLE tokens ADD COLUMN last_used_at INTEGER;   -- microseconds, written at most once a minute
+    `,
+  },
 ];

@@ -329,6 +329,11 @@ export class SqliteSessionStore implements SessionStore {
     return { sessions: this.stmt.count.get()!, bytes: this.stmt.totalBytes.get()! };
   }
 
+  /** SessionStore.size: {@link usage} (metrics). */
+  async size(): Promise<{ sessions: number; bytes: number }> {
+    return this.usage();
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

@@ -123,7 +123,7 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   ]);
   const format = formatFromPath(file, flags.format);
   // Read-only fields of listings (serviceId, createdAt ...) are accepted and ignored: a listing imports again.
-  const readOnly = (await import('../import/map-rows.js')).READ_ONLY_FIELDS[spec.noun as 'attributes' | 'parts' | 'relations' | 'synonyms'] ?? [];
+  const readOnly = (await import('../import/map-rows.js')).READ_ONLY_FIELDS[spec.noun as 'attributes' | 'parts' | 'relations' | 'synonyms' | 'organizations'] ?? [];
   const inputPath = fromStdin ? undefined : resolve(ctx.io.cwd, file);
   // Opened on the first request, not before: a refused --resume must not create a data directory.
   const client = () => ctx.client();

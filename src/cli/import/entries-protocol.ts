@@ -14,7 +14,7 @@ import type { ImportFormat } from './read-records.js';
 export const DICTIONARY_WORDS = 16_384;
 
 /** The resources whose rows the reader thread maps (./mapped-entries.ts CSV_MAPPERS). */
-export type MapperName = 'attributes' | 'parts' | 'relations' | 'synonyms';
+export type MapperName = 'attributes' | 'parts' | 'relations' | 'synonyms' | 'organizations';
 
 /** The reader thread's `workerData`. */
 export interface ReaderOptions {

@@ -19,9 +19,9 @@
 import { basename, extname } from 'node:path';
 import { z } from 'zod';
 import {
-  AttributeInputSchema, IdSchema, LanguageSchema, PartInputSchema, SynonymInputSchema,
+  AttributeInputSchema, IdSchema, LanguageSchema, OrganizationInputSchema, PartInputSchema, SynonymInputSchema,
 } from '../../api/schemas.js';
-import type { Attribute, AttributeInput, Part, PartInput, SynonymSet } from '../../api/schemas.js';
+import type { Attribute, AttributeInput, Organization, Part, PartInput, SynonymSet } from '../../api/schemas.js';
 import type { ImportFormat } from './read-records.js';
 
 /** A mapped item, or every problem found in the row. */
@@ -93,12 +93,13 @@ const PART_READ_ONLY = ['serviceId', 'createdAt', 'modifiedAt'] as const;
  * Fields that listings print but imports do not take (the service sets them), per resource: accepted
  * and ignored on import in every format, so a listing imports again.
  */
-export const READ_ONLY_FIELDS: Readonly<Record<'attributes' | 'parts' | 'relations' | 'images' | 'synonyms', readonly string[]>> = {
+export const READ_ONLY_FIELDS: Readonly<Record<'attributes' | 'parts' | 'relations' | 'images' | 'synonyms' | 'organizations', readonly string[]>> = {
   attributes: PART_READ_ONLY,
   parts: PART_READ_ONLY,
   relations: ['user_id', 'created'],
   images: [],
   synonyms: [],
+  organizations: [],
 };
 
 /** A record without the read-only fields of its resource (JSON/NDJSON imports). */
@@ -724,4 +725,31 @@ export function mapSynonymRow(row: FlatRow): MapResult<Record<string, unknown>> 
 /** A synonym set as a CSV row that `synonyms import` reads back (terms joined by `|`). */
 export function synonymToRow(set: Partial<SynonymSet> & { synonym_id: string }): Record<string, string> {
   return { synonym_id: set.synonym_id, input: set.input ?? '', synonyms: (set.synonyms ?? []).join('|') };
+}
+
+// ---------------------------------------------------------------------------------------------
+// organizations (decisions §5)
+
+/** A CSV/TSV row of `organizations import`: `org_id`, `parent_id` (empty: a root organization). */
+export function mapOrganizationRow(row: FlatRow): MapResult<Record<string, unknown>> {
+  const item: Record<string, unknown> = {};
+  const unknown: string[] = [];
+  for (const [column, raw] of Object.entries(row)) {
+    if (META.has(column)) continue;
+    if (column === 'org_id' || column === 'parent_id') {
+      const text = cell(raw);
+      if (text !== undefined) item[column] = text;
+    } else {
+      unknown.push(column);
+    }
+  }
+  const problems = unknownColumns(unknown, 'org_id, parent_id');
+  const result = OrganizationInputSchema.safeParse(item);
+  problems.push(...schemaProblems(result, item));
+  return result.success ? done(result.data as Record<string, unknown>, problems) : { problems };
+}
+
+/** An organization as a CSV row that `organizations import` reads back (a root's parent_id empty). */
+export function organizationToRow(org: Partial<Organization> & { org_id: string }): Record<string, string> {
+  return { org_id: org.org_id, parent_id: org.parent_id ?? '' };
 }

@@ -3,7 +3,7 @@
  * thread; ./entries-thread.ts runs this same function on a reader thread for large files.
  */
 import type { MapperName } from './entries-protocol.js';
-import { mapAttributeRow, mapPartRow, mapRelationRow, mapSynonymRow, stripMetaColumns, stripReadOnly } from './map-rows.js';
+import { mapAttributeRow, mapOrganizationRow, mapPartRow, mapRelationRow, mapSynonymRow, stripMetaColumns, stripReadOnly } from './map-rows.js';
 import { readRecords, type ImportFormat, type RecordSource } from './read-records.js';
 
 /** A row ready to send, or one rejected before sending (unreadable, or unmappable CSV). */
@@ -18,6 +18,7 @@ export const CSV_MAPPERS: Readonly<Record<MapperName, CsvMapper>> = {
   parts: (r, o) => mapPartRow(r, o),
   relations: (r) => mapRelationRow(r),
   synonyms: (r) => mapSynonymRow(r),
+  organizations: (r) => mapOrganizationRow(r),
 };
 
 /** Whether a record carries the errors-file columns (a fixed errors file imported again). */

@@ -10,20 +10,21 @@ import {
   AttributeInputSchema, AttributeListRequestSchema, AttributeSelectRequestSchema, MaintenanceSchema,
   OrganizationInputSchema, OrganizationListRequestSchema, PartInputSchema, PartListRequestSchema, PartSelectRequestSchema,
   SynonymInputSchema, SynonymListRequestSchema, type SynonymSet, type Attribute, type BulkDeleteResult, type BulkWriteResult, type MaintenanceState, type Organization, type Page,
-  type Part, type PartBatch, type PartInput, type Principal, type TokenInfo,
+  type Part, type PartBatch, type PartInput, type Principal, type TokenInfo, type CreatedToken, TokenCreateSchema, TokenRotateSchema,
 } from '../../api/schemas.js';
 import { decideAttributeDelete, decideAttributeUpsert } from './attributes.js';
 import { decideOrganizationUpsert } from './organizations.js';
 import { decideSynonymDelete, decideSynonymUpsert } from '../search/synonyms.js';
 import { keysetFor, project, toPage } from '../paging.js';
 import { decidePartDelete, decidePartUpsert, viewPart } from './parts.js';
-import { assertCatalogAdmin, canSetPosition, canWriteCatalog } from '../permissions.js';
+import { assertCatalogAdmin, assertScope, canSetPosition, canWriteCatalog, hasScope } from '../permissions.js';
 import { MAINTENANCE_KEY, type CatalogLimits, type ServiceContext } from '../context.js';
 import type { CatalogStore, Clock, Ids } from '../ports.js';
-import { bearerToken, hashSecret, principalOf, tokenInfo, validateNewToken } from './tokens.js';
+import { assertNotExpired, bearerToken, hashSecret, principalOf, tokenInfo, TokenUsage, validateNewToken } from './tokens.js';
+import { formatMicros } from '../time.js';
 import { bulkDeleteResult, bulkWriteResult } from '../bulk-results.js';
 import { parseBody, parseBulk, parseIdList, type BulkItem } from '../validation.js';
-import type { PartViewContext } from '../model.js';
+import type { PartViewContext, StoredToken } from '../model.js';
 
 /** Settings key of the catalog's identity (a UUID). */
 const CATALOG_ID_KEY = 'catalog_id';
@@ -44,9 +45,13 @@ export class CatalogService {
   readonly store: CatalogStore;
   private readonly context: ServiceContext;
 
+  /** Last-used times of tokens, written at most once a minute each (authenticate). */
+  private readonly usage: TokenUsage;
+
   constructor(deps: CatalogServiceDeps) {
     this.store = deps.store;
     this.context = deps.context;
+    this.usage = new TokenUsage((hash, at, notBefore) => this.store.touchToken(hash, at, notBefore));
   }
 
   private get clock(): Clock {
@@ -63,7 +68,11 @@ export class CatalogService {
 
   // -- authentication and tokens (decisions §2) ------------------------------------------------
 
-  /** Resolves an `Authorization` header to its principal; throws 401 for a missing or unknown token. */
+  /**
+   * Resolves an `Authorization` header to its principal; throws 401 for a missing, unknown or
+   * expired token (the detail says which). Notes the token's use for its last-used time
+   * ({@link TokenUsage}: at most one write a minute per token, never awaited).
+   */
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const secret = bearerToken(authorization);
     const hash = hashSecret(secret);
@@ -71,31 +80,65 @@ export class CatalogService {
     // for a hash, so a constant-time compare (two Buffers a request) protected nothing (issue 12).
     const token = await this.store.findTokenByHash(hash);
     if (token?.secretHash !== hash) throw errors.unauthorized('unknown or revoked token');
+    const now = this.clock.nowMicros();
+    assertNotExpired(token, now);
+    this.usage.note(token, now);
     return principalOf(token);
   }
 
-  /** Creates a token; returns its secret (shown once) and description. Throws 400 on bad input or a taken name. */
-  async createToken(principal: Principal, input: { name: string; roles: readonly string[]; organization?: string | undefined }): Promise<{ secret: string; token: TokenInfo }> {
+  /**
+   * POST /1/auth/tokens (docs/api.md "Tokens"; catalogAdmin with the `tokens` scope): creates a
+   * token from `{name, roles, organization?, scopes?, expiresInSeconds?}` and returns its secret
+   * (shown this once) and description. Throws 400 on bad input or a taken name.
+   */
+  async createToken(principal: Principal, body: unknown): Promise<CreatedToken> {
     assertCatalogAdmin(principal);
-    const { roles } = validateNewToken(input.name, input.roles, input.organization);
+    assertScope(principal, 'tokens');
+    const input = validateNewToken(parseBody(TokenCreateSchema, body, 'token'));
     const existing = await this.store.listTokens();
     if (existing.some((t) => t.name === input.name)) throw errors.badRequest(`a token named '${input.name}' already exists; revoke it first or pick another name`);
     const secret = this.ids.secret();
-    const stored = { name: input.name, secretHash: hashSecret(secret), roles, organization: input.organization ?? null, createdAt: this.clock.nowMicros() };
-    if (input.organization !== undefined) await this.store.ensureOrganizations([input.organization]);
+    const now = this.clock.nowMicros();
+    const stored: StoredToken = {
+      name: input.name, secretHash: hashSecret(secret), roles: input.roles, organization: input.organization, scopes: input.scopes,
+      createdAt: now, expiresAt: input.expiresInSeconds === null ? null : now + input.expiresInSeconds * 1_000_000, lastUsedAt: null,
+    };
+    if (input.organization !== null) await this.store.ensureOrganizations([input.organization]);
     await this.store.createToken(stored);
     return { secret, token: tokenInfo(stored) };
   }
 
-  /** Every token's description (never a secret or hash). */
+  /** GET /1/auth/tokens: every token's description, by name (never a secret or hash). */
   async listTokens(principal: Principal): Promise<TokenInfo[]> {
     assertCatalogAdmin(principal);
+    assertScope(principal, 'tokens');
     return (await this.store.listTokens()).map(tokenInfo);
   }
 
-  /** Revokes a token by name; throws 404 when there is none. */
+  /**
+   * POST /1/auth/tokens/{name}/rotate `{expiresInSeconds?}`: a new secret for the token (the old
+   * one stops working at once), roles, organization and scopes kept. Without `expiresInSeconds` a
+   * token that expired keeps its lifetime (counted from now), one that never expired still never
+   * does. Throws 404 when there is no such token.
+   */
+  async rotateToken(principal: Principal, name: string, body: unknown): Promise<CreatedToken> {
+    assertCatalogAdmin(principal);
+    assertScope(principal, 'tokens');
+    const { expiresInSeconds } = parseBody(TokenRotateSchema, body ?? {}, 'token rotation');
+    const current = (await this.store.listTokens()).find((t) => t.name === name);
+    if (!current) throw errors.notFound(`no token named '${name}'`);
+    const now = this.clock.nowMicros();
+    const lifetime = expiresInSeconds != null ? expiresInSeconds * 1_000_000 : current.expiresAt === null ? null : current.expiresAt - current.createdAt;
+    const secret = this.ids.secret();
+    const rotated = await this.store.rotateToken(name, hashSecret(secret), lifetime === null ? null : now + lifetime);
+    if (!rotated) throw errors.notFound(`no token named '${name}'`);
+    return { secret, token: tokenInfo(rotated) };
+  }
+
+  /** DELETE /1/auth/tokens/{name}: revokes a token; throws 404 when there is none. */
   async revokeToken(principal: Principal, name: string): Promise<void> {
     assertCatalogAdmin(principal);
+    assertScope(principal, 'tokens');
     if (!(await this.store.revokeToken(name))) throw errors.notFound(`no token named '${name}'`);
   }
 
@@ -113,6 +156,7 @@ export class CatalogService {
 
   /** PUT /1/catalog/maintenance (catalogAdmin; allowed while maintenance is on). */
   async setMaintenance(principal: Principal, body: unknown): Promise<MaintenanceState> {
+    assertScope(principal, 'maintenance');
     assertCatalogAdmin(principal);
     const { enabled } = parseBody(MaintenanceSchema, body, 'maintenance request');
     await this.store.setSetting(MAINTENANCE_KEY, enabled ? 'on' : 'off');
@@ -138,11 +182,19 @@ export class CatalogService {
    * in maintenance mode too.
    */
   describeToken(principal: Principal): CurrentToken {
+    const scopes = principal.scopes == null ? null : [...principal.scopes];
+    const writesSomething = scopes === null || scopes.some((s) => s.endsWith(':write'));
     return {
       name: principal.name,
       roles: [...principal.roles],
       organization: principal.organization,
-      permissions: { writeCatalog: canWriteCatalog(principal), setImagePosition: canSetPosition(principal), maintenance: principal.roles.includes('catalogAdmin') },
+      scopes,
+      expiresAt: principal.expiresAt == null ? null : formatMicros(principal.expiresAt),
+      permissions: {
+        writeCatalog: canWriteCatalog(principal) && writesSomething,
+        setImagePosition: canSetPosition(principal) && hasScope(principal, 'images:write'),
+        maintenance: principal.roles.includes('catalogAdmin') && hasScope(principal, 'maintenance'),
+      },
     };
   }
 
@@ -155,6 +207,7 @@ export class CatalogService {
 
   /** POST /1/catalog/attributes: create or merge-update; per-item errors. */
   async upsertAttributes(principal: Principal, body: unknown): Promise<BulkWriteResult> {
+    assertScope(principal, 'attributes:write');
     await this.assertWritable(principal);
     const items = parseBulk(AttributeInputSchema, body, 'attribute_id', this.limits.maxBulkItems);
     const decisions = await this.store.upsertAttributes(validItems(items), decideAttributeUpsert);
@@ -163,6 +216,7 @@ export class CatalogService {
 
   /** DELETE /1/catalog/attributes: unknown and still-referenced ids are item errors. */
   async deleteAttributes(principal: Principal, body: unknown): Promise<BulkDeleteResult> {
+    assertScope(principal, 'attributes:write');
     await this.assertWritable(principal);
     const items = parseIdList(body, this.limits.maxBulkItems);
     const decisions = await this.store.deleteAttributes(validItems(items), decideAttributeDelete);
@@ -170,7 +224,8 @@ export class CatalogService {
   }
 
   /** POST /1/catalog/attributes/list: keyset paging by attribute_id with projection. */
-  async listAttributes(_principal: Principal, body: unknown): Promise<Page<Partial<Attribute>>> {
+  async listAttributes(principal: Principal, body: unknown): Promise<Page<Partial<Attribute>>> {
+    assertScope(principal, 'attributes:read');
     const request = parseBody(AttributeListRequestSchema, body ?? {}, 'list request');
     const keyset = keysetFor(request.paging);
     const rows = await this.withCreationOrder(await this.store.listAttributes(keyset), request.projection);
@@ -188,7 +243,8 @@ export class CatalogService {
   }
 
   /** POST /1/catalog/attributes/select: the known ids, in request order; unknown ids are left out. */
-  async selectAttributes(_principal: Principal, body: unknown): Promise<Partial<Attribute>[]> {
+  async selectAttributes(principal: Principal, body: unknown): Promise<Partial<Attribute>[]> {
+    assertScope(principal, 'attributes:read');
     const request = parseBody(AttributeSelectRequestSchema, body, 'select request');
     const found = new Map((await this.withCreationOrder(await this.store.getAttributes(request.attribute_ids), request.projection)).map((a) => [a.attribute_id, a]));
     return [...new Set(request.attribute_ids)].flatMap((id) => {
@@ -201,6 +257,7 @@ export class CatalogService {
 
   /** POST /1/catalog/parts: create or merge-update part types with attribute values; per-item errors. */
   async upsertParts(principal: Principal, body: unknown): Promise<BulkWriteResult> {
+    assertScope(principal, 'parts:write');
     return (await this.upsertPartBatches(principal, [{ items: body }]))[0] as BulkWriteResult;
   }
 
@@ -213,6 +270,7 @@ export class CatalogService {
    * @throws CatalogError payload_too_large for more than maxBulkItems items; unavailable in maintenance mode.
    */
   async upsertValidatedParts(principal: Principal, items: readonly PartInput[]): Promise<BulkWriteResult> {
+    assertScope(principal, 'parts:write');
     return (await this.upsertPartBatches(principal, [{ items, validated: true }]))[0] as BulkWriteResult;
   }
 
@@ -231,6 +289,7 @@ export class CatalogService {
    *   maintenance mode.
    */
   async upsertPartBatches(principal: Principal, batches: readonly PartBatch[]): Promise<BulkWriteResult[]> {
+    assertScope(principal, 'parts:write');
     await this.assertWritable(principal);
     const parsed = batches.map((batch): BulkItem<PartInput>[] => {
       if (batch.validated !== true) return parseBulk(PartInputSchema, batch.items, 'part_id', this.limits.maxBulkItems);
@@ -254,6 +313,7 @@ export class CatalogService {
 
   /** DELETE /1/catalog/parts: removes parts and their relations; a part with images is an item error. */
   async deleteParts(principal: Principal, body: unknown): Promise<BulkDeleteResult> {
+    assertScope(principal, 'parts:write');
     await this.assertWritable(principal);
     const items = parseIdList(body, this.limits.maxBulkItems);
     const decisions = await this.store.deleteParts(validItems(items), decidePartDelete);
@@ -262,6 +322,7 @@ export class CatalogService {
 
   /** POST /1/catalog/parts/list: keyset paging by part_id; values as the caller may see them. */
   async listParts(principal: Principal, body: unknown): Promise<Page<Partial<Part>>> {
+    assertScope(principal, 'parts:read');
     const request = parseBody(PartListRequestSchema, body ?? {}, 'list request');
     const keyset = keysetFor(request.paging);
     const rows = await this.store.listParts(keyset);
@@ -271,6 +332,7 @@ export class CatalogService {
 
   /** POST /1/catalog/parts/select: the known ids in request order. */
   async selectParts(principal: Principal, body: unknown): Promise<Partial<Part>[]> {
+    assertScope(principal, 'parts:read');
     const request = parseBody(PartSelectRequestSchema, body, 'select request');
     const found = new Map((await this.store.getParts(request.part_ids)).map((p) => [p.part_id, p]));
     const ctx = await this.viewContext(principal, request.organization);
@@ -282,6 +344,7 @@ export class CatalogService {
 
   /** GET /1/catalog/parts/{part_id}: 404 when unknown. */
   async getPart(principal: Principal, partId: string, organization?: string): Promise<Part> {
+    assertScope(principal, 'parts:read');
     const [part] = await this.store.getParts([partId]);
     if (!part) throw errors.notFound(`part '${partId}' does not exist`);
     return viewPart(part, await this.viewContext(principal, organization));
@@ -296,6 +359,7 @@ export class CatalogService {
 
   /** POST /1/catalog/organizations: `[{org_id, parent_id?}]`; parents must exist, no cycles. */
   async upsertOrganizations(principal: Principal, body: unknown): Promise<BulkWriteResult> {
+    assertScope(principal, 'organizations:write');
     await this.assertWritable(principal);
     const items = parseBulk(OrganizationInputSchema, body, 'org_id', this.limits.maxBulkItems);
     const inputs = validItems(items).map((o) => ({ org_id: o.org_id, parent_id: o.parent_id ?? null }));
@@ -304,7 +368,8 @@ export class CatalogService {
   }
 
   /** POST /1/catalog/organizations/list. */
-  async listOrganizations(_principal: Principal, body: unknown): Promise<Page<Organization>> {
+  async listOrganizations(principal: Principal, body: unknown): Promise<Page<Organization>> {
+    assertScope(principal, 'organizations:read');
     const request = parseBody(OrganizationListRequestSchema, body ?? {}, 'list request');
     const keyset = keysetFor(request.paging);
     const rows = await this.store.listOrganizations(keyset);
@@ -320,6 +385,7 @@ export class CatalogService {
    * Searches use the new sets at once; nothing is re-indexed.
    */
   async upsertSynonyms(principal: Principal, body: unknown): Promise<BulkWriteResult> {
+    assertScope(principal, 'synonyms:write');
     await this.assertWritable(principal);
     const items = parseBulk(SynonymInputSchema, body, 'synonym_id', this.limits.maxBulkItems);
     const decisions = await this.store.upsertSynonyms(validItems(items), decideSynonymUpsert);
@@ -328,6 +394,7 @@ export class CatalogService {
 
   /** DELETE /1/catalog/synonyms: an array of synonym_ids; unknown ids are item errors. */
   async deleteSynonyms(principal: Principal, body: unknown): Promise<BulkDeleteResult> {
+    assertScope(principal, 'synonyms:write');
     await this.assertWritable(principal);
     const items = parseIdList(body, this.limits.maxBulkItems);
     const decisions = await this.store.deleteSynonyms(validItems(items), decideSynonymDelete);
@@ -335,7 +402,8 @@ export class CatalogService {
   }
 
   /** POST /1/catalog/synonyms/list: keyset paging by synonym_id (any valid token may read them). */
-  async listSynonyms(_principal: Principal, body: unknown): Promise<Page<SynonymSet>> {
+  async listSynonyms(principal: Principal, body: unknown): Promise<Page<SynonymSet>> {
+    assertScope(principal, 'synonyms:read');
     const request = parseBody(SynonymListRequestSchema, body ?? {}, 'list request');
     const keyset = keysetFor(request.paging);
     const rows = await this.store.listSynonyms(keyset);

@@ -30,6 +30,7 @@ import { parseBody, parseIdList } from '../validation.js';
 import type { StoredImage } from '../model.js';
 import { DEFAULT_IMAGE_LIMITS, mib, type ImageLimits } from './limits.js';
 import { UploadSession, type UploadHost, type UploadInput } from './upload-session.js';
+import { assertScope } from '../permissions.js';
 
 export type { ImageLimits, UploadInput };
 export { DEFAULT_IMAGE_LIMITS, UploadSession };
@@ -87,6 +88,7 @@ export class ImageService implements UploadHost {
    * before any byte of the body is read).
    */
   async beginUpload(principal: Principal): Promise<UploadSession> {
+    assertScope(principal, 'images:write');
     await this.context.assertWritable(principal);
     return new UploadSession(this, principal);
   }
@@ -96,6 +98,7 @@ export class ImageService implements UploadHost {
    * `files` the `files` parts in order. Returns `{created, updated, errors}` (spec 4.2).
    */
   async uploadImages(principal: Principal, definitions: unknown, files: AsyncIterable<UploadInput> | Iterable<UploadInput>): Promise<BulkWriteResult> {
+    assertScope(principal, 'images:write');
     const session = await this.beginUpload(principal);
     try {
       session.setDefinitions(definitions);
@@ -109,6 +112,7 @@ export class ImageService implements UploadHost {
 
   /** DELETE /1/catalog/images: unknown ids are item errors; a blob goes with its last image. */
   async deleteImages(principal: Principal, body: unknown): Promise<BulkDeleteResult> {
+    assertScope(principal, 'images:write');
     await this.context.assertWritable(principal);
     const items = parseIdList(body, this.context.limits.maxBulkItems);
     const ids = items.flatMap((i) => ('item' in i ? [i.item] : []));
@@ -128,7 +132,8 @@ export class ImageService implements UploadHost {
   // -- reads -------------------------------------------------------------------------------------
 
   /** POST /1/catalog/images/list: keyset paging by image_id, optionally only of `query.part_ids`. */
-  async listImages(_principal: Principal, body: unknown): Promise<Page<ImageView>> {
+  async listImages(principal: Principal, body: unknown): Promise<Page<ImageView>> {
+    assertScope(principal, 'images:read');
     const request = parseBody(ImageListRequestSchema, body ?? {}, 'list request');
     const keyset = keysetFor(request.paging);
     const rows = await this.store.listImages(keyset, request.query?.part_ids);
@@ -136,7 +141,8 @@ export class ImageService implements UploadHost {
   }
 
   /** POST /1/catalog/images/select: the known ids in request order; unknown ids are left out. */
-  async selectImages(_principal: Principal, body: unknown): Promise<ImageView[]> {
+  async selectImages(principal: Principal, body: unknown): Promise<ImageView[]> {
+    assertScope(principal, 'images:read');
     const request = parseBody(ImageSelectRequestSchema, body, 'select request');
     const found = new Map((await this.store.getImages(request.image_ids)).map((i) => [i.image_id, i]));
     return [...new Set(request.image_ids)].flatMap((id) => {
@@ -146,7 +152,8 @@ export class ImageService implements UploadHost {
   }
 
   /** GET /1/catalog/images/{image_id}: 404 when unknown. */
-  async getImage(_principal: Principal, imageId: string): Promise<ImageDescription> {
+  async getImage(principal: Principal, imageId: string): Promise<ImageDescription> {
+    assertScope(principal, 'images:read');
     return describeImage(await this.stored(imageId));
   }
 
@@ -154,7 +161,8 @@ export class ImageService implements UploadHost {
    * GET /1/catalog/images/{image_id}/original: the exact bytes, with the detected type, size and
    * ETag `"<sha256>"`; `{notModified: true}` when `ifNoneMatch` matches the ETag. 404 when unknown.
    */
-  async openOriginal(_principal: Principal, imageId: string, options: { ifNoneMatch?: string | undefined } = {}): Promise<OpenedOriginal | { notModified: true; etag: string }> {
+  async openOriginal(principal: Principal, imageId: string, options: { ifNoneMatch?: string | undefined } = {}): Promise<OpenedOriginal | { notModified: true; etag: string }> {
+    assertScope(principal, 'images:read');
     const image = await this.stored(imageId);
     const etag = etagOf(image.sha256);
     if (ifNoneMatchMatches(options.ifNoneMatch, etag)) return { notModified: true, etag };
@@ -163,7 +171,7 @@ export class ImageService implements UploadHost {
       // Deleted (or its file replaced) since it was read: answer as of now.
       const [now] = await this.store.getImages([imageId]);
       if (!now) throw errors.notFound(`image '${imageId}' does not exist`);
-      if (now.sha256 !== image.sha256) return this.openOriginal(_principal, imageId, options);
+      if (now.sha256 !== image.sha256) return this.openOriginal(principal, imageId, options);
       throw new CatalogError('internal', `the original of image '${imageId}' is missing from the blob store (sha256 ${image.sha256})`);
     }
     return { notModified: false, etag, sha256: image.sha256, size: opened.size, mime: image.mime, stream: opened.stream };
@@ -173,7 +181,8 @@ export class ImageService implements UploadHost {
    * GET /1/catalog/parts/{part_id}/display-images (decisions §4): the part's display images in
    * display order and the ones the UI shows. 404 for an unknown part.
    */
-  async displayImages(_principal: Principal, partId: string): Promise<DisplayImages> {
+  async displayImages(principal: Principal, partId: string): Promise<DisplayImages> {
+    assertScope(principal, 'images:read');
     if (!IdSchema.safeParse(partId).success) throw errors.badRequest(`invalid part id '${partId.slice(0, 300)}'`);
     const images = await this.store.imagesOfPart(partId);
     if (!images) throw errors.notFound(`part '${partId}' does not exist`);

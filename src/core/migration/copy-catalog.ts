@@ -17,7 +17,7 @@
  *   stored form, timestamps and service ids included), so nothing is duplicated or skipped.
  * - Images: the original's bytes first (content-addressed, verified against the recorded hash), then
  *   the metadata with the stored search features (the durability rule of decisions §4).
- * - Tokens are copied as stored: names, roles and the SHA-256 hashes of their secrets (never a secret).
+ * - Tokens are copied as stored: names, roles, organizations, scopes, expiry and last use, and the SHA-256 hashes of their secrets (never a secret).
  */
 import { createHash } from 'node:crypto';
 import type { Attribute, Organization, SynonymSet } from '../../api/schemas.js';

@@ -16,6 +16,7 @@ import {
   unknownPartProblems, viewRelations,
 } from './rules.js';
 import type { ServiceContext } from '../context.js';
+import { assertScope } from '../permissions.js';
 
 export class RelationService {
   private readonly catalog: ServiceContext;
@@ -35,6 +36,7 @@ export class RelationService {
    * Throws 403 for non-writers, 503 in maintenance mode, 413 over the bulk item limit.
    */
   async createRelations(principal: Principal, body: unknown): Promise<RelationCreateResult> {
+    assertScope(principal, 'relations:write');
     await this.catalog.assertWritable(principal);
     const parsed = parseRelationBody(body, this.catalog.limits.maxBulkItems);
     if (parsed.problems.length > 0) {
@@ -55,7 +57,8 @@ export class RelationService {
    * code point order. `last_object_id` is an opaque cursor (the JSON array of the last pair); on an
    * empty page it echoes the request's. 400 for a bad body or cursor. Any valid token may read.
    */
-  async listRelations(_principal: Principal, body: unknown): Promise<Page<RelationRecord>> {
+  async listRelations(principal: Principal, body: unknown): Promise<Page<RelationRecord>> {
+    assertScope(principal, 'relations:read');
     const request = parseBody(RelationListRequestSchema, body ?? {}, 'list request');
     const limit = request.paging?.limit ?? DEFAULT_PAGE_LIMIT;
     const cursor = request.paging?.last_object_id;
@@ -77,7 +80,8 @@ export class RelationService {
    * `partId` (spec 2.3), ordered by created, then part_id. 400 for an unknown type or a malformed
    * id; 404 when the part does not exist. Any valid token may read.
    */
-  async getRelations(_principal: Principal, partId: string, type?: string): Promise<Relation[]> {
+  async getRelations(principal: Principal, partId: string, type?: string): Promise<Relation[]> {
+    assertScope(principal, 'relations:read');
     const relationType = type === undefined ? undefined : parseRelationType(type);
     if (!IdSchema.safeParse(partId).success) {
       throw errors.badRequest(`invalid part id '${partId.slice(0, 300)}': 1 to 256 characters, no control characters, no "/"`, [

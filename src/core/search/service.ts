@@ -25,7 +25,7 @@ import { highlight, highlightFields } from './highlight.js';
 import { parseBody } from '../validation.js';
 import { SearchBudgetExceeded, type SearchBudget } from './budget.js';
 import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
-import { visibleLevels } from '../permissions.js';
+import { assertScope, visibleLevels } from '../permissions.js';
 import type { RankedHits, ResultCard, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
 
 /**
@@ -249,6 +249,7 @@ export class SearchService {
    * anything is stored (`catalog serve` then runs it on a reader thread without one).
    */
   async search(principal: Principal, body: unknown, image?: SearchImage, budget?: SearchBudget): Promise<SearchResponse> {
+    assertScope(principal, 'search');
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
     // Facets count every hit, and an image search decodes: neither is cheap, whatever the words.
     if (budget && (image !== undefined || (request.matches?.facets?.length ?? 0) > 0)) throw new SearchBudgetExceeded(budget.maxPostings);
@@ -285,6 +286,7 @@ export class SearchService {
    * is (its pages answer 404, "start a new search").
    */
   async searchAnsweringEarly(principal: Principal, body: unknown, onAnswer: (response: SearchResponse) => void): Promise<void> {
+    assertScope(principal, 'search');
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
     if (!this.index.readSnapshot || (request.matches?.facets?.length ?? 0) > 0 || request.resultOptions?.minScore !== undefined) {
       onAnswer(await this.search(principal, body));
@@ -335,6 +337,7 @@ export class SearchService {
    * fewer hits than the total (honest paging, issue 13), else (past the last hit) empty results.
    */
   async searchState(principal: Principal, sessionId: string, options: SearchStateRequest = {}): Promise<SearchResponse> {
+    assertScope(principal, 'search');
     const skip = integerIn(options.skip, 'skip', 0, 0, MAX_SKIP);
     const limit = integerIn(options.limit, 'limit', DEFAULT_SEARCH_LIMIT, 1, MAX_PAGE_LIMIT);
     const raw = typeof options.projection === 'string' ? options.projection.split(',').map((v) => v.trim()).filter((v) => v !== '') : options.projection;
@@ -390,6 +393,7 @@ export class SearchService {
    * caller may not see.
    */
   async facetValues(principal: Principal, body: unknown): Promise<FacetValuesResponse> {
+    assertScope(principal, 'search');
     const request = parseBody(FacetValuesRequestSchema, body ?? {}, 'facet-values request');
     const { query, facetAttributes } = await this.textQuery(principal, request.matches, [request.attribute_id], 'attribute_id');
     const attribute = facetAttributes[0] as Attribute;

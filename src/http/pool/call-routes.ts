@@ -25,9 +25,10 @@ const OWN_STATE = { main: "the main thread's own state (its sessions, its timers
 const SCHEDULED = { main: 'scheduled by the pooled catalog itself: on the main thread within a budget, else on a reader' };
 
 const SERVICE: Record<PublicMethods<CatalogService>, CallRoute> = {
-  authenticate: CHEAP,
+  authenticate: { main: 'cheap: one indexed row or in-memory state; its last-used write (at most once a minute a token) never waits for the lock' },
   createToken: { main: 'rare, one row; the secret never crosses a thread' },
   listTokens: CHEAP,
+  rotateToken: { main: 'rare, one row; the new secret never crosses a thread' },
   revokeToken: { main: 'rare, one row' },
   countTokens: CHEAP,
   getMaintenance: CHEAP,

@@ -486,6 +486,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     relations: delegate(main.relations, methods('relations'), calls('relations')),
     search,
     images: main.images,
+    operations: main.operations,
     threads: { readers, writer: 1 },
     searches,
     pages,

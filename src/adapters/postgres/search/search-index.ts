@@ -69,6 +69,11 @@ export class PgSearchIndex implements SearchIndex {
   /** Searches run one at a time through the reader (its cache is one snapshot): the tail of the queue. */
   private queue: Promise<unknown> = Promise.resolve();
 
+  /** SearchIndex.indexedParts: the engine's document count (metrics). */
+  async indexedParts(): Promise<number> {
+    return (await this.db.query<{ n: number }>('SELECT n FROM engine_stats WHERE id = 0'))[0]?.n ?? 0;
+  }
+
   constructor(db: PgDatabase, clock: Clock) {
     this.db = db;
     this.clock = clock;

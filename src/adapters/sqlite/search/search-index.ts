@@ -184,6 +184,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /** The budget of the search running now, if it has one (searchText): the reader charges its reads to it. */
   private meter: BudgetMeter | undefined;
 
+  /** SearchIndex.indexedParts: the engine's document count (metrics). */
+  async indexedParts(): Promise<number> {
+    return (this.db.prepare('SELECT n FROM engine_stats WHERE id = 0').pluck().get() as number | undefined) ?? 0;
+  }
+
   constructor(db: SqliteDatabase, options: SearchIndexOptions) {
     this.db = db;
     this.clock = options.clock;

@@ -31,6 +31,7 @@ interface ServeFlags {
   headersTimeout?: number;
   keepAliveTimeout?: number;
   maxConnections?: number;
+  publicMetrics?: boolean;
 }
 
 const MIB = 1024 * 1024;
@@ -68,6 +69,7 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--headers-timeout <s>', 'seconds the headers may take to arrive (default 10)', positiveInt)
     .option('--keep-alive-timeout <s>', 'seconds an idle keep-alive connection stays open (default 5)', positiveInt)
     .option('--max-connections <n>', 'open connections at once (default 1024)', positiveInt)
+    .option('--public-metrics', 'serve GET /metrics without a token (default: a token allowed the metrics scope; /healthz and /readyz never need one)')
     .action(async (_o: unknown, command: Command) => {
       const flags = command.opts<ServeFlags>();
       await invoke(command, (ctx) => run(ctx, flags));
@@ -104,7 +106,7 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   };
   const server = await startServer({
     dataDir, databaseUrl, blobUrl, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
-    accessLog,
+    accessLog, publicMetrics: flags.publicMetrics === true,
   }).catch(async (error: unknown) => {
     await accessLog.close();
     throw error;

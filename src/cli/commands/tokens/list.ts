@@ -1,9 +1,8 @@
-/** `catalog tokens list`: names, roles, organizations, creation times (never secrets). */
+/** `catalog tokens list`: names, roles, organizations, scopes, creation, expiry and last-use times (never secrets). */
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import { declareSimpleVerb, type Invoke } from '../../runner.js';
-import { withLocalCatalog } from './local.js';
 
 /** Declares `list` on its parent command. */
 export function declare(noun: Command, invoke: Invoke): Command {
@@ -12,11 +11,9 @@ export function declare(noun: Command, invoke: Invoke): Command {
 
 /** Prints the tokens. */
 export async function run(ctx: CommandContext): Promise<number> {
-  const [{ LOCAL_OWNER }, { emitRecords }] = await Promise.all([import('../../../core/permissions.js'), import('../../output/emit.js')]);
-  return withLocalCatalog(ctx, async (catalog) => {
-    const tokens = await catalog.service.listTokens(LOCAL_OWNER);
-    const fields = ['name', 'roles', 'organization', 'createdAt'];
-    await emitRecords(ctx, { fields, defaultFields: fields }, tokens.map((t) => ({ ...t })));
-    return EXIT.OK;
-  });
+  const [client, { emitRecords }] = await Promise.all([ctx.client(), import('../../output/emit.js')]);
+  const tokens = await client.listTokens();
+  const fields = ['name', 'roles', 'organization', 'scopes', 'createdAt', 'expiresAt', 'lastUsedAt'];
+  await emitRecords(ctx, { fields, defaultFields: fields }, tokens.map((t) => ({ ...t })));
+  return EXIT.OK;
 }

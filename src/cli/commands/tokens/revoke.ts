@@ -1,9 +1,8 @@
-/** `catalog tokens revoke <name>`: exit 6 when there is no such token. */
+/** `catalog tokens revoke <name>`: local mode or --remote (DELETE /1/auth/tokens/{name}); exit 6 when there is no such token. */
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import type { Invoke } from '../../runner.js';
-import { withLocalCatalog } from './local.js';
 
 /** Declares the verb on the `tokens` noun. */
 export function declare(noun: Command, invoke: Invoke): Command {
@@ -18,10 +17,8 @@ export function declare(noun: Command, invoke: Invoke): Command {
 
 /** Revokes the token. */
 export async function run(ctx: CommandContext, name: string): Promise<number> {
-  const { LOCAL_OWNER } = await import('../../../core/permissions.js');
-  return withLocalCatalog(ctx, async (catalog) => {
-    await catalog.service.revokeToken(LOCAL_OWNER, name);
-    ctx.info(`revoked token '${name}'`);
-    return EXIT.OK;
-  });
+  const client = await ctx.client();
+  await client.revokeToken(name);
+  ctx.info(`revoked token '${name}'`);
+  return EXIT.OK;
 }
