@@ -17,8 +17,8 @@
 // Uses the COMPILED code (npm run build). Usage:
 //   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--keep] [--baseline <checkout>]
 // (--baseline: another built checkout of this project, e.g. a `git worktree` of an older commit;
-// its `catalog serve` answers the same queries on the same catalog, alternated with this one's in
-// every round, and both servers' start-up (spawn to first answer) is measured.)
+// its CLI imports the same parts into a catalog of its own, its `catalog serve` answers the same
+// queries alternated with this one's in every round, and both servers' start-up is measured.)
 // (--import-only: the catalog's CLI import of the same data alone, then stops; prints its figures.
 // --keep: keeps the imported catalog (and the queries, bench/tmp/compare-queries-<parts>.tsv) for
 // another look. COMPARE_SERVE_LOG=FILE keeps the server's log.)
@@ -259,6 +259,17 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   const [user, sys, rssKb] = imp.stderr.trim().split('\n').pop().split(' ').map(Number);
   out.catalogImport = { seconds: +(imp.ms / 1000).toFixed(1), rowsPerSecond: Math.round(parts / (imp.ms / 1000)), cpuSeconds: +(user + sys).toFixed(1), rowsPerCpuSecond: Math.round(parts / (user + sys)), peakRssMB: Math.round(rssKb / 1024), diskMB: +(dirBytes(dataDir) / 2 ** 20).toFixed(1), loadAverageBefore: cpu0 };
   log('catalog', out.catalogImport);
+  // The baseline's own catalog of the same parts, imported by its own CLI: a build may not open a
+  // catalog of a newer schema, so each server gets the catalog its build made.
+  const baseDataDir = join(dir, 'baseline-catalog');
+  if (baseline && !importOnly) {
+    const baseBin = join(baseline, 'bin', 'catalog.js');
+    log('baseline parts import');
+    for (const args of [['attributes', 'import', join(dir, 'attributes.ndjson')], ['--quiet', 'parts', 'import', join(dir, 'parts.csv')]]) {
+      const r = spawnSync(baseBin, ['--data-dir', baseDataDir, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
+      if (r.status !== 0) throw new Error(`baseline ${args.join(' ')}: ${r.stderr}`);
+    }
+  }
   if (importOnly) {
     // --keep: the imported catalog stays (the same catalog a full run keeps).
     if (keep) log(`kept ${dataDir}`);
@@ -342,16 +353,18 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     const baseBin = join(baseline, 'bin', 'catalog.js');
     const basePort = await freePort();
     const started = performance.now();
-    const baseServer = spawn(baseBin, ['--data-dir', dataDir, 'serve', '--port', String(basePort)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const baseToken = execFileSync(baseBin, ['--data-dir', baseDataDir, 'tokens', 'create', '--name', 'bench', '--role', 'catalogAdmin'], { encoding: 'utf8' }).trim();
+    const baseAuth = { authorization: `Bearer ${baseToken}`, 'content-type': 'application/json' };
+    const baseServer = spawn(baseBin, ['--data-dir', baseDataDir, 'serve', '--port', String(basePort)], { stdio: ['ignore', 'ignore', 'pipe'] });
     let baseErr = '';
     baseServer.stderr.on('data', (d) => (baseErr += d));
     const baseHttp = new Pool(`http://127.0.0.1:${basePort}`, { connections: 1 });
-    await waitUntilServing(baseHttp, auth, { why: () => baseErr, exited: () => baseServer.exitCode !== null });
+    await waitUntilServing(baseHttp, baseAuth, { why: () => baseErr, exited: () => baseServer.exitCode !== null });
     out.baseline = { checkout: baseline, serveStartupMs: Math.round(performance.now() - started) };
-    await warmClient(baseHttp, auth);
+    await warmClient(baseHttp, baseAuth);
     out.baseline.quietAfterMs = await waitUntilQuiet(baseServer.pid);
     log(`baseline serve answered ${out.baseline.serveStartupMs} ms after its start, quiet ${out.baseline.quietAfterMs} ms later`);
-    base = { http: baseHttp, server: baseServer };
+    base = { http: baseHttp, server: baseServer, auth: baseAuth };
   }
   const searchBody = (words) => JSON.stringify({ matches: { text: `${words.join(' ')} ` }, resultOptions: { limit: K } });
 
@@ -368,6 +381,11 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       const bust = await http.request({ method: 'POST', path: '/1/catalog/parts', headers: auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
       await bust.body.dump();
       if (bust.statusCode >= 300) throw new Error(`cache-busting write: ${bust.statusCode}`);
+      if (base) {
+        const baseBust = await base.http.request({ method: 'POST', path: '/1/catalog/parts', headers: base.auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
+        await baseBust.body.dump();
+        if (baseBust.statusCode >= 300) throw new Error(`baseline cache-busting write: ${baseBust.statusCode}`);
+      }
     }
     for (const [qi, q] of queries.entries()) {
       const t0 = performance.now();
@@ -384,7 +402,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     if (base) {
       for (const [qi, q] of queries.entries()) {
         const t0 = performance.now();
-        const r = await base.http.request({ method: 'POST', path: '/1/find/search', headers: auth, body: searchBody(q.words) });
+        const r = await base.http.request({ method: 'POST', path: '/1/find/search', headers: base.auth, body: searchBody(q.words) });
         await r.body.dump();
         times.baseline[qi].push(performance.now() - t0);
         if (r.statusCode !== 200) throw new Error(`baseline search ${q.words}: ${r.statusCode}`);

@@ -2,16 +2,22 @@
 // The quick start (`npm run demo`): builds a fresh local catalog from the real data in fixtures/demo
 // through the real CLI, then searches it. Data goes to ./demo-catalog, recreated on each run.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = join(root, 'demo-catalog');
+// `npm ci` builds dist/ (the prepare script); the demo uses that build rather than making it again.
+if (!existsSync(join(root, 'dist', 'bundle', 'main.cjs')) || !existsSync(join(root, 'dist', 'cli', 'command-line.js'))) {
+  process.stderr.write('dist/ is not built: run `npm run build` (npm ci runs it), then `npm run demo` again\n');
+  process.exit(1);
+}
 // The commands shown are the ones run, global options included and shell-quoted, so each can be
-// copied into a shell opened in the repository (design/cli.md, "Conventions").
+// copied into a shell opened in the repository (design/cli.md, "Conventions"): as ./bin/catalog.js,
+// since a fresh clone has no `catalog` on the PATH.
 const { shellJoin } = await import(join(root, 'dist', 'cli', 'command-line.js'));
-const shown = (args) => shellJoin(['catalog', '--data-dir', relative(root, dataDir), ...args]);
+const shown = (args) => shellJoin(['./bin/catalog.js', '--data-dir', relative(root, dataDir), ...args]);
 const bin = join(root, 'bin', 'catalog.js');
 const bold = (s) => (process.stderr.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const started = performance.now();
@@ -66,5 +72,6 @@ catalog('the best hit as a person reads it', ['parts', 'show', topHit]);
 catalog('a PCI device with its relations (the same NVMe controller listed under two vendors: equivalent)', ['parts', 'show', 'pci:8086:5845']);
 process.stderr.write(
   `\ndemo finished in ${((performance.now() - started) / 1000).toFixed(1)} s; the catalog is in ${dataDir}\n` +
-    `try, from ${root}:\n  ${shown(['search', 'nvme', 'controller'])}\n  ${shown(['parts', 'show', 'pci:8086:5845'])}\n`,
+    `try, from ${root}:\n  ${shown(['search', 'nvme', 'controller'])}\n  ${shown(['parts', 'show', 'pci:8086:5845'])}\n` +
+    '(`npm link` once puts `catalog` on your PATH)\n',
 );

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileBlobStore } from './adapters/blobs/file-blob-store.js';
+import { withStorageFullErrors } from './adapters/storage-full.js';
 import type { DecodePool } from './adapters/images/decode-pool.js';
 import { createSharpFeatureIndexer, FeatureIndexSimilaritySearch, type ImageSearchLimits } from './adapters/images/image-search.js';
 import { photoIndexFileOf } from './adapters/images/photo-index-snapshots.js';
@@ -19,8 +20,9 @@ import { createServiceContext, MAINTENANCE_KEY, type CatalogLimits } from './cor
 import { checkReadiness } from './core/operations/readiness.js';
 import type { DisplayOrderConfig } from './core/images/display-order.js';
 import { ImageService, type ImageLimits } from './core/images/service.js';
-import type { BlobStore, CatalogStores, Clock, Ids, NewSession, SessionBatchWriter } from './core/ports.js';
+import type { BlobStore, CatalogStores, Clock, Ids, SessionSink, SessionStore } from './core/ports.js';
 import { RelationService } from './core/relations/service.js';
+import { ChangeService } from './core/changes/service.js';
 import { SearchService, type SearchLimits } from './core/search/service.js';
 import type { Catalog, CatalogOperations } from './core/services.js';
 import type { MigrationEnd } from './core/migration/copy-catalog.js';
@@ -41,7 +43,7 @@ export interface OpenCatalogOptions {
   searchLimits?: Partial<SearchLimits>;
   /** Ranking work per search (docs/search.md). */
   searchTuning?: Omit<SearchIndexOptions, 'clock'>;
-  /** Query-image pixel limit and the bounded decode pool (issue 11; docs/api.md, Search). */
+  /** Query-image pixel limit and the bounded decode pool (docs/api.md, Search). */
   imageSearchLimits?: Partial<ImageSearchLimits>;
   /** The pool image decodes run in (default: one per catalog from imageSearchLimits); tests pass one to hold it. */
   decodePool?: DecodePool;
@@ -51,7 +53,7 @@ export interface OpenCatalogOptions {
    * (they do no image search; only the main thread's index writes the file).
    */
   photoIndexSnapshot?: boolean;
-  /** Progress of the photo-feature backfill that upgrades older image features after opening (issue 14). */
+  /** Progress of the photo-feature backfill that upgrades older image features after opening. */
   onFeatureBackfill?: (progress: BackfillProgress) => void;
   /**
    * The buffer of sessions.db's write lock, the same for every thread of this process that opens
@@ -61,22 +63,12 @@ export interface OpenCatalogOptions {
   /** catalog.db bytes each connection reads through a memory map (adapters/sqlite/database.ts SERVE_MMAP_BYTES; `catalog serve`). */
   mmapBytes?: number;
   /**
-   * Store search sessions after answering (SearchServiceDeps.deferSessionWrites): for a process
-   * through which alone its sessions are read, as `catalog serve`'s main thread.
+   * Where search sessions go instead of being stored at once (SearchServiceDeps.sessionSink), built
+   * from the catalog's session store and clock: `catalog serve`'s main thread stores them in batches
+   * after answering (http/pool/session-batcher.ts), its reader threads hand them to the main thread.
+   * Not plain data: never part of the options sent to worker threads.
    */
-  deferSessionWrites?: boolean;
-  /**
-   * With deferSessionWrites: who stores those sessions (default: this thread). `catalog serve`
-   * gives its session-writer thread (adapters/sqlite/session-writer; issue 12). Not plain data:
-   * never part of the options sent to worker threads.
-   */
-  sessionWriter?: SessionBatchWriter;
-  /**
-   * Hands each search's session to the caller instead of storing it (SearchServiceDeps.sessionHandoff):
-   * `catalog serve`'s reader threads pass theirs to the main thread, whose session writer stores
-   * them in batches. Not plain data: set inside the thread.
-   */
-  sessionHandoff?: (entry: NewSession) => void;
+  sessionSink?: (sessions: SessionStore, clock: Clock) => SessionSink;
 }
 
 /** Directory of the image originals inside a data directory. */
@@ -89,7 +81,7 @@ export function openCatalog(options: OpenCatalogOptions): Catalog {
   return assembleCatalog(stores, localBlobs(options.dataDir), options, clock);
 }
 
-/** Where a catalog's stores live besides (or instead of) a data directory (issue 15; docs/deploy.md). */
+/** Where a catalog's stores live besides (or instead of) a data directory (docs/deploy.md). */
 export interface CatalogLocation {
   /** postgres://user:password@host:port/database: the catalog, its search index and sessions in PostgreSQL. */
   databaseUrl?: string | undefined;
@@ -109,9 +101,11 @@ export async function openCatalogAt(options: OpenCatalogOptions & CatalogLocatio
   let blobs: { store: BlobStore; dispose(): void; shared?: boolean };
   if (options.blobUrl !== undefined) {
     const { parseS3Url, S3BlobStore } = await import('./adapters/blobs/s3-blob-store.js');
-    const store = new S3BlobStore(parseS3Url(options.blobUrl));
+    const s3 = new S3BlobStore(parseS3Url(options.blobUrl));
+    // Object storage that cannot be reached is unavailable (503, Retry-After), not an internal error.
+    const store = withStorageFullErrors(s3, 'the image storage (S3)', { unavailable: true });
     // Object storage may be written by several servers at once (docs/deploy.md).
-    blobs = { store, dispose: () => store.client.destroy(), shared: true };
+    blobs = { store, dispose: () => s3.client.destroy(), shared: true };
   } else {
     blobs = localBlobs(options.dataDir);
   }
@@ -168,7 +162,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     ...(options.imageLimits ? { limits: options.imageLimits } : {}),
     ...(options.displayConfig ? { displayConfig: options.displayConfig } : {}),
   });
-  // Older feature versions are recomputed in the background, resumably (issue 14).
+  // Older feature versions are recomputed in the background, resumably.
   const backfill = startFeatureBackfill(stores.references, blobs.store, imageSearch.pool, options.onFeatureBackfill);
   const search = new SearchService({
     context,
@@ -178,9 +172,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     hitSources: { parts: (partIds) => store.getParts(partIds), shownImages: (partIds) => images.shownImagesOf(partIds) },
     synonyms: () => store.allSynonyms(),
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
-    ...(options.deferSessionWrites ? { deferSessionWrites: true } : {}),
-    ...(options.sessionWriter ? { sessionWriter: options.sessionWriter } : {}),
-    ...(options.sessionHandoff ? { sessionHandoff: options.sessionHandoff } : {}),
+    ...(options.sessionSink ? { sessionSink: options.sessionSink(stores.sessions, clock) } : {}),
   });
   const operations: CatalogOperations = {
     // A settings read is a round trip to PostgreSQL; the lookup of a hash no blob has is one to the bucket.
@@ -197,6 +189,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     images,
     search,
     operations,
+    changes: new ChangeService(context, stores.changes, stores.webhooks),
     async close() {
       await search.close();
       await backfill.stop();
@@ -209,7 +202,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
   };
 }
 
-/** The two ends of `catalog migrate` (issue 15): a data directory and the PostgreSQL (+ S3) target. */
+/** The two ends of `catalog migrate`: a data directory and the PostgreSQL (+ S3) target. */
 export interface OpenedMigration {
   source: MigrationEnd;
   target: MigrationEnd;

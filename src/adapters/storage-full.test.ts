@@ -9,7 +9,7 @@ import { systemClock, systemIds } from './system.js';
 
 const full = (code: string) => Object.assign(new Error(`disk: ${code}`), { code });
 
-describe('storage full (issue 11)', () => {
+describe('storage full', () => {
   it('SQLITE_FULL, ENOSPC and EDQUOT become storage_full (507, exit 5); other errors pass unchanged', async () => {
     for (const code of ['SQLITE_FULL', 'ENOSPC', 'EDQUOT']) {
       const error = asStorageError(full(code), 'the catalog database');

@@ -1,11 +1,12 @@
 /**
- * A full disk as the catalog's error (issue 11): SQLite's SQLITE_FULL and the file system's ENOSPC
+ * A full disk as the catalog's error: SQLite's SQLITE_FULL and the file system's ENOSPC
  * (or EDQUOT, a quota) become `CatalogError('storage_full')`, HTTP 507 and CLI exit 5, with a detail
  * saying storage is full, instead of an internal error. What was stored before is untouched: a
  * SQLite write that fails rolls its transaction back, and a blob is written to a temp file that is
  * removed on failure.
  */
 import { CatalogError, errors } from '../api/errors.js';
+import { asUnavailableError } from './unavailable.js';
 
 /** Whether `error` says the disk (or the quota) is full. */
 export function isStorageFull(error: unknown): boolean {
@@ -24,14 +25,17 @@ export function asStorageError(error: unknown, what: string): unknown {
  * `target` with every method's "disk full" failure (thrown, or a rejected promise) turned into the
  * storage_full CatalogError; every other value and error passes through unchanged. Methods run on
  * the target itself, so calls among its own methods are not wrapped twice. `what` names what could
- * not be written, e.g. "the catalog database".
+ * not be written, e.g. "the catalog database". With `unavailable`, a server that cannot be reached
+ * becomes the unavailable CatalogError too (503, unavailable.ts).
  *
  * The wrapper inherits from `target` (fields read through it are the target's, live) and has one
  * wrapped function of its own per method, made once here: a Proxy's `get` trap ran on every store
- * call, ~4-5 of them per GET part (issue 12). Assigning a property on the wrapper does not reach
+ * call, ~4-5 of them per GET part. Assigning a property on the wrapper does not reach
  * the target; nothing does (stores are configured before they are wrapped).
  */
-export function withStorageFullErrors<T extends object>(target: T, what: string): T {
+export function withStorageFullErrors<T extends object>(target: T, what: string, options: { unavailable?: boolean } = {}): T {
+  // A store on a server (PostgreSQL, S3) also maps "cannot be reached" to the 503 (unavailable.ts).
+  const map = options.unavailable === true ? (error: unknown) => asUnavailableError(asStorageError(error, what), what) : (error: unknown) => asStorageError(error, what);
   const wrapper = Object.create(target) as T;
   for (const key of methodKeys(target)) {
     const method = Reflect.get(target, key) as (...args: unknown[]) => unknown;
@@ -40,9 +44,9 @@ export function withStorageFullErrors<T extends object>(target: T, what: string)
       try {
         result = method.apply(target, args);
       } catch (error) {
-        throw asStorageError(error, what);
+        throw map(error);
       }
-      if (result instanceof Promise) return result.catch((error: unknown) => Promise.reject(asStorageError(error, what)));
+      if (result instanceof Promise) return result.catch((error: unknown) => Promise.reject(map(error)));
       return result;
     };
     Object.defineProperty(wrapper, key, { value: wrapped, writable: true, configurable: true, enumerable: false });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUuid, systemIds } from './system.js';
 
-describe('randomUuid (session ids without node:crypto, issue 12)', () => {
+describe('randomUuid (session ids without node:crypto)', () => {
   it('makes version 4 UUIDs in the form crypto.randomUUID gives, all different, across many reads of /dev/urandom', () => {
     const ids = Array.from({ length: 5000 }, () => randomUuid()); // ~78 batches of 64
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

@@ -10,7 +10,7 @@ export function systemClock(): Clock {
   let last = 0;
   // The wall clock when the monotonic clock read 0, as performance.timeOrigin is; the monotonic
   // clock itself from process.hrtime, not performance: the first use of the `performance` global
-  // loads perf_hooks, ~1 ms of a one-shot `catalog search` (issue 12, start-up).
+  // loads perf_hooks, ~1 ms of a one-shot `catalog search` (start-up).
   const originMicros = Date.now() * 1000 - Number(process.hrtime.bigint() / 1000n);
   return {
     nowMicros() {
@@ -52,7 +52,7 @@ function urandom16(): Buffer | undefined {
 /**
  * A random (version 4) UUID, as crypto.randomUUID makes one: its random bits from /dev/urandom
  * where there is one, so a one-shot `catalog search` (its session id) does not load node:crypto
- * (~2.8 ms CPU of its start-up, issue 12; the CLI bundle requires built-ins on first use,
+ * (~2.8 ms CPU of its start-up; the CLI bundle requires built-ins on first use,
  * scripts/bundle-cli.js); crypto.randomUUID elsewhere (Windows).
  */
 export function randomUuid(): string {

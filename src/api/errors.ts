@@ -18,7 +18,10 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'request_timeout'
   | 'headers_too_large'
-  | 'storage_full';
+  | 'storage_full'
+  | 'gone'
+
+  | 'too_many_requests';
 
 /** One problem with one field of a request, e.g. `{path: "items[3].name", message: "Required"}`. */
 export interface FieldProblem {
@@ -44,12 +47,16 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, ErrorCodeInfo>> = {
   maintenance: { status: 503, title: 'Service Unavailable', exitCode: 5 },
   unavailable: { status: 503, title: 'Service Unavailable', exitCode: 5 },
   internal: { status: 500, title: 'Internal Server Error', exitCode: 1 },
-  // Issue 11: every answer in the contract (405 with Allow; the HTTP parser's 408 and 431).
+  // every answer in the contract (405 with Allow; the HTTP parser's 408 and 431).
   method_not_allowed: { status: 405, title: 'Method Not Allowed', exitCode: 2 },
   request_timeout: { status: 408, title: 'Request Timeout', exitCode: 5 },
   headers_too_large: { status: 431, title: 'Request Header Fields Too Large', exitCode: 2 },
   // The disk (SQLite SQLITE_FULL, the file system ENOSPC) is full: nothing of the request was stored.
   storage_full: { status: 507, title: 'Insufficient Storage', exitCode: 5 },
+  // The change feed no longer keeps the changes a reader asked for (retention): it must start over.
+  gone: { status: 410, title: 'Gone', exitCode: 1 },
+  // Too many failed authentications from one address (src/http/abuse-limits.ts): wait Retry-After.
+  too_many_requests: { status: 429, title: 'Too Many Requests', exitCode: 4 },
 };
 
 /** The exact 503 detail of maintenance mode (api-decisions §7, taken from the original service). */
@@ -121,7 +128,7 @@ export function fromProblem(status: number, body: unknown): CatalogError {
  * The error a client sees for `error`: serialized to problem+json exactly as the HTTP server answers
  * (toProblem, as used by src/http/app.ts sendProblem), sent through JSON, and parsed back with
  * fromProblem, as the HTTP client does. The local client passes every CatalogError through this, so
- * code, status, detail and field problems are identical in local and remote mode (issue 9, item 6).
+ * code, status, detail and field problems are identical in local and remote mode.
  */
 export function throughProblem(error: CatalogError): CatalogError {
   const problem = toProblem(error);
@@ -136,6 +143,7 @@ export const errors = {
   unauthorized: (detail: string) => new CatalogError('unauthorized', detail),
   tooLarge: (detail: string) => new CatalogError('payload_too_large', detail),
   maintenance: () => new CatalogError('maintenance', MAINTENANCE_DETAIL),
+  gone: (detail: string) => new CatalogError('gone', detail),
   storageFull: (what: string) =>
     new CatalogError('storage_full', `storage is full: ${what} could not be written (the disk of the catalog's data directory has no space left); nothing of this request was stored, and everything stored before is intact`),
 };

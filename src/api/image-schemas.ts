@@ -16,13 +16,14 @@ export const MAX_IMAGE_DEFINITIONS = 1000;
  * One image definition of POST /1/catalog/images (spec 2.2). `info` is validated token by token by
  * the core (`parseImageInfo`) so every problem is reported; `position` is checked by
  * `validateImagePosition`. `position: null` clears a stored position; absent keeps it (docs/api.md).
+ * `info` absent keeps an existing image's tokens (a new image needs it; docs/api.md "Part images").
  */
 const RequiredId = z.lazy(() => z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a string') }).pipe(IdSchema));
 
 export const ImageDefinitionSchema = z.lazy(() => z.strictObject({
   image_id: RequiredId,
   part_id: RequiredId,
-  info: z.string({ error: (issue) => (issue.input === undefined ? 'required' : 'must be a string of space-separated tokens') }).max(10_000, 'must be at most 10,000 characters'),
+  info: z.string({ error: 'must be a string of space-separated tokens' }).max(10_000, 'must be at most 10,000 characters').optional(),
   position: z.unknown().optional(),
 }));
 export type ImageDefinition = z.infer<typeof ImageDefinitionSchema>;
@@ -31,7 +32,15 @@ export type ImageDefinition = z.infer<typeof ImageDefinitionSchema>;
 export const IMAGE_PROJECTION = ['part_id', 'info', 'position'] as const;
 export type ImageField = (typeof IMAGE_PROJECTION)[number];
 
-const ImageProjectionSchema = z.lazy(() => z.array(z.enum(IMAGE_PROJECTION, { error: `must be one of: ${IMAGE_PROJECTION.join(', ')}` })));
+/**
+ * Projection values of image list/select beyond the description's fields, given only when asked
+ * for: `etag`, the original's `"<sha256>"` as the original's ETag header carries it, so a client
+ * can tell whether a file on disk is the stored original without downloading it (docs/api.md).
+ */
+export const IMAGE_EXTRA_PROJECTION = ['etag'] as const;
+const IMAGE_PROJECTION_VALUES = [...IMAGE_PROJECTION, ...IMAGE_EXTRA_PROJECTION] as const;
+
+const ImageProjectionSchema = z.lazy(() => z.array(z.enum(IMAGE_PROJECTION_VALUES, { error: `must be one of: ${IMAGE_PROJECTION_VALUES.join(', ')}` })));
 
 /** POST /1/catalog/images/list: `{query?: {part_ids?}, paging?, projection?}`. */
 export const ImageListRequestSchema = z.lazy(() => z.strictObject({
@@ -56,8 +65,8 @@ export interface ImageDescription {
   position?: number;
 }
 
-/** An image as listed or selected: image_id plus the projected fields. */
-export type ImageView = Partial<ImageDescription> & { image_id: string };
+/** An image as listed or selected: image_id plus the projected fields (`etag` only when projected). */
+export type ImageView = Partial<ImageDescription> & { image_id: string; etag?: string };
 
 /**
  * GET /1/catalog/parts/{part_id}/display-images (decisions §4, our addition): `ordered` = every
@@ -71,6 +80,27 @@ export interface DisplayImages {
 }
 
 /** One file of an upload as a client gives it: a path on disk (streamed) or bytes in memory. */
+/**
+ * How an upload treats image ids that already exist (POST /1/catalog/images?mode=..., docs/api.md
+ * "Part images"): `upsert` (the default, spec 4.2 "create or update") replaces, re-tokens or moves
+ * them; `create` changes no existing image: an existing id is the item error
+ * {@link imageExistsMessage} unless the definition (and its file) is exactly what is stored, which
+ * is reported as updated with nothing changed, so a retried request is harmless.
+ */
+export const UPLOAD_MODES = ['upsert', 'create'] as const;
+export type UploadMode = (typeof UPLOAD_MODES)[number];
+
+/** Options of one upload (both clients). */
+export interface UploadOptions {
+  /** Default `upsert`. */
+  mode?: UploadMode;
+}
+
+/** The item error of `mode=create` for an id that exists with other content: names its part. */
+export function imageExistsMessage(imageId: string, partId: string): string {
+  return `image '${imageId}' already exists on part '${partId}'; mode=create changes no existing image (choose another image_id, or upload with mode=upsert to replace it)`;
+}
+
 export interface UploadFile {
   /** The multipart filename: the image_id, or the image_id plus an extension (decisions §4). */
   filename: string;

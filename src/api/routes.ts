@@ -19,10 +19,17 @@ export const ROUTES = {
   organizations: '/1/catalog/organizations',
   organizationsList: '/1/catalog/organizations/list',
   maintenance: '/1/catalog/maintenance',
-  /** Our addition (issue 13): synonym sets; POST creates or replaces, DELETE removes by id. */
+  /** Our addition: synonym sets; POST creates or replaces, DELETE removes by id. */
   synonyms: '/1/catalog/synonyms',
   synonymsList: '/1/catalog/synonyms/list',
   catalogInfo: '/1/catalog/info',
+  /** Our addition (docs/api.md "Changes"): the change feed, `{since, limit, types}`. */
+  changes: '/1/catalog/changes',
+  /** Our addition (docs/api.md "Webhooks"): POST adds one; list; DELETE one; the delivery log. */
+  webhooks: '/1/catalog/webhooks',
+  webhooksList: '/1/catalog/webhooks/list',
+  webhook: (webhookId: string) => `/1/catalog/webhooks/${seg(webhookId)}`,
+  webhookDeliveries: '/1/catalog/webhooks/deliveries',
   /** Our addition (docs/api.md, "Authentication"): the calling token's name, roles and permissions. */
   tokenInfo: '/1/auth/token',
   /** Our addition (docs/api.md, "Tokens"): list (GET) and create (POST) tokens; catalogAdmin with scope `tokens`. */
@@ -50,6 +57,6 @@ export const ROUTES = {
     `/v1/parts/${seg(partId)}/relations/${seg(type)}`,
   search: '/1/find/search',
   searchState: (sessionId: string) => `/1/find/search/state/${seg(sessionId)}`,
-  /** Our addition (issue 13): values of one filterable attribute beginning with a prefix, with counts. */
+  /** Our addition: values of one filterable attribute beginning with a prefix, with counts. */
   facetValues: '/1/find/facet-values',
 } as const;

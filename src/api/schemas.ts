@@ -13,7 +13,7 @@ import { z } from 'zod';
 /**
  * True when the string has a UTF-16 surrogate without its partner. Such a string has no UTF-8 form:
  * SQLite would store replacement bytes, so it could not be read back and two ids would collapse
- * into one (issue 11). With the `u` flag, `\p{Cs}` matches only unpaired surrogates.
+ * into one. With the `u` flag, `\p{Cs}` matches only unpaired surrogates.
  */
 export function hasLoneSurrogate(s: string): boolean {
   return /\p{Cs}/u.test(s);
@@ -22,7 +22,7 @@ const LONE_SURROGATE_MESSAGE = 'must not contain unpaired UTF-16 surrogates (it 
 
 /**
  * Ids (attribute_id, part_id, image_id, org_id): 1..256 chars, no control characters, no `/`, no
- * unpaired surrogate (decisions §1; issue 11).
+ * unpaired surrogate (decisions §1).
  */
 export const IdSchema = z.lazy(() =>
   z
@@ -254,7 +254,8 @@ export type MaintenanceState = z.infer<typeof MaintenanceSchema>;
  * Scopes narrow what a token's roles allow, never widen it (docs/api.md "Tokens"): one per group of
  * API operations, `<resource>:read` for its reads and `<resource>:write` for its writes. `search`
  * covers text and photo searches, session pages and facet values; `maintenance` switching
- * maintenance mode; `tokens` managing tokens; `metrics` reading `GET /metrics`. A token without
+ * maintenance mode; `tokens` managing tokens; `metrics` reading `GET /metrics`; `changes` reading
+ * the change feed; `webhooks` managing webhooks. A token without
  * scopes (`scopes: null`) may do everything its roles allow. Reading its own description
  * (`GET /1/auth/token`), the catalog's identity and the maintenance state needs no scope.
  */
@@ -269,6 +270,8 @@ export const SCOPES = [
   'maintenance',
   'tokens',
   'metrics',
+  'changes',
+  'webhooks',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -322,7 +325,7 @@ export interface Principal {
   /**
    * Server-side only, never on the wire: the stable identity that owns this caller's search
    * sessions (a token's secret-hash prefix, `local` for local mode), so a name re-used by
-   * another token cannot read them (issue 11).
+   * another token cannot read them.
    */
   sessionOwner?: string;
 }
@@ -445,7 +448,7 @@ export interface CatalogInfo {
 export { CATALOG_VERSION } from './version.js';
 
 // ---------------------------------------------------------------------------------------------
-// Synonyms (issue 13; docs/api.md "Synonyms", docs/search.md "Synonyms")
+// Synonyms (docs/api.md "Synonyms", docs/search.md "Synonyms")
 
 /** Most synonym sets a catalog holds; a write that would pass it is an item error. */
 export const MAX_SYNONYM_SETS = 10_000;
@@ -488,8 +491,8 @@ export const SynonymListRequestSchema = z.lazy(() => z.strictObject({ paging: Pa
 
 /**
  * Projection values of search and search state (decisions §8). None given = the first six
- * ({@link DEFAULT_SEARCH_PROJECTION}); `results.images` and `results.attributes` (issue 13, richer
- * hits) are read only when asked for; `results.score` (issue 14) is an image search's similarity
+ * ({@link DEFAULT_SEARCH_PROJECTION}); `results.images` and `results.attributes` (richer
+ * hits) are read only when asked for; `results.score` is an image search's similarity
  * confidence in [0, 1] (null in a text search).
  */
 export const SEARCH_PROJECTION = [
@@ -500,7 +503,7 @@ export type SearchProjection = (typeof SEARCH_PROJECTION)[number];
 /** The projection of a search that names none: the six fields of spec 2.5. */
 export const DEFAULT_SEARCH_PROJECTION: readonly SearchProjection[] = SEARCH_PROJECTION.slice(0, 6);
 
-/** Facets asked for per search, and the default and largest number of values per facet (issue 13). */
+/** Facets asked for per search, and the default and largest number of values per facet. */
 export const MAX_SEARCH_FACETS = 20;
 export const DEFAULT_FACET_VALUES = 10;
 export const MAX_FACET_VALUES = 1000;
@@ -535,7 +538,7 @@ export const SearchRequestSchema = z.lazy(() => z.strictObject({
     /** Values per facet, most frequent first (default 10). */
     maxValuesPerFacet: z.number().int().min(1).max(MAX_FACET_VALUES).optional(),
     /**
-     * Image searches only (issue 14): keep only hits whose score is at least this, in [0, 1];
+     * Image searches only: keep only hits whose score is at least this, in [0, 1];
      * CONFIDENT_IMAGE_SCORE (0.5) keeps the confident ones. Default 0: every part with a
      * reference image, most similar first.
      */
@@ -559,10 +562,10 @@ export interface SearchResult {
   images?: SearchResultImage[];
   /** `results.attributes`: the part's values the caller may see, as a part read shows them. */
   attributes?: PartAttribute[];
-  /** `results.highlights`: the fields the query words matched, with the matched spans (issue 13). */
+  /** `results.highlights`: the fields the query words matched, with the matched spans. */
   highlights?: SearchHighlight[];
   /**
-   * `results.score` (issue 14): an image search's confidence, in [0, 1] to 4 decimals, that the
+   * `results.score`: an image search's confidence, in [0, 1] to 4 decimals, that the
    * hit shows the part in the photo (at or above {@link CONFIDENT_IMAGE_SCORE}: a confident hit);
    * null in a search without an image.
    */
@@ -620,7 +623,7 @@ export interface FacetValue {
 export type SearchFacets = Record<string, FacetValue[]>;
 
 /**
- * The request of POST /1/find/facet-values (issue 13): values of the filterable attribute
+ * The request of POST /1/find/facet-values: values of the filterable attribute
  * `attribute_id` beginning with `prefix` (ignoring case; "" or absent = every value), counted over
  * the hits of `matches` (as a search's; absent = every part), at most `maxValues` (1..1000).
  */

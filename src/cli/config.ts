@@ -21,7 +21,7 @@ export interface Setting<T> {
 export interface CliConfig {
   profile: Setting<string | undefined>;
   dataDir: Setting<string>;
-  /** PostgreSQL URL of the catalog (issue 15); undefined: SQLite in dataDir. */
+  /** PostgreSQL URL of the catalog; undefined: SQLite in dataDir. */
   databaseUrl: Setting<string | undefined>;
   /** s3://bucket/prefix of the image originals; undefined: files in dataDir/images. */
   blobUrl: Setting<string | undefined>;
@@ -45,7 +45,7 @@ export interface GlobalFlags {
   output?: string;
 }
 
-// Built on first use (`z.lazy`): only a run that reads a configuration file needs them (issue 12, start-up).
+// Built on first use (`z.lazy`): only a run that reads a configuration file needs them (start-up).
 const ProfileSchema = z.lazy(() => z.strictObject({
   remote: z.string().optional(),
   dataDir: z.string().optional(),
@@ -82,11 +82,22 @@ function readProfile(file: string, name: string): z.infer<typeof ProfileSchema> 
   return profile;
 }
 
+/**
+ * A token as given, without the surrounding whitespace that files, `echo >>` and CI secrets add (a
+ * trailing newline above all); a token with a control character or a space inside cannot be sent in
+ * an HTTP header, so it is a usage error naming where it came from, never "cannot reach".
+ */
+function cleanToken(raw: string, from: string): string {
+  const token = raw.trim();
+  if (token === '') throw new UsageError(`${from} is empty`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f]/.test(token)) throw new UsageError(`${from} holds a space or a control character inside the token; a token is one word`);
+  return token;
+}
+
 function readTokenFile(path: string): string {
   try {
-    const token = readFileSync(path, 'utf8').trim();
-    if (token === '') throw new UsageError(`token file ${path} is empty`);
-    return token;
+    return cleanToken(readFileSync(path, 'utf8'), `token file ${path}`);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read token file ${path}: ${(error as Error).message}`);
@@ -123,13 +134,13 @@ export function resolveConfig(flags: GlobalFlags, env: NodeJS.ProcessEnv, cwd: s
   let token: Setting<string | undefined> = { value: undefined, source: 'default' };
   let tokenFrom: string | undefined;
   if (flags.token !== undefined) {
-    token = { value: flags.token, source: 'flag' };
+    token = { value: cleanToken(flags.token, '--token'), source: 'flag' };
     tokenFrom = '--token';
   } else if (flags.tokenFile !== undefined) {
     token = { value: readTokenFile(resolve(cwd, flags.tokenFile)), source: 'flag' };
     tokenFrom = `--token-file ${flags.tokenFile}`;
-  } else if (nonEmpty(env.CATALOG_TOKEN) !== undefined) {
-    token = { value: env.CATALOG_TOKEN, source: 'env' };
+  } else if (env.CATALOG_TOKEN !== undefined && env.CATALOG_TOKEN.trim() !== '') {
+    token = { value: cleanToken(env.CATALOG_TOKEN, 'CATALOG_TOKEN'), source: 'env' };
     tokenFrom = 'CATALOG_TOKEN';
   } else if (profile.tokenFile !== undefined) {
     token = { value: readTokenFile(resolve(cwd, profile.tokenFile)), source: 'profile' };

@@ -12,7 +12,7 @@ import { colorEnabled } from './output/color.js';
 export interface CommandContext {
   io: CliIo;
   config: CliConfig;
-  flags: GlobalFlags & { fields?: string; color?: boolean; quiet?: boolean };
+  flags: GlobalFlags & { fields?: string; color?: boolean; quiet?: boolean; rawCsv?: boolean };
   /** Output format for data on stdout. */
   format: OutputFormat;
   /** Whether to colour output (NO_COLOR, --no-color, TTY). */

@@ -1,5 +1,5 @@
 /**
- * The examples of every command's help (issue 10: every command's help shows at least one example),
+ * The examples of every command's help (every command's help shows at least one example),
  * kept in one table so the reference (docs/cli.md, generated from the command tree) and the help
  * agree, and so a verb without an example is caught by test/cli/output-help.test.ts. Examples name
  * only files the user has (no paths into this repository: they do not ship with the package).
@@ -13,12 +13,30 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'attributes list': ['catalog attributes list', 'catalog attributes list -o csv > attributes.csv   # imports again as it is'],
   'attributes get': ['catalog attributes get vendor class -o json'],
   'attributes delete': ['catalog attributes delete stock_bin'],
-  'parts import': ['catalog parts import parts.csv', 'catalog parts import parts.ndjson --batch-size 500 --errors rejected.ndjson'],
-  'parts list': ['catalog parts list                         # one page on a terminal, with the next page\'s command', 'catalog parts list --fields part_id,name.en,attr:vendor.en', 'catalog parts list -o ndjson > parts.ndjson   # every part, streamed'],
+  'parts import': [
+    'catalog parts import parts.csv',
+    'catalog parts import parts.ndjson --batch-size 500 --errors rejected.ndjson',
+    'catalog parts import erp-export.csv --sync --prune --dry-run   # what would change and what would be deleted',
+    'catalog parts import erp-export.csv --sync --prune --scope part_id=ACME-*',
+    "catalog parts import npm.csv --id-replace '/=:'   # npm/react is stored as npm:react",
+  ],
+  'parts list': ['catalog parts list                         # one page on a terminal, with the next page\'s command', 'catalog parts list --fields part_id,name.en,attr:vendor.en', 'catalog parts list -o ndjson > parts.ndjson   # every part, streamed', 'catalog parts list --changed-since 1200 -o ndjson > delta.ndjson   # then: catalog --remote <copy> parts import delta.ndjson'],
+  changes: ['catalog changes --since 1200 -o ndjson', 'catalog changes --follow --types part,image -o ndjson'],
+  'webhooks add': ['catalog webhooks add erp https://erp.example.com/catalog-hook --types part'],
+  'webhooks list': ['catalog webhooks list'],
+  'webhooks remove': ['catalog webhooks remove erp'],
+  'webhooks deliveries': ['catalog webhooks deliveries erp --limit 20'],
+  backup: ['catalog --data-dir /srv/catalog backup /backups/catalog-$(date +%F)', 'catalog --blob-url s3://catalog-images/prod backup --verify-dump catalog.dump'],
+  restore: ['catalog --data-dir /srv/catalog-restored restore /backups/catalog-2026-11-28'],
   'parts get': ['catalog parts get pci:8086:1539 -o json'],
   'parts delete': ['catalog parts delete pci:8086:1539 pci:8086:15b8'],
   'parts show': ['catalog parts show pci:8086:1539'],
   'images upload': ['catalog images upload images.csv --dir photos/', 'catalog images upload wrench.jpg wrench-side.jpg --part tool:wrench-10 --info "display searchable"'],
+  'images sync': [
+    'catalog images sync photos/                       # photos/AB-123.jpg, photos/AB-123_2.jpg ...',
+    'catalog images sync photos/ --part-from \'^(?<part_id>[^_]+)_(?<n>\\d+)\\.jpg$\' --info "display searchable"',
+    'catalog images sync photos/ --prune --dry-run     # lists the images --prune would delete',
+  ],
   'images list': ['catalog images list --part tool:wrench-10'],
   'images get': ['catalog images get wrench -o json'],
   'images download': ['catalog images download wrench -O wrench.jpg', 'catalog images download wrench -O - > wrench.jpg'],

@@ -17,7 +17,7 @@ import { prepareDataDir } from './data-dir.js';
 export const READ_VERBS: ReadonlySet<string> = new Set(['list', 'get', 'show', 'search', 'order', 'download', 'export', 'status']);
 
 /**
- * Refuses to read a data directory that does not exist (issue 10: a mistyped --data-dir used to
+ * Refuses to read a data directory that does not exist (a mistyped --data-dir used to
  * answer with an empty catalog, exit 0).
  *
  * @throws CatalogError `not_found` (exit 6) naming the directory.
@@ -35,7 +35,7 @@ export function assertDataDirExists(dataDir: string): void {
 
 /**
  * Opens the catalog in `dataDir`, creating the directory if needed; in PostgreSQL and/or S3 when
- * `location` names them (--database-url, --blob-url; issue 15).
+ * `location` names them (--database-url, --blob-url).
  *
  * @throws DataDirError (exit 2) when the directory cannot be used; better-sqlite3's SqliteError
  *   (classified by src/cli/environment-errors.ts) when the database cannot be opened.

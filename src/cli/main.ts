@@ -21,7 +21,8 @@ import type { Runner } from './runner.js';
 export function reportError(error: unknown, io: CliIo, scene: ErrorScene = {}): number {
   if (error instanceof CatalogError) {
     io.stderr.write(`error: ${error.detail}\n`);
-    for (const p of error.errors ?? []) io.stderr.write(`  ${p.path}: ${p.message}\n`);
+    // A detail that already names every problem (most do) is not followed by the same text again.
+    for (const p of error.errors ?? []) if (!error.detail.includes(`${p.path}: ${p.message}`)) io.stderr.write(`  ${p.path}: ${p.message}\n`);
     return ERROR_CODES[error.code].exitCode;
   }
   if (error instanceof UsageError) {
@@ -78,7 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
       // Loaded here, not at start-up: the configuration needs zod, which `--version` and `--help` do not.
       const { createContext } = await import('./context.js');
       ctx = createContext(io, command.optsWithGlobals());
-      // A catalog in PostgreSQL (issue 15) does not live in the data directory.
+      // A catalog in PostgreSQL does not live in the data directory.
       if (ctx.config.remote.value === undefined && ctx.config.databaseUrl.value === undefined) {
         const { READ_VERBS, assertDataDirExists } = await import('./local-catalog.js');
         if (READ_VERBS.has(command.name())) assertDataDirExists(ctx.config.dataDir.value);

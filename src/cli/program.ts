@@ -20,6 +20,9 @@ import * as relations from './commands/relations/index.js';
 import * as search from './commands/search/search.js';
 import * as serve from './commands/serve/serve.js';
 import * as tokens from './commands/tokens/index.js';
+import * as changes from './commands/changes/changes.js';
+import * as webhooks from './commands/webhooks/index.js';
+import * as backup from './commands/backup/backup.js';
 import { addExamples } from './help-examples.js';
 import type { Invoke } from './runner.js';
 
@@ -40,6 +43,10 @@ const COMMANDS: ReadonlyArray<readonly [string, Registration]> = [
   ['search', search.declare],
   ['tokens', tokens.register],
   ['maintenance', maintenance.register],
+  ['changes', changes.declare],
+  ['webhooks', webhooks.register],
+  ['backup', backup.declareBackup],
+  ['restore', backup.declareRestore],
   ['serve', serve.declare],
   ['migrate', migrate.declare],
   ['api', api.declare],
@@ -59,6 +66,7 @@ function globalOptions(): Option[] {
     new Option('--profile <name>', 'profile from $XDG_CONFIG_HOME/catalog/config.json (env CATALOG_PROFILE)'),
     new Option('-o, --output <format>', 'output format: table, json, ndjson, csv, tsv (default: table on a terminal, tsv when piped)'),
     new Option('--fields <list>', 'comma-separated fields to print, the same in every format: top-level (name), nested (name.en) or CSV columns (attr:vendor.en)'),
+    new Option('--raw-csv', "csv/tsv cells exactly as stored: no ' before a text beginning with =, +, -, @ (a spreadsheet runs such a cell as a formula)"),
     new Option('--no-color', 'no colour (also NO_COLOR)'),
     new Option('-q, --quiet', 'no progress or summaries on stderr'),
   ];
@@ -89,7 +97,7 @@ export function invokedCommand(args: readonly string[]): string | undefined {
 /**
  * Builds the program; `invoke` runs a verb (src/cli/main.ts). With `only`, the tree holds that one
  * top-level command (the one being run: building all forty commands, their options and help costs
- * every start-up a few ms, issue 12); without it, every command (help, completion, docs/cli.md).
+ * every start-up a few ms); without it, every command (help, completion, docs/cli.md).
  */
 export function buildProgram(invoke: Invoke, only?: string): Command {
   const program = new Command('catalog')

@@ -7,11 +7,12 @@
 import { basename } from 'node:path';
 import type { Dispatcher } from 'undici';
 import { ROUTES } from '../api/routes.js';
+import type { ChangesPage, Webhook, WebhookCreated, WebhookDelivery } from '../api/change-schemas.js';
 import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, PartBatch, PartInput, SynonymSet } from '../api/schemas.js';
 import type { AttributeView, CatalogClient, PartView, SearchImageUpload } from './types.js';
 import type { CatalogInfo, CreatedToken, CurrentToken, Relation, RelationCreateResult, RelationRecord, TokenInfo } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
-import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
+import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile, UploadOptions } from '../api/image-schemas.js';
 import { encodeMultipart } from './http/multipart.js';
 import { HttpTransport, type TransportOptions, type TransportRequest } from './http/transport.js';
 
@@ -74,6 +75,16 @@ export class HttpCatalogClient implements CatalogClient {
   // Relations: a retried write is safe, it writes the same pairs again (the latest write wins).
   createRelations(items: unknown[]) { return this.json<RelationCreateResult>({ method: 'POST', path: ROUTES.relations, json: items }); }
   listRelations(request: unknown) { return this.json<Page<RelationRecord>>({ method: 'POST', path: ROUTES.relationsList, json: request ?? {} }); }
+  changes(request: unknown) { return this.json<ChangesPage>({ method: 'POST', path: ROUTES.changes, json: request ?? {} }); }
+  addWebhook(input: unknown) { return this.json<WebhookCreated>({ method: 'POST', path: ROUTES.webhooks, json: input }); }
+  listWebhooks() { return this.json<Webhook[]>({ method: 'POST', path: ROUTES.webhooksList, json: {} }); }
+  async removeWebhook(webhookId: string): Promise<void> {
+    const response = await this.send({ method: 'DELETE', path: ROUTES.webhook(webhookId) });
+    await response.body.dump();
+  }
+  webhookDeliveries(options: { webhookId?: string | undefined; limit?: number | undefined } = {}) {
+    return this.json<WebhookDelivery[]>({ method: 'GET', path: ROUTES.webhookDeliveries, query: { webhook_id: options.webhookId, limit: options.limit } });
+  }
   getCatalogInfo() { return this.json<CatalogInfo>({ method: 'GET', path: ROUTES.catalogInfo }); }
   getTokenInfo() { return this.json<CurrentToken>({ method: 'GET', path: ROUTES.tokenInfo }); }
   listTokens() { return this.json<TokenInfo[]>({ method: 'GET', path: ROUTES.tokens }); }
@@ -90,10 +101,10 @@ export class HttpCatalogClient implements CatalogClient {
   }
 
   // Images (spec 4.2): the definitions, then the files, streamed from disk; a retry re-opens them.
-  uploadImages(definitions: unknown[], files: UploadFile[]) {
+  uploadImages(definitions: unknown[], files: UploadFile[], options: UploadOptions = {}) {
     return this.json<BulkWriteResult>({
       method: 'POST',
-      path: ROUTES.images,
+      path: options.mode === undefined ? ROUTES.images : `${ROUTES.images}?mode=${encodeURIComponent(options.mode)}`,
       body: () => encodeMultipart([
         { name: 'images', contentType: 'application/json', data: JSON.stringify(definitions) },
         ...files.map((file) => ({ name: 'files', contentType: 'application/octet-stream', filename: file.filename, ...(file.path !== undefined ? { path: file.path } : {}), ...(file.data !== undefined ? { data: file.data } : {}) })),

@@ -12,7 +12,7 @@ import { LOCAL_OWNER } from '../core/permissions.js';
 import type { Catalog } from '../core/services.js';
 import type { CatalogService } from '../core/catalog/service.js';
 import type { CatalogClient, SearchImageUpload } from './types.js';
-import type { UploadFile } from '../api/image-schemas.js';
+import type { UploadFile, UploadOptions } from '../api/image-schemas.js';
 import { downloadLocal, uploadLocal } from './local-images.js';
 
 function wire<T>(value: T): T {
@@ -72,6 +72,14 @@ export class LocalCatalogClient implements CatalogClient {
   getPart(partId: string, options?: { organization?: string }) { return this.run((p) => this.service.getPart(p, partId, options?.organization)); }
 
   upsertOrganizations(items: unknown[]) { return this.run((p) => this.service.upsertOrganizations(p, items)); }
+  changes(request: unknown) { return this.run((p) => this.catalog.changes.changes(p, request)); }
+  addWebhook(input: unknown) { return this.run((p) => this.catalog.changes.addWebhook(p, input)); }
+  listWebhooks() { return this.run((p) => this.catalog.changes.listWebhooks(p)); }
+  removeWebhook(webhookId: string) { return this.run((p) => this.catalog.changes.removeWebhook(p, webhookId)); }
+  webhookDeliveries(options: { webhookId?: string | undefined; limit?: number | undefined } = {}) {
+    return this.run((p) => this.catalog.changes.deliveries(p, options.webhookId, options.limit));
+  }
+
   upsertSynonyms(items: unknown[]) { return this.run((p) => this.service.upsertSynonyms(p, items)); }
   deleteSynonyms(ids: unknown[]) { return this.run((p) => this.service.deleteSynonyms(p, ids)); }
   listSynonyms(request: unknown) { return this.run((p) => this.service.listSynonyms(p, request)); }
@@ -90,7 +98,7 @@ export class LocalCatalogClient implements CatalogClient {
   rotateToken(name: string, request?: unknown) { return this.run((p) => this.service.rotateToken(p, name, wire(request ?? {}))); }
   revokeToken(name: string) { return this.run((p) => this.service.revokeToken(p, name)); }
 
-  uploadImages(definitions: unknown[], files: UploadFile[]) { return this.run((p) => uploadLocal(this.catalog.images, p, definitions, files)); }
+  uploadImages(definitions: unknown[], files: UploadFile[], options: UploadOptions = {}) { return this.run((p) => uploadLocal(this.catalog.images, p, definitions, files, options)); }
   deleteImages(ids: unknown[]) { return this.run((p) => this.catalog.images.deleteImages(p, ids)); }
   listImages(request: unknown) { return this.run((p) => this.catalog.images.listImages(p, request)); }
   selectImages(request: unknown) { return this.run((p) => this.catalog.images.selectImages(p, request)); }

@@ -3,7 +3,7 @@
  * the core streams into the BlobStore (opened one at a time, as the upload reaches them).
  */
 import { createReadStream } from 'node:fs';
-import type { ImageDownload, UploadFile } from '../api/image-schemas.js';
+import type { ImageDownload, UploadFile, UploadOptions } from '../api/image-schemas.js';
 import type { Principal } from '../api/schemas.js';
 import type { ImageService, UploadInput } from '../core/images/service.js';
 
@@ -19,8 +19,8 @@ function* uploadInputs(files: readonly UploadFile[]): Generator<UploadInput> {
 }
 
 /** uploadImages of the local client: the same UploadSession the HTTP route drives. */
-export function uploadLocal(images: ImageService, principal: Principal, definitions: unknown[], files: readonly UploadFile[]) {
-  return images.uploadImages(principal, definitions, uploadInputs(files));
+export function uploadLocal(images: ImageService, principal: Principal, definitions: unknown[], files: readonly UploadFile[], options: UploadOptions = {}) {
+  return images.uploadImages(principal, definitions, uploadInputs(files), options);
 }
 
 /** downloadImage of the local client. */

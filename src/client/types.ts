@@ -13,7 +13,8 @@ import type {
 } from '../api/schemas.js';
 import type { CatalogInfo, PartBatch, PartInput, Relation, RelationCreateResult, RelationRecord, CurrentToken, CreatedToken, TokenInfo } from '../api/schemas.js';
 import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
-import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile } from '../api/image-schemas.js';
+import type { ChangesPage, Webhook, WebhookCreated, WebhookDelivery } from '../api/change-schemas.js';
+import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile, UploadOptions } from '../api/image-schemas.js';
 
 /** An attribute as listed or selected: attribute_id plus the projected fields. */
 export type AttributeView = Partial<Attribute> & { attribute_id: string; creation_order?: number };
@@ -52,7 +53,7 @@ export interface CatalogClient {
    * Consecutive batches of parts (each what one {@link upsertParts} call, or with `validated` one
    * {@link upsertValidatedParts} call, would send), each with the result its own call would get.
    * Locally all batches are written in ONE transaction (CatalogService.upsertPartBatches: all
-   * stored or none; a local import writes several batches per transaction, issue 12). Over HTTP
+   * stored or none; a local import writes several batches per transaction). Over HTTP
    * one request per batch, in order, each committed by the server on its own; a failing request
    * throws, and the batches before it stay stored.
    */
@@ -71,11 +72,11 @@ export interface CatalogClient {
   /** POST /1/catalog/organizations/list. */
   listOrganizations(request: unknown): Promise<Page<Organization>>;
 
-  /** POST /1/catalog/synonyms (issue 13): create or replace synonym sets. */
+  /** POST /1/catalog/synonyms: create or replace synonym sets. */
   upsertSynonyms(items: unknown[]): Promise<BulkWriteResult>;
-  /** DELETE /1/catalog/synonyms (issue 13). */
+  /** DELETE /1/catalog/synonyms. */
   deleteSynonyms(ids: unknown[]): Promise<BulkDeleteResult>;
-  /** POST /1/catalog/synonyms/list (issue 13). */
+  /** POST /1/catalog/synonyms/list. */
   listSynonyms(request: unknown): Promise<Page<SynonymSet>>;
 
   /** GET /1/catalog/maintenance (decisions §7). */
@@ -120,9 +121,10 @@ export interface CatalogClient {
    * POST /1/catalog/images (spec 4.2, decisions §4): multipart with the definitions
    * `[{image_id, part_id, info, position?}]` and the files; a file belongs to the definition whose
    * image_id is its filename (or its filename without the extension). Files given by `path` are
-   * streamed from disk. Per-item errors in the result.
+   * streamed from disk. Per-item errors in the result. `options.mode` `create` changes no existing
+   * image (`?mode=create`, docs/api.md "Part images"); default `upsert`.
    */
-  uploadImages(definitions: unknown[], files: UploadFile[]): Promise<BulkWriteResult>;
+  uploadImages(definitions: unknown[], files: UploadFile[], options?: UploadOptions): Promise<BulkWriteResult>;
   /** DELETE /1/catalog/images: a blob goes with its last image. */
   deleteImages(ids: unknown[]): Promise<BulkDeleteResult>;
   /** POST /1/catalog/images/list: `{query?: {part_ids?}, paging?, projection?}`. */
@@ -145,10 +147,24 @@ export interface CatalogClient {
   /** GET /1/find/search/state/{sessionId}: a page of a session; 404 when unknown, expired or another token's. */
   searchState(sessionId: string, options?: SearchStateOptions): Promise<SearchResponse>;
   /**
-   * POST /1/find/facet-values (issue 13): `{attribute_id, prefix?, matches?: {organization?, text?,
+   * POST /1/find/facet-values: `{attribute_id, prefix?, matches?: {organization?, text?,
    * filters?}, maxValues?}` → the attribute's values beginning with `prefix`, counted over the hits.
    */
   facetValues(request: unknown): Promise<FacetValuesResponse>;
+
+  /**
+   * POST /1/catalog/changes (docs/api.md "Changes"): `{since?, limit?, types?}` → the changes
+   * numbered above `since`, oldest first; 410 (gone) once they were pruned.
+   */
+  changes(request: unknown): Promise<ChangesPage>;
+  /** POST /1/catalog/webhooks (catalogAdmin): `{webhook_id, url, secret?, types?}` → the webhook and its secret, shown once. */
+  addWebhook(input: unknown): Promise<WebhookCreated>;
+  /** POST /1/catalog/webhooks/list (catalogAdmin). */
+  listWebhooks(): Promise<Webhook[]>;
+  /** DELETE /1/catalog/webhooks/{webhook_id} (catalogAdmin); 404 when unknown. */
+  removeWebhook(webhookId: string): Promise<void>;
+  /** GET /1/catalog/webhooks/deliveries (catalogAdmin): the delivery log, newest first. */
+  webhookDeliveries(options?: { webhookId?: string | undefined; limit?: number | undefined }): Promise<WebhookDelivery[]>;
 
   /** Releases the database or the connection pool. */
   close(): Promise<void>;

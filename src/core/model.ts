@@ -7,6 +7,7 @@
 import type {
   Attribute, LangMap, Organization, PartAttribute, Principal, RelationSource, RelationType, Role, Scope, SearchFacets, Visibility,
 } from '../api/schemas.js';
+import type { ChangeType } from '../api/change-schemas.js';
 
 /** Keyset paging request as the store sees it: ids strictly greater than `after`, at most `limit` + 1 read. */
 export interface KeysetPage {
@@ -102,7 +103,7 @@ export interface RankedHits {
   cardIds: number[];
   /**
    * Image searches only: each hit's similarity confidence in [0, 1] (ImageMatch.score), parallel
-   * to `cardIds`; the projection value `results.score` (issue 14). Absent for text searches.
+   * to `cardIds`; the projection value `results.score`. Absent for text searches.
    */
   scores?: number[];
 }
@@ -148,9 +149,9 @@ export interface StoredSession {
    * values (`results.attributes`) as that organization sees them; undefined when none was named.
    */
   organization?: string | undefined;
-  /** The search text (`matches.text`), for `results.highlights` on every page (issue 13); undefined when none. */
+  /** The search text (`matches.text`), for `results.highlights` on every page; undefined when none. */
   text?: string | undefined;
-  /** The facet counts of the search (`matches.facets`, issue 13), answered again by every page. */
+  /** The facet counts of the search (`matches.facets`), answered again by every page. */
   facets?: SearchFacets | undefined;
 }
 
@@ -186,12 +187,12 @@ export interface QueryWord {
    */
   typo: boolean;
   /**
-   * With `typo`: how many edits a neighbour may be away (issue 13: two for words of 9 or more
+   * With `typo`: how many edits a neighbour may be away (two for words of 9 or more
    * letters, `TypoRules`); absent = one.
    */
   maxTypos?: 1 | 2;
   /**
-   * Synonyms of this word alone (issue 13, core/search/synonyms.ts): further ways it matches in
+   * Synonyms of this word alone (core/search/synonyms.ts): further ways it matches in
    * names and values (phrases of folded tokens, never the part id), ranked below an exact match.
    */
   synonyms?: Alternative[];
@@ -239,7 +240,7 @@ export interface ResultCard {
 }
 
 /**
- * A text search's work budget (SearchIndex.searchText, SearchService.search; issue 12,
+ * A text search's work budget (SearchIndex.searchText, SearchService.search,
  * core/search/budget.ts: SearchBudgetExceeded, the posting-equivalents of other work).
  */
 export interface SearchBudget {
@@ -250,4 +251,45 @@ export interface SearchBudget {
    * An index that cannot count may ignore it (PostgreSQL: its searches never block a thread).
    */
   maxPostings: number;
+}
+
+/** One change of the feed as stored (ChangeLog; docs/api.md "Changes"); `at` in microseconds. */
+export interface StoredChange {
+  change: number;
+  at: number;
+  type: ChangeType;
+  op: 'upsert' | 'delete';
+  id: string;
+  /** A relation's related_part_id (`id` is its anchor_part_id); null otherwise. */
+  related_id: string | null;
+}
+
+/** A webhook as stored (WebhookStore): `secret` is the HMAC key; `types` null = every type. */
+export interface StoredWebhook {
+  webhook_id: string;
+  url: string;
+  secret: string;
+  types: ChangeType[] | null;
+  createdAt: number;
+}
+
+/** An outbox row claimed for delivery: the webhook, its change (undefined once pruned) and how many attempts came before. */
+export interface ClaimedDelivery {
+  webhook: StoredWebhook;
+  change: StoredChange | undefined;
+  changeNumber: number;
+  attempts: number;
+}
+
+/** One delivery attempt (the delivery log); times in microseconds. */
+export interface DeliveryAttempt {
+  webhook_id: string;
+  change: number;
+  attempt: number;
+  at: number;
+  status: number | null;
+  outcome: 'delivered' | 'retry' | 'failed';
+  error: string | null;
+  /** With outcome `retry`: when the next attempt is due. */
+  nextAttemptAt?: number;
 }

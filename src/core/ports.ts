@@ -4,9 +4,10 @@
  * each one is a coarse unit of work that the SQLite adapter runs inside ONE synchronous transaction.
  */
 import type { Attribute, Organization, RelationType, SearchFacets, SynonymSet } from '../api/schemas.js';
+import type { ChangeType } from '../api/change-schemas.js';
 import type {
   Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, SearchBudget, SessionHits, StoredImage, StoredPart, StoredRelation,
-  StoredSession, StoredToken, TextSearchQuery,
+  StoredSession, StoredToken, TextSearchQuery, StoredChange, StoredWebhook, ClaimedDelivery, DeliveryAttempt,
 } from './model.js';
 
 /** Time source: integer microseconds since the Unix epoch (decisions §1 timestamps). */
@@ -66,7 +67,7 @@ export interface CatalogStore {
   allOrganizations(): Promise<Map<string, Organization>>;
 
   /**
-   * Synonym sets (issue 13): runs `decide` for each item with the stored set of its id and the
+   * Synonym sets: runs `decide` for each item with the stored set of its id and the
    * number of stored sets (counting this call's creations so far), and writes each `write`
    * outcome, replacing the stored set whole; one transaction.
    */
@@ -109,7 +110,7 @@ export interface CatalogStore {
    * agree on one value); returns the value stored afterwards. Used for the catalog's identity.
    */
   initSetting(key: string, value: string): Promise<string>;
-  /** Every setting (catalog identity, maintenance mode, ...), by key; for `catalog migrate` (issue 15). */
+  /** Every setting (catalog identity, maintenance mode, ...), by key; for `catalog migrate`. */
   allSettings(): Promise<Map<string, string>>;
 
   close(): Promise<void>;
@@ -204,7 +205,7 @@ export interface ReferenceFeatureStore {
   fingerprint(): Promise<string>;
   /** Every image with stored features. */
   all(): AsyncIterable<ReferenceFeatures>;
-  /** The stored features of these images, by image id (images without features are left out); for `catalog migrate` (issue 15). */
+  /** The stored features of these images, by image id (images without features are left out); for `catalog migrate`. */
   featuresOf?(imageIds: readonly string[]): Promise<Map<string, Uint8Array>>;
   /**
    * Up to `limit` images whose stored features do not start with `prefix` (an older feature
@@ -221,7 +222,7 @@ export interface ReferenceFeatureStore {
    * The number of the latest change to any image's features (or to the part of an image with
    * features), 0 before the first; read it BEFORE {@link all} so that a change committed during
    * the read is seen again by the next {@link changesSince}. The number grows by one per changed
-   * row, in commit order, on every process and server writing the catalog (issue 14, incremental
+   * row, in commit order, on every process and server writing the catalog (incremental
    * index sync; docs/search.md, "Photo search").
    */
   changeVersion(): Promise<number>;
@@ -272,13 +273,13 @@ export interface SearchIndex {
   /**
    * searchText, and readCards of the first `cards` hits, in one read of the index (one snapshot):
    * a search's first page without a second transaction, and with every card current in it
-   * (issue 12). Optional: without it, the two are called one after the other.
+   *. Optional: without it, the two are called one after the other.
    */
   searchTextWithCards?(query: TextSearchQuery, maxHits: number, cards: number, budget?: SearchBudget): Promise<{ hits: RankedHits; cards: ResultCard[] }>;
   /** The current card id of each known part id (for rank steps that find parts, e.g. by image). */
   currentCards(partIds: readonly string[]): Promise<Map<string, number>>;
   /**
-   * Facet counts over EVERY hit of `query` (issue 13; docs/search.md, Facets), keyed by attribute id
+   * Facet counts over EVERY hit of `query` (docs/search.md, Facets), keyed by attribute id
    * (one key per attribute given): the values the caller sees (filter folding: case-insensitive;
    * per-organization values as `query.ctx` resolves them), each with how many hits hold it, most
    * frequent first, ties by folded value in binary order, at most `maxValues` per attribute. An
@@ -299,7 +300,7 @@ export interface SearchIndex {
    * the same connection) inside sees the same committed state, whatever commits meanwhile; the
    * snapshot ends when `work` settles. For a connection on which nothing writes while `work` runs
    * (a `catalog serve` reader thread): SearchService.searchAnsweringEarly ranks a session's hits
-   * after answering its first page, and both must come from the same catalog (issue 12).
+   * after answering its first page, and both must come from the same catalog.
    * Optional: without it, such a search answers once every hit is ranked.
    */
   readSnapshot?<T>(work: () => Promise<T>): Promise<T>;
@@ -307,7 +308,7 @@ export interface SearchIndex {
   indexedParts?(): Promise<number>;
 }
 
-/** Bounds on stored search sessions (issue 11; defaults in SearchLimits, docs/api.md). */
+/** Bounds on stored search sessions (defaults in SearchLimits, docs/api.md). */
 export interface SessionBudget {
   /** Live sessions one owner (token) may hold. */
   maxSessionsPerOwner: number;
@@ -356,10 +357,25 @@ export interface NewSession {
 /**
  * Stores a batch of sessions, in order, as SessionStore.createMany would, with `budget`'s
  * evictions; resolves once they are committed, rejects when they could not be (they are then
- * lost, as in a crash). `catalog serve` hands its main thread's sessions to a thread of their own
- * through one (adapters/sqlite/session-writer; issue 12).
+ * lost, as in a crash). `catalog serve`'s SessionBatcher (http/pool/session-batcher.ts) hands its
+ * main thread's sessions to a thread of their own through one (adapters/sqlite/session-writer).
  */
 export type SessionBatchWriter = (sessions: readonly NewSession[], budget: SessionBudget) => Promise<void>;
+
+/**
+ * Where a search service puts the sessions it ranks instead of storing each at once (SearchService
+ * `sessionSink`): e.g. `catalog serve`'s main thread stores them in batches after answering
+ * (http/pool/session-batcher.ts), and its reader threads hand them to the main thread.
+ */
+export interface SessionSink {
+  /** Takes a new session (synchronously: the answer does not wait), to be stored with `budget`'s evictions. */
+  keep(entry: NewSession, budget: SessionBudget): void;
+  /**
+   * Resolves once every session kept so far is stored, or lost (a failed write loses them, as a
+   * crash would: sessions are a cache). The service waits for it before it reads a session.
+   */
+  flush(): Promise<void>;
+}
 
 /** Search sessions: a snapshot of ordered hits per session, readable page by page in constant time. */
 export interface SessionStore {
@@ -459,10 +475,56 @@ export interface BlobStore {
  */
 export interface CatalogStores {
   catalog: CatalogStore;
+  /** The change feed and the webhooks' outbox (docs/api.md "Changes", "Webhooks"). */
+  changes: ChangeLog;
+  webhooks: WebhookStore;
   relations: RelationStore;
   images: ImageStore;
   searchIndex: SearchIndex;
   sessions: SessionStore;
   references: ReferenceFeatureStore;
   close(): Promise<void>;
+}
+
+/**
+ * The change feed (docs/api.md "Changes"): every write of the catalog's items numbered in its own
+ * transaction by the store (triggers), in commit order, deletions as tombstones; older changes
+ * pruned after the retention (settings `change_retention_seconds`, default 30 days).
+ */
+export interface ChangeLog {
+  /**
+   * Up to `limit` changes numbered above `since`, ascending (only of `types` when given);
+   * `prunedThrough`: the newest pruned number (changes at or below it are gone); `latest`: the
+   * newest number given so far. All three from one snapshot.
+   */
+  changesSince(since: number, limit: number, types: readonly ChangeType[] | undefined): Promise<{ changes: StoredChange[]; prunedThrough: number; latest: number }>;
+}
+
+/**
+ * Webhooks and their outbox (docs/api.md "Webhooks"): the store adds a row per subscribed webhook
+ * to the outbox in the transaction of each change; a deliverer claims due rows, posts them and
+ * records the outcome.
+ */
+export interface WebhookStore {
+  /** Adds a webhook; false when its id is taken. Only changes after it are delivered to it. */
+  addWebhook(webhook: StoredWebhook): Promise<boolean>;
+  /** Every webhook with its pending deliveries, by webhook_id. */
+  listWebhooks(): Promise<(StoredWebhook & { pending: number })[]>;
+  /** Removes a webhook, its outbox rows and its delivery log; false when there is none. */
+  removeWebhook(webhookId: string): Promise<boolean>;
+  /**
+   * Claims up to `limit` outbox rows due at `now` (microseconds), oldest change first: each
+   * claimed row's next attempt moves to `leaseUntil`, so another deliverer (another server)
+   * skips it until then; one transaction. A row whose change was pruned comes with `change`
+   * undefined.
+   */
+  claimDeliveries(now: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Records one attempt in the delivery log (at most the newest 10,000 rows are kept) and
+   * settles the outbox row: removed when `outcome` is delivered or failed, otherwise due again at
+   * `nextAttemptAt`.
+   */
+  recordDelivery(attempt: DeliveryAttempt): Promise<void>;
+  /** The newest `limit` attempts, of one webhook when given, newest first. */
+  deliveries(webhookId: string | undefined, limit: number): Promise<DeliveryAttempt[]>;
 }

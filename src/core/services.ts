@@ -27,6 +27,7 @@ export interface CatalogOperations {
   /** Image decodes (query photos and uploads) running and waiting now. */
   decodeQueue(): { active: number; queued: number };
 }
+import type { ChangeService } from './changes/service.js';
 
 export interface Catalog {
   /** Attributes, parts, organizations, tokens, maintenance mode, authentication. */
@@ -39,6 +40,8 @@ export interface Catalog {
   search: SearchService;
   /** Readiness, sizes and queues for probes and metrics. */
   operations: CatalogOperations;
+  /** The change feed and webhooks (docs/api.md "Changes", "Webhooks"). */
+  changes: ChangeService;
   /** Closes every store. */
   close(): Promise<void>;
 }

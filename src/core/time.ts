@@ -7,7 +7,7 @@
  * The formatted day (`2026-11-21T`) of recently formatted timestamps, direct-mapped by day: a
  * search answers 25-1,000 results with two timestamps each. Cached by second before, a rare-word
  * search at 1,000,000 parts (parts imported over many seconds) missed nearly every time and spent
- * ~2 µs a timestamp in Date#toISOString (issue 12); parts written on a few days now always hit.
+ * ~2 µs a timestamp in Date#toISOString; parts written on a few days now always hit.
  */
 const DAYS = new Float64Array(16).fill(Number.NaN);
 const DAY_PREFIXES: string[] = new Array<string>(16).fill('');

@@ -3,12 +3,13 @@
  * listens: tests use `inject()` or `listen({port: 0})`, src/http/server.ts listens for real.
  * Every request is authenticated (spec §5); every error is problem+json (decisions §1).
  */
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CatalogError, toProblem, type ErrorCode } from '../api/errors.js';
 import type { Principal } from '../api/schemas.js';
 import type { Catalog } from '../core/services.js';
 import { registerAttributeRoutes, registerSynonymRoutes } from './routes/attributes.js';
 import { registerCatalogInfoRoutes } from './routes/catalog-info.js';
+import { registerChangeRoutes } from './routes/changes.js';
 import { registerMaintenanceRoutes } from './routes/maintenance.js';
 import { registerOrganizationRoutes } from './routes/organizations.js';
 import { registerPartRoutes } from './routes/parts.js';
@@ -22,7 +23,11 @@ import { ServerMetrics } from './metrics.js';
 import { isWebAppRequest, registerWebApp } from './web.js';
 import { jsonBodyLimitFor, serverLimits, type JsonBodyLimits, type ServerLimits } from './limits.js';
 import { ROUTES } from '../api/routes.js';
-import { problemClientErrorHandler, redactUrl, secretInQueryError, secretQueryParameter } from './wire-guards.js';
+import { isStoreUnavailable, unavailableError } from '../adapters/unavailable.js';
+import { problemClientErrorHandler, rawProblemResponse, redactUrl, secretInQueryError, secretQueryParameter } from './wire-guards.js';
+import { AuthFailureLimiter, capConnectionsPerAddress, DEFAULT_ABUSE_LIMITS, type AbuseLimits } from './abuse-limits.js';
+import { jsonDepthProblem, multipartBoundaryProblem } from './body-guards.js';
+import { withRequestSignal } from './request-signal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,7 +51,9 @@ export interface AppOptions {
   accessLog?: AccessLogSink | null;
   /** Timeouts, connection cap and JSON body limits per endpoint (src/http/limits.ts; docs/api.md). */
   limits?: Partial<Omit<ServerLimits, 'jsonBody'>> & { jsonBody?: Partial<JsonBodyLimits> };
-  /** Serve the web app at `/` (issue 16; src/http/web.ts). Default: true. */
+  /** Failed authentications and connections per client address (src/http/abuse-limits.ts; docs/api.md). */
+  abuse?: Partial<AbuseLimits>;
+  /** Serve the web app at `/` (src/http/web.ts). Default: true. */
   webApp?: boolean;
   /** Where the built web app is. Default: dist/web (see `defaultWebRoot`). */
   webRoot?: string;
@@ -87,7 +94,7 @@ export function sendProblem(reply: FastifyReply, error: CatalogError): FastifyRe
   const problem = toProblem(error);
   reply.errorCode = error.code;
   if (problem.status === 401) reply.header('www-authenticate', 'Bearer');
-  if (problem.status === 503) reply.header('retry-after', String(error.retryAfterSeconds ?? 60));
+  if (problem.status === 503 || problem.status === 429) reply.header('retry-after', String(error.retryAfterSeconds ?? 60));
   return reply.status(problem.status).type('application/problem+json').send(problem);
 }
 
@@ -102,7 +109,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     logger: false,
     // Per route below (onRoute); this is the limit of anything routed without one.
     bodyLimit: limits.jsonBody.other,
-    // Slow clients (issue 11): a request, headers included, must arrive in time; idle sockets close.
+    // Slow clients: a request, headers included, must arrive in time; idle sockets close.
     requestTimeout: limits.requestTimeoutMs,
     connectionTimeout: limits.connectionTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
@@ -111,7 +118,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Ids may hold any character but "/" and controls; encoded slashes must not split segments.
     routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
-    // The HTTP parser's own errors (400, 408, 431) as problem+json on the raw socket (issue 11).
+    // The HTTP parser's own errors (400, 408, 431) as problem+json on the raw socket.
     clientErrorHandler: problemClientErrorHandler,
     // Errors fastify raises before routing (a malformed URL, a bad Content-Type header) as problem+json too.
     frameworkErrors: (error, _request, reply) => {
@@ -126,18 +133,39 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const publicMetrics = options.metrics?.public ?? false;
   const fixedPrincipal = options.principal;
   app.server.maxConnections = limits.maxConnections;
+  const abuse = { ...DEFAULT_ABUSE_LIMITS, ...options.abuse };
+  capConnectionsPerAddress(app.server, abuse.maxConnectionsPerAddress);
+  const authFailures = new AuthFailureLimiter(abuse);
+  // A socket silent for connectionTimeoutMs in the middle of a request's body gets the documented
+  // 408 before it is closed (Node would close it without a word); any other silent socket (idle
+  // keep-alive, a request being answered) is closed as before.
+  app.server.on('timeout', (socket: import('node:net').Socket) => {
+    const response = (socket as import('node:net').Socket & { _httpMessage?: { headersSent?: boolean; req?: { complete?: boolean } } })._httpMessage;
+    if (socket.writable && response && !response.headersSent && response.req?.complete === false) {
+      socket.end(rawProblemResponse(new CatalogError('request_timeout', `the request body stalled: no bytes for ${Math.round(limits.connectionTimeoutMs / 1000)} s; the connection is closed`)));
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
+    socket.destroy();
+  });
   // JSON body limits per endpoint (docs/api.md); routes that set their own (search) keep it.
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= jsonBodyLimitFor(route.method, route.url, limits.jsonBody);
   });
   // Hooks that do not wait take fastify's callback form: an async hook costs a promise and a
-  // microtask turn on every request (issue 12, GET part against a hello-world).
+  // microtask turn on every request (GET part against a hello-world).
   app.addHook('preParsing', (request, _reply, payload, done) => {
     // A declared body over the route's limit is refused before a byte of it is read, naming the limit.
     const declared = Number(request.headers['content-length'] ?? Number.NaN);
     const limit = request.routeOptions.bodyLimit;
     if (Number.isFinite(declared) && limit !== undefined && declared > limit && !/^multipart\//i.test(request.headers['content-type'] ?? '')) {
       done(new CatalogError('payload_too_large', `the request body is ${declared} bytes, over the limit of ${limit} bytes for ${request.method} ${request.routeOptions.url ?? ''}`));
+      return;
+    }
+    // A multipart boundary longer than RFC 2046 allows is refused before the parser sees it.
+    const boundaryProblem = multipartBoundaryProblem(request.headers['content-type']);
+    if (boundaryProblem !== undefined) {
+      done(new CatalogError('bad_request', boundaryProblem));
       return;
     }
     // No content coding is supported: a compressed body would otherwise reach the JSON parser as bytes.
@@ -153,6 +181,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook('onSend', (request, reply, payload, done) => {
     const declaresBody = request.headers['content-length'] !== undefined ? request.headers['content-length'] !== '0' : request.headers['transfer-encoding'] !== undefined;
     if (declaresBody && !request.raw.complete) reply.header('connection', 'close');
+    // No browser may guess another type than the one sent (an uploaded original served as HTML).
+    reply.header('x-content-type-options', 'nosniff');
     done(null, payload);
   });
   // Bodies are JSON (or multipart where a route registers it): fastify's default text/plain parser
@@ -160,15 +190,42 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request) => {
-    // A token in the URL is refused before anything else, valid or not: URLs end up in logs (issue 11).
+    // A token in the URL is refused before anything else, valid or not: URLs end up in logs.
     const secret = secretQueryParameter(request.url);
     if (secret !== undefined) throw secretInQueryError(secret);
     // The web app's files are public (they hold no data); the page calls the API with a token.
-    if (webApp && isWebAppRequest(request.method, request.url)) return;
+    if (webApp && isWebAppRequest(request.method, request.url, request.headers.accept)) return;
     // Probes need no token: a load balancer or kubelet has none (docs/deploy.md).
     const path = request.routeOptions.url;
     if (path === ROUTES.healthz || path === ROUTES.readyz || (publicMetrics && path === ROUTES.metrics)) return;
-    request.principal = fixedPrincipal ?? await service.authenticate(request.headers.authorization);
+    // An address that failed too often is refused before its token is even looked at.
+    authFailures.check(request.ip);
+    try {
+      request.principal = fixedPrincipal ?? await service.authenticate(request.headers.authorization);
+    } catch (error) {
+      if (error instanceof CatalogError && error.code === 'unauthorized') authFailures.fail(request.ip);
+      throw error;
+    }
+  });
+  // Bodies nested deeper than any request of the API are refused before validation: walking them
+  // (zod, the structured clone to a worker thread) would overflow the stack.
+  app.addHook('preValidation', (request, _reply, done) => {
+    const problem = jsonDepthProblem(request.body);
+    done(problem === undefined ? undefined : new CatalogError('bad_request', problem));
+  });
+  // A write whose connection closes before it is answered is given up (request-signal.ts): the
+  // handler runs with a signal that aborts then, and a write still queued for the writer thread is
+  // dropped. Reads need none (they change nothing).
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      done();
+      return;
+    }
+    const controller = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    withRequestSignal(controller.signal, () => done());
   });
 
   app.addHook('onResponse', (request, reply, done) => {
@@ -182,7 +239,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   if (accessLog) {
     app.addHook('onResponse', (request, reply, done) => {
       const ms = reply.elapsedTime.toFixed(1);
-      // Query values are redacted (issue 11); headers are never logged, so no Authorization either.
+      // Query values are redacted; headers are never logged, so no Authorization either.
       const line = `${new Date().toISOString()} ${request.ip} ${request.principal?.name ?? '-'} "${request.method} ${redactUrl(request.url)}" ${reply.statusCode} ${ms}ms\n`;
       accessLog.write(line);
       done();
@@ -196,13 +253,20 @@ export function buildApp(options: AppOptions): FastifyInstance {
     }
     const code = codeForFastifyError(error);
     if (code) return sendProblem(reply, new CatalogError(code, error.message));
+    // A store's server gone away on a path no adapter wrapper maps (a driver error straight from a
+    // pool): a 503 the client retries, not a bug.
+    if (isStoreUnavailable(error)) return sendProblem(reply, unavailableError('a storage server of the catalog'));
     process.stderr.write(`internal error: ${error.stack ?? String(error)}\n`);
     return sendProblem(reply, new CatalogError('internal', 'internal error: the server logged the details'));
   });
 
+  // Set when the web app is registered (below): a browser's unknown page gets the app's "Page not found".
+  let webAppNotFound: ((request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined) | undefined;
   app.setNotFoundHandler((request, reply) => {
+    const page = webAppNotFound?.(request, reply);
+    if (page) return page;
     const path = request.url.split('?')[0] ?? '';
-    // A known path with another method: 405 with the methods it has (issue 11).
+    // A known path with another method: 405 with the methods it has.
     const allowed = HTTP_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
@@ -222,7 +286,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerCatalogInfoRoutes(app, catalog);
   registerTokenRoutes(app, service);
   registerOperationRoutes(app, catalog.operations, metrics, publicMetrics);
+  registerChangeRoutes(app, catalog.changes);
   registerThumbnailRoutes(app, catalog.images);
-  if (webApp) registerWebApp(app, options.webRoot);
+  if (webApp) webAppNotFound = registerWebApp(app, options.webRoot);
   return app;
 }

@@ -1,6 +1,5 @@
 /**
- * Connection, timeout and body limits of the HTTP server (issue 11, "Resources an attacker can
- * exhaust"; docs/api.md, Wire). Each is configurable through `buildApp({limits})` /
+ * Connection, timeout and body limits of the HTTP server (docs/api.md, Wire). Each is configurable through `buildApp({limits})` /
  * `startServer({limits})`; the defaults are documented in docs/api.md.
  */
 import { ROUTES } from '../api/routes.js';

@@ -13,7 +13,7 @@ export function queryString(query: unknown, name: string): string | undefined {
  * A numeric query parameter as the value the core validates (search state's skip and limit): absent
  * or "" is undefined (the core's default), a decimal number is that number, anything else is passed
  * on as the string. No range check here on purpose: the core checks the value once, so the detail
- * of a bad value is the same over HTTP and in local mode (issue 9, item 6). Throws 400 when repeated.
+ * of a bad value is the same over HTTP and in local mode. Throws 400 when repeated.
  */
 export function queryNumber(query: unknown, name: string): number | string | undefined {
   const raw = queryString(query, name);

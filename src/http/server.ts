@@ -10,13 +10,15 @@ import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
 import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
+import { SessionBatcher } from './pool/session-batcher.js';
+import { WebhookDeliverer, type DelivererOptions } from './webhooks/deliverer.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
 
 export interface ServeOptions {
   dataDir: string;
-  /** The catalog in PostgreSQL instead of dataDir (issue 15, docs/deploy.md). */
+  /** The catalog in PostgreSQL instead of dataDir (docs/deploy.md). */
   databaseUrl?: string | undefined;
   /** Image originals in S3-compatible storage instead of dataDir/images. */
   blobUrl?: string | undefined;
@@ -26,9 +28,9 @@ export interface ServeOptions {
   accessLog?: AccessLogSink | null;
   /** Image upload limits (decisions §9). */
   imageLimits?: Partial<ImageLimits>;
-  /** Search session budget (per token, total bytes, purge interval; issue 11, docs/api.md). */
+  /** Search session budget (per token, total bytes, purge interval, docs/api.md). */
   searchLimits?: Partial<SearchLimits>;
-  /** Query-image pixel limit and decode pool (issue 11, docs/api.md). */
+  /** Query-image pixel limit and decode pool (docs/api.md). */
   imageSearchLimits?: Partial<ImageSearchLimits>;
   /** Timeouts, connection cap, JSON body limits per endpoint (src/http/limits.ts, docs/api.md). */
   limits?: AppOptions['limits'];
@@ -39,12 +41,14 @@ export interface ServeOptions {
   readers?: number | undefined;
   /** Serve `GET /metrics` without a token (AppOptions `metrics`; `catalog serve --public-metrics`). Default false. */
   publicMetrics?: boolean | undefined;
+  /** How webhooks are delivered (src/http/webhooks/deliverer.ts; defaults there). */
+  webhooks?: DelivererOptions | undefined;
 }
 
 /**
  * How old an unreferenced image original or temp object in SHARED object storage must be before a
  * sweep removes it: far longer than any upload takes from its put to its metadata commit (requests
- * time out after 120 s by default), so no server's upload in flight loses its blob (issue 15).
+ * time out after 120 s by default), so no server's upload in flight loses its blob.
  */
 export const SHARED_BLOB_GRACE_MS = 60 * 60 * 1000;
 /** How often a server sweeps shared object storage for orphans older than the grace period. */
@@ -79,7 +83,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const external = options.databaseUrl !== undefined || options.blobUrl !== undefined;
   const threaded = options.readers !== 0 && !external;
   // With threads, this thread's sessions are stored by a thread of their own: the SQLite write
-  // left the event loop (issue 12: ~0.2-0.4 ms of a ~1.1 ms rare-word search).
+  // left the event loop (~0.2-0.4 ms of a ~1.1 ms rare-word search).
   const sessionThread = threaded ? startSessionWriterThread(options.dataDir, catalogOptions.sessionWriteLock) : undefined;
   const plain = external
     ? await openCatalogAt({ ...catalogOptions, databaseUrl: options.databaseUrl, blobUrl: options.blobUrl })
@@ -88,8 +92,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // thread's searches are cheap ones (pooled-catalog.ts): small lists only.
     : openCatalog({
         ...catalogOptions,
-        deferSessionWrites: true,
-        ...(sessionThread ? { sessionWriter: sessionThread.write } : {}),
+        sessionSink: (sessions, clock) => new SessionBatcher({ sessions, clock, writer: sessionThread?.write }),
         ...(threaded ? { searchTuning: { postingCache: MAIN_THREAD_POSTING_CACHE } } : {}),
       });
   // The catalog's close stores its pending sessions through the thread, which then stops.
@@ -117,6 +120,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ? setInterval(() => void plain.images.sweepOrphans({ minAgeMs: SHARED_BLOB_GRACE_MS }).catch(() => undefined), SHARED_BLOB_SWEEP_INTERVAL_MS).unref()
     : undefined;
   let catalog: Catalog = plain;
+  let deliverer: WebhookDeliverer | undefined;
   const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers }) : undefined;
   if (pooled) catalog = pooled;
   const app = buildApp({
@@ -129,6 +133,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // script that waits for the port never sends its first searches to a thread still opening.
     await pooled?.start();
     await app.listen({ host: options.host, port: options.port });
+    // Webhooks go out from every server of a catalog (claims with a lease keep them apart).
+    deliverer = new WebhookDeliverer(catalog.changes.webhooks, options.webhooks);
+    deliverer.start();
     // Image search loads in the background (the photo index, from its snapshot file when there is
     // one): a query photo that arrives first waits for it, nothing else does. A store that cannot
     // be read now is left to that query to report.
@@ -136,6 +143,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   } catch (error) {
     // EADDRINUSE and the like: nothing listens, so nothing may stay open either.
     if (sweeper) clearInterval(sweeper);
+    await deliverer?.stop();
     await app.close();
     await closeCatalog(catalog);
     throw error;
@@ -151,6 +159,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     close() {
       closing ??= (async () => {
         if (sweeper) clearInterval(sweeper);
+        await deliverer?.stop();
         await app.close();
         await closeCatalog(catalog);
       })();

@@ -1,5 +1,5 @@
 /**
- * The web app (issue 16) served by `catalog serve` beside the API: the files Vite built into
+ * The web app served by `catalog serve` beside the API: the files Vite built into
  * dist/web (`npm run build`, run by `npm ci`'s prepare). The page itself is public — it holds no
  * data — and everything it shows comes from the API with the user's token, so roles, organizations
  * and visibility are exactly the API's.
@@ -52,14 +52,19 @@ export function defaultWebRoot(): string {
   return join(import.meta.dirname, '..', '..', 'dist', 'web');
 }
 
-/** Whether a request is for the web app (public) rather than the API (authenticated). */
-export function isWebAppRequest(method: string, url: string): boolean {
+/**
+ * Whether a request is for the web app (public) rather than the API (authenticated): the app's
+ * paths, and any other non-API GET of a browser asking for a page (`accept` has text/html), which
+ * the app answers with its own "Page not found" instead of the API's 401.
+ */
+export function isWebAppRequest(method: string, url: string, accept?: string): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
   // API paths (/1/..., /v1/...) first, without a split or a regular expression: every request asks.
   const digitAt = (i: number) => url.charCodeAt(i) >= 48 && url.charCodeAt(i) <= 57;
   if (digitAt(1) || (url.charCodeAt(1) === 118 /* v */ && digitAt(2))) return false;
   const path = url.split('?')[0] ?? '';
-  return path === '/' || path === '/index.html' || path === '/search' || path === '/favicon.svg' || /^\/parts\/[^/]+$/.test(path) || /^\/assets\/[\w.-]+$/.test(path);
+  if (path === '/' || path === '/index.html' || path === '/search' || path === '/favicon.svg' || /^\/parts\/[^/]+$/.test(path) || /^\/assets\/[\w.-]+$/.test(path)) return true;
+  return accept !== undefined && accept.includes('text/html');
 }
 
 function loadFiles(root: string): Map<string, WebFile> {
@@ -115,9 +120,11 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: WebFile): 
 
 /**
  * Registers the web app's routes. When the app is not built (no index.html under `root`), its
- * paths answer 404 problem+json saying to run `npm run build`; the API works either way.
+ * paths answer 404 problem+json saying to run `npm run build`; the API works either way. Returns
+ * the fallback for unknown paths: a browser's GET of one (see {@link isWebAppRequest}) gets the app
+ * (which shows "Page not found", status 404); anything else is left to the API (`undefined`).
  */
-export function registerWebApp(app: FastifyInstance, root: string = defaultWebRoot()): void {
+export function registerWebApp(app: FastifyInstance, root: string = defaultWebRoot()): (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined {
   const files = existsSync(join(root, 'index.html')) ? loadFiles(root) : new Map<string, WebFile>();
   const index = files.get('/index.html');
   const notBuilt = (reply: FastifyReply) =>
@@ -136,4 +143,8 @@ export function registerWebApp(app: FastifyInstance, root: string = defaultWebRo
     const file = files.get('/favicon.svg');
     return file ? sendFile(request, reply, file) : notBuilt(reply);
   });
+  return (request, reply) => {
+    if (!index || !isWebAppRequest(request.method, request.url, request.headers.accept)) return undefined;
+    return sendFile(request, reply.code(404), index);
+  };
 }

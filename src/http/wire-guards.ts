@@ -1,5 +1,5 @@
 /**
- * What the HTTP server does before (or instead of) routing a request (issue 11; decisions §1,
+ * What the HTTP server does before (or instead of) routing a request (decisions §1,
  * §2): problem+json for the node HTTP parser's own errors, credentials in a query string refused,
  * query strings redacted in the access log.
  */

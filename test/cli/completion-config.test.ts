@@ -20,7 +20,7 @@ describe('completion and config', () => {
     const bash = await cli(['completion', 'bash'], { cwd: dir });
     expect(bash.code).toBe(0);
     expect(bash.stdout).toContain('complete -F _catalog catalog');
-    expect(bash.stdout).toMatch(/attributes\)[\s\S]*import list get delete/);
+    expect(bash.stdout).toMatch(/"attributes"\) subs="import list get delete help"/);
     expect(bash.stdout).toContain('--dry-run');
     expect((await cli(['completion', 'zsh'], { cwd: dir })).stdout).toContain('#compdef catalog');
     expect((await cli(['completion', 'fish'], { cwd: dir })).stdout).toContain("__fish_seen_subcommand_from relations");

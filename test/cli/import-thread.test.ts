@@ -1,5 +1,5 @@
 /**
- * The reader thread of `<noun> import` (issue 12; src/cli/import/entries-thread.ts): a file read,
+ * The reader thread of `<noun> import` (src/cli/import/entries-thread.ts): a file read,
  * parsed and mapped on a second thread gives exactly what the in-thread path gives — the catalog,
  * the summary, the errors file, the exit code, and a resumed run — and a failing reader is an
  * error naming the input and the line, never a bug report.

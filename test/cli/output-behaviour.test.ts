@@ -1,5 +1,5 @@
 /**
- * Output people and scripts can trust (issue 10, "Output"), the CLI in-process as a user runs it:
+ * Output people and scripts can trust, the CLI in-process as a user runs it:
  * unquoted search words, --fields the same in every format, import summaries with the first errors
  * inline, a header with unknown columns refused before any row, relations --dry-run counting like a
  * real run, a read of a missing data directory, an upload that moves an image, a --remote that is
@@ -148,13 +148,20 @@ describe('images: an upload that moves an image; image search from stdin', () =>
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('says moved: 1 when an upload gives an existing image to another part', async () => {
+  it('says moved: 1 when an upload with --replace gives an existing image to another part; without it the row is rejected', async () => {
     writeFileSync(join(dir, 'm1.csv'), 'image_id,part_id,info,file\nshot,p1,searchable display,img/one.jpg\nother,p1,searchable display,img/two.jpg\n');
     expect((await cli(['images', 'upload', 'm1.csv'], { cwd: dir })).code).toBe(0);
     writeFileSync(join(dir, 'm2.csv'), 'image_id,part_id,info,file\nshot,p2,searchable display,img/one.jpg\nother,p1,searchable display,img/two.jpg\n');
-    const dry = await cli(['images', 'upload', 'm2.csv', '--dry-run'], { cwd: dir });
+    const refusedDry = await cli(['images', 'upload', 'm2.csv', '--dry-run'], { cwd: dir });
+    expect(refusedDry.stderr).toMatch(/would update 1, 1 rejected/);
+    const refused = await cli(['images', 'upload', 'm2.csv', '-o', 'json'], { cwd: dir });
+    expect(refused.code).toBe(3);
+    expect(readFileSync(join(dir, 'm2.errors.csv'), 'utf8')).toContain("image 'shot' already exists on part 'p1'");
+    const stays = await cli(['images', 'get', 'shot', '-o', 'json'], { cwd: dir });
+    expect(JSON.parse(stays.stdout)).toMatchObject([{ image_id: 'shot', part_id: 'p1' }]);
+    const dry = await cli(['images', 'upload', 'm2.csv', '--dry-run', '--replace'], { cwd: dir });
     expect(dry.stderr).toMatch(/would update 2 \(moved: 1 to another part\)/);
-    const run = await cli(['images', 'upload', 'm2.csv', '-o', 'json'], { cwd: dir });
+    const run = await cli(['images', 'upload', 'm2.csv', '--replace', '-o', 'json'], { cwd: dir });
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/0 created, 2 updated \(moved: 1 to another part\), 0 rejected/);
     expect(JSON.parse(run.stdout)).toMatchObject({ created: 0, updated: 2, moved: 1, rejected: 0 });

@@ -1,6 +1,6 @@
 /**
  * The errors file and the summary's errors are in input line order even when batches in flight
- * finish out of order (issue 10, "Output"; `--concurrency` of image uploads). The bulk loop runs
+ * finish out of order (`--concurrency` of image uploads). The bulk loop runs
  * with a job whose first batch is held until the later ones have finished: no timing involved.
  */
 import { readFileSync, rmSync } from 'node:fs';

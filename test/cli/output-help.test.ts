@@ -1,5 +1,5 @@
 /**
- * Every command's help (issue 10, "Output"): its options and the global ones (-o, --fields ...),
+ * Every command's help: its options and the global ones (-o, --fields ...),
  * at least one example, and no pointer at files that do not ship with the package. docs/cli.md is
  * the reference generated from the same command tree; this test fails when it is stale.
  * Regenerate: `UPDATE_CLI_DOCS=1 npx vitest run test/cli/output-help.test.ts`.
@@ -80,9 +80,46 @@ is an error naming it (exit 2).
   (\`name.en\`), or for parts a CSV column (\`attr:vendor.en\`). json and ndjson keep the record's shape
   (\`name.en\` prints \`{"name": {"en": ...}}\`); csv and tsv print a top-level field as its CSV
   columns (\`name\` → \`name.en\`, \`name.de\` ...; \`attributes\` → every \`attr:\` column).
+- csv and tsv are safe to open in a spreadsheet: a text beginning with \`=\`, \`+\`, \`-\`, \`@\`, a tab or
+  CR (a formula to Excel, LibreOffice, Google Sheets) is written with a leading \`'\`, and every
+  import removes that one \`'\` again, so an export re-imports exactly (docs/import-formats.md).
+  \`--raw-csv\` writes such cells as stored, for programs.
 - Bulk runs (imports, uploads) end with a summary on stderr: the counts, the first rejected rows
   (line or id, and message) and the errors file holding all of them in input order. A CSV header
   naming an unknown column is refused before any row, with a "did you mean" (exit 2).
+
+## Sync: a folder of photos and a parts sheet, run again and again
+
+Contributors who keep their catalog in files (a parts sheet exported nightly, a folder of photos
+named after part numbers) re-run the same two commands; only what changed moves.
+
+- \`parts import <sheet> --sync\`: a row equal to the stored part (the same names, the same values
+  of each attribute it gives, any order) is not sent; one select per batch compares them. The
+  summary counts it as unchanged. Checkpoints and \`--resume\` are those of an import.
+- \`images sync <folder>\`: every image file under the folder (recursively; .jpg .jpeg .png .webp
+  .gif .tif .tiff .avif; hidden files skipped) is the image whose image_id is its path relative to
+  the folder with \`/\` written as \`~\` (\`2024/AB-123_2.jpg\` → \`2024~AB-123_2.jpg\`), so a re-run
+  updates what it stored before. The naming convention binds it to a part: the file name is
+  \`<part_id>.<ext>\` or \`<part_id>_<n>.<ext>\`. \`--part-from '<regex>'\` replaces it: a JavaScript
+  regular expression with a named group \`part_id\`, matched against the file name (against the
+  relative path when it contains \`/\`). Info tokens: a side-car \`<photo>.info\` file
+  (\`AB-123_2.jpg.info\` holding \`display weight=2\`), else \`--info\`, else \`display\`. A photo
+  whose SHA-256 equals the stored original's ETag is not sent; one whose info or part changed
+  alone is sent without its bytes. Photos whose name does not match, or whose part does not exist,
+  are unmatched: not sent, listed in the summary and in \`<folder>.unmatched.txt\`. An interrupted
+  or killed sync resumes by running it again (what is stored is skipped, ids are paths, so nothing
+  is stored twice).
+- \`--prune\` (with \`--sync\` for parts): the source is the whole truth for what \`--scope\` covers
+  (\`part_id=<prefix>*\`, or \`<attribute_id>=<value>\`: parts with that value in any language and
+  organization; images of such parts; default everything), and the stored items in scope it no
+  longer holds are deleted once every row or photo is done, their ids printed on stdout (\`-o json\`:
+  \`deletedIds\`). \`--dry-run\` changes nothing and prints what would be deleted
+  (\`wouldDelete\`). More than \`--max-delete\` (a count, or a share of the items in scope; default
+  10 %) is refused: nothing is deleted, exit 1, so a truncated export never empties a catalog. A
+  part that still has images is not pruned (rejected, exit 3): prune its images first.
+- The summary: created, updated, unchanged, pruned, unmatched, rejected, with the errors file
+  (\`<sheet>.errors.<ext>\`, \`<folder>.errors.ndjson\`) holding every rejected row or photo; on a
+  terminal a progress line with the rate and (for a folder) the time left.
 
 ## Exit codes
 

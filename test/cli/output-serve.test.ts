@@ -1,5 +1,5 @@
 /**
- * The README tour's server (issue 10, "Output"): started as the tour starts it (`./bin/catalog.js
+ * The README tour's server: started as the tour starts it (`./bin/catalog.js
  * serve ... &` in a shell), `kill $!` stops the server itself; `--access-log <file>` puts the
  * access log in that file instead of stderr. Runs the built CLI (npm run build).
  */

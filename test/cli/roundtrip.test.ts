@@ -1,5 +1,5 @@
 /**
- * Round trips (issue 10, design/cli.md "every export re-imports"): export every resource in every
+ * Round trips (design/cli.md "every export re-imports"): export every resource in every
  * format (`list -o csv|tsv|json|ndjson` for attributes, parts and relations; `images export` for
  * images), import the export into a fresh catalog, export again: byte-identical. On a subset of the
  * demo catalog and on a catalog of adversarial values, in local mode and against a server.

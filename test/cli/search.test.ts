@@ -61,7 +61,7 @@ describe('catalog search', () => {
     expect(bad.stderr).toMatch(/not filterable/);
   });
 
-  it('--facets prints value counts over every hit after the table, and puts them in the json envelope (issue 13)', async () => {
+  it('--facets prints value counts over every hit after the table, and puts them in the json envelope', async () => {
     const table = await cli(['search', 'ethernet', '--facets', 'vendor,class', '--limit', '2', '-o', 'tsv'], { cwd: dir });
     expect(table.code).toBe(0);
     expect(table.stderr).toMatch(/^vendor: .+ \(\d+\)( · .+ \(\d+\))*$/m);
@@ -73,7 +73,7 @@ describe('catalog search', () => {
     expect(top?.count).toBeLessThanOrEqual(json.resultsTotalCount);
   });
 
-  it('--highlights adds a matches column, spans in [...] in a pipe; json keeps the structured highlights (issue 13)', async () => {
+  it('--highlights adds a matches column, spans in [...] in a pipe; json keeps the structured highlights', async () => {
     const run = await cli(['search', 'gigabit', 'ethernet', 'contr', '--highlights', '--limit', '3', '-o', 'tsv'], { cwd: dir });
     expect(run.code).toBe(0);
     const [header, row] = run.stdout.trim().split('\n');

@@ -1,5 +1,5 @@
 /**
- * Start-up (issue 12: `catalog search x` within 2× `node -e 0`): the CLI builds only the command
+ * Start-up (`catalog search x` within 2× `node -e 0`): the CLI builds only the command
  * being run, launches node without V8 flags, and behaves as before for help, typos and global
  * options. Speed itself is measured by bench/startup.js, never here.
  */
@@ -37,7 +37,7 @@ describe('the command being run', () => {
     expect(only.commands.map((c) => c.name())).toEqual(['search']);
     const all = buildProgram(async () => undefined);
     expect(all.commands.map((c) => c.name())).toEqual(
-      ['attributes', 'parts', 'images', 'relations', 'synonyms', 'organizations', 'search', 'tokens', 'maintenance', 'serve', 'migrate', 'api', 'config', 'completion'],
+      ['attributes', 'parts', 'images', 'relations', 'synonyms', 'organizations', 'search', 'tokens', 'maintenance', 'changes', 'webhooks', 'backup', 'restore', 'serve', 'migrate', 'api', 'config', 'completion'],
     );
   });
 });

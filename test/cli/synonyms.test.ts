@@ -1,5 +1,5 @@
 /**
- * `catalog synonyms import|list|delete` (issue 13) as a user runs them, in local mode and against a
+ * `catalog synonyms import|list|delete` as a user runs them, in local mode and against a
  * server (--remote): import CSV (terms separated by `|`), NDJSON and TSV through the bulk loop, list
  * in every -o format (a CSV listing imports again), --fields, rejected rows in the errors file,
  * delete; a search finds a part through an imported synonym.

@@ -1,7 +1,7 @@
 /**
- * Usage errors exit 2 at every level (design/cli.md, "Conventions"; issue 9 item 8), with a first
+ * Usage errors exit 2 at every level (design/cli.md, "Conventions"), with a first
  * line `error: ...` as commander writes it and a "did you mean" for near misses; mistakes of the
- * environment (issue 9 item 9) are explained, never reported as a bug.
+ * environment are explained, never reported as a bug.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ describe('usage errors exit 2 with an error line', () => {
     ['missing required option', ['relations', 'add', 'a', 'b'], "error: required option '--type <type>' not specified", undefined],
     ['too many arguments', ['parts', 'list', 'extra'], "error: too many arguments for 'list'. Expected 0 arguments but got 1.", undefined],
     ['noun without its verb', ['parts'], "error: missing command for 'parts'; one of: import, list, get, delete, show", undefined],
-    ['search --limit 0', ['search', 'x', '--limit', '0'], "error: option '--limit <n>' argument '0' is invalid. Expected an integer of at least 1.", undefined],
+    ['search --limit 0', ['search', 'x', '--limit', '0'], "error: option '--limit <n>' argument '0' is invalid. Expected an integer from 1 to 1000.", undefined],
     ['search --page 0', ['search', 'x', '--page', '0'], "error: option '--page <n>' argument '0' is invalid. Expected an integer of at least 1.", undefined],
     ['list --limit abc', ['parts', 'list', '--limit', 'abc'], "error: option '--limit <n>' argument 'abc' is invalid. Expected an integer of at least 1.", undefined],
     ['serve --port 99999', ['serve', '--port', '99999'], "error: option '--port <port>' argument '99999' is invalid. Expected an integer from 0 to 65535.", undefined],

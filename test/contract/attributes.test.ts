@@ -79,6 +79,20 @@ describe.each(MODES)('attributes (%s client)', (mode) => {
     expect(off.errors.price).toEqual(['default_value: only applicable when per_org_values is true']);
   });
 
+  it('shows a default_value only to roles that may see the attribute\'s values (decisions §3)', async () => {
+    await h.admin.upsertAttributes([
+      { attribute_id: 'cost', type: 'text', name: { en: 'Cost' }, visibility: 'admin', per_org_values: true, default_value: { en: 'secret 42' } },
+      { attribute_id: 'price', type: 'text', name: { en: 'Price' }, per_org_values: true, default_value: { en: 'ask' } },
+    ]);
+    const worker = await h.as(['factoryWorker']);
+    const listed = (await worker.listAttributes({})).result;
+    expect(listed.map((a) => [a.attribute_id, a.default_value])).toEqual([['cost', undefined], ['price', { en: 'ask' }]]);
+    const selected = await worker.selectAttributes({ attribute_ids: ['cost', 'price'], projection: ['default_value'] });
+    expect(selected).toEqual([{ attribute_id: 'cost' }, { attribute_id: 'price', default_value: { en: 'ask' } }]);
+    const admin = await h.as(['admin']);
+    expect((await admin.selectAttributes({ attribute_ids: ['cost'] }))[0]?.default_value).toEqual({ en: 'secret 42' });
+  });
+
   it('pages with limit 2 over 5 items in id order, more_data exact', async () => {
     await h.admin.upsertAttributes(['e', 'c', 'a', 'd', 'b'].map((id) => ({ attribute_id: id, type: 'text', name: { en: id } })));
     const seen: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * Contract: local mode equals remote mode, errors included (issue 9 item 6; decisions §1). Each case
+ * Contract: local mode equals remote mode, errors included (decisions §1). Each case
  * runs once against the local client and once against the HTTP client over a loopback server, and
  * the two errors must agree on HTTP status, code, detail and field problems; each case also pins the
  * status and code the spec asks for, so "equal" cannot mean "equally wrong".

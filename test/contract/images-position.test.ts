@@ -1,5 +1,5 @@
 /**
- * Contract (issue 11): the role rule of spec §7 on image `position` applies to every change of
+ * Contract: the role rule of spec §7 on image `position` applies to every change of
  * position, including a move to another part that carries the stored position; both clients.
  */
 import { readFileSync } from 'node:fs';

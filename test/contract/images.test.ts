@@ -137,7 +137,7 @@ describe.each(MODES)('images (%s client)', (mode) => {
     // change info but not position (nor clear it).
     expect(await admin.uploadImages([{ image_id: 'pos-admin', part_id: 'p1', info: 'display weight=3' }], [])).toEqual({ created: [], updated: ['pos-admin'], errors: {} });
     expect(await h.admin.getImage('pos-admin')).toEqual({ image_id: 'pos-admin', part_id: 'p1', info: 'display weight=3', position: 1 });
-    // Moving it to another part carries the position: a change of position too (issue 11).
+    // Moving it to another part carries the position: a change of position too.
     expect((await admin.uploadImages([{ image_id: 'pos-admin', part_id: 'p2', info: 'display weight=3' }], [])).errors).toEqual({ 'pos-admin': [POSITION_ROLE_ERROR('pos-admin')] });
     expect(await contributor.uploadImages([{ image_id: 'pos-admin', part_id: 'p2', info: 'display weight=3' }], [])).toEqual({ created: [], updated: ['pos-admin'], errors: {} });
     expect(await h.admin.getImage('pos-admin')).toEqual({ image_id: 'pos-admin', part_id: 'p2', info: 'display weight=3', position: 1 });
@@ -200,7 +200,19 @@ describe.each(MODES)('images (%s client)', (mode) => {
       { image_id: 'i4', info: 'searchable' },
       { image_id: 'i1', info: 'searchable' },
     ]);
-    await expectCatalogError(h.admin.listImages({ projection: ['sha256'] }), 'bad_request', /part_id, info, position/);
+    await expectCatalogError(h.admin.listImages({ projection: ['sha256'] }), 'bad_request', /part_id, info, position, etag/);
+  });
+
+  it('list and select give the original\'s ETag when the projection asks for it, never by default', async () => {
+    const data = bytesOf('5.jpg');
+    await h.admin.uploadImages([{ image_id: 'i1', part_id: 'p1', info: 'display' }], [{ filename: 'i1', data }]);
+    const etag = `"${sha256(data)}"`;
+    expect((await h.admin.listImages({ projection: ['etag'] })).result).toEqual([{ image_id: 'i1', etag }]);
+    expect(await h.admin.selectImages({ image_ids: ['i1'], projection: ['part_id', 'etag'] })).toEqual([{ image_id: 'i1', part_id: 'p1', etag }]);
+    expect(await h.admin.selectImages({ image_ids: ['i1'] })).toEqual([{ image_id: 'i1', part_id: 'p1', info: 'display' }]);
+    const download = await h.admin.downloadImage('i1');
+    expect(download.etag).toBe(etag);
+    await readAll(download.stream);
   });
 
   it('display-images orders and selects a part with more than 5 images (spec 2.2 rules 1–4)', async () => {

@@ -1,5 +1,5 @@
 /**
- * Contract: photo search (issue 14) in both modes. Queries are made at test time from the bench
+ * Contract: photo search in both modes. Queries are made at test time from the bench
  * images: a reference turned 20° on a white background, and the part cut out of its white background
  * lying on a generated cluttered bench (turned 8°, 45 % of the scene). A photo of something not in
  * the catalog gets no confident hit (score below CONFIDENT_SCORE).
@@ -94,7 +94,7 @@ describe.each(MODES)('photo search (%s client)', (mode) => {
     }
   });
 
-  it('every hit carries results.score in [0, 1], most similar first, the same on every page of the session (issue 14)', async () => {
+  it('every hit carries results.score in [0, 1], most similar first, the same on every page of the session', async () => {
     const projection = ['results.id', 'results.score'];
     const response = await h.admin.search({ projection, resultOptions: { limit: 4 } }, { image: await turned('cathedral.jpg', 20), filename: 'q.jpg' });
     expect(response.results[0]?.id).toBe('photo:cathedral');
@@ -113,7 +113,7 @@ describe.each(MODES)('photo search (%s client)', (mode) => {
     expect(plain.results[0]).not.toHaveProperty('score');
   });
 
-  it('resultOptions.minScore keeps only confident hits: a photo of nothing in the catalog finds none (issue 14)', async () => {
+  it('resultOptions.minScore keeps only confident hits: a photo of nothing in the catalog finds none', async () => {
     const confident = { projection: ['results.id', 'results.score'], resultOptions: { limit: 25, minScore: CONFIDENT_IMAGE_SCORE } };
     const none = await h.admin.search(confident, { image: await scene('tiger.jpg', 20), filename: 'q.jpg' });
     expect(none.results).toEqual([]);
@@ -130,7 +130,7 @@ describe.each(MODES)('photo search (%s client)', (mode) => {
     await expect(h.admin.search({ matches: { text: 'rook' }, resultOptions: { minScore: 0.5 } })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('minScore') });
   });
 
-  it('a photo of a 32-px icon lying on a cluttered bench finds its part first with a confident score (issue 14, sixth round)', async () => {
+  it('a photo of a 32-px icon lying on a cluttered bench finds its part first with a confident score (sixth round)', async () => {
     // The icon, enlarged into the scene, has keypoints only on its outline; on the bench the
     // outline's background is no longer white. Before the sixth round these scenes scored 0.11
     // and 0.39 (found first, but not confidently); now about 0.86.
@@ -184,7 +184,7 @@ describe('photo search confidence', () => {
   });
 });
 
-describe('a second look at a photo whose first answer is not confident (issue 14, fourteenth round)', () => {
+describe('a second look at a photo whose first answer is not confident (fourteenth round)', () => {
   const rows: ReferenceFeatures[] = [];
   const store = growingStore(rows);
   /** In this thread (so the test can turn the second look off), counting the second looks asked for. */
@@ -263,7 +263,7 @@ describe('a second look at a photo whose first answer is not confident (issue 14
   });
 });
 
-describe('the small look: AKAZE features of small references (issue 14, fifteenth round)', () => {
+describe('the small look: AKAZE features of small references (fifteenth round)', () => {
   const rows: ReferenceFeatures[] = [];
   const store = growingStore(rows);
   // Small references (at most 70 px on the long side): a 32 × 70 banana and a 46-px party hat
@@ -367,7 +367,7 @@ describe('the small look: AKAZE features of small references (issue 14, fifteent
   });
 });
 
-describe('image search made ready before the first query photo (issue 14, start-up)', () => {
+describe('image search made ready before the first query photo (start-up)', () => {
   const warmed: boolean[] = [];
   const extractor: QueryFeatureExtractor = {
     query: (image, keepRaster) => extractPhotoQuery(image, { raster: keepRaster }),

@@ -1,5 +1,5 @@
 /**
- * Contract (issue 13, facets): `matches.facets` → `facets: {attribute_id: [{value, count}]}` over
+ * Contract (facets): `matches.facets` → `facets: {attribute_id: [{value, count}]}` over
  * EVERY hit (not only the stored or the first page), in the answer and in every page of the
  * session; counts follow the filters, the caller's role (visibility) and the organization's view
  * of per-organization values; top N by count; both clients.

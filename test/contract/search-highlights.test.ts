@@ -1,5 +1,5 @@
 /**
- * Contract (issue 13, highlights): projection `results.highlights` says which query word matched
+ * Contract (highlights): projection `results.highlights` says which query word matched
  * which field (id, name per language, attribute value) and where, exact, as a prefix or with a
  * typo, on the first page and on later pages; values the caller may not see are never shown;
  * both clients.

@@ -1,5 +1,5 @@
 /**
- * Contract (issue 13, richer hits): projection `results.images` (the hit's shown display images in
+ * Contract (richer hits): projection `results.images` (the hit's shown display images in
  * UI order, with the path of each original) and `results.attributes` (the values the caller may
  * see, organization values as the search's organization sees them), on the first page and on
  * every page of the session; both clients.

@@ -1,5 +1,5 @@
 /**
- * Contract (issue 13, synonyms): the synonym resource (POST /1/catalog/synonyms create/replace,
+ * Contract (synonyms): the synonym resource (POST /1/catalog/synonyms create/replace,
  * list, delete; item errors, limits, roles, maintenance mode) and its effect on search at query
  * time: multi-way and one-way sets, multi-word terms, a synonym match ranked below an exact one,
  * highlights that say a match came through a synonym; both clients (and PostgreSQL through the

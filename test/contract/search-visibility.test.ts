@@ -1,5 +1,5 @@
 /**
- * Contract (issue 11): ranking depends only on what the caller may see (decisions §3, §8). Two
+ * Contract: ranking depends only on what the caller may see (decisions §3, §8). Two
  * parts that look identical to a caller rank as a tie, ordered by part id, whatever values of a
  * visibility the caller may not see one of them carries.
  */

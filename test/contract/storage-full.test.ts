@@ -1,5 +1,5 @@
 /**
- * Contract (issue 11): a full disk is 507 `storage_full` with a detail saying storage is full, in
+ * Contract: a full disk is 507 `storage_full` with a detail saying storage is full, in
  * both modes, and nothing stored before is lost. Runs on a real 1.5 MiB tmpfs where this machine
  * lets the test mount one (root); the mapping itself is also unit-tested in
  * src/adapters/storage-full.test.ts with injected SQLITE_FULL / ENOSPC errors.

@@ -1,5 +1,5 @@
 /**
- * Contract (issue 11): ids and texts with an unpaired UTF-16 surrogate are item errors, like control
+ * Contract: ids and texts with an unpaired UTF-16 surrogate are item errors, like control
  * characters, in both modes. Such strings have no UTF-8 form: stored, they could not be read back
  * and two different ids would collapse into one.
  */

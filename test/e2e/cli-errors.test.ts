@@ -30,6 +30,7 @@ describe('CLI mistakes: exit code and first line (docs/cli-errors.md)', () => {
   beforeAll(async () => {
     dir = tempDir('catalog-cli-errors-');
     writeFileSync(join(dir, 'a-file'), 'not a directory\n');
+    writeFileSync(join(dir, 'unknown-attribute.csv'), 'part_id,name.en,attr:sumary.en\np:1,One,First\n');
     mkdirSync(join(dir, 'cantopen', 'catalog.db'), { recursive: true });
     // A catalog a newer program migrated: its schema version is above this program's.
     mkdirSync(join(dir, 'newer'));
@@ -74,6 +75,18 @@ describe('CLI mistakes: exit code and first line (docs/cli-errors.md)', () => {
       { mistake: 'database cannot be opened (SQLITE_CANTOPEN)', args: ['--data-dir', join(dir, 'cantopen'), 'parts', 'list'], code: 2 },
       { mistake: 'database written by a newer catalog', args: ['--data-dir', join(dir, 'newer'), 'parts', 'list'], code: 2 },
       { mistake: 'input file missing', args: [...data, 'parts', 'import', 'missing.csv'], code: 2 },
+      { mistake: 'input file missing, extension unknown', args: [...data, 'parts', 'import', 'missing.txt'], code: 2 },
+      { mistake: 'backup with neither a directory nor --verify-dump', args: [...data, 'backup'], code: 2 },
+      { mistake: 'backup --verify-dump of a file that is missing', args: [...data, 'backup', '--verify-dump', 'missing.sql'], code: 2 },
+      { mistake: 'backup --verify-dump of a file that is not a catalog dump', args: [...data, 'backup', '--verify-dump', 'unknown-attribute.csv'], code: 2 },
+      { mistake: 'CSV column of an attribute the catalog lacks', args: [...data, 'parts', 'import', 'unknown-attribute.csv'], code: 2 },
+      { mistake: '--batch-size over the API limit', args: [...data, 'parts', 'import', 'unknown-attribute.csv', '--batch-size', '5000'], code: 2 },
+      { mistake: 'search --limit over 1000', args: [...data, 'search', 'x', '--limit', '100000'], code: 2 },
+      { mistake: 'search --filter of an unknown attribute', args: [...data, 'search', 'x', '--filter', 'summary=x'], code: 2 },
+      { mistake: 'search --page past the last page', args: [...data, 'search', 'x', '--page', '99999999'], code: 2 },
+      { mistake: 'relations add with an unknown type', args: [...data, 'relations', 'add', 'a', 'b', '--type', 'sibling'], code: 2 },
+      { mistake: 'a token with a space inside', args: ['--remote', `http://127.0.0.1:${port}`, '--token', 'abc def', 'parts', 'list'], code: 2 },
+      { mistake: '--remote host that does not resolve', args: ['--remote', 'http://localhots:18556', 'parts', 'list'], code: 5 },
     ];
   };
 

@@ -1,5 +1,5 @@
 /**
- * Ctrl-C on a terminal behaves as in a pipe (issue 10, design/cli.md "Bulk import"): the spinner
+ * Ctrl-C on a terminal behaves as in a pipe (design/cli.md "Bulk import"): the spinner
  * stops, the checkpoint and the errors file are flushed, the summary and the resume command are
  * printed, exit 130, no stray temporary files. The import runs on a real pseudo-terminal made by
  * util-linux `script` (sized with stty: a 0-column terminal is no terminal to draw on), and Ctrl-C is

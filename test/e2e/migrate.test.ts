@@ -1,5 +1,5 @@
 /**
- * `catalog migrate --to postgres://… --blob-url s3://…` (issue 15; docs/deploy.md, "Moving a local
+ * `catalog migrate --to postgres://… --blob-url s3://…` (docs/deploy.md, "Moving a local
  * catalog") on the built CLI: a local catalog made with the CLI is copied into a fresh PostgreSQL
  * database and an S3 prefix (s3rver), and then reads the same through --database-url/--blob-url,
  * keeps its identity, and takes its old tokens; a non-empty target is refused; an interrupted copy

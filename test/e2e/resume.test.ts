@@ -1,5 +1,5 @@
 /**
- * Recovery, end to end with the built CLI (issue 10, design/cli.md "Conventions"): a checkpoint
+ * Recovery, end to end with the built CLI (design/cli.md "Conventions"): a checkpoint
  * belongs to its input, its options and its target catalog. `--resume` with any difference is refused
  * at once (exit 2) naming it, writes nothing and keeps the checkpoint; the resume command the CLI
  * prints repeats the options in force, shell-quoted, and running it as printed (through `sh -c`)

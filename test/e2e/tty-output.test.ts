@@ -2,7 +2,7 @@
  * The built CLI on a real pseudo-terminal of 100 columns (util-linux `script`, as a user's terminal):
  * a `list` table fits the width, cuts long cells with …, draws no line between rows, shows attribute
  * values as `id: value` text, prints one page of 30 rows and the exact command of the next page
- * (which works); in a pipe the same command prints every row (issue 10, "Output").
+ * (which works); in a pipe the same command prints every row.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Several servers on one catalog (issue 15; docs/deploy.md "How several servers stay one
+ * Several servers on one catalog (docs/deploy.md "How several servers stay one
  * catalog"): two real `catalog serve` processes of the built CLI on ONE PostgreSQL database and ONE
  * S3 bucket (s3rver), driven alternately through the HTTP client: every write through one is read
  * through the other at once, a search session started on A is paged on B, maintenance switched on

@@ -99,7 +99,7 @@ describe('upload crash (built server, SIGKILL)', () => {
     let killed = false;
     // The callback only touches `server` on upload lines, which come after it is assigned.
     const server: ChildProcess = await startServer(dataDir, port, (line) => {
-      if (line.includes('"POST /1/catalog/images"') && / 200 /.test(line) && ++uploads === 5 && !killed) {
+      if (/"POST \/1\/catalog\/images[?"]/.test(line) && / 200 /.test(line) && ++uploads === 5 && !killed) {
         killed = true;
         server.kill('SIGKILL');
       }

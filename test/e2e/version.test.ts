@@ -1,5 +1,5 @@
 /**
- * `catalog --version` answers from bin/catalog.js without loading the CLI (start-up time, issue 12),
+ * `catalog --version` answers from bin/catalog.js without loading the CLI (start-up time),
  * and says the same as package.json and the CLI's own `--version` (taken when more arguments follow).
  */
 import { execFileSync } from 'node:child_process';

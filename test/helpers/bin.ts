@@ -32,8 +32,8 @@ export function exited(child: ChildProcess): Promise<{ code: number | null; sign
 }
 
 /** Starts `catalog serve --port 0` on a data directory and resolves with its URL once it listens. */
-export async function startServe(dataDir: string): Promise<{ url: string; child: ChildProcess & { output: () => { stdout: string; stderr: string } } }> {
-  const child = catalogSpawn(['--data-dir', dataDir, 'serve', '--port', '0']);
+export async function startServe(dataDir: string, extra: string[] = []): Promise<{ url: string; child: ChildProcess & { output: () => { stdout: string; stderr: string } } }> {
+  const child = catalogSpawn(['--data-dir', dataDir, 'serve', '--port', '0', ...extra]);
   const url = await new Promise<string>((resolve, reject) => {
     const onData = () => {
       const m = /at (http:\/\/\S+)/.exec(child.output().stderr);

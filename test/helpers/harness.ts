@@ -44,7 +44,7 @@ export function tempDir(prefix = 'catalog-test-'): string {
 /**
  * The stores the harness opens catalogs on: `sqlite` (a data directory, the default) or
  * `postgres` (a fresh schema on the test cluster, image files in the data directory), chosen by
- * CATALOG_TEST_BACKEND; vitest.config.ts runs the contract suite once per backend (issue 15).
+ * CATALOG_TEST_BACKEND; vitest.config.ts runs the contract suite once per backend.
  */
 export const BACKEND: 'sqlite' | 'postgres' = process.env.CATALOG_TEST_BACKEND === 'postgres' ? 'postgres' : 'sqlite';
 

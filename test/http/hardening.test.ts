@@ -55,7 +55,7 @@ function expectProblem(res: RawResponse, status: number): Record<string, unknown
   return problem;
 }
 
-describe('HTTP hardening (issue 11)', () => {
+describe('HTTP hardening', () => {
   let h: Harness;
   let app: FastifyInstance;
   let port: number;

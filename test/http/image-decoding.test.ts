@@ -1,5 +1,5 @@
 /**
- * Image decoding within bounds (issue 11, "Image decoding"): query images over the pixel limit are
+ * Image decoding within bounds: query images over the pixel limit are
  * a 415 naming the limit, decided from the header; decodes run in a bounded pool, and a full queue
  * is a 503 with Retry-After instead of a stall of every other request.
  */

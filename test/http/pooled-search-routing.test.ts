@@ -1,5 +1,5 @@
 /**
- * Where `catalog serve` answers a text search (issue 12; src/http/pool/pooled-catalog.ts): a cheap
+ * Where `catalog serve` answers a text search (src/http/pool/pooled-catalog.ts): a cheap
  * one on the main thread, within its budget of postings, and one that would read more on a reader
  * thread, with the same answer either way.
  */

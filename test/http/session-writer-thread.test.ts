@@ -1,6 +1,6 @@
 /**
  * `catalog serve` stores the sessions of the searches its main thread answers from a thread of
- * their own (src/adapters/sqlite/session-writer; issue 12): the event loop never waits on
+ * their own (src/adapters/sqlite/session-writer): the event loop never waits on
  * sessions.db. Shown with sessions.db's write lock held by another connection (a backup, a
  * second process): searches are still answered while it is held, and once it is released their
  * sessions are stored and page. (Written on the main thread, the first session write blocked the
@@ -53,7 +53,7 @@ describe('session writes off the main thread', () => {
 
 /**
  * The sessions of searches a reader thread ranks (a word over the main thread's budget) are stored
- * by that same session-writer thread, not by the reader (issue 12): a reader that stored them
+ * by that same session-writer thread, not by the reader: a reader that stored them
  * itself waited for sessions.db's write lock, and every search queued behind it waited too (under
  * 50 connections at 1,000,000 parts, ~1 s of every 10 per reader). Shown with the lock held by
  * another connection: searches on the one reader go on being answered, and their sessions page

@@ -1,5 +1,5 @@
 /**
- * Slow clients and large bodies (issue 11, "Slow bodies", "Large valid writes"), over real loopback
+ * Slow clients and large bodies ("Large valid writes"), over real loopback
  * sockets: an unauthenticated request is answered and closed without its body being read; slow
  * headers and slow bodies are cut off by the timeouts; connections are capped; JSON bodies are
  * bounded per endpoint with a 413 naming the limit.

@@ -1,5 +1,5 @@
 /**
- * The web app's files and the thumbnail endpoint on the wire (issue 16), without a browser: which
+ * The web app's files and the thumbnail endpoint on the wire, without a browser: which
  * paths are public, cache headers and content coding, CSP, and thumbnails (size, ETag, 304, 400,
  * 404, role-free like the original). `npm test` builds dist/web before the tests run.
  */
@@ -70,6 +70,16 @@ describe('web app files (src/http/web.ts)', () => {
     expect((await app.inject({ method: 'POST', url: '/', payload: {} })).statusCode).toBe(401);
     // A token in the URL is refused on the app's paths as well.
     expect((await app.inject({ method: 'GET', url: '/search?access_token=abc' })).statusCode).toBe(400);
+  });
+
+  it("answers a browser's unknown page with the app (404), so it can say so; API paths and non-browsers keep the API's answers", async () => {
+    const page = await app.inject({ method: 'GET', url: '/no/such/page', headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(page.statusCode).toBe(404);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('<title>t</title>');
+    expect((await app.inject({ method: 'GET', url: '/1/catalog/nothing', headers: { accept: 'text/html' } })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/no/such/page', headers: { accept: 'application/json' } })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'POST', url: '/no/such/page', headers: { accept: 'text/html' }, payload: {} })).statusCode).toBe(401);
   });
 
   it('says to build when the app is not built', async () => {

@@ -1,5 +1,5 @@
 /**
- * A throwaway PostgreSQL cluster for tests and benchmarks (issue 15): initdb in a temp directory,
+ * A throwaway PostgreSQL cluster for tests and benchmarks: initdb in a temp directory,
  * `pg_ctl start` on a free loopback port, stopped and removed by `stop()`. Runs the server as an
  * unprivileged user: the current one, or `postgres` (Debian's package creates it) when we are
  * root, since PostgreSQL refuses to run as root. Small and fast, for tests only: shared_buffers

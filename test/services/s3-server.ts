@@ -1,5 +1,5 @@
 /**
- * A throwaway S3-compatible server for tests (issue 15): s3rver, a Node implementation of the S3
+ * A throwaway S3-compatible server for tests: s3rver, a Node implementation of the S3
  * REST wire protocol (signature V4, XML, multipart uploads) storing objects in a temp directory,
  * driven through the real AWS SDK v3 client. Chosen over Scality's CloudServer because the npm
  * registry copy of CloudServer (@zenko/cloudserver 8.0.0-beta) depends on GitHub branches and

@@ -1,6 +1,6 @@
 /**
  * The catalog database's connection settings (adapters/sqlite/database.ts): durability first, then
- * the WAL checkpoint interval that keeps an import from copying every batch twice (issue 12).
+ * the WAL checkpoint interval that keeps an import from copying every batch twice.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -51,7 +51,7 @@ describe('openDatabase', () => {
   });
 });
 
-describe('nearestPackage (finds the SQLite addon without require.resolve, issue 12)', () => {
+describe('nearestPackage (finds the SQLite addon without require.resolve)', () => {
   it('finds the package Node resolves, the nearest first, skipping directories named node_modules', () => {
     expect(nearestPackage('better-sqlite3', import.meta.dirname)).toBe(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')));
     const root = tempDir();

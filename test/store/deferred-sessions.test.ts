@@ -1,5 +1,5 @@
 /**
- * Sessions stored after answering (issue 12; SearchServiceDeps.deferSessionWrites, `catalog
+ * Sessions stored after answering (a SessionBatcher as the search service's session sink, `catalog
  * serve`'s main thread): the searches of one turn of the event loop are stored together on the
  * next, and a session is always found, by paging it at once or after the catalog is closed.
  */
@@ -8,10 +8,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { openSessionDatabase, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import { SESSION_BATCH_WINDOW_MS } from '../../src/core/search/service.js';
+import type { Clock, SessionBatchWriter, SessionStore } from '../../src/core/ports.js';
+import { SESSION_BATCH_WINDOW_MS, SessionBatcher } from '../../src/http/pool/session-batcher.js';
 import type { Catalog } from '../../src/core/services.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
+
+/** A session sink of `catalog serve`'s kind: batches stored on this thread, or handed to `writer`. */
+function batched(writer?: SessionBatchWriter) {
+  return { sessionSink: (sessions: SessionStore, clock: Clock) => new SessionBatcher({ sessions, clock, writer }) };
+}
 
 describe('deferred session writes', () => {
   let dir: string;
@@ -19,7 +25,7 @@ describe('deferred session writes', () => {
 
   beforeEach(async () => {
     dir = tempDir('catalog-defer-');
-    catalog = openCatalog({ dataDir: dir, deferSessionWrites: true });
+    catalog = openCatalog({ dataDir: dir, ...batched() });
     await catalog.service.upsertParts(LOCAL_OWNER, Array.from({ length: 30 }, (_, i) => ({ part_id: `p${String(i).padStart(2, '0')}`, name: { en: `Cog ${i}` } })));
   });
   afterEach(async () => {
@@ -84,11 +90,11 @@ describe('deferred session writes handed to a writer (catalog serve\'s session-w
     // A writer that stores through a connection of its own, as the thread does, and records each batch's size.
     const store = new SqliteSessionStore(openSessionDatabase(join(dir, 'sessions.db')));
     catalog = openCatalog({
-      dataDir: dir, deferSessionWrites: true,
-      sessionWriter: async (sessions, budget) => {
+      dataDir: dir,
+      ...batched(async (sessions, budget) => {
         batches.push(sessions.length);
         await store.createMany(sessions, budget);
-      },
+      }),
     });
     await catalog.service.upsertParts(LOCAL_OWNER, Array.from({ length: 30 }, (_, i) => ({ part_id: `p${String(i).padStart(2, '0')}`, name: { en: `Cog ${i}` } })));
   });
@@ -133,12 +139,11 @@ describe('deferred session writes handed to a writer (catalog serve\'s session-w
     const held = new Promise<void>((resolve) => (release = resolve));
     const writer = openCatalog({
       dataDir: dir2,
-      deferSessionWrites: true,
       // A writer that takes every batch and stores none until released.
-      sessionWriter: async (sessions) => {
+      ...batched(async (sessions) => {
         batches.push(sessions.length);
         await held;
-      },
+      }),
     });
     try {
       await writer.service.upsertParts(LOCAL_OWNER, [{ part_id: 'p1', name: { en: 'Cog' } }]);

@@ -1,5 +1,5 @@
 /**
- * Existing catalogs get the current reference features (issue 14; docs/search.md, "Sixth round",
+ * Existing catalogs get the current reference features (docs/search.md, "Sixth round",
  * "Fifteenth round"): a record of an older feature version (2: keypoints of the picture as it is
  * only; 3: no AKAZE record for a small reference) is stale, so the backfill that starts after a
  * catalog is opened re-extracts it from the stored original, and the image is found meanwhile as
@@ -20,7 +20,7 @@ import { olderPhotoRecord } from '../helpers/photo-features.js';
 
 const FILE = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'images', 'op2_multiply.jpg');
 
-describe('feature backfill to version 4 (issue 14, sixth and fifteenth rounds)', () => {
+describe('feature backfill to version 4 (sixth and fifteenth rounds)', () => {
   let catalog: Catalog | undefined;
   afterEach(async () => {
     await catalog?.close();

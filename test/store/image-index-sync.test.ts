@@ -1,5 +1,5 @@
 /**
- * The photo index follows the catalog incrementally (issue 14; docs/search.md, "Photo search"):
+ * The photo index follows the catalog incrementally (docs/search.md, "Photo search"):
  * after the first query loads every reference, an upload, a move or a deletion, by this process
  * or by another server on the same catalog, is applied from the store's change log
  * (ReferenceFeatureStore.changesSince) without loading everything again. Asserted through the

@@ -1,6 +1,6 @@
 /**
  * An image search's scores are the same on its first answer and on every page of its session
- * (issue 14): a session stores each score to 1/65,535 (SessionStore.create), and the projection
+ *: a session stores each score to 1/65,535 (SessionStore.create), and the projection
  * shows four decimals, so a score that the answer showed unstored could round the other way on a
  * page (0.00345 answered 0.0035, paged 0.0034). And `resultOptions.minScore` keeps exactly the hits
  * whose shown score reaches it.

@@ -1,6 +1,6 @@
 /**
  * CatalogService.upsertPartBatches over SQLite (a local import writes several batches per
- * transaction, issue 12): every batch of a call is written in ONE transaction, so a failure while
+ * transaction): every batch of a call is written in ONE transaction, so a failure while
  * writing a later batch stores nothing of the earlier ones — neither their parts rows nor their
  * search index entries — and the catalog then takes the same batches as if nothing had happened.
  */

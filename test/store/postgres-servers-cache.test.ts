@@ -1,6 +1,6 @@
 /**
  * In-process state of a server that must hold across servers on the same PostgreSQL catalog and
- * bucket (issue 15; docs/deploy.md "How several servers stay one catalog"): the image similarity
+ * bucket (docs/deploy.md "How several servers stay one catalog"): the image similarity
  * index (reloaded on a change counter), and the blob gate and start-up sweep, which protected an
  * upload's blob only from deletions in its own process. Two catalogs opened in this process on one
  * schema (and one S3 prefix) stand for two servers; their clocks differ by an hour, as the clocks

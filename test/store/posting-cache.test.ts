@@ -1,5 +1,5 @@
 /**
- * The SQLite engine's cache of decoded postings (engine-store.ts `decoded`; issue 12): bounded by
+ * The SQLite engine's cache of decoded postings (engine-store.ts `decoded`): bounded by
  * postings, least recently used out, whatever the order of uses and evictions before.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * A reader thread answers a text search as soon as its first page is ranked, then ranks the
- * session's hits (SearchService.searchAnsweringEarly; issue 12). The session must be the snapshot
+ * session's hits (SearchService.searchAnsweringEarly). The session must be the snapshot
  * the answer came from: a write that commits in between (here: two parts deleted through another
  * connection, from inside the answer callback) is not in it, while a new search sees it.
  */

@@ -1,5 +1,5 @@
 /**
- * Cheap searches (issue 12): a text search run with a budget answers when its postings stay within
+ * Cheap searches: a text search run with a budget answers when its postings stay within
  * it and gives up, before storing anything, when they would not (core/search/budget.ts); and the
  * result cards a connection keeps survive writes to other parts.
  */
@@ -83,7 +83,7 @@ describe('a budgeted text search', () => {
   });
 });
 
-describe('result cards kept per connection (issue 12)', () => {
+describe('result cards kept per connection', () => {
   it('survive a write to a part in another doc chunk and are re-read for a part written since', async () => {
     const clock = systemClock();
     const store = new SqliteCatalogStore(openDatabase(':memory:'));

@@ -74,7 +74,7 @@ describe('SqliteSearchIndex', () => {
     await capped.close();
   });
 
-  it('warm() reads the per-part arrays in before the first search (issue 12), and a later write is still seen', async () => {
+  it('warm() reads the per-part arrays in before the first search, and a later write is still seen', async () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
     const engine = (index as unknown as { engine: { docCapacity: number; key: Float64Array } }).engine;
     expect(engine.docCapacity).toBe(0);
@@ -109,7 +109,7 @@ describe('SqliteSearchIndex', () => {
     expect(after.results.map((r) => r.id)).toEqual(before.results.map((r) => r.id));
     await fresh.close();
   });
-  it('result cards are read once per connection until the index is written (issue 12), and pages stay exact', async () => {
+  it('result cards are read once per connection until the index is written, and pages stay exact', async () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
     const stmt = (index as unknown as { stmt: { partCards: { get: (...args: unknown[]) => unknown } } }).stmt;
     const reads = vi.spyOn(stmt.partCards, 'get');
@@ -184,7 +184,7 @@ describe('SqliteSearchIndex', () => {
     expect([await count(worker, 'gear'), await count(LOCAL_OWNER, 'gear')]).toEqual([0, 0]);
   });
 
-  it('cards are copied on write (issue 12): new parts write no card row; a session keeps showing replaced and deleted parts as they were', async () => {
+  it('cards are copied on write: new parts write no card row; a session keeps showing replaced and deleted parts as they were', async () => {
     const cardRows = () => store.db.prepare('SELECT count(*) FROM search_cards').pluck().get();
     const parts = Array.from({ length: 30 }, (_, i) => ({ part_id: `v${String(i).padStart(2, '0')}`, name: { en: `Valve ${i}` } }));
     await service.upsertParts(LOCAL_OWNER, parts);
@@ -230,7 +230,7 @@ describe('SqliteSearchIndex', () => {
   });
 });
 
-describe('result cards of current parts (issue 12): read from their parts rows alone', () => {
+describe('result cards of current parts: read from their parts rows alone', () => {
   type Statement = { all: (...args: unknown[]) => unknown };
   const statementsOf = (index: SqliteSearchIndex) => (index as unknown as { stmt: { copiedCards: Statement; currentCardRows: Statement } }).stmt;
   let store: SqliteCatalogStore;
@@ -376,7 +376,7 @@ describe('engine writer caches', () => {
   });
 });
 
-describe('changed-terms log (migration 10, issue 12)', () => {
+describe('changed-terms log (migration 10)', () => {
   type Engine = { terms: Map<number, unknown>; stmt: { termId: { get: (t: string) => number | undefined } } };
   const engineOf = (catalog: ReturnType<typeof openCatalog>) => (catalog.search as unknown as { index: { engine: Engine } }).index.engine;
 
@@ -531,7 +531,7 @@ describe('bulk-written index (one transaction per batch)', () => {
     }
   });
 
-  it('batches of appended parts store the very blocks a one-pass rebuild writes (tails extended as stored, issue 12)', async () => {
+  it('batches of appended parts store the very blocks a one-pass rebuild writes (tails extended as stored)', async () => {
     const c = await catalog();
     try {
       const rnd = random(7);
@@ -589,7 +589,7 @@ describe('bulk-written index (one transaction per batch)', () => {
   });
 });
 
-describe('search result cache size (issue 12, load test)', () => {
+describe('search result cache size (load test)', () => {
   let store: SqliteCatalogStore;
   let service: CatalogService;
   const clock = systemClock();

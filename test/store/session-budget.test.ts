@@ -1,5 +1,5 @@
 /**
- * Search sessions within a budget (issue 11, "Resources an attacker can exhaust" and "A search
+ * Search sessions within a budget ("Resources an attacker can exhaust" and "A search
  * session belongs to the token"): packed hit blocks, the per-token cap (oldest evicted first), the
  * total size budget, expired sessions purged by a timer with the space given back, the version-1
  * file migrated, and ownership by token identity rather than name.
@@ -162,7 +162,7 @@ describe('session database migration', () => {
     expect(store.usage()).toEqual({ sessions: 0, bytes: 0 });
   });
 
-  it('gives a new file incremental vacuum, and reopening a current file writes nothing (issue 12: a search paid a write and two fsyncs at open)', () => {
+  it('gives a new file incremental vacuum, and reopening a current file writes nothing (a search paid a write and two fsyncs at open)', () => {
     const path = join(tempDir(), SESSIONS_FILE);
     const created = openSessionDatabase(path);
     expect(created.pragma('auto_vacuum', { simple: true })).toBe(2);
@@ -178,7 +178,7 @@ describe('session database migration', () => {
     expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
   });
 
-  it('adds the state column (issue 13) and the scores column (issue 14) to a version-2 file and keeps its sessions', async () => {
+  it('adds the state column and the scores column to a version-2 file and keeps its sessions', async () => {
     const path = join(tempDir(), SESSIONS_FILE);
     const v2 = openSessionDatabase(path);
     v2.exec('ALTER TABLE sessions DROP COLUMN state; ALTER TABLE session_hits DROP COLUMN scores');
@@ -195,7 +195,7 @@ describe('session database migration', () => {
     expect(db.prepare("SELECT sessions FROM session_owners WHERE owner = 'o'").pluck().get()).toBe(2);
   });
 
-  it('counts each owner\'s sessions from a version-4 file on, through evictions and purges (issue 12)', async () => {
+  it('counts each owner\'s sessions from a version-4 file on, through evictions and purges', async () => {
     const path = join(tempDir(), SESSIONS_FILE);
     const v4 = openSessionDatabase(path);
     v4.exec('DROP TABLE session_owners');
@@ -219,7 +219,7 @@ describe('session database migration', () => {
   });
 });
 
-describe('session ownership (issue 11)', () => {
+describe('session ownership', () => {
   let h: Harness;
   afterEach(async () => {
     await h.close();

@@ -58,7 +58,7 @@ describe('openSqliteStores: the data directory', () => {
   });
 });
 
-describe('SqliteCatalogStore: tokens found are kept per connection (issue 12)', () => {
+describe('SqliteCatalogStore: tokens found are kept per connection', () => {
   it('a token revoked through another connection (another process, the CLI) fails at once; one created is found', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'token-cache-'));
     const server = openSqliteStores({ dataDir: dir, clock: systemClock() });
@@ -85,7 +85,7 @@ describe('SqliteCatalogStore: tokens found are kept per connection (issue 12)', 
   });
 });
 
-describe('SqliteCatalogStore: synonym sets are kept per connection (issue 12)', () => {
+describe('SqliteCatalogStore: synonym sets are kept per connection', () => {
   it('answers from memory while nothing commits, and sees another connection\'s change from its next turn', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'synonym-cache-'));
     const server = openSqliteStores({ dataDir: dir, clock: systemClock() });
@@ -111,7 +111,7 @@ describe('SqliteCatalogStore: synonym sets are kept per connection (issue 12)', 
   });
 });
 
-describe('SqliteCatalogStore: settings are kept per connection until a commit (issue 12)', () => {
+describe('SqliteCatalogStore: settings are kept per connection until a commit', () => {
   it('a setting changed through another connection is read from the next turn; this connection\'s own writes at once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'settings-cache-'));
     const server = openSqliteStores({ dataDir: dir, clock: systemClock() });
@@ -133,7 +133,7 @@ describe('SqliteCatalogStore: settings are kept per connection until a commit (i
   });
 });
 
-describe('SqliteCatalogStore: parts read one at a time are kept per connection until a commit (issue 12)', () => {
+describe('SqliteCatalogStore: parts read one at a time are kept per connection until a commit', () => {
   const part = (name: string): StoredPart => ({
     part_id: 'p1',
     serviceId: '8fa2867c-2d6d-4aad-9098-9f2c512a7976',

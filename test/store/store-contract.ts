@@ -10,7 +10,7 @@
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Attribute, Principal, SynonymSet } from '../../src/api/schemas.js';
-import type { Decision, ImageWrite, StoredImage, StoredPart, StoredRelation, TextSearchQuery } from '../../src/core/model.js';
+import type { Decision, ImageWrite, StoredImage, StoredPart, StoredRelation, StoredWebhook, TextSearchQuery } from '../../src/core/model.js';
 import type { BlobStore, CatalogStores } from '../../src/core/ports.js';
 import { visibleLevels } from '../../src/core/permissions.js';
 import { parseQueryText } from '../../src/core/search/query.js';
@@ -211,7 +211,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
       });
     });
 
-    describe('CatalogStore: synonyms (issue 13)', () => {
+    describe('CatalogStore: synonyms', () => {
       it('upserts with the stored set and the running count in decide, replaces whole, lists by id, deletes; all in one transaction', async () => {
         const seen: [string, string | undefined, number][] = [];
         const decide = (item: SynonymSet, existing: SynonymSet | undefined, count: number): Decision<SynonymSet> => {
@@ -338,7 +338,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.references.fingerprint()).not.toBe(after);
       });
 
-      it('log every change of features or of their part, and read just those since a change number (issue 14)', async () => {
+      it('log every change of features or of their part, and read just those since a change number', async () => {
         await putParts(part('p1', 'One'), part('p2', 'Two'));
         const features = (id: string) => s.references.changesSince(v0, 100).then((c) => c.upserted.find((r) => r.image_id === id));
         const v0 = await s.references.changeVersion();
@@ -451,7 +451,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(order).toEqual([...ids].sort());
       });
 
-      it('ranks by BM25 within a tier: a short name above a long one, whatever the write order (issue 15)', async () => {
+      it('ranks by BM25 within a tier: a short name above a long one, whatever the write order', async () => {
         // Every hit has the word once in its name; only length tells them apart (ts_rank ignores it).
         const parts = [part('zz-best', 'Sprocket')];
         for (let i = 0; i < 2500; i++) parts.push(part(`a${String(i).padStart(5, '0')}`, `Sprocket assembly kit ${i % 10} spare`));
@@ -461,14 +461,14 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(['zz-best', 'a00000', 'a00001']);
       });
 
-      it('ranks by BM25 within a tier: a rare word weighs more than a frequent one (issue 15)', async () => {
+      it('ranks by BM25 within a tier: a rare word weighs more than a frequent one', async () => {
         const parts = [part('a1', 'Flange common common'), part('a2', 'Flange flange common')];
         for (let i = 0; i < 40; i++) parts.push(part(`f${i}`, 'Common filler part'));
         await putParts(...parts);
         expect(await search('flange common ')).toEqual(['a2', 'a1']);
       });
 
-      it('returns the exact BM25 order of the reference scorer on generated data (issue 15: the same ranking on every store)', async () => {
+      it('returns the exact BM25 order of the reference scorer on generated data (the same ranking on every store)', async () => {
         await putAttributes(attribute('note'), attribute('secret', { visibility: 'admin' }));
         const vocabulary = ['valve', 'pump', 'seal', 'ring', 'gasket', 'flange', 'bolt', 'nut', 'hose', 'clamp', 'rotor', 'stator'];
         let seed = 11;
@@ -589,7 +589,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.searchIndex.readCards([Math.max(...found.cardIds, ...later.cardIds) + 1_000_000])).toEqual([]);
       });
 
-      it('counts facet values over every hit, as the caller sees them (issue 13)', async () => {
+      it('counts facet values over every hit, as the caller sees them', async () => {
         const vendor = attribute('vendor', { filterable: true });
         const grade = attribute('grade', { filterable: true, visibility: 'admin' });
         const stock = attribute('stock', { filterable: true, per_org_values: true, default_value: { en: 'none' } });
@@ -643,7 +643,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.sessions.get('s2')).toBeDefined();
       });
 
-      it('keeps what a session remembers besides its hits: the organization, the text and the facet counts (issue 13)', async () => {
+      it('keeps what a session remembers besides its hits: the organization, the text and the facet counts', async () => {
         const base = { principal: 'ci', createdAt: 10, expiresAt: 20, imageId: null, language: undefined, total: 2, stored: 2 };
         const facets = { vendor: [{ value: 'Intel Corporation', count: 2 }, { value: 'Ünïcode', count: 1 }], class: [] };
         await s.sessions.create({ ...base, sessionId: 'with', organization: 'acme-eu', text: 'intel contoller', facets }, { cardIds: [1, 2] });
@@ -655,7 +655,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await s.sessions.readHits('with', 0, 5)).toEqual({ cardIds: [1, 2] });
       });
 
-      it('keeps an image search\'s scores beside its hits, on every page, across blocks (issue 14: results.score)', async () => {
+      it('keeps an image search\'s scores beside its hits, on every page, across blocks (results.score)', async () => {
         const n = 2500;
         const cardIds = Array.from({ length: n }, (_, i) => n - i);
         const scores = cardIds.map((_, i) => 1 - i / n);
@@ -670,6 +670,89 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         // A text session has no scores at all, not zeros.
         await s.sessions.create({ sessionId: 'txt', principal: 'ci', createdAt: 10, expiresAt: 20, imageId: null, language: undefined, total: 1, stored: 1 }, { cardIds: [7] });
         expect(await s.sessions.readHits('txt', 0, 5)).toEqual({ cardIds: [7] });
+      });
+    });
+
+    describe('ChangeLog: every write numbered in its transaction (docs/api.md "Changes")', () => {
+      const relation = (a: string, b: string): StoredRelation => ({ anchor_part_id: a, related_part_id: b, type: 'substitute', source: 'confirmed_by_user', user_id: 'u', created: 1 });
+      const feed = async (since = 0, limit = 100) => (await s.changes.changesSince(since, limit, undefined)).changes.map((c) => [c.type, c.op, c.id, ...(c.related_id !== null ? [c.related_id] : [])].join(' '));
+
+      it('numbers attributes, parts, images, relations, synonyms, organizations and maintenance; deletions as tombstones', async () => {
+        expect(await s.changes.changesSince(0, 10, undefined)).toEqual({ changes: [], prunedThrough: 0, latest: 0 });
+        await putAttributes(attribute('colour'));
+        await putParts(part('p1', 'One', { colour: 'red' }), part('p2', 'Two'));
+        await s.relations.writeRelations([relation('p2', 'p1')]);
+        await s.images.upsertImages([{ image_id: 'i1', part_id: 'p1' }], (item) => write({ image: image(item.image_id, item.part_id, 'a'.repeat(64)), features: null }));
+        await s.catalog.upsertSynonyms([{ synonym_id: 's1', synonyms: ['bolt', 'screw'] }], (item) => write(item as SynonymSet));
+        await s.catalog.ensureOrganizations(['acme']);
+        await s.catalog.setSetting('maintenance', 'on');
+        await s.catalog.setSetting('something_internal', 'x');
+        await s.images.deleteImages(['i1'], () => write(null, false));
+        await s.catalog.deleteParts(['p1'], () => write(null, false));
+        await s.catalog.deleteSynonyms(['s1'], () => write(null, false));
+        expect(await feed()).toEqual([
+          'attribute upsert colour', 'part upsert p1', 'part upsert p2', 'relation upsert p2 p1', 'image upsert i1', 'synonym upsert s1',
+          'organization upsert acme', 'setting upsert maintenance', 'image delete i1', 'part delete p1', 'synonym delete s1',
+        ]);
+        const all = await s.changes.changesSince(0, 100, undefined);
+        expect(all.changes.map((c) => c.change)).toEqual(all.changes.map((_, i) => i + 1));
+        expect(all.latest).toBe(11);
+        expect(all.changes.every((c) => c.at > 1_600_000_000_000_000)).toBe(true);
+        expect(await feed(9, 1)).toEqual(['part delete p1']);
+        expect((await s.changes.changesSince(0, 100, ['part'])).changes.map((c) => `${c.op} ${c.id}`)).toEqual(['upsert p1', 'upsert p2', 'delete p1']);
+      });
+
+      it('numbers nothing for a rolled-back write', async () => {
+        await putParts(part('p1', 'One'));
+        await expect(s.catalog.upsertParts([part('p2', 'Two'), part('p3', 'Three')], (item) => {
+          if (item.part_id === 'p3') throw new Error('decide failed');
+          return write(item as StoredPart);
+        })).rejects.toThrow('decide failed');
+        expect(await feed()).toEqual(['part upsert p1']);
+        await putParts(part('p4', 'Four'));
+        expect((await s.changes.changesSince(0, 10, undefined)).changes.map((c) => c.change)).toEqual([1, 2]);
+      });
+
+      it('prunes changes older than the retention at every 1,000th change and says how far', async () => {
+        await s.catalog.setSetting('change_retention_seconds', '0');
+        await putParts(part('old', 'Old'));
+        await new Promise((r) => setTimeout(r, 5));
+        const many = Array.from({ length: 999 }, (_, i) => part(`n${String(i).padStart(4, '0')}`, 'N'));
+        await putParts(...many);
+        const after = await s.changes.changesSince(0, 10, undefined);
+        expect(after.latest).toBe(1000);
+        expect(after.prunedThrough).toBeGreaterThanOrEqual(1);
+        expect(after.changes.every((c) => c.change > after.prunedThrough)).toBe(true);
+      });
+    });
+
+    describe('WebhookStore: outbox rows in the change\'s transaction, claims, the delivery log', () => {
+      const hook = (id: string, types: StoredWebhook['types'] = null): StoredWebhook => ({ webhook_id: id, url: 'http://127.0.0.1:9/hook', secret: 'whsec_0123456789abcdef', types, createdAt: 5 });
+
+      it('queues every later change for each subscribed webhook, claims with a lease and settles', async () => {
+        await putParts(part('before', 'Before'));
+        expect(await s.webhooks.addWebhook(hook('all'))).toBe(true);
+        expect(await s.webhooks.addWebhook(hook('all'))).toBe(false);
+        await s.webhooks.addWebhook(hook('attrs', ['attribute']));
+        await putParts(part('p1', 'One'));
+        await putAttributes(attribute('colour'));
+        expect((await s.webhooks.listWebhooks()).map((w) => [w.webhook_id, w.pending, w.types])).toEqual([['all', 2, null], ['attrs', 1, ['attribute']]]);
+        const claimed = await s.webhooks.claimDeliveries(100, 1_000, 10);
+        expect(claimed.map((c) => [c.webhook.webhook_id, c.changeNumber, c.change?.type, c.change?.id, c.attempts])).toEqual([
+          ['all', 2, 'part', 'p1', 0], ['all', 3, 'attribute', 'colour', 0], ['attrs', 3, 'attribute', 'colour', 0],
+        ]);
+        expect(claimed[0]?.webhook.secret).toBe('whsec_0123456789abcdef');
+        // Leased: not due again before the lease ends.
+        expect(await s.webhooks.claimDeliveries(500, 2_000, 10)).toEqual([]);
+        await s.webhooks.recordDelivery({ webhook_id: 'all', change: 2, attempt: 1, at: 600, status: 200, outcome: 'delivered', error: null });
+        await s.webhooks.recordDelivery({ webhook_id: 'all', change: 3, attempt: 1, at: 601, status: 500, outcome: 'retry', error: 'HTTP 500', nextAttemptAt: 700 });
+        const again = await s.webhooks.claimDeliveries(1_000, 3_000, 10);
+        expect(again.map((c) => [c.webhook.webhook_id, c.changeNumber, c.attempts])).toEqual([['all', 3, 1], ['attrs', 3, 0]]);
+        expect((await s.webhooks.deliveries('all', 10)).map((d) => [d.change, d.attempt, d.status, d.outcome, d.error])).toEqual([[3, 1, 500, 'retry', 'HTTP 500'], [2, 1, 200, 'delivered', null]]);
+        expect(await s.webhooks.removeWebhook('all')).toBe(true);
+        expect(await s.webhooks.removeWebhook('all')).toBe(false);
+        expect(await s.webhooks.deliveries('all', 10)).toEqual([]);
+        expect((await s.webhooks.listWebhooks()).map((w) => w.webhook_id)).toEqual(['attrs']);
       });
     });
 

@@ -1,5 +1,5 @@
 /**
- * The web app end to end (issue 16) in a real browser: Debian's Chromium driven by playwright-core
+ * The web app end to end in a real browser: Debian's Chromium driven by playwright-core
  * against the built `catalog serve` (bin/catalog.js on dist/, web app in dist/web).
  *
  * Without Chromium the suite is SKIPPED with a loud message naming the apt-get line; with
@@ -33,7 +33,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.length} nodes: ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))})`);
 }
 
-describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () => {
+describe.runIf(haveChromium || required)('web app in Chromium', () => {
   let dataDir: string;
   let fixture: Fixture;
   let server: Awaited<ReturnType<typeof startServe>>;
@@ -124,8 +124,8 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
   it('filters on a filterable attribute', async () => {
     await page.goto(`${server.url}/search`);
     await page.getByLabel('Search text').fill('widget');
-    await page.getByLabel('Vendor').fill('Globex');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('group', { name: 'Vendor' }).getByRole('checkbox', { name: /Globex/ }).check();
     await page.getByText('15 parts, page 1 of 1').waitFor();
   });
 
@@ -185,12 +185,11 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
 
   it('photo search finds the part and shows its similarity score; a photo of nothing in the catalog says no part matches confidently', async () => {
     await page.goto(`${server.url}/search`);
-    const photo = page.getByLabel('Photo (choose a file, take one, or drop one on the page)');
+    const photo = page.getByLabel('Take or choose a photo to search with');
     expect(await photo.getAttribute('accept')).toBe('image/*');
     expect(await photo.getAttribute('capture')).not.toBeNull();
+    // Choosing the photo searches at once (no second button).
     await photo.setInputFiles({ name: 'query.jpg', mimeType: 'image/jpeg', buffer: await alteredPhoto(PHOTOS[0]?.file ?? '') });
-    await page.getByRole('img', { name: 'Preview of the photo to search with' }).waitFor();
-    await page.getByRole('button', { name: 'Search by photo' }).click();
     await page.getByText('by photo similarity').waitFor();
     expect(await page.locator('.hits .hit-id').first().textContent()).toBe('photo:penny');
     const score = await page.locator('.hits .score').first().textContent();
@@ -200,7 +199,6 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
 
     // A photo of something not in the catalog: the closest parts, each marked weak, under a note.
     await photo.setInputFiles({ name: 'tiger.jpg', mimeType: 'image/jpeg', buffer: readFileSync(join(SHARED_IMAGES, 'tiger.jpg')) });
-    await page.getByRole('button', { name: 'Search by photo' }).click();
     await page.locator('.no-confident-hit').waitFor();
     expect(await page.locator('.no-confident-hit').textContent()).toContain('No part matches this photo confidently');
     for (const text of await page.locator('.hits .score').allTextContents()) expect(text).toMatch(/^Similarity \d+ % \(weak match\)$/);
@@ -221,6 +219,7 @@ describe.runIf(haveChromium || required)('web app in Chromium (issue 16)', () =>
         { name: 'upload-mid.jpg', mimeType: 'image/jpeg', buffer: jpeg },
         { name: 'not-an-image.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('this is text, not a JPEG') },
       ]);
+      await contributorPage.getByLabel('Image id for upload-mid.jpg').fill('upload-mid');
       await contributorPage.getByLabel('Weight for upload-mid.jpg').fill('3');
       await contributorPage.getByRole('button', { name: 'Upload 2 images' }).click();
       await contributorPage.locator('.gallery > li[data-image-id="upload-mid"]').waitFor();

@@ -1,5 +1,5 @@
 /**
- * The catalog the browser tests read (issue 16), built in a temp data directory through the local
+ * The catalog the browser tests read, built in a temp data directory through the local
  * client, then served by the real `catalog serve`:
  * - 45 parts named "Widget <n>" (page 2 of a 20-hit page exists), vendor Acme or Globex (filterable);
  * - `gear:seven` with 7 display images whose shown 5 follow rule 4 of spec 2.2, and a reference image;
@@ -90,7 +90,7 @@ export async function buildFixture(dataDir: string): Promise<Fixture> {
         ],
       },
       { part_id: 'gear:successor', name: { en: 'Successor gear' } },
-      { part_id: 'gear:twin', name: { en: 'Twin gear' } },
+      { part_id: 'gear:twin', name: { en: 'Twin gear', fr: 'Engrenage jumeau' } },
       { part_id: 'gear:upload', name: { en: 'Upload target gear' } },
       ...PHOTOS.map((p) => ({ part_id: p.part_id, name: { en: p.name } })),
     ]);

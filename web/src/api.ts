@@ -1,6 +1,7 @@
 /**
  * The page's only way to the catalog: the public HTTP API (docs/api.md) with the user's token as the
- * bearer header. The token lives in sessionStorage (gone when the tab closes) and never in a URL.
+ * bearer header. The token lives in sessionStorage (gone when the tab closes), or in localStorage
+ * when the user asks to be remembered on this device, and never in a URL.
  */
 
 const TOKEN_KEY = 'catalog.token';
@@ -25,18 +26,29 @@ export class ApiError extends Error {
 }
 
 export function getToken(): string | null {
-  return sessionStorage.getItem(TOKEN_KEY);
+  return sessionStorage.getItem(TOKEN_KEY) ?? localStorage.getItem(TOKEN_KEY);
 }
 
-export function setToken(token: string): void {
+/** Keeps the token for this tab; `remember`: also for new tabs on this device (localStorage). */
+export function setToken(token: string, remember = false): void {
   sessionStorage.setItem(TOKEN_KEY, token);
+  if (remember) localStorage.setItem(TOKEN_KEY, token);
+  else localStorage.removeItem(TOKEN_KEY);
 }
 
-/** Forgets the token; listeners of `catalog:signed-out` show the sign-in form again. */
+/**
+ * Forgets the token (this tab and the device) and everything the session kept of its searches;
+ * listeners of `catalog:signed-out` show the sign-in form again.
+ */
 export function signOut(reason?: string): void {
   sessionStorage.removeItem(TOKEN_KEY);
+  localStorage.removeItem(TOKEN_KEY);
+  for (const key of Object.keys(sessionStorage)) if (key.startsWith('catalog.search')) sessionStorage.removeItem(key);
   window.dispatchEvent(new CustomEvent('catalog:signed-out', { detail: reason }));
 }
+
+/** What a person reads when the server cannot be reached at all (fetch's "Failed to fetch"). */
+export const UNREACHABLE = 'The catalog server cannot be reached: check the connection, then try again.';
 
 async function problemOf(response: Response): Promise<Problem> {
   try {
@@ -48,7 +60,7 @@ async function problemOf(response: Response): Promise<Problem> {
 }
 
 /** One request with the bearer token. A 401 signs out (the token is revoked or wrong). */
-export async function request(method: string, path: string, body?: unknown, token: string | null = getToken()): Promise<Response> {
+export async function request(method: string, path: string, body?: unknown, token: string | null = getToken(), signal?: AbortSignal): Promise<Response> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   let payload: BodyInit | undefined;
@@ -57,7 +69,13 @@ export async function request(method: string, path: string, body?: unknown, toke
     headers['content-type'] = 'application/json';
     payload = JSON.stringify(body);
   }
-  const response = await fetch(path, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, ...(payload !== undefined ? { body: payload } : {}), ...(signal ? { signal } : {}) });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new Error(UNREACHABLE);
+  }
   if (!response.ok) {
     const problem = await problemOf(response);
     if (response.status === 401 && token === getToken()) signOut(problem.detail);
@@ -67,8 +85,8 @@ export async function request(method: string, path: string, body?: unknown, toke
 }
 
 /** A JSON call. */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  return (await (await request(method, path, body)).json()) as T;
+export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  return (await (await request(method, path, body, getToken(), signal)).json()) as T;
 }
 
 /** Checks a token before keeping it: GET /1/catalog/info answers any valid token. */
@@ -117,7 +135,23 @@ export interface SearchResult {
   score?: number | null;
   /** `results.images`: the hit's shown display images in UI order. */
   images?: Array<{ image_id: string; path: string }>;
+  /** `results.highlights`: every field a query word matched, with the matched spans. */
+  highlights?: Highlight[];
+  /** `results.attributes`: the part's values the caller may see. */
+  attributes?: Part['attributes'];
 }
+
+/** One highlighted field of a hit (docs/api.md "Highlights"): `text.slice(start, end)` matched. */
+export interface Highlight {
+  field: 'id' | 'name' | 'value';
+  language?: string;
+  attribute_id?: string;
+  text: string;
+  matches: Array<{ word: number; start: number; end: number; how: string }>;
+}
+
+/** `facets` of a search answer: per attribute, its most frequent values among all hits. */
+export type Facets = Record<string, Array<{ value: string; count: number }>>;
 
 /** The documented threshold of `results.score` (docs/api.md, "Score"): at or above it a photo hit is confident. */
 export const CONFIDENT_IMAGE_SCORE = 0.5;
@@ -126,13 +160,14 @@ export const CONFIDENT_IMAGE_SCORE = 0.5;
  * The projection every search page asks for: the card fields, the display images (one request
  * fills the page's thumbnails) and the score of a photo search.
  */
-export const RESULT_PROJECTION = ['results.id', 'results.name', 'results.nameLanguage', 'results.images', 'results.score'];
+export const RESULT_PROJECTION = ['results.id', 'results.name', 'results.nameLanguage', 'results.images', 'results.score', 'results.highlights', 'results.attributes'];
 
 export interface SearchResponse {
   sessionId: string;
   imageId: string | null;
   results: SearchResult[];
   resultsTotalCount: number;
+  facets?: Facets;
 }
 
 export interface ImageDescription {

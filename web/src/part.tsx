@@ -6,9 +6,9 @@
  * (an admin-only value) is simply absent.
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { allAttributes, api, currentToken, displayImages, enc, imagesOfPart, inLanguage, partNames, type Attribute, type CurrentToken, type DisplayImages, type ImageDescription, type LangMap, type Part, type Relation } from './api';
+import { allAttributes, api, ApiError, currentToken, displayImages, enc, imagesOfPart, inLanguage, partNames, type Attribute, type CurrentToken, type DisplayImages, type ImageDescription, type LangMap, type Part, type Relation } from './api';
 import { OriginalDialog, Thumb } from './images';
-import { Link, partUrl } from './router';
+import { Link, partUrl, setTitle } from './router';
 import { ErrorNote } from './search';
 import { Upload } from './upload';
 
@@ -49,16 +49,33 @@ function tokensOf(info: string): string[] {
   return info.split(/\s+/).filter((t) => t !== '');
 }
 
+/**
+ * An image's info tokens in words: "searchable display weight=2" reads "used by photo search ·
+ * shown · priority 2" (spec 2.2: searchable, display, weight=<n>, deprecated position=<n>).
+ */
+export function describeInfo(info: string): string {
+  const words = tokensOf(info).map((t) => {
+    if (t === 'searchable') return 'used by photo search';
+    if (t === 'display') return 'shown';
+    const weight = /^weight=(.+)$/.exec(t);
+    if (weight) return `priority ${weight[1]}`;
+    const position = /^position=(.+)$/.exec(t);
+    if (position) return `order ${position[1]}`;
+    return t;
+  });
+  return words.join(' · ');
+}
+
 function ImageCaption(props: { image: ImageDescription | undefined; id: string }) {
   return (
     <span class="caption">
-      <span class="image-id">{props.id}</span> <span class="info">{props.image?.info ?? ''}</span>
+      <span class="image-id">{props.id}</span> <span class="info" title={props.image?.info ?? ''}>{describeInfo(props.image?.info ?? '')}</span>
       {props.image?.position !== undefined && <span class="position"> position {props.image.position}</span>}
     </span>
   );
 }
 
-export function PartPage(props: { partId: string; language: string; setLanguage: (l: string) => void }) {
+export function PartPage(props: { partId: string; language: string; setLanguage: (l: string) => void; maintenance?: boolean }) {
   const { partId, language } = props;
   const [data, setData] = useState<PartData | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -73,6 +90,15 @@ export function PartPage(props: { partId: string; language: string; setLanguage:
     }
   }, [partId]);
 
+  // The tab says which part; focus goes to its heading once it is there (a screen reader announces it).
+  const heading = data ? inLanguage(data.part.name, language).text || data.part.part_id : null;
+  useEffect(() => {
+    setTitle(heading ?? (error ? 'Part not found' : partId));
+  }, [heading, error, partId]);
+  useEffect(() => {
+    if (data || error) document.querySelector<HTMLElement>('main h1')?.focus({ preventScroll: true });
+  }, [data !== null, error !== null, partId]);
+
   useEffect(() => {
     performance.mark('part:start');
     setData(null);
@@ -81,7 +107,7 @@ export function PartPage(props: { partId: string; language: string; setLanguage:
     void reload();
   }, [partId]);
 
-  // Render time (issue 16): from the start of the page or of the in-app navigation to the gallery's
+  // Render time: from the start of the page or of the in-app navigation to the gallery's
   // thumbnails decoded; the browser test reads the measure.
   useEffect(() => {
     if (!data) return;
@@ -103,10 +129,14 @@ export function PartPage(props: { partId: string; language: string; setLanguage:
   }, [data]);
 
   if (error) {
+    const missing = error instanceof ApiError && error.status === 404;
     return (
       <main id="main">
-        <h1>Part {partId}</h1>
-        <ErrorNote error={error} />
+        <h1 tabIndex={-1}>{missing ? 'Part not found' : `Part ${partId}`}</h1>
+        {missing ? <p>There is no part “{partId}” you may see.</p> : <ErrorNote error={error} />}
+        <p>
+          <Link href="/search">Back to search</Link>
+        </p>
       </main>
     );
   }
@@ -134,7 +164,9 @@ export function PartPage(props: { partId: string; language: string; setLanguage:
       <p class="crumbs">
         <Link href="/search">Search</Link> / <span>{part.part_id}</span>
       </p>
-      <h1 lang={title.lang}>{title.text || part.part_id}</h1>
+      <h1 lang={title.lang} tabIndex={-1}>
+        {title.text || part.part_id}
+      </h1>
 
       <div class="part-layout">
         <div class="part-facts">
@@ -246,7 +278,7 @@ export function PartPage(props: { partId: string; language: string; setLanguage:
                       <button type="button" class="link-button" onClick={() => setOriginal(id)}>
                         {id}
                       </button>{' '}
-                      <span class="info">{byId.get(id)?.info}</span>
+                      <span class="info">{describeInfo(byId.get(id)?.info ?? '')}</span>
                       {fresh.includes(id) && <span class="badge">new</span>}
                     </li>
                   ))}
@@ -274,6 +306,7 @@ export function PartPage(props: { partId: string; language: string; setLanguage:
 
       {data.token.permissions.writeCatalog && (
       <Upload
+        maintenance={props.maintenance === true}
         partId={part.part_id}
         canSetPosition={data.token.permissions.setImagePosition}
         onUploaded={async (ids) => {

@@ -144,7 +144,7 @@ export class FileBlobStore implements BlobStore {
     } catch (error) {
       if (handle !== undefined) await handle.close().catch(() => undefined);
       await removeQuietly(tmpPath).catch(() => undefined);
-      // A full disk is the catalog's storage_full error (507, exit 5; issue 11).
+      // A full disk is the catalog's storage_full error (507, exit 5).
       throw asStorageError(error, 'an image file');
     } finally {
       this.inFlight.delete(tmpPath);

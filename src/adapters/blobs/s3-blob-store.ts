@@ -1,5 +1,5 @@
 /**
- * {@link BlobStore} over S3-compatible object storage (issue 15; docs/deploy.md): image originals
+ * {@link BlobStore} over S3-compatible object storage (docs/deploy.md): image originals
  * stored by SHA-256 in a bucket, through the AWS SDK for JavaScript v3.
  *
  * Layout under the configured prefix: `blobs/<sha256>` for stored blobs and `tmp/<random>` for
@@ -199,6 +199,18 @@ export class S3BlobStore implements BlobStore {
       return true;
     } catch (error) {
       if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The stored size of a blob in bytes (a HEAD request: no bytes read); undefined when it is not stored. */
+  async size(sha256: string): Promise<number | undefined> {
+    checkKey(sha256);
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.blobKey(sha256) }));
+      return head.ContentLength ?? 0;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
       throw error;
     }
   }

@@ -1,5 +1,5 @@
 /**
- * A bounded pool for image decodes (issue 11, "Image decoding").
+ * A bounded pool for image decodes.
  *
  * sharp already decodes off the main thread, in libuv's thread pool (4 threads by default), and
  * that same pool serves every `fs` call, including the reads of GET /1/catalog/images/{id}/original.

@@ -21,7 +21,7 @@ import type { PhotoPartHit } from '../../core/search/photo/confidence.js';
 import type { GreyRaster } from './local-features/extract.js';
 import type { ExtractedPhotoQuery } from './local-features/photo-features.js';
 
-/** Limits of image decoding for image search (issue 11; docs/api.md, Search). */
+/** Limits of image decoding for image search (docs/api.md, Search). */
 export interface ImageSearchLimits {
   /**
    * Largest query image, width × height in pixels (default 50,000,000, e.g. 8660 × 5773); larger
@@ -63,7 +63,7 @@ async function assertPixels(bytes: Uint8Array, maxPixels: number): Promise<void>
 export function createSharpFeatureIndexer(pool: DecodePool): ImageFeatureIndexer {
   return {
     async index(_imageId, _partId, image) {
-      // Feature version 2 (photo search, issue 14): the global descriptor and local features.
+      // Feature version 2 (photo search): the global descriptor and local features.
       // On a feature thread (feature-threads.ts): ORB is synchronous wasm and must not hold the event loop.
       const { extractReferenceOffThread } = await import('./local-features/feature-threads.js');
       return pool.run(() => extractReferenceOffThread(image instanceof Uint8Array ? image : image.path), { bounded: false });
@@ -88,7 +88,7 @@ export const sharpFeatureIndexer: ImageFeatureIndexer = createSharpFeatureIndexe
 export interface QueryFeatureExtractor {
   query(image: Uint8Array, keepRaster: boolean): Promise<ExtractedPhotoQuery>;
   secondLook(raster: GreyRaster): Promise<LocalFeatures | undefined>;
-  /** The photo's AKAZE features for the small references (issue 14, fifteenth round). */
+  /** The photo's AKAZE features for the small references. */
   smallLook(image: Uint8Array): Promise<LocalFeatures>;
   /** Whether a small look may run beside the first look (on a thread of its own), not after it. */
   concurrent(): Promise<boolean>;
@@ -122,7 +122,7 @@ const threadExtractor: QueryFeatureExtractor = {
 
 /**
  * Whether a server looks a second time at a query photo whose first answer has no confident hit
- * (issue 14, fourteenth round; docs/search.md): `CATALOG_PHOTO_SECOND_LOOK=1` turns it on. Off by
+ * (docs/search.md): `CATALOG_PHOTO_SECOND_LOOK=1` turns it on. Off by
  * default: it finds more scene photos (nine scene conditions at 10,000 references 268 → 279 of 360
  * found first) but the unconfident fifth of the queries pay both looks, and at 10,000 references
  * the query p99 then measured 248–278 ms against the goal's 250 (179 with one look).
@@ -133,7 +133,7 @@ export function secondLookWanted(env: NodeJS.ProcessEnv): boolean {
 
 /**
  * Whether a server matches an unconfident query photo against the small references' AKAZE
- * features (issue 14, fifteenth round; docs/search.md): on unless `CATALOG_PHOTO_SMALL_LOOK=0`.
+ * features (docs/search.md): on unless `CATALOG_PHOTO_SMALL_LOOK=0`.
  */
 export function smallLookWanted(env: NodeJS.ProcessEnv): boolean {
   return env.CATALOG_PHOTO_SMALL_LOOK !== '0';
@@ -157,7 +157,7 @@ const CHANGE_BATCH = 500;
  * features are decoded once into an in-memory index (first query), then kept current from the
  * store's change log (ReferenceFeatureStore.changesSince): an upload, a replacement, a move, a
  * deletion or a backfill batch, by this process or by another server on the same catalog, costs
- * the changed references only (issue 14; docs/search.md, "Photo search").
+ * the changed references only (docs/search.md, "Photo search").
  */
 export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   readonly limits: ImageSearchLimits;
@@ -167,9 +167,9 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   readonly syncStats: ImageIndexSyncStats = { fullLoads: 0, snapshotLoads: 0, changesApplied: 0 };
   /** The index's snapshot file, when it has one (photo-index-snapshots.ts). */
   readonly snapshots: PhotoIndexSnapshots | undefined;
-  /** Query photos looked at a second time: their first answer had no confident hit (issue 14, fourteenth round; diagnostics). */
+  /** Query photos looked at a second time: their first answer had no confident hit (diagnostics). */
   secondLooks = 0;
-  /** Small looks used (issue 14, fifteenth round; diagnostics): their photo's first answer was not confident. */
+  /** Small looks used (diagnostics): their photo's first answer was not confident. */
   smallLooksUsed = 0;
   private readonly references: ReferenceFeatureStore;
   /** The change number the index is current to (-1: not loaded). */
@@ -415,7 +415,7 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
 
   /**
    * The small look of a query photo started beside its first look, when that costs no other query
-   * anything (issue 14, fifteenth round; docs/search.md): small references are indexed, the
+   * anything (docs/search.md): small references are indexed, the
    * extractions run on threads and no other photo query is in flight. Its AKAZE extraction (~50–90
    * ms) then runs on the core the first look leaves idle, at a background priority
    * (feature-threads.ts), and an unconfident photo (a sixth of scene photos, nearly every photo of

@@ -1,5 +1,5 @@
 /**
- * The photo index's snapshot file (issue 14, start-up): sections come back byte for byte; a file
+ * The photo index's snapshot file (start-up): sections come back byte for byte; a file
  * cut short, damaged in any section or not a snapshot at all is refused with a SnapshotError (the
  * caller rebuilds from the records), never read as an index; a missing file is no snapshot.
  */

@@ -1,5 +1,5 @@
 /**
- * The photo index's snapshot file (issue 14, start-up; docs/search.md, "Sixteenth round"): the
+ * The photo index's snapshot file (start-up; docs/search.md): the
  * sections of core/search/photo/index-snapshot.ts in one file, so a start-up reads the built index
  * back instead of rebuilding it from every stored record.
  *

@@ -106,7 +106,7 @@ describe('extractFeatures (sharp)', () => {
   });
 });
 
-describe('predecode: one decode for every feature of a large image (issue 14, upload extraction)', () => {
+describe('predecode: one decode for every feature of a large image (upload extraction)', () => {
   it('gives a large photo back as a raw raster of the asked long side, EXIF turn applied, and leaves a small one alone', async () => {
     const { predecode } = await import('./sharp-features.js');
     const small = bytesOf('horse.jpg');

@@ -60,7 +60,7 @@ export function openSharp(input: ImageInput, limitInputPixels: number): Sharp {
 export const SHARED_DECODE_ABOVE = 1280;
 
 /**
- * Decodes a large image once, for every feature computed from it (issue 14, upload extraction):
+ * Decodes a large image once, for every feature computed from it (upload extraction):
  * an image whose long side exceeds {@link SHARED_DECODE_ABOVE} comes back as a {@link RawRgb}
  * whose long side is `side` (the largest raster the features use: the grey raster of ORB), so
  * JPEG and WebP shrink on load and the global descriptor and the grey raster no longer decode a

@@ -24,7 +24,7 @@ function manual(): { describe: (image: Uint8Array) => Promise<LocalFeatures>; st
   };
 }
 
-describe('small looks started ahead (issue 14, fifteenth round)', () => {
+describe('small looks started ahead', () => {
   it('runs one at a time; a look asked for meanwhile starts when the running one ends', async () => {
     const m = manual();
     const ahead = new SmallLookAhead(m.describe);

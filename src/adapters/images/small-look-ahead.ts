@@ -1,5 +1,5 @@
 /**
- * Small looks started ahead (issue 14, fifteenth round; docs/search.md, "Fifteenth round"): a query
+ * Small looks started ahead (docs/search.md): a query
  * photo's AKAZE features for the small references are computed beside its first look, on the core
  * that look leaves idle, so that a photo whose first answer is not confident does not wait for
  * them afterwards. One runs at a time (on the small look's own thread, at a background priority:

@@ -1,5 +1,5 @@
 /**
- * CatalogStore over PostgreSQL (issue 15). Each write method is ONE transaction holding the
+ * CatalogStore over PostgreSQL. Each write method is ONE transaction holding the
  * catalog write lock (database.ts): it reads the stored state, runs the core's pure `decide` for
  * each item in order (a later item sees the outcome of an earlier one with the same id, as on
  * SQLite), writes the outcome and keeps the search index in step, all before COMMIT. A `decide`
@@ -331,7 +331,7 @@ export class PgCatalogStore implements CatalogStore {
     return (await this.db.query<{ n: number }>('SELECT count(*) AS n FROM tokens'))[0]?.n ?? 0;
   }
 
-  // -- synonyms (issue 13)
+  // -- synonyms
 
   /** The sets last read and the 'synonyms_version' they were read at. */
   private synonymCache: { marker: string; sets: readonly SynonymSet[] } | undefined;

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL connection pool of one catalog (issue 15; docs/deploy.md): node-postgres (`pg`),
+ * The PostgreSQL connection pool of one catalog (docs/deploy.md): node-postgres (`pg`),
  * chosen by measurement over `postgres` (bench/postgres-driver.js: equal within noise on single-row
  * round trips, `pg` ahead on 1,000-row batches, and its explicit client checkout is what a
  * transaction running the core's `decide` callbacks needs).
@@ -43,6 +43,13 @@ export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types });
   // An idle client losing its server (restart, failover) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // Nor a checked-out one: pg-pool listens for errors only while a client is idle, and a client
+  // between two statements of a transaction gets PostgreSQL's "terminating connection" as an
+  // 'error' event with no query to fail. The statement that follows fails instead (the
+  // connection is no longer queryable) and the transaction helper discards the client.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   return pool;
 }
 

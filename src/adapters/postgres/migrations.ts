@@ -294,6 +294,106 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE tokens ADD COLUMN last_used_at bigint;    -- microseconds, written at most once a minute
     `,
   },
+  {
+    version: 9,
+    name: 'change feed and webhook outbox',
+    // The change feed (src/core/changes; docs/api.md "Changes"), as on SQLite (migration 12 there):
+    // rows written by triggers in the writing transaction. Numbers come from the 'changes' counter
+    // row, updated under its row lock, which the writing transaction keeps until it commits: a
+    // second writer (another server, a CLI) waits for that commit before it takes the next number,
+    // so numbers are given in commit order and a reader never sees a number while a lower one is
+    // still in flight (a sequence would hand out numbers in start order, and a reader could pass
+    // over a lower number committed after a higher one).
+    sql: `
+      CREATE TABLE changes (
+        change bigint PRIMARY KEY,
+        at bigint NOT NULL,                      -- microseconds since the epoch (the database's clock)
+        type text NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        related_id text COLLATE "C",
+        op text NOT NULL
+      );
+      CREATE TABLE change_log (id integer PRIMARY KEY CHECK (id = 0), pruned_through bigint NOT NULL);
+      INSERT INTO change_log (id, pruned_through) VALUES (0, 0);
+      INSERT INTO change_counters (name, version) VALUES ('changes', 0);
+
+      CREATE TABLE webhooks (
+        webhook_id text COLLATE "C" PRIMARY KEY,
+        url text NOT NULL,
+        secret text NOT NULL,
+        types text,
+        created_at bigint NOT NULL
+      );
+      CREATE TABLE webhook_outbox (
+        webhook_id text COLLATE "C" NOT NULL REFERENCES webhooks(webhook_id) ON DELETE CASCADE,
+        change bigint NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (webhook_id, change)
+      );
+      CREATE INDEX webhook_outbox_due ON webhook_outbox(next_attempt_at);
+      CREATE TABLE webhook_deliveries (
+        seq bigserial PRIMARY KEY,
+        webhook_id text COLLATE "C" NOT NULL,
+        change bigint NOT NULL,
+        attempt integer NOT NULL,
+        at bigint NOT NULL,
+        status integer,
+        outcome text NOT NULL,
+        error text
+      );
+      CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, seq);
+
+      CREATE FUNCTION record_change(change_type text, change_id text, change_related text, change_op text) RETURNS void
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      DECLARE
+        v bigint;
+        now_us bigint := (extract(epoch FROM clock_timestamp()) * 1000000)::bigint;
+        keep bigint;
+      BEGIN
+        UPDATE change_counters SET version = version + 1 WHERE name = 'changes' RETURNING version INTO v;
+        INSERT INTO changes (change, at, type, id, related_id, op) VALUES (v, now_us, change_type, change_id, change_related, change_op);
+        INSERT INTO webhook_outbox (webhook_id, change)
+          SELECT w.webhook_id, v FROM webhooks w WHERE w.types IS NULL OR w.types::jsonb ? change_type;
+        IF v % 1000 = 0 THEN
+          keep := coalesce((SELECT value::bigint FROM settings WHERE key = 'change_retention_seconds'), 2592000);
+          UPDATE change_log SET pruned_through = greatest(pruned_through, coalesce((SELECT max(change) FROM changes WHERE at < now_us - keep * 1000000), 0));
+          DELETE FROM changes WHERE change <= (SELECT pruned_through FROM change_log);
+        END IF;
+      END $$;
+
+      CREATE FUNCTION catalog_changed() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      DECLARE
+        r record;
+        op text := CASE WHEN TG_OP = 'DELETE' THEN 'delete' ELSE 'upsert' END;
+        anchor text;
+        related text;
+      BEGIN
+        IF TG_OP = 'DELETE' THEN r := OLD; ELSE r := NEW; END IF;
+        IF TG_TABLE_NAME = 'attributes' THEN PERFORM record_change('attribute', r.attribute_id, NULL, op);
+        ELSIF TG_TABLE_NAME = 'parts' THEN PERFORM record_change('part', r.part_id, NULL, op);
+        ELSIF TG_TABLE_NAME = 'images' THEN PERFORM record_change('image', r.image_id, NULL, op);
+        ELSIF TG_TABLE_NAME = 'synonyms' THEN PERFORM record_change('synonym', r.synonym_id, NULL, op);
+        ELSIF TG_TABLE_NAME = 'organizations' THEN PERFORM record_change('organization', r.org_id, NULL, op);
+        ELSIF TG_TABLE_NAME = 'settings' THEN PERFORM record_change('setting', r.key, NULL, op);
+        ELSIF TG_TABLE_NAME = 'part_relations' THEN
+          -- A relation removed with its part is said by the part's deletion (its row is gone here).
+          SELECT CASE WHEN r.anchor_is_low THEN l.part_id ELSE h.part_id END, CASE WHEN r.anchor_is_low THEN h.part_id ELSE l.part_id END
+            INTO anchor, related FROM parts l, parts h WHERE l.pk = r.low_part AND h.pk = r.high_part;
+          IF anchor IS NOT NULL THEN PERFORM record_change('relation', anchor, related, op); END IF;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER attributes_changed AFTER INSERT OR UPDATE OR DELETE ON attributes FOR EACH ROW EXECUTE FUNCTION catalog_changed();
+      CREATE TRIGGER parts_changed AFTER INSERT OR DELETE OR UPDATE OF part_id, service_id, name, attributes, modified_at ON parts FOR EACH ROW EXECUTE FUNCTION catalog_changed();
+      CREATE TRIGGER images_changed AFTER INSERT OR DELETE OR UPDATE OF image_id, part_pk, sha256, size, mime, info, position, modified_at ON images FOR EACH ROW EXECUTE FUNCTION catalog_changed();
+      CREATE TRIGGER relations_changed AFTER INSERT OR UPDATE OR DELETE ON part_relations FOR EACH ROW EXECUTE FUNCTION catalog_changed();
+      CREATE TRIGGER synonyms_changed AFTER INSERT OR UPDATE OR DELETE ON synonyms FOR EACH ROW EXECUTE FUNCTION catalog_changed();
+      CREATE TRIGGER organizations_changed AFTER INSERT OR UPDATE ON organizations FOR EACH ROW EXECUTE FUNCTION catalog_changed();
+      CREATE TRIGGER settings_changed_i AFTER INSERT ON settings FOR EACH ROW WHEN (NEW.key = 'maintenance') EXECUTE FUNCTION catalog_changed();
+      CREATE TRIGGER settings_changed_u AFTER UPDATE ON settings FOR EACH ROW WHEN (NEW.key = 'maintenance' AND NEW.value IS DISTINCT FROM OLD.value) EXECUTE FUNCTION catalog_changed();
+    `,
+  },
 ];
 
 /**

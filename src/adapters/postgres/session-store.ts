@@ -4,7 +4,7 @@
  * (../session-blocks.ts: zigzag-delta varints, uint16 scores for image searches): reading page k is
  * one indexed read of at most ceil(limit / 1024) + 1 rows. Session writes take their own
  * advisory lock (not the catalog write lock), so a search never waits on an import; the byte
- * budget is kept in session_totals, updated with every insert and delete (issue 11).
+ * budget is kept in session_totals, updated with every insert and delete.
  */
 import type { NewSession, SessionBudget, SessionStore } from '../../core/ports.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';

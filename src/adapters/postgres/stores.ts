@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store set of one catalog (CatalogStores; issue 15, docs/deploy.md): one pool,
+ * The PostgreSQL store set of one catalog (CatalogStores, docs/deploy.md): one pool,
  * the schema migrated on open (under an advisory lock, so servers starting together migrate
  * once), every port over it. The catalog lives in the first schema of the connection's
  * search_path (`public` unless the URL says `?options=-c search_path=...`).
@@ -8,6 +8,7 @@ import type { CatalogStores, Clock } from '../../core/ports.js';
 import { withStorageFullErrors } from '../storage-full.js';
 import { openPool, PgDatabase, type PoolOptions } from './database.js';
 import { PgCatalogStore } from './catalog-store.js';
+import { PgChangeLog, PgWebhookStore } from './change-log.js';
 import { PgImageStore, PgReferenceFeatureStore } from './image-store.js';
 import { migratePostgres } from './migrations.js';
 import { PgRelationStore } from './relation-store.js';
@@ -48,15 +49,19 @@ export async function openPostgresStores(url: string, options: PostgresStoresOpt
     throw error;
   }
   // PostgreSQL's disk_full (SQLSTATE 53100) is the catalog's storage_full error (507, exit 5).
+  // A PostgreSQL that cannot be reached (restart, failover, network) is unavailable (503, Retry-After).
   const database = 'the catalog database (PostgreSQL)';
+  const reached = { unavailable: true };
   return {
     db,
-    catalog: withStorageFullErrors(new PgCatalogStore(db, searchIndex, options.clock), database),
-    relations: withStorageFullErrors(new PgRelationStore(db), database),
-    images: withStorageFullErrors(new PgImageStore(db), database),
-    searchIndex,
-    sessions: withStorageFullErrors(new PgSessionStore(db), database),
-    references: withStorageFullErrors(new PgReferenceFeatureStore(db), database),
+    catalog: withStorageFullErrors(new PgCatalogStore(db, searchIndex, options.clock), database, reached),
+    changes: new PgChangeLog(db),
+    webhooks: withStorageFullErrors(new PgWebhookStore(db), database, reached),
+    relations: withStorageFullErrors(new PgRelationStore(db), database, reached),
+    images: withStorageFullErrors(new PgImageStore(db), database, reached),
+    searchIndex: withStorageFullErrors(searchIndex, database, reached),
+    sessions: withStorageFullErrors(new PgSessionStore(db), database, reached),
+    references: withStorageFullErrors(new PgReferenceFeatureStore(db), database, reached),
     async close() {
       await db.close();
     },

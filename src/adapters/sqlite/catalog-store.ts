@@ -38,7 +38,7 @@ const TOKEN_CACHE_SIZE = 1_000;
  * transaction), at most {@link PART_CACHE_SIZE} of them and about {@link PART_CACHE_BYTES} (a
  * part's stored text, counted twice for its decoded objects). Under load a GET part's row cost
  * ~30-40 µs of SQLite and JSON decoding against ~6 µs in a tight loop (cold CPU caches between
- * requests); a part read again costs a Map lookup (issue 12, GET part against a hello-world).
+ * requests); a part read again costs a Map lookup (GET part against a hello-world).
  * Emptied whole when full or when anything commits.
  */
 const PART_CACHE_SIZE = 4_096;
@@ -161,14 +161,14 @@ export class SqliteCatalogStore implements CatalogStore {
   /** What is cached of the current state (turnDataVersion, localWrites): emptied when this connection or another has committed since. */
   private current(): VersionedCache {
     const dataVersion = this.turnDataVersion();
-    // Two numbers compared, no key built: every request asks three to five times (issue 12).
+    // Two numbers compared, no key built: every request asks three to five times.
     if (this.cache.dataVersion !== dataVersion || this.cache.localWrites !== this.localWrites) this.cache = emptyCache(dataVersion, this.localWrites);
     return this.cache;
   }
 
   private turnDataVersion(): number {
     // Read once per turn of the event loop: a request asks up to three times (token, attributes,
-    // organizations) and each PRAGMA cost ~6 µs of a GET part's ~120 (issue 12). Reads here are
+    // organizations) and each PRAGMA cost ~6 µs of a GET part's ~120. Reads here are
     // not one transaction, so a commit seen a few microseconds later is the same as one seen as
     // the request began; this connection's own writes count at once (localWrites, in current()).
     if (this.dataVersion === undefined) {
@@ -473,7 +473,7 @@ export class SqliteCatalogStore implements CatalogStore {
     return this.stmt.countTokens.get()?.n ?? 0;
   }
 
-  // -- synonyms (issue 13)
+  // -- synonyms
 
   /** The sets last read and the 'synonyms_version' they were read at (kept across versions: the same array while unchanged). */
   private synonymCache: { marker: string; sets: readonly SynonymSet[] } | undefined;
@@ -525,7 +525,7 @@ export class SqliteCatalogStore implements CatalogStore {
 
   async allSynonyms(): Promise<readonly SynonymSet[]> {
     // Nothing committed since the last check (turnDataVersion): every search asks, and the read
-    // transaction below cost more than the rest of a rare-word search's SQLite work (issue 12).
+    // transaction below cost more than the rest of a rare-word search's SQLite work.
     const cache = this.current();
     // One read transaction: the marker and the sets agree.
     return (cache.synonyms ??= this.db.transaction(() => {

@@ -8,7 +8,7 @@
  * an input to the plan, so it marks the statement to be compiled again whenever that parameter is
  * bound, and better-sqlite3 binds every parameter on every run: each run of such a statement
  * re-parsed and re-planned its SQL (SQLite 3.53: 6-9 µs a run instead of 2 µs for the posting
- * count every first search of a word makes, issue 12). `+?` is an expression, not a parameter, to
+ * count every first search of a word makes). `+?` is an expression, not a parameter, to
  * the planner; the result is the same. test/store/sqlite-statements.test.ts holds every
  * statement to it.
  */
@@ -51,7 +51,7 @@ function nativeAddon(): object {
  * first (ancestors named node_modules skipped, as Node does); undefined when there is none (Node
  * would then look in NODE_PATH and the global folders: the caller asks require.resolve). A few
  * stat calls where require.resolve took ~1 ms of every local command's start-up (its first package
- * resolution; issue 12).
+ * resolution).
  */
 export function nearestPackage(name: string, from: string): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {

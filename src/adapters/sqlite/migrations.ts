@@ -288,4 +288,124 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE tokens ADD COLUMN last_used_at INTEGER;   -- microseconds, written at most once a minute
     `,
   },
+  {
+    version: 12,
+    name: 'change feed and webhook outbox',
+    sql: `
+      -- The change feed (src/core/changes, docs/api.md "Changes"): one row per written or deleted
+      -- attribute, part, image, relation, synonym set, organization and the maintenance setting,
+      -- written by triggers in the writing transaction (whoever writes: a server, a CLI, catalog
+      -- migrate), so a change commits with its write or not at all. SQLite has one writer at a
+      -- time, so numbers grow in commit order; AUTOINCREMENT never reuses a pruned number.
+      CREATE TABLE changes (
+        change INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,                 -- microseconds since the epoch (the database's clock)
+        type TEXT NOT NULL,                  -- attribute, part, image, relation, synonym, organization, setting
+        id TEXT NOT NULL,                    -- the item's id (a relation: its anchor_part_id)
+        related_id TEXT,                     -- a relation's related_part_id
+        op TEXT NOT NULL                     -- upsert, delete
+      );
+      -- Retention: every 1,000th change prunes the changes older than the retention (settings
+      -- change_retention_seconds, default 30 days); pruned_through is the newest pruned number,
+      -- so a reader asking for changes after an older number is told they are gone (410).
+      CREATE TABLE change_log (id INTEGER PRIMARY KEY CHECK (id = 0), pruned_through INTEGER NOT NULL);
+      INSERT INTO change_log (id, pruned_through) VALUES (0, 0);
+      CREATE TRIGGER changes_pruned AFTER INSERT ON changes WHEN NEW.change % 1000 = 0
+      BEGIN
+        UPDATE change_log SET pruned_through = max(pruned_through, coalesce((SELECT max(change) FROM changes WHERE at < NEW.at - 1000000 *
+          coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'change_retention_seconds'), 2592000)), 0));
+        DELETE FROM changes WHERE change <= (SELECT pruned_through FROM change_log);
+      END;
+
+      CREATE TRIGGER attributes_changed_i AFTER INSERT ON attributes BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'attribute', NEW.attribute_id, 'upsert'); END;
+      CREATE TRIGGER attributes_changed_u AFTER UPDATE ON attributes BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'attribute', NEW.attribute_id, 'upsert'); END;
+      CREATE TRIGGER attributes_changed_d AFTER DELETE ON attributes BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'attribute', OLD.attribute_id, 'delete'); END;
+
+      CREATE TRIGGER parts_changed_i AFTER INSERT ON parts BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'part', NEW.part_id, 'upsert'); END;
+      CREATE TRIGGER parts_changed_u AFTER UPDATE OF part_id, service_id, name, attributes, modified_at ON parts BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'part', NEW.part_id, 'upsert'); END;
+      CREATE TRIGGER parts_changed_d AFTER DELETE ON parts BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'part', OLD.part_id, 'delete'); END;
+
+      -- An image's features are not part of the feed (the backfill rewrites them).
+      CREATE TRIGGER images_changed_i AFTER INSERT ON images BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'image', NEW.image_id, 'upsert'); END;
+      CREATE TRIGGER images_changed_u AFTER UPDATE OF image_id, part_rowid, sha256, size, mime, info, position, modified_at ON images BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'image', NEW.image_id, 'upsert'); END;
+      CREATE TRIGGER images_changed_d AFTER DELETE ON images BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'image', OLD.image_id, 'delete'); END;
+
+      -- A relation by its anchor and related part. A relation removed with its part is not a
+      -- change of its own: the part's deletion says it (its parts row is gone when this runs).
+      CREATE TRIGGER relations_changed_i AFTER INSERT ON part_relations BEGIN
+        INSERT INTO changes (at, type, id, related_id, op) SELECT CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'relation',
+          CASE WHEN NEW.anchor_is_low THEN l.part_id ELSE h.part_id END, CASE WHEN NEW.anchor_is_low THEN h.part_id ELSE l.part_id END, 'upsert'
+          FROM parts l, parts h WHERE l.rowid_ = NEW.low_part AND h.rowid_ = NEW.high_part; END;
+      CREATE TRIGGER relations_changed_u AFTER UPDATE ON part_relations BEGIN
+        INSERT INTO changes (at, type, id, related_id, op) SELECT CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'relation',
+          CASE WHEN NEW.anchor_is_low THEN l.part_id ELSE h.part_id END, CASE WHEN NEW.anchor_is_low THEN h.part_id ELSE l.part_id END, 'upsert'
+          FROM parts l, parts h WHERE l.rowid_ = NEW.low_part AND h.rowid_ = NEW.high_part; END;
+      CREATE TRIGGER relations_changed_d AFTER DELETE ON part_relations BEGIN
+        INSERT INTO changes (at, type, id, related_id, op) SELECT CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'relation',
+          CASE WHEN OLD.anchor_is_low THEN l.part_id ELSE h.part_id END, CASE WHEN OLD.anchor_is_low THEN h.part_id ELSE l.part_id END, 'delete'
+          FROM parts l, parts h WHERE l.rowid_ = OLD.low_part AND h.rowid_ = OLD.high_part; END;
+
+      CREATE TRIGGER synonyms_changed_i AFTER INSERT ON synonyms BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'synonym', NEW.synonym_id, 'upsert'); END;
+      CREATE TRIGGER synonyms_changed_u AFTER UPDATE ON synonyms BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'synonym', NEW.synonym_id, 'upsert'); END;
+      CREATE TRIGGER synonyms_changed_d AFTER DELETE ON synonyms BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'synonym', OLD.synonym_id, 'delete'); END;
+
+      CREATE TRIGGER organizations_changed_i AFTER INSERT ON organizations BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'organization', NEW.org_id, 'upsert'); END;
+      CREATE TRIGGER organizations_changed_u AFTER UPDATE ON organizations BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'organization', NEW.org_id, 'upsert'); END;
+
+      -- Settings: only the one that is catalog state for others (the rest are this program's own).
+      CREATE TRIGGER settings_changed_i AFTER INSERT ON settings WHEN NEW.key = 'maintenance' BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'setting', NEW.key, 'upsert'); END;
+      CREATE TRIGGER settings_changed_u AFTER UPDATE ON settings WHEN NEW.key = 'maintenance' AND NEW.value IS NOT OLD.value BEGIN
+        INSERT INTO changes (at, type, id, op) VALUES (CAST((julianday('now') - 2440587.5) * 86400000000 AS INTEGER), 'setting', NEW.key, 'upsert'); END;
+
+      -- Webhooks (src/core/webhooks, docs/api.md "Webhooks"): the outbox gets one row per
+      -- subscribed webhook and change in the change's own transaction; a delivery removes its row
+      -- once the receiver answered 2xx (at least once). secret: the HMAC key, kept as given (it
+      -- signs every body, so it cannot be hashed; it is never listed or logged).
+      CREATE TABLE webhooks (
+        webhook_id TEXT PRIMARY KEY,
+        url TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        types TEXT,                          -- JSON array of change types, NULL: every type
+        created_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE webhook_outbox (
+        webhook_id TEXT NOT NULL REFERENCES webhooks(webhook_id) ON DELETE CASCADE,
+        change INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL DEFAULT 0,   -- microseconds; a claim moves it into the future (a lease)
+        PRIMARY KEY (webhook_id, change)
+      ) WITHOUT ROWID;
+      CREATE INDEX webhook_outbox_due ON webhook_outbox(next_attempt_at);
+      CREATE TABLE webhook_deliveries (
+        seq INTEGER PRIMARY KEY,
+        webhook_id TEXT NOT NULL,
+        change INTEGER NOT NULL,
+        attempt INTEGER NOT NULL,
+        at INTEGER NOT NULL,                 -- microseconds
+        status INTEGER,                      -- the receiver's HTTP status, NULL when none came
+        outcome TEXT NOT NULL,               -- delivered, retry, failed
+        error TEXT                           -- why, when not delivered
+      );
+      CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries(webhook_id, seq);
+      CREATE TRIGGER changes_to_outbox AFTER INSERT ON changes BEGIN
+        INSERT INTO webhook_outbox (webhook_id, change)
+          SELECT webhook_id, NEW.change FROM webhooks WHERE types IS NULL OR EXISTS (SELECT 1 FROM json_each(webhooks.types) WHERE value = NEW.type);
+      END;
+    `,
+  },
 ];

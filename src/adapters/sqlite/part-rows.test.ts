@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PartAttribute } from '../../api/schemas.js';
 import { decodeAttributes, decodeServiceId, encodeAttributes, encodeServiceId } from './part-rows.js';
 
-describe('SQLite parts row encoding (issue 12)', () => {
+describe('SQLite parts row encoding', () => {
   it('stores a lowercase UUID as 16 bytes and any other service id as given', () => {
     const id = '026bfc0c-1e63-4107-996a-d0b389fec602';
     expect(encodeServiceId(id)).toEqual(Buffer.from('026bfc0c1e634107996ad0b389fec602', 'hex'));

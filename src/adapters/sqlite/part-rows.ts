@@ -1,5 +1,5 @@
 /**
- * The SQLite `parts` row (migration 1, compacted by migration 9 for issue 12: catalog on disk) and
+ * The SQLite `parts` row (migration 1, compacted by migration 9 for catalog on disk) and
  * its mapping to StoredPart. Two columns are stored more compactly than the shared row shape
  * (src/adapters/rows.ts, which PostgreSQL keeps):
  * - `service_id`: a lowercase RFC 4122 UUID as its 16 bytes (a BLOB, 17 bytes on disk instead of
@@ -69,7 +69,7 @@ export function decodeAttributes(stored: string): PartAttribute[] {
  * others' answers. Frozen, such a change throws a TypeError (ES modules are strict) instead.
  */
 export function frozenPart(part: StoredPart): StoredPart {
-  // Field by field rather than a generic walk: ~0.4 against ~2.6 µs a part (issue 12).
+  // Field by field rather than a generic walk: ~0.4 against ~2.6 µs a part.
   Object.freeze(part.name);
   for (const entry of part.attributes) {
     for (const value of entry.values) {

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { CatalogStores, Clock } from '../../core/ports.js';
 import { SqliteCatalogStore } from './catalog-store.js';
+import { SqliteChangeLog, SqliteWebhookStore } from './change-log.js';
 import { openDatabase } from './database.js';
 import { SqliteImageStore } from './image-store.js';
 import { SqliteReferenceFeatureStore } from './reference-features.js';
@@ -74,10 +75,12 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     openSessionDatabase(options.dataDir !== undefined ? join(options.dataDir, SESSIONS_FILE) : ':memory:'),
     options.sessionWriteLock ? new ThreadLock(options.sessionWriteLock) : undefined,
   );
-  // A full disk (SQLITE_FULL) is the catalog's storage_full error (507, exit 5), not a bug (issue 11).
+  // A full disk (SQLITE_FULL) is the catalog's storage_full error (507, exit 5), not a bug.
   const database = 'the catalog database';
   return {
     catalog: withStorageFullErrors(catalog, database),
+    changes: new SqliteChangeLog(catalog.db),
+    webhooks: withStorageFullErrors(new SqliteWebhookStore(catalog.db), database),
     relations: withStorageFullErrors(new SqliteRelationStore(catalog.db), database),
     images: withStorageFullErrors(new SqliteImageStore(catalog.db), database),
     searchIndex,

@@ -5,7 +5,7 @@
  * Why: the reader threads each write a session to sessions.db per search. Left to SQLite, two
  * threads that want its write lock at once see SQLITE_BUSY, and the busy handler SLEEPS and retries
  * (1, 2, 5, 10 ... 100 ms): under 50 concurrent searches most of a reader's time went to those
- * sleeps, and they made the p99 (issue 12, load test). Here a waiting thread blocks in
+ * sleeps, and they made the p99 (load test). Here a waiting thread blocks in
  * Atomics.wait and is woken the moment the holder releases.
  *
  * Correctness never depends on it: SQLite's own locking still orders the writes (other processes

@@ -1,5 +1,5 @@
 /**
- * Puts the rejected rows of a bulk run back into input order (issue 10: "the errors file is in input
+ * Puts the rejected rows of a bulk run back into input order ("the errors file is in input
  * line order"). Batches in flight at once (`--concurrency`) may finish in any order, and rows
  * rejected while reading run ahead of earlier batches still in flight; a rejection is held until
  * every batch holding an earlier line has finished, then released in line order.

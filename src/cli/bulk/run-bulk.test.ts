@@ -1,6 +1,6 @@
 /**
  * The bulk loop's groups of batches (BulkJob.groupSize / sendGroup; a local import writes several
- * batches per transaction, issue 12): batches, results and checkpoints are those of batches sent one
+ * batches per transaction): batches, results and checkpoints are those of batches sent one
  * by one, and a batch is recorded as finished only once its whole group is answered, so a group
  * that fails leaves all of its batches to `--resume`.
  */

@@ -14,7 +14,7 @@ import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { locationLabel, type ImportFormat } from '../import/read-records.js';
 import { emitJson } from '../output/json.js';
-import type { Progress } from '../output/progress.js';
+import type { Progress, ProgressAmount } from '../output/progress.js';
 import { UsageError } from '../output/usage-error.js';
 import { Checkpoint, defaultCheckpointPath, describeInput, identityDifferences, type CheckpointInput, type CheckpointOptions, type CheckpointTarget } from './checkpoint.js';
 import { createErrorsFile, type ErrorsFile } from './errors-file.js';
@@ -48,10 +48,15 @@ export interface BulkRow<I> {
   validated?: boolean;
 }
 
+/** What sending one batch answered: the service's result, and what the job found itself. */
+export type SentResult = BulkWriteResult & { moved?: string[]; unchanged?: number };
+
 /** Per-row outcome of a dry run of one batch. */
 export interface DryRunOutcome<I> {
   created: number;
   updated: number;
+  /** Rows a sync would not send: equal to what is stored. */
+  unchanged?: number;
   /** Of `updated`: images that now belong to another part. */
   moved?: number;
   rejected: { row: BulkRow<I>; key: string | undefined; messages: string[] }[];
@@ -64,7 +69,7 @@ export interface BulkJob<I> {
   /**
    * The rows, in input order: one by one, or in blocks (an import's reader thread hands its rows
    * over ~1,000 at a time; a step of an async iteration per row cost the writing thread ~1.5 KB of
-   * garbage a row, issue 12).
+   * garbage a row).
    */
   rows: AsyncIterable<BulkRow<I> | readonly BulkRow<I>[]>;
   /** Format of the input: for row labels and the errors file. */
@@ -85,8 +90,11 @@ export interface BulkJob<I> {
   idOf(item: I): string | undefined;
   /** Checks a valid row before batching (may set `problems` or `size`). */
   check?(row: BulkRow<I>): Promise<void>;
-  /** Sends one batch; per-item errors keyed by id or `items[<index>]`. */
-  send(rows: BulkRow<I>[]): Promise<BulkWriteResult & { moved?: string[] }>;
+  /**
+   * Sends one batch; per-item errors keyed by id or `items[<index>]` (an index into `rows`).
+   * `unchanged`: rows a sync found equal to what is stored and did not send.
+   */
+  send(rows: BulkRow<I>[]): Promise<SentResult>;
   /**
    * Batches sent together at most (default 1), through {@link sendGroup}: consecutive batches are
    * held until this many are full (or the input ends, or the run stops) and sent in one call. Each
@@ -99,7 +107,7 @@ export interface BulkJob<I> {
    * Sends consecutive batches (each non-empty) in one call, in order; returns each batch's result as
    * `send` would. A local catalog writes them in one transaction: all stored, or none and it throws.
    */
-  sendGroup?(batches: BulkRow<I>[][]): Promise<(BulkWriteResult & { moved?: string[] })[]>;
+  sendGroup?(batches: BulkRow<I>[][]): Promise<SentResult[]>;
   /** Counts one batch of a dry run. */
   dryRun(rows: BulkRow<I>[]): Promise<DryRunOutcome<I>>;
   /** Better messages for a row the service rejected (e.g. naming CSV columns); default the service's. */
@@ -108,8 +116,18 @@ export interface BulkJob<I> {
   label?(line: number): string;
   /** The progress line; `seconds` since the start. */
   progressLine(summary: BulkSummary, seconds: number): string;
+  /** How much of an input of known size is read (an import of a file): the progress line gets a bar, rate and time left. */
+  progressAmount?: () => ProgressAmount;
   /** Extra text after the counts of a real run's summary line (e.g. bytes and rate). */
   detail?(summary: BulkSummary, seconds: number): string;
+  /**
+   * Runs once every row was read and answered (not after an interrupt, --max-errors or a failure),
+   * before the summary is printed: a sync's prune. It may add counts to the summary; its `notes`
+   * are printed after the summary line and its `exitCode` replaces the run's when higher.
+   */
+  finish?(summary: BulkSummary): Promise<{ notes: string[]; exitCode?: number }>;
+  /** What to print after an interrupt of a run without a resumable input (default `interrupted`). */
+  interruptedHint?: string;
   dryRunMode: boolean;
   resume: boolean;
   maxErrors?: number | undefined;
@@ -156,7 +174,14 @@ async function openCheckpoint<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   const location = ctx.config.remote.value !== undefined ? { remote: ctx.config.remote.value } : { dataDir: ctx.config.dataDir.value };
   const target = async (): Promise<CheckpointTarget> => ({ catalogId: (await (await ctx.client()).getCatalogInfo()).catalogId, ...location });
   const identity = { input, options: job.options };
-  if (!job.resume) return Checkpoint.fresh(path, identity, target);
+  if (!job.resume) {
+    // Starting over while an interrupted run's checkpoint waits is said, not done silently.
+    const previous = await Checkpoint.inspect(path);
+    if (previous.state === 'found' && previous.doneCount > 0) {
+      ctx.info(`note: ${path} records ${previous.doneCount.toLocaleString('en-US')} finished batches of an interrupted run; this run imports everything again (writes are upserts) and replaces it. To skip them instead: Ctrl-C, then add --resume`);
+    }
+    return Checkpoint.fresh(path, identity, target);
+  }
   const stored = await Checkpoint.inspect(path);
   const refuse = (why: string): never => {
     throw new UsageError(
@@ -223,9 +248,11 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
   const sentRows = (rows: BulkRow<I>[]): BulkRow<I>[] => (rows.some((r) => r.refused !== undefined) ? rows.filter((r) => r.refused === undefined) : rows);
 
   /** Folds one batch's answer into the summary, rejects its refused rows and records it as finished. */
-  const settle = async (index: number, rows: BulkRow<I>[], sent: BulkRow<I>[], result: BulkWriteResult & { moved?: string[] }): Promise<void> => {
+  const settle = async (index: number, rows: BulkRow<I>[], sent: BulkRow<I>[], result: SentResult & { deleted?: string[] }): Promise<void> => {
     summary.created += result.created.length;
     summary.updated += result.updated.length;
+    if (result.unchanged !== undefined) summary.unchanged = (summary.unchanged ?? 0) + result.unchanged;
+    if (result.deleted !== undefined && result.deleted.length > 0) summary.deleted = (summary.deleted ?? 0) + result.deleted.length;
     if (result.moved !== undefined) summary.moved = (summary.moved ?? 0) + result.moved.length;
     for (const row of rows) if (row.refused) await reject(row, row.refused.key, job.explain ? job.explain(row, row.refused.messages) : row.refused.messages);
     for (const [key, messages] of Object.entries(result.errors)) {
@@ -248,15 +275,16 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
         const outcome = await job.dryRun(rows);
         summary.created += outcome.created;
         summary.updated += outcome.updated;
+        if (outcome.unchanged !== undefined) summary.unchanged = (summary.unchanged ?? 0) + outcome.unchanged;
         if (outcome.moved !== undefined) summary.moved = (summary.moved ?? 0) + outcome.moved;
         for (const r of outcome.rejected) await reject(r.row, r.key, r.messages);
       }
-      progress.update(job.progressLine(summary, seconds()));
+      progress.update(job.progressLine(summary, seconds()), job.progressAmount?.());
       return;
     }
     const sent = batches.map(({ rows }) => sentRows(rows));
     const nonEmpty = sent.filter((rows) => rows.length > 0);
-    let results: (BulkWriteResult & { moved?: string[] })[];
+    let results: (SentResult & { deleted?: string[] })[];
     if (nonEmpty.length > 1 && job.sendGroup) results = await job.sendGroup(nonEmpty);
     else results = nonEmpty.length === 1 ? [await job.send(nonEmpty[0] as BulkRow<I>[])] : [];
     let next = 0;
@@ -265,10 +293,11 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
       const result = batchSent.length > 0 ? results[next++] : undefined;
       await settle(index, rows, batchSent, result ?? { created: [], updated: [], errors: {} });
     }
-    progress.update(job.progressLine(summary, seconds()));
+    progress.update(job.progressLine(summary, seconds()), job.progressAmount?.());
   };
 
   let fatal: unknown;
+  let finished: { notes: string[]; exitCode?: number } | undefined;
   const inFlight = new Set<Promise<void>>();
   const concurrency = job.concurrency ?? 1;
   const dispatch = async (batches: { index: number; rows: BulkRow<I>[] }[]): Promise<void> => {
@@ -360,8 +389,14 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     if (fatal !== undefined) throw fatal;
     if (controller.signal.aborted) summary.interrupted = true;
     if (!summary.interrupted && !summary.stoppedEarly) await checkpoint?.remove();
+    if (!summary.interrupted && !summary.stoppedEarly && job.finish) {
+      progress.stop();
+      finished = await job.finish(summary);
+    }
   } catch (error) {
     await Promise.all(inFlight);
+    // The progress line goes before any message, or the message lands on it.
+    progress.stop();
     if (checkpoint && checkpoint.doneCount > 0) ctx.io.stderr.write(`${job.what} stopped; finished batches are recorded. Resume with\n  ${job.resumeCommand}\n`);
     // A read error of the input (not of a request) is the user's: name the input.
     const code = (error as NodeJS.ErrnoException).code;
@@ -382,9 +417,12 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     for (const [key, messages] of Object.entries(summary.errors)) line += `\n  ${key}: ${messages.join('; ')}`;
   }
   ctx.info(line);
+  for (const note of finished?.notes ?? []) ctx.info(note);
+  // -q silences the summary, not where the rejected rows went: a script needs that path.
+  if (ctx.flags.quiet && summary.errorsFile) ctx.io.stderr.write(`${summary.rejected.toLocaleString('en-US')} rejected rows with their errors: ${summary.errorsFile}\n`);
   if (summary.interrupted) {
-    ctx.io.stderr.write(job.inputPath !== undefined && !job.dryRunMode ? `interrupted: resume with\n  ${job.resumeCommand}\n` : 'interrupted\n');
+    ctx.io.stderr.write(job.inputPath !== undefined && !job.dryRunMode ? `interrupted: resume with\n  ${job.resumeCommand}\n` : `${job.interruptedHint ?? 'interrupted'}\n`);
     return EXIT.INTERRUPTED;
   }
-  return summary.rejected > 0 ? EXIT.PARTIAL : EXIT.OK;
+  return Math.max(summary.rejected > 0 ? EXIT.PARTIAL : EXIT.OK, finished?.exitCode ?? EXIT.OK);
 }

@@ -8,6 +8,16 @@ export interface BulkSummary {
   updated: number;
   /** Of `updated`: images moved to another part (image upload only; the CLI compares with before). */
   moved?: number;
+  /** Items deleted by tombstones (`{"part_id": ..., "deleted": true}` rows of a parts delta). */
+  deleted?: number;
+  /** Rows a sync found equal to what is stored and did not send (sync runs only). */
+  unchanged?: number;
+  /** Stored items a sync's prune deleted (or, in a dry run, would delete). */
+  pruned?: number;
+  /** The ids of `pruned`, in the order deleted (sync runs with --prune only). */
+  prunedIds?: string[];
+  /** Photos of an image sync that name no existing part (not sent). */
+  unmatched?: number;
   rejected: number;
   /** Rows read (including rejected ones and those skipped by --resume). */
   rows: number;
@@ -33,7 +43,10 @@ export function summaryDocument(summary: ImportSummary): Record<string, unknown>
     created: summary.created,
     updated: summary.updated,
     ...(summary.moved !== undefined ? { moved: summary.moved } : {}),
-    deleted: 0,
+    ...(summary.unchanged !== undefined ? { unchanged: summary.unchanged } : {}),
+    ...(summary.unmatched !== undefined ? { unmatched: summary.unmatched } : {}),
+    deleted: (summary.deleted ?? 0) + (summary.pruned ?? 0),
+    ...(summary.prunedIds !== undefined ? { [summary.dryRun ? 'wouldDelete' : 'deletedIds']: summary.prunedIds } : {}),
     rejected: summary.rejected,
     errors: summary.errors,
     errorsFile: summary.errorsFile,
@@ -50,10 +63,16 @@ export const INLINE_ERRORS = 5;
 export function describeImport(what: string, summary: ImportSummary, detail?: string): string {
   const n = (value: number) => value.toLocaleString('en-US');
   // An upload that gives an existing image to another part says so: the other part lost it.
-  const moved = summary.moved ? ` (moved: ${n(summary.moved)} to another part)` : '';
+  const moved = `${summary.moved ? ` (moved: ${n(summary.moved)} to another part)` : ''}${summary.deleted ? `, ${n(summary.deleted)} deleted` : ''}`;
+  // A sync's own counts: what it skipped, deleted and could not bind to a part.
+  const sync = [
+    summary.unchanged !== undefined ? `${n(summary.unchanged)} unchanged` : '',
+    summary.pruned !== undefined ? `${summary.dryRun ? 'would prune' : 'pruned'} ${n(summary.pruned)}` : '',
+    summary.unmatched !== undefined ? `${n(summary.unmatched)} unmatched` : '',
+  ].filter((s) => s !== '').map((s) => `, ${s}`).join('');
   let line = summary.dryRun
-    ? `${what} (dry run): would create ${n(summary.created)}, would update ${n(summary.updated)}${moved}, ${n(summary.rejected)} rejected`
-    : `${what}: ${n(summary.created)} created, ${n(summary.updated)} updated${moved}, ${n(summary.rejected)} rejected${detail ? ` ${detail}` : ''}`;
+    ? `${what} (dry run): would create ${n(summary.created)}, would update ${n(summary.updated)}${moved}${sync}, ${n(summary.rejected)} rejected`
+    : `${what}: ${n(summary.created)} created, ${n(summary.updated)} updated${moved}${sync}, ${n(summary.rejected)} rejected${detail ? ` ${detail}` : ''}`;
   if (summary.skippedBatches > 0) line += `, ${n(summary.skippedBatches)} batches skipped (done before --resume)`;
   if (summary.stoppedEarly) line += ' (stopped early at --max-errors)';
   // Without an errors file the caller lists every rejected row after this line.

@@ -5,6 +5,7 @@
  */
 import type { Attribute, BulkDeleteResult, BulkWriteResult, Page } from '../../api/schemas.js';
 import type { CatalogClient } from '../../client/types.js';
+import type { ChangeType } from '../../api/change-schemas.js';
 
 /** What the command tree needs to know of a resource before it is loaded. */
 export interface ResourceNames {
@@ -12,6 +13,8 @@ export interface ResourceNames {
   noun: string;
   /** The id field of an item, e.g. `attribute_id`. */
   idField: string;
+  /** The change feed's type of its items, for `list --changed-since` (docs/cli.md "Keeping a second catalog in sync"). */
+  changeType?: ChangeType;
 }
 
 /** How one resource is imported (`<noun> import`, through the bulk loop of src/cli/bulk). */
@@ -32,7 +35,7 @@ export interface ImportSpec extends ResourceNames {
   /**
    * Sends consecutive batches in one call, each as `send` (or, `validated`, `sendValidated`) would
    * and with that call's result; a local catalog writes them in one transaction. Present for the
-   * resources whose local import writes several batches per transaction (parts, issue 12).
+   * resources whose local import writes several batches per transaction (parts).
    */
   sendBatches?(client: CatalogClient, batches: { items: Record<string, unknown>[]; validated: boolean }[]): Promise<BulkWriteResult[]>;
   /**
@@ -64,4 +67,6 @@ export interface ResourceSpec<T extends Record<string, unknown> = Record<string,
   delete(client: CatalogClient, ids: string[]): Promise<BulkDeleteResult>;
   /** Flat CSV row of a record, importable again by `import` (cli.md: list -o csv round-trips). */
   toCsvRow(record: T): Record<string, string>;
+  /** The header order of the flat columns (output/emit.ts EmitSpec.csvColumns). */
+  csvColumns?: (keys: string[]) => string[];
 }

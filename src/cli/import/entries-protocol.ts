@@ -36,6 +36,8 @@ export interface ReaderOptions {
    * still these (and builds them itself otherwise).
    */
   definitions?: Attribute[];
+  /** `--id-replace`: replacements applied to the resource's id fields as each row is read (./mapped-entries.ts). */
+  idReplace?: { from: string; to: string }[];
   /** A block is sent once it holds this many rows ... */
   blockRows: number;
   /** ... or this many characters of JSON (items and records) plus bytes of prepared documents, whichever comes first. */
@@ -73,6 +75,8 @@ export interface ShippedBlock {
   refused: ShippedRefusal[];
   /** The other items were validated (`validate`). */
   validated: boolean;
+  /** Bytes of the input read so far (progress against the file's size). */
+  bytesRead: number;
   /**
    * With `definitions`: the search documents of the block's new parts, packed
    * (core/search/engine/prepared-documents.ts PreparedDocumentsPacker; `ints` is transferred, not

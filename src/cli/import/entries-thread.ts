@@ -1,5 +1,5 @@
 /**
- * The first stage of an import (read, parse, map) on a second thread (issue 12: the import's goal
+ * The first stage of an import (read, parse, map) on a second thread (the import's goal
  * needs the machine's second core): ./entries-worker.ts reads and maps the file and sends its rows
  * in blocks; this side turns each block back into rows for the bulk loop, which writes them on the
  * main thread meanwhile. The rows, their order, their lines and every problem are those of the
@@ -84,6 +84,8 @@ export interface ThreadOptions extends Omit<ReaderOptions, 'blockRows' | 'blockC
   blockChars?: number;
   /** The worker script (default {@link readerWorkerFile}; tests give a failing one). */
   workerFile?: string;
+  /** Hears the bytes of the input the reader has read so far, with each block. */
+  onBytes?: (bytesRead: number) => void;
 }
 
 /**
@@ -105,7 +107,7 @@ export async function* mapEntriesInThread(options: ThreadOptions): AsyncGenerato
  * @throws as {@link mapEntriesInThread}.
  */
 export async function* mapBlocksInThread(options: ThreadOptions): AsyncGenerator<ThreadRow[]> {
-  const { inputName, workerFile, ...rest } = options;
+  const { inputName, workerFile, onBytes, ...rest } = options;
   const worker = new Worker(workerFile ?? readerWorkerFile(), {
     workerData: { ...rest, blockRows: options.blockRows ?? BLOCK_ROWS, blockChars: options.blockChars ?? BLOCK_CHARS, credits: CREDITS },
     // The reader keeps nothing but the block it fills: a small young generation keeps its RSS small.
@@ -146,6 +148,7 @@ export async function* mapBlocksInThread(options: ThreadOptions): AsyncGenerator
         throw error;
       }
       worker.postMessage({ credit: 1 });
+      onBytes?.(message.bytesRead);
       yield [...rowsOf(message, dictionary)];
       lastLine = message.lines[message.lines.length - 1] ?? lastLine;
     }

@@ -12,8 +12,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PartInputSchema } from '../../api/schemas.js';
 import { definitionsKey, PreparedDocumentsPacker, preparePartDocuments } from '../../core/search/engine/prepared-documents.js';
 import { validateBulkItem } from '../../core/validation.js';
+import { isTombstone } from '../commands/changes/delta.js';
 import { DICTIONARY_WORDS, type CreditMessage, type ReaderMessage, type ReaderOptions, type ShippedBlock, type ShippedRefusal, type ShippedRejection } from './entries-protocol.js';
-import { CSV_MAPPERS, mapEntries } from './mapped-entries.js';
+import { CSV_MAPPERS, ID_FIELDS, mapEntries } from './mapped-entries.js';
 
 const port = parentPort;
 if (port === null) throw new Error('entries-worker.ts runs as a worker thread only');
@@ -42,11 +43,12 @@ async function run(): Promise<void> {
   let refused: ShippedRefusal[] = [];
   let offsets: number[] = [];
   let chars = 0;
+  let bytesRead = 0;
   const flush = async (): Promise<void> => {
     if (lines.length === 0) return;
     while (credits <= 0) await new Promise<void>((resolve) => (wake = resolve));
     credits -= 1;
-    const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true };
+    const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true, bytesRead };
     if (definitions !== undefined) {
       const packed = packer.take();
       block.prepared = { ...packed, offsets: Int32Array.from(offsets), definitions: definitionsText };
@@ -61,7 +63,7 @@ async function run(): Promise<void> {
     offsets = [];
     chars = 0;
   };
-  for await (const entry of mapEntries({ path: options.path }, options.format, CSV_MAPPERS[options.mapper], options.readOnly)) {
+  for await (const entry of mapEntries({ path: options.path, onBytes: (n) => (bytesRead += n) }, options.format, CSV_MAPPERS[options.mapper], options.readOnly, { fields: ID_FIELDS[options.mapper], replacements: options.idReplace ?? [] })) {
     if ('problems' in entry) {
       rejected.push({ index: lines.length, problems: entry.problems, ...(entry.record !== undefined ? { record: entry.record } : {}), ...(entry.raw !== undefined ? { raw: entry.raw } : {}) });
       items.push('null');
@@ -70,18 +72,19 @@ async function run(): Promise<void> {
       chars += 8 + (entry.raw?.length ?? 0);
     } else {
       let shipped: unknown = entry.item;
-      if (options.validate === true) {
+      // A tombstone of a delta is a deletion: not a part to validate, sent as it is.
+      if (options.validate === true && !isTombstone(entry.item, 'part_id')) {
         // The service's own schema pass, here instead of on the writing thread (same messages and key).
         const checked = validateBulkItem(PartInputSchema, entry.item, 'part_id');
         let at = -1;
         if ('item' in checked) {
           shipped = checked.item;
-          // The writer's CPU is the import's bottleneck; this thread has time to spare (issue 12).
+          // The writer's CPU is the import's bottleneck; this thread has time to spare.
           const documents = definitions !== undefined ? preparePartDocuments(checked.item, definitions) : undefined;
           if (documents !== undefined) at = packer.add(documents);
         } else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
         if (definitions !== undefined) offsets.push(at);
-      }
+      } else if (definitions !== undefined) offsets.push(-1);
       const item = JSON.stringify(shipped);
       const record = JSON.stringify(entry.record);
       items.push(item);

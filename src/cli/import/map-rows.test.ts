@@ -253,7 +253,7 @@ describe('export rows round-trip through import', () => {
     ]);
   });
 
-  it('an attribute id with @, . or \\ is written escaped and reads back (issue 10: -o csv crashed with "bug")', () => {
+  it('an attribute id with @, . or \\ is written escaped and reads back (-o csv crashed with "bug")', () => {
     const part: Partial<Part> & { part_id: string } = {
       part_id: ' P ',
       attributes: [

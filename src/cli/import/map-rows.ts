@@ -692,7 +692,7 @@ export function mapRecord<K extends ImportKind>(kind: K, format: ImportFormat, r
 }
 
 // ---------------------------------------------------------------------------------------------
-// synonyms (issue 13)
+// synonyms
 
 /**
  * A CSV/TSV row of `synonyms import`: `synonym_id`, `input` (one-way sets only; empty = multi-way),

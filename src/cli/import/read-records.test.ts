@@ -35,7 +35,7 @@ function compact(entries: ReadEntry[]): [number, unknown][] {
 describe('readRecords: csv', () => {
   const cases: { name: string; text: string; expected: [number, unknown][] }[] = [
     {
-      name: 'header names trimmed, values kept exactly: spaces, tabs, NBSP are data (issue 10)',
+      name: 'header names trimmed, values kept exactly: spaces, tabs, NBSP are data',
       text: 'a, b\n1, two \n" ",\t\u00a0x\u00a0\n',
       expected: [[2, { a: '1', b: ' two ' }], [3, { a: ' ', b: '\t\u00a0x\u00a0' }]],
     },

@@ -8,6 +8,7 @@ import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CsvError, parse } from 'csv-parse';
+import { unguardFormula } from '../output/formula-guard.js';
 import { UsageError } from '../output/usage-error.js';
 
 /** Input formats of `import` commands and image manifests. */
@@ -16,8 +17,11 @@ export const IMPORT_FORMATS = ['csv', 'tsv', 'json', 'ndjson'] as const;
 /** One of `csv | tsv | json | ndjson`. */
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
-/** Where records come from: a file, or an already open stream (stdin for `-`). */
-export type RecordSource = { path: string } | { stdin: NodeJS.ReadableStream };
+/**
+ * Where records come from: a file, or an already open stream (stdin for `-`). `onBytes` hears of
+ * every chunk read from the file, by its length (an import's progress against the file's size).
+ */
+export type RecordSource = { path: string; onBytes?: (bytes: number) => void } | { stdin: NodeJS.ReadableStream };
 
 /** A record that was read. CSV/TSV values are all strings, exactly as written; JSON/NDJSON values are as parsed. */
 export interface RecordEntry {
@@ -132,6 +136,9 @@ export async function* readRecords(
   if ('path' in source) {
     const handle = await open(source.path, 'r');
     const stream = handle.createReadStream();
+    const { onBytes } = source;
+    // A listener, not a stream in between: the file's own errors still reach the readers below.
+    if (onBytes !== undefined) stream.on('data', (chunk: Buffer | string) => onBytes(chunk.length));
     input = stream;
     close = () => {
       stream.destroy();
@@ -192,6 +199,14 @@ export function tsvUnescape(text: string): string {
   return text.replace(/\\([\\tnr])/g, (_m, c: string) => (c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : '\\'));
 }
 
+/** Removes the formula guard of every guarded value of a CSV record, in place (formula-guard.ts). */
+function unguardRecord(record: Record<string, unknown>): void {
+  for (const key in record) {
+    const value = record[key];
+    if (typeof value === 'string' && value.charCodeAt(0) === 39) record[key] = unguardFormula(value);
+  }
+}
+
 /**
  * Column names of the header. Outer whitespace of a name is never meaningful (a column is a fixed
  * name, `name.<lang>` or `attr:<id>[@<org>].<lang>`, none of which can start or end with a space), so
@@ -222,10 +237,14 @@ async function* readCsv(input: NodeJS.ReadableStream, maxRecordBytes: number, ts
   const parser = parse({
     columns: (header: unknown) => checkHeader(header, tsv),
     bom: true,
-    // Values are data, spaces included (issue 10): `trim` would drop leading/trailing whitespace.
+    // Values are data, spaces included: `trim` would drop leading/trailing whitespace.
     trim: false,
     // TSV has no quoting: a `"` is an ordinary character; tabs and line breaks inside values are escaped.
-    ...(tsv ? { delimiter: '\t', quote: false, record_delimiter: ['\n', '\r\n'], cast: (value: string, context: { header: boolean }) => (context.header ? value : tsvUnescape(value)) } : {}),
+    // A cell an export guarded against spreadsheet formulas (`'=...`) is read as it was stored
+    // (formula-guard.ts): here for TSV, which casts anyway; below for CSV (a csv-parse cast costs ~5x).
+    ...(tsv
+      ? { delimiter: '\t', quote: false, record_delimiter: ['\n', '\r\n'], cast: (value: string, context: { header: boolean }) => (context.header ? value : unguardFormula(tsvUnescape(value))) }
+      : {}),
     relax_column_count: false,
     skip_empty_lines: true,
     skip_records_with_error: true,
@@ -282,6 +301,7 @@ async function* readCsv(input: NodeJS.ReadableStream, maxRecordBytes: number, ts
       const line = startLine(chunk.endLine, chunk.raw);
       if (pending.length > 0) yield* flush(line);
       if (fatalLine !== undefined && line > fatalLine) break;
+      if (!tsv && chunk.raw.includes("'")) unguardRecord(chunk.record);
       yield { line, record: chunk.record };
     }
   } catch (error) {

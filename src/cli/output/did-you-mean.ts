@@ -1,7 +1,7 @@
 /**
  * "Did you mean" for names the user typed: the closest of the valid names by edit distance
  * (Damerau-free Levenshtein), as commander suggests commands and options. Used for CSV headers
- * (issue 10: a header that names unknown columns is reported once, before any row, exit 2).
+ * (a header that names unknown columns is reported once, before any row, exit 2).
  */
 
 /** Levenshtein distance of `a` and `b` (insert, delete, substitute: 1 each). */

@@ -18,6 +18,19 @@ export interface EmitSpec<T> {
   defaultFields: string[];
   /** Flat CSV form of a record; when absent csv/tsv use the nested fields. */
   toCsvRow?: (record: T) => Record<string, string>;
+  /**
+   * The header order of the flat columns `keys` (every column some row has): e.g. `part_id`,
+   * `name.*`, `attr:*`, then the read-only ones; columns it leaves out follow in the order seen.
+   */
+  csvColumns?: (keys: string[]) => string[];
+}
+
+/** The flat columns `keys` in the resource's header order (EmitSpec.csvColumns), none lost. */
+function headerOrder<T>(spec: EmitSpec<T>, keys: string[]): string[] {
+  if (spec.csvColumns === undefined) return keys;
+  const ordered = spec.csvColumns(keys);
+  const placed = new Set(ordered);
+  return [...ordered, ...keys.filter((k) => !placed.has(k))];
 }
 
 /** A listing as `list` walks it: the resource's names, for the hint of a terminal page. */
@@ -135,12 +148,12 @@ export async function emitRecords<T extends Record<string, unknown>>(
       for (const key of Object.keys(row)) columns.add(key);
       rows.push(row);
     }
-    const fields = requested !== undefined ? flatFields(requested, [...columns]) : [...columns];
-    await writeRecords(ctx.io.stdout, ctx.format, rows, { fields });
+    const fields = requested !== undefined ? flatFields(requested, headerOrder(spec, [...columns])) : headerOrder(spec, [...columns]);
+    await writeRecords(ctx.io.stdout, ctx.format, rows, { fields, rawCells: ctx.flags.rawCsv === true });
     return;
   }
   const fields = requested ?? (ctx.format === 'json' || ctx.format === 'ndjson' ? [] : [...spec.defaultFields]);
-  await writeRecords(ctx.io.stdout, ctx.format, withFlatColumns(records, spec, fields), { fields, color: ctx.color, width: outputWidth(ctx), ...(jsonEnvelope ? { jsonEnvelope } : {}) });
+  await writeRecords(ctx.io.stdout, ctx.format, withFlatColumns(records, spec, fields), { fields, color: ctx.color, width: outputWidth(ctx), droppable: requested === undefined, rawCells: ctx.flags.rawCsv === true, ...(jsonEnvelope ? { jsonEnvelope } : {}) });
 }
 
 /** Walks the paging envelope from `after`, at most `limit` records; `state` tells where it stopped. */
@@ -181,7 +194,7 @@ export async function emitList<T extends Record<string, unknown>>(ctx: CommandCo
     const requested = requestedFields(ctx, spec);
     const seen = new Set<string>();
     for await (const record of records()) for (const key of Object.keys(toRow(record))) seen.add(key);
-    const columns = [...seen];
+    const columns = headerOrder(spec, [...seen]);
     const fields = requested !== undefined ? flatFields(requested, columns) : columns;
     async function* rows(): AsyncGenerator<Record<string, string>> {
       for await (const record of records()) {
@@ -193,7 +206,7 @@ export async function emitList<T extends Record<string, unknown>>(ctx: CommandCo
         yield row;
       }
     }
-    await writeRecords(ctx.io.stdout, ctx.format, rows(), { fields });
+    await writeRecords(ctx.io.stdout, ctx.format, rows(), { fields, rawCells: ctx.flags.rawCsv === true });
   } else {
     await emitRecords(ctx, spec, records());
   }

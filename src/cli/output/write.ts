@@ -4,6 +4,7 @@
  */
 import type { OutputFormat } from './format.js';
 import { isEpipe } from './epipe.js';
+import { guardFormula } from './formula-guard.js';
 
 export { installEpipeHandler, isEpipe } from './epipe.js';
 
@@ -29,6 +30,17 @@ export interface WriteOptions {
    * than their share are cut with `…`; undefined means no limit.
    */
   width?: number | undefined;
+  /**
+   * csv/tsv only: write cells exactly as stored. Default false: a text cell that a spreadsheet
+   * would run as a formula gets a leading `'` (formula-guard.ts), which imports remove.
+   */
+  rawCells?: boolean;
+  /**
+   * table only: the columns are a command's defaults, in order of importance: on a terminal too
+   * narrow for all of them at a readable width, the last ones are left out rather than every
+   * column cut to a few characters. Columns the user named (--fields) are never left out.
+   */
+  droppable?: boolean;
 }
 
 const LANG_KEY = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
@@ -229,6 +241,8 @@ class Sink {
  * - `ndjson`: one compact JSON object per line, streamed with backpressure (awaits 'drain').
  * - `csv`: header line of `fields`, then rows; RFC 4180 quoting, `\n` line ends.
  * - `tsv`: header line, then rows; `\`, tab, newline, CR escaped as `\\ \t \n \r`.
+ * - csv and tsv: a text that a spreadsheet would take for a formula gets a leading `'`
+ *   (formula-guard.ts) unless `rawCells`.
  * - `table`: cli-table3 with `fields` as the columns, fitted to `width`, no lines between rows,
  *   streamed in chunks (the first rows fix the column widths).
  * Nested values in table/csv/tsv cells are rendered by {@link renderCell}.
@@ -282,6 +296,10 @@ async function writeAll(sink: Sink, format: OutputFormat, records: RecordStream,
       const cell = format === 'csv' ? csvField : tsvField;
       const sep = format === 'csv' ? ',' : '\t';
       const line = (values: string[]): string => `${values.map(cell).join(sep)}\n`;
+      // Numbers and booleans are never formulas (-5 stays -5); every text may be.
+      const text = options.rawCells === true
+        ? (value: unknown) => renderCell(value)
+        : (value: unknown) => (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? renderCell(value) : guardFormula(renderCell(value)));
       let headerDone = false;
       for await (const r of records) {
         if (!headerDone) {
@@ -289,7 +307,7 @@ async function writeAll(sink: Sink, format: OutputFormat, records: RecordStream,
           if (!(await sink.write(line(fields)))) return;
           headerDone = true;
         }
-        if (!(await sink.write(line(fields.map((f) => renderCell(lookup(r, f))))))) return;
+        if (!(await sink.write(line(fields.map((f) => text(lookup(r, f))))))) return;
       }
       if (!headerDone && fields.length > 0) await sink.write(line(fields));
       return;
@@ -341,6 +359,23 @@ export function fitColumns(natural: readonly number[], total: number | undefined
   return natural.map((w) => Math.max(MIN_COLUMN, Math.min(w, cap)));
 }
 
+/** The narrowest a column is worth showing at: its header, and at least this many characters (padding included). */
+const READABLE_COLUMN = 10;
+
+/**
+ * How many of the leading columns fit `total` terminal columns at a readable width each (the
+ * smaller of its natural width and its header's, at least {@link READABLE_COLUMN}); at least one.
+ */
+export function readableColumns(fields: readonly string[], natural: readonly number[], total: number): number {
+  let used = 1;
+  for (let i = 0; i < fields.length; i++) {
+    const readable = Math.min(natural[i] ?? 0, Math.max(textWidth(fields[i] ?? '') + 2, READABLE_COLUMN));
+    used += readable + 1;
+    if (used > total) return Math.max(1, i);
+  }
+  return fields.length;
+}
+
 /**
  * A cli-table3 table without lines between rows, fitted to `options.width`, streamed: the first
  * {@link TABLE_CHUNK} rows fix the column widths and print with the header, later rows print as
@@ -348,16 +383,25 @@ export function fitColumns(natural: readonly number[], total: number | undefined
  */
 async function writeTable(sink: Sink, records: RecordStream, initialFields: string[], options: WriteOptions): Promise<void> {
   // Loaded here, not with the module: only table output needs it, and every command's start-up
-  // would pay for it and its dependencies (issue 12, start-up).
+  // would pay for it and its dependencies (start-up).
   const { default: Table } = await import('cli-table3');
   let fields = initialFields;
-  const style = { compact: true, ...(options.color === true ? {} : { head: [], border: [] }) };
+  // Bold headers on a colour terminal (cli-table3's default is red, which reads as an error).
+  const style = { compact: true, head: options.color === true ? ['bold'] : [], border: [] };
   let colWidths: number[] | undefined;
   let bottom = '';
   let pending: string[][] = [];
   const flush = async (): Promise<boolean> => {
     if (colWidths === undefined) {
-      const natural = fields.map((f, i) => Math.max(textWidth(f), ...pending.map((row) => textWidth(row[i] ?? ''))) + 2);
+      let natural = fields.map((f, i) => Math.max(textWidth(f), ...pending.map((row) => textWidth(row[i] ?? ''))) + 2);
+      if (options.droppable === true && options.width !== undefined) {
+        const kept = readableColumns(fields, natural, options.width);
+        if (kept < fields.length) {
+          fields = fields.slice(0, kept);
+          natural = natural.slice(0, kept);
+          pending = pending.map((row) => row.slice(0, kept));
+        }
+      }
       colWidths = fitColumns(natural, options.width);
       const table = new Table({ head: fields, colWidths, style });
       table.push(...pending);

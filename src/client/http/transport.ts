@@ -1,5 +1,5 @@
 /**
- * The one HTTP transport of the remote client (issue 9, item 5; design/cli.md "Remote mode"): every
+ * The one HTTP transport of the remote client (design/cli.md "Remote mode"): every
  * request of HttpCatalogClient, JSON and multipart alike, goes through {@link HttpTransport.send}.
  *
  * - Retried: 429, 502, 504, a 503 other than maintenance, and connection failures (refused, reset,
@@ -73,7 +73,7 @@ export interface TransportOptions {
 export const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 
 /** Connection-level failures worth retrying. */
-export const RETRY_ERRORS: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
+export const RETRY_ERRORS: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
 
 /**
  * Retry-After (RFC 9110 §10.2.3: delay-seconds or an HTTP date) in ms, at least 0; undefined when
@@ -159,6 +159,8 @@ export class HttpTransport {
       } catch (error) {
         if (error instanceof CatalogError) throw error;
         const code = (error as { code?: string }).code ?? '';
+        const unreachable = connectionFailure(this.url, code);
+        if (unreachable !== undefined) throw new CatalogError('unavailable', `cannot reach ${this.url.origin}: ${unreachable}`);
         if (!RETRY_ERRORS.has(code) && !code.startsWith('UND_ERR')) throw error;
         failure = new CatalogError('unavailable', `cannot reach ${this.url.origin}: ${(error as Error).message}`);
         if (!canRetry || !RETRY_ERRORS.has(code)) throw failure;
@@ -197,6 +199,23 @@ export class HttpTransport {
   }
 }
 
+/** TLS certificate failures (OpenSSL's names, as Node reports them), which retrying cannot cure. */
+const CERTIFICATE_ERRORS = /^(CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE)|ERR_TLS_CERT_ALTNAME_INVALID)/;
+
+/**
+ * The reason, in one line, of a connection failure that retrying cannot cure: a host name that does
+ * not resolve (a typo in --remote), https:// against a server that speaks plain HTTP, a certificate
+ * not trusted. Undefined for anything else.
+ */
+function connectionFailure(url: URL, code: string): string | undefined {
+  if (code === 'ENOTFOUND') return `host '${url.hostname}' not found (ENOTFOUND); check the --remote / CATALOG_URL address`;
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || code === 'EPROTO') {
+    return `the server does not speak TLS (${code}); use http:// instead of https://, or put it behind a TLS proxy`;
+  }
+  if (CERTIFICATE_ERRORS.test(code)) return `the server's TLS certificate is not trusted (${code}); give Node the CA with NODE_EXTRA_CA_CERTS=<file>`;
+  return undefined;
+}
+
 /** Whether an answer says it is JSON (application/json, application/problem+json). */
 function isJson(response: Dispatcher.ResponseData): boolean {
   const type = response.headers['content-type'];
@@ -205,7 +224,7 @@ function isJson(response: Dispatcher.ResponseData): boolean {
 
 /**
  * The error of an answer that is not the catalog API's (an HTML page, a proxy's error): ONE line
- * naming the URL and what came back (issue 10), as `unavailable` (exit 5): no catalog answers there.
+ * naming the URL and what came back, as `unavailable` (exit 5): no catalog answers there.
  */
 function notCatalog(url: string, response: Dispatcher.ResponseData): CatalogError {
   const type = response.headers['content-type'];

@@ -1,7 +1,8 @@
 /**
  * Attribute rules (spec 2.1, 4.1; decisions §3) as pure decisions over the stored state.
  */
-import type { Attribute, AttributeInput } from '../../api/schemas.js';
+import type { Attribute, AttributeInput, Principal } from '../../api/schemas.js';
+import { canSeeVisibility } from '../permissions.js';
 import type { Decision } from '../model.js';
 
 /** Create defaults (decisions §3). */
@@ -66,6 +67,18 @@ export function decideAttributeDelete(id: string, existing: Attribute | undefine
     };
   }
   return { kind: 'write', value: null, created: false };
+}
+
+/**
+ * The attribute as `principal` may read it: its `default_value` is a value of the attribute (the
+ * value of every organization that has none of its own), so a principal that may not see the
+ * attribute's values (its visibility, decisions §3) does not see the default either — as a part
+ * read hides the values. Every other field describes the attribute and stays.
+ */
+export function withVisibleDefault<A extends Attribute>(principal: Principal, attribute: A): A {
+  if (attribute.default_value === undefined || canSeeVisibility(principal, attribute.visibility)) return attribute;
+  const { default_value: _hidden, ...rest } = attribute;
+  return rest as A;
 }
 
 /** The attribute with its fields in the order of spec 2.1 (stable JSON for people and diffs). */

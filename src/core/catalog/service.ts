@@ -12,7 +12,7 @@ import {
   SynonymInputSchema, SynonymListRequestSchema, type SynonymSet, type Attribute, type BulkDeleteResult, type BulkWriteResult, type MaintenanceState, type Organization, type Page,
   type Part, type PartBatch, type PartInput, type Principal, type TokenInfo, type CreatedToken, TokenCreateSchema, TokenRotateSchema,
 } from '../../api/schemas.js';
-import { decideAttributeDelete, decideAttributeUpsert } from './attributes.js';
+import { decideAttributeDelete, decideAttributeUpsert, withVisibleDefault } from './attributes.js';
 import { decideOrganizationUpsert } from './organizations.js';
 import { decideSynonymDelete, decideSynonymUpsert } from '../search/synonyms.js';
 import { keysetFor, project, toPage } from '../paging.js';
@@ -77,7 +77,7 @@ export class CatalogService {
     const secret = bearerToken(authorization);
     const hash = hashSecret(secret);
     // Compared as plain strings: timing can tell only about hashes, and no one can choose a secret
-    // for a hash, so a constant-time compare (two Buffers a request) protected nothing (issue 12).
+    // for a hash, so a constant-time compare (two Buffers a request) protected nothing.
     const token = await this.store.findTokenByHash(hash);
     if (token?.secretHash !== hash) throw errors.unauthorized('unknown or revoked token');
     const now = this.clock.nowMicros();
@@ -228,7 +228,7 @@ export class CatalogService {
     assertScope(principal, 'attributes:read');
     const request = parseBody(AttributeListRequestSchema, body ?? {}, 'list request');
     const keyset = keysetFor(request.paging);
-    const rows = await this.withCreationOrder(await this.store.listAttributes(keyset), request.projection);
+    const rows = (await this.withCreationOrder(await this.store.listAttributes(keyset), request.projection)).map((a) => withVisibleDefault(principal, a));
     return toPage(rows, keyset.pageSize, (a) => a.attribute_id, (a) => project(a, 'attribute_id', request.projection), keyset.after);
   }
 
@@ -246,7 +246,8 @@ export class CatalogService {
   async selectAttributes(principal: Principal, body: unknown): Promise<Partial<Attribute>[]> {
     assertScope(principal, 'attributes:read');
     const request = parseBody(AttributeSelectRequestSchema, body, 'select request');
-    const found = new Map((await this.withCreationOrder(await this.store.getAttributes(request.attribute_ids), request.projection)).map((a) => [a.attribute_id, a]));
+    const rows = await this.withCreationOrder(await this.store.getAttributes(request.attribute_ids), request.projection);
+    const found = new Map(rows.map((a) => [a.attribute_id, withVisibleDefault(principal, a)]));
     return [...new Set(request.attribute_ids)].flatMap((id) => {
       const a = found.get(id);
       return a ? [project(a, 'attribute_id', request.projection)] : [];
@@ -264,7 +265,7 @@ export class CatalogService {
   /**
    * {@link upsertParts} for items this process validated already, each one with
    * `validateBulkItem(PartInputSchema, item, 'part_id')` (core/validation.ts; an import's reader
-   * thread does it while the main thread writes, issue 12): the same rules, writes and result,
+   * thread does it while the main thread writes): the same rules, writes and result,
    * without the schema pass. Not reachable over HTTP, where every body is validated here.
    *
    * @throws CatalogError payload_too_large for more than maxBulkItems items; unavailable in maintenance mode.
@@ -280,7 +281,7 @@ export class CatalogService {
    * {@link upsertValidatedParts} call), at most maxBulkItems items, and gets the result that call
    * would return; the batches are applied in order (an id in two batches: the later one updates
    * what the earlier one wrote), with one modification time. What it is for: a local import writes
-   * several of its batches per transaction (issue 12: each transaction rewrites the last posting
+   * several of its batches per transaction (each transaction rewrites the last posting
    * block of every word it touches and commits their pages, so fewer, larger transactions cost
    * less CPU per part; docs/search.md "Bulk writes"). Not an HTTP operation.
    *
@@ -376,7 +377,7 @@ export class CatalogService {
     return toPage(rows, keyset.pageSize, (o) => o.org_id, (o) => o, keyset.after);
   }
 
-  // -- synonyms (issue 13; docs/api.md "Synonyms") ----------------------------------------------
+  // -- synonyms (docs/api.md "Synonyms") ----------------------------------------------
 
   /**
    * POST /1/catalog/synonyms: `[{synonym_id, input?, synonyms}]`, each set created or replaced

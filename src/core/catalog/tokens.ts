@@ -10,7 +10,7 @@ import type { StoredToken } from '../model.js';
 
 /** Lowercase hex SHA-256 of a token secret. */
 export function hashSecret(secret: string): string {
-  // One-shot: every request hashes its token, and a Hash object cost ~3x as much (issue 12).
+  // One-shot: every request hashes its token, and a Hash object cost ~3x as much.
   return hash('sha256', secret, 'hex');
 }
 
@@ -25,7 +25,7 @@ export function bearerToken(header: string | undefined): string {
 /** Scopes that need a catalog writer role (catalogAdmin, dataContributor, dataValidator). */
 const WRITE_SCOPES: ReadonlySet<Scope> = new Set(SCOPES.filter((s) => s.endsWith(':write')));
 /** Scopes that need catalogAdmin. */
-const ADMIN_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['maintenance', 'tokens']);
+const ADMIN_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['maintenance', 'tokens', 'webhooks']);
 
 /** A new token as {@link validateNewToken} accepts it: roles and scopes known, deduplicated. */
 export interface ValidNewToken {
@@ -90,7 +90,7 @@ export function serverPrincipal(fields: Required<Pick<Principal, 'name' | 'roles
 
 /** The principal a token acts as. */
 export function principalOf(token: StoredToken): Principal {
-  // Sessions are owned by the token itself, not its name (issue 11): 128 bits of its secret's hash.
+  // Sessions are owned by the token itself, not its name: 128 bits of its secret's hash.
   return serverPrincipal({ name: token.name, roles: token.roles, organization: token.organization, scopes: token.scopes, expiresAt: token.expiresAt, sessionOwner: `token:${token.secretHash.slice(0, 32)}` });
 }
 

@@ -15,7 +15,7 @@ import type { BlobStore } from '../ports.js';
  * Candidates left when uploads never pause, or by a crash, are removed by the start-up sweep.
  * Other processes writing the same data directory are not covered (documented in docs/api.md).
  *
- * A blob store shared by several servers (object storage, issue 15) cannot be guarded by one
+ * A blob store shared by several servers (object storage) cannot be guarded by one
  * process's counts: another server may be between its put and its commit. There the gate defers
  * (`deferDeletion`): a blob that lost its last image is left in place, and the servers' periodic
  * orphan sweep removes it once it is unreferenced AND untouched for a grace period longer than any

@@ -6,6 +6,7 @@ import { parseImageInfo, POSITION_ROLE_ERROR } from './info-tokens.js';
 import type { StoredImage } from '../model.js';
 
 function valid(def: Omit<ValidDefinition, 'parsed'>): ValidDefinition {
+  if (def.info === undefined) return { ...def, parsed: undefined };
   const parsed = parseImageInfo(def.info);
   if (!parsed.ok) throw new Error('bad info');
   return { ...def, parsed: parsed.info };
@@ -65,7 +66,7 @@ describe('decideImageUpsert', () => {
   it('keeps the stored file and position when absent; clearing a position or moving a positioned image needs the role', () => {
     const keep = decideImageUpsert(valid({ image_id: 'a', part_id: 'p', info: 'display weight=1', position: undefined }), undefined, stored, true, ctx);
     expect(keep).toMatchObject({ kind: 'write', created: false, value: { image: { part_id: 'p', sha256: stored.sha256, position: 2, createdAt: 10, modifiedAt: 20 } } });
-    // A move to another part carries the position (issue 11).
+    // A move to another part carries the position.
     const move = valid({ image_id: 'a', part_id: 'q', info: 'display weight=1', position: undefined });
     expect(decideImageUpsert(move, undefined, stored, true, ctx)).toEqual({ kind: 'error', messages: [POSITION_ROLE_ERROR('a')] });
     expect(decideImageUpsert(move, file, stored, true, ctx)).toEqual({ kind: 'error', messages: [POSITION_ROLE_ERROR('a')] });
@@ -101,5 +102,38 @@ describe('describeImage and ETags', () => {
     ['"abcd"', false],
   ])('If-None-Match %s → %s', (header, match) => {
     expect(ifNoneMatchMatches(header, '"abc"')).toBe(match);
+  });
+});
+
+describe('decideImageUpsert: create-only uploads and kept info (docs/api.md "Part images")', () => {
+  const context = { now: 20, mayPosition: false, features: undefined };
+  const file = { sha256: 'e'.repeat(64), size: 4, mime: 'image/jpeg' };
+  const searchable: StoredImage = { ...stored, info: 'searchable display weight=2', position: null };
+
+  it('mode=create refuses an existing id on another part, or with another file or info, naming its part', () => {
+    for (const def of [
+      { image_id: 'a', part_id: 'q', info: 'display', position: undefined },
+      { image_id: 'a', part_id: 'p', info: 'display', position: undefined },
+    ]) {
+      const decision = decideImageUpsert(valid(def), file, stored, true, { ...context, mode: 'create' });
+      expect(decision).toEqual({ kind: 'error', messages: [expect.stringContaining("image 'a' already exists on part 'p'")] });
+    }
+    expect(decideImageUpsert(valid({ image_id: 'a', part_id: 'p', info: 'searchable', position: undefined }), undefined, stored, true, { ...context, mode: 'create' }).kind).toBe('error');
+  });
+
+  it('mode=create accepts the same definition and bytes again unchanged (a retry), and creates new ids', () => {
+    const same = decideImageUpsert(valid({ image_id: 'a', part_id: 'p', info: 'display', position: undefined }), { sha256: stored.sha256, size: 3, mime: 'image/png' }, stored, true, { ...context, mode: 'create' });
+    expect(same).toEqual({ kind: 'write', created: false, value: { image: stored, features: undefined } });
+    const fresh = decideImageUpsert(valid({ image_id: 'b', part_id: 'p', info: 'display', position: undefined }), file, undefined, true, { ...context, mode: 'create' });
+    expect(fresh).toMatchObject({ kind: 'write', created: true, value: { image: { image_id: 'b', info: 'display' } } });
+  });
+
+  it('a definition without info keeps the stored tokens; a new image needs info', () => {
+    const kept = decideImageUpsert(valid({ image_id: 'a', part_id: 'p', info: undefined, position: undefined }), file, searchable, true, context);
+    expect(kept).toMatchObject({ kind: 'write', created: false, value: { image: { info: 'searchable display weight=2', sha256: file.sha256 } } });
+    const fresh = decideImageUpsert(valid({ image_id: 'b', part_id: 'p', info: undefined, position: undefined }), file, undefined, true, context);
+    expect(fresh).toEqual({ kind: 'error', messages: ["info: required for a new image (image 'b' does not exist yet)"] });
+    const noDisplay = decideImageUpsert(valid({ image_id: 'a', part_id: 'p', info: undefined, position: 3 }), file, { ...searchable, info: 'searchable' }, true, { ...context, mayPosition: true });
+    expect(noDisplay).toEqual({ kind: 'error', messages: ['position is only allowed when info contains the token display'] });
   });
 });

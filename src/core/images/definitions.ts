@@ -4,19 +4,22 @@
  * reader gets. No I/O.
  */
 import { errors } from '../../api/errors.js';
-import { ImageDefinitionSchema, type ImageDefinition, type ImageDescription } from '../../api/image-schemas.js';
+import { ImageDefinitionSchema, imageExistsMessage, type ImageDefinition, type ImageDescription, type UploadMode } from '../../api/image-schemas.js';
 import { IdSchema } from '../../api/schemas.js';
 
 import { issuesToProblems, problemsToMessages } from '../validation.js';
 import { parseImageInfo, POSITION_ROLE_ERROR, validateImagePosition, type ParsedInfo } from './info-tokens.js';
 import type { Decision, ImageWrite, StoredImage } from '../model.js';
 
-/** A definition that passed validation, with its parsed info; `position` undefined = keep, null = clear. */
+/**
+ * A definition that passed validation, with its parsed info; `info` (and `parsed`) undefined = keep
+ * the stored tokens; `position` undefined = keep, null = clear.
+ */
 export interface ValidDefinition {
   image_id: string;
   part_id: string;
-  info: string;
-  parsed: ParsedInfo;
+  info: string | undefined;
+  parsed: ParsedInfo | undefined;
   position: number | null | undefined;
 }
 
@@ -59,18 +62,20 @@ export function checkDefinitions(body: unknown, maxDefinitions: number, mayPosit
       return;
     }
     const def: ImageDefinition = result.data;
-    const info = parseImageInfo(def.info);
+    // No info: the stored tokens stay (checked against the stored image in decideImageUpsert).
+    const info = def.info === undefined ? undefined : parseImageInfo(def.info);
+    const parsed = info?.ok === true ? info.info : undefined;
     // Both validators' messages already name their field ("unknown info token ...", "position must ...").
-    if (!info.ok) messages.push(...info.messages);
-    messages.push(...validateImagePosition(def.position, info.ok ? info.info : undefined));
-    if (messages.length > 0 || !info.ok) {
+    if (info && !info.ok) messages.push(...info.messages);
+    messages.push(...validateImagePosition(def.position, parsed));
+    if (messages.length > 0 || (info && !info.ok)) {
       out.push({ key, index, messages });
       return;
     }
     out.push({
       key,
       index,
-      definition: { image_id: def.image_id, part_id: def.part_id, info: def.info, parsed: info.info, position: def.position as number | null | undefined },
+      definition: { image_id: def.image_id, part_id: def.part_id, info: def.info, parsed, position: def.position as number | null | undefined },
     });
   });
   return out;
@@ -113,33 +118,46 @@ export function noFileMessage(imageId: string): string {
 
 /**
  * Decides one image write inside the store's transaction (decisions §4). Item errors: the part does
- * not exist; a new image without a file; without the role of spec §7, `position: null` clearing a
- * stored position or a new `part_id` for an image with a stored position (a move carries its
- * position); a kept position when the new info has no `display`. Otherwise writes the image:
- * a new file replaces the original, info and part_id replace the stored ones, `position` absent
- * keeps the stored one. `features`: see {@link ImageWrite}.
+ * not exist; a new image without a file or without info; without the role of spec §7,
+ * `position: null` clearing a stored position or a new `part_id` for an image with a stored
+ * position (a move carries its position); a kept position when the new info has no `display`.
+ * Otherwise writes the image: a new file replaces the original, info (when given) and part_id
+ * replace the stored ones, `position` absent keeps the stored one. `context.mode` `create` changes
+ * no existing image: an existing id is the item error of {@link imageExistsMessage}, unless the
+ * definition and file equal what is stored (then the stored image is written back unchanged, so a
+ * retried request succeeds). `features`: see {@link ImageWrite}.
  */
 export function decideImageUpsert(
   def: ValidDefinition,
   file: StoredFile | undefined,
   existing: StoredImage | undefined,
   partExists: boolean,
-  context: { now: number; mayPosition: boolean; features: Uint8Array | null | undefined },
+  context: { now: number; mayPosition: boolean; features: Uint8Array | null | undefined; mode?: UploadMode },
 ): Decision<ImageWrite> {
+  if (context.mode === 'create' && existing) {
+    if (!sameAsStored(def, file, existing)) return { kind: 'error', messages: [imageExistsMessage(def.image_id, existing.part_id)] };
+    return { kind: 'write', created: false, value: { image: existing, features: undefined } };
+  }
   const messages: string[] = [];
   // Spec §7: only dataContributor/dataValidator change a position, and moving a positioned image to
-  // another part (position kept) changes where that position applies, so it is a change too (issue 11).
+  // another part (position kept) changes where that position applies, so it is a change too.
   const clears = def.position === null && existing?.position != null;
   const carries = def.position === undefined && existing?.position != null && existing.part_id !== def.part_id;
   if ((clears || carries) && !context.mayPosition) messages.push(POSITION_ROLE_ERROR(def.image_id));
   if (!partExists) messages.push(`part_id: part '${def.part_id}' does not exist`);
   if (!existing && !file) messages.push(noFileMessage(def.image_id));
+  const info = def.info ?? existing?.info;
+  const parsed = def.parsed ?? storedInfo(existing);
+  if (info === undefined) messages.push(`info: required for a new image (image '${def.image_id}' does not exist yet)`);
   const position = def.position === undefined ? (existing?.position ?? null) : def.position;
-  if (def.position === undefined && position !== null && !def.parsed.display) {
+  if (def.parsed === undefined && def.position != null && parsed && !parsed.display) {
+    messages.push('position is only allowed when info contains the token display');
+  }
+  if (def.position === undefined && position !== null && parsed && !parsed.display) {
     messages.push(`position: the image keeps its position ${position}, which is only allowed when info contains the token display (send "position": null to clear it)`);
   }
   const original = file ?? existing;
-  if (messages.length > 0 || !original) return { kind: 'error', messages };
+  if (messages.length > 0 || !original || info === undefined) return { kind: 'error', messages };
   return {
     kind: 'write',
     created: !existing,
@@ -150,7 +168,7 @@ export function decideImageUpsert(
         sha256: original.sha256,
         size: original.size,
         mime: original.mime,
-        info: def.info,
+        info,
         position,
         createdAt: existing?.createdAt ?? context.now,
         modifiedAt: context.now,
@@ -158,6 +176,21 @@ export function decideImageUpsert(
       features: context.features,
     },
   };
+}
+
+/** The parsed tokens of a stored image (undefined when none, or when stored tokens no longer parse). */
+export function storedInfo(existing: StoredImage | undefined): ParsedInfo | undefined {
+  if (!existing) return undefined;
+  const parsed = parseImageInfo(existing.info);
+  return parsed.ok ? parsed.info : undefined;
+}
+
+/** Whether a definition (and its file) would leave a stored image exactly as it is. */
+function sameAsStored(def: ValidDefinition, file: StoredFile | undefined, existing: StoredImage): boolean {
+  return existing.part_id === def.part_id
+    && (file === undefined || file.sha256 === existing.sha256)
+    && (def.info === undefined || def.info === existing.info)
+    && (def.position === undefined || def.position === existing.position);
 }
 
 /** Decides one id of DELETE /1/catalog/images: an unknown id is an item error. */

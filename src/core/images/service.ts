@@ -11,7 +11,7 @@
  */
 import { CatalogError, errors } from '../../api/errors.js';
 import {
-  ImageListRequestSchema, ImageSelectRequestSchema, type DisplayImages, type ImageDescription, type ImageView,
+  ImageListRequestSchema, ImageSelectRequestSchema, type DisplayImages, type ImageDescription, type ImageView, type UploadOptions,
 } from '../../api/image-schemas.js';
 import { IdSchema, type BulkDeleteResult, type BulkWriteResult, type Page, type Principal } from '../../api/schemas.js';
 import { BlobGate } from './blob-gate.js';
@@ -45,7 +45,7 @@ export interface ImageServiceDeps {
   /** Image-search hook; unset for now (see {@link ImageFeatureIndexer}). */
   indexer?: ImageFeatureIndexer;
   /**
-   * The blob store is shared with other servers (object storage; issue 15): blobs that lose their
+   * The blob store is shared with other servers (object storage): blobs that lose their
    * last image are left to the periodic orphan sweep instead of being deleted at once (BlobGate).
    */
   sharedBlobs?: boolean;
@@ -59,6 +59,16 @@ export interface OpenedOriginal {
   size: number;
   mime: string;
   stream: NodeJS.ReadableStream;
+}
+
+/**
+ * An image as list/select answer it (spec 4.2): the projected fields of its description, and its
+ * original's ETag (`"<sha256>"`) when the projection names `etag` (never by default).
+ */
+function viewImage(image: StoredImage, projection: readonly string[] | undefined): ImageView {
+  const view = project(describeImage(image), 'image_id', projection) as ImageView;
+  if (projection?.includes('etag')) view.etag = etagOf(image.sha256);
+  return view;
 }
 
 /** The part image use cases over an ImageStore and a BlobStore. */
@@ -87,19 +97,20 @@ export class ImageService implements UploadHost {
    * Starts an upload: 403 for a principal that may not write, 503 in maintenance mode (checked
    * before any byte of the body is read).
    */
-  async beginUpload(principal: Principal): Promise<UploadSession> {
+  async beginUpload(principal: Principal, options: UploadOptions = {}): Promise<UploadSession> {
     assertScope(principal, 'images:write');
     await this.context.assertWritable(principal);
-    return new UploadSession(this, principal);
+    return new UploadSession(this, principal, options);
   }
 
   /**
    * POST /1/catalog/images in one call (the local client): `definitions` is the `images` part,
-   * `files` the `files` parts in order. Returns `{created, updated, errors}` (spec 4.2).
+   * `files` the `files` parts in order, `options.mode` create-only or upsert (default). Returns
+   * `{created, updated, errors}` (spec 4.2).
    */
-  async uploadImages(principal: Principal, definitions: unknown, files: AsyncIterable<UploadInput> | Iterable<UploadInput>): Promise<BulkWriteResult> {
+  async uploadImages(principal: Principal, definitions: unknown, files: AsyncIterable<UploadInput> | Iterable<UploadInput>, options: UploadOptions = {}): Promise<BulkWriteResult> {
     assertScope(principal, 'images:write');
-    const session = await this.beginUpload(principal);
+    const session = await this.beginUpload(principal, options);
     try {
       session.setDefinitions(definitions);
       for await (const file of files) await session.addFile(file);
@@ -137,7 +148,7 @@ export class ImageService implements UploadHost {
     const request = parseBody(ImageListRequestSchema, body ?? {}, 'list request');
     const keyset = keysetFor(request.paging);
     const rows = await this.store.listImages(keyset, request.query?.part_ids);
-    return toPage(rows, keyset.pageSize, (i) => i.image_id, (i) => project(describeImage(i), 'image_id', request.projection) as ImageView, keyset.after);
+    return toPage(rows, keyset.pageSize, (i) => i.image_id, (i) => viewImage(i, request.projection), keyset.after);
   }
 
   /** POST /1/catalog/images/select: the known ids in request order; unknown ids are left out. */
@@ -147,7 +158,7 @@ export class ImageService implements UploadHost {
     const found = new Map((await this.store.getImages(request.image_ids)).map((i) => [i.image_id, i]));
     return [...new Set(request.image_ids)].flatMap((id) => {
       const image = found.get(id);
-      return image ? [project(describeImage(image), 'image_id', request.projection) as ImageView] : [];
+      return image ? [viewImage(image, request.projection)] : [];
     });
   }
 
@@ -198,7 +209,7 @@ export class ImageService implements UploadHost {
 
   /**
    * The shown display images (decisions §4, in UI order) of several parts at once, for search hits
-   * (issue 13, `results.images`): part id -> image ids; a part without images (or unknown) maps to
+   * (`results.images`): part id -> image ids; a part without images (or unknown) maps to
    * []. Reads the parts' images in pages of 1,000 (ImageStore.listImages), so a page of hits costs a
    * few queries, not one per hit.
    */
@@ -263,6 +274,8 @@ export class ImageService implements UploadHost {
 
   /** Computes search features for a definition (the indexer hook), or an item error. */
   async features(def: ValidDefinition, file: StoredFile | undefined, existing: StoredImage | undefined): Promise<{ features: Uint8Array | null | undefined } | { error: string }> {
+    // Without parsed tokens the definition is an item error (a new image without info).
+    if (!def.parsed) return { features: undefined };
     if (!def.parsed.searchable) return { features: null };
     if (!this.indexer) return { features: file ? null : undefined };
     const sha = file?.sha256 ?? existing?.sha256;
@@ -273,7 +286,17 @@ export class ImageService implements UploadHost {
     try {
       return { features: (await this.indexer.index(def.image_id, def.part_id, image)) ?? null };
     } catch (error) {
-      return { error: `search features: ${(error as Error).message}` };
+      return { error: `search features: ${withoutServerPaths((error as Error).message)}` };
     }
   }
+}
+
+/**
+ * A decoder's message without the server's file paths (`.../images/blobs/19/16/<sha256>: bad seek`
+ * becomes `the stored original: bad seek`): an item error goes to the client, and where the server
+ * keeps its files is none of its business.
+ */
+export function withoutServerPaths(message: string): string {
+  // A path begins a word (`image/jpeg` is not one): an absolute POSIX or Windows path.
+  return message.replace(/(^|[\s'"(=])(?:[A-Za-z]:)?(?:[\\/][^\\/\s:'"]+){2,}[\\/]?/g, '$1the stored original');
 }

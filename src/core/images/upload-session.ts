@@ -10,7 +10,8 @@ import { errors } from '../../api/errors.js';
 import type { BulkWriteResult, Principal } from '../../api/schemas.js';
 import { canSetPosition } from '../permissions.js';
 import { addErrors } from '../validation.js';
-import { checkDefinitions, decideImageUpsert, matchFile, normalizeFilename, type StoredFile, type ValidDefinition } from './definitions.js';
+import { UPLOAD_MODES, type UploadMode, type UploadOptions } from '../../api/image-schemas.js';
+import { checkDefinitions, decideImageUpsert, matchFile, normalizeFilename, storedInfo, type StoredFile, type ValidDefinition } from './definitions.js';
 import type { ServiceContext } from '../context.js';
 import type { Decision, ImageWrite, StoredImage } from '../model.js';
 import type { ImageFeatureIndexer, ImageStore } from '../ports.js';
@@ -56,6 +57,7 @@ export class UploadSession {
   private readonly service: UploadHost;
   private readonly principal: Principal;
   private readonly mayPosition: boolean;
+  private readonly mode: UploadMode;
   private definitions: ReturnType<typeof checkDefinitions> | undefined;
   /** Ids of the definitions that passed validation. */
   private ids: Set<string> | undefined;
@@ -70,10 +72,14 @@ export class UploadSession {
   private failure: unknown;
   private done = false;
 
-  constructor(service: UploadHost, principal: Principal) {
+  /** `options.mode`: see {@link UploadMode} (default `upsert`, spec 4.2); anything else is a 400. */
+  constructor(service: UploadHost, principal: Principal, options: UploadOptions = {}) {
     this.service = service;
     this.principal = principal;
     this.mayPosition = canSetPosition(principal);
+    const mode: unknown = options.mode ?? 'upsert';
+    if (!UPLOAD_MODES.includes(mode as UploadMode)) throw errors.badRequest(`mode: must be one of ${UPLOAD_MODES.join(', ')} (got '${String(mode).slice(0, 50)}')`);
+    this.mode = mode as UploadMode;
   }
 
   /** Whether the `images` part has been given. */
@@ -182,8 +188,10 @@ export class UploadSession {
 
       // Per definition: validation errors, file errors, then search features (the indexer hook).
       const writes: { def: ValidDefinition; file: StoredFile | undefined; features: Uint8Array | null | undefined }[] = [];
-      // The stored images matter here only to the indexer (which bytes to index).
-      const existing = new Map(service.indexer ? (await service.store.getImages([...this.ids])).map((i) => [i.image_id, i]) : []);
+      // The stored images matter here to the indexer (which bytes to index), to definitions that
+      // keep the stored info, and to create-only uploads (an existing id is not indexed again).
+      const needStored = service.indexer !== undefined || this.mode === 'create' || definitions.some((d) => 'definition' in d && d.definition.info === undefined);
+      const existing = new Map(needStored ? (await service.store.getImages([...this.ids])).map((i) => [i.image_id, i]) : []);
       for (const checked of definitions) {
         if ('messages' in checked) {
           addErrors(result.errors, checked.key, checked.messages);
@@ -197,7 +205,13 @@ export class UploadSession {
           continue;
         }
         const file = outcome && 'stored' in outcome ? outcome.stored : undefined;
-        const features = await service.features(def, file, existing.get(def.image_id));
+        const stored = existing.get(def.image_id);
+        if (this.mode === 'create' && stored) {
+          // Refused or unchanged (decideImageUpsert): its search features stay as they are.
+          writes.push({ def, file, features: undefined });
+          continue;
+        }
+        const features = await service.features(def.parsed ? def : { ...def, parsed: storedInfo(stored) }, file, stored);
         if ('error' in features) {
           addErrors(result.errors, def.image_id, [features.error]);
           continue;
@@ -215,7 +229,7 @@ export class UploadSession {
         (item, stored, partExists) => {
           const w = byId.get(item.image_id);
           if (!w) return { kind: 'skip' };
-          const decision = decideImageUpsert(w.def, w.file, stored, partExists, { now, mayPosition: this.mayPosition, features: w.features });
+          const decision = decideImageUpsert(w.def, w.file, stored, partExists, { now, mayPosition: this.mayPosition, features: w.features, mode: this.mode });
           if (decision.kind === 'write' && stored && stored.sha256 !== decision.value.image.sha256) replaced.push(stored.sha256);
           return decision;
         },

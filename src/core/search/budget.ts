@@ -1,5 +1,5 @@
 /**
- * A search's work budget (issue 12; docs/search.md, "Cheap searches on the main thread").
+ * A search's work budget (docs/search.md, "Cheap searches on the main thread").
  *
  * `catalog serve` hands text searches to reader threads so that a costly one never stalls the
  * event loop; but for a rare word the hop to a thread and back costs more than the search itself

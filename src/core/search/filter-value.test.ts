@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { filterValueMatches, foldFilterValue } from './text.js';
 
-describe('filterValueMatches (issue 13)', () => {
+describe('filterValueMatches', () => {
   it('passes an equal value or its first whole words, nothing else', () => {
     const f = (stored: string, accepted: string) => filterValueMatches(foldFilterValue(stored), foldFilterValue(accepted));
     expect(f('Intel Corporation', 'intel corporation')).toBe(true);

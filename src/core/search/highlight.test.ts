@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { highlight, markSpans } from './highlight.js';
 import { parseQueryText } from './query.js';
 
-describe('highlight (issue 13)', () => {
+describe('highlight', () => {
   const fields = [{ field: 'name' as const, language: 'fr', text: 'Crème brûlée, Crémerie' }];
 
   it('marks exact, prefix and typo matches by the search rules; typos only for a word found nowhere exactly', () => {

@@ -1,10 +1,10 @@
 /**
- * Highlights (issue 13, projection `results.highlights`): which query words matched which field of
+ * Highlights (projection `results.highlights`): which query words matched which field of
  * a hit (the id, a name per language, a value of an attribute) and where, by the same rules as the
  * search (decisions §8; docs/search.md, "Highlights"): a word matches a token exactly, the last
  * word as a prefix, a punctuated word as its tokens in sequence, and a typo-eligible word within
  * one edit, the typo only when the word matches nothing exactly in the part (as the index tries
- * typo neighbours only when needed); a synonym of a word or of a run of words (issue 13) is marked
+ * typo neighbours only when needed); a synonym of a word or of a run of words is marked
  * `synonym` where the word (or a word of the run) matches nothing exactly. Pure: the service computes it at page time.
  */
 import type { LangMap, PartAttribute, SearchHighlight, SearchHighlightMatch } from '../../api/schemas.js';
@@ -121,7 +121,7 @@ export function highlight(fields: readonly HighlightField[], words: readonly Que
       p.matches.push(...m);
     }
     foundExactly[w] = found;
-    // Not found as typed: a synonym of the word (issue 13), else a typo, as the index ranks them.
+    // Not found as typed: a synonym of the word, else a typo, as the index ranks them.
     if (!found && word.synonyms) found = markSynonyms(word.synonyms, w);
     if (!found && word.typo) for (const p of prepared) p.matches.push(...matchesIn(p.spans, word, w, true));
   });

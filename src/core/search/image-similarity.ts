@@ -650,7 +650,7 @@ export class ImageFeatureIndex {
   }
 
   /**
-   * Writes the index as sections named `prefix` + … (photo-index.ts's snapshot; issue 14,
+   * Writes the index as sections named `prefix` + … (photo-index.ts's snapshot,
    * start-up): ids and every array up to the images held. Byte sections are views of this index's
    * arrays: flush the writer before the index changes again.
    */

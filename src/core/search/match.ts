@@ -50,12 +50,12 @@ export interface PartEvaluation {
   namesTier: boolean;
   /**
    * Some word matched only through a typo neighbour (`alternatives` after the first), which ranks
-   * the part below every exact match (issue 13). With it, namesTier counts typo neighbours too.
+   * the part below every exact match. With it, namesTier counts typo neighbours too.
    */
   typo?: boolean;
   /**
    * Some word (or run of words, QueryWord.synonymSpan) matched only through a synonym, which ranks
-   * the part below every exact match (issue 13); namesTier then counts synonyms in names too.
+   * the part below every exact match; namesTier then counts synonyms in names too.
    */
   synonym?: boolean;
 }

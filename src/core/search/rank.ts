@@ -8,7 +8,7 @@
 /** One scored hit: a result-card id, its tier, its BM25 score (0 when unscored) and its part id. */
 export interface ScoredHit {
   id: number;
-  /** 0 every word in the id or a name, 1 not; + 2 when a word matched only through a synonym (issue 13). */
+  /** 0 every word in the id or a name, 1 not; + 2 when a word matched only through a synonym. */
   tier: number;
   score: number;
   partId: string;

@@ -25,7 +25,7 @@ export function chooseName(names: LangMap, language: string | undefined): { name
 }
 
 /**
- * What a hit shows besides its card, read when its page is read (issue 13): the shown display
+ * What a hit shows besides its card, read when its page is read: the shown display
  * images (image ids in UI order) and the values the caller may see (viewPart).
  */
 export interface HitDetails {

@@ -14,7 +14,7 @@ import {
 } from '../../api/schemas.js';
 import { createHash } from 'node:crypto';
 import { SessionPurge } from './session-purge.js';
-import { sessionScore, type Clock, type Ids, type ImageSimilaritySearch, type NewSession, type SearchIndex, type SessionBatchWriter, type SessionBudget, type SessionStore } from '../ports.js';
+import { sessionScore, type Clock, type Ids, type ImageSimilaritySearch, type NewSession, type SearchIndex, type SessionBudget, type SessionSink, type SessionStore } from '../ports.js';
 import type { ServiceContext } from '../context.js';
 
 import { MAX_QUERY_WORDS, parseQueryText } from './query.js';
@@ -36,7 +36,7 @@ export function queryImageId(bytes: Uint8Array): string {
   return `query-${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`;
 }
 
-/** Tunable limits of search (decisions §8, §9; issue 11 for the session budget; docs/api.md). */
+/** Tunable limits of search (decisions §8, §9 for the session budget; docs/api.md). */
 export interface SearchLimits {
   /** Hits stored per session; resultsTotalCount still counts all. */
   maxSessionHits: number;
@@ -52,9 +52,9 @@ export interface SearchLimits {
   maxSessionBytes: number;
   /** Milliseconds between purges of expired sessions (default 60,000); 0 = no timer (a purge then runs only after searches). */
   sessionPurgeIntervalMs: number;
-  /** Values per facet when the request does not say (`resultOptions.maxValuesPerFacet`; default 10, issue 13). */
+  /** Values per facet when the request does not say (`resultOptions.maxValuesPerFacet`; default 10). */
   facetValues: number;
-  /** Word lengths from which one and two typos are tolerated (default 5 and 9 letters; issue 13). */
+  /** Word lengths from which one and two typos are tolerated (default 5 and 9 letters). */
   typoRules: TypoRules;
 }
 
@@ -78,17 +78,6 @@ export function sessionOwner(principal: Principal): string {
   return principal.sessionOwner ?? `name:${principal.name}`;
 }
 
-/**
- * With a SessionBatchWriter (a thread): how long the first of a batch of deferred sessions waits
- * for others before the batch is handed over, in milliseconds, and the most that wait. A crash in
- * between loses them, as it would any deferred session (a cache: pages answer 404); a page asked
- * for meanwhile, on any thread, has them stored first (flushSessions). Each hand-over cost the
- * main thread far more than its message: a warm rare-word search through `inject`, alternated,
- * 275-342 µs of main-thread CPU with 5 ms against 192-258 µs with 50 ms (issue 12).
- */
-export const SESSION_BATCH_WINDOW_MS = 50;
-const SESSION_BATCH_MAX = 64;
-
 const MAX_SKIP = 1_000_000_000;
 
 /** The query image of an image search (the multipart part `image`), for the image follow-up. */
@@ -107,7 +96,7 @@ export interface SearchStateRequest {
 }
 
 /**
- * Where richer hits are read from (issue 13: `results.attributes`, `results.images`), wired by the
+ * Where richer hits are read from (`results.attributes`, `results.images`), wired by the
  * composition root to the catalog store and the image service, so no new storage is needed.
  */
 export interface HitSources {
@@ -128,30 +117,14 @@ export interface SearchServiceDeps {
   images?: ImageSimilaritySearch;
   /**
    * The catalog's synonym sets (CatalogStore.allSynonyms: the same array while unchanged), applied
-   * to every search's words at query time (issue 13); without it no synonyms.
+   * to every search's words at query time; without it no synonyms.
    */
   synonyms?: () => Promise<readonly SynonymSet[]>;
   /**
-   * Store each search's session after answering it (issue 12): sessions answered in one turn of
-   * the event loop are written together on the next (SessionStore.createMany: one commit), and
-   * every read of a session first writes what is pending, so a session is always found by this
-   * service. For a process whose sessions are read only through it (`catalog serve` on SQLite);
-   * a crash in between loses those sessions (a cache: the client searches again).
+   * Where new sessions go instead of being stored at once (core/ports.ts SessionSink): every read
+   * of a session first waits for its `flush`, so a session is always found by this service.
    */
-  deferSessionWrites?: boolean;
-  /**
-   * With deferSessionWrites: who stores each batch (default: `sessions.createMany` on this thread).
-   * `catalog serve` gives a thread of its own (issue 12: the write left the event loop).
-   */
-  sessionWriter?: SessionBatchWriter;
-  /**
-   * Hands each session to the caller instead of storing it (a reader thread of `catalog serve`,
-   * issue 12): called synchronously once the session's hits are ranked; the caller must get it
-   * stored (its main thread queues it with {@link SearchService.storeSessionsLater}) before a page
-   * of it is read. Takes precedence over deferSessionWrites. The objects are the service's own:
-   * copy what is kept (the hits may be a cached result's).
-   */
-  sessionHandoff?: (entry: NewSession) => void;
+  sessionSink?: SessionSink;
 }
 
 /** The filterable attribute ids, sorted and comma-separated, for error details ('none' when there are none). */
@@ -168,12 +141,9 @@ function integerIn(value: unknown, name: string, fallback: number, min: number, 
   return value;
 }
 
-/** A settled promise: SearchService.flushing when no write is under way. */
-const SETTLED: Promise<void> = Promise.resolve();
-
 /**
  * `entry` with the fields of `patch` set: every field listed, so that all details share one hidden
- * class (V8 gives each `{ ...entry, field }` a map of its own; docs/search.md, "fifth look").
+ * class (V8 gives each `{ ...entry, field }` a map of its own; docs/search.md).
  */
 function detailsWith(entry: HitDetails | undefined, patch: HitDetails): HitDetails {
   return {
@@ -200,22 +170,7 @@ export class SearchService {
   private synonymIndex: { sets: readonly SynonymSet[]; index: SynonymIndex } | undefined;
   private purgeTimer: ReturnType<typeof setInterval> | undefined;
   private readonly purge: SessionPurge;
-  private readonly deferSessionWrites: boolean;
-  private readonly sessionWriter: SessionBatchWriter | undefined;
-  private readonly sessionHandoff: ((entry: NewSession) => void) | undefined;
-  /** Sessions answered and not yet stored (deferSessionWrites), oldest first. */
-  private pendingSessions: NewSession[] = [];
-  /** Cancels the scheduled write of the pending sessions (deferSession). */
-  private cancelFlush: (() => void) | undefined;
-  /** Whether the scheduled write waits for more sessions (a timer) rather than the next turn. */
-  private flushGathers = false;
-  /**
-   * The last batch's write (this thread's own writes go one after another); SETTLED when none is
-   * under way, never undefined (the warm-up's batches set it too; flushSessions says why).
-   */
-  private flushing: Promise<void> = SETTLED;
-  /** Batches handed to be stored and not stored yet (flushSessions waits for all of them). */
-  private readonly writing = new Set<Promise<void>>();
+  private readonly sessionSink: SessionSink | undefined;
 
   constructor(deps: SearchServiceDeps) {
     this.context = deps.context;
@@ -228,9 +183,7 @@ export class SearchService {
     this.images = deps.images;
     this.hitSources = deps.hitSources;
     this.synonymSets = deps.synonyms;
-    this.deferSessionWrites = deps.deferSessionWrites ?? false;
-    this.sessionWriter = deps.sessionWriter;
-    this.sessionHandoff = deps.sessionHandoff;
+    this.sessionSink = deps.sessionSink;
     if (this.limits.sessionPurgeIntervalMs > 0) {
       // Expired sessions go even when nobody searches; unref'd, so it never keeps a process alive.
       this.purgeTimer = setInterval(() => void this.purgeExpired(), this.limits.sessionPurgeIntervalMs);
@@ -275,7 +228,7 @@ export class SearchService {
 
   /**
    * POST /1/find/search for a thread that should answer as soon as it can (`catalog serve`'s
-   * reader threads; issue 12). A text search without facets ranks its first page alone (with
+   * reader threads). A text search without facets ranks its first page alone (with
    * block-max pruning a page of 25 of a frequent word costs ~1.3 ms at 1,000,000 parts, the
    * session's 10,000 hits ~9 ms), calls `onAnswer` with exactly what {@link search} would return,
    * then ranks the session's hits (up to maxSessionHits) in the SAME read snapshot
@@ -334,7 +287,7 @@ export class SearchService {
    * GET /1/find/search/state/{sessionId}: hits [skip, skip + limit) of the session, as they were
    * at search time. 404 when the session does not exist, expired, or belongs to another token.
    * `skip` at or past the stored hits: a 400 naming resultsPageableCount when the session keeps
-   * fewer hits than the total (honest paging, issue 13), else (past the last hit) empty results.
+   * fewer hits than the total (honest paging), else (past the last hit) empty results.
    */
   async searchState(principal: Principal, sessionId: string, options: SearchStateRequest = {}): Promise<SearchResponse> {
     assertScope(principal, 'search');
@@ -386,7 +339,7 @@ export class SearchService {
   }
 
   /**
-   * POST /1/find/facet-values (issue 13): the values of one filterable attribute that begin with
+   * POST /1/find/facet-values: the values of one filterable attribute that begin with
    * `prefix` (folded, as filter values compare), counted over the hits of `matches` (every part
    * when none), most frequent first, at most `maxValues` (default searchLimits.facetValues).
    * 400 for an unknown or non-filterable attribute or a bad body; `[]` for an attribute the
@@ -501,7 +454,7 @@ export class SearchService {
     });
   }
 
-  /** Search text as the index's words, with the catalog's synonyms (issue 13; core/search/synonyms.ts). */
+  /** Search text as the index's words, with the catalog's synonyms (core/search/synonyms.ts). */
   private async queryWords(text: string) {
     const words = parseQueryText(text, this.limits.typoRules);
     if (!this.synonymSets || words.length === 0) return words;
@@ -510,15 +463,10 @@ export class SearchService {
     return applySynonyms(words, this.synonymIndex.index);
   }
 
-  /**
-   * Stores a new session, or has it stored: handed over (sessionHandoff), queued for after the
-   * answer (deferSessionWrites), or written now.
-   */
+  /** Stores a new session now, or gives it to the session sink. */
   private async keepSession(entry: NewSession): Promise<void> {
-    if (this.sessionHandoff) {
-      this.sessionHandoff(entry);
-    } else if (this.deferSessionWrites) {
-      this.deferSession(entry);
+    if (this.sessionSink) {
+      this.sessionSink.keep(entry, this.sessionBudget());
     } else {
       await this.sessions.create(entry.session, entry.hits, this.sessionBudget());
       await this.purge.afterWrite(entry.session.createdAt);
@@ -526,12 +474,11 @@ export class SearchService {
   }
 
   /**
-   * Queues sessions another thread answered and handed over (SearchServiceDeps.sessionHandoff:
-   * `catalog serve`'s reader threads) as this service's own deferred sessions: they go to the
-   * session writer in this service's next batch, and every read of a session here waits for them
-   * first ({@link flushSessions}). Needs deferSessionWrites (else they are written now, in order).
+   * Stores sessions ranked elsewhere (`catalog serve`'s reader threads hand theirs to the main
+   * thread): given to the session sink, else written now, in order; a read of one here then finds
+   * it ({@link flushSessions}).
    */
-  async storeSessionsLater(entries: readonly NewSession[]): Promise<void> {
+  async storeSessions(entries: readonly NewSession[]): Promise<void> {
     for (const entry of entries) await this.keepSession(entry);
   }
 
@@ -541,63 +488,11 @@ export class SearchService {
   }
 
   /**
-   * Queues a session (deferSessionWrites) and schedules its write: on the next turn of the event
-   * loop, or with a SessionBatchWriter after {@link SESSION_BATCH_WINDOW_MS} (at once from
-   * {@link SESSION_BATCH_MAX} pending).
-   */
-  private deferSession(entry: NewSession): void {
-    this.pendingSessions.push(entry);
-    const gather = this.sessionWriter !== undefined && this.pendingSessions.length < SESSION_BATCH_MAX;
-    if (this.cancelFlush && (gather || !this.flushGathers)) return;
-    this.cancelFlush?.();
-    this.flushGathers = gather;
-    if (gather) {
-      // Handed to a thread: a few milliseconds' sessions go in one hand-over (each one wakes the
-      // thread; a sequential client's rare-word searches come ~1 ms apart).
-      const timer = setTimeout(() => void this.flushSessions(), SESSION_BATCH_WINDOW_MS);
-      this.cancelFlush = () => clearTimeout(timer);
-    } else {
-      const immediate = setImmediate(() => void this.flushSessions());
-      this.cancelFlush = () => clearImmediate(immediate);
-    }
-  }
-
-  /**
-   * Stores the sessions answered so far and not yet stored (deferSessionWrites), in one
-   * transaction; resolves when they are stored (at once when none are pending). A failed write
-   * (a full disk, a lock held too long) loses those sessions, as a crash would: sessions are a
-   * cache, and reading one then answers 404 "start a new search".
+   * Resolves once every session this service ranked or was given is stored (or lost: see
+   * SessionSink.flush); at once without a session sink, whose sessions are stored before the answer.
    */
   async flushSessions(): Promise<void> {
-    this.cancelFlush?.();
-    this.cancelFlush = undefined;
-    const pending = this.pendingSessions;
-    if (pending.length > 0) {
-      this.pendingSessions = [];
-      const batch = pending;
-      // A session writer takes each batch at once: its one thread stores them in the order given,
-      // and it refuses at once what would pass its bound of bytes waiting (so batches do not pile
-      // up here behind one another). This thread's own writes go one after another.
-      const previous = this.sessionWriter ? undefined : this.flushing;
-      const write = (async () => {
-        await previous;
-        try {
-          if (this.sessionWriter) await this.sessionWriter(batch, this.sessionBudget());
-          else if (this.sessions.createMany) await this.sessions.createMany(batch, this.sessionBudget());
-          else for (const { session, hits } of batch) await this.sessions.create(session, hits, this.sessionBudget());
-          await this.purge.afterWrite(this.clock.nowMicros());
-        } catch {
-          // Lost, as in a crash (see above); the next batch tries again.
-        }
-      })();
-      this.writing.add(write);
-      this.flushing = write;
-      void write.finally(() => {
-        this.writing.delete(write);
-        if (this.flushing === write) this.flushing = SETTLED;
-      });
-    }
-    await Promise.all(this.writing);
+    await this.sessionSink?.flush();
   }
 
   /**

@@ -7,7 +7,7 @@
  * An object of its own, not fields of SearchService: V8 treats a field never reassigned as a
  * constant of its object's hidden class, and the first purge of a server's life (a client's, never
  * the warm-up's, which writes nothing) reassigned these, throwing away the optimized code of every
- * SearchService method at once (docs/search.md, "fifth look").
+ * SearchService method at once (docs/search.md).
  */
 import type { Clock, SessionStore } from '../ports.js';
 

@@ -3,7 +3,7 @@ import { MAX_SYNONYM_SETS } from '../../api/schemas.js';
 import { parseQueryText } from './query.js';
 import { applySynonyms, compileSynonyms, decideSynonymUpsert, MAX_SYNONYMS_PER_WORD } from './synonyms.js';
 
-describe('synonyms (issue 13)', () => {
+describe('synonyms', () => {
   it('multi-way sets go every way, one-way sets one way, terms folded like search words', () => {
     const index = compileSynonyms([
       { synonym_id: 'a', synonyms: ['Bolt', 'scréw', 'rivet'] },

@@ -1,5 +1,5 @@
 /**
- * Synonyms (issue 13; docs/search.md "Synonyms", docs/api.md "Synonyms"): the rules of the
+ * Synonyms (docs/search.md "Synonyms", docs/api.md "Synonyms"): the rules of the
  * resource (a set is valid, bounded, normalised like search words) and how a set changes a query.
  *
  * Applied at query time, never at index time: a search's words gain their synonyms as further

@@ -57,7 +57,7 @@ export function foldFilterValue(value: string): string {
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 /**
- * Whether a stored value passes a filter value, both folded ({@link foldFilterValue}; issue 13):
+ * Whether a stored value passes a filter value, both folded ({@link foldFilterValue}):
  * equal, or the filter value is the stored value's first whole words (`intel` passes `intel
  * corporation`, `intel corp` does not: the stored value must continue with a character that is
  * not a letter or digit right after it, and the filter value must end in a letter or digit).

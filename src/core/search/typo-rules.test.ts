@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { editDistance, typoNeighbours, typosAllowed } from './typo.js';
 import { parseQueryText } from './query.js';
 
-describe('typo rules (issue 13)', () => {
+describe('typo rules', () => {
   it('one typo from 5 letters, two from 9, none for digits; thresholds configurable', () => {
     expect(['gskt', 'gasket', 'thermostat', 'pci8086'].map((w) => typosAllowed(w))).toEqual([0, 1, 2, 0]);
     expect(typosAllowed('gskt', { oneTypoMinLength: 4, twoTyposMinLength: 7 })).toBe(1);

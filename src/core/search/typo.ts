@@ -23,7 +23,7 @@ const ASCII_LETTERS = /^[a-z]+$/;
 const HAS_LETTER = /\p{L}/u;
 const ASCII_WITH_LETTER = /^[a-z0-9]*[a-z][a-z0-9]*$/;
 
-/** Shortest query word that tolerates two typos (issue 13). */
+/** Shortest query word that tolerates two typos. */
 export const TWO_TYPOS_MIN_LENGTH = 9;
 
 /**

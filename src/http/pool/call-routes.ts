@@ -67,7 +67,7 @@ const SEARCH: Record<PublicMethods<SearchService>, CallRoute> = {
   searchState: SCHEDULED,
   searchAnsweringEarly: { main: "a reader thread's own call (pooled-catalog.ts sends it there with an answer port)" },
   facetValues: 'read',
-  storeSessionsLater: OWN_STATE,
+  storeSessions: OWN_STATE,
   flushSessions: OWN_STATE,
   purgeExpired: OWN_STATE,
   warm: OWN_STATE,

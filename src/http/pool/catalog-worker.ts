@@ -7,7 +7,7 @@ import { BroadcastChannel, workerData, type MessagePort } from 'node:worker_thre
 import type { Principal } from '../../api/schemas.js';
 import { CatalogError, toProblem } from '../../api/errors.js';
 import { openCatalog } from '../../open-catalog.js';
-import type { NewSession } from '../../core/ports.js';
+import type { NewSession, SessionSink } from '../../core/ports.js';
 import { packSessionHits } from '../../adapters/session-blocks.js';
 import { THREAD_READY, type CatalogWorkerData, type PoolResult, type PoolTask } from './protocol.js';
 
@@ -16,7 +16,7 @@ const data = workerData as CatalogWorkerData;
  * Sessions this reader's current task ranked (tasks run one at a time: concurrentTasksPerWorker 1),
  * returned with the task's result for the main thread to store (PoolResult.sessions), packed. A reader
  * that stored them itself waited for sessions.db's write lock while other searches queued behind
- * it (50 connections at 1,000,000 parts: ~1 s of every 10 per reader, issue 12).
+ * it (50 connections at 1,000,000 parts: ~1 s of every 10 per reader).
  */
 let handed: NewSession[] = [];
 // Packed here (the readers have the spare CPU; the session writer serves every thread), each
@@ -24,7 +24,9 @@ let handed: NewSession[] = [];
 const handOff = ({ session, hits }: NewSession): void => {
   handed.push({ session, hits: 'blocks' in hits ? hits : packSessionHits(hits) });
 };
-const catalog = openCatalog({ ...data.catalog, ...(data.warmSearch ? { sessionHandoff: handOff } : {}) });
+// A reader's sessions are all handed back: none is pending on the thread, so there is nothing to flush.
+const handBack: SessionSink = { keep: handOff, flush: () => Promise.resolve() };
+const catalog = openCatalog({ ...data.catalog, ...(data.warmSearch ? { sessionSink: () => handBack } : {}) });
 
 /** The sessions handed over since the last call, emptied. */
 function takeSessions(): { sessions?: NewSession[] } {
@@ -34,7 +36,7 @@ function takeSessions(): { sessions?: NewSession[] } {
   return { sessions };
 }
 // piscina hands a thread tasks once this module has loaded, so a reader's first search does not pay
-// for reading the per-part arrays (issue 12: ~0.2 s at 1,000,000 parts); until then the pool's
+// for reading the per-part arrays (~0.2 s at 1,000,000 parts); until then the pool's
 // other threads answer.
 if (data.warmSearch) await catalog.search.warm();
 const ready = new BroadcastChannel(data.readyChannel);
@@ -67,6 +69,11 @@ async function searchAnsweringEarly(task: PoolTask, port: MessagePort): Promise<
 /** Runs one call. CatalogErrors come back as data; anything else is thrown (a bug or the environment). */
 export default async function run(task: PoolTask): Promise<PoolResult> {
   if (task.answerPort) return searchAnsweringEarly(task, task.answerPort);
+  // The request was given up while this write waited: it must not commit now, unseen, after writes
+  // that were answered (request-signal.ts).
+  if (task.givenUp !== undefined && Atomics.load(task.givenUp, 0) === 1) {
+    return asProblem(new CatalogError('request_timeout', 'the request was given up (its connection closed) before it ran; nothing of it was stored'));
+  }
   const target = catalog[task.service] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   const method = target[task.method];
   if (typeof method !== 'function') throw new Error(`catalog worker: no method ${task.service}.${task.method}`);

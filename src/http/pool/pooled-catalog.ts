@@ -10,13 +10,13 @@
  *   next read, on any thread.
  * - The main thread keeps what streams or is cheap: authentication, tokens, maintenance mode,
  *   GET part (one indexed row, ~6 µs of SQLite: the hop to a thread and back cost ~90 µs of CPU a
- *   request, and serving it here took a GET part from ~215 to ~125 µs of server CPU, issue 12),
+ *   request, and serving it here took a GET part from ~215 to ~125 µs of server CPU),
  *   image uploads and originals (files stream through it), image search (its decodes already run
  *   off the event loop in a bounded pool), and cheap text searches: each text search is first run
  *   here with a budget of {@link MAIN_THREAD_SEARCH_POSTINGS} postings (core/search/budget.ts),
  *   counted before they are read, while no task waits for a reader; one that would read more gives
  *   up before storing anything and goes to a reader thread. A rare word's search costs ~0.1 ms,
- *   the hop ~0.3 ms (issue 12). So do small session pages without values or images
+ *   the hop ~0.3 ms. So do small session pages without values or images
  *   ({@link cheapPage}), under the same condition.
  *
  * Each worker opens the same data directory with the same options (catalog-worker.ts). Errors
@@ -37,6 +37,7 @@ import type { NewSession } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
 import { methodsRunOn } from './call-routes.js';
+import { requestSignal } from '../request-signal.js';
 import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask } from './protocol.js';
 
 /**
@@ -118,6 +119,19 @@ function busyError(error: unknown): unknown {
     : error;
 }
 
+/**
+ * `task` with a flag the writer thread reads before running it, set when the HTTP request it serves
+ * is given up (request-signal.ts); `task` itself outside a request.
+ */
+function withGivenUpFlag(task: PoolTask): PoolTask {
+  const signal = requestSignal();
+  if (signal === undefined) return task;
+  const givenUp = new Int32Array(new SharedArrayBuffer(4));
+  if (signal.aborted) givenUp[0] = 1;
+  else signal.addEventListener('abort', () => Atomics.store(givenUp, 0, 1), { once: true });
+  return { ...task, givenUp };
+}
+
 /** A thread's result as the value, or the very CatalogError the thread's core threw. */
 function unwrap(result: PoolResult): unknown {
   if (result.ok) return result.value;
@@ -146,7 +160,7 @@ function route(run: RunTask, service: PooledServiceName, keepSessions: KeepSessi
   };
 }
 
-/** Stores, or queues for storing, sessions a reader thread ranked (SearchService.storeSessionsLater of the main thread). */
+/** Stores, or queues for storing, sessions a reader thread ranked (SearchService.storeSessions of the main thread: its SessionBatcher). */
 type KeepSessions = (sessions: readonly NewSession[]) => Promise<void>;
 
 /** Passes the sessions a reader's task handed back (PoolResult.sessions), if any, to `keepSessions`. */
@@ -327,7 +341,7 @@ class ReaderPools {
 export const MAIN_THREAD_PAGE_LIMIT = 100;
 
 /**
- * Whether a session page is cheap enough for the main thread (issue 12): a limit of at most
+ * Whether a session page is cheap enough for the main thread: a limit of at most
  * {@link MAIN_THREAD_PAGE_LIMIT} (the default 25 when absent) and a projection without
  * `results.attributes`, `results.images` or `results.highlights` (those read the hits' parts and
  * images). A page costs a session row, ≤ 2 blocks of ids and its cards (~0.1 ms for 25 at
@@ -400,10 +414,10 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     }
     return pools;
   };
-  const keepSessions: KeepSessions = (sessions) => main.search.storeSessionsLater(sessions);
+  const keepSessions: KeepSessions = (sessions) => main.search.storeSessions(sessions);
   const calls = (service: PooledServiceName) => {
     const read = route((task, runOptions) => start().readers.run(task, undefined, runOptions), service, keepSessions);
-    const write = route((task, runOptions) => start().writer.run(task, runOptions), service, keepSessions);
+    const write = route((task, runOptions) => start().writer.run(withGivenUpFlag(task), runOptions), service, keepSessions);
     const writes = new Set(methodsRunOn(service, 'write'));
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
   };
@@ -442,7 +456,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       // While the readers keep up, the same query goes to the same reader if it is hardly busier
       // than the others: each reader keeps its own result cache (SqliteSearchIndex), so spread
       // over every reader a frequent word was ranked cold once per reader (20-60 ms each at
-      // 1,000,000 parts, issue 12).
+      // 1,000,000 parts).
       const affinity = searchAffinity(principal, body);
       const onPreferredReader: RunTask = (task, runOptions) => start().readers.run(task, affinity, runOptions);
       if (readerSearches >= 2 * readers) {
@@ -465,7 +479,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     },
   });
   // A session a reader answered may still be ranked there, and no session answered (here or on a
-  // reader) may be stored yet (deferSessionWrites): wait for both, in that order (a reader's
+  // reader) may be stored yet (session-batcher.ts): wait for both, in that order (a reader's
   // session is queued here once ranked). Then a small page without values or images is read here
   // (the hop to a reader and back cost more than the page), the rest on a reader.
   Object.defineProperty(search, 'searchState', {
@@ -487,6 +501,8 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     search,
     images: main.images,
     operations: main.operations,
+    // The feed and webhooks read and write small rows: the main thread's own connection.
+    changes: main.changes,
     threads: { readers, writer: 1 },
     searches,
     pages,

@@ -21,6 +21,11 @@ export interface PoolTask {
    * the task itself resolves to `{ ok: true, value: null, sessions: [it] }` once it is ranked.
    */
   answerPort?: MessagePort;
+  /**
+   * A write's flag, shared with the main thread (a SharedArrayBuffer): 1 once the request it serves
+   * was given up (its connection closed unanswered). The thread then does not run it.
+   */
+  givenUp?: Int32Array;
 }
 
 /**
@@ -33,7 +38,7 @@ export type PoolResult =
     value: unknown;
     /**
      * Sessions the call's searches ranked on a reader thread, for the main thread to store
-     * (SearchService.sessionHandoff, storeSessionsLater): the reader never waits for sessions.db's
+     * (the reader's SessionSink, SearchService.storeSessions): the reader never waits for sessions.db's
      * write lock, and the main thread's session writer stores them in batches. Hits packed
      * (PackedSessionHits).
      */
@@ -44,7 +49,7 @@ export type PoolResult =
 /** What pooled-catalog.ts hands each catalog worker thread (catalog-worker.ts). */
 export interface CatalogWorkerData {
   catalog: OpenCatalogOptions;
-  /** A reader thread: load the search engine's per-part arrays before taking its first task (issue 12). */
+  /** A reader thread: load the search engine's per-part arrays before taking its first task. */
   warmSearch: boolean;
   /** A BroadcastChannel name: the thread posts {@link THREAD_READY} on it once it can take tasks. */
   readyChannel: string;

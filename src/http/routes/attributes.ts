@@ -10,7 +10,7 @@ export function registerAttributeRoutes(app: FastifyInstance, service: CatalogSe
   app.post(ROUTES.attributesSelect, async (req) => service.selectAttributes(req.principal, req.body));
 }
 
-/** Synonym endpoints (issue 13; docs/api.md "Synonyms"): the attribute resource's conventions. */
+/** Synonym endpoints (docs/api.md "Synonyms"): the attribute resource's conventions. */
 export function registerSynonymRoutes(app: FastifyInstance, service: CatalogService): void {
   app.post(ROUTES.synonyms, async (req) => service.upsertSynonyms(req.principal, req.body));
   app.delete(ROUTES.synonyms, async (req) => service.deleteSynonyms(req.principal, req.body));

@@ -11,7 +11,9 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CatalogError, errors } from '../../api/errors.js';
 import { ROUTES } from '../../api/routes.js';
+import type { UploadMode } from '../../api/image-schemas.js';
 import type { ImageService } from '../../core/images/service.js';
+import { queryString } from '../query.js';
 
 /** Busboy/multipart parse failures that are the client's fault, by message prefix. */
 const MALFORMED = [/^Multipart: /, /^Unexpected end of/, /terminated early/, /^Malformed/, /^Boundary not found/];
@@ -71,7 +73,8 @@ function toCatalogError(error: unknown): unknown {
 
 async function upload(images: ImageService, req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   const limits = images.limits;
-  const session = await images.beginUpload(req.principal);
+  const mode = queryString(req.query, 'mode');
+  const session = await images.beginUpload(req.principal, mode === undefined ? {} : { mode: mode as UploadMode });
   if (!req.isMultipart()) {
     throw new CatalogError('unsupported_media_type', "an image upload is multipart/form-data with a part 'images' (JSON array of definitions) and parts 'files'");
   }

@@ -13,7 +13,7 @@ const ICON = readFileSync(join(IMAGES, '0.jpg'));
 /** A 640-px photo (decoded for the query role at 640 px, over AKAZE's 480). */
 const PHOTO = readFileSync(join(IMAGES, 'photo_rocket.jpg'));
 
-describe('AKAZE local features (issue 14, fourteenth round)', () => {
+describe('AKAZE local features', () => {
   it('describes a small reference with 256-bit descriptors, deterministically', async () => {
     const cv = await openCv();
     const raster = await decodeGrey(ICON, 'reference');

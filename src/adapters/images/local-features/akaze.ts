@@ -1,6 +1,6 @@
 /**
- * AKAZE local features of small references and of query photos (issue 14, fourteenth round;
- * docs/search.md "Fourteenth round"): a second feature family beside ORB (extract.ts) for the
+ * AKAZE local features of small references and of query photos (
+ * docs/search.md): a second feature family beside ORB (extract.ts) for the
  * scene photos of tiny references — a 32-px icon enlarged 6–15× in a scene — that ORB misses.
  * AKAZE's nonlinear scale space finds the same blobs and corners on a 32-px icon blown up to a
  * 480-px raster as on the icon enlarged in a photo, where ORB's FAST corners on the blurry outline
@@ -8,7 +8,7 @@
  * of an ORB record (local-features.ts: 8 uint32 words a keypoint) and the product's index, words
  * and geometry take it unchanged (with its own vocabulary, shipped-vocabulary.ts).
  *
- * Measured at 10,000 references (bench/results.md, fourteenth round): used only when the ORB answer
+ * Measured at 10,000 references (bench/results.md): used only when the ORB answer
  * has no hit ≥ 0.5, the brute force of bench/photo-akaze-probe.js found scenes first 31 → 35 of 40
  * and scenes with camera effects 33 → 38; the product's index with small-look.ts (its options and
  * scoring) 31 → 37 and 33 → 38, distractors with a hit ≥ 0.5 3 → 4 of 100. Cost a record (CPU, a

@@ -8,7 +8,7 @@ function keypoints(points: { x: number; y: number; response: number }[]): Parame
   return { size: () => points.length, get: (i) => { const p = points[i]!; return { pt: { x: p.x, y: p.y }, response: p.response }; } };
 }
 
-describe('query keypoints spread over the photo (issue 14, scenes)', () => {
+describe('query keypoints spread over the photo (scenes)', () => {
   it('gridSelect keeps the weaker keypoints of sparse cells instead of only the strongest ones of a busy cell', () => {
     // 100 strong keypoints in the top-left cell of a 2 × 2 grid, 3 weak ones in each other cell.
     const points: { x: number; y: number; response: number }[] = [];
@@ -54,7 +54,7 @@ describe('query keypoints spread over the photo (issue 14, scenes)', () => {
   });
 });
 
-describe('reference keypoints on a grey backdrop (issue 14, sixth round)', () => {
+describe('reference keypoints on a grey backdrop', () => {
   const backdrop = { grey: 100, keypoints: 400, tolerance: 16, plainBorder: 0.6 };
 
   /** A w × h grey raster of `ground` with a `level` rectangle [x0, x1) × [y0, y1). */
@@ -114,7 +114,7 @@ describe('reference keypoints on a grey backdrop (issue 14, sixth round)', () =>
   });
 });
 
-describe('the blur knob (issue 14, twelfth round; off by default)', () => {
+describe('the blur knob (off by default)', () => {
   it('smooths the raster before detection: sensor noise on a flat picture gives far fewer keypoints', async () => {
     const W = 320;
     const H = 320;
@@ -129,7 +129,7 @@ describe('the blur knob (issue 14, twelfth round; off by default)', () => {
     }
     const png = await sharp(grey, { raw: { width: W, height: H, channels: 1 } }).png().toBuffer();
     expect(LOCAL_SETTINGS.query.blur ?? 0).toBe(0);
-    // Mid-grey noise has no bright pixels: the low-light rule (thirteenth round) would smooth it too.
+    // Mid-grey noise has no bright pixels: the low-light rule would smooth it too.
     const lowLight = LOCAL_SETTINGS.query.lowLight;
     LOCAL_SETTINGS.query.lowLight = undefined;
     try {
@@ -144,7 +144,7 @@ describe('the blur knob (issue 14, twelfth round; off by default)', () => {
   });
 });
 
-describe('query photos in low light (issue 14, thirteenth round)', () => {
+describe('query photos in low light', () => {
   const W = 640;
   const H = 480;
   /**
@@ -215,7 +215,7 @@ describe('query photos in low light (issue 14, thirteenth round)', () => {
     }
   });
 
-  describe('the second look (issue 14, fourteenth round)', () => {
+  describe('the second look', () => {
     const look: SecondLookSettings = { normal: { blur: 0.8, fast: 7 }, lowLight: { blur: 0, fast: 12 } };
 
     it('detects a normally exposed photo smoothed with the lower threshold, a dark one as it is with the role\'s threshold', async () => {

@@ -29,7 +29,7 @@ export type LocalRole = 'reference' | 'query';
  *   through the product's path, scenes / scenes with effects found first 38 / 39 → 39 / 40 of 40
  *   (`candy_cane`'s stripes and `banana` found), true part ≥ 0.5 35 / 34 → 38 / 37, distractors
  *   ≥ 0.5 4 → 3 of 100, for scene queries' wall p50 ~100 → 142-149 ms (all 500 queries 70 → 69-72
- *   ms p50, 147 → 166-189 ms p99; docs/search.md "Seventeenth round"). 3,000 found no more scenes than
+ *   ms p50, 147 → 166-189 ms p99; docs/search.md). 3,000 found no more scenes than
  *   2,000. Over the 24 photo conditions at 514 references (the first look alone): found first
  *   +13 of 960 (scenes with camera effects +4, with noise +5, with a finger +4, plain +2, tilted
  *   +1; with glare, a card with a finger and the four digital changes at once −1 each), for
@@ -76,27 +76,27 @@ export interface LocalSettings {
   clahe?: number;
   /**
    * Gaussian σ in px of the working raster applied before detection (0 or absent: none). Off in
-   * both roles: a measurement knob against sensor noise (issue 14, twelfth round).
+   * both roles: a measurement knob against sensor noise.
    */
   blur?: number;
   /**
-   * Low light (absent: none; issue 14, thirteenth round, {@link LowLightSettings}): a raster whose
+   * Low light (absent: none, {@link LowLightSettings}): a raster whose
    * 99th-percentile grey is below `highlights` is smoothed with a Gaussian of σ `blur` px (instead
    * of `blur`) and detected with FAST threshold `fast` (instead of the role's).
    */
   lowLight?: LowLightSettings;
   /**
-   * An exposure-adaptive FAST threshold (absent: `fast` always; issue 14, thirteenth round, a
+   * An exposure-adaptive FAST threshold (absent: `fast` always, a
    * measurement knob, off: {@link AdaptiveFastSettings}). Not applied to a low-light raster.
    */
   adaptiveFast?: AdaptiveFastSettings;
   /**
    * Query only: how a photo is looked at again when its first answer has no confident hit (issue
-   * 14, fourteenth round, {@link SecondLookSettings}; absent: no second look).
+   * 14, {@link SecondLookSettings}; absent: no second look).
    */
   secondLook?: SecondLookSettings;
   /**
-   * A linear contrast stretch before detection (0 or absent: none; issue 14, thirteenth round):
+   * A linear contrast stretch before detection (0 or absent: none):
    * when the raster's 1st-to-99th-percentile grey range is narrower than this many grey levels, it
    * is mapped onto 0–255 by one lookup table (global, not CLAHE's tiles). A measurement knob, off:
    * 140 found fewer dark scenes (29 → 25 of 40 at 514 references).
@@ -108,7 +108,7 @@ export interface LocalSettings {
   scaleFactor?: number;
   /**
    * References only: keypoints also detected with the picture's plain background replaced by a
-   * mid-grey backdrop ({@link backdropVariant}; issue 14, sixth round). Absent: none.
+   * mid-grey backdrop ({@link backdropVariant}). Absent: none.
    */
   backdrop?: BackdropSettings;
   /** Cells per side of the keypoint grid (0 or absent: ORB's own global ranking). */
@@ -122,7 +122,7 @@ export interface LocalSettings {
 }
 
 /**
- * The backdrop variant of a reference (issue 14, sixth round; docs/search.md "Sixth round"). A
+ * The backdrop variant of a reference (docs/search.md). A
  * catalog picture shows its part on a plain background (white, mostly); a photo shows it on a bench
  * that is darker than the part as often as lighter. An ORB descriptor on the part's outline compares
  * pixels inside the part with pixels of the background, so a light part photographed on a dark bench
@@ -132,7 +132,7 @@ export interface LocalSettings {
  * levels of the border's median) set to `grey`; the second set's keypoints that repeat one of the
  * first (same place, size and nearly the same descriptor: those inside the part) are left out.
  * - `grey`: the backdrop's grey level (100, a bench's mid tone; black, 128 and black + 128 found
- *   about as many scenes, docs/search.md "Sixth round");
+ *   about as many scenes, docs/search.md);
  * - `keypoints`: ORB's budget on the variant, before the repeats are left out (300: 400 found as
  *   many scenes at 514 references and held 318 MB at 10,000, over the 300-MB budget);
  * - `tolerance`: grey levels from the border's median that still count as background;
@@ -147,12 +147,11 @@ export interface BackdropSettings {
 }
 
 /**
- * An exposure-adaptive FAST threshold (issue 14, thirteenth round; a measurement knob, off): ORB's
+ * An exposure-adaptive FAST threshold (a measurement knob, off): ORB's
  * FAST test asks for `fast` grey levels between a corner and its ring, so a photo with half the
  * contrast keeps fewer corners. The threshold is scaled by the raster's contrast, its 1st-to-99th
  * percentile grey range: `fast × range / normal`, rounded, clamped to [`min`, `fast`] (a photo of
- * `normal` range or more keeps `fast`). Alone it found no more dark scenes (docs/search.md,
- * "Thirteenth round"): the lower threshold also finds the noise's corners; {@link LowLightSettings}
+ * `normal` range or more keeps `fast`). Alone it found no more dark scenes (docs/search.md): the lower threshold also finds the noise's corners; {@link LowLightSettings}
  * smooths first.
  */
 export interface AdaptiveFastSettings {
@@ -161,7 +160,7 @@ export interface AdaptiveFastSettings {
 }
 
 /**
- * How a dark photo is detected (issue 14, thirteenth round). An underexposed photo has no bright
+ * How a dark photo is detected. An underexposed photo has no bright
  * pixels, its contrast is the scene's × its exposure, and it carries the noise of a raised sensor
  * gain: ORB's fixed FAST threshold then misses the part's softer corners, and a lower one alone
  * finds the noise's. Smoothing first and lowering the threshold together keeps the corners of the
@@ -179,17 +178,17 @@ export interface LowLightSettings {
 }
 
 /**
- * The second look at a query photo (issue 14, fourteenth round; docs/search.md "Fourteenth
+ * The second look at a query photo (docs/search.md "Fourteenth
  * round"). When the first search of a photo finds no confident hit, its raster is detected again
  * with other settings and searched again (image-search.ts); the two answers are merged per part by
  * the better score (photo-search.ts `mergeLooks`). A blur helps noisy photos and costs others a
- * few answers (twelfth round), and no statistic of the photo tells which is which; a photo whose
+ * few answers, and no statistic of the photo tells which is which; a photo whose
  * first answer is confident keeps it, so only the unconfident ones get the other detection.
  * Taken: the raster shrunk to 0.6 × (area interpolation), detected as usual (no blur, FAST 12),
  * for both kinds of photo. Shrinking averages the noise away like a blur and also moves the
  * part's corners to other pyramid levels: a 32-px icon enlarged 6–15× in a scene comes nearer its
  * reference's size. It found more than a blur with FAST 7 (the twelfth round's fix for noise) or
- * 0.75 × and cost least (docs/search.md, "Fourteenth round").
+ * 0.75 × and cost least (docs/search.md).
  * - `normal`: the look at a photo the low-light rule left alone;
  * - `lowLight`: the look at a photo the low-light rule smoothed ({@link LowLightSettings}).
  */
@@ -578,7 +577,7 @@ export function localFeaturesFromGrey(cv: OpenCv, input: GreyRaster, settings: L
 }
 
 /**
- * The second look at a query photo's raster (issue 14, fourteenth round; {@link SecondLookSettings}):
+ * The second look at a query photo's raster ({@link SecondLookSettings}):
  * ORB keypoints and descriptors detected with the settings of `settings.secondLook` that fit the
  * raster (`lowLight` for a raster the low-light rule smoothed in its first look, `normal` for any
  * other), or undefined when `settings` has no second look.

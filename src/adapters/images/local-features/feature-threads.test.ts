@@ -25,7 +25,7 @@ describe('feature threads', () => {
     expect([...(ref.local?.descriptors ?? [])]).toEqual([...(refHere.local?.descriptors ?? [])]);
   });
 
-  it('looks a second time on a thread exactly as this thread does, from the raster the first look returned (issue 14, fourteenth round)', async () => {
+  it('looks a second time on a thread exactly as this thread does, from the raster the first look returned', async () => {
     const bytes = readFileSync(IMAGE);
     // Asked for, the first look keeps its raster for the second; not asked for, none crosses the thread.
     expect((await extractQueryOffThread(bytes)).raster).toBeUndefined();
@@ -38,7 +38,7 @@ describe('feature threads', () => {
     expect([...(there?.words ?? [])]).toEqual([...(here?.words ?? [])]);
   });
 
-  it('describes a photo for the small look on a thread of its own, at a background priority, as this thread does (issue 14, fifteenth round)', async () => {
+  it('describes a photo for the small look on a thread of its own, at a background priority, as this thread does', async () => {
     const bytes = readFileSync(IMAGE);
     const niceOfThreads = (): number[] =>
       readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ')[16]));

@@ -1,5 +1,5 @@
 /**
- * Photo-feature extraction off the main thread (issue 14; docs/search.md, "Photo search"): a
+ * Photo-feature extraction off the main thread (docs/search.md, "Photo search"): a
  * process-wide piscina pool running feature-worker.ts. The decode pool (decode-pool.ts) still
  * decides how many extractions run at once and how many queries may wait; this only moves the
  * work (sharp's decode and OpenCV's synchronous ORB) off the event loop.
@@ -19,7 +19,7 @@ import type { ExtractedPhotoQuery } from './photo-features.js';
 export const FEATURE_THREADS = Math.min(3, Math.max(1, Math.floor(availableParallelism() / 2)));
 
 /**
- * Scheduling priority (Linux nice value) of the small-look thread (issue 14, fifteenth round): a
+ * Scheduling priority (Linux nice value) of the small-look thread: a
  * small look is started beside a photo's first look on speculation and is dropped when the first
  * answer is confident (four photos in five), so it must not slow a first look down. At nice 19
  * the kernel gives it ~1.5 % of a core that a first look or a search also wants, and all of an
@@ -86,7 +86,7 @@ export async function extractQueryOffThread(input: Uint8Array, options: { raster
 }
 
 /**
- * The second look's local features of a query photo (issue 14, fourteenth round), computed on a
+ * The second look's local features of a query photo, computed on a
  * feature thread from the raster of its first look; undefined when no second look is configured.
  */
 export async function secondLookOffThread(raster: GreyRaster): Promise<LocalFeatures | undefined> {
@@ -94,7 +94,7 @@ export async function secondLookOffThread(raster: GreyRaster): Promise<LocalFeat
 }
 
 /**
- * A query photo's AKAZE features for the small references (issue 14, fifteenth round;
+ * A query photo's AKAZE features for the small references (
  * photo-features.ts `extractSmallLook`), computed from the encoded photo on the small look's own
  * thread, at a background priority ({@link SMALL_LOOK_NICE}).
  * @throws Error when the image cannot be decoded.

@@ -1,5 +1,5 @@
 /**
- * Worker-thread entry of photo-feature extraction (issue 14; docs/search.md, "Photo search"): sharp
+ * Worker-thread entry of photo-feature extraction (docs/search.md, "Photo search"): sharp
  * decodes and OpenCV's WebAssembly ORB runs here, so a query photo (50–150 ms of synchronous wasm)
  * or an upload never blocks the main thread's event loop. Loaded by piscina (feature-threads.ts),
  * once per thread; OpenCV loads on the thread's first task.
@@ -37,8 +37,8 @@ if (typeof data?.nice === 'number') lowerThreadPriority(data.nice);
 
 /**
  * A task: the features of a query photo, the stored features of a reference image (bytes or a file
- * path), the second look at a query photo's raster (issue 14, fourteenth round), or a query photo's
- * AKAZE features for the small references (fifteenth round).
+ * path), the second look at a query photo's raster, or a query photo's
+ * AKAZE features for the small references.
  */
 export type FeatureTask =
   | { kind: 'query'; input: Uint8Array; raster?: boolean }

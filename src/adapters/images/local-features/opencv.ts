@@ -37,7 +37,7 @@ export interface CvOrb {
   delete(): void;
 }
 /**
- * OpenCV's AKAZE detector / MLDB descriptor (issue 14, fourteenth round). Construct it with no
+ * OpenCV's AKAZE detector / MLDB descriptor. Construct it with no
  * argument and set it up with the setters: this build's explicit-argument constructor trips an
  * assertion (Sample_Derivative_Response_Radius6) on every image.
  */

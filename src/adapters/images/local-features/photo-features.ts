@@ -1,5 +1,5 @@
 /**
- * Photo-search features of encoded images (issue 14; docs/search.md, "Photo search"): what is stored
+ * Photo-search features of encoded images (docs/search.md, "Photo search"): what is stored
  * for a reference image at upload or backfill, and what is computed for a query photo. Decoding is
  * sharp's, keypoints OpenCV's; the records, the index and the scoring are pure core code
  * (src/core/search/photo/).
@@ -18,7 +18,7 @@ import { rotatedGlobalFeatures } from './global-views.js';
  * The stored features (feature version 4) of a reference image: the global descriptor, the local
  * features with the shipped vocabulary's words, and, for a small reference (original long side at
  * most {@link SMALL_REFERENCE_SIDE} px), its AKAZE features with the AKAZE vocabulary's words (issue
- * 14, fifteenth round). ~35 ms for an image of a few hundred pixels on the bench machine, ~50 ms
+ * 14). ~35 ms for an image of a few hundred pixels on the bench machine, ~50 ms
  * more for a small one (docs/search.md).
  * @throws Error when sharp cannot decode the image.
  */
@@ -49,7 +49,7 @@ async function longSide(source: ImageInput): Promise<number> {
 export interface ExtractedPhotoQuery extends PhotoQuery {
   /**
    * The query's working grey raster (≤ 640 px a side, ~300 KB), kept for {@link extractSecondLook}
-   * when the caller asks for it and `LOCAL_SETTINGS.query.secondLook` is set (issue 14, fourteenth
+   * when the caller asks for it and `LOCAL_SETTINGS.query.secondLook` is set (fourteenth
    * round); absent otherwise, so that it does not cross a thread for nothing.
    */
   raster?: GreyRaster;
@@ -68,7 +68,7 @@ export async function extractPhotoQuery(input: Uint8Array | string, options: { r
 }
 
 /**
- * The local features of a query photo's second look (issue 14, fourteenth round; extract.ts
+ * The local features of a query photo's second look (extract.ts
  * `secondLookFeatures`), from the raster of its first ({@link ExtractedPhotoQuery.raster}), or
  * undefined when no second look is configured.
  */
@@ -78,7 +78,7 @@ export async function extractSecondLook(raster: GreyRaster): Promise<LocalFeatur
 }
 
 /**
- * The AKAZE features of a query photo for the small references (issue 14, fifteenth round;
+ * The AKAZE features of a query photo for the small references (
  * akaze.ts): decoded as for its first look ({@link extractPhotoQuery}), described at the query
  * settings of akaze.ts (a long side of at most 480 px), without words.
  * @throws Error when sharp cannot decode the image.

@@ -1,5 +1,5 @@
 /**
- * The search engine's block store on PostgreSQL, read side (issue 15; docs/search.md, "Index"):
+ * The search engine's block store on PostgreSQL, read side (docs/search.md, "Index"):
  * the core's synchronous EngineReader (core/search/engine/searcher.ts) over a read-through cache.
  *
  * The core runs a search against the cache; whatever the cache lacks (a term's id, its posting

@@ -1,5 +1,5 @@
 /**
- * The search engine's block store on PostgreSQL, write side (issue 15; docs/search.md, "Index";
+ * The search engine's block store on PostgreSQL, write side (docs/search.md, "Index";
  * migration 4): the same layout as SQLite's (adapters/sqlite/search/engine-store.ts), so the same
  * core code (src/core/search/engine) reads it and ranks alike. Written INSIDE the catalog store's
  * write transaction: a {@link PgEngineWrite} gathers one transaction's changes per part and writes

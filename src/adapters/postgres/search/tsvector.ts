@@ -1,5 +1,5 @@
 /**
- * Per-organization values in PostgreSQL's full-text types (issue 15): the one place the PostgreSQL
+ * Per-organization values in PostgreSQL's full-text types: the one place the PostgreSQL
  * store still uses tsvector + GIN, as SQLite still uses FTS5 for the same thing — to learn whether a
  * query word occurs in ANY organization's per-organization values (which decides whether a query
  * must evaluate parts with such values one by one). Built from the core's tokenizer, so both stores

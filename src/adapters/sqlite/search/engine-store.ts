@@ -506,7 +506,7 @@ export class EngineStore {
   /**
    * Reads the engine's per-part arrays and decodes the largest posting lists, most postings first,
    * until about `maxPostings` are held: the lists a cold search pays most for (a frequent word's
-   * 100,000-posting list took 20-30 ms to read and decode on a fresh connection; issue 12). Finding
+   * 100,000-posting list took 20-30 ms to read and decode on a fresh connection). Finding
    * them reads every block once (~0.2 s of CPU at 1,000,000 parts, which also brings the postings
    * into the OS page cache). Runs inside a read transaction. Returns the terms decoded, largest
    * first.

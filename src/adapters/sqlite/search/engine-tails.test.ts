@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TAIL_MAX_TERM_ID, TailIndex } from './engine-tails.js';
 
-describe('TailIndex (engine writer cache, issue 12)', () => {
+describe('TailIndex (engine writer cache)', () => {
   it('keeps where each term list ends, across growth; forgets one term or all; ignores ids past the bound', () => {
     const tails = new TailIndex();
     expect(tails.count(5)).toBe(0);

@@ -10,7 +10,7 @@
  *
  * Other tables (migration 4):
  * - Result cards (a part's id, serviceId, names, timestamps as of one write) are copied on write
- *   (migration 8, issue 12): the current version's card is the `parts` row itself, under the card
+ *   (migration 8): the current version's card is the `parts` row itself, under the card
  *   id `cardId(base, version, rowid)`; `search_cards` holds only copies of superseded versions,
  *   written when a part is replaced or deleted, kept 25 hours (sessions live 24). Sessions store
  *   card ids, so a session shows every hit as it was at search time; storing N new parts writes no
@@ -85,7 +85,7 @@ const GC_BATCH = 5000;
  * lookups): the words of the last ~KNOWN_TERMS_GENERATION distinct ones written are kept, the
  * older ones while they recur. A single set of 20,000 cleared whole when full held too few: an
  * import of 1,000,000 parts of real device names has 23,623 vocabulary words, so it was cleared
- * again and again and most words went back to an INSERT OR IGNORE (issue 12).
+ * again and again and most words went back to an INSERT OR IGNORE.
  */
 const KNOWN_TERMS_GENERATION = 32_768;
 /** A full rebuild writes the engine's gathered changes every this many parts (bounded memory). */
@@ -348,7 +348,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       const last = cardParts(this.cardBase, previous);
       if (last.rowid === rowid) return cardId(this.cardBase, (last.version + 1) % CARD_VERSIONS, rowid);
     }
-    // A rowid above every copied card's has no copy: no query (an import's new parts, issue 12).
+    // A rowid above every copied card's has no copy: no query (an import's new parts).
     this.copiedRowids ??= this.stmt.maxCopiedRowid.get() ?? 0;
     if (rowid > this.copiedRowids) return cardId(this.cardBase, 0, rowid);
     const newest = this.stmt.newestCopy.get(rowid, this.cardBase);
@@ -466,7 +466,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   /**
    * SearchIndex.searchTextWithCards: searchText and readCards of the first `cards` hits in one
-   * read transaction (BEGIN ... COMMIT once, one WAL read lock: ~10 µs less than two; issue 12).
+   * read transaction (BEGIN ... COMMIT once, one WAL read lock: ~10 µs less than two).
    * Synchronous inside, so the snapshot lasts only the search itself (no WAL read mark is held
    * across an await). The hits are current in that snapshot, so readCards reads every one from its
    * parts row.
@@ -614,7 +614,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    *   written in the same transactions as `search_current`, so they agree in every committed
    *   snapshot; not while this connection's own write transaction has changes the engine has not
    *   flushed yet ({@link unflushedWrites}), when every id takes the next path. A fresh search's
-   *   hits are all current: its page costs 1 lookup a card instead of 3 (issue 12).
+   *   hits are all current: its page costs 1 lookup a card instead of 3.
    * - Any other id: its copy in `search_cards` (a superseded version), else the part whose
    *   `search_current.card_id` it is (a current card the engine could not vouch for).
    *
@@ -623,7 +623,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * CARD_VERSIONS, rowids of deleted parts come back), and every such reuse writes the part's doc
    * in the engine. So when the engine version moves, the cards of the docs in the chunks written
    * since are dropped, and only those: a write of one part no longer empties the cache of every
-   * connection (issue 12). The objects are shared: callers must not change them.
+   * connection. The objects are shared: callers must not change them.
    */
   async readCards(cardIds: readonly number[]): Promise<ResultCard[]> {
     if (cardIds.length === 0) return [];

@@ -1,13 +1,13 @@
 /**
- * Search sessions stored by a thread of their own (`catalog serve`'s main thread; issue 12).
+ * Search sessions stored by a thread of their own (`catalog serve`'s main thread).
  *
  * Why: the main thread answers cheap text searches itself and stores their sessions after
- * answering (SearchServiceDeps.deferSessionWrites), one transaction per turn of the event loop.
+ * answering (http/pool/session-batcher.ts), one transaction per turn of the event loop.
  * That write cost ~0.2-0.4 ms of the main thread's ~1.1 ms a rare-word search at 1,000,000 parts,
  * on the same thread as the next request. Here the batch is handed to a thread (a structured
  * clone of the sessions: a cheap search has at most a few thousand hits) and the main thread goes
  * on; the promise resolves once the batch is committed, so a read of the session that waits for
- * it (SearchService.flushSessions) still finds it.
+ * it (SessionBatcher.flush) still finds it.
  *
  * The thread opens sessions.db alone (no catalog), under the write lock the server's threads share.
  */
@@ -43,7 +43,7 @@ export function batchBytes(sessions: readonly NewSession[]): number {
 /**
  * The buffers of the sessions' packed hits (PackedSessionHits, from reader threads) that their
  * blocks alone use, to transfer rather than copy: under 50 connections at 1,000,000 parts, cloning
- * the hits of every frequent word's session took a quarter of the main thread (issue 12). A
+ * the hits of every frequent word's session took a quarter of the main thread. A
  * transferred buffer is gone from this thread: the sessions are the writer's from here on.
  */
 function ownedBuffers(sessions: readonly NewSession[]): ArrayBuffer[] {
@@ -59,7 +59,7 @@ function ownedBuffers(sessions: readonly NewSession[]): ArrayBuffer[] {
   return [...buffers];
 }
 
-/** A started session-writer thread: `write` is the SearchService's SessionBatchWriter. */
+/** A started session-writer thread: `write` is the SessionBatcher's SessionBatchWriter. */
 export interface SessionWriterThread {
   write: SessionBatchWriter;
   /** Starts the thread now (once sessions.db exists), so the first search does not wait for it. Idempotent. */

@@ -1,7 +1,7 @@
 /**
  * The session-writer thread of `catalog serve` (session-writer-thread.ts): stores the main thread's
  * search sessions in sessions.db, so that the SQLite transaction (~0.2-0.4 ms a batch) runs beside
- * the event loop instead of on it (issue 12, rare-word latency). Loaded by piscina, once.
+ * the event loop instead of on it (rare-word latency). Loaded by piscina, once.
  */
 import { workerData } from 'node:worker_threads';
 import type { NewSession, SessionBudget } from '../../../core/ports.js';

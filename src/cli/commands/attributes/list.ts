@@ -6,7 +6,7 @@ import { declareList, runList, type ListFlags } from '../resource-verbs.js';
 
 /** Declares the verb on the `attributes` noun. */
 export function declare(noun: Command, invoke: Invoke): Command {
-  return declareList(noun, { noun: 'attributes', idField: 'attribute_id' }, invoke, run);
+  return declareList(noun, { noun: 'attributes', idField: 'attribute_id', changeType: 'attribute' }, invoke, run);
 }
 
 /** Prints every attribute (or --limit of them) in attribute_id order, streamed page by page. */

@@ -9,10 +9,12 @@ export const attributesResource: ResourceSpec<AttributeView> & ImportSpec = {
   noun: 'attributes',
   singular: 'attribute',
   idField: 'attribute_id',
+  changeType: 'attribute',
   maxBatch: MAX_BULK_ITEMS,
   // creation_order is read-only (not an import column), so exports and imports stay symmetrical.
   fields: ['attribute_id', ...ATTRIBUTE_PROJECTION.filter((f) => f !== 'creation_order')],
-  defaultFields: ['attribute_id', 'type', 'name', 'searchable', 'filterable', 'visibility', 'org_visibility', 'per_org_values', 'display_order', 'labels'],
+  // In order of importance: a narrow terminal leaves out the last ones (output/write.ts).
+  defaultFields: ['attribute_id', 'name', 'type', 'searchable', 'filterable', 'visibility', 'display_order', 'org_visibility', 'per_org_values', 'labels'],
   mapCsvRow: CSV_MAPPERS.attributes as ImportSpec['mapCsvRow'],
   send: (client, items) => client.upsertAttributes(items),
   async existing(client, ids) {

@@ -8,7 +8,7 @@
  * Files are written to a temp name and renamed, the manifest last: an interrupted export leaves no
  * partial file and no manifest naming a missing one.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -17,6 +17,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import type { ImageView } from '../../../api/image-schemas.js';
 import type { CommandContext } from '../../context.js';
+import { CatalogError } from '../../../api/errors.js';
+import { isSha256Hex } from '../../../core/images/blobs.js';
 import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
 import { extensionFor } from './extensions.js';
@@ -54,11 +56,23 @@ Examples:
     });
 }
 
+/** The error for an original whose answer no catalog server gives (exit 5, like any answer not from a catalog server). */
+function notCatalogAnswer(imageId: string, why: string): CatalogError {
+  return new CatalogError('unavailable', `the server's answer for the original of image '${imageId}' is not a catalog server's: ${why}; nothing was written for it`);
+}
+
 /** Downloads one original to `target` unless it is there already (same content address). Returns bytes written. */
 async function saveOriginal(ctx: CommandContext, image: ImageView, dir: string): Promise<{ file: string; bytes: number }> {
   const client = await ctx.client();
   const download = await client.downloadImage(image.image_id);
-  const sha256 = download.etag.replace(/^W\//, '').replace(/"/g, '');
+  // The file name is the content address, and the ETag only claims it: anything but 64 hex digits
+  // (a path, say) is refused before a byte is written, and the bytes must hash to it.
+  const sha256 = download.etag.replace(/^W\//, '').replace(/"/g, '').toLowerCase();
+  if (!isSha256Hex(sha256)) {
+    (download.stream as Readable).on('error', () => undefined);
+    (download.stream as Readable).destroy();
+    throw notCatalogAnswer(image.image_id, `its ETag ${JSON.stringify(download.etag.slice(0, 100))} is not a SHA-256`);
+  }
   const ext = extensionFor(download.contentType) ?? 'bin';
   const file = `files/${sha256}.${ext}`;
   const target = join(dir, file);
@@ -72,18 +86,21 @@ async function saveOriginal(ctx: CommandContext, image: ImageView, dir: string):
   }
   const temp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
   let written = 0;
+  const hash = createHash('sha256');
   try {
     await pipeline(
       download.stream as Readable,
       async function* (source: AsyncIterable<Buffer>) {
         for await (const chunk of source) {
           written += chunk.length;
+          hash.update(chunk);
           yield chunk;
         }
       },
-      createWriteStream(temp),
+      createWriteStream(temp, { flags: 'wx' }),
     );
     if (Number.isFinite(download.size) && written !== download.size) throw new Error(`download of image '${image.image_id}' ended after ${written} of ${download.size} bytes`);
+    if (hash.digest('hex') !== sha256) throw notCatalogAnswer(image.image_id, `its bytes do not hash to its ETag ${sha256}`);
     await rename(temp, target);
   } catch (error) {
     await rm(temp, { force: true });
@@ -115,7 +132,7 @@ export async function run(ctx: CommandContext, flags: ExportFlags): Promise<numb
   }
   const out = createWriteStream(temp);
   try {
-    await writeRecords(out, format, rows(), { fields: MANIFEST_FIELDS });
+    await writeRecords(out, format, rows(), { fields: MANIFEST_FIELDS, rawCells: ctx.flags.rawCsv === true });
     await new Promise<void>((done, fail) => {
       out.once('error', fail);
       out.end(done);

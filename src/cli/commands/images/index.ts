@@ -7,11 +7,12 @@ import * as exportVerb from './export.js';
 import * as get from './get.js';
 import * as list from './list.js';
 import * as order from './order.js';
+import * as sync from './sync.js';
 import * as upload from './upload.js';
 
 /** Adds the `images` noun to the program. */
 export function register(program: Command, invoke: Invoke): Command {
   const noun = program.command('images').description('part images: upload, list, download, display order');
-  for (const verb of [upload, exportVerb, list, get, download, del, order]) verb.declare(noun, invoke);
+  for (const verb of [upload, sync, exportVerb, list, get, download, del, order]) verb.declare(noun, invoke);
   return noun;
 }

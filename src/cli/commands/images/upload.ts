@@ -11,9 +11,10 @@
  * `--dry-run` checks each file exists and is an image (its first bytes) and uploads nothing.
  * Exit 3 when rows were rejected.
  */
-import { open, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { open, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
+import { imageExistsMessage } from '../../../api/image-schemas.js';
 import type { BulkWriteResult } from '../../../api/schemas.js';
 import type { BulkRow } from '../../bulk/run-bulk.js';
 import type { CommandContext } from '../../context.js';
@@ -36,6 +37,7 @@ export interface UploadFlags {
   errors?: string;
   maxErrors?: number;
   resume?: boolean;
+  replace?: boolean;
 }
 
 const DEFAULT_CONCURRENCY = 4;
@@ -54,7 +56,8 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .command('upload')
     .description(
       'upload images: a CSV/JSON/NDJSON manifest (image_id, part_id, info, position, file) with files relative to --dir, ' +
-        'or files for one part with --part and --info (image_id = file name without extension)',
+        'or files for one part with --part and --info (image_id = file name without extension). ' +
+        'Create-only: a row whose image_id exists with another part, file or info is rejected and the stored image stays, unless --replace',
     )
     .argument('<inputs...>', 'one manifest file, or image files with --part and --info')
     .option('--dir <dir>', "where manifest files are found (default: the manifest's directory)")
@@ -69,6 +72,7 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .option('--errors <file>', 'where rejected manifest rows go (default <manifest>.errors.<ext>)')
     .option('--max-errors <n>', 'stop after this many rejected rows', positiveInt)
     .option('--resume', 'skip the batches a previous interrupted run finished')
+    .option('--replace', 'replace, re-token or move images whose image_id exists (default: create only; such a row is rejected unless it is exactly what is stored)')
     .action(async (inputs: string[], _opts: unknown, command: Command) => {
       const flags = command.opts<UploadFlags>();
       const { commandLine } = await import('../../command-line.js');
@@ -114,8 +118,31 @@ async function ruleProblems(item: ImageManifestItem): Promise<string[]> {
   return [...(info.ok ? [] : info.messages), ...validateImagePosition(item.position, info.ok ? info.info : undefined)];
 }
 
-/** Checks that a row's file exists (and, for a dry run, the service's rules and that its first bytes are an image). */
-async function checkFile(row: Row, baseDir: string, sniff: boolean): Promise<void> {
+/** Whether `path` is `dir` itself or under it (both absolute and resolved). */
+function isUnder(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
+}
+
+/**
+ * Why a manifest's `file` leads outside `baseDir` (an absolute path, `..`, or a symbolic link whose
+ * target is elsewhere), or undefined when it stays inside. A manifest may come from anyone: it must
+ * not make the CLI send /etc/passwd or ~/.ssh to a server.
+ */
+async function outsideProblem(file: string, path: string, baseDir: string): Promise<string | undefined> {
+  const where = `manifest files must be under ${baseDir} (--dir)`;
+  if (isAbsolute(file)) return `file: ${file} is outside the manifest's directory (an absolute path): ${where}`;
+  if (!isUnder(path, baseDir)) return `file: ${file} is outside the manifest's directory (it goes up with ..): ${where}`;
+  const [real, realBase] = await Promise.all([realpath(path).catch(() => path), realpath(baseDir).catch(() => baseDir)]);
+  if (!isUnder(real, realBase)) return `file: ${file} is outside the manifest's directory (a symbolic link to ${real}): ${where}`;
+  return undefined;
+}
+
+/**
+ * Checks that a row's file exists (and, for a dry run, the service's rules and that its first bytes
+ * are an image); with `confine` (manifest rows), that it lies under `baseDir` (outsideProblem).
+ */
+async function checkFile(row: Row, baseDir: string, sniff: boolean, confine: boolean): Promise<void> {
   const item = row.item;
   if (!item) return;
   if (sniff) {
@@ -126,6 +153,11 @@ async function checkFile(row: Row, baseDir: string, sniff: boolean): Promise<voi
     }
   }
   const path = resolve(baseDir, item.file);
+  const outside = confine ? await outsideProblem(item.file, path, baseDir) : undefined;
+  if (outside !== undefined) {
+    row.problems = [outside];
+    return;
+  }
   try {
     const info = await stat(path);
     if (!info.isFile()) {
@@ -184,13 +216,14 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
   const send = async (rows: Row[]): Promise<BulkWriteResult & { moved?: string[] }> => {
     const items = rows.map((r) => r.item as ImageManifestItem);
     const remote = await client();
-    // The API does not say which updates moved an image to another part: compare with before (issue 10).
+    // The API does not say which updates moved an image to another part: compare with before.
+    // Without --replace the upload is create-only: it never takes another part's image.
     const before = new Map((await remote.selectImages({ image_ids: items.map((i) => i.image_id), projection: ['part_id'] })).map((i) => [i.image_id, i.part_id]));
     const definitions = items.map((i) => ({ image_id: i.image_id, part_id: i.part_id, info: i.info, ...(i.position !== undefined ? { position: i.position } : {}) }));
     // The filename is the image_id itself: it matches its definition exactly (decisions §4).
     const files = rows.map((r) => ({ filename: (r.item as ImageManifestItem).image_id, path: r.path ?? '' }));
     try {
-      const result = await remote.uploadImages(definitions, files);
+      const result = await remote.uploadImages(definitions, files, { mode: flags.replace === true ? 'upsert' : 'create' });
       const partOf = new Map(items.map((i) => [i.image_id, i.part_id]));
       return { ...result, moved: result.updated.filter((id) => before.has(id) && before.get(id) !== partOf.get(id)) };
     } catch (error) {
@@ -210,7 +243,7 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
     batchBytes: (flags.batchMb ?? DEFAULT_BATCH_MB) * 1024 * 1024,
     concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
     idOf: (item) => item.image_id,
-    check: (row) => checkFile(row, filesMode ? cwd : baseDir, dryRun),
+    check: (row) => checkFile(row, filesMode ? cwd : baseDir, dryRun, !filesMode),
     send,
     async dryRun(rows) {
       const items = rows.map((r) => r.item as ImageManifestItem);
@@ -225,7 +258,9 @@ export async function run(ctx: CommandContext, inputs: string[], flags: UploadFl
       for (const row of rows) {
         const item = row.item as ImageManifestItem;
         if (!partIds.has(item.part_id)) outcome.rejected.push({ row, key: item.image_id, messages: [`part_id: part '${item.part_id}' does not exist`] });
-        else if (existing.has(item.image_id)) {
+        else if (existing.has(item.image_id) && flags.replace !== true && existing.get(item.image_id) !== item.part_id) {
+          outcome.rejected.push({ row, key: item.image_id, messages: [imageExistsMessage(item.image_id, existing.get(item.image_id) ?? '')] });
+        } else if (existing.has(item.image_id)) {
           outcome.updated++;
           if (existing.get(item.image_id) !== item.part_id) outcome.moved++;
         } else outcome.created++;

@@ -13,11 +13,13 @@ export function printState(ctx: CommandContext, state: { enabled: boolean }): nu
 
 /** Declares `status` on its parent command. */
 export function declare(noun: Command, invoke: Invoke): Command {
-  return declareSimpleVerb(noun, invoke, 'status', 'show whether maintenance mode is on', run);
+  return declareSimpleVerb(noun, invoke, 'status', 'show whether maintenance mode is on (exit 5 while it is, so a pipeline can gate on it)', run);
 }
 
-/** Prints whether maintenance mode is on. */
+/** Prints whether maintenance mode is on; exit 5 (unavailable) while it is, 0 when off. */
 export async function run(ctx: CommandContext): Promise<number> {
   const client = await ctx.client();
-  return printState(ctx, await client.getMaintenance());
+  const state = await client.getMaintenance();
+  printState(ctx, state);
+  return state.enabled ? EXIT.UNAVAILABLE : EXIT.OK;
 }

@@ -1,5 +1,5 @@
 /**
- * `catalog migrate --to postgres://… [--blob-url s3://…]` (issue 15; docs/deploy.md, "Moving a local
+ * `catalog migrate --to postgres://… [--blob-url s3://…]` (docs/deploy.md, "Moving a local
  * catalog"): copies the local data directory's catalog into PostgreSQL (and its image originals into
  * S3), resumably, and verifies counts and content at the end (core/migration/copy-catalog.ts).
  * Progress on a terminal only; Ctrl-C saves the position, prints the command to continue, exits 130.

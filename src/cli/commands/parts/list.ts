@@ -6,7 +6,7 @@ import { declareList, runList, type ListFlags } from '../resource-verbs.js';
 
 /** Declares the verb on the `parts` noun. */
 export function declare(noun: Command, invoke: Invoke): Command {
-  return declareList(noun, { noun: 'parts', idField: 'part_id' }, invoke, run);
+  return declareList(noun, { noun: 'parts', idField: 'part_id', changeType: 'part' }, invoke, run);
 }
 
 /** Prints every part (or --limit of them) in part_id order, streamed page by page. */

@@ -2,7 +2,7 @@
 import { MAX_BULK_ITEMS, MAX_PAGE_LIMIT, PART_PROJECTION } from '../../../api/schemas.js';
 import type { Attribute, PartInput } from '../../../api/schemas.js';
 import type { PartView } from '../../../client/types.js';
-import { partToRow } from '../../import/map-rows.js';
+import { partRowColumns, partToRow } from '../../import/map-rows.js';
 import { CSV_MAPPERS } from '../../import/mapped-entries.js';
 import type { ImportSpec, ResourceSpec } from '../resource.js';
 import { walkPages } from '../resource-verbs.js';
@@ -11,9 +11,11 @@ export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   noun: 'parts',
   singular: 'part',
   idField: 'part_id',
+  changeType: 'part',
   maxBatch: MAX_BULK_ITEMS,
   fields: ['part_id', ...PART_PROJECTION],
-  defaultFields: ['part_id', 'name', 'attributes', 'modifiedAt'],
+  // The values are what a person looks for; timestamps are one --fields away.
+  defaultFields: ['part_id', 'name', 'attributes'],
   mapCsvRow: CSV_MAPPERS.parts as ImportSpec['mapCsvRow'],
   send: (client, items) => client.upsertParts(items),
   sendValidated: (client, items) => client.upsertValidatedParts(items as unknown as PartInput[]),
@@ -31,4 +33,5 @@ export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   select: (client, ids) => client.selectParts({ part_ids: ids }),
   delete: (client, ids) => client.deleteParts(ids),
   toCsvRow: partToRow,
+  csvColumns: (keys) => partRowColumns([Object.fromEntries(keys.map((k) => [k, '']))]),
 };

@@ -1,5 +1,5 @@
 /** `catalog relations add <anchor> <related> --type <t> [--source <s>]` (spec 4.3). */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import type { Invoke } from '../../runner.js';
@@ -17,8 +17,9 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .description('create or replace the relation of two parts (for substitute: anchor = predecessor)')
     .argument('<anchor>', 'anchor part_id')
     .argument('<related>', 'related part_id')
-    .requiredOption('--type <type>', RELATION_TYPE_NAMES.join(', '))
-    .option('--source <source>', `${RELATION_SOURCE_NAMES.join(', ')} (default ingested)`)
+    // Choices: a misspelt type is a usage error naming the allowed ones before anything is sent.
+    .addOption(new Option('--type <type>', 'the relation type').choices(RELATION_TYPE_NAMES).makeOptionMandatory())
+    .addOption(new Option('--source <source>', 'who says so (default ingested)').choices(RELATION_SOURCE_NAMES))
     .action(async (anchor: string, related: string, _o: unknown, command: Command) => {
       const flags = command.opts<AddFlags>();
       await invoke(command, (ctx) => run(ctx, anchor, related, flags));

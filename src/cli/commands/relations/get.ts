@@ -1,5 +1,5 @@
 /** `catalog relations get <part_id> [--type <t>]`: the part's relations (404 -> exit 6). */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import type { Invoke } from '../../runner.js';
@@ -13,7 +13,7 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .command('get')
     .description("a part's relations (all types, or --type)")
     .argument('<part_id>')
-    .option('--type <type>', RELATION_TYPE_NAMES.join(', '))
+    .addOption(new Option('--type <type>', 'only relations of this type').choices(RELATION_TYPE_NAMES))
     .action(async (partId: string, _o: unknown, command: Command) => {
       const flags = command.opts<{ type?: string }>();
       await invoke(command, (ctx) => run(ctx, partId, flags));

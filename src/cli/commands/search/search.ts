@@ -13,7 +13,7 @@ import type { CatalogClient } from '../../../client/types.js';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
-import { collect, positiveInt, type Invoke } from '../../runner.js';
+import { collect, intInRange, positiveInt, type Invoke } from '../../runner.js';
 import { markSpans } from '../../../core/search/highlight.js';
 import { CONFIDENT_IMAGE_SCORE, DEFAULT_SEARCH_PROJECTION } from '../../../api/schemas.js';
 
@@ -45,7 +45,7 @@ export interface SearchFlags {
 
 const SEARCH_FIELDS = ['id', 'name', 'nameLanguage', 'serviceId', 'createdAt', 'modifiedAt', 'score', 'matches', 'highlights', 'images', 'attributes'];
 /**
- * The projection of --highlights, --images and --attributes (issue 13): the six default fields
+ * The projection of --highlights, --images and --attributes: the six default fields
  * and those asked for; undefined (the service's default) when none is.
  */
 function projectionOf(flags: SearchFlags): string[] | undefined {
@@ -55,7 +55,7 @@ function projectionOf(flags: SearchFlags): string[] | undefined {
   return extra.length > 0 ? [...DEFAULT_SEARCH_PROJECTION, ...extra] : undefined;
 }
 const DEFAULT_FIELDS = ['id', 'name', 'modifiedAt'];
-/** The projection of an image search and of reading a session: the six default fields and the score (issue 14). */
+/** The projection of an image search and of reading a session: the six default fields and the score. */
 const SCORED_PROJECTION = [...DEFAULT_SEARCH_PROJECTION, 'results.score'];
 /** An image search shows each hit's similarity when the service reports it (`results.score`). */
 const IMAGE_DEFAULT_FIELDS = ['id', 'name', 'score', 'modifiedAt'];
@@ -73,7 +73,7 @@ function defaultFields(response: SearchResponse, projection: readonly string[] |
 }
 
 /**
- * Richer hits readable in a table (issue 13): `images` as their ids (`img-1, img-2`); `attributes`
+ * Richer hits readable in a table: `images` as their ids (`img-1, img-2`); `attributes`
  * are rendered as part listings render them (`vendor: Intel Corporation; class: Ethernet
  * controller`, output/write.ts renderCell). JSON and NDJSON keep the full structures.
  */
@@ -83,7 +83,7 @@ function readableRichHit(r: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * Hits with a `matches` column from their highlights (issue 13): `name.en: [Ether]net · vendor:
+ * Hits with a `matches` column from their highlights: `name.en: [Ether]net · vendor:
  * [Intel] Corporation`, the matched spans bold on a colour terminal, in `[...]` otherwise. JSON
  * output keeps the structured `highlights` as well.
  */
@@ -96,7 +96,44 @@ function withMatches(ctx: CommandContext, results: readonly SearchResult[]): Rec
     return { ...r, matches };
   }).map((r) => (ctx.format === 'json' || ctx.format === 'ndjson' ? r : readableRichHit(r)));
 }
+/**
+ * What --fields names that a hit carries only when asked for (`attributes` and `attr:` columns,
+ * `images`, `matches`/`highlights`): asked for, so the column is never silently empty.
+ */
+function fieldsAskFor(fields: string | undefined): Pick<SearchFlags, 'attributes' | 'images' | 'highlights'> {
+  const names = (fields ?? '').split(',').map((f) => f.trim().split('.')[0] ?? '');
+  const asked = (fields ?? '').split(',').map((f) => f.trim());
+  return {
+    ...(names.includes('attributes') || asked.some((f) => f.startsWith('attr:')) ? { attributes: true } : {}),
+    ...(names.includes('images') ? { images: true } : {}),
+    ...(names.includes('matches') || names.includes('highlights') ? { highlights: true } : {}),
+  };
+}
+
+/**
+ * With --fields, a hit's flat columns (as `parts list -o csv` prints a part): its own fields as
+ * text and its attribute values as `attr:<attribute_id>[@<org>].<lang>` columns, so csv/tsv print
+ * `attributes` as those columns and every format accepts `attr:` names. Without --fields the
+ * default columns stay as they are.
+ */
+async function flatHits(ctx: CommandContext): Promise<{ toCsvRow?: (hit: Record<string, unknown>) => Record<string, string> }> {
+  if (ctx.flags.fields === undefined) return {};
+  const { partToRow } = await import('../../import/map-rows.js');
+  return {
+    toCsvRow(hit) {
+      const row: Record<string, string> = {};
+      for (const [key, value] of Object.entries(hit)) {
+        if (key === 'attributes' || key === 'highlights' || value === undefined || value === null) continue;
+        row[key] = key === 'images' && Array.isArray(value) ? value.map((i: { image_id: string }) => i.image_id).join(', ') : typeof value === 'string' ? value : JSON.stringify(value);
+      }
+      const { part_id: _id, ...values } = partToRow({ part_id: '', attributes: (hit as SearchResult).attributes ?? [] });
+      return { ...row, ...values };
+    },
+  };
+}
 const ALL_PAGE_SIZE = 1000;
+/** The most hits one page can hold (spec 4.4, resultOptions.limit). */
+const MAX_LIMIT = 1000;
 
 /** Declares `catalog search` on the program. */
 export function declare(program: Command, invoke: Invoke): Command {
@@ -115,10 +152,10 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--attributes', "each hit's attribute values you may see (an attributes column; -o json: the full values)")
     .option('--facet-values <attr>', 'instead of hits: the values of this filterable attribute over every hit, with counts (most frequent first; --limit of them)')
     .option('--prefix <text>', 'with --facet-values: only values beginning with this text (case-insensitive)')
-    .option('--limit <n>', 'hits per page (default 25, at most 1000)', positiveInt)
+    .option('--limit <n>', `hits per page (default 25, at most ${MAX_LIMIT})`, intInRange(1, MAX_LIMIT))
     .option('--page <n>', 'page number, from 1', positiveInt)
     .option('--session <sessionId>', 'read a page of an existing search session (24 h)')
-    .option('--all', 'every hit, streamed (NDJSON unless -o says otherwise)')
+    .option('--all', 'every hit, streamed (NDJSON unless -o says otherwise); exit 3 when the session keeps fewer than were found')
     .option('--max-items <n>', 'with --all: at most this many hits', positiveInt)
     .action(async (words: string[], _o: unknown, command: Command) => {
       const flags = command.opts<SearchFlags>();
@@ -185,8 +222,45 @@ async function readPage(client: CatalogClient, sessionId: string, page: number, 
   try {
     return await client.searchState(sessionId, { skip: (page - 1) * limit, limit, ...(projection ? { projection } : {}) });
   } catch (error) {
+    if (error instanceof CatalogError && error.code === 'bad_request' && page > 1) {
+      // Past the pages the session keeps: said with the command line's words, not the API's skip.
+      const head = await client.searchState(sessionId, { skip: 0, limit: 1 }).catch(() => undefined);
+      if (head !== undefined) throw pastLastPage(head, page, limit);
+    }
     return notExpired(error, sessionId);
   }
+}
+
+/** The usage error of a --page past the last page of `response`'s session. */
+function pastLastPage(response: SearchResponse, page: number, limit: number): UsageError {
+  const pages = pageCount(response, limit);
+  const total = response.resultsTotalCount;
+  const pageable = response.resultsPageableCount < total ? `; a session keeps the first ${response.resultsPageableCount} in rank order (narrow the search with more words or --filter)` : '';
+  return new UsageError(`--page ${page} is past the last page, ${pages} (${total} hits at ${limit} per page${pageable})`);
+}
+
+/**
+ * The search request's problems in the command line's words: `--limit`, `--filter summary=x`,
+ * `--org`, `--lang`, `--facets` instead of the API's `resultOptions.limit`, `matches.filters[0]`.
+ */
+function inFlagWords(error: unknown, filters: readonly { label: string; values: string[] }[]): never {
+  if (!(error instanceof CatalogError) || error.code !== 'bad_request' || (error.errors ?? []).length === 0) throw error;
+  const flagOf = (path: string): string => {
+    const filter = /^matches\.filters\[(\d+)\]/.exec(path);
+    if (filter) {
+      const f = filters[Number(filter[1])];
+      return f ? `--filter ${f.label}=${f.values.join(',')}` : '--filter';
+    }
+    if (path.startsWith('resultOptions.limit')) return '--limit';
+    if (path.startsWith('resultOptions.minScore')) return '--min-score';
+    if (path.startsWith('matches.organization')) return '--org';
+    if (path.startsWith('matches.facets')) return '--facets';
+    if (path.startsWith('matches.text')) return 'the search words';
+    if (path.startsWith('language')) return '--lang';
+    return path;
+  };
+  const lines = (error.errors ?? []).map((p) => `${flagOf(p.path)}: ${p.message.replace(/^Too big: expected number to be <=/, 'at most ')}`);
+  throw new UsageError(lines.join('; '));
 }
 
 /**
@@ -220,6 +294,9 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   const limit = flags.limit ?? 25;
   const page = flags.page ?? 1;
   if (flags.minScore !== undefined && flags.image === undefined) throw new UsageError('--min-score filters an image search: add --image <file>, or drop --min-score');
+  flags = { ...flags, ...fieldsAskFor(ctx.flags.fields) };
+  // A table for a person shows each hit's attribute values (what tells hits apart), not a timestamp.
+  if (ctx.format === 'table' && ctx.flags.fields === undefined) flags = { ...flags, attributes: true };
   // An image search (and a session, which may be one) asks for the score; a text search has none.
   const scored = flags.image !== undefined || flags.session !== undefined;
   const asked = projectionOf(flags);
@@ -252,7 +329,9 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
         throw new UsageError(`cannot read --image ${flags.image}: ${(error as Error).message}`);
       }
     }
-    first = await client.search(request, image ? { image, filename: flags.image === '-' ? 'stdin' : (flags.image ?? 'query') } : undefined);
+    first = await client.search(request, image ? { image, filename: flags.image === '-' ? 'stdin' : (flags.image ?? 'query') } : undefined)
+      .catch((error: unknown) => inFlagWords(error, request.matches.filters ?? []));
+    if (!flags.all && page > pageCount(first, limit)) throw pastLastPage(first, page, limit);
     if (!flags.all && page > 1) first = await readPage(client, first.sessionId, page, limit, projection);
   }
 
@@ -262,7 +341,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
   const pages = pageCount(first, limit);
   const nextPage = page < pages ? page + 1 : null;
   const records = withMatches(ctx, withoutTextScores(first));
-  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection) };
+  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection), ...(await flatHits(ctx)) };
   if (ctx.format === 'json') {
     await emitRecords(ctx, spec, records, (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page, limit, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, ...(first.facets ? { facets: first.facets } : {}), nextPage, results }));
   } else {
@@ -275,7 +354,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
 }
 
 /**
- * `catalog search [text] --facet-values <attr> [--prefix p]` (POST /1/find/facet-values, issue 13):
+ * `catalog search [text] --facet-values <attr> [--prefix p]` (POST /1/find/facet-values):
  * the attribute's values over every hit of the text, filters and organization, with counts; a
  * table of value and count, `-o json` the API's answer. No session is started.
  */
@@ -323,13 +402,23 @@ async function emitAll(ctx: CommandContext, client: CatalogClient, first: Search
       response = await readPage(client, first.sessionId, page, ALL_PAGE_SIZE, projection);
     }
   }
-  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection) };
+  const spec = { fields: SEARCH_FIELDS, defaultFields: defaultFields(first, projection), ...(await flatHits(ctx)) };
   if (ctx.format === 'json') {
     await emitRecords(ctx, spec, hits(), (results) => ({ sessionId: first.sessionId, imageId: first.imageId, page: 1, limit: results.length, resultsTotalCount: first.resultsTotalCount, resultsPageableCount: first.resultsPageableCount, nextPage: null, results }));
   } else {
     await emitRecords(ctx, spec, hits());
   }
-  const note = count < first.resultsTotalCount ? ` (of ${first.resultsTotalCount}; ${maxItems !== undefined && count >= maxItems ? '--max-items reached' : `a session keeps the first ${first.resultsPageableCount}`})` : '';
+  const capped = maxItems !== undefined && count >= maxItems;
+  if (count < first.resultsTotalCount && !capped) {
+    // Fewer hits than found, and not because the caller asked for fewer: a partial result (exit 3),
+    // said even under -q, since a pipeline would otherwise take it for every hit.
+    ctx.io.stderr.write(
+      `warning: ${count} of ${first.resultsTotalCount} hits printed: a search session keeps the first ${first.resultsPageableCount} in rank order; ` +
+        `narrow the search (more words, --filter) to get every hit (exit 3) · session ${first.sessionId}\n`,
+    );
+    return EXIT.PARTIAL;
+  }
+  const note = count < first.resultsTotalCount ? ` (of ${first.resultsTotalCount}; --max-items reached)` : '';
   ctx.info(`${count} hits${note} · session ${first.sessionId}`);
   return EXIT.OK;
 }

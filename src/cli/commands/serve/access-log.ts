@@ -12,7 +12,7 @@
  *
  * Lines are written {@link BATCH_BYTES} at a time, or {@link FLUSH_INTERVAL_MS} after the first one
  * waiting: written one by one, each line cost a write handed to libuv's thread pool and its
- * callback, ~15-20 µs of the event loop's ~125 µs per GET part under load (issue 12).
+ * callback, ~15-20 µs of the event loop's ~125 µs per GET part under load.
  */
 import { openSync } from 'node:fs';
 import sonicBoom from 'sonic-boom';

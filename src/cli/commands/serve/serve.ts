@@ -1,6 +1,8 @@
 /** `catalog serve`: the HTTP API of api-spec.md over the local data directory. */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { CatalogError } from '../../../api/errors.js';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
@@ -32,6 +34,7 @@ interface ServeFlags {
   keepAliveTimeout?: number;
   maxConnections?: number;
   publicMetrics?: boolean;
+  webhookTimeout?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -70,6 +73,7 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--keep-alive-timeout <s>', 'seconds an idle keep-alive connection stays open (default 5)', positiveInt)
     .option('--max-connections <n>', 'open connections at once (default 1024)', positiveInt)
     .option('--public-metrics', 'serve GET /metrics without a token (default: a token allowed the metrics scope; /healthz and /readyz never need one)')
+    .option('--webhook-timeout <ms>', 'how long a webhook receiver may take to answer; a delivery in flight is retried after twice this when its server died (default 10000)', positiveInt)
     .action(async (_o: unknown, command: Command) => {
       const flags = command.opts<ServeFlags>();
       await invoke(command, (ctx) => run(ctx, flags));
@@ -87,6 +91,11 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   const dataDir = ctx.config.dataDir.value;
   const [{ prepareDataDir }, { startServer, closeOnSignals }] = await Promise.all([import('../../data-dir.js'), import('../../../http/server.js')]);
   const { databaseUrl, blobUrl } = { databaseUrl: ctx.config.databaseUrl.value, blobUrl: ctx.config.blobUrl.value };
+  // A data directory that does not exist holds no token either: refused as the server would refuse
+  // an empty one, before anything is created (a typo in --data-dir leaves no stray directory).
+  if (databaseUrl === undefined && !existsSync(dataDir)) {
+    throw new CatalogError('unauthorized', `no access token exists in ${dataDir} (the directory does not exist), so no one could call this server. Create one first:\n  catalog tokens create --data-dir ${dataDir} --name admin --role catalogAdmin`);
+  }
   if (databaseUrl === undefined || blobUrl === undefined) prepareDataDir(dataDir);
   const { openAccessLog } = await import('./access-log.js');
   const accessLog = openAccessLog(flags.accessLog !== undefined ? resolve(ctx.io.cwd, flags.accessLog) : undefined, (message) => ctx.io.stderr.write(`catalog serve: ${message}\n`));
@@ -107,6 +116,7 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
   const server = await startServer({
     dataDir, databaseUrl, blobUrl, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
     accessLog, publicMetrics: flags.publicMetrics === true,
+    ...(flags.webhookTimeout !== undefined ? { webhooks: { timeoutMs: flags.webhookTimeout, leaseMs: 2 * flags.webhookTimeout } } : {}),
   }).catch(async (error: unknown) => {
     await accessLog.close();
     throw error;

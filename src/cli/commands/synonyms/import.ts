@@ -1,4 +1,4 @@
-/** `catalog synonyms import <file|->` (issue 13; design/cli.md "Bulk import"). */
+/** `catalog synonyms import <file|->` (design/cli.md "Bulk import"). */
 import type { Command } from 'commander';
 import type { CommandContext } from '../../context.js';
 import type { Invoke } from '../../runner.js';

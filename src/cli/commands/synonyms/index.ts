@@ -1,4 +1,4 @@
-/** `catalog synonyms ...` (issue 13; docs/search.md "Synonyms"): the noun and its verbs. */
+/** `catalog synonyms ...` (docs/search.md "Synonyms"): the noun and its verbs. */
 import type { Command } from 'commander';
 import type { Invoke } from '../../runner.js';
 import * as del from './delete.js';

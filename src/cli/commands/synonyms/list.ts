@@ -6,7 +6,7 @@ import { declareList, runList, type ListFlags } from '../resource-verbs.js';
 
 /** Declares the verb on the `synonyms` noun. */
 export function declare(noun: Command, invoke: Invoke): Command {
-  return declareList(noun, { noun: 'synonyms', idField: 'synonym_id' }, invoke, run);
+  return declareList(noun, { noun: 'synonyms', idField: 'synonym_id', changeType: 'synonym' }, invoke, run);
 }
 
 /** Prints every synonym set (or --limit of them) in synonym_id order, streamed page by page. */

@@ -1,4 +1,4 @@
-/** Synonym sets as a CLI resource (issue 13; docs/api.md "Synonyms"). */
+/** Synonym sets as a CLI resource (docs/api.md "Synonyms"). */
 import { MAX_BULK_ITEMS, type SynonymSet } from '../../../api/schemas.js';
 import { synonymToRow } from '../../import/map-rows.js';
 import { CSV_MAPPERS } from '../../import/mapped-entries.js';
@@ -8,6 +8,7 @@ export const synonymsResource: ResourceSpec<SynonymSet & Record<string, unknown>
   noun: 'synonyms',
   singular: 'synonym set',
   idField: 'synonym_id',
+  changeType: 'synonym',
   maxBatch: MAX_BULK_ITEMS,
   fields: ['synonym_id', 'input', 'synonyms'],
   defaultFields: ['synonym_id', 'input', 'synonyms'],

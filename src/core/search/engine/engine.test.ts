@@ -29,7 +29,7 @@ describe('posting blocks', () => {
     expect(after.docs).toEqual([3, 100]);
     expect(() => decodeBlock(new Uint8Array([2, 0]), 0, emptyPostings())).toThrow(RangeError);
   });
-  it('appendToBlock extends a stored block byte for byte as encodeBlock of all its postings (issue 12)', () => {
+  it('appendToBlock extends a stored block byte for byte as encodeBlock of all its postings', () => {
     const rnd = random(5);
     for (let round = 0; round < 200; round++) {
       const p = emptyPostings();

@@ -109,7 +109,7 @@ export function encodeAfter(p: Postings, lastDoc: number, from: number, to: numb
  * {@link encodeBlock} gives for all the postings (`count` + to − from must stay ≤ BLOCK_SIZE for a
  * block a store keeps). A store may do the same concatenation where the block is stored (SQLite:
  * one UPDATE, engine-store.ts), so an append needs neither the block's bytes nor a decode: an
- * import appends to the tail block of every recurring word in every batch (issue 12).
+ * import appends to the tail block of every recurring word in every batch.
  */
 export function appendToBlock(block: Uint8Array, count: number, lastDoc: number, p: Postings, from: number, to: number): Uint8Array {
   const head = encodeVarint(count + (to - from));
@@ -160,7 +160,7 @@ export interface DecodedTerm {
  * Decodes a term's blocks, in ascending first-doc order, straight into typed arrays: the read
  * path of every store. Sized exactly from the blocks' counts first, so a 100,000-posting list
  * costs two allocations instead of growing JavaScript arrays by 600,000 pushes (measured: ~8×
- * faster cold decode at 1,000,000 parts, bench/results.md, issue 12). Throws RangeError on bytes
+ * faster cold decode at 1,000,000 parts, bench/results.md). Throws RangeError on bytes
  * that are not a block.
  */
 export function decodeTermBlocks(blocks: readonly { data: Uint8Array; firstDoc: number }[]): DecodedTerm {

@@ -1,6 +1,6 @@
 /**
  * A new part's search documents (./document.ts buildEngineDocument, ./org-document.ts
- * buildOrgDocument) built ahead of its write, on another thread (issue 12: an import's reader
+ * buildOrgDocument) built ahead of its write, on another thread (an import's reader
  * thread has idle time; the writing thread is the bottleneck). Both builders are pure functions
  * of the stored part and of the attribute definitions, and the stored form of a NEW part is a pure
  * function of its input (core/catalog/parts.ts decidePartUpsert with no existing part), so the

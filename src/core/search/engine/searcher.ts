@@ -194,7 +194,7 @@ export class EngineSearcher {
   }
 
   /**
-   * Facet counts (issue 13; docs/search.md, Facets): for each attribute, how many of ALL the hits
+   * Facet counts (docs/search.md, Facets): for each attribute, how many of ALL the hits
    * of `query` hold each value (folded as filters fold, shown as first stored), most frequent first,
    * ties by folded value in binary order, at most `maxValues`. An attribute the caller may not see,
    * or not filterable, counts nothing. Shared attributes are counted from their filter terms'
@@ -257,7 +257,7 @@ export class EngineSearcher {
   }
 
   /**
-   * The filter terms a filter value selects (issue 13): the value itself and every stored value it
+   * The filter terms a filter value selects: the value itself and every stored value it
    * begins as whole words (`intel` → `intel corporation`), both folded (text.ts filterValueMatches).
    */
   private filterTerms(attributeId: string, value: string): string[] {
@@ -311,7 +311,7 @@ export class EngineSearcher {
     }
     const token = word.tokens[0];
     if (word.typo && token !== undefined) {
-      // Two typos (issue 13): the vocabulary keeps one-deletion keys only, so besides them the
+      // Two typos: the vocabulary keeps one-deletion keys only, so besides them the
       // words beginning with the same letter are checked (docs/search.md, Typos).
       const maxTypos = word.maxTypos ?? 1;
       const candidates = this.r.typoCandidates(maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token));
@@ -351,7 +351,7 @@ export class EngineSearcher {
   }
 
   /**
-   * The resolved words of a query with its multi-word synonyms (issue 13; QueryWord.synonymSpan):
+   * The resolved words of a query with its multi-word synonyms (QueryWord.synonymSpan):
    * the kept words (`keep`) of a run that a synonym term may replace become ONE word, the parts
    * matching all of them OR any of the term's synonyms (SYNONYM flag). A run whose words are all
    * left out (satisfied otherwise) is left out; with `superset` (candidates checked one by one

@@ -1,5 +1,5 @@
 /**
- * A set of index term ids as bytes (issue 12): the changed-terms log of an engine write, one row
+ * A set of index term ids as bytes: the changed-terms log of an engine write, one row
  * per write, which readers decode to evict those terms from their caches. Ascending ids as LEB128
  * varint deltas (the first from 0): a 1,000-part import batch writes ~10,000 terms in ~15 KB.
  */

@@ -73,7 +73,7 @@ export class TopCollector {
   /** The kept hits, best first: at most k. */
   result(): RankedDoc[] {
     // Select the best k first and sort only those: a session keeps 10,000 hits and the buffer holds
-    // up to 2k, so sorting it whole was a third of a frequent word's ranking (issue 12).
+    // up to 2k, so sorting it whole was a third of a frequent word's ranking.
     if (this.size > this.k) this.truncate();
     const order = this.order();
     order.sort(this.comparator());

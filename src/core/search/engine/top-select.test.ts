@@ -16,7 +16,7 @@ function scored(seed: number, n: number, distinctScores: number) {
   return { docs, keyOf, tiers, scores };
 }
 
-describe('selectTopScored: the best k of scored hits (issue 12)', () => {
+describe('selectTopScored: the best k of scored hits', () => {
   it('equals the collector (and a full sort) for every k, across ties in tier and score', () => {
     for (const [seed, n, distinct] of [[1, 1, 1], [2, 40, 3], [3, 3000, 5], [4, 3000, 2000], [5, 20_000, 40]] as const) {
       const { docs, keyOf, tiers, scores } = scored(seed, n, distinct);

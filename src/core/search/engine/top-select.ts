@@ -7,7 +7,7 @@
  * Why: a search answered early ranks its session's 10,000 hits after the answer (core
  * search/service.ts), and for a word of 100,000+ postings the collector's truncations (a
  * comparator over three arrays at each step, three to four times over 2k hits) and its final
- * comparator sort were 60 % of that ranking (issue 12). Here the cut is found on the scores alone
+ * comparator sort were 60 % of that ranking. Here the cut is found on the scores alone
  * (a numeric selection of one Float64Array), ties at the cut are decided by key, and only the k
  * kept are sorted, by a sort with the comparison written out.
  */

@@ -24,7 +24,7 @@ export interface TermList {
   /**
    * Per posting, bit 1 ({@link NAMES}): the term is in the id or a name of that part; bit 2
    * ({@link TYPO}): the term is a typo neighbour of the query word, not the word itself; bit 4
-   * ({@link SYNONYM}): the term is a synonym of the query word (issue 13: exact matches rank above
+   * ({@link SYNONYM}): the term is a synonym of the query word (exact matches rank above
    * synonym matches, and those above typo matches, see {@link postingTier}).
    */
   names: Uint8Array;
@@ -34,9 +34,9 @@ export interface TermList {
 
 /** Posting flag: the term is in the id or a name. */
 export const NAMES = 1;
-/** Posting flag: the term is a typo neighbour of the query word (issue 13). */
+/** Posting flag: the term is a typo neighbour of the query word. */
 export const TYPO = 2;
-/** Posting flag: the term (or phrase) is a synonym of the query word or of a run of query words (issue 13). */
+/** Posting flag: the term (or phrase) is a synonym of the query word or of a run of query words. */
 export const SYNONYM = 4;
 /** Posting flag: the part's id or one of its names equals the whole query, separators aside (document.ts EXACT_MARK). */
 export const EXACT_FIELD = 8;
@@ -204,7 +204,7 @@ function markOf(flags: number): number {
  * word and its plural): one pass in doc order summing each part's weighted frequencies, then the
  * union scored as one term, the same operations as the scratch path, so the same bits. The
  * scratch path scans every doc id between the lists' ends: at 1,000,000 parts a two-list word of
- * ~300,000 postings took ~10 ms there and ~3.5 ms here (issue 12).
+ * ~300,000 postings took ~10 ms there and ~3.5 ms here.
  */
 function mergeTwo(alternatives: readonly TermList[], data: DocData): MaterializedWord {
   const a = alternatives[0] as TermList;
@@ -364,7 +364,7 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
   const words = query.words;
   if (words.length === 1 && query.filters.length === 0 && !query.exclude) {
     // One word: the total is the list's length; every posting is scored in one tight loop over the
-    // list's arrays (cheaper than computing bounds to skip some: bench/results.md, issue 12).
+    // list's arrays (cheaper than computing bounds to skip some: bench/results.md).
     const w = words[0] as TermList | MaterializedWord;
     if (k >= SELECT_FROM_K && w.docs.length > k) return { total: w.docs.length, hits: selectOneWord(w, data, k) };
     if (k > 0) scoreOneWord(w, data, top);
@@ -524,7 +524,7 @@ export function scoredWord(word: TermList | MaterializedWord, data: DocData): Ma
 
 /**
  * The parts every one of `words` matches (a run of query words that a multi-word synonym may
- * replace, issue 13), as one word: score the sum of the words' scores; flags NAMES when every word
+ * replace), as one word: score the sum of the words' scores; flags NAMES when every word
  * matched in the id or a name, TYPO or SYNONYM when any word matched only so.
  */
 export function andWords(words: readonly (TermList | MaterializedWord)[], data: DocData): MaterializedWord {
@@ -555,8 +555,8 @@ export function andWords(words: readonly (TermList | MaterializedWord)[], data: 
 }
 
 /**
- * The parts any of `words` matches, as one word (a run of query words OR its multi-word synonyms,
- * issue 13): per part the sum of the scores of the words that match it, NAMES when any matched in
+ * The parts any of `words` matches, as one word (a run of query words OR its multi-word synonyms):
+ * per part the sum of the scores of the words that match it, NAMES when any matched in
  * the id or a name, and the best way it matched (exact, else synonym, else typo).
  */
 export function orWords(words: readonly MaterializedWord[]): MaterializedWord {

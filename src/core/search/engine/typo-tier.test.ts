@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMPLETION, EXACT_FIELD, exhaustiveTopK, finishTier, materializeWord, NAMES, postingTier, SYNONYM, topK, TYPO, wordRank, type DocData, type TermList } from './topk.js';
 
-describe('exact above typo (issue 13)', () => {
+describe('exact above typo', () => {
   const data: DocData = { dl: [5, 5, 5, 5, 50], key: [0, 1, 2, 3, 4], avgdl: 10, n: 5 };
   const scratch = { score: new Float64Array(8), mark: new Uint8Array(8) };
   // Doc 4 (a long part) matches exactly in a value; docs 1 and 2 match a typo neighbour in their names, far more often.

@@ -1,5 +1,5 @@
 /**
- * Feature backfill (issue 14): when a catalog whose reference images carry features of an older
+ * Feature backfill: when a catalog whose reference images carry features of an older
  * version (feature version 1: the global descriptor only) is opened, their photo-search features are
  * recomputed from the stored originals, a batch at a time, in the background.
  *

@@ -22,7 +22,7 @@ export const CONFIDENT_SCORE = CONFIDENT_IMAGE_SCORE;
  * matches that the geometry explains (a chance hit collects many tentative matches of which a few
  * line up; a true hit's matches mostly agree). The prior of 10 matches keeps a hit with a handful of
  * matches from a high share (at least 5 inliers are needed to reach 0.5). Fitted on 514 references
- * (issue 14, third round; bench/photo-profile.js, docs/search.md): with inliers alone (midpoint 12)
+ * (bench/photo-profile.js, docs/search.md): with inliers alone (midpoint 12)
  * 75 % of true hits of turned / zoomed / scene photos reached 0.5 (zoom 61 %), with the share 82 %
  * (zoom 82 %), distractors' hits above 0.5 unchanged (3 of 774).
  */

@@ -1,6 +1,5 @@
 /**
- * Word assignment of query descriptors in WebAssembly (issue 14, ninth round; docs/search.md,
- * "Ninth round"): a photo query takes each descriptor's 2 nearest words (PHOTO_LOCAL_DEFAULTS),
+ * Word assignment of query descriptors in WebAssembly (docs/search.md): a photo query takes each descriptor's 2 nearest words (PHOTO_LOCAL_DEFAULTS),
  * ~380 distances to the vocabulary's centres a descriptor, ~0.8 M a query — about a third of the
  * local search once the posting scan ran in WebAssembly. The centres are copied into the index's
  * posting heap once (0.5 MB); the kernel's `distances` computes the distances, and the choice of

@@ -1,5 +1,5 @@
 /**
- * Snapshots of the photo index (issue 14, start-up): a restored index answers every query exactly
+ * Snapshots of the photo index (start-up): a restored index answers every query exactly
  * as the index that was written — split stop words, dropped ones, uploads after the bulk load and
  * their freed heap ranges, tombstones, the global descriptors and the small references' index
  * included — and keeps doing so through later uploads and removals. A snapshot of another
@@ -106,7 +106,7 @@ function snapshotOf(index: PhotoReferenceIndex): MemorySnapshot {
   return snapshot;
 }
 
-describe('photo index snapshots (issue 14, start-up)', () => {
+describe('photo index snapshots (start-up)', () => {
   it('restores an index that answers exactly as the one written, with split, dropped and uploaded words', () => {
     const original = built();
     const snapshot = snapshotOf(original);

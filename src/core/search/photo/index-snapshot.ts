@@ -1,5 +1,5 @@
 /**
- * Snapshots of the photo index (issue 14, start-up; docs/search.md, "Sixteenth round"): the
+ * Snapshots of the photo index (start-up; docs/search.md): the
  * built index written as named sections, so a later start-up reads its arrays back instead of
  * decoding every stored record and building the postings again (at 10,000 references ~3–4 s of
  * CPU against a few hundred ms). The stored records stay the truth: a snapshot is a cache that

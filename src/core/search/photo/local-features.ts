@@ -113,7 +113,7 @@ export function decodeLocalFeatures(bytes: Uint8Array): LocalFeatures {
   // One buffer for every array of the record: descriptors (in the record's byte order, copied
   // whole), the keypoint fields as stored (read aligned, then left as scratch), then the float
   // arrays and the words. Start-up decodes every stored record (10,000 references: 5.8 M
-  // keypoints): one allocation a record instead of eight (issue 14, seventh round: V8's
+  // keypoints): one allocation a record instead of eight (V8's
   // accounting of many mid-sized buffers cost garbage collections), and aligned reads instead of
   // a DataView call per field (~5× faster; big-endian hosts keep the DataView path).
   const descBytes = n * DESCRIPTOR_WORDS * 4;

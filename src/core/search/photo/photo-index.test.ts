@@ -169,7 +169,7 @@ describe('confidence', () => {
   });
 });
 
-describe('PhotoIndex memory layout (issue 14)', () => {
+describe('PhotoIndex memory layout', () => {
   // References as the index loads them at start-up: decoded from their stored records.
   // Siblings (look-alikes: the same keypoints with 20–35 bits flipped) make queries match several images.
   const siblings = refs.slice(0, 10).map((f, i) => photoOf(f, 3 * i, 1, 5, 5, 20 + i, 40, 300 + i));
@@ -206,7 +206,7 @@ describe('PhotoIndex memory layout (issue 14)', () => {
     expect(answers(upl)).toBe(answers(index));
   });
 
-  it('answers the same after uploads grew its posting heap, and after they were removed (issue 14, ninth round)', () => {
+  it('answers the same after uploads grew its posting heap, and after they were removed', () => {
     const index = new PhotoIndex(vocabulary);
     index.addMany(stored.map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));
     const expected = answers(index);
@@ -231,7 +231,7 @@ describe('PhotoIndex memory layout (issue 14)', () => {
   });
 });
 
-describe('PhotoIndex without the postings of stop words (issue 14, memory)', () => {
+describe('PhotoIndex without the postings of stop words (memory)', () => {
   // A finer vocabulary than above (32 × 32 words), so that some words are stop words and most are not.
   const fine = trainVocabulary(training, 32, 32, 3, 11, 98);
   const siblings = refs.slice(0, 10).map((f, i) => photoOf(f, 3 * i, 1, 5, 5, 20 + i, 40, 300 + i));
@@ -273,7 +273,7 @@ describe('PhotoIndex without the postings of stop words (issue 14, memory)', () 
   });
 });
 
-describe('PhotoIndex bursty query keypoints (issue 14, fourth round)', () => {
+describe('PhotoIndex bursty query keypoints', () => {
   // A part with 60 keypoints, and 99 other images each holding look-alikes of every one of them (5
   // bits flipped, at random places): every keypoint of a photo of the part then matches 100 images,
   // more than the burst limit of 64 — as the smooth corners of a small, enlarged icon match many
@@ -321,7 +321,7 @@ describe('PhotoIndex bursty query keypoints (issue 14, fourth round)', () => {
   });
 });
 
-describe('PhotoIndex split stop words (issue 14, fifth round)', () => {
+describe('PhotoIndex split stop words', () => {
   // 300 clutter images of 100 random keypoints: with 64 words, every word is held by ~80 % of the
   // images, so every word is a stop word (the limit is max(10, 5 % of the images) here) and a part's
   // keypoints match only through the cells of split words.

@@ -15,9 +15,9 @@
  * - Stop words (held by more than 5 % of the images) are not scanned whole: up to
  *   {@link PhotoIndexOptions.maxSplitShare} of the images their postings are split into cells of
  *   alike descriptors (split-cells.ts), and a query descriptor scans only the
- *   {@link PhotoQueryOptions.splitProbes} cells whose pivots are nearest to it (issue 14, fifth
+ *   {@link PhotoQueryOptions.splitProbes} cells whose pivots are nearest to it (fifth
  *   round); words held by even more images are not scanned at all.
- * Memory per reference keypoint (issue 14, memory): 32 (descriptor) + 4 (slot) + 2 (keypoint)
+ * Memory per reference keypoint (memory): 32 (descriptor) + 4 (slot) + 2 (keypoint)
  * bytes in the postings, 8 bytes of geometry (x, y, angle, size as uint16 on the grid of the stored
  * record, local-features.ts: a record loaded from the store keeps exactly its values, so matches
  * and inliers are those of the former float32 copy) and 2 bytes of visual word (for df on
@@ -102,7 +102,7 @@ export interface PhotoQueryOptions {
 }
 
 /**
- * Default of {@link PhotoQueryOptions.burstKeep} (issue 14, fourth round; docs/search.md): dropping
+ * Default of {@link PhotoQueryOptions.burstKeep} (docs/search.md): dropping
  * every match of a bursty keypoint also dropped its true match, and the keypoints of small or soft
  * parts are the bursty ones. Keeping the 8 nearest (a k-nearest-neighbour match) keeps the true one
  * when it is nearer than the look-alikes, and still bounds what the keypoint adds to verification:
@@ -114,7 +114,7 @@ export const DEFAULT_BURST_KEEP = 8;
 /** Options of a {@link PhotoIndex}. */
 export interface PhotoIndexOptions {
   /**
-   * Drop the postings of the words no query scans (issue 14, memory): a bulk load into an empty
+   * Drop the postings of the words no query scans (memory): a bulk load into an empty
    * index keeps no posting of a word held by more than 1.5 × the most a query with the default
    * options scans (the split limit of {@link maxSplitShare}, max(2,000, 20 % of the images) by
    * default; the stop-word limit max(minStopDf, 5 %) when nothing is split); only their document
@@ -152,13 +152,13 @@ const EMPTY_DESCRIPTORS = new Uint32Array(0);
 const DEFAULT_MAX_WORD_SHARE = 0.05;
 
 /**
- * Default of {@link PhotoIndexOptions.maxSplitShare} (issue 14, fifth round; docs/search.md): at
+ * Default of {@link PhotoIndexOptions.maxSplitShare} (docs/search.md): at
  * 10,000 bench references scanning stop words up to 20 % found as many parts first as scanning all.
  */
 export const DEFAULT_MAX_SPLIT_SHARE = 0.2;
 
 /**
- * Default of {@link PhotoQueryOptions.splitProbes} (issue 14, fifth round; docs/search.md): at
+ * Default of {@link PhotoQueryOptions.splitProbes} (docs/search.md): at
  * 10,000 bench references the local search alone found 113 of 160 photo queries' parts first
  * without split words, 132 probing 1 cell, 133 probing 2 or 4, 134 scanning every word in full,
  * for +24 % / +47 % / +90 % / +270 % postings compared a query (678,000 at p50 without).
@@ -178,7 +178,7 @@ const DROP_HYSTERESIS = 1.5;
  */
 export class PhotoIndex {
   readonly vocabulary: Vocabulary;
-  /** The memory of the postings, cells and the scan's matches (posting-heap.ts; issue 14, ninth round). */
+  /** The memory of the postings, cells and the scan's matches (posting-heap.ts). */
   private readonly heap = new PostingHeap();
   /** The tentative matches, one set for every query (their arrays are ranges of the heap). */
   private matchesOfQueries: TentativeMatches | undefined;
@@ -635,7 +635,7 @@ export class PhotoIndex {
   }
 
   /**
-   * Writes the index as sections named `prefix` + … (index-snapshot.ts; issue 14, start-up): the
+   * Writes the index as sections named `prefix` + … (index-snapshot.ts, start-up): the
    * posting heap's bytes as they are, the lists' and cells' offsets, the per-keypoint arrays up to
    * their use, document frequencies, ids. Byte sections are views of this index's memory: flush
    * the writer before the index changes again (queries may run meanwhile: the ranges of a query's

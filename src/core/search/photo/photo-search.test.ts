@@ -10,7 +10,7 @@ const refs = Array.from({ length: 30 }, (_, i) => randomFeatures(150, 400, 300, 
 const vocabulary = trainVocabulary(new Uint32Array(refs.flatMap((f) => [...f.descriptors])), 8, 8, 3, 7, 99);
 const views = [featuresFromRgb(new Uint8Array(64 * 64 * 3).fill(128), 64, 64, 3)];
 
-describe('PhotoReferenceIndex local defaults (issue 14: turned and blurred keypoints)', () => {
+describe('PhotoReferenceIndex local defaults (turned and blurred keypoints)', () => {
   const index = new PhotoReferenceIndex(vocabulary);
   refs.forEach((f, i) => index.add(`img${i}`, `part${i}`, { global: views[0]!, local: f }));
 
@@ -28,7 +28,7 @@ describe('PhotoReferenceIndex local defaults (issue 14: turned and blurred keypo
   });
 });
 
-describe('local confidence uses the share of tentative matches the geometry explains (issue 14)', () => {
+describe('local confidence uses the share of tentative matches the geometry explains', () => {
   it('ranks 10 inliers of 12 tentative matches above 11 of 300 and only the former is confident', () => {
     const parts = fuse(
       [
@@ -45,7 +45,7 @@ describe('local confidence uses the share of tentative matches the geometry expl
   });
 });
 
-describe('stored features of version 4 (issue 14, fifteenth round: AKAZE features of small references)', () => {
+describe('stored features of version 4 (AKAZE features of small references)', () => {
   const local = { ...randomFeatures(20, 400, 300, 5), vocabulary: vocabulary.id };
   const small = { ...randomFeatures(12, 368, 368, 6), vocabulary: 2 };
 
@@ -88,7 +88,7 @@ describe('stored features of version 4 (issue 14, fifteenth round: AKAZE feature
   });
 });
 
-describe('small references in the photo index (issue 14, fifteenth round)', () => {
+describe('small references in the photo index', () => {
   const smallRefs = Array.from({ length: 12 }, (_, i) => randomFeatures(120, 368, 368, 900 + i));
   const smallVocabulary = trainVocabulary(new Uint32Array(smallRefs.flatMap((f) => [...f.descriptors])), 8, 8, 3, 11, 2);
 
@@ -121,7 +121,7 @@ describe('small references in the photo index (issue 14, fifteenth round)', () =
   });
 });
 
-describe('a second look at an unconfident photo (issue 14, fourteenth round)', () => {
+describe('a second look at an unconfident photo', () => {
   /** A fused answer of local hits (part, image, inliers, tentative matches). */
   const answer = (...hits: [string, string, number, number][]): PhotoPartHit[] =>
     fuse(hits.map(([part_id, image_id, inliers, matches]) => ({ part_id, image_id, inliers, matches, votes: 1, rotation: 0, scale: 1, model: [1, 0, 0, 1, 0, 0] })), []);

@@ -1,5 +1,5 @@
 /**
- * Photo search (issue 14; docs/search.md, "Photo search"): the stored features of a reference image
+ * Photo search (docs/search.md, "Photo search"): the stored features of a reference image
  * (the global descriptor of image-similarity.ts plus local ORB features), their versioned container,
  * and the in-memory index that answers a query photo with parts and a confidence score. Pure code:
  * decoding and feature extraction are adapters (src/adapters/images/local-features/).
@@ -14,8 +14,8 @@ import type { Vocabulary } from './vocabulary.js';
 
 /**
  * Version of the container written by {@link encodePhotoFeatures} (images.features "feature
- * version 4"). 3 (issue 14, sixth round) had the layout of 2, its reference keypoints also taken
- * from the picture on a grey backdrop (extract.ts `backdropVariant`). 4 (issue 14, fifteenth round)
+ * version 4"). 3 had the layout of 2, its reference keypoints also taken
+ * from the picture on a grey backdrop (extract.ts `backdropVariant`). 4
  * adds the small-reference record: AKAZE features of a reference whose original image is at most
  * 70 px on its long side (akaze.ts `SMALL_REFERENCE_SIDE`), and the AKAZE vocabulary's id in the
  * prefix. Records of versions 2 and 3 are stale (the backfill recomputes them) and still read
@@ -36,7 +36,7 @@ export interface PhotoReference {
   /**
    * AKAZE features of a small reference (feature version 4; akaze.ts): present only when the
    * original image is at most 70 px on its long side, where ORB finds too few corners once a photo
-   * shows the part enlarged (docs/search.md, "Fifteenth round").
+   * shows the part enlarged (docs/search.md).
    */
   small?: LocalFeatures;
 }
@@ -119,7 +119,7 @@ export function decodePhotoFeatures(bytes: Uint8Array): PhotoReference {
 }
 
 /**
- * Local-search options of a photo query unless the caller overrides them (issue 14, third round;
+ * Local-search options of a photo query unless the caller overrides them (
  * docs/search.md): every query descriptor scans the postings of its 2 nearest words (a turned or
  * blurred keypoint often lands in a neighbouring word: at 514 references rotated queries found
  * first 33 → 39 of 40), and 100 images are verified instead of 40 (a part in clutter collects few
@@ -139,7 +139,7 @@ export interface PhotoSearchOptions {
  * Reference images of the catalog for photo search: the global-descriptor index (near-exact copies,
  * weak-texture parts), the local-feature index (rotations, zoom, scenes), queried together and
  * fused into parts with a confidence (confidence.ts), and, when given an AKAZE vocabulary, the index
- * of small references' AKAZE features ({@link querySmall}; issue 14, fifteenth round). Not
+ * of small references' AKAZE features ({@link querySmall}). Not
  * thread-safe; synchronous.
  */
 export class PhotoReferenceIndex {
@@ -161,7 +161,7 @@ export class PhotoReferenceIndex {
   }
 
   /**
-   * Writes the three indexes as sections of a snapshot (index-snapshot.ts; issue 14, start-up).
+   * Writes the three indexes as sections of a snapshot (index-snapshot.ts, start-up).
    * Byte sections are views of the indexes' memory: flush the writer before the index changes
    * (queries may run meanwhile: photo-index.ts PhotoIndex.writeSnapshot).
    */
@@ -256,7 +256,7 @@ export class PhotoReferenceIndex {
   }
 
   /**
-   * The small references found in a query photo's AKAZE features (issue 14, fifteenth round;
+   * The small references found in a query photo's AKAZE features (
    * small-look.ts): parts ranked by their calibrated confidence, at most `limit`; empty without an
    * AKAZE vocabulary or small references. Asked for only when {@link query}'s answer is not
    * confident, and merged with it by {@link mergeLooks}.
@@ -269,7 +269,7 @@ export class PhotoReferenceIndex {
 }
 
 /**
- * Whether a photo query's first answer asks for a second look (issue 14, fourteenth round;
+ * Whether a photo query's first answer asks for a second look (
  * docs/search.md): true when no hit reaches {@link CONFIDENT_SCORE} (an empty answer included).
  * A confident first answer is final.
  */
@@ -278,7 +278,7 @@ export function wantsSecondLook(first: readonly PhotoPartHit[]): boolean {
 }
 
 /**
- * The answer of two looks at one query photo (issue 14, fourteenth round; docs/search.md): every
+ * The answer of two looks at one query photo (docs/search.md): every
  * part of either answer once, with the hit of the look that gave it more evidence (the higher
  * score; its image, inliers and cosine come with it; on a tie the first look's), ranked as
  * {@link fuse} ranks (confidence.ts `comparePartHits`), at most `limit`. Each answer is the top

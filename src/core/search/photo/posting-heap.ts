@@ -1,5 +1,5 @@
 /**
- * The memory of a photo index's posting lists (issue 14, ninth round; docs/search.md, "Ninth
+ * The memory of a photo index's posting lists (docs/search.md, "Ninth
  * round"): one WebAssembly.Memory that the scan kernel (scan-kernel.ts) reads, with a small
  * allocator. Pure code.
  *

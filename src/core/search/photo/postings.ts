@@ -10,7 +10,7 @@ import type { PostingHeap } from './posting-heap.js';
 
 /**
  * A growable posting list: `length` used entries of parallel arrays of `capacity` entries, held in
- * a {@link PostingHeap} (issue 14, ninth round: the scan kernel reads them there). The byte
+ * a {@link PostingHeap} (the scan kernel reads them there). The byte
  * offsets are the truth; the views are rebuilt from them when the heap grows
  * ({@link rebindPostings}). A list without capacity has empty views outside any heap.
  */
@@ -130,7 +130,7 @@ export function appendPosting(heap: PostingHeap, p: Postings, slot: number, kp: 
 
 /**
  * Gives every empty list of `lists` with a non-zero `capacities[i]` room for exactly that many
- * postings, as consecutive ranges of three large ranges of the heap (an arena; issue 14, seventh
+ * postings, as consecutive ranges of three large ranges of the heap (an arena, seventh
  * round: a start-up then allocates three ranges, not ~49,000 lists' worth). A list that later needs
  * more room moves to ranges of its own ({@link reservePostings}) and its arena range is freed.
  * Lists that are not empty are left alone.

@@ -54,7 +54,7 @@ function referenceScan(q: Uint32Array, postings: { slot: number; kp: number; des
   return matches;
 }
 
-describe('WebAssembly posting scan (issue 14, ninth round)', () => {
+describe('WebAssembly posting scan', () => {
   it('finds exactly the matches and distances of the JavaScript scan, thresholds met exactly and all bits set included', () => {
     const r = rng(14);
     const heap = new PostingHeap();

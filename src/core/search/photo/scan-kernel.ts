@@ -1,6 +1,6 @@
 /**
- * The posting scan of a photo query as a WebAssembly function (issue 14, ninth round;
- * docs/search.md, "Ninth round"): the loop of {@link TentativeMatches.scan} — Hamming distance of
+ * The posting scan of a photo query as a WebAssembly function (
+ * docs/search.md): the loop of {@link TentativeMatches.scan} — Hamming distance of
  * a query descriptor to every posting of a list with i64.popcnt, the 128-bit first test, the
  * alive check and the one-match-per-(image, query keypoint) bookkeeping — over postings held in a
  * WebAssembly.Memory (posting-heap.ts). The module is assembled here from its bytes (about 400):

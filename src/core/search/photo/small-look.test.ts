@@ -8,7 +8,7 @@ const hit = (part: string, image: string, inliers: number, matches = inliers * 2
 });
 
 
-describe('small-reference look scoring (issue 14, fourteenth round)', () => {
+describe('small-reference look scoring', () => {
   it('is monotone in inliers at a fixed lead and in lead at fixed inliers', () => {
     for (const lead of [-3, 0, 1, SMALL_LOOK_LEAD, 10]) {
       for (let n = 1; n < 40; n++) expect(smallLookEvidence(n + 1, lead)).toBeGreaterThan(smallLookEvidence(n, lead));

@@ -30,7 +30,7 @@ function naiveMajority(desc: Uint32Array, order: Int32Array, from: number, to: n
   return out;
 }
 
-describe('split cells (issue 14)', () => {
+describe('split cells', () => {
   it('majority is the bitwise majority of the sampled members, for sets smaller and larger than the sample', () => {
     const desc = descriptors(1000, 5);
     const order = Int32Array.from({ length: 1000 }, (_, i) => (i * 7919) % 1000);

@@ -1,5 +1,5 @@
 /**
- * Split stop words (issue 14, fifth round; docs/search.md, "Fifth round"): the postings of a word
+ * Split stop words (docs/search.md): the postings of a word
  * held by too many images to scan whole are split into cells of at most `cellSize` postings of
  * alike descriptors, each with a pivot (the bitwise majority of its postings' descriptors). A query
  * descriptor falling into such a word scans only the cells whose pivots are nearest to it by
@@ -194,7 +194,7 @@ export class SplitWord {
       this.pivots = pivots;
     }
     // The postings are put into cell order in place (through a scratch copy) and each cell is a
-    // view of its range: no allocation a cell, nor a second copy of a split word (issue 14, seventh
+    // view of its range: no allocation a cell, nor a second copy of a split word (seventh
     // round: start-up). An upload that fills a cell moves that cell into arrays of its own
     // (postings.ts reservePostings).
     const scratch = scratchOf(count);
@@ -312,7 +312,7 @@ const laneCounts = new Int32Array(DESCRIPTOR_WORDS * 8);
 /**
  * Counts, per bit, the members of `order[from, to)` that have it into {@link bitCounts}, over at
  * most {@link BIT_SAMPLE} of them (every k-th); returns how many were counted. Eight byte-lane
- * adds a descriptor word instead of one step a set bit (issue 14, seventh round: this ran for every
+ * adds a descriptor word instead of one step a set bit (this ran for every
  * cut of every split word at start-up and was a fifth of the bulk load).
  */
 function countBits(desc: Uint32Array, order: Int32Array, from: number, to: number): number {

@@ -4,7 +4,7 @@
  * match per (image, query keypoint) — the nearest — and the burst rule that keeps only the nearest
  * matches of a keypoint that matched too many images. The scan runs in WebAssembly
  * (scan-kernel.ts) over the index's posting heap (posting-heap.ts), where the matches and the
- * per-slot state live too (issue 14, ninth round). Pure code; the arrays grow by doubling.
+ * per-slot state live too. Pure code; the arrays grow by doubling.
  */
 import { DESCRIPTOR_WORDS } from './hamming.js';
 import { align8, type PostingHeap } from './posting-heap.js';

@@ -79,7 +79,7 @@ export class Vocabulary {
   /**
    * {@link words} from the descriptor's distances: `top[c]` to top-level centre c, and
    * `leavesOf(parent)[c]` to leaf c of a parent (called for at most two parents, the array read
-   * before the next call). The photo index computes them in WebAssembly (issue 14, ninth round).
+   * before the next call). The photo index computes them in WebAssembly.
    */
   wordsFromDistances(top: ArrayLike<number>, leavesOf: (parent: number) => ArrayLike<number>, m: number, out: Uint16Array | Int32Array): number {
     let b1 = 0;
