@@ -71,6 +71,17 @@ describe.each(MODES)('ranking rules (%s client)', (mode) => {
     expect(ids((await h.admin.search({ matches: { text: 'typescrpt ' } })).results)[0]).toBe('p-typescript');
   });
 
+  it('a long word the catalog holds is matched within one typo; one it does not hold within two', async () => {
+    expect((await h.admin.upsertParts([
+      { part_id: 'p-calibrator', name: { en: 'calibrator' } },
+      { part_id: 'p-calibrtr', name: { en: 'calibrtr' } },
+    ])).errors).toEqual({});
+    // `calibrtr` is `calibrator` without two letters: two edits, so the word typed finds only itself.
+    expect(ids((await h.admin.search({ matches: { text: 'calibrator ' } })).results)).toEqual(['p-calibrator']);
+    // No part holds `calibratxr`: one edit from `calibrator`, two from `calibrtr`.
+    expect(ids((await h.admin.search({ matches: { text: 'calibratxr ' } })).results).sort()).toEqual(['p-calibrator', 'p-calibrtr']);
+  });
+
   it('a part number is found first with its separators, with others, and without any', async () => {
     expect((await h.admin.upsertParts([
       { part_id: 'skf-6204-2rs', name: { en: '6204-2RS' }, attributes: summary('deep groove ball bearing, sealed') },

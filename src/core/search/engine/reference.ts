@@ -7,9 +7,9 @@
  * What it covers: the words of parseQueryText (tokens, the last one a prefix, typo-eligible
  * words), punctuated words (phrase and joined form), the part id, the exact rule, typo neighbours
  * from the vocabulary of every part (so a word's neighbours are those the store's deletion keys
- * find: one typo; two typos only when every neighbour shares a key, or the first letter of a word
- * the catalog does not hold; a
- * neighbour found in fewer parts than the word as typed left out), caller
+ * find: one typo; two typos only for a word the catalog does not hold, when every neighbour
+ * shares a key or the first letter; a neighbour found in fewer parts than the word as typed left
+ * out), caller
  * visibility by tier. Not covered: filters, synonyms and per-organization values.
  */
 import type { Attribute, LangMap, PartAttribute } from '../../../api/schemas.js';
@@ -113,7 +113,8 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
   const neighboursOf = (word: QueryWord): string[] => {
     const token = word.tokens[0];
     if (!word.typo || token === undefined || word.tokens.length !== 1) return [];
-    return typoNeighbours(token, vocabulary, word.maxTypos ?? 1);
+    // Two typos only for a word no part holds (searcher.ts expand).
+    return typoNeighbours(token, vocabulary, allTerms.includes(token) ? 1 : (word.maxTypos ?? 1));
   };
 
   const lists = words.map((word) => {

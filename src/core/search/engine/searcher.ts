@@ -311,13 +311,14 @@ export class EngineSearcher {
     }
     const token = word.tokens[0];
     if (word.typo && token !== undefined) {
-      // Two typos: the vocabulary keeps one-deletion keys only, so besides them the
-      // words beginning with the same letter are checked (docs/search.md, Typos).
-      const maxTypos = word.maxTypos ?? 1;
+      // Two typos only for a word the catalog does not hold: a word it holds is one people type
+      // (its neighbours two edits away are mostly other words), and a long word's two-deletion
+      // keys are ~5 times its one-deletion keys, the largest cost of a search of known words.
+      const maxTypos = this.r.termId(token) === undefined ? (word.maxTypos ?? 1) : 1;
       const candidates = this.r.typoCandidates(maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token));
-      // The scan of every word with the same first letter only for a word the catalog does not
-      // hold: for a known word it cost more than the rest of the search (two frequent words).
-      if (maxTypos === 2 && this.r.termId(token) === undefined) {
+      // Two typos: the vocabulary keeps one-deletion keys only, so besides them the words
+      // beginning with the same letter are checked (docs/search.md, Typos).
+      if (maxTypos === 2) {
         const first = String.fromCodePoint(token.codePointAt(0) ?? 0);
         candidates.push(...this.r.vocabularyRange(first, `${first}\u{10FFFF}`));
       }
