@@ -107,7 +107,22 @@ export class EngineSearcher {
   /** Attribute definitions for phrase checks (the query's view context). */
   private phraseAttributes: ReadonlyMap<string, Attribute> | undefined;
 
+  /**
+   * Term ids (null: not indexed) the running search has asked for, emptied when a search starts:
+   * a word's own term is asked for by the typo rule, the neighbour filter and its list, and each
+   * ask may be a statement in the store.
+   */
+  private readonly termIds = new Map<string, number | null>();
+
   constructor(private readonly r: EngineReader) {}
+
+  private termId(term: string): number | undefined {
+    const known = this.termIds.get(term);
+    if (known !== undefined) return known ?? undefined;
+    const id = this.r.termId(term);
+    this.termIds.set(term, id ?? null);
+    return id;
+  }
 
   /**
    * The ranked doc ids (at most `maxHits`) and the exact total, in the order of the ranking rules
@@ -121,6 +136,7 @@ export class EngineSearcher {
 
   private searchOnce(query: TextSearchQuery, maxHits: number): { total: number; docs: number[] } {
     const { ctx } = query;
+    this.termIds.clear();
     const words = query.words.map((w) => this.expand(w));
     const tier = visibilityTier(query.visibleValues);
     this.phraseAttributes = ctx.attributes;
@@ -279,7 +295,7 @@ export class EngineSearcher {
   private docSet(terms: readonly string[]): Int32Array {
     const lists: Int32Array[] = [];
     for (const term of new Set(terms)) {
-      const id = this.r.termId(term);
+      const id = this.termId(term);
       if (id !== undefined) lists.push(this.r.termForTier(id, term, 0).docs);
     }
     if (lists.length === 1) return lists[0] ?? new Int32Array(0);
@@ -314,7 +330,7 @@ export class EngineSearcher {
       // Two typos only for a word the catalog does not hold: a word it holds is one people type
       // (its neighbours two edits away are mostly other words), and a long word's two-deletion
       // keys are ~5 times its one-deletion keys, the largest cost of a search of known words.
-      const maxTypos = this.r.termId(token) === undefined ? (word.maxTypos ?? 1) : 1;
+      const maxTypos = this.termId(token) === undefined ? (word.maxTypos ?? 1) : 1;
       const candidates = this.r.typoCandidates(maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token));
       // Two typos: the vocabulary keeps one-deletion keys only, so besides them the words
       // beginning with the same letter are checked (docs/search.md, Typos).
@@ -341,7 +357,7 @@ export class EngineSearcher {
     const out: { view: TierView; flags: number }[] = [];
     const add = (tokens: readonly string[], flags: number) => {
       const term = exactTerm(tokens);
-      const id = this.r.termId(term);
+      const id = this.termId(term);
       if (id === undefined) return;
       const view = this.r.termForTier(id, term, tier);
       if (view.docs.length > 0) out.push({ view, flags });
@@ -394,7 +410,7 @@ export class EngineSearcher {
     // A typo neighbour rarer than the word as typed is left out: a misspelling the catalog holds
     // is rarer than the word meant, and a frequent word's rare neighbours would only cost time.
     const token = word.word.tokens.length === 1 ? word.word.tokens[0] : undefined;
-    const ownId = token !== undefined && allFlag === 0 ? this.r.termId(token) : undefined;
+    const ownId = token !== undefined && allFlag === 0 ? this.termId(token) : undefined;
     const ownDf = ownId !== undefined && token !== undefined ? this.r.termForTier(ownId, token, tier).docs.length : 0;
     const push = (view: TierView, flags: number) => {
       if (view.docs.length === 0) return;
@@ -404,7 +420,7 @@ export class EngineSearcher {
     const addTerm = (term: string, flags: number) => {
       if (seen.has(term)) return;
       seen.add(term);
-      const id = this.r.termId(term);
+      const id = this.termId(term);
       if (id === undefined) return;
       push(this.r.termForTier(id, term, tier), flags);
     };
