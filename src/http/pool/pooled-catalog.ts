@@ -12,11 +12,11 @@
  *   GET part (one indexed row, ~6 µs of SQLite: the hop to a thread and back cost ~90 µs of CPU a
  *   request, and serving it here took a GET part from ~215 to ~125 µs of server CPU),
  *   image uploads and originals (files stream through it), image search (its decodes already run
- *   off the event loop in a bounded pool), and cheap text searches: each text search is first run
- *   here with a budget of {@link MAIN_THREAD_SEARCH_POSTINGS} postings (core/search/budget.ts),
- *   counted before they are read, while no task waits for a reader; one that would read more gives
- *   up before storing anything and goes to a reader thread. A rare word's search costs ~0.1 ms,
- *   the hop ~0.3 ms. So do small session pages without values or images
+ *   off the event loop in a bounded pool), and cheap text searches: each text search is first tried
+ *   here within {@link MAIN_THREAD_SEARCH_POSTINGS} postings (main-thread-search.ts) while no task
+ *   waits for a reader; one that would read more gives up before storing anything and goes to a
+ *   reader thread (answer-early.ts). A rare word's search costs ~0.1 ms, the hop ~0.3 ms. So do
+ *   small session pages without values or images
  *   ({@link cheapPage}), under the same condition.
  *
  * Each worker opens the same data directory with the same options (catalog-worker.ts). Errors
@@ -31,22 +31,15 @@ import { Piscina } from 'piscina';
 import { CatalogError, fromProblem } from '../../api/errors.js';
 import type { Principal, SearchResponse } from '../../api/schemas.js';
 import { builtWorkerFile } from '../../adapters/worker-file.js';
-import { SearchBudgetExceeded } from '../../core/search/budget.js';
 import type { SearchImage, SearchStateRequest } from '../../core/search/service.js';
 import type { NewSession } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
 import { methodsRunOn } from './call-routes.js';
+import { MAIN_THREAD_SEARCH_POSTINGS, searchWithinPostings } from './main-thread-search.js';
 import { requestSignal } from '../request-signal.js';
 import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask } from './protocol.js';
 
-/**
- * Postings a text search may read on the main thread (core/search/budget.ts): at most ~0.2 ms of
- * ranking (~64 blocks to decode, ~8,000 postings to score), so a request waiting behind it barely
- * notices; rare and medium words (≤ ~1,000 hits, each word ≤ 64 blocks) stay under it, frequent
- * words (5-30 % of the parts) and most prefixes do not.
- */
-export const MAIN_THREAD_SEARCH_POSTINGS = 8192;
 /** Decoded postings the main thread's engine keeps (its searches read small lists only; ~6 MB). */
 export const MAIN_THREAD_POSTING_CACHE = 500_000;
 
@@ -89,7 +82,7 @@ export interface PooledCatalog extends Catalog {
   /** Thread counts, for logs and tests. */
   readonly threads: { readers: number; writer: number };
   /**
-   * Text searches answered so far on the main thread (within its budget) and on reader threads,
+   * Text searches answered so far on the main thread (within its postings) and on reader threads,
    * and of the latter those answered before their session was ranked (the readers kept up).
    */
   readonly searches: { onMainThread: number; onReaders: number; answeredEarly: number };
@@ -99,7 +92,7 @@ export interface PooledCatalog extends Catalog {
   readerTasks(): number[];
   /**
    * Starts the threads now and resolves once every thread can take tasks (each reader has read the
-   * search engine's per-part arrays, and so has the main thread, for its budgeted searches), or
+   * search engine's per-part arrays, and so has the main thread, for its own searches), or
    * after `readyTimeoutMs` whatever the threads do (a call then waits for its thread as before).
    * The first call routed to a thread starts them too. Idempotent.
    */
@@ -170,7 +163,7 @@ async function keepHandedSessions(result: PoolResult, keepSessions: KeepSessions
 
 /**
  * A text search on a reader thread, answered as soon as its first page is ranked
- * (SearchService.searchAnsweringEarly): the answer comes on a MessagePort of its own while the
+ * (answer-early.ts): the answer comes on a MessagePort of its own while the
  * thread goes on ranking the session's hits. `stored` settles once the thread has handed the ranked
  * session back and `keepSessions` has queued it (or it is lost with a failed thread).
  */
@@ -182,7 +175,7 @@ async function searchOnReader(run: RunTask, principal: Principal, body: unknown,
       // Messages posted before the thread closed its end arrive before 'close'.
       port1.once('close', () => reject(new Error('a reader thread ended a search without answering it')));
     });
-    const task: PoolTask = { service: 'search', method: 'searchAnsweringEarly', args: [principal, body], answerPort: port2 };
+    const task: PoolTask = { service: 'search', method: 'search', args: [principal, body], answerPort: port2 };
     let ranked: Promise<unknown>;
     try {
       ranked = run(task, { transferList: [port2] });
@@ -376,7 +369,7 @@ export function searchAffinity(principal: Principal, body: unknown): number | un
  * and a reader touches many pages (the lists it decodes, a session's cards), so the first
  * searches after each write paid a munmap of all of them (9-25 ms). One sequential client at
  * 1,000,000 parts, bench/compare.js's sequence, three alternated pairs: frequent p50 7.6-9.4 ->
- * 5.6-6.2 ms (docs/search.md, "Memory-mapped reads"). The main thread keeps its map (its budgeted
+ * 5.6-6.2 ms (docs/search.md, "Memory-mapped reads"). The main thread keeps its map (its limited
  * searches read few pages each), and so does the writer.
  */
 export function threadCatalogOptions(catalog: PooledCatalogOptions['catalog'], role: 'reader' | 'writer'): PooledCatalogOptions['catalog'] {
@@ -408,7 +401,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       const threads = threadsReady(readyChannel, readers + 1, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
       const readerPools = new ReaderPools(Array.from({ length: readers }, () => new Piscina({ ...common, workerData: data(true), minThreads: 1, maxThreads: 1 })), common.maxQueue * readers);
       const writer = new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 });
-      // While the threads load, this thread reads the per-part arrays its budgeted searches need.
+      // While the threads load, this thread reads the per-part arrays its own searches need.
       const ready = Promise.all([threads, main.search.warm({ postings: 0 })]).then(() => undefined);
       pools = { readers: readerPools, writer, ready };
     }
@@ -439,12 +432,10 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       // served, and cheap searches overtaking it there left the frequent words waiting for every
       // reader's backlog (50 connections at 1,000,000 parts: frequent-word p99 ~100 -> ~300 ms).
       if (maxPostings > 0 && start().readers.queueSize() === 0) {
-        try {
-          const answer = await main.search.search(principal, body, undefined, { maxPostings });
+        const answer = await searchWithinPostings(main.search, principal, body, maxPostings);
+        if (answer !== undefined) {
           searches.onMainThread++;
           return answer;
-        } catch (error) {
-          if (!(error instanceof SearchBudgetExceeded)) throw error;
         }
       }
       searches.onReaders++;
