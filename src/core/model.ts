@@ -183,7 +183,7 @@ export interface QueryWord {
   /**
    * The word may also match vocabulary words one edit away (typo neighbours, decisions §8): a
    * single token long enough (core/search/typo.ts isTypoEligible). An index tries neighbours for
-   * words its vocabulary does not know, and for every such word when the exact words find nothing.
+   * every such word, known or not, and ranks them below the word as typed.
    */
   typo: boolean;
   /**
@@ -208,6 +208,8 @@ export interface QueryWord {
 export interface Alternative {
   tokens: string[];
   prefix: boolean;
+  /** A typo neighbour of the query word, not the word as typed (ranked below it). */
+  typo?: boolean;
 }
 
 /**

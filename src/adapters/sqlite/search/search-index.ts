@@ -31,7 +31,7 @@ import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
 import { decodeServiceId, partFromRow, uuidFromHex, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
-import { buildEngineDocument, type EngineDocument } from '../../../core/search/engine/document.js';
+import { buildEngineDocument, DOCUMENT_FORMAT, type EngineDocument } from '../../../core/search/engine/document.js';
 import { preparedOrgDocument, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
@@ -92,9 +92,10 @@ const KNOWN_TERMS_GENERATION = 32_768;
 const REBUILD_FLUSH = 2000;
 /**
  * The layout of the index this code writes and reads; a catalog indexed with another layout is
- * re-indexed on open. 3: the search engine (migration 5).
+ * re-indexed on open. 3: the search engine (migration 5); after the slash, what a part contributes
+ * (core document.ts DOCUMENT_FORMAT).
  */
-const INDEX_LAYOUT = '3';
+const INDEX_LAYOUT = `3/${DOCUMENT_FORMAT}`;
 
 /** Tuning of search (see docs/search.md). */
 export interface SearchIndexOptions {
