@@ -243,6 +243,14 @@ describe('a new user with a real catalog', () => {
     expect(listed.stdout).toBe(`part_id,name.en,attr:vendor.en\nb${thread}:1,First,Acme\nb${thread}:2,"Too, many",cells\nb${thread}:3,Unclosed,Acme\nb${thread}:4,Fourth,Acme\nb${thread}:5,"Fifth, quoted",Acme\n`);
   });
 
+  it('14: serve says what it is doing before it listens (a large catalog takes seconds)', async () => {
+    const { startServer } = await import('../../src/http/server.js');
+    const stages: string[] = [];
+    const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, readers: 1, accessLog: null, onStage: (stage) => stages.push(stage) });
+    await server.close();
+    expect(stages).toEqual(['opening the catalog', 'checking the image files a crash may have left', 'loading the search index on 1 reader thread and a writer thread']);
+  });
+
   it('14: importing a file that does not exist says so, whatever its extension', async () => {
     const result = await run(['parts', 'import', 'missing.txt']);
     expect(result.stderr).toBe('error: cannot read missing.txt: no such file\n');
