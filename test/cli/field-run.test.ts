@@ -117,6 +117,16 @@ describe('a new user with a real catalog', () => {
     expect(result.code).toBe(2);
   });
 
+  it.each([
+    ['to itself', ['relations', 'add', 'a', 'a', '--type', 'duplicate'], "error: the relation a -> a was not written: <related>: must differ from <anchor>: part 'a' cannot relate to itself; part 'a' does not exist\n", 2],
+    ['to a part that does not exist', ['relations', 'add', 'PART', 'nope', '--type', 'duplicate'], "error: the relation PART -> nope was not written: part 'nope' does not exist\n", 6],
+  ])('audit: relations add %s speaks of <anchor>, <related>, not items[0].related_part_id', async (_name, args, expected, code) => {
+    const part = JSON.parse((await run(['parts', 'list', '--limit', '1', '-o', 'ndjson'])).stdout) as { part_id: string };
+    const result = await run(args.map((a) => (a === 'PART' ? part.part_id : a)));
+    expect(result.stderr).toBe(expected.replace('PART', part.part_id));
+    expect(result.code).toBe(code);
+  });
+
   it('8: a field problem the detail already names is not printed a second time', () => {
     let text = '';
     const stderr = new PassThrough().on('data', (d: Buffer) => (text += d.toString()));

@@ -197,7 +197,7 @@ export async function emitList<T extends Record<string, unknown>>(ctx: CommandCo
     const toRow = spec.toCsvRow;
     const requested = requestedFields(ctx, spec);
     // The header: the columns known up front and those of the first page; then every row as it arrives.
-    const seen = new Set<string>(options.knownColumns !== undefined ? await options.knownColumns() : []);
+    const seen = new Set<string>();
     const iterator = records()[Symbol.asyncIterator]();
     const first: Record<string, string>[] = [];
     let done = false;
@@ -211,6 +211,8 @@ export async function emitList<T extends Record<string, unknown>>(ctx: CommandCo
       for (const key of Object.keys(row)) seen.add(key);
       first.push(row);
     }
+    // After the first page: a listing that cannot be read is reported as such, not as its attribute list.
+    if (options.knownColumns !== undefined) for (const column of await options.knownColumns()) seen.add(column);
     const columns = headerOrder(spec, [...seen]);
     const fields = requested !== undefined ? flatFields(requested, columns) : columns;
     let printed = first.length;
