@@ -11,7 +11,7 @@ import { CsvError, parse, type Parser } from 'csv-parse';
 import { parse as parseLine } from 'csv-parse/sync';
 import { unguardFormula } from '../output/formula-guard.js';
 import { ByteWindow, LineSplitter, type LinePosition } from './byte-window.js';
-import type { ErrorEntry, ReadEntry } from './read-records.js';
+import type { ErrorEntry, ReadEntry } from './read-entries.js';
 
 class HeaderError extends Error {}
 
