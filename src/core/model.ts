@@ -237,20 +237,6 @@ export interface ResultCard {
   modifiedAt: number;
 }
 
-/**
- * A text search's work budget (SearchIndex.searchText, SearchService.search,
- * core/search/budget.ts: SearchBudgetExceeded, the posting-equivalents of other work).
- */
-export interface SearchBudget {
-  /**
-   * Postings the search may read before it gives up with SearchBudgetExceeded; other work
-   * is counted in posting-equivalents (a stored part read: PART_READ_POSTINGS, a vocabulary
-   * word checked for typos: VOCABULARY_WORD_POSTINGS, every part: the number of parts).
-   * An index that cannot count may ignore it (PostgreSQL: its searches never block a thread).
-   */
-  maxPostings: number;
-}
-
 /** One change of the feed as stored (ChangeLog; docs/api.md "Changes"); `at` in microseconds. */
 export interface StoredChange {
   change: number;
