@@ -117,6 +117,16 @@ describe('a new user with a real catalog', () => {
     expect(result.code).toBe(2);
   });
 
+  it.each([
+    ['to itself', ['relations', 'add', 'a', 'a', '--type', 'duplicate'], "error: the relation a -> a was not written: <related>: must differ from <anchor>: part 'a' cannot relate to itself; part 'a' does not exist\n", 2],
+    ['to a part that does not exist', ['relations', 'add', 'PART', 'nope', '--type', 'duplicate'], "error: the relation PART -> nope was not written: part 'nope' does not exist\n", 6],
+  ])('audit: relations add %s speaks of <anchor>, <related>, not items[0].related_part_id', async (_name, args, expected, code) => {
+    const part = JSON.parse((await run(['parts', 'list', '--limit', '1', '-o', 'ndjson'])).stdout) as { part_id: string };
+    const result = await run(args.map((a) => (a === 'PART' ? part.part_id : a)));
+    expect(result.stderr).toBe(expected.replace('PART', part.part_id));
+    expect(result.code).toBe(code);
+  });
+
   it('8: a field problem the detail already names is not printed a second time', () => {
     let text = '';
     const stderr = new PassThrough().on('data', (d: Buffer) => (text += d.toString()));
@@ -210,10 +220,78 @@ describe('a new user with a real catalog', () => {
     expect(help.stdout).toContain("--id-replace '/=:'");
   });
 
+  it.each(['0', '1'])('6: broken CSV rows keep their text in _raw, an unclosed quote swallows no good row, and the fixed errors file completes the catalog (reader thread: %s)', async (thread) => {
+    const file = join(dir, `broken-${thread}.csv`);
+    writeFileSync(file, [
+      'part_id,name.en,attr:vendor.en',
+      `b${thread}:1,First,Acme`,
+      `b${thread}:2,Too,many,cells`,
+      `b${thread}:3,"Unclosed,Acme`,
+      `b${thread}:4,Fourth,Acme`,
+      `b${thread}:5,"Fifth, quoted",Acme`,
+      '',
+    ].join('\n'));
+    const first = await run(['parts', 'import', file], { CATALOG_IMPORT_THREAD: thread });
+    expect(first.code).toBe(3);
+    expect(first.stderr).toContain('3 created, 0 updated, 2 rejected');
+    const errorsPath = join(dir, `broken-${thread}.errors.csv`);
+    const { parse } = await import('csv-parse/sync');
+    const rows = parse(readFileSync(errorsPath, 'utf8'), { columns: true }) as Record<string, string>[];
+    expect(rows.map((r) => [r._line, r._raw, r.part_id])).toEqual([['3', `b${thread}:2,Too,many,cells`, ''], ['4', `b${thread}:3,"Unclosed,Acme`, '']]);
+    expect(rows[1]?._error).toMatch(/quote opened in this row is not closed.*reading goes on at line 5/);
+    // The user fixes each row from its _raw text, into its cells, and imports the errors file again.
+    const fixes: Record<string, string> = { [`b${thread}:2,Too,many,cells`]: `b${thread}:2,"Too, many",cells`, [`b${thread}:3,"Unclosed,Acme`]: `b${thread}:3,Unclosed,Acme` };
+    const fixed = rows.map((r) => {
+      const [cells] = parse(fixes[r._raw ?? ''] ?? '') as string[][];
+      return { ...r, part_id: cells?.[0] ?? '', 'name.en': cells?.[1] ?? '', 'attr:vendor.en': cells?.[2] ?? '' };
+    });
+    const { csvRow } = await import('../../src/cli/output/write.js');
+    writeFileSync(errorsPath, [Object.keys(fixed[0] ?? {}), ...fixed.map((r) => Object.values(r))].map((cells) => csvRow(cells)).join(''));
+    const again = await run(['parts', 'import', errorsPath], { CATALOG_IMPORT_THREAD: thread });
+    expect([again.code, again.stderr]).toEqual([0, 'parts import: 2 created, 0 updated, 0 rejected\n']);
+    const listed = await run(['parts', 'get', ...[1, 2, 3, 4, 5].map((i) => `b${thread}:${i}`), '-o', 'csv', '--fields', 'part_id,name.en,attr:vendor.en']);
+    expect(listed.stdout).toBe(`part_id,name.en,attr:vendor.en\nb${thread}:1,First,Acme\nb${thread}:2,"Too, many",cells\nb${thread}:3,Unclosed,Acme\nb${thread}:4,Fourth,Acme\nb${thread}:5,"Fifth, quoted",Acme\n`);
+  });
+
+  it('14: serve says what it is doing before it listens (a large catalog takes seconds)', async () => {
+    const { startServer } = await import('../../src/http/server.js');
+    const stages: string[] = [];
+    const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, readers: 1, accessLog: null, onStage: (stage) => stages.push(stage) });
+    await server.close();
+    expect(stages).toEqual(['opening the catalog', 'checking the image files a crash may have left', 'loading the search index on 1 reader thread and a writer thread']);
+  });
+
   it('14: importing a file that does not exist says so, whatever its extension', async () => {
     const result = await run(['parts', 'import', 'missing.txt']);
     expect(result.stderr).toBe('error: cannot read missing.txt: no such file\n');
     expect(result.code).toBe(2);
+  });
+});
+
+describe('14: parts list in a pipe streams its csv/tsv rows', () => {
+  it.each(['csv', 'tsv'] as const)('%s: the header and the first page are written before the second page is asked for, each page once', async (format) => {
+    const { emitList } = await import('../../src/cli/output/emit.js');
+    const { partsResource } = await import('../../src/cli/commands/parts/resource.js');
+    let out = '';
+    const stdout = new PassThrough().on('data', (d: Buffer) => (out += d.toString()));
+    const asked: { after: string | undefined; printed: number }[] = [];
+    const part = (i: number) => ({ part_id: `p${String(i).padStart(4, '0')}`, name: { en: `Part ${i}` }, attributes: [{ attribute_id: 'vendor', values: [{ organization: '', value: { en: 'Acme' } }] }] });
+    const ctx = { io: { stdout, stderr: new PassThrough(), env: {}, cwd: '/' }, flags: {}, format, color: false, info: () => undefined } as unknown as CommandContext;
+    await emitList(ctx, partsResource as never, async (request) => {
+      // What a pipe's reader has seen by now: the lines written so far.
+      await new Promise((resolve) => setImmediate(resolve));
+      asked.push({ after: request.paging.last_object_id, printed: out.split('\n').length - 1 });
+      const start = request.paging.last_object_id === undefined ? 0 : Number(request.paging.last_object_id.slice(1)) + 1;
+      const result = Array.from({ length: Math.max(0, Math.min(request.paging.limit, 2500 - start)) }, (_, i) => part(start + i));
+      return { result, last_object_id: result.at(-1)?.part_id ?? '', more_data: start + result.length < 2500 };
+    }, { knownColumns: () => Promise.resolve(['name.en', 'attr:vendor.en', 'attr:class.en']) });
+    expect(asked.map((a) => a.after)).toEqual([undefined, 'p0999', 'p1999']);
+    expect(asked[1]?.printed).toBeGreaterThanOrEqual(1001);
+    const sep = format === 'csv' ? ',' : '\t';
+    const lines = out.trimEnd().split('\n');
+    expect(lines[0]).toBe(['part_id', 'name.en', 'attr:class.en', 'attr:vendor.en'].join(sep));
+    expect(lines).toHaveLength(2501);
+    expect(lines[2500]).toBe(['p2499', 'Part 2499', '', 'Acme'].join(sep));
   });
 });
 

@@ -64,12 +64,12 @@ describe('catalog images (local mode)', () => {
     expect(summary.rejected).toBe(4);
     expect(summary.errorsFile).toBe(join(dir, 'data', 'manifest.errors.csv'));
     const errorsCsv = readFileSync(summary.errorsFile, 'utf8').trim().split('\n');
-    expect(errorsCsv[0]).toBe('image_id,part_id,info,position,file,_line,_error');
+    expect(errorsCsv[0]).toBe('image_id,part_id,info,position,file,_line,_error,_raw');
     expect(errorsCsv.slice(1).sort()).toEqual([
-      ',ghost,display,,img/4.jpg,8,part_id: part \'ghost\' does not exist',
-      `,p1,display shiny,,img/3.jpg,5,"unknown info token 'shiny'; allowed tokens: searchable, display, weight=<number>, position=<integer >= 0>"`,
-      `,p1,display,,img/missing.jpg,6,file: img/missing.jpg does not exist (looked in ${join(dir, 'data')})`,
-      `,p1,display,,img/notes.jpg,7,"file 'notes' is not a supported image: its bytes are not JPEG, PNG, WebP, GIF, TIFF or AVIF"`,
+      ',ghost,display,,img/4.jpg,8,part_id: part \'ghost\' does not exist,',
+      `,p1,display shiny,,img/3.jpg,5,"unknown info token 'shiny'; allowed tokens: searchable, display, weight=<number>, position=<integer >= 0>",`,
+      `,p1,display,,img/missing.jpg,6,file: img/missing.jpg does not exist (looked in ${join(dir, 'data')}),`,
+      `,p1,display,,img/notes.jpg,7,"file 'notes' is not a supported image: its bytes are not JPEG, PNG, WebP, GIF, TIFF or AVIF",`,
     ]);
     expect(run.stderr).toContain(`rejected rows with their errors: ${summary.errorsFile}`);
 

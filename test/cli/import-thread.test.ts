@@ -102,7 +102,7 @@ describe('import on a reader thread = import in one thread', () => {
     expect(threaded.parts.map((p) => (p as { part_id: string }).part_id)).toEqual(['p1', 'p2', 'p6', 'p7', 'p8', 'p9']);
     expect(threaded.parts[0]).toMatchObject({ name: { en: 'First again' }, attributes: [{ attribute_id: 'vendor', values: [{ value: { en: 'NVIDIA' } }] }] });
     expect(threaded.parts[3]).toMatchObject({ name: { en: 'Multi\nline name' } });
-    expect(threaded.errors?.split('\n')[0]).toBe('part_id,name.en,attr:vendor.en,attr:bin@acme.en,_line,_error');
+    expect(threaded.errors?.split('\n')[0]).toBe('part_id,name.en,attr:vendor.en,attr:bin@acme.en,_line,_error,_raw');
     // Lines 4, 5 (unreadable), 6 (id too long) and 7 (no name), in line order.
     expect(threaded.errors?.match(/,(\d+),/g)?.map((m) => Number(m.slice(1, -1)))).toEqual([4, 5, 6, 7]);
     expect(threaded.stderr).toContain('parts import: 6 created, 2 updated, 4 rejected');

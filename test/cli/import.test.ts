@@ -59,7 +59,7 @@ describe('catalog import (local mode)', () => {
     expect(summary.errors['line:5']?.join(' ')).toMatch(/256 characters/);
     expect(summary.errorsFile).toBe(join(dir, 'attrs.errors.csv'));
     const errorsCsv = readFileSync(summary.errorsFile, 'utf8');
-    expect(errorsCsv.split('\n')[0]).toMatch(/^attribute_id,type,name.en,searchable,display_order,_line,_error/);
+    expect(errorsCsv.split('\n')[0]).toMatch(/^attribute_id,type,name.en,searchable,display_order,_line,_error,_raw$/);
     expect(errorsCsv).toContain('bad,colour,Bad,perhaps,-2,3,');
     expect(run.stderr).toContain(`rejected rows with their errors: ${summary.errorsFile}`);
   });

@@ -39,7 +39,7 @@ describe('createErrorsFile', () => {
     await expect(stat(path)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('csv: original columns + _line + _error; unreadable rows carry their raw text in _error; re-readable', async () => {
+  it('csv: original columns + _line + _error + _raw; unreadable rows carry their text in _raw; re-readable', async () => {
     const path = join(dir, 'parts.errors.csv');
     const file = createErrorsFile(path, 'csv', ['part_id', 'name.en', '_line', '_error']);
     await file.write({ line: 3, error: ['name.en: too long', 'attr:x.en: unknown'], record: { part_id: 'P,1', 'name.en': 'Bolt "big"', _line: '9', _error: 'old' } });
@@ -47,13 +47,16 @@ describe('createErrorsFile', () => {
     await file.close();
     expect(file.count).toBe(2);
     expect(await readFile(path, 'utf8')).toBe(
-      'part_id,name.en,_line,_error\n' +
-        '"P,1","Bolt ""big""",3,name.en: too long; attr:x.en: unknown\n' +
-        ',,7,"Invalid Record Length: columns length is 2, got 3; row: a,b,c"\n',
+      'part_id,name.en,_line,_error,_raw\n' +
+        '"P,1","Bolt ""big""",3,name.en: too long; attr:x.en: unknown,\n' +
+        ',,7,"Invalid Record Length: columns length is 2, got 3","a,b,c"\n',
     );
     const back: unknown[] = [];
     for await (const e of readRecords({ path }, 'csv')) back.push('record' in e ? e.record : e);
-    expect(back[0]).toEqual({ part_id: 'P,1', 'name.en': 'Bolt "big"', _line: '3', _error: 'name.en: too long; attr:x.en: unknown' });
+    expect(back).toEqual([
+      { part_id: 'P,1', 'name.en': 'Bolt "big"', _line: '3', _error: 'name.en: too long; attr:x.en: unknown', _raw: '' },
+      { part_id: '', 'name.en': '', _line: '7', _error: 'Invalid Record Length: columns length is 2, got 3', _raw: 'a,b,c' },
+    ]);
   });
 
   it('csv without columns uses the first record keys', async () => {
@@ -61,7 +64,7 @@ describe('createErrorsFile', () => {
     const file = createErrorsFile(path, 'csv');
     await file.write({ line: 2, error: 'x', record: { a: '1', b: '2' } });
     await file.close();
-    expect(await readFile(path, 'utf8')).toBe('a,b,_line,_error\n1,2,2,x\n');
+    expect(await readFile(path, 'utf8')).toBe('a,b,_line,_error,_raw\n1,2,2,x,\n');
   });
 
   it('csv without columns: an unreadable first row waits for a record to give the header', async () => {
@@ -70,7 +73,7 @@ describe('createErrorsFile', () => {
     await file.write({ line: 2, error: 'broken', raw: 'x,"y' });
     await file.write({ line: 3, error: 'bad', record: { a: '1', b: '2' } });
     await file.close();
-    expect(await readFile(path, 'utf8')).toBe('a,b,_line,_error\n,,2,"broken; row: x,""y"\n1,2,3,bad\n');
+    expect(await readFile(path, 'utf8')).toBe('a,b,_line,_error,_raw\n,,2,broken,"x,""y"\n1,2,3,bad,\n');
   });
 
   it('csv without columns and only unreadable rows still writes them at close', async () => {
@@ -78,7 +81,7 @@ describe('createErrorsFile', () => {
     const file = createErrorsFile(path, 'csv');
     await file.write({ line: 2, error: 'broken', raw: 'x' });
     await file.close();
-    expect(await readFile(path, 'utf8')).toBe('_line,_error\n2,broken; row: x\n');
+    expect(await readFile(path, 'utf8')).toBe('_line,_error,_raw\n2,broken,x\n');
   });
 
   it.each<[ImportFormat]>([['ndjson'], ['json']])('%s: the original object plus _line and _error; readable again', async (format) => {
@@ -95,6 +98,16 @@ describe('createErrorsFile', () => {
       { _line: 2, _error: 'invalid JSON: Unexpected token', _raw: '{"part_id":' },
       { part_id: 'Q', _line: 3, _error: 'bad too' },
     ]);
+  });
+
+  it.each<[ImportFormat]>([['csv'], ['tsv'], ['ndjson']])('%s: a row read from an earlier errors file and rejected again keeps its _raw', async (format) => {
+    const path = join(dir, `again.errors.${format}`);
+    const file = createErrorsFile(path, format, ['part_id', '_line', '_error', '_raw']);
+    await file.write({ line: 2, error: 'part_id: required', record: { part_id: '', _line: '7', _error: 'old', _raw: 'p\t1,"x' } });
+    await file.close();
+    const back: unknown[] = [];
+    for await (const e of readRecords({ path }, format)) back.push('record' in e ? e.record : e);
+    expect(back).toEqual([{ part_id: '', _line: format === 'ndjson' ? 2 : '2', _error: 'part_id: required', _raw: 'p\t1,"x' }]);
   });
 
   it('json with one row is still a valid array; close twice is harmless; write after close throws', async () => {

@@ -1,7 +1,8 @@
 /**
- * The `--errors <file>` of bulk imports (cli.md): failed rows in the input's own format plus `_line`
- * and `_error`, so the file can be fixed and imported again (the row mappers ignore `_line`, `_error`
- * and `_raw`). Created only when a row fails; written as a stream.
+ * The `--errors <file>` of bulk imports (cli.md): failed rows in the input's own format plus `_line`,
+ * `_error` and, for a row that could not be read as a record, `_raw` (its text as written), so the
+ * file can be fixed and imported again (the row mappers ignore `_line`, `_error` and `_raw`).
+ * Created only when a row fails; written as a stream.
  */
 import { createWriteStream } from 'node:fs';
 import type { WriteStream } from 'node:fs';
@@ -39,6 +40,11 @@ export interface ErrorsFile {
    * @throws the stream's I/O error (e.g. EACCES, ENOENT for a missing directory); Error after close().
    */
   write(row: FailedRow): Promise<void>;
+  /**
+   * CSV/TSV: the input's columns, from any record read (a row that could not be read has none), for
+   * a file whose header is not written yet; no effect otherwise.
+   */
+  noteColumns(record: Record<string, unknown>): void;
   /** Finishes the file (JSON `]`) and waits until it is flushed and closed. No-op when nothing was written. @throws the I/O error. */
   close(): Promise<void>;
 }
@@ -73,11 +79,14 @@ function withoutMeta(record: Record<string, unknown>): Record<string, unknown> {
 /**
  * Creates an errors file writer; nothing touches the disk until the first {@link ErrorsFile.write}.
  *
- * - csv: header = `columns` (or else the first failed record's keys; unreadable rows before it, up
- *   to 1,000, are held back until then) without `_line/_error/_raw`, then `_line`, `_error`.
- *   A row that could not be read as a record gets empty data cells and its raw text
- *   appended to `_error` (`<reason>; row: <raw>`).
+ * - csv, tsv: header = `columns` (or else the first failed record's keys; unreadable rows before it,
+ *   up to 1,000, are held back until then) without `_line/_error/_raw`, then `_line`, `_error`,
+ *   `_raw`. A row that could not be read as a record gets empty data cells and its text in `_raw`
+ *   (to be fixed into the cells); `_raw` is empty for the others.
  * - ndjson: one object per line: the record's fields, then `_line`, `_error` (`_raw` for unreadable rows).
+ *
+ * A record read from an earlier errors file keeps its `_raw` when it is rejected again (a row not
+ * fixed yet loses nothing).
  * - json: the same objects as one array, streamed: `[` on open, items, `]` on close.
  *
  * @param path the file to write (truncated when opened).
@@ -103,7 +112,7 @@ export function createErrorsFile(path: string, format: ImportFormat, columns?: s
     });
     if (format === 'csv' || format === 'tsv') {
       dataColumns ??= firstRecord === undefined ? [] : Object.keys(firstRecord).filter((c) => !META.has(c));
-      s.write((format === 'csv' ? csvRow : tsvRow)([...dataColumns, '_line', '_error']));
+      s.write((format === 'csv' ? csvRow : tsvRow)([...dataColumns, ...META_COLUMNS]));
     } else if (format === 'json') {
       s.write('[\n');
     }
@@ -115,15 +124,16 @@ export function createErrorsFile(path: string, format: ImportFormat, columns?: s
     const index = written;
     written += 1;
     const message = Array.isArray(row.error) ? row.error.join('; ') : row.error;
+    const earlier = row.record?._raw;
+    const raw = row.record === undefined ? row.raw : typeof earlier === 'string' && earlier !== '' ? earlier : undefined;
     if (format === 'csv' || format === 'tsv') {
       const cells = (dataColumns ?? []).map((c) => renderCell(row.record?.[c]));
-      const error = row.record === undefined && row.raw !== undefined ? `${message}; row: ${row.raw.replace(/\r?\n$/, '')}` : message;
-      return (format === 'csv' ? csvRow : tsvRow)([...cells, String(row.line), error]);
+      return (format === 'csv' ? csvRow : tsvRow)([...cells, String(row.line), message, raw?.replace(/\r?\n$/, '') ?? '']);
     }
     const object: Record<string, unknown> = row.record === undefined ? {} : withoutMeta(row.record);
     object._line = row.line;
     object._error = message;
-    if (row.record === undefined && row.raw !== undefined) object._raw = row.raw;
+    if (raw !== undefined) object._raw = raw;
     const json = JSON.stringify(object);
     return format === 'json' ? `${index === 0 ? '' : ',\n'}${json}` : `${json}\n`;
   };
@@ -136,6 +146,9 @@ export function createErrorsFile(path: string, format: ImportFormat, columns?: s
     path,
     get count() {
       return count;
+    },
+    noteColumns(record) {
+      if (stream === undefined && dataColumns === undefined && (format === 'csv' || format === 'tsv')) dataColumns = Object.keys(record).filter((c) => !META.has(c));
     },
     async write(row) {
       if (closing !== undefined) throw new Error(`errors file ${path} is already closed`);

@@ -349,6 +349,7 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
     if (group.length >= groupSize) await flushGroup();
   };
 
+  let columnsNoted = job.format !== 'csv' && job.format !== 'tsv';
   try {
     reading: for await (const next of job.rows) {
       for (const row of isBlock(next) ? next : [next]) {
@@ -358,6 +359,11 @@ export async function runBulk<I>(ctx: CommandContext, job: BulkJob<I>): Promise<
       }
       if (fatal !== undefined) break reading;
       summary.rows++;
+      // The errors file's CSV header, should the rejected rows all be unreadable (no record of their own).
+      if (!columnsNoted && row.record !== undefined && errorsFile !== undefined) {
+        errorsFile.noteColumns(row.record);
+        columnsNoted = true;
+      }
       if (!row.problems && row.item !== undefined && job.check) await job.check(row);
       if (row.problems || row.item === undefined) {
         await reject(row, undefined, row.problems ?? ['invalid row']);

@@ -384,7 +384,12 @@ export async function runList(ctx: CommandContext, spec: ResourceSpec, flags: Li
   const [{ emitList }, { commandLine }] = await Promise.all([import('../output/emit.js'), import('../command-line.js')]);
   const client = await ctx.client();
   const { command } = flags;
-  await emitList(ctx, spec, (request) => spec.list(client, request), { ...flags, ...(command ? { commandLine: (set) => commandLine(command, ctx, { set }) } : {}) });
+  const { knownColumns } = spec;
+  await emitList(ctx, spec, (request) => spec.list(client, request), {
+    ...flags,
+    ...(command ? { commandLine: (set) => commandLine(command, ctx, { set }) } : {}),
+    ...(knownColumns !== undefined ? { knownColumns: () => knownColumns(client) } : {}),
+  });
   return EXIT.OK;
 }
 

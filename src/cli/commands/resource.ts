@@ -69,4 +69,10 @@ export interface ResourceSpec<T extends Record<string, unknown> = Record<string,
   toCsvRow(record: T): Record<string, string>;
   /** The header order of the flat columns (output/emit.ts EmitSpec.csvColumns). */
   csvColumns?: (keys: string[]) => string[];
+  /**
+   * Flat columns known before any record is read (parts: one `attr:<id>.<lang>` per attribute and
+   * language of the attribute list), so a csv/tsv listing prints its header, then its rows as they
+   * arrive (output/emit.ts emitList).
+   */
+  knownColumns?: (client: CatalogClient) => Promise<string[]>;
 }

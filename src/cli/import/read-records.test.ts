@@ -55,6 +55,11 @@ describe('readRecords: csv', () => {
       expected: [[2, { a: '1', b: 'x\ny' }], [4, { a: '3', b: '4' }]],
     },
     {
+      name: 'quoted multi-line value with CRLF, then a broken row: lines stay true',
+      text: 'a,b\r\n1,"x\r\ny"\r\n3,"4\r\n5,6\r\n',
+      expected: [[2, { a: '1', b: 'x\r\ny' }], [4, expect.stringMatching(/this line is the broken row; reading goes on at line 5/)], [5, { a: '5', b: '6' }]],
+    },
+    {
       name: 'wrong column count (too few, too many) reports the line and continues',
       text: 'a,b\n1,2\n3\n4,5,6\n7,8\n',
       expected: [
@@ -70,14 +75,19 @@ describe('readRecords: csv', () => {
       expected: [[2, expect.stringMatching(/^ERR: Invalid Opening Quote/)], [3, { a: '3', b: '4' }]],
     },
     {
-      name: 'unclosed quote that a later quote closes: error at the row where it opened, continues after',
+      name: 'a quote that a later quote closes: the row where it opened is broken, the rows after it are read',
       text: 'a,b\n1,2\n3,"4\n5,6\n7,"8"\n9,10\n',
-      expected: [[2, { a: '1', b: '2' }], [3, expect.stringMatching(/^ERR: Invalid Closing Quote/)], [6, { a: '9', b: '10' }]],
+      expected: [[2, { a: '1', b: '2' }], [3, expect.stringMatching(/^ERR: Invalid Closing Quote.*this line is the broken row; reading goes on at line 4\)$/)], [4, { a: '5', b: '6' }], [5, { a: '7', b: '8' }], [6, { a: '9', b: '10' }]],
     },
     {
-      name: 'unclosed quote to the end of the input: error at the row where it opened',
+      name: 'an unclosed quote to the end of the input: only its own row is broken',
       text: 'a,b\n1,2\n3,"4\n5,6\n',
-      expected: [[2, { a: '1', b: '2' }], [3, expect.stringMatching(/^ERR: Quote Not Closed.*never closed/)]],
+      expected: [[2, { a: '1', b: '2' }], [3, expect.stringMatching(/^ERR: Quote Not Closed.*this line is the broken row; reading goes on at line 4\)$/)], [4, { a: '5', b: '6' }]],
+    },
+    {
+      name: 'lines that do not read as a row on their own belong to the broken row',
+      text: 'a,b\n1,"multi\nline "with" quotes\n\n2,"x"y\n3,4\n',
+      expected: [[2, expect.stringMatching(/lines 2-5 are this broken row; reading goes on at line 6\)$/)], [6, { a: '3', b: '4' }]],
     },
     {
       name: 'duplicate header column stops at line 1',
@@ -97,16 +107,37 @@ describe('readRecords: csv', () => {
     expect(compact(await collect(readRecords({ path }, 'csv')))).toEqual(expected);
   });
 
-  it('a record over maxRecordBytes (a runaway quote) yields an error and stops', async () => {
-    const path = await fileWith('runaway.csv', `a,b\n1,2\n3,"4\n${'5,6\n'.repeat(200)}`);
-    const entries = compact(await collect(readRecords({ path }, 'csv', { maxRecordBytes: 100 })));
-    expect(entries).toEqual([[2, { a: '1', b: '2' }], [3, expect.stringMatching(/record larger than 100 characters.*reading stopped/)]]);
+  it('a record over maxRecordBytes (a runaway quote) is one broken row; the rows after it are read', async () => {
+    const path = await fileWith('runaway.csv', `a,b\n1,2\n3,"4${'x'.repeat(200)}\n${'5,6\n'.repeat(200)}`);
+    const entries = await collect(readRecords({ path }, 'csv', { maxRecordBytes: 100 }));
+    expect(compact(entries.slice(0, 3))).toEqual([[2, { a: '1', b: '2' }], [3, expect.stringMatching(/^ERR: record larger than 100 characters.*its text cut; reading goes on at line 4/)], [4, { a: '5', b: '6' }]]);
+    expect(entries).toHaveLength(202);
+    expect(entries[1]).toMatchObject({ raw: `3,"4${'x'.repeat(96)}` });
   });
 
-  it('keeps the raw text of a broken row', async () => {
-    const path = await fileWith('raw.csv', 'a,b\n1,2,3\n');
-    const [entry] = await collect(readRecords({ path }, 'csv'));
-    expect(entry).toMatchObject({ line: 2, raw: '1,2,3\n' });
+  it.each<[string, string, string, ImportFormat]>([
+    ['too many cells', 'a,b\n1,2,3\n4,5\n', '1,2,3', 'csv'],
+    ['a bad quote in an unquoted field (csv-parse reports the text up to the quote)', 'a,b\r\n1,x"y",z\r\n4,5\r\n', '1,x"y",z', 'csv'],
+    ['an unclosed quote', 'a,b\n1,"2\n4,5\n', '1,"2', 'csv'],
+    ['too many cells, tsv', 'a\tb\n1\t2\t3\n4\t5\n', '1\t2\t3', 'tsv'],
+  ])('keeps the whole text of a broken row: %s', async (_name, text, raw, format) => {
+    const path = await fileWith(`raw-${_name.replace(/\W+/g, '_')}.${format}`, text);
+    const entries = await collect(readRecords({ path }, format));
+    expect(entries[0]).toMatchObject({ line: 2, raw });
+    expect(entries[1]).toMatchObject({ line: 3, record: { a: '4', b: '5' } });
+  });
+
+  it('recovers from an unclosed quote whatever the chunks: one byte at a time from stdin', async () => {
+    const text = 'a,b\n1,2\n\n3,"open\n4,four\n5,"five, quoted"\n6,"x\ny"\n7,"unclosed\n';
+    const stdin = Readable.from([...Buffer.from(text)].map((b) => Buffer.from([b])));
+    expect(compact(await collect(readRecords({ stdin }, 'csv')))).toEqual([
+      [2, { a: '1', b: '2' }],
+      [4, expect.stringMatching(/^ERR: (Invalid Closing Quote|Quote Not Closed)/)],
+      [5, { a: '4', b: 'four' }],
+      [6, { a: '5', b: 'five, quoted' }],
+      [7, { a: '6', b: 'x\ny' }],
+      [9, expect.stringMatching(/^ERR: Quote Not Closed.*no row follows\)$/)],
+    ]);
   });
 
   it('reads stdin', async () => {

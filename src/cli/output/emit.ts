@@ -59,6 +59,8 @@ export interface ListOptions {
   all?: boolean | undefined;
   /** Items per request (default 1000). */
   pageSize?: number | undefined;
+  /** csv/tsv of a flat form: columns known before any record is read (ResourceSpec.knownColumns). */
+  knownColumns?: (() => Promise<string[]>) | undefined;
   /**
    * This command line with some of its options changed (`{after: id}`, `{all: true, after:
    * undefined}`), as src/cli/command-line.ts builds it: the hint's commands repeat the global
@@ -178,10 +180,12 @@ async function* walk<T>(fetchPage: FetchPage<T>, limit: number | undefined, afte
  * `<noun> list`: prints the records page by page as they arrive (first line after the first page,
  * memory bounded by a page). On a terminal without --limit or --all it prints {@link TERMINAL_PAGE}
  * records and, when there are more, the commands that print the next page and all of them (stderr).
- * csv/tsv of a flat form read the listing twice: once for the header's columns, once to print.
+ * csv/tsv of a flat form print their header from the columns known up front (`knownColumns`: parts,
+ * from the attribute list) and those of the first page, then every row as it is read: `| head`
+ * sees its first lines after one page, whatever the catalog's size.
  *
- * @throws UsageError for an unknown --fields name, or when the catalog gained a column between the
- *   two readings of a csv/tsv export (printing on would drop values).
+ * @throws UsageError for an unknown --fields name, or (without --fields) when a later row has a
+ *   value in a column the header does not have (printing on would drop values).
  */
 export async function emitList<T extends Record<string, unknown>>(ctx: CommandContext, spec: ListSpec<T>, fetchPage: FetchPage<T>, options: ListOptions): Promise<void> {
   const terminal = ctx.io.stdout.isTTY === true;
@@ -192,17 +196,41 @@ export async function emitList<T extends Record<string, unknown>>(ctx: CommandCo
   if ((ctx.format === 'csv' || ctx.format === 'tsv') && spec.toCsvRow !== undefined) {
     const toRow = spec.toCsvRow;
     const requested = requestedFields(ctx, spec);
+    // The header: the columns known up front and those of the first page; then every row as it arrives.
     const seen = new Set<string>();
-    for await (const record of records()) for (const key of Object.keys(toRow(record))) seen.add(key);
+    const iterator = records()[Symbol.asyncIterator]();
+    const first: Record<string, string>[] = [];
+    let done = false;
+    while (first.length < pageSize) {
+      const next = await iterator.next();
+      if (next.done === true) {
+        done = true;
+        break;
+      }
+      const row = toRow(next.value);
+      for (const key of Object.keys(row)) seen.add(key);
+      first.push(row);
+    }
+    // After the first page: a listing that cannot be read is reported as such, not as its attribute list.
+    if (options.knownColumns !== undefined) for (const column of await options.knownColumns()) seen.add(column);
     const columns = headerOrder(spec, [...seen]);
     const fields = requested !== undefined ? flatFields(requested, columns) : columns;
+    let printed = first.length;
     async function* rows(): AsyncGenerator<Record<string, string>> {
-      for await (const record of records()) {
-        const row = toRow(record);
+      yield* first.splice(0);
+      while (!done) {
+        const next = await iterator.next();
+        if (next.done === true) return;
+        const row = toRow(next.value);
         if (requested === undefined) {
           const added = Object.keys(row).find((key) => !seen.has(key));
-          if (added !== undefined) throw new UsageError(`the catalog changed during the export (a value in the new column '${added}'); run it again`);
+          if (added !== undefined) {
+            throw new UsageError(
+              `${spec.noun} list: the ${spec.idField} '${String(next.value[spec.idField])}' has a value in the column '${added}', which the header (from the attribute list and the first ${pageSize.toLocaleString('en-US')} rows) does not have; ${printed.toLocaleString('en-US')} rows were printed. Name the columns with --fields (e.g. --fields ${[...columns.slice(0, 2), added].join(',')}) or use -o ndjson`,
+            );
+          }
         }
+        printed += 1;
         yield row;
       }
     }

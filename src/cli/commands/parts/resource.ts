@@ -2,7 +2,7 @@
 import { MAX_BULK_ITEMS, MAX_PAGE_LIMIT, PART_PROJECTION } from '../../../api/schemas.js';
 import type { Attribute, PartInput } from '../../../api/schemas.js';
 import type { PartView } from '../../../client/types.js';
-import { partRowColumns, partToRow } from '../../import/map-rows.js';
+import { escapeAttrId, partRowColumns, partToRow } from '../../import/map-rows.js';
 import { CSV_MAPPERS } from '../../import/mapped-entries.js';
 import type { ImportSpec, ResourceSpec } from '../resource.js';
 import { walkPages } from '../resource-verbs.js';
@@ -34,4 +34,23 @@ export const partsResource: ResourceSpec<PartView> & ImportSpec = {
   delete: (client, ids) => client.deleteParts(ids),
   toCsvRow: partToRow,
   csvColumns: (keys) => partRowColumns([Object.fromEntries(keys.map((k) => [k, '']))]),
+  async knownColumns(client) {
+    return attributeColumns(await (partsResource.definitions as NonNullable<ImportSpec['definitions']>)(client));
+  },
 };
+
+/**
+ * The columns the attribute list implies: `attr:<id>.<lang>` for every language an attribute's name
+ * or default value is written in, and `name.<lang>` for every one of those languages.
+ */
+export function attributeColumns(definitions: readonly Attribute[]): string[] {
+  const names = new Set<string>();
+  const attrs: string[] = [];
+  for (const a of definitions) {
+    for (const lang of new Set([...Object.keys(a.name), ...Object.keys(a.default_value ?? {})])) {
+      names.add(`name.${lang}`);
+      attrs.push(`attr:${escapeAttrId(a.attribute_id)}.${lang}`);
+    }
+  }
+  return [...names, ...attrs];
+}

@@ -117,6 +117,9 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
     dataDir, databaseUrl, blobUrl, host: flags.host, port: flags.port, imageLimits, searchLimits, imageSearchLimits, limits, readers: flags.readers,
     accessLog, publicMetrics: flags.publicMetrics === true,
     ...(flags.webhookTimeout !== undefined ? { webhooks: { timeoutMs: flags.webhookTimeout, leaseMs: 2 * flags.webhookTimeout } } : {}),
+    // A large catalog takes seconds before it listens: say what it is doing meanwhile, to a person
+    // watching (as the import's progress: a log gets the one line that it serves, or the error).
+    ...((ctx.io.stderr as NodeJS.WriteStream).isTTY === true ? { onStage: (stage: string) => ctx.info(`catalog serve: ${stage}…`) } : {}),
   }).catch(async (error: unknown) => {
     await accessLog.close();
     throw error;
