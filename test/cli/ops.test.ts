@@ -2,41 +2,18 @@
  * `catalog api`, `catalog organizations` and `catalog tokens` as a user runs them, in local mode and
  * against a server (--remote): the same outputs and exit codes in both.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROLES } from '../../src/api/schemas.js';
-import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import { cli } from '../helpers/cli.js';
-import { createHarness, tempDir, type Harness } from '../helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { cliInMode } from '../helpers/cli-mode.js';
 
 describe.each(['local', 'remote'] as const)('catalog api, organizations, tokens (%s)', (mode) => {
-  let dir: string;
-  let args: string[];
-  let env: Record<string, string>;
-  let h: Harness | undefined;
-  beforeEach(async () => {
-    dir = tempDir('catalog-cli-ops-');
-    if (mode === 'local') {
-      args = ['--data-dir', join(dir, 'data')];
-      env = {};
-    } else {
-      h = await createHarness('http');
-      const { secret } = await h.service.createToken(LOCAL_OWNER, { name: 'ops', roles: [...ROLES] });
-      args = ['--remote', h.url ?? ''];
-      env = { CATALOG_TOKEN: secret };
-    }
-  });
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const run = (more: string[], stdin?: string) => cli([...args, ...more], { cwd: dir, env, ...(stdin !== undefined ? { stdin } : {}) });
+  const c = cliInMode(mode, 'catalog-cli-ops-');
+  const run = c.run;
 
   it('catalog api: a write from --input, a read back, a query string, and an error with its exit code', async () => {
-    writeFileSync(join(dir, 'parts.json'), JSON.stringify([{ part_id: 'p1', name: { en: 'red pump' } }]));
-    const wrote = await run(['api', 'POST', '/1/catalog/parts', '--input', join(dir, 'parts.json')]);
+    writeFileSync(join(c.dir, 'parts.json'), JSON.stringify([{ part_id: 'p1', name: { en: 'red pump' } }]));
+    const wrote = await run(['api', 'POST', '/1/catalog/parts', '--input', join(c.dir, 'parts.json')]);
     expect(wrote.code, wrote.stderr).toBe(0);
     expect(JSON.parse(wrote.stdout)).toEqual({ created: ['p1'], updated: [], errors: {} });
     const read = await run(['api', 'get', '/1/catalog/parts/p1']);
@@ -63,8 +40,8 @@ describe.each(['local', 'remote'] as const)('catalog api, organizations, tokens 
   });
 
   it('catalog organizations: import a tree from CSV and list it', async () => {
-    writeFileSync(join(dir, 'orgs.csv'), 'org_id,parent_id\nacme,\nacme-eu,acme\nbad/id,\n');
-    const imported = await run(['organizations', 'import', join(dir, 'orgs.csv')]);
+    writeFileSync(join(c.dir, 'orgs.csv'), 'org_id,parent_id\nacme,\nacme-eu,acme\nbad/id,\n');
+    const imported = await run(['organizations', 'import', join(c.dir, 'orgs.csv')]);
     expect(imported.code, imported.stderr).toBe(3);
     const listed = await run(['organizations', 'list', '-o', 'json']);
     expect(listed.code, listed.stderr).toBe(0);

@@ -4,44 +4,21 @@
  * in every -o format (a CSV listing imports again), --fields, rejected rows in the errors file,
  * delete; a search finds a part through an imported synonym.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROLES } from '../../src/api/schemas.js';
-import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import { cli } from '../helpers/cli.js';
-import { createHarness, tempDir, type Harness } from '../helpers/harness.js';
+import { describe, expect, it } from 'vitest';
+import { cliInMode } from '../helpers/cli-mode.js';
 
 describe.each(['local', 'remote'] as const)('catalog synonyms (%s)', (mode) => {
-  let dir: string;
-  let args: string[];
-  let env: Record<string, string>;
-  let h: Harness | undefined;
-  beforeEach(async () => {
-    dir = tempDir('catalog-cli-synonyms-');
-    if (mode === 'local') {
-      args = ['--data-dir', join(dir, 'data')];
-      env = {};
-    } else {
-      h = await createHarness('http');
-      const { secret } = await h.service.createToken(LOCAL_OWNER, { name: 'syn', roles: [...ROLES] });
-      args = ['--remote', h.url ?? ''];
-      env = { CATALOG_TOKEN: secret };
-    }
-  });
-  afterEach(async () => {
-    await h?.close();
-    h = undefined;
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const run = (more: string[], stdin?: string) => cli([...args, ...more], { cwd: dir, env, ...(stdin !== undefined ? { stdin } : {}) });
+  const c = cliInMode(mode, 'catalog-cli-synonyms-');
+  const run = c.run;
 
   it('import → list → delete round trip, and a search uses the imported sets', async () => {
-    writeFileSync(join(dir, 'syn.csv'), 'synonym_id,input,synonyms\nfasteners,,bolt|screw\nhex,hex,hexagon\nstorage,,usb stick| flash drive\nbad,,--|x\n');
+    writeFileSync(join(c.dir, 'syn.csv'), 'synonym_id,input,synonyms\nfasteners,,bolt|screw\nhex,hex,hexagon\nstorage,,usb stick| flash drive\nbad,,--|x\n');
     const imported = await run(['synonyms', 'import', 'syn.csv']);
     expect(imported.code, imported.stderr).toBe(3);
     expect(imported.stderr).toMatch(/3 created/);
-    const errors = readFileSync(join(dir, 'syn.errors.csv'), 'utf8');
+    const errors = readFileSync(join(c.dir, 'syn.errors.csv'), 'utf8');
     expect(errors).toMatch(/bad.*no letter or digit/);
 
     const tsv = await run(['synonyms', 'list', '-o', 'tsv']);
@@ -52,7 +29,7 @@ describe.each(['local', 'remote'] as const)('catalog synonyms (%s)', (mode) => {
     ]);
     // A CSV listing imports again (replacing the same sets); NDJSON imports too.
     const csv = (await run(['synonyms', 'list', '-o', 'csv'])).stdout;
-    writeFileSync(join(dir, 'again.csv'), csv);
+    writeFileSync(join(c.dir, 'again.csv'), csv);
     const again = await run(['synonyms', 'import', 'again.csv']);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/3 updated/);

@@ -8,31 +8,13 @@
  *
  * Nothing is cached in memory: every read sees the latest commit of any server on the catalog.
  */
-import type { Attribute, Organization, Role, Scope, SynonymSet } from '../../api/schemas.js';
+import type { Attribute, Organization, SynonymSet } from '../../api/schemas.js';
 import type { CatalogStore, Clock } from '../../core/ports.js';
 import type { Decision, KeysetPage, StoredPart, StoredToken } from '../../core/model.js';
+import { tokenFromColumns, type TokenColumns } from '../rows.js';
 import type { PgClient, PgDatabase } from './database.js';
 import { partFromPgRow, type PgPartRow } from './part-rows.js';
 import type { PgSearchIndex, WrittenPart } from './search/search-index.js';
-
-interface TokenRow {
-  name: string;
-  secret_hash: string;
-  roles: string;
-  organization: string | null;
-  scopes: string | null;
-  created_at: number;
-  expires_at: number | null;
-  last_used_at: number | null;
-}
-
-function tokenFromRow(row: TokenRow): StoredToken {
-  return {
-    name: row.name, secretHash: row.secret_hash, roles: JSON.parse(row.roles) as Role[], organization: row.organization,
-    scopes: row.scopes === null ? null : (JSON.parse(row.scopes) as Scope[]), createdAt: row.created_at,
-    expiresAt: row.expires_at, lastUsedAt: row.last_used_at,
-  };
-}
 
 /** Whether an attribute change moves its values between index columns (re-index needed). */
 function indexShapeChanged(before: Attribute, after: Attribute): boolean {
@@ -305,12 +287,12 @@ export class PgCatalogStore implements CatalogStore {
   }
 
   async findTokenByHash(secretHash: string): Promise<StoredToken | undefined> {
-    const rows = await this.db.query<TokenRow>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash]);
-    return rows[0] ? tokenFromRow(rows[0]) : undefined;
+    const rows = await this.db.query<TokenColumns>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash]);
+    return rows[0] ? tokenFromColumns(rows[0]) : undefined;
   }
 
   async listTokens(): Promise<StoredToken[]> {
-    return (await this.db.query<TokenRow>('SELECT * FROM tokens ORDER BY name')).map(tokenFromRow);
+    return (await this.db.query<TokenColumns>('SELECT * FROM tokens ORDER BY name')).map(tokenFromColumns);
   }
 
   async revokeToken(name: string): Promise<boolean> {
@@ -318,8 +300,8 @@ export class PgCatalogStore implements CatalogStore {
   }
 
   async rotateToken(name: string, secretHash: string, expiresAt: number | null): Promise<StoredToken | undefined> {
-    const rows = await this.db.query<TokenRow>('UPDATE tokens SET secret_hash = $1, expires_at = $2 WHERE name = $3 RETURNING *', [secretHash, expiresAt, name]);
-    return rows[0] ? tokenFromRow(rows[0]) : undefined;
+    const rows = await this.db.query<TokenColumns>('UPDATE tokens SET secret_hash = $1, expires_at = $2 WHERE name = $3 RETURNING *', [secretHash, expiresAt, name]);
+    return rows[0] ? tokenFromColumns(rows[0]) : undefined;
   }
 
   /** One autocommit UPDATE, skipped by the WHERE clause when another server wrote a recent time. */

@@ -6,17 +6,8 @@
 import type { RelationSource, RelationType } from '../../api/schemas.js';
 import type { RelationStore } from '../../core/ports.js';
 import type { StoredRelation } from '../../core/model.js';
+import { relationFromColumns, type RelationColumns } from '../rows.js';
 import type { PgDatabase } from './database.js';
-
-interface RelationRow {
-  other: string;
-  self_is_low: boolean;
-  anchor_is_low: boolean;
-  type: RelationType;
-  source: RelationSource;
-  user_id: string | null;
-  created_at: number;
-}
 
 const COLUMNS = 'r.anchor_is_low, r.type, r.source, r.user_id, r.created_at';
 
@@ -87,7 +78,7 @@ export class PgRelationStore implements RelationStore {
     return this.db.read(async (c) => {
       const self = (await c.query<{ pk: number }>('SELECT pk FROM parts WHERE part_id = $1', [partId])).rows[0]?.pk;
       if (self === undefined) return undefined;
-      const rows = await c.query<RelationRow>(
+      const rows = await c.query<RelationColumns>(
         `SELECT p.part_id AS other, true AS self_is_low, ${COLUMNS} FROM part_relations r JOIN parts p ON p.pk = r.high_part
            WHERE r.low_part = $1 AND ($2::text IS NULL OR r.type = $2)
          UNION ALL
@@ -95,17 +86,7 @@ export class PgRelationStore implements RelationStore {
            WHERE r.high_part = $1 AND ($2::text IS NULL OR r.type = $2)`,
         [self, type ?? null],
       );
-      return rows.rows.map((row): StoredRelation => {
-        const selfIsAnchor = row.self_is_low === row.anchor_is_low;
-        return {
-          anchor_part_id: selfIsAnchor ? partId : row.other,
-          related_part_id: selfIsAnchor ? row.other : partId,
-          type: row.type,
-          source: row.source,
-          user_id: row.user_id,
-          created: row.created_at,
-        };
-      });
+      return rows.rows.map((row) => relationFromColumns(partId, row));
     });
   }
 }

@@ -3,7 +3,7 @@
  * transaction: the core's pure `decide` callbacks run inside it, so a check and its write cannot be
  * separated by another writer (another request, or another process on the same data directory).
  */
-import type { Attribute, Organization, Role, Scope, SynonymSet } from '../../api/schemas.js';
+import type { Attribute, Organization, SynonymSet } from '../../api/schemas.js';
 import type { CatalogStore } from '../../core/ports.js';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
@@ -11,25 +11,8 @@ import { countImagesOfPart } from './image-store.js';
 import { encodeAttributes, encodeServiceId, frozenPart, partFromRow, type PartRow } from './part-rows.js';
 import type { CatalogWriteListener } from './write-listeners.js';
 import type { Decision, KeysetPage, StoredPart, StoredToken } from '../../core/model.js';
+import { tokenFromColumns, type TokenColumns } from '../rows.js';
 import { definitionsKey, PREPARED_DOCUMENTS, preparedDocuments, type PreparedPartDocuments } from '../../core/search/engine/prepared-documents.js';
-
-interface TokenRow {
-  name: string;
-  secret_hash: string;
-  roles: string;
-  organization: string | null;
-  scopes: string | null;
-  created_at: number;
-  expires_at: number | null;
-  last_used_at: number | null;
-}
-
-function tokenFromRow(row: TokenRow): StoredToken {
-  return {
-    name: row.name, secretHash: row.secret_hash, roles: JSON.parse(row.roles) as Role[], organization: row.organization,
-    scopes: row.scopes === null ? null : (JSON.parse(row.scopes) as Scope[]), createdAt: row.created_at, expiresAt: row.expires_at, lastUsedAt: row.last_used_at,
-  };
-}
 
 /** Tokens a connection keeps (findTokenByHash). */
 const TOKEN_CACHE_SIZE = 1_000;
@@ -115,10 +98,10 @@ export class SqliteCatalogStore implements CatalogStore {
       listOrgs: db.prepare<[string, number], Organization>('SELECT org_id, parent_id FROM organizations WHERE org_id > ? ORDER BY org_id LIMIT +?'),
       allOrgs: db.prepare<[], Organization>('SELECT org_id, parent_id FROM organizations'),
       insertToken: db.prepare('INSERT INTO tokens (name, secret_hash, roles, organization, scopes, created_at, expires_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
-      rotateToken: db.prepare<[string, number | null, string], TokenRow>('UPDATE tokens SET secret_hash = ?, expires_at = ? WHERE name = ? RETURNING *'),
+      rotateToken: db.prepare<[string, number | null, string], TokenColumns>('UPDATE tokens SET secret_hash = ?, expires_at = ? WHERE name = ? RETURNING *'),
       touchToken: db.prepare('UPDATE tokens SET last_used_at = ? WHERE secret_hash = ? AND (last_used_at IS NULL OR last_used_at < ?)'),
-      tokenByHash: db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE secret_hash = ?'),
-      listTokens: db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY name'),
+      tokenByHash: db.prepare<[string], TokenColumns>('SELECT * FROM tokens WHERE secret_hash = ?'),
+      listTokens: db.prepare<[], TokenColumns>('SELECT * FROM tokens ORDER BY name'),
       deleteToken: db.prepare('DELETE FROM tokens WHERE name = ?'),
       countTokens: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tokens'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
@@ -417,7 +400,7 @@ export class SqliteCatalogStore implements CatalogStore {
   async rotateToken(name: string, secretHash: string, expiresAt: number | null): Promise<StoredToken | undefined> {
     this.localWrites++;
     const row = this.stmt.rotateToken.get(secretHash, expiresAt, name);
-    return row ? tokenFromRow(row) : undefined;
+    return row ? tokenFromColumns(row) : undefined;
   }
 
   /**
@@ -454,14 +437,14 @@ export class SqliteCatalogStore implements CatalogStore {
     if (cached) return cached;
     const row = this.stmt.tokenByHash.get(secretHash);
     if (!row) return undefined;
-    const token = tokenFromRow(row);
+    const token = tokenFromColumns(row);
     if (tokens.size >= TOKEN_CACHE_SIZE) tokens.clear();
     tokens.set(secretHash, token);
     return token;
   }
 
   async listTokens(): Promise<StoredToken[]> {
-    return this.stmt.listTokens.all().map(tokenFromRow);
+    return this.stmt.listTokens.all().map(tokenFromColumns);
   }
 
   async revokeToken(name: string): Promise<boolean> {

@@ -8,16 +8,7 @@ import type { RelationSource, RelationType } from '../../api/schemas.js';
 import type { RelationStore } from '../../core/ports.js';
 import type { SqliteDatabase } from './database.js';
 import type { StoredRelation } from '../../core/model.js';
-
-interface RelationRow {
-  other: string;
-  self_is_low: 0 | 1;
-  anchor_is_low: 0 | 1;
-  type: RelationType;
-  source: RelationSource;
-  user_id: string | null;
-  created_at: number;
-}
+import { relationFromColumns, type RelationColumns } from '../rows.js';
 
 interface ListRow {
   anchor: string;
@@ -46,7 +37,7 @@ export class SqliteRelationStore implements RelationStore {
           anchor_is_low = excluded.anchor_is_low, type = excluded.type, source = excluded.source,
           user_id = excluded.user_id, created_at = excluded.created_at`),
       // The part is either the low or the high end of a pair; `other` is the part at the other end.
-      relationsOf: db.prepare<{ self: number; type: string | null }, RelationRow>(`
+      relationsOf: db.prepare<{ self: number; type: string | null }, RelationColumns>(`
         SELECT p.part_id AS other, 1 AS self_is_low, ${SELECT_COLUMNS}
           FROM part_relations r JOIN parts p ON p.rowid_ = r.high_part
           WHERE r.low_part = @self AND (@type IS NULL OR r.type = @type)
@@ -117,17 +108,7 @@ export class SqliteRelationStore implements RelationStore {
     return this.db.transaction(() => {
       const self = this.stmt.partRowid.get(partId);
       if (self === undefined) return undefined;
-      return this.stmt.relationsOf.all({ self, type: type ?? null }).map((row): StoredRelation => {
-        const selfIsAnchor = row.self_is_low === row.anchor_is_low;
-        return {
-          anchor_part_id: selfIsAnchor ? partId : row.other,
-          related_part_id: selfIsAnchor ? row.other : partId,
-          type: row.type,
-          source: row.source,
-          user_id: row.user_id,
-          created: row.created_at,
-        };
-      });
+      return this.stmt.relationsOf.all({ self, type: type ?? null }).map((row) => relationFromColumns(partId, row));
     })();
   }
 }
