@@ -35,6 +35,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, openSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { cpus } from 'node:os';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { Pool } from 'undici';
@@ -634,9 +635,11 @@ export function importMarkdown(r) {
   const lines = [`${r.parts.toLocaleString('en-US')} parts, names ending in their own model number (bench/catalog-data.js numberedPartOf).`, '', '| import | rows/s | rows/s per tenth (last / first) | written MB (÷ disk) | disk MB |', '|---|---|---|---|---|'];
   const cli = (label, c) => lines.push(`| ${label} | ${c.rowsPerSecond} (${c.rowsPerCpuSecond} per CPU-s; ${c.seconds} s, peak RSS ${c.peakRssMB} MB) | ${c.tenths.join(', ')} (${c.lastTenthOfFirst}) | ${c.writtenMB} (${c.writtenPerDisk}×) | ${c.diskMB} |`);
   cli('catalog parts import (CLI, SQLite; one run per tenth)', r.catalogImport);
+  // The rates mean little on a busy machine: the load average before the import is part of the record.
   if (r.catalogPgImport) cli('catalog parts import (CLI, PostgreSQL store; written: the server\'s WAL and data pages)', r.catalogPgImport);
   if (r.xapian.import) lines.push(`| Xapian (${r.xapian.version}) | ${r.xapian.import.rowsPerSecond} | | | ${r.xapian.import.diskMB} |`);
   if (r.postgres.import) lines.push(`| ${r.postgres.version}: COPY ${r.postgres.import.copySeconds} s + GIN ${r.postgres.import.ginSeconds} s | ${r.postgres.import.rowsPerSecond} | | | ${r.postgres.import.diskMB} |`);
+  lines.push('', `Load average before the import (1, 5, 15 min; ${cpus().length} cores): ${r.catalogImport.loadAverageBefore.split(' ').slice(0, 3).join(', ')}.`);
   return lines.join('\n');
 }
 
