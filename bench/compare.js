@@ -637,8 +637,8 @@ export function importMarkdown(r) {
   cli('catalog parts import (CLI, SQLite; one run per tenth)', r.catalogImport);
   // The rates mean little on a busy machine: the load average before the import is part of the record.
   if (r.catalogPgImport) cli('catalog parts import (CLI, PostgreSQL store; written: the server\'s WAL and data pages)', r.catalogPgImport);
-  if (r.xapian.import) lines.push(`| Xapian (${r.xapian.version}) | ${r.xapian.import.rowsPerSecond} | | | ${r.xapian.import.diskMB} |`);
-  if (r.postgres.import) lines.push(`| ${r.postgres.version}: COPY ${r.postgres.import.copySeconds} s + GIN ${r.postgres.import.ginSeconds} s | ${r.postgres.import.rowsPerSecond} | | | ${r.postgres.import.diskMB} |`);
+  if (r.xapian?.import) lines.push(`| Xapian (${r.xapian.version}) | ${r.xapian.import.rowsPerSecond} | | | ${r.xapian.import.diskMB} |`);
+  if (r.postgres?.import) lines.push(`| ${r.postgres.version}: COPY ${r.postgres.import.copySeconds} s + GIN ${r.postgres.import.ginSeconds} s | ${r.postgres.import.rowsPerSecond} | | | ${r.postgres.import.diskMB} |`);
   lines.push('', `Load average before the import (1, 5, 15 min; ${cpus().length} cores): ${r.catalogImport.loadAverageBefore.split(' ').slice(0, 3).join(', ')}.`);
   return lines.join('\n');
 }
