@@ -46,6 +46,7 @@ for (const [settings, name] of [[AKAZE_SETTINGS, 'PHOTO_AKAZE'], [LOCAL_SETTINGS
 const args = process.argv.slice(2);
 const arg = argReader(args);
 const SIZES = arg('sizes', 'real,1000,10000').split(',');
+const REFERENCES = arg('references', 'shared');
 const PER = Number(arg('per', '40'));
 const OUT = arg('out', path.join(here, 'tmp', 'photo-product.json'));
 const CACHE_DIR = arg('cache-dir', path.join(here, 'tmp', 'photo-cache'));
@@ -54,7 +55,7 @@ const log = (s) => console.error(s);
 const stats = msStats;
 
 const t0 = performance.now();
-const sets = await photoSets({ perCondition: PER, log });
+const sets = await photoSets({ perCondition: PER, references: REFERENCES, log });
 const refs = sets.references;
 const partOf = (i) => `part:${refs[i].file}`;
 const prefix = currentPhotoPrefix({ local: await shippedVocabularyId(), small: await shippedAkazeVocabularyId() });
@@ -78,7 +79,7 @@ async function extractForCache(bytes) {
 async function records(count) {
   const dir = CACHE_DIR;
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `records-${Buffer.from(prefix).toString('hex')}-${settingsKey}.bin`);
+  const file = path.join(dir, `records-${REFERENCES === 'unseen' ? 'unseen-' : ''}${Buffer.from(prefix).toString('hex')}-${settingsKey}.bin`);
   const out = [];
   if (fs.existsSync(file)) {
     const buf = fs.readFileSync(file);

@@ -14,7 +14,20 @@
 //   scene_fx  that scene with a colour cast (R/B ±12 %), brightness ±15 %, Gaussian blur σ 0.8–1.6,
 //             JPEG q70
 //   resize50, jpeg60, crop5, bright10, all   digital copies, as in bench/image-quality.js
+// Field conditions (a phone photo on a workbench), each on a scene as above, drawn from their own
+// seeded sequence so the conditions above keep their bytes:
+//   perspective  the scene seen at an angle: a homography pulling one side in by 20–35 % (the phone
+//                tilted 35–50°) plus a shear of ±10 %, JPEG q85
+//   occlusion    25–33 % of the part's box covered by a hand (skin tone, a palm and fingers) or by a
+//                piece of another cluttered bench, JPEG q85
+//   motion_blur  the scene smeared along a line of 9–17 px at a random angle (a shaky hand), JPEG q80
+//   glare        a specular highlight (a white, soft-edged ellipse over 20–40 % of the part) and
+//                washed-out contrast (a lamp reflected on a glossy part), JPEG q85
+//   low_light    the scene at 25–40 % brightness, gamma-lifted, with sensor noise σ 6–10, JPEG q75
 // and 100 distractor queries: a distractor object in a scene (every other one with the fx).
+// photoSets({ references: 'unseen' }) takes the references from images this project was never
+// tuned on: the icons, diagrams and pictures Debian packages installed under /usr/share
+// (unseenImages), keeping the distractors and clutter of ../shared/data/images.
 //
 // Usage: import { photoSets } from './photo-queries.js'; await photoSets({ perCondition: 150 }).
 // Files are cached in bench/tmp/photo-sets-<seed>-<n>/ (delete the folder to regenerate).
@@ -23,12 +36,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { prng } from './lib.js';
+import { glare, lowLight, motionBlur, occlusion, perspective } from './photo-field.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const IMAGE_DIR = path.join(here, '..', '..', 'shared', 'data', 'images');
 export const PHOTO_CONDITIONS = ['rot', 'rot90', 'zoom', 'scene', 'scene_fx'];
+export const FIELD_CONDITIONS = ['perspective', 'occlusion', 'motion_blur', 'glare', 'low_light'];
 export const DIGITAL_CONDITIONS = ['resize50', 'jpeg60', 'crop5', 'bright10', 'all'];
-export const CONDITIONS = [...PHOTO_CONDITIONS, ...DIGITAL_CONDITIONS];
+export const CONDITIONS = [...PHOTO_CONDITIONS, ...DIGITAL_CONDITIONS, ...FIELD_CONDITIONS];
 const DISTRACTORS = 100;
 const CLUTTER_SOURCES = 40;
 // 3: an image with no plain background goes whole into its scene (cutout); 2: PHOTO_SETS_VERSION=2.
@@ -212,6 +227,11 @@ async function bench(W, H, rnd, clutter) {
  * part itself keeps its size). Consumes `rnd` the same way whatever the factor.
  */
 export async function scene(cut, rnd, clutter, sizeFactor = 1) {
+  return (await sceneWithBox(cut, rnd, clutter, sizeFactor)).png;
+}
+
+/** {@link scene} with where the part landed: `{ png, box: { left, top, width, height }, W, H }` (px). */
+export async function sceneWithBox(cut, rnd, clutter, sizeFactor = 1) {
   const long = 800 + Math.floor(rnd() * 224);
   const landscape = rnd() < 0.6;
   const W = landscape ? long : Math.round(long * 0.75);
@@ -222,7 +242,8 @@ export async function scene(cut, rnd, clutter, sizeFactor = 1) {
   const ph = Math.min(H, part.info.height);
   const left = Math.round(rnd() * (W - pw));
   const top = Math.round(rnd() * (H - ph));
-  return sharp(background).composite([{ input: part.data, left, top }]).png().toBuffer();
+  const png = await sharp(background).composite([{ input: part.data, left, top }]).png().toBuffer();
+  return { png, box: { left, top, width: pw, height: ph }, W, H };
 }
 
 /** Camera effects: colour cast, brightness, blur, JPEG q70. */
@@ -271,6 +292,18 @@ async function makeQuery(condition, buf, rnd, clutter) {
       const c = await sharp(buf).extract(crop(0.05)).png().toBuffer();
       return (await halfSize(c)).modulate({ brightness: 1.1 }).jpeg({ quality: 60 }).toBuffer();
     }
+    case 'perspective':
+      return perspective(await sceneWithBox(await cutout(buf), rnd, clutter), rnd);
+    case 'occlusion': {
+      const s = await sceneWithBox(await cutout(buf), rnd, clutter);
+      return occlusion(s, rnd, await bench(s.W, s.H, rnd, clutter));
+    }
+    case 'motion_blur':
+      return motionBlur(await sceneWithBox(await cutout(buf), rnd, clutter), rnd);
+    case 'glare':
+      return glare(await sceneWithBox(await cutout(buf), rnd, clutter), rnd);
+    case 'low_light':
+      return lowLight(await sceneWithBox(await cutout(buf), rnd, clutter), rnd);
     default:
       throw new Error(`unknown condition ${condition}`);
   }
@@ -304,7 +337,11 @@ export async function augment(bytes, rnd) {
  * The query sets. Returns { references: [{file, bytes}], queries: [{condition, file, bytes}],
  * distractors: [{file, bytes}] } where `file` names the reference (or distractor object) a query
  * was made from. Byte-identical reference files are collapsed (the data set has a few).
- * @param {{ perCondition?: number, seed?: number, dir?: string, log?: (s: string) => void }} options
+ * `references: 'unseen'`: the references are {@link unseenImages} (every one of them; distractors
+ * and clutter still come from `dir`); default 'shared', the split of `dir` described above. The
+ * field conditions draw from their own sequence (seed + 1), so the other conditions and the
+ * distractors keep the bytes they had before the field conditions existed.
+ * @param {{ perCondition?: number, seed?: number, dir?: string, references?: 'shared' | 'unseen', log?: (s: string) => void }} options
  */
 export async function photoSets(options = {}) {
   const seed = options.seed ?? 14;
@@ -335,11 +372,15 @@ export async function photoSets(options = {}) {
   // A family cut at the distractor count sends its remainder to the clutter (never to the references).
   clutterFiles.push(...distractorFiles.splice(DISTRACTORS));
   referenceFiles.sort();
-  const read = (f) => fs.readFileSync(path.join(dir, f));
-  const references = referenceFiles.map((file) => ({ file, bytes: read(file) }));
-  const sampled = shuffle(referenceFiles, rnd).slice(0, Math.min(perCondition, referenceFiles.length)).sort();
+  const unseen = options.references === 'unseen' ? await unseenImages(log) : undefined;
+  const sharedRead = (f) => fs.readFileSync(path.join(dir, f));
+  const read = (f) => (unseen?.get(f) ?? sharedRead(f));
+  const references = unseen ? [...unseen].map(([file, bytes]) => ({ file, bytes })) : referenceFiles.map((file) => ({ file, bytes: read(file) }));
+  const sampleFrom = unseen ? references.map((r) => r.file) : referenceFiles;
+  const sampled = shuffle(sampleFrom, rnd).slice(0, Math.min(perCondition, sampleFrom.length)).sort();
+  const fieldRnd = prng(seed + 1);
 
-  const cacheDir = path.join(here, 'tmp', `photo-sets-v${GENERATOR_VERSION}-${seed}-${perCondition}`);
+  const cacheDir = path.join(here, 'tmp', `photo-sets-v${GENERATOR_VERSION}${unseen ? '-unseen' : ''}-f1-${seed}-${perCondition}`);
   const manifestPath = path.join(cacheDir, 'manifest.json');
   if (fs.existsSync(manifestPath)) {
     const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
@@ -349,11 +390,12 @@ export async function photoSets(options = {}) {
   fs.mkdirSync(cacheDir, { recursive: true });
   const t0 = performance.now();
   const clutter = [];
-  for (const f of clutterFiles) clutter.push(await cutout(read(f)));
+  for (const f of clutterFiles) clutter.push(await cutout(sharedRead(f)));
   const queries = [];
   for (const condition of CONDITIONS) {
+    const sequence = FIELD_CONDITIONS.includes(condition) ? fieldRnd : rnd;
     for (const file of sampled) {
-      const r = prng(Math.floor(rnd() * 2 ** 32));
+      const r = prng(Math.floor(sequence() * 2 ** 32));
       const bytes = await makeQuery(condition, read(file), r, clutter);
       const name = `${condition}--${file.replace(/\.jpg$/, '')}.${bytes[0] === 0xff ? 'jpg' : 'png'}`;
       fs.writeFileSync(path.join(cacheDir, name), bytes);
@@ -365,21 +407,73 @@ export async function photoSets(options = {}) {
   for (let i = 0; i < distractorFiles.length; i++) {
     const file = distractorFiles[i];
     const r = prng(Math.floor(rnd() * 2 ** 32));
-    const png = await scene(await cutout(read(file)), r, clutter);
+    const png = await scene(await cutout(sharedRead(file)), r, clutter);
     const bytes = i % 2 === 0 ? await sharp(png).jpeg({ quality: 90 }).toBuffer() : await cameraEffects(png, r);
     const name = `distractor--${file.replace(/\.jpg$/, '')}.jpg`;
     fs.writeFileSync(path.join(cacheDir, name), bytes);
     distractors.push({ file, name, bytes });
   }
-  const split = { references: referenceFiles.length, distractors: distractorFiles.length, clutter: clutterFiles.length };
+  const split = { references: references.length, distractors: distractorFiles.length, clutter: clutterFiles.length };
   const strip = (e) => ({ ...e, bytes: undefined });
   fs.writeFileSync(manifestPath, JSON.stringify({ queries: queries.map(strip), distractors: distractors.map(strip), split }, null, 1));
   log(`query sets generated in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   return { references, queries, distractors, split };
 }
 
+/** Long side (px) an unseen image is rasterised to at most (the SVG icons are drawn at it). */
+const UNSEEN_SIDE = 1024;
+
+/**
+ * Images this project was never tuned on: the PNG, JPEG and SVG files Debian packages installed under
+ * /usr/share (icons, diagrams, pictures), one per name (the largest of an icon's sizes; "-symbolic"
+ * variants are the same drawing), at least 128 px on the long side, flattened on white and
+ * rasterised to JPEG q92 at most UNSEEN_SIDE px. Returns a Map name (`deb-<name>.jpg`) → bytes,
+ * cached in bench/tmp/unseen-images/ (delete it to rebuild from the installed packages).
+ */
+export async function unseenImages(log = () => {}) {
+  const cache = path.join(here, 'tmp', 'unseen-images');
+  if (!fs.existsSync(path.join(cache, 'done'))) {
+    fs.mkdirSync(cache, { recursive: true });
+    const found = [];
+    const walk = (d) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (e.isFile() && /\.(png|jpe?g|svg)$/i.test(e.name) && fs.statSync(p).size > 3000) found.push(p);
+      }
+    };
+    walk('/usr/share');
+    found.sort();
+    const best = new Map();
+    for (const p of found) {
+      const stem = path.basename(p).replace(/\.(png|jpe?g|svg)$/i, '').replace(/-symbolic$/, '');
+      try {
+        const m = await sharp(p).metadata();
+        const vector = p.endsWith('.svg');
+        if (!vector && Math.max(m.width, m.height) < 128) continue;
+        const side = vector ? Number.POSITIVE_INFINITY : Math.min(m.width, m.height);
+        if (!best.has(stem) || side > best.get(stem).side) best.set(stem, { p, side, vector });
+      } catch {
+        // Not an image sharp reads (a broken or exotic file): not one of the references.
+      }
+    }
+    for (const [stem, { p, vector }] of [...best].sort((a, b) => a[0].localeCompare(b[0]))) {
+      // An SVG is drawn at the density that makes its long side UNSEEN_SIDE px (sharp reads it at 72 dpi).
+      const m = await sharp(p).metadata();
+      const input = vector ? sharp(p, { density: Math.min(2400, (72 * UNSEEN_SIDE) / Math.max(m.width, m.height)) }) : sharp(p);
+      const bytes = await input.resize(UNSEEN_SIDE, UNSEEN_SIDE, { fit: 'inside', withoutEnlargement: true }).flatten({ background: '#ffffff' }).jpeg({ quality: 92 }).toBuffer();
+      fs.writeFileSync(path.join(cache, `deb-${stem.replace(/[^a-z0-9.+-]+/gi, '_')}.jpg`), bytes);
+    }
+    fs.writeFileSync(path.join(cache, 'done'), '');
+    log(`unseen images: ${best.size} from /usr/share`);
+  }
+  const out = new Map();
+  for (const f of fs.readdirSync(cache).filter((n) => n.endsWith('.jpg')).sort()) out.set(f, fs.readFileSync(path.join(cache, f)));
+  return out;
+}
+
 // Run directly: generate the sets and write a few samples for eyeballing.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const sets = await photoSets({ log: console.log });
+  const sets = await photoSets({ log: console.log, references: process.argv.includes('--unseen') ? 'unseen' : 'shared', perCondition: Number(process.argv[process.argv.indexOf('--per') + 1]) || 150 });
   console.log(`${sets.references.length} references, ${sets.queries.length} queries, ${sets.distractors.length} distractors`);
 }

@@ -9,7 +9,8 @@
 // crop, hue/brightness change, JPEG q85), so a hit on one of them counts as its part.
 //
 // Usage (after `npx tsc -p tsconfig.build.json`):
-//   node bench/photo-search.js [--sizes real,1000,10000] [--per 150] [--out bench/tmp/photo-search.json]
+//   node bench/photo-search.js [--sizes real,1000,10000] [--per 150] [--references shared|unseen] [--out bench/tmp/photo-search.json]
+// --references unseen: the references are images never tuned on (photo-queries.js unseenImages).
 // PHOTO_SECOND_LOOK=1: a query whose answer has no confident hit gets the product's second look
 // (issue 14, fourteenth round: extract.ts secondLookFeatures, photo-search.ts mergeLooks; off by
 // default, as in a server), timed with it.
@@ -39,6 +40,7 @@ const { rotatedGlobalFeatures } = await import(`${DIST}/adapters/images/local-fe
 const args = process.argv.slice(2);
 const arg = argReader(args);
 const SIZES = arg('sizes', 'real,1000,10000').split(',');
+const REFERENCES = arg('references', 'shared');
 const PER = Number(arg('per', '150'));
 const OUT = arg('out', path.join(here, 'tmp', 'photo-search.json'));
 const BASELINE_THRESHOLD = 0.9; // cosine: the 95th percentile of "best other image" (image-similarity.ts)
@@ -62,7 +64,7 @@ async function referenceFeatures(bytes) {
 async function syntheticReferences(refs, count) {
   const dir = path.join(here, 'tmp', 'photo-cache');
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `synthetic-${CACHE_KEY}.bin`);
+  const file = path.join(dir, `synthetic-${REFERENCES === 'unseen' ? 'unseen-' : ''}${CACHE_KEY}.bin`);
   const out = [];
   if (fs.existsSync(file)) {
     const buf = fs.readFileSync(file);
@@ -129,7 +131,7 @@ function searchBaseline(index, q) {
 }
 
 const t0 = performance.now();
-const sets = await photoSets({ perCondition: PER, log });
+const sets = await photoSets({ perCondition: PER, references: REFERENCES, log });
 const refs = sets.references;
 const partOf = (i) => `part:${refs[i].file}`;
 log(`${refs.length} real references, ${sets.queries.length} queries, ${sets.distractors.length} distractors`);

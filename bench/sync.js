@@ -10,6 +10,10 @@
 // file is a real image with unique bytes (an EXIF description numbers it). Photos are named by the naming convention
 // (<part_id>_<n>.jpg).
 //
+// The runs keep their sync state (photo hashes by path, size and time; the rows the catalog was
+// seen to hold, with the change feed's number) in the run's own folder (XDG_CACHE_HOME), as a user's
+// runs keep it in ~/.cache/catalog/sync.
+//
 // Mode: local (a data directory) by default; --remote starts `catalog serve` on a data directory
 // and syncs over HTTP. Writes its own section of bench/results.md (writeSection, bench/lib.js).
 //
@@ -108,13 +112,15 @@ async function main() {
     const photoBytes = readdirSync(photos).reduce((n, f) => n + readFileSync(join(photos, f)).length, 0);
     writeFileSync(join(dir, 'attributes.ndjson'), ATTRIBUTES.map((a) => JSON.stringify(a)).join('\n'));
 
-    let env = { CATALOG_DATA_DIR: dataDir };
+    // The sync state (hashes remembered between runs) lives with the run's files, not in ~/.cache.
+    const cache = { XDG_CACHE_HOME: join(dir, 'cache') };
+    let env = { CATALOG_DATA_DIR: dataDir, ...cache };
     if (REMOTE) {
       const token = await runCli(['--data-dir', dataDir, 'tokens', 'create', '--name', 'bench', '--role', 'catalogAdmin', '--role', 'dataContributor'], { env: { ...process.env, CI: '1' } });
       const secret = token.stdout.trim();
       const port = await freePort();
       server = await startServe(dataDir, port);
-      env = { CATALOG_URL: `http://127.0.0.1:${port}`, CATALOG_TOKEN: secret };
+      env = { CATALOG_URL: `http://127.0.0.1:${port}`, CATALOG_TOKEN: secret, ...cache };
     }
     const attrs = await runCli(['attributes', 'import', join(dir, 'attributes.ndjson')], { env: { ...process.env, CI: '1', ...env } });
     if (attrs.code !== 0) throw new Error(attrs.stderr);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { FileBlobStore } from './adapters/blobs/file-blob-store.js';
 import { withStorageFullErrors } from './adapters/storage-full.js';
 import type { DecodePool } from './adapters/images/decode-pool.js';
+import { createSharpImageDecoder } from './adapters/images/image-decoder.js';
 import { createSharpFeatureIndexer, FeatureIndexSimilaritySearch, type ImageSearchLimits } from './adapters/images/image-search.js';
 import { photoIndexFileOf } from './adapters/images/photo-index-snapshots.js';
 import { startFeatureBackfill } from './adapters/images/local-features/backfill.js';
@@ -157,6 +158,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     context,
     store: stores.images,
     indexer: createSharpFeatureIndexer(imageSearch.pool),
+    decoder: createSharpImageDecoder(imageSearch.pool),
     blobs: blobs.store,
     sharedBlobs: blobs.shared ?? false,
     ...(options.imageLimits ? { limits: options.imageLimits } : {}),

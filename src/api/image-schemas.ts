@@ -5,7 +5,7 @@
  * use (`z.lazy`), as schemas.ts explains.
  */
 import { z } from 'zod';
-import { IdSchema, MAX_PAGE_LIMIT, PagingSchema } from './schemas.js';
+import { IdSchema, MAX_PAGE_LIMIT, normalizeId, PagingSchema } from './schemas.js';
 
 /** Limits of decisions §9 for image uploads (each configurable in `catalog serve`). */
 export const MAX_IMAGE_FILE_BYTES = 20 * 1024 * 1024;
@@ -44,7 +44,7 @@ const ImageProjectionSchema = z.lazy(() => z.array(z.enum(IMAGE_PROJECTION_VALUE
 
 /** POST /1/catalog/images/list: `{query?: {part_ids?}, paging?, projection?}`. */
 export const ImageListRequestSchema = z.lazy(() => z.strictObject({
-  query: z.strictObject({ part_ids: z.array(z.string().max(256)).max(MAX_PAGE_LIMIT).optional() }).optional(),
+  query: z.strictObject({ part_ids: z.array(z.string().max(256).transform(normalizeId)).max(MAX_PAGE_LIMIT).optional() }).optional(),
   paging: PagingSchema.optional(),
   projection: ImageProjectionSchema.optional(),
 }));
@@ -52,7 +52,7 @@ export type ImageListRequest = z.infer<typeof ImageListRequestSchema>;
 
 /** POST /1/catalog/images/select: `{image_ids, projection?}`. */
 export const ImageSelectRequestSchema = z.lazy(() => z.strictObject({
-  image_ids: z.array(z.string()).max(MAX_PAGE_LIMIT),
+  image_ids: z.array(z.string().transform(normalizeId)).max(MAX_PAGE_LIMIT),
   projection: ImageProjectionSchema.optional(),
 }));
 export type ImageSelectRequest = z.infer<typeof ImageSelectRequestSchema>;

@@ -21,8 +21,18 @@ export function hasLoneSurrogate(s: string): boolean {
 const LONE_SURROGATE_MESSAGE = 'must not contain unpaired UTF-16 surrogates (it must be valid Unicode)';
 
 /**
+ * An id as the catalog keeps it: Unicode NFC, so `é` typed as one code point (NFC) and as `e` plus a
+ * combining accent (NFD, as macOS file names have it) are the same part, image or attribute
+ * (docs/api.md, "Ids"). The core applies it to every id it is given, in a body (through
+ * {@link IdSchema}) or in a path.
+ */
+export function normalizeId(id: string): string {
+  return id.normalize('NFC');
+}
+
+/**
  * Ids (attribute_id, part_id, image_id, org_id): 1..256 chars, no control characters, no `/`, no
- * unpaired surrogate (decisions §1).
+ * unpaired surrogate (decisions §1); parsed to their NFC form ({@link normalizeId}).
  */
 export const IdSchema = z.lazy(() =>
   z
@@ -31,7 +41,8 @@ export const IdSchema = z.lazy(() =>
     .max(256, 'must be at most 256 characters')
     // eslint-disable-next-line no-control-regex
     .refine((s) => !/[\u0000-\u001f\u007f/]/.test(s), 'must not contain control characters or "/"')
-    .refine((s) => !hasLoneSurrogate(s), LONE_SURROGATE_MESSAGE),
+    .refine((s) => !hasLoneSurrogate(s), LONE_SURROGATE_MESSAGE)
+    .transform(normalizeId),
 );
 
 /** Language key such as `en`, `de`, `pt-BR`. */
@@ -130,7 +141,7 @@ export const AttributeListRequestSchema = z.lazy(() => listRequestSchema(ATTRIBU
 export type AttributeListRequest = z.infer<typeof AttributeListRequestSchema>;
 
 export const AttributeSelectRequestSchema = z.lazy(() => z.strictObject({
-  attribute_ids: z.array(z.string()).max(MAX_PAGE_LIMIT),
+  attribute_ids: z.array(z.string().transform(normalizeId)).max(MAX_PAGE_LIMIT),
   projection: z.array(z.enum(ATTRIBUTE_PROJECTION, { error: `must be one of: ${ATTRIBUTE_PROJECTION.join(', ')}` })).optional(),
 }));
 export type AttributeSelectRequest = z.infer<typeof AttributeSelectRequestSchema>;
@@ -222,7 +233,7 @@ export const PartListRequestSchema = z.lazy(() => z.strictObject({
 export type PartListRequest = z.infer<typeof PartListRequestSchema>;
 
 export const PartSelectRequestSchema = z.lazy(() => z.strictObject({
-  part_ids: z.array(z.string()).max(MAX_PAGE_LIMIT),
+  part_ids: z.array(z.string().transform(normalizeId)).max(MAX_PAGE_LIMIT),
   projection: z.array(z.enum(PART_PROJECTION, { error: `must be one of: ${PART_PROJECTION.join(', ')}` })).optional(),
   organization: z.string().max(256).optional(),
 }));

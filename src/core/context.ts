@@ -6,7 +6,7 @@
  * capability's store.
  */
 import { errors } from '../api/errors.js';
-import { MAX_BULK_ITEMS, type Principal } from '../api/schemas.js';
+import { MAX_BULK_ITEMS, normalizeId, type Principal } from '../api/schemas.js';
 import type { PartViewContext } from './model.js';
 import { assertCatalogWriter } from './permissions.js';
 import type { CatalogStore, Clock, Ids } from './ports.js';
@@ -52,7 +52,8 @@ export function createServiceContext(deps: { store: CatalogStore; clock: Clock; 
       assertCatalogWriter(principal);
       if ((await store.getSetting(MAINTENANCE_KEY)) === 'on') throw errors.maintenance();
     },
-    async viewContext(principal, organization) {
+    async viewContext(principal, asked) {
+      const organization = asked === undefined ? undefined : normalizeId(asked);
       if (principal.organization !== null && organization !== undefined && organization !== principal.organization) {
         throw errors.forbidden(`token '${principal.name}' belongs to organization '${principal.organization}' and may not read values as '${organization}'`);
       }

@@ -183,7 +183,7 @@ export interface QueryWord {
   /**
    * The word may also match vocabulary words one edit away (typo neighbours, decisions §8): a
    * single token long enough (core/search/typo.ts isTypoEligible). An index tries neighbours for
-   * words its vocabulary does not know, and for every such word when the exact words find nothing.
+   * every such word, known or not, and ranks them below the word as typed.
    */
   typo: boolean;
   /**
@@ -208,6 +208,8 @@ export interface QueryWord {
 export interface Alternative {
   tokens: string[];
   prefix: boolean;
+  /** A typo neighbour of the query word, not the word as typed (ranked below it). */
+  typo?: boolean;
 }
 
 /**
@@ -235,20 +237,6 @@ export interface ResultCard {
   names: LangMap;
   createdAt: number;
   modifiedAt: number;
-}
-
-/**
- * A text search's work budget (SearchIndex.searchText, SearchService.search,
- * core/search/budget.ts: SearchBudgetExceeded, the posting-equivalents of other work).
- */
-export interface SearchBudget {
-  /**
-   * Postings the search may read before it gives up with SearchBudgetExceeded; other work
-   * is counted in posting-equivalents (a stored part read: PART_READ_POSTINGS, a vocabulary
-   * word checked for typos: VOCABULARY_WORD_POSTINGS, every part: the number of parts).
-   * An index that cannot count may ignore it (PostgreSQL: its searches never block a thread).
-   */
-  maxPostings: number;
 }
 
 /** One change of the feed as stored (ChangeLog; docs/api.md "Changes"); `at` in microseconds. */

@@ -6,7 +6,7 @@
 import type { Attribute, Organization, RelationType, SearchFacets, SynonymSet } from '../api/schemas.js';
 import type { ChangeType } from '../api/change-schemas.js';
 import type {
-  Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, SearchBudget, SessionHits, StoredImage, StoredPart, StoredRelation,
+  Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, SessionHits, StoredImage, StoredPart, StoredRelation,
   StoredSession, StoredToken, TextSearchQuery, StoredChange, StoredWebhook, ClaimedDelivery, DeliveryAttempt,
 } from './model.js';
 
@@ -252,6 +252,27 @@ export interface ReferenceChanges {
   removed: string[];
 }
 
+/**
+ * Decodes stored originals (sharp in the adapters, through the bounded decode pool). Each call
+ * decodes at most `maxPixels` pixels (width × height, read from the header before any decoding).
+ */
+export interface ImageDecoder {
+  /**
+   * Decodes the whole image once. Resolves `undefined` when it decodes, else the reason it does not,
+   * to follow "the file …" in an item error (`cannot be decoded (…)`, `is W × H = N pixels, over
+   * the limit of M pixels (width × height)`).
+   * Uploads wait for a decode slot however long the queue (the upload limits bound them).
+   */
+  verify(image: Uint8Array | { path: string }, maxPixels: number): Promise<string | undefined>;
+  /**
+   * A WebP that fits a `size` × `size` box (aspect kept, never enlarged, EXIF orientation applied)
+   * of the image `open` gives, called once a decode slot is free (a queued call holds no bytes).
+   * @throws CatalogError 503 `unavailable` (Retry-After) when the decode queue is full; 413
+   *   `payload_too_large` over `maxPixels`; 415 `unsupported_media_type` when it does not decode.
+   */
+  thumbnail(open: () => Promise<Uint8Array | { path: string }>, size: number, maxPixels: number): Promise<Uint8Array>;
+}
+
 export interface ImageFeatureIndexer {
   /** `image` is the original's bytes, or the path of a local file holding them (see BlobStore.localPath). */
   index(imageId: string, partId: string, image: Uint8Array | { path: string }): Promise<Uint8Array | undefined>;
@@ -262,12 +283,8 @@ export interface ImageFeatureIndexer {
 
 /** The full-text index, kept in sync by the catalog store's write transactions, and the result cards. */
 export interface SearchIndex {
-  /**
-   * Ranks parts for a text query (decisions §8): at most `maxHits` card ids and the total. With a
-   * `budget`, throws SearchBudgetExceeded (core/search/budget.ts) instead of reading more postings
-   * than it allows; an index may ignore the budget.
-   */
-  searchText(query: TextSearchQuery, maxHits: number, budget?: SearchBudget): Promise<RankedHits>;
+  /** Ranks parts for a text query (decisions §8): at most `maxHits` card ids and the total. */
+  searchText(query: TextSearchQuery, maxHits: number): Promise<RankedHits>;
   /** Result cards by id, in the order asked; unknown ids are left out. */
   readCards(cardIds: readonly number[]): Promise<ResultCard[]>;
   /**
@@ -275,7 +292,14 @@ export interface SearchIndex {
    * a search's first page without a second transaction, and with every card current in it
    *. Optional: without it, the two are called one after the other.
    */
-  searchTextWithCards?(query: TextSearchQuery, maxHits: number, cards: number, budget?: SearchBudget): Promise<{ hits: RankedHits; cards: ResultCard[] }>;
+  searchTextWithCards?(query: TextSearchQuery, maxHits: number, cards: number): Promise<{ hits: RankedHits; cards: ResultCard[] }>;
+  /**
+   * searchTextWithCards if ranking reads at most `maxPostings` postings (other reads counted in
+   * posting-equivalents by the index), counted before they are read; undefined, having read no
+   * more than that and stored nothing, when it would read more. Optional: an index that cannot
+   * count leaves it out (every such search is then undefined).
+   */
+  searchTextWithin?(query: TextSearchQuery, maxHits: number, cards: number, maxPostings: number): Promise<{ hits: RankedHits; cards: ResultCard[] } | undefined>;
   /** The current card id of each known part id (for rank steps that find parts, e.g. by image). */
   currentCards(partIds: readonly string[]): Promise<Map<string, number>>;
   /**
@@ -291,17 +315,15 @@ export interface SearchIndex {
    * Loads ahead what every search reads (the per-part arrays: lengths, order keys, card ids) and
    * the largest posting lists, so that the first searches of a fresh connection cost what later
    * ones do. `postings`: how many postings of the largest lists to decode ahead (default: the
-   * store's own choice; 0 = the per-part arrays only, as `catalog serve`'s main thread, which runs
-   * only cheap searches). Optional: a store without such state leaves it out.
+   * store's own choice; 0 = the per-part arrays only, for a connection that ranks only short
+   * lists). Optional: a store without such state leaves it out.
    */
   warm?(options?: { postings?: number }): Promise<void>;
   /**
    * Runs `work` in one read snapshot: every read of this index (and of the catalog beside it on
    * the same connection) inside sees the same committed state, whatever commits meanwhile; the
-   * snapshot ends when `work` settles. For a connection on which nothing writes while `work` runs
-   * (a `catalog serve` reader thread): SearchService.searchAnsweringEarly ranks a session's hits
-   * after answering its first page, and both must come from the same catalog.
-   * Optional: without it, such a search answers once every hit is ranked.
+   * snapshot ends when `work` settles. Only for a connection on which nothing writes while `work`
+   * runs. Optional: a store without read snapshots leaves it out.
    */
   readSnapshot?<T>(work: () => Promise<T>): Promise<T>;
   /** How many parts the index holds (metrics). Optional. */

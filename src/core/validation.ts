@@ -60,7 +60,8 @@ export function parseBulk<S extends z.ZodType>(schema: S, body: unknown, idField
  */
 export function validateBulkItem<S extends z.ZodType>(schema: S, raw: unknown, idField: string): { key: string | undefined; item: z.infer<S> } | { key: string | undefined; messages: string[] } {
   const rawId = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)[idField] : undefined;
-  const key = IdSchema.safeParse(rawId).success ? (rawId as string) : undefined;
+  const id = IdSchema.safeParse(rawId);
+  const key = id.success ? id.data : undefined;
   const result = schema.safeParse(raw);
   if (result.success) return { key, item: result.data };
   return { key, messages: problemsToMessages(issuesToProblems(result.error.issues)) };

@@ -39,6 +39,8 @@ export interface ServeOptions {
    * default: the machine's parallelism, at most 4. 0 runs everything on the main thread.
    */
   readers?: number | undefined;
+  /** Writes that may wait for the writer thread (pool/pooled-catalog.ts DEFAULT_MAX_QUEUED_WRITES); beyond, a 503 with Retry-After. */
+  maxQueuedWrites?: number | undefined;
   /** Serve `GET /metrics` without a token (AppOptions `metrics`; `catalog serve --public-metrics`). Default false. */
   publicMetrics?: boolean | undefined;
   /** How webhooks are delivered (src/http/webhooks/deliverer.ts; defaults there). */
@@ -121,7 +123,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     : undefined;
   let catalog: Catalog = plain;
   let deliverer: WebhookDeliverer | undefined;
-  const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers }) : undefined;
+  const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers, maxQueuedWrites: options.maxQueuedWrites }) : undefined;
   if (pooled) catalog = pooled;
   const app = buildApp({
     catalog,

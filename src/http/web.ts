@@ -4,7 +4,7 @@
  * data — and everything it shows comes from the API with the user's token, so roles, organizations
  * and visibility are exactly the API's.
  *
- * Paths: `/`, `/search` and `/parts/<part_id>` answer the app's index.html (client-side routes, so a
+ * Paths: `/`, `/search`, `/sync` and `/parts/<part_id>` answer the app's index.html (client-side routes, so a
  * shared link reloads), `/assets/<file>` the hashed bundles. The API keeps every path under `/1/` and
  * `/v1/`; nothing here overlaps it.
  *
@@ -63,7 +63,7 @@ export function isWebAppRequest(method: string, url: string, accept?: string): b
   const digitAt = (i: number) => url.charCodeAt(i) >= 48 && url.charCodeAt(i) <= 57;
   if (digitAt(1) || (url.charCodeAt(1) === 118 /* v */ && digitAt(2))) return false;
   const path = url.split('?')[0] ?? '';
-  if (path === '/' || path === '/index.html' || path === '/search' || path === '/favicon.svg' || /^\/parts\/[^/]+$/.test(path) || /^\/assets\/[\w.-]+$/.test(path)) return true;
+  if (path === '/' || path === '/index.html' || path === '/search' || path === '/sync' || path === '/favicon.svg' || /^\/parts\/[^/]+$/.test(path) || /^\/assets\/[\w.-]+$/.test(path)) return true;
   return accept !== undefined && accept.includes('text/html');
 }
 
@@ -133,6 +133,7 @@ export function registerWebApp(app: FastifyInstance, root: string = defaultWebRo
   app.get('/', page);
   app.get('/index.html', page);
   app.get('/search', page);
+  app.get('/sync', page);
   app.get('/parts/:part_id', page);
   app.get<{ Params: { file: string } }>('/assets/:file', async (request, reply) => {
     const file = files.get(`/assets/${request.params.file}`);

@@ -94,7 +94,8 @@ Contributors who keep their catalog in files (a parts sheet exported nightly, a 
 named after part numbers) re-run the same two commands; only what changed moves.
 
 - \`parts import <sheet> --sync\`: a row equal to the stored part (the same names, the same values
-  of each attribute it gives, any order) is not sent; one select per batch compares them. The
+  of each attribute it gives, any order) is not sent; one select per batch compares the rows the
+  sync state (below) does not already know to be equal. The
   summary counts it as unchanged. Checkpoints and \`--resume\` are those of an import.
 - \`images sync <folder>\`: every image file under the folder (recursively; .jpg .jpeg .png .webp
   .gif .tif .tiff .avif; hidden files skipped) is the image whose image_id is its path relative to
@@ -117,6 +118,23 @@ named after part numbers) re-run the same two commands; only what changed moves.
   (\`wouldDelete\`). More than \`--max-delete\` (a count, or a share of the items in scope; default
   10 %) is refused: nothing is deleted, exit 1, so a truncated export never empties a catalog. A
   part that still has images is not pruned (rejected, exit 3): prune its images first.
+- The sync state: a run remembers what it learnt in \`$XDG_CACHE_HOME/catalog/sync/\` (default
+  \`~/.cache/catalog/sync/\`; one file per source and catalog), so the next run over unchanged
+  sources does not redo it. \`images sync\` remembers each photo's SHA-256 by path, size and
+  modification time and stats a photo instead of reading it when both are unchanged; a remembered
+  hash the stored ETag disagrees with is hashed again from the file before anything is sent.
+  \`parts import --sync\` remembers, per part, the row the catalog was seen to hold and the change
+  feed's number at the end of the run; the next run asks the feed (\`POST /1/catalog/changes\`)
+  which parts anyone wrote since and compares only those, and rows that differ from the
+  remembered one, with the stored part; a sheet with the very bytes of the last finished run
+  (same format and \`--id-replace\`), every row of which was remembered, on parts and attributes
+  nobody wrote since, is not read at all. A feed that no longer reaches back (retention) means a
+  full comparison. The state is a cache: deleting it costs time, not correctness, and
+  \`--no-sync-state\` ignores it. Blind spots, by design: a photo rewritten with other bytes of the
+  same size *and* its old modification time put back is taken as unchanged (photos whose time is
+  within 2 s of the run are always hashed); a catalog restored from a backup to an older state at
+  the same data directory or URL, whose feed has since grown past the remembered number, is not
+  noticed. Use \`--no-sync-state\` after either.
 - The summary: created, updated, unchanged, pruned, unmatched, rejected, with the errors file
   (\`<sheet>.errors.<ext>\`, \`<folder>.errors.ndjson\`) holding every rejected row or photo; on a
   terminal a progress line with the rate and (for a folder) the time left.

@@ -5,7 +5,7 @@
  * not sent, --prune, --scope). "Not sent" is asserted on the client's upload calls in both modes and,
  * against the server, on the requests it received.
  */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -14,6 +14,7 @@ import { LocalCatalogClient } from '../../src/client/local-client.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Catalog } from '../../src/core/services.js';
 import { buildApp } from '../../src/http/app.js';
+import { PartsSync } from '../../src/cli/sync/parts-sync.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { cli } from '../helpers/cli.js';
 import { SHARED_IMAGES } from '../helpers/data.js';
@@ -124,6 +125,31 @@ describe.each(['local', 'remote'] as const)('catalog images sync (%s)', (mode) =
     expect((await images())[0]).toEqual({ image_id: 'P1.jpg', part_id: 'P1', info: 'display weight=2' });
   });
 
+  it('hashes only photos whose size or time changed since the last run; --no-sync-state hashes every one', async () => {
+    // Photos written a while ago (a photo written within the last seconds is hashed at every run).
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    for (const name of ['P1.jpg', 'P1_2.jpg', 'sub/P2.jpg']) utimesSync(join(s.dir, 'photos', name), anHourAgo, anHourAgo);
+    expect(JSON.parse((await run(['images', 'sync', 'photos', '-o', 'json'])).stdout)).toMatchObject({ created: 3 });
+    // Other bytes of the same size, the file's time put back: the documented blind spot of the state.
+    const path = join(s.dir, 'photos', 'P1_2.jpg');
+    const { mtime } = statSync(path);
+    const bytes = readFileSync(path);
+    bytes[bytes.length - 100] = (bytes[bytes.length - 100] ?? 0) ^ 0x01;
+    writeFileSync(path, bytes);
+    utimesSync(path, mtime, mtime);
+    // Same bytes, a new time: hashed again, and found equal to the stored ETag.
+    const touched = join(s.dir, 'photos', 'P1.jpg');
+    utimesSync(touched, new Date(), new Date(Date.now() + 60_000));
+    const uploads = spyUploads();
+    const second = await run(['images', 'sync', 'photos', '-o', 'json']);
+    expect(JSON.parse(second.stdout)).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
+    expect(uploads.calls).toEqual([]);
+
+    const full = await run(['images', 'sync', 'photos', '--no-sync-state', '-o', 'json']);
+    expect(JSON.parse(full.stdout)).toMatchObject({ created: 0, updated: 1, unchanged: 2 });
+    expect(uploads.calls).toEqual([{ files: ['P1_2.jpg'], definitions: ['P1_2.jpg'] }]);
+  });
+
   it('binds photos by a custom --part-from and refuses a pattern without part_id', async () => {
     mkdirSync(join(s.dir, 'shots'));
     copyFileSync(photo('0.jpg'), join(s.dir, 'shots', 'shot-A1-front.jpg'));
@@ -222,6 +248,32 @@ describe.each(['local', 'remote'] as const)('catalog parts import --sync (%s)', 
     expect(JSON.parse(synced.stdout)).toMatchObject({ created: 0, updated: 1, unchanged: 18, deleted: 1, deletedIds: ['B19'] });
     expect(await partIds()).toEqual(ids.filter((id) => id !== 'B19'));
     expect((JSON.parse((await run(['parts', 'get', 'A03', '-o', 'json'])).stdout) as { name: { en: string } }[])[0]?.name.en).toBe('Renamed');
+  });
+
+  it('reads no stored part when the catalog has not changed since the last run, and restores a part changed meanwhile', async () => {
+    const selects = vi.spyOn(mode === 'local' ? LocalCatalogClient.prototype : HttpCatalogClient.prototype, 'selectParts');
+    const filters = vi.spyOn(PartsSync.prototype, 'filter');
+    const again = await run(['parts', 'import', 'parts.csv', '--sync', '-o', 'json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ created: 0, updated: 0, unchanged: 20 });
+    expect(selects).not.toHaveBeenCalled();
+    // The same bytes as the last run, on parts nobody wrote since: no row is even read.
+    expect(filters).not.toHaveBeenCalled();
+    const dry = await run(['parts', 'import', 'parts.csv', '--sync', '--prune', '--dry-run']);
+    expect(dry.stderr).toContain('would create 0, would update 0, 20 unchanged, would prune 0, 0 rejected');
+
+    // Someone else renames A03: the next sync compares that part alone, and puts the sheet's name back.
+    expect((await cli(['parts', 'import', '-', '--format', 'ndjson'], { cwd: s.dir, env: s.env, stdin: JSON.stringify({ part_id: 'A03', name: { en: 'Edited' } }) })).code).toBe(0);
+    const restored = await run(['parts', 'import', 'parts.csv', '--sync', '-o', 'json']);
+    expect(JSON.parse(restored.stdout)).toMatchObject({ created: 0, updated: 1, unchanged: 19 });
+    expect(filters).toHaveBeenCalled();
+    expect(selects.mock.calls.flatMap(([request]) => (request as { part_ids: string[] }).part_ids)).toEqual(['A03']);
+    expect((JSON.parse((await run(['parts', 'get', 'A03', '-o', 'json'])).stdout) as { name: { en: string } }[])[0]?.name.en).toBe('Part A03');
+
+    // Without the state, every row is compared again (and nothing is sent).
+    selects.mockClear();
+    const full = await run(['parts', 'import', 'parts.csv', '--sync', '--no-sync-state', '-o', 'json']);
+    expect(JSON.parse(full.stdout)).toMatchObject({ created: 0, updated: 0, unchanged: 20 });
+    expect(selects.mock.calls.flatMap(([request]) => (request as { part_ids: string[] }).part_ids)).toHaveLength(20);
   });
 
   it('refuses a prune above --max-delete, and --scope limits what the sheet covers', async () => {

@@ -107,9 +107,10 @@ describe.each(MODES)('search (%s client)', (mode) => {
     expect(await find('cnotroller')).toEqual(['usb:1d6b:0002']); // swap of neighbours
     expect(await find('gigabyt network')).toEqual(['pci:8086:1539']); // substitution
     expect(await find('lamo ')).toEqual([]); // under 5 letters: no typo tolerance
-    // A word the catalog knows is taken as typed, unless that finds nothing at all.
+    // A word the catalog knows (misspelled there) also finds its typo neighbours, ranked below
+    // the word as typed (the ranking rules' typo rule).
     await h.admin.upsertParts([{ part_id: 'ssd', name: { en: 'SSD Contoller' } }]);
-    expect(await find('contoller ')).toEqual(['ssd']);
+    expect(await find('contoller ')).toEqual(['ssd', 'usb:1d6b:0002']);
     expect(await find('hub contoller ')).toEqual(['usb:1d6b:0002']);
     expect(await find('pci:8086:1539')).toEqual(['pci:8086:1539']);
     expect(await find('8086')).toEqual(['pci:8086:1539']);

@@ -16,6 +16,7 @@ import type { Catalog } from '../../src/core/services.js';
 import type { CatalogService } from '../../src/core/catalog/service.js';
 import { buildApp } from '../../src/http/app.js';
 import { openCatalog, openCatalogAt, type OpenCatalogOptions } from '../../src/open-catalog.js';
+import type { SchemaSeed } from '../services/services.js';
 
 export const MODES = ['local', 'http'] as const;
 export type Mode = (typeof MODES)[number];
@@ -50,15 +51,29 @@ export const BACKEND: 'sqlite' | 'postgres' = process.env.CATALOG_TEST_BACKEND =
 
 /** One database per test file (this module is loaded once per file), a schema per harness. */
 let postgresDatabase: Promise<string> | undefined;
+/** What a freshly migrated schema holds (read from this file's first schema), to put used ones back to it. */
+let postgresSeed: Promise<SchemaSeed> | undefined;
+/** Migrated schemas of harnesses closed, free for the next harness once put back to the seed. */
+const freeSchemas: { url: string; schema: string }[] = [];
 
+/**
+ * The catalog of a new harness. On PostgreSQL a schema migrates once and is reused: a closed
+ * harness's schema is put back to its freshly migrated state (resetTestSchema) for the next, as a
+ * new one would be, without its ~1 s of migrations.
+ */
 async function openHarnessCatalog(dataDir: string, options: Omit<OpenCatalogOptions, 'dataDir'>): Promise<{ catalog: Catalog; dispose(): Promise<void> }> {
   if (BACKEND === 'sqlite') return { catalog: openCatalog({ ...options, dataDir }), dispose: async () => undefined };
-  const { createTestDatabase, createTestSchema, dropTestSchema } = await import('../services/services.js');
+  const { createTestDatabase, createTestSchema, readSchemaSeed, resetTestSchema } = await import('../services/services.js');
   postgresDatabase ??= createTestDatabase('contract');
   const database = await postgresDatabase;
-  const { url, schema } = await createTestSchema(database);
-  const catalog = await openCatalogAt({ ...options, dataDir, databaseUrl: url });
-  return { catalog, dispose: () => dropTestSchema(database, schema) };
+  const reused = freeSchemas.pop();
+  const target = reused ?? await createTestSchema(database);
+  if (reused && postgresSeed) await resetTestSchema(reused.url, await postgresSeed);
+  const catalog = await openCatalogAt({ ...options, dataDir, databaseUrl: target.url });
+  // The first schema, just migrated and opened, before any test writes: what every reused one gets back.
+  postgresSeed ??= readSchemaSeed(target.url, target.schema);
+  await postgresSeed;
+  return { catalog, dispose: async () => void freeSchemas.push(target) };
 }
 
 /** Builds a fresh catalog, reachable in the given mode; `options` go to openCatalog (e.g. searchLimits). */

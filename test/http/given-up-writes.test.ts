@@ -59,3 +59,87 @@ describe('a write given up while it waits for the writer thread', () => {
     expect(ghost.statusCode).toBe(404);
   });
 });
+
+describe('concurrent writes to one part on the pooled server', () => {
+  let dir: string;
+  let server: RunningServer;
+  let token = '';
+  beforeAll(async () => {
+    dir = tempDir('catalog-write-order-');
+    const catalog = openCatalog({ dataDir: dir });
+    token = (await catalog.service.createToken(LOCAL_OWNER, { name: 'admin', roles: ['catalogAdmin'] })).secret;
+    await catalog.service.upsertParts(LOCAL_OWNER, Array.from({ length: 200 }, (_, i) => ({ part_id: `p${i}`, name: { en: `pump ${i}` } })));
+    await catalog.close();
+    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 2 });
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('are applied in the order they are answered: the last answered write is the stored one, among reads', async () => {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const answered: { client: number; status: number }[] = [];
+    const CLIENTS = 16;
+    const ROUNDS = 3;
+    const writer = async (client: number) => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const res = await request(`${server.url}/1/catalog/parts`, { method: 'POST', headers, body: JSON.stringify([{ part_id: 'p7', name: { en: `client ${client} round ${round}` } }]) });
+        const body = (await res.body.json()) as { updated?: string[] };
+        answered.push({ client, status: res.statusCode });
+        expect(res.statusCode).toBe(200);
+        expect(body.updated).toEqual(['p7']);
+      }
+    };
+    // Searches and reads beside the writes, as under load.
+    const reader = async () => {
+      for (let i = 0; i < 10; i++) {
+        const res = await request(`${server.url}/1/find/search`, { method: 'POST', headers, body: JSON.stringify({ matches: { text: 'pump' } }) });
+        await res.body.dump();
+      }
+    };
+    await Promise.all([...Array.from({ length: CLIENTS }, (_, c) => writer(c)), reader(), reader()]);
+    expect(answered).toHaveLength(CLIENTS * ROUNDS);
+    const last = answered[answered.length - 1] as { client: number };
+    const stored = await request(`${server.url}/1/catalog/parts/p7`, { headers });
+    expect(((await stored.body.json()) as { name: { en: string } }).name.en).toBe(`client ${last.client} round ${ROUNDS - 1}`);
+  });
+});
+
+describe('the writer thread\'s queue', () => {
+  let dir: string;
+  let server: RunningServer;
+  let token = '';
+  beforeAll(async () => {
+    dir = tempDir('catalog-write-queue-');
+    const catalog = openCatalog({ dataDir: dir });
+    token = (await catalog.service.createToken(LOCAL_OWNER, { name: 'admin', roles: ['catalogAdmin'] })).secret;
+    await catalog.close();
+    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 1, maxQueuedWrites: 1 });
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is bounded: a write beyond it is a 503 with Retry-After at once, and nothing of it is stored', async () => {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const big = (n: number) => Array.from({ length: 1000 }, (_, i) => ({ part_id: `w${n}-${i}`, name: { en: `a rather long part name number ${i} `.repeat(8) } }));
+    const answers = await Promise.all(Array.from({ length: 8 }, async (_, n) => {
+      const res = await request(`${server.url}/1/catalog/parts`, { method: 'POST', headers, body: JSON.stringify(big(n)) });
+      return { n, status: res.statusCode, retryAfter: res.headers['retry-after'], body: (await res.body.json()) as { detail?: string } };
+    }));
+    const refused = answers.filter((a) => a.status === 503);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(answers.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(2);
+    for (const a of refused) {
+      expect(a.retryAfter).toBe('1');
+      expect(a.body.detail).toBe('the server is busy: 1 writes are already waiting for the writer; retry in a moment');
+    }
+    for (const a of answers) {
+      const res = await request(`${server.url}/1/catalog/parts/w${a.n}-999`, { headers });
+      await res.body.dump();
+      expect(res.statusCode).toBe(a.status === 200 ? 200 : 404);
+    }
+  });
+});

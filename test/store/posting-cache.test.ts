@@ -9,14 +9,16 @@ import type { Catalog } from '../../src/core/services.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
 
-const WORDS = Array.from({ length: 12 }, (_, i) => `quokka${String.fromCharCode(97 + i)}`);
+// Two letters apart from each other (quokkaaa, quokkabb, ...): no word is a typo neighbour of another.
+const WORDS = Array.from({ length: 12 }, (_, i) => `quokka${String.fromCharCode(97 + i).repeat(2)}`);
 
 describe('the posting cache', () => {
   let catalog: Catalog;
   beforeAll(async () => {
-    // Each word in exactly one part's name: one posting each; the cache holds three.
+    // Each word in exactly one part's name: one posting each; the cache holds three. (No name is
+    // the word alone: the exact rule's list of a name equal to the query would be cached too.)
     catalog = openCatalog({ dataDir: tempDir('catalog-posting-cache-'), searchTuning: { postingCache: 3, cacheSize: 0 } });
-    expect(await catalog.service.upsertParts(LOCAL_OWNER, WORDS.map((word, i) => ({ part_id: `p${i}`, name: { en: word } })))).toMatchObject({ errors: {} });
+    expect(await catalog.service.upsertParts(LOCAL_OWNER, WORDS.map((word, i) => ({ part_id: `p${i}`, name: { en: `${word} part` } })))).toMatchObject({ errors: {} });
   });
   afterAll(async () => {
     await catalog?.close();

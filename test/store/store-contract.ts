@@ -15,9 +15,7 @@ import type { BlobStore, CatalogStores } from '../../src/core/ports.js';
 import { visibleLevels } from '../../src/core/permissions.js';
 import { parseQueryText } from '../../src/core/search/query.js';
 import { applySynonyms, compileSynonyms } from '../../src/core/search/synonyms.js';
-import { averageLength, ID_WEIGHT, NAME_WEIGHT } from '../../src/core/search/engine/bm25.js';
-import { buildEngineDocument, ID_MARK, tierLength } from '../../src/core/search/engine/document.js';
-import { exhaustiveTopK, termList } from '../../src/core/search/engine/topk.js';
+import { referenceRanking } from '../../src/core/search/engine/reference.js';
 
 /** What a factory opens for one test: a fresh, empty catalog's stores and a blob store. */
 export interface StoreUnderTest {
@@ -489,10 +487,46 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         const attributes = new Map([attribute('note'), attribute('secret', { visibility: 'admin' })].map((a) => [a.attribute_id, a]));
         for (const principal of [ADMIN, WORKER]) {
           for (const text of ['valve ', 'pump seal ', 'gasket ', 'rotor stator ', 'nut ']) {
-            const expected = referenceRanking(parts, attributes, text.trim().split(' '), principal === ADMIN ? 3 : 0);
+            const expected = referenceRanking(parts, attributes, parseQueryText(text), principal === ADMIN ? 3 : 0);
             const hits = await s.searchIndex.searchText(query(text, principal), 40);
             expect(hits.total).toBe(expected.length);
             expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(expected.slice(0, 40));
+          }
+        }
+      });
+
+      it('returns the top k of the reference ranking rules on a seeded catalog: exact names, prefixes, typos, part numbers, several words', async () => {
+        await putAttributes(attribute('note'), attribute('secret', { visibility: 'admin' }));
+        const stems = ['valve', 'valves', 'valvo', 'pump', 'pumps', 'gasket', 'gaskets', 'gaskte', 'flange', 'flang', 'rotor', 'rotors', 'stator', 'seal', 'seals', 'bearing', 'bearings', 'baering'];
+        let seed = 29;
+        const next = () => {
+          seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+          return seed / 2 ** 32;
+        };
+        const pick = () => stems[Math.floor(next() * stems.length)] ?? 'x';
+        const numbers = ['6204-2RS', '6204', '6204-ZZ', '62042RS', '6205-2RS', '6204 2RS'];
+        const words = (n: number) => Array.from({ length: n }, pick).join(' ');
+        const parts: StoredPart[] = [];
+        for (let i = 0; i < 400; i++) {
+          const values: Record<string, string> = { note: `${words(1 + Math.floor(next() * 5))}${next() < 0.2 ? ` ${numbers[Math.floor(next() * numbers.length)]}` : ''}` };
+          if (i % 5 === 0) values.secret = words(2);
+          const name = next() < 0.15 ? (numbers[Math.floor(next() * numbers.length)] ?? '') : next() < 0.2 ? pick() : words(1 + Math.floor(next() * 4));
+          parts.push(part(`r-${String((i * 37) % 400).padStart(3, '0')}${next() < 0.1 ? '-gasket' : ''}`, name, values));
+        }
+        await putParts(...parts);
+        const attributes = new Map([attribute('note'), attribute('secret', { visibility: 'admin' })].map((a) => [a.attribute_id, a]));
+        const texts = ['valve', 'valve ', 'val', 'gasket', 'gaskte ', 'gaskt', 'bearng ', 'baering', 'flange ', 'pump seal', 'rotor sta', 'seals valves ', '6204-2rs', '6204 2rs', '62042rs', '6204', 'r-1', 'r-120 ', 'stator rotor pump '];
+        for (const principal of [ADMIN, WORKER]) {
+          for (const text of texts) {
+            const expected = referenceRanking(parts, attributes, parseQueryText(text), principal === ADMIN ? 3 : 0);
+            // The query's view knows the attributes (phrases are checked in the parts' values).
+            const q = { ...query(text, principal) };
+            q.ctx = { ...q.ctx, attributes };
+            for (const k of [1, 10, 40]) {
+              const hits = await s.searchIndex.searchText(q, k);
+              expect(hits.total, `${text} (${principal.roles.join()})`).toBe(expected.length);
+              expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId), `${text} k ${k}`).toEqual(expected.slice(0, k));
+            }
           }
         }
       });
@@ -807,32 +841,3 @@ export function describeBlobStoreContract(name: string, open: () => Promise<Blob
   });
 }
 
-/**
- * The reference ranking (docs/search.md, "Relevance"; core/search/engine/bm25.ts) of single-token
- * words without prefix or typo, computed here from the parts themselves: every hit scored by
- * exhaustiveTopK, each word matching through its names-and-values term and its id term, as the
- * engine resolves it. Part ids in rank order.
- */
-function referenceRanking(parts: readonly StoredPart[], attributes: ReadonlyMap<string, Attribute>, words: readonly string[], tier: number): string[] {
-  const sorted = [...parts].sort((a, b) => (a.part_id < b.part_id ? -1 : a.part_id > b.part_id ? 1 : 0));
-  const docs = sorted.map((p) => buildEngineDocument(p, attributes));
-  const dl = docs.map((d) => tierLength(d.lengths, tier));
-  const data = { dl, key: sorted.map((_, i) => i), avgdl: averageLength({ n: docs.length, sumLength: dl.reduce((a, b) => a + b, 0) }) };
-  const list = (term: string, weight: number) => {
-    const ids: number[] = [];
-    const wtf: number[] = [];
-    const names: number[] = [];
-    docs.forEach((d, i) => {
-      const tf = d.terms.get(term);
-      if (!tf) return;
-      let w = (tf[0] ?? 0) * weight;
-      for (let k = 0; k <= tier; k++) w += tf[1 + k] ?? 0;
-      ids.push(i);
-      wtf.push(w);
-      names.push((tf[0] ?? 0) > 0 ? 1 : 0);
-    });
-    return termList(ids, wtf, names, docs.length);
-  };
-  const lists = words.map((w) => [list(w, NAME_WEIGHT), list(ID_MARK + w, ID_WEIGHT)].filter((l) => l.docs.length > 0));
-  return exhaustiveTopK(lists, [], data, parts.length).hits.map((h) => sorted[h.doc]?.part_id ?? '');
-}

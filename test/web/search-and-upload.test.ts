@@ -6,7 +6,7 @@
  * part's image, and the app's frame (titles, focus, maintenance banner, unknown routes, sign-out,
  * remembered sign-in). Skipped without Chromium, like browser.test.ts.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,6 +135,47 @@ describe.runIf(haveChromium || required)('web app: search page, photo search, up
     await rowError.waitFor();
     expect(await rowError.textContent()).toContain('"/"');
     expect(posted).toBe(0);
+  });
+
+  it('syncs a chosen folder: photos bound to parts by name, only new and changed ones sent, a summary', async () => {
+    const { default: sharp } = await import('sharp');
+    const solid = (r: number, g: number, b: number) => sharp({ create: { width: 100, height: 80, channels: 3, background: { r, g, b } } }).jpeg().toBuffer();
+    const folder = mkdtempSync(join(tmpdir(), 'catalog-web-folder-'));
+    try {
+      mkdirSync(join(folder, 'sub'));
+      writeFileSync(join(folder, 'gear:upload_1.jpg'), await solid(10, 160, 10));
+      writeFileSync(join(folder, 'sub', 'gear:successor.jpg'), await solid(160, 160, 10));
+      writeFileSync(join(folder, 'nopart_1.jpg'), await solid(10, 10, 10));
+      const p = await open(fixture.tokens.contributor);
+      // The files each upload request carries (the browser does not expose a multipart body with files to Playwright).
+      await p.addInitScript({
+        content: `window.sentFiles = []; const original = window.fetch.bind(window);
+          window.fetch = (input, init) => { if (init && init.body instanceof FormData) window.sentFiles.push(init.body.getAll('files').map((f) => f.name).join(',')); return original(input, init); };`,
+      });
+      await p.goto(`${server.url}/sync`);
+      await p.getByRole('heading', { name: 'Sync a folder of photos' }).waitFor();
+      const uploads = () => p.evaluate('window.sentFiles') as Promise<string[]>;
+      const counts = p.locator('.sync-counts');
+      await p.getByLabel('Folder of photos (choose, or drop it here)').setInputFiles(folder);
+      await counts.waitFor();
+      expect(await counts.textContent()).toBe('2 created, 0 changed, 0 unchanged, 1 unmatched');
+      expect(await p.locator('.unmatched li').allTextContents()).toEqual(["nopart_1.jpg: part 'nopart' does not exist"]);
+      const image = async (id: string) => (await (await api('GET', `/1/catalog/images/${encodeURIComponent(id)}`)).json()) as { part_id: string; info: string };
+      expect(await image('gear:upload_1.jpg')).toMatchObject({ part_id: 'gear:upload', info: 'display' });
+      expect(await image('sub~gear:successor.jpg')).toMatchObject({ part_id: 'gear:successor', info: 'display' });
+      expect(await uploads()).toEqual(['gear:upload_1.jpg,sub~gear:successor.jpg']);
+
+      // One photo changed: only its bytes go, and its info tokens stay.
+      writeFileSync(join(folder, 'sub', 'gear:successor.jpg'), await solid(10, 10, 160));
+      await p.reload();
+      await p.getByLabel('Folder of photos (choose, or drop it here)').setInputFiles(folder);
+      await counts.waitFor();
+      expect(await counts.textContent()).toBe('0 created, 1 changed, 1 unchanged, 1 unmatched');
+      expect(await uploads()).toEqual(['sub~gear:successor.jpg']);
+      expect(await seriousViolations(p)).toEqual([]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   // -- the search page --------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { allAttributes, api, checkToken, getToken, setToken, signOut } from './api';
 import { PartPage } from './part';
+import { FolderSyncPage } from './folder-sync';
 import { Link, navigate, setTitle, useLocation } from './router';
 import { SearchPage } from './search';
 import './style.css';
@@ -172,6 +173,8 @@ function App() {
         <PartPage partId={partId} language={language} setLanguage={setLanguage} maintenance={maintenance} />
       ) : isSearch ? (
         <SearchPage location={location} language={language} />
+      ) : location.path === '/sync' ? (
+        <FolderSyncPage />
       ) : (
         <NotFound />
       )}

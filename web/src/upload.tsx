@@ -11,6 +11,7 @@ import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError, request, type BulkWriteResult } from './api';
 import { forgetImages } from './images';
+import { Link } from './router';
 
 interface Row {
   key: number;
@@ -171,6 +172,9 @@ export function Upload(props: { partId: string; canSetPosition: boolean; mainten
     <section aria-labelledby="upload-title" class="upload">
       <h2 id="upload-title">Add images</h2>
       {props.maintenance && <p class="note">The catalog is in maintenance mode: uploads are refused until it ends.</p>}
+      <p class="hint">
+        A whole folder of photos named after their parts? <Link href="/sync">Sync a folder</Link>: only new and changed photos are sent.
+      </p>
       {!props.canSetPosition && <p class="hint">Your token may not set positions (that needs dataContributor or dataValidator): use a weight to order images.</p>}
       <form onSubmit={submit}>
         <div

@@ -413,7 +413,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'leveled term dictionaries',
     sql: `
       -- The engine's dictionary (term -> id) and the typo vocabulary keyed by (level, term) instead
-      -- of the term alone (src/adapters/sqlite/search/leveled-terms.ts, docs/decisions/0015): new
+      -- of the term alone (src/adapters/sqlite/search/leveled-terms.ts, docs/decisions/0021): new
       -- terms go to a small level 0 and levels move into the next in term order when full, so a new
       -- part number no longer dirties a page of a large index at every commit. The existing terms
       -- start in the level whose share holds them all. engine_terms keeps id -> term, appended in

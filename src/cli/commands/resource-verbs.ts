@@ -246,10 +246,12 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     }
     return { created: result?.created ?? [], updated: result?.updated ?? [], errors, unchanged: filtered.unchanged };
   };
+  // A sync over the very sheet its last run read, into a catalog where none of its parts changed since, reads no row.
+  const fromState = sync !== undefined && inputPath !== undefined && (await sync.sheetUnchanged(inputPath, JSON.stringify({ format, idReplace: flags.idReplace ?? [] })));
   const grouped = spec.sendBatches !== undefined && ctx.config.remote.value === undefined && flags.maxErrors === undefined;
   return runBulk<Record<string, unknown>>(ctx, {
     what: `${spec.noun} import${sync ? ' --sync' : ''}`,
-    rows: rows(),
+    rows: fromState ? (async function* () {})() : rows(),
     format,
     inputPath,
     inputName: file,
@@ -259,7 +261,9 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
     send: sync
       ? async (batch) => {
           const filtered = await sync.filter(batch);
-          return answerOf(filtered, filtered.rows.length > 0 ? await sendOne(filtered.rows) : undefined);
+          const result = filtered.rows.length > 0 ? await sendOne(filtered.rows) : undefined;
+          sync.noteSent(filtered, result);
+          return answerOf(filtered, result);
         }
       : sendOne,
     // A local catalog writes several batches per transaction (see LOCAL_GROUP_BATCHES); a server
@@ -275,7 +279,11 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
                 const changed = filtered.filter((f) => f.rows.length > 0);
                 const results = changed.length > 0 ? await sendGroup(changed.map((f) => f.rows)) : [];
                 let next = 0;
-                return filtered.map((f) => answerOf(f, f.rows.length > 0 ? results[next++] : undefined));
+                return filtered.map((f) => {
+                  const result = f.rows.length > 0 ? results[next++] : undefined;
+                  sync.noteSent(f, result);
+                  return answerOf(f, result);
+                });
               }
             : sendGroup,
         }

@@ -1,9 +1,13 @@
 /**
  * `parts import --sync` (docs/cli.md, "Sync"): the sheet is the whole truth for the parts in scope.
- * Rows equal to the stored part are not sent (one select per batch compares them), and with
+ * Rows equal to the stored part are not sent: a row the last run saw the catalog hold, on a part
+ * nothing wrote since (part-hashes.ts), is not even compared; the others are, with one select per
+ * batch. With
  * `--prune` the stored parts in scope the sheet no longer holds are deleted, listed first by
  * `--dry-run`, refused above `--max-delete`.
  */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { MAX_PAGE_LIMIT, type PartInput } from '../../api/schemas.js';
 import type { CatalogClient } from '../../client/types.js';
 import { partUpsertChanges } from '../../core/catalog/part-changes.js';
@@ -11,8 +15,10 @@ import type { BulkRow } from '../bulk/run-bulk.js';
 import type { BulkSummary } from '../bulk/summary.js';
 import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { PartHashes, rowHash, type SheetIdentity } from './part-hashes.js';
 import { prune } from './prune.js';
 import { parseMaxDelete, parseScope, partInScope, type MaxDelete, type SyncScope } from './scope.js';
+import type { SyncStateFile } from './state.js';
 
 /** The sync options of `parts import`. */
 export interface PartsSyncFlags {
@@ -20,14 +26,18 @@ export interface PartsSyncFlags {
   prune?: boolean;
   scope?: string;
   maxDelete?: string;
+  /** false (`--no-sync-state`): compare every row with the stored part, whatever the last run saw. */
+  syncState?: boolean;
 }
 
 type Row = BulkRow<Record<string, unknown>>;
 
-/** A batch after the comparison: the rows to send, each one's index in the batch, and how many were equal. */
+/** A batch after the comparison: the rows to send, each one's index in the batch and row hash, and how many were equal. */
 export interface FilteredBatch {
   rows: Row[];
   indexes: number[];
+  /** rowHash of each row to send (undefined: a row without a usable part_id). */
+  hashes: (string | undefined)[];
   unchanged: number;
 }
 
@@ -40,21 +50,60 @@ export class PartsSync {
   private readonly scope: SyncScope;
   private readonly max: MaxDelete;
 
-  /** @throws UsageError for a malformed --scope or --max-delete. */
+  private readonly hashes: PartHashes;
+  /** The sheet's bytes and mapping options as the run began (a file sheet only). */
+  private sheet: (SheetIdentity & { path: string }) | undefined;
+  /** Rows known equal without being read (the last run's sheet, byte for byte, on unchanged parts). */
+  private skipped = 0;
+
+  /**
+   * `state`: the sync state file of this sheet and catalog (src/cli/sync/state.ts).
+   * @throws UsageError for a malformed --scope or --max-delete.
+   */
   constructor(
     private readonly ctx: CommandContext,
     private readonly flags: PartsSyncFlags,
     private readonly client: () => Promise<CatalogClient>,
+    state: SyncStateFile,
   ) {
     this.scope = parseScope(flags.scope);
     this.max = parseMaxDelete(flags.maxDelete);
+    this.hashes = new PartHashes(state, flags.syncState !== false, client);
+  }
+
+  /**
+   * Whether the sheet at `path` need not be read: the last finished run read these very bytes with
+   * the same `options` (what maps its rows), remembered every row, and the change feed shows no
+   * write to any of those parts nor to an attribute since. Then every row counts as unchanged.
+   */
+  async sheetUnchanged(path: string, options: string): Promise<boolean> {
+    this.sheet = { sha256: await fileSha256(path), options, path };
+    const ids = await this.hashes.sameSheet(this.sheet);
+    if (ids === undefined) return false;
+    for (const id of ids) this.sourceIds.add(id);
+    this.hashes.noteAllEqual();
+    this.skipped = ids.length;
+    return true;
   }
 
   /** Records a row read from the sheet (its part_id, or that it has none). */
   noteRow(row: Row): void {
     const id = row.item?.part_id ?? row.record?.part_id;
-    if (typeof id === 'string' && id !== '') this.sourceIds.add(id);
-    else this.unreadable++;
+    if (typeof id === 'string' && id !== '') {
+      this.sourceIds.add(id);
+      this.hashes.noteId(id);
+    } else this.unreadable++;
+  }
+
+  /** Records which rows of a filtered batch the service stored (created or updated). */
+  noteSent(filtered: FilteredBatch, result: { created: string[]; updated: string[] } | undefined): void {
+    if (result === undefined) return;
+    const stored = new Set([...result.created, ...result.updated]);
+    filtered.rows.forEach((row, k) => {
+      const id = row.item?.part_id;
+      const hash = filtered.hashes[k];
+      if (typeof id === 'string' && hash !== undefined && stored.has(id)) this.hashes.noteWritten(id, hash);
+    });
   }
 
   /**
@@ -63,26 +112,51 @@ export class PartsSync {
    * answers them.
    */
   async filter(batch: Row[]): Promise<FilteredBatch> {
-    const ids = [...new Set(batch.flatMap((r) => (typeof r.item?.part_id === 'string' ? [r.item.part_id] : [])))];
+    await this.hashes.prepare();
+    const hashes = batch.map((r) => (r.item !== undefined && r.refused === undefined && typeof r.item.part_id === 'string' ? rowHash(r.item) : undefined));
+    const known = batch.map((r, k) => hashes[k] !== undefined && this.hashes.unchanged(String(r.item?.part_id), hashes[k]));
+    const ids = [...new Set(batch.flatMap((r, k) => (!known[k] && typeof r.item?.part_id === 'string' ? [r.item.part_id] : [])))];
     const stored = new Map<string, Awaited<ReturnType<CatalogClient['selectParts']>>[number]>();
     const client = await this.client();
     for (let i = 0; i < ids.length; i += MAX_PAGE_LIMIT) {
       for (const part of await client.selectParts({ part_ids: ids.slice(i, i + MAX_PAGE_LIMIT), projection: ['name', 'attributes'] })) stored.set(part.part_id, part);
     }
-    const out: FilteredBatch = { rows: [], indexes: [], unchanged: 0 };
+    const out: FilteredBatch = { rows: [], indexes: [], hashes: [], unchanged: 0 };
     batch.forEach((row, index) => {
       const item = row.item;
-      if (item !== undefined && row.refused === undefined && !changes(item, stored.get(String(item.part_id)))) out.unchanged++;
-      else {
+      const hash = hashes[index];
+      if (item !== undefined && hash !== undefined && (known[index] || !changes(item, stored.get(String(item.part_id))))) {
+        out.unchanged++;
+        this.hashes.noteEqual(String(item.part_id), hash);
+      } else {
         out.rows.push(row);
         out.indexes.push(index);
+        out.hashes.push(hash);
       }
     });
     return out;
   }
 
-  /** After every row was answered: the prune (with --prune), else nothing. */
+  /** After every row was answered: the prune (with --prune), then the state for the next run is saved. */
   async finish(summary: BulkSummary, dryRun: boolean): Promise<{ notes: string[]; exitCode?: number }> {
+    if (this.skipped > 0) {
+      summary.rows += this.skipped;
+      summary.unchanged = (summary.unchanged ?? 0) + this.skipped;
+    }
+    const pruned = await this.prune(summary, dryRun);
+    // A dry run wrote nothing, and what it compared is all it could remember: the next real run decides.
+    const unsaved = dryRun ? undefined : await this.hashes.save(await this.sheetAsRead());
+    return unsaved === undefined ? pruned : { ...pruned, notes: [...pruned.notes, unsaved] };
+  }
+
+  /** The sheet's identity with its row count, when the file is still the bytes the run began with and every row had a part_id. */
+  private async sheetAsRead(): Promise<(SheetIdentity & { rows: number }) | undefined> {
+    if (this.sheet === undefined || this.unreadable > 0) return undefined;
+    const { sha256, options, path } = this.sheet;
+    return (await fileSha256(path)) === sha256 ? { sha256, options, rows: this.sourceIds.size } : undefined;
+  }
+
+  private async prune(summary: BulkSummary, dryRun: boolean): Promise<{ notes: string[]; exitCode?: number }> {
     if (this.flags.prune !== true) return { notes: [] };
     if (this.unreadable > 0) {
       return {
@@ -107,6 +181,13 @@ export class PartsSync {
     }
     return prune(this.ctx, summary, { noun: 'parts', plan: { ids, inScope }, scope: this.scope, max: this.max, dryRun, remove: (chunk) => client.deleteParts(chunk) });
   }
+}
+
+/** The SHA-256 (hex) of a file's bytes, read as a stream. */
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 /** partUpsertChanges for an item as mapped from a row: a malformed one counts as a change (the service rejects it). */

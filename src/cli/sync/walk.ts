@@ -15,6 +15,8 @@ export interface FolderPhoto {
   relativePath: string;
   /** Absolute path. */
   path: string;
+  /** Whether the folder holds its side-car `<photo>.info` (known from the listing, so no photo is opened to find out). */
+  sideCar: boolean;
 }
 
 /**
@@ -25,12 +27,14 @@ export interface FolderPhoto {
 export async function listPhotos(folder: string): Promise<FolderPhoto[]> {
   const out: FolderPhoto[] = [];
   const visit = async (dir: string, prefix: string): Promise<void> => {
-    for await (const entry of await opendir(dir)) {
-      if (entry.name.startsWith('.')) continue;
+    const entries = [];
+    for await (const entry of await opendir(dir)) if (!entry.name.startsWith('.')) entries.push(entry);
+    const names = new Set(entries.map((e) => e.name));
+    for (const entry of entries) {
       const relativePath = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) await visit(path, relativePath);
-      else if (entry.isFile() && IMAGE_EXTENSIONS.has(extname(entry.name).toLowerCase())) out.push({ relativePath, path });
+      else if (entry.isFile() && IMAGE_EXTENSIONS.has(extname(entry.name).toLowerCase())) out.push({ relativePath, path, sideCar: names.has(`${entry.name}${SIDE_CAR_SUFFIX}`) });
     }
   };
   await visit(folder, '');

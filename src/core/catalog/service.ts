@@ -5,7 +5,7 @@
  * validation, permissions and maintenance checks.
  */
 import { errors } from '../../api/errors.js';
-import { CATALOG_VERSION, type CatalogInfo, type CurrentToken } from '../../api/schemas.js';
+import { CATALOG_VERSION, normalizeId, type CatalogInfo, type CurrentToken } from '../../api/schemas.js';
 import {
   AttributeInputSchema, AttributeListRequestSchema, AttributeSelectRequestSchema, MaintenanceSchema,
   OrganizationInputSchema, OrganizationListRequestSchema, PartInputSchema, PartListRequestSchema, PartSelectRequestSchema,
@@ -346,6 +346,7 @@ export class CatalogService {
   /** GET /1/catalog/parts/{part_id}: 404 when unknown. */
   async getPart(principal: Principal, partId: string, organization?: string): Promise<Part> {
     assertScope(principal, 'parts:read');
+    partId = normalizeId(partId);
     const [part] = await this.store.getParts([partId]);
     if (!part) throw errors.notFound(`part '${partId}' does not exist`);
     return viewPart(part, await this.viewContext(principal, organization));

@@ -3,7 +3,7 @@
  */
 import { hash } from 'node:crypto';
 import { errors } from '../../api/errors.js';
-import { CATALOG_ROLES, IdSchema, ROLES, SCOPES, type Principal, type Role, type Scope, type TokenCreateRequest, type TokenInfo } from '../../api/schemas.js';
+import { CATALOG_ROLES, IdSchema, normalizeId, ROLES, SCOPES, type Principal, type Role, type Scope, type TokenCreateRequest, type TokenInfo } from '../../api/schemas.js';
 
 import { formatMicros } from '../time.js';
 import type { StoredToken } from '../model.js';
@@ -63,7 +63,7 @@ export function validateNewToken(input: TokenCreateRequest): ValidNewToken {
     }
   }
   if (problems.length > 0) throw errors.badRequest(problems.join('; '));
-  return { name, roles: validRoles, organization: organization ?? null, scopes, expiresInSeconds: input.expiresInSeconds ?? null };
+  return { name, roles: validRoles, organization: organization == null ? null : normalizeId(organization), scopes, expiresInSeconds: input.expiresInSeconds ?? null };
 }
 
 /** The public description of a stored token (never its hash). */

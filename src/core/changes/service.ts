@@ -12,7 +12,7 @@ import {
   ChangesRequestSchema, DEFAULT_CHANGES_LIMIT, WebhookInputSchema, type Change, type ChangesPage, type Webhook, type WebhookCreated,
   type WebhookDelivery,
 } from '../../api/change-schemas.js';
-import type { Principal } from '../../api/schemas.js';
+import { normalizeId, type Principal } from '../../api/schemas.js';
 import type { ServiceContext } from '../context.js';
 import type { DeliveryAttempt, StoredChange, StoredWebhook } from '../model.js';
 import { assertCatalogAdmin, assertScope } from '../permissions.js';
@@ -118,7 +118,7 @@ export class ChangeService {
   async removeWebhook(principal: Principal, webhookId: string): Promise<void> {
     assertCatalogAdmin(principal);
     assertScope(principal, 'webhooks');
-    if (!(await this.webhooks.removeWebhook(webhookId))) throw errors.notFound(`no webhook '${webhookId}'`);
+    if (!(await this.webhooks.removeWebhook(normalizeId(webhookId)))) throw errors.notFound(`no webhook '${webhookId}'`);
   }
 
   /** GET /1/catalog/webhooks/deliveries[?webhook_id=&limit=] (catalogAdmin): the newest attempts first (default 100). */

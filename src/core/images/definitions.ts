@@ -5,7 +5,7 @@
  */
 import { errors } from '../../api/errors.js';
 import { ImageDefinitionSchema, imageExistsMessage, type ImageDefinition, type ImageDescription, type UploadMode } from '../../api/image-schemas.js';
-import { IdSchema } from '../../api/schemas.js';
+import { IdSchema, normalizeId } from '../../api/schemas.js';
 
 import { issuesToProblems, problemsToMessages } from '../validation.js';
 import { parseImageInfo, POSITION_ROLE_ERROR, validateImagePosition, type ParsedInfo } from './info-tokens.js';
@@ -40,14 +40,15 @@ export function checkDefinitions(body: unknown, maxDefinitions: number, mayPosit
   const counts = new Map<string, number>();
   for (const raw of body) {
     const id = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).image_id : undefined;
-    if (typeof id === 'string') counts.set(id, (counts.get(id) ?? 0) + 1);
+    if (typeof id === 'string') counts.set(normalizeId(id), (counts.get(normalizeId(id)) ?? 0) + 1);
   }
   const reported = new Set<string>();
   const out: CheckedDefinition[] = [];
   body.forEach((raw: unknown, index) => {
     const rawId = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).image_id : undefined;
-    const key = IdSchema.safeParse(rawId).success ? (rawId as string) : `items[${index}]`;
-    if (typeof rawId === 'string' && (counts.get(rawId) ?? 0) > 1 && key === rawId) {
+    const parsedId = IdSchema.safeParse(rawId);
+    const key = parsedId.success ? parsedId.data : `items[${index}]`;
+    if (parsedId.success && (counts.get(key) ?? 0) > 1) {
       if (!reported.has(key)) out.push({ key, index, messages: [`image '${key}' is defined more than once in this request`] });
       reported.add(key);
       return;
@@ -86,7 +87,8 @@ export function checkDefinitions(body: unknown, maxDefinitions: number, mayPosit
  */
 export function normalizeFilename(filename: string): string {
   const slash = filename.lastIndexOf('/');
-  return slash === -1 ? filename : filename.slice(slash + 1);
+  // NFC, as image ids are: a macOS file name is NFD.
+  return normalizeId(slash === -1 ? filename : filename.slice(slash + 1));
 }
 
 /**

@@ -13,6 +13,12 @@ export interface ImageLimits {
   maxDefinitions: number;
   /** Bytes of the `images` JSON part (default 16 MiB); more is a 413. Enforced by the transport. */
   maxDefinitionsBytes: number;
+  /**
+   * Pixels (width × height) of one image (default 268,402,689 = 16383 × 16383, libvips' own limit):
+   * an upload over it is an item error, a thumbnail of it a 413; read from the header, before any
+   * pixel is decoded.
+   */
+  maxPixels: number;
 }
 
 /** The defaults of {@link ImageLimits}. */
@@ -21,6 +27,7 @@ export const DEFAULT_IMAGE_LIMITS: Readonly<ImageLimits> = Object.freeze({
   maxRequestBytes: MAX_IMAGE_REQUEST_BYTES,
   maxDefinitions: MAX_IMAGE_DEFINITIONS,
   maxDefinitionsBytes: 16 * 1024 * 1024,
+  maxPixels: 0x3fff * 0x3fff,
 });
 
 /** A byte count as MiB for messages: `20 MiB`, `1.5 MiB`. */

@@ -13,7 +13,7 @@ import { CatalogError, errors } from '../../api/errors.js';
 import {
   ImageListRequestSchema, ImageSelectRequestSchema, type DisplayImages, type ImageDescription, type ImageView, type UploadOptions,
 } from '../../api/image-schemas.js';
-import { IdSchema, type BulkDeleteResult, type BulkWriteResult, type Page, type Principal } from '../../api/schemas.js';
+import { IdSchema, normalizeId, type BulkDeleteResult, type BulkWriteResult, type Page, type Principal } from '../../api/schemas.js';
 import { BlobGate } from './blob-gate.js';
 import { BlobTooLargeError } from './blobs.js';
 import {
@@ -24,7 +24,7 @@ import { parseImageInfo } from './info-tokens.js';
 import { imageIntake, NotAnImageError, type IntakeResult } from './intake.js';
 import { keysetFor, project, toPage } from '../paging.js';
 import { bulkDeleteResult } from '../bulk-results.js';
-import type { BlobStore, BlobSweepResult, ImageFeatureIndexer, ImageStore } from '../ports.js';
+import type { BlobStore, BlobSweepResult, ImageDecoder, ImageFeatureIndexer, ImageStore } from '../ports.js';
 import type { ServiceContext } from '../context.js';
 import { parseBody, parseIdList } from '../validation.js';
 import type { StoredImage } from '../model.js';
@@ -44,6 +44,11 @@ export interface ImageServiceDeps {
   displayConfig?: Partial<DisplayOrderConfig>;
   /** Image-search hook; unset for now (see {@link ImageFeatureIndexer}). */
   indexer?: ImageFeatureIndexer;
+  /**
+   * Decodes originals: the decode check of uploaded files the indexer does not decode, and
+   * thumbnails. Without it uploads are checked by their first bytes only and there are no thumbnails.
+   */
+  decoder?: ImageDecoder;
   /**
    * The blob store is shared with other servers (object storage): blobs that lose their
    * last image are left to the periodic orphan sweep instead of being deleted at once (BlobGate).
@@ -79,6 +84,7 @@ export class ImageService implements UploadHost {
   readonly store: ImageStore;
   readonly blobs: BlobStore;
   readonly indexer: ImageFeatureIndexer | undefined;
+  readonly decoder: ImageDecoder | undefined;
   readonly gate: BlobGate;
 
   constructor(deps: ImageServiceDeps) {
@@ -86,6 +92,7 @@ export class ImageService implements UploadHost {
     this.store = deps.store;
     this.blobs = deps.blobs;
     this.indexer = deps.indexer;
+    this.decoder = deps.decoder;
     this.limits = { ...DEFAULT_IMAGE_LIMITS, ...deps.limits };
     this.displayConfig = { ...DEFAULT_DISPLAY_ORDER_CONFIG, ...deps.displayConfig };
     this.gate = new BlobGate(deps.blobs, (sha) => deps.store.isBlobReferenced(sha), { deferDeletion: deps.sharedBlobs ?? false });
@@ -180,7 +187,7 @@ export class ImageService implements UploadHost {
     const opened = await this.blobs.open(image.sha256);
     if (!opened) {
       // Deleted (or its file replaced) since it was read: answer as of now.
-      const [now] = await this.store.getImages([imageId]);
+      const [now] = await this.store.getImages([normalizeId(imageId)]);
       if (!now) throw errors.notFound(`image '${imageId}' does not exist`);
       if (now.sha256 !== image.sha256) return this.openOriginal(principal, imageId, options);
       throw new CatalogError('internal', `the original of image '${imageId}' is missing from the blob store (sha256 ${image.sha256})`);
@@ -195,6 +202,7 @@ export class ImageService implements UploadHost {
   async displayImages(principal: Principal, partId: string): Promise<DisplayImages> {
     assertScope(principal, 'images:read');
     if (!IdSchema.safeParse(partId).success) throw errors.badRequest(`invalid part id '${partId.slice(0, 300)}'`);
+    partId = normalizeId(partId);
     const images = await this.store.imagesOfPart(partId);
     if (!images) throw errors.notFound(`part '${partId}' does not exist`);
     const inputs: DisplayImageInput[] = [];
@@ -247,7 +255,7 @@ export class ImageService implements UploadHost {
   }
 
   private async stored(imageId: string): Promise<StoredImage> {
-    const [image] = IdSchema.safeParse(imageId).success ? await this.store.getImages([imageId]) : [];
+    const [image] = IdSchema.safeParse(imageId).success ? await this.store.getImages([normalizeId(imageId)]) : [];
     if (!image) throw errors.notFound(`image '${imageId}' does not exist`);
     return image;
   }
@@ -272,17 +280,60 @@ export class ImageService implements UploadHost {
     }
   }
 
+  /** A stored blob for a decoder: the path of its local file, or its bytes; an item error when missing. */
+  private async openStored(sha: string): Promise<{ image: Uint8Array | { path: string } } | { error: string }> {
+    const path = this.blobs.localPath?.(sha);
+    const image = path !== undefined ? { path } : await this.blobs.read(sha);
+    if (!image || (path !== undefined && !(await this.blobs.has(sha)))) return { error: `the stored original (sha256 ${sha}) is missing` };
+    return { image };
+  }
+
+  /**
+   * GET /1/catalog/images/{image_id}/thumbnail (our addition, docs/api.md "Thumbnails"): the
+   * original as a WebP fitting `size` × `size`, decoded in the bounded decode pool. 404 for an
+   * unknown image; 503 with Retry-After while the decode queue is full; 413 over the pixel limit
+   * ({@link ImageLimits.maxPixels}); 415 when the stored file does not decode (or no decoder).
+   */
+  async thumbnail(principal: Principal, imageId: string, size: number): Promise<Uint8Array> {
+    assertScope(principal, 'images:read');
+    const image = await this.stored(imageId);
+    const decoder = this.decoder;
+    if (!decoder) throw new CatalogError('unsupported_media_type', `image '${imageId}': this server renders no thumbnails`);
+    // Opened once a decode slot is free: queued thumbnails hold no bytes of their originals.
+    const open = async (): Promise<Uint8Array | { path: string }> => {
+      const opened = await this.openStored(image.sha256);
+      if ('error' in opened) throw new CatalogError('internal', `the original of image '${imageId}' is missing from the blob store (sha256 ${image.sha256})`);
+      return opened.image;
+    };
+    try {
+      return await decoder.thumbnail(open, size, this.limits.maxPixels);
+    } catch (error) {
+      if (error instanceof CatalogError && error.code !== 'unavailable' && error.code !== 'internal') throw new CatalogError(error.code, `image '${imageId}': ${withoutServerPaths(error.detail)}`);
+      throw error;
+    }
+  }
+
   /** Computes search features for a definition (the indexer hook), or an item error. */
   async features(def: ValidDefinition, file: StoredFile | undefined, existing: StoredImage | undefined): Promise<{ features: Uint8Array | null | undefined } | { error: string }> {
     // Without parsed tokens the definition is an item error (a new image without info).
     if (!def.parsed) return { features: undefined };
+    const indexed = def.parsed.searchable && this.indexer !== undefined;
+    // A new file is decoded once before its metadata commits: by the indexer when the image is
+    // searchable, else here, so a file with an image's first bytes that does not decode is refused
+    // (and its blob released) whatever its tokens.
+    if (file && !indexed && this.decoder) {
+      const opened = await this.openStored(file.sha256);
+      if ('error' in opened) return opened;
+      const problem = await this.decoder.verify(opened.image, this.limits.maxPixels);
+      if (problem !== undefined) return { error: `the file of image '${def.image_id}' (${file.mime} by its first bytes) ${withoutServerPaths(problem)}` };
+    }
     if (!def.parsed.searchable) return { features: null };
     if (!this.indexer) return { features: file ? null : undefined };
     const sha = file?.sha256 ?? existing?.sha256;
     if (sha === undefined) return { features: undefined };
-    const path = this.blobs.localPath?.(sha);
-    const image = path !== undefined ? { path } : await this.blobs.read(sha);
-    if (!image || (path !== undefined && !(await this.blobs.has(sha)))) return { error: `the stored original (sha256 ${sha}) is missing` };
+    const opened = await this.openStored(sha);
+    if ('error' in opened) return opened;
+    const image = opened.image;
     try {
       return { features: (await this.indexer.index(def.image_id, def.part_id, image)) ?? null };
     } catch (error) {

@@ -4,7 +4,7 @@
  */
 import { errors } from '../../api/errors.js';
 import {
-  DEFAULT_PAGE_LIMIT, IdSchema, RelationListRequestSchema, type Page, type Principal, type Relation, type RelationCreateResult,
+  DEFAULT_PAGE_LIMIT, IdSchema, normalizeId, RelationListRequestSchema, type Page, type Principal, type Relation, type RelationCreateResult,
   type RelationRecord,
 } from '../../api/schemas.js';
 import type { StoredRelation } from '../model.js';
@@ -88,6 +88,7 @@ export class RelationService {
         { path: 'part_id', message: 'must be 1 to 256 characters without control characters or "/"' },
       ]);
     }
+    partId = normalizeId(partId);
     const stored = await this.store.relationsOf(partId, relationType);
     if (!stored) throw errors.notFound(`part '${partId}' does not exist`);
     return viewRelations(partId, stored);

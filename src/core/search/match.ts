@@ -80,8 +80,8 @@ export function evaluatePart(part: StoredPart, words: readonly ExpandedWord[], f
   let synonym = false;
   /** How one word matches: undefined (not at all), else in names (or the id) and the way (0 exact, 1 synonym, 2 typo). */
   const judge = (word: ExpandedWord): { names: boolean; way: number } | undefined => {
-    const exact: ExpandedWord = { word: word.word, alternatives: word.alternatives.slice(0, 1), idAlternatives: [] };
-    const typos: ExpandedWord = { word: word.word, alternatives: word.alternatives.slice(1), idAlternatives: [] };
+    const exact: ExpandedWord = { word: word.word, alternatives: word.alternatives.filter((a) => a.typo !== true), idAlternatives: [] };
+    const typos: ExpandedWord = { word: word.word, alternatives: word.alternatives.filter((a) => a.typo === true), idAlternatives: [] };
     const synonyms: ExpandedWord = { word: word.word, alternatives: word.synonyms ?? [], idAlternatives: [] };
     const inId = word.idAlternatives.some((a) => alternativeMatches(a, idTokens));
     const way = inId || wordMatches(exact, nameFields) || wordMatches(exact, valueFields) ? 0

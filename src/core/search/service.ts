@@ -23,7 +23,6 @@ import { checkProjection, projectionInForce, toSearchResult, type HitDetails } f
 import { viewPart } from '../catalog/parts.js';
 import { highlight, highlightFields } from './highlight.js';
 import { parseBody } from '../validation.js';
-import { SearchBudgetExceeded, type SearchBudget } from './budget.js';
 import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
 import { assertScope, visibleLevels } from '../permissions.js';
 import type { RankedHits, ResultCard, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
@@ -79,6 +78,27 @@ export function sessionOwner(principal: Principal): string {
 }
 
 const MAX_SKIP = 1_000_000_000;
+
+const MIN_SCORE_WITHOUT_IMAGE = 'resultOptions.minScore: only an image search has scores; send the photo as the multipart part image, or drop minScore';
+
+/**
+ * A text search request (POST /1/find/search without an image or facets), validated as
+ * {@link SearchService.search} validates it, with the index query it ranks: for a caller that
+ * ranks and answers it in steps ({@link SearchService.planTextSearch}).
+ */
+export interface TextSearchPlan {
+  readonly request: SearchRequest;
+  readonly projection: readonly SearchProjection[] | undefined;
+  /** The first page's size: `resultOptions.limit`, default DEFAULT_SEARCH_LIMIT. */
+  readonly limit: number;
+  readonly query: TextSearchQuery;
+}
+
+/** Ranked hits of a {@link TextSearchPlan} and, when the index read them with the hits, the first hits' cards. */
+export interface RankedPlan {
+  hits: RankedHits;
+  cards: ResultCard[] | undefined;
+}
 
 /** The query image of an image search (the multipart part `image`), for the image follow-up. */
 export interface SearchImage {
@@ -152,9 +172,6 @@ function detailsWith(entry: HitDetails | undefined, patch: HitDetails): HitDetai
   };
 }
 
-/** Local mode's caller, storing no session: {@link SearchService.warm}'s searches leave nothing behind. */
-// Object.assign, not a spread: a constant built once, not a per-search object (eslint.config.js).
-
 /** Search and search sessions. One per catalog. */
 export class SearchService {
   readonly limits: SearchLimits;
@@ -196,21 +213,15 @@ export class SearchService {
    * multipart part `image`. Throws 400 for a bad request (unknown fields, projection values,
    * filters on unknown or non-filterable attributes), 403 when a token bound to an organization
    * names another, 415 when image search is not configured.
-   *
-   * With a `budget` (core/search/budget.ts), only a text search without facets runs, and only as
-   * long as its postings stay within the budget: otherwise SearchBudgetExceeded is thrown before
-   * anything is stored (`catalog serve` then runs it on a reader thread without one).
    */
-  async search(principal: Principal, body: unknown, image?: SearchImage, budget?: SearchBudget): Promise<SearchResponse> {
+  async search(principal: Principal, body: unknown, image?: SearchImage): Promise<SearchResponse> {
     assertScope(principal, 'search');
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
-    // Facets count every hit, and an image search decodes: neither is cheap, whatever the words.
-    if (budget && (image !== undefined || (request.matches?.facets?.length ?? 0) > 0)) throw new SearchBudgetExceeded(budget.maxPostings);
     const projection = request.projection ? checkProjection(request.projection, 'projection') : undefined;
     const limit = request.resultOptions?.limit ?? DEFAULT_SEARCH_LIMIT;
     if (image !== undefined && (request.matches?.facets?.length ?? 0) > 0) throw errors.badRequest('matches.facets: facets are counted for text and filter searches only, not with an image');
-    if (image === undefined && request.resultOptions?.minScore !== undefined) throw errors.badRequest('resultOptions.minScore: only an image search has scores; send the photo as the multipart part image, or drop minScore');
-    const text = image === undefined ? await this.rankText(principal, request, budget, limit) : undefined;
+    if (image === undefined && request.resultOptions?.minScore !== undefined) throw errors.badRequest(MIN_SCORE_WITHOUT_IMAGE);
+    const text = image === undefined ? await this.rankText(principal, request, limit) : undefined;
     const hits = text?.hits ?? (await this.rankImage(principal, request, image?.bytes ?? new Uint8Array(0)));
     const facets = text?.facets;
     const imageId = image !== undefined ? queryImageId(image.bytes) : null;
@@ -227,47 +238,61 @@ export class SearchService {
   }
 
   /**
-   * POST /1/find/search for a thread that should answer as soon as it can (`catalog serve`'s
-   * reader threads). A text search without facets ranks its first page alone (with
-   * block-max pruning a page of 25 of a frequent word costs ~1.3 ms at 1,000,000 parts, the
-   * session's 10,000 hits ~9 ms), calls `onAnswer` with exactly what {@link search} would return,
-   * then ranks the session's hits (up to maxSessionHits) in the SAME read snapshot
-   * (SearchIndex.readSnapshot), so the session is the snapshot the answer came from, and stores
-   * it; the promise resolves once it is stored. Other searches (facets, an index without
-   * snapshots) answer when done. Errors before the answer reject and `onAnswer` is never called;
-   * a session that fails to be ranked or stored after it is lost, as a deferred session write
-   * is (its pages answer 404, "start a new search").
+   * The steps of a text search, for a caller that ranks and answers it itself (`catalog serve`'s
+   * pool): `body` validated exactly as {@link search} validates it (the same errors, thrown), and
+   * its index query. Undefined for a request with facets, which are counted over every hit
+   * ({@link search} answers it). Then {@link rankPlan} (or {@link rankPlanWithin}), {@link answerPlan}
+   * and {@link storeSessions} do what {@link search} does.
    */
-  async searchAnsweringEarly(principal: Principal, body: unknown, onAnswer: (response: SearchResponse) => void): Promise<void> {
+  async planTextSearch(principal: Principal, body: unknown): Promise<TextSearchPlan | undefined> {
     assertScope(principal, 'search');
     const request = parseBody(SearchRequestSchema, body ?? {}, 'search request');
-    if (!this.index.readSnapshot || (request.matches?.facets?.length ?? 0) > 0 || request.resultOptions?.minScore !== undefined) {
-      onAnswer(await this.search(principal, body));
-      return;
-    }
+    if ((request.matches?.facets?.length ?? 0) > 0) return undefined;
     const projection = request.projection ? checkProjection(request.projection, 'projection') : undefined;
-    const limit = Math.min(request.resultOptions?.limit ?? DEFAULT_SEARCH_LIMIT, this.limits.maxSessionHits);
-    let answered = false;
-    let entry: NewSession | undefined;
-    try {
-      await this.index.readSnapshot(async () => {
-        const { query } = await this.textQuery(principal, request.matches, [], 'matches.facets');
-        const { hits: page, cards } = await this.searchWithPageCards(query, limit, limit);
-        const pageable = Math.min(page.total, this.limits.maxSessionHits);
-        const session = this.newSession(principal, request, null, page.total, pageable, undefined);
-        const results = await this.results(principal, { organization: session.organization, text: session.text }, { cardIds: page.cardIds }, request.language, projection, cards);
-        answered = true;
-        onAnswer({ sessionId: session.sessionId, imageId: null, results, resultsTotalCount: page.total, resultsPageableCount: pageable });
-        const hits = pageable > page.cardIds.length ? await this.index.searchText(query, this.limits.maxSessionHits) : page;
-        session.stored = hits.cardIds.length;
-        entry = { session, hits };
-      });
-      if (!entry) return;
-      await this.keepSession(entry);
-    } catch (error) {
-      // Before the answer: the caller's error. After it: only the session is lost (see above).
-      if (!answered) throw error;
-    }
+    if (request.resultOptions?.minScore !== undefined) throw errors.badRequest(MIN_SCORE_WITHOUT_IMAGE);
+    const { query } = await this.textQuery(principal, request.matches, [], 'matches.facets');
+    return { request, projection, limit: request.resultOptions?.limit ?? DEFAULT_SEARCH_LIMIT, query };
+  }
+
+  /**
+   * A plan's hits, at most `maxHits` (SearchIndex.searchText), and with `pageCards` the cards of
+   * the first that many when the index reads them in the same snapshot (else `cards` is undefined).
+   */
+  async rankPlan(plan: TextSearchPlan, maxHits: number, pageCards?: number): Promise<RankedPlan> {
+    return this.searchWithPageCards(plan.query, maxHits, pageCards);
+  }
+
+  /**
+   * {@link rankPlan} with the cards of the first `pageCards`, if ranking reads at most
+   * `maxPostings` postings (SearchIndex.searchTextWithin); undefined when it would read more, or
+   * the index cannot count. Nothing is stored either way.
+   */
+  async rankPlanWithin(plan: TextSearchPlan, maxHits: number, pageCards: number, maxPostings: number): Promise<RankedPlan | undefined> {
+    return this.index.searchTextWithin?.(plan.query, maxHits, pageCards, maxPostings);
+  }
+
+  /**
+   * The answer to a plan, as {@link search} gives it, with its session's record (owned by
+   * `principal`, not stored): `ranked.hits` from the first, the page being the first `plan.limit`;
+   * the session counts `pageable` hits to page (default: every hit ranked). Store it with its
+   * hits ({@link storeSessions}) before its pages are read.
+   */
+  async answerPlan(principal: Principal, plan: TextSearchPlan, ranked: RankedPlan, pageable = ranked.hits.cardIds.length): Promise<{ response: SearchResponse; session: StoredSession }> {
+    const { hits, cards } = ranked;
+    const session = this.newSession(principal, plan.request, null, hits.total, pageable, undefined);
+    const page = hits.cardIds.length > plan.limit ? hits.cardIds.slice(0, plan.limit) : hits.cardIds;
+    const results = await this.results(principal, { organization: session.organization, text: session.text }, { cardIds: page }, plan.request.language, plan.projection, cards);
+    return { session, response: { sessionId: session.sessionId, imageId: null, results, resultsTotalCount: hits.total, resultsPageableCount: pageable } };
+  }
+
+  /**
+   * Runs `work` in one read snapshot of the index (SearchIndex.readSnapshot): every read inside
+   * sees the same committed catalog. Only where nothing writes on this connection meanwhile.
+   * Undefined, without running `work`, when the index has no read snapshots.
+   */
+  async readSnapshot<T>(work: () => Promise<T>): Promise<{ value: T } | undefined> {
+    if (!this.index.readSnapshot) return undefined;
+    return { value: await this.index.readSnapshot(work) };
   }
 
   /** A new session's record (stored hits: `stored`), owned by the caller, expiring after sessionTtlMicros. */
@@ -319,10 +344,10 @@ export class SearchService {
    * snapshot (SearchIndex.searchTextWithCards; else `cards` is left out and the caller reads them).
    */
   private async rankText(
-    principal: Principal, request: SearchRequest, budget?: SearchBudget, pageCards?: number,
+    principal: Principal, request: SearchRequest, pageCards?: number,
   ): Promise<{ hits: RankedHits; facets?: SearchFacets; cards?: ResultCard[] }> {
     const { query, facetAttributes } = await this.textQuery(principal, request.matches, request.matches?.facets ?? [], 'matches.facets');
-    const { hits, cards } = await this.searchWithPageCards(query, this.limits.maxSessionHits, pageCards, budget);
+    const { hits, cards } = await this.searchWithPageCards(query, this.limits.maxSessionHits, pageCards);
     if (facetAttributes.length === 0) return { hits, cards, facets: undefined };
     const maxValues = request.resultOptions?.maxValuesPerFacet ?? this.limits.facetValues;
     return { hits, cards, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(query, facetAttributes, maxValues) };
@@ -333,9 +358,9 @@ export class SearchService {
    * (SearchIndex.searchTextWithCards), the cards of the first `pageCards`; else `cards` is
    * undefined and the caller reads them (readCards).
    */
-  private async searchWithPageCards(query: TextSearchQuery, maxHits: number, pageCards: number | undefined, budget?: SearchBudget): Promise<{ hits: RankedHits; cards: ResultCard[] | undefined }> {
-    if (pageCards !== undefined && this.index.searchTextWithCards) return this.index.searchTextWithCards(query, maxHits, pageCards, budget);
-    return { hits: await this.index.searchText(query, maxHits, budget), cards: undefined };
+  private async searchWithPageCards(query: TextSearchQuery, maxHits: number, pageCards: number | undefined): Promise<RankedPlan> {
+    if (pageCards !== undefined && this.index.searchTextWithCards) return this.index.searchTextWithCards(query, maxHits, pageCards);
+    return { hits: await this.index.searchText(query, maxHits), cards: undefined };
   }
 
   /**
@@ -474,9 +499,9 @@ export class SearchService {
   }
 
   /**
-   * Stores sessions ranked elsewhere (`catalog serve`'s reader threads hand theirs to the main
-   * thread): given to the session sink, else written now, in order; a read of one here then finds
-   * it ({@link flushSessions}).
+   * Stores sessions ranked in steps ({@link answerPlan}) or elsewhere (`catalog serve`'s reader
+   * threads hand theirs to the main thread): given to the session sink, else written now, in
+   * order; a read of one here then finds it ({@link flushSessions}).
    */
   async storeSessions(entries: readonly NewSession[]): Promise<void> {
     for (const entry of entries) await this.keepSession(entry);
@@ -507,7 +532,7 @@ export class SearchService {
    * Loads ahead what every search reads (SearchIndex.warm: the per-part arrays and the largest
    * posting lists), e.g. in a server thread before its first request, so that the first searches
    * cost what later ones do. `postings`: how much of the largest posting lists (0: none, for a
-   * thread that runs only budgeted searches).
+   * connection that ranks only short lists).
    */
   async warm(options: { postings?: number } = {}): Promise<void> {
     await this.index.warm?.(options);

@@ -22,7 +22,8 @@ type PublicMethods<T> = { [K in keyof T]: T[K] extends (...args: never[]) => unk
 
 const CHEAP = { main: 'cheap: one indexed row or in-memory state' };
 const OWN_STATE = { main: "the main thread's own state (its sessions, its timers, its connections)" };
-const SCHEDULED = { main: 'scheduled by the pooled catalog itself: on the main thread within a budget, else on a reader' };
+const SCHEDULED = { main: 'scheduled by the pooled catalog itself: on the main thread within its postings, else on a reader' };
+const STEP = { main: "a step of a search the pool runs itself (main-thread-search.ts, answer-early.ts), on that search's thread" };
 
 const SERVICE: Record<PublicMethods<CatalogService>, CallRoute> = {
   authenticate: { main: 'cheap: one indexed row or in-memory state; its last-used write (at most once a minute a token) never waits for the lock' },
@@ -65,7 +66,11 @@ const RELATIONS: Record<PublicMethods<RelationService>, CallRoute> = {
 const SEARCH: Record<PublicMethods<SearchService>, CallRoute> = {
   search: SCHEDULED,
   searchState: SCHEDULED,
-  searchAnsweringEarly: { main: "a reader thread's own call (pooled-catalog.ts sends it there with an answer port)" },
+  planTextSearch: STEP,
+  rankPlan: STEP,
+  rankPlanWithin: STEP,
+  answerPlan: STEP,
+  readSnapshot: STEP,
   facetValues: 'read',
   storeSessions: OWN_STATE,
   flushSessions: OWN_STATE,

@@ -9,6 +9,7 @@ import { CatalogError, toProblem } from '../../api/errors.js';
 import { openCatalog } from '../../open-catalog.js';
 import type { NewSession, SessionSink } from '../../core/ports.js';
 import { packSessionHits } from '../../adapters/session-blocks.js';
+import { searchAnsweringEarly } from './answer-early.js';
 import { THREAD_READY, type CatalogWorkerData, type PoolResult, type PoolTask } from './protocol.js';
 
 const data = workerData as CatalogWorkerData;
@@ -54,10 +55,10 @@ function asProblem(error: unknown): PoolResult {
  * the answer, or the CatalogError that came before it, goes to the port; the session is ranked
  * afterwards, and the task resolves with it (PoolResult.sessions) for the main thread to store.
  */
-async function searchAnsweringEarly(task: PoolTask, port: MessagePort): Promise<PoolResult> {
+async function searchWithAnswerPort(task: PoolTask, port: MessagePort): Promise<PoolResult> {
   try {
     const [principal, body] = task.args as [Principal, unknown];
-    await catalog.search.searchAnsweringEarly(principal, body, (response) => port.postMessage({ ok: true, value: response } satisfies PoolResult));
+    await searchAnsweringEarly(catalog.search, principal, body, (response) => port.postMessage({ ok: true, value: response } satisfies PoolResult));
   } catch (error) {
     port.postMessage(asProblem(error));
   } finally {
@@ -68,7 +69,7 @@ async function searchAnsweringEarly(task: PoolTask, port: MessagePort): Promise<
 
 /** Runs one call. CatalogErrors come back as data; anything else is thrown (a bug or the environment). */
 export default async function run(task: PoolTask): Promise<PoolResult> {
-  if (task.answerPort) return searchAnsweringEarly(task, task.answerPort);
+  if (task.answerPort) return searchWithAnswerPort(task, task.answerPort);
   // The request was given up while this write waited: it must not commit now, unseen, after writes
   // that were answered (request-signal.ts).
   if (task.givenUp !== undefined && Atomics.load(task.givenUp, 0) === 1) {

@@ -12,11 +12,11 @@
  *   GET part (one indexed row, ~6 µs of SQLite: the hop to a thread and back cost ~90 µs of CPU a
  *   request, and serving it here took a GET part from ~215 to ~125 µs of server CPU),
  *   image uploads and originals (files stream through it), image search (its decodes already run
- *   off the event loop in a bounded pool), and cheap text searches: each text search is first run
- *   here with a budget of {@link MAIN_THREAD_SEARCH_POSTINGS} postings (core/search/budget.ts),
- *   counted before they are read, while no task waits for a reader; one that would read more gives
- *   up before storing anything and goes to a reader thread. A rare word's search costs ~0.1 ms,
- *   the hop ~0.3 ms. So do small session pages without values or images
+ *   off the event loop in a bounded pool), and cheap text searches: each text search is first tried
+ *   here within {@link MAIN_THREAD_SEARCH_POSTINGS} postings (main-thread-search.ts) while no task
+ *   waits for a reader; one that would read more gives up before storing anything and goes to a
+ *   reader thread (answer-early.ts). A rare word's search costs ~0.1 ms, the hop ~0.3 ms. So do
+ *   small session pages without values or images
  *   ({@link cheapPage}), under the same condition.
  *
  * Each worker opens the same data directory with the same options (catalog-worker.ts). Errors
@@ -31,22 +31,15 @@ import { Piscina } from 'piscina';
 import { CatalogError, fromProblem } from '../../api/errors.js';
 import type { Principal, SearchResponse } from '../../api/schemas.js';
 import { builtWorkerFile } from '../../adapters/worker-file.js';
-import { SearchBudgetExceeded } from '../../core/search/budget.js';
 import type { SearchImage, SearchStateRequest } from '../../core/search/service.js';
 import type { NewSession } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
 import type { OpenCatalogOptions } from '../../open-catalog.js';
 import { methodsRunOn } from './call-routes.js';
+import { MAIN_THREAD_SEARCH_POSTINGS, searchWithinPostings } from './main-thread-search.js';
 import { requestSignal } from '../request-signal.js';
 import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask } from './protocol.js';
 
-/**
- * Postings a text search may read on the main thread (core/search/budget.ts): at most ~0.2 ms of
- * ranking (~64 blocks to decode, ~8,000 postings to score), so a request waiting behind it barely
- * notices; rare and medium words (≤ ~1,000 hits, each word ≤ 64 blocks) stay under it, frequent
- * words (5-30 % of the parts) and most prefixes do not.
- */
-export const MAIN_THREAD_SEARCH_POSTINGS = 8192;
 /** Decoded postings the main thread's engine keeps (its searches read small lists only; ~6 MB). */
 export const MAIN_THREAD_POSTING_CACHE = 500_000;
 
@@ -57,11 +50,22 @@ export interface PooledCatalogOptions {
   readers?: number | undefined;
   /** Calls that may wait for a thread before the server answers 503 (default 1,024 for the writer and for each reader). */
   maxQueue?: number | undefined;
+  /** Writes that may wait for the writer thread (default {@link DEFAULT_MAX_QUEUED_WRITES}); beyond, a 503 with Retry-After. */
+  maxQueuedWrites?: number | undefined;
   /** How long `start()` waits for the threads to be ready (default {@link READY_TIMEOUT_MS}). */
   readyTimeoutMs?: number | undefined;
   /** Postings a text search may read on the main thread (default {@link MAIN_THREAD_SEARCH_POSTINGS}; 0: none there). */
   mainThreadSearchPostings?: number | undefined;
 }
+
+/**
+ * Writes that may wait for the writer thread by default. The writer runs them one at a time in
+ * arrival order (piscina's FIFO queue); a write that waited longer than its client (the 60 s
+ * connection timeout) was given up and dropped unanswered. 64 writes of one to a few parts wait a
+ * few seconds at most; a client beyond them gets a 503 with Retry-After at once, which the CLI and
+ * the HTTP client retry, instead of an answer a minute later or none.
+ */
+export const DEFAULT_MAX_QUEUED_WRITES = 64;
 
 /** Default wait for the threads in `start()`: a catalog of millions of parts warms in about a second. */
 const READY_TIMEOUT_MS = 60_000;
@@ -89,7 +93,7 @@ export interface PooledCatalog extends Catalog {
   /** Thread counts, for logs and tests. */
   readonly threads: { readers: number; writer: number };
   /**
-   * Text searches answered so far on the main thread (within its budget) and on reader threads,
+   * Text searches answered so far on the main thread (within its postings) and on reader threads,
    * and of the latter those answered before their session was ranked (the readers kept up).
    */
   readonly searches: { onMainThread: number; onReaders: number; answeredEarly: number };
@@ -99,7 +103,7 @@ export interface PooledCatalog extends Catalog {
   readerTasks(): number[];
   /**
    * Starts the threads now and resolves once every thread can take tasks (each reader has read the
-   * search engine's per-part arrays, and so has the main thread, for its budgeted searches), or
+   * search engine's per-part arrays, and so has the main thread, for its own searches), or
    * after `readyTimeoutMs` whatever the threads do (a call then waits for its thread as before).
    * The first call routed to a thread starts them too. Idempotent.
    */
@@ -117,6 +121,11 @@ function busyError(error: unknown): unknown {
   return /queue is at limit/i.test((error as Error).message)
     ? new CatalogError('unavailable', 'the server is busy: too many requests are waiting; retry in a moment', undefined, { retryAfterSeconds: 1 })
     : error;
+}
+
+/** The 503 of a write that finds the writer's queue full. */
+function busyWriter(maxQueue: number): CatalogError {
+  return new CatalogError('unavailable', `the server is busy: ${maxQueue} writes are already waiting for the writer; retry in a moment`, undefined, { retryAfterSeconds: 1 });
 }
 
 /**
@@ -170,7 +179,7 @@ async function keepHandedSessions(result: PoolResult, keepSessions: KeepSessions
 
 /**
  * A text search on a reader thread, answered as soon as its first page is ranked
- * (SearchService.searchAnsweringEarly): the answer comes on a MessagePort of its own while the
+ * (answer-early.ts): the answer comes on a MessagePort of its own while the
  * thread goes on ranking the session's hits. `stored` settles once the thread has handed the ranked
  * session back and `keepSessions` has queued it (or it is lost with a failed thread).
  */
@@ -182,7 +191,7 @@ async function searchOnReader(run: RunTask, principal: Principal, body: unknown,
       // Messages posted before the thread closed its end arrive before 'close'.
       port1.once('close', () => reject(new Error('a reader thread ended a search without answering it')));
     });
-    const task: PoolTask = { service: 'search', method: 'searchAnsweringEarly', args: [principal, body], answerPort: port2 };
+    const task: PoolTask = { service: 'search', method: 'search', args: [principal, body], answerPort: port2 };
     let ranked: Promise<unknown>;
     try {
       ranked = run(task, { transferList: [port2] });
@@ -376,7 +385,7 @@ export function searchAffinity(principal: Principal, body: unknown): number | un
  * and a reader touches many pages (the lists it decodes, a session's cards), so the first
  * searches after each write paid a munmap of all of them (9-25 ms). One sequential client at
  * 1,000,000 parts, bench/compare.js's sequence, three alternated pairs: frequent p50 7.6-9.4 ->
- * 5.6-6.2 ms (docs/search.md, "Memory-mapped reads"). The main thread keeps its map (its budgeted
+ * 5.6-6.2 ms (docs/search.md, "Memory-mapped reads"). The main thread keeps its map (its limited
  * searches read few pages each), and so does the writer.
  */
 export function threadCatalogOptions(catalog: PooledCatalogOptions['catalog'], role: 'reader' | 'writer'): PooledCatalogOptions['catalog'] {
@@ -407,8 +416,8 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       // Listen before the threads exist, so that no thread's message is missed.
       const threads = threadsReady(readyChannel, readers + 1, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
       const readerPools = new ReaderPools(Array.from({ length: readers }, () => new Piscina({ ...common, workerData: data(true), minThreads: 1, maxThreads: 1 })), common.maxQueue * readers);
-      const writer = new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 });
-      // While the threads load, this thread reads the per-part arrays its budgeted searches need.
+      const writer = new Piscina({ ...common, maxQueue: options.maxQueuedWrites ?? DEFAULT_MAX_QUEUED_WRITES, workerData: data(false), minThreads: 1, maxThreads: 1 });
+      // While the threads load, this thread reads the per-part arrays its own searches need.
       const ready = Promise.all([threads, main.search.warm({ postings: 0 })]).then(() => undefined);
       pools = { readers: readerPools, writer, ready };
     }
@@ -417,7 +426,12 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   const keepSessions: KeepSessions = (sessions) => main.search.storeSessions(sessions);
   const calls = (service: PooledServiceName) => {
     const read = route((task, runOptions) => start().readers.run(task, undefined, runOptions), service, keepSessions);
-    const write = route((task, runOptions) => start().writer.run(withGivenUpFlag(task), runOptions), service, keepSessions);
+    const write = route(async (task, runOptions) => {
+      const pool = start().writer;
+      // piscina's own refusal says only "queue is at limit": name the writes.
+      if (pool.queueSize >= pool.options.maxQueue) throw busyWriter(pool.options.maxQueue);
+      return pool.run(withGivenUpFlag(task), runOptions);
+    }, service, keepSessions);
     const writes = new Set(methodsRunOn(service, 'write'));
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
   };
@@ -439,12 +453,10 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       // served, and cheap searches overtaking it there left the frequent words waiting for every
       // reader's backlog (50 connections at 1,000,000 parts: frequent-word p99 ~100 -> ~300 ms).
       if (maxPostings > 0 && start().readers.queueSize() === 0) {
-        try {
-          const answer = await main.search.search(principal, body, undefined, { maxPostings });
+        const answer = await searchWithinPostings(main.search, principal, body, maxPostings);
+        if (answer !== undefined) {
           searches.onMainThread++;
           return answer;
-        } catch (error) {
-          if (!(error instanceof SearchBudgetExceeded)) throw error;
         }
       }
       searches.onReaders++;

@@ -16,7 +16,7 @@ export interface PoolTask {
   method: string;
   args: unknown[];
   /**
-   * For `search.searchAnsweringEarly` (a text search on a reader): the thread posts the search's
+   * For `search.search` answered early (answer-early.ts, a text search on a reader): the thread posts the search's
    * {@link PoolResult} here as soon as the first page is ranked, then goes on ranking the session;
    * the task itself resolves to `{ ok: true, value: null, sessions: [it] }` once it is ranked.
    */

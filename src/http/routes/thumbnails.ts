@@ -1,13 +1,12 @@
 /**
  * GET /1/catalog/images/{image_id}/thumbnail?size=<px> (our addition, docs/api.md "Thumbnails"):
- * the image scaled down with sharp to fit a size × size box, as WebP, so pages never load the full
- * originals. Cached two ways: the answer carries `ETag: "<sha256>-<size>"` (the original's content
+ * the image scaled down to fit a size × size box, as WebP, so pages never load the full
+ * originals. Rendering is the ImageService's (its decoder: the bounded decode pool, the pixel limit). Cached two ways: the answer carries `ETag: "<sha256>-<size>"` (the original's content
  * hash plus the size), so a browser revalidates with If-None-Match and gets a 304 without any
  * decoding; and the server keeps recently rendered thumbnails in a bounded in-memory LRU.
  */
 import type { FastifyInstance } from 'fastify';
-import sharp from 'sharp';
-import { CatalogError, errors } from '../../api/errors.js';
+import { errors } from '../../api/errors.js';
 import { ROUTES } from '../../api/routes.js';
 import type { ImageService } from '../../core/images/service.js';
 import { queryString } from '../query.js';
@@ -57,12 +56,6 @@ class ThumbnailCache {
   }
 }
 
-async function readAll(stream: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
-
 /** The `size` query parameter: one of THUMBNAIL_SIZES (default 256); anything else is a 400. */
 function sizeOf(query: unknown): number {
   const raw = queryString(query, 'size');
@@ -76,7 +69,8 @@ function sizeOf(query: unknown): number {
 
 /**
  * Registers the thumbnail route. Errors: 400 for a bad `size`, 404 for an unknown image (as the
- * original), 415 when the stored file cannot be decoded by sharp.
+ * original), 503 with Retry-After while the decode queue is full, 413 for an image over the pixel
+ * limit, 415 when the stored file does not decode (ImageService.thumbnail).
  */
 export function registerThumbnailRoutes(app: FastifyInstance, images: ImageService): void {
   const cache = new ThumbnailCache(CACHE_BYTES);
@@ -86,17 +80,7 @@ export function registerThumbnailRoutes(app: FastifyInstance, images: ImageServi
     const running = rendering.get(key);
     if (running) return running;
     const size = Number(key.slice(key.lastIndexOf('-') + 1));
-    const job = (async () => {
-      const original = await images.openOriginal(principal, imageId);
-      if (original.notModified) throw new Error('unreachable: no If-None-Match was sent');
-      const bytes = await readAll(original.stream as AsyncIterable<Uint8Array>);
-      try {
-        // rotate(): honour EXIF orientation, as browsers do for the original.
-        return await sharp(bytes, { failOn: 'none' }).rotate().resize({ width: size, height: size, fit: 'inside', withoutEnlargement: true }).webp({ quality: 78 }).toBuffer();
-      } catch (error) {
-        throw new CatalogError('unsupported_media_type', `image '${imageId}' cannot be decoded for a thumbnail: ${(error as Error).message}`);
-      }
-    })();
+    const job = images.thumbnail(principal, imageId, size).then((bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     rendering.set(key, job);
     void job.then((buffer) => cache.set(key, buffer), () => undefined).finally(() => rendering.delete(key));
     return job;

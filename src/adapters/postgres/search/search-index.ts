@@ -15,7 +15,7 @@
 import type { Attribute, LangMap, SearchFacets } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
 import type { RankedHits, ResultCard, StoredPart, TextSearchQuery } from '../../../core/model.js';
-import { buildEngineDocument } from '../../../core/search/engine/document.js';
+import { buildEngineDocument, DOCUMENT_FORMAT } from '../../../core/search/engine/document.js';
 import { buildOrgDocument } from '../../../core/search/engine/org-document.js';
 import { EngineSearcher } from '../../../core/search/engine/searcher.js';
 import { deletionVariants, hasTypoKeys } from '../../../core/search/typo.js';
@@ -147,11 +147,17 @@ export class PgSearchIndex implements SearchIndex {
   }
 
   /**
-   * Indexes every part when migration 4 asked for it (settings search_engine = 'rebuild'), in one
-   * write transaction; another server may have done it already. Called when the stores open.
+   * Indexes every part when migration 4 asked for it (settings search_engine = 'rebuild') or the
+   * index was built with another document format (settings search_document, core document.ts
+   * DOCUMENT_FORMAT), in one write transaction; another server may have done it already. Called
+   * when the stores open.
    */
   async rebuildIfPending(): Promise<void> {
-    const pending = async (c: Pick<PgClient, 'query'>) => (await c.query<{ value: string }>("SELECT value FROM settings WHERE key = 'search_engine'")).rows[0]?.value === 'rebuild';
+    const pending = async (c: Pick<PgClient, 'query'>) => {
+      const rows = (await c.query<{ key: string; value: string }>("SELECT key, value FROM settings WHERE key IN ('search_engine', 'search_document')")).rows;
+      const value = (key: string) => rows.find((r) => r.key === key)?.value;
+      return value('search_engine') === 'rebuild' || value('search_document') !== String(DOCUMENT_FORMAT);
+    };
     if (!(await pending(this.db.pool))) return;
     await this.db.write(async (c) => {
       if (!(await pending(c))) return;
@@ -173,6 +179,7 @@ export class PgSearchIndex implements SearchIndex {
       }
       await engine.flush(c);
       await c.query("UPDATE settings SET value = 'ready' WHERE key = 'search_engine'");
+      await c.query("INSERT INTO settings (key, value) VALUES ('search_document', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [String(DOCUMENT_FORMAT)]);
     });
   }
 

@@ -532,7 +532,7 @@ export class EngineStore {
   /**
    * At least as many postings as term `id` has, without reading them: exact when its list is
    * decoded in memory, else its blocks × BLOCK_SIZE, counting at most enough blocks to pass `cap`
-   * (a budgeted search asks: a frequent word's thousands of blocks are not counted).
+   * (a limited search asks: a frequent word's thousands of blocks are not counted).
    */
   postingsBound(id: number, cap: number): number {
     const cached = this.terms.peek(id);

@@ -1,6 +1,6 @@
 /**
  * A growing set of terms in a SQLite table, kept in levels so that adding a term writes a few pages
- * whatever the size of the set (docs/search.md, "Index"; docs/decisions/0015-leveled-term-dictionary.md).
+ * whatever the size of the set (docs/search.md, "Index"; docs/decisions/0021-leveled-term-dictionary.md).
  *
  * A term table keyed by the term alone takes every new term at a random place: once the table is
  * larger than a transaction's new terms, each new term (a part number: one per part) dirties a page

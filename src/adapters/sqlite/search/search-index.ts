@@ -32,14 +32,14 @@ import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
 import { decodeServiceId, partFromRow, uuidFromHex, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
-import { buildEngineDocument, type EngineDocument } from '../../../core/search/engine/document.js';
+import { buildEngineDocument, DOCUMENT_FORMAT, type EngineDocument } from '../../../core/search/engine/document.js';
 import { preparedOrgDocument, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
 import { LeveledTerms } from './leveled-terms.js';
 import { CardCache } from './card-cache.js';
-import { BudgetMeter, PART_READ_POSTINGS, VOCABULARY_WORD_POSTINGS, type SearchBudget } from '../../../core/search/budget.js';
+import { PART_READ_POSTINGS, ReadLimitExceeded, ReadMeter, VOCABULARY_WORD_POSTINGS } from './read-budget.js';
 
 export { visibilityTier } from '../../../core/search/engine/searcher.js';
 
@@ -94,9 +94,10 @@ const KNOWN_TERMS_GENERATION = 32_768;
 const REBUILD_FLUSH = 2000;
 /**
  * The layout of the index this code writes and reads; a catalog indexed with another layout is
- * re-indexed on open. 3: the search engine (migration 5).
+ * re-indexed on open. 3: the search engine (migration 5); after the slash, what a part contributes
+ * (core document.ts DOCUMENT_FORMAT).
  */
-const INDEX_LAYOUT = '3';
+const INDEX_LAYOUT = `3/${DOCUMENT_FORMAT}`;
 
 /** Tuning of search (see docs/search.md). */
 export interface SearchIndexOptions {
@@ -189,8 +190,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private readonly vocabulary: LeveledTerms;
   /** The shared engine's query code over this connection (core/search/engine/searcher.ts). */
   private readonly searcher: EngineSearcher;
-  /** The budget of the search running now, if it has one (searchText): the reader charges its reads to it. */
-  private meter: BudgetMeter | undefined;
+  /** The read limit of the search running now, if it has one (searchTextWithin): the reader charges its reads to it. */
+  private meter: ReadMeter | undefined;
 
   /** SearchIndex.indexedParts: the engine's document count (metrics). */
   async indexedParts(): Promise<number> {
@@ -470,13 +471,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   // -- read side (SearchIndex) -------------------------------------------------------------
 
-  /**
-   * SearchIndex.searchText. With a `budget`, the engine's reads are charged to it before they are
-   * made, and SearchBudgetExceeded is thrown once it is spent (a cached answer costs nothing).
-   */
-  async searchText(query: TextSearchQuery, maxHits: number, budget?: SearchBudget): Promise<RankedHits> {
-    // One read transaction: every statement reads the same snapshot.
-    return this.db.transaction(() => this.rankedHits(query, maxHits, budget))();
+  /** SearchIndex.searchText, in one read transaction: every statement reads the same snapshot. */
+  async searchText(query: TextSearchQuery, maxHits: number): Promise<RankedHits> {
+    return this.db.transaction(() => this.rankedHits(query, maxHits, undefined))();
   }
 
   /**
@@ -486,17 +483,34 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * across an await). The hits are current in that snapshot, so readCards reads every one from its
    * parts row.
    */
-  async searchTextWithCards(query: TextSearchQuery, maxHits: number, cards: number, budget?: SearchBudget): Promise<{ hits: RankedHits; cards: ResultCard[] }> {
-    return this.db.transaction(() => {
-      const hits = this.rankedHits(query, maxHits, budget);
-      const first = cards >= hits.cardIds.length ? hits.cardIds : hits.cardIds.slice(0, cards);
-      return { hits, cards: first.length === 0 ? [] : this.readCardsNow(first) };
-    })();
+  async searchTextWithCards(query: TextSearchQuery, maxHits: number, cards: number): Promise<{ hits: RankedHits; cards: ResultCard[] }> {
+    return this.db.transaction(() => this.hitsWithCards(query, maxHits, cards, undefined))();
+  }
+
+  /**
+   * SearchIndex.searchTextWithin: searchTextWithCards, charging the engine's reads to a
+   * {@link ReadMeter} of `maxPostings` before they are made (read-budget.ts); undefined as soon as
+   * they would pass it. A cached answer costs nothing.
+   */
+  async searchTextWithin(query: TextSearchQuery, maxHits: number, cards: number, maxPostings: number): Promise<{ hits: RankedHits; cards: ResultCard[] } | undefined> {
+    try {
+      return this.db.transaction(() => this.hitsWithCards(query, maxHits, cards, new ReadMeter(maxPostings)))();
+    } catch (error) {
+      if (error instanceof ReadLimitExceeded) return undefined;
+      throw error;
+    }
+  }
+
+  /** The ranked hits and the cards of the first `cards`, inside the caller's read transaction. */
+  private hitsWithCards(query: TextSearchQuery, maxHits: number, cards: number, meter: ReadMeter | undefined): { hits: RankedHits; cards: ResultCard[] } {
+    const hits = this.rankedHits(query, maxHits, meter);
+    const first = cards >= hits.cardIds.length ? hits.cardIds : hits.cardIds.slice(0, cards);
+    return { hits, cards: first.length === 0 ? [] : this.readCardsNow(first) };
   }
 
   /** The ranked hits from the result cache or ranked now (searchText), inside the caller's read transaction. */
-  private rankedHits(query: TextSearchQuery, maxHits: number, budget: SearchBudget | undefined): RankedHits {
-    if (!this.cache) return this.searchTextNow(query, maxHits, budget);
+  private rankedHits(query: TextSearchQuery, maxHits: number, meter: ReadMeter | undefined): RankedHits {
+    if (!this.cache) return this.searchTextNow(query, maxHits, meter);
     const generation = `${this.stmt.dataVersion.get() ?? 0}:${this.stmt.totalChanges.get() ?? 0}`;
     if (generation !== this.cacheGeneration) {
       this.forgetResults();
@@ -508,16 +522,16 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     ]);
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const hits = this.searchTextNow(query, maxHits, budget);
+    const hits = this.searchTextNow(query, maxHits, meter);
     // A list larger than the whole cache is not kept (lru-cache refuses it).
     this.cache.set(key, hits);
     return hits;
   }
 
   /** The ranked hits as card ids; runs inside the read transaction of searchText (rankedHits). */
-  private searchTextNow(query: TextSearchQuery, maxHits: number, budget: SearchBudget | undefined): RankedHits {
+  private searchTextNow(query: TextSearchQuery, maxHits: number, meter: ReadMeter | undefined): RankedHits {
     this.engine.refresh();
-    this.meter = budget ? new BudgetMeter(budget.maxPostings) : undefined;
+    this.meter = meter;
     try {
       const { total, docs } = this.searcher.matchingDocs(query, maxHits);
       return { total, cardIds: docs.map((doc) => this.engine.card[doc] ?? 0) };
@@ -567,7 +581,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   /**
    * The engine's reads (core EngineReader) over this connection: the engine store plus the
-   * vocabulary, the FTS5 probe and the parts. A budgeted search (searchText) is charged for a
+   * vocabulary, the FTS5 probe and the parts. A limited search (searchTextWithin) is charged for a
    * term's postings before they are read, and for every part and vocabulary word read.
    */
   private makeReader(): EngineReader {

@@ -8,16 +8,18 @@
  *
  * The rows go through the bulk loop (src/cli/bulk/run-bulk.ts): batches, concurrency, the errors
  * file, progress, Ctrl-C. A sync resumes by running again: every photo already stored is skipped
- * at the cost of hashing it, and the ids are the paths, so nothing is stored twice.
+ * at the cost of hashing it (or, for a photo whose size and time the last finished run remembered,
+ * of a stat: src/cli/sync/photo-hashes.ts), and the ids are the paths, so nothing is stored twice.
  */
-import { createHash } from 'node:crypto';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { BulkRow, SentResult } from '../../bulk/run-bulk.js';
 import type { BulkSummary } from '../../bulk/summary.js';
 import type { CommandContext } from '../../context.js';
 import { UsageError } from '../../output/usage-error.js';
+import type { PhotoHashes } from '../../sync/photo-hashes.js';
 import { positiveInt, type Invoke } from '../../runner.js';
 
 /** Options of `images sync`. */
@@ -34,6 +36,8 @@ export interface SyncFlags {
   batchSize?: number;
   batchMb?: number;
   maxErrors?: number;
+  /** false (`--no-sync-state`): hash every photo, whatever the last run saw. */
+  syncState?: boolean;
 }
 
 const DEFAULT_INFO = 'display';
@@ -53,7 +57,11 @@ interface Photo {
   /** Path relative to the folder, `/`-separated. */
   file: string;
   path: string;
+  /** Whether the folder holds its side-car `<photo>.info`. */
+  sideCar: boolean;
   sha256?: string;
+  /** Whether `sha256` is the last run's (size and time unchanged) rather than read now. */
+  remembered?: boolean;
 }
 
 type Row = BulkRow<Photo>;
@@ -83,48 +91,52 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .option('--batch-size <n>', `photos per request (default ${DEFAULT_BATCH_FILES}, at most ${MAX_BATCH_FILES})`, positiveInt)
     .option('--batch-mb <n>', `megabytes per request, at most (default ${DEFAULT_BATCH_MB})`, positiveInt)
     .option('--max-errors <n>', 'stop after this many rejected photos', positiveInt)
+    .option('--no-sync-state', 'hash every photo: ignore the hashes the last run remembered by path, size and time (a photo rewritten with its size and time kept is otherwise taken as unchanged)')
     .action(async (folder: string, _opts: unknown, command: Command) => {
       const flags = command.opts<SyncFlags>();
       await invoke(command, (ctx) => run(ctx, folder, flags));
     });
 }
 
-/** Reads a photo's side-car info (`<photo>.info`), or undefined when it has none. */
-async function sideCarInfo(path: string): Promise<string | undefined> {
+/** Reads a photo's side-car info (`<photo>.info`), or undefined when the listing showed none. */
+function sideCarInfo(photo: Photo): string | undefined {
   try {
-    return (await readFile(`${path}.info`, 'utf8')).trim();
+    return photo.sideCar ? readFileSync(`${photo.path}.info`, 'utf8').trim() : undefined;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
 }
 
-/** Reads a photo: its side-car info (validated), size and SHA-256. Problems go on the row. */
-async function readPhoto(row: Row): Promise<void> {
+/** Reads a photo: its side-car info (validated), size and SHA-256 (remembered from the last run when its size and time are unchanged). Problems go on the row. */
+async function readPhoto(row: Row, hashes: PhotoHashes): Promise<void> {
   const photo = row.item;
   if (!photo) return;
   const { parseImageInfo } = await import('../../../core/images/info-tokens.js');
-  const own = await sideCarInfo(photo.path);
+  const own = sideCarInfo(photo);
   if (own !== undefined) photo.info = own;
   const info = parseImageInfo(photo.info);
   if (!info.ok) {
     row.problems = info.messages.map((m) => `info${own !== undefined ? ` (${photo.file}.info)` : ''}: ${m}`);
     return;
   }
-  const bytes = await readFile(photo.path);
-  photo.sha256 = createHash('sha256').update(bytes).digest('hex');
-  row.size = bytes.length;
+  const hash = hashes.hash(photo.file, photo.path);
+  photo.sha256 = hash.sha256;
+  photo.remembered = hash.remembered;
+  row.size = hash.size;
 }
 
 /** Runs `images sync`; returns the exit code (0; 3 when photos were rejected; 1 when a prune was refused; 130 interrupted). */
 export async function run(ctx: CommandContext, folderArg: string, flags: SyncFlags): Promise<number> {
-  const [{ compilePartFrom, imageIdFor }, { listPhotos }, scopeModule, { runBulk }, { CatalogError }, { formatBytes }] = await Promise.all([
+  const [{ compilePartFrom, imageIdFor }, { listPhotos }, scopeModule, { runBulk }, { CatalogError }, { formatBytes }, { PhotoHashes }, { syncStateFile }] = await Promise.all([
     import('../../sync/naming.js'),
     import('../../sync/walk.js'),
     import('../../sync/scope.js'),
     import('../../bulk/run-bulk.js'),
     import('../../../api/errors.js'),
     import('./upload.js'),
+    import('../../sync/photo-hashes.js'),
+    import('../../sync/state.js'),
   ]);
   const naming = compilePartFrom(flags.partFrom);
   if (flags.prune !== true && (flags.scope !== undefined || flags.maxDelete !== undefined)) throw new UsageError(`${flags.scope !== undefined ? '--scope' : '--max-delete'} applies to --prune`);
@@ -143,6 +155,7 @@ export async function run(ctx: CommandContext, folderArg: string, flags: SyncFla
     throw new UsageError(`cannot read ${folderArg}: ${code === 'ENOENT' ? 'no such folder' : (error as Error).message}`);
   }
   const dryRun = flags.dryRun === true;
+  const hashes = await PhotoHashes.load(syncStateFile(ctx.io.env, ctx.config, ctx.io.cwd, 'images', folder), flags.syncState !== false);
   const base = folder.replace(/[/\\]+$/, '');
   const errorsPath = flags.errors !== undefined ? resolve(ctx.io.cwd, flags.errors) : `${base}.errors.ndjson`;
   const unmatchedPath = flags.unmatched !== undefined ? resolve(ctx.io.cwd, flags.unmatched) : `${base}.unmatched.txt`;
@@ -170,7 +183,7 @@ export async function run(ctx: CommandContext, folderArg: string, flags: SyncFla
       seen.set(imageId, photo.relativePath);
       if (other !== undefined) yield { line, record, problems: [`image_id: ${photo.relativePath} and ${other} both give the image_id '${imageId}'; rename one`] };
       else if (imageId.length > 256) yield { line, record, problems: [`image_id: the path ${photo.relativePath} is longer than 256 characters, the longest image_id`] };
-      else yield { line, record, item: { image_id: imageId, part_id: partId, info, file: photo.relativePath, path: photo.path } };
+      else yield { line, record, item: { image_id: imageId, part_id: partId, info, file: photo.relativePath, path: photo.path, sideCar: photo.sideCar } };
     }
   }
 
@@ -188,6 +201,13 @@ export async function run(ctx: CommandContext, folderArg: string, flags: SyncFla
     for (const row of batch) {
       const photo = row.item as Photo;
       const image = stored.get(photo.image_id);
+      if (image?.etag !== undefined && image.etag !== `"${photo.sha256 ?? ''}"` && photo.remembered === true) {
+        // The stored ETag is the truth: a remembered hash it disagrees with is read again from the file.
+        const fresh = hashes.rehash(photo.file, photo.path);
+        photo.sha256 = fresh.sha256;
+        photo.remembered = false;
+        row.size = fresh.size;
+      }
       if (!partIds.has(photo.part_id)) out.unmatched.push(`${photo.file}: part '${photo.part_id}' does not exist`);
       else if (image?.etag !== `"${photo.sha256 ?? ''}"`) out.withBytes.push(row);
       else if (image.part_id !== photo.part_id || image.info !== photo.info) out.definitionsOnly.push(row);
@@ -230,6 +250,8 @@ export async function run(ctx: CommandContext, folderArg: string, flags: SyncFla
     const notes: string[] = [];
     let exitCode: number | undefined;
     summary.unmatched = unmatched.length;
+    const unsaved = await hashes.save();
+    if (unsaved !== undefined) notes.push(unsaved);
     if (unmatched.length > 0) {
       unmatched.sort();
       notes.push(`unmatched photos (no part; not sent): ${unmatched.length.toLocaleString('en-US')}`);
@@ -277,7 +299,7 @@ export async function run(ctx: CommandContext, folderArg: string, flags: SyncFla
     batchBytes: (flags.batchMb ?? DEFAULT_BATCH_MB) * 1024 * 1024,
     concurrency: flags.concurrency ?? DEFAULT_CONCURRENCY,
     idOf: (photo) => photo.image_id,
-    check: readPhoto,
+    check: (row) => readPhoto(row, hashes),
     send,
     async dryRun(batch) {
       const plan = await compare(batch);

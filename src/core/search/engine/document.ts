@@ -6,6 +6,11 @@
  * - a word of the names or of a value (folded token, core/search/text.ts): groups 0 (names) and
  *   1..4 (values of searchable, not per-organization attributes by visibility tier);
  * - ID_MARK + a token of the part id: group 0 (ids are matched only by the word itself);
+ * - the joined form of a punctuated run of tokens (`6204-2RS` → `62042rs`, `@types/react` →
+ *   `typesreact`), in the run's group (ID_MARK for the id), not counted in the lengths: a part
+ *   number or a package name typed without its separators finds the part;
+ * - EXACT_MARK + every token of the id, or of one name, joined: group 0, tf 1 (the "exact" ranking
+ *   rule: a query whose tokens joined equal it names this part, whatever separators it typed);
  * - FILTER_MARK + attribute id + NUL + folded value, for each value of a filterable, not
  *   per-organization attribute: group 0, tf 1 (no score);
  * - HOLDER_TERM for a part with any per-organization value (their view depends on the reader).
@@ -21,6 +26,30 @@ export const ID_MARK = '\uE001';
 export const FILTER_MARK = '\uE002';
 /** The term of parts with per-organization values. */
 export const HOLDER_TERM = '\uE003holder';
+/** Prefix of exact-field terms. */
+export const EXACT_MARK = '\uE004';
+
+/**
+ * Version of what a part contributes to the index: a store whose index was built with another
+ * version rebuilds it when it opens (SQLite search_state `layout`, PostgreSQL settings
+ * `search_document`).
+ */
+export const DOCUMENT_FORMAT = 2;
+
+/** The exact-field term of a field's tokens (the id's, a name's). */
+export function exactTerm(tokens: readonly string[]): string {
+  return EXACT_MARK + tokens.join('');
+}
+
+/** The joined forms of a text's punctuated runs: each whitespace-separated chunk of two or more tokens, its tokens joined. */
+export function joinedRuns(text: string): string[] {
+  const out: string[] = [];
+  for (const chunk of text.split(/\s+/u)) {
+    const tokens = tokenize(chunk);
+    if (tokens.length > 1) out.push(tokens.join(''));
+  }
+  return out;
+}
 
 /** The part as the engine needs it. */
 export interface EngineIndexablePart {
@@ -60,19 +89,32 @@ function add(terms: Map<string, number[]>, term: string, group: number): void {
   tf[group] = (tf[group] ?? 0) + 1;
 }
 
+/** Adds the exact-field term of a field once (tf 1, however many fields share it). */
+function addExact(terms: Map<string, number[]>, tokens: readonly string[]): void {
+  if (tokens.length === 0) return;
+  const term = exactTerm(tokens);
+  if (!terms.has(term)) add(terms, term, 0);
+}
+
 /** Builds the engine document of a part; values of unknown attributes are ignored. */
 export function buildEngineDocument(part: EngineIndexablePart, attributes: ReadonlyMap<string, Attribute>): EngineDocument {
   const terms = new Map<string, number[]>();
   const lengths: [number, number, number, number, number] = [0, 0, 0, 0, 0];
-  for (const token of tokenize(part.part_id)) {
+  const idTokens = tokenize(part.part_id);
+  for (const token of idTokens) {
     add(terms, ID_MARK + token, 0);
     lengths[0]++;
   }
+  for (const joined of joinedRuns(part.part_id)) add(terms, ID_MARK + joined, 0);
+  addExact(terms, idTokens);
   for (const text of langTexts(part.name)) {
-    for (const token of tokenize(text)) {
+    const tokens = tokenize(text);
+    for (const token of tokens) {
       add(terms, token, 0);
       lengths[0]++;
     }
+    for (const joined of joinedRuns(text)) add(terms, joined, 0);
+    addExact(terms, tokens);
   }
   let holder = false;
   for (const entry of part.attributes) {
@@ -87,6 +129,7 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
             add(terms, token, group);
             lengths[group] = (lengths[group] ?? 0) + 1;
           }
+          for (const joined of joinedRuns(text)) add(terms, joined, group);
         }
         if (attribute.filterable) {
           const term = filterTerm(attribute.attribute_id, text);

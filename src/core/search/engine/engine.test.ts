@@ -114,7 +114,7 @@ describe('GatheredPostings growth', () => {
 describe('topK', () => {
   const n = 5000;
   const rnd = random(7);
-  const data: DocData = { dl: Array.from({ length: n }, () => 1 + Math.floor(rnd() * 30)), key: Array.from({ length: n }, () => Math.floor(rnd() * 1e6)), avgdl: 15 };
+  const data: DocData = { dl: Array.from({ length: n }, () => 1 + Math.floor(rnd() * 30)), key: Array.from({ length: n }, () => Math.floor(rnd() * 1e6)), avgdl: 15, n };
   const list = (density: number, seed: number): TermList => {
     const r = random(seed);
     const docs: number[] = [];
@@ -161,7 +161,7 @@ describe('topK', () => {
 
   it('ranks names above values, then score, then key; counts exactly with an exclusion', () => {
     const word: TermList = { docs: Int32Array.from([1, 2, 3, 4]), wtf: Float64Array.from([1, 10, 10, 50]), names: Uint8Array.from([0, 1, 1, 0]), idf: 1 };
-    const flat: DocData = { dl: [5, 5, 5, 5, 5], key: [0, 0, 9, 3, 0], avgdl: 5 };
+    const flat: DocData = { dl: [5, 5, 5, 5, 5], key: [0, 0, 9, 3, 0], avgdl: 5, n: 5 };
     expect(topK({ words: [word], filters: [] }, flat, 10).hits.map((h) => h.doc)).toEqual([3, 2, 4, 1]);
     const found = topK({ words: [word], filters: [Int32Array.from([1, 2, 3, 4])], exclude: Int32Array.from([3]) }, flat, 1);
     expect(found.total).toBe(3);

@@ -11,6 +11,7 @@ import type { Attribute, LangMap, PartAttribute } from '../../../api/schemas.js'
 import { VISIBILITY_ORDER } from '../../permissions.js';
 import { indexText, langTexts, tokenize } from '../text.js';
 import { isVocabularyTerm } from '../typo.js';
+import { joinedRuns } from './document.js';
 
 /** The part as the index needs it. */
 export interface IndexablePart {
@@ -50,7 +51,11 @@ export function buildOrgDocument(part: IndexablePart, attributes: ReadonlyMap<st
   const orgValues: [string[], string[], string[], string[]] = [[], [], [], []];
   const terms = new Set<string>();
   let holder = false;
-  for (const text of langTexts(part.name)) for (const t of tokenize(text)) if (isVocabularyTerm(t)) terms.add(t);
+  for (const text of langTexts(part.name)) {
+    for (const t of tokenize(text)) if (isVocabularyTerm(t)) terms.add(t);
+    // A name's joined runs (`form-data` → `formdata`) are words too: typed with a typo, they are found.
+    for (const t of joinedRuns(text)) if (isVocabularyTerm(t)) terms.add(t);
+  }
   for (const entry of part.attributes) {
     const attribute = attributes.get(entry.attribute_id);
     for (const value of entry.values) if (value.organization !== '') holder = true;

@@ -19,8 +19,8 @@ import { compareBinary } from '../rank.js';
 import { filterValueMatches, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
-import { filterTerm, HOLDER_TERM, ID_MARK } from './document.js';
-import { andWords, compareRanked, materializeWord, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
+import { exactTerm, filterTerm, HOLDER_TERM, ID_MARK } from './document.js';
+import { andWords, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
 
 /** A term's postings as one visibility tier sees them (wtf > 0 only); `names` bit 1: in the id or a name. */
 export interface TierView {
@@ -107,23 +107,37 @@ export class EngineSearcher {
   /** Attribute definitions for phrase checks (the query's view context). */
   private phraseAttributes: ReadonlyMap<string, Attribute> | undefined;
 
+  /**
+   * Term ids (null: not indexed) the running search has asked for, emptied when a search starts:
+   * a word's own term is asked for by the typo rule, the neighbour filter and its list, and each
+   * ask may be a statement in the store.
+   */
+  private readonly termIds = new Map<string, number | null>();
+
   constructor(private readonly r: EngineReader) {}
 
-  /**
-   * The ranked doc ids (at most `maxHits`) and the exact total. A word the catalog knows is taken as
-   * typed; but when that finds nothing at all, the search is run once more with typo neighbours for
-   * every eligible word, known or not (a real word can be someone's typo: pci.ids spells
-   * "Contoller" once, so "ethernet contoller" would otherwise find nothing).
-   */
-  matchingDocs(query: TextSearchQuery, maxHits: number): { total: number; docs: number[] } {
-    const hits = this.searchOnce(query, maxHits, false);
-    if (hits.total > 0 || query.words.length === 0) return hits;
-    return this.searchOnce(query, maxHits, true);
+  private termId(term: string): number | undefined {
+    const known = this.termIds.get(term);
+    if (known !== undefined) return known ?? undefined;
+    const id = this.r.termId(term);
+    this.termIds.set(term, id ?? null);
+    return id;
   }
 
-  private searchOnce(query: TextSearchQuery, maxHits: number, typosForKnownWords: boolean): { total: number; docs: number[] } {
+  /**
+   * The ranked doc ids (at most `maxHits`) and the exact total, in the order of the ranking rules
+   * (topk.ts). Every typo-eligible word is also matched through its typo neighbours, known or not
+   * (real data is full of typos: a misspelling the catalog holds must not hide the word meant),
+   * ranked below the word as typed.
+   */
+  matchingDocs(query: TextSearchQuery, maxHits: number): { total: number; docs: number[] } {
+    return this.searchOnce(query, maxHits);
+  }
+
+  private searchOnce(query: TextSearchQuery, maxHits: number): { total: number; docs: number[] } {
     const { ctx } = query;
-    const words = query.words.map((w) => this.expand(w, typosForKnownWords));
+    this.termIds.clear();
+    const words = query.words.map((w) => this.expand(w));
     const tier = visibilityTier(query.visibleValues);
     this.phraseAttributes = ctx.attributes;
     if (words.length === 0 && query.filters.length === 0) return this.r.allParts(false, Math.min(maxHits, Number.MAX_SAFE_INTEGER));
@@ -145,7 +159,8 @@ export class EngineSearcher {
     const inDefaults = wordsInDefaults(words, ctx);
     const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
     const data = this.docData(tier);
-    const resolvedWords = words.map((w) => this.resolve(w, tier, data));
+    const exact = this.exactFields(words, tier);
+    const resolvedWords = words.map((w) => this.resolve(w, tier, data, 0, exact));
     const resolved = this.withSpans(words, resolvedWords, tier, data, () => true, false);
 
     if (!orgSensitive) {
@@ -169,7 +184,7 @@ export class EngineSearcher {
       if (positive.length === 0 && shared.length === 0) {
         const all = this.r.allParts(true, maxHits);
         total = all.total;
-        ranked = all.docs.map((doc) => ({ doc, tier: 1, score: 0, key: this.r.key[doc] ?? 0 }));
+        ranked = all.docs.map((doc) => ({ doc, tier: NO_WORDS_TIER, score: 0, key: this.r.key[doc] ?? 0 }));
       } else if (!positive.some((r) => r === undefined)) {
         const found = topK({ words: positive as (TermList | MaterializedWord)[], filters: shared, exclude: holders }, data, maxHits);
         total = found.total;
@@ -185,7 +200,9 @@ export class EngineSearcher {
         const result = evaluatePart(part, words, query.filters, ctx);
         if (!result.matches) continue;
         total++;
-        ranked.push({ doc: hit.doc, tier: (result.namesTier ? 0 : 1) | (result.synonym ? 2 : 0) | (result.typo ? 4 : 0), score: hit.score, key: hit.key });
+        // Parts evaluated one by one are ranked by the rules evaluatePart knows (typos, synonyms, attribute).
+        const tierOf = words.length === 0 ? NO_WORDS_TIER : finishTier(evaluatedRank(result.typo === true, result.synonym === true, result.namesTier));
+        ranked.push({ doc: hit.doc, tier: tierOf, score: hit.score, key: hit.key });
       }
     }
     ranked.sort(compareRanked);
@@ -271,14 +288,14 @@ export class EngineSearcher {
 
   /** The per-doc arrays of tier `tier` for the scorer. */
   private docData(tier: number): DocData {
-    return { dl: this.r.dl[tier] ?? new Float64Array(0), key: this.r.key, avgdl: averageLength({ n: this.r.n, sumLength: this.r.sumLength[tier] ?? 0 }) };
+    return { dl: this.r.dl[tier] ?? new Float64Array(0), key: this.r.key, avgdl: averageLength({ n: this.r.n, sumLength: this.r.sumLength[tier] ?? 0 }), n: this.r.n };
   }
 
   /** The ascending doc ids holding any of `terms` (filter and marker terms). */
   private docSet(terms: readonly string[]): Int32Array {
     const lists: Int32Array[] = [];
     for (const term of new Set(terms)) {
-      const id = this.r.termId(term);
+      const id = this.termId(term);
       if (id !== undefined) lists.push(this.r.termForTier(id, term, 0).docs);
     }
     if (lists.length === 1) return lists[0] ?? new Int32Array(0);
@@ -295,31 +312,59 @@ export class EngineSearcher {
   }
 
   /**
-   * A word's ways to match: itself (the last word as a prefix: every indexed word it begins); and,
-   * when it is a word of ≥ 5 letters that the index does not know (as a prefix, for the last word),
-   * its neighbours within one edit (with `typosForKnownWords`, for known words too). In the part id:
-   * itself (a prefix for the last word).
+   * A word's ways to match: itself (the last word as a prefix: every indexed word it begins); a
+   * punctuated word also as its tokens joined (`form-data` → `formdata`, document.ts joinedRuns);
+   * and, when it is a typo-eligible word (typo.ts), its vocabulary neighbours within its edits
+   * (`typo`: ranked below the word as typed). In the part id: itself and its joined form.
    */
-  private expand(word: QueryWord, typosForKnownWords = false): ExpandedWord {
+  private expand(word: QueryWord): ExpandedWord {
     const alternatives: Alternative[] = [{ tokens: word.tokens, prefix: word.prefix }];
+    const idAlternatives: Alternative[] = [{ tokens: word.tokens, prefix: word.prefix }];
+    if (word.tokens.length > 1) {
+      const joined: Alternative = { tokens: [word.tokens.join('')], prefix: word.prefix };
+      alternatives.push(joined);
+      idAlternatives.push(joined);
+    }
     const token = word.tokens[0];
     if (word.typo && token !== undefined) {
-      const known = word.prefix ? this.r.hasPrefix(token) : this.r.termId(token) !== undefined;
-      if (!known || typosForKnownWords) {
-        // Two typos: the vocabulary keeps one-deletion keys only, so besides them the
-        // words beginning with the same letter are checked (docs/search.md, Typos).
-        const maxTypos = word.maxTypos ?? 1;
-        const candidates = this.r.typoCandidates(maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token));
-        if (maxTypos === 2) {
-          const first = String.fromCodePoint(token.codePointAt(0) ?? 0);
-          candidates.push(...this.r.vocabularyRange(first, `${first}\u{10FFFF}`));
-        }
-        for (const neighbour of typoNeighbours(token, candidates, maxTypos)) {
-          alternatives.push({ tokens: [neighbour], prefix: word.prefix });
-        }
+      // Two typos only for a word the catalog does not hold: a word it holds is one people type
+      // (its neighbours two edits away are mostly other words), and a long word's two-deletion
+      // keys are ~5 times its one-deletion keys, the largest cost of a search of known words.
+      const maxTypos = this.termId(token) === undefined ? (word.maxTypos ?? 1) : 1;
+      const candidates = this.r.typoCandidates(maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token));
+      // Two typos: the vocabulary keeps one-deletion keys only, so besides them the words
+      // beginning with the same letter are checked (docs/search.md, Typos).
+      if (maxTypos === 2) {
+        const first = String.fromCodePoint(token.codePointAt(0) ?? 0);
+        candidates.push(...this.r.vocabularyRange(first, `${first}\u{10FFFF}`));
+      }
+      for (const neighbour of typoNeighbours(token, candidates, maxTypos)) {
+        alternatives.push({ tokens: [neighbour], prefix: word.prefix, typo: true });
       }
     }
-    return { word, alternatives, idAlternatives: [{ tokens: word.tokens, prefix: word.prefix }], ...(word.synonyms ? { synonyms: word.synonyms } : {}) };
+    return { word, alternatives, idAlternatives, ...(word.synonyms ? { synonyms: word.synonyms } : {}) };
+  }
+
+  /**
+   * The parts whose id or one of whose names equals the whole query, separators aside (the exact
+   * rule, document.ts EXACT_MARK), as term lists for tier `tier` with their flags. A one-word query
+   * also names the parts called like one of its typo neighbours (EXACT_FIELD with TYPO): a
+   * misspelling of `typescript` finds the part named so before the parts that hold the
+   * misspelling among other words.
+   */
+  private exactFields(words: readonly ExpandedWord[], tier: number): { view: TierView; flags: number }[] {
+    if (words.length === 0) return [];
+    const out: { view: TierView; flags: number }[] = [];
+    const add = (tokens: readonly string[], flags: number) => {
+      const term = exactTerm(tokens);
+      const id = this.termId(term);
+      if (id === undefined) return;
+      const view = this.r.termForTier(id, term, tier);
+      if (view.docs.length > 0) out.push({ view, flags });
+    };
+    add(words.flatMap((w) => w.word.tokens), EXACT_FIELD);
+    if (words.length === 1) for (const a of words[0]?.alternatives ?? []) if (a.typo === true) add(a.tokens, EXACT_FIELD | TYPO);
+    return out;
   }
 
   /**
@@ -357,42 +402,50 @@ export class EngineSearcher {
    * then the id; each distinct term once), materialized when there are several. Undefined when no
    * term of it is indexed for this tier.
    */
-  private resolve(word: ExpandedWord, tier: number, data: DocData, allFlag = 0): ResolvedWord {
+  private resolve(word: ExpandedWord, tier: number, data: DocData, allFlag = 0, exact: readonly { view: TierView; flags: number }[] = []): ResolvedWord {
     const lists: TermList[] = [];
     const seen = new Set<string>();
-    // A typo neighbour's postings carry the TYPO flag, a synonym's the SYNONYM flag: exact matches rank above them.
-    const push = (view: TierView, typo: number) => {
+    // Flags on the postings (topk.ts): TYPO for a typo neighbour, SYNONYM for a synonym,
+    // COMPLETION for a word the typed prefix begins but is not, EXACT_FIELD for the exact rule.
+    // A typo neighbour rarer than the word as typed is left out: a misspelling the catalog holds
+    // is rarer than the word meant, and a frequent word's rare neighbours would only cost time.
+    const token = word.word.tokens.length === 1 ? word.word.tokens[0] : undefined;
+    const ownId = token !== undefined && allFlag === 0 ? this.termId(token) : undefined;
+    const ownDf = ownId !== undefined && token !== undefined ? this.r.termForTier(ownId, token, tier).docs.length : 0;
+    const push = (view: TierView, flags: number) => {
       if (view.docs.length === 0) return;
-      lists.push({ docs: view.docs, wtf: view.wtf, names: typo !== 0 ? view.names.map((f) => f | typo) : view.names, idf: idf(this.r.n, view.docs.length) });
+      if ((flags & (TYPO | EXACT_FIELD)) === TYPO && view.docs.length < ownDf) return;
+      lists.push({ docs: view.docs, wtf: view.wtf, names: flags !== 0 ? view.names.map((f) => f | flags) : view.names, idf: idf(this.r.n, view.docs.length) });
     };
-    const addTerm = (term: string, typo: number) => {
+    const addTerm = (term: string, flags: number) => {
       if (seen.has(term)) return;
       seen.add(term);
-      const id = this.r.termId(term);
+      const id = this.termId(term);
       if (id === undefined) return;
-      push(this.r.termForTier(id, term, tier), typo);
+      push(this.r.termForTier(id, term, tier), flags);
     };
-    const addPrefix = (prefix: string, typo: number) => {
+    const addPrefix = (prefix: string, flags: number) => {
       for (const t of this.r.termsWithPrefix(prefix)) {
         if (seen.has(t.term)) continue;
         seen.add(t.term);
-        push(this.r.termForTier(t.id, t.term, tier), typo);
+        push(this.r.termForTier(t.id, t.term, tier), t.term === prefix ? flags : flags | COMPLETION);
       }
     };
-    const add = (alternative: Alternative, mark: string, typo: number) => {
+    const add = (alternative: Alternative, mark: string, flags: number) => {
       if (alternative.tokens.length > 1) {
         const key = `${mark}\u0000${alternative.tokens.join(' ')}`;
         if (seen.has(key)) return;
         seen.add(key);
         const phrase = this.phrase(alternative, mark, tier);
-        if (phrase) lists.push(typo !== 0 ? { docs: phrase.docs, wtf: phrase.wtf, names: phrase.names.map((f) => f | typo), idf: phrase.idf } : phrase);
-      } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''), typo);
-      else addTerm(mark + (alternative.tokens[0] ?? ''), typo);
+        if (phrase) lists.push(flags !== 0 ? { docs: phrase.docs, wtf: phrase.wtf, names: phrase.names.map((f) => f | flags), idf: phrase.idf } : phrase);
+      } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''), flags);
+      else addTerm(mark + (alternative.tokens[0] ?? ''), flags);
     };
-    // alternatives[0] is the word itself, the others its typo neighbours (expand); then its synonyms.
-    word.alternatives.forEach((a, i) => add(a, '', allFlag !== 0 ? allFlag : i > 0 ? TYPO : 0));
+    for (const a of word.alternatives) add(a, '', allFlag !== 0 ? allFlag : a.typo === true ? TYPO : 0);
     for (const a of word.synonyms ?? []) add(a, '', SYNONYM);
     for (const a of word.idAlternatives) add(a, ID_MARK, 0);
+    // The exact rule's parts match every word of the query (they are named by all of it).
+    for (const e of exact) push(e.view, e.flags);
     if (lists.length === 0) return undefined;
     if (lists.length === 1) return lists[0];
     if (this.scratch.score.length < this.r.docCapacity) {

@@ -48,7 +48,7 @@ describe('topK of one word with a session-sized k takes the selection path and s
   const n = 6000;
   const dl = Float64Array.from({ length: 2 * n }, () => 3 + Math.floor(rnd() * 6));
   const key = Float64Array.from({ length: 2 * n }, (_, i) => (i * 7919) % (2 * n));
-  const data: DocData = { dl, key, avgdl: 6 };
+  const data: DocData = { dl, key, avgdl: 6, n: 2 * n };
   const list = (every: number, offset: number, flags: number): TermList => {
     const docs = Int32Array.from({ length: Math.floor((2 * n - offset) / every) }, (_, i) => offset + i * every);
     return { docs, wtf: Float64Array.from(docs, () => 1 + Math.floor(rnd() * 3) * 10), names: Uint8Array.from(docs, () => (rnd() < 0.5 ? flags | NAMES : flags)), idf: 1.7 };

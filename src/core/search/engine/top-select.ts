@@ -13,8 +13,8 @@
  */
 import type { RankedDoc } from './top-collector.js';
 
-/** Tiers are postingTier values: 0..7. */
-const TIERS = 8;
+/** Tiers are topk.ts tiers: 0..255. */
+const TIERS = 256;
 
 /** Working memory, grown to the largest n seen (one thread runs one search at a time). */
 let scratchValues = new Float64Array(0);

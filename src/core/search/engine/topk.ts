@@ -2,7 +2,7 @@
  * Exact top-k retrieval (docs/search.md, "Answering a query"): every word must match (AND; a word
  * matches through any of its alternatives), every filter must hold, and the k best hits by
  * (tier, score, key) come back with the exact number of hits:
- * - tier ({@link postingTier}): exact before synonym before typo matches, then names before values;
+ * - tier ({@link finishTier}): the ranking rules (exact, typos, synonyms, attribute, exactness);
  * - score: bm25.ts, higher first;
  * - key: the part's place in part id order (ties by part id), lower first.
  *
@@ -38,16 +38,61 @@ export const NAMES = 1;
 export const TYPO = 2;
 /** Posting flag: the term (or phrase) is a synonym of the query word or of a run of query words. */
 export const SYNONYM = 4;
+/** Posting flag: the part's id or one of its names equals the whole query, separators aside (document.ts EXACT_MARK). */
+export const EXACT_FIELD = 8;
+/** Posting flag: the term is a completion of the typed prefix, not the typed word itself. */
+export const COMPLETION = 16;
 
-/**
- * The rank tier of a posting's flags (lower first): 0 matched exactly in the id or a name, 1
- * exactly elsewhere, 2 through a synonym in the id or a name, 3 through a synonym elsewhere, 4 by
- * a typo in the id or a name, 5 by a typo elsewhere (6, 7: both). A part's tier is the OR of its
- * words' tiers: any typo-only word puts it below every match without one, any synonym-only word
- * below every exact match (typo before synonym before field).
+/*
+ * The ranking rules (docs/search.md, "Ranking rules"), in order, each deciding only among the
+ * parts the rules before it tie: 1. exact: the id or a name equals the query; 2. typos: fewer
+ * words matched only through a typo neighbour; 3. synonyms: fewer words matched only through a
+ * synonym; 4. attribute: fewer words found only outside the id and names; 5. exactness: the
+ * typed last word itself before only a completion of it; then the score (BM25), then part id.
+ * Every word must match (AND), so the "words" rule of engines with optional words is constant;
+ * the index keeps no positions, so there is no proximity rule. A part's rules are summed word by
+ * word ({@link wordRank}: a count per rule in 6-bit fields, so 32 words cannot carry over) and
+ * packed into the 8-bit tier by {@link finishTier} (counts capped at 3, exactness at 1).
  */
+const EXACT_UNIT = 1 << 24;
+const TYPO_UNIT = 1 << 18;
+const SYNONYM_UNIT = 1 << 12;
+const FIELD_UNIT = 1 << 6;
+const COMPLETION_UNIT = 1;
+
+/** What one word adds to its part's rule counts, from the word's flags. */
+export function wordRank(flags: number): number {
+  return ((flags & EXACT_FIELD) !== 0 ? EXACT_UNIT : 0)
+    + ((flags & TYPO) !== 0 ? TYPO_UNIT : 0)
+    + ((flags & SYNONYM) !== 0 ? SYNONYM_UNIT : 0)
+    + ((flags & NAMES) === 0 ? FIELD_UNIT : 0)
+    + ((flags & COMPLETION) !== 0 ? COMPLETION_UNIT : 0);
+}
+
+/** The tier (0..255, lower first) of a part from the sum of its words' {@link wordRank}s. */
+export function finishTier(sum: number): number {
+  const exact = (sum >>> 24) & 63;
+  const typos = Math.min((sum >>> 18) & 63, 3);
+  const synonyms = Math.min((sum >>> 12) & 63, 3);
+  const fields = Math.min((sum >>> 6) & 63, 3);
+  const completions = Math.min(sum & 63, 1);
+  return (exact > 0 ? 0 : 128) | (typos << 5) | (synonyms << 3) | (fields << 1) | completions;
+}
+
+/** The rank sum of a part the rules know only as flags of the whole query (match.ts evaluatePart). */
+export function evaluatedRank(typo: boolean, synonym: boolean, namesTier: boolean): number {
+  return (typo ? TYPO_UNIT : 0) + (synonym ? SYNONYM_UNIT : 0) + (namesTier ? 0 : FIELD_UNIT);
+}
+
+/** Tier of a query without words (filters only): one tier, ordered by part id. */
+export const NO_WORDS_TIER = finishTier(FIELD_UNIT);
+
+const WORD_RANK = Array.from({ length: 32 }, (_, flags) => wordRank(flags));
+const ONE_WORD_TIER = Uint8Array.from(WORD_RANK, (sum) => finishTier(sum));
+
+/** The tier of a one-word query's posting from its flags. */
 export function postingTier(flags: number): number {
-  return ((flags & NAMES) === 0 ? 1 : 0) | ((flags & SYNONYM) !== 0 ? 2 : 0) | ((flags & TYPO) !== 0 ? 4 : 0);
+  return ONE_WORD_TIER[flags & 31] ?? 255;
 }
 
 /** Per-doc data the scorer reads, indexed by doc id. */
@@ -57,6 +102,8 @@ export interface DocData {
   /** Order key of each part: ascending key = ascending part id. */
   key: ArrayLike<number>;
   avgdl: number;
+  /** Number of parts (idf of a word's alternatives taken as one term). */
+  n: number;
 }
 
 export type { RankedDoc } from './top-collector.js';
@@ -136,22 +183,28 @@ class MaterializedCursor implements WordCursor {
   }
 }
 
-/** The best way a part matched, from the mark bits of materializeWord (4 present, 8 exact, 16 synonym; NAMES). */
+/*
+ * Mark bits of materializeWord, per part: 1 NAMES (some posting in the id or a name), 2 some posting
+ * of the word as typed (neither typo nor synonym), 4 some synonym posting, 8 EXACT_FIELD, 16 some
+ * posting of a whole word (not only a completion), 32 present.
+ */
+
+/** The flags of a part's word from its mark bits: the best way it matched (see markOf). */
 function matchFlags(mark: number): number {
-  return (mark & NAMES) | ((mark & 8) !== 0 ? 0 : (mark & 16) !== 0 ? SYNONYM : TYPO);
+  return (mark & NAMES) | ((mark & 2) !== 0 ? 0 : (mark & 4) !== 0 ? SYNONYM : TYPO) | (mark & EXACT_FIELD) | ((mark & 16) !== 0 ? 0 : COMPLETION);
 }
 
 /** The mark bits of one posting's flags (see matchFlags). */
 function markOf(flags: number): number {
-  return 4 | (flags & NAMES) | ((flags & (TYPO | SYNONYM)) === 0 ? 8 : 0) | ((flags & SYNONYM) !== 0 ? 16 : 0);
+  return 32 | (flags & (NAMES | EXACT_FIELD)) | ((flags & (TYPO | SYNONYM)) === 0 ? 2 : 0) | ((flags & SYNONYM) !== 0 ? 4 : 0) | ((flags & COMPLETION) === 0 ? 16 : 0);
 }
 
 /**
  * materializeWord for one or two alternatives (a frequent word typed as a prefix is often the
- * word and its plural): one pass in doc order, each part's score the first alternative's plus
- * the second's, the same additions as the scratch path, so the same bits. The scratch path scans
- * every doc id between the lists' ends: at 1,000,000 parts a two-list word of ~300,000 postings
- * took ~10 ms there and ~3.5 ms here.
+ * word and its plural): one pass in doc order summing each part's weighted frequencies, then the
+ * union scored as one term, the same operations as the scratch path, so the same bits. The
+ * scratch path scans every doc id between the lists' ends: at 1,000,000 parts a two-list word of
+ * ~300,000 postings took ~10 ms there and ~3.5 ms here.
  */
 function mergeTwo(alternatives: readonly TermList[], data: DocData): MaterializedWord {
   const a = alternatives[0] as TermList;
@@ -161,7 +214,6 @@ function mergeTwo(alternatives: readonly TermList[], data: DocData): Materialize
   const docs = new Int32Array(na + nb);
   const score = new Float64Array(na + nb);
   const names = new Uint8Array(na + nb);
-  const { dl, avgdl } = data;
   let i = 0;
   let j = 0;
   let out = 0;
@@ -169,16 +221,15 @@ function mergeTwo(alternatives: readonly TermList[], data: DocData): Materialize
     const x = i < na ? (a.docs[i] ?? END) : END;
     const y = j < nb ? (b.docs[j] ?? END) : END;
     const doc = x < y ? x : y;
-    const length = dl[doc] ?? 0;
     let sum = 0;
     let mark = 0;
     if (x === doc) {
-      sum += a.idf * tfPart(a.wtf[i] ?? 0, length, avgdl);
+      sum += a.wtf[i] ?? 0;
       mark |= markOf(a.names[i] ?? 0);
       i++;
     }
     if (y === doc) {
-      sum += b.idf * tfPart(b.wtf[j] ?? 0, length, avgdl);
+      sum += b.wtf[j] ?? 0;
       mark |= markOf(b.names[j] ?? 0);
       j++;
     }
@@ -187,13 +238,24 @@ function mergeTwo(alternatives: readonly TermList[], data: DocData): Materialize
     names[out] = matchFlags(mark);
     out++;
   }
+  scoreAsOneTerm(docs, score, out, data);
   return { docs: docs.subarray(0, out), score: score.subarray(0, out), names: names.subarray(0, out) };
 }
 
+/** Turns the first `count` summed weighted frequencies into scores of one term found in `count` parts. */
+function scoreAsOneTerm(docs: Int32Array, wtf: Float64Array, count: number, data: DocData): void {
+  const weight = idfOf(data.n, count);
+  const { dl, avgdl } = data;
+  for (let i = 0; i < count; i++) wtf[i] = weight * tfPart(wtf[i] ?? 0, dl[docs[i] ?? 0] ?? 0, avgdl);
+}
+
 /**
- * Scores a word with several alternatives (prefix expansions, typo neighbours, phrases) into one
- * list: per part, Σ over the alternatives that match, in the given order, of idf · tfPart. `scratch`
- * is reused working memory of at least (max doc + 1) entries, left zeroed.
+ * Scores a word with several alternatives (the typed word and its completions, typo neighbours,
+ * a punctuated word's phrase and joined form, synonyms, the id) into one list, as ONE term: per
+ * part, the sum of its alternatives' weighted frequencies, scored with the idf of the parts any
+ * alternative matches (so a rare completion cannot outscore the word typed, and a word with many
+ * completions does not score more than one that has none). `scratch` is reused working memory of
+ * at least (max doc + 1) entries, left zeroed.
  */
 export function materializeWord(alternatives: readonly TermList[], data: DocData, scratch: { score: Float64Array; mark: Uint8Array }): MaterializedWord {
   if (alternatives.length <= 2) return mergeTwo(alternatives, data);
@@ -212,13 +274,12 @@ export function materializeWord(alternatives: readonly TermList[], data: DocData
   for (const a of alternatives) {
     for (let i = 0; i < a.docs.length; i++) {
       const doc = a.docs[i] ?? 0;
-      score[doc] = (score[doc] ?? 0) + a.idf * tfPart(a.wtf[i] ?? 0, data.dl[doc] ?? 0, data.avgdl);
+      score[doc] = (score[doc] ?? 0) + (a.wtf[i] ?? 0);
       mark[doc] = (mark[doc] ?? 0) | markOf(a.names[i] ?? 0);
     }
   }
   let docs: Int32Array;
-  if (alternatives.length === 1) docs = alternatives[0]?.docs ?? new Int32Array(0);
-  else if (total * 20 < maxDoc - minDoc) {
+  if (total * 20 < maxDoc - minDoc) {
     const all = new Int32Array(total);
     let j = 0;
     for (const a of alternatives) {
@@ -240,11 +301,11 @@ export function materializeWord(alternatives: readonly TermList[], data: DocData
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i] ?? 0;
     out.score[i] = score[doc] ?? 0;
-    // The best way this part matched: exact, else a synonym, else a typo neighbour.
     out.names[i] = matchFlags(mark[doc] ?? 0);
     score[doc] = 0;
     mark[doc] = 0;
   }
+  scoreAsOneTerm(docs, out.score, docs.length, data);
   return out;
 }
 
@@ -315,7 +376,7 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
   const exclude = query.exclude ? new SetCursor(query.exclude) : undefined;
   let total = 0;
   // No words (filters only): one tier, ordered by part id, as an exact evaluation would (match.ts).
-  const baseTier = cursors.length === 0 ? 1 : 0;
+  const noWords = cursors.length === 0;
   const all: Positioned[] = [...cursors, ...sets].sort((a, b) => a.length - b.length);
   const lead = all[0] as Positioned;
   let doc = lead.pos < lead.length ? (lead.docs[lead.pos] ?? 0) : END;
@@ -330,8 +391,9 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
     if (!exclude || advance(exclude, doc) !== doc) {
       total++;
       if (k > 0) {
-        let tier = baseTier;
-        for (const w of cursors) tier |= postingTier(w.flags());
+        let rank = 0;
+        for (const w of cursors) rank += WORD_RANK[w.flags()] ?? 0;
+        const tier = noWords ? NO_WORDS_TIER : finishTier(rank);
         if (top.admits(tier, Number.POSITIVE_INFINITY)) {
           const dl = data.dl[doc] ?? 0;
           let score = 0;
@@ -402,8 +464,12 @@ function scoreOneWord(w: TermList | MaterializedWord, data: DocData, top: TopCol
 }
 
 /**
- * The reference: every hit scored by the same formula, no bounds, no heap; for tests and the
- * benchmark's overlap check. Words are alternatives' term lists (scored in order).
+ * The reference: the ranking rules and the formula written plainly, every hit scored, no
+ * threshold, no selection; for tests and the benchmark's exactness check. Words are their
+ * alternatives' term lists; a word is scored as one term (its alternatives' weighted
+ * frequencies summed, the idf of the parts any of them holds) and its flags are the best way it
+ * matched: in the id or a name if any alternative is; typo only if no alternative is the word as
+ * typed (a synonym only if no exact one is); a completion only if every alternative is one.
  */
 export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters: readonly Int32Array[], data: DocData, k: number): { total: number; hits: RankedDoc[] } {
   let candidates: Set<number> | undefined;
@@ -412,31 +478,37 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
     for (const d of docs) if (!candidates || candidates.has(d)) next.add(d);
     candidates = next;
   };
+  const unionSizes = words.map((alternatives) => new Set(alternatives.flatMap((a) => [...a.docs])).size);
   for (const alternatives of words) intersect(alternatives.flatMap((a) => [...a.docs]));
   for (const f of filters) intersect(f);
   const hits: RankedDoc[] = [];
   for (const doc of candidates ?? []) {
     const dl = data.dl[doc] ?? 0;
     let score = 0;
-    let tier = 0;
-    for (const alternatives of words) {
-      let wordScore = 0;
+    let rank = 0;
+    words.forEach((alternatives, w) => {
+      let wtf = 0;
       let names = false;
       let exact = false;
       let synonym = false;
+      let exactField = false;
+      let whole = false;
       for (const a of alternatives) {
         const i = a.docs.indexOf(doc);
         if (i < 0) continue;
-        wordScore += a.idf * tfPart(a.wtf[i] ?? 0, dl, data.avgdl);
+        wtf += a.wtf[i] ?? 0;
         const flags = a.names[i] ?? 0;
         if ((flags & NAMES) !== 0) names = true;
         if ((flags & (TYPO | SYNONYM)) === 0) exact = true;
         if ((flags & SYNONYM) !== 0) synonym = true;
+        if ((flags & EXACT_FIELD) !== 0) exactField = true;
+        if ((flags & COMPLETION) === 0) whole = true;
       }
-      score += wordScore;
-      tier |= postingTier((names ? NAMES : 0) | (exact ? 0 : synonym ? SYNONYM : TYPO));
-    }
-    hits.push({ doc, tier, score, key: data.key[doc] ?? 0 });
+      const one = alternatives.length === 1 ? (alternatives[0] as TermList).idf : idfOf(data.n, unionSizes[w] ?? 0);
+      score += one * tfPart(wtf, dl, data.avgdl);
+      rank += wordRank((names ? NAMES : 0) | (exact ? 0 : synonym ? SYNONYM : TYPO) | (exactField ? EXACT_FIELD : 0) | (whole ? 0 : COMPLETION));
+    });
+    hits.push({ doc, tier: words.length === 0 ? NO_WORDS_TIER : finishTier(rank), score, key: data.key[doc] ?? 0 });
   }
   hits.sort(compareRanked);
   return { total: hits.length, hits: hits.slice(0, k) };
@@ -483,8 +555,8 @@ export function andWords(words: readonly (TermList | MaterializedWord)[], data: 
 }
 
 /**
- * The parts any of `words` matches, as one word (a run of query words OR its multi-word synonyms,
- * issue 13): per part the sum of the scores of the words that match it, NAMES when any matched in
+ * The parts any of `words` matches, as one word (a run of query words OR its multi-word synonyms):
+ * per part the sum of the scores of the words that match it, NAMES when any matched in
  * the id or a name, and the best way it matched (exact, else synonym, else typo).
  */
 export function orWords(words: readonly MaterializedWord[]): MaterializedWord {

@@ -1,20 +1,21 @@
 /**
  * A reader thread answers a text search as soon as its first page is ranked, then ranks the
- * session's hits (SearchService.searchAnsweringEarly). The session must be the snapshot
+ * session's hits (http/pool/answer-early.ts). The session must be the snapshot
  * the answer came from: a write that commits in between (here: two parts deleted through another
  * connection, from inside the answer callback) is not in it, while a new search sees it.
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteStores } from '../../src/adapters/sqlite/stores.js';
-import { systemClock } from '../../src/adapters/system.js';
-import type { SearchResponse } from '../../src/api/schemas.js';
-import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import type { Catalog } from '../../src/core/services.js';
-import { openCatalog } from '../../src/open-catalog.js';
-import { tempDir } from '../helpers/harness.js';
+import { openSqliteStores } from '../../../src/adapters/sqlite/stores.js';
+import { systemClock } from '../../../src/adapters/system.js';
+import type { SearchResponse } from '../../../src/api/schemas.js';
+import { LOCAL_OWNER } from '../../../src/core/permissions.js';
+import type { Catalog } from '../../../src/core/services.js';
+import { openCatalog } from '../../../src/open-catalog.js';
+import { searchAnsweringEarly } from '../../../src/http/pool/answer-early.js';
+import { tempDir } from '../../helpers/harness.js';
 
-describe('SearchService.searchAnsweringEarly', () => {
+describe('searchAnsweringEarly', () => {
   let dir: string;
   let catalog: Catalog;
 
@@ -36,7 +37,7 @@ describe('SearchService.searchAnsweringEarly', () => {
     try {
       const plain = await catalog.search.search(LOCAL_OWNER, { matches: { text: 'gear' }, resultOptions: { limit: 10 } });
       let answer: SearchResponse | undefined;
-      await catalog.search.searchAnsweringEarly(LOCAL_OWNER, { matches: { text: 'gear' }, resultOptions: { limit: 10 } }, (response) => {
+      await searchAnsweringEarly(catalog.search, LOCAL_OWNER, { matches: { text: 'gear' }, resultOptions: { limit: 10 } }, (response) => {
         answer = response;
         // Commits at once (better-sqlite3 is synchronous), before the session's hits are ranked.
         void other.catalog.deleteParts(['p30', 'p40'], () => ({ kind: 'write', value: null, created: false }));
@@ -59,7 +60,7 @@ describe('SearchService.searchAnsweringEarly', () => {
 
   it('rejects a bad request before answering', async () => {
     let called = false;
-    await expect(catalog.search.searchAnsweringEarly(LOCAL_OWNER, { matches: { text: 'gear', nope: 1 } }, () => (called = true))).rejects.toMatchObject({ status: 400 });
+    await expect(searchAnsweringEarly(catalog.search, LOCAL_OWNER, { matches: { text: 'gear', nope: 1 } }, () => (called = true))).rejects.toMatchObject({ status: 400 });
     expect(called).toBe(false);
   });
 });

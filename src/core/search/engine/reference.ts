@@ -1,0 +1,157 @@
+/**
+ * The reference ranking of text search (docs/search.md, "Ranking rules"): the rules and the
+ * formula computed plainly from the parts themselves, every part looked at, every hit scored
+ * (topk.ts exhaustiveTopK), no index, no threshold. Tests and benchmarks compare the engine's top
+ * k with it; it must stay the engine's definition, not a second ranking for users.
+ *
+ * What it covers: the words of parseQueryText (tokens, the last one a prefix, typo-eligible
+ * words), punctuated words (phrase and joined form), the part id, the exact rule, typo neighbours
+ * from the vocabulary of every part (so a word's neighbours are those the store's deletion keys
+ * find: one typo; two typos only for a word the catalog does not hold, when every neighbour
+ * shares a key or the first letter; a neighbour found in fewer parts than the word as typed left
+ * out), caller
+ * visibility by tier. Not covered: filters, synonyms and per-organization values.
+ */
+import type { Attribute, LangMap, PartAttribute } from '../../../api/schemas.js';
+import type { QueryWord } from '../../model.js';
+import { VISIBILITY_ORDER } from '../../permissions.js';
+import { compareBinary } from '../rank.js';
+import { langTexts, tokenize } from '../text.js';
+import { typoNeighbours } from '../typo.js';
+import { averageLength, ID_WEIGHT, NAME_WEIGHT } from './bm25.js';
+import { buildEngineDocument, exactTerm, ID_MARK, tierLength } from './document.js';
+import { buildOrgDocument } from './org-document.js';
+import { COMPLETION, EXACT_FIELD, exhaustiveTopK, termList, TYPO, type TermList } from './topk.js';
+
+/** A part as the reference reads it. */
+export interface ReferencePart {
+  part_id: string;
+  name: LangMap;
+  attributes: readonly PartAttribute[];
+}
+
+/**
+ * The part ids of every hit of `words` for a caller of visibility tier `tier` (0..3), best first,
+ * by the ranking rules and BM25, ties by part id in binary order.
+ */
+export function referenceRanking(parts: readonly ReferencePart[], attributes: ReadonlyMap<string, Attribute>, words: readonly QueryWord[], tier: number): string[] {
+  const sorted = [...parts].sort((a, b) => compareBinary(a.part_id, b.part_id));
+  const docs = sorted.map((p) => buildEngineDocument(p, attributes));
+  const dl = docs.map((d) => tierLength(d.lengths, tier));
+  const data = { dl, key: sorted.map((_, i) => i), avgdl: averageLength({ n: docs.length, sumLength: dl.reduce((a, b) => a + b, 0) }), n: docs.length };
+  const vocabulary = [...new Set(sorted.flatMap((p) => buildOrgDocument(p, attributes).terms))];
+  const allTerms = [...new Set(docs.flatMap((d) => [...d.terms.keys()]))].sort(compareBinary);
+
+  /** One term's postings as the tier sees them, every posting flagged. */
+  const list = (term: string, flags: number): TermList => {
+    const weight = term.startsWith(ID_MARK) ? ID_WEIGHT : NAME_WEIGHT;
+    const ids: number[] = [];
+    const wtf: number[] = [];
+    const names: number[] = [];
+    docs.forEach((d, i) => {
+      const tf = d.terms.get(term);
+      if (!tf) return;
+      let w = (tf[0] ?? 0) * weight;
+      for (let k = 0; k <= tier; k++) w += tf[1 + k] ?? 0;
+      ids.push(i);
+      wtf.push(w);
+      names.push(((tf[0] ?? 0) > 0 ? 1 : 0) | flags);
+    });
+    return termList(ids, wtf, names, docs.length);
+  };
+
+  /** A phrase's occurrences in a token sequence (the last token a prefix if so marked). */
+  const occurrences = (phrase: readonly string[], prefix: boolean, tokens: readonly string[]): number => {
+    let n = 0;
+    for (let i = 0; i + phrase.length <= tokens.length; i++) {
+      let ok = true;
+      for (let j = 0; j < phrase.length && ok; j++) {
+        const want = phrase[j] ?? '';
+        const got = tokens[i + j] ?? '';
+        ok = j === phrase.length - 1 && prefix ? got.startsWith(want) : got === want;
+      }
+      if (ok) n++;
+    }
+    return n;
+  };
+
+  /** A phrase as a term list: its weighted occurrences per part (names and visible values, or the id). */
+  const phraseList = (phrase: readonly string[], prefix: boolean, inId: boolean, flags: number): TermList => {
+    const ids: number[] = [];
+    const wtf: number[] = [];
+    const names: number[] = [];
+    sorted.forEach((part, i) => {
+      let w = 0;
+      let inNames = 0;
+      if (inId) {
+        const n = occurrences(phrase, prefix, tokenize(part.part_id));
+        w = n * ID_WEIGHT;
+        inNames = n > 0 ? 1 : 0;
+      } else {
+        let n = 0;
+        for (const text of langTexts(part.name)) n += occurrences(phrase, prefix, tokenize(text));
+        w = n * NAME_WEIGHT;
+        inNames = n > 0 ? 1 : 0;
+        for (const entry of part.attributes) {
+          const attribute = attributes.get(entry.attribute_id);
+          if (!attribute || !attribute.searchable || attribute.per_org_values || VISIBILITY_ORDER.indexOf(attribute.visibility) > tier) continue;
+          for (const value of entry.values) {
+            if (value.organization !== '') continue;
+            for (const text of langTexts(value.value)) w += occurrences(phrase, prefix, tokenize(text));
+          }
+        }
+      }
+      if (w > 0) {
+        ids.push(i);
+        wtf.push(w);
+        names.push(inNames | flags);
+      }
+    });
+    return termList(ids, wtf, names, docs.length);
+  };
+
+  const neighboursOf = (word: QueryWord): string[] => {
+    const token = word.tokens[0];
+    if (!word.typo || token === undefined || word.tokens.length !== 1) return [];
+    // Two typos only for a word no part holds (searcher.ts expand).
+    return typoNeighbours(token, vocabulary, allTerms.includes(token) ? 1 : (word.maxTypos ?? 1));
+  };
+
+  const lists = words.map((word) => {
+    const out: TermList[] = [];
+    const seen = new Set<string>();
+    // Typo neighbours rarer than the word as typed (one token) are left out.
+    const ownDf = word.tokens.length === 1 ? list(word.tokens[0] ?? '', 0).docs.length : 0;
+    const addToken = (token: string, prefix: boolean, mark: string, flags: number) => {
+      const whole = mark + token;
+      const terms = prefix ? allTerms.filter((t) => t.startsWith(whole)) : allTerms.includes(whole) ? [whole] : [];
+      for (const t of terms) {
+        if (seen.has(t)) continue;
+        seen.add(t);
+        const l = list(t, t === whole ? flags : flags | COMPLETION);
+        if ((flags & TYPO) !== 0 && l.docs.length < ownDf) continue;
+        out.push(l);
+      }
+    };
+    const addAlternative = (tokens: readonly string[], prefix: boolean, mark: string, flags: number) => {
+      if (tokens.length > 1) {
+        const key = `${mark}\u0000${tokens.join(' ')}`;
+        if (seen.has(key)) return;
+        seen.add(key);
+        out.push(phraseList(tokens, prefix, mark === ID_MARK, flags));
+      } else addToken(tokens[0] ?? '', prefix, mark, flags);
+    };
+    const joined = word.tokens.length > 1 ? [word.tokens.join('')] : undefined;
+    addAlternative(word.tokens, word.prefix, '', 0);
+    if (joined) addAlternative(joined, word.prefix, '', 0);
+    for (const n of neighboursOf(word)) addAlternative([n], word.prefix, '', TYPO);
+    addAlternative(word.tokens, word.prefix, ID_MARK, 0);
+    if (joined) addAlternative(joined, word.prefix, ID_MARK, 0);
+    // The exact rule: the parts named by the whole query (a one-word query: or by a typo neighbour of it).
+    out.push(list(exactTerm(words.flatMap((w) => w.tokens)), EXACT_FIELD));
+    if (words.length === 1) for (const n of neighboursOf(word)) out.push(list(exactTerm([n]), EXACT_FIELD | TYPO));
+    return out.filter((l) => l.docs.length > 0);
+  });
+  if (lists.some((l) => l.length === 0)) return [];
+  return exhaustiveTopK(lists, [], data, parts.length).hits.map((h) => sorted[h.doc]?.part_id ?? '');
+}

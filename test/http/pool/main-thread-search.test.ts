@@ -1,0 +1,86 @@
+/**
+ * Cheap searches on the main thread (http/pool/main-thread-search.ts): a text search tried within
+ * a number of postings answers when they stay within it and gives up, before storing anything,
+ * when they would not (SearchIndex.searchTextWithin counts them before reading them).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteCatalogStore } from '../../../src/adapters/sqlite/catalog-store.js';
+import { openDatabase } from '../../../src/adapters/sqlite/database.js';
+import { SqliteSearchIndex } from '../../../src/adapters/sqlite/search/search-index.js';
+import { openSessionDatabase, SqliteSessionStore } from '../../../src/adapters/sqlite/session-store.js';
+import { systemClock, systemIds } from '../../../src/adapters/system.js';
+import { CatalogService } from '../../../src/core/catalog/service.js';
+import { createServiceContext } from '../../../src/core/context.js';
+import { LOCAL_OWNER } from '../../../src/core/permissions.js';
+import { SearchService } from '../../../src/core/search/service.js';
+import { searchWithinPostings } from '../../../src/http/pool/main-thread-search.js';
+
+describe('a text search tried within a number of postings', () => {
+  let store: SqliteCatalogStore;
+  let index: SqliteSearchIndex;
+  let sessions: SqliteSessionStore;
+  let search: SearchService;
+  let service: CatalogService;
+  const maxPostings = 200;
+
+  beforeEach(async () => {
+    const clock = systemClock();
+    store = new SqliteCatalogStore(openDatabase(':memory:'));
+    // No result cache: every search below ranks.
+    index = new SqliteSearchIndex(store.db, { clock, cacheSize: 0 });
+    store.listeners.push(index);
+    const context = createServiceContext({ store, clock, ids: systemIds() });
+    service = new CatalogService({ context, store });
+    sessions = new SqliteSessionStore(openSessionDatabase(':memory:'));
+    search = new SearchService({ context, index, sessions });
+    await service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, searchable: true, filterable: true }]);
+    // 300 parts share "cog" (3 blocks of postings: more than 200); two are zebras.
+    await service.upsertParts(LOCAL_OWNER, Array.from({ length: 300 }, (_, i) => ({
+      part_id: `p${String(i).padStart(3, '0')}`,
+      name: { en: i < 2 ? `Cog zebra ${i}` : `Cog ${i}` },
+      attributes: [{ attribute_id: 'vendor', values: [{ organization: '', value: { en: 'Acme' } }] }],
+    })));
+  });
+  afterEach(async () => {
+    await search.close();
+    await service.close();
+  });
+
+  const sessionCount = () => sessions.db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number };
+
+  it('answers a rare word within its postings, exactly as search() does', async () => {
+    const limited = await searchWithinPostings(search, LOCAL_OWNER, { matches: { text: 'zebra' } }, maxPostings);
+    const plain = await search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
+    expect(limited?.resultsTotalCount).toBe(2);
+    expect(limited?.results.map((r) => r.id)).toEqual(['p000', 'p001']);
+    expect({ ...limited, sessionId: '' }).toEqual({ ...plain, sessionId: '' });
+    // Its session is stored and pages as search()'s does.
+    expect(await search.searchState(LOCAL_OWNER, limited?.sessionId ?? '', { skip: 1 })).toMatchObject({ resultsTotalCount: 2, results: [{ id: 'p001' }] });
+    // A typo neighbour is found within the postings too.
+    expect((await searchWithinPostings(search, LOCAL_OWNER, { matches: { text: 'zebrs' } }, maxPostings))?.resultsTotalCount).toBe(2);
+    expect(sessionCount().n).toBe(3);
+  });
+
+  it('gives up on a frequent word, every part, a prefix and facets, storing no session', async () => {
+    const attempts = [
+      { matches: { text: 'cog' } },
+      { matches: { text: 'zebra cog' } },
+      {},
+      { matches: { text: 'co' } },
+      { matches: { text: 'zebra', facets: ['vendor'] } },
+    ];
+    for (const body of attempts) {
+      await expect(searchWithinPostings(search, LOCAL_OWNER, body, maxPostings), JSON.stringify(body)).resolves.toBeUndefined();
+    }
+    expect(sessionCount().n).toBe(0);
+    // search() answers each of them.
+    expect((await search.search(LOCAL_OWNER, { matches: { text: 'cog' } })).resultsTotalCount).toBe(300);
+    expect((await search.search(LOCAL_OWNER, { matches: { text: 'zebra cog' } })).resultsTotalCount).toBe(2);
+    expect((await search.search(LOCAL_OWNER, {})).resultsTotalCount).toBe(300);
+    expect((await search.search(LOCAL_OWNER, { matches: { text: 'zebra', facets: ['vendor'] } })).facets).toEqual({ vendor: [{ value: 'Acme', count: 2 }] });
+  });
+
+  it('still reports a bad request as such', async () => {
+    await expect(searchWithinPostings(search, LOCAL_OWNER, { matches: { text: 'cog', nope: 1 } }, maxPostings)).rejects.toMatchObject({ status: 400 });
+  });
+});
