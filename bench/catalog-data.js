@@ -45,3 +45,29 @@ export function partOf(i, list) {
   };
 }
 
+
+/** Model numbers: two letters and five digits (26 × 26 × 100,000 = 67,600,000 distinct). */
+const MODEL_SPACE = 26 * 26 * 100_000;
+/** A multiplier prime to MODEL_SPACE (2^7 · 5^5 · 13^2): i -> model number is one-to-one below MODEL_SPACE. */
+const MODEL_STEP = 48_271;
+
+/**
+ * Part i's manufacturer part number (e.g. `GW94171`): unique for i < 67,600,000 and scattered, not
+ * ascending, so every part adds a term of its own to the dictionary as a real catalog does.
+ */
+export function modelNumber(i) {
+  const x = (i * MODEL_STEP + 12_345) % MODEL_SPACE;
+  const letters = Math.floor(x / 100_000);
+  return `${String.fromCharCode(65 + Math.floor(letters / 26))}${String.fromCharCode(65 + (letters % 26))}${String(x % 100_000).padStart(5, '0')}`;
+}
+
+/**
+ * Part i as a real catalog's part: {@link partOf}'s part (same part id, same vendor: an attribute
+ * value that repeats across the vendor's parts, as real attribute values do) whose name ends in its
+ * own model number (`… Ethernet Controller GW94171`).
+ */
+export function numberedPartOf(i, list) {
+  const p = partOf(i, list);
+  const [, , , name] = list[i % list.length];
+  return { ...p, name: { en: `${name} ${modelNumber(i)}` } };
+}

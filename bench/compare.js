@@ -1,12 +1,19 @@
 // Benchmark: the catalog beside Xapian (python3-xapian, BM25, in process) and PostgreSQL
 // full-text search on the same parts, in one run: N parts generated from the real device names of
-// ../shared/data/catalog (bench/catalog-data.js).
+// ../shared/data/catalog (bench/catalog-data.js numberedPartOf: every name ends in its own model
+// number, as a real catalog's part numbers, so the term dictionary grows with the catalog; the
+// vendor an attribute value repeating across the vendor's parts).
 //
-// - Import: `catalog parts import` of a CSV (CLI, local mode, index included: rows/s, peak RSS),
-//   Xapian's indexing, PostgreSQL's COPY + GIN build; disk size of each.
+// - Import: `catalog parts import` (CLI, local mode, index included) of the parts in ten CSV files
+//   of a tenth each, one CLI run per tenth, into the SQLite store and into the PostgreSQL store
+//   (`--database-url`, a database of the throwaway cluster): rows/s per tenth and overall, bytes
+//   written (SQLite: the CLI's block output, /usr/bin/time %O; PostgreSQL: the cluster's WAL bytes
+//   and data pages written, pg_stat_wal / pg_stat_bgwriter), peak RSS, disk size; Xapian's
+//   indexing, PostgreSQL's COPY + GIN build; disk size of each.
 // - Queries: 70 (20 rare, 20 medium, 10 frequent, 20 two-word), chosen by document frequency. The catalog is asked over HTTP (`catalog serve`, one connection, sequential),
 //   Xapian in process, PostgreSQL through pg; 3 rounds, systems alternated per round, the first
-//   round cold. p50/p99 per class.
+//   round cold. p50/p99 per class. The catalog on the PostgreSQL store answers the same queries over
+//   HTTP (its own `catalog serve`), alternated too.
 // - Right: overlap@25 of the catalog's top 25 with an exhaustive scoring of every hit by the
 //   documented formula (core/search/engine/bm25.ts, computed here from the generated parts) and
 //   with Xapian's BM25 top 25, tie-aware (a hit tied with Xapian's 25th counts); exact totals.
@@ -15,18 +22,20 @@
 // - Start-up: bench/startup.js.
 //
 // Uses the COMPILED code (npm run build). Usage:
-//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--keep] [--baseline <checkout>]
+//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--no-pg-store] [--keep] [--baseline <checkout>]
 // (--baseline: another built checkout of this project, e.g. a `git worktree` of an older commit;
 // its CLI imports the same parts into a catalog of its own, its `catalog serve` answers the same
 // queries alternated with this one's in every round, and both servers' start-up is measured.)
 // (--import-only: the catalog's CLI import of the same data alone, then stops; prints its figures.
 // --keep: keeps the imported catalog (and the queries, bench/tmp/compare-queries-<parts>.tsv) for
-// another look. COMPARE_SERVE_LOG=FILE keeps the server's log.)
+// another look. COMPARE_SERVE_LOG=FILE keeps the server's log. --no-pg-store: the catalog on SQLite
+// only.)
 // Writes bench/tmp/compare-<parts>.json and its section of bench/results.md.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, openSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { cpus } from 'node:os';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { Pool } from 'undici';
@@ -34,10 +43,12 @@ import { buildEngineDocument } from '../dist/core/search/engine/document.js';
 import { idf, tfPart, NAME_WEIGHT, ID_WEIGHT } from '../dist/core/search/engine/bm25.js';
 import { compareBinary } from '../dist/core/search/rank.js';
 import { BIN, ROOT, freePort, isMain, percentile, runCli, runMeasured, waitUntilQuiet, waitUntilServing, warmClient, writeSection } from './lib.js';
-import { ATTRIBUTES, devices, partOf } from './catalog-data.js';
+import { ATTRIBUTES, devices, numberedPartOf as partOf } from './catalog-data.js';
 import { runStartupBench } from './startup.js';
 
 const K = 25;
+/** The words queries are made of: letters only, 4 or more. */
+const QUERY_WORD = /^[a-z]{4,}$/;
 const ROUNDS = 3;
 const log = (...a) => console.error(`[compare ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
@@ -50,13 +61,32 @@ export function dirBytes(dir) {
 const csvField = (s) => `"${s.replaceAll('"', '""')}"`;
 const pgText = (s) => s.replaceAll('\\', '\\\\').replaceAll('\t', ' ').replaceAll('\n', ' ');
 
-/** Writes the parts as the catalog's CSV and as TSV (Xapian; PostgreSQL's text COPY format). */
+/** Parts of the CLI import in tenth `k` (0-9) of `parts`: [from, to). */
+/** The CLI import runs once per tenth of the parts (rates per tenth show how the rate keeps up as the catalog grows). */
+export const TENTHS = 10;
+export const tenth = (parts, k) => [Math.floor((parts * k) / TENTHS), Math.floor((parts * (k + 1)) / TENTHS)];
+/** The catalog's CSV of tenth `k` (see {@link writeInputs}). */
+export const tenthCsv = (dir, k) => join(dir, `parts-${k}.csv`);
+
+/**
+ * Writes the parts as the catalog's CSV, one file per tenth ({@link tenthCsv}), and as TSV (Xapian;
+ * PostgreSQL's text COPY format).
+ */
 export async function writeInputs(dir, parts, list) {
-  const csv = createWriteStream(join(dir, 'parts.csv'));
+  let csv;
   const tsv = createWriteStream(join(dir, 'parts.tsv'));
   const pgTsv = createWriteStream(join(dir, 'parts.pg.tsv'));
-  csv.write('part_id,name.en,attr:vendor.en\n');
-  for (let i = 0; i < parts; i++) {
+  const finished = [];
+  for (let i = 0, k = -1; i < parts; i++) {
+    if (k < TENTHS - 1 && i === tenth(parts, k + 1)[0]) {
+      k++;
+      if (csv) {
+        csv.end();
+        finished.push(once(csv, 'finish'));
+      }
+      csv = createWriteStream(tenthCsv(dir, k));
+      csv.write('part_id,name.en,attr:vendor.en\n');
+    }
     const p = partOf(i, list);
     const name = p.name.en;
     const vendor = p.attributes[0].values[0].value.en;
@@ -67,7 +97,39 @@ export async function writeInputs(dir, parts, list) {
     for (const s of [csv, tsv, pgTsv]) if (s.writableNeedDrain) await once(s, 'drain');
   }
   for (const s of [csv, tsv, pgTsv]) s.end();
-  await Promise.all([csv, tsv, pgTsv].map((s) => once(s, 'finish')));
+  await Promise.all([...finished, ...[csv, tsv, pgTsv].map((s) => once(s, 'finish'))]);
+}
+
+/**
+ * `catalog parts import` of every tenth's CSV, one CLI run each (`args`: the global options naming
+ * the store), measured by /usr/bin/time: per tenth rows/s; overall rows/s, CPU seconds, peak RSS
+ * and the CLI's bytes written (its block output, %O, 512-byte units: WAL, checkpoints, temp files).
+ */
+async function importTenths(bin, args, dir, parts) {
+  const tenths = [];
+  let ms = 0;
+  let cpu = 0;
+  let rssKb = 0;
+  let outBlocks = 0;
+  for (let k = 0; k < TENTHS; k++) {
+    const [from, to] = tenth(parts, k);
+    const r = await runMeasured('/usr/bin/time', ['-f', '%U %S %M %O', bin, ...args, '--quiet', 'parts', 'import', tenthCsv(dir, k)]);
+    if (r.code !== 0) throw new Error(`parts import of tenth ${k + 1} (${r.code}): ${r.stderr}`);
+    const [user, sys, kb, blocks] = r.stderr.trim().split('\n').pop().split(' ').map(Number);
+    tenths.push(Math.round((to - from) / (r.ms / 1000)));
+    ms += r.ms;
+    cpu += user + sys;
+    rssKb = Math.max(rssKb, kb);
+    outBlocks += blocks;
+    log(`tenth ${k + 1}: ${to - from} rows, ${tenths[k]} rows/s`);
+  }
+  return { seconds: +(ms / 1000).toFixed(1), rowsPerSecond: Math.round(parts / (ms / 1000)), tenths, lastTenthOfFirst: +(tenths[TENTHS - 1] / tenths[0]).toFixed(2), cpuSeconds: +cpu.toFixed(1), rowsPerCpuSecond: Math.round(parts / cpu), peakRssMB: Math.round(rssKb / 1024), writtenMB: Math.round((outBlocks * 512) / 2 ** 20) };
+}
+
+/** PostgreSQL's bytes written so far (WAL bytes and data pages written by checkpoints, the background writer and backends). */
+async function pgWrittenBytes(client) {
+  const { rows } = await client.query("SELECT (SELECT wal_bytes FROM pg_stat_wal)::float8 + (SELECT (buffers_checkpoint + buffers_clean + buffers_backend) * current_setting('block_size')::int FROM pg_stat_bgwriter)::float8 AS n");
+  return Number(rows[0].n);
 }
 
 /**
@@ -82,12 +144,13 @@ function reference(parts, list) {
   let sum = 0;
   for (let i = 0; i < parts; i++) {
     const d = buildEngineDocument(partOf(i, list), attributes);
-    for (const t of d.terms.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+    // Only the words a query may take (the model numbers and id terms of 10,000,000 parts would not fit).
+    for (const t of d.terms.keys()) if (QUERY_WORD.test(t)) df.set(t, (df.get(t) ?? 0) + 1);
     dl[i] = d.lengths.reduce((x, y) => x + y, 0);
     sum += dl[i];
   }
   const avgdl = sum / parts;
-  const words = [...df.entries()].filter(([t]) => /^[a-z]{4,}$/.test(t));
+  const words = [...df.entries()];
   const pick = (lo, hi, count) => words.filter(([, n]) => n >= lo && n <= hi).sort((a, b) => (a[0] < b[0] ? -1 : 1)).filter((_, i, arr) => i % Math.max(1, Math.floor(arr.length / count)) === 0).slice(0, count).map(([t]) => [t]);
   const frequent = pick(parts * 0.05, parts * 0.3, 10);
   // Rare: the least frequent words (1-3 hits when the names are not repeated; at 1M parts every
@@ -105,10 +168,8 @@ function reference(parts, list) {
   const wanted = new Set(queries.flatMap((q) => q.words));
   // Per wanted word: the parts holding it, their weighted tf and whether a name holds it.
   const postings = new Map([...wanted].map((w) => [w, new Map()]));
-  const ids = new Array(parts);
   for (let i = 0; i < parts; i++) {
     const p = partOf(i, list);
-    ids[i] = p.part_id;
     const d = buildEngineDocument(p, attributes);
     for (const w of wanted) {
       const tf = d.terms.get(w);
@@ -132,9 +193,10 @@ function reference(parts, list) {
       });
       hits.push({ i, tier, score });
     }
-    hits.sort((a, b) => a.tier - b.tier || b.score - a.score || compareBinary(ids[a.i], ids[b.i]));
+    for (const h of hits) h.id = partOf(h.i, list).part_id;
+    hits.sort((a, b) => a.tier - b.tier || b.score - a.score || compareBinary(a.id, b.id));
     q.total = hits.length;
-    q.top = hits.slice(0, K).map((h) => ids[h.i]);
+    q.top = hits.slice(0, K).map((h) => h.id);
   }
   let pairs = 0;
   return queries.filter((q) => q.cls !== 'two words' || (q.total > 0 && ++pairs <= 20));
@@ -237,7 +299,7 @@ const summary = (times) => {
 };
 
 /** Runs the comparison; returns every figure. */
-export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupRuns = 15, importOnly = false, keep = false, baseline } = {}) {
+export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupRuns = 15, importOnly = false, keep = false, baseline, pgStore = true } = {}) {
   const dir = join(ROOT, 'bench', 'tmp', `compare-${parts}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -253,11 +315,8 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   if (setup.code !== 0) throw new Error(`attributes import: ${setup.stderr}`);
   log('catalog parts import');
   const cpu0 = spawnSync('sh', ['-c', 'cat /proc/loadavg'], { encoding: 'utf8' }).stdout.trim();
-  const imp = await runMeasured('/usr/bin/time', ['-f', '%U %S %M', BIN, '--data-dir', dataDir, '--quiet', 'parts', 'import', join(dir, 'parts.csv')]);
-  if (imp.code !== 0) throw new Error(`parts import (${imp.code}): ${imp.stderr}`);
-  // /usr/bin/time's last line: user and system CPU seconds, peak RSS in KB (of the CLI process itself).
-  const [user, sys, rssKb] = imp.stderr.trim().split('\n').pop().split(' ').map(Number);
-  out.catalogImport = { seconds: +(imp.ms / 1000).toFixed(1), rowsPerSecond: Math.round(parts / (imp.ms / 1000)), cpuSeconds: +(user + sys).toFixed(1), rowsPerCpuSecond: Math.round(parts / (user + sys)), peakRssMB: Math.round(rssKb / 1024), diskMB: +(dirBytes(dataDir) / 2 ** 20).toFixed(1), loadAverageBefore: cpu0 };
+  out.catalogImport = { ...(await importTenths(BIN, ['--data-dir', dataDir], dir, parts)), diskMB: +(dirBytes(dataDir) / 2 ** 20).toFixed(1), loadAverageBefore: cpu0 };
+  out.catalogImport.writtenPerDisk = +(out.catalogImport.writtenMB / out.catalogImport.diskMB).toFixed(1);
   log('catalog', out.catalogImport);
   // The baseline's own catalog of the same parts, imported by its own CLI: a build may not open a
   // catalog of a newer schema, so each server gets the catalog its build made.
@@ -265,7 +324,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   if (baseline && !importOnly) {
     const baseBin = join(baseline, 'bin', 'catalog.js');
     log('baseline parts import');
-    for (const args of [['attributes', 'import', join(dir, 'attributes.ndjson')], ['--quiet', 'parts', 'import', join(dir, 'parts.csv')]]) {
+    for (const args of [['attributes', 'import', join(dir, 'attributes.ndjson')], ...Array.from({ length: TENTHS }, (_, k) => ['--quiet', 'parts', 'import', tenthCsv(dir, k)])]) {
       const r = spawnSync(baseBin, ['--data-dir', baseDataDir, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
       if (r.status !== 0) throw new Error(`baseline ${args.join(' ')}: ${r.stderr}`);
     }
@@ -312,6 +371,26 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     out.postgres.import = { copySeconds: +((t1 - t0) / 1000).toFixed(1), ginSeconds: +((t2 - t1) / 1000).toFixed(1), rowsPerSecond: Math.round(parts / ((t2 - t0) / 1000)), diskMB: +(Number(size) / 2 ** 20).toFixed(1) };
     log('postgres', out.postgres.import);
   } else log(postgres.missing);
+
+  // -- the catalog on the PostgreSQL store: the same CLI import, into a database of the same cluster --
+  let pgStoreArgs;
+  if (pgClient && pgStore) {
+    postgres.psql('CREATE DATABASE catalog');
+    pgStoreArgs = ['--database-url', `postgres://catalog@127.0.0.1:${postgres.port}/catalog`, '--data-dir', join(dir, 'pg-store-data')];
+    const setupPg = await runCli([...pgStoreArgs, 'attributes', 'import', join(dir, 'attributes.ndjson')]);
+    if (setupPg.code !== 0) throw new Error(`attributes import (PostgreSQL store): ${setupPg.stderr}`);
+    log('catalog parts import (PostgreSQL store)');
+    await pgClient.query('CHECKPOINT');
+    const written0 = await pgWrittenBytes(pgClient);
+    const imported = await importTenths(BIN, pgStoreArgs, dir, parts);
+    await pgClient.query('CHECKPOINT');
+    const written = (await pgWrittenBytes(pgClient)) - written0;
+    const size = Number((await pgClient.query("SELECT pg_database_size('catalog') AS n")).rows[0].n);
+    // The CLI's own block output is its temporary files only; the server writes the store.
+    out.catalogPgImport = { ...imported, writtenMB: Math.round(written / 2 ** 20), diskMB: +(size / 2 ** 20).toFixed(1) };
+    out.catalogPgImport.writtenPerDisk = +(out.catalogPgImport.writtenMB / out.catalogPgImport.diskMB).toFixed(1);
+    log('catalog (PostgreSQL store)', out.catalogPgImport);
+  }
 
   // -- the reference --
   log('exhaustive reference');
@@ -366,10 +445,28 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     log(`baseline serve answered ${out.baseline.serveStartupMs} ms after its start, quiet ${out.baseline.quietAfterMs} ms later`);
     base = { http: baseHttp, server: baseServer, auth: baseAuth };
   }
+  // The catalog on the PostgreSQL store: its own server, started once the others are quiet.
+  let onPg;
+  if (pgStoreArgs) {
+    const pgPort = await freePort();
+    const pgToken = execFileSync(BIN, [...pgStoreArgs, 'tokens', 'create', '--name', 'bench', '--role', 'catalogAdmin'], { encoding: 'utf8' }).trim();
+    const pgAuth = { authorization: `Bearer ${pgToken}`, 'content-type': 'application/json' };
+    const started = performance.now();
+    const pgServer = spawn(BIN, [...pgStoreArgs, 'serve', '--port', String(pgPort)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let pgErr = '';
+    pgServer.stderr.on('data', (d) => (pgErr += d));
+    const pgHttp = new Pool(`http://127.0.0.1:${pgPort}`, { connections: 1 });
+    await waitUntilServing(pgHttp, pgAuth, { why: () => pgErr, exited: () => pgServer.exitCode !== null });
+    out.catalogPgServe = { readyMs: Math.round(performance.now() - started) };
+    await warmClient(pgHttp, pgAuth);
+    out.catalogPgServe.quietAfterMs = await waitUntilQuiet(pgServer.pid);
+    log('catalog serve (PostgreSQL store)', out.catalogPgServe);
+    onPg = { http: pgHttp, server: pgServer, auth: pgAuth };
+  }
   const searchBody = (words) => JSON.stringify({ matches: { text: `${words.join(' ')} ` }, resultOptions: { limit: K } });
 
   // -- queries, systems alternated per round --
-  const times = { catalog: queries.map(() => []), baseline: queries.map(() => []), xapian: queries.map(() => []), postgres: queries.map(() => []) };
+  const times = { catalog: queries.map(() => []), catalogPg: queries.map(() => []), baseline: queries.map(() => []), xapian: queries.map(() => []), postgres: queries.map(() => []) };
   let xapianTop;
   for (let round = 0; round < ROUNDS; round++) {
     log(`query round ${round + 1}`);
@@ -381,6 +478,11 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       const bust = await http.request({ method: 'POST', path: '/1/catalog/parts', headers: auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
       await bust.body.dump();
       if (bust.statusCode >= 300) throw new Error(`cache-busting write: ${bust.statusCode}`);
+      if (onPg) {
+        const pgBust = await onPg.http.request({ method: 'POST', path: '/1/catalog/parts', headers: onPg.auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
+        await pgBust.body.dump();
+        if (pgBust.statusCode >= 300) throw new Error(`PostgreSQL store cache-busting write: ${pgBust.statusCode}`);
+      }
       if (base) {
         const baseBust = await base.http.request({ method: 'POST', path: '/1/catalog/parts', headers: base.auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
         await baseBust.body.dump();
@@ -397,6 +499,16 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       if (round === 0) {
         q.got = body.results.map((x) => x.id);
         q.gotTotal = body.resultsTotalCount;
+      }
+    }
+    if (onPg) {
+      for (const [qi, q] of queries.entries()) {
+        const t0 = performance.now();
+        const r = await onPg.http.request({ method: 'POST', path: '/1/find/search', headers: onPg.auth, body: searchBody(q.words) });
+        const body = await r.body.json();
+        times.catalogPg[qi].push(performance.now() - t0);
+        if (r.statusCode !== 200) throw new Error(`PostgreSQL store search ${q.words}: ${r.statusCode}`);
+        if (round === 0) q.gotPgTotal = body.resultsTotalCount;
       }
     }
     if (base) {
@@ -455,6 +567,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       catalogHttpWarm: summary(idx.flatMap((i) => times.catalog[i].slice(1))),
       // The three slowest searches (words, round from 1, ms): with 3 rounds a class's p99 is its slowest.
       catalogSlowest: idx.flatMap((i) => times.catalog[i].map((ms, round) => ({ words: queries[i].words.join(' '), round: round + 1, ms: +ms.toFixed(2) }))).sort((a, b) => b.ms - a.ms).slice(0, 3),
+      ...(onPg ? { catalogPg: summary(idx.flatMap((i) => times.catalogPg[i])), catalogPgWrongTotals: idx.filter((i) => queries[i].gotPgTotal !== queries[i].total).length } : {}),
       ...(base ? { baseline: summary(idx.flatMap((i) => times.baseline[i])), baselineWarm: summary(idx.flatMap((i) => times.baseline[i].slice(1))) } : {}),
       ...(xapianTop ? { xapian: summary(idx.flatMap((i) => times.xapian[i])) } : {}),
       ...(pgClient ? { postgres: summary(idx.flatMap((i) => times.postgres[i])) } : {}),
@@ -464,6 +577,11 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     };
   }
   await http.close();
+  if (onPg) {
+    await onPg.http.close();
+    onPg.server.kill('SIGTERM');
+    await once(onPg.server, 'exit');
+  }
   if (base) {
     await base.http.close();
     base.server.kill('SIGTERM');
@@ -514,10 +632,14 @@ async function untilListening(port, exited) {
 
 /** The import table of a {@link runCompare} result (Markdown): the catalog beside Xapian and PostgreSQL. */
 export function importMarkdown(r) {
-  const lines = [`${r.parts.toLocaleString('en-US')} parts.`, '', '| import | rows/s | disk MB |', '|---|---|---|'];
-  lines.push(`| catalog parts import (CLI) | ${r.catalogImport.rowsPerSecond} (${r.catalogImport.rowsPerCpuSecond} per CPU-s; ${r.catalogImport.seconds} s, peak RSS ${r.catalogImport.peakRssMB} MB) | ${r.catalogImport.diskMB} |`);
-  if (r.xapian.import) lines.push(`| Xapian (${r.xapian.version}) | ${r.xapian.import.rowsPerSecond} | ${r.xapian.import.diskMB} |`);
-  if (r.postgres.import) lines.push(`| ${r.postgres.version}: COPY ${r.postgres.import.copySeconds} s + GIN ${r.postgres.import.ginSeconds} s | ${r.postgres.import.rowsPerSecond} | ${r.postgres.import.diskMB} |`);
+  const lines = [`${r.parts.toLocaleString('en-US')} parts, names ending in their own model number (bench/catalog-data.js numberedPartOf).`, '', '| import | rows/s | rows/s per tenth (last / first) | written MB (÷ disk) | disk MB |', '|---|---|---|---|---|'];
+  const cli = (label, c) => lines.push(`| ${label} | ${c.rowsPerSecond} (${c.rowsPerCpuSecond} per CPU-s; ${c.seconds} s, peak RSS ${c.peakRssMB} MB) | ${c.tenths.join(', ')} (${c.lastTenthOfFirst}) | ${c.writtenMB} (${c.writtenPerDisk}×) | ${c.diskMB} |`);
+  cli('catalog parts import (CLI, SQLite; one run per tenth)', r.catalogImport);
+  // The rates mean little on a busy machine: the load average before the import is part of the record.
+  if (r.catalogPgImport) cli('catalog parts import (CLI, PostgreSQL store; written: the server\'s WAL and data pages)', r.catalogPgImport);
+  if (r.xapian?.import) lines.push(`| Xapian (${r.xapian.version}) | ${r.xapian.import.rowsPerSecond} | | | ${r.xapian.import.diskMB} |`);
+  if (r.postgres?.import) lines.push(`| ${r.postgres.version}: COPY ${r.postgres.import.copySeconds} s + GIN ${r.postgres.import.ginSeconds} s | ${r.postgres.import.rowsPerSecond} | | | ${r.postgres.import.diskMB} |`);
+  lines.push('', `Load average before the import (1, 5, 15 min; ${cpus().length} cores): ${r.catalogImport.loadAverageBefore.split(' ').slice(0, 3).join(', ')}.`);
   return lines.join('\n');
 }
 
@@ -525,9 +647,9 @@ export function importMarkdown(r) {
 export function markdown(r) {
   const lines = [];
   const f = (x) => (x ? `${x.p50} / ${x.p99}` : 'n/a');
-  lines.push('| query class | queries | median hits | catalog over HTTP p50 / p99 ms (warm rounds) | Xapian in process | PostgreSQL | overlap@25 vs exhaustive | vs Xapian (tie-aware) | wrong totals |');
-  lines.push('|---|---|---|---|---|---|---|---|---|');
-  for (const [cls, c] of Object.entries(r.classes)) lines.push(`| ${cls} | ${c.queries} | ${c.hitsMedian} | ${f(c.catalogHttp)} (${f(c.catalogHttpWarm)}) | ${f(c.xapian)} | ${f(c.postgres)} | ${c.overlapExhaustive} | ${c.overlapXapian ?? 'n/a'} | ${c.wrongTotals} |`);
+  lines.push('| query class | queries | median hits | catalog (SQLite) over HTTP p50 / p99 ms (warm rounds) | catalog (PostgreSQL store) over HTTP | Xapian in process | PostgreSQL full-text search | overlap@25 vs exhaustive | vs Xapian (tie-aware) | wrong totals (SQLite / PostgreSQL store) |');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|');
+  for (const [cls, c] of Object.entries(r.classes)) lines.push(`| ${cls} | ${c.queries} | ${c.hitsMedian} | ${f(c.catalogHttp)} (${f(c.catalogHttpWarm)}) | ${f(c.catalogPg)} | ${f(c.xapian)} | ${f(c.postgres)} | ${c.overlapExhaustive} | ${c.overlapXapian ?? 'n/a'} | ${c.wrongTotals} / ${c.catalogPgWrongTotals ?? 'n/a'} |`);
   lines.push('');
   if (r.baseline) {
     lines.push(`Beside the baseline ${r.baseline.checkout}, same catalog, same rounds (alternated): p50 / p99 ms, all rounds (warm rounds).`);
@@ -542,7 +664,7 @@ export function markdown(r) {
   lines.push(importMarkdown(r));
   lines.push('');
   lines.push(`Load (50 connections cycling the ${Object.values(r.classes).reduce((n, c) => n + c.queries, 0)} queries of the table): ${r.load.perSecond} searches/s, p50 ${r.load.p50} ms, p99 ${r.load.p99} ms, ${r.load.errors} errors, ${r.load.timeouts} timeouts. GET part ${r.getPart.perSecond}/s (p99 ${r.getPart.p99} ms) against fastify hello-world ${r.helloWorld.perSecond}/s: ${r.getPartRatio}.`);
-  if (r.serveStartup) lines.push(`\`catalog serve\` start-up: accepts connections after ${r.serveStartup.listeningMs} ms, answers GET /1/catalog/info after ${r.serveStartup.readyMs} ms.`);
+  if (r.serveStartup) lines.push(`\`catalog serve\` start-up: accepts connections after ${r.serveStartup.listeningMs} ms, answers GET /1/catalog/info after ${r.serveStartup.readyMs} ms${r.catalogPgServe ? `; on the PostgreSQL store answers after ${r.catalogPgServe.readyMs} ms` : ''}.`);
   const s = r.startup;
   if (s) lines.push(`Start-up (median of ${s.runs}): node -e 0 ${s.figures['node -e 0'].medianMs} ms (CPU ${s.figures['node -e 0'].medianCpuMs}); catalog --version ${s.figures['catalog --version'].medianMs} ms (${s.ratios['catalog --version'].median}×, CPU ${s.ratios['catalog --version'].cpu}×); catalog search x ${s.figures['catalog search x'].medianMs} ms (${s.ratios['catalog search x'].median}×, CPU ${s.ratios['catalog search x'].cpu}×).`);
   if (r.xapian.missing) lines.push(r.xapian.missing);
@@ -559,7 +681,7 @@ if (isMain(import.meta.url)) {
   const keep = process.argv.includes('--keep');
   const baselineAt = process.argv.indexOf('--baseline');
   const baseline = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
-  const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly, keep, baseline });
+  const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly, keep, baseline, pgStore: !process.argv.includes('--no-pg-store') });
   console.log(JSON.stringify(r, null, 2));
   if (importOnly) writeSection('compare:import', 'Import beside Xapian and PostgreSQL', importMarkdown(r));
   else writeSection('compare', 'Text search beside Xapian and PostgreSQL', markdown(r));

@@ -49,12 +49,13 @@ export function indexTables(db: Database): Record<string, unknown[]> {
   return {
     parts: all('SELECT rowid_, part_id, name, attributes FROM parts ORDER BY rowid_'),
     terms: all('SELECT id, term FROM engine_terms ORDER BY id'),
+    dictionary: all('SELECT term, id FROM engine_term_levels ORDER BY term'),
     postings: all('SELECT term_id, first_doc, hex(data) FROM engine_postings ORDER BY 1, 2'),
     docs: all('SELECT chunk, hex(data) FROM engine_docs ORDER BY 1'),
     changes: all('SELECT version, hex(term_ids) FROM engine_term_changes ORDER BY 1'),
     stats: all('SELECT * FROM engine_stats'),
     current: all('SELECT * FROM search_current ORDER BY 1'),
-    vocabulary: all('SELECT * FROM search_terms ORDER BY 1'),
+    vocabulary: all('SELECT term FROM search_term_levels ORDER BY 1'),
     typoKeys: all('SELECT * FROM search_term_keys ORDER BY 1, 2'),
     orgDocs: all('SELECT rowid, * FROM search_org_docs ORDER BY rowid'),
   };

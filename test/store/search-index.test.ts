@@ -377,7 +377,7 @@ describe('engine writer caches', () => {
 });
 
 describe('changed-terms log (migration 10)', () => {
-  type Engine = { terms: Map<number, unknown>; stmt: { termId: { get: (t: string) => number | undefined } } };
+  type Engine = { terms: Map<number, unknown>; termId: (t: string) => number | undefined };
   const engineOf = (catalog: ReturnType<typeof openCatalog>) => (catalog.search as unknown as { index: { engine: Engine } }).index.engine;
 
   it("a reader evicts exactly the lists another connection's writes changed, and everything when it is further behind than the log", async () => {
@@ -388,7 +388,7 @@ describe('changed-terms log (migration 10)', () => {
       await writer.service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Cog wheel' } }, { part_id: 'b', name: { en: 'Axle' } }]);
       for (const text of ['cog', 'wheel', 'axle']) await reader.search.search(LOCAL_OWNER, { matches: { text: `${text} ` } });
       const engine = engineOf(reader);
-      const id = (term: string) => engine.stmt.termId.get(term)!;
+      const id = (term: string) => engine.termId(term)!;
       expect(engine.terms.has(id('cog')) && engine.terms.has(id('axle'))).toBe(true);
       // Another connection adds a cog: "cog" and "wheel" change, "axle" does not.
       await writer.service.upsertParts(LOCAL_OWNER, [{ part_id: 'c', name: { en: 'Cog wheel' } }]);
@@ -632,5 +632,37 @@ describe('search result cache size (load test)', () => {
     expect(await run('cog')).toBe(30); // ranked anew
     expect(ranked).toHaveBeenCalledTimes(3);
     await search.close();
+  });
+});
+
+describe('SqliteSearchIndex term dictionaries in levels', () => {
+  it('finds words, prefixes and one-typo neighbours whichever level their term has moved to (older terms deeper)', async () => {
+    const clock = systemClock();
+    const store = new SqliteCatalogStore(openDatabase(':memory:'));
+    // Tiny levels: 40 parts of unique model numbers move terms four levels deep.
+    const index = new SqliteSearchIndex(store.db, { clock, termLevels: { firstLevel: 4, fanout: 2 } });
+    store.listeners.push(index);
+    const context = createServiceContext({ store, clock, ids: systemIds() });
+    const service = new CatalogService({ context, store });
+    const search = new SearchService({ context, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
+    const model = (i: number) => `gw${String((i * 7919) % 100_000).padStart(5, '0')}`;
+    // One transaction per part, as many small imports.
+    for (let i = 0; i < 40; i++) await service.upsertParts(LOCAL_OWNER, [{ part_id: `p${i}`, name: { en: `Ethernet Controller ${model(i)}` } }]);
+    const levels = (table: string) => store.db.prepare(`SELECT level, count(*) AS n FROM ${table} GROUP BY level`).all() as { level: number; n: number }[];
+    for (const table of ['engine_term_levels', 'search_term_levels']) {
+      expect(Math.max(...levels(table).map((l) => l.level))).toBeGreaterThanOrEqual(3);
+      for (const { level, n } of levels(table)) expect(n).toBeLessThanOrEqual(4 * 2 ** level);
+    }
+    const ids = async (text: string) => (await search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 50 } })).results.map((r) => r.id);
+    // The first part's number has moved deepest, the last one's is in level 0.
+    expect(await ids(`${model(0)} `)).toEqual(['p0']);
+    expect(await ids(`${model(39)} `)).toEqual(['p39']);
+    expect(await ids(model(0).slice(0, 6))).toEqual(expect.arrayContaining(['p0']));
+    expect((await ids('ethernet ')).length).toBe(40);
+    expect((await ids('controler ')).length).toBe(40); // a one-letter deletion: the typo vocabulary
+    const level = (term: string) => store.db.prepare('SELECT level FROM engine_term_levels WHERE term = ?').pluck().get(term) as number;
+    expect(level(model(39))).toBeLessThan(level(model(0)));
+    await search.close();
+    await service.close();
   });
 });

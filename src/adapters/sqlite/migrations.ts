@@ -408,4 +408,34 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 13,
+    name: 'leveled term dictionaries',
+    sql: `
+      -- The engine's dictionary (term -> id) and the typo vocabulary keyed by (level, term) instead
+      -- of the term alone (src/adapters/sqlite/search/leveled-terms.ts, docs/decisions/0021): new
+      -- terms go to a small level 0 and levels move into the next in term order when full, so a new
+      -- part number no longer dirties a page of a large index at every commit. The existing terms
+      -- start in the level whose share holds them all. engine_terms keeps id -> term, appended in
+      -- id order (its unused version column and its UNIQUE index on term go).
+      CREATE TABLE engine_term_levels (
+        level INTEGER NOT NULL,
+        term TEXT NOT NULL,
+        id INTEGER NOT NULL,                 -- engine_terms.id
+        PRIMARY KEY (level, term)
+      ) WITHOUT ROWID;
+      INSERT INTO engine_term_levels (level, term, id) SELECT CASE WHEN (SELECT count(*) FROM engine_terms) <= 16384 THEN 0 WHEN (SELECT count(*) FROM engine_terms) <= 131072 THEN 1 WHEN (SELECT count(*) FROM engine_terms) <= 1048576 THEN 2 WHEN (SELECT count(*) FROM engine_terms) <= 8388608 THEN 3 WHEN (SELECT count(*) FROM engine_terms) <= 67108864 THEN 4 WHEN (SELECT count(*) FROM engine_terms) <= 536870912 THEN 5 ELSE 6 END, term, id FROM engine_terms ORDER BY term;
+      CREATE TABLE engine_terms_by_id (id INTEGER PRIMARY KEY, term TEXT NOT NULL);
+      INSERT INTO engine_terms_by_id (id, term) SELECT id, term FROM engine_terms ORDER BY id;
+      DROP TABLE engine_terms;
+      ALTER TABLE engine_terms_by_id RENAME TO engine_terms;
+      CREATE TABLE search_term_levels (
+        level INTEGER NOT NULL,
+        term TEXT NOT NULL,
+        PRIMARY KEY (level, term)
+      ) WITHOUT ROWID;
+      INSERT INTO search_term_levels (level, term) SELECT CASE WHEN (SELECT count(*) FROM search_terms) <= 16384 THEN 0 WHEN (SELECT count(*) FROM search_terms) <= 131072 THEN 1 WHEN (SELECT count(*) FROM search_terms) <= 1048576 THEN 2 WHEN (SELECT count(*) FROM search_terms) <= 8388608 THEN 3 WHEN (SELECT count(*) FROM search_terms) <= 67108864 THEN 4 WHEN (SELECT count(*) FROM search_terms) <= 536870912 THEN 5 ELSE 6 END, term FROM search_terms ORDER BY term;
+      DROP TABLE search_terms;
+    `,
+  },
 ];

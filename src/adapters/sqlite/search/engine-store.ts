@@ -5,7 +5,8 @@
  * sorted by term, so a batch of parts costs one rewrite of each touched block, as a bulk build.
  *
  * Tables:
- * - `engine_terms`: term -> id (its `version` column, the write that created it, is no longer read).
+ * - `engine_term_levels`: term -> id, in levels (leveled-terms.ts: a new term writes to a small level 0;
+ *   full levels move into the next), and `engine_terms`: id -> term, appended in id order (migration 13).
  * - `engine_term_changes`: per write (engine version), the ids of the terms it wrote (migration 10).
  * - `engine_postings`: (term id, first doc) -> block of ≤ BLOCK_SIZE postings (core postings.ts).
  * - `engine_docs`: per CHUNK docs (doc id = parts.rowid_): current card id, order key (ascending key =
@@ -25,6 +26,7 @@ import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPart
 import type { SqliteDatabase } from '../database.js';
 import { TailIndex } from './engine-tails.js';
 import { LRUCache } from 'lru-cache';
+import { LeveledTerms, type LeveledTermsOptions } from './leveled-terms.js';
 
 /**
  * Writes the changed-terms log keeps (engine_term_changes): a reader further behind evicts every
@@ -114,18 +116,18 @@ export class EngineStore {
   n = 0;
   sumLength = [0, 0, 0, 0];
   private readonly terms: LRUCache<number, CachedTerm>;
+  /** term -> id (engine_term_levels). */
+  private readonly dictionary: LeveledTerms;
 
   /** `cachePostings`: decoded postings kept in memory (default {@link CACHE_POSTINGS}). */
-  constructor(private readonly db: SqliteDatabase, cachePostings = CACHE_POSTINGS) {
+  constructor(private readonly db: SqliteDatabase, cachePostings = CACHE_POSTINGS, levels: Omit<LeveledTermsOptions, 'table' | 'valueColumn'> = {}) {
+    this.dictionary = new LeveledTerms(db, { ...levels, table: 'engine_term_levels', valueColumn: 'id' });
     // Sized by postings, least recently used out; a list larger than the whole cache is read and not kept.
     this.terms = new LRUCache<number, CachedTerm>({ maxSize: Math.max(1, cachePostings), sizeCalculation: (term) => Math.max(1, term.docs.length) });
     this.stmt = {
-      termId: db.prepare<[string], number>('SELECT id FROM engine_terms WHERE term = ?').pluck(),
-      insertTerm: db.prepare<[string, number]>('INSERT INTO engine_terms (term, version) VALUES (?, ?)'),
+      insertTerm: db.prepare<[string]>('INSERT INTO engine_terms (term) VALUES (?)'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       blockAfter: db.prepare<[number, number], number>('SELECT 1 FROM engine_postings WHERE term_id = ? AND first_doc > ? LIMIT 1').pluck(),
-      termsInRange: db.prepare<[string, string], { id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term >= ? AND term < ? ORDER BY term'),
-      anyInRange: db.prepare<[string, string], number>('SELECT id FROM engine_terms WHERE term >= ? AND term < ? LIMIT 1').pluck(),
       termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
       logTerms: db.prepare<[number, Buffer]>('INSERT INTO engine_term_changes (version, term_ids) VALUES (?, ?)'),
       pruneTermLog: db.prepare<[number]>('DELETE FROM engine_term_changes WHERE version <= ?'),
@@ -203,6 +205,7 @@ export class EngineStore {
   clearAll(): void {
     this.stmt.clear.run();
     this.stmt.clearTerms.run();
+    this.dictionary.clear();
     this.stmt.clearDocs.run();
     this.dropTails();
     this.clearGathered();
@@ -245,11 +248,12 @@ export class EngineStore {
     this.tailVersion = -1; // until this flush has written everything (a throw below leaves it invalid)
     this.gathered.prepare();
     this.writtenTerms.length = 0;
-    for (const term of this.gathered.sortedTerms()) this.writeTerm(term, this.gathered.changes(term), version);
+    for (const term of this.gathered.sortedTerms()) this.writeTerm(term, this.gathered.changes(term));
     if (this.writtenTerms.length > 0) {
       this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenTerms)));
       this.stmt.pruneTermLog.run(version - TERM_LOG_VERSIONS);
     }
+    this.dictionary.settle();
     if (this.renumber) this.renumberKeys();
     for (const [chunk, data] of this.txChunks) this.stmt.putChunk.run(chunk, version, data);
     const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.statsDelta.len[t] ?? 0));
@@ -288,17 +292,18 @@ export class EngineStore {
    * Rewrites the blocks of `term` that `changes` touch (a new term: only writes); `changes` ascending
    * by doc, one row per doc, all-zero rows removing (GatheredPostings.changes()).
    */
-  private writeTerm(term: string, changes: Postings & { removes: boolean }, version: number): void {
+  private writeTerm(term: string, changes: Postings & { removes: boolean }): void {
     const min = changes.docs[0] ?? 0;
     const max = changes.docs[changes.docs.length - 1] ?? 0;
     if (changes.docs.length === 0) return;
     const base = emptyPostings();
-    let id = this.ids.get(term) ?? this.stmt.termId.get(term);
+    let id = this.ids.get(term) ?? this.dictionary.get(term);
     if (id === undefined) {
       // A new term has no stored blocks: nothing to read, merge or delete (most terms of an import).
       const merged = mergeSorted(base, changes);
       if (merged.docs.length === 0) return;
-      id = Number(this.stmt.insertTerm.run(term, version).lastInsertRowid);
+      id = Number(this.stmt.insertTerm.run(term).lastInsertRowid);
+      this.dictionary.add(term, id);
       // Logged too: an id can be reused after the highest term was deleted.
       this.writtenTerms.push(id);
       this.tails.set(id, this.insertBlocks(id, merged));
@@ -490,17 +495,17 @@ export class EngineStore {
 
   /** The id of a term, if indexed. */
   termId(term: string): number | undefined {
-    return this.stmt.termId.get(term);
+    return this.dictionary.get(term);
   }
 
   /** Terms beginning with `prefix`, ascending. */
   termsWithPrefix(prefix: string): { id: number; term: string }[] {
-    return this.stmt.termsInRange.all(prefix, `${prefix}\u{10FFFF}`);
+    return this.dictionary.range(prefix, `${prefix}\u{10FFFF}`).map((t) => ({ id: t.value, term: t.term }));
   }
 
   /** Whether any term begins with `prefix`. */
   hasPrefix(prefix: string): boolean {
-    return this.stmt.anyInRange.get(prefix, `${prefix}\u{10FFFF}`) !== undefined;
+    return this.dictionary.any(prefix, `${prefix}\u{10FFFF}`);
   }
 
   /**

@@ -18,8 +18,9 @@
  * - `search_current`: part rowid -> current card id, and whether the part has per-organization values.
  * - `search_org_docs` (FTS5, rowid = card id): per-organization searchable values of every
  *   organization, only to learn whether a word occurs in any of them (see `planFor`).
- * - `search_terms`, `search_term_keys`: the letter-only vocabulary of names and values and its
- *   one-deletion neighbourhood, for one-typo matching (core/search/typo.ts).
+ * - `search_term_levels`: the vocabulary of names and values, in levels (leveled-terms.ts), for
+ *   prefixes; `search_term_keys`: its letter-only words' one-deletion neighbourhood, for one-typo
+ *   matching (core/search/typo.ts).
  */
 import type { Attribute, LangMap, SearchFacets } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
@@ -36,6 +37,7 @@ import { preparedOrgDocument, type PreparedPartDocuments } from '../../../core/s
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
+import { LeveledTerms } from './leveled-terms.js';
 import { CardCache } from './card-cache.js';
 import { PART_READ_POSTINGS, ReadLimitExceeded, ReadMeter, VOCABULARY_WORD_POSTINGS } from './read-budget.js';
 
@@ -114,6 +116,11 @@ export interface SearchIndexOptions {
    * main thread, which runs only cheap searches, keeps fewer.
    */
   postingCache?: number;
+  /**
+   * Sizes of the term dictionaries' levels (leveled-terms.ts; default 16,384 terms in level 0,
+   * each level 8 times the one before): smaller in tests, so that levels move with few terms.
+   */
+  termLevels?: { firstLevel?: number; fanout?: number };
 }
 
 /**
@@ -179,6 +186,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private readonly stmt;
   /** The engine's tables (postings, docs, statistics). */
   readonly engine: EngineStore;
+  /** The vocabulary of names and values (search_term_levels), for prefixes. */
+  private readonly vocabulary: LeveledTerms;
   /** The shared engine's query code over this connection (core/search/engine/searcher.ts). */
   private readonly searcher: EngineSearcher;
   /** The read limit of the search running now, if it has one (searchTextWithin): the reader charges its reads to it. */
@@ -197,7 +206,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     this.cache = cacheSize > 0
       ? new LRUCache<string, RankedHits>({ max: cacheSize, maxSize: options.cacheMaxHits ?? CACHE_MAX_HITS, sizeCalculation: (hits) => Math.max(1, hits.cardIds.length) })
       : undefined;
-    this.engine = new EngineStore(db, options.postingCache);
+    this.engine = new EngineStore(db, options.postingCache, options.termLevels);
+    this.vocabulary = new LeveledTerms(db, { ...options.termLevels, table: 'search_term_levels' });
     this.stmt = {
       current: db.prepare<[number], { card_id: number; org_doc: number }>('SELECT card_id, org_doc FROM search_current WHERE part_rowid = ?'),
       setCurrent: db.prepare<[number, number, number, number]>(
@@ -214,10 +224,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       gc: db.prepare<[number]>(`DELETE FROM search_cards WHERE id IN (SELECT id FROM search_cards WHERE superseded_at IS NOT NULL AND superseded_at < ? LIMIT ${GC_BATCH})`),
       insertOrgDoc: db.prepare<[number, string, string, string, string]>('INSERT INTO search_org_docs (rowid, o0, o1, o2, o3) VALUES (?, ?, ?, ?, ?)'),
       deleteOrgDoc: db.prepare<[number]>('DELETE FROM search_org_docs WHERE rowid = ?'),
-      insertTerm: db.prepare<[string]>('INSERT OR IGNORE INTO search_terms (term) VALUES (?)'),
       insertTermKey: db.prepare<[string, string]>('INSERT OR IGNORE INTO search_term_keys (key, term) VALUES (?, ?)'),
       typoCandidates: db.prepare<[string], string>('SELECT DISTINCT term FROM search_term_keys WHERE key IN (SELECT value FROM json_each(?))').pluck(),
-      termsInRange: db.prepare<[string, string], string>('SELECT term FROM search_terms WHERE term >= ? AND term < ?').pluck(),
       orgProbe: db.prepare<[string], number>('SELECT rowid FROM search_org_docs WHERE search_org_docs MATCH ? LIMIT 1').pluck(),
       everything: db.prepare<[number], ScoredRow>(
         'SELECT cur.card_id AS id, p.rowid_ AS doc FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ ORDER BY p.part_id LIMIT +?',
@@ -295,6 +303,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   beforeCommit(): void {
     this.copiedRowids = undefined;
     this.engine.flush();
+    this.vocabulary.settle();
     this.unflushedWrites = false;
   }
 
@@ -379,12 +388,19 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     if (hasOrgDoc) this.stmt.deleteOrgDoc.run(cardId);
   }
 
+  /** Adds `term` to the vocabulary unless it is there; true when it was not. */
+  private addToVocabulary(term: string): boolean {
+    if (this.vocabulary.get(term) !== undefined) return false;
+    this.vocabulary.add(term);
+    return true;
+  }
+
   /** Adds new words to the typo vocabulary: the word under itself and under each one-letter deletion. */
   private addTerms(terms: readonly string[]): void {
     for (const term of terms) {
       if (this.knownTerms.has(term)) continue;
       // A word of the previous generation is carried over (no statement): recurring words stay known.
-      if (!this.olderTerms.has(term) && this.stmt.insertTerm.run(term).changes > 0 && hasTypoKeys(term)) {
+      if (!this.olderTerms.has(term) && this.addToVocabulary(term) && hasTypoKeys(term)) {
         this.stmt.insertTermKey.run(term, term);
         for (const key of deletionVariants(term)) this.stmt.insertTermKey.run(key, term);
       }
@@ -571,6 +587,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private makeReader(): EngineReader {
     const engine = this.engine;
     const stmt = this.stmt;
+    const vocabulary = this.vocabulary;
     const charge = (postings: number) => this.meter?.charge(postings);
     const chargeWords = <T>(words: T[]): T[] => {
       charge(words.length * VOCABULARY_WORD_POSTINGS);
@@ -600,7 +617,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         return engine.termForTier(id, term, tier);
       },
       typoCandidates: (keys) => chargeWords(stmt.typoCandidates.all(JSON.stringify(keys))),
-      vocabularyRange: (lo, hi) => chargeWords(stmt.termsInRange.all(lo, hi)),
+      vocabularyRange: (lo, hi) => chargeWords(vocabulary.range(lo, hi).map((t) => t.term)),
       inOrgValues: (alternatives, visible) => stmt.orgProbe.get(ftsClause(alternatives, visible.map((v) => ORG_VALUE_COLUMNS[v]))) !== undefined,
       part: (doc) => {
         charge(PART_READ_POSTINGS);

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../database.js';
+import { LeveledTerms } from './leveled-terms.js';
+
+describe('LeveledTerms', () => {
+  it('finds every term and range across levels, each level within its share, whatever order terms arrive in', () => {
+    const db = openDatabase(':memory:');
+    const terms = new LeveledTerms(db, { table: 'engine_term_levels', valueColumn: 'id', firstLevel: 4, fanout: 2 });
+    // 100 terms in scattered order (as part numbers arrive), 5 per transaction.
+    const words = Array.from({ length: 100 }, (_, i) => `w${String((i * 37) % 100).padStart(3, '0')}`);
+    for (let from = 0; from < words.length; from += 5) {
+      db.transaction(() => {
+        for (const [k, w] of words.slice(from, from + 5).entries()) {
+          expect(terms.get(w)).toBeUndefined();
+          terms.add(w, from + k + 1);
+        }
+        terms.settle();
+      })();
+    }
+    for (const [i, w] of words.entries()) expect(terms.get(w)).toBe(i + 1);
+    expect(terms.get('w100')).toBeUndefined();
+    expect(terms.range('w01', 'w02').map((t) => t.term)).toEqual(Array.from({ length: 10 }, (_, i) => `w01${i}`));
+    expect(terms.any('w05', 'w06')).toBe(true);
+    expect(terms.any('x', 'y')).toBe(false);
+    const levels = db.prepare('SELECT level, count(*) AS n FROM engine_term_levels GROUP BY level ORDER BY level').all() as { level: number; n: number }[];
+    expect(levels.reduce((n, l) => n + l.n, 0)).toBe(100);
+    expect(Math.max(...levels.map((l) => l.level))).toBeGreaterThanOrEqual(3);
+    for (const { level, n } of levels) expect(n).toBeLessThanOrEqual(4 * 2 ** level);
+    terms.clear();
+    expect(terms.get(words[0]!)).toBeUndefined();
+  });
+
+  it('keeps a set without values (the vocabulary)', () => {
+    const db = openDatabase(':memory:');
+    const terms = new LeveledTerms(db, { table: 'search_term_levels', firstLevel: 2, fanout: 2 });
+    for (const w of ['rotor', 'stator', 'gear', 'shaft', 'bearing']) {
+      terms.add(w);
+      terms.settle();
+    }
+    expect(terms.get('gear')).toBe(0);
+    expect(terms.get('gears')).toBeUndefined();
+    expect(terms.range('', '\u{10FFFF}').map((t) => t.term)).toEqual(['bearing', 'gear', 'rotor', 'shaft', 'stator']);
+  });
+});

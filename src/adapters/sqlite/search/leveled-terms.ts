@@ -1,0 +1,124 @@
+/**
+ * A growing set of terms in a SQLite table, kept in levels so that adding a term writes a few pages
+ * whatever the size of the set (docs/search.md, "Index"; docs/decisions/0021-leveled-term-dictionary.md).
+ *
+ * A term table keyed by the term alone takes every new term at a random place: once the table is
+ * larger than a transaction's new terms, each new term (a part number: one per part) dirties a page
+ * of its own, and SQLite's write-ahead log writes each dirtied page whole at every commit. Here the
+ * table is keyed by (level, term): new terms go to level 0, small enough that its pages are few and
+ * shared by every transaction; when level k holds more than `firstLevel × fanout^k` terms they all
+ * move, in term order, into level k + 1 (a log-structured merge). A term is in exactly one level;
+ * moving a level rewrites the next one about once, so each term is rewritten about `fanout` times
+ * per level it passes and the levels number log_fanout(terms / firstLevel).
+ *
+ * The table: `(level INTEGER, term TEXT, <value column>?)`, PRIMARY KEY (level, term), WITHOUT ROWID
+ * (src/adapters/sqlite/migrations.ts). Every method must run on the connection's current
+ * transaction (reads see one state of the levels).
+ */
+import type { SqliteDatabase } from '../database.js';
+
+/** Terms level 0 holds before it moves into level 1. */
+export const FIRST_LEVEL_TERMS = 16_384;
+/** Each level holds this many times the one before it. */
+export const LEVEL_FANOUT = 8;
+/** Levels a lookup may need (FIRST_LEVEL_TERMS × LEVEL_FANOUT^12 is far beyond any catalog). */
+const MAX_LEVELS = 13;
+
+/** Options of {@link LeveledTerms}: level sizes (smaller in tests, to move levels with few terms). */
+export interface LeveledTermsOptions {
+  /** The table: (level, term[, value]) keyed by (level, term). */
+  table: string;
+  /** The integer column stored with each term, if any (engine_term_levels: `id`). */
+  valueColumn?: string;
+  firstLevel?: number;
+  fanout?: number;
+}
+
+/** The set's lookups, additions, ranges and level moves over one table. */
+export class LeveledTerms {
+  private readonly firstLevel: number;
+  private readonly fanout: number;
+  private readonly stmt;
+  /** The value's column, or the constant 0 for a set without values. */
+  private readonly value: string;
+  /** Lookup statements by number of levels present (IN (0, …, n − 1): one index seek per level). */
+  private readonly lookups = new Map<number, { get: (term: string) => number | undefined; range: (lo: string, hi: string) => { term: string; value: number }[]; any: (lo: string, hi: string) => boolean }>();
+
+  /** Throws when the table is missing (a migration did not run). */
+  constructor(private readonly db: SqliteDatabase, private readonly options: LeveledTermsOptions) {
+    this.firstLevel = Math.max(1, options.firstLevel ?? FIRST_LEVEL_TERMS);
+    this.fanout = Math.max(2, options.fanout ?? LEVEL_FANOUT);
+    const t = options.table;
+    const column = options.valueColumn;
+    const columns = column ? `term, ${column}` : 'term';
+    this.value = column ?? '0';
+    this.stmt = {
+      levels: db.prepare<[], number | null>(`SELECT max(level) FROM ${t}`).pluck(),
+      insert: column ? db.prepare<[string, number]>(`INSERT INTO ${t} (level, term, ${column}) VALUES (0, ?, ?)`) : undefined,
+      insertTerm: db.prepare<[string]>(`INSERT INTO ${t} (level, term) VALUES (0, ?)`),
+      count: db.prepare<[number], number>(`SELECT count(*) FROM ${t} WHERE level = ?`).pluck(),
+      // The level's terms appended to the next in term order (the index's order): each page of the
+      // next level is written about once, however the terms spread over it.
+      moveDown: db.prepare<[number]>(`INSERT INTO ${t} (level, ${columns}) SELECT level + 1, ${columns} FROM ${t} WHERE level = ? ORDER BY term`),
+      deleteLevel: db.prepare<[number]>(`DELETE FROM ${t} WHERE level = ?`),
+      clear: db.prepare(`DELETE FROM ${t}`),
+    };
+  }
+
+  /** Number of levels present now (the highest level + 1; 0 when the set is empty). */
+  private levelCount(): number {
+    return Math.min(MAX_LEVELS, (this.stmt.levels.get() ?? -1) + 1);
+  }
+
+  private lookup(levels: number) {
+    let l = this.lookups.get(levels);
+    if (!l) {
+      const t = this.options.table;
+      const inLevels = `level IN (${Array.from({ length: Math.max(1, levels) }, (_, i) => i).join(', ')})`;
+      const get = this.db.prepare<[string], number>(`SELECT ${this.value} FROM ${t} WHERE ${inLevels} AND term = ?`).pluck();
+      const range = this.db.prepare<[string, string], { term: string; value: number }>(`SELECT term, ${this.value} AS value FROM ${t} WHERE ${inLevels} AND term >= ? AND term < ? ORDER BY term`);
+      const any = this.db.prepare<[string, string], number>(`SELECT 1 FROM ${t} WHERE ${inLevels} AND term >= ? AND term < ? LIMIT 1`).pluck();
+      l = { get: (term) => get.get(term), range: (lo, hi) => range.all(lo, hi), any: (lo, hi) => any.get(lo, hi) !== undefined };
+      this.lookups.set(levels, l);
+    }
+    return l;
+  }
+
+  /** The value stored with `term` (0 for a set without values), or undefined when it is not in the set. */
+  get(term: string): number | undefined {
+    return this.lookup(this.levelCount()).get(term);
+  }
+
+  /** Terms in [lo, hi) with their values, ascending (binary order). */
+  range(lo: string, hi: string): { term: string; value: number }[] {
+    return this.lookup(this.levelCount()).range(lo, hi);
+  }
+
+  /** Whether any term lies in [lo, hi). */
+  any(lo: string, hi: string): boolean {
+    return this.lookup(this.levelCount()).any(lo, hi);
+  }
+
+  /** Adds `term` (not in the set: the caller looked it up) with `value` to level 0. */
+  add(term: string, value = 0): void {
+    if (this.stmt.insert) this.stmt.insert.run(term, value);
+    else this.stmt.insertTerm.run(term);
+  }
+
+  /**
+   * Moves every level holding more than its share into the next, from level 0 down, so a level
+   * that fills by the move moves too. Called once per write transaction, after its additions.
+   */
+  settle(): void {
+    for (let level = 0, cap = this.firstLevel; level < MAX_LEVELS - 1; level++, cap *= this.fanout) {
+      if (this.stmt.count.get(level)! <= cap) return;
+      this.stmt.moveDown.run(level);
+      this.stmt.deleteLevel.run(level);
+    }
+  }
+
+  /** Empties the set. */
+  clear(): void {
+    this.stmt.clear.run();
+  }
+}
