@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -5,6 +6,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most test files wait on servers, threads and child processes: two at a time keep a 2-core machine busy.
+    maxWorkers: Math.max(2, availableParallelism()),
     // PostgreSQL and S3 for the suites that need them (skipped loudly when absent; docs/deploy.md).
     globalSetup: ['test/services/global-setup.ts'],
     projects: [
