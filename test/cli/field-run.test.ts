@@ -127,6 +127,24 @@ describe('a new user with a real catalog', () => {
     expect(result.code).toBe(code);
   });
 
+  it.each([
+    ['a part', ['parts', 'delete', 'nope'], 6],
+    ['an attribute', ['attributes', 'delete', 'nope'], 6],
+    ['a synonym set', ['synonyms', 'delete', 'nope'], 6],
+    ['a part among stored ones', ['parts', 'delete', 'PART', 'nope'], 3],
+  ])('audit: deleting %s that does not exist is not found (6), as get says; with others deleted it is partial (3)', async (_name, args, code) => {
+    const part = JSON.parse((await run(['parts', 'list', '--limit', '1', '-o', 'ndjson'])).stdout) as { part_id: string };
+    const result = await run(args.map((a) => (a === 'PART' ? part.part_id : a)));
+    expect(result.stderr).toMatch(/nope: .*does not exist\n$/);
+    expect(result.code).toBe(code);
+  });
+
+  it('audit: search --all with --page is refused, exit 2 (--all reads every page)', async () => {
+    const result = await run(['search', 'controller', '--all', '--page', '2']);
+    expect(result.stderr).toMatch(/^error: option '--all' cannot be used with option '--page <n>'\n/);
+    expect(result.code).toBe(2);
+  });
+
   it('8: a field problem the detail already names is not printed a second time', () => {
     let text = '';
     const stderr = new PassThrough().on('data', (d: Buffer) => (text += d.toString()));

@@ -130,7 +130,7 @@ export function declareGet(noun: Command, names: ResourceNames, invoke: Invoke, 
 export function declareDelete<F extends object>(noun: Command, names: ResourceNames, invoke: Invoke, run: (ctx: CommandContext, ids: string[], flags: F) => Promise<number>, description?: string): Command {
   return noun
     .command('delete')
-    .description(description ?? `delete ${names.noun} by id (exit 3 if some are rejected)`)
+    .description(description ?? `delete ${names.noun} by id (exit 3 if some are rejected, 6 if none of them exists)`)
     .argument('<id...>', names.idField)
     .action(async (ids: string[], _opts: unknown, command: Command) => {
       const flags = command.opts<F>();
@@ -427,7 +427,10 @@ export async function runGet(ctx: CommandContext, spec: ResourceSpec, ids: strin
   return EXIT.OK;
 }
 
-/** `<noun> delete <id...>`: exit 3 when some ids were rejected. */
+/** True when a per-item error says the item is not in the catalog (the core's wording, both modes). */
+const isNotFound = (messages: readonly string[]) => messages.length > 0 && messages.every((m) => m.endsWith('does not exist'));
+
+/** `<noun> delete <id...>`: exit 3 when some ids were rejected; 6 when none was there to delete (as `get`). */
 export async function runDelete(ctx: CommandContext, spec: ResourceSpec, ids: string[]): Promise<number> {
   const { emitJson } = await import('../output/json.js');
   const client = await ctx.client();
@@ -438,5 +441,6 @@ export async function runDelete(ctx: CommandContext, spec: ResourceSpec, ids: st
   }
   ctx.info(`${spec.noun} delete: ${result.deleted.length} deleted, ${rejected} rejected`);
   for (const [id, messages] of Object.entries(result.errors)) ctx.io.stderr.write(`  ${id}: ${messages.join('; ')}\n`);
-  return rejected > 0 ? EXIT.PARTIAL : EXIT.OK;
+  if (rejected === 0) return EXIT.OK;
+  return result.deleted.length === 0 && Object.values(result.errors).every(isNotFound) ? EXIT.NOT_FOUND : EXIT.PARTIAL;
 }

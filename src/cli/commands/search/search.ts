@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { CatalogError } from '../../../api/errors.js';
 import type { SearchResponse, SearchResult } from '../../../api/schemas.js';
 import type { CatalogClient } from '../../../client/types.js';
@@ -155,7 +155,7 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--limit <n>', `hits per page (default 25, at most ${MAX_LIMIT})`, intInRange(1, MAX_LIMIT))
     .option('--page <n>', 'page number, from 1', positiveInt)
     .option('--session <sessionId>', 'read a page of an existing search session (24 h)')
-    .option('--all', 'every hit, streamed (NDJSON unless -o says otherwise); exit 3 when the session keeps fewer than were found')
+    .addOption(new Option('--all', 'every hit, streamed (NDJSON unless -o says otherwise); exit 3 when the session keeps fewer than were found').conflicts(['page']))
     .option('--max-items <n>', 'with --all: at most this many hits', positiveInt)
     .action(async (words: string[], _o: unknown, command: Command) => {
       const flags = command.opts<SearchFlags>();
