@@ -6,12 +6,23 @@
  * process's memory stays bounded; sharp's `limitInputPixels` refuses an image over the pixel limit
  * from its header, before any pixel is decoded.
  */
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 import { CatalogError } from '../../api/errors.js';
 import type { ImageDecoder } from '../../core/ports.js';
 import type { DecodePool } from './decode-pool.js';
-// Loaded for its process-wide sharp settings (one libvips thread per decode, no operation cache).
-import './sharp-features.js';
+
+type SharpFactory = (typeof import('sharp'))['default'];
+let loaded: Promise<SharpFactory> | undefined;
+
+/**
+ * sharp, loaded on the first decode: a command that decodes nothing (a local search, a listing)
+ * starts without libvips. sharp-features.js comes with it for its process-wide settings (one
+ * libvips thread per decode, no operation cache).
+ */
+function loadSharp(): Promise<SharpFactory> {
+  loaded ??= import('./sharp-features.js').then(async () => (await import('sharp')).default);
+  return loaded;
+}
 
 /** Why a decode was refused: the image is over the pixel limit, or its bytes do not decode. */
 class DecodeRefused extends Error {
@@ -23,6 +34,7 @@ class DecodeRefused extends Error {
 
 /** `W × H = N pixels, over the limit of M pixels (width × height)`, from the header alone. */
 async function overLimit(input: Buffer | string, maxPixels: number): Promise<string> {
+  const sharp = await loadSharp();
   const meta = await sharp(input, { limitInputPixels: false }).metadata().catch(() => undefined);
   const size = meta?.width !== undefined && meta.height !== undefined ? `${meta.width} × ${meta.height} = ${(meta.width * meta.height).toLocaleString('en-US')} pixels` : 'more pixels';
   return `${size}, over the limit of ${maxPixels.toLocaleString('en-US')} pixels (width × height)`;
@@ -30,6 +42,7 @@ async function overLimit(input: Buffer | string, maxPixels: number): Promise<str
 
 /** Runs a sharp pipeline over `input`, turning its failures into {@link DecodeRefused}. */
 async function decode<T>(input: Buffer | string, maxPixels: number, pipeline: (image: Sharp) => Promise<T>): Promise<T> {
+  const sharp = await loadSharp();
   try {
     return await pipeline(sharp(input, { failOn: 'error', limitInputPixels: maxPixels }));
   } catch (error) {
