@@ -399,11 +399,12 @@ describe.runIf(haveChromium || required)('web app: search page, photo search, up
     expect(await p.evaluate('localStorage.getItem("catalog.token")')).toBeNull();
   });
 
+  // bench/web-typing.js measures the latency over many queries; this checks the measure it reads is made.
   it('results as you type: latency from the last keystroke to the results on screen (printed, not asserted)', async () => {
     const p = await open(fixture.tokens.worker);
     const box = p.getByLabel('Search text');
     const samples: number[] = [];
-    for (const word of ['widget 1', 'widget 2', 'gear', 'seven', 'widget 4', 'acme', 'globex', 'penny', 'frog', 'crane', 'widget 3', 'upload']) {
+    for (const word of ['widget 1', 'gear', 'acme']) {
       await box.fill('');
       await box.pressSequentially(word, { delay: 40 });
       await p.waitForFunction(`document.querySelector('main')?.getAttribute('data-results-for') === ${JSON.stringify(word)}`);
