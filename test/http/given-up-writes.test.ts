@@ -3,33 +3,17 @@
  * timeouts"): on the pooled server, a write whose connection closes while it waits for the writer
  * thread is dropped, so it cannot overwrite, unseen, a later write that was answered.
  */
-import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
-import { startServer, type RunningServer } from '../../src/http/server.js';
-import { openCatalog } from '../../src/open-catalog.js';
-import { tempDir } from '../helpers/harness.js';
+import { pooledServer } from '../helpers/pooled-server.js';
 
 describe('a write given up while it waits for the writer thread', () => {
-  let dir: string;
-  let server: RunningServer;
-  let token = '';
-  beforeAll(async () => {
-    dir = tempDir('catalog-given-up-');
-    const catalog = openCatalog({ dataDir: dir });
-    token = (await catalog.service.createToken(LOCAL_OWNER, { name: 'admin', roles: ['catalogAdmin'] })).secret;
-    await catalog.close();
-    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 1 });
-  });
-  afterAll(async () => {
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const pooled = pooledServer('catalog-given-up-', {});
 
   const write = async (items: unknown[]) => {
-    const response = await request(`${server.url}/1/catalog/parts`, { method: 'POST', body: JSON.stringify(items), headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+    const response = await request(`${pooled.server.url}/1/catalog/parts`, { method: 'POST', body: JSON.stringify(items), headers: { authorization: `Bearer ${pooled.token}`, 'content-type': 'application/json' } });
     return { status: response.statusCode, body: await response.body.json() };
   };
 
@@ -39,11 +23,11 @@ describe('a write given up while it waits for the writer thread', () => {
     const busy = [write(big(1)), write(big(2))];
     await new Promise((resolve) => setTimeout(resolve, 30));
     // The given-up write: sent whole, then its connection closes before any answer.
-    const port = Number(new URL(server.url).port);
+    const port = Number(new URL(pooled.server.url).port);
     const body = JSON.stringify([{ part_id: 'ghost', name: { en: 'given up' } }]);
     await new Promise<void>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => {
-        socket.write(`POST /1/catalog/parts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+        socket.write(`POST /1/catalog/parts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${pooled.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
         setTimeout(() => {
           socket.destroy();
           resolve();
@@ -54,37 +38,23 @@ describe('a write given up while it waits for the writer thread', () => {
     for (const answer of await Promise.all(busy)) expect(answer.status).toBe(200);
     // Writes are run in arrival order: once a later write is answered, the given-up one had its turn.
     expect((await write([{ part_id: 'after', name: { en: 'answered' } }])).status).toBe(200);
-    const ghost = await request(`${server.url}/1/catalog/parts/ghost`, { headers: { authorization: `Bearer ${token}` } });
+    const ghost = await request(`${pooled.server.url}/1/catalog/parts/ghost`, { headers: { authorization: `Bearer ${pooled.token}` } });
     await ghost.body.dump();
     expect(ghost.statusCode).toBe(404);
   });
 });
 
 describe('concurrent writes to one part on the pooled server', () => {
-  let dir: string;
-  let server: RunningServer;
-  let token = '';
-  beforeAll(async () => {
-    dir = tempDir('catalog-write-order-');
-    const catalog = openCatalog({ dataDir: dir });
-    token = (await catalog.service.createToken(LOCAL_OWNER, { name: 'admin', roles: ['catalogAdmin'] })).secret;
-    await catalog.service.upsertParts(LOCAL_OWNER, Array.from({ length: 200 }, (_, i) => ({ part_id: `p${i}`, name: { en: `pump ${i}` } })));
-    await catalog.close();
-    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 2 });
-  });
-  afterAll(async () => {
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const pooled = pooledServer('catalog-write-order-', { readers: 2 }, (catalog) => catalog.service.upsertParts(LOCAL_OWNER, Array.from({ length: 200 }, (_, i) => ({ part_id: `p${i}`, name: { en: `pump ${i}` } }))));
 
   it('are applied in the order they are answered: the last answered write is the stored one, among reads', async () => {
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const headers = { authorization: `Bearer ${pooled.token}`, 'content-type': 'application/json' };
     const answered: { client: number; status: number }[] = [];
     const CLIENTS = 16;
     const ROUNDS = 3;
     const writer = async (client: number) => {
       for (let round = 0; round < ROUNDS; round++) {
-        const res = await request(`${server.url}/1/catalog/parts`, { method: 'POST', headers, body: JSON.stringify([{ part_id: 'p7', name: { en: `client ${client} round ${round}` } }]) });
+        const res = await request(`${pooled.server.url}/1/catalog/parts`, { method: 'POST', headers, body: JSON.stringify([{ part_id: 'p7', name: { en: `client ${client} round ${round}` } }]) });
         const body = (await res.body.json()) as { updated?: string[] };
         answered.push({ client, status: res.statusCode });
         expect(res.statusCode).toBe(200);
@@ -94,39 +64,26 @@ describe('concurrent writes to one part on the pooled server', () => {
     // Searches and reads beside the writes, as under load.
     const reader = async () => {
       for (let i = 0; i < 10; i++) {
-        const res = await request(`${server.url}/1/find/search`, { method: 'POST', headers, body: JSON.stringify({ matches: { text: 'pump' } }) });
+        const res = await request(`${pooled.server.url}/1/find/search`, { method: 'POST', headers, body: JSON.stringify({ matches: { text: 'pump' } }) });
         await res.body.dump();
       }
     };
     await Promise.all([...Array.from({ length: CLIENTS }, (_, c) => writer(c)), reader(), reader()]);
     expect(answered).toHaveLength(CLIENTS * ROUNDS);
     const last = answered[answered.length - 1] as { client: number };
-    const stored = await request(`${server.url}/1/catalog/parts/p7`, { headers });
+    const stored = await request(`${pooled.server.url}/1/catalog/parts/p7`, { headers });
     expect(((await stored.body.json()) as { name: { en: string } }).name.en).toBe(`client ${last.client} round ${ROUNDS - 1}`);
   });
 });
 
 describe('the writer thread\'s queue', () => {
-  let dir: string;
-  let server: RunningServer;
-  let token = '';
-  beforeAll(async () => {
-    dir = tempDir('catalog-write-queue-');
-    const catalog = openCatalog({ dataDir: dir });
-    token = (await catalog.service.createToken(LOCAL_OWNER, { name: 'admin', roles: ['catalogAdmin'] })).secret;
-    await catalog.close();
-    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 1, maxQueuedWrites: 1 });
-  });
-  afterAll(async () => {
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const pooled = pooledServer('catalog-write-queue-', { maxQueuedWrites: 1 });
 
   it('is bounded: a write beyond it is a 503 with Retry-After at once, and nothing of it is stored', async () => {
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const headers = { authorization: `Bearer ${pooled.token}`, 'content-type': 'application/json' };
     const big = (n: number) => Array.from({ length: 1000 }, (_, i) => ({ part_id: `w${n}-${i}`, name: { en: `a rather long part name number ${i} `.repeat(8) } }));
     const answers = await Promise.all(Array.from({ length: 8 }, async (_, n) => {
-      const res = await request(`${server.url}/1/catalog/parts`, { method: 'POST', headers, body: JSON.stringify(big(n)) });
+      const res = await request(`${pooled.server.url}/1/catalog/parts`, { method: 'POST', headers, body: JSON.stringify(big(n)) });
       return { n, status: res.statusCode, retryAfter: res.headers['retry-after'], body: (await res.body.json()) as { detail?: string } };
     }));
     const refused = answers.filter((a) => a.status === 503);
@@ -137,7 +94,7 @@ describe('the writer thread\'s queue', () => {
       expect(a.body.detail).toBe('the server is busy: 1 writes are already waiting for the writer; retry in a moment');
     }
     for (const a of answers) {
-      const res = await request(`${server.url}/1/catalog/parts/w${a.n}-999`, { headers });
+      const res = await request(`${pooled.server.url}/1/catalog/parts/w${a.n}-999`, { headers });
       await res.body.dump();
       expect(res.statusCode).toBe(a.status === 200 ? 200 : 404);
     }

@@ -15,31 +15,18 @@ import { ROLES } from '../../src/api/schemas.js';
 import { EXAMPLES as HELP_EXAMPLES } from '../../src/cli/help-examples.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import { buildApp } from '../../src/http/app.js';
-import { startServer, type RunningServer } from '../../src/http/server.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/harness.js';
+import { pooledServer } from '../helpers/pooled-server.js';
 
 const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
 
 describe('the pooled server against hostile bodies', () => {
-  let dir: string;
-  let server: RunningServer;
-  let token = '';
-  beforeAll(async () => {
-    dir = tempDir('catalog-reliability-');
-    const catalog = openCatalog({ dataDir: dir });
-    token = (await catalog.service.createToken(LOCAL_OWNER, { name: 'admin', roles: ['catalogAdmin'] })).secret;
-    await catalog.close();
-    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 1 });
-  });
-  afterAll(async () => {
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const pooled = pooledServer('catalog-reliability-');
 
   const post = async (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) => {
-    const response = await request(`${server.url}${path}`, { method: 'POST', body, headers: { authorization: `Bearer ${token}`, ...headers } });
+    const response = await request(`${pooled.server.url}${path}`, { method: 'POST', body, headers: { authorization: `Bearer ${pooled.token}`, ...headers } });
     return { status: response.statusCode, headers: response.headers, body: (await response.body.json()) as { code?: string; detail?: string } };
   };
 
@@ -63,7 +50,7 @@ describe('the pooled server against hostile bodies', () => {
   });
 
   it('sends X-Content-Type-Options: nosniff on answers and errors', async () => {
-    const ok = await request(`${server.url}/1/auth/token`, { headers: { authorization: `Bearer ${token}` } });
+    const ok = await request(`${pooled.server.url}/1/auth/token`, { headers: { authorization: `Bearer ${pooled.token}` } });
     await ok.body.dump();
     expect(ok.headers['x-content-type-options']).toBe('nosniff');
     const refused = await post('/1/find/search', '{', {});
