@@ -129,6 +129,7 @@ export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): v
     }
     for (const migration of migrations) {
       if (migration.version <= current) continue;
+      for (const [name, fn] of Object.entries(migration.functions ?? {})) db.function(name, { varargs: true }, fn);
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     }

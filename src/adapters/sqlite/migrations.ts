@@ -3,11 +3,20 @@
  * SQLite's `user_version`. Append new migrations; never edit one that has shipped.
  */
 
+import { NFC_MIGRATION_FUNCTIONS } from './nfc-ids.js';
+
 /** One schema step. */
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** SQL functions the step's SQL calls, registered on the connection before it runs (by SQL name). */
+  functions?: Readonly<Record<string, (...args: unknown[]) => unknown>>;
+}
+
+/** Refuses (nfc_collision throws) when two values of `table`.`column` have one NFC form. */
+function refuseNfcCollisions(table: string, column: string): string {
+  return `SELECT nfc_collision('${table}', group_concat(${column}, char(0))) FROM ${table} GROUP BY nfc_id(${column}) HAVING count(*) > 1;`;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -436,6 +445,39 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
       INSERT INTO search_term_levels (level, term) SELECT CASE WHEN (SELECT count(*) FROM search_terms) <= 16384 THEN 0 WHEN (SELECT count(*) FROM search_terms) <= 131072 THEN 1 WHEN (SELECT count(*) FROM search_terms) <= 1048576 THEN 2 WHEN (SELECT count(*) FROM search_terms) <= 8388608 THEN 3 WHEN (SELECT count(*) FROM search_terms) <= 67108864 THEN 4 WHEN (SELECT count(*) FROM search_terms) <= 536870912 THEN 5 ELSE 6 END, term FROM search_terms ORDER BY term;
       DROP TABLE search_terms;
+    `,
+  },
+  {
+    version: 14,
+    name: 'ids in Unicode NFC',
+    functions: NFC_MIGRATION_FUNCTIONS,
+    sql: `
+      -- docs/decisions/0017-ids-are-nfc.md: the core keeps ids in NFC; ids written before may be
+      -- in another form (NFD from macOS file names). Two stored ids with one NFC form are refused
+      -- (nfc_collision throws, naming both; the transaction rolls back): a person decides which
+      -- one survives.
+      ${refuseNfcCollisions('attributes', 'attribute_id')}
+      ${refuseNfcCollisions('parts', 'part_id')}
+      ${refuseNfcCollisions('images', 'image_id')}
+      ${refuseNfcCollisions('synonyms', 'synonym_id')}
+      ${refuseNfcCollisions('organizations', 'org_id')}
+      -- Part ids, attribute ids and organizations are terms of the search index: rebuilt on first
+      -- open when any of them changes (as a layout change does), not patched row by row.
+      INSERT INTO search_state (key, value) SELECT 'rebuild', 'pending'
+        WHERE EXISTS (SELECT 1 FROM parts WHERE part_id <> nfc_id(part_id) OR attributes <> nfc_attributes(attributes))
+        ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+      UPDATE attributes SET attribute_id = nfc_id(attribute_id), body = json_set(body, '$.attribute_id', nfc_id(attribute_id))
+        WHERE attribute_id <> nfc_id(attribute_id);
+      UPDATE part_attributes SET attribute_id = nfc_id(attribute_id) WHERE attribute_id <> nfc_id(attribute_id);
+      UPDATE parts SET part_id = nfc_id(part_id) WHERE part_id <> nfc_id(part_id);
+      UPDATE parts SET attributes = nfc_attributes(attributes) WHERE attributes <> nfc_attributes(attributes);
+      UPDATE images SET image_id = nfc_id(image_id) WHERE image_id <> nfc_id(image_id);
+      UPDATE synonyms SET synonym_id = nfc_id(synonym_id), body = json_set(body, '$.synonym_id', nfc_id(synonym_id))
+        WHERE synonym_id <> nfc_id(synonym_id);
+      -- One statement for both columns: the parent key and its references change together.
+      UPDATE organizations SET org_id = nfc_id(org_id), parent_id = nfc_id(parent_id)
+        WHERE org_id <> nfc_id(org_id) OR parent_id <> nfc_id(parent_id);
+      UPDATE tokens SET organization = nfc_id(organization) WHERE organization <> nfc_id(organization);
     `,
   },
 ];
