@@ -1,17 +1,22 @@
 /**
  * The migration that rewrites stored ids to Unicode NFC (docs/decisions/0017-ids-are-nfc.md), on
- * a SQLite catalog written before it: ids put in NFD with raw SQL at the schema before the
+ * a catalog written before it (SQLite and PostgreSQL): ids put in NFD with raw SQL at the schema before the
  * migration are read by their NFC form after it; two ids with one NFC form are refused, naming
  * both, and the catalog is left as it was.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { migratePostgres, PG_MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
+import { openPostgresStores } from '../../src/adapters/postgres/stores.js';
+import { systemClock } from '../../src/adapters/system.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import { MIGRATIONS } from '../../src/adapters/sqlite/migrations.js';
 import { tempDir } from '../helpers/harness.js';
+import { createTestDatabase, createTestSchema, dropTestSchema, postgresAvailable } from '../services/services.js';
 
 const NFC_MIGRATION = MIGRATIONS.find((m) => m.name === 'ids in Unicode NFC')?.version ?? MIGRATIONS.length + 1;
 // 'Café' as most keyboards type it (é one code point) and as macOS file names spell it (e + U+0301).
@@ -98,6 +103,71 @@ describe('the NFC id migration on a SQLite catalog', () => {
       expect(after.prepare('SELECT org_id FROM organizations').pluck().all()).toEqual([organization.nfd]);
     } finally {
       after.close();
+    }
+  });
+});
+
+const PG_NFC_MIGRATION = PG_MIGRATIONS.find((m) => m.name === 'ids in Unicode NFC')?.version ?? PG_MIGRATIONS.length + 1;
+
+describe.skipIf(!postgresAvailable())('the NFC id migration on a PostgreSQL catalog', () => {
+  let database = '';
+  beforeAll(async () => {
+    database = await createTestDatabase('nfc');
+  });
+
+  /** A schema at the version before the migration holding the part, attribute and organization in NFD (raw SQL); `extra` runs after. */
+  async function nfdSchema(extra = ''): Promise<{ url: string; schema: string }> {
+    const { url, schema } = await createTestSchema(database);
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      await migratePostgres(pool, PG_MIGRATIONS.filter((m) => m.version < PG_NFC_MIGRATION));
+      const attributes = JSON.stringify([{ attribute_id: attribute.nfd, values: [{ organization: organization.nfd, value: { en: 'large' } }] }]);
+      await pool.query('INSERT INTO organizations (org_id) VALUES ($1)', [organization.nfd]);
+      await pool.query('INSERT INTO attributes (attribute_id, body) VALUES ($1, $2)', [attribute.nfd, JSON.stringify({ attribute_id: attribute.nfd, type: 'text', name: { en: 'Size' }, per_org_values: true })]);
+      await pool.query("INSERT INTO parts (part_id, service_id, name, attributes, created_at, modified_at) VALUES ($1, 's1', $2, $3, 1, 1), ('plain', 's2', $4, '[]', 1, 1)", [part.nfd, JSON.stringify({ en: 'Coffee pump' }), attributes, JSON.stringify({ en: 'Plain' })]);
+      await pool.query('INSERT INTO part_attributes (attribute_id, part_pk) SELECT $1, pk FROM parts WHERE part_id = $2', [attribute.nfd, part.nfd]);
+      if (extra) await pool.query(extra, [part.nfc]);
+    } finally {
+      await pool.end();
+    }
+    return { url, schema };
+  }
+
+  it('makes a part written with NFD ids readable by its NFC ids', async () => {
+    const { url, schema } = await nfdSchema();
+    const stores = await openPostgresStores(url, { clock: systemClock(), max: 2 });
+    try {
+      const [read] = await stores.catalog.getParts([part.nfc]);
+      expect(read?.part_id).toBe(part.nfc);
+      expect(read?.attributes).toEqual([{ attribute_id: attribute.nfc, values: [{ organization: organization.nfc, value: { en: 'large' } }] }]);
+    } finally {
+      await stores.close();
+    }
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      expect((await client.query('SELECT org_id FROM organizations')).rows).toEqual([{ org_id: organization.nfc }]);
+      expect((await client.query('SELECT attribute_id, body::jsonb ->> \'attribute_id\' AS body_id FROM attributes')).rows).toEqual([{ attribute_id: attribute.nfc, body_id: attribute.nfc }]);
+      expect((await client.query('SELECT attribute_id FROM part_attributes')).rows).toEqual([{ attribute_id: attribute.nfc }]);
+      expect((await client.query("SELECT value FROM settings WHERE key = 'search_engine'")).rows).toEqual([{ value: 'ready' }]);
+    } finally {
+      await client.end();
+      await dropTestSchema(database, schema);
+    }
+  });
+
+  it('refuses two ids with one NFC form, naming both spellings and the table, and changes nothing', async () => {
+    const { url, schema } = await nfdSchema("INSERT INTO parts (part_id, service_id, name, attributes, created_at, modified_at) VALUES ($1, 's3', '{}', '[]', 1, 1)");
+    await expect(openPostgresStores(url, { clock: systemClock(), max: 2 })).rejects.toThrow(`parts holds ${JSON.stringify(part.nfd)} and ${JSON.stringify(part.nfc)}`);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      expect((await client.query('SELECT max(version) AS v FROM schema_migrations')).rows).toEqual([{ v: PG_NFC_MIGRATION - 1 }]);
+      expect((await client.query('SELECT part_id FROM parts ORDER BY pk')).rows.map((r: { part_id: string }) => r.part_id)).toEqual([part.nfd, 'plain', part.nfc]);
+      expect((await client.query('SELECT org_id FROM organizations')).rows).toEqual([{ org_id: organization.nfd }]);
+    } finally {
+      await client.end();
+      await dropTestSchema(database, schema);
     }
   });
 });

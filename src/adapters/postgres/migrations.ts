@@ -394,6 +394,58 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE TRIGGER settings_changed_u AFTER UPDATE ON settings FOR EACH ROW WHEN (NEW.key = 'maintenance' AND NEW.value IS DISTINCT FROM OLD.value) EXECUTE FUNCTION catalog_changed();
     `,
   },
+  {
+    version: 10,
+    name: 'ids in Unicode NFC',
+    sql: `
+      -- docs/decisions/0017-ids-are-nfc.md: the core keeps ids in NFC; ids written before may be
+      -- in another form (NFD from macOS file names). Two stored ids with one NFC form are refused
+      -- (the exception names both and the table; the transaction rolls back): a person decides
+      -- which one survives.
+      CREATE FUNCTION pg_temp.refuse_nfc_collisions(tbl text, col text) RETURNS void LANGUAGE plpgsql AS $$
+      DECLARE spellings text[];
+      BEGIN
+        EXECUTE format('SELECT array_agg(%1$I ORDER BY %1$I) FROM %2$I GROUP BY normalize(%1$I, NFC) HAVING count(*) > 1 LIMIT 1', col, tbl) INTO spellings;
+        IF spellings IS NOT NULL THEN
+          RAISE EXCEPTION 'cannot migrate the catalog to NFC ids: % holds %, which are one id in Unicode NFC (%); rename or delete one of them with the previous version of catalog, then open the catalog again (nothing was changed)',
+            tbl, (SELECT string_agg(to_json(s)::text, ' and ') FROM unnest(spellings) AS s), to_json(normalize(spellings[1], NFC))::text;
+        END IF;
+      END $$;
+      SELECT pg_temp.refuse_nfc_collisions('attributes', 'attribute_id');
+      SELECT pg_temp.refuse_nfc_collisions('parts', 'part_id');
+      SELECT pg_temp.refuse_nfc_collisions('images', 'image_id');
+      SELECT pg_temp.refuse_nfc_collisions('synonyms', 'synonym_id');
+      SELECT pg_temp.refuse_nfc_collisions('organizations', 'org_id');
+      -- A part's attributes with attribute ids and organizations in NFC (values as they are).
+      CREATE FUNCTION pg_temp.nfc_attributes(stored text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+        SELECT coalesce(jsonb_agg(a.value || jsonb_build_object('attribute_id', normalize(a.value ->> 'attribute_id', NFC), 'values', (
+          SELECT coalesce(jsonb_agg(CASE WHEN v.value ? 'organization' THEN v.value || jsonb_build_object('organization', normalize(v.value ->> 'organization', NFC)) ELSE v.value END ORDER BY v.n), '[]'::jsonb)
+          FROM jsonb_array_elements(a.value -> 'values') WITH ORDINALITY AS v(value, n)
+        )) ORDER BY a.n), '[]'::jsonb)::text
+        FROM jsonb_array_elements(stored::jsonb) WITH ORDINALITY AS a(value, n)
+      $$;
+      -- Part ids, attribute ids and organizations are terms of the search index: rebuilt on first
+      -- open when any of them changes (as a format change does), not patched row by row.
+      INSERT INTO settings (key, value) SELECT 'search_engine', 'rebuild'
+        WHERE EXISTS (SELECT 1 FROM parts WHERE part_id IS NOT NFC NORMALIZED OR (attributes IS NOT NFC NORMALIZED AND attributes::jsonb <> pg_temp.nfc_attributes(attributes)::jsonb))
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+      UPDATE attributes SET attribute_id = normalize(attribute_id, NFC), body = (body::jsonb || jsonb_build_object('attribute_id', normalize(attribute_id, NFC)))::text
+        WHERE attribute_id IS NOT NFC NORMALIZED;
+      UPDATE part_attributes SET attribute_id = normalize(attribute_id, NFC) WHERE attribute_id IS NOT NFC NORMALIZED;
+      UPDATE parts SET part_id = normalize(part_id, NFC) WHERE part_id IS NOT NFC NORMALIZED;
+      UPDATE parts SET attributes = pg_temp.nfc_attributes(attributes)
+        WHERE attributes IS NOT NFC NORMALIZED AND attributes::jsonb <> pg_temp.nfc_attributes(attributes)::jsonb;
+      UPDATE images SET image_id = normalize(image_id, NFC) WHERE image_id IS NOT NFC NORMALIZED;
+      UPDATE synonyms SET synonym_id = normalize(synonym_id, NFC), body = (body::jsonb || jsonb_build_object('synonym_id', normalize(synonym_id, NFC)))::text
+        WHERE synonym_id IS NOT NFC NORMALIZED;
+      -- One statement for both columns: the parent key and its references change together.
+      UPDATE organizations SET org_id = normalize(org_id, NFC), parent_id = normalize(parent_id, NFC)
+        WHERE org_id IS NOT NFC NORMALIZED OR parent_id IS NOT NFC NORMALIZED;
+      UPDATE tokens SET organization = normalize(organization, NFC) WHERE organization IS NOT NFC NORMALIZED;
+      DROP FUNCTION pg_temp.nfc_attributes(text);
+      DROP FUNCTION pg_temp.refuse_nfc_collisions(text, text);
+    `,
+  },
 ];
 
 /**
