@@ -8,6 +8,7 @@
  * when the path or port given must change.
  */
 import { SchemaTooNewError } from '../core/schema-too-new.js';
+import { IdCollisionError } from '../core/id-collision.js';
 import { EXIT } from './exit-codes.js';
 
 /** What the CLI knows about where an error may come from, to name it in the message. */
@@ -58,13 +59,14 @@ function where(scene: ErrorScene): string {
 
 /**
  * Explains `error` when it is an environment problem (SQLite busy/full/read-only/cannot-open/not a
- * database, a database a newer catalog wrote, a data directory that cannot be used, EADDRINUSE/EADDRNOTAVAIL/EACCES on a port,
+ * database, a database a newer catalog wrote, stored ids the NFC migration cannot merge, a data directory that cannot be used, EADDRINUSE/EADDRNOTAVAIL/EACCES on a port,
  * ENOENT/ENOTDIR/EISDIR/EACCES/EPERM/EROFS/ENOSPC/EDQUOT on a path); `undefined` for anything else,
  * which the caller reports as a bug.
  */
 export function classifyEnvironmentError(error: unknown, scene: ErrorScene = {}): EnvironmentProblem | undefined {
   if (error instanceof DataDirError) return { message: error.message, exitCode: EXIT.USAGE };
   if (error instanceof SchemaTooNewError) return { message: error.messageIn(where(scene)), exitCode: EXIT.USAGE };
+  if (error instanceof IdCollisionError) return { message: error.message, exitCode: EXIT.ERROR };
   if (typeof error !== 'object' || error === null) return undefined;
   const e = error as NodeJS.ErrnoException & { address?: string; port?: number; name?: string };
   const code = typeof e.code === 'string' ? e.code : undefined;

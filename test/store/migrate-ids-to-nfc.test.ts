@@ -12,6 +12,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { migratePostgres, PG_MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
 import { openPostgresStores } from '../../src/adapters/postgres/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
+import { IdCollisionError } from '../../src/core/id-collision.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import { MIGRATIONS } from '../../src/adapters/sqlite/migrations.js';
@@ -95,6 +96,7 @@ describe('the NFC id migration on a SQLite catalog', () => {
     db.prepare("INSERT INTO parts (part_id, service_id, name, attributes, created_at, modified_at) SELECT ?, service_id, name, '[]', created_at, modified_at FROM parts WHERE part_id = 'plain'").run(part.nfc);
     db.close();
 
+    expect(() => openCatalog({ dataDir })).toThrow(IdCollisionError);
     expect(() => openCatalog({ dataDir })).toThrow(`parts holds ${JSON.stringify(part.nfd)} and ${JSON.stringify(part.nfc)}`);
     const after = new Database(join(dataDir, 'catalog.db'), { readonly: true });
     try {
@@ -158,6 +160,7 @@ describe.skipIf(!postgresAvailable())('the NFC id migration on a PostgreSQL cata
 
   it('refuses two ids with one NFC form, naming both spellings and the table, and changes nothing', async () => {
     const { url, schema } = await nfdSchema("INSERT INTO parts (part_id, service_id, name, attributes, created_at, modified_at) VALUES ($1, 's3', '{}', '[]', 1, 1)");
+    await expect(openPostgresStores(url, { clock: systemClock(), max: 2 })).rejects.toThrow(IdCollisionError);
     await expect(openPostgresStores(url, { clock: systemClock(), max: 2 })).rejects.toThrow(`parts holds ${JSON.stringify(part.nfd)} and ${JSON.stringify(part.nfc)}`);
     const client = new pg.Client({ connectionString: url });
     await client.connect();

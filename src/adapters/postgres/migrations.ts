@@ -11,6 +11,10 @@
 import type pg from 'pg';
 import { LOCK_CLASS, MIGRATION_LOCK } from './database.js';
 import { SchemaTooNewError } from '../../core/schema-too-new.js';
+import { IdCollisionError } from '../../core/id-collision.js';
+
+/** The SQLSTATE the NFC id migration raises when two stored ids have one NFC form (its message is core/id-collision.ts's). */
+const ID_COLLISION_SQLSTATE = 'CN001';
 
 /** One schema step. */
 export interface PgMigration {
@@ -408,7 +412,8 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         EXECUTE format('SELECT array_agg(%1$I ORDER BY %1$I) FROM %2$I GROUP BY normalize(%1$I, NFC) HAVING count(*) > 1 LIMIT 1', col, tbl) INTO spellings;
         IF spellings IS NOT NULL THEN
           RAISE EXCEPTION 'cannot migrate the catalog to NFC ids: % holds %, which are one id in Unicode NFC (%); rename or delete one of them with the previous version of catalog, then open the catalog again (nothing was changed)',
-            tbl, (SELECT string_agg(to_json(s)::text, ' and ') FROM unnest(spellings) AS s), to_json(normalize(spellings[1], NFC))::text;
+            tbl, (SELECT string_agg(to_json(s)::text, ' and ') FROM unnest(spellings) AS s), to_json(normalize(spellings[1], NFC))::text
+            USING ERRCODE = '${ID_COLLISION_SQLSTATE}';
         END IF;
       END $$;
       SELECT pg_temp.refuse_nfc_collisions('attributes', 'attribute_id');
@@ -471,6 +476,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly PgMigr
           await client.query('COMMIT');
         } catch (error) {
           await client.query('ROLLBACK');
+          if ((error as { code?: unknown }).code === ID_COLLISION_SQLSTATE) throw new IdCollisionError((error as Error).message);
           throw error;
         }
       }

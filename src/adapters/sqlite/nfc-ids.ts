@@ -4,26 +4,8 @@
  * migration calls these, registered on its connection.
  */
 import { normalizeId } from '../../api/schemas.js';
+import { IdCollisionError, idCollisionMessage } from '../../core/id-collision.js';
 import { decodeAttributes, encodeAttributes } from './part-rows.js';
-
-/** Thrown by the migration when two stored ids of one table have the same NFC form. */
-export class IdCollisionError extends Error {
-  /**
-   * @param table the table holding both ids
-   * @param spellings the stored spellings (two or more) that normalise to one id
-   */
-  constructor(
-    readonly table: string,
-    readonly spellings: readonly string[],
-  ) {
-    super(
-      `cannot migrate the catalog to NFC ids: ${table} holds ${spellings.map((s) => JSON.stringify(s)).join(' and ')}, ` +
-        `which are one id in Unicode NFC (${JSON.stringify(normalizeId(spellings[0] ?? ''))}); ` +
-        'rename or delete one of them with the previous version of catalog, then open the catalog again (nothing was changed)',
-    );
-    this.name = 'IdCollisionError';
-  }
-}
 
 /** `nfc_id(text)`: the id in NFC; NULL stays NULL. */
 function nfcId(id: unknown): unknown {
@@ -53,7 +35,8 @@ function nfcAttributes(stored: unknown): unknown {
  * group_concat of the colliding ids with a U+0000 separator (ids never contain it).
  */
 function nfcCollision(table: unknown, spellings: unknown): never {
-  throw new IdCollisionError(String(table), String(spellings).split('\u0000'));
+  const ids = String(spellings).split('\u0000');
+  throw new IdCollisionError(idCollisionMessage(String(table), ids, normalizeId(ids[0] ?? '')));
 }
 
 /** The functions the NFC migration's SQL calls, by SQL name. */
