@@ -137,6 +137,52 @@ describe.runIf(haveChromium || required)('web app: search page, photo search, up
     expect(posted).toBe(0);
   });
 
+  it('an upload shows the bytes sent up to 100 % of the request, and can be cancelled, storing nothing', async () => {
+    const p = await open(fixture.tokens.contributor);
+    await p.goto(`${server.url}/parts/gear%3Aupload`);
+    await p.locator('main[data-ready="true"]').waitFor();
+    const photo = readFileSync(join(SHARED_IMAGES, '1.jpg'));
+
+    // Cancel: the upload route is held until the Cancel button is pressed, so the cancel happens mid-request.
+    let reached: () => void = () => undefined;
+    const atRoute = new Promise<void>((r) => (reached = r));
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let routed: Promise<unknown> = Promise.resolve();
+    await p.route('**/1/catalog/images?mode=*', (route) => {
+      reached();
+      routed = held.then(() => route.continue()).catch(() => undefined);
+      return routed;
+    });
+    await p.getByLabel('Image files (choose, or drop them here)').setInputFiles([{ name: 'cancelled.jpg', mimeType: 'image/jpeg', buffer: photo }]);
+    await p.getByLabel('Image id for cancelled.jpg').fill('upload-cancelled');
+    await p.getByRole('button', { name: 'Upload 1 image' }).click();
+    await atRoute;
+    expect(await p.getByRole('progressbar', { name: 'Upload progress' }).count()).toBe(1);
+    expect(await seriousViolations(p)).toEqual([]);
+    await p.getByRole('button', { name: 'Cancel upload' }).click();
+    await p.getByRole('status').filter({ hasText: 'Upload cancelled: nothing was stored.' }).waitFor();
+    release();
+    await routed;
+    await p.unroute('**/1/catalog/images?mode=*');
+    expect((await api('GET', '/1/catalog/images/upload-cancelled')).status).toBe(404);
+    const list = (await (await api('POST', '/1/catalog/images/list', { query: { part_ids: ['gear:upload'] } })).json()) as { result: Array<{ image_id: string }> };
+    expect(list.result.map((i) => i.image_id)).not.toContain('upload-cancelled');
+    expect(await p.getByRole('progressbar').count()).toBe(0);
+
+    // The same row sent again: its progress ends at every byte of the request (the file and its definitions).
+    await p.getByRole('button', { name: 'Upload 1 image' }).click();
+    await p.getByRole('status').filter({ hasText: 'Stored upload-cancelled' }).waitFor();
+    const bar = p.getByRole('progressbar', { name: 'Upload progress' });
+    const [value, max] = await bar.evaluate((e) => { const bar = e as unknown as { value: number; max: number }; return [bar.value, bar.max]; });
+    expect(max).toBeGreaterThan(photo.length);
+    expect(max).toBeLessThan(photo.length + 2048);
+    expect(value).toBe(max);
+    expect(await p.locator('.upload-progress').textContent()).toContain(`${max} of ${max} bytes sent (100 %)`);
+    expect(await seriousViolations(p)).toEqual([]);
+    expect((await api('DELETE', '/1/catalog/images', ['upload-cancelled'])).status).toBe(200);
+  });
+
   it('syncs a chosen folder: photos bound to parts by name, only new and changed ones sent, a summary', async () => {
     const { default: sharp } = await import('sharp');
     const solid = (r: number, g: number, b: number) => sharp({ create: { width: 100, height: 80, channels: 3, background: { r, g, b } } }).jpeg().toBuffer();

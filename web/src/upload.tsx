@@ -8,10 +8,11 @@
  * `image.jpg` never meet: `<part_id>~<file stem>-<8 hex of the file's SHA-256>`.
  */
 import { Fragment } from 'preact';
-import { useState } from 'preact/hooks';
-import { ApiError, request, type BulkWriteResult } from './api';
+import { useRef, useState } from 'preact/hooks';
+import { ApiError, type BulkWriteResult } from './api';
 import { forgetImages } from './images';
 import { Link } from './router';
+import { uploadWithProgress, type UploadProgress } from './upload-request';
 
 interface Row {
   key: number;
@@ -88,6 +89,9 @@ export function Upload(props: { partId: string; canSetPosition: boolean; mainten
   const [rowErrors, setRowErrors] = useState<Record<number, string[]>>({});
   const [otherErrors, setOtherErrors] = useState<Array<[string, string[]]>>([]);
   const [done, setDone] = useState<string | null>(null);
+  /** Bytes of the running upload's request body sent so far; null when none runs. */
+  const [progress, setProgress] = useState<UploadProgress | null>(null);
+  const running = useRef<AbortController | null>(null);
 
   const add = async (files: FileList | File[] | null | undefined) => {
     if (!files) return;
@@ -115,6 +119,9 @@ export function Upload(props: { partId: string; canSetPosition: boolean; mainten
     }
     setBusy(true);
     setRowErrors({});
+    const controller = new AbortController();
+    running.current = controller;
+    setProgress({ sent: 0, total: 0 });
     try {
       const definitions = chosen.map((row) => ({
         image_id: row.imageId,
@@ -128,7 +135,7 @@ export function Upload(props: { partId: string; canSetPosition: boolean; mainten
       // The file name is the image id plus its extension: the API matches files to definitions by it.
       const sentName = (row: Row) => `${row.imageId}${extensionOf(row.file.name)}`;
       for (const row of chosen) body.append('files', row.file, sentName(row));
-      const result = (await (await request('POST', `/1/catalog/images?mode=${mode}`, body)).json()) as BulkWriteResult;
+      const result = await uploadWithProgress<BulkWriteResult>('POST', `/1/catalog/images?mode=${mode}`, body, setProgress, controller.signal);
       const stored = [...result.created, ...result.updated];
       forgetImages(stored);
       // Every error on its row: keyed by image id, by the file name sent, or by the definition's index.
@@ -155,8 +162,13 @@ export function Upload(props: { partId: string; canSetPosition: boolean; mainten
       setDone(stored.length ? `Stored ${stored.join(', ')}.` : null);
       if (stored.length) await props.onUploaded(stored);
     } catch (e) {
-      setRequestError(e instanceof Error ? e : new Error(String(e)));
+      setProgress(null);
+      // A cancelled upload stores nothing: the API commits an upload only once its whole body has arrived.
+      if ((e as Error).name === 'AbortError') setDone('Upload cancelled: nothing was stored.');
+      else setRequestError(e instanceof Error ? e : new Error(String(e)));
     } finally {
+      // A finished upload's progress stays shown (all bytes sent) until the next one starts.
+      running.current = null;
       setBusy(false);
     }
   };
@@ -282,9 +294,23 @@ export function Upload(props: { partId: string; canSetPosition: boolean; mainten
           </div>
         )}
         {done && <p role="status">{done}</p>}
+        {progress && (
+          <p class="upload-progress">
+            <progress aria-label="Upload progress" max={progress.total || 1} value={progress.sent} />{' '}
+            <span>{progress.total ? `${progress.sent} of ${progress.total} bytes sent (${Math.floor((100 * progress.sent) / progress.total)} %)` : 'Starting the upload…'}</span>
+          </p>
+        )}
         <button type="submit" disabled={busy || rows.length === 0 || props.maintenance}>
           {busy ? 'Uploading…' : `Upload ${rows.length || ''} ${rows.length === 1 ? 'image' : 'images'}`}
         </button>
+        {busy && (
+          <>
+            {' '}
+            <button type="button" onClick={() => running.current?.abort()}>
+              Cancel upload
+            </button>
+          </>
+        )}
       </form>
     </section>
   );
