@@ -3,8 +3,8 @@
  * open points settled by api-decisions.md. Imported by the core (validation), the HTTP server and
  * both clients, so the local and the remote mode cannot drift.
  *
- * Each schema is built on its first use (`z.lazy`), not when this module loads (issue 12,
- * start-up): building all of them cost every CLI command ~10 ms CPU of zod work, and a command uses
+ * Each schema is built on its first use (`z.lazy`), not when this module loads
+ * (start-up): building all of them cost every CLI command ~10 ms CPU of zod work, and a command uses
  * a few (a local `catalog search` the search request's). Parsing is unchanged: a lazy schema
  * hands every parse to the schema it built, issues, paths and messages included.
  */
@@ -608,7 +608,7 @@ export interface SearchHighlight {
  * strings index), `word` the index of the query word (0-based, in the order typed, punctuation-only
  * words dropped), `how` it matched: `exact`, `prefix` (the last word; only the typed part is
  * marked), `typo` (one edit away) or `synonym` (a term of a synonym set of the word, or of the
- * run of words starting at `word`: issue 13).
+ * run of words starting at `word`).
  */
 export interface SearchHighlightMatch {
   word: number;

@@ -82,7 +82,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ...(options.imageSearchLimits ? { imageSearchLimits: options.imageSearchLimits } : {}),
     // One sessions.db write lock for the main and the reader threads (adapters/sqlite/thread-lock.ts).
     sessionWriteLock: ThreadLock.newBuffer(),
-    // Reads through a memory map on every thread (first reads of cards and postings: issue 12).
+    // Reads through a memory map on every thread (first reads of cards and postings).
     mmapBytes: SERVE_MMAP_BYTES,
   };
   // PostgreSQL and S3 do their work in other processes and their drivers never block the event

@@ -429,8 +429,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   }
 
   /**
-   * The answer after matching an unconfident photo against the small references (issue 14,
-   * fifteenth round; docs/search.md): the photo's AKAZE features (started ahead, or extracted now in
+   * The answer after matching an unconfident photo against the small references
+   * (docs/search.md): the photo's AKAZE features (started ahead, or extracted now in
    * the decode pool), searched in the small references' index (photo-search.ts `querySmall`), and
    * merged with `first` ({@link withAnotherLook}).
    */
@@ -446,8 +446,8 @@ export class FeatureIndexSimilaritySearch implements ImageSimilaritySearch {
   }
 
   /**
-   * The answer after a second look at a photo whose first answer has no confident hit (issue 14,
-   * fourteenth round; docs/search.md): its raster detected again with the second look's settings
+   * The answer after a second look at a photo whose first answer has no confident hit
+   * (docs/search.md): its raster detected again with the second look's settings
    * on a feature thread, searched again (the same global views), and merged with `first` ({@link
    * withAnotherLook}).
    */

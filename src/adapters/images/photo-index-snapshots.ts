@@ -1,6 +1,6 @@
 /**
- * When the photo index is read from its snapshot file and when it is written there (issue 14,
- * start-up; docs/search.md). The stored records stay the truth: a snapshot
+ * When the photo index is read from its snapshot file and when it is written there (start-up;
+ * docs/search.md). The stored records stay the truth: a snapshot
  * names the change number of the catalog's feature change log it is current to
  * (ReferenceFeatureStore.changeVersion), the owner (image-search.ts) applies the later changes, and
  * anything that does not fit — another catalog's history, a newer snapshot than the catalog, a

@@ -10,7 +10,7 @@
  * search's scores: docs/search.md, Sessions): reading page k is one indexed range read of at most
  * ceil(limit / 1024) + 1 rows, whatever k is.
  *
- * Growth is bounded (issue 11): `create` evicts the owner's oldest sessions beyond
+ * Growth is bounded: `create` evicts the owner's oldest sessions beyond
  * {@link SessionBudget.maxSessionsPerOwner} and everyone's oldest beyond
  * {@link SessionBudget.maxTotalBytes}, in the same transaction as the insert; `purgeExpired`
  * deletes expired sessions and gives their pages back to the file system (auto_vacuum =
@@ -37,7 +37,7 @@ const SCHEMA_VERSION = 5;
 
 // Sessions per owner, kept by every insert and delete (version 5): the per-owner cap is checked on
 // every search, and count(*) over the owner's index entries took ~28 of a session write's ~95 µs
-// at the default cap of 1,000 (issue 12).
+// at the default cap of 1,000.
 const OWNER_COUNTS = `
   DROP TABLE IF EXISTS session_owners;
   CREATE TABLE session_owners (owner TEXT PRIMARY KEY, sessions INTEGER NOT NULL) WITHOUT ROWID;
@@ -133,7 +133,7 @@ function openSessionFile(path: string): SqliteDatabase {
   // Before any table exists this takes effect at once; for an older file VACUUM applies it below.
   // Set only when the file lacks it: setting it, even to the value the file has, is a write
   // transaction (page 1 into a new WAL, with an fsync of the WAL and of the directory, as
-  // synchronous is not yet OFF) that every `catalog search` paid at open (issue 12, start-up).
+  // synchronous is not yet OFF) that every `catalog search` paid at open (start-up).
   if ((db.pragma('auto_vacuum', { simple: true }) as number) !== 2) db.pragma('auto_vacuum = INCREMENTAL');
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
@@ -141,7 +141,7 @@ function openSessionFile(path: string): SqliteDatabase {
   // process crash still never damages the file; only an OS crash or power cut can, and then the
   // next open starts a new file (openSessionDatabase). With NORMAL, each WAL checkpoint's fsync
   // ran inside a search's session write, under the write lock every reader thread queues for:
-  // measured 250-770 µs a session write against 100-260 µs without (issue 12, load test).
+  // measured 250-770 µs a session write against 100-260 µs without (load test).
   db.pragma('synchronous = OFF');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) throw new SchemaTooNewError(`the session database ${path}`, version, SCHEMA_VERSION);
@@ -150,7 +150,7 @@ function openSessionFile(path: string): SqliteDatabase {
       // Re-read inside the write lock: another process may have migrated meanwhile.
       const current = db.pragma('user_version', { simple: true }) as number;
       if (current >= SCHEMA_VERSION) return;
-      // 2 -> 3 adds the state column, 3 -> 4 the hit blocks' scores (issue 14), 4 -> 5 the
+      // 2 -> 3 adds the state column, 3 -> 4 the hit blocks' scores, 4 -> 5 the
       // per-owner counts, keeping the sessions; older files start over (see SCHEMA).
       if (current >= 2 && current <= 4) {
         if (current === 2) db.exec('ALTER TABLE sessions ADD COLUMN state TEXT');

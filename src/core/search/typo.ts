@@ -27,8 +27,8 @@ const ASCII_WITH_LETTER = /^[a-z0-9]*[a-z][a-z0-9]*$/;
 export const TWO_TYPOS_MIN_LENGTH = 9;
 
 /**
- * Word lengths (in letters) from which a query word tolerates one and two typos (issue 13;
- * `catalog serve --typo-min-length`, `--two-typos-min-length`; docs/api.md, Search).
+ * Word lengths (in letters) from which a query word tolerates one and two typos
+ * (`catalog serve --typo-min-length`, `--two-typos-min-length`; docs/api.md, Search).
  */
 export interface TypoRules {
   oneTypoMinLength: number;

@@ -1,6 +1,6 @@
 /**
  * The SearchIndex port on PostgreSQL (docs/search.md, docs/deploy.md "Search"): the
- * search engine of issue 12 (src/core/search/engine: posting blocks with per-field-group counts,
+ * search engine (src/core/search/engine: posting blocks with per-field-group counts,
  * BM25 with names above values, typo tiers, ties by part id, exact top-k,
  * exact counts), its blocks in PostgreSQL tables (./engine-store.ts, migration 4) written INSIDE
  * the catalog store's write transactions (a committed part is searchable at once, a rolled-back one

@@ -90,13 +90,13 @@ export interface PhotoQueryOptions {
   maxMatchesPerKeypoint?: number;
   /**
    * Matches kept of a bursty query keypoint: its nearest ones by descriptor distance (default
-   * {@link DEFAULT_BURST_KEEP}; 0 drops them all, the rule before issue 14's fourth round).
+   * {@link DEFAULT_BURST_KEEP}; 0 drops them all).
    */
   burstKeep?: number;
   /**
    * Cells scanned of a split stop word ({@link PhotoIndexOptions.maxSplitShare}): those whose pivots
    * are nearest to the query descriptor (default {@link DEFAULT_SPLIT_PROBES}, at most 64; 0 scans no
-   * stop word, the rule before issue 14's fifth round).
+   * stop word).
    */
   splitProbes?: number;
 }
@@ -381,8 +381,8 @@ export class PhotoIndex {
     this.ensureGeometry(this.kpUsed + total);
     // Pass 2: image by image, the image's own arrays and df; its postings are written in pass 3.
     // Pass 3 writes the postings a group of words at a time ({@link FILL_GROUP_SHIFT}), instead of
-    // every image's ~600 keypoints landing in ~600 lists spread over hundreds of MB (issue 14,
-    // seventh round: at 10,000 references that fill spent ~250 ns a posting in cache misses). Each list still gets
+    // every image's ~600 keypoints landing in ~600 lists spread over hundreds of MB
+    // (at 10,000 references such a fill spends ~250 ns a posting in cache misses). Each list still gets
     // its postings in image order, then keypoint order: the lists are the same as before.
     const groups = (this.postings.length >>> FILL_GROUP_SHIFT) + 1;
     const groupStart = new Int32Array(groups + 1);

@@ -30,7 +30,7 @@ function flipped(q: Uint32Array, first: number, second: number, r: () => number)
 }
 
 /**
- * The scan as the JavaScript loop before issue 14's ninth round computed it: per posting the
+ * The scan as a plain JavaScript loop computes it: per posting the
  * distance of the first 128 bits, skipped above `maxHalf`, the whole distance, skipped above
  * `maxD`, dead slots skipped, one match per slot (the nearest; on equal distances the first).
  */

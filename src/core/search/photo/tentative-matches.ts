@@ -152,8 +152,8 @@ export class TentativeMatches {
    * Burstiness: when the matches from `from` on (one query keypoint's) exceed `maxPerKeypoint`,
    * keeps only the `keep` nearest (a descriptor close to postings of many images — a flat patch, a
    * replicated border, a repeated texture, the soft corner of a small enlarged icon — is weak
-   * evidence for any one of them and would flood verification; all were dropped before issue 14's
-   * fourth round, the true one with them).
+   * evidence for any one of them and would flood verification; dropping them all would
+   * drop the true one with them).
    */
   limitBurst(from: number, maxPerKeypoint: number, keep: number): void {
     if (this.count - from <= maxPerKeypoint) return;
