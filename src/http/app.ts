@@ -28,6 +28,7 @@ import { problemClientErrorHandler, rawProblemResponse, redactUrl, secretInQuery
 import { AuthFailureLimiter, capConnectionsPerAddress, DEFAULT_ABUSE_LIMITS, type AbuseLimits } from './abuse-limits.js';
 import { jsonDepthProblem, multipartBoundaryProblem } from './body-guards.js';
 import { withRequestSignal } from './request-signal.js';
+import type { StartupGate } from './startup-gate.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -67,6 +68,11 @@ export interface AppOptions {
    * local mode answers as the data directory's owner, through the same routes as a server.
    */
   principal?: Principal;
+  /**
+   * A server still starting (src/http/startup-gate.ts): probes and the web app's files are
+   * answered, API requests wait for it to open. Default: open from the first request.
+   */
+  startup?: StartupGate;
 }
 
 /** Fastify's own error codes that are client errors, mapped to ours. */
@@ -132,6 +138,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const metrics = new ServerMetrics(catalog.operations);
   const publicMetrics = options.metrics?.public ?? false;
   const fixedPrincipal = options.principal;
+  const startup = options.startup;
   app.server.maxConnections = limits.maxConnections;
   const abuse = { ...DEFAULT_ABUSE_LIMITS, ...options.abuse };
   capConnectionsPerAddress(app.server, abuse.maxConnectionsPerAddress);
@@ -198,6 +205,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Probes need no token: a load balancer or kubelet has none (docs/deploy.md).
     const path = request.routeOptions.url;
     if (path === ROUTES.healthz || path === ROUTES.readyz || (publicMetrics && path === ROUTES.metrics)) return;
+    await startup?.pass();
     // An address that failed too often is refused before its token is even looked at.
     authFailures.check(request.ip);
     try {
@@ -285,7 +293,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerSearchRoutes(app, catalog.search);
   registerCatalogInfoRoutes(app, catalog);
   registerTokenRoutes(app, service);
-  registerOperationRoutes(app, catalog.operations, metrics, publicMetrics);
+  registerOperationRoutes(app, catalog.operations, metrics, publicMetrics, startup);
   registerChangeRoutes(app, catalog.changes);
   registerThumbnailRoutes(app, catalog.images);
   if (webApp) webAppNotFound = registerWebApp(app, options.webRoot);

@@ -9,6 +9,7 @@ import type { ImageLimits } from '../core/images/service.js';
 import type { ImageSearchLimits } from '../adapters/images/image-search.js';
 import type { SearchLimits } from '../core/search/service.js';
 import { buildApp, type AccessLogSink, type AppOptions } from './app.js';
+import { StartupGate } from './startup-gate.js';
 import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js';
 import { SessionBatcher } from './pool/session-batcher.js';
 import { WebhookDeliverer, type DelivererOptions } from './webhooks/deliverer.js';
@@ -50,6 +51,11 @@ export interface ServeOptions {
    * index on 4 reader threads`): on a large catalog that takes seconds, and `catalog serve` says so.
    */
   onStage?: ((stage: string) => void) | undefined;
+  /**
+   * Hears the URL as soon as the server accepts connections, before it can answer API requests
+   * (startup-gate.ts): `GET /healthz` answers from then on, `GET /readyz` once it is ready.
+   */
+  onListening?: ((url: string) => void) | undefined;
 }
 
 /**
@@ -71,7 +77,8 @@ export interface RunningServer {
 }
 
 /**
- * Opens the catalog and listens. Throws a CatalogError (unauthorized) when no token exists: a
+ * Opens the catalog, listens, and resolves once the server can answer (the crash sweep done, the
+ * reader threads loaded); meanwhile it accepts connections and answers probes. Throws a CatalogError (unauthorized) when no token exists: a
  * server nobody can call is a mistake, and the message says how to create one.
  */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
@@ -119,31 +126,41 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         `  catalog tokens create ${options.databaseUrl !== undefined ? '--database-url <the same URL>' : `--data-dir ${options.dataDir}`} --name admin --role catalogAdmin`,
     );
   }
-  // Image files left by a crash (temp files; blobs whose metadata never committed) go before serving.
-  // Object storage is shared with other servers, whose uploads may be between their put and their
-  // commit right now: there only what is older than the grace period goes, at start and periodically
-  // (blobs of deleted images are left to this sweep; core/images/blob-gate.ts).
-  const sharedBlobs = options.blobUrl !== undefined;
-  stage('checking the image files a crash may have left');
-  await plain.images.sweepOrphans(sharedBlobs ? { minAgeMs: SHARED_BLOB_GRACE_MS } : {});
-  const sweeper = sharedBlobs
-    ? setInterval(() => void plain.images.sweepOrphans({ minAgeMs: SHARED_BLOB_GRACE_MS }).catch(() => undefined), SHARED_BLOB_SWEEP_INTERVAL_MS).unref()
-    : undefined;
   let catalog: Catalog = plain;
   let deliverer: WebhookDeliverer | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
   const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers, maxQueuedWrites: options.maxQueuedWrites }) : undefined;
   if (pooled) catalog = pooled;
+  // The server listens before it can answer (startup-gate.ts): probes see it alive at once, and API
+  // requests wait for the sweep and the threads below.
+  const startup = new StartupGate();
+  const enter = (name: string) => {
+    startup.enter(name);
+    stage(name);
+  };
   const app = buildApp({
     catalog,
     ...(options.accessLog !== undefined ? { accessLog: options.accessLog } : {}), ...(options.limits ? { limits: options.limits } : {}),
     metrics: { public: options.publicMetrics ?? false },
+    startup,
   });
   try {
-    // The threads first: a port in use then closes threads that were started for nothing, and a
-    // script that waits for the port never sends its first searches to a thread still opening.
-    if (pooled) stage(`loading the search index on ${pooled.threads.readers} reader thread${pooled.threads.readers === 1 ? '' : 's'} and a writer thread`);
-    await pooled?.start();
     await app.listen({ host: options.host, port: options.port });
+    options.onListening?.(serverUrl(app, options));
+    // Image files left by a crash (temp files; blobs whose metadata never committed) go before any
+    // write is let through. Object storage is shared with other servers, whose uploads may be
+    // between their put and their commit right now: there only what is older than the grace period
+    // goes, at start and periodically (blobs of deleted images are left to this sweep;
+    // core/images/blob-gate.ts).
+    const sharedBlobs = options.blobUrl !== undefined;
+    enter('checking the image files a crash may have left');
+    await plain.images.sweepOrphans(sharedBlobs ? { minAgeMs: SHARED_BLOB_GRACE_MS } : {});
+    if (sharedBlobs) {
+      sweeper = setInterval(() => void plain.images.sweepOrphans({ minAgeMs: SHARED_BLOB_GRACE_MS }).catch(() => undefined), SHARED_BLOB_SWEEP_INTERVAL_MS).unref();
+    }
+    if (pooled) enter(`loading the search index on ${pooled.threads.readers} reader thread${pooled.threads.readers === 1 ? '' : 's'} and a writer thread`);
+    await pooled?.start();
+    startup.open();
     // Webhooks go out from every server of a catalog (claims with a lease keep them apart).
     deliverer = new WebhookDeliverer(catalog.changes.webhooks, options.webhooks);
     deliverer.start();
@@ -152,21 +169,19 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // be read now is left to that query to report.
     void plain.search.prepareImageSearch().catch(() => undefined);
   } catch (error) {
-    // EADDRINUSE and the like: nothing listens, so nothing may stay open either.
+    // EADDRINUSE, a failed sweep or thread: nothing may stay open, and no request waits on.
+    startup.fail((error as Error).message);
     if (sweeper) clearInterval(sweeper);
     await deliverer?.stop();
     await app.close();
     await closeCatalog(catalog);
     throw error;
   }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   let closing: Promise<void> | undefined;
   return {
     app,
     catalog,
-    url: `http://${host}:${port}`,
+    url: serverUrl(app, options),
     close() {
       closing ??= (async () => {
         if (sweeper) clearInterval(sweeper);
@@ -177,6 +192,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return closing;
     },
   };
+}
+
+/** The URL a listening app answers at, e.g. `http://127.0.0.1:8080` (`[::1]` for IPv6 hosts). */
+function serverUrl(app: FastifyInstance, options: Pick<ServeOptions, 'host' | 'port'>): string {
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return `http://${host}:${port}`;
 }
 
 /** Closes the server on the first SIGINT/SIGTERM; resolves when it has closed. */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { ROUTES } from '../../src/api/routes.js';
 import { buildApp } from '../../src/http/app.js';
+import { StartupGate } from '../../src/http/startup-gate.js';
 import { openCatalogAt } from '../../src/open-catalog.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import { createHarness, type Harness } from '../helpers/harness.js';
@@ -77,6 +78,49 @@ describe('probes and metrics', () => {
       const res = await app.inject({ method: 'GET', url: ROUTES.metrics });
       expect(res.statusCode).toBe(200);
       expect(res.body).toMatch(/^# TYPE catalog_http_request_duration_seconds histogram$/m);
+    } finally {
+      await app.close();
+    }
+  });
+
+  let token = '';
+  it('while the server starts: /healthz 200, /readyz 503 starting, API requests wait for it and then get their answer', async () => {
+    await h.admin.upsertParts([{ part_id: 'starting-1', name: { en: 'gear pump' } }]);
+    ({ secret: token } = await h.service.createToken(LOCAL_OWNER, { name: 'starting', roles: ['factoryWorker'] }));
+    const startup = new StartupGate();
+    startup.enter('loading the search index on 2 reader threads and a writer thread');
+    const app = buildApp({ catalog: h.catalog, accessLog: null, startup });
+    try {
+      expect((await app.inject({ method: 'GET', url: ROUTES.healthz })).json()).toEqual({ status: 'ok' });
+      const ready = await app.inject({ method: 'GET', url: ROUTES.readyz });
+      expect([ready.statusCode, ready.headers['retry-after'], ready.json()]).toEqual([503, '2', { status: 'starting', stage: 'loading the search index on 2 reader threads and a writer thread' }]);
+      let answered = false;
+      const part = app.inject({ method: 'GET', url: '/1/catalog/parts/starting-1', headers: { authorization: `Bearer ${token}` } }).then((res) => {
+        answered = true;
+        return res;
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(answered).toBe(false);
+      startup.open();
+      const res = await part;
+      expect([res.statusCode, res.json<{ part_id: string }>().part_id]).toEqual([200, 'starting-1']);
+      expect((await app.inject({ method: 'GET', url: ROUTES.readyz })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('an API request that waits longer than the hold gets a 503 with Retry-After naming the stage', async () => {
+    const startup = new StartupGate(100);
+    startup.enter('checking the image files a crash may have left');
+    const app = buildApp({ catalog: h.catalog, accessLog: null, startup });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/1/catalog/parts/starting-1', headers: { authorization: `Bearer ${token}` } });
+      expect([res.statusCode, res.headers['retry-after'], res.json<{ code: string }>().code]).toEqual([503, '2', 'unavailable']);
+      expect(res.json<{ detail: string }>().detail).toMatch(/^the server is starting \(checking the image files a crash may have left, \d+ s so far\)/);
+      startup.fail('port 8080 is in use');
+      const failed = await app.inject({ method: 'GET', url: '/1/catalog/parts/starting-1', headers: { authorization: `Bearer ${token}` } });
+      expect(failed.json<{ detail: string }>().detail).toBe('the server failed to start: port 8080 is in use');
     } finally {
       await app.close();
     }

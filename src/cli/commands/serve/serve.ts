@@ -119,7 +119,12 @@ export async function run(ctx: CommandContext, flags: ServeFlags): Promise<numbe
     ...(flags.webhookTimeout !== undefined ? { webhooks: { timeoutMs: flags.webhookTimeout, leaseMs: 2 * flags.webhookTimeout } } : {}),
     // A large catalog takes seconds before it listens: say what it is doing meanwhile, to a person
     // watching (as the import's progress: a log gets the one line that it serves, or the error).
-    ...((ctx.io.stderr as NodeJS.WriteStream).isTTY === true ? { onStage: (stage: string) => ctx.info(`catalog serve: ${stage}…`) } : {}),
+    ...((ctx.io.stderr as NodeJS.WriteStream).isTTY === true
+      ? {
+          onStage: (stage: string) => ctx.info(`catalog serve: ${stage}…`),
+          onListening: (url: string) => ctx.info(`catalog serve: accepting connections at ${url} (GET /healthz answers; requests wait until it is ready)`),
+        }
+      : {}),
   }).catch(async (error: unknown) => {
     await accessLog.close();
     throw error;
