@@ -66,6 +66,11 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'catalog search --session <sessionId> --page 2',
     'catalog search ethernet --all -o ndjson > hits.ndjson',
   ],
+  'search eval': [
+    'catalog search eval judgments.csv',
+    'catalog search eval judgments.csv --save relevance.json   # keep the figures',
+    'catalog --remote https://catalog.example search eval judgments.csv --baseline relevance.json   # exit 3 when a figure got worse',
+  ],
   serve: [
     'catalog tokens create --name admin --role catalogAdmin   # serve needs a token first',
     'catalog serve --port 8080 --access-log serve.log',

@@ -14,7 +14,7 @@ import { prepareDataDir } from './data-dir.js';
  * Verbs that only read (design/cli.md: the data directory is created on the first WRITE): on a
  * data directory that does not exist they fail instead of creating an empty catalog.
  */
-export const READ_VERBS: ReadonlySet<string> = new Set(['list', 'get', 'show', 'search', 'order', 'download', 'export', 'status']);
+export const READ_VERBS: ReadonlySet<string> = new Set(['list', 'get', 'show', 'search', 'order', 'download', 'export', 'status', 'eval']);
 
 /**
  * Refuses to read a data directory that does not exist (a mistyped --data-dir used to

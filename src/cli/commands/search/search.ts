@@ -15,6 +15,7 @@ import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
 import { collect, intInRange, positiveInt, type Invoke } from '../../runner.js';
 import { markSpans } from '../../../core/search/highlight.js';
+import { declareEval } from './eval.js';
 import { CONFIDENT_IMAGE_SCORE, DEFAULT_SEARCH_PROJECTION } from '../../../api/schemas.js';
 
 /** `--min-score`: a number in [0, 1]. */
@@ -137,7 +138,7 @@ const MAX_LIMIT = 1000;
 
 /** Declares `catalog search` on the program. */
 export function declare(program: Command, invoke: Invoke): Command {
-  return program
+  const search = program
     .command('search')
     .description('search parts by text, filters and/or an image; or read a page of a search session')
     .argument('[text...]', 'words to find in part ids, names and searchable attribute values, quotes not needed (prefix on the last word, one typo tolerated)')
@@ -165,6 +166,8 @@ export function declare(program: Command, invoke: Invoke): Command {
         return run(ctx, text, flags, command);
       });
     });
+  declareEval(search, invoke);
+  return search;
 }
 
 /** `--filter attr=value` (repeatable) as the API's filters, values of one attribute grouped. */
