@@ -95,6 +95,10 @@ describe('catalog search eval: bad judgments', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown\.csv line 3, field filter: .*colour/);
 
+    const searchOption = await c.run(['search', 'eval', 'unknown.csv', '--limit', '5']);
+    expect(searchOption.code).toBe(2);
+    expect(searchOption.stderr).toContain('--limit is an option of catalog search, not of search eval');
+
     const baseline = await c.run(['search', 'eval', 'unknown.csv', '--baseline', 'nowhere.json']);
     expect(baseline.code).toBe(2);
     expect(baseline.stderr).toContain('cannot read --baseline nowhere.json: no such file');

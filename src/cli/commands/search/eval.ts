@@ -28,7 +28,6 @@ export interface EvalFlags {
   baseline?: string;
   tolerance?: number;
   worst?: number;
-  lang?: string;
 }
 
 /** `--tolerance`: a share in [0, 1). */
@@ -36,6 +35,26 @@ function toleranceOption(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n >= 1) throw new InvalidArgumentError(`expected a share between 0 and 1, e.g. 0.005, got '${value}'`);
   return n;
+}
+
+/** The root of `command`'s tree (the program). */
+function programOf(command: Command): Command {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root;
+}
+
+/**
+ * Refuses options of `catalog search` given to `search eval` (commander reads a parent's options
+ * anywhere on the line): a judgments file holds each query's filters and organization.
+ *
+ * @throws UsageError naming them
+ */
+function assertNoSearchOptions(command: Command): void {
+  const search = command.parent;
+  if (!search) return;
+  const given = Object.entries(search.opts()).filter(([, v]) => v !== undefined).map(([key]) => search.options.find((o) => o.attributeName() === key)?.long ?? key);
+  if (given.length > 0) throw new UsageError(`${given.join(', ')} ${given.length === 1 ? 'is an option' : 'are options'} of catalog search, not of search eval: a judgments file gives each query its filter and organization (docs/import-formats.md)`);
 }
 
 /** Declares `catalog search eval` under the `search` command. */
@@ -48,17 +67,20 @@ export function declareEval(search: Command, invoke: Invoke): Command {
     .option('--baseline <file>', 'compare with the figures of a saved run (--save, or -o json): exit 3 when any figure got worse by more than --tolerance')
     .option('--tolerance <share>', `how much a figure may drop before it counts as worse (default ${DEFAULT_TOLERANCE})`, toleranceOption)
     .option('--worst <n>', 'how many of the worst queries to show, with what came first (default 10; 0: none)', intInRange(0, 1000))
-    .option('--lang <language>', 'language of the names shown for the first hits, e.g. en')
+    // Its help lists the program's options as global ones, not those of `catalog search`, which do not apply.
+    .configureHelp({ ...search.configureHelp(), visibleGlobalOptions: (cmd: Command) => programOf(cmd).options.filter((o) => !o.hidden) })
     .action(async (file: string | undefined, _o: unknown, command: Command) => {
       const flags = command.opts<EvalFlags>();
-      await invoke(command, (ctx) => runEval(ctx, file, flags));
+      await invoke(command, (ctx) => {
+        assertNoSearchOptions(command);
+        return runEval(ctx, file, flags);
+      });
     });
 }
 
 /** The search request of one judgment: its text, filters and organization; the first EVAL_DEPTH hits. */
-function requestOf(judgment: Judgment, lang: string | undefined): Record<string, unknown> {
+function requestOf(judgment: Judgment): Record<string, unknown> {
   return {
-    ...(lang !== undefined ? { language: lang } : {}),
     matches: {
       ...(judgment.organization !== undefined ? { organization: judgment.organization } : {}),
       ...(judgment.text !== undefined ? { text: judgment.text } : {}),
@@ -85,7 +107,7 @@ function rowError(error: unknown, shown: string, judgment: Judgment): never {
 }
 
 /** Searches one judgment and ranks its expected parts among the first hits. */
-async function judge(client: CatalogClient, judgment: Judgment, shown: string, lang: string | undefined): Promise<QueryOutcome> {
+async function judge(client: CatalogClient, judgment: Judgment, shown: string): Promise<QueryOutcome> {
   let image: { image: Uint8Array; filename: string } | undefined;
   if (judgment.image !== undefined) {
     try {
@@ -96,7 +118,7 @@ async function judge(client: CatalogClient, judgment: Judgment, shown: string, l
   }
   let response: SearchResponse;
   try {
-    response = await client.search(requestOf(judgment, lang), image);
+    response = await client.search(requestOf(judgment), image);
   } catch (error) {
     rowError(error, shown, judgment);
   }
@@ -174,7 +196,7 @@ export async function runEval(ctx: CommandContext, file: string | undefined, fla
   const baseline = flags.baseline !== undefined ? await readBaseline(ctx, flags.baseline) : undefined;
   const client = await ctx.client();
   const outcomes: QueryOutcome[] = [];
-  for (const judgment of judgments) outcomes.push(await judge(client, judgment, file, flags.lang));
+  for (const judgment of judgments) outcomes.push(await judge(client, judgment, file));
 
   const groups = figuresByGroup(outcomes);
   const worst = worstQueries(outcomes, flags.worst ?? 10);

@@ -141,7 +141,7 @@ export function declare(program: Command, invoke: Invoke): Command {
   const search = program
     .command('search')
     .description('search parts by text, filters and/or an image; or read a page of a search session')
-    .argument('[text...]', 'words to find in part ids, names and searchable attribute values, quotes not needed (prefix on the last word, one typo tolerated)')
+    .argument('[text...]', 'words to find in part ids, names and searchable attribute values, quotes not needed (prefix on the last word, one typo tolerated; a first word eval names catalog search eval: write Eval)')
     .option('--image <file>', 'search by image similarity to this photo (- reads it from stdin); each hit shows its score')
     .option('--min-score <score>', `with --image: only hits whose similarity score is at least this, 0 to 1 (default ${CONFIDENT_IMAGE_SCORE}, the confident ones; 0 lists the most similar parts whatever their score)`, scoreOption)
     .option('--org <organization>', 'search values as this organization sees them')
