@@ -195,8 +195,18 @@ export async function runEval(ctx: CommandContext, file: string | undefined, fla
   const judgments = await readJudgments(file, file, ctx.io.cwd);
   const baseline = flags.baseline !== undefined ? await readBaseline(ctx, flags.baseline) : undefined;
   const client = await ctx.client();
+  // A spinner only for a person watching a terminal (ora loads only then).
+  const watching = !ctx.flags.quiet && (ctx.io.stderr as NodeJS.WriteStream).isTTY === true;
+  const progress = watching ? await (await import('../../output/progress.js')).createProgress(ctx.io.stderr as NodeJS.WriteStream, true, ctx.io.env) : undefined;
   const outcomes: QueryOutcome[] = [];
-  for (const judgment of judgments) outcomes.push(await judge(client, judgment, file));
+  try {
+    for (const judgment of judgments) {
+      if (outcomes.length % 25 === 0) progress?.update(`judged ${outcomes.length.toLocaleString('en')} of ${judgments.length.toLocaleString('en')} queries`);
+      outcomes.push(await judge(client, judgment, file));
+    }
+  } finally {
+    progress?.stop();
+  }
 
   const groups = figuresByGroup(outcomes);
   const worst = worstQueries(outcomes, flags.worst ?? 10);
