@@ -3,7 +3,7 @@
  * with a "did you mean", a row the search refuses, options of `catalog search`, a missing
  * baseline: exit 2, nothing searched. (The figures and --baseline: test/contract/search-eval.test.ts.)
  */
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliInMode } from '../helpers/cli-mode.js';
@@ -52,5 +52,24 @@ describe('catalog search eval: bad judgments', () => {
     const baseline = await c.run(['search', 'eval', 'unknown.csv', '--baseline', 'nowhere.json']);
     expect(baseline.code).toBe(2);
     expect(baseline.stderr).toContain('cannot read --baseline nowhere.json: no such file');
+  });
+});
+
+describe('catalog search eval: a photo query', () => {
+  const c = cliInMode('local', 'catalog-cli-eval-photo-');
+
+  it('searches the photo of a row (relative to the judgments file) and ranks its part', async () => {
+    writeFileSync(join(c.dir, 'parts.csv'), 'part_id,name.en\nstamp:frog-1,Frog stamp\nstamp:apple,Fuji apple\n');
+    expect((await c.run(['parts', 'import', 'parts.csv'])).code).toBe(0);
+    const images = join(import.meta.dirname, '..', '..', 'fixtures', 'demo', 'images');
+    mkdirSync(join(c.dir, 'photos'));
+    for (const f of ['frog-1.jpg', 'apple_fuji.jpg']) copyFileSync(join(images, f), join(c.dir, 'photos', f));
+    writeFileSync(join(c.dir, 'photos', 'images.csv'), 'image_id,part_id,info,file\nfrog-1,stamp:frog-1,searchable display,frog-1.jpg\napple,stamp:apple,searchable display,apple_fuji.jpg\n');
+    const upload = await c.run(['images', 'upload', 'photos/images.csv']);
+    expect(upload.code, upload.stderr).toBe(0);
+    writeFileSync(join(c.dir, 'photos', 'judgments.csv'), 'image,expected\nfrog-1.jpg,stamp:frog-1\n');
+    const run = await c.run(['-o', 'json', 'search', 'eval', 'photos/judgments.csv']);
+    expect(run.code, run.stderr).toBe(0);
+    expect((JSON.parse(run.stdout) as { groups: { group: string; 'success@1': number }[] }).groups).toEqual([expect.objectContaining({ group: 'all', 'success@1': 1 })]);
   });
 });
