@@ -146,7 +146,7 @@ named after part numbers) re-run the same two commands; only what changed moves.
 | 0 | success, including an empty result |
 | 1 | runtime error, or a bug (then the message says so, with versions) |
 | 2 | usage error |
-| 3 | partial: some items of a bulk operation were rejected; `search eval`: a figure worse than `--baseline` |
+| 3 | partial: some items of a bulk operation were rejected; \`search eval\`: a figure worse than \`--baseline\` |
 | 4 | authentication or permission |
 | 5 | service unavailable: maintenance mode, the server unreachable, or not a catalog server |
 | 6 | not found (an id, a search session, a data directory to read) |
