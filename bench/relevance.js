@@ -27,7 +27,9 @@
 //   devices rare words 2–3 of the rarest words of the name and vendor              → success@10
 //
 // Names (exact, separators, typo, prefix) are drawn from the 10,000 most downloaded packages of
-// the corpus (what people look up); rare-word queries from every package with a summary. A query's
+// the corpus, each with a chance proportional to its downloads (a package is looked up as often as
+// it is used); rare-word queries from every package with a summary, their words each in at most
+// 1 of 1,000 documents. A typo query keeps 5 letters (9 for two typos), as typo rules count. A query's
 // expected parts are every part that answers it as well (the same name in another case, the same
 // name joined, the same summary), so a tie between equals is never a miss.
 //
@@ -88,6 +90,19 @@ function sample(items, n, random) {
   return [...picked].sort((a, b) => a - b).map((i) => items[i]);
 }
 
+/**
+ * Seeded choice of `n` of `items` without repetition, each drawn with a chance proportional to
+ * `weight(item)` (Efraimidis–Spirakis: the n largest random()^(1/w)): a stream of queries in which
+ * a package is looked up as often as it is downloaded.
+ */
+function chooseWeighted(items, n, random, weight) {
+  return items
+    .map((item) => ({ item, key: Math.log(random() || Number.MIN_VALUE) / Math.max(weight(item), 1) }))
+    .sort((a, b) => b.key - a.key)
+    .slice(0, n)
+    .map((x) => x.item);
+}
+
 /** Seeded choice of `n` of `items` (without repetition). */
 function choose(items, n, random) {
   const copy = [...items];
@@ -106,7 +121,11 @@ const npmId = (name) => `npm:${name.replace(/\//g, ':')}`;
 const words = (text) => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 3 && !/^\d+$/.test(w));
 const joined = (name) => name.toLowerCase().replace(/[-._/@\s:]+/g, '');
 
-/** One typo (two from 9 letters) in `word`, never on its first letter: substitution, deletion, insertion or transposition. */
+/**
+ * One typo (two from 9 letters) in `word`, never on its first letter: substitution, deletion,
+ * insertion or transposition; undefined when the word typed would be shorter than the typo rules
+ * of the engines people pick allow (5 letters for one typo, 9 for two).
+ */
 function typo(word, random) {
   let w = word;
   const edits = word.length >= 9 ? 2 : 1;
@@ -120,16 +139,21 @@ function typo(word, random) {
     else if (at < w.length - 1) w = w.slice(0, at) + w[at + 1] + w[at] + w.slice(at + 2);
     else w = w.slice(0, at) + letter + w.slice(at + 1);
   }
-  return w;
+  return w.length >= (edits === 2 ? 9 : 5) ? w : undefined;
 }
 
-/** The 2–3 rarest words of `text` (document frequency `df`), in the text's order. */
-function rareWords(text, df, random) {
+/**
+ * The 2–3 rarest words of `text` (document frequency `df` over `documents`), in the text's order;
+ * undefined when fewer than 2 of its words are rare (in at most 1 of 1,000 documents, at least 5).
+ */
+function rareWords(text, df, documents, random) {
+  const limit = Math.max(5, Math.floor(documents / 1000));
   const distinct = [...new Set(words(text))];
   if (distinct.length < 3) return undefined;
   const n = 2 + Math.floor(random() * 2);
-  const rarest = new Set([...distinct].sort((a, b) => (df.get(a) ?? 0) - (df.get(b) ?? 0) || (a < b ? -1 : 1)).slice(0, n));
-  return distinct.filter((w) => rarest.has(w)).join(' ');
+  const rarest = [...distinct].sort((a, b) => (df.get(a) ?? 0) - (df.get(b) ?? 0) || (a < b ? -1 : 1)).slice(0, n).filter((w) => (df.get(w) ?? 0) <= limit);
+  if (rarest.length < 2) return undefined;
+  return distinct.filter((w) => rarest.includes(w)).join(' ');
 }
 
 function documentFrequencies(texts) {
@@ -159,9 +183,9 @@ function npmQueries(packages, random) {
   const described = packages.filter((p) => words(p.summary).length >= 3);
   const df = documentFrequencies(packages.map((p) => `${p.name} ${p.summary}`));
 
-  const exact = choose(plain, PER_KIND, random).map((p) => ({ group: 'exact name', query: p.name, expected: byLower.get(p.name.toLowerCase()) }));
+  const exact = chooseWeighted(plain, PER_KIND, random, (p) => p.downloads).map((p) => ({ group: 'exact name', query: p.name, expected: byLower.get(p.name.toLowerCase()) }));
   const separators = [];
-  for (const p of choose(punctuated, PER_KIND, random)) {
+  for (const p of chooseWeighted(punctuated, PER_KIND, random, (p) => p.downloads)) {
     separators.push({ group: 'as typed', query: p.name, expected: byLower.get(p.name.toLowerCase()) });
     const bare = p.name.replace(/^@/, '');
     const other = bare.replace(/[-._/@]+/g, (run) => {
@@ -172,23 +196,23 @@ function npmQueries(packages, random) {
     separators.push({ group: 'no separators', query: joined(p.name), expected: byJoined.get(joined(p.name)) });
   }
   const typos = [];
-  for (const p of choose(letters, letters.length, random)) {
+  for (const p of chooseWeighted(letters, letters.length, random, (p) => p.downloads)) {
     if (typos.length >= PER_KIND) break;
     const t = typo(p.name.toLowerCase(), random);
-    if (t === p.name.toLowerCase() || byLower.has(t)) continue;
+    if (t === undefined || t === p.name.toLowerCase() || byLower.has(t)) continue;
     typos.push({ group: p.name.length >= 9 ? 'two typos (9+ letters)' : 'one typo', query: t, expected: byLower.get(p.name.toLowerCase()) });
   }
   const prefixes = [];
-  for (const p of choose(prefixable, prefixable.length, random)) {
+  for (const p of chooseWeighted(prefixable, prefixable.length, random, (p) => p.downloads)) {
     if (prefixes.length >= PER_KIND) break;
     const query = p.name.slice(0, 4 + Math.floor(random() * 2));
     // A prefix that is some package's whole name (`react`) asks for that package: another kind.
     if (!byLower.has(query.toLowerCase())) prefixes.push({ group: 'prefix', query, expected: [npmId(p.name)] });
   }
   const rare = [];
-  for (const p of choose(described, Math.min(described.length, PER_KIND * 2), random)) {
+  for (const p of choose(described, Math.min(described.length, PER_KIND * 20), random)) {
     if (rare.length >= PER_KIND) break;
-    const query = rareWords(p.summary, df, random);
+    const query = rareWords(p.summary, df, packages.length, random);
     if (query !== undefined) rare.push({ group: 'rare summary words', query, expected: bySummary.get(p.summary.toLowerCase()) });
   }
   return { exact, separators, typo: typos, prefix: prefixes, 'rare words': rare };
@@ -232,15 +256,17 @@ function deviceQueries(parts, random) {
     if (typos.length >= PER_KIND) break;
     const longest = p.name.split(/\s+/).filter((w) => /^[a-z]{5,}$/i.test(w)).sort((a, b) => b.length - a.length)[0];
     if (longest === undefined) continue;
-    const query = p.name.replace(longest, typo(longest.toLowerCase(), random));
+    const typed = typo(longest.toLowerCase(), random);
+    if (typed === undefined) continue;
+    const query = p.name.replace(longest, typed);
     if (byName.has(query.toLowerCase())) continue;
     typos.push({ group: longest.length >= 9 ? 'device name, two typos (9+ letters)' : 'device name, one typo', query, expected: byName.get(p.name.toLowerCase()) });
   }
   const df = documentFrequencies(parts.map((p) => `${p.name} ${p.vendor}`));
   const rare = [];
-  for (const p of choose(parts, Math.min(parts.length, PER_KIND * 2), random)) {
+  for (const p of choose(parts, Math.min(parts.length, PER_KIND * 20), random)) {
     if (rare.length >= PER_KIND) break;
-    const query = rareWords(`${p.name} ${p.vendor}`, df, random);
+    const query = rareWords(`${p.name} ${p.vendor}`, df, parts.length, random);
     if (query !== undefined) rare.push({ group: 'rare name and vendor words', query, expected: byText.get(`${p.name} ${p.vendor}`.toLowerCase()) });
   }
   return { id: ids, name: names, typo: typos, 'rare words': rare };
