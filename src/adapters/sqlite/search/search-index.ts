@@ -609,6 +609,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       get docCapacity() {
         return engine.docCapacity;
       },
+      get version() {
+        return engine.loadedDocsVersion;
+      },
       termId: (term) => engine.termId(term),
       termsWithPrefix: (prefix) => engine.termsWithPrefix(prefix),
       hasPrefix: (prefix) => engine.hasPrefix(prefix),
