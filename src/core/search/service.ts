@@ -403,6 +403,9 @@ export class SearchService {
     principal: Principal, matches: SearchRequest['matches'], facetIds: readonly string[], facetPath: string, sort?: readonly SearchSort[],
   ): Promise<{ query: TextSearchQuery; facetAttributes: Attribute[] }> {
     const request = { matches };
+    // Read beside the words and the view (PostgreSQL: its own round trip, run at the same time).
+    const settingsRead = sort ? this.rankingSettings() : undefined;
+    settingsRead?.catch(() => undefined);
     const words = await this.queryWords(request.matches?.text ?? '');
     if (words.length > MAX_QUERY_WORDS) throw errors.badRequest(`matches.text: at most ${MAX_QUERY_WORDS} words, got ${words.length}`);
     const ctx = await this.context.viewContext(principal, request.matches?.organization);
@@ -425,7 +428,7 @@ export class SearchService {
       else if (!facetAttributes.includes(attribute)) facetAttributes.push(attribute);
     });
     if (problems.length > 0) throw errors.badRequest(`invalid search request: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
-    const order = sort ? searchOrder(principal, ctx.attributes, sort, await this.rankingSettings()) : undefined;
+    const order = sort && settingsRead ? searchOrder(principal, ctx.attributes, sort, await settingsRead) : undefined;
     return { query: { words, visibleValues: visibleLevels(principal), filters, ctx, ...(order ? { order } : {}) }, facetAttributes };
   }
 
