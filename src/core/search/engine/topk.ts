@@ -3,8 +3,10 @@
  * matches through any of its alternatives), every filter must hold, and the k best hits by
  * (tier, score, key) come back with the exact number of hits:
  * - tier ({@link finishTier}): the ranking rules (exact, typos, synonyms, attribute, exactness);
- * - score: bm25.ts, higher first;
- * - key: the part's place in part id order (ties by part id), lower first.
+ * - score: bm25.ts, higher first, plus the custom ranking attribute's boost when the query has
+ *   one (DocData.boost, order-keys.ts: larger than any BM25 sum, so it decides first);
+ * - key: the part's place in part id order (ties by part id), lower first; a `sort` puts its own
+ *   keys here and every hit in one tier with score 0 (DocData.byKey).
  *
  * Document-at-a-time over sorted doc ids, led by the shortest list. Every candidate is counted
  * (the total is exact) and offered to a TopCollector, whose threshold refuses, without scoring, a
