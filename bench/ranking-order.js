@@ -1,7 +1,8 @@
 // Benchmark: what the custom ranking attribute and `sort` cost a text search, and that a search
 // using neither costs what it did (docs/decisions/0022). In one process, on N generated parts
 // (bench/catalog-data.js: real device names, each with its model number) with a filterable
-// number attribute `pop` (seeded), through SearchService.search (rank step, session, first page):
+// number attribute `pop` (seeded), through SearchService.search (rank step, session, first page;
+// the result cache off, so every search ranks):
 // - none: no setting, no sort; with --baseline <checkout> (another built checkout, e.g. main) the
 //   same searches on its own catalog of the same parts, the two alternated query by query;
 // - customRanking: `pop` desc set as the catalog's custom ranking attribute (arrays computed once
@@ -25,7 +26,8 @@ async function openBuilt(root, parts) {
   const { openCatalog } = await import(pathToFileURL(join(root, 'dist/open-catalog.js')).href);
   const { LOCAL_OWNER } = await import(pathToFileURL(join(root, 'dist/core/permissions.js')).href);
   const dir = tempDir('catalog-bench-order-');
-  const catalog = openCatalog({ dataDir: dir });
+  // No result cache: every search ranks (a repeated query would otherwise be a cache hit).
+  const catalog = openCatalog({ dataDir: dir, searchTuning: { cacheSize: 0 } });
   await catalog.service.upsertAttributes(LOCAL_OWNER, [
     { attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, searchable: true, filterable: true },
     { attribute_id: 'pop', type: 'text', name: { en: 'Popularity' }, filterable: true },
@@ -75,8 +77,10 @@ export async function runRankingOrder({ parts, rounds, baseline }) {
     const mine = [];
     const theirs = [];
     for (let r = 0; r < rounds; r++) {
+      // Which build goes first alternates, so neither always runs right after the other's garbage.
+      if (base && r % 2 === 1) theirs.push(await timed(base, body(text)));
       mine.push(await timed(self, body(text)));
-      if (base) theirs.push(await timed(base, body(text)));
+      if (base && r % 2 === 0) theirs.push(await timed(base, body(text)));
     }
     rows.push({ kind, mode: 'none', ms: median(mine), base: base ? median(theirs) : undefined });
   }
@@ -117,7 +121,7 @@ if (isMain(import.meta.url)) {
   const rows = await runRankingOrder({ parts, rounds, baseline });
   const fmt = (v) => (v === undefined ? '' : v.toFixed(2));
   const body = [
-    `${parts} generated parts with a number attribute; SearchService.search (rank step, session, first page of 25), median of ${rounds} per query, in one process${baseline ? `; baseline: ${baseline}, alternated query by query` : ''}. Shared machine: compare ratios, not absolutes.`,
+    `${parts} generated parts with a number attribute; SearchService.search (rank step, session, first page of 25; no result cache), median of ${rounds} per query, in one process${baseline ? `; baseline: ${baseline}, alternated query by query` : ''}. Shared machine: compare ratios, not absolutes.`,
     '',
     `| query | order | ms (p50) |${baseline ? ' baseline ms (p50) |' : ''}`,
     `|---|---|---|${baseline ? '---|' : ''}`,
