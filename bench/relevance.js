@@ -3,7 +3,8 @@
 //
 // - npm: the npm registry list (../.library/env/packages/npm.tsv: name, version, downloads a month,
 //   summary) as parts: part_id `npm:<name>`, name.en the name, the summary a searchable attribute,
-//   the downloads a month an attribute of their own (not searchable). `--packages N` imports a
+//   the downloads a month a filterable attribute (not searchable); the npm judgments run again
+//   with it as the custom ranking attribute (`catalog settings set --custom-ranking`). `--packages N` imports a
 //   seeded sample of N packages instead of all of them. A part id holds no `/`: a scoped name's is
 //   written `:` (`npm:@types:react`, as `parts import --id-replace '/=:'` does).
 // - devices: the PCI and USB ID repositories (../shared/data/catalog, bench/catalog-data.js): part_id
@@ -326,7 +327,7 @@ const MEASURE = {
   id: ['success@1', 0.98], name: ['success@1', 0.98],
 };
 
-async function runCorpus(corpus, dir, setsOf, importParts, xapianRows) {
+async function runCorpus(corpus, dir, setsOf, importParts, xapianRows, rankByPopularity) {
   const dataDir = join(dir, `${corpus}-data`);
   const started = performance.now();
   await importParts(dataDir);
@@ -351,6 +352,18 @@ async function runCorpus(corpus, dir, setsOf, importParts, xapianRows) {
     }
     log(corpus, kind, report.groups.map((g) => `${g.group}: s@1 ${g['success@1']} s@3 ${g['success@3']} s@10 ${g['success@10']} mrr ${g.mrr}`).join(' · '));
   }
+  // The same judgments once more with the popularity signal as the custom ranking attribute.
+  if (rankByPopularity !== undefined) {
+    await rankByPopularity(dataDir);
+    for (const kind of Object.keys(setsOf)) {
+      const { report } = await evaluate(dataDir, join(dir, `${corpus}-${kind.replace(/ /g, '-')}.csv`), setsOf[kind]);
+      for (const g of report.groups) {
+        const row = rows.find((r) => r.kind === kind && r.group === g.group);
+        if (row) row.popular = g;
+      }
+      log(corpus, kind, 'custom ranking:', report.groups.map((g) => `${g.group}: s@1 ${g['success@1']} s@3 ${g['success@3']} s@10 ${g['success@10']} mrr ${g.mrr}`).join(' · '));
+    }
+  }
   return { importSeconds: round(importSeconds, 1), rows, xapianVersion: xapian?.version };
 }
 
@@ -363,11 +376,13 @@ async function main() {
 
   const npmSets = npmQueries(packages, random);
   const npm = await runCorpus('npm', dir, npmSets, async (dataDir) => {
-    writeFileSync(join(dir, 'npm-attributes.csv'), 'attribute_id,type,name.en,searchable,filterable\nsummary,text,Summary,true,false\ndownloads_a_month,text,Downloads a month,false,false\n');
+    writeFileSync(join(dir, 'npm-attributes.csv'), 'attribute_id,type,name.en,searchable,filterable\nsummary,text,Summary,true,false\ndownloads_a_month,text,Downloads a month,false,true\n');
     writeFileSync(join(dir, 'npm-parts.csv'), `${['part_id,name.en,attr:summary.en,attr:downloads_a_month.en', ...packages.map((p) => csvLine([npmId(p.name), guarded(p.name), guarded(p.summary), String(p.downloads)]))].join('\n')}\n`);
     await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, 'npm-attributes.csv')]);
     await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, 'npm-parts.csv')]);
-  }, () => packages.map((p) => [npmId(p.name), p.name, p.summary]));
+  }, () => packages.map((p) => [npmId(p.name), p.name, p.summary]), async (dataDir) => {
+    await catalog(['--data-dir', dataDir, '-q', 'settings', 'set', '--custom-ranking', 'downloads_a_month:desc']);
+  });
 
   const allDevices = deviceParts();
   const parts = sample(allDevices, DEVICES, random);
@@ -383,13 +398,13 @@ async function main() {
   const rows = [...npm.rows, ...dev.rows];
   const f = (x) => (x === undefined ? 'n/a' : x.toFixed(3));
   const lines = [
-    `Corpora: npm, ${packages.length.toLocaleString('en')} of the ${all.length.toLocaleString('en')} packages of the npm list${PACKAGES !== undefined ? ` (a sample, seed ${SEED})` : ''}, imported in ${npm.importSeconds} s; devices, ${parts.length.toLocaleString('en')} of the ${allDevices.length.toLocaleString('en')} PCI and USB devices, imported in ${dev.importSeconds} s. Queries: ${PER_KIND} drawn per kind (seed ${SEED}); a figure is the share of queries with a right answer at rank 1 (success@1), in the first 3 or 10, or the mean reciprocal rank over the first 10 (MRR). Xapian ${npm.xapianVersion ?? '(not installed)'}: BM25, name 3×, QueryParser (every word, phrases, last word a prefix).`,
+    `Corpora: npm, ${packages.length.toLocaleString('en')} of the ${all.length.toLocaleString('en')} packages of the npm list${PACKAGES !== undefined ? ` (a sample, seed ${SEED})` : ''}, imported in ${npm.importSeconds} s; devices, ${parts.length.toLocaleString('en')} of the ${allDevices.length.toLocaleString('en')} PCI and USB devices, imported in ${dev.importSeconds} s. Queries: ${PER_KIND} drawn per kind (seed ${SEED}); a figure is the share of queries with a right answer at rank 1 (success@1), in the first 3 or 10, or the mean reciprocal rank over the first 10 (MRR). Xapian ${npm.xapianVersion ?? '(not installed)'}: BM25, name 3×, QueryParser (every word, phrases, last word a prefix). The npm judgments run twice: as imported, then with \`catalog settings set --custom-ranking downloads_a_month:desc\`.`,
     '',
-    '| corpus | query kind | group | queries | figure | goal | catalog | Xapian | catalog success@1 / @3 / @10 / MRR | eval s |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| corpus | query kind | group | queries | figure | goal | catalog | catalog, downloads as custom ranking | Xapian | catalog success@1 / @3 / @10 / MRR | eval s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => {
       const [figure, goal] = MEASURE[r.kind];
-      return `| ${r.corpus} | ${r.kind} | ${r.group} | ${r.queries} | ${figure} | ≥ ${goal} | ${f(r[figure])} | ${f(r.xapian?.[figure])} | ${f(r['success@1'])} / ${f(r['success@3'])} / ${f(r['success@10'])} / ${f(r.mrr)} | ${r.seconds} |`;
+      return `| ${r.corpus} | ${r.kind} | ${r.group} | ${r.queries} | ${figure} | ≥ ${goal} | ${f(r[figure])} | ${f(r.popular?.[figure])} | ${f(r.xapian?.[figure])} | ${f(r['success@1'])} / ${f(r['success@3'])} / ${f(r['success@10'])} / ${f(r.mrr)} | ${r.seconds} |`;
     }),
     '',
     'Worst queries of each group (what came first):',
