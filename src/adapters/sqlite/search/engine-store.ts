@@ -248,12 +248,18 @@ export class EngineStore {
     this.tailVersion = -1; // until this flush has written everything (a throw below leaves it invalid)
     this.gathered.prepare();
     this.writtenTerms.length = 0;
-    for (const term of this.gathered.sortedTerms()) this.writeTerm(term, this.gathered.changes(term));
+    // One read of the dictionary's level count for the flush's thousands of lookups.
+    this.dictionary.fixLevels();
+    try {
+      for (const term of this.gathered.sortedTerms()) this.writeTerm(term, this.gathered.changes(term));
+      this.dictionary.settle();
+    } finally {
+      this.dictionary.unfixLevels();
+    }
     if (this.writtenTerms.length > 0) {
       this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenTerms)));
       this.stmt.pruneTermLog.run(version - TERM_LOG_VERSIONS);
     }
-    this.dictionary.settle();
     if (this.renumber) this.renumberKeys();
     for (const [chunk, data] of this.txChunks) this.stmt.putChunk.run(chunk, version, data);
     const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.statsDelta.len[t] ?? 0));

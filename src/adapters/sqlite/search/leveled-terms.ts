@@ -14,6 +14,11 @@
  * The table: `(level INTEGER, term TEXT, <value column>?)`, PRIMARY KEY (level, term), WITHOUT ROWID
  * (src/adapters/sqlite/migrations.ts). Every method must run on the connection's current
  * transaction (reads see one state of the levels).
+ *
+ * A lookup needs the number of levels present. A writer looking up many terms in one write
+ * transaction fixes it ({@link fixLevels}): read once, kept current by its own additions and
+ * moves (no other connection writes meanwhile), forgotten when the transaction ends
+ * ({@link unfixLevels}). Otherwise every lookup reads it (another connection may have moved a level).
  */
 import type { SqliteDatabase } from '../database.js';
 
@@ -41,6 +46,8 @@ export class LeveledTerms {
   private readonly stmt;
   /** The value's column, or the constant 0 for a set without values. */
   private readonly value: string;
+  /** The level count fixed for the running write transaction (fixLevels), or undefined: read per lookup. */
+  private fixed: number | undefined;
   /** Lookup statements by number of levels present (IN (0, …, n − 1): one index seek per level). */
   private readonly lookups = new Map<number, { get: (term: string) => number | undefined; range: (lo: string, hi: string) => { term: string; value: number }[]; any: (lo: string, hi: string) => boolean }>();
 
@@ -65,9 +72,34 @@ export class LeveledTerms {
     };
   }
 
-  /** Number of levels present now (the highest level + 1; 0 when the set is empty). */
-  private levelCount(): number {
+  /** Number of levels present now (the highest level + 1; 0 when the set is empty), read from the table. */
+  private storedLevelCount(): number {
     return Math.min(MAX_LEVELS, (this.stmt.levels.get() ?? -1) + 1);
+  }
+
+  /** Number of levels present now: the fixed count inside a write transaction that fixed it, else read. */
+  private levelCount(): number {
+    if (this.fixed === undefined) return this.storedLevelCount();
+    // A fix outlives its transaction only when the caller missed unfixLevels: never trusted then.
+    if (!this.db.inTransaction) {
+      this.fixed = undefined;
+      return this.storedLevelCount();
+    }
+    return this.fixed;
+  }
+
+  /**
+   * Reads the level count once for the lookups that follow, until {@link unfixLevels}. Only inside
+   * a write transaction (no other connection can move a level until it ends); the caller must call
+   * unfixLevels when it commits or rolls back. Calling it again while fixed does nothing.
+   */
+  fixLevels(): void {
+    if (this.fixed === undefined && this.db.inTransaction) this.fixed = this.storedLevelCount();
+  }
+
+  /** Lookups read the level count again (the write transaction that fixed it is ending). */
+  unfixLevels(): void {
+    this.fixed = undefined;
   }
 
   private lookup(levels: number) {
@@ -103,6 +135,7 @@ export class LeveledTerms {
   add(term: string, value = 0): void {
     if (this.stmt.insert) this.stmt.insert.run(term, value);
     else this.stmt.insertTerm.run(term);
+    if (this.fixed === 0) this.fixed = 1;
   }
 
   /**
@@ -114,11 +147,13 @@ export class LeveledTerms {
       if (this.stmt.count.get(level)! <= cap) return;
       this.stmt.moveDown.run(level);
       this.stmt.deleteLevel.run(level);
+      if (this.fixed !== undefined) this.fixed = Math.max(this.fixed, Math.min(MAX_LEVELS, level + 2));
     }
   }
 
   /** Empties the set. */
   clear(): void {
     this.stmt.clear.run();
+    if (this.fixed !== undefined) this.fixed = 0;
   }
 }

@@ -304,12 +304,14 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     this.copiedRowids = undefined;
     this.engine.flush();
     this.vocabulary.settle();
+    this.vocabulary.unfixLevels();
     this.unflushedWrites = false;
   }
 
   rolledBack(): void {
     this.copiedRowids = undefined;
     this.engine.discard();
+    this.vocabulary.unfixLevels();
     this.unflushedWrites = false;
   }
 
@@ -390,6 +392,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   /** Adds `term` to the vocabulary unless it is there; true when it was not. */
   private addToVocabulary(term: string): boolean {
+    // Inside the write transaction: its level count read once (unfixed at beforeCommit, rolledBack, the rebuild's end).
+    this.vocabulary.fixLevels();
     if (this.vocabulary.get(term) !== undefined) return false;
     this.vocabulary.add(term);
     return true;
@@ -465,6 +469,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         this.copiedRowids = undefined;
         this.engine.discard();
         throw error;
+      } finally {
+        this.vocabulary.unfixLevels();
       }
     }).immediate();
   }
