@@ -29,6 +29,9 @@ export const LEVEL_FANOUT = 8;
 /** Levels a lookup may need (FIRST_LEVEL_TERMS × LEVEL_FANOUT^12 is far beyond any catalog). */
 const MAX_LEVELS = 13;
 
+/** A UTF-16 surrogate: a term holding one is looked up alone (getMany), never through JSON. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** Options of {@link LeveledTerms}: level sizes (smaller in tests, to move levels with few terms). */
 export interface LeveledTermsOptions {
   /** The table: (level, term[, value]) keyed by (level, term). */
@@ -61,6 +64,9 @@ export class LeveledTerms {
     this.value = column ?? '0';
     this.stmt = {
       levels: db.prepare<[], number | null>(`SELECT max(level) FROM ${t}`).pluck(),
+      // Many terms of one level in one statement: the seeks run inside SQLite, in the terms' order
+      // (CROSS JOIN: the terms drive; joined the other way, SQLite read the whole level).
+      many: db.prepare<[string, number], { term: string; value: number }>(`SELECT t.term AS term, ${column ? `t.${column}` : '0'} AS value FROM json_each(?) AS j CROSS JOIN ${t} AS t ON t.level = ? AND t.term = j.value`),
       insert: column ? db.prepare<[string, number]>(`INSERT INTO ${t} (level, term, ${column}) VALUES (0, ?, ?)`) : undefined,
       insertTerm: db.prepare<[string]>(`INSERT INTO ${t} (level, term) VALUES (0, ?)`),
       count: db.prepare<[number], number>(`SELECT count(*) FROM ${t} WHERE level = ?`).pluck(),
@@ -119,6 +125,29 @@ export class LeveledTerms {
   /** The value stored with `term` (0 for a set without values), or undefined when it is not in the set. */
   get(term: string): number | undefined {
     return this.lookup(this.levelCount()).get(term);
+  }
+
+  /**
+   * The values of those of `terms` in the set (0 for a set without values), by term: {@link get} of
+   * each, one statement per level instead of one per term (a write transaction's thousands of new
+   * terms, most of them absent). A term with a surrogate pair is looked up alone.
+   */
+  getMany(terms: readonly string[]): Map<string, number> {
+    const found = new Map<string, number>();
+    const plain: string[] = [];
+    for (const term of terms) {
+      if (!SURROGATE.test(term)) plain.push(term);
+      else {
+        const value = this.get(term);
+        if (value !== undefined) found.set(term, value);
+      }
+    }
+    if (plain.length === 0) return found;
+    const json = JSON.stringify(plain);
+    for (let level = 0, levels = this.levelCount(); level < levels; level++) {
+      for (const row of this.stmt.many.all(json, level)) found.set(row.term, row.value);
+    }
+    return found;
   }
 
   /** Terms in [lo, hi) with their values, ascending (binary order). */
