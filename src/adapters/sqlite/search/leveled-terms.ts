@@ -70,6 +70,7 @@ export class LeveledTerms {
       insert: column ? db.prepare<[string, number]>(`INSERT INTO ${t} (level, term, ${column}) VALUES (0, ?, ?)`) : undefined,
       insertTerm: db.prepare<[string]>(`INSERT INTO ${t} (level, term) VALUES (0, ?)`),
       count: db.prepare<[number], number>(`SELECT count(*) FROM ${t} WHERE level = ?`).pluck(),
+      holds: db.prepare<[number], number>(`SELECT 1 FROM ${t} WHERE level = ? LIMIT 1`).pluck(),
       // The level's terms appended to the next in term order (the index's order): each page of the
       // next level is written about once, however the terms spread over it.
       moveDown: db.prepare<[number]>(`INSERT INTO ${t} (level, ${columns}) SELECT level + 1, ${columns} FROM ${t} WHERE level = ? ORDER BY term`),
@@ -145,6 +146,8 @@ export class LeveledTerms {
     if (plain.length === 0) return found;
     const json = JSON.stringify(plain);
     for (let level = 0, levels = this.levelCount(); level < levels; level++) {
+      // A level that moved into the next is empty until it fills again: its seeks are skipped.
+      if (this.stmt.holds.get(level) === undefined) continue;
       for (const row of this.stmt.many.all(json, level)) found.set(row.term, row.value);
     }
     return found;
