@@ -5,7 +5,7 @@
  * not sent, --prune, --scope). "Not sent" is asserted on the client's upload calls in both modes and,
  * against the server, on the requests it received.
  */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -253,9 +253,14 @@ describe.each(['local', 'remote'] as const)('catalog parts import --sync (%s)', 
   it('reads no stored part when the catalog has not changed since the last run, and restores a part changed meanwhile', async () => {
     const selects = vi.spyOn(mode === 'local' ? LocalCatalogClient.prototype : HttpCatalogClient.prototype, 'selectParts');
     const filters = vi.spyOn(PartsSync.prototype, 'filter');
+    const stateDir = join(s.dir, '.cache', 'catalog', 'sync');
+    const stateFile = () => statSync(join(stateDir, readdirSync(stateDir).find((name) => name.startsWith('parts-')) ?? 'missing'));
+    const saved = stateFile();
     const again = await run(['parts', 'import', 'parts.csv', '--sync', '-o', 'json']);
     expect(JSON.parse(again.stdout)).toMatchObject({ created: 0, updated: 0, unchanged: 20 });
     expect(selects).not.toHaveBeenCalled();
+    // Nothing is written, not even the state file: it still says all there is.
+    expect([stateFile().ino, stateFile().mtimeMs]).toEqual([saved.ino, saved.mtimeMs]);
     // The same bytes as the last run, on parts nobody wrote since: no row is even read.
     expect(filters).not.toHaveBeenCalled();
     const dry = await run(['parts', 'import', 'parts.csv', '--sync', '--prune', '--dry-run']);
