@@ -12,7 +12,6 @@
  * (410, retention) or names a number this catalog never had (400: another catalog, a restore) means
  * a full comparison.
  */
-import { hash } from 'node:crypto';
 import type { CatalogClient } from '../../client/types.js';
 import { readSyncState, writeSyncState, type SyncStateFile } from './state.js';
 
@@ -48,10 +47,6 @@ function isStored(data: unknown): data is Stored {
 /** Changes per feed request (the API's maximum). */
 const FEED_PAGE = 1000;
 
-/** The hash of a row as mapped (its item): equal items, equal hashes. One-shot `hash`: a Hash object per row cost more than the hashing. */
-export function rowHash(item: Record<string, unknown>): string {
-  return hash('sha256', JSON.stringify(item), 'base64url');
-}
 
 /** Whether an error is the feed saying it cannot answer from that number (410 gone, 400 beyond latest). */
 function feedCannotAnswer(error: unknown): boolean {
@@ -161,6 +156,12 @@ export class PartHashes {
   /** Every row of the sheet is known to be equal (sameSheet): the last run's state holds as it is. */
   noteAllEqual(): void {
     this.allEqual = true;
+  }
+
+  /** The hashes of the rows known to equal their stored part (for the reader thread: ReaderOptions.known). */
+  async knownHashes(): Promise<string[]> {
+    await this.prepare();
+    return [...this.known.values()];
   }
 
   /** Whether the part is known to equal this row (no stored part needs reading). */

@@ -15,7 +15,8 @@ import type { BulkRow } from '../bulk/run-bulk.js';
 import type { BulkSummary } from '../bulk/summary.js';
 import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { PartHashes, rowHash, type SheetIdentity } from './part-hashes.js';
+import { PartHashes, type SheetIdentity } from './part-hashes.js';
+import { rowHash } from './row-hash.js';
 import { prune } from './prune.js';
 import { parseMaxDelete, parseScope, partInScope, type MaxDelete, type SyncScope } from './scope.js';
 import type { SyncStateFile } from './state.js';
@@ -88,6 +89,11 @@ export class PartsSync {
     return true;
   }
 
+  /** The hashes of the rows known to equal their stored part: the reader thread does not validate those rows. */
+  knownHashes(): Promise<string[]> {
+    return this.hashes.knownHashes();
+  }
+
   /** Records a row read from the sheet (its part_id, or that it has none). */
   noteRow(row: Row): void {
     const id = row.item?.part_id ?? row.record?.part_id;
@@ -115,7 +121,8 @@ export class PartsSync {
    */
   async filter(batch: Row[]): Promise<FilteredBatch> {
     await this.hashes.prepare();
-    const hashes = batch.map((r) => (r.item !== undefined && r.refused === undefined && typeof r.item.part_id === 'string' ? rowHash(r.item) : undefined));
+    // The reader thread hashed its rows (row.hash); rows read here are hashed now.
+    const hashes = batch.map((r) => (r.item !== undefined && r.refused === undefined && typeof r.item.part_id === 'string' ? (r.hash ?? rowHash(r.item)) : undefined));
     const known = batch.map((r, k) => hashes[k] !== undefined && this.hashes.unchanged(String(r.item?.part_id), hashes[k]));
     const ids = [...new Set(batch.flatMap((r, k) => (!known[k] && typeof r.item?.part_id === 'string' ? [r.item.part_id] : [])))];
     const stored = new Map<string, Awaited<ReturnType<CatalogClient['selectParts']>>[number]>();
