@@ -12,7 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PartInputSchema } from '../../api/schemas.js';
 import { definitionsKey, PreparedDocumentsPacker, preparePartDocuments } from '../../core/search/engine/prepared-documents.js';
 import { validateBulkItem } from '../../core/validation.js';
-import { rowHash } from '../sync/row-hash.js';
+import { rowTextHash } from '../sync/row-hash.js';
 import { isTombstone } from '../commands/changes/delta.js';
 import { DICTIONARY_WORDS, type CreditMessage, type ReaderMessage, type ReaderOptions, type ShippedBlock, type ShippedRefusal, type ShippedRejection } from './entries-protocol.js';
 import { CSV_MAPPERS, ID_FIELDS, mapEntries } from './mapped-entries.js';
@@ -80,7 +80,8 @@ async function run(): Promise<void> {
       chars += 8 + (entry.raw?.length ?? 0);
     } else {
       let shipped: unknown = entry.item;
-      const hash = known !== undefined ? rowHash(entry.item) : '';
+      const mapped = known !== undefined ? JSON.stringify(entry.item) : undefined;
+      const hash = mapped !== undefined ? rowTextHash(mapped) : '';
       const isKnown = known?.has(hash) === true;
       if (known !== undefined) hashes.push(hash);
       if (isKnown) knownRows.push(lines.length);
@@ -97,7 +98,7 @@ async function run(): Promise<void> {
         } else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
         if (definitions !== undefined) offsets.push(at);
       } else if (definitions !== undefined) offsets.push(-1);
-      const item = JSON.stringify(shipped);
+      const item = shipped === entry.item && mapped !== undefined ? mapped : JSON.stringify(shipped);
       const record = JSON.stringify(entry.record);
       items.push(item);
       records.push(record);
