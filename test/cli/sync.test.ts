@@ -101,10 +101,13 @@ describe.each(['local', 'remote'] as const)('catalog images sync (%s)', (mode) =
 
     const uploads = spyUploads();
     const before = uploadRequests();
+    const partSelects = vi.spyOn(mode === 'local' ? LocalCatalogClient.prototype : HttpCatalogClient.prototype, 'selectParts');
     const second = await run(['images', 'sync', 'photos', '-o', 'json']);
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ created: 0, updated: 0, unchanged: 3, unmatched: 1 });
     expect(uploads.calls).toEqual([]);
+    // Only the part of the photo stored on no part is looked up: a part with images exists.
+    expect(partSelects.mock.calls.map(([request]) => (request as { part_ids: string[] }).part_ids)).toEqual([['GHOST']]);
     expect(uploadRequests()).toBe(before);
 
     // One changed photo: exactly one upload, carrying that file alone.
