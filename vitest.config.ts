@@ -6,8 +6,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Most test files wait on servers, threads and child processes: two at a time keep a 2-core machine busy.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // Most test files wait on servers, threads, browsers and child processes: one file more than
+    // there are cores keeps a 2-core machine busy (3 files at once: the suite in ~520 s, 2: ~570 s).
+    maxWorkers: availableParallelism() + 1,
     // PostgreSQL and S3 for the suites that need them (skipped loudly when absent; docs/deploy.md).
     globalSetup: ['test/services/global-setup.ts'],
     projects: [

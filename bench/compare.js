@@ -544,12 +544,16 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     let overlapExhaustive = 0;
     let overlapXapian = 0;
     let wrongTotals = 0;
+    let typoTotals = 0;
     for (const i of idx) {
       const q = queries[i];
-      if (q.gotTotal !== q.total) {
+      // The reference leaves typo neighbours out (docs/search.md, "Typos": a known word's neighbours
+      // found in at least as many parts also match, ranked below it), so a larger total is those
+      // hits; a smaller one is a hit missed.
+      if (q.gotTotal < q.total) {
         wrongTotals++;
         (out.mismatches ??= []).push({ words: q.words, total: q.total, got: q.gotTotal, top: q.top.slice(0, 5), gotTop: q.got.slice(0, 5) });
-      }
+      } else if (q.gotTotal > q.total) typoTotals++;
       const got = new Set(q.got);
       const want = Math.max(1, Math.min(K, q.top.length));
       overlapExhaustive += q.top.filter((id) => got.has(id)).length / want;
@@ -567,13 +571,14 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       catalogHttpWarm: summary(idx.flatMap((i) => times.catalog[i].slice(1))),
       // The three slowest searches (words, round from 1, ms): with 3 rounds a class's p99 is its slowest.
       catalogSlowest: idx.flatMap((i) => times.catalog[i].map((ms, round) => ({ words: queries[i].words.join(' '), round: round + 1, ms: +ms.toFixed(2) }))).sort((a, b) => b.ms - a.ms).slice(0, 3),
-      ...(onPg ? { catalogPg: summary(idx.flatMap((i) => times.catalogPg[i])), catalogPgWrongTotals: idx.filter((i) => queries[i].gotPgTotal !== queries[i].total).length } : {}),
+      ...(onPg ? { catalogPg: summary(idx.flatMap((i) => times.catalogPg[i])), catalogPgWrongTotals: idx.filter((i) => queries[i].gotPgTotal < queries[i].total).length } : {}),
       ...(base ? { baseline: summary(idx.flatMap((i) => times.baseline[i])), baselineWarm: summary(idx.flatMap((i) => times.baseline[i].slice(1))) } : {}),
       ...(xapianTop ? { xapian: summary(idx.flatMap((i) => times.xapian[i])) } : {}),
       ...(pgClient ? { postgres: summary(idx.flatMap((i) => times.postgres[i])) } : {}),
       overlapExhaustive: +(overlapExhaustive / idx.length).toFixed(3),
       ...(xapianTop ? { overlapXapian: +(overlapXapian / idx.length).toFixed(3) } : {}),
       wrongTotals,
+      typoTotals,
     };
   }
   await http.close();
@@ -647,9 +652,9 @@ export function importMarkdown(r) {
 export function markdown(r) {
   const lines = [];
   const f = (x) => (x ? `${x.p50} / ${x.p99}` : 'n/a');
-  lines.push('| query class | queries | median hits | catalog (SQLite) over HTTP p50 / p99 ms (warm rounds) | catalog (PostgreSQL store) over HTTP | Xapian in process | PostgreSQL full-text search | overlap@25 vs exhaustive | vs Xapian (tie-aware) | wrong totals (SQLite / PostgreSQL store) |');
-  lines.push('|---|---|---|---|---|---|---|---|---|---|');
-  for (const [cls, c] of Object.entries(r.classes)) lines.push(`| ${cls} | ${c.queries} | ${c.hitsMedian} | ${f(c.catalogHttp)} (${f(c.catalogHttpWarm)}) | ${f(c.catalogPg)} | ${f(c.xapian)} | ${f(c.postgres)} | ${c.overlapExhaustive} | ${c.overlapXapian ?? 'n/a'} | ${c.wrongTotals} / ${c.catalogPgWrongTotals ?? 'n/a'} |`);
+  lines.push('| query class | queries | median hits | catalog (SQLite) over HTTP p50 / p99 ms (warm rounds) | catalog (PostgreSQL store) over HTTP | Xapian in process | PostgreSQL full-text search | overlap@25 vs exhaustive | vs Xapian (tie-aware) | totals below the exhaustive one (SQLite / PostgreSQL store) | searches with typo-neighbour hits beyond it |');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const [cls, c] of Object.entries(r.classes)) lines.push(`| ${cls} | ${c.queries} | ${c.hitsMedian} | ${f(c.catalogHttp)} (${f(c.catalogHttpWarm)}) | ${f(c.catalogPg)} | ${f(c.xapian)} | ${f(c.postgres)} | ${c.overlapExhaustive} | ${c.overlapXapian ?? 'n/a'} | ${c.wrongTotals} / ${c.catalogPgWrongTotals ?? 'n/a'} | ${c.typoTotals ?? 'n/a'} |`);
   lines.push('');
   if (r.baseline) {
     lines.push(`Beside the baseline ${r.baseline.checkout}, same catalog, same rounds (alternated): p50 / p99 ms, all rounds (warm rounds).`);
