@@ -25,6 +25,7 @@ import type { BlobStore, CatalogStores, Clock, Ids, SessionSink, SessionStore } 
 import { RelationService } from './core/relations/service.js';
 import { ChangeService } from './core/changes/service.js';
 import { SearchService, type SearchLimits } from './core/search/service.js';
+import { RANKING_SETTINGS_KEY } from './core/search/ranking-settings.js';
 import type { Catalog, CatalogOperations } from './core/services.js';
 import type { MigrationEnd } from './core/migration/copy-catalog.js';
 
@@ -173,6 +174,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     images: imageSearch,
     hitSources: { parts: (partIds) => store.getParts(partIds), shownImages: (partIds) => images.shownImagesOf(partIds) },
     synonyms: () => store.allSynonyms(),
+    rankingSettings: { get: () => store.getSetting(RANKING_SETTINGS_KEY), set: (value) => store.setSetting(RANKING_SETTINGS_KEY, value) },
     ...(options.searchLimits ? { limits: options.searchLimits } : {}),
     ...(options.sessionSink ? { sessionSink: options.sessionSink(stores.sessions, clock) } : {}),
   });

@@ -19,6 +19,8 @@ export const ROUTES = {
   organizations: '/1/catalog/organizations',
   organizationsList: '/1/catalog/organizations/list',
   maintenance: '/1/catalog/maintenance',
+  /** Our addition (docs/api.md "Ranking settings"): GET reads, PUT replaces (catalogAdmin). */
+  ranking: '/1/catalog/ranking',
   /** Our addition: synonym sets; POST creates or replaces, DELETE removes by id. */
   synonyms: '/1/catalog/synonyms',
   synonymsList: '/1/catalog/synonyms/list',

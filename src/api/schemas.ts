@@ -498,6 +498,28 @@ export interface SynonymSet {
 export const SynonymListRequestSchema = z.lazy(() => z.strictObject({ paging: PagingSchema.optional() }));
 
 // ---------------------------------------------------------------------------------------------
+// Ranking settings (our addition: docs/api.md "Ranking settings", docs/search.md "Ranking")
+
+/**
+ * PUT /1/catalog/ranking: the catalog's ranking settings, replaced whole. `customRanking`: a
+ * number attribute (filterable, not per-organization, every stored value a number) whose value
+ * breaks the ties of the ranking rules before BM25, `desc` (default: the largest first) or `asc`;
+ * null or absent: none.
+ */
+export const RankingSettingsSchema = z.lazy(() => z.strictObject({
+  customRanking: z.strictObject({
+    attribute_id: IdSchema,
+    order: z.enum(SORT_ORDERS, { error: `must be one of: ${SORT_ORDERS.join(', ')}` }).optional(),
+  }).nullable().optional(),
+}));
+
+/** The catalog's ranking settings as stored and answered (GET/PUT /1/catalog/ranking). */
+export interface RankingSettings {
+  /** The attribute that breaks the rules' ties (its values as numbers, in `order`), or null. */
+  customRanking: { attribute_id: string; order: SortOrder } | null;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Search (spec 2.5, 4.4; decisions §8)
 
 /**
@@ -531,6 +553,23 @@ export const SearchFilterSchema = z.lazy(() => z.strictObject({
   values: z.array(z.string().max(10_000)).min(1, 'must list at least one value').max(MAX_PAGE_LIMIT),
 }));
 
+/** Directions of `sort` and of the custom ranking attribute. */
+export const SORT_ORDERS = ['asc', 'desc'] as const;
+export type SortOrder = (typeof SORT_ORDERS)[number];
+
+/**
+ * One key of a search's `sort` (our extension of spec §8's request, docs/api.md "Search"): an
+ * attribute (`attribute_id`: filterable, not per-organization, one the caller may read) or the
+ * part id (`field: "part_id"`), `order` asc (default) or desc. Hits are then in that order
+ * (parts without a value last), ties by part id, instead of the ranking rules.
+ */
+export const SearchSortSchema = z.lazy(() => z.strictObject({
+  attribute_id: IdSchema.optional(),
+  field: z.enum(['part_id'], { error: 'must be "part_id" (or give attribute_id instead)' }).optional(),
+  order: z.enum(SORT_ORDERS, { error: `must be one of: ${SORT_ORDERS.join(', ')}` }).optional(),
+}).refine((s) => (s.attribute_id === undefined) !== (s.field === undefined), 'give either attribute_id (an attribute) or field: "part_id", not both'));
+export type SearchSort = z.infer<typeof SearchSortSchema>;
+
 /** The request of POST /1/find/search (the JSON body, or the multipart part `input`). */
 export const SearchRequestSchema = z.lazy(() => z.strictObject({
   language: LanguageSchema.optional(),
@@ -544,6 +583,8 @@ export const SearchRequestSchema = z.lazy(() => z.strictObject({
       facets: z.array(IdSchema).max(MAX_SEARCH_FACETS).optional(),
     })
     .optional(),
+  /** Our extension (docs/api.md "Search"): one sort key; without it the ranking rules order the hits. */
+  sort: z.array(SearchSortSchema).max(1, 'one sort key at most (ties are broken by part id)').optional(),
   resultOptions: z.strictObject({
     limit: z.number().int().min(1).max(MAX_PAGE_LIMIT).optional(),
     /** Values per facet, most frequent first (default 10). */

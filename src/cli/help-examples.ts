@@ -65,6 +65,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'cat photo.jpg | catalog search --image -',
     'catalog search --session <sessionId> --page 2',
     'catalog search ethernet --all -o ndjson > hits.ndjson',
+    'catalog search bearing --sort price:asc',
   ],
   serve: [
     'catalog tokens create --name admin --role catalogAdmin   # serve needs a token first',
@@ -83,6 +84,8 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'maintenance on': ['catalog --remote http://127.0.0.1:8080 maintenance on'],
   'maintenance off': ['catalog maintenance off'],
   'maintenance status': ['catalog maintenance status   # exit 5 while on'],
+  'settings get': ['catalog settings get', 'catalog --remote https://catalog.example settings get -o json'],
+  'settings set': ['catalog settings set --custom-ranking popularity:desc', 'catalog settings set --custom-ranking none'],
   config: ['catalog config', 'catalog --profile prod config'],
   completion: ['eval "$(catalog completion bash)"', 'catalog completion zsh > ~/.zfunc/_catalog'],
 };

@@ -13,6 +13,7 @@ import * as completion from './commands/completion/completion.js';
 import * as config from './commands/config/config.js';
 import * as images from './commands/images/index.js';
 import * as maintenance from './commands/maintenance/index.js';
+import * as settings from './commands/settings/index.js';
 import * as migrate from './commands/migrate/migrate.js';
 import * as organizations from './commands/organizations/index.js';
 import * as parts from './commands/parts/index.js';
@@ -43,6 +44,7 @@ const COMMANDS: ReadonlyArray<readonly [string, Registration]> = [
   ['search', search.declare],
   ['tokens', tokens.register],
   ['maintenance', maintenance.register],
+  ['settings', settings.register],
   ['changes', changes.declare],
   ['webhooks', webhooks.register],
   ['backup', backup.declareBackup],

@@ -11,7 +11,7 @@ import type { ChangesPage, Webhook, WebhookCreated, WebhookDelivery } from '../a
 import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, PartBatch, PartInput, SynonymSet } from '../api/schemas.js';
 import type { AttributeView, CatalogClient, PartView, SearchImageUpload } from './types.js';
 import type { CatalogInfo, CreatedToken, CurrentToken, Relation, RelationCreateResult, RelationRecord, TokenInfo } from '../api/schemas.js';
-import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
+import type { FacetValuesResponse, RankingSettings, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile, UploadOptions } from '../api/image-schemas.js';
 import { encodeMultipart } from './http/multipart.js';
 import { HttpTransport, type TransportOptions, type TransportRequest } from './http/transport.js';
@@ -148,6 +148,9 @@ export class HttpCatalogClient implements CatalogClient {
   facetValues(request: unknown) {
     return this.json<FacetValuesResponse>({ method: 'POST', path: ROUTES.facetValues, json: request ?? {} });
   }
+  getRanking() { return this.json<RankingSettings>({ method: 'GET', path: ROUTES.ranking }); }
+  setRanking(settings: unknown) { return this.json<RankingSettings>({ method: 'PUT', path: ROUTES.ranking, json: settings ?? {} }); }
+
 
   async close(): Promise<void> {
     await this.transport.close();

@@ -111,6 +111,8 @@ export class LocalCatalogClient implements CatalogClient {
   }
   searchState(sessionId: string, options: SearchStateOptions = {}) { return this.run((p) => this.catalog.search.searchState(p, sessionId, wire(options))); }
   facetValues(request: unknown) { return this.run((p) => this.catalog.search.facetValues(p, wire(request))); }
+  getRanking() { return this.run((p) => this.catalog.search.getRanking(p)); }
+  setRanking(settings: unknown) { return this.run((p) => this.catalog.search.setRanking(p, wire(settings))); }
 
   async close(): Promise<void> {
     await this.catalog.close();

@@ -12,7 +12,7 @@ import type {
   Attribute, BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization, Page, Part, SynonymSet,
 } from '../api/schemas.js';
 import type { CatalogInfo, PartBatch, PartInput, Relation, RelationCreateResult, RelationRecord, CurrentToken, CreatedToken, TokenInfo } from '../api/schemas.js';
-import type { FacetValuesResponse, SearchResponse, SearchStateOptions } from '../api/schemas.js';
+import type { FacetValuesResponse, RankingSettings, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { ChangesPage, Webhook, WebhookCreated, WebhookDelivery } from '../api/change-schemas.js';
 import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile, UploadOptions } from '../api/image-schemas.js';
 
@@ -151,6 +151,10 @@ export interface CatalogClient {
    * filters?}, maxValues?}` → the attribute's values beginning with `prefix`, counted over the hits.
    */
   facetValues(request: unknown): Promise<FacetValuesResponse>;
+  /** GET /1/catalog/ranking (our addition, docs/api.md "Ranking settings"). */
+  getRanking(): Promise<RankingSettings>;
+  /** PUT /1/catalog/ranking: replaces the ranking settings (catalogAdmin); answers them as stored. */
+  setRanking(settings: unknown): Promise<RankingSettings>;
 
   /**
    * POST /1/catalog/changes (docs/api.md "Changes"): `{since?, limit?, types?}` → the changes

@@ -128,6 +128,21 @@ export interface TextSearchQuery {
   filters: readonly SearchFilter[];
   /** The caller's view: roles (visibility) and the organization values are resolved for. */
   ctx: PartViewContext;
+  /**
+   * What orders the hits besides the ranking rules (docs/search.md, "Ranking"): absent, the rules,
+   * BM25, part id. `tieBreak`: the catalog's custom ranking attribute (its number values) between
+   * the rules and BM25, given only when the caller may read it. `sort`: the request's `sort`
+   * instead of the rules (an attribute's values, or the part id when `attributeId` is absent).
+   */
+  order?: SearchOrder | undefined;
+}
+
+/** An order of search hits by an attribute's values (TextSearchQuery.order). */
+export interface SearchOrder {
+  kind: 'tieBreak' | 'sort';
+  /** The attribute (filterable, not per-organization); absent for a sort by part id. */
+  attributeId?: string | undefined;
+  direction: 'asc' | 'desc';
 }
 
 /** A stored search session (decisions §8); times in microseconds. */

@@ -10,7 +10,7 @@
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Attribute, Principal, SynonymSet } from '../../src/api/schemas.js';
-import type { Decision, ImageWrite, StoredImage, StoredPart, StoredRelation, StoredWebhook, TextSearchQuery } from '../../src/core/model.js';
+import type { Decision, ImageWrite, StoredImage, StoredPart, StoredRelation, StoredWebhook, SearchOrder, TextSearchQuery } from '../../src/core/model.js';
 import type { BlobStore, CatalogStores } from '../../src/core/ports.js';
 import { visibleLevels } from '../../src/core/permissions.js';
 import { parseQueryText } from '../../src/core/search/query.js';
@@ -532,6 +532,53 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
               const hits = await s.searchIndex.searchText(q, k);
               expect(hits.total, `${text} (${principal.roles.join()})`).toBe(expected.length);
               expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId), `${text} k ${k}`).toEqual(expected.slice(0, k));
+            }
+          }
+        }
+      });
+
+      it('returns the top k of the reference with the custom ranking attribute and with a sort (tie-break before BM25; sort keys, missing values last)', async () => {
+        const pop = attribute('pop', { searchable: false, filterable: true });
+        const maker = attribute('maker', { searchable: false, filterable: true });
+        const note = attribute('note');
+        await putAttributes(pop, maker, note);
+        const stems = ['valve', 'valves', 'pump', 'gasket', 'seal', 'bearing'];
+        let seed = 41;
+        const next = () => {
+          seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+          return seed / 2 ** 32;
+        };
+        const pick = () => stems[Math.floor(next() * stems.length)] ?? 'x';
+        const parts: StoredPart[] = [];
+        for (let i = 0; i < 300; i++) {
+          const values: Record<string, string> = { note: `${pick()} ${pick()}` };
+          // Few distinct numbers (ties within a value), some texts (not numbers: no rank), some parts without.
+          const r = next();
+          if (r < 0.6) values.pop = String(Math.floor(next() * 8) * 2.5);
+          else if (r < 0.7) values.pop = 'n/a';
+          if (next() < 0.8) values.maker = ['Acme', 'acme', 'Bolt Co', 'zeta', '12', '9'][Math.floor(next() * 6)] ?? '';
+          parts.push(part(`o-${String((i * 37) % 300).padStart(3, '0')}`, next() < 0.1 ? pick() : `${pick()} ${pick()}`, values));
+        }
+        // A part with two values: its smallest counts ascending, its largest descending.
+        parts.push({ ...part('o-two', 'valve pump'), attributes: [{ attribute_id: 'pop', values: [{ organization: '', value: { en: '1' } }, { organization: '', value: { en: '99' } }] }] });
+        await putParts(...parts);
+        const attributes = new Map([pop, maker, note].map((a) => [a.attribute_id, a]));
+        const orders: SearchOrder[] = [
+          { kind: 'tieBreak', attributeId: 'pop', direction: 'desc' },
+          { kind: 'tieBreak', attributeId: 'pop', direction: 'asc' },
+          { kind: 'sort', attributeId: 'pop', direction: 'asc' },
+          { kind: 'sort', attributeId: 'maker', direction: 'desc' },
+          { kind: 'sort', direction: 'desc' },
+        ];
+        for (const order of orders) {
+          for (const text of ['valve', 'valve ', 'pump seal', 'bearing ', 'valv']) {
+            const expected = referenceRanking(parts, attributes, parseQueryText(text), 3, order);
+            const q = { ...query(text), order };
+            q.ctx = { ...q.ctx, attributes };
+            for (const k of [1, 10, 40]) {
+              const hits = await s.searchIndex.searchText(q, k);
+              expect(hits.total, `${text} ${JSON.stringify(order)}`).toBe(expected.length);
+              expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId), `${text} ${JSON.stringify(order)} k ${k}`).toEqual(expected.slice(0, k));
             }
           }
         }

@@ -246,6 +246,25 @@ describe.runIf(haveChromium || required)('web app: search page, photo search, up
     expect(await seriousViolations(p)).toEqual([]);
   });
 
+  it('sorts by part id or a filterable attribute, keeps the order in the URL, on every page and after a reload', async () => {
+    const p = await open(fixture.tokens.worker);
+    await p.getByLabel('Search text').fill('widget');
+    await p.getByLabel('Search text').press('Enter');
+    await p.getByText('45 parts').waitFor();
+    await p.getByLabel('Sort results').selectOption({ label: 'Part id, Z to A' });
+    await expect.poll(() => hitIds(p), { timeout: 15_000 }).toEqual(Array.from({ length: 20 }, (_, i) => `widget:${String(45 - i).padStart(2, '0')}`));
+    expect(new URL(p.url()).searchParams.get('sort')).toBe('part_id:desc');
+    await p.getByLabel('Sort results').selectOption({ label: 'Vendor, highest first' });
+    // Globex before Acme; ties by part id (widget:01, 04, 07 ... are Globex's 15).
+    const globex = Array.from({ length: 15 }, (_, i) => `widget:${String(3 * i + 1).padStart(2, '0')}`);
+    await expect.poll(() => hitIds(p), { timeout: 15_000 }).toEqual([...globex, 'widget:02', 'widget:03', 'widget:05', 'widget:06', 'widget:08']);
+    await p.reload();
+    await expect.poll(() => hitIds(p), { timeout: 15_000 }).toEqual([...globex, 'widget:02', 'widget:03', 'widget:05', 'widget:06', 'widget:08']);
+    expect(await p.getByLabel('Sort results').inputValue()).toBe('vendor:desc');
+    await p.getByRole('link', { name: /next/i }).first().click();
+    await expect.poll(async () => (await hitIds(p))[0], { timeout: 15_000 }).toBe('widget:09');
+  });
+
   it('says clearly when nothing matches, with a way out', async () => {
     const p = await open(fixture.tokens.worker);
     await p.getByLabel('Search text').fill('qqqzzzxxy');

@@ -111,6 +111,8 @@ export interface Attribute {
   display_order?: number | null;
   /** Rank in creation order (1 = oldest), docs/api.md "Attributes". */
   creation_order?: number;
+  /** Values per organization: such an attribute cannot order a search (docs/api.md, `sort`). */
+  per_org_values?: boolean;
 }
 
 export interface PartValue {

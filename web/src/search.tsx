@@ -23,10 +23,28 @@ const TYPING_DEBOUNCE_MS = 60;
 const MAX_FACETS = 20;
 
 /**
- * Sort orders offered. The API ranks by relevance only today; an order it adds later goes here
- * (value = what the search request would carry), and the select below offers it.
+ * The orders offered (docs/api.md, `sort`): best match (the ranking rules), part id, and each
+ * filterable attribute without per-organization values, both ways. A value is the URL's `sort`
+ * parameter: `attribute_id:asc|desc`, `part_id:asc|desc`, or '' for best match.
  */
-const SORT_OPTIONS: Array<{ value: string; label: string }> = [{ value: 'relevance', label: 'Best match' }];
+function sortOptions(filterable: Attribute[], names: Map<string, string>): Array<{ value: string; label: string }> {
+  const options = [{ value: '', label: 'Best match' }, { value: 'part_id:asc', label: 'Part id, A to Z' }, { value: 'part_id:desc', label: 'Part id, Z to A' }];
+  for (const a of filterable) {
+    if (a.per_org_values === true) continue;
+    const name = names.get(a.attribute_id) ?? a.attribute_id;
+    options.push({ value: `${a.attribute_id}:asc`, label: `${name}, lowest first` }, { value: `${a.attribute_id}:desc`, label: `${name}, highest first` });
+  }
+  return options;
+}
+
+/** The request's `sort` for the URL's `sort` value (undefined: best match). */
+function sortOf(value: string | undefined): Array<Record<string, string>> | undefined {
+  if (!value) return undefined;
+  const at = value.lastIndexOf(':');
+  const key = at > 0 ? value.slice(0, at) : value;
+  const order = at > 0 && value.slice(at + 1) === 'desc' ? 'desc' : 'asc';
+  return [key === 'part_id' ? { field: 'part_id', order } : { attribute_id: key, order }];
+}
 
 /** Pages already fetched (the first page comes with the search itself). */
 const pages = new Map<string, SearchResponse>();
@@ -36,6 +54,8 @@ const pageKey = (session: string, page: number) => `${session}#${page}`;
 export interface Query {
   text: string;
   filters: Record<string, string[]>;
+  /** The order chosen (`price:asc`, `part_id:desc`); absent: best match. */
+  sort?: string;
 }
 
 /** The URL of a search: its text, facet values, session and page. */
@@ -43,6 +63,7 @@ export function searchUrl(query: Query, session?: string, page = 1): string {
   const params = new URLSearchParams();
   if (query.text !== '') params.set('q', query.text);
   for (const [id, values] of Object.entries(query.filters)) for (const v of values) params.append(`f.${id}`, v);
+  if (query.sort) params.set('sort', query.sort);
   if (session) params.set('session', session);
   if (session) params.set('page', String(page));
   const text = params.toString();
@@ -52,7 +73,8 @@ export function searchUrl(query: Query, session?: string, page = 1): string {
 function queryOf(params: URLSearchParams): Query {
   const filters: Record<string, string[]> = {};
   for (const [key, value] of params) if (key.startsWith('f.') && value !== '') (filters[key.slice(2)] ??= []).push(value);
-  return { text: params.get('q') ?? '', filters };
+  const sort = params.get('sort');
+  return { text: params.get('q') ?? '', filters, ...(sort ? { sort } : {}) };
 }
 
 const sameQuery = (a: Query, b: Query) => JSON.stringify(a) === JSON.stringify(b);
@@ -84,8 +106,10 @@ export function ErrorNote(props: { error: unknown }) {
 function searchBody(query: Query, language: string, facetIds: string[]) {
   const filters = Object.entries(query.filters).map(([label, values]) => ({ label, values }));
   const text = query.text.trim();
+  const sort = sortOf(query.sort);
   return {
     language,
+    ...(sort ? { sort } : {}),
     matches: { ...(text ? { text: query.text } : {}), ...(filters.length ? { filters } : {}), ...(facetIds.length ? { facets: facetIds } : {}) },
     projection: RESULT_PROJECTION,
     resultOptions: { limit: PAGE_SIZE },
@@ -438,7 +462,7 @@ export function SearchPage(props: { location: Location; language: string }) {
     const filters = { ...query.filters, [attributeId]: values };
     if (values.length === 0) delete filters[attributeId];
     setChosen(filters);
-    run({ text, filters }, { typing: false });
+    run({ ...query, text, filters }, { typing: false });
   };
 
   const clear = () => {
@@ -522,8 +546,8 @@ export function SearchPage(props: { location: Location; language: string }) {
             {response && !photo && total > 1 && (
               <label class="sort">
                 Sort{' '}
-                <select value="relevance" aria-label="Sort results">
-                  {SORT_OPTIONS.map((o) => (
+                <select value={query.sort ?? ''} aria-label="Sort results" onChange={(e) => run({ ...query, sort: (e.currentTarget as HTMLSelectElement).value || undefined }, { typing: false })}>
+                  {sortOptions(filterable, attributeNames).map((o) => (
                     <option key={o.value} value={o.value}>
                       {o.label}
                     </option>

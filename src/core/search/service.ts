@@ -9,7 +9,7 @@
  */
 import { CatalogError, errors, type FieldProblem } from '../../api/errors.js';
 import {
-  DEFAULT_FACET_VALUES, DEFAULT_SEARCH_LIMIT, FacetValuesRequestSchema, MAX_PAGE_LIMIT, type Attribute, type FacetValuesResponse, type SearchFacets, SearchRequestSchema, type Principal, type SearchProjection, type SearchRequest,
+  DEFAULT_FACET_VALUES, DEFAULT_SEARCH_LIMIT, FacetValuesRequestSchema, MAX_PAGE_LIMIT, RankingSettingsSchema, ROLES, type Attribute, type RankingSettings, type SearchSort, type FacetValuesResponse, type SearchFacets, SearchRequestSchema, type Principal, type SearchProjection, type SearchRequest,
   type SearchResponse, type SearchResult, type SynonymSet,
 } from '../../api/schemas.js';
 import { createHash } from 'node:crypto';
@@ -24,7 +24,9 @@ import { viewPart } from '../catalog/parts.js';
 import { highlight, highlightFields } from './highlight.js';
 import { parseBody } from '../validation.js';
 import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
-import { assertScope, visibleLevels } from '../permissions.js';
+import { assertCatalogAdmin, assertScope, canSeeVisibility, visibleLevels } from '../permissions.js';
+import { parseNumberValue } from './engine/order-keys.js';
+import { parseRankingSettings, searchOrder, unorderable } from './ranking-settings.js';
 import type { RankedHits, ResultCard, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
 
 /**
@@ -145,6 +147,12 @@ export interface SearchServiceDeps {
    * of a session first waits for its `flush`, so a session is always found by this service.
    */
   sessionSink?: SessionSink;
+  /**
+   * The catalog's ranking settings row (ranking-settings.ts RANKING_SETTINGS_KEY in the catalog
+   * store's settings): read at every search, written by {@link SearchService.setRanking}. Without
+   * it the defaults, and settings cannot be changed.
+   */
+  rankingSettings?: { get(): Promise<string | undefined>; set(value: string): Promise<void> };
 }
 
 /** The filterable attribute ids, sorted and comma-separated, for error details ('none' when there are none). */
@@ -188,6 +196,9 @@ export class SearchService {
   private purgeTimer: ReturnType<typeof setInterval> | undefined;
   private readonly purge: SessionPurge;
   private readonly sessionSink: SessionSink | undefined;
+  private readonly rankingRow: SearchServiceDeps['rankingSettings'];
+  /** The parsed ranking settings of the last row read. */
+  private rankingParsed: { row: string | undefined; settings: RankingSettings } | undefined;
 
   constructor(deps: SearchServiceDeps) {
     this.context = deps.context;
@@ -201,6 +212,7 @@ export class SearchService {
     this.hitSources = deps.hitSources;
     this.synonymSets = deps.synonyms;
     this.sessionSink = deps.sessionSink;
+    this.rankingRow = deps.rankingSettings;
     if (this.limits.sessionPurgeIntervalMs > 0) {
       // Expired sessions go even when nobody searches; unref'd, so it never keeps a process alive.
       this.purgeTimer = setInterval(() => void this.purgeExpired(), this.limits.sessionPurgeIntervalMs);
@@ -221,6 +233,7 @@ export class SearchService {
     const limit = request.resultOptions?.limit ?? DEFAULT_SEARCH_LIMIT;
     if (image !== undefined && (request.matches?.facets?.length ?? 0) > 0) throw errors.badRequest('matches.facets: facets are counted for text and filter searches only, not with an image');
     if (image === undefined && request.resultOptions?.minScore !== undefined) throw errors.badRequest(MIN_SCORE_WITHOUT_IMAGE);
+    if (image !== undefined && (request.sort?.length ?? 0) > 0) throw errors.badRequest('sort: an image search is ordered by similarity; drop sort, or search without the photo');
     const text = image === undefined ? await this.rankText(principal, request, limit) : undefined;
     const hits = text?.hits ?? (await this.rankImage(principal, request, image?.bytes ?? new Uint8Array(0)));
     const facets = text?.facets;
@@ -250,7 +263,7 @@ export class SearchService {
     if ((request.matches?.facets?.length ?? 0) > 0) return undefined;
     const projection = request.projection ? checkProjection(request.projection, 'projection') : undefined;
     if (request.resultOptions?.minScore !== undefined) throw errors.badRequest(MIN_SCORE_WITHOUT_IMAGE);
-    const { query } = await this.textQuery(principal, request.matches, [], 'matches.facets');
+    const { query } = await this.textQuery(principal, request.matches, [], 'matches.facets', request.sort ?? []);
     return { request, projection, limit: request.resultOptions?.limit ?? DEFAULT_SEARCH_LIMIT, query };
   }
 
@@ -346,11 +359,13 @@ export class SearchService {
   private async rankText(
     principal: Principal, request: SearchRequest, pageCards?: number,
   ): Promise<{ hits: RankedHits; facets?: SearchFacets; cards?: ResultCard[] }> {
-    const { query, facetAttributes } = await this.textQuery(principal, request.matches, request.matches?.facets ?? [], 'matches.facets');
+    const { query, facetAttributes } = await this.textQuery(principal, request.matches, request.matches?.facets ?? [], 'matches.facets', request.sort ?? []);
     const { hits, cards } = await this.searchWithPageCards(query, this.limits.maxSessionHits, pageCards);
     if (facetAttributes.length === 0) return { hits, cards, facets: undefined };
     const maxValues = request.resultOptions?.maxValuesPerFacet ?? this.limits.facetValues;
-    return { hits, cards, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(query, facetAttributes, maxValues) };
+    // Counts do not depend on the order.
+    const { order: _order, ...unordered } = query;
+    return { hits, cards, facets: hits.total === 0 ? Object.fromEntries(facetAttributes.map((a) => [a.attribute_id, []])) : await this.index.facets(unordered, facetAttributes, maxValues) };
   }
 
   /**
@@ -379,11 +394,18 @@ export class SearchService {
     return { attribute_id: attribute.attribute_id, values: facets[attribute.attribute_id] ?? [] };
   }
 
-  /** A request's matches as the index's query, with the facet attributes validated (400 listing every problem). */
+  /**
+   * A request's matches as the index's query, with the facet attributes validated (400 listing
+   * every problem); with `sort` (a search's: absent for facet values), the hits' order
+   * (ranking-settings.ts searchOrder: the sort, else the custom ranking attribute).
+   */
   private async textQuery(
-    principal: Principal, matches: SearchRequest['matches'], facetIds: readonly string[], facetPath: string,
+    principal: Principal, matches: SearchRequest['matches'], facetIds: readonly string[], facetPath: string, sort?: readonly SearchSort[],
   ): Promise<{ query: TextSearchQuery; facetAttributes: Attribute[] }> {
     const request = { matches };
+    // Read beside the words and the view (PostgreSQL: its own round trip, run at the same time).
+    const settingsRead = sort ? this.rankingSettings() : undefined;
+    settingsRead?.catch(() => undefined);
     const words = await this.queryWords(request.matches?.text ?? '');
     if (words.length > MAX_QUERY_WORDS) throw errors.badRequest(`matches.text: at most ${MAX_QUERY_WORDS} words, got ${words.length}`);
     const ctx = await this.context.viewContext(principal, request.matches?.organization);
@@ -406,7 +428,60 @@ export class SearchService {
       else if (!facetAttributes.includes(attribute)) facetAttributes.push(attribute);
     });
     if (problems.length > 0) throw errors.badRequest(`invalid search request: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
-    return { query: { words, visibleValues: visibleLevels(principal), filters, ctx }, facetAttributes };
+    const order = sort && settingsRead ? searchOrder(principal, ctx.attributes, sort, await settingsRead) : undefined;
+    return { query: { words, visibleValues: visibleLevels(principal), filters, ctx, ...(order ? { order } : {}) }, facetAttributes };
+  }
+
+  /** The stored ranking settings, parsed once per stored row. */
+  private async rankingSettings(): Promise<RankingSettings> {
+    const row = await this.rankingRow?.get();
+    if (this.rankingParsed?.row !== row || !this.rankingParsed) this.rankingParsed = { row, settings: parseRankingSettings(row) };
+    return this.rankingParsed.settings;
+  }
+
+  /**
+   * GET /1/catalog/ranking (our addition, docs/api.md "Ranking settings"): the catalog's ranking
+   * settings. Any token with the `search` scope may read them.
+   */
+  async getRanking(principal: Principal): Promise<RankingSettings> {
+    assertScope(principal, 'search');
+    return this.rankingSettings();
+  }
+
+  /**
+   * PUT /1/catalog/ranking: replaces the ranking settings (catalogAdmin, scope `attributes:write`;
+   * 503 in maintenance mode) and answers them as stored. 400 when `customRanking.attribute_id`
+   * names no attribute, one that is not filterable or has per-organization values, or one with a
+   * stored value that is not a number (the first such value is named to a caller who may read the
+   * attribute). One settings row, written in one statement.
+   */
+  async setRanking(principal: Principal, body: unknown): Promise<RankingSettings> {
+    assertScope(principal, 'attributes:write');
+    await this.context.assertWritable(principal);
+    assertCatalogAdmin(principal);
+    if (!this.rankingRow) throw errors.badRequest('this catalog keeps no ranking settings');
+    const input = parseBody(RankingSettingsSchema, body ?? {}, 'ranking settings');
+    const custom = input.customRanking ? { attribute_id: input.customRanking.attribute_id, order: input.customRanking.order ?? 'desc' } : null;
+    if (custom) {
+      const path = 'customRanking.attribute_id';
+      const ctx = await this.context.viewContext(principal, undefined);
+      const attribute = ctx.attributes.get(custom.attribute_id);
+      if (!attribute) throw errors.badRequest(`invalid ranking settings: ${path}: attribute '${custom.attribute_id}' does not exist`, [{ path, message: `attribute '${custom.attribute_id}' does not exist` }]);
+      const why = unorderable(attribute);
+      if (why) throw errors.badRequest(`invalid ranking settings: ${path}: ${why}`, [{ path, message: why }]);
+      // Every stored value must be a number: counted over every part as one who sees every visibility.
+      const everyone = { ...principal, roles: [...ROLES], organization: null };
+      const counted = await this.index.facets({ words: [], visibleValues: visibleLevels(everyone), filters: [], ctx: { ...ctx, principal: everyone } }, [attribute], Number.MAX_SAFE_INTEGER);
+      const bad = (counted[attribute.attribute_id] ?? []).find((v) => parseNumberValue(v.value) === undefined);
+      if (bad) {
+        const shown = canSeeVisibility(principal, attribute.visibility) ? ` (e.g. '${bad.value}', held by ${bad.count} part${bad.count === 1 ? '' : 's'})` : '';
+        const message = `attribute '${custom.attribute_id}' is not a number attribute: it holds values that are not numbers${shown}; a custom ranking attribute's values must all be numbers such as 12 or -3.5`;
+        throw errors.badRequest(`invalid ranking settings: ${path}: ${message}`, [{ path, message }]);
+      }
+    }
+    const settings: RankingSettings = { customRanking: custom };
+    await this.rankingRow.set(JSON.stringify(settings));
+    return settings;
   }
 
   /**

@@ -72,6 +72,8 @@ const SEARCH: Record<PublicMethods<SearchService>, CallRoute> = {
   answerPlan: STEP,
   readSnapshot: STEP,
   facetValues: 'read',
+  getRanking: CHEAP,
+  setRanking: 'write',
   storeSessions: OWN_STATE,
   flushSessions: OWN_STATE,
   purgeExpired: OWN_STATE,

@@ -86,6 +86,9 @@ export function registerSearchRoutes(app: FastifyInstance, search: SearchService
     });
   });
   app.post(ROUTES.facetValues, async (req) => search.facetValues(req.principal, req.body));
+  // Ranking settings (our addition, docs/api.md "Ranking settings"): search's own settings.
+  app.get(ROUTES.ranking, async (req) => search.getRanking(req.principal));
+  app.put(ROUTES.ranking, async (req) => search.setRanking(req.principal, req.body));
   app.get<{ Params: { sessionId: string } }>(ROUTES.searchState(':sessionId'), async (req) =>
     search.searchState(req.principal, req.params.sessionId, {
       // Ranges, types and defaults are checked by the core alone (one validation for both modes); it

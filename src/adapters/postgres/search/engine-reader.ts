@@ -95,6 +95,16 @@ export class PgEngineReader implements EngineReader {
     return this.docs.card;
   }
 
+  /** The engine version the arrays and cached answers show (EngineReader). */
+  get version(): number {
+    return this.loadedVersion;
+  }
+
+  /** Whether the running search has missed nothing so far (EngineReader). */
+  complete(): boolean {
+    return !this.missed();
+  }
+
   /** Order key by doc (EngineReader). */
   get key(): Float64Array {
     return this.docs.key;

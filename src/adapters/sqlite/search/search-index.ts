@@ -519,6 +519,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     // Everything the answer depends on besides the catalog itself (covered by the generation).
     const key = JSON.stringify([
       query.words, query.visibleValues, query.filters.map((f) => [f.attribute.attribute_id, f.values]), query.ctx.organization ?? null, [...query.ctx.principal.roles].sort(), maxHits,
+      query.order ?? null,
     ]);
     const cached = this.cache.get(key);
     if (cached) return cached;
@@ -608,6 +609,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       },
       get docCapacity() {
         return engine.docCapacity;
+      },
+      get version() {
+        return engine.loadedDocsVersion;
       },
       termId: (term) => engine.termId(term),
       termsWithPrefix: (prefix) => engine.termsWithPrefix(prefix),

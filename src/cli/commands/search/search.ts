@@ -41,6 +41,19 @@ export interface SearchFlags {
   maxItems?: number;
   session?: string;
   minScore?: number;
+  sort?: string;
+}
+
+/**
+ * `--sort <key>[:asc|desc]` as the request's `sort` (docs/api.md "Search"): `part_id` the part id,
+ * else an attribute id (one with a `:` in it keeps it: only a final `:asc` or `:desc` is a direction).
+ */
+export function parseSort(value: string): { attribute_id?: string; field?: 'part_id'; order: 'asc' | 'desc' } {
+  const match = /^(.*):(asc|desc)$/u.exec(value);
+  const key = match ? (match[1] ?? '') : value;
+  const order = match?.[2] === 'desc' ? 'desc' : 'asc';
+  if (key.trim() === '') throw new UsageError(`--sort '${value}' must name an attribute (or part_id), optionally followed by :asc or :desc`);
+  return key === 'part_id' ? { field: 'part_id', order } : { attribute_id: key, order };
 }
 
 const SEARCH_FIELDS = ['id', 'name', 'nameLanguage', 'serviceId', 'createdAt', 'modifiedAt', 'score', 'matches', 'highlights', 'images', 'attributes'];
@@ -157,6 +170,7 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--session <sessionId>', 'read a page of an existing search session (24 h)')
     .addOption(new Option('--all', 'every hit, streamed (NDJSON unless -o says otherwise); exit 3 when the session keeps fewer than were found').conflicts(['page']))
     .option('--max-items <n>', 'with --all: at most this many hits', positiveInt)
+    .option('--sort <attr>', 'order hits by this filterable attribute instead of relevance: numbers by value, then texts; parts without a value last; ties by part id (part_id: by part id; add :desc to reverse, e.g. price:desc)')
     .action(async (words: string[], _o: unknown, command: Command) => {
       const flags = command.opts<SearchFlags>();
       const text = words.length > 0 ? words.join(' ') : undefined;
@@ -186,7 +200,7 @@ function parseFilters(filters: readonly string[] | undefined): { label: string; 
 async function nextPageCommand(command: Command, ctx: CommandContext): Promise<(sessionId: string, page: number, limit: number) => string> {
   const { commandLine } = await import('../../command-line.js');
   return (sessionId, page, limit) =>
-    commandLine(command, ctx, { set: { session: sessionId, page, limit: limit !== 25 ? limit : undefined, image: undefined, filter: undefined, org: undefined } });
+    commandLine(command, ctx, { set: { session: sessionId, page, limit: limit !== 25 ? limit : undefined, image: undefined, filter: undefined, org: undefined, sort: undefined } });
 }
 
 /** The page footer of cli.md: `page 2 of 40 (hits 26-50 of 987) · next: catalog search --session <id> --page 3`. */
@@ -252,6 +266,7 @@ function inFlagWords(error: unknown, filters: readonly { label: string; values: 
       return f ? `--filter ${f.label}=${f.values.join(',')}` : '--filter';
     }
     if (path.startsWith('resultOptions.limit')) return '--limit';
+    if (path.startsWith('sort')) return '--sort';
     if (path.startsWith('resultOptions.minScore')) return '--min-score';
     if (path.startsWith('matches.organization')) return '--org';
     if (path.startsWith('matches.facets')) return '--facets';
@@ -284,9 +299,10 @@ function noMatchMessage(minScore: number | undefined): string {
 
 /** Runs `catalog search`; exit 6 for an unknown or expired session. */
 export async function run(ctx: CommandContext, text: string | undefined, flags: SearchFlags, command?: Command): Promise<number> {
-  if (flags.session !== undefined && (text !== undefined || flags.image !== undefined || flags.filter?.length || flags.org !== undefined || flags.facets !== undefined)) {
-    throw new UsageError('--session reads an existing search: drop the text, --image, --filter, --facets and --org (or drop --session to start a new search)');
+  if (flags.session !== undefined && (text !== undefined || flags.image !== undefined || flags.filter?.length || flags.org !== undefined || flags.facets !== undefined || flags.sort !== undefined)) {
+    throw new UsageError('--session reads an existing search: drop the text, --image, --filter, --facets, --sort and --org (or drop --session to start a new search)');
   }
+  if (flags.sort !== undefined && flags.image !== undefined) throw new UsageError('--sort orders a text or filter search; an image search is ordered by similarity: drop --sort or --image');
   if (flags.prefix !== undefined && flags.facetValues === undefined) throw new UsageError('--prefix narrows --facet-values: add --facet-values <attribute_id>');
   if (flags.facetValues !== undefined) return runFacetValues(ctx, text, flags);
   const facets = (flags.facets ?? '').split(',').map((f) => f.trim()).filter((f) => f !== '');
@@ -315,6 +331,7 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
         ...(flags.filter?.length ? { filters: parseFilters(flags.filter) } : {}),
         ...(facets.length > 0 ? { facets } : {}),
       },
+      ...(flags.sort !== undefined ? { sort: [parseSort(flags.sort)] } : {}),
       resultOptions: { limit: flags.all ? ALL_PAGE_SIZE : limit, ...(minScore !== undefined ? { minScore } : {}) },
     };
     let image: Uint8Array | undefined;
@@ -359,8 +376,8 @@ export async function run(ctx: CommandContext, text: string | undefined, flags: 
  * table of value and count, `-o json` the API's answer. No session is started.
  */
 async function runFacetValues(ctx: CommandContext, text: string | undefined, flags: SearchFlags): Promise<number> {
-  if (flags.session !== undefined || flags.image !== undefined || flags.page !== undefined || flags.all || flags.facets !== undefined) {
-    throw new UsageError('--facet-values counts values over the hits of text, --filter and --org: drop --session, --image, --page, --all and --facets');
+  if (flags.session !== undefined || flags.image !== undefined || flags.page !== undefined || flags.all || flags.facets !== undefined || flags.sort !== undefined) {
+    throw new UsageError('--facet-values counts values over the hits of text, --filter and --org: drop --session, --image, --page, --all, --facets and --sort');
   }
   const client = await ctx.client();
   const answer = await client.facetValues({

@@ -10,17 +10,19 @@
  * find: one typo; two typos only for a word the catalog does not hold, when every neighbour
  * shares a key or the first letter; a neighbour found in fewer parts than the word as typed left
  * out), caller
- * visibility by tier. Not covered: filters, synonyms and per-organization values.
+ * visibility by tier, the custom ranking attribute and `sort` (TextSearchQuery.order). Not covered:
+ * filters, synonyms and per-organization values.
  */
 import type { Attribute, LangMap, PartAttribute } from '../../../api/schemas.js';
-import type { QueryWord } from '../../model.js';
+import type { QueryWord, SearchOrder } from '../../model.js';
 import { VISIBILITY_ORDER } from '../../permissions.js';
 import { compareBinary } from '../rank.js';
-import { langTexts, tokenize } from '../text.js';
+import { foldFilterValue, langTexts, tokenize } from '../text.js';
 import { typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, NAME_WEIGHT } from './bm25.js';
 import { buildEngineDocument, exactTerm, ID_MARK, tierLength } from './document.js';
 import { buildOrgDocument } from './org-document.js';
+import { compareValues, parseNumberValue, RANK_BOOST_UNIT } from './order-keys.js';
 import { COMPLETION, EXACT_FIELD, exhaustiveTopK, termList, TYPO, type TermList } from './topk.js';
 
 /** A part as the reference reads it. */
@@ -32,13 +34,14 @@ export interface ReferencePart {
 
 /**
  * The part ids of every hit of `words` for a caller of visibility tier `tier` (0..3), best first,
- * by the ranking rules and BM25, ties by part id in binary order.
+ * by the ranking rules and BM25, ties by part id in binary order; with `order`, the custom
+ * ranking attribute between the rules and BM25, or a sort instead of them.
  */
-export function referenceRanking(parts: readonly ReferencePart[], attributes: ReadonlyMap<string, Attribute>, words: readonly QueryWord[], tier: number): string[] {
+export function referenceRanking(parts: readonly ReferencePart[], attributes: ReadonlyMap<string, Attribute>, words: readonly QueryWord[], tier: number, order?: SearchOrder): string[] {
   const sorted = [...parts].sort((a, b) => compareBinary(a.part_id, b.part_id));
   const docs = sorted.map((p) => buildEngineDocument(p, attributes));
   const dl = docs.map((d) => tierLength(d.lengths, tier));
-  const data = { dl, key: sorted.map((_, i) => i), avgdl: averageLength({ n: docs.length, sumLength: dl.reduce((a, b) => a + b, 0) }), n: docs.length };
+  const data = { dl, key: sorted.map((_, i) => i), avgdl: averageLength({ n: docs.length, sumLength: dl.reduce((a, b) => a + b, 0) }), n: docs.length, ...referenceOrder(sorted, attributes, order) };
   const vocabulary = [...new Set(sorted.flatMap((p) => buildOrgDocument(p, attributes).terms))];
   const allTerms = [...new Set(docs.flatMap((d) => [...d.terms.keys()]))].sort(compareBinary);
 
@@ -154,4 +157,35 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
   });
   if (lists.some((l) => l.length === 0)) return [];
   return exhaustiveTopK(lists, [], data, parts.length).hits.map((h) => sorted[h.doc]?.part_id ?? '');
+}
+
+/**
+ * The custom ranking boost or the sort keys of `order` for `sorted` (parts in part id order),
+ * computed plainly: each part's folded values of the attribute (every value and language of a
+ * filterable, not per-organization attribute), its best one in the direction, the distinct best
+ * values ranked.
+ */
+function referenceOrder(sorted: readonly ReferencePart[], attributes: ReadonlyMap<string, Attribute>, order: SearchOrder | undefined): { boost?: number[]; key?: number[]; byKey?: boolean } {
+  if (!order) return {};
+  const sign = order.direction === 'asc' ? 1 : -1;
+  if (order.attributeId === undefined) return { key: sorted.map((_, i) => sign * i), byKey: true };
+  const attribute = attributes.get(order.attributeId);
+  const best = sorted.map((part) => {
+    if (!attribute || !attribute.filterable || attribute.per_org_values) return undefined;
+    const values = part.attributes.filter((e) => e.attribute_id === order.attributeId).flatMap((e) => e.values.flatMap((v) => langTexts(v.value).map(foldFilterValue)));
+    const usable = order.kind === 'sort' ? values : values.filter((v) => parseNumberValue(v) !== undefined);
+    return usable.sort((a, b) => sign * compareValues(a, b))[0];
+  });
+  const distinct: string[] = [];
+  for (const v of best.filter((b): b is string => b !== undefined).sort((a, b) => sign * compareValues(a, b))) {
+    if (distinct.length === 0 || compareValues(distinct[distinct.length - 1] ?? '', v) !== 0) distinct.push(v);
+  }
+  const rankOf = (v: string) => distinct.findIndex((d) => compareValues(d, v) === 0);
+  if (order.kind === 'tieBreak') return { boost: best.map((v) => (v === undefined ? 0 : (distinct.length - rankOf(v)) * RANK_BOOST_UNIT)) };
+  const valued = sorted.map((_, i) => i).filter((i) => best[i] !== undefined).sort((a, b) => rankOf(best[a] ?? '') - rankOf(best[b] ?? '') || a - b);
+  const key = sorted.map((_, i) => i);
+  valued.forEach((doc, i) => {
+    key[doc] = i - valued.length;
+  });
+  return { key, byKey: true };
 }

@@ -20,6 +20,7 @@ import { filterValueMatches, foldFilterValue, langTexts, tokenize } from '../tex
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
 import { exactTerm, filterTerm, HOLDER_TERM, ID_MARK } from './document.js';
+import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
 import { andWords, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
 
 /** A term's postings as one visibility tier sees them (wtf > 0 only); `names` bit 1: in the id or a name. */
@@ -63,6 +64,13 @@ export interface EngineReader {
   part(doc: number): StoredPart | undefined;
   /** Every part (`nonHoldersOnly`: without per-organization values): the total and the first `limit` docs by part id. */
   allParts(nonHoldersOnly: boolean, limit: number): { total: number; docs: number[] };
+  /**
+   * The index version the reader's answers show (a search's value orders are kept while it
+   * holds); absent: nothing is kept between searches.
+   */
+  readonly version?: number;
+  /** False once the running search asked for something the reader does not hold yet (its answer is then discarded). */
+  complete?(): boolean;
 }
 
 /**
@@ -114,6 +122,9 @@ export class EngineSearcher {
    */
   private readonly termIds = new Map<string, number | null>();
 
+  /** The last value order computed (order-keys.ts), for the reader's version it was computed at. */
+  private orderCache: { key: string; version: number; data: Pick<DocData, 'boost' | 'key'> } | undefined;
+
   constructor(private readonly r: EngineReader) {}
 
   private termId(term: string): number | undefined {
@@ -140,7 +151,8 @@ export class EngineSearcher {
     const words = query.words.map((w) => this.expand(w));
     const tier = visibilityTier(query.visibleValues);
     this.phraseAttributes = ctx.attributes;
-    if (words.length === 0 && query.filters.length === 0) return this.r.allParts(false, Math.min(maxHits, Number.MAX_SAFE_INTEGER));
+    const ordered = query.order !== undefined;
+    if (words.length === 0 && query.filters.length === 0 && !ordered) return this.r.allParts(false, Math.min(maxHits, Number.MAX_SAFE_INTEGER));
     // Filters: one doc set per filter (values OR-ed); per-organization ones are decided per part below.
     const shared: Int32Array[] = [];
     const orgFilters: SearchFilter[] = [];
@@ -158,14 +170,15 @@ export class EngineSearcher {
     });
     const inDefaults = wordsInDefaults(words, ctx);
     const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
-    const data = this.docData(tier);
+    const data = this.orderData(this.docData(tier), query);
     const exact = this.exactFields(words, tier);
     const resolvedWords = words.map((w) => this.resolve(w, tier, data, 0, exact));
     const resolved = this.withSpans(words, resolvedWords, tier, data, () => true, false);
 
     if (!orgSensitive) {
       if (resolved.some((r) => r === undefined)) return { total: 0, docs: [] };
-      const { total, hits } = topK({ words: resolved as (TermList | MaterializedWord)[], filters: shared }, data, maxHits);
+      const universe = resolved.length === 0 && shared.length === 0 ? Int32Array.from(this.r.allParts(false, Number.MAX_SAFE_INTEGER).docs) : undefined;
+      const { total, hits } = topK({ words: resolved as (TermList | MaterializedWord)[], filters: shared, universe }, data, maxHits);
       return { total, docs: hits.map((h) => h.doc) };
     }
 
@@ -182,9 +195,10 @@ export class EngineSearcher {
     if (defaultsPass) {
       const positive = this.withSpans(words, resolvedWords, tier, data, (i) => inDefaults[i] !== true, false);
       if (positive.length === 0 && shared.length === 0) {
-        const all = this.r.allParts(true, maxHits);
+        // Without an order the first maxHits by part id are the answer; with one, every part is ranked below.
+        const all = this.r.allParts(true, ordered ? Number.MAX_SAFE_INTEGER : maxHits);
         total = all.total;
-        ranked = all.docs.map((doc) => ({ doc, tier: NO_WORDS_TIER, score: 0, key: this.r.key[doc] ?? 0 }));
+        ranked = all.docs.map((doc) => ({ doc, tier: NO_WORDS_TIER, score: data.byKey ? 0 : (data.boost?.[doc] ?? 0), key: data.key[doc] ?? 0 }));
       } else if (!positive.some((r) => r === undefined)) {
         const found = topK({ words: positive as (TermList | MaterializedWord)[], filters: shared, exclude: holders }, data, maxHits);
         total = found.total;
@@ -201,7 +215,7 @@ export class EngineSearcher {
         if (!result.matches) continue;
         total++;
         // Parts evaluated one by one are ranked by the rules evaluatePart knows (typos, synonyms, attribute).
-        const tierOf = words.length === 0 ? NO_WORDS_TIER : finishTier(evaluatedRank(result.typo === true, result.synonym === true, result.namesTier));
+        const tierOf = words.length === 0 || data.byKey ? NO_WORDS_TIER : finishTier(evaluatedRank(result.typo === true, result.synonym === true, result.namesTier));
         ranked.push({ doc: hit.doc, tier: tierOf, score: hit.score, key: hit.key });
       }
     }
@@ -284,6 +298,31 @@ export class EngineSearcher {
       if (t.term !== exact && filterValueMatches(t.term.slice(prefix.length), exact.slice(prefix.length))) out.push(t.term);
     }
     return out;
+  }
+
+  /**
+   * `data` with the query's order (TextSearchQuery.order): the custom ranking attribute's boost, or
+   * a sort's keys. Unchanged without one (nothing read). Kept while the reader's version holds.
+   */
+  private orderData(data: DocData, query: TextSearchQuery): DocData {
+    const order = query.order;
+    if (!order) return data;
+    const byKey = order.kind === 'sort';
+    const cacheKey = `${order.kind}\u0000${order.attributeId ?? ''}\u0000${order.direction}`;
+    const version = this.r.version;
+    const cached = this.orderCache;
+    if (cached && version !== undefined && cached.version === version && cached.key === cacheKey) return { ...data, ...cached.data, byKey };
+    const capacity = this.r.docCapacity;
+    let made: Pick<DocData, 'boost' | 'key'>;
+    if (order.attributeId === undefined) made = { key: partIdKeys(this.r.key, capacity, order.direction) };
+    else {
+      const prefix = filterTerm(order.attributeId, '');
+      const holders: ValueHolders[] = this.r.termsWithPrefix(prefix).map((t) => ({ value: t.term.slice(prefix.length), docs: this.r.termForTier(t.id, t.term, 0).docs }));
+      const ranks = valueRanks(holders, order.direction, !byKey, capacity);
+      made = byKey ? { key: sortKeys(ranks, this.r.key) } : { boost: rankBoost(ranks), key: data.key };
+    }
+    if (version !== undefined && (this.r.complete?.() ?? true)) this.orderCache = { key: cacheKey, version, data: made };
+    return { ...data, ...made, byKey };
   }
 
   /** The per-doc arrays of tier `tier` for the scorer. */

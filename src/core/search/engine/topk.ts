@@ -3,8 +3,10 @@
  * matches through any of its alternatives), every filter must hold, and the k best hits by
  * (tier, score, key) come back with the exact number of hits:
  * - tier ({@link finishTier}): the ranking rules (exact, typos, synonyms, attribute, exactness);
- * - score: bm25.ts, higher first;
- * - key: the part's place in part id order (ties by part id), lower first.
+ * - score: bm25.ts, higher first, plus the custom ranking attribute's boost when the query has
+ *   one (DocData.boost, order-keys.ts: larger than any BM25 sum, so it decides first);
+ * - key: the part's place in part id order (ties by part id), lower first; a `sort` puts its own
+ *   keys here and every hit in one tier with score 0 (DocData.byKey).
  *
  * Document-at-a-time over sorted doc ids, led by the shortest list. Every candidate is counted
  * (the total is exact) and offered to a TopCollector, whose threshold refuses, without scoring, a
@@ -104,6 +106,13 @@ export interface DocData {
   avgdl: number;
   /** Number of parts (idf of a word's alternatives taken as one term). */
   n: number;
+  /**
+   * The custom ranking attribute's boost by doc (order-keys.ts rankBoost), added to the score: it
+   * decides after the tier, BM25 within one boost. Absent: none (nothing more is read).
+   */
+  boost?: ArrayLike<number> | undefined;
+  /** Order by `key` alone (a request's `sort`: `key` then holds its sort keys): one tier, score 0. */
+  byKey?: boolean | undefined;
 }
 
 export type { RankedDoc } from './top-collector.js';
@@ -362,7 +371,7 @@ function advance(c: Positioned, target: number): number {
 export function topK(query: TopKQuery, data: DocData, k: number): { total: number; hits: RankedDoc[] } {
   const top = new TopCollector(Math.max(0, k));
   const words = query.words;
-  if (words.length === 1 && query.filters.length === 0 && !query.exclude) {
+  if (words.length === 1 && query.filters.length === 0 && !query.exclude && !data.byKey) {
     // One word: the total is the list's length; every posting is scored in one tight loop over the
     // list's arrays (cheaper than computing bounds to skip some: bench/results.md).
     const w = words[0] as TermList | MaterializedWord;
@@ -377,6 +386,7 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
   let total = 0;
   // No words (filters only): one tier, ordered by part id, as an exact evaluation would (match.ts).
   const noWords = cursors.length === 0;
+  const { boost, byKey } = data;
   const all: Positioned[] = [...cursors, ...sets].sort((a, b) => a.length - b.length);
   const lead = all[0] as Positioned;
   let doc = lead.pos < lead.length ? (lead.docs[lead.pos] ?? 0) : END;
@@ -390,7 +400,8 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
     }
     if (!exclude || advance(exclude, doc) !== doc) {
       total++;
-      if (k > 0) {
+      if (k > 0 && byKey) top.offer(doc, NO_WORDS_TIER, 0, data.key[doc] ?? 0);
+      else if (k > 0) {
         let rank = 0;
         for (const w of cursors) rank += WORD_RANK[w.flags()] ?? 0;
         const tier = noWords ? NO_WORDS_TIER : finishTier(rank);
@@ -398,6 +409,7 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
           const dl = data.dl[doc] ?? 0;
           let score = 0;
           for (const w of cursors) score += w.score(dl);
+          if (boost) score += boost[doc] ?? 0;
           top.offer(doc, tier, score, data.key[doc] ?? 0);
         }
       }
@@ -430,19 +442,36 @@ function selectOneWord(w: TermList | MaterializedWord, data: DocData, k: number)
   const tiers = oneWordTiers;
   for (let i = 0; i < n; i++) tiers[i] = postingTier(names[i] ?? 0);
   let scores: Float64Array;
+  const { boost } = data;
   if ('wtf' in w) {
     const { wtf, idf } = w;
     const { dl, avgdl } = data;
     scores = oneWordScores;
     for (let i = 0; i < n; i++) scores[i] = idf * tfPart(wtf[i] ?? 0, dl[docs[i] ?? 0] ?? 0, avgdl);
+  } else if (boost) {
+    scores = oneWordScores;
+    scores.set(w.score);
   } else scores = w.score;
+  if (boost) for (let i = 0; i < n; i++) scores[i] = (scores[i] ?? 0) + (boost[docs[i] ?? 0] ?? 0);
   return selectTopScored(n, docs, tiers, scores, data.key, k);
 }
 
 /** Offers every posting of one word to `top` (a term list scored here, a materialized word as scored). */
 function scoreOneWord(w: TermList | MaterializedWord, data: DocData, top: TopCollector): void {
   const { docs, names } = w;
-  const { dl, key, avgdl } = data;
+  const { dl, key, avgdl, boost } = data;
+  if (boost) {
+    // The custom ranking attribute: each posting's score plus its part's boost (a separate loop,
+    // so a search without it pays nothing for it).
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i] ?? 0;
+      const tier = postingTier(names[i] ?? 0);
+      if (!top.admits(tier, Number.POSITIVE_INFINITY)) continue;
+      const s = ('wtf' in w ? w.idf * tfPart(w.wtf[i] ?? 0, dl[doc] ?? 0, avgdl) : (w.score[i] ?? 0)) + (boost[doc] ?? 0);
+      if (top.admits(tier, s)) top.offer(doc, tier, s, key[doc] ?? 0);
+    }
+    return;
+  }
   if ('wtf' in w) {
     const { wtf, idf } = w;
     for (let i = 0; i < docs.length; i++) {
@@ -508,7 +537,10 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
       score += one * tfPart(wtf, dl, data.avgdl);
       rank += wordRank((names ? NAMES : 0) | (exact ? 0 : synonym ? SYNONYM : TYPO) | (exactField ? EXACT_FIELD : 0) | (whole ? 0 : COMPLETION));
     });
-    hits.push({ doc, tier: words.length === 0 ? NO_WORDS_TIER : finishTier(rank), score, key: data.key[doc] ?? 0 });
+    // The custom ranking attribute after the rules, before BM25; a sort: its keys alone.
+    if (data.boost) score += data.boost[doc] ?? 0;
+    if (data.byKey) hits.push({ doc, tier: NO_WORDS_TIER, score: 0, key: data.key[doc] ?? 0 });
+    else hits.push({ doc, tier: words.length === 0 ? NO_WORDS_TIER : finishTier(rank), score, key: data.key[doc] ?? 0 });
   }
   hits.sort(compareRanked);
   return { total: hits.length, hits: hits.slice(0, k) };

@@ -1,0 +1,65 @@
+/**
+ * The catalog's ranking settings (docs/api.md "Ranking settings"; docs/search.md "Ranking"): stored
+ * as one JSON settings row, read at every search (the store keeps settings until something
+ * commits), and turned into a search's order (TextSearchQuery.order) for the caller.
+ */
+import type { Attribute, Principal, RankingSettings, SearchSort } from '../../api/schemas.js';
+import { errors, type FieldProblem } from '../../api/errors.js';
+import type { SearchOrder } from '../model.js';
+import { canSeeVisibility } from '../permissions.js';
+
+/** The settings key of the ranking settings (a JSON RankingSettings). */
+export const RANKING_SETTINGS_KEY = 'search_ranking';
+
+/** The settings of a catalog that never set them. */
+export const DEFAULT_RANKING_SETTINGS: RankingSettings = { customRanking: null };
+
+/** The stored settings row as settings (absent or unreadable: the defaults). */
+export function parseRankingSettings(stored: string | undefined): RankingSettings {
+  if (stored === undefined) return DEFAULT_RANKING_SETTINGS;
+  try {
+    const value = JSON.parse(stored) as Partial<RankingSettings>;
+    const custom = value.customRanking;
+    return { customRanking: custom && typeof custom.attribute_id === 'string' ? { attribute_id: custom.attribute_id, order: custom.order === 'asc' ? 'asc' : 'desc' } : null };
+  } catch {
+    return DEFAULT_RANKING_SETTINGS;
+  }
+}
+
+/** Why `attribute` cannot order hits (not filterable, per-organization), or undefined when it can. */
+export function unorderable(attribute: Attribute): string | undefined {
+  if (!attribute.filterable) return `attribute '${attribute.attribute_id}' is not filterable; only filterable attributes have their values indexed for ordering (make it filterable first)`;
+  if (attribute.per_org_values) return `attribute '${attribute.attribute_id}' has per-organization values, which cannot order hits`;
+  return undefined;
+}
+
+/**
+ * The order of a search for `principal`: the request's `sort` (validated: 400 for an attribute
+ * that does not exist or the caller may not read — the same answer for both, so a hidden
+ * attribute's existence does not show — or one that cannot order hits), else the custom ranking
+ * attribute when the caller may read it (else ties stay by BM25 and part id: its values never
+ * order what the caller sees), else none.
+ */
+export function searchOrder(principal: Principal, attributes: ReadonlyMap<string, Attribute>, sort: readonly SearchSort[] | undefined, settings: RankingSettings): SearchOrder | undefined {
+  const key = sort?.[0];
+  if (key) {
+    const direction = key.order ?? 'asc';
+    if (key.attribute_id === undefined) return { kind: 'sort', direction };
+    const attribute = attributes.get(key.attribute_id);
+    const problems: FieldProblem[] = [];
+    const path = 'sort[0].attribute_id';
+    if (!attribute || !canSeeVisibility(principal, attribute.visibility)) problems.push({ path, message: `attribute '${key.attribute_id}' does not exist (or this token may not read it)` });
+    else {
+      const why = unorderable(attribute);
+      if (why) problems.push({ path, message: why });
+    }
+    if (problems.length > 0) throw errors.badRequest(`invalid search request: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
+    return { kind: 'sort', attributeId: key.attribute_id, direction };
+  }
+  const custom = settings.customRanking;
+  if (!custom) return undefined;
+  const attribute = attributes.get(custom.attribute_id);
+  // An attribute deleted or changed since the setting was made is ignored until set again.
+  if (!attribute || unorderable(attribute) !== undefined || !canSeeVisibility(principal, attribute.visibility)) return undefined;
+  return { kind: 'tieBreak', attributeId: custom.attribute_id, direction: custom.order };
+}
