@@ -58,6 +58,8 @@ export interface CatalogStore {
     decide: (id: string, existing: StoredPart | undefined, dependents: { images: number }) => Decision<null>,
   ): Promise<Decision<null>[]>;
   listParts(page: KeysetPage): Promise<StoredPart[]>;
+  /** The part_ids of a page, in part_id order, read from the id index alone (a sync's prune walks every part so). */
+  listPartIds(page: KeysetPage): Promise<string[]>;
   getParts(ids: readonly string[]): Promise<StoredPart[]>;
 
   upsertOrganizations(items: readonly Organization[], decide: (item: Organization, existing: Organization | undefined, all: ReadonlyMap<string, Organization>) => Decision<Organization>): Promise<Decision<Organization>[]>;

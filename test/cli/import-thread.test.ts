@@ -21,6 +21,7 @@ import { LocalCatalogClient } from '../../src/client/local-client.js';
 import { definitionsKey, PREPARED_DOCUMENTS, preparePartDocuments, unpackPreparedDocuments, type PreparedPartInput } from '../../src/core/search/engine/prepared-documents.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { InputReadError } from '../../src/cli/import/input-read-error.js';
+import { rowHash } from '../../src/cli/sync/row-hash.js';
 import { reportError } from '../../src/cli/main.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/harness.js';
@@ -295,6 +296,19 @@ describe('the reader thread', () => {
     expect(seen.map((r) => r.line)).toEqual(Array.from({ length: 25 }, (_, i) => i + 2));
     expect(seen.map((r) => r.id)).toEqual(Array.from({ length: 25 }, (_, i) => `q${i}`));
     expect(seen.find((r) => r.line === 20)?.record).toEqual({ part_id: 'q18', 'name.en': 'Q 18' });
+  });
+
+  it('a sync\'s known rows: every row carries its hash as mapped, and those known are not validated (the others are)', async () => {
+    const file = join(work, 'known.csv');
+    writeFileSync(file, ['part_id,name.en', 'k1,One', 'k2,Two', 'k3,Three'].join('\n'));
+    const known = [rowHash({ part_id: 'k1', name: { en: 'One' } }), rowHash({ part_id: 'k3', name: { en: 'Old' } })];
+    const rows = [];
+    for await (const row of mapEntriesInThread({ path: file, inputName: 'known.csv', format: 'csv', mapper: 'parts', readOnly: [], validate: true, known, blockRows: 2 })) rows.push(row);
+    expect(rows.map((r) => [r.item?.part_id, r.hash, r.validated])).toEqual([
+      ['k1', known[0], false],
+      ['k2', rowHash({ part_id: 'k2', name: { en: 'Two' } }), true],
+      ['k3', rowHash({ part_id: 'k3', name: { en: 'Three' } }), true],
+    ]);
   });
 
   it('prepared documents arrive as the writer would build them, across blocks and a reset of the word dictionary', async () => {

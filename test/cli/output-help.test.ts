@@ -128,13 +128,18 @@ named after part numbers) re-run the same two commands; only what changed moves.
   which parts anyone wrote since and compares only those, and rows that differ from the
   remembered one, with the stored part; a sheet with the very bytes of the last finished run
   (same format and \`--id-replace\`), every row of which was remembered, on parts and attributes
-  nobody wrote since, is not read at all. A feed that no longer reaches back (retention) means a
-  full comparison. The state is a cache: deleting it costs time, not correctness, and
-  \`--no-sync-state\` ignores it. Blind spots, by design: a photo rewritten with other bytes of the
-  same size *and* its old modification time put back is taken as unchanged (photos whose time is
-  within 2 s of the run are always hashed); a catalog restored from a backup to an older state at
-  the same data directory or URL, whose feed has since grown past the remembered number, is not
-  noticed. Use \`--no-sync-state\` after either.
+  nobody wrote since, is not read at all, and nothing is written, not even the state (it still
+  says all there is; the next run reads the feed from its number). A changed sheet is read whole,
+  but a row the state knows (the row as mapped hashes to the one remembered for that part, and
+  nobody wrote the part since) is neither validated nor compared: one changed cell changes the
+  row's hash, so that row alone is compared, and sent if it differs from the stored part.
+  \`--prune\` lists the catalog's part_ids alone, not their values. A feed that no longer reaches
+  back (retention) means a full comparison. The state is a cache: deleting it costs time, not
+  correctness, and \`--no-sync-state\` ignores it. Blind spots, by design: a photo rewritten with
+  other bytes of the same size *and* its old modification time put back is taken as unchanged
+  (photos whose time is within 2 s of the run are always hashed); a catalog restored from a backup
+  to an older state at the same data directory or URL, whose feed has since grown past the
+  remembered number, is not noticed. Use \`--no-sync-state\` after either.
 - The summary: created, updated, unchanged, pruned, unmatched, rejected, with the errors file
   (\`<sheet>.errors.<ext>\`, \`<folder>.errors.ndjson\`) holding every rejected row or photo; on a
   terminal a progress line with the rate and (for a folder) the time left.

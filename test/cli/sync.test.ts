@@ -5,7 +5,7 @@
  * not sent, --prune, --scope). "Not sent" is asserted on the client's upload calls in both modes and,
  * against the server, on the requests it received.
  */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -101,10 +101,13 @@ describe.each(['local', 'remote'] as const)('catalog images sync (%s)', (mode) =
 
     const uploads = spyUploads();
     const before = uploadRequests();
+    const partSelects = vi.spyOn(mode === 'local' ? LocalCatalogClient.prototype : HttpCatalogClient.prototype, 'selectParts');
     const second = await run(['images', 'sync', 'photos', '-o', 'json']);
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ created: 0, updated: 0, unchanged: 3, unmatched: 1 });
     expect(uploads.calls).toEqual([]);
+    // Only the part of the photo stored on no part is looked up: a part with images exists.
+    expect(partSelects.mock.calls.map(([request]) => (request as { part_ids: string[] }).part_ids)).toEqual([['GHOST']]);
     expect(uploadRequests()).toBe(before);
 
     // One changed photo: exactly one upload, carrying that file alone.
@@ -243,7 +246,8 @@ describe.each(['local', 'remote'] as const)('catalog parts import --sync (%s)', 
     expect(await partIds()).toHaveLength(20);
     expect(writes).toEqual([]);
 
-    const synced = await run(['parts', 'import', 'parts.csv', '--sync', '--prune', '-o', 'json']);
+    // On the reader thread (as a large sheet is read): the rows it finds remembered are not validated, the changed one is.
+    const synced = await cli(['parts', 'import', 'parts.csv', '--sync', '--prune', '-o', 'json'], { cwd: s.dir, env: { ...s.env, CATALOG_IMPORT_THREAD: '1' } });
     expect(synced.code).toBe(0);
     expect(JSON.parse(synced.stdout)).toMatchObject({ created: 0, updated: 1, unchanged: 18, deleted: 1, deletedIds: ['B19'] });
     expect(await partIds()).toEqual(ids.filter((id) => id !== 'B19'));
@@ -253,9 +257,14 @@ describe.each(['local', 'remote'] as const)('catalog parts import --sync (%s)', 
   it('reads no stored part when the catalog has not changed since the last run, and restores a part changed meanwhile', async () => {
     const selects = vi.spyOn(mode === 'local' ? LocalCatalogClient.prototype : HttpCatalogClient.prototype, 'selectParts');
     const filters = vi.spyOn(PartsSync.prototype, 'filter');
+    const stateDir = join(s.dir, '.cache', 'catalog', 'sync');
+    const stateFile = () => statSync(join(stateDir, readdirSync(stateDir).find((name) => name.startsWith('parts-')) ?? 'missing'));
+    const saved = stateFile();
     const again = await run(['parts', 'import', 'parts.csv', '--sync', '-o', 'json']);
     expect(JSON.parse(again.stdout)).toMatchObject({ created: 0, updated: 0, unchanged: 20 });
     expect(selects).not.toHaveBeenCalled();
+    // Nothing is written, not even the state file: it still says all there is.
+    expect([stateFile().ino, stateFile().mtimeMs]).toEqual([saved.ino, saved.mtimeMs]);
     // The same bytes as the last run, on parts nobody wrote since: no row is even read.
     expect(filters).not.toHaveBeenCalled();
     const dry = await run(['parts', 'import', 'parts.csv', '--sync', '--prune', '--dry-run']);

@@ -132,6 +132,8 @@ describe.each(MODES)('parts (%s client)', (mode) => {
     await h.admin.upsertParts(['b', 'a', 'c'].map((id) => ({ part_id: id, name: { en: id.toUpperCase() } })));
     const page = await h.admin.listParts({ paging: { limit: 2 }, projection: ['name'] });
     expect(page).toEqual({ result: [{ part_id: 'a', name: { en: 'A' } }, { part_id: 'b', name: { en: 'B' } }], last_object_id: 'b', more_data: true });
+    // An empty projection lists the ids alone, paged alike.
+    expect(await h.admin.listParts({ paging: { limit: 2, last_object_id: 'a' }, projection: [] })).toEqual({ result: [{ part_id: 'b' }, { part_id: 'c' }], last_object_id: 'c', more_data: false });
     expect((await h.admin.selectParts({ part_ids: ['c', 'zz', 'a'], projection: ['name'] })).map((p) => p.part_id)).toEqual(['c', 'a']);
     const del = await h.admin.deleteParts(['a', 'zz', 42]);
     expect(del.deleted).toEqual(['a']);

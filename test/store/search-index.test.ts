@@ -151,6 +151,25 @@ describe('SqliteSearchIndex', () => {
     expect(found.resultsTotalCount).toBe(1);
   });
 
+  it("a rolled-back write's new words are in no dictionary afterwards, and a later write of them stores them whole (exact, prefix, typo)", async () => {
+    const failing = store.upsertParts([{ part_id: 'x1' }, { part_id: 'x2' }], (item) => {
+      if (item.part_id === 'x2') throw new Error('second item fails');
+      return { kind: 'write', created: true, value: { part_id: item.part_id, serviceId: 's', name: { en: 'Zephyrine QX4471' }, attributes: [], createdAt: 1, modifiedAt: 1 } };
+    });
+    await expect(failing).rejects.toThrow('second item fails');
+    const stored = (table: string) => store.db.prepare(`SELECT term FROM ${table} WHERE term IN ('zephyrine', 'qx4471')`).pluck().all();
+    expect(stored('search_term_levels')).toEqual([]);
+    expect(stored('engine_terms')).toEqual([]);
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'z1', name: { en: 'Zephyrine QX4471' } }]);
+    expect(stored('search_term_levels').sort()).toEqual(['qx4471', 'zephyrine']);
+    // Each dictionary entry names the id engine_terms gives the same term.
+    const mismatched = store.db.prepare('SELECT count(*) FROM engine_term_levels AS l LEFT JOIN engine_terms AS t ON t.id = l.id WHERE t.term IS NOT l.term').pluck().get();
+    expect(mismatched).toBe(0);
+    for (const text of ['zephyrine ', 'qx4471 ', 'zephyr', 'zephyrne ']) {
+      expect((await search.search(LOCAL_OWNER, { matches: { text } })).results.map((r) => r.id), text).toEqual(['z1']);
+    }
+  });
+
   it('a write that fails after the index wrote its blocks (a failed commit) leaves no trace in later writes', async () => {
     // The engine writer caches each frequent word's last block; the cache must not outlive a
     // transaction that rolled back after the index flushed (here: a later listener fails, and the

@@ -138,6 +138,12 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await s.catalog.getParts(['p1', 'p2'])).map((p) => p.part_id)).toEqual(['p1']);
       });
 
+      it('lists the part_ids alone, paged in id order', async () => {
+        await putParts(part('p2', 'Two'), part('p1', 'One'), part('p3', 'Three'));
+        expect(await s.catalog.listPartIds({ after: undefined, limit: 2 })).toEqual(['p1', 'p2']);
+        expect(await s.catalog.listPartIds({ after: 'p2', limit: 10 })).toEqual(['p3']);
+      });
+
       it('keeps ids exactly, unicode and spaces included, and orders pages by id', async () => {
         const ids = [' lead', 'trail ', 'Ünïcode', 'a/b', 'emoji-🔩', 'z'];
         await putParts(...ids.map((id) => part(id, `name ${id}`)));

@@ -230,6 +230,11 @@ export class PgCatalogStore implements CatalogStore {
     return rows.map(partFromPgRow);
   }
 
+  async listPartIds(page: KeysetPage): Promise<string[]> {
+    const rows = await this.db.query<{ part_id: string }>('SELECT part_id FROM parts WHERE part_id > $1 ORDER BY part_id LIMIT $2', [page.after ?? '', page.limit]);
+    return rows.map((row) => row.part_id);
+  }
+
   async getParts(ids: readonly string[]): Promise<StoredPart[]> {
     if (ids.length === 0) return [];
     const rows = await this.db.query<PgPartRow>('SELECT * FROM parts WHERE part_id = ANY($1::text[])', [[...new Set(ids)]]);

@@ -450,6 +450,33 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       DROP FUNCTION pg_temp.nfc_attributes(text);
       DROP FUNCTION pg_temp.refuse_nfc_collisions(text, text);
     `,
+  },  {
+    version: 11,
+    name: 'change feed pruned from its oldest row',
+    sql: `
+      -- As SQLite's migration 15: every 1,000th change looked for the newest change older than the
+      -- retention (max(change) WHERE at < cutoff), reading the whole feed; now it walks the
+      -- primary key from the oldest change kept to the first one within the retention and prunes
+      -- what lies before it (never a change newer than one kept).
+      CREATE OR REPLACE FUNCTION record_change(change_type text, change_id text, change_related text, change_op text) RETURNS void
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      DECLARE
+        v bigint;
+        now_us bigint := (extract(epoch FROM clock_timestamp()) * 1000000)::bigint;
+        keep bigint;
+      BEGIN
+        UPDATE change_counters SET version = version + 1 WHERE name = 'changes' RETURNING version INTO v;
+        INSERT INTO changes (change, at, type, id, related_id, op) VALUES (v, now_us, change_type, change_id, change_related, change_op);
+        INSERT INTO webhook_outbox (webhook_id, change)
+          SELECT w.webhook_id, v FROM webhooks w WHERE w.types IS NULL OR w.types::jsonb ? change_type;
+        IF v % 1000 = 0 THEN
+          keep := coalesce((SELECT value::bigint FROM settings WHERE key = 'change_retention_seconds'), 2592000);
+          UPDATE change_log SET pruned_through = greatest(pruned_through,
+            coalesce((SELECT change FROM changes WHERE at >= now_us - keep * 1000000 ORDER BY change LIMIT 1), v + 1) - 1);
+          DELETE FROM changes WHERE change <= (SELECT pruned_through FROM change_log);
+        END IF;
+      END $$;
+    `,
   },
 ];
 

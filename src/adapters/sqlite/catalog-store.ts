@@ -92,6 +92,7 @@ export class SqliteCatalogStore implements CatalogStore {
       insertPartAttribute: db.prepare('INSERT OR IGNORE INTO part_attributes (attribute_id, part_rowid) VALUES (?, ?)'),
       deletePartAttributes: db.prepare('DELETE FROM part_attributes WHERE part_rowid = ?'),
       listParts: db.prepare<[string, number], PartRow>('SELECT * FROM parts WHERE part_id > ? ORDER BY part_id LIMIT +?'),
+      listPartIds: db.prepare<[string, number], string>('SELECT part_id FROM parts WHERE part_id > ? ORDER BY part_id LIMIT +?').pluck(),
       orgById: db.prepare<[string], Organization>('SELECT org_id, parent_id FROM organizations WHERE org_id = ?'),
       upsertOrg: db.prepare('INSERT INTO organizations (org_id, parent_id) VALUES (?, ?) ON CONFLICT(org_id) DO UPDATE SET parent_id = excluded.parent_id'),
       ensureOrg: db.prepare('INSERT OR IGNORE INTO organizations (org_id, parent_id) VALUES (?, NULL)'),
@@ -300,6 +301,10 @@ export class SqliteCatalogStore implements CatalogStore {
 
   async listParts(page: KeysetPage): Promise<StoredPart[]> {
     return this.stmt.listParts.all(page.after ?? '', page.limit).map(partFromRow);
+  }
+
+  async listPartIds(page: KeysetPage): Promise<string[]> {
+    return this.stmt.listPartIds.all(page.after ?? '', page.limit);
   }
 
   async getParts(ids: readonly string[]): Promise<StoredPart[]> {

@@ -480,4 +480,25 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE tokens SET organization = nfc_id(organization) WHERE organization <> nfc_id(organization);
     `,
   },
+  {
+    version: 15,
+    name: 'change feed pruned from its oldest row',
+    sql: `
+      -- Every 1,000th change prunes the changes older than the retention. It looked for the newest
+      -- change older than the retention (max(change) WHERE at < cutoff), which no index serves: it
+      -- read the whole feed (every change of the last 30 days) once per 1,000 parts written, so an
+      -- import slowed as the catalog grew. Now it walks from the oldest change kept to the first
+      -- one within the retention and prunes what lies before it: it reads the changes it prunes and
+      -- one more. With the database's clock moving forward (change numbers follow commit order)
+      -- both prune the same changes; should the clock step back, a change is kept until every
+      -- change before it has expired (never pruned early).
+      DROP TRIGGER changes_pruned;
+      CREATE TRIGGER changes_pruned AFTER INSERT ON changes WHEN NEW.change % 1000 = 0
+      BEGIN
+        UPDATE change_log SET pruned_through = max(pruned_through, coalesce((SELECT change FROM changes WHERE at >= NEW.at - 1000000 *
+          coalesce((SELECT CAST(value AS INTEGER) FROM settings WHERE key = 'change_retention_seconds'), 2592000) ORDER BY change LIMIT 1), NEW.change + 1) - 1);
+        DELETE FROM changes WHERE change <= (SELECT pruned_through FROM change_log);
+      END;
+    `,
+  },
 ];

@@ -46,6 +46,8 @@ export interface BulkRow<I> {
   refused?: { key: string | undefined; messages: string[] };
   /** The item was validated before batching and the service would accept it (see `refused`). */
   validated?: boolean;
+  /** A sync's hash of the item as mapped (src/cli/sync/row-hash.ts), when the reader thread computed it. */
+  hash?: string;
 }
 
 /** What sending one batch answered: the service's result, and what the job found itself. */

@@ -197,7 +197,9 @@ export async function runImport(ctx: CommandContext, spec: ImportSpec, file: str
   const entries = (): AsyncIterable<Rows> => threaded && inputPath !== undefined
     ? (async function* () {
         const definitions = local && spec.definitions !== undefined && spec.sendValidated !== undefined ? await spec.definitions(await client()) : undefined;
-        yield* mapBlocksInThread({ path: inputPath, inputName: file, onBytes: (n) => (bytesRead = n), format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined, ...(definitions !== undefined ? { definitions } : {}), ...(idReplace.length > 0 ? { idReplace } : {}) });
+        // A sync's rows known to equal their stored part are not validated by the reader thread (they are not sent).
+        const known = sync !== undefined ? await sync.knownHashes() : undefined;
+        yield* mapBlocksInThread({ ...(known !== undefined ? { known } : {}), path: inputPath, inputName: file, onBytes: (n) => (bytesRead = n), format, mapper: spec.noun as MapperName, readOnly, validate: spec.sendValidated !== undefined, ...(definitions !== undefined ? { definitions } : {}), ...(idReplace.length > 0 ? { idReplace } : {}) });
       })()
     : (async function* () {
         for await (const entry of mapEntries(fromStdin ? { stdin: ctx.io.stdin } : { path: inputPath ?? '', onBytes: (n) => (bytesRead += n) }, format, spec.mapCsvRow, readOnly, ids)) {

@@ -36,6 +36,12 @@ export interface ReaderOptions {
    * still these (and builds them itself otherwise).
    */
   definitions?: Attribute[];
+  /**
+   * A sync's rows known to equal the stored part (src/cli/sync/part-hashes.ts): the rowHash of
+   * each. A row whose mapped item hashes to one of them is not validated (it was, when stored,
+   * and the sync does not send it).
+   */
+  known?: string[];
   /** `--id-replace`: replacements applied to the resource's id fields as each row is read (./mapped-entries.ts). */
   idReplace?: { from: string; to: string }[];
   /** A block is sent once it holds this many rows ... */
@@ -75,6 +81,9 @@ export interface ShippedBlock {
   refused: ShippedRefusal[];
   /** The other items were validated (`validate`). */
   validated: boolean;
+  /** With `known`: the rowHash of each row's item as mapped ('' for a rejected row), and the rows found known (not validated), ascending. */
+  hashes?: string[];
+  knownRows?: number[];
   /** Bytes of the input read so far (progress against the file's size). */
   bytesRead: number;
   /**

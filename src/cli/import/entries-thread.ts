@@ -34,8 +34,10 @@ export const BLOCK_CHARS = 4 * 1024 * 1024;
 export interface ThreadRow {
   line: number;
   item?: Record<string, unknown>;
-  /** `validate`: the item is valid for the API (false: see `refused`). */
+  /** `validate`: the item is valid for the API (false: see `refused`, or a `known` row not validated). */
   validated?: boolean;
+  /** With `known`: the rowHash of the item as mapped. */
+  hash?: string;
   /** `validate`: the service's schema refuses the item, with this key (the id, or undefined) and messages. */
   refused?: { key: string | undefined; messages: string[] };
   problems?: string[];
@@ -62,13 +64,14 @@ class Block {
 
 class ShippedRow implements ThreadRow {
   refused?: { key: string | undefined; messages: string[] };
+  hash?: string;
 
   constructor(
     readonly line: number,
     readonly item: Record<string, unknown>,
     private readonly block: Block,
     private readonly index: number,
-    readonly validated: boolean,
+    public validated: boolean,
   ) {}
 
   get record(): Record<string, unknown> | undefined {
@@ -165,6 +168,7 @@ function* rowsOf(message: ShippedBlock, dictionary: PreparedDictionary): Generat
   const block = new Block(message.records);
   let next = 0;
   let nextRefused = 0;
+  let nextKnown = 0;
   const validated = message.validated;
   const prepared = message.prepared;
   const documents = prepared !== undefined ? dictionary.block(prepared) : undefined;
@@ -181,6 +185,12 @@ function* rowsOf(message: ShippedBlock, dictionary: PreparedDictionary): Generat
     // The writer's store uses them for a new part while the definitions are these (prepared-documents.ts).
     if (documents !== undefined && prepared !== undefined && at >= 0) (item as PreparedPartInput)[PREPARED_DOCUMENTS] = { definitions: prepared.definitions, block: documents, at };
     const row = new ShippedRow(line, item, block, i, validated);
+    const hash = message.hashes?.[i];
+    if (hash !== undefined) row.hash = hash;
+    if (message.knownRows?.[nextKnown] === i) {
+      nextKnown++;
+      row.validated = false;
+    }
     const refused = message.refused[nextRefused];
     if (refused !== undefined && refused.index === i) {
       nextRefused++;

@@ -12,6 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { PartInputSchema } from '../../api/schemas.js';
 import { definitionsKey, PreparedDocumentsPacker, preparePartDocuments } from '../../core/search/engine/prepared-documents.js';
 import { validateBulkItem } from '../../core/validation.js';
+import { rowTextHash } from '../sync/row-hash.js';
 import { isTombstone } from '../commands/changes/delta.js';
 import { DICTIONARY_WORDS, type CreditMessage, type ReaderMessage, type ReaderOptions, type ShippedBlock, type ShippedRefusal, type ShippedRejection } from './entries-protocol.js';
 import { CSV_MAPPERS, ID_FIELDS, mapEntries } from './mapped-entries.js';
@@ -24,6 +25,8 @@ const definitions = options.validate === true && options.definitions !== undefin
 const definitionsText = definitions !== undefined ? definitionsKey(definitions.values()) : '';
 /** Packs the documents of each block (a word crosses the thread once: see prepared-documents.ts). */
 const packer = new PreparedDocumentsPacker(DICTIONARY_WORDS);
+/** A sync's rows known to equal the stored part (ReaderOptions.known). */
+const known = options.known !== undefined ? new Set(options.known) : undefined;
 
 let credits = options.credits;
 let wake: (() => void) | undefined;
@@ -42,13 +45,15 @@ async function run(): Promise<void> {
   let rejected: ShippedRejection[] = [];
   let refused: ShippedRefusal[] = [];
   let offsets: number[] = [];
+  let hashes: string[] = [];
+  let knownRows: number[] = [];
   let chars = 0;
   let bytesRead = 0;
   const flush = async (): Promise<void> => {
     if (lines.length === 0) return;
     while (credits <= 0) await new Promise<void>((resolve) => (wake = resolve));
     credits -= 1;
-    const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true, bytesRead };
+    const block: ShippedBlock = { type: 'block', lines, items: `[${items.join(',')}]`, records: `[${records.join(',')}]`, rejected, refused, validated: options.validate === true, bytesRead, ...(known !== undefined ? { hashes, knownRows } : {}) };
     if (definitions !== undefined) {
       const packed = packer.take();
       block.prepared = { ...packed, offsets: Int32Array.from(offsets), definitions: definitionsText };
@@ -61,6 +66,8 @@ async function run(): Promise<void> {
     rejected = [];
     refused = [];
     offsets = [];
+    hashes = [];
+    knownRows = [];
     chars = 0;
   };
   for await (const entry of mapEntries({ path: options.path, onBytes: (n) => (bytesRead += n) }, options.format, CSV_MAPPERS[options.mapper], options.readOnly, { fields: ID_FIELDS[options.mapper], replacements: options.idReplace ?? [] })) {
@@ -69,11 +76,17 @@ async function run(): Promise<void> {
       items.push('null');
       records.push('null');
       if (definitions !== undefined) offsets.push(-1);
+      if (known !== undefined) hashes.push('');
       chars += 8 + (entry.raw?.length ?? 0);
     } else {
       let shipped: unknown = entry.item;
+      const mapped = known !== undefined ? JSON.stringify(entry.item) : undefined;
+      const hash = mapped !== undefined ? rowTextHash(mapped) : '';
+      const isKnown = known?.has(hash) === true;
+      if (known !== undefined) hashes.push(hash);
+      if (isKnown) knownRows.push(lines.length);
       // A tombstone of a delta is a deletion: not a part to validate, sent as it is.
-      if (options.validate === true && !isTombstone(entry.item, 'part_id')) {
+      if (options.validate === true && !isKnown && !isTombstone(entry.item, 'part_id')) {
         // The service's own schema pass, here instead of on the writing thread (same messages and key).
         const checked = validateBulkItem(PartInputSchema, entry.item, 'part_id');
         let at = -1;
@@ -85,7 +98,7 @@ async function run(): Promise<void> {
         } else refused.push({ index: lines.length, key: checked.key ?? null, messages: checked.messages });
         if (definitions !== undefined) offsets.push(at);
       } else if (definitions !== undefined) offsets.push(-1);
-      const item = JSON.stringify(shipped);
+      const item = shipped === entry.item && mapped !== undefined ? mapped : JSON.stringify(shipped);
       const record = JSON.stringify(entry.record);
       items.push(item);
       records.push(record);

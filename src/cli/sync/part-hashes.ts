@@ -12,18 +12,20 @@
  * (410, retention) or names a number this catalog never had (400: another catalog, a restore) means
  * a full comparison.
  */
-import { hash } from 'node:crypto';
 import type { CatalogClient } from '../../client/types.js';
 import { readSyncState, writeSyncState, type SyncStateFile } from './state.js';
 
 /**
- * The state as stored: the feed's change number and, per part_id, the hash of the row the part
- * equals; `sheet` when every row of the sheet is among them (the sheet's SHA-256, its rows, and
- * the options that map its rows), so that the same bytes next time need not be read at all.
+ * The state as stored: the feed's change number; the part_ids and, at the same place in `hashes`
+ * ({@link ROW_HASH_CHARS} characters each), the hash of the row each part equals; `sheet` when
+ * every row of the sheet is among them (the sheet's SHA-256 and the options that map its rows), so
+ * that the same bytes next time need not be read at all. Arrays and one string rather than an
+ * object keyed by part_id: JSON.parse of an object with 100,000 keys was most of a second run.
  */
 interface Stored {
   change: number;
-  parts: Record<string, string>;
+  ids: string[];
+  hashes: string;
   sheet?: SheetIdentity;
 }
 
@@ -33,13 +35,18 @@ export interface SheetIdentity {
   options: string;
 }
 
+/** Characters of one {@link rowHash} (SHA-256 in base64url, no padding). */
+const ROW_HASH_CHARS = 43;
+
+/** Whether a state file's data has the shape this version writes (an older shape means a full run). */
+function isStored(data: unknown): data is Stored {
+  const s = data as Partial<Stored> | undefined;
+  return typeof s?.change === 'number' && Array.isArray(s.ids) && typeof s.hashes === 'string' && s.hashes.length === s.ids.length * ROW_HASH_CHARS;
+}
+
 /** Changes per feed request (the API's maximum). */
 const FEED_PAGE = 1000;
 
-/** The hash of a row as mapped (its item): equal items, equal hashes. One-shot `hash`: a Hash object per row cost more than the hashing. */
-export function rowHash(item: Record<string, unknown>): string {
-  return hash('sha256', JSON.stringify(item), 'base64url');
-}
 
 /** Whether an error is the feed saying it cannot answer from that number (410 gone, 400 beyond latest). */
 function feedCannotAnswer(error: unknown): boolean {
@@ -64,13 +71,19 @@ async function partChangesSince(client: CatalogClient, since: number): Promise<{
 
 /** One run's view of the remembered rows, and what it learns for the next run. */
 export class PartHashes {
-  /** The remembered hash of each part unchanged since the last run (empty: compare every row). */
-  private known = new Map<string, string>();
+  /** The last run's state (undefined: none, ignored, or the feed cannot answer from its number). */
+  private stored: Stored | undefined;
+  /** part_ids the feed says were written since the stored number (by anyone). */
+  private changedSince = new Map<string, number>();
+  /** The remembered hash of each part unchanged since the last run, built on first use. */
+  private knownMap: Map<string, string> | undefined;
   /** The feed's number this run starts from: writes after it are checked at the end. */
   private start = 0;
   private started: Promise<void> | undefined;
   /** The last run's sheet, when every part it remembered is unchanged since. */
   private lastSheet: SheetIdentity | undefined;
+  /** The last run's state holds as it is: every row is one it remembered (sameSheet), none was read. */
+  private allEqual = false;
   /** Rows found equal to the stored part (remembered or compared). */
   private readonly equal = new Map<string, string>();
   /** Rows this run wrote. */
@@ -95,19 +108,19 @@ export class PartHashes {
   prepare(): Promise<void> {
     this.started ??= (async () => {
       const client = await this.client();
-      const stored = this.use ? await readSyncState<Stored>(this.file) : undefined;
-      if (stored !== undefined) {
+      const data = this.use ? await readSyncState<unknown>(this.file) : undefined;
+      if (isStored(data)) {
         try {
-          const { counts, latest } = await partChangesSince(client, stored.change);
-          for (const [id, hash] of Object.entries(stored.parts)) if (!counts.has(id)) this.known.set(id, hash);
+          const { counts, latest } = await partChangesSince(client, data.change);
           // The sheet's rows are mapped against the attribute definitions: any change to those and the rows are read again.
-          const attributes = await client.changes({ since: stored.change, limit: 1, types: ['attribute'] });
-          if (this.known.size === Object.keys(stored.parts).length && attributes.changes.length === 0) this.lastSheet = stored.sheet;
+          const attributes = await client.changes({ since: data.change, limit: 1, types: ['attribute'] });
+          this.stored = data;
+          this.changedSince = counts;
+          if (counts.size === 0 && attributes.changes.length === 0) this.lastSheet = data.sheet;
           this.start = latest;
           return;
         } catch (error) {
           if (!feedCannotAnswer(error)) throw error;
-          this.known = new Map();
         }
       }
       this.start = (await client.changes({ limit: 1, types: ['part'] })).latest;
@@ -115,20 +128,40 @@ export class PartHashes {
     return this.started;
   }
 
+  /** The remembered hash of each part that nothing wrote since the last run. */
+  private get known(): Map<string, string> {
+    if (this.knownMap === undefined) {
+      this.knownMap = new Map();
+      const stored = this.stored;
+      if (stored !== undefined) {
+        stored.ids.forEach((id, k) => {
+          if (!this.changedSince.has(id)) this.knownMap?.set(id, stored.hashes.slice(k * ROW_HASH_CHARS, (k + 1) * ROW_HASH_CHARS));
+        });
+      }
+    }
+    return this.knownMap;
+  }
+
   /**
    * The part_ids of the sheet when it is the last run's sheet byte for byte, mapped with the same
    * options, and every one of its parts is unchanged since: then every row is known to be equal
    * without reading it. Undefined otherwise.
    */
-  async sameSheet(sheet: SheetIdentity): Promise<string[] | undefined> {
+  async sameSheet(sheet: SheetIdentity): Promise<readonly string[] | undefined> {
     await this.prepare();
     const last = this.lastSheet;
-    return last !== undefined && last.sha256 === sheet.sha256 && last.options === sheet.options ? [...this.known.keys()] : undefined;
+    return last !== undefined && last.sha256 === sheet.sha256 && last.options === sheet.options ? (this.stored?.ids ?? []) : undefined;
   }
 
-  /** Every row of the sheet is known to be equal (sameSheet): they are remembered as they were. */
+  /** Every row of the sheet is known to be equal (sameSheet): the last run's state holds as it is. */
   noteAllEqual(): void {
-    for (const [id, hash] of this.known) this.equal.set(id, hash);
+    this.allEqual = true;
+  }
+
+  /** The hashes of the rows known to equal their stored part (for the reader thread: ReaderOptions.known). */
+  async knownHashes(): Promise<string[]> {
+    await this.prepare();
+    return [...this.known.values()];
   }
 
   /** Whether the part is known to equal this row (no stored part needs reading). */
@@ -148,11 +181,13 @@ export class PartHashes {
 
   /**
    * Saves what holds at the feed's end: parts found equal that nothing wrote since the run began,
-   * and parts this run wrote whose only change since is that write; with `sheet` (the bytes read,
-   * unchanged during the run) when that is every row of a sheet of `rows` rows without a repeated
-   * part_id. Returns a message when the state could not be saved.
+   * and parts this run wrote whose only change since is that write; with the sheet's identity
+   * (`sheet()`: the bytes read, unchanged during the run) when that is every row of a sheet of
+   * `rows` rows without a repeated part_id. A run that read no row (sameSheet) into a catalog
+   * whose parts nobody wrote meanwhile leaves the file as it is: it still says all there is.
+   * Returns a message when the state could not be saved.
    */
-  async save(sheet?: SheetIdentity & { rows: number }): Promise<string | undefined> {
+  async save(sheet: () => Promise<(SheetIdentity & { rows: number }) | undefined>): Promise<string | undefined> {
     await this.prepare();
     let changes: Awaited<ReturnType<typeof partChangesSince>>;
     try {
@@ -161,11 +196,15 @@ export class PartHashes {
       if (!feedCannotAnswer(error)) throw error;
       return undefined;
     }
-    const parts: Record<string, string> = {};
-    for (const [id, hash] of this.equal) if (!changes.counts.has(id)) parts[id] = hash;
-    for (const [id, hash] of this.written) if ((changes.counts.get(id) ?? 0) <= 1) parts[id] = hash;
-    for (const id of this.repeated) delete parts[id];
-    const complete = sheet !== undefined && this.repeated.size === 0 && Object.keys(parts).length === sheet.rows;
-    return writeSyncState(this.file, { change: changes.latest, parts, ...(complete ? { sheet: { sha256: sheet.sha256, options: sheet.options } } : {}) } satisfies Stored);
+    if (this.allEqual && changes.counts.size === 0) return undefined;
+    const parts = new Map<string, string>();
+    if (this.allEqual) for (const [id, hash] of this.known) if (!changes.counts.has(id)) parts.set(id, hash);
+    for (const [id, hash] of this.equal) if (!changes.counts.has(id)) parts.set(id, hash);
+    for (const [id, hash] of this.written) if ((changes.counts.get(id) ?? 0) <= 1) parts.set(id, hash);
+    for (const id of this.repeated) parts.delete(id);
+    const identity = await sheet();
+    const complete = identity !== undefined && this.repeated.size === 0 && parts.size === identity.rows;
+    const stored: Stored = { change: changes.latest, ids: [...parts.keys()], hashes: [...parts.values()].join(''), ...(complete ? { sheet: { sha256: identity.sha256, options: identity.options } } : {}) };
+    return writeSyncState(this.file, stored);
   }
 }

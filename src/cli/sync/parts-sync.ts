@@ -15,7 +15,8 @@ import type { BulkRow } from '../bulk/run-bulk.js';
 import type { BulkSummary } from '../bulk/summary.js';
 import type { CommandContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { PartHashes, rowHash, type SheetIdentity } from './part-hashes.js';
+import { PartHashes, type SheetIdentity } from './part-hashes.js';
+import { rowHash } from './row-hash.js';
 import { prune } from './prune.js';
 import { parseMaxDelete, parseScope, partInScope, type MaxDelete, type SyncScope } from './scope.js';
 import type { SyncStateFile } from './state.js';
@@ -43,8 +44,10 @@ export interface FilteredBatch {
 
 /** The state of one `parts import --sync` run. */
 export class PartsSync {
-  /** Every part_id the sheet holds, rejected rows included: none of them is pruned. */
+  /** Every part_id of the rows read, rejected rows included: none of them is pruned. */
   private readonly sourceIds = new Set<string>();
+  /** The part_ids of a sheet not read (sheetUnchanged): none of them is pruned either. */
+  private unreadIds: readonly string[] = [];
   /** Rows whose part_id could not be read: the sheet's content is then not known, and nothing is pruned. */
   private unreadable = 0;
   private readonly scope: SyncScope;
@@ -80,10 +83,15 @@ export class PartsSync {
     this.sheet = { sha256: await fileSha256(path), options, path };
     const ids = await this.hashes.sameSheet(this.sheet);
     if (ids === undefined) return false;
-    for (const id of ids) this.sourceIds.add(id);
+    this.unreadIds = ids;
     this.hashes.noteAllEqual();
     this.skipped = ids.length;
     return true;
+  }
+
+  /** The hashes of the rows known to equal their stored part: the reader thread does not validate those rows. */
+  knownHashes(): Promise<string[]> {
+    return this.hashes.knownHashes();
   }
 
   /** Records a row read from the sheet (its part_id, or that it has none). */
@@ -113,7 +121,8 @@ export class PartsSync {
    */
   async filter(batch: Row[]): Promise<FilteredBatch> {
     await this.hashes.prepare();
-    const hashes = batch.map((r) => (r.item !== undefined && r.refused === undefined && typeof r.item.part_id === 'string' ? rowHash(r.item) : undefined));
+    // The reader thread hashed its rows (row.hash); rows read here are hashed now.
+    const hashes = batch.map((r) => (r.item !== undefined && r.refused === undefined && typeof r.item.part_id === 'string' ? (r.hash ?? rowHash(r.item)) : undefined));
     const known = batch.map((r, k) => hashes[k] !== undefined && this.hashes.unchanged(String(r.item?.part_id), hashes[k]));
     const ids = [...new Set(batch.flatMap((r, k) => (!known[k] && typeof r.item?.part_id === 'string' ? [r.item.part_id] : [])))];
     const stored = new Map<string, Awaited<ReturnType<CatalogClient['selectParts']>>[number]>();
@@ -145,7 +154,7 @@ export class PartsSync {
     }
     const pruned = await this.prune(summary, dryRun);
     // A dry run wrote nothing, and what it compared is all it could remember: the next real run decides.
-    const unsaved = dryRun ? undefined : await this.hashes.save(await this.sheetAsRead());
+    const unsaved = dryRun ? undefined : await this.hashes.save(() => this.sheetAsRead());
     return unsaved === undefined ? pruned : { ...pruned, notes: [...pruned.notes, unsaved] };
   }
 
@@ -153,7 +162,7 @@ export class PartsSync {
   private async sheetAsRead(): Promise<(SheetIdentity & { rows: number }) | undefined> {
     if (this.sheet === undefined || this.unreadable > 0) return undefined;
     const { sha256, options, path } = this.sheet;
-    return (await fileSha256(path)) === sha256 ? { sha256, options, rows: this.sourceIds.size } : undefined;
+    return (await fileSha256(path)) === sha256 ? { sha256, options, rows: this.sourceIds.size + this.unreadIds.length } : undefined;
   }
 
   private async prune(summary: BulkSummary, dryRun: boolean): Promise<{ notes: string[]; exitCode?: number }> {
@@ -165,7 +174,9 @@ export class PartsSync {
       };
     }
     const client = await this.client();
-    const projection = this.scope.kind === 'attribute' ? ['attributes'] : ['serviceId'];
+    const source = this.unreadIds.length > 0 ? new Set([...this.sourceIds, ...this.unreadIds]) : this.sourceIds;
+    // Without an attribute scope the ids alone (an empty projection) are listed: no value is read.
+    const projection = this.scope.kind === 'attribute' ? ['attributes'] : [];
     const ids: string[] = [];
     let inScope = 0;
     let after: string | undefined;
@@ -174,7 +185,7 @@ export class PartsSync {
       for (const part of page.result) {
         if (!partInScope(part, this.scope)) continue;
         inScope++;
-        if (!this.sourceIds.has(part.part_id)) ids.push(part.part_id);
+        if (!source.has(part.part_id)) ids.push(part.part_id);
       }
       if (!page.more_data || page.result.length === 0) break;
       after = page.last_object_id;

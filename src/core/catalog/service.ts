@@ -326,6 +326,12 @@ export class CatalogService {
     assertScope(principal, 'parts:read');
     const request = parseBody(PartListRequestSchema, body ?? {}, 'list request');
     const keyset = keysetFor(request.paging);
+    if (request.projection?.length === 0) {
+      // The ids alone, from the id index: a sync's prune walks every part so. (The view context
+      // still answers a token that may not read as that organization.)
+      await this.viewContext(principal, request.organization);
+      return toPage(await this.store.listPartIds(keyset), keyset.pageSize, (id) => id, (part_id) => ({ part_id }), keyset.after);
+    }
     const rows = await this.store.listParts(keyset);
     const ctx = await this.viewContext(principal, request.organization);
     return toPage(rows, keyset.pageSize, (p) => p.part_id, (p) => project(viewPart(p, ctx), 'part_id', request.projection), keyset.after);

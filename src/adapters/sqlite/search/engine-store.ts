@@ -248,12 +248,21 @@ export class EngineStore {
     this.tailVersion = -1; // until this flush has written everything (a throw below leaves it invalid)
     this.gathered.prepare();
     this.writtenTerms.length = 0;
-    for (const term of this.gathered.sortedTerms()) this.writeTerm(term, this.gathered.changes(term));
+    // One read of the dictionary's level count for the flush's thousands of lookups, and the ids
+    // of the terms the writer cache does not hold looked up together (most are new: absent).
+    this.dictionary.fixLevels();
+    try {
+      const terms = this.gathered.sortedTerms();
+      const stored = this.dictionary.getMany(terms.filter((term) => !this.ids.has(term)));
+      for (const term of terms) this.writeTerm(term, this.gathered.changes(term), stored.get(term));
+      this.dictionary.settle();
+    } finally {
+      this.dictionary.unfixLevels();
+    }
     if (this.writtenTerms.length > 0) {
       this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenTerms)));
       this.stmt.pruneTermLog.run(version - TERM_LOG_VERSIONS);
     }
-    this.dictionary.settle();
     if (this.renumber) this.renumberKeys();
     for (const [chunk, data] of this.txChunks) this.stmt.putChunk.run(chunk, version, data);
     const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.statsDelta.len[t] ?? 0));
@@ -290,14 +299,15 @@ export class EngineStore {
 
   /**
    * Rewrites the blocks of `term` that `changes` touch (a new term: only writes); `changes` ascending
-   * by doc, one row per doc, all-zero rows removing (GatheredPostings.changes()).
+   * by doc, one row per doc, all-zero rows removing (GatheredPostings.changes()). `storedId`: the
+   * term's id in the dictionary, looked up by the caller (undefined: not there, or in `ids`).
    */
-  private writeTerm(term: string, changes: Postings & { removes: boolean }): void {
+  private writeTerm(term: string, changes: Postings & { removes: boolean }, storedId: number | undefined): void {
     const min = changes.docs[0] ?? 0;
     const max = changes.docs[changes.docs.length - 1] ?? 0;
     if (changes.docs.length === 0) return;
     const base = emptyPostings();
-    let id = this.ids.get(term) ?? this.dictionary.get(term);
+    let id = this.ids.get(term) ?? storedId;
     if (id === undefined) {
       // A new term has no stored blocks: nothing to read, merge or delete (most terms of an import).
       const merged = mergeSorted(base, changes);

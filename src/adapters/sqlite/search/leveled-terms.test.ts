@@ -41,4 +41,34 @@ describe('LeveledTerms', () => {
     expect(terms.get('gears')).toBeUndefined();
     expect(terms.range('', '\u{10FFFF}').map((t) => t.term)).toEqual(['bearing', 'gear', 'rotor', 'shaft', 'stator']);
   });
+
+  it('with the level count fixed for a write transaction, finds terms one by one and together (getMany) as levels move and fill', () => {
+    const db = openDatabase(':memory:');
+    const terms = new LeveledTerms(db, { table: 'engine_term_levels', valueColumn: 'id', firstLevel: 2, fanout: 2 });
+    const words = Array.from({ length: 30 }, (_, i) => `m${String((i * 17) % 30).padStart(2, '0')}`);
+    words[7] = 'm\u{1F600}'; // a surrogate pair: looked up alone
+    let id = 0;
+    for (let from = 0; from < words.length; from += 3) {
+      db.transaction(() => {
+        terms.fixLevels();
+        // An empty set gains level 0 with its first term; a move adds a level: both seen at once.
+        for (const w of words.slice(from, from + 3)) {
+          expect(terms.get(w)).toBeUndefined();
+          terms.add(w, ++id);
+          expect(terms.get(w)).toBe(id);
+        }
+        terms.settle();
+        const seen = words.slice(0, from + 3);
+        expect(terms.getMany([...seen, 'absent', 'm\u{1F601}'])).toEqual(new Map(seen.map((w, i) => [w, i + 1])));
+        terms.unfixLevels();
+      })();
+    }
+    expect(Math.max(...(db.prepare('SELECT level FROM engine_term_levels').pluck().all() as number[]))).toBeGreaterThanOrEqual(3);
+    // Outside a transaction a fix is refused: the count is read per lookup.
+    terms.fixLevels();
+    expect(terms.getMany(words).size).toBe(30);
+    const vocabulary = new LeveledTerms(db, { table: 'search_term_levels', firstLevel: 2, fanout: 2 });
+    for (const w of ['gear', 'shaft', 'rotor']) vocabulary.add(w);
+    expect(vocabulary.getMany(['rotor', 'gear', 'cog'])).toEqual(new Map([['gear', 0], ['rotor', 0]]));
+  });
 });

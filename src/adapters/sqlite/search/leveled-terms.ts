@@ -14,6 +14,11 @@
  * The table: `(level INTEGER, term TEXT, <value column>?)`, PRIMARY KEY (level, term), WITHOUT ROWID
  * (src/adapters/sqlite/migrations.ts). Every method must run on the connection's current
  * transaction (reads see one state of the levels).
+ *
+ * A lookup needs the number of levels present. A writer looking up many terms in one write
+ * transaction fixes it ({@link fixLevels}): read once, kept current by its own additions and
+ * moves (no other connection writes meanwhile), forgotten when the transaction ends
+ * ({@link unfixLevels}). Otherwise every lookup reads it (another connection may have moved a level).
  */
 import type { SqliteDatabase } from '../database.js';
 
@@ -23,6 +28,9 @@ export const FIRST_LEVEL_TERMS = 16_384;
 export const LEVEL_FANOUT = 8;
 /** Levels a lookup may need (FIRST_LEVEL_TERMS × LEVEL_FANOUT^12 is far beyond any catalog). */
 const MAX_LEVELS = 13;
+
+/** A UTF-16 surrogate: a term holding one is looked up alone (getMany), never through JSON. */
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** Options of {@link LeveledTerms}: level sizes (smaller in tests, to move levels with few terms). */
 export interface LeveledTermsOptions {
@@ -41,6 +49,8 @@ export class LeveledTerms {
   private readonly stmt;
   /** The value's column, or the constant 0 for a set without values. */
   private readonly value: string;
+  /** The level count fixed for the running write transaction (fixLevels), or undefined: read per lookup. */
+  private fixed: number | undefined;
   /** Lookup statements by number of levels present (IN (0, …, n − 1): one index seek per level). */
   private readonly lookups = new Map<number, { get: (term: string) => number | undefined; range: (lo: string, hi: string) => { term: string; value: number }[]; any: (lo: string, hi: string) => boolean }>();
 
@@ -54,9 +64,13 @@ export class LeveledTerms {
     this.value = column ?? '0';
     this.stmt = {
       levels: db.prepare<[], number | null>(`SELECT max(level) FROM ${t}`).pluck(),
+      // Many terms of one level in one statement: the seeks run inside SQLite, in the terms' order
+      // (CROSS JOIN: the terms drive; joined the other way, SQLite read the whole level).
+      many: db.prepare<[string, number], { term: string; value: number }>(`SELECT t.term AS term, ${column ? `t.${column}` : '0'} AS value FROM json_each(?) AS j CROSS JOIN ${t} AS t ON t.level = ? AND t.term = j.value`),
       insert: column ? db.prepare<[string, number]>(`INSERT INTO ${t} (level, term, ${column}) VALUES (0, ?, ?)`) : undefined,
       insertTerm: db.prepare<[string]>(`INSERT INTO ${t} (level, term) VALUES (0, ?)`),
       count: db.prepare<[number], number>(`SELECT count(*) FROM ${t} WHERE level = ?`).pluck(),
+      holds: db.prepare<[number], number>(`SELECT 1 FROM ${t} WHERE level = ? LIMIT 1`).pluck(),
       // The level's terms appended to the next in term order (the index's order): each page of the
       // next level is written about once, however the terms spread over it.
       moveDown: db.prepare<[number]>(`INSERT INTO ${t} (level, ${columns}) SELECT level + 1, ${columns} FROM ${t} WHERE level = ? ORDER BY term`),
@@ -65,9 +79,34 @@ export class LeveledTerms {
     };
   }
 
-  /** Number of levels present now (the highest level + 1; 0 when the set is empty). */
-  private levelCount(): number {
+  /** Number of levels present now (the highest level + 1; 0 when the set is empty), read from the table. */
+  private storedLevelCount(): number {
     return Math.min(MAX_LEVELS, (this.stmt.levels.get() ?? -1) + 1);
+  }
+
+  /** Number of levels present now: the fixed count inside a write transaction that fixed it, else read. */
+  private levelCount(): number {
+    if (this.fixed === undefined) return this.storedLevelCount();
+    // A fix outlives its transaction only when the caller missed unfixLevels: never trusted then.
+    if (!this.db.inTransaction) {
+      this.fixed = undefined;
+      return this.storedLevelCount();
+    }
+    return this.fixed;
+  }
+
+  /**
+   * Reads the level count once for the lookups that follow, until {@link unfixLevels}. Only inside
+   * a write transaction (no other connection can move a level until it ends); the caller must call
+   * unfixLevels when it commits or rolls back. Calling it again while fixed does nothing.
+   */
+  fixLevels(): void {
+    if (this.fixed === undefined && this.db.inTransaction) this.fixed = this.storedLevelCount();
+  }
+
+  /** Lookups read the level count again (the write transaction that fixed it is ending). */
+  unfixLevels(): void {
+    this.fixed = undefined;
   }
 
   private lookup(levels: number) {
@@ -89,6 +128,31 @@ export class LeveledTerms {
     return this.lookup(this.levelCount()).get(term);
   }
 
+  /**
+   * The values of those of `terms` in the set (0 for a set without values), by term: {@link get} of
+   * each, one statement per level instead of one per term (a write transaction's thousands of new
+   * terms, most of them absent). A term with a surrogate pair is looked up alone.
+   */
+  getMany(terms: readonly string[]): Map<string, number> {
+    const found = new Map<string, number>();
+    const plain: string[] = [];
+    for (const term of terms) {
+      if (!SURROGATE.test(term)) plain.push(term);
+      else {
+        const value = this.get(term);
+        if (value !== undefined) found.set(term, value);
+      }
+    }
+    if (plain.length === 0) return found;
+    const json = JSON.stringify(plain);
+    for (let level = 0, levels = this.levelCount(); level < levels; level++) {
+      // A level that moved into the next is empty until it fills again: its seeks are skipped.
+      if (this.stmt.holds.get(level) === undefined) continue;
+      for (const row of this.stmt.many.all(json, level)) found.set(row.term, row.value);
+    }
+    return found;
+  }
+
   /** Terms in [lo, hi) with their values, ascending (binary order). */
   range(lo: string, hi: string): { term: string; value: number }[] {
     return this.lookup(this.levelCount()).range(lo, hi);
@@ -103,6 +167,7 @@ export class LeveledTerms {
   add(term: string, value = 0): void {
     if (this.stmt.insert) this.stmt.insert.run(term, value);
     else this.stmt.insertTerm.run(term);
+    if (this.fixed === 0) this.fixed = 1;
   }
 
   /**
@@ -114,11 +179,13 @@ export class LeveledTerms {
       if (this.stmt.count.get(level)! <= cap) return;
       this.stmt.moveDown.run(level);
       this.stmt.deleteLevel.run(level);
+      if (this.fixed !== undefined) this.fixed = Math.max(this.fixed, Math.min(MAX_LEVELS, level + 2));
     }
   }
 
   /** Empties the set. */
   clear(): void {
     this.stmt.clear.run();
+    if (this.fixed !== undefined) this.fixed = 0;
   }
 }

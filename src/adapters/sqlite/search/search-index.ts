@@ -159,9 +159,14 @@ interface ScoredRow {
 export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private readonly db: SqliteDatabase;
   private readonly clock: Clock;
-  /** Vocabulary words known to be stored: the current generation and the one before (addTerms). */
+  /**
+   * Vocabulary words known to be stored or pending in the running write transaction: the current
+   * generation and the one before (addTerms). Emptied when a write transaction rolls back.
+   */
   private knownTerms = new Set<string>();
   private olderTerms = new Set<string>();
+  /** Words of the running write transaction not known to be stored: looked up and added together (writeVocabulary). */
+  private readonly pendingTerms = new Set<string>();
   /** Query key -> hits, least recently used evicted first; valid for `cacheGeneration` only; undefined when turned off. */
   private readonly cache: LRUCache<string, RankedHits> | undefined;
   private cacheGeneration = '';
@@ -303,13 +308,16 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   beforeCommit(): void {
     this.copiedRowids = undefined;
     this.engine.flush();
+    this.writeVocabulary();
     this.vocabulary.settle();
+    this.vocabulary.unfixLevels();
     this.unflushedWrites = false;
   }
 
   rolledBack(): void {
     this.copiedRowids = undefined;
     this.engine.discard();
+    this.forgetVocabulary();
     this.unflushedWrites = false;
   }
 
@@ -388,30 +396,49 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     if (hasOrgDoc) this.stmt.deleteOrgDoc.run(cardId);
   }
 
-  /** Adds `term` to the vocabulary unless it is there; true when it was not. */
-  private addToVocabulary(term: string): boolean {
-    if (this.vocabulary.get(term) !== undefined) return false;
-    this.vocabulary.add(term);
-    return true;
-  }
-
-  /** Adds new words to the typo vocabulary: the word under itself and under each one-letter deletion. */
+  /** Adds new words to the typo vocabulary when the transaction writes (writeVocabulary). */
   private addTerms(terms: readonly string[]): void {
     for (const term of terms) {
       if (this.knownTerms.has(term)) continue;
       // A word of the previous generation is carried over (no statement): recurring words stay known.
-      if (!this.olderTerms.has(term) && this.addToVocabulary(term) && hasTypoKeys(term)) {
-        this.stmt.insertTermKey.run(term, term);
-        for (const key of deletionVariants(term)) this.stmt.insertTermKey.run(key, term);
-      }
-      // A cache of "already stored"; should this transaction roll back, the only loss is a
-      // missing typo neighbour for a word until this process restarts.
+      if (!this.olderTerms.has(term)) this.pendingTerms.add(term);
       if (this.knownTerms.size >= KNOWN_TERMS_GENERATION) {
         this.olderTerms = this.knownTerms;
         this.knownTerms = new Set();
       }
       this.knownTerms.add(term);
     }
+  }
+
+  /**
+   * Stores the pending words the vocabulary lacks: each under itself and, for typo matching,
+   * under each one-letter deletion. One lookup per level for all of them (most words of an
+   * import are stored already or part numbers, absent from every level); runs inside the write
+   * transaction, before it commits.
+   */
+  private writeVocabulary(): void {
+    if (this.pendingTerms.size === 0) return;
+    const terms = [...this.pendingTerms].sort();
+    this.pendingTerms.clear();
+    // Inside the write transaction: its level count read once (unfixed at beforeCommit, rolledBack, the rebuild's end).
+    this.vocabulary.fixLevels();
+    const stored = this.vocabulary.getMany(terms);
+    for (const term of terms) {
+      if (stored.has(term)) continue;
+      this.vocabulary.add(term);
+      if (hasTypoKeys(term)) {
+        this.stmt.insertTermKey.run(term, term);
+        for (const key of deletionVariants(term)) this.stmt.insertTermKey.run(key, term);
+      }
+    }
+  }
+
+  /** The write transaction rolled back: what it added is not stored, so nothing is known to be. */
+  private forgetVocabulary(): void {
+    this.pendingTerms.clear();
+    this.knownTerms.clear();
+    this.olderTerms.clear();
+    this.vocabulary.unfixLevels();
   }
 
   private collectGarbage(now: number): void {
@@ -451,6 +478,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
           sinceFlush += rows.length;
           if (sinceFlush >= REBUILD_FLUSH) {
             this.engine.flush();
+            this.writeVocabulary();
             sinceFlush = 0;
           }
           const last = rows[rows.length - 1];
@@ -458,13 +486,17 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
           after = last.rowid_;
         }
         this.engine.flush();
+        this.writeVocabulary();
         this.copiedRowids = undefined;
         this.stmt.setState.run('rebuild', 'done');
         this.stmt.setState.run('layout', INDEX_LAYOUT);
       } catch (error) {
         this.copiedRowids = undefined;
         this.engine.discard();
+        this.forgetVocabulary();
         throw error;
+      } finally {
+        this.vocabulary.unfixLevels();
       }
     }).immediate();
   }

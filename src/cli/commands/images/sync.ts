@@ -191,12 +191,14 @@ export async function run(ctx: CommandContext, folderArg: string, flags: SyncFla
   const compare = async (batch: Row[]) => {
     const items = batch.map((r) => r.item as Photo);
     const remote = await client();
-    const [known, parts] = await Promise.all([
-      remote.selectImages({ image_ids: items.map((p) => p.image_id), projection: ['part_id', 'info', 'etag'] }),
-      remote.selectParts({ part_ids: [...new Set(items.map((p) => p.part_id))], projection: ['serviceId'] }),
-    ]);
+    const known = await remote.selectImages({ image_ids: items.map((p) => p.image_id), projection: ['part_id', 'info', 'etag'] });
     const stored = new Map(known.map((i) => [i.image_id, i]));
+    // A part with an image cannot be deleted: the part of a photo stored on that same part exists.
+    // Only the others are looked up (none over an unchanged folder).
+    const unsure = [...new Set(items.filter((p) => stored.get(p.image_id)?.part_id !== p.part_id).map((p) => p.part_id))];
+    const parts = unsure.length > 0 ? await remote.selectParts({ part_ids: unsure, projection: [] }) : [];
     const partIds = new Set(parts.map((p) => p.part_id));
+    for (const photo of items) if (stored.get(photo.image_id)?.part_id === photo.part_id) partIds.add(photo.part_id);
     const out = { unchanged: 0, unmatched: [] as string[], definitionsOnly: [] as Row[], withBytes: [] as Row[], stored };
     for (const row of batch) {
       const photo = row.item as Photo;
