@@ -37,7 +37,7 @@ describe('the command being run', () => {
     expect(only.commands.map((c) => c.name())).toEqual(['search']);
     const all = buildProgram(async () => undefined);
     expect(all.commands.map((c) => c.name())).toEqual(
-      ['attributes', 'parts', 'images', 'relations', 'synonyms', 'organizations', 'search', 'tokens', 'maintenance', 'changes', 'webhooks', 'backup', 'restore', 'serve', 'migrate', 'api', 'config', 'completion'],
+      ['attributes', 'parts', 'images', 'relations', 'synonyms', 'organizations', 'search', 'tokens', 'maintenance', 'settings', 'changes', 'webhooks', 'backup', 'restore', 'serve', 'migrate', 'api', 'config', 'completion'],
     );
   });
 });
