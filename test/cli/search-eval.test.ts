@@ -7,15 +7,10 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliInMode } from '../helpers/cli-mode.js';
+import { EVAL_ATTRIBUTES, EVAL_PARTS } from '../helpers/eval-catalog.js';
 
-const ATTRIBUTES = 'attribute_id,type,name.en,searchable,filterable\nkind,text,Kind,true,true\n';
-const PARTS = [
-  'part_id,name.en,attr:kind.en',
-  'npm:react,react,library',
-  'npm:react-dom,react-dom,library',
-  'demo:1,widget alpha,gadget',
-  'demo:2,widget beta,gadget',
-].join('\n');
+const ATTRIBUTES = EVAL_ATTRIBUTES;
+const PARTS = EVAL_PARTS;
 
 describe('catalog search eval: bad judgments', () => {
   const c = cliInMode('local', 'catalog-cli-eval-bad-');

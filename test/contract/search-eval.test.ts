@@ -8,17 +8,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliInMode } from '../helpers/cli-mode.js';
+import { EVAL_ATTRIBUTES, EVAL_PARTS } from '../helpers/eval-catalog.js';
 import { BACKEND } from '../helpers/harness.js';
 
-const ATTRIBUTES = 'attribute_id,type,name.en,searchable,filterable\nkind,text,Kind,true,true\n';
-// `widget alpha` and `widget beta` tie on every rule and score: part id order puts demo:1 first.
-const PARTS = [
-  'part_id,name.en,attr:kind.en',
-  'npm:react,react,library',
-  'npm:react-dom,react-dom,library',
-  'demo:1,widget alpha,gadget',
-  'demo:2,widget beta,gadget',
-].join('\n');
+const ATTRIBUTES = EVAL_ATTRIBUTES;
+const PARTS = EVAL_PARTS;
 // names: both first (rank 1, 1); other: widget → demo:2 at rank 2, zzz → nothing.
 const JUDGMENTS = [
   'group,query,expected,filter',
