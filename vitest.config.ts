@@ -3,8 +3,10 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // A hang fails after two minutes. The heaviest end-to-end tests (a full migrate, a crash
+    // mid-upload) take up to ~65 s when two suites share a 2-core machine.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     // Most test files wait on servers, threads, browsers and child processes: one file more than
     // there are cores keeps a 2-core machine busy (3 files at once: the suite in ~520 s, 2: ~570 s).
