@@ -4,7 +4,7 @@
  * both clients, so the local and the remote mode cannot drift.
  *
  * Each schema is built on its first use (`z.lazy`), not when this module loads
- * (start-up): building all of them cost every CLI command ~10 ms CPU of zod work, and a command uses
+ * (start-up): building all of them is zod work every CLI command would pay, and a command uses
  * a few (a local `catalog search` the search request's). Parsing is unchanged: a lazy schema
  * hands every parse to the schema it built, issues, paths and messages included.
  */

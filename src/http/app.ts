@@ -205,7 +205,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Probes need no token: a load balancer or kubelet has none (docs/deploy.md).
     const path = request.routeOptions.url;
     if (path === ROUTES.healthz || path === ROUTES.readyz || (publicMetrics && path === ROUTES.metrics)) return;
-    await startup?.pass();
+    // Once open, no request pays a promise for the gate.
+    if (startup?.stage !== undefined) await startup.pass();
     // An address that failed too often is refused before its token is even looked at.
     authFailures.check(request.ip);
     try {

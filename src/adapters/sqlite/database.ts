@@ -88,9 +88,8 @@ export type SqliteDatabase = BetterSqlite3.Database;
  * Bytes of catalog.db a `catalog serve` connection reads through a memory map (SQLite's
  * `mmap_size`; at most SQLite's compiled maximum, 2 GiB by default). A search's first read of a
  * part's card or a word's postings then costs a page fault instead of a read() system call and a
- * copy into the connection's 2 MB page cache: at 1,000,000 parts, a rare word searched for the
- * first time took 0.53-0.59 ms p50 in process without it and 0.43-0.46 ms with it
- * (docs/search.md). Only for serving: a bulk import would count every page it touched as resident
+ * copy into the connection's 2 MB page cache, the larger part of a rare word's first search on a
+ * large catalog (docs/search.md). Only for serving: a bulk import would count every page it touched as resident
  * memory. SQLite's caveat applies: an I/O error while reading the file (a failing disk, the file
  * truncated by another program) ends the process with SIGBUS instead of an error.
  */

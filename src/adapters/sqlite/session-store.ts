@@ -140,8 +140,8 @@ function openSessionFile(path: string): SqliteDatabase {
   // Sessions are a cache (24 hours, rebuilt by searching again), so no fsync at all: with WAL a
   // process crash still never damages the file; only an OS crash or power cut can, and then the
   // next open starts a new file (openSessionDatabase). With NORMAL, each WAL checkpoint's fsync
-  // ran inside a search's session write, under the write lock every reader thread queues for:
-  // measured 250-770 µs a session write against 100-260 µs without (load test).
+  // ran inside a search's session write, under the write lock every reader thread queues for,
+  // which more than doubled a session write under load.
   db.pragma('synchronous = OFF');
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) throw new SchemaTooNewError(`the session database ${path}`, version, SCHEMA_VERSION);

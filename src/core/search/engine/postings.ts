@@ -257,7 +257,7 @@ export function mergePostings(base: Postings, changes: ReadonlyMap<number, reado
  * Kept in flat typed arrays that grow by doubling and are reused by the next transaction, so
  * gathering allocates nothing per posting or per term beyond a Map entry: the former per-term
  * objects with two growable arrays lived for the whole transaction, so every young-generation
- * collection during an import copied them (the writer spent ~25 % of its CPU in scavenges).
+ * collection during an import copied them (the writer's time went to scavenges).
  * At the flush, `prepare()` groups the changes by term (a counting sort, arrival order
  * kept) and `changes(term)` gives one term's changes sorted by doc, the last change of a doc
  * winning.
