@@ -19,7 +19,7 @@
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
-import { BLOCK_SIZE, decodeBlock, encodeAfter, encodeVarint, varintLength, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
+import { BLOCK_SIZE, GROUPS, decodeBlock, encodeAfter, encodeVarint, varintLength, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-ids.js';
 import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
@@ -127,7 +127,7 @@ export class EngineStore {
     this.stmt = {
       insertTerm: db.prepare<[string]>('INSERT INTO engine_terms (term) VALUES (?)'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
-      blockAfter: db.prepare<[number, number], number>('SELECT 1 FROM engine_postings WHERE term_id = ? AND first_doc > ? LIMIT 1').pluck(),
+      nextBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc > ? ORDER BY first_doc LIMIT 1').pluck(),
       termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
       logTerms: db.prepare<[number, Buffer]>('INSERT INTO engine_term_changes (version, term_ids) VALUES (?, ?)'),
       pruneTermLog: db.prepare<[number]>('DELETE FROM engine_term_changes WHERE version <= ?'),
@@ -304,7 +304,6 @@ export class EngineStore {
    */
   private writeTerm(term: string, changes: Postings & { removes: boolean }, storedId: number | undefined): void {
     const min = changes.docs[0] ?? 0;
-    const max = changes.docs[changes.docs.length - 1] ?? 0;
     if (changes.docs.length === 0) return;
     const base = emptyPostings();
     let id = this.ids.get(term) ?? storedId;
@@ -354,16 +353,41 @@ export class EngineStore {
       this.tails.set(id, merged.docs.length === 0 ? undefined : this.insertBlocks(id, merged));
       return;
     }
-    // The blocks that may hold a changed doc: from the one starting at or before the smallest, through the largest.
-    const from = this.stmt.floorBlock.get(id, min) ?? min;
-    for (const block of this.stmt.blocksIn.all(id, from, max)) decodeBlock(block.data, block.first_doc, base);
-    this.stmt.deleteBlocksIn.run(id, from, max);
-    const merged = mergeSorted(base, changes);
-    const last = this.insertBlocks(id, merged);
-    // What was written ends the list when no block starts after the largest changed doc.
-    this.tails.set(id, merged.docs.length > 0 && this.stmt.blockAfter.get(id, max) === undefined ? last : undefined);
+    this.rewriteTouchedBlocks(id, changes);
   }
 
+  /**
+   * Rewrites, of term `id`'s stored blocks, only those that hold a changed doc: each change belongs
+   * to the block starting at or before it (the last block before the next one starts), and each
+   * such block is read, merged with its own changes and written again, on its own; changes before
+   * the first block become blocks of their own. The blocks between two changed docs are left as
+   * stored: a write of a few parts spread over the catalog (an update of 10 parts) touches a few
+   * blocks of a frequent word's list instead of decoding and rewriting the whole list between its
+   * smallest and its largest changed doc, a cost that grew with the catalog.
+   */
+  private rewriteTouchedBlocks(id: number, changes: Postings & { removes: boolean }): void {
+    const docs = changes.docs;
+    let tailTouched = false;
+    let last: ListEnd | undefined;
+    for (let i = 0; i < docs.length; ) {
+      const doc = docs[i] ?? 0;
+      const floor = this.stmt.floorBlock.get(id, doc);
+      const next = this.stmt.nextBlock.get(id, doc);
+      let end = i + 1;
+      while (end < docs.length && (next === undefined || (docs[end] ?? 0) < next)) end++;
+      const base = emptyPostings();
+      if (floor !== undefined) {
+        for (const block of this.stmt.blocksIn.all(id, floor, floor)) decodeBlock(block.data, block.first_doc, base);
+        this.stmt.deleteBlocksIn.run(id, floor, floor);
+      }
+      const merged = mergeSorted(base, { docs: docs.slice(i, end), tf: changes.tf.slice(i * GROUPS, end * GROUPS), removes: changes.removes });
+      last = this.insertBlocks(id, merged);
+      if (next === undefined) tailTouched = true;
+      i = end;
+    }
+    // The list's end moved only when its last block was rewritten (an emptied one: now unknown).
+    if (tailTouched) this.tails.set(id, last);
+  }
 
   /**
    * Stores `postings` of term `id` from index `start` on as blocks of BLOCK_SIZE; returns the last
