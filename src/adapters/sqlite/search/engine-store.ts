@@ -527,6 +527,27 @@ export class EngineStore {
     return this.docs.dl;
   }
 
+  /**
+   * Every indexed part's doc (without the holders of per-organization values when
+   * `nonHoldersOnly`), ascending part id (order key), the first `limit` of them, and how many there
+   * are: from the in-memory arrays as {@link refresh} left them. Read from `parts` joined with
+   * `search_current` in part id order, every facet-values request without words cost ~0.3 s of a
+   * reader at 120,000 parts; the scan and a sort of mostly ordered keys cost a few ms.
+   */
+  allDocs(nonHoldersOnly: boolean, limit: number): { total: number; docs: number[] } {
+    const { flags, key } = this.docs;
+    const docs: number[] = [];
+    const excluded = nonHoldersOnly ? DOC_HOLDER : 0;
+    for (let doc = 0; doc < this.docs.capacity; doc++) {
+      const f = flags[doc] ?? 0;
+      if ((f & DOC_EXISTS) !== 0 && (f & excluded) === 0) docs.push(doc);
+    }
+    const total = docs.length;
+    docs.sort((a, b) => (key[a] ?? 0) - (key[b] ?? 0) || a - b);
+    if (limit < total) docs.length = limit;
+    return { total, docs };
+  }
+
   /** The id of a term, if indexed. */
   termId(term: string): number | undefined {
     return this.dictionary.get(term);
