@@ -25,7 +25,7 @@ interface Opened {
   close(): Promise<void>;
 }
 
-/** The SQLite catalog, every block its connection deletes recorded by a trigger. */
+/** The SQLite catalog, every block its connection rewrites (updates or deletes) recorded by triggers. */
 async function openSqlite(): Promise<Opened> {
   const dataDir = tempDir('catalog-block-rewrite-');
   const catalog = openCatalog({ dataDir, searchTuning: { cacheSize: 0 } });
@@ -34,6 +34,9 @@ async function openSqlite(): Promise<Opened> {
   watcher.exec(`
     CREATE TABLE test_deleted_blocks (term_id INTEGER, first_doc INTEGER);
     CREATE TRIGGER test_block_deleted AFTER DELETE ON engine_postings BEGIN
+      INSERT INTO test_deleted_blocks VALUES (OLD.term_id, OLD.first_doc);
+    END;
+    CREATE TRIGGER test_block_updated AFTER UPDATE ON engine_postings BEGIN
       INSERT INTO test_deleted_blocks VALUES (OLD.term_id, OLD.first_doc);
     END;`);
   return {
@@ -57,7 +60,7 @@ async function openPostgres(): Promise<Opened> {
     CREATE TABLE test_deleted_blocks (term_id integer, first_doc integer);
     CREATE FUNCTION test_block_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN INSERT INTO test_deleted_blocks VALUES (OLD.term_id, OLD.first_doc); RETURN OLD; END $$;
-    CREATE TRIGGER test_block_deleted AFTER DELETE ON engine_postings FOR EACH ROW EXECUTE FUNCTION test_block_deleted();`);
+    CREATE TRIGGER test_block_deleted AFTER DELETE OR UPDATE ON engine_postings FOR EACH ROW EXECUTE FUNCTION test_block_deleted();`);
   return {
     catalog,
     count: async (sql, params) => Number(Object.values((await watcher.query(sql, params)).rows[0] ?? {})[0]),
@@ -90,8 +93,9 @@ describe.each([
     const gizmo = await count('SELECT term_id FROM engine_postings GROUP BY term_id HAVING count(*) = 5 ORDER BY term_id LIMIT 1', []);
     // The first part and the last one renamed (both keep "gizmo"), one in the middle loses it.
     expect(await catalog.service.upsertParts(LOCAL_OWNER, [part(0, 'gizmo renamed first'), part(PARTS / 2, 'sprocket middle'), part(PARTS - 1, 'gizmo renamed last')])).toMatchObject({ errors: {} });
-    // Blocks 1, 3 and 5 hold a changed part; blocks 2 and 4 are left as stored.
-    expect(await count('SELECT count(*) FROM test_deleted_blocks WHERE term_id = $1', [gizmo])).toBe(3);
+    // Blocks 1, 3 and 5 hold a changed part and are rewritten (updated, or deleted and written
+    // again); blocks 2 and 4 are left as stored.
+    expect(await count('SELECT count(DISTINCT first_doc) FROM test_deleted_blocks WHERE term_id = $1', [gizmo])).toBe(3);
     const total = async (text: string) => (await catalog.search.search(LOCAL_OWNER, { matches: { text } })).resultsTotalCount;
     expect(await total('gizmo')).toBe(PARTS - 1);
     expect(await total('renamed')).toBe(2);

@@ -127,13 +127,13 @@ export class EngineStore {
     this.stmt = {
       insertTerm: db.prepare<[string]>('INSERT INTO engine_terms (term) VALUES (?)'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+      floorBlockData: db.prepare<[number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1'),
       nextBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc > ? ORDER BY first_doc LIMIT 1').pluck(),
       termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
       logTerms: db.prepare<[number, Buffer]>('INSERT INTO engine_term_changes (version, term_ids) VALUES (?, ?)'),
       pruneTermLog: db.prepare<[number]>('DELETE FROM engine_term_changes WHERE version <= ?'),
       clearTermLog: db.prepare<[number]>('UPDATE engine_stats SET term_log_start = ? WHERE id = 0'),
       clearTermChanges: db.prepare('DELETE FROM engine_term_changes'),
-      floorBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1').pluck(),
       blocksIn: db.prepare<[number, number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ? ORDER BY first_doc'),
       deleteBlocksIn: db.prepare<[number, number, number]>('DELETE FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ?'),
       insertBlock: db.prepare<[number, number, Uint8Array]>('INSERT INTO engine_postings (term_id, first_doc, data) VALUES (?, ?, ?)'),
@@ -371,17 +371,20 @@ export class EngineStore {
     let last: ListEnd | undefined;
     for (let i = 0; i < docs.length; ) {
       const doc = docs[i] ?? 0;
-      const floor = this.stmt.floorBlock.get(id, doc);
+      const floor = this.stmt.floorBlockData.get(id, doc);
       const next = this.stmt.nextBlock.get(id, doc);
       let end = i + 1;
       while (end < docs.length && (next === undefined || (docs[end] ?? 0) < next)) end++;
       const base = emptyPostings();
-      if (floor !== undefined) {
-        for (const block of this.stmt.blocksIn.all(id, floor, floor)) decodeBlock(block.data, block.first_doc, base);
-        this.stmt.deleteBlocksIn.run(id, floor, floor);
-      }
+      if (floor !== undefined) decodeBlock(floor.data, floor.first_doc, base);
       const merged = mergeSorted(base, { docs: docs.slice(i, end), tf: changes.tf.slice(i * GROUPS, end * GROUPS), removes: changes.removes });
-      last = this.insertBlocks(id, merged);
+      if (floor !== undefined && merged.docs[0] === floor.first_doc) {
+        // The block keeps its first doc (an update of a part in it): overwritten where it is stored.
+        last = this.insertBlocks(id, merged, true);
+      } else {
+        if (floor !== undefined) this.stmt.deleteBlocksIn.run(id, floor.first_doc, floor.first_doc);
+        last = this.insertBlocks(id, merged);
+      }
       if (next === undefined) tailTouched = true;
       i = end;
     }
