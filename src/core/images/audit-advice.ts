@@ -35,7 +35,9 @@ export interface AdviceInput {
 
 /**
  * The advice for one reference, most useful first; empty when every condition found its part
- * first and nothing about the reference is weak.
+ * first and nothing about the reference is weak. A weak property is named even when every
+ * condition found the part: the audit's photos are made from the reference itself, so a 32 px
+ * reference matches photos made from it, while a real photo shows detail the reference lacks.
  */
 export function auditAdvice(input: AdviceInput): string[] {
   const advice: string[] = [];
