@@ -8,6 +8,7 @@
 // Usage (after `npm run build`): node bench/image-audit.js [--references 100] [--seed 44]
 // References: a seeded sample of ../shared/data/images, each its own part's searchable image.
 import fs from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { argReader, cpuMs, msStats, prng, round, tempDir, writeSection } from './lib.js';
 import { IMAGE_DIR } from './photo-queries.js';
@@ -49,6 +50,7 @@ log(`${sample.length} references uploaded`);
 // Warm the photo index and the feature threads, as a running server has them.
 await catalog.images.auditImages(LOCAL_OWNER, { query: { image_ids: [sample[0].replace(/\.jpg$/, '')] }, conditions: ['copy'] });
 
+const loadBefore = loadavg()[1];
 const perReference = [];
 const cpuPerReference = [];
 const found = new Map(AUDIT_CONDITIONS.map((c) => [c, { first: 0, top5: 0, all: 0 }]));
@@ -95,6 +97,7 @@ for (const f of sample.slice(0, 20)) {
 await catalog.close();
 fs.rmSync(dir, { recursive: true, force: true });
 
+const loadAfter = loadavg()[1];
 const ref = msStats(perReference);
 const cpu = msStats(cpuPerReference);
 const one = msStats(searchMs);
@@ -105,7 +108,7 @@ const rows = AUDIT_CONDITIONS.map((c) => {
   return `| ${c} | ${share(t.first, t.all)} | ${share(t.top5, t.all)} |`;
 });
 const body = [
-  `${sample.length} references (a seeded sample of ../shared/data/images, seed ${SEED}), each its own part's searchable image; ${AUDIT_CONDITIONS.length} conditions; one reference per call (a call takes up to ${MAX_AUDIT_IMAGES}), one call at a time. The machine is shared (2 cores, other work running): read the times as a range.`,
+  `${sample.length} references (a seeded sample of ../shared/data/images, seed ${SEED}), each its own part's searchable image; ${AUDIT_CONDITIONS.length} conditions; one reference per call (a call takes up to ${MAX_AUDIT_IMAGES}), one call at a time. The machine is shared (2 cores; 5-minute load average ${round(loadBefore, 1)} before the audit, ${round(loadAfter, 1)} after): read the times as a range, the CPU row as the cost.`,
   '',
   '| | p50 | p99 | mean |',
   '|---|---|---|---|',

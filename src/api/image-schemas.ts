@@ -138,14 +138,16 @@ export const DEFAULT_AUDIT_IMAGES = 5;
 export const AUDIT_RANK_DEPTH = 20;
 
 /**
- * POST /1/catalog/images/audit: `{query?: {part_ids?, image_ids?}, conditions?, paging?}`. The
- * searchable reference images of those parts (or those images; all when neither), in image_id
+ * POST /1/catalog/images/audit: `{query?: {part_ids?, image_ids?, modifiedSince?}, conditions?,
+ * paging?}`. The searchable reference images of those parts (or those images; all when neither),
+ * uploaded or changed at or after `modifiedSince` (an ISO 8601 time) when given, in image_id
  * order, `paging.limit` of them (1..MAX_AUDIT_IMAGES) per call.
  */
 export const ImageAuditRequestSchema = z.lazy(() => z.strictObject({
   query: z.strictObject({
     part_ids: z.array(z.string().max(256).transform(normalizeId)).max(MAX_PAGE_LIMIT).optional(),
     image_ids: z.array(z.string().max(256).transform(normalizeId)).max(MAX_PAGE_LIMIT).optional(),
+    modifiedSince: z.string().max(64).refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 time, e.g. 2026-11-28T17:02:03Z').optional(),
   }).optional(),
   conditions: z.array(z.enum(AUDIT_CONDITIONS, { error: `must be one of: ${AUDIT_CONDITIONS.join(', ')}` })).min(1).optional(),
   paging: PagingSchema.optional(),

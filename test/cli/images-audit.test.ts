@@ -1,7 +1,8 @@
 /**
- * `catalog images audit` as a user runs it, in local mode and against a server: one row per
+ * `catalog images audit` as a user runs it (local mode; the endpoint is the same through both
+ * clients, test/contract/image-audit.test.ts, and the command only pages through it): one row per
  * reference, the summary on stderr, exit 3 when a condition's rank-1 share is below --min-rank1,
- * and --since-change auditing only the parts whose images changed since then. One condition
+ * and --since-change / --uploaded-since auditing only the images uploaded since then. One condition
  * (`copy`) keeps it cheap; the conditions themselves are the contract suite's
  * (test/contract/image-audit.test.ts).
  */
@@ -11,10 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { cliInMode } from '../helpers/cli-mode.js';
 import { IMAGES } from '../helpers/photo-scenes.js';
 
-describe.each(['local', 'remote'] as const)('catalog images audit (%s)', (mode) => {
-  const t = cliInMode(mode, 'catalog-cli-audit-');
+describe('catalog images audit (local)', () => {
+  const t = cliInMode('local', 'catalog-cli-audit-');
 
-  it('prints each reference, a summary, exit 3 below --min-rank1; --since-change audits only what changed', async () => {
+  it('prints each reference, a summary, exit 3 below --min-rank1; --since-change and --uploaded-since audit only what changed', async () => {
     mkdirSync(join(t.dir, 'img'));
     for (const file of ['cathedral.jpg', 'toolbox.jpg', 'b_5_rook.jpg']) copyFileSync(join(IMAGES, file), join(t.dir, 'img', file));
     const parts = ['good', 'twin-a', 'twin-b', 'rook'].map((p) => JSON.stringify({ part_id: p, name: { en: p } })).join('\n');
@@ -46,5 +47,11 @@ describe.each(['local', 'remote'] as const)('catalog images audit (%s)', (mode) 
     expect(audited.map((a) => a.image_id)).toEqual(['rook-1']);
     expect(audited[0]?.conditions).toEqual([{ condition: 'copy', rank: 1, score: expect.any(Number) }]);
     expect(since.stderr).toContain('audited 1 reference image; found at rank 1: copy 100 %');
+
+    const recent = await t.run(['images', 'audit', 'good', 'rook', '--conditions', 'copy', '--uploaded-since', '1h', '-o', 'csv']);
+    expect(recent.stdout.trim().split('\n').map((r) => r.split(',')[0])).toEqual(['image_id', 'good-1', 'rook-1']);
+    const future = await t.run(['images', 'audit', '--uploaded-since', '2099-01-01T00:00:00Z']);
+    expect(future.code).toBe(0);
+    expect(future.stderr).toContain('audited 0 reference images');
   });
 });

@@ -94,7 +94,10 @@ export class ImageAudit {
     this.running = true;
     try {
       const after = request.paging?.last_object_id;
-      const { images, more, scannedTo } = await this.select(request.query?.part_ids, request.query?.image_ids, after, limit);
+      const since = request.query?.modifiedSince;
+      const sinceMicros = since === undefined ? undefined : Date.parse(since) * 1000;
+      const wanted = (image: StoredImage): boolean => (sinceMicros === undefined || image.modifiedAt >= sinceMicros) && isSearchable(image);
+      const { images, more, scannedTo } = await this.select(request.query?.part_ids, request.query?.image_ids, after, limit, wanted);
       const keypoints = await this.keypointsOf(images.map((i) => i.image_id));
       const result: ImageAuditResult[] = [];
       for (const image of images) result.push(await this.auditOne(image, conditions, keypoints.get(image.image_id) ?? null));
@@ -105,15 +108,17 @@ export class ImageAudit {
   }
 
   /**
-   * Up to `limit` searchable images of the query after `after`, by image_id; `more` when others
+   * Up to `limit` images of the query that are `wanted` after `after`, by image_id; `more` when others
    * follow. Reads at most MAX_ROWS_SCANNED rows: beyond, `more` is true and `scannedTo` is the last
    * row read, where the next call goes on.
    */
-  private async select(partIds: readonly string[] | undefined, imageIds: readonly string[] | undefined, after: string | undefined, limit: number): Promise<{ images: StoredImage[]; more: boolean; scannedTo?: string }> {
+  private async select(
+    partIds: readonly string[] | undefined, imageIds: readonly string[] | undefined, after: string | undefined, limit: number, wanted: (image: StoredImage) => boolean,
+  ): Promise<{ images: StoredImage[]; more: boolean; scannedTo?: string }> {
     if (imageIds !== undefined) {
       const parts = partIds === undefined ? undefined : new Set(partIds);
       const found = (await this.deps.store.getImages([...new Set(imageIds)]))
-        .filter((i) => isSearchable(i) && (parts === undefined || parts.has(i.part_id)) && (after === undefined || i.image_id > after))
+        .filter((i) => wanted(i) && (parts === undefined || parts.has(i.part_id)) && (after === undefined || i.image_id > after))
         .sort((a, b) => (a.image_id < b.image_id ? -1 : a.image_id > b.image_id ? 1 : 0));
       return { images: found.slice(0, limit), more: found.length > limit };
     }
@@ -124,7 +129,7 @@ export class ImageAudit {
       for (const image of page) {
         scanned++;
         cursor = image.image_id;
-        if (!isSearchable(image)) continue;
+        if (!wanted(image)) continue;
         if (images.length === limit) return { images, more: true };
         images.push(image);
       }

@@ -1,6 +1,6 @@
 /**
- * `catalog images audit [part_id...] [--since-change n] [--conditions list] [--min-rank1 share]`
- * (docs/cli.md "Image audit"; docs/api.md "Image audit"): how findable each reference image is,
+ * `catalog images audit [part_id...] [--since-change n | --uploaded-since when] [--conditions list]
+ * [--min-rank1 share]` (docs/cli.md "Image audit"; docs/api.md "Image audit"): how findable each reference image is,
  * by the product's own photo-like queries against the real index, page by page (the server bounds
  * each call). One row per reference; a summary on stderr (images audited, share found at rank 1
  * per condition) and exit 3 when a condition's share is below --min-rank1, for CI.
@@ -12,10 +12,12 @@ import type { CatalogClient } from '../../../client/types.js';
 import type { CommandContext } from '../../context.js';
 import { EXIT } from '../../exit-codes.js';
 import { UsageError } from '../../output/usage-error.js';
+import { parseDuration } from '../../duration.js';
 import { intInRange, type Invoke } from '../../runner.js';
 
 interface AuditFlags {
   sinceChange?: number;
+  uploadedSince?: string;
   conditions?: string;
   minRank1?: number;
 }
@@ -27,13 +29,24 @@ function shareOption(value: string): number {
   return n;
 }
 
+/** `--uploaded-since`: an ISO 8601 time, or a duration ago (`12h`), as an ISO 8601 time. */
+function uploadedSince(value: string): string {
+  if (/^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value))) return value;
+  try {
+    return new Date(Date.now() - parseDuration(value) * 1000).toISOString();
+  } catch {
+    throw new InvalidArgumentError(`expected an ISO 8601 time (2026-11-28T17:00:00Z) or a time ago (90m, 12h, 2d), got '${value}'`);
+  }
+}
+
 /** Declares the verb on the `images` noun. */
 export function declare(noun: Command, invoke: Invoke): Command {
   return noun
     .command('audit')
     .description('check how findable reference images are: photo-like copies of each (a copy, closer, turned, at an angle, covered, blurred, dim) searched against the catalog; rank, score, the part found instead, and advice')
     .argument('[part_id...]', 'only the references of these parts (default: every searchable image)')
-    .option('--since-change <n>', 'only parts whose images changed after this change number (catalog changes; stderr says where to go on from next time)', intInRange(0))
+    .option('--since-change <n>', 'only images uploaded or changed after this change number (catalog changes; stderr says where to go on from next time)', intInRange(0))
+    .option('--uploaded-since <when>', 'only images uploaded or changed since then: an ISO 8601 time (2026-11-28T17:00:00Z) or a time ago (90m, 12h, 2d)', uploadedSince)
     .option('--conditions <list>', `only these conditions, comma-separated: ${AUDIT_CONDITIONS.join(', ')}`)
     .option('--min-rank1 <share>', 'exit 3 when the share of references found at rank 1 is below this (0 to 1) in any condition', shareOption)
     .action(async (partIds: string[], _opts: unknown, command: Command) => {
@@ -52,38 +65,51 @@ function parseConditions(list: string | undefined): AuditCondition[] | undefined
   return names as AuditCondition[];
 }
 
-/** The parts whose images changed after change `since` (the change feed), and the feed's position after them. */
-async function changedParts(client: CatalogClient, since: number): Promise<{ partIds: string[]; next: number }> {
+/** The images uploaded or changed after change `since` (the change feed; deleted ones left out), and the feed's position after them. */
+async function changedImages(client: CatalogClient, since: number): Promise<{ imageIds: string[]; next: number }> {
   const imageIds = new Set<string>();
   let next = since;
   for (;;) {
     const page = await client.changes({ since: next, limit: 1000, types: ['image'] });
-    for (const change of page.changes) if (change.op !== 'delete') imageIds.add(change.id);
+    for (const change of page.changes) {
+      if (change.op === 'delete') imageIds.delete(change.id);
+      else imageIds.add(change.id);
+    }
     next = page.next;
     if (!page.more) break;
   }
-  const partIds = new Set<string>();
-  const ids = [...imageIds];
-  for (let i = 0; i < ids.length; i += MAX_PAGE_LIMIT) {
-    for (const image of await client.selectImages({ image_ids: ids.slice(i, i + MAX_PAGE_LIMIT), projection: ['part_id'] })) if (image.part_id !== undefined) partIds.add(image.part_id);
-  }
-  return { partIds: [...partIds].sort(), next };
+  return { imageIds: [...imageIds].sort(), next };
 }
 
-/** Every audited reference, page by page: of `partIds` (in chunks a request allows), or of the whole catalog. */
-async function* audits(client: CatalogClient, partIds: readonly string[] | undefined, conditions: AuditCondition[] | undefined): AsyncGenerator<ImageAuditResult> {
-  const chunks = partIds === undefined ? [undefined] : Array.from({ length: Math.ceil(partIds.length / MAX_PAGE_LIMIT) }, (_, i) => partIds.slice(i * MAX_PAGE_LIMIT, (i + 1) * MAX_PAGE_LIMIT));
-  for (const chunk of chunks) {
-    let after: string | undefined;
-    for (;;) {
-      const page = await client.auditImages({
-        ...(chunk !== undefined ? { query: { part_ids: chunk } } : {}),
-        ...(conditions ? { conditions } : {}),
-        paging: { limit: DEFAULT_AUDIT_IMAGES, ...(after !== undefined ? { last_object_id: after } : {}) },
-      });
-      yield* page.result;
-      if (!page.more_data) break;
-      after = page.last_object_id;
+/** `list` in slices a request allows (MAX_PAGE_LIMIT ids); `[undefined]` for no list. */
+function slices(list: readonly string[] | undefined): (readonly string[] | undefined)[] {
+  if (list === undefined) return [undefined];
+  return Array.from({ length: Math.ceil(list.length / MAX_PAGE_LIMIT) }, (_, i) => list.slice(i * MAX_PAGE_LIMIT, (i + 1) * MAX_PAGE_LIMIT));
+}
+
+/** What to audit: parts, images and a time, each optional. */
+interface AuditScope {
+  partIds?: readonly string[] | undefined;
+  imageIds?: readonly string[] | undefined;
+  modifiedSince?: string | undefined;
+}
+
+/** Every audited reference of `scope`, page by page (the id lists in slices a request allows). */
+async function* audits(client: CatalogClient, scope: AuditScope, conditions: AuditCondition[] | undefined): AsyncGenerator<ImageAuditResult> {
+  for (const parts of slices(scope.partIds)) {
+    for (const images of slices(scope.imageIds)) {
+      const query = { ...(parts ? { part_ids: parts } : {}), ...(images ? { image_ids: images } : {}), ...(scope.modifiedSince !== undefined ? { modifiedSince: scope.modifiedSince } : {}) };
+      let after: string | undefined;
+      for (;;) {
+        const page = await client.auditImages({
+          ...(Object.keys(query).length > 0 ? { query } : {}),
+          ...(conditions ? { conditions } : {}),
+          paging: { limit: DEFAULT_AUDIT_IMAGES, ...(after !== undefined ? { last_object_id: after } : {}) },
+        });
+        yield* page.result;
+        if (!page.more_data) break;
+        after = page.last_object_id;
+      }
     }
   }
 }
@@ -111,17 +137,18 @@ export async function run(ctx: CommandContext, partIds: string[], flags: AuditFl
   const shown = conditions ? AUDIT_CONDITIONS.filter((c) => conditions.includes(c)) : [...AUDIT_CONDITIONS];
   const { emitRecords } = await import('../../output/emit.js');
   const client = await ctx.client();
-  let scope: string[] | undefined = partIds.length > 0 ? partIds : undefined;
+  if (flags.sinceChange !== undefined && flags.uploadedSince !== undefined) throw new UsageError('--since-change and --uploaded-since: give one of them');
+  const scope: AuditScope = { partIds: partIds.length > 0 ? partIds : undefined, modifiedSince: flags.uploadedSince };
   let next: number | undefined;
   if (flags.sinceChange !== undefined) {
-    const changed = await changedParts(client, flags.sinceChange);
+    const changed = await changedImages(client, flags.sinceChange);
     next = changed.next;
-    scope = scope === undefined ? changed.partIds : changed.partIds.filter((id) => scope?.includes(id));
+    scope.imageIds = changed.imageIds;
   }
   const found = new Map<AuditCondition, { first: number; all: number }>(shown.map((c) => [c, { first: 0, all: 0 }]));
   let audited = 0;
   async function* rows(): AsyncGenerator<Record<string, unknown>> {
-    if (scope !== undefined && scope.length === 0) return;
+    if (scope.imageIds?.length === 0) return;
     for await (const result of audits(client, scope, conditions)) {
       audited++;
       for (const c of result.conditions) {
