@@ -23,6 +23,8 @@ describe('auditAdvice', () => {
     expect(auditAdvice({ ...good, conditions: [twin, found('angle')] })).toEqual([
       "part 'p2' is found first for a copy of this reference (its image 'i2' scores 1.00): if it is the same picture, keep it on one part; if the parts differ, add a photo showing what tells them apart",
     ]);
+    // Before the size: the other part explains every miss.
+    expect(auditAdvice({ ...good, width: 200, height: 95, conditions: [twin] }).map((a) => a.slice(0, 20))).toEqual(["part 'p2' is found f", 'this reference is 20']);
     const missed = [found('copy'), { condition: 'angle' as const, rank: 3, score: 0.2, top: { part_id: 'p9', image_id: 'i9', score: 0.6 } }, { condition: 'low_light' as const, rank: null, score: null }];
     expect(auditAdvice({ ...good, conditions: missed })).toEqual([
       "not found first for a photo taken at an angle, a photo in dim light; 'p9' was found first instead: add more reference photos of the part as people photograph it (at an angle, closer, in ordinary light)",

@@ -45,6 +45,11 @@ export function auditAdvice(input: AdviceInput): string[] {
   if (input.contrast < MIN_REFERENCE_CONTRAST) {
     advice.push(`this reference is nearly blank (grey-level contrast ${input.contrast.toFixed(1)}, under ${MIN_REFERENCE_CONTRAST}): add a photo of the part itself, in focus, on a plain background`);
   }
+  // Another part winning even a copy is the likeliest cause of every other miss, so it comes first.
+  const twin = input.conditions.find((c) => c.condition === 'copy')?.top;
+  if (twin !== undefined) {
+    advice.push(`part '${twin.part_id}' is found first for a copy of this reference (its image '${twin.image_id}' scores ${twin.score.toFixed(2)}): if it is the same picture, keep it on one part; if the parts differ, add a photo showing what tells them apart`);
+  }
   if (long < MIN_REFERENCE_SIDE) {
     const size = input.width === input.height ? `${input.width} px wide` : `${input.width} × ${input.height} px`;
     advice.push(`this reference is ${size}: add a photo of at least ${MIN_REFERENCE_SIDE} px on a plain background`);
@@ -52,17 +57,11 @@ export function auditAdvice(input: AdviceInput): string[] {
   if (input.keypoints !== null && input.keypoints < MIN_REFERENCE_KEYPOINTS && input.contrast >= MIN_REFERENCE_CONTRAST) {
     advice.push(`this reference has few distinct details (${input.keypoints} keypoints, under ${MIN_REFERENCE_KEYPOINTS}): add a sharp photo showing the part's edges, texture or print, filling most of the frame`);
   }
-  const copy = input.conditions.find((c) => c.condition === 'copy');
-  const twin = copy?.top;
-  if (copy !== undefined && twin !== undefined) {
-    advice.push(`part '${twin.part_id}' is found first for a copy of this reference (its image '${twin.image_id}' scores ${twin.score.toFixed(2)}): if it is the same picture, keep it on one part; if the parts differ, add a photo showing what tells them apart`);
-  } else {
-    const missed = input.conditions.filter((c) => c.rank !== 1);
-    if (missed.length > 0) {
-      const others = [...new Set(missed.flatMap((c) => (c.top ? [`'${c.top.part_id}'`] : [])))];
-      const taken = others.length > 0 ? `; ${others.join(', ')} ${others.length === 1 ? 'was' : 'were'} found first instead` : '';
-      advice.push(`not found first for ${missed.map((c) => CONDITION_ADVICE[c.condition]).join(', ')}${taken}: add more reference photos of the part as people photograph it (at an angle, closer, in ordinary light)`);
-    }
+  const missed = input.conditions.filter((c) => c.rank !== 1);
+  if (twin === undefined && missed.length > 0) {
+    const others = [...new Set(missed.flatMap((c) => (c.top ? [`'${c.top.part_id}'`] : [])))];
+    const taken = others.length > 0 ? `; ${others.join(', ')} ${others.length === 1 ? 'was' : 'were'} found first instead` : '';
+    advice.push(`not found first for ${missed.map((c) => CONDITION_ADVICE[c.condition]).join(', ')}${taken}: add more reference photos of the part as people photograph it (at an angle, closer, in ordinary light)`);
   }
   return advice;
 }
