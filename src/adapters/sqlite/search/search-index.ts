@@ -225,7 +225,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       insertOrgDoc: db.prepare<[number, string, string, string, string]>('INSERT INTO search_org_docs (rowid, o0, o1, o2, o3) VALUES (?, ?, ?, ?, ?)'),
       deleteOrgDoc: db.prepare<[number]>('DELETE FROM search_org_docs WHERE rowid = ?'),
       insertTermKey: db.prepare<[string, string]>('INSERT OR IGNORE INTO search_term_keys (key, term) VALUES (?, ?)'),
-      typoCandidates: db.prepare<[string], string>('SELECT DISTINCT term FROM search_term_keys WHERE key IN (SELECT value FROM json_each(?))').pluck(),
+      // Not DISTINCT (the caller drops repeats): SQLite makes each DISTINCT a temporary B-tree in a
+      // file of its own, ~10 times the cost of the lookups themselves.
+      typoCandidates: db.prepare<[string], string>('SELECT term FROM search_term_keys WHERE key IN (SELECT value FROM json_each(?))').pluck(),
       orgProbe: db.prepare<[string], number>('SELECT rowid FROM search_org_docs WHERE search_org_docs MATCH ? LIMIT 1').pluck(),
       partByRowid: db.prepare<[number], PartRow>('SELECT * FROM parts WHERE rowid_ = ?'),
       // The parts rows of these card ids (of the current layout, `card_base` given) as one JSON array
@@ -639,7 +641,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         if (this.meter) charge(engine.postingsBound(id, this.meter.left));
         return engine.termForTier(id, term, tier);
       },
-      typoCandidates: (keys) => chargeWords(stmt.typoCandidates.all(JSON.stringify(keys))),
+      typoCandidates: (keys) => chargeWords([...new Set(stmt.typoCandidates.all(JSON.stringify(keys)))]),
       vocabularyRange: (lo, hi) => chargeWords(vocabulary.range(lo, hi).map((t) => t.term)),
       inOrgValues: (alternatives, visible) => stmt.orgProbe.get(ftsClause(alternatives, visible.map((v) => ORG_VALUE_COLUMNS[v]))) !== undefined,
       part: (doc) => {
