@@ -5,7 +5,8 @@
  * k with it; it must stay the engine's definition, not a second ranking for users.
  *
  * What it covers: the words of parseQueryText (tokens, the last one a prefix, typo-eligible
- * words), punctuated words (phrase and joined form), the part id, the exact rule, typo neighbours
+ * words), punctuated words (phrase and joined form), the part id, the name rule (exact, begins
+ * with its name bonus, a typo neighbour's name), typo neighbours
  * from the vocabulary of every part (so a word's neighbours are those the store's deletion keys
  * find: one typo; two typos only for a word the catalog does not hold, when every neighbour
  * shares a key or the first letter; a neighbour found in fewer parts than the word as typed left
