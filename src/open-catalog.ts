@@ -10,6 +10,8 @@ import { withStorageFullErrors } from './adapters/storage-full.js';
 import type { DecodePool } from './adapters/images/decode-pool.js';
 import { createSharpImageDecoder } from './adapters/images/image-decoder.js';
 import { createSharpFeatureIndexer, FeatureIndexSimilaritySearch, type ImageSearchLimits } from './adapters/images/image-search.js';
+import { createSharpReferenceProbe } from './adapters/images/photo-conditions.js';
+import { ImageAudit } from './core/images/audit.js';
 import { photoIndexFileOf } from './adapters/images/photo-index-snapshots.js';
 import { startFeatureBackfill } from './adapters/images/local-features/backfill.js';
 import type { BackfillProgress } from './core/search/photo/backfill.js';
@@ -162,6 +164,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     decoder: createSharpImageDecoder(imageSearch.pool),
     blobs: blobs.store,
     sharedBlobs: blobs.shared ?? false,
+    audit: new ImageAudit({ store: stores.images, blobs: blobs.store, similarity: imageSearch, probe: createSharpReferenceProbe(imageSearch.pool), features: stores.references }),
     ...(options.imageLimits ? { limits: options.imageLimits } : {}),
     ...(options.displayConfig ? { displayConfig: options.displayConfig } : {}),
   });

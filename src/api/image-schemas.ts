@@ -119,3 +119,64 @@ export interface ImageDownload {
   /** The exact bytes; consume or destroy it. */
   stream: NodeJS.ReadableStream;
 }
+
+/**
+ * The photo-like conditions of the image audit (POST /1/catalog/images/audit, docs/api.md "Image
+ * audit"), each a query photo made from the reference: `copy` a digital copy (5 % cropped, halved,
+ * brighter, JPEG q60), `closer` the central 70 %, `rotated` turned 20°, `angle` seen at an angle
+ * (a perspective), `covered` a quarter covered by a hand, `blur` a shaky hand's smear, `low_light`
+ * a dim corner with sensor noise.
+ */
+export const AUDIT_CONDITIONS = ['copy', 'closer', 'rotated', 'angle', 'covered', 'blur', 'low_light'] as const;
+export type AuditCondition = (typeof AUDIT_CONDITIONS)[number];
+
+/** Reference images audited per call at most (each costs one photo search per condition). */
+export const MAX_AUDIT_IMAGES = 10;
+/** Reference images audited per call when `paging.limit` is not given. */
+export const DEFAULT_AUDIT_IMAGES = 5;
+/** How deep the audit looks for a reference's part: a rank beyond it is reported as `null`. */
+export const AUDIT_RANK_DEPTH = 20;
+
+/**
+ * POST /1/catalog/images/audit: `{query?: {part_ids?, image_ids?, modifiedSince?}, conditions?,
+ * paging?}`. The searchable reference images of those parts (or those images; all when neither),
+ * uploaded or changed at or after `modifiedSince` (an ISO 8601 time) when given, in image_id
+ * order, `paging.limit` of them (1..MAX_AUDIT_IMAGES) per call.
+ */
+export const ImageAuditRequestSchema = z.lazy(() => z.strictObject({
+  query: z.strictObject({
+    part_ids: z.array(z.string().max(256).transform(normalizeId)).max(MAX_PAGE_LIMIT).optional(),
+    image_ids: z.array(z.string().max(256).transform(normalizeId)).max(MAX_PAGE_LIMIT).optional(),
+    modifiedSince: z.string().max(64).refine((v) => /^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 time, e.g. 2026-11-28T17:02:03Z').optional(),
+  }).optional(),
+  conditions: z.array(z.enum(AUDIT_CONDITIONS, { error: `must be one of: ${AUDIT_CONDITIONS.join(', ')}` })).min(1).optional(),
+  paging: PagingSchema.optional(),
+}));
+export type ImageAuditRequest = z.infer<typeof ImageAuditRequestSchema>;
+
+/** What one condition's query photo found (docs/api.md "Image audit"). */
+export interface AuditConditionResult {
+  condition: AuditCondition;
+  /** The part's rank (1 = first), null when not among the first AUDIT_RANK_DEPTH parts. */
+  rank: number | null;
+  /** The part's score (as search answers it), null when not ranked. */
+  score: number | null;
+  /** The part ranked first when it is not this one (with its image and score); else absent. */
+  top?: { part_id: string; image_id: string; score: number };
+}
+
+/** The audit of one reference image: its measurable properties, every condition, and advice. */
+export interface ImageAuditResult {
+  image_id: string;
+  part_id: string;
+  /** Pixel size of the stored original. */
+  width: number;
+  height: number;
+  /** Keypoints the photo index holds for it (its local features); null when unknown. */
+  keypoints: number | null;
+  /** Standard deviation of its grey levels, 0..~128: near 0 is a blank image. */
+  contrast: number;
+  conditions: AuditConditionResult[];
+  /** What a contributor can do, most useful first; empty when nothing needs doing. */
+  advice: string[];
+}

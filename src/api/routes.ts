@@ -48,6 +48,7 @@ export const ROUTES = {
   images: '/1/catalog/images',
   imagesList: '/1/catalog/images/list',
   imagesSelect: '/1/catalog/images/select',
+  imagesAudit: '/1/catalog/images/audit',
   image: (imageId: string) => `/1/catalog/images/${seg(imageId)}`,
   imageOriginal: (imageId: string) => `/1/catalog/images/${seg(imageId)}/original`,
   /** Our addition (docs/api.md, "Thumbnails"): the image resized, `?size=` one of THUMBNAIL_SIZES. */

@@ -42,6 +42,11 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   'images download': ['catalog images download wrench -O wrench.jpg', 'catalog images download wrench -O - > wrench.jpg'],
   'images delete': ['catalog images delete wrench'],
   'images order': ['catalog images order tool:wrench-10'],
+  'images audit': [
+    'catalog images audit tool:wrench-10',
+    'catalog images audit --since-change 1200 --min-rank1 0.9   # after an upload batch, in CI: exit 3 below 90 % at rank 1',
+    'catalog images audit --conditions copy -o csv > findability.csv',
+  ],
   'relations import': ['catalog relations import relations.csv', 'catalog relations import relations.csv --dry-run   # checks that the parts exist'],
   'relations add': ['catalog relations add pci:8086:1539 pci:8086:15b8 --type equivalent'],
   'relations get': ['catalog relations get pci:8086:1539 --type substitute'],

@@ -12,7 +12,7 @@ import type { BulkDeleteResult, BulkWriteResult, MaintenanceState, Organization,
 import type { AttributeView, CatalogClient, PartView, SearchImageUpload } from './types.js';
 import type { CatalogInfo, CreatedToken, CurrentToken, Relation, RelationCreateResult, RelationRecord, TokenInfo } from '../api/schemas.js';
 import type { FacetValuesResponse, RankingSettings, SearchResponse, SearchStateOptions } from '../api/schemas.js';
-import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile, UploadOptions } from '../api/image-schemas.js';
+import type { DisplayImages, ImageAuditResult, ImageDescription, ImageDownload, ImageView, UploadFile, UploadOptions } from '../api/image-schemas.js';
 import { encodeMultipart } from './http/multipart.js';
 import { HttpTransport, type TransportOptions, type TransportRequest } from './http/transport.js';
 
@@ -114,6 +114,7 @@ export class HttpCatalogClient implements CatalogClient {
   deleteImages(ids: unknown[]) { return this.json<BulkDeleteResult>({ method: 'DELETE', path: ROUTES.images, json: ids }); }
   listImages(request: unknown) { return this.json<Page<ImageView>>({ method: 'POST', path: ROUTES.imagesList, json: request ?? {} }); }
   selectImages(request: unknown) { return this.json<ImageView[]>({ method: 'POST', path: ROUTES.imagesSelect, json: request }); }
+  auditImages(request: unknown) { return this.json<Page<ImageAuditResult>>({ method: 'POST', path: ROUTES.imagesAudit, json: request ?? {} }); }
   getImage(imageId: string) { return this.json<ImageDescription>({ method: 'GET', path: ROUTES.image(imageId) }); }
   async downloadImage(imageId: string): Promise<ImageDownload> {
     const response = await this.send({ method: 'GET', path: ROUTES.imageOriginal(imageId), headers: { accept: '*/*' } });

@@ -102,6 +102,7 @@ export class LocalCatalogClient implements CatalogClient {
   deleteImages(ids: unknown[]) { return this.run((p) => this.catalog.images.deleteImages(p, ids)); }
   listImages(request: unknown) { return this.run((p) => this.catalog.images.listImages(p, request)); }
   selectImages(request: unknown) { return this.run((p) => this.catalog.images.selectImages(p, request)); }
+  auditImages(request: unknown) { return this.run((p) => this.catalog.images.auditImages(p, request)); }
   getImage(imageId: string) { return this.run((p) => this.catalog.images.getImage(p, imageId)); }
   downloadImage(imageId: string) { return this.run((p) => downloadLocal(this.catalog.images, p, imageId), true); }
   displayImages(partId: string) { return this.run((p) => this.catalog.images.displayImages(p, partId)); }

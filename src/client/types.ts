@@ -14,7 +14,7 @@ import type {
 import type { CatalogInfo, PartBatch, PartInput, Relation, RelationCreateResult, RelationRecord, CurrentToken, CreatedToken, TokenInfo } from '../api/schemas.js';
 import type { FacetValuesResponse, RankingSettings, SearchResponse, SearchStateOptions } from '../api/schemas.js';
 import type { ChangesPage, Webhook, WebhookCreated, WebhookDelivery } from '../api/change-schemas.js';
-import type { DisplayImages, ImageDescription, ImageDownload, ImageView, UploadFile, UploadOptions } from '../api/image-schemas.js';
+import type { DisplayImages, ImageAuditResult, ImageDescription, ImageDownload, ImageView, UploadFile, UploadOptions } from '../api/image-schemas.js';
 
 /** An attribute as listed or selected: attribute_id plus the projected fields. */
 export type AttributeView = Partial<Attribute> & { attribute_id: string; creation_order?: number };
@@ -131,6 +131,11 @@ export interface CatalogClient {
   listImages(request: unknown): Promise<Page<ImageView>>;
   /** POST /1/catalog/images/select: `{image_ids, projection?}`. */
   selectImages(request: unknown): Promise<ImageView[]>;
+  /**
+   * POST /1/catalog/images/audit (docs/api.md "Image audit"): `{query?: {part_ids?, image_ids?},
+   * conditions?, paging?}` → a page of how findable each searchable reference is.
+   */
+  auditImages(request: unknown): Promise<Page<ImageAuditResult>>;
   /** GET /1/catalog/images/{image_id}; 404 when unknown. */
   getImage(imageId: string): Promise<ImageDescription>;
   /** GET /1/catalog/images/{image_id}/original: the exact bytes, streamed; 404 when unknown. */

@@ -5,6 +5,7 @@
  */
 import type { Attribute, Organization, RelationType, SearchFacets, SynonymSet } from '../api/schemas.js';
 import type { ChangeType } from '../api/change-schemas.js';
+import type { AuditCondition } from '../api/image-schemas.js';
 import type {
   Decision, ImageMatch, ImageWrite, KeysetPage, RankedHits, ResultCard, SessionHits, StoredImage, StoredPart, StoredRelation,
   StoredSession, StoredToken, TextSearchQuery, StoredChange, StoredWebhook, ClaimedDelivery, DeliveryAttempt,
@@ -187,6 +188,26 @@ export interface ImageSimilaritySearch {
    * correctness. @throws the store's error when it cannot be read.
    */
   prepare?(): Promise<void>;
+}
+
+/** Measurable properties of a reference image, for the image audit's advice. */
+export interface ReferenceProperties {
+  /** Pixel size of the original (EXIF orientation not applied). */
+  width: number;
+  height: number;
+  /** Standard deviation of its grey levels (flattened on white), 0..~128: near 0 is a blank image. */
+  contrast: number;
+}
+
+/**
+ * What the image audit needs of an image library (docs/api.md "Image audit"): the properties of a
+ * reference, and photo-like copies of it, one per condition, deterministic. Throws what the
+ * decoder throws for bytes it cannot decode; CatalogError `unavailable` when its decode queue is full.
+ */
+export interface ReferencePhotoProbe {
+  measure(image: Uint8Array): Promise<ReferenceProperties>;
+  /** One encoded query photo per condition asked for. */
+  photos(image: Uint8Array, conditions: readonly AuditCondition[]): Promise<Map<AuditCondition, Uint8Array>>;
 }
 
 /** One searchable reference image's stored features (images.features), with its part. */

@@ -144,6 +144,19 @@ named after part numbers) re-run the same two commands; only what changed moves.
   (\`<sheet>.errors.<ext>\`, \`<folder>.errors.ndjson\`) holding every rejected row or photo; on a
   terminal a progress line with the rate and (for a folder) the time left.
 
+## Image audit: how findable are the references
+
+\`catalog images audit [part_id...]\` runs the image audit (docs/api.md "Image audit") page by page,
+in local mode and with \`--remote\` alike: one row per reference with its size, keypoints, contrast,
+one column per condition (\`1 0.93\`: found first with that score; \`3 ← p7\`: rank 3, part p7 found
+first; \`–\`: not in the first 20) and the advice. \`-o json\` gives the full results. Stderr ends
+with a summary, \`audited 120 reference images; found at rank 1: copy 100 %, closer 98 %, ...\`. For
+CI, \`--min-rank1 0.9\` exits 3 when a condition's share at rank 1 is below 0.9 (naming those
+conditions); 0 otherwise. After an upload batch, \`--since-change N\` audits only the images uploaded
+or changed after change N of the change feed (\`catalog changes\`) and prints the number to pass next
+time; \`--uploaded-since 12h\` (or an ISO 8601 time) those uploaded since then. \`--conditions
+copy,angle\` runs only those conditions (cheaper).
+
 ## Exit codes
 
 | code | meaning |

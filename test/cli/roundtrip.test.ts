@@ -44,13 +44,13 @@ async function openTarget(mode: 'local' | 'http'): Promise<Target> {
   return { args: ['--remote', h.url ?? ''], env: { CATALOG_TOKEN: secret }, close: () => h.close() };
 }
 
-/** The demo subset: the first 2,000 PCI parts, 10 photographed parts with one image each, their relations. */
+/** The demo subset: the first 1,050 PCI parts (two pages of a listing), 10 photographed parts with one image each, their relations. */
 function demoSubset(dir: string): void {
   const parts = readFileSync(join(DEMO, 'parts.csv'), 'utf8').split('\n');
   const images = readFileSync(join(DEMO, 'images.csv'), 'utf8').trim().split('\n');
   const imageRows = images.slice(1, 11);
   const imageParts = new Set(imageRows.map((r) => r.split(',')[1]));
-  const kept = [parts[0] ?? '', ...parts.slice(1, 2001), ...parts.slice(1).filter((l) => imageParts.has(l.split(',')[0]))];
+  const kept = [parts[0] ?? '', ...parts.slice(1, 1051), ...parts.slice(1).filter((l) => imageParts.has(l.split(',')[0]))];
   const ids = new Set(kept.slice(1).map((l) => l.split(',')[0]));
   const relations = readFileSync(join(DEMO, 'relations.csv'), 'utf8').trim().split('\n');
   const keptRelations = [relations[0], ...relations.slice(1).filter((l) => ids.has(l.split(',')[0]) && ids.has(l.split(',')[1]))];

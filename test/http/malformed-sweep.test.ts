@@ -25,6 +25,7 @@ const ROUTES: { method: Method; path: string }[] = [
   { method: 'DELETE', path: '/1/catalog/images' },
   { method: 'POST', path: '/1/catalog/images/list' },
   { method: 'POST', path: '/1/catalog/images/select' },
+  { method: 'POST', path: '/1/catalog/images/audit' },
   { method: 'POST', path: '/1/find/search' },
 ];
 

@@ -685,4 +685,29 @@ describe('SqliteSearchIndex term dictionaries in levels', () => {
     await search.close();
     await service.close();
   });
+
+  it('a reader that searched before each write finds the words the write added and the ones its levels moved', async () => {
+    const clock = systemClock();
+    const store = new SqliteCatalogStore(openDatabase(':memory:'));
+    const index = new SqliteSearchIndex(store.db, { clock, termLevels: { firstLevel: 4, fanout: 2 } });
+    store.listeners.push(index);
+    const context = createServiceContext({ store, clock, ids: systemIds() });
+    const service = new CatalogService({ context, store });
+    const search = new SearchService({ context, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
+    const model = (i: number) => `gw${String((i * 7919) % 100_000).padStart(5, '0')}`;
+    const ids = async (text: string) => (await search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 50 } })).results.map((r) => r.id);
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'p0', name: { en: `Switch ${model(0)}` } }]);
+    for (let i = 1; i < 24; i++) {
+      // Not there yet: the reader notes the term absent (and the level count of this version).
+      expect(await ids(`${model(i)} `)).toEqual([]);
+      expect(await ids(`${model(i)}x `)).toEqual([]);
+      await service.upsertParts(LOCAL_OWNER, [{ part_id: `p${i}`, name: { en: `Switch ${model(i)}` } }]);
+      expect(await ids(`${model(i)} `)).toEqual([`p${i}`]);
+      expect(await ids(`${model(0)} `)).toEqual(['p0']);
+    }
+    const deepest = store.db.prepare('SELECT max(level) FROM engine_term_levels').pluck().get() as number;
+    expect(deepest).toBeGreaterThanOrEqual(3);
+    await search.close();
+    await service.close();
+  });
 });

@@ -31,6 +31,8 @@ import type { StoredImage } from '../model.js';
 import { DEFAULT_IMAGE_LIMITS, mib, type ImageLimits } from './limits.js';
 import { UploadSession, type UploadHost, type UploadInput } from './upload-session.js';
 import { assertScope } from '../permissions.js';
+import type { ImageAudit } from './audit.js';
+import type { ImageAuditResult } from '../../api/image-schemas.js';
 
 export type { ImageLimits, UploadInput };
 export { DEFAULT_IMAGE_LIMITS, UploadSession };
@@ -49,6 +51,8 @@ export interface ImageServiceDeps {
    * thumbnails. Without it uploads are checked by their first bytes only and there are no thumbnails.
    */
   decoder?: ImageDecoder;
+  /** The image audit (audit.ts); without it POST /1/catalog/images/audit is a 415. */
+  audit?: ImageAudit;
   /**
    * The blob store is shared with other servers (object storage): blobs that lose their
    * last image are left to the periodic orphan sweep instead of being deleted at once (BlobGate).
@@ -86,6 +90,7 @@ export class ImageService implements UploadHost {
   readonly indexer: ImageFeatureIndexer | undefined;
   readonly decoder: ImageDecoder | undefined;
   readonly gate: BlobGate;
+  private readonly audit: ImageAudit | undefined;
 
   constructor(deps: ImageServiceDeps) {
     this.context = deps.context;
@@ -95,6 +100,7 @@ export class ImageService implements UploadHost {
     this.decoder = deps.decoder;
     this.limits = { ...DEFAULT_IMAGE_LIMITS, ...deps.limits };
     this.displayConfig = { ...DEFAULT_DISPLAY_ORDER_CONFIG, ...deps.displayConfig };
+    this.audit = deps.audit;
     this.gate = new BlobGate(deps.blobs, (sha) => deps.store.isBlobReferenced(sha), { deferDeletion: deps.sharedBlobs ?? false });
   }
 
@@ -236,6 +242,16 @@ export class ImageService implements UploadHost {
       after = page[page.length - 1]?.image_id;
     }
     return new Map([...byPart].map(([id, inputs]) => [id, inputs.length === 0 ? [] : displayOrder(inputs, this.displayConfig).shown]));
+  }
+
+  /**
+   * POST /1/catalog/images/audit (docs/api.md "Image audit"): how findable each reference image
+   * is, by the product's own photo-like queries against the real index (ImageAudit.audit, which
+   * says what is thrown). 415 when this catalog has no image search.
+   */
+  async auditImages(principal: Principal, body: unknown): Promise<Page<ImageAuditResult>> {
+    if (!this.audit) throw new CatalogError('unsupported_media_type', 'image search is not configured on this catalog, so there is nothing to audit');
+    return this.audit.audit(principal, body);
   }
 
   // -- maintenance of the blob store -------------------------------------------------------------

@@ -156,6 +156,7 @@ export function registerImageRoutes(app: FastifyInstance, images: ImageService):
   app.delete(ROUTES.images, async (req) => images.deleteImages(req.principal, req.body));
   app.post(ROUTES.imagesList, async (req) => images.listImages(req.principal, req.body));
   app.post(ROUTES.imagesSelect, async (req) => images.selectImages(req.principal, req.body));
+  app.post(ROUTES.imagesAudit, async (req) => images.auditImages(req.principal, req.body));
   app.get<{ Params: { image_id: string } }>(ROUTES.image(':image_id'), async (req) => images.getImage(req.principal, req.params.image_id));
   app.get<{ Params: { image_id: string } }>(ROUTES.imageOriginal(':image_id'), async (req, reply) => {
     const header = req.headers['if-none-match'];

@@ -27,6 +27,7 @@ import type { SqliteDatabase } from '../database.js';
 import { TailIndex } from './engine-tails.js';
 import { LRUCache } from 'lru-cache';
 import { LeveledTerms, type LeveledTermsOptions } from './leveled-terms.js';
+import { TermIdCache } from './term-id-cache.js';
 
 /**
  * Writes the changed-terms log keeps (engine_term_changes): a reader further behind evicts every
@@ -44,6 +45,8 @@ export const WARM_POSTINGS = 4_000_000;
 const WARM_MAX_TERMS = 256;
 /** Term ids the writer keeps. */
 const ID_CACHE_TERMS = 50_000;
+/** Terms a refresh names to the reader's absent-term memory one by one; past it the memory is emptied. */
+const ABSENT_CHECK_IDS = 4096;
 /** A term new in a transaction with at least this many postings has its id cached at once (a frequent word). */
 const ID_SEED_POSTINGS = 8;
 
@@ -118,6 +121,10 @@ export class EngineStore {
   private readonly terms: LRUCache<number, CachedTerm>;
   /** term -> id (engine_term_levels). */
   private readonly dictionary: LeveledTerms;
+  /** The read side's memory of `dictionary`, kept valid by refresh(). */
+  private readonly termIds = new TermIdCache();
+  /** The dictionary's level count at `loadedVersion` (levels move only in a write's flush), once read. */
+  private readLevels: number | undefined;
 
   /** `cachePostings`: decoded postings kept in memory (default {@link CACHE_POSTINGS}). */
   constructor(private readonly db: SqliteDatabase, cachePostings = CACHE_POSTINGS, levels: Omit<LeveledTermsOptions, 'table' | 'valueColumn'> = {}) {
@@ -129,6 +136,7 @@ export class EngineStore {
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       blockAfter: db.prepare<[number, number], number>('SELECT 1 FROM engine_postings WHERE term_id = ? AND first_doc > ? LIMIT 1').pluck(),
       termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
+      termsOfIds: db.prepare<[string], string>('SELECT term FROM engine_terms WHERE id IN (SELECT value FROM json_each(?))').pluck(),
       logTerms: db.prepare<[number, Buffer]>('INSERT INTO engine_term_changes (version, term_ids) VALUES (?, ?)'),
       pruneTermLog: db.prepare<[number]>('DELETE FROM engine_term_changes WHERE version <= ?'),
       clearTermLog: db.prepare<[number]>('UPDATE engine_stats SET term_log_start = ? WHERE id = 0'),
@@ -452,8 +460,18 @@ export class EngineStore {
     // The log names the terms of every write after term_log_start, for the last TERM_LOG_VERSIONS
     // writes; a reader further behind cannot know which of its lists changed.
     const logCovers = this.loadedVersion >= stats.term_log_start && stats.version - this.loadedVersion <= TERM_LOG_VERSIONS;
-    if (!logCovers) for (const id of [...this.terms.keys()]) this.evict(id);
-    else for (const ids of this.stmt.termChanges.all(this.loadedVersion)) for (const id of decodeTermIds(ids)) this.evict(id);
+    this.readLevels = undefined;
+    if (!logCovers) {
+      for (const id of [...this.terms.keys()]) this.evict(id);
+      this.termIds.clear();
+    } else {
+      const changed: number[] = [];
+      for (const ids of this.stmt.termChanges.all(this.loadedVersion)) for (const id of decodeTermIds(ids)) changed.push(id);
+      for (const id of changed) this.evict(id);
+      // A term the reader found absent may be one of the terms these writes added.
+      if (changed.length > ABSENT_CHECK_IDS) this.termIds.forgetAbsent();
+      else if (changed.length > 0) this.termIds.forgetAbsent(this.stmt.termsOfIds.all(JSON.stringify(changed)));
+    }
     // A first load sizes the arrays once (growing them chunk by chunk doubled ~10 times at 1M parts).
     if (this.loadedVersion < 0) this.docs.ensure(((this.stmt.lastChunk.get()?.chunk ?? -1) + 1) * CHUNK);
     for (const row of this.stmt.changedChunks.iterate(this.loadedVersion)) this.docs.loadChunk(row.chunk, row.data);
@@ -505,17 +523,22 @@ export class EngineStore {
 
   /** The id of a term, if indexed. */
   termId(term: string): number | undefined {
-    return this.dictionary.get(term);
+    return this.termIds.get(term, (t) => this.dictionary.get(t, this.levels()));
   }
 
   /** Terms beginning with `prefix`, ascending. */
   termsWithPrefix(prefix: string): { id: number; term: string }[] {
-    return this.dictionary.range(prefix, `${prefix}\u{10FFFF}`).map((t) => ({ id: t.value, term: t.term }));
+    return this.dictionary.range(prefix, `${prefix}\u{10FFFF}`, this.levels()).map((t) => ({ id: t.value, term: t.term }));
   }
 
   /** Whether any term begins with `prefix`. */
   hasPrefix(prefix: string): boolean {
-    return this.dictionary.any(prefix, `${prefix}\u{10FFFF}`);
+    return this.dictionary.any(prefix, `${prefix}\u{10FFFF}`, this.levels());
+  }
+
+  /** The dictionary's level count for reads at the loaded version (refresh() forgets it). */
+  private levels(): number {
+    return (this.readLevels ??= this.dictionary.levelsPresent());
   }
 
   /**
@@ -575,5 +598,6 @@ export class EngineStore {
 
   private evict(id: number): void {
     this.terms.delete(id);
+    this.termIds.forgetId(id);
   }
 }

@@ -123,9 +123,20 @@ export class LeveledTerms {
     return l;
   }
 
-  /** The value stored with `term` (0 for a set without values), or undefined when it is not in the set. */
-  get(term: string): number | undefined {
-    return this.lookup(this.levelCount()).get(term);
+  /**
+   * Number of levels present now, read from the table: a reader that knows no write happened since
+   * may pass it to {@link get}, {@link range} and {@link any} instead of each reading it again.
+   */
+  levelsPresent(): number {
+    return this.storedLevelCount();
+  }
+
+  /**
+   * The value stored with `term` (0 for a set without values), or undefined when it is not in the
+   * set. `levels`: the level count (levelsPresent), else read now.
+   */
+  get(term: string, levels = this.levelCount()): number | undefined {
+    return this.lookup(levels).get(term);
   }
 
   /**
@@ -153,14 +164,14 @@ export class LeveledTerms {
     return found;
   }
 
-  /** Terms in [lo, hi) with their values, ascending (binary order). */
-  range(lo: string, hi: string): { term: string; value: number }[] {
-    return this.lookup(this.levelCount()).range(lo, hi);
+  /** Terms in [lo, hi) with their values, ascending (binary order). `levels`: as for {@link get}. */
+  range(lo: string, hi: string, levels = this.levelCount()): { term: string; value: number }[] {
+    return this.lookup(levels).range(lo, hi);
   }
 
-  /** Whether any term lies in [lo, hi). */
-  any(lo: string, hi: string): boolean {
-    return this.lookup(this.levelCount()).any(lo, hi);
+  /** Whether any term lies in [lo, hi). `levels`: as for {@link get}. */
+  any(lo: string, hi: string, levels = this.levelCount()): boolean {
+    return this.lookup(levels).any(lo, hi);
   }
 
   /** Adds `term` (not in the set: the caller looked it up) with `value` to level 0. */

@@ -1,0 +1,64 @@
+/**
+ * A reader's memory of the term dictionary (engine_term_levels): term -> id, and the terms it
+ * found absent. A dictionary lookup seeks every level (leveled-terms.ts) and a search asks for its
+ * words, their typo neighbours, the exact-name terms and the id terms: most of them again at the
+ * next search of the same words, after any write.
+ *
+ * Valid as the engine's read side keeps it (engine-store.ts refresh): an id named by the
+ * changed-terms log is forgotten (a deleted term's id can be given to a new term), and so is the
+ * absence of the terms those ids name now (the log names every term a write added); everything
+ * when the log does not cover the versions skipped or the index was rebuilt.
+ */
+import { LRUCache } from 'lru-cache';
+
+/** Terms whose ids a reader keeps, least recently used out (~100 bytes each). */
+export const TERM_ID_CACHE_TERMS = 100_000;
+/** Absent terms a reader keeps between two engine versions; past it they are forgotten at once. */
+const ABSENT_TERMS = 10_000;
+
+/** term -> id of the engine's dictionary, as of the engine version the reader has loaded. */
+export class TermIdCache {
+  private readonly termById = new Map<number, string>();
+  private readonly ids = new LRUCache<string, number>({
+    max: TERM_ID_CACHE_TERMS,
+    dispose: (id, term) => {
+      if (this.termById.get(id) === term) this.termById.delete(id);
+    },
+  });
+  private readonly absent = new Set<string>();
+
+  /** The id of `term`: remembered, else `lookup(term)` (the dictionary), remembered either way. */
+  get(term: string, lookup: (term: string) => number | undefined): number | undefined {
+    const known = this.ids.get(term);
+    if (known !== undefined) return known;
+    if (this.absent.has(term)) return undefined;
+    const id = lookup(term);
+    if (id === undefined) {
+      if (this.absent.size >= ABSENT_TERMS) this.absent.clear();
+      this.absent.add(term);
+    } else {
+      this.ids.set(term, id);
+      this.termById.set(id, term);
+    }
+    return id;
+  }
+
+  /** Forgets the term of `id` (its postings changed, or it was deleted and the id given again). */
+  forgetId(id: number): void {
+    const term = this.termById.get(id);
+    if (term !== undefined) this.ids.delete(term);
+  }
+
+  /** Forgets that `terms` were absent (a write added them), or every absent term when not named. */
+  forgetAbsent(terms?: Iterable<string>): void {
+    if (terms === undefined) this.absent.clear();
+    else for (const term of terms) this.absent.delete(term);
+  }
+
+  /** Forgets everything (the log cannot say what changed, or term ids started over). */
+  clear(): void {
+    this.ids.clear();
+    this.termById.clear();
+    this.absent.clear();
+  }
+}
