@@ -67,6 +67,11 @@ export interface OpenCatalogOptions {
   /** catalog.db bytes each connection reads through a memory map (adapters/sqlite/database.ts SERVE_MMAP_BYTES; `catalog serve`). */
   mmapBytes?: number;
   /**
+   * Turns at catalog.db's write lock shared with `catalog serve`'s writer thread
+   * (adapters/sqlite/write-turns.ts): for the main thread's catalog only (SQLite stores).
+   */
+  catalogWriteTurns?: SharedArrayBuffer;
+  /**
    * Where search sessions go instead of being stored at once (SearchServiceDeps.sessionSink), built
    * from the catalog's session store and clock: `catalog serve`'s main thread stores them in batches
    * after answering (http/pool/session-batcher.ts), its reader threads hand them to the main thread.
@@ -81,7 +86,7 @@ export const IMAGES_DIR = 'images';
 /** Opens the catalog of a data directory (SQLite and files). Throws if the database cannot be opened or migrated. */
 export function openCatalog(options: OpenCatalogOptions): Catalog {
   const clock = options.clock ?? systemClock();
-  const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, sessionWriteLock: options.sessionWriteLock, mmapBytes: options.mmapBytes });
+  const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, sessionWriteLock: options.sessionWriteLock, mmapBytes: options.mmapBytes, catalogWriteTurns: options.catalogWriteTurns });
   return assembleCatalog(stores, localBlobs(options.dataDir), options, clock);
 }
 

@@ -14,6 +14,7 @@ import { MAIN_THREAD_POSTING_CACHE, poolCatalog } from './pool/pooled-catalog.js
 import { SessionBatcher } from './pool/session-batcher.js';
 import { WebhookDeliverer, type DelivererOptions } from './webhooks/deliverer.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
+import { WriteTurns } from '../adapters/sqlite/write-turns.js';
 import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
 
@@ -100,6 +101,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // left the event loop (~0.2-0.4 ms of a ~1.1 ms rare-word search).
   const stage = options.onStage ?? (() => undefined);
   stage('opening the catalog');
+  const catalogWriteTurns = WriteTurns.newBuffer();
   const sessionThread = threaded ? startSessionWriterThread(options.dataDir, catalogOptions.sessionWriteLock) : undefined;
   const plain = external
     ? await openCatalogAt({ ...catalogOptions, databaseUrl: options.databaseUrl, blobUrl: options.blobUrl })
@@ -108,6 +110,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // thread's searches are cheap ones (pooled-catalog.ts): small lists only.
     : openCatalog({
         ...catalogOptions,
+        // This thread's own writes to catalog.db take turns with the writer thread's (write-turns.ts).
+        ...(threaded ? { catalogWriteTurns } : {}),
         sessionSink: (sessions, clock) => new SessionBatcher({ sessions, clock, writer: sessionThread?.write }),
         ...(threaded ? { searchTuning: { postingCache: MAIN_THREAD_POSTING_CACHE } } : {}),
       });
@@ -129,7 +133,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let catalog: Catalog = plain;
   let deliverer: WebhookDeliverer | undefined;
   let sweeper: NodeJS.Timeout | undefined;
-  const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers, maxQueuedWrites: options.maxQueuedWrites }) : undefined;
+  const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers, maxQueuedWrites: options.maxQueuedWrites, writeTurns: catalogWriteTurns }) : undefined;
   if (pooled) catalog = pooled;
   // The server listens before it can answer (startup-gate.ts): probes see it alive at once, and API
   // requests wait for the sweep and the threads below.

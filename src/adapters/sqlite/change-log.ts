@@ -86,6 +86,8 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   async claimDeliveries(now: number, leaseUntil: number, limit: number): Promise<ClaimedDelivery[]> {
+    // A round with nothing due (no webhook, or none behind) reads and takes no write lock.
+    if (this.stmts.due.get(now, 1) === undefined) return [];
     return this.db.transaction(() => {
       const webhooks = new Map<string, StoredWebhook | undefined>();
       const claimed: ClaimedDelivery[] = [];

@@ -15,6 +15,7 @@ import { SqliteRelationStore } from './relation-store.js';
 import { SqliteSearchIndex, type SearchIndexOptions } from './search/search-index.js';
 import { openSessionDatabase, SESSIONS_FILE, SqliteSessionStore } from './session-store.js';
 import { ThreadLock } from './thread-lock.js';
+import { takingTurns, WriteTurns } from './write-turns.js';
 import { withStorageFullErrors } from '../storage-full.js';
 
 /** File name of the SQLite database inside a data directory. */
@@ -32,6 +33,12 @@ export interface SqliteStoresOptions {
   sessionWriteLock?: SharedArrayBuffer | undefined;
   /** catalog.db bytes read through a memory map (database.ts SERVE_MMAP_BYTES; `catalog serve`). */
   mmapBytes?: number | undefined;
+  /**
+   * Turns at catalog.db's write lock shared with `catalog serve`'s writer thread (write-turns.ts):
+   * given to the main thread's stores, whose writes (image metadata, the webhook outbox, tokens,
+   * settings) then wait for their turn without blocking the thread. Never to the writer's own.
+   */
+  catalogWriteTurns?: SharedArrayBuffer | undefined;
 }
 
 /**
@@ -77,15 +84,18 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
   );
   // A full disk (SQLITE_FULL) is the catalog's storage_full error (507, exit 5), not a bug.
   const database = 'the catalog database';
+  const turns = options.catalogWriteTurns ? new WriteTurns(options.catalogWriteTurns) : undefined;
+  // The writes `catalog serve`'s main thread makes itself (parts, attributes, relations go to the writer thread).
+  const inTurn = <T extends object>(store: T, methods: readonly (keyof T & string)[]): T => (turns ? takingTurns(store, methods, turns) : store);
   return {
-    catalog: withStorageFullErrors(catalog, database),
+    catalog: withStorageFullErrors(inTurn(catalog, ['createToken', 'rotateToken', 'revokeToken', 'setSetting', 'initSetting']), database),
     changes: new SqliteChangeLog(catalog.db),
-    webhooks: withStorageFullErrors(new SqliteWebhookStore(catalog.db), database),
+    webhooks: withStorageFullErrors(inTurn(new SqliteWebhookStore(catalog.db), ['addWebhook', 'removeWebhook', 'claimDeliveries', 'recordDelivery']), database),
     relations: withStorageFullErrors(new SqliteRelationStore(catalog.db), database),
-    images: withStorageFullErrors(new SqliteImageStore(catalog.db), database),
+    images: withStorageFullErrors(inTurn(new SqliteImageStore(catalog.db), ['upsertImages', 'deleteImages']), database),
     searchIndex,
     sessions: withStorageFullErrors(sessions, 'the search sessions database'),
-    references: withStorageFullErrors(new SqliteReferenceFeatureStore(catalog.db), database),
+    references: withStorageFullErrors(inTurn(new SqliteReferenceFeatureStore(catalog.db), ['replaceStaleFeatures']), database),
     async close() {
       await sessions.close();
       await catalog.close();

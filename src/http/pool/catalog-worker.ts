@@ -9,6 +9,7 @@ import { CatalogError, toProblem } from '../../api/errors.js';
 import { openCatalog } from '../../open-catalog.js';
 import type { NewSession, SessionSink } from '../../core/ports.js';
 import { packSessionHits } from '../../adapters/session-blocks.js';
+import { WriteTurns } from '../../adapters/sqlite/write-turns.js';
 import { searchAnsweringEarly } from './answer-early.js';
 import { THREAD_READY, type CatalogWorkerData, type PoolResult, type PoolTask } from './protocol.js';
 
@@ -28,6 +29,12 @@ const handOff = ({ session, hits }: NewSession): void => {
 // A reader's sessions are all handed back: none is pending on the thread, so there is nothing to flush.
 const handBack: SessionSink = { keep: handOff, flush: () => Promise.resolve() };
 const catalog = openCatalog({ ...data.catalog, ...(data.warmSearch ? { sessionSink: () => handBack } : {}) });
+/**
+ * The writer's turns at catalog.db's write lock, shared with the main thread's own writes
+ * (write-turns.ts): each task runs in one, so a main-thread write waits for the task in progress
+ * without blocking its event loop, and the next task waits for it without SQLite's busy sleeps.
+ */
+const turns = data.writeTurns ? new WriteTurns(data.writeTurns) : undefined;
 
 /** The sessions handed over since the last call, emptied. */
 function takeSessions(): { sessions?: NewSession[] } {
@@ -79,7 +86,8 @@ export default async function run(task: PoolTask): Promise<PoolResult> {
   const method = target[task.method];
   if (typeof method !== 'function') throw new Error(`catalog worker: no method ${task.service}.${task.method}`);
   try {
-    const value = await method.apply(target, task.args);
+    const call = () => method.apply(target, task.args);
+    const value = await (turns ? turns.run(call) : call());
     return { ok: true, value, ...takeSessions() };
   } catch (error) {
     handed = [];

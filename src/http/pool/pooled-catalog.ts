@@ -56,6 +56,11 @@ export interface PooledCatalogOptions {
   readyTimeoutMs?: number | undefined;
   /** Postings a text search may read on the main thread (default {@link MAIN_THREAD_SEARCH_POSTINGS}; 0: none there). */
   mainThreadSearchPostings?: number | undefined;
+  /**
+   * Turns at catalog.db's write lock shared with the main thread's own writes (image metadata,
+   * webhooks, tokens; adapters/sqlite/write-turns.ts): the writer runs each task in one.
+   */
+  writeTurns?: SharedArrayBuffer | undefined;
 }
 
 /**
@@ -389,8 +394,9 @@ export function searchAffinity(principal: Principal, body: unknown): number | un
  * searches read few pages each), and so does the writer.
  */
 export function threadCatalogOptions(catalog: PooledCatalogOptions['catalog'], role: 'reader' | 'writer'): PooledCatalogOptions['catalog'] {
-  // No thread writes the photo index's snapshot: only the main thread searches by image.
-  const threaded = { ...catalog, photoIndexSnapshot: false };
+  // No thread writes the photo index's snapshot: only the main thread searches by image. No
+  // thread's stores take write turns themselves: the writer takes one per task (catalog-worker.ts).
+  const threaded = { ...catalog, photoIndexSnapshot: false, catalogWriteTurns: undefined };
   return role === 'reader' ? { ...threaded, mmapBytes: 0 } : threaded;
 }
 
@@ -402,7 +408,12 @@ export function threadCatalogOptions(catalog: PooledCatalogOptions['catalog'], r
 export function poolCatalog(main: Catalog, options: PooledCatalogOptions): PooledCatalog {
   const readers = Math.max(1, options.readers ?? Math.min(4, availableParallelism()));
   const readyChannel = `catalog-thread-ready-${randomUUID()}`;
-  const data = (warmSearch: boolean): CatalogWorkerData => ({ catalog: threadCatalogOptions(options.catalog, warmSearch ? 'reader' : 'writer'), warmSearch, readyChannel });
+  const data = (warmSearch: boolean): CatalogWorkerData => ({
+    catalog: threadCatalogOptions(options.catalog, warmSearch ? 'reader' : 'writer'),
+    warmSearch,
+    readyChannel,
+    ...(warmSearch ? {} : { writeTurns: options.writeTurns }),
+  });
   // atomics 'async': between tasks a thread waits with Atomics.waitAsync, so its event loop turns.
   // With piscina's default ('sync') it blocks in Atomics.wait and never runs a timer or an
   // immediate between tasks, so the stores' once-per-turn caches (catalog-store.ts turnDataVersion:

@@ -53,6 +53,8 @@ export interface CatalogWorkerData {
   warmSearch: boolean;
   /** A BroadcastChannel name: the thread posts {@link THREAD_READY} on it once it can take tasks. */
   readyChannel: string;
+  /** The writer thread only: turns at catalog.db's write lock shared with the main thread (adapters/sqlite/write-turns.ts); each task runs in one. */
+  writeTurns?: SharedArrayBuffer | undefined;
 }
 
 /** What a catalog worker posts on its ready channel. */

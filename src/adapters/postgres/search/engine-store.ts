@@ -153,36 +153,36 @@ export class PgEngineWrite {
     const existing = sorted.filter((t) => known.has(t));
     if (existing.length > 0) {
       const ids = existing.map((t) => known.get(t) ?? 0);
-      const lo: number[] = [];
-      const hi: number[] = [];
-      for (const t of existing) {
-        let min = Infinity;
-        let max = -Infinity;
-        for (const doc of this.terms.get(t)?.keys() ?? []) {
-          if (doc < min) min = doc;
-          if (doc > max) max = doc;
-        }
-        lo.push(min);
-        hi.push(max);
-      }
       await c.query('UPDATE engine_terms SET version = $1 WHERE id = ANY($2::int[])', [version, ids]);
-      // The blocks that may hold a changed doc: from the one starting at or before the smallest, through the largest.
+      // Only the blocks that hold a changed doc (the block starting at or before it) are read and
+      // rewritten, each on its own: the blocks between two changed docs stay as stored. Reading
+      // every block between a term's smallest and largest changed doc made a write of a few parts
+      // spread over the catalog read and rewrite whole lists of its frequent words.
+      const pairTerms: number[] = [];
+      const pairDocs: number[] = [];
+      existing.forEach((t, i) => {
+        for (const doc of this.terms.get(t)?.keys() ?? []) {
+          pairTerms.push(ids[i] ?? 0);
+          pairDocs.push(doc);
+        }
+      });
       const blocks = await c.query<{ term_id: number; first_doc: number; data: Buffer }>(
         `SELECT p.term_id, p.first_doc, p.data
-         FROM unnest($1::int[], $2::int[], $3::int[]) AS u(id, lo, hi)
-         CROSS JOIN LATERAL (SELECT coalesce((SELECT max(first_doc) FROM engine_postings f WHERE f.term_id = u.id AND f.first_doc <= u.lo), u.lo) AS start) AS s
-         JOIN engine_postings p ON p.term_id = u.id AND p.first_doc >= s.start AND p.first_doc <= u.hi
+         FROM (SELECT DISTINCT u.id, s.first_doc
+               FROM unnest($1::int[], $2::int[]) AS u(id, doc)
+               CROSS JOIN LATERAL (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = u.id AND f.first_doc <= u.doc ORDER BY f.first_doc DESC LIMIT 1) AS s) AS touched
+         JOIN engine_postings p ON p.term_id = touched.id AND p.first_doc = touched.first_doc
          ORDER BY p.term_id, p.first_doc`,
-        [ids, lo, hi],
+        [pairTerms, pairDocs],
       );
-      const base = new Map<number, Postings>();
+      const touched = new Map<number, { first_doc: number; data: Buffer }[]>();
       for (const b of blocks.rows) {
-        let p = base.get(b.term_id);
-        if (!p) {
-          p = emptyPostings();
-          base.set(b.term_id, p);
+        let list = touched.get(b.term_id);
+        if (!list) {
+          list = [];
+          touched.set(b.term_id, list);
         }
-        decodeBlock(b.data, b.first_doc, p);
+        list.push(b);
       }
       if (blocks.rows.length > 0) {
         await c.query('DELETE FROM engine_postings p USING unnest($1::int[], $2::int[]) AS d(t, f) WHERE p.term_id = d.t AND p.first_doc = d.f',
@@ -190,7 +190,32 @@ export class PgEngineWrite {
       }
       existing.forEach((t, i) => {
         const id = ids[i] ?? 0;
-        addBlocks(id, mergePostings(base.get(id) ?? emptyPostings(), this.terms.get(t) ?? new Map()).merged);
+        const stored = touched.get(id) ?? [];
+        // Each change goes with the last touched block starting at or before it (its own block);
+        // changes before the first block make blocks of their own (index -1).
+        const groups = new Map<number, Map<number, readonly number[] | null>>();
+        for (const [doc, tf] of this.terms.get(t) ?? new Map<number, readonly number[] | null>()) {
+          let lo = 0;
+          let hi = stored.length;
+          while (lo < hi) {
+            const mid = (lo + hi) >> 1;
+            if ((stored[mid]?.first_doc ?? 0) <= doc) lo = mid + 1;
+            else hi = mid;
+          }
+          const k = lo - 1;
+          let group = groups.get(k);
+          if (!group) {
+            group = new Map();
+            groups.set(k, group);
+          }
+          group.set(doc, tf);
+        }
+        for (const [k, changes] of groups) {
+          const base = emptyPostings();
+          const block = stored[k];
+          if (block) decodeBlock(block.data, block.first_doc, base);
+          addBlocks(id, mergePostings(base, changes).merged);
+        }
       });
     }
     // Bounded statements: a rebuild's batch may hold tens of thousands of blocks.

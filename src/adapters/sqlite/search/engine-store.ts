@@ -19,7 +19,7 @@
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
-import { BLOCK_SIZE, decodeBlock, encodeAfter, encodeVarint, varintLength, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
+import { BLOCK_SIZE, GROUPS, decodeBlock, encodeAfter, encodeVarint, varintLength, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-ids.js';
 import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
@@ -134,14 +134,14 @@ export class EngineStore {
     this.stmt = {
       insertTerm: db.prepare<[string]>('INSERT INTO engine_terms (term) VALUES (?)'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
-      blockAfter: db.prepare<[number, number], number>('SELECT 1 FROM engine_postings WHERE term_id = ? AND first_doc > ? LIMIT 1').pluck(),
+      floorBlockData: db.prepare<[number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1'),
+      nextBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc > ? ORDER BY first_doc LIMIT 1').pluck(),
       termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
       termsOfIds: db.prepare<[string], string>('SELECT term FROM engine_terms WHERE id IN (SELECT value FROM json_each(?))').pluck(),
       logTerms: db.prepare<[number, Buffer]>('INSERT INTO engine_term_changes (version, term_ids) VALUES (?, ?)'),
       pruneTermLog: db.prepare<[number]>('DELETE FROM engine_term_changes WHERE version <= ?'),
       clearTermLog: db.prepare<[number]>('UPDATE engine_stats SET term_log_start = ? WHERE id = 0'),
       clearTermChanges: db.prepare('DELETE FROM engine_term_changes'),
-      floorBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1').pluck(),
       blocksIn: db.prepare<[number, number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ? ORDER BY first_doc'),
       deleteBlocksIn: db.prepare<[number, number, number]>('DELETE FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ?'),
       insertBlock: db.prepare<[number, number, Uint8Array]>('INSERT INTO engine_postings (term_id, first_doc, data) VALUES (?, ?, ?)'),
@@ -312,7 +312,6 @@ export class EngineStore {
    */
   private writeTerm(term: string, changes: Postings & { removes: boolean }, storedId: number | undefined): void {
     const min = changes.docs[0] ?? 0;
-    const max = changes.docs[changes.docs.length - 1] ?? 0;
     if (changes.docs.length === 0) return;
     const base = emptyPostings();
     let id = this.ids.get(term) ?? storedId;
@@ -362,16 +361,44 @@ export class EngineStore {
       this.tails.set(id, merged.docs.length === 0 ? undefined : this.insertBlocks(id, merged));
       return;
     }
-    // The blocks that may hold a changed doc: from the one starting at or before the smallest, through the largest.
-    const from = this.stmt.floorBlock.get(id, min) ?? min;
-    for (const block of this.stmt.blocksIn.all(id, from, max)) decodeBlock(block.data, block.first_doc, base);
-    this.stmt.deleteBlocksIn.run(id, from, max);
-    const merged = mergeSorted(base, changes);
-    const last = this.insertBlocks(id, merged);
-    // What was written ends the list when no block starts after the largest changed doc.
-    this.tails.set(id, merged.docs.length > 0 && this.stmt.blockAfter.get(id, max) === undefined ? last : undefined);
+    this.rewriteTouchedBlocks(id, changes);
   }
 
+  /**
+   * Rewrites, of term `id`'s stored blocks, only those that hold a changed doc: each change belongs
+   * to the block starting at or before it (the last block before the next one starts), and each
+   * such block is read, merged with its own changes and written again, on its own; changes before
+   * the first block become blocks of their own. The blocks between two changed docs are left as
+   * stored: a write of a few parts spread over the catalog (an update of 10 parts) touches a few
+   * blocks of a frequent word's list instead of decoding and rewriting the whole list between its
+   * smallest and its largest changed doc, a cost that grew with the catalog.
+   */
+  private rewriteTouchedBlocks(id: number, changes: Postings & { removes: boolean }): void {
+    const docs = changes.docs;
+    let tailTouched = false;
+    let last: ListEnd | undefined;
+    for (let i = 0; i < docs.length; ) {
+      const doc = docs[i] ?? 0;
+      const floor = this.stmt.floorBlockData.get(id, doc);
+      const next = this.stmt.nextBlock.get(id, doc);
+      let end = i + 1;
+      while (end < docs.length && (next === undefined || (docs[end] ?? 0) < next)) end++;
+      const base = emptyPostings();
+      if (floor !== undefined) decodeBlock(floor.data, floor.first_doc, base);
+      const merged = mergeSorted(base, { docs: docs.slice(i, end), tf: changes.tf.slice(i * GROUPS, end * GROUPS), removes: changes.removes });
+      if (floor !== undefined && merged.docs[0] === floor.first_doc) {
+        // The block keeps its first doc (an update of a part in it): overwritten where it is stored.
+        last = this.insertBlocks(id, merged, true);
+      } else {
+        if (floor !== undefined) this.stmt.deleteBlocksIn.run(id, floor.first_doc, floor.first_doc);
+        last = this.insertBlocks(id, merged);
+      }
+      if (next === undefined) tailTouched = true;
+      i = end;
+    }
+    // The list's end moved only when its last block was rewritten (an emptied one: now unknown).
+    if (tailTouched) this.tails.set(id, last);
+  }
 
   /**
    * Stores `postings` of term `id` from index `start` on as blocks of BLOCK_SIZE; returns the last
@@ -519,6 +546,27 @@ export class EngineStore {
   /** Part length per tier, by doc. */
   get dl(): readonly Float64Array[] {
     return this.docs.dl;
+  }
+
+  /**
+   * Every indexed part's doc (without the holders of per-organization values when
+   * `nonHoldersOnly`), ascending part id (order key), the first `limit` of them, and how many there
+   * are: from the in-memory arrays as {@link refresh} left them. Read from `parts` joined with
+   * `search_current` in part id order, every facet-values request without words cost ~0.3 s of a
+   * reader at 120,000 parts; the scan and a sort of mostly ordered keys cost a few ms.
+   */
+  allDocs(nonHoldersOnly: boolean, limit: number): { total: number; docs: number[] } {
+    const { flags, key } = this.docs;
+    const docs: number[] = [];
+    const excluded = nonHoldersOnly ? DOC_HOLDER : 0;
+    for (let doc = 0; doc < this.docs.capacity; doc++) {
+      const f = flags[doc] ?? 0;
+      if ((f & DOC_EXISTS) !== 0 && (f & excluded) === 0) docs.push(doc);
+    }
+    const total = docs.length;
+    docs.sort((a, b) => (key[a] ?? 0) - (key[b] ?? 0) || a - b);
+    if (limit < total) docs.length = limit;
+    return { total, docs };
   }
 
   /** The id of a term, if indexed. */

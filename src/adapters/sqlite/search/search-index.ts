@@ -149,11 +149,6 @@ type PartCardJson = [number, ...StoredCardJson];
 /** A card's JSON tuple without its id (the card store's entries): part id, service id as hex or text, names, created and modified (µs). */
 type StoredCardJson = [string, string | null, string | null, LangMap, number, number];
 
-interface ScoredRow {
-  id: number;
-  doc: number;
-}
-
 
 /** The SQLite implementation of the SearchIndex port and the write-side index maintenance. */
 export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
@@ -232,14 +227,6 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       insertTermKey: db.prepare<[string, string]>('INSERT OR IGNORE INTO search_term_keys (key, term) VALUES (?, ?)'),
       typoCandidates: db.prepare<[string], string>('SELECT DISTINCT term FROM search_term_keys WHERE key IN (SELECT value FROM json_each(?))').pluck(),
       orgProbe: db.prepare<[string], number>('SELECT rowid FROM search_org_docs WHERE search_org_docs MATCH ? LIMIT 1').pluck(),
-      everything: db.prepare<[number], ScoredRow>(
-        'SELECT cur.card_id AS id, p.rowid_ AS doc FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ ORDER BY p.part_id LIMIT +?',
-      ),
-      countEverything: db.prepare<[], number>('SELECT count(*) FROM search_current').pluck(),
-      nonHolders: db.prepare<[number], ScoredRow>(
-        'SELECT cur.card_id AS id, p.rowid_ AS doc FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE cur.holder = 0 ORDER BY p.part_id LIMIT +?',
-      ),
-      countNonHolders: db.prepare<[], number>('SELECT count(*) FROM search_current WHERE holder = 0').pluck(),
       partByRowid: db.prepare<[number], PartRow>('SELECT * FROM parts WHERE rowid_ = ?'),
       // The parts rows of these card ids (of the current layout, `card_base` given) as one JSON array
       // of PartCardJson, whatever version each id names (readCards asks only for the current cards
@@ -662,9 +649,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       },
       allParts: (nonHoldersOnly, limit) => {
         charge(engine.n);
-        return nonHoldersOnly
-          ? { total: stmt.countNonHolders.get() ?? 0, docs: stmt.nonHolders.all(limit).map((r) => r.doc) }
-          : { total: stmt.countEverything.get() ?? 0, docs: stmt.everything.all(limit).map((r) => r.doc) };
+        return engine.allDocs(nonHoldersOnly, limit);
       },
     };
   }
