@@ -71,6 +71,36 @@ describe.each(MODES)('ranking rules (%s client)', (mode) => {
     expect(ids((await h.admin.search({ matches: { text: 'typescrpt ' } })).results)[0]).toBe('p-typescript');
   });
 
+  it('a name typed exactly comes before the names of its typo neighbours and the names it begins', async () => {
+    const long = 'higher-order functions and other utilities for working with asynchronous javascript code in node and browsers, with many more words';
+    expect((await h.admin.upsertParts([
+      { part_id: 'npm-async', name: { en: 'async' }, attributes: summary(long) },
+      { part_id: 'npm-asyncc', name: { en: 'asyncc' }, attributes: summary('async') },
+      { part_id: 'npm-async-p', name: { en: 'async-p' }, attributes: summary('async') },
+      { part_id: 'npm-asynk', name: { en: 'asynk' }, attributes: summary('async') },
+    ])).errors).toEqual({});
+    for (const text of ['async', 'async ']) expect(ids((await h.admin.search({ matches: { text } })).results)[0], text).toBe('npm-async');
+  });
+
+  it('the first letters of a name find the parts whose name begins with them, the shortest name first', async () => {
+    const long = (what: string) => `${what}, with a long description of many words that makes this part longer than the others in the catalog`;
+    expect((await h.admin.upsertParts([
+      { part_id: 'npm-react', name: { en: 'react' }, attributes: summary(long('a library for user interfaces')) },
+      { part_id: 'npm-react-dom', name: { en: 'react-dom' }, attributes: summary(long('the entry point to the dom for react')) },
+      { part_id: 'npm-reactivity-kit', name: { en: 'reactivity-kit' }, attributes: summary('signals') },
+      { part_id: 'npm-scope-reactor', name: { en: '@scope/reactor' }, attributes: summary('reactor') },
+      { part_id: 'npm-preact', name: { en: 'preact' }, attributes: summary('reacts quickly') },
+      { part_id: 'npm-express', name: { en: 'express' }, attributes: summary(long('a web framework')) },
+      { part_id: 'npm-expression-eval', name: { en: 'expression-eval' }, attributes: summary('expressions') },
+      { part_id: 'npm-my-express', name: { en: 'my-express' }, attributes: summary('express') },
+    ])).errors).toEqual({});
+    // Names that begin with the letters typed, shortest first; then names holding a completion elsewhere; then descriptions.
+    expect(ids((await h.admin.search({ matches: { text: 'reac' } })).results)).toEqual(['npm-react', 'npm-react-dom', 'npm-reactivity-kit', 'npm-scope-reactor', 'npm-preact']);
+    expect(ids((await h.admin.search({ matches: { text: 'expre' } })).results).slice(0, 2)).toEqual(['npm-express', 'npm-expression-eval']);
+    // Typed as a whole word (a space after it), the word is not a prefix: no name is completed.
+    expect(ids((await h.admin.search({ matches: { text: 'react ' } })).results)[0]).toBe('npm-react');
+  });
+
   it('a long word the catalog holds is matched within one typo; one it does not hold within two', async () => {
     expect((await h.admin.upsertParts([
       { part_id: 'p-calibrator', name: { en: 'calibrator' } },

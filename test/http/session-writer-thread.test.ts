@@ -81,7 +81,8 @@ describe('reader threads hand their sessions to the session writer', () => {
     try {
       other.exec('BEGIN IMMEDIATE');
       const within = (ms: number) => new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), ms));
-      const first = await Promise.race([client.search({ matches: { text: 'gear' }, resultOptions: { limit: 5 } }), within(10_000)]);
+      // `gear ` typed whole: every name begins with it, and as a prefix the shorter names would come first.
+      const first = await Promise.race([client.search({ matches: { text: 'gear ' }, resultOptions: { limit: 5 } }), within(10_000)]);
       const second = await Promise.race([client.search({ matches: { text: 'gear cog' }, resultOptions: { limit: 5 } }), within(10_000)]);
       const third = await Promise.race([client.search({ matches: { text: 'gear wheel' }, resultOptions: { limit: 5 } }), within(10_000)]);
       expect(first).not.toBe('late');

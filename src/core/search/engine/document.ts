@@ -9,8 +9,11 @@
  * - the joined form of a punctuated run of tokens (`6204-2RS` → `62042rs`, `@types/react` →
  *   `typesreact`), in the run's group (ID_MARK for the id), not counted in the lengths: a part
  *   number or a package name typed without its separators finds the part;
- * - EXACT_MARK + every token of the id, or of one name, joined: group 0, tf 1 (the "exact" ranking
- *   rule: a query whose tokens joined equal it names this part, whatever separators it typed);
+ * - EXACT_MARK + every token of one name joined, and EXACT_ID_MARK + every token of the id joined:
+ *   group 0, tf 1 (the "exact" ranking rule: a query whose tokens joined equal it names this part,
+ *   whatever separators it typed; the "begins" rule: a name whose term begins with the query's
+ *   tokens joined begins with what was typed). Ids have their own mark so that a range of names
+ *   is not a range of every id (ids often share a prefix: `npm:`, `pci:8086:`);
  * - FILTER_MARK + attribute id + NUL + folded value, for each value of a filterable, not
  *   per-organization attribute: group 0, tf 1 (no score);
  * - HOLDER_TERM for a part with any per-organization value (their view depends on the reader).
@@ -26,19 +29,26 @@ export const ID_MARK = '\uE001';
 export const FILTER_MARK = '\uE002';
 /** The term of parts with per-organization values. */
 export const HOLDER_TERM = '\uE003holder';
-/** Prefix of exact-field terms. */
+/** Prefix of a name's exact-field term. */
 export const EXACT_MARK = '\uE004';
+/** Prefix of the id's exact-field term. */
+export const EXACT_ID_MARK = '\uE005';
 
 /**
  * Version of what a part contributes to the index: a store whose index was built with another
  * version rebuilds it when it opens (SQLite search_state `layout`, PostgreSQL settings
  * `search_document`).
  */
-export const DOCUMENT_FORMAT = 2;
+export const DOCUMENT_FORMAT = 3;
 
-/** The exact-field term of a field's tokens (the id's, a name's). */
+/** The exact-field term of a name's tokens. */
 export function exactTerm(tokens: readonly string[]): string {
   return EXACT_MARK + tokens.join('');
+}
+
+/** The exact-field term of the id's tokens. */
+export function exactIdTerm(tokens: readonly string[]): string {
+  return EXACT_ID_MARK + tokens.join('');
 }
 
 /** The joined forms of a text's punctuated runs: each whitespace-separated chunk of two or more tokens, its tokens joined. */
@@ -89,10 +99,9 @@ function add(terms: Map<string, number[]>, term: string, group: number): void {
   tf[group] = (tf[group] ?? 0) + 1;
 }
 
-/** Adds the exact-field term of a field once (tf 1, however many fields share it). */
-function addExact(terms: Map<string, number[]>, tokens: readonly string[]): void {
+/** Adds the exact-field term `term` of a field once (tf 1, however many fields share it). */
+function addExact(terms: Map<string, number[]>, tokens: readonly string[], term: string): void {
   if (tokens.length === 0) return;
-  const term = exactTerm(tokens);
   if (!terms.has(term)) add(terms, term, 0);
 }
 
@@ -106,7 +115,7 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
     lengths[0]++;
   }
   for (const joined of joinedRuns(part.part_id)) add(terms, ID_MARK + joined, 0);
-  addExact(terms, idTokens);
+  addExact(terms, idTokens, exactIdTerm(idTokens));
   for (const text of langTexts(part.name)) {
     const tokens = tokenize(text);
     for (const token of tokens) {
@@ -114,7 +123,7 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
       lengths[0]++;
     }
     for (const joined of joinedRuns(text)) add(terms, joined, 0);
-    addExact(terms, tokens);
+    addExact(terms, tokens, exactTerm(tokens));
   }
   let holder = false;
   for (const entry of part.attributes) {

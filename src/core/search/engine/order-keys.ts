@@ -20,11 +20,13 @@ export interface ValueHolders {
 }
 
 /**
- * Score units of one rank of the custom ranking attribute: more than any BM25 sum of a query (at
- * most 32 words, each below idf · (k1 + 1) ≈ 50 at 2³¹ parts), so a better rank always wins and
- * BM25 decides only within one rank.
+ * Score units of one rank of the custom ranking attribute: more than the largest name bonus
+ * (topk.ts NAME_BONUS_UNIT · NAME_BONUS_LETTERS = 65,536) plus any BM25 sum of a query (at most
+ * 32 words, each below idf · (k1 + 1) ≈ 50 at 2³¹ parts), so a better rank always wins and the
+ * name bonus and BM25 decide only within one rank. A million distinct ranks stay below 2³⁷, where
+ * a double still resolves BM25 to 2⁻¹⁵.
  */
-export const RANK_BOOST_UNIT = 8192;
+export const RANK_BOOST_UNIT = 131072;
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/u;
 

@@ -5,7 +5,8 @@
  * k with it; it must stay the engine's definition, not a second ranking for users.
  *
  * What it covers: the words of parseQueryText (tokens, the last one a prefix, typo-eligible
- * words), punctuated words (phrase and joined form), the part id, the exact rule, typo neighbours
+ * words), punctuated words (phrase and joined form), the part id, the name rule (exact, begins
+ * with its name bonus, a typo neighbour's name), typo neighbours
  * from the vocabulary of every part (so a word's neighbours are those the store's deletion keys
  * find: one typo; two typos only for a word the catalog does not hold, when every neighbour
  * shares a key or the first letter; a neighbour found in fewer parts than the word as typed left
@@ -17,13 +18,13 @@ import type { Attribute, LangMap, PartAttribute } from '../../../api/schemas.js'
 import type { QueryWord, SearchOrder } from '../../model.js';
 import { VISIBILITY_ORDER } from '../../permissions.js';
 import { compareBinary } from '../rank.js';
-import { foldFilterValue, langTexts, tokenize } from '../text.js';
+import { codePointLength, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, NAME_WEIGHT } from './bm25.js';
-import { buildEngineDocument, exactTerm, ID_MARK, tierLength } from './document.js';
+import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, tierLength } from './document.js';
 import { buildOrgDocument } from './org-document.js';
 import { compareValues, parseNumberValue, RANK_BOOST_UNIT } from './order-keys.js';
-import { COMPLETION, EXACT_FIELD, exhaustiveTopK, termList, TYPO, type TermList } from './topk.js';
+import { BEGINS_FIELD, COMPLETION, EXACT_FIELD, exhaustiveTopK, nameBonus, NEAR_FIELD, termList, TYPO, type TermList } from './topk.js';
 
 /** A part as the reference reads it. */
 export interface ReferencePart {
@@ -120,6 +121,19 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
     return typoNeighbours(token, vocabulary, allTerms.includes(token) ? 1 : (word.maxTypos ?? 1));
   };
 
+  const tokens = words.flatMap((w) => w.tokens);
+  const whole = exactTerm(tokens);
+  const begins = words[words.length - 1]?.prefix === true;
+  // The name bonus: per part, that of its shortest name beginning with the query.
+  const bonus = new Map<number, number>();
+  if (begins) {
+    for (const t of allTerms.filter((t) => t.startsWith(whole) && t !== whole)) {
+      const b = nameBonus(codePointLength(t) - 1, codePointLength(whole) - 1);
+      docs.forEach((d, i) => {
+        if (d.terms.has(t) && b > (bonus.get(i) ?? 0)) bonus.set(i, b);
+      });
+    }
+  }
   const lists = words.map((word) => {
     const out: TermList[] = [];
     const seen = new Set<string>();
@@ -150,13 +164,15 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
     for (const n of neighboursOf(word)) addAlternative([n], word.prefix, '', TYPO);
     addAlternative(word.tokens, word.prefix, ID_MARK, 0);
     if (joined) addAlternative(joined, word.prefix, ID_MARK, 0);
-    // The exact rule: the parts named by the whole query (a one-word query: or by a typo neighbour of it).
-    out.push(list(exactTerm(words.flatMap((w) => w.tokens)), EXACT_FIELD));
-    if (words.length === 1) for (const n of neighboursOf(word)) out.push(list(exactTerm([n]), EXACT_FIELD | TYPO));
+    // The name rule: the parts named by the whole query, those with a name that begins with it
+    // (the last word a prefix), and (a one-word query) those called like a typo neighbour of it.
+    out.push(list(whole, EXACT_FIELD), list(exactIdTerm(tokens), EXACT_FIELD));
+    if (begins) for (const t of allTerms.filter((t) => t.startsWith(whole) && t !== whole)) out.push(list(t, BEGINS_FIELD | COMPLETION));
+    if (words.length === 1) for (const n of neighboursOf(word)) out.push(list(exactTerm([n]), NEAR_FIELD | TYPO));
     return out.filter((l) => l.docs.length > 0);
   });
   if (lists.some((l) => l.length === 0)) return [];
-  return exhaustiveTopK(lists, [], data, parts.length).hits.map((h) => sorted[h.doc]?.part_id ?? '');
+  return exhaustiveTopK(lists, [], data, parts.length, bonus.size > 0 ? bonus : undefined).hits.map((h) => sorted[h.doc]?.part_id ?? '');
 }
 
 /**

@@ -16,12 +16,12 @@ import type { Alternative, ExpandedWord, QueryWord, SearchFilter, StoredPart, Te
 import { canSeeVisibility, VISIBILITY_ORDER } from '../../permissions.js';
 import { evaluatePart, valuePasses, wordsInDefaults } from '../match.js';
 import { compareBinary } from '../rank.js';
-import { filterValueMatches, foldFilterValue, langTexts, tokenize } from '../text.js';
+import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
-import { exactTerm, filterTerm, HOLDER_TERM, ID_MARK } from './document.js';
+import { exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK } from './document.js';
 import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
-import { andWords, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
+import { andWords, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
 
 /** A term's postings as one visibility tier sees them (wtf > 0 only); `names` bit 1: in the id or a name. */
 export interface TierView {
@@ -108,6 +108,12 @@ function intersect(sets: readonly Int32Array[]): number[] {
 /** A word resolved into index term lists for one tier; `undefined` when nothing can match it. */
 type ResolvedWord = TermList | MaterializedWord | undefined;
 
+/** The name rule's lists of a query (exact, begins, near; see EngineSearcher.nameFields) and the name bonus by doc. */
+interface NameFields {
+  lists: { view: TierView; flags: number }[];
+  bonus: Map<number, number> | undefined;
+}
+
 /** Runs queries over one reader; keeps reusable working memory, so keep one per store connection. */
 export class EngineSearcher {
   /** Working memory of materializeWord, sized to the doc ids. */
@@ -171,8 +177,8 @@ export class EngineSearcher {
     const inDefaults = wordsInDefaults(words, ctx);
     const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
     const data = this.orderData(this.docData(tier), query);
-    const exact = this.exactFields(words, tier);
-    const resolvedWords = words.map((w) => this.resolve(w, tier, data, 0, exact));
+    const named = this.nameFields(words, tier);
+    const resolvedWords = words.map((w, i) => this.resolve(w, tier, data, 0, named.lists, i === 0 ? named.bonus : undefined));
     const resolved = this.withSpans(words, resolvedWords, tier, data, () => true, false);
 
     if (!orgSensitive) {
@@ -385,24 +391,44 @@ export class EngineSearcher {
   }
 
   /**
-   * The parts whose id or one of whose names equals the whole query, separators aside (the exact
-   * rule, document.ts EXACT_MARK), as term lists for tier `tier` with their flags. A one-word query
-   * also names the parts called like one of its typo neighbours (EXACT_FIELD with TYPO): a
-   * misspelling of `typescript` finds the part named so before the parts that hold the
-   * misspelling among other words.
+   * The parts the name rule ranks first (docs/search.md, "Ranking"), as term lists for tier `tier`
+   * with their flags: the parts whose id or one of whose names equals the whole query, separators
+   * aside (EXACT_FIELD; document.ts EXACT_MARK, EXACT_ID_MARK); when the last word is typed as a
+   * prefix, the parts with a name that begins with the whole query (BEGINS_FIELD: `reac` names
+   * `react` and `react-dom`), each with a name bonus for its shortest such name; for a one-word
+   * query, the parts called like one of its typo neighbours (NEAR_FIELD: a misspelling of
+   * `typescript` finds the part named so before the parts that hold the misspelling among other
+   * words). The names beginning with the query are a range of the dictionary, at most as many
+   * terms as the prefix's completions (a name's first token or joined run is one).
    */
-  private exactFields(words: readonly ExpandedWord[], tier: number): { view: TierView; flags: number }[] {
-    if (words.length === 0) return [];
-    const out: { view: TierView; flags: number }[] = [];
-    const add = (tokens: readonly string[], flags: number) => {
-      const term = exactTerm(tokens);
+  private nameFields(words: readonly ExpandedWord[], tier: number): NameFields {
+    const out: NameFields = { lists: [], bonus: undefined };
+    if (words.length === 0) return out;
+    const add = (term: string, flags: number) => {
       const id = this.termId(term);
       if (id === undefined) return;
       const view = this.r.termForTier(id, term, tier);
-      if (view.docs.length > 0) out.push({ view, flags });
+      if (view.docs.length > 0) out.lists.push({ view, flags });
     };
-    add(words.flatMap((w) => w.word.tokens), EXACT_FIELD);
-    if (words.length === 1) for (const a of words[0]?.alternatives ?? []) if (a.typo === true) add(a.tokens, EXACT_FIELD | TYPO);
+    const tokens = words.flatMap((w) => w.word.tokens);
+    const whole = exactTerm(tokens);
+    add(whole, EXACT_FIELD);
+    add(exactIdTerm(tokens), EXACT_FIELD);
+    if (words[words.length - 1]?.word.prefix === true) {
+      const typed = codePointLength(whole) - 1;
+      const bonus = new Map<number, number>();
+      for (const t of this.r.termsWithPrefix(whole)) {
+        if (t.term === whole) continue;
+        const view = this.r.termForTier(t.id, t.term, tier);
+        if (view.docs.length === 0) continue;
+        // A name longer than the query holds more than the word typed: a completion (the exactness rule).
+        out.lists.push({ view, flags: BEGINS_FIELD | COMPLETION });
+        const b = nameBonus(codePointLength(t.term) - 1, typed);
+        for (const doc of view.docs) if (b > (bonus.get(doc) ?? 0)) bonus.set(doc, b);
+      }
+      if (bonus.size > 0) out.bonus = bonus;
+    }
+    if (words.length === 1) for (const a of words[0]?.alternatives ?? []) if (a.typo === true) add(exactTerm(a.tokens), NEAR_FIELD | TYPO);
     return out;
   }
 
@@ -441,11 +467,12 @@ export class EngineSearcher {
    * then the id; each distinct term once), materialized when there are several. Undefined when no
    * term of it is indexed for this tier.
    */
-  private resolve(word: ExpandedWord, tier: number, data: DocData, allFlag = 0, exact: readonly { view: TierView; flags: number }[] = []): ResolvedWord {
+  private resolve(word: ExpandedWord, tier: number, data: DocData, allFlag = 0, named: readonly { view: TierView; flags: number }[] = [], bonus?: ReadonlyMap<number, number>): ResolvedWord {
     const lists: TermList[] = [];
     const seen = new Set<string>();
     // Flags on the postings (topk.ts): TYPO for a typo neighbour, SYNONYM for a synonym,
-    // COMPLETION for a word the typed prefix begins but is not, EXACT_FIELD for the exact rule.
+    // COMPLETION for a word the typed prefix begins but is not, EXACT_FIELD, BEGINS_FIELD and
+    // NEAR_FIELD for the name rule.
     // A typo neighbour rarer than the word as typed is left out: a misspelling the catalog holds
     // is rarer than the word meant, and a frequent word's rare neighbours would only cost time.
     const token = word.word.tokens.length === 1 ? word.word.tokens[0] : undefined;
@@ -453,7 +480,7 @@ export class EngineSearcher {
     const ownDf = ownId !== undefined && token !== undefined ? this.r.termForTier(ownId, token, tier).docs.length : 0;
     const push = (view: TierView, flags: number) => {
       if (view.docs.length === 0) return;
-      if ((flags & (TYPO | EXACT_FIELD)) === TYPO && view.docs.length < ownDf) return;
+      if ((flags & (TYPO | EXACT_FIELD | NEAR_FIELD)) === TYPO && view.docs.length < ownDf) return;
       lists.push({ docs: view.docs, wtf: view.wtf, names: flags !== 0 ? view.names.map((f) => f | flags) : view.names, idf: idf(this.r.n, view.docs.length) });
     };
     const addTerm = (term: string, flags: number) => {
@@ -483,14 +510,17 @@ export class EngineSearcher {
     for (const a of word.alternatives) add(a, '', allFlag !== 0 ? allFlag : a.typo === true ? TYPO : 0);
     for (const a of word.synonyms ?? []) add(a, '', SYNONYM);
     for (const a of word.idAlternatives) add(a, ID_MARK, 0);
-    // The exact rule's parts match every word of the query (they are named by all of it).
-    for (const e of exact) push(e.view, e.flags);
+    // The name rule's parts match every word of the query (they are named by all of it).
+    for (const e of named) push(e.view, e.flags);
     if (lists.length === 0) return undefined;
-    if (lists.length === 1) return lists[0];
+    if (lists.length === 1 && !bonus) return lists[0];
     if (this.scratch.score.length < this.r.docCapacity) {
       this.scratch = { score: new Float64Array(this.r.docCapacity), mark: new Uint8Array(this.r.docCapacity) };
     }
-    return materializeWord(lists, data, this.scratch);
+    const materialized = materializeWord(lists, data, this.scratch);
+    // The name bonus once per part: on the query's first word.
+    if (bonus) for (let i = 0; i < materialized.docs.length; i++) materialized.score[i] = (materialized.score[i] ?? 0) + (bonus.get(materialized.docs[i] ?? 0) ?? 0);
+    return materialized;
   }
 
   /**

@@ -44,41 +44,57 @@ export const SYNONYM = 4;
 export const EXACT_FIELD = 8;
 /** Posting flag: the term is a completion of the typed prefix, not the typed word itself. */
 export const COMPLETION = 16;
+/** Posting flag: one of the part's names equals a typo neighbour of the (one-word) query. */
+export const NEAR_FIELD = 64;
+/** Posting flag: one of the part's names begins with the whole query, separators aside (the last word typed as a prefix). */
+export const BEGINS_FIELD = 128;
 
 /*
  * The ranking rules (docs/search.md, "Ranking rules"), in order, each deciding only among the
- * parts the rules before it tie: 1. exact: the id or a name equals the query; 2. typos: fewer
- * words matched only through a typo neighbour; 3. synonyms: fewer words matched only through a
- * synonym; 4. attribute: fewer words found only outside the id and names; 5. exactness: the
- * typed last word itself before only a completion of it; then the score (BM25), then part id.
- * Every word must match (AND), so the "words" rule of engines with optional words is constant;
- * the index keeps no positions, so there is no proximity rule. A part's rules are summed word by
- * word ({@link wordRank}: a count per rule in 6-bit fields, so 32 words cannot carry over) and
- * packed into the 8-bit tier by {@link finishTier} (counts capped at 3, exactness at 1).
+ * parts the rules before it tie: 1. the name: the id or a name equals the query, else a name
+ * begins with it (the last word a prefix), else a name equals a typo neighbour of it; 2. typos:
+ * fewer words matched only through a typo neighbour; 3. synonyms: fewer words matched only
+ * through a synonym; 4. attribute: fewer words found only outside the id and names; 5.
+ * exactness: the typed last word itself before only a completion of it; then the score (the
+ * custom ranking boost, the name bonus, BM25), then part id. Every word must match (AND), so the
+ * "words" rule of engines with optional words is constant; the index keeps no positions, so there
+ * is no proximity rule. A part's rules are summed word by word ({@link wordRank}: a count per
+ * rule in 6-bit fields, so 32 words cannot carry over; the sum is a double, exact below 2^53) and
+ * packed into the 8-bit tier by {@link finishTier}.
  */
-const EXACT_UNIT = 1 << 24;
+const EXACT_UNIT = 2 ** 42;
+const BEGINS_UNIT = 2 ** 36;
+const NEAR_UNIT = 2 ** 30;
 const TYPO_UNIT = 1 << 18;
 const SYNONYM_UNIT = 1 << 12;
 const FIELD_UNIT = 1 << 6;
 const COMPLETION_UNIT = 1;
+const LOW_FIELDS = 2 ** 30;
 
-/** What one word adds to its part's rule counts, from the word's flags. */
+/** What one word adds to its part's rule counts, from the word's flags (its best name rule only). */
 export function wordRank(flags: number): number {
-  return ((flags & EXACT_FIELD) !== 0 ? EXACT_UNIT : 0)
+  return ((flags & EXACT_FIELD) !== 0 ? EXACT_UNIT : (flags & BEGINS_FIELD) !== 0 ? BEGINS_UNIT : (flags & NEAR_FIELD) !== 0 ? NEAR_UNIT : 0)
     + ((flags & TYPO) !== 0 ? TYPO_UNIT : 0)
     + ((flags & SYNONYM) !== 0 ? SYNONYM_UNIT : 0)
     + ((flags & NAMES) === 0 ? FIELD_UNIT : 0)
     + ((flags & COMPLETION) !== 0 ? COMPLETION_UNIT : 0);
 }
 
-/** The tier (0..255, lower first) of a part from the sum of its words' {@link wordRank}s. */
+/**
+ * The tier (0..255, lower first) of a part from the sum of its words' {@link wordRank}s. A part
+ * named by the query (levels exact, begins, near: 0..95) has every word in a name (the name's
+ * term is in every word's list and in a name), so the attribute rule is moot there and its bits
+ * hold the level; the others are 128..255. Counts are capped at 3, exactness at 1.
+ */
 export function finishTier(sum: number): number {
-  const exact = (sum >>> 24) & 63;
-  const typos = Math.min((sum >>> 18) & 63, 3);
-  const synonyms = Math.min((sum >>> 12) & 63, 3);
-  const fields = Math.min((sum >>> 6) & 63, 3);
-  const completions = Math.min(sum & 63, 1);
-  return (exact > 0 ? 0 : 128) | (typos << 5) | (synonyms << 3) | (fields << 1) | completions;
+  const high = Math.floor(sum / LOW_FIELDS);
+  const low = sum - high * LOW_FIELDS;
+  const typos = Math.min((low >>> 18) & 63, 3);
+  const synonyms = Math.min((low >>> 12) & 63, 3);
+  const completions = Math.min(low & 63, 1);
+  const level = high >= 4096 ? 0 : high >= 64 ? 1 : high > 0 ? 2 : 3;
+  if (level === 3) return 128 | (typos << 5) | (synonyms << 3) | (Math.min((low >>> 6) & 63, 3) << 1) | completions;
+  return (level << 5) | (typos << 3) | (synonyms << 1) | completions;
 }
 
 /** The rank sum of a part the rules know only as flags of the whole query (match.ts evaluatePart). */
@@ -89,12 +105,27 @@ export function evaluatedRank(typo: boolean, synonym: boolean, namesTier: boolea
 /** Tier of a query without words (filters only): one tier, ordered by part id. */
 export const NO_WORDS_TIER = finishTier(FIELD_UNIT);
 
-const WORD_RANK = Array.from({ length: 32 }, (_, flags) => wordRank(flags));
+const WORD_RANK = Array.from({ length: 256 }, (_, flags) => wordRank(flags));
 const ONE_WORD_TIER = Uint8Array.from(WORD_RANK, (sum) => finishTier(sum));
 
 /** The tier of a one-word query's posting from its flags. */
 export function postingTier(flags: number): number {
-  return ONE_WORD_TIER[flags & 31] ?? 255;
+  return ONE_WORD_TIER[flags & 255] ?? 255;
+}
+
+/**
+ * Score added once per part (to the query's first word) for a name that begins with the query:
+ * (NAME_BONUS_LETTERS − letters the name has beyond those typed, at least 0) units, so the
+ * shortest name that begins with what was typed comes first within its tie; a unit is more than
+ * any query's BM25 sum, and the custom ranking boost's unit (order-keys.ts) more than the largest
+ * bonus, so the bonus decides after the custom ranking and before BM25.
+ */
+export const NAME_BONUS_UNIT = 2048;
+export const NAME_BONUS_LETTERS = 32;
+
+/** The name bonus of a name of `nameLength` letters that begins with the `typedLength` letters typed. */
+export function nameBonus(nameLength: number, typedLength: number): number {
+  return Math.max(0, NAME_BONUS_LETTERS - (nameLength - typedLength)) * NAME_BONUS_UNIT;
 }
 
 /** Per-doc data the scorer reads, indexed by doc id. */
@@ -195,17 +226,18 @@ class MaterializedCursor implements WordCursor {
 /*
  * Mark bits of materializeWord, per part: 1 NAMES (some posting in the id or a name), 2 some posting
  * of the word as typed (neither typo nor synonym), 4 some synonym posting, 8 EXACT_FIELD, 16 some
- * posting of a whole word (not only a completion), 32 present.
+ * posting of a whole word (not only a completion), 32 present, 64 NEAR_FIELD, 128 BEGINS_FIELD.
  */
+const FIELD_FLAGS = NAMES | EXACT_FIELD | NEAR_FIELD | BEGINS_FIELD;
 
 /** The flags of a part's word from its mark bits: the best way it matched (see markOf). */
 function matchFlags(mark: number): number {
-  return (mark & NAMES) | ((mark & 2) !== 0 ? 0 : (mark & 4) !== 0 ? SYNONYM : TYPO) | (mark & EXACT_FIELD) | ((mark & 16) !== 0 ? 0 : COMPLETION);
+  return (mark & FIELD_FLAGS) | ((mark & 2) !== 0 ? 0 : (mark & 4) !== 0 ? SYNONYM : TYPO) | ((mark & 16) !== 0 ? 0 : COMPLETION);
 }
 
 /** The mark bits of one posting's flags (see matchFlags). */
 function markOf(flags: number): number {
-  return 32 | (flags & (NAMES | EXACT_FIELD)) | ((flags & (TYPO | SYNONYM)) === 0 ? 2 : 0) | ((flags & SYNONYM) !== 0 ? 4 : 0) | ((flags & COMPLETION) === 0 ? 16 : 0);
+  return 32 | (flags & FIELD_FLAGS) | ((flags & (TYPO | SYNONYM)) === 0 ? 2 : 0) | ((flags & SYNONYM) !== 0 ? 4 : 0) | ((flags & COMPLETION) === 0 ? 16 : 0);
 }
 
 /**
@@ -498,9 +530,11 @@ function scoreOneWord(w: TermList | MaterializedWord, data: DocData, top: TopCol
  * alternatives' term lists; a word is scored as one term (its alternatives' weighted
  * frequencies summed, the idf of the parts any of them holds) and its flags are the best way it
  * matched: in the id or a name if any alternative is; typo only if no alternative is the word as
- * typed (a synonym only if no exact one is); a completion only if every alternative is one.
+ * typed (a synonym only if no exact one is); a completion only if every alternative is one; its
+ * name rule the best of its alternatives'. `bonus`: the name bonus by doc, added after the first
+ * word's score (where the engine adds it).
  */
-export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters: readonly Int32Array[], data: DocData, k: number): { total: number; hits: RankedDoc[] } {
+export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters: readonly Int32Array[], data: DocData, k: number, bonus?: ReadonlyMap<number, number>): { total: number; hits: RankedDoc[] } {
   let candidates: Set<number> | undefined;
   const intersect = (docs: Iterable<number>) => {
     const next = new Set<number>();
@@ -520,7 +554,7 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
       let names = false;
       let exact = false;
       let synonym = false;
-      let exactField = false;
+      let fields = 0;
       let whole = false;
       for (const a of alternatives) {
         const i = a.docs.indexOf(doc);
@@ -530,12 +564,13 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
         if ((flags & NAMES) !== 0) names = true;
         if ((flags & (TYPO | SYNONYM)) === 0) exact = true;
         if ((flags & SYNONYM) !== 0) synonym = true;
-        if ((flags & EXACT_FIELD) !== 0) exactField = true;
+        fields |= flags & (EXACT_FIELD | NEAR_FIELD | BEGINS_FIELD);
         if ((flags & COMPLETION) === 0) whole = true;
       }
       const one = alternatives.length === 1 ? (alternatives[0] as TermList).idf : idfOf(data.n, unionSizes[w] ?? 0);
       score += one * tfPart(wtf, dl, data.avgdl);
-      rank += wordRank((names ? NAMES : 0) | (exact ? 0 : synonym ? SYNONYM : TYPO) | (exactField ? EXACT_FIELD : 0) | (whole ? 0 : COMPLETION));
+      if (w === 0 && bonus) score += bonus.get(doc) ?? 0;
+      rank += wordRank((names ? NAMES : 0) | (exact ? 0 : synonym ? SYNONYM : TYPO) | fields | (whole ? 0 : COMPLETION));
     });
     // The custom ranking attribute after the rules, before BM25; a sort: its keys alone.
     if (data.boost) score += data.boost[doc] ?? 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMPLETION, EXACT_FIELD, exhaustiveTopK, finishTier, materializeWord, NAMES, postingTier, SYNONYM, topK, TYPO, wordRank, type DocData, type TermList } from './topk.js';
+import { BEGINS_FIELD, COMPLETION, EXACT_FIELD, exhaustiveTopK, finishTier, materializeWord, NAMES, NEAR_FIELD, postingTier, SYNONYM, topK, TYPO, wordRank, type DocData, type TermList } from './topk.js';
 
 describe('exact above typo', () => {
   const data: DocData = { dl: [5, 5, 5, 5, 50], key: [0, 1, 2, 3, 4], avgdl: 10, n: 5 };
@@ -9,13 +9,19 @@ describe('exact above typo', () => {
   const typo: TermList = { docs: Int32Array.from([1, 2, 4]), wtf: Float64Array.from([30, 20, 30]), names: Uint8Array.from([NAMES | TYPO, NAMES | TYPO, NAMES | TYPO]), idf: 3 };
 
   it('orders tiers by the ranking rules: exact field, typos, synonyms, attribute, exactness', () => {
-    const order = [NAMES | EXACT_FIELD, NAMES, NAMES | COMPLETION, 0, COMPLETION, NAMES | SYNONYM, SYNONYM, NAMES | TYPO, TYPO, TYPO | COMPLETION];
+    // The name rule first: equal, then begins (the word itself before a completion), then a typo neighbour's name.
+    const order = [NAMES | EXACT_FIELD, NAMES | BEGINS_FIELD, NAMES | BEGINS_FIELD | COMPLETION, NAMES | NEAR_FIELD, NAMES | NEAR_FIELD | TYPO, NAMES, NAMES | COMPLETION, 0, COMPLETION, NAMES | SYNONYM, SYNONYM, NAMES | TYPO, TYPO, TYPO | COMPLETION];
     const tiers = order.map(postingTier);
     for (let i = 1; i < tiers.length; i++) expect(tiers[i], `flags ${order[i]}`).toBeGreaterThan(tiers[i - 1] ?? 0);
     // Counted per word: one typo among two words ranks above two typos, whatever the attributes.
     expect(finishTier(wordRank(TYPO) + wordRank(0))).toBeLessThan(finishTier(wordRank(NAMES | TYPO) + wordRank(NAMES | TYPO)));
     // The exact rule comes first: even a typo word beside it ranks above a part without it.
     expect(finishTier(wordRank(EXACT_FIELD | TYPO))).toBeLessThan(finishTier(wordRank(NAMES)));
+    // 32 words of a part named by the query: the counts carry into no other rule.
+    const named = Array.from({ length: 32 }, () => wordRank(NAMES | BEGINS_FIELD | TYPO | SYNONYM | COMPLETION)).reduce((a, b) => a + b, 0);
+    // Level begins (1), typos and synonyms capped at 3, a completion.
+    expect(finishTier(named)).toBe((1 << 5) | (3 << 3) | (3 << 1) | 1);
+    expect(finishTier(Array.from({ length: 32 }, () => wordRank(NAMES | EXACT_FIELD)).reduce((a, b) => a + b, 0))).toBe(0);
   });
 
   it('a part matched exactly ranks above parts matched only by a typo neighbour, whatever the scores; the reference agrees', () => {
