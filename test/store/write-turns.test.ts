@@ -64,4 +64,15 @@ describe("the main thread's writes to catalog.db take turns with the writer thre
       writerConnection.exec('COMMIT');
     }
   });
+
+  it('a setting written in a turn is read back after a method outside the turns wrote (the store keeps one cache)', async () => {
+    const catalog = stores.catalog;
+    await catalog.setSetting('write-turns-test', 'one');
+    expect(await catalog.getSetting('write-turns-test')).toBe('one');
+    // touchToken is not one of the turn-taking methods and counts a write of its own.
+    await catalog.touchToken('no-such-token', 1, 0);
+    expect(await catalog.getSetting('write-turns-test')).toBe('one');
+    await catalog.setSetting('write-turns-test', 'two');
+    expect(await catalog.getSetting('write-turns-test')).toBe('two');
+  });
 });

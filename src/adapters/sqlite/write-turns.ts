@@ -74,14 +74,27 @@ export class WriteTurns {
 
 /**
  * `store` whose listed methods each run in a turn of `turns` (the main thread's writes to catalog.db
- * in `catalog serve`); every other member is the store's own.
+ * in `catalog serve`); every other member is the store's own. Every method runs with the store
+ * itself as `this`, wrapped or not: a store keeps state in its fields (a cache, a count of its own
+ * writes), and a method called on a wrapper that inherits from it would set those fields on the
+ * wrapper, hiding from the other methods what it did.
  */
 export function takingTurns<T extends object>(store: T, methods: readonly (keyof T & string)[], turns: WriteTurns): T {
-  const wrapper = Object.create(store) as T;
+  const members = new Map<PropertyKey, unknown>();
   for (const name of methods) {
     const method = Reflect.get(store, name) as (...args: unknown[]) => unknown;
     if (typeof method !== 'function') throw new Error(`takingTurns: ${name} is not a method`);
-    Object.defineProperty(wrapper, name, { value: (...args: unknown[]) => turns.run(() => method.apply(store, args)) });
+    members.set(name, (...args: unknown[]) => turns.run(() => method.apply(store, args)));
   }
-  return wrapper;
+  return new Proxy(store, {
+    get(target, key) {
+      const known = members.get(key);
+      if (known !== undefined) return known;
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      const bound = (value as (...args: unknown[]) => unknown).bind(target);
+      members.set(key, bound);
+      return bound;
+    },
+  });
 }
