@@ -166,7 +166,10 @@ for (const mode of ['local', 'http'] as const) {
       rmSync(work, { recursive: true, force: true });
     });
 
-    it.each(FORMATS)('%s: export, import into an empty catalog, export again: byte-identical', async (format) => {
+    // Over HTTP the demo subset goes through one delimited and one JSON format (the four formats'
+    // own encodings are the local runs' and the adversarial values' business).
+    const formats = mode === 'http' && build === demoSubset ? (['csv', 'ndjson'] as const) : FORMATS;
+    it.each(formats)('%s: export, import into an empty catalog, export again: byte-identical', async (format) => {
       const first = await exportAll(source, work, format, join(work, `${format}-1`));
       expect(first.parts?.length).toBeGreaterThan(1000);
       expect(first.relations?.split('\n').length).toBeGreaterThan(20);

@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_CONDITIONS, type ImageAuditResult } from '../../src/api/image-schemas.js';
-import { BACKEND, createHarness, MODES, type Harness } from '../helpers/harness.js';
+import { createHarness, MODES, type Harness } from '../helpers/harness.js';
 import { IMAGES } from '../helpers/photo-scenes.js';
 
 const byImage = (results: readonly ImageAuditResult[]) => new Map(results.map((r) => [r.image_id, r]));
 
-describe.each(BACKEND === 'postgres' ? (['http'] as const) : MODES)('image audit (%s client)', (mode) => {
+describe.each(MODES)('image audit (%s client)', (mode) => {
   let h: Harness;
   beforeAll(async () => {
     h = await createHarness(mode);

@@ -128,7 +128,7 @@ describe.skipIf(!available)('catalog migrate into PostgreSQL and S3', () => {
 
   it('continues an interrupted copy (SIGINT, then SIGKILL) without duplicating or skipping', async () => {
     const local = join(dir, 'big');
-    const count = 3000;
+    const count = 1200;
     const file = join(dir, 'big.ndjson');
     writeFileSync(file, Array.from({ length: count }, (_, i) => JSON.stringify({ part_id: `big-${String(i).padStart(5, '0')}`, name: { en: `Big part ${i}` } })).join('\n') + '\n');
     ok(['--data-dir', local, 'parts', 'import', file]);
