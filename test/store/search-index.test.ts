@@ -656,16 +656,21 @@ describe('search result cache size (load test)', () => {
 });
 
 describe('SqliteSearchIndex term dictionaries in levels', () => {
-  it('finds words, prefixes and one-typo neighbours whichever level their term has moved to (older terms deeper)', async () => {
+  /** A catalog in memory whose dictionaries have tiny levels (4 terms, then × 2): a few dozen parts of unique model numbers move terms levels deep. */
+  const leveledCatalog = () => {
     const clock = systemClock();
     const store = new SqliteCatalogStore(openDatabase(':memory:'));
-    // Tiny levels: 40 parts of unique model numbers move terms four levels deep.
     const index = new SqliteSearchIndex(store.db, { clock, termLevels: { firstLevel: 4, fanout: 2 } });
     store.listeners.push(index);
     const context = createServiceContext({ store, clock, ids: systemIds() });
     const service = new CatalogService({ context, store });
     const search = new SearchService({ context, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
-    const model = (i: number) => `gw${String((i * 7919) % 100_000).padStart(5, '0')}`;
+    return { store, service, search };
+  };
+  const model = (i: number) => `gw${String((i * 7919) % 100_000).padStart(5, '0')}`;
+
+  it('finds words, prefixes and one-typo neighbours whichever level their term has moved to (older terms deeper)', async () => {
+    const { store, service, search } = leveledCatalog();
     // One transaction per part, as many small imports.
     for (let i = 0; i < 40; i++) await service.upsertParts(LOCAL_OWNER, [{ part_id: `p${i}`, name: { en: `Ethernet Controller ${model(i)}` } }]);
     const levels = (table: string) => store.db.prepare(`SELECT level, count(*) AS n FROM ${table} GROUP BY level`).all() as { level: number; n: number }[];
@@ -687,14 +692,7 @@ describe('SqliteSearchIndex term dictionaries in levels', () => {
   });
 
   it('a reader that searched before each write finds the words the write added and the ones its levels moved', async () => {
-    const clock = systemClock();
-    const store = new SqliteCatalogStore(openDatabase(':memory:'));
-    const index = new SqliteSearchIndex(store.db, { clock, termLevels: { firstLevel: 4, fanout: 2 } });
-    store.listeners.push(index);
-    const context = createServiceContext({ store, clock, ids: systemIds() });
-    const service = new CatalogService({ context, store });
-    const search = new SearchService({ context, index, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
-    const model = (i: number) => `gw${String((i * 7919) % 100_000).padStart(5, '0')}`;
+    const { store, service, search } = leveledCatalog();
     const ids = async (text: string) => (await search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 50 } })).results.map((r) => r.id);
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'p0', name: { en: `Switch ${model(0)}` } }]);
     for (let i = 1; i < 24; i++) {
