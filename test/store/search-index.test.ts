@@ -709,3 +709,19 @@ describe('SqliteSearchIndex term dictionaries in levels', () => {
     await service.close();
   });
 });
+
+describe('SqliteSearchIndex without words or filters', () => {
+  it('keeps the first parts by part id when the session holds fewer than all, whatever the order they were written in', async () => {
+    const catalog = openCatalog({ dataDir: undefined, searchLimits: { maxSessionHits: 5 } });
+    try {
+      // Written out of order: doc ids follow the writing, order keys the part ids.
+      const ids = ['m', 'c', 'x', 'a', 'q', 'b', 'z', 'd', 'k', 'e', 'aa', 'ab'];
+      for (const id of ids) await catalog.service.upsertParts(LOCAL_OWNER, [{ part_id: id, name: { en: `Part ${id}` } }]);
+      const found = await catalog.search.search(LOCAL_OWNER, { resultOptions: { limit: 10 } });
+      expect(found.resultsTotalCount).toBe(12);
+      expect(found.results.map((r) => r.id)).toEqual([...ids].sort().slice(0, 5));
+    } finally {
+      await catalog.close();
+    }
+  });
+});
