@@ -29,6 +29,8 @@ import { orgWeights, tsAny } from './tsvector.js';
 const CACHE_POSTINGS = 6_000_000;
 /** Fetch rounds one search may take before giving up (a bug guard: a search needs a handful). */
 const MAX_ROUNDS = 32;
+/** A batch lets the event loop turn after this much ranking, in milliseconds (runAll). */
+export const YIELD_AFTER_MS = 10;
 /** Answers other than postings kept between searches (part rows, probes, prefixes...), then forgotten. */
 const MAX_ANSWERS = 50_000;
 const MAX_CHAR = '\u{10FFFF}';
@@ -162,8 +164,15 @@ export class PgEngineReader implements EngineReader {
     const outcomes: (SearchOutcome<T> | undefined)[] = searches.map(() => undefined);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const batch = noMisses();
+      let ranSince = performance.now();
       for (let i = 0; i < searches.length; i++) {
         if (outcomes[i] !== undefined) continue;
+        if (performance.now() - ranSince > YIELD_AFTER_MS) {
+          // Other work of the event loop runs between searches: a transaction holding the catalog
+          // or session lock must not wait for a whole batch of rankings to reach its next statement.
+          await new Promise((resolve) => setImmediate(resolve));
+          ranSince = performance.now();
+        }
         this.misses = noMisses();
         try {
           const answer = (searches[i] as () => T)();

@@ -22,7 +22,7 @@ import { deletionVariants, hasTypoKeys } from '../../../core/search/typo.js';
 import type { PgClient, PgDatabase } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
 import { PgEngineWrite } from './engine-store.js';
-import { PgEngineReader } from './engine-reader.js';
+import { PgEngineReader, YIELD_AFTER_MS } from './engine-reader.js';
 import { orgVector } from './tsvector.js';
 
 /** A superseded card is kept this long (sessions live 24 h; one hour of margin). */
@@ -287,16 +287,22 @@ export class PgSearchIndex implements SearchIndex {
         const batch = this.waiting.splice(0, MAX_BATCH);
         try {
           const version = await this.reader.committedVersion(this.db);
-          const rest = batch.filter((w) => {
+          const rest: WaitingSearch[] = [];
+          let ranSince = performance.now();
+          for (const w of batch) {
+            if (performance.now() - ranSince > YIELD_AFTER_MS) {
+              // Other work of the event loop runs between searches (engine-reader.ts runAll).
+              await new Promise((resolve) => setImmediate(resolve));
+              ranSince = performance.now();
+            }
             try {
               const cached = this.reader.tryCached(version, w.search);
-              if (cached === undefined) return true;
-              w.resolve(cached);
+              if (cached === undefined) rest.push(w);
+              else w.resolve(cached);
             } catch (error) {
               w.reject(error);
             }
-            return false;
-          });
+          }
           if (rest.length === 0) continue;
           const outcomes = await this.db.read((c) => this.reader.runAll(c, rest.map((w) => w.search)));
           rest.forEach((w, i) => {
