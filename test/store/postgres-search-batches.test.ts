@@ -4,14 +4,15 @@
  * shared (one statement per kind of data for the whole batch), rather than one after another each
  * with its own snapshot and fetch round trips (under 50 connections the queue of those round trips
  * was most of a search's time); and every part in part id order (a search or facet values
- * without words) comes from the engine's doc arrays, not from a scan of `parts`. Statements are
- * counted as the driver sends them, in this process.
+ * without words) comes from the engine's doc arrays, not from a scan of `parts`; sessions stored
+ * together are one transaction, their budget kept as one by one. Statements are counted as the
+ * driver sends them, in this process.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPostgresStores, type PostgresStores } from '../../src/adapters/postgres/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
-import type { StoredPart, TextSearchQuery } from '../../src/core/model.js';
+import type { StoredPart, StoredSession, TextSearchQuery } from '../../src/core/model.js';
 import { createTestDatabase, createTestSchema, postgresAvailable } from '../services/services.js';
 
 const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
@@ -73,5 +74,18 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
     expect(all.total).toBe(200);
     expect((await stores.searchIndex.readCards(all.cardIds)).map((c) => c.partId)).toEqual(['p0000', 'p0001', 'p0002']);
     expect(sent.filter((s) => /FROM parts|FROM search_current/.test(s))).toEqual([]);
+  });
+
+  it('stores the sessions that arrive together in one transaction, each within the per-owner budget as if stored alone', async () => {
+    const session = (id: string, owner: string): StoredSession => ({ sessionId: id, principal: owner, createdAt: 0, expiresAt: Number.MAX_SAFE_INTEGER, imageId: null, language: undefined, total: 3, stored: 3 });
+    const budget = { maxSessionsPerOwner: 2, maxTotalBytes: 1 << 30 };
+    await stores.sessions.create(session('first', 'token:b'), { cardIds: [1, 2, 3] }, budget);
+    sent.length = 0;
+    await Promise.all(['a0', 'a1', 'a2', 'b1', 'b2'].map((id) => stores.sessions.create(session(id, `token:${id[0]}`), { cardIds: [3, 2, 1] }, budget)));
+    expect(sent.filter((s) => s === 'BEGIN')).toHaveLength(1);
+    // In order, the oldest of an owner evicted first: token:a keeps a1 and a2, token:b b1 and b2.
+    const kept = await Promise.all(['first', 'a0', 'a1', 'a2', 'b1', 'b2'].map(async (id) => (await stores.sessions.get(id)) !== undefined));
+    expect(kept).toEqual([false, false, true, true, true, true]);
+    expect((await stores.sessions.readHits('a2', 0, 10)).cardIds).toEqual([3, 2, 1]);
   });
 });

@@ -77,6 +77,8 @@ export class PgSessionStore implements SessionStore {
   private async writeGroups(): Promise<void> {
     this.writing = true;
     try {
+      // Sessions stored in the same turn of the event loop join the first group.
+      await new Promise((resolve) => setImmediate(resolve));
       while (this.waiting.length > 0) {
         const group = this.waiting.splice(0, MAX_GROUP);
         try {
