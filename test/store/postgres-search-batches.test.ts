@@ -5,11 +5,13 @@
  * with its own snapshot and fetch round trips (under 50 connections the queue of those round trips
  * was most of a search's time); and every part in part id order (a search or facet values
  * without words) comes from the engine's doc arrays, not from a scan of `parts`; sessions stored
- * together are one transaction, their budget kept as one by one. Statements are counted as the
+ * together are one transaction, their budget kept as one by one; writes waiting for the catalog
+ * write lock wait in this process, not each on a pooled connection. Statements are counted as the
  * driver sends them, in this process.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LOCK_CLASS, WRITE_LOCK } from '../../src/adapters/postgres/database.js';
 import { openPostgresStores, type PostgresStores } from '../../src/adapters/postgres/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
 import type { StoredPart, StoredSession, TextSearchQuery } from '../../src/core/model.js';
@@ -28,13 +30,14 @@ const query = (words: readonly string[]): TextSearchQuery => ({
 
 describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
   let stores: PostgresStores;
+  let url = '';
   const sent: string[] = [];
   const write = async (items: StoredPart[]) => {
     await stores.catalog.upsertParts(items.map((p) => ({ part_id: p.part_id })), (_item, existing) => ({ kind: 'write', value: items.find((p) => p.part_id === _item.part_id) as StoredPart, created: existing === undefined }));
   };
 
   beforeAll(async () => {
-    const { url } = await createTestSchema(await createTestDatabase('batches'));
+    ({ url } = await createTestSchema(await createTestDatabase('batches')));
     stores = await openPostgresStores(url, { clock: systemClock(), max: 4 });
     await write(Array.from({ length: 200 }, (_, i) => stored(i)));
     const send = pg.Client.prototype.query;
@@ -87,5 +90,28 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
     const kept = await Promise.all(['first', 'a0', 'a1', 'a2', 'b1', 'b2'].map(async (id) => (await stores.sessions.get(id)) !== undefined));
     expect(kept).toEqual([false, false, true, true, true, true]);
     expect((await stores.sessions.readHits('a2', 0, 10)).cardIds).toEqual([3, 2, 1]);
+  });
+
+  it('queues writes for the write lock in this process: one pooled connection waits for it, reads still get one', async () => {
+    // Another server holds the catalog write lock.
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query('SELECT pg_advisory_lock($1, hashtext(current_schema()))', [LOCK_CLASS + WRITE_LOCK]);
+      const writes = Promise.all([1, 2, 3].map((i) => write([stored(i, ' queued')])));
+      const waiting = async () => Number((await other.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND NOT granted", [LOCK_CLASS + WRITE_LOCK])).rows[0].n);
+      while ((await waiting()) === 0);
+      await waiting();
+      const pool = stores.db.pool;
+      expect(pool.totalCount - pool.idleCount).toBe(1);
+      expect(await waiting()).toBe(1);
+      // A read is answered while the writes wait (the pool has 4 connections).
+      expect((await stores.catalog.getParts(['p0001'])).map((p) => p.part_id)).toEqual(['p0001']);
+      await other.query('SELECT pg_advisory_unlock($1, hashtext(current_schema()))', [LOCK_CLASS + WRITE_LOCK]);
+      await writes;
+      expect((await stores.catalog.getParts(['p0003']))[0]?.name.en).toBe('delta unit3 queued');
+    } finally {
+      await other.end();
+    }
   });
 });
