@@ -30,7 +30,7 @@ const CACHE_POSTINGS = 6_000_000;
 /** Fetch rounds one search may take before giving up (a bug guard: a search needs a handful). */
 const MAX_ROUNDS = 32;
 /** A batch lets the event loop turn after this much ranking, in milliseconds (runAll). */
-export const YIELD_AFTER_MS = 10;
+export const YIELD_AFTER_MS = 2;
 /** Answers other than postings kept between searches (part rows, probes, prefixes...), then forgotten. */
 const MAX_ANSWERS = 50_000;
 const MAX_CHAR = '\u{10FFFF}';
