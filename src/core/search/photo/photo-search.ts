@@ -126,7 +126,7 @@ export function decodePhotoFeatures(bytes: Uint8Array): PhotoReference {
  * (a hand, a lamp's reflection), seen at an angle or smeared by a shaky hand keeps few matching
  * keypoints, so it collects fewer votes than references whose words the clutter happens to share,
  * and only verification tells its agreeing matches from their scattered ones (docs/search.md;
- * decisions/0027). Verification costs O(hypotheses × matches) an image, the votes' ranking none.
+ * decisions/0028). Verification costs O(hypotheses × matches) an image, the votes' ranking none.
  */
 export const PHOTO_LOCAL_DEFAULTS: Readonly<PhotoQueryOptions> = { multiAssign: 2, shortlist: 200 };
 
