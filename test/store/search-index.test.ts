@@ -729,3 +729,30 @@ describe('SqliteSearchIndex without words or filters', () => {
     }
   });
 });
+
+describe('SqliteSearchIndex and per-organization values', () => {
+  it('probes the per-organization values for a search word only once some part holds such values', async () => {
+    const { store, service, search, close } = inMemorySqliteCatalog();
+    const statement = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as { get: (...args: unknown[]) => unknown };
+    const get = statement.get;
+    let probes = 0;
+    const spy = vi.spyOn(statement, 'get').mockImplementation(function (this: { source: string }, ...args: unknown[]) {
+      if (this.source.includes('search_org_docs MATCH')) probes++;
+      return get.apply(this, args);
+    });
+    try {
+      await service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'stock', type: 'text', name: { en: 'Stock' }, searchable: true, per_org_values: true }]);
+      await service.upsertOrganizations(LOCAL_OWNER, [{ org_id: 'acme' }]);
+      await service.upsertParts(LOCAL_OWNER, [{ part_id: 'v1', name: { en: 'Valve' } }]);
+      const ids = async (text: string) => (await search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 10 } })).results.map((r) => r.id);
+      expect(await ids('valve ')).toEqual(['v1']);
+      expect(probes).toBe(0);
+      await service.upsertParts(LOCAL_OWNER, [{ part_id: 'v2', name: { en: 'Gasket' }, attributes: [{ attribute_id: 'stock', values: [{ organization: 'acme', value: { en: 'valve shelf' } }] }] }]);
+      expect(await ids('valve ')).toEqual(['v1', 'v2']);
+      expect(probes).toBeGreaterThan(0);
+    } finally {
+      spy.mockRestore();
+      await close();
+    }
+  });
+});
