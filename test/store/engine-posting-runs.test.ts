@@ -7,6 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RUN_FANOUT } from '../../src/adapters/sqlite/search/engine-store.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
+import { openCatalog } from '../../src/open-catalog.js';
+import { tempDir } from '../helpers/harness.js';
 import { inMemorySqliteCatalog, type InMemorySqliteCatalog } from '../helpers/sqlite-catalog.js';
 
 const part = (i: number, name = `gizmo ${i % 2 === 0 ? 'even' : 'odd'} model${i}`) => ({ part_id: `p${String(i).padStart(4, '0')}`, name: { en: name } });
@@ -76,5 +78,21 @@ describe('posting runs (SQLite)', () => {
     expect(before[4]?.ids).toEqual(['p0006', 'p0007', `p${String(all - 1).padStart(4, '0')}`]);
     c.index.rebuild();
     expect(await answers()).toEqual(before);
+  });
+
+  it('a process that did not write the runs appends after them and updates parts in them', async () => {
+    const dataDir = tempDir('catalog-posting-runs-');
+    const first = openCatalog({ dataDir });
+    for (let w = 0; w < 4; w++) expect(await first.service.upsertParts(LOCAL_OWNER, [part(2 * w), part(2 * w + 1)])).toMatchObject({ errors: {} });
+    await first.close();
+    // A new process: its writer knows no list's end.
+    const second = openCatalog({ dataDir });
+    try {
+      expect(await second.service.upsertParts(LOCAL_OWNER, [part(8), part(9), part(3, 'sprocket renamed')])).toMatchObject({ errors: {} });
+      const total = async (text: string) => (await second.search.search(LOCAL_OWNER, { matches: { text } })).resultsTotalCount;
+      expect([await total('gizmo'), await total('odd'), await total('even'), await total('renamed')]).toEqual([9, 4, 5, 1]);
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -158,6 +158,7 @@ export class EngineStore {
       insertTerm: db.prepare<[string]>('INSERT INTO engine_terms (term) VALUES (?)'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       floorBlockData: db.prepare<[number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1'),
+      lastBlock: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc DESC LIMIT 1'),
       nextBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc > ? ORDER BY first_doc LIMIT 1').pluck(),
       termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
       termsOfIds: db.prepare<[string], string>('SELECT term FROM engine_terms WHERE id IN (SELECT value FROM json_each(?))').pluck(),
@@ -411,19 +412,20 @@ export class EngineStore {
   }
 
   /**
-   * Where term `id`'s list ends (its last block, in engine_postings or a run), from the writer
-   * cache or, when it does not know, from the runs (undefined: not known, or not in a run).
+   * Where term `id`'s list ends (its last block, in a run or in engine_postings), from the writer
+   * cache or, when it does not know (a new process, another connection wrote), from the stored
+   * last block (undefined: the list is empty).
    */
   private listEnd(id: number): ListEnd | undefined {
     const count = this.tails.count(id);
     if (count > 0) return { firstDoc: this.tails.firstDoc(id), count, lastDoc: this.tails.lastDoc(id) };
-    if (!this.runsStored) return undefined;
-    const block = this.stmt.lastRunBlock.get({ id });
+    const inRun = this.runsStored ? this.stmt.lastRunBlock.get({ id }) : undefined;
+    const block = inRun ?? this.stmt.lastBlock.get(id);
     if (block === undefined) return undefined;
     const postings = emptyPostings();
     decodeBlock(block.data, block.first_doc, postings);
     const end = { firstDoc: block.first_doc, count: postings.docs.length, lastDoc: postings.docs[postings.docs.length - 1] ?? 0 };
-    this.runTerms.add(id);
+    if (inRun) this.runTerms.add(id);
     this.tails.set(id, end);
     return end;
   }
