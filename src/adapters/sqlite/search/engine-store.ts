@@ -47,7 +47,7 @@ export const TERM_LOG_VERSIONS = 256;
  */
 export const RUN_FANOUT = 8;
 /** Terms a run merge reads and writes at a time (bounded memory). */
-const MERGE_TERMS = 2000;
+const MERGE_TERMS = 256;
 
 /** Key spacing of parts appended at either end of the part id order. */
 const KEY_STEP = 1024;
