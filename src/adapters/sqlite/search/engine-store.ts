@@ -46,8 +46,6 @@ export const TERM_LOG_VERSIONS = 256;
  * most 2 × RUN_FANOUT runs.
  */
 export const RUN_FANOUT = 8;
-/** Terms a run merge reads and writes at a time (bounded memory). */
-const MERGE_TERMS = 256;
 
 /** Key spacing of parts appended at either end of the part id order. */
 const KEY_STEP = 1024;
@@ -182,9 +180,7 @@ export class EngineStore {
       termRunBlocks: db.prepare<{ id: number }, { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id ORDER BY run, first_doc'),
       deleteTermRuns: db.prepare<{ id: number }>('DELETE FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id'),
       runTermIds: db.prepare<[string], number>('SELECT DISTINCT term_id FROM engine_runs WHERE run IN (SELECT value FROM json_each(?)) ORDER BY term_id').pluck(),
-      runRows: db.prepare<{ runs: string; lo: number; hi: number }, { term_id: number; first_doc: number; data: Buffer }>(
-        'SELECT term_id, first_doc, data FROM engine_runs WHERE run IN (SELECT value FROM json_each(@runs)) AND term_id BETWEEN @lo AND @hi ORDER BY term_id, run, first_doc',
-      ),
+      runRows: db.prepare<{ runs: string; id: number }, { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_runs WHERE run IN (SELECT value FROM json_each(@runs)) AND term_id = @id ORDER BY run, first_doc'),
       deleteRuns: db.prepare<[string]>('DELETE FROM engine_runs WHERE run IN (SELECT value FROM json_each(?))'),
       deleteRunList: db.prepare<[string]>('DELETE FROM engine_run_list WHERE run IN (SELECT value FROM json_each(?))'),
       clearRuns: db.prepare('DELETE FROM engine_runs'),
@@ -450,40 +446,53 @@ export class EngineStore {
     const tier0 = runs.filter((r) => r.tier === 0).map((r) => r.run);
     if (tier0.length < RUN_FANOUT) return;
     const merged = version * 2 + 1;
-    this.forEachRunTerm(tier0, (id, postings) => {
-      this.insertBlocks(id, postings, false, 0, merged);
-    });
+    this.forEachRunTerm(tier0, (id, blocks) => this.writeMerged(id, blocks, merged));
     this.dropRuns(tier0);
     this.stmt.addRun.run(merged, 1);
     const tier1 = [...runs.filter((r) => r.tier === 1).map((r) => r.run), merged];
     if (tier1.length < RUN_FANOUT) return;
-    this.forEachRunTerm(tier1, (id, postings) => {
-      this.tails.set(id, undefined);
-      this.rewriteTouchedBlocks(id, { ...postings, removes: false });
-    });
+    this.forEachRunTerm(tier1, (id, blocks) => this.tails.set(id, this.writeMerged(id, blocks, undefined)));
     this.dropRuns(tier1);
     this.runTerms.clear();
   }
 
-  /** Calls `write` with each term's postings in `runs` (ascending term id), MERGE_TERMS terms read at a time. */
-  private forEachRunTerm(runs: number[], write: (id: number, postings: Postings) => void): void {
+  /**
+   * Calls `write` with each term's run blocks in `runs` (ascending term id; oldest run first), one
+   * term read at a time: read together (one sorted statement for many terms), a frequent word's
+   * thousands of blocks and the sort held tens of MB.
+   */
+  private forEachRunTerm(runs: number[], write: (id: number, blocks: { first_doc: number; data: Buffer }[]) => void): void {
     const json = JSON.stringify(runs);
-    const ids = this.stmt.runTermIds.all(json);
-    for (let i = 0; i < ids.length; i += MERGE_TERMS) {
-      const lo = ids[i] ?? 0;
-      const hi = ids[Math.min(ids.length, i + MERGE_TERMS) - 1] ?? 0;
-      let term = -1;
-      let postings = emptyPostings();
-      for (const row of this.stmt.runRows.all({ runs: json, lo, hi })) {
-        if (row.term_id !== term) {
-          if (term >= 0) write(term, postings);
-          term = row.term_id;
-          postings = emptyPostings();
-        }
-        decodeBlock(row.data, row.first_doc, postings);
-      }
-      if (term >= 0) write(term, postings);
+    for (const id of this.stmt.runTermIds.all(json)) write(id, this.stmt.runRows.all({ runs: json, id }));
+  }
+
+  /**
+   * Writes term `id`'s run `blocks` (all after its stored postings) as full blocks, into run `run`
+   * or, when undefined, after the term's engine_postings blocks (filling its last block first).
+   * Decoded a block at a time: a frequent word's run postings, decoded whole, took tens of MB.
+   * Returns the last block written.
+   */
+  private writeMerged(id: number, blocks: { first_doc: number; data: Buffer }[], run: number | undefined): ListEnd | undefined {
+    let pending = emptyPostings();
+    let replaceFirst = false;
+    let end: ListEnd | undefined;
+    const stored = run === undefined ? this.stmt.lastBlock.get(id) : undefined;
+    if (stored !== undefined) {
+      decodeBlock(stored.data, stored.first_doc, pending);
+      // A full last block stays as stored; a partial one is filled (overwritten: it keeps its first doc).
+      if (pending.docs.length < BLOCK_SIZE) replaceFirst = true;
+      else pending = emptyPostings();
     }
+    for (const block of blocks) {
+      decodeBlock(block.data, block.first_doc, pending);
+      const full = pending.docs.length - (pending.docs.length % BLOCK_SIZE);
+      if (full === 0) continue;
+      end = this.insertBlocks(id, { docs: pending.docs.slice(0, full), tf: pending.tf.slice(0, full * GROUPS) }, replaceFirst, 0, run);
+      replaceFirst = false;
+      pending = { docs: pending.docs.slice(full), tf: pending.tf.slice(full * GROUPS) };
+    }
+    if (pending.docs.length > 0) end = this.insertBlocks(id, pending, replaceFirst, 0, run);
+    return end;
   }
 
   private dropRuns(runs: number[]): void {
