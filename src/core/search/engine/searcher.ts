@@ -242,6 +242,9 @@ export class EngineSearcher {
     if (!lists.some((l) => l.typo.length > 0)) return undefined;
     if (named.lists.some((e) => (e.flags & NEAR_FIELD) !== 0)) return undefined;
     if (words.some((w) => (w.word.synonymSpan?.count ?? 0) >= 2)) return undefined;
+    // At most as many parts as the shortest word's (or filter's) postings: fewer than a page, no page.
+    const most = Math.min(...lists.map((l) => l.exact.reduce((n, t) => n + t.docs.length, 0)), ...filters.map((f) => f.length));
+    if (most < maxHits) return undefined;
     const exact = lists.map((l, i) => this.scoreWord(l, data, i === 0 ? named.bonus : undefined, false));
     if (exact.some((w) => w === undefined)) return undefined;
     const page = topK({ words: exact as (TermList | MaterializedWord)[], filters }, data, maxHits);
