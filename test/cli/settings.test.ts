@@ -34,7 +34,7 @@ describe('catalog settings and search --sort', () => {
     expect(set.code).toBe(0);
     expect(set.stdout).toBe('custom-ranking: pop:desc\n');
     expect(await ids(['bearing '])).toEqual(['b', 'a', 'c']);
-    expect(JSON.parse((await cli(['settings', 'get', '-o', 'json'], { cwd: dir })).stdout)).toEqual({ customRanking: { attribute_id: 'pop', order: 'desc' } });
+    expect(JSON.parse((await cli(['settings', 'get', '-o', 'json'], { cwd: dir })).stdout)).toEqual({ customRanking: { attribute_id: 'pop', order: 'desc' }, identifierAttributes: [] });
     expect((await cli(['settings', 'set', '--custom-ranking', 'none'], { cwd: dir })).stdout).toBe('custom-ranking: none\n');
   });
 

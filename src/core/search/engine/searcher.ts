@@ -19,7 +19,7 @@ import { compareBinary } from '../rank.js';
 import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
-import { exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK } from './document.js';
+import { exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, identifierTerm } from './document.js';
 import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
 import { andWords, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
 
@@ -177,7 +177,7 @@ export class EngineSearcher {
     const inDefaults = wordsInDefaults(words, ctx);
     const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
     const data = this.orderData(this.docData(tier), query);
-    const named = this.nameFields(words, tier);
+    const named = this.nameFields(words, tier, query.identifiers ?? []);
     const resolvedWords = words.map((w, i) => this.resolve(w, tier, data, 0, named.lists, i === 0 ? named.bonus : undefined));
     const resolved = this.withSpans(words, resolvedWords, tier, data, () => true, false);
 
@@ -393,7 +393,9 @@ export class EngineSearcher {
   /**
    * The parts the name rule ranks first (docs/search.md, "Ranking"), as term lists for tier `tier`
    * with their flags: the parts whose id or one of whose names equals the whole query, separators
-   * aside (EXACT_FIELD; document.ts EXACT_MARK, EXACT_ID_MARK); when the last word is typed as a
+   * aside (EXACT_FIELD; document.ts EXACT_MARK, EXACT_ID_MARK), or a value of one of the
+   * `identifiers` (TextSearchQuery.identifiers) does (EXACT_FIELD; IDENT_MARK, in the value's
+   * group, so a tier that may not read the value has no posting of it); when the last word is typed as a
    * prefix, the parts with a name that begins with the whole query (BEGINS_FIELD: `reac` names
    * `react` and `react-dom`), each with a name bonus for its shortest such name; for a one-word
    * query, the parts called like one of its typo neighbours (NEAR_FIELD: a misspelling of
@@ -401,7 +403,7 @@ export class EngineSearcher {
    * words). The names beginning with the query are a range of the dictionary, at most as many
    * terms as the prefix's completions (a name's first token or joined run is one).
    */
-  private nameFields(words: readonly ExpandedWord[], tier: number): NameFields {
+  private nameFields(words: readonly ExpandedWord[], tier: number, identifiers: readonly string[]): NameFields {
     const out: NameFields = { lists: [], bonus: undefined };
     if (words.length === 0) return out;
     const add = (term: string, flags: number) => {
@@ -414,6 +416,7 @@ export class EngineSearcher {
     const whole = exactTerm(tokens);
     add(whole, EXACT_FIELD);
     add(exactIdTerm(tokens), EXACT_FIELD);
+    for (const attributeId of identifiers) add(identifierTerm(attributeId, tokens), EXACT_FIELD);
     if (words[words.length - 1]?.word.prefix === true) {
       const typed = codePointLength(whole) - 1;
       const bonus = new Map<number, number>();
