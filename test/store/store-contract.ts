@@ -607,7 +607,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         }
         await putParts(...parts);
         const attributes = new Map([mpn, hidden, note].map((a) => [a.attribute_id, a]));
-        const identifiers: string[] = process.env.NOID ? [] : ['mpn', 'smpn'];
+        const identifiers = ['mpn', 'smpn'];
         for (const principal of [ADMIN, WORKER]) {
           for (const text of ['6204-2rs', '6204 2rs', '62042rs', '6204-2RS ', '6204', 'r-12', 'r12 ', '7301 bep', '7301bep', 'seal 6204']) {
             // The index itself keeps a hidden value out (the service also names only readable attributes).

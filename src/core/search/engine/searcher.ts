@@ -336,12 +336,12 @@ export class EngineSearcher {
     return { dl: this.r.dl[tier] ?? new Float64Array(0), key: this.r.key, avgdl: averageLength({ n: this.r.n, sumLength: this.r.sumLength[tier] ?? 0 }), n: this.r.n };
   }
 
-  /** The ascending doc ids holding any of `terms` (filter and marker terms). */
-  private docSet(terms: readonly string[]): Int32Array {
+  /** The ascending doc ids holding any of `terms` as tier `tier` sees them (filter and marker terms: group 0, any tier; a phrase's tokens: the query's tier). */
+  private docSet(terms: readonly string[], tier = 0): Int32Array {
     const lists: Int32Array[] = [];
     for (const term of new Set(terms)) {
       const id = this.termId(term);
-      if (id !== undefined) lists.push(this.r.termForTier(id, term, 0).docs);
+      if (id !== undefined) lists.push(this.r.termForTier(id, term, tier).docs);
     }
     if (lists.length === 1) return lists[0] ?? new Int32Array(0);
     const all = new Int32Array(lists.reduce((n, l) => n + l.length, 0));
@@ -536,7 +536,8 @@ export class EngineSearcher {
     alternative.tokens.forEach((token, i) => {
       const last = i === alternative.tokens.length - 1;
       const terms = last && alternative.prefix ? this.r.termsWithPrefix(mark + token).map((t) => t.term) : [mark + token];
-      sets.push(this.docSet(terms));
+      // The tier's postings: a phrase in a value only a wider tier sees is a candidate there.
+      sets.push(this.docSet(terms, tier));
     });
     sets.sort((x, y) => x.length - y.length);
     const docs: number[] = [];
