@@ -584,6 +584,14 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         }
       });
 
+      it('finds a punctuated word (a phrase) in a value only a wider visibility tier sees, for that tier only', async () => {
+        const secret = attribute('secret', { visibility: 'admin' });
+        await putAttributes(secret);
+        await putParts(part('h1', 'Housing', { secret: 'fits 7301 BEP only' }), part('h2', 'Cover'));
+        expect(await search('7301-bep', ADMIN, [secret])).toEqual(['h1']);
+        expect(await search('7301-bep', WORKER, [secret])).toEqual([]);
+      });
+
       it('returns the top k of the reference with identifier attributes: part numbers with, with other or without separators first, a hidden one only for a tier that sees it', async () => {
         const mpn = attribute('mpn');
         const hidden = attribute('smpn', { visibility: 'admin' });
