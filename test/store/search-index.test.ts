@@ -691,17 +691,21 @@ describe('SqliteSearchIndex term dictionaries in levels', () => {
     await service.close();
   });
 
-  it('a reader that searched before each write finds the words the write added and the ones its levels moved', async () => {
+  it('a reader that searched before each write finds the words the write added, the ones its levels moved, and their typos', async () => {
     const { store, service, search } = leveledCatalog();
     const ids = async (text: string) => (await search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 50 } })).results.map((r) => r.id);
-    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'p0', name: { en: `Switch ${model(0)}` } }]);
+    // A letters-only word per part: its typo (a letter doubled) is looked up under the word's own typo key.
+    const word = (i: number) => `kestr${String.fromCharCode(97 + i)}`;
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'p0', name: { en: `Switch ${model(0)} ${word(0)}` } }]);
     for (let i = 1; i < 24; i++) {
-      // Not there yet: the reader notes the term absent (and the level count of this version).
+      // Not there yet: the reader notes the term absent (and the level count of this version), and the typo keys empty.
       expect(await ids(`${model(i)} `)).toEqual([]);
       expect(await ids(`${model(i)}x `)).toEqual([]);
-      await service.upsertParts(LOCAL_OWNER, [{ part_id: `p${i}`, name: { en: `Switch ${model(i)}` } }]);
+      expect(await ids(`k${word(i)} `)).toEqual([]);
+      await service.upsertParts(LOCAL_OWNER, [{ part_id: `p${i}`, name: { en: `Switch ${model(i)} ${word(i)}` } }]);
       expect(await ids(`${model(i)} `)).toEqual([`p${i}`]);
       expect(await ids(`${model(0)} `)).toEqual(['p0']);
+      expect(await ids(`k${word(i)} `)).toEqual([`p${i}`]);
     }
     const deepest = store.db.prepare('SELECT max(level) FROM engine_term_levels').pluck().get() as number;
     expect(deepest).toBeGreaterThanOrEqual(3);

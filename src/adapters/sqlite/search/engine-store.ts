@@ -28,7 +28,7 @@ import type { SqliteDatabase } from '../database.js';
 import { TailIndex } from './engine-tails.js';
 import { LRUCache } from 'lru-cache';
 import { LeveledTerms, type LeveledTermsOptions } from './leveled-terms.js';
-import { TermIdCache } from './term-id-cache.js';
+import { TermIdCache, type TypoKeyRow } from './term-id-cache.js';
 
 /**
  * Writes the changed-terms log keeps (engine_term_changes): a reader further behind evicts every
@@ -571,6 +571,11 @@ export class EngineStore {
   /** The id of a term, if indexed. */
   termId(term: string): number | undefined {
     return this.termIds.get(term, (t) => this.dictionary.get(t, this.levels()));
+  }
+
+  /** The typo vocabulary's words under any of `keys` (TermIdCache.typoCandidates; `lookup` reads the rows of the keys it lacks). */
+  typoCandidates(keys: readonly string[], lookup: (keys: string[]) => TypoKeyRow[]): string[] {
+    return this.termIds.typoCandidates(keys, lookup);
   }
 
   /** Terms beginning with `prefix`, ascending. */

@@ -37,6 +37,7 @@ import { preparedOrgDocument, type PreparedPartDocuments } from '../../../core/s
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
+import type { TypoKeyRow } from './term-id-cache.js';
 import { LeveledTerms } from './leveled-terms.js';
 import { CardCache } from './card-cache.js';
 import { PART_READ_POSTINGS, ReadLimitExceeded, ReadMeter, VOCABULARY_WORD_POSTINGS } from './read-budget.js';
@@ -227,7 +228,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       insertTermKey: db.prepare<[string, string]>('INSERT OR IGNORE INTO search_term_keys (key, term) VALUES (?, ?)'),
       // Not DISTINCT (the caller drops repeats): SQLite makes each DISTINCT a temporary B-tree in a
       // file of its own, ~10 times the cost of the lookups themselves.
-      typoCandidates: db.prepare<[string], string>('SELECT term FROM search_term_keys WHERE key IN (SELECT value FROM json_each(?))').pluck(),
+      typoKeyRows: db.prepare<[string], TypoKeyRow>('SELECT key, term FROM search_term_keys WHERE key IN (SELECT value FROM json_each(?))'),
       orgProbe: db.prepare<[string], number>('SELECT rowid FROM search_org_docs WHERE search_org_docs MATCH ? LIMIT 1').pluck(),
       partByRowid: db.prepare<[number], PartRow>('SELECT * FROM parts WHERE rowid_ = ?'),
       // The parts rows of these card ids (of the current layout, `card_base` given) as one JSON array
@@ -641,7 +642,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         if (this.meter) charge(engine.postingsBound(id, this.meter.left));
         return engine.termForTier(id, term, tier);
       },
-      typoCandidates: (keys) => chargeWords([...new Set(stmt.typoCandidates.all(JSON.stringify(keys)))]),
+      typoCandidates: (keys) => chargeWords(engine.typoCandidates(keys, (missing) => stmt.typoKeyRows.all(JSON.stringify(missing)))),
       vocabularyRange: (lo, hi) => chargeWords(vocabulary.range(lo, hi).map((t) => t.term)),
       inOrgValues: (alternatives, visible) => stmt.orgProbe.get(ftsClause(alternatives, visible.map((v) => ORG_VALUE_COLUMNS[v]))) !== undefined,
       part: (doc) => {

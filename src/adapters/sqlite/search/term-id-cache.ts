@@ -2,19 +2,30 @@
  * A reader's memory of the term dictionary (engine_term_levels): term -> id, and the terms it
  * found absent. A dictionary lookup seeks every level (leveled-terms.ts) and a search asks for its
  * words, their typo neighbours, the exact-name terms and the id terms: most of them again at the
- * next search of the same words, after any write.
+ * next search of the same words, after any write. Also the typo vocabulary's words under each
+ * one-deletion key (search_term_keys), which a typo-eligible word looks up at every search.
  *
  * Valid as the engine's read side keeps it (engine-store.ts refresh): an id named by the
  * changed-terms log is forgotten (a deleted term's id can be given to a new term), and so is the
- * absence of the terms those ids name now (the log names every term a write added); everything
- * when the log does not cover the versions skipped or the index was rebuilt.
+ * absence of the terms those ids name now (the log names every term a write added), and the typo
+ * keys of those terms (a word the vocabulary gains is stored under its keys in the same write);
+ * everything when the log does not cover the versions skipped or the index was rebuilt.
  */
 import { LRUCache } from 'lru-cache';
+import { lookupKeys } from '../../../core/search/typo.js';
 
 /** Terms whose ids a reader keeps, least recently used out (~100 bytes each). */
 export const TERM_ID_CACHE_TERMS = 100_000;
 /** Absent terms a reader keeps between two engine versions; past it they are forgotten at once. */
 const ABSENT_TERMS = 10_000;
+/** Typo keys whose words a reader keeps, least recently used out (a word searched looks up ~10). */
+export const TYPO_KEY_CACHE_KEYS = 50_000;
+
+/** A row of the typo vocabulary: a word stored under a key (itself or one of its deletions). */
+export interface TypoKeyRow {
+  key: string;
+  term: string;
+}
 
 /** term -> id of the engine's dictionary, as of the engine version the reader has loaded. */
 export class TermIdCache {
@@ -26,6 +37,7 @@ export class TermIdCache {
     },
   });
   private readonly absent = new Set<string>();
+  private readonly typoKeys = new LRUCache<string, readonly string[]>({ max: TYPO_KEY_CACHE_KEYS });
 
   /** The id of `term`: remembered, else `lookup(term)` (the dictionary), remembered either way. */
   get(term: string, lookup: (term: string) => number | undefined): number | undefined {
@@ -49,10 +61,43 @@ export class TermIdCache {
     if (term !== undefined) this.ids.delete(term);
   }
 
-  /** Forgets that `terms` were absent (a write added them), or every absent term when not named. */
+  /**
+   * The typo vocabulary's words stored under any of `keys`, each once: remembered per key, else
+   * `lookup(missing keys)` (the vocabulary's rows for them), remembered either way.
+   */
+  typoCandidates(keys: readonly string[], lookup: (keys: string[]) => TypoKeyRow[]): string[] {
+    const out = new Set<string>();
+    const missing: string[] = [];
+    for (const key of keys) {
+      const terms = this.typoKeys.get(key);
+      if (terms === undefined) missing.push(key);
+      else for (const term of terms) out.add(term);
+    }
+    if (missing.length > 0) {
+      const found = new Map<string, string[]>(missing.map((key) => [key, []]));
+      for (const row of lookup(missing)) found.get(row.key)?.push(row.term);
+      for (const [key, terms] of found) {
+        this.typoKeys.set(key, terms);
+        for (const term of terms) out.add(term);
+      }
+    }
+    return [...out];
+  }
+
+  /**
+   * Forgets that `terms` were absent (a write added them) and the words under their typo keys
+   * (the same write stored them there), or every absent term and typo key when not named.
+   */
   forgetAbsent(terms?: Iterable<string>): void {
-    if (terms === undefined) this.absent.clear();
-    else for (const term of terms) this.absent.delete(term);
+    if (terms === undefined) {
+      this.absent.clear();
+      this.typoKeys.clear();
+      return;
+    }
+    for (const term of terms) {
+      this.absent.delete(term);
+      for (const key of lookupKeys(term)) this.typoKeys.delete(key);
+    }
   }
 
   /** Forgets everything (the log cannot say what changed, or term ids started over). */
@@ -60,5 +105,6 @@ export class TermIdCache {
     this.ids.clear();
     this.termById.clear();
     this.absent.clear();
+    this.typoKeys.clear();
   }
 }

@@ -19,6 +19,7 @@ import { compareBinary } from '../rank.js';
 import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
+import { countInEvery, intersect } from './doc-sets.js';
 import { exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, identifierTerm } from './document.js';
 import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
 import { andWords, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
@@ -83,26 +84,18 @@ export function visibilityTier(visible: readonly Visibility[]): number {
   return tier;
 }
 
-/** The ascending doc ids in every one of `sets` (galloping from the shortest). */
-function intersect(sets: readonly Int32Array[]): number[] {
-  const sorted = [...sets].sort((x, y) => x.length - y.length);
-  const first = sorted[0];
-  if (!first) return [];
-  const out: number[] = [];
-  const pos = sorted.map(() => 0);
-  outer: for (let i = 0; i < first.length; i++) {
-    const doc = first[i] ?? 0;
-    for (let s = 1; s < sorted.length; s++) {
-      const set = sorted[s] as Int32Array;
-      let p = pos[s] ?? 0;
-      while (p < set.length && (set[p] ?? 0) < doc) p++;
-      pos[s] = p;
-      if (p >= set.length) break outer;
-      if (set[p] !== doc) continue outer;
-    }
-    out.push(doc);
-  }
+/** Each posting's flags with `flags` added (the same array when there are none to add). */
+function withFlags(names: Uint8Array, flags: number): Uint8Array {
+  if (flags === 0) return names;
+  const out = new Uint8Array(names.length);
+  for (let i = 0; i < names.length; i++) out[i] = (names[i] as number) | flags;
   return out;
+}
+
+/** A word's term lists for one tier: the word as typed (and every other way but typos) and its typo neighbours. */
+interface WordLists {
+  exact: TermList[];
+  typo: TermList[];
 }
 
 /** A word resolved into index term lists for one tier; `undefined` when nothing can match it. */
@@ -178,7 +171,12 @@ export class EngineSearcher {
     const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
     const data = this.orderData(this.docData(tier), query);
     const named = this.nameFields(words, tier, query.identifiers ?? []);
-    const resolvedWords = words.map((w, i) => this.resolve(w, tier, data, 0, named.lists, i === 0 ? named.bonus : undefined));
+    const lists = words.map((w) => this.wordLists(w, tier, 0, named.lists));
+    if (!orgSensitive) {
+      const page = this.exactSpellingPage(words, lists, named, shared, data, maxHits);
+      if (page) return page;
+    }
+    const resolvedWords = lists.map((l, i) => this.scoreWord(l, data, i === 0 ? named.bonus : undefined, true));
     const resolved = this.withSpans(words, resolvedWords, tier, data, () => true, false);
 
     if (!orgSensitive) {
@@ -227,6 +225,27 @@ export class EngineSearcher {
     }
     ranked.sort(compareRanked);
     return { total, docs: ranked.slice(0, maxHits).map((h) => h.doc) };
+  }
+
+  /**
+   * The answer ranked from the words as typed alone, when that is the answer; undefined otherwise.
+   * A part matched through a typo neighbour ranks below every part matched without one (the typos
+   * rule; the name rule before it names no part through a neighbour here), and a neighbour never
+   * changes the score of a part holding the word itself (topk.ts preferExact). So when the parts
+   * matched without neighbours fill `maxHits`, they are the first `maxHits`, and the neighbours'
+   * parts are only counted, not scored. Not for a query where a part is named like a neighbour
+   * (NEAR_FIELD ranks it by the name rule first) or with a multi-word synonym.
+   */
+  private exactSpellingPage(words: readonly ExpandedWord[], lists: readonly WordLists[], named: NameFields, filters: readonly Int32Array[], data: DocData, maxHits: number): { total: number; docs: number[] } | undefined {
+    if (!lists.some((l) => l.typo.length > 0)) return undefined;
+    if (named.lists.some((e) => (e.flags & NEAR_FIELD) !== 0)) return undefined;
+    if (words.some((w) => (w.word.synonymSpan?.count ?? 0) >= 2)) return undefined;
+    const exact = lists.map((l, i) => this.scoreWord(l, data, i === 0 ? named.bonus : undefined, false));
+    if (exact.some((w) => w === undefined)) return undefined;
+    const page = topK({ words: exact as (TermList | MaterializedWord)[], filters }, data, maxHits);
+    if (page.hits.length < maxHits) return undefined;
+    const groups = [...lists.map((l) => [...l.exact, ...l.typo].map((t) => t.docs)), ...filters.map((f) => [f])];
+    return { total: countInEvery(groups, this.scratchFor(this.r.docCapacity).mark), docs: page.hits.map((h) => h.doc) };
   }
 
   /**
@@ -466,12 +485,20 @@ export class EngineSearcher {
   }
 
   /**
-   * A word as one scored list for tier `tier`: the term lists of its alternatives (names and values,
-   * then the id; each distinct term once), materialized when there are several. Undefined when no
-   * term of it is indexed for this tier.
+   * A word as one scored list for tier `tier` ({@link wordLists}, then {@link scoreWord}).
+   * Undefined when no term of it is indexed for this tier.
    */
   private resolve(word: ExpandedWord, tier: number, data: DocData, allFlag = 0, named: readonly { view: TierView; flags: number }[] = [], bonus?: ReadonlyMap<number, number>): ResolvedWord {
-    const lists: TermList[] = [];
+    return this.scoreWord(this.wordLists(word, tier, allFlag, named), data, bonus, true);
+  }
+
+  /**
+   * The term lists of a word's alternatives for tier `tier` (names and values, then the id; each
+   * distinct term once; the name rule's lists `named` too: their parts are named by every word),
+   * split into the word as typed and its typo neighbours (topk.ts preferExact).
+   */
+  private wordLists(word: ExpandedWord, tier: number, allFlag: number, named: readonly { view: TierView; flags: number }[]): WordLists {
+    const lists: WordLists = { exact: [], typo: [] };
     const seen = new Set<string>();
     // Flags on the postings (topk.ts): TYPO for a typo neighbour, SYNONYM for a synonym,
     // COMPLETION for a word the typed prefix begins but is not, EXACT_FIELD, BEGINS_FIELD and
@@ -481,10 +508,11 @@ export class EngineSearcher {
     const token = word.word.tokens.length === 1 ? word.word.tokens[0] : undefined;
     const ownId = token !== undefined && allFlag === 0 ? this.termId(token) : undefined;
     const ownDf = ownId !== undefined && token !== undefined ? this.r.termForTier(ownId, token, tier).docs.length : 0;
+    const add = (list: TermList, flags: number) => ((flags & TYPO) !== 0 ? lists.typo : lists.exact).push(list);
     const push = (view: TierView, flags: number) => {
       if (view.docs.length === 0) return;
       if ((flags & (TYPO | EXACT_FIELD | NEAR_FIELD)) === TYPO && view.docs.length < ownDf) return;
-      lists.push({ docs: view.docs, wtf: view.wtf, names: flags !== 0 ? view.names.map((f) => f | flags) : view.names, idf: idf(this.r.n, view.docs.length) });
+      add({ docs: view.docs, wtf: view.wtf, names: withFlags(view.names, flags), idf: idf(this.r.n, view.docs.length) }, flags);
     };
     const addTerm = (term: string, flags: number) => {
       if (seen.has(term)) return;
@@ -500,30 +528,46 @@ export class EngineSearcher {
         push(this.r.termForTier(t.id, t.term, tier), t.term === prefix ? flags : flags | COMPLETION);
       }
     };
-    const add = (alternative: Alternative, mark: string, flags: number) => {
+    const addAlternative = (alternative: Alternative, mark: string, flags: number) => {
       if (alternative.tokens.length > 1) {
         const key = `${mark}\u0000${alternative.tokens.join(' ')}`;
         if (seen.has(key)) return;
         seen.add(key);
         const phrase = this.phrase(alternative, mark, tier);
-        if (phrase) lists.push(flags !== 0 ? { docs: phrase.docs, wtf: phrase.wtf, names: phrase.names.map((f) => f | flags), idf: phrase.idf } : phrase);
+        if (phrase) add({ ...phrase, names: withFlags(phrase.names, flags) }, flags);
       } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''), flags);
       else addTerm(mark + (alternative.tokens[0] ?? ''), flags);
     };
-    for (const a of word.alternatives) add(a, '', allFlag !== 0 ? allFlag : a.typo === true ? TYPO : 0);
-    for (const a of word.synonyms ?? []) add(a, '', SYNONYM);
-    for (const a of word.idAlternatives) add(a, ID_MARK, 0);
-    // The name rule's parts match every word of the query (they are named by all of it).
+    for (const a of word.alternatives) addAlternative(a, '', allFlag !== 0 ? allFlag : a.typo === true ? TYPO : 0);
+    for (const a of word.synonyms ?? []) addAlternative(a, '', SYNONYM);
+    for (const a of word.idAlternatives) addAlternative(a, ID_MARK, 0);
     for (const e of named) push(e.view, e.flags);
+    return lists;
+  }
+
+  /**
+   * A word's lists as one scored list (topk.ts materializeWord: the word as typed and its typo
+   * neighbours each as one term, joined by preferExact); without `withTypos`, the word as typed
+   * alone. The name bonus once per part: on the query's first word.
+   */
+  private scoreWord(lists: WordLists, data: DocData, bonus: ReadonlyMap<number, number> | undefined, withTypos: boolean): ResolvedWord {
+    const word = this.asOneTerm(withTypos ? [...lists.exact, ...lists.typo] : lists.exact, data, bonus !== undefined);
+    if (!word || !bonus || 'wtf' in word) return word;
+    for (let i = 0; i < word.docs.length; i++) word.score[i] = (word.score[i] ?? 0) + (bonus.get(word.docs[i] ?? 0) ?? 0);
+    return word;
+  }
+
+  /** Term lists as one: a single list as is (unless `materialize`), several materialized as one term (topk.ts materializeWord). */
+  private asOneTerm(lists: readonly TermList[], data: DocData, materialize = false): TermList | MaterializedWord | undefined {
     if (lists.length === 0) return undefined;
-    if (lists.length === 1 && !bonus) return lists[0];
-    if (this.scratch.score.length < this.r.docCapacity) {
-      this.scratch = { score: new Float64Array(this.r.docCapacity), mark: new Uint8Array(this.r.docCapacity) };
-    }
-    const materialized = materializeWord(lists, data, this.scratch);
-    // The name bonus once per part: on the query's first word.
-    if (bonus) for (let i = 0; i < materialized.docs.length; i++) materialized.score[i] = (materialized.score[i] ?? 0) + (bonus.get(materialized.docs[i] ?? 0) ?? 0);
-    return materialized;
+    if (lists.length === 1 && !materialize) return lists[0];
+    return materializeWord(lists, data, this.scratchFor(this.r.docCapacity));
+  }
+
+  /** The working memory, grown to hold doc ids below `capacity` (zeroed, and left so by its users). */
+  private scratchFor(capacity: number): { score: Float64Array; mark: Uint8Array } {
+    if (this.scratch.score.length < capacity) this.scratch = { score: new Float64Array(capacity), mark: new Uint8Array(capacity) };
+    return this.scratch;
   }
 
   /**

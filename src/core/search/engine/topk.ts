@@ -279,26 +279,34 @@ function mergeTwo(alternatives: readonly TermList[], data: DocData): Materialize
     names[out] = matchFlags(mark);
     out++;
   }
-  scoreAsOneTerm(docs, score, out, data);
+  // One list: its own idf, as a term list is scored (scoredWord).
+  scoreAsOneTerm(docs, score, out, data, nb === 0 ? a.idf : idfOf(data.n, out));
   return { docs: docs.subarray(0, out), score: score.subarray(0, out), names: names.subarray(0, out) };
 }
 
-/** Turns the first `count` summed weighted frequencies into scores of one term found in `count` parts. */
-function scoreAsOneTerm(docs: Int32Array, wtf: Float64Array, count: number, data: DocData): void {
-  const weight = idfOf(data.n, count);
+/** Turns the first `count` summed weighted frequencies into scores of one term of idf `weight` (default: found in `count` parts). */
+function scoreAsOneTerm(docs: Int32Array, wtf: Float64Array, count: number, data: DocData, weight = idfOf(data.n, count)): void {
   const { dl, avgdl } = data;
   for (let i = 0; i < count; i++) wtf[i] = weight * tfPart(wtf[i] ?? 0, dl[docs[i] ?? 0] ?? 0, avgdl);
 }
 
 /**
  * Scores a word with several alternatives (the typed word and its completions, typo neighbours,
- * a punctuated word's phrase and joined form, synonyms, the id) into one list, as ONE term: per
- * part, the sum of its alternatives' weighted frequencies, scored with the idf of the parts any
- * alternative matches (so a rare completion cannot outscore the word typed, and a word with many
- * completions does not score more than one that has none). `scratch` is reused working memory of
- * at least (max doc + 1) entries, left zeroed.
+ * a punctuated word's phrase and joined form, synonyms, the id) into one list. Its typo
+ * neighbours and its other alternatives are two classes joined by {@link preferExact}; each class
+ * is ONE term: per part, the sum of its alternatives' weighted frequencies, scored with the idf of
+ * the parts any of them matches (so a rare completion cannot outscore the word typed, and a word
+ * with many completions does not score more than one that has none). `scratch` is reused working
+ * memory of at least (max doc + 1) entries, left zeroed.
  */
 export function materializeWord(alternatives: readonly TermList[], data: DocData, scratch: { score: Float64Array; mark: Uint8Array }): MaterializedWord {
+  const typo = alternatives.filter(isTypoList);
+  if (typo.length === 0 || typo.length === alternatives.length) return materializeClass(alternatives, data, scratch);
+  return preferExact(materializeClass(alternatives.filter((a) => !isTypoList(a)), data, scratch), materializeClass(typo, data, scratch));
+}
+
+/** materializeWord of alternatives of one class (all typo neighbours, or none). */
+function materializeClass(alternatives: readonly TermList[], data: DocData, scratch: { score: Float64Array; mark: Uint8Array }): MaterializedWord {
   if (alternatives.length <= 2) return mergeTwo(alternatives, data);
   let total = 0;
   let maxDoc = -1;
@@ -527,12 +535,14 @@ function scoreOneWord(w: TermList | MaterializedWord, data: DocData, top: TopCol
 /**
  * The reference: the ranking rules and the formula written plainly, every hit scored, no
  * threshold, no selection; for tests and the benchmark's exactness check. Words are their
- * alternatives' term lists; a word is scored as one term (its alternatives' weighted
+ * alternatives' term lists, in two classes (see {@link preferExact}): a part holding the word as
+ * typed is scored and flagged by the other alternatives alone, a part holding only typo
+ * neighbours by the neighbours. A class is scored as one term (its alternatives' weighted
  * frequencies summed, the idf of the parts any of them holds) and its flags are the best way it
  * matched: in the id or a name if any alternative is; typo only if no alternative is the word as
  * typed (a synonym only if no exact one is); a completion only if every alternative is one; its
- * name rule the best of its alternatives'. `bonus`: the name bonus by doc, added after the first
- * word's score (where the engine adds it).
+ * name rule the best of its alternatives' (a neighbour's name rule counts in both classes).
+ * `bonus`: the name bonus by doc, added after the first word's score (where the engine adds it).
  */
 export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters: readonly Int32Array[], data: DocData, k: number, bonus?: ReadonlyMap<number, number>): { total: number; hits: RankedDoc[] } {
   let candidates: Set<number> | undefined;
@@ -541,7 +551,32 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
     for (const d of docs) if (!candidates || candidates.has(d)) next.add(d);
     candidates = next;
   };
-  const unionSizes = words.map((alternatives) => new Set(alternatives.flatMap((a) => [...a.docs])).size);
+  const asClass = (lists: readonly TermList[]) => ({ lists, idf: lists.length === 1 ? (lists[0] as TermList).idf : idfOf(data.n, new Set(lists.flatMap((a) => [...a.docs])).size) });
+  const classes = words.map((alternatives) => [asClass(alternatives.filter((a) => !isTypoList(a))), asClass(alternatives.filter(isTypoList))] as const);
+  /** How a class matched `doc`: its score part and flags, or undefined. */
+  const matchOf = (c: { lists: readonly TermList[]; idf: number }, doc: number, dl: number): { score: number; flags: number } | undefined => {
+    let found = false;
+    let wtf = 0;
+    let names = false;
+    let exact = false;
+    let synonym = false;
+    let fields = 0;
+    let whole = false;
+    for (const a of c.lists) {
+      const i = a.docs.indexOf(doc);
+      if (i < 0) continue;
+      found = true;
+      wtf += a.wtf[i] ?? 0;
+      const flags = a.names[i] ?? 0;
+      if ((flags & NAMES) !== 0) names = true;
+      if ((flags & (TYPO | SYNONYM)) === 0) exact = true;
+      if ((flags & SYNONYM) !== 0) synonym = true;
+      fields |= flags & (EXACT_FIELD | NEAR_FIELD | BEGINS_FIELD);
+      if ((flags & COMPLETION) === 0) whole = true;
+    }
+    if (!found) return undefined;
+    return { score: c.idf * tfPart(wtf, dl, data.avgdl), flags: (names ? NAMES : 0) | (exact ? 0 : synonym ? SYNONYM : TYPO) | fields | (whole ? 0 : COMPLETION) };
+  };
   for (const alternatives of words) intersect(alternatives.flatMap((a) => [...a.docs]));
   for (const f of filters) intersect(f);
   const hits: RankedDoc[] = [];
@@ -549,28 +584,14 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
     const dl = data.dl[doc] ?? 0;
     let score = 0;
     let rank = 0;
-    words.forEach((alternatives, w) => {
-      let wtf = 0;
-      let names = false;
-      let exact = false;
-      let synonym = false;
-      let fields = 0;
-      let whole = false;
-      for (const a of alternatives) {
-        const i = a.docs.indexOf(doc);
-        if (i < 0) continue;
-        wtf += a.wtf[i] ?? 0;
-        const flags = a.names[i] ?? 0;
-        if ((flags & NAMES) !== 0) names = true;
-        if ((flags & (TYPO | SYNONYM)) === 0) exact = true;
-        if ((flags & SYNONYM) !== 0) synonym = true;
-        fields |= flags & (EXACT_FIELD | NEAR_FIELD | BEGINS_FIELD);
-        if ((flags & COMPLETION) === 0) whole = true;
-      }
-      const one = alternatives.length === 1 ? (alternatives[0] as TermList).idf : idfOf(data.n, unionSizes[w] ?? 0);
-      score += one * tfPart(wtf, dl, data.avgdl);
+    classes.forEach(([exactClass, typoClass], w) => {
+      const exact = matchOf(exactClass, doc, dl);
+      const typo = matchOf(typoClass, doc, dl);
+      const match = exact ?? typo;
+      if (!match) return;
+      score += match.score;
       if (w === 0 && bonus) score += bonus.get(doc) ?? 0;
-      rank += wordRank((names ? NAMES : 0) | (exact ? 0 : synonym ? SYNONYM : TYPO) | fields | (whole ? 0 : COMPLETION));
+      rank += wordRank(match.flags | ((typo?.flags ?? 0) & NEAR_FIELD));
     });
     // The custom ranking attribute after the rules, before BM25; a sort: its keys alone.
     if (data.boost) score += data.boost[doc] ?? 0;
@@ -587,6 +608,47 @@ export function scoredWord(word: TermList | MaterializedWord, data: DocData): Ma
   const score = new Float64Array(word.docs.length);
   for (let i = 0; i < word.docs.length; i++) score[i] = word.idf * tfPart(word.wtf[i] ?? 0, data.dl[word.docs[i] ?? 0] ?? 0, data.avgdl);
   return { docs: word.docs, score, names: word.names };
+}
+
+/** Whether a term list holds typo neighbours of its word (its postings carry {@link TYPO}). */
+function isTypoList(list: TermList): boolean {
+  return list.docs.length > 0 && ((list.names[0] ?? 0) & TYPO) !== 0;
+}
+
+/**
+ * A word's two classes as one list (docs/search.md, "Typos"): a part the word matches as typed
+ * (itself, a completion, its joined form, a synonym, the id, the name rule) is scored and flagged
+ * by those alternatives alone; a part it matches only through typo neighbours, by the neighbours
+ * scored as one term. So a neighbour never changes the score or rules of a part that holds the
+ * word itself, and when the word as typed fills a page the neighbours need only be counted
+ * (searcher.ts). A neighbour's name rule ({@link NEAR_FIELD}) is kept in both classes.
+ */
+export function preferExact(exact: MaterializedWord, typo: MaterializedWord): MaterializedWord {
+  const n = exact.docs.length + typo.docs.length;
+  const docs = new Int32Array(n);
+  const score = new Float64Array(n);
+  const names = new Uint8Array(n);
+  let i = 0;
+  let j = 0;
+  let out = 0;
+  while (i < exact.docs.length || j < typo.docs.length) {
+    const x = i < exact.docs.length ? (exact.docs[i] ?? END) : END;
+    const y = j < typo.docs.length ? (typo.docs[j] ?? END) : END;
+    if (x <= y) {
+      docs[out] = x;
+      score[out] = exact.score[i] ?? 0;
+      names[out] = (exact.names[i] ?? 0) | (x === y ? (typo.names[j] ?? 0) & NEAR_FIELD : 0);
+      i++;
+      if (x === y) j++;
+    } else {
+      docs[out] = y;
+      score[out] = typo.score[j] ?? 0;
+      names[out] = typo.names[j] ?? 0;
+      j++;
+    }
+    out++;
+  }
+  return { docs: docs.subarray(0, out), score: score.subarray(0, out), names: names.subarray(0, out) };
 }
 
 /**
