@@ -16,7 +16,7 @@ import { migratePostgres, PG_MIGRATIONS } from '../../src/adapters/postgres/migr
 import { openPostgresStores } from '../../src/adapters/postgres/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
 import type { StoredPart } from '../../src/core/model.js';
-import { createTestDatabase, createTestSchema, dropTestSchema, postgresAvailable } from '../services/services.js';
+import { createTestDatabase, createTestSchema, dropTestSchema, postgresAvailable, readSchemaSeed, resetTestSchema, type SchemaSeed } from '../services/services.js';
 import { describeStoreContract } from './store-contract.js';
 
 const available = postgresAvailable();
@@ -27,8 +27,19 @@ describe.skipIf(!available)('PostgreSQL store', () => {
     database = await createTestDatabase('store');
   });
 
+  /**
+   * One migrated schema for every contract test, put back to its freshly migrated state
+   * (resetTestSchema) before each, as a new schema would be, without its ~1 s of migrations.
+   */
+  let migrated: { url: string; seed: SchemaSeed } | undefined;
   describeStoreContract('PostgreSQL', async () => {
-    const { url, schema } = await createTestSchema(database);
+    if (migrated) await resetTestSchema(migrated.url, migrated.seed);
+    else {
+      const { url, schema } = await createTestSchema(database);
+      await (await openPostgresStores(url, { clock: systemClock(), max: 1 })).close();
+      migrated = { url, seed: await readSchemaSeed(url, schema) };
+    }
+    const { url } = migrated;
     const blobDir = mkdtempSync(join(tmpdir(), 'store-contract-pg-blobs-'));
     const open = async () => ({ stores: await openPostgresStores(url, { clock: systemClock(), max: 4 }), blobs: new FileBlobStore(blobDir) });
     return {
@@ -36,7 +47,6 @@ describe.skipIf(!available)('PostgreSQL store', () => {
       reopen: open,
       async cleanup() {
         rmSync(blobDir, { recursive: true, force: true });
-        await dropTestSchema(database, schema);
       },
     };
   });
