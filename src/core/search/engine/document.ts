@@ -14,8 +14,8 @@
  *   whatever separators it typed; the "begins" rule: a name whose term begins with the query's
  *   tokens joined begins with what was typed). Ids have their own mark so that a range of names
  *   is not a range of every id (ids often share a prefix: `npm:`, `pci:8086:`);
- * - IDENT_MARK + attribute id + NUL + every token of a value joined, for each value of at most
- *   IDENTIFIER_MAX_LENGTH characters of a searchable, not per-organization attribute: in the value's
+ * - IDENT_MARK + attribute id + NUL + every token of a value joined, for each value of a searchable,
+ *   not per-organization attribute that is one chunk without whitespace (isIdentifierLike): in the value's
  *   group, tf 1 (the "exact" ranking rule for the catalog's identifier attributes, ranking settings
  *   `identifierAttributes`: a search names the attributes, so changing the setting re-indexes
  *   nothing; the value's group keeps a hidden value out of a caller's lists);
@@ -46,6 +46,17 @@ export const IDENT_MARK = '\uE006';
  * a description never equals a query, so it costs no dictionary entry.
  */
 export const IDENTIFIER_MAX_LENGTH = 40;
+
+/**
+ * Whether a value's text gets an identifier term: one chunk without whitespace (`6204-2RS`,
+ * `SKF.6204`) of at most IDENTIFIER_MAX_LENGTH. Values with words (`Intel Corporation`, a
+ * description) are left out: every part holds such values, and their terms slowed searches of
+ * catalogs that name no identifier attribute (decisions/0027).
+ */
+export function isIdentifierLike(text: string): boolean {
+  const trimmed = text.trim();
+  return trimmed.length > 0 && trimmed.length <= IDENTIFIER_MAX_LENGTH && !/\s/u.test(trimmed);
+}
 
 /**
  * Version of what a part contributes to the index: a store whose index was built with another
@@ -161,7 +172,7 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
             lengths[group] = (lengths[group] ?? 0) + 1;
           }
           for (const joined of joinedRuns(text)) add(terms, joined, group);
-          if (tokens.length > 0 && text.length <= IDENTIFIER_MAX_LENGTH) {
+          if (tokens.length > 0 && isIdentifierLike(text)) {
             const term = identifierTerm(attribute.attribute_id, tokens);
             if (!terms.get(term)?.[group]) add(terms, term, group);
           }
