@@ -12,8 +12,8 @@
  * the load (all its threads, from /proc: a figure less at the mercy of a shared machine).
  *
  * Usage: npm run build && nice -n 10 node bench/mixed-load.js [--parts 120000] [--seconds 30]
- *   [--connections 50] [--stores sqlite,postgres] [--readers N] [--timeout 30] [--work DIR]
- * `--work DIR` keeps the seeded catalogs (and the PostgreSQL cluster's files) in DIR and reuses them
+ *   [--connections 50] [--stores sqlite,postgres] [--readers N] [--timeout 30] [--work DIR] [--cpu-prof DIR]
+ * `--cpu-prof DIR` writes V8 CPU profiles of `catalog serve` (every thread) to DIR. `--work DIR` keeps the seeded catalogs (and the PostgreSQL cluster's files) in DIR and reuses them
  * on the next run (seeding 120,000 parts takes minutes); without it, a throwaway directory.
  * PostgreSQL: a throwaway cluster started here from Debian's packages (initdb + pg_ctl, fsync on,
  * shared_buffers 256MB, as bench/pg-engine.js). Writes its section of bench/results.md.
@@ -34,6 +34,7 @@ const STORES = arg('stores', 'sqlite,postgres').split(',');
 const READERS = arg('readers', undefined);
 const TIMEOUT_S = Number(arg('timeout', '30'));
 const WORK = arg('work', undefined);
+const CPU_PROF = arg('cpu-prof', undefined);
 const progress = (m) => process.stderr.write(`mixed-load [load ${loadavg()[0].toFixed(2)}]: ${m}\n`);
 
 /** Request kinds and their weights (per 100 requests of a connection). */
@@ -92,7 +93,8 @@ async function seed(open, list) {
 /** `catalog serve` on `dataDir` (and `env`), its access log discarded; resolves {child, url}. */
 function serve(dataDir, env) {
   const flags = READERS === undefined ? [] : ['--readers', READERS];
-  const child = spawn(BIN, ['--data-dir', dataDir, 'serve', '--port', '0', '--access-log', '/dev/null', ...flags], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const node = CPU_PROF === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', CPU_PROF];
+  const child = spawn(process.execPath, [...node, BIN, '--data-dir', dataDir, 'serve', '--port', '0', '--access-log', '/dev/null', ...flags], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   return new Promise((resolve, reject) => {
     child.stderr.on('data', (d) => {

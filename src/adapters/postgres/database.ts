@@ -56,6 +56,8 @@ export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
 /** The pool and the transaction helpers every PostgreSQL store of one catalog shares. */
 export class PgDatabase {
   readonly pool: pg.Pool;
+  /** Per advisory lock, the end of this process's queue of transactions for it (inTurn). */
+  private readonly turns = new Map<number, Promise<void>>();
 
   constructor(pool: pg.Pool) {
     this.pool = pool;
@@ -80,7 +82,35 @@ export class PgDatabase {
     return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn, undefined);
   }
 
+  /**
+   * Runs `fn` after every transaction of this process that asked for `lock` before it, first come
+   * first served. The advisory lock alone serialises them too, but each waiter would hold a pooled
+   * connection meanwhile: under 50 connections the queued writes took every connection of the
+   * pool, and reads (a GET part, a page) waited behind them for one.
+   */
+  private async inTurn<T>(lock: number, fn: () => Promise<T>): Promise<T> {
+    const before = this.turns.get(lock) ?? Promise.resolve();
+    let done = (): void => undefined;
+    const mine = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const tail = before.then(() => mine);
+    this.turns.set(lock, tail);
+    await before;
+    try {
+      return await fn();
+    } finally {
+      done();
+      if (this.turns.get(lock) === tail) this.turns.delete(lock);
+    }
+  }
+
   private async transaction<T>(begin: string, fn: (client: PgClient) => Promise<T>, lock: number | undefined): Promise<T> {
+    if (lock !== undefined) return this.inTurn(lock, () => this.transactionNow(begin, fn, lock));
+    return this.transactionNow(begin, fn, lock);
+  }
+
+  private async transactionNow<T>(begin: string, fn: (client: PgClient) => Promise<T>, lock: number | undefined): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {

@@ -14,6 +14,17 @@ import { SESSION_LOCK, type PgClient, type PgDatabase } from './database.js';
 /** Bytes a hit block row costs besides its packed ids (tuple header, keys). */
 const BLOCK_ROW_BYTES = 40;
 
+/** Most sessions one group writes (one transaction). */
+const MAX_GROUP = 64;
+
+/** A session waiting for its group (PgSessionStore.create). */
+interface WaitingSession {
+  entry: NewSession;
+  budget: SessionBudget | undefined;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 interface SessionRow {
   seq: number;
   session_id: string;
@@ -32,6 +43,9 @@ interface SessionRow {
 /** The PostgreSQL implementation of the SessionStore port. */
 export class PgSessionStore implements SessionStore {
   private readonly db: PgDatabase;
+  /** Sessions waiting for the next group (create). */
+  private readonly waiting: WaitingSession[] = [];
+  private writing = false;
 
   constructor(db: PgDatabase) {
     this.db = db;
@@ -44,45 +58,103 @@ export class PgSessionStore implements SessionStore {
     await c.query('UPDATE session_totals SET bytes = bytes - $1 WHERE id = 1', [rows.reduce((sum, r) => sum + r.bytes, 0)]);
   }
 
-  async create(session: StoredSession, hits: NewSession['hits'], budget?: SessionBudget): Promise<void> {
-    const blocks = blocksOf(hits);
-    const bytes = SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0);
+  /**
+   * SessionStore.create: the session joins the group of sessions written together (one
+   * transaction, one take of the session lock, one commit) and resolves when that group has
+   * committed, so the session is stored before its search answers (a page of it may come through
+   * another server). Sessions arriving while a group is written form the next group. Written one
+   * transaction each, under 50 connections the session lock passed from search to search at the
+   * pace of each transaction's round trips, and searches queued behind it.
+   */
+  create(session: StoredSession, hits: NewSession['hits'], budget?: SessionBudget): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ entry: { session, hits }, budget, resolve, reject });
+      if (!this.writing) void this.writeGroups();
+    });
+  }
+
+  /** Writes the waiting sessions, group after group, until none waits. */
+  private async writeGroups(): Promise<void> {
+    this.writing = true;
+    try {
+      // Sessions stored in the same turn of the event loop join the first group.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.waiting.length > 0) {
+        const group = this.waiting.splice(0, MAX_GROUP);
+        try {
+          await this.write(group.map((w) => ({ entry: w.entry, budget: w.budget })));
+          for (const w of group) w.resolve();
+        } catch (error) {
+          for (const w of group) w.reject(error);
+        }
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  /** SessionStore.createMany: the sessions in order, as `create` would each, in one transaction. */
+  async createMany(sessions: readonly NewSession[], budget?: SessionBudget): Promise<void> {
+    if (sessions.length === 0) return;
+    await this.write(sessions.map((entry) => ({ entry, budget })));
+  }
+
+  /** Stores `sessions` in order, each with its budget's evictions, in one transaction under the session lock. */
+  private async write(sessions: readonly { entry: NewSession; budget: SessionBudget | undefined }[]): Promise<void> {
     await this.db.write(async (c) => {
       // A session is a cache (as SQLite's sessions.db, written without fsync): its commit does not
       // wait for the WAL flush; a crash may lose the last sessions, never the catalog (measured:
       // bench/results.md, "Search engine on PostgreSQL").
       await c.query('SET LOCAL synchronous_commit = off');
-      if (budget) {
-        const owned = (await c.query<{ n: number }>('SELECT count(*) AS n FROM sessions WHERE owner = $1', [session.principal])).rows[0]?.n ?? 0;
-        const excess = owned + 1 - budget.maxSessionsPerOwner;
-        if (excess > 0) {
-          await this.remove(c, (await c.query<{ seq: number; bytes: number }>('SELECT seq, bytes FROM sessions WHERE owner = $1 ORDER BY seq LIMIT $2', [session.principal, excess])).rows);
-        }
-        let over = ((await c.query<{ bytes: number }>('SELECT bytes FROM session_totals WHERE id = 1')).rows[0]?.bytes ?? 0) + bytes - budget.maxTotalBytes;
-        while (over > 0) {
-          const victims: { seq: number; bytes: number }[] = [];
-          for (const row of (await c.query<{ seq: number; bytes: number }>('SELECT seq, bytes FROM sessions ORDER BY seq LIMIT 64')).rows) {
-            if (over <= 0) break;
-            victims.push(row);
-            over -= row.bytes;
+      // What the budget checks read, read once per transaction and kept up to date here.
+      const owned = new Map<string, number>();
+      let total: number | undefined;
+      let added = 0;
+      for (const { entry: { session, hits }, budget } of sessions) {
+        const blocks = blocksOf(hits);
+        const bytes = SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0);
+        if (budget) {
+          let count = owned.get(session.principal);
+          if (count === undefined) count = (await c.query<{ n: number }>('SELECT count(*) AS n FROM sessions WHERE owner = $1', [session.principal])).rows[0]?.n ?? 0;
+          const excess = count + 1 - budget.maxSessionsPerOwner;
+          if (excess > 0) {
+            const victims = (await c.query<{ seq: number; bytes: number; owner: string }>('SELECT seq, bytes, owner FROM sessions WHERE owner = $1 ORDER BY seq LIMIT $2', [session.principal, excess])).rows;
+            await this.remove(c, victims);
+            count -= victims.length;
+            total = undefined;
           }
-          if (victims.length === 0) break;
-          await this.remove(c, victims);
+          owned.set(session.principal, count);
+          total ??= ((await c.query<{ bytes: number }>('SELECT bytes FROM session_totals WHERE id = 1')).rows[0]?.bytes ?? 0) + added;
+          let over = total + bytes - budget.maxTotalBytes;
+          while (over > 0) {
+            const victims: { seq: number; bytes: number; owner: string }[] = [];
+            for (const row of (await c.query<{ seq: number; bytes: number; owner: string }>('SELECT seq, bytes, owner FROM sessions ORDER BY seq LIMIT 64')).rows) {
+              if (over <= 0) break;
+              victims.push(row);
+              over -= row.bytes;
+            }
+            if (victims.length === 0) break;
+            await this.remove(c, victims);
+            for (const v of victims) if (owned.has(v.owner)) owned.set(v.owner, (owned.get(v.owner) ?? 1) - 1);
+            total -= victims.reduce((sum, v) => sum + v.bytes, 0);
+          }
+          total += bytes;
+          owned.set(session.principal, (owned.get(session.principal) ?? 0) + 1);
         }
-      }
-      const seq = (await c.query<{ seq: number }>(
-        `INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes, organization, text, facets)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING seq`,
-        [session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, hitCount(hits), bytes,
-          session.organization ?? null, session.text ?? null, session.facets === undefined ? null : JSON.stringify(session.facets)],
-      )).rows[0]?.seq;
-      if (blocks.length > 0) {
+        // The row and its hit blocks in one statement.
         await c.query(
-          'INSERT INTO session_hits (session_seq, block, card_ids, scores) SELECT $1, b - 1, d, s FROM unnest($2::bytea[], $3::bytea[]) WITH ORDINALITY AS u(d, s, b)',
-          [seq, blocks.map((b) => b.cardIds), blocks.map((b) => b.scores)],
+          `WITH s AS (
+             INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes, organization, text, facets)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING seq)
+           INSERT INTO session_hits (session_seq, block, card_ids, scores)
+           SELECT s.seq, u.b - 1, u.d, u.s FROM s, unnest($13::bytea[], $14::bytea[]) WITH ORDINALITY AS u(d, s, b)`,
+          [session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, hitCount(hits), bytes,
+            session.organization ?? null, session.text ?? null, session.facets === undefined ? null : JSON.stringify(session.facets),
+            blocks.map((b) => b.cardIds), blocks.map((b) => b.scores)],
         );
+        added += bytes;
       }
-      await c.query('UPDATE session_totals SET bytes = bytes + $1 WHERE id = 1', [bytes]);
+      await c.query('UPDATE session_totals SET bytes = bytes + $1 WHERE id = 1', [added]);
     }, SESSION_LOCK);
   }
 

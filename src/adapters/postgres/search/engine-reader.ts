@@ -29,6 +29,8 @@ import { orgWeights, tsAny } from './tsvector.js';
 const CACHE_POSTINGS = 6_000_000;
 /** Fetch rounds one search may take before giving up (a bug guard: a search needs a handful). */
 const MAX_ROUNDS = 32;
+/** A batch lets the event loop turn after this much ranking, in milliseconds (runAll). */
+export const YIELD_AFTER_MS = 2;
 /** Answers other than postings kept between searches (part rows, probes, prefixes...), then forgotten. */
 const MAX_ANSWERS = 50_000;
 const MAX_CHAR = '\u{10FFFF}';
@@ -52,11 +54,25 @@ interface Misses {
   ranges: Map<string, [string, string]>;
   probes: Map<string, { alternatives: readonly Alternative[]; visible: readonly Visibility[] }>;
   parts: Set<number>;
-  all: Set<string>;
 }
 
+/** What one search of a batch came to: its answer, or what it threw. */
+export type SearchOutcome<T> = { answer: T } | { error: unknown };
+
 function noMisses(): Misses {
-  return { terms: new Set(), postings: new Map(), prefixes: new Set(), hasPrefix: new Set(), typoKeys: new Map(), ranges: new Map(), probes: new Map(), parts: new Set(), all: new Set() };
+  return { terms: new Set(), postings: new Map(), prefixes: new Set(), hasPrefix: new Set(), typoKeys: new Map(), ranges: new Map(), probes: new Map(), parts: new Set() };
+}
+
+/** Adds the misses of `from` to `into`. */
+function mergeMisses(into: Misses, from: Misses): void {
+  for (const t of from.terms) into.terms.add(t);
+  for (const [id, term] of from.postings) into.postings.set(id, term);
+  for (const p of from.prefixes) into.prefixes.add(p);
+  for (const p of from.hasPrefix) into.hasPrefix.add(p);
+  for (const [k, keys] of from.typoKeys) into.typoKeys.set(k, keys);
+  for (const [k, range] of from.ranges) into.ranges.set(k, range);
+  for (const [k, probe] of from.probes) into.probes.set(k, probe);
+  for (const doc of from.parts) into.parts.add(doc);
 }
 
 /** The PostgreSQL EngineReader: a cache that learns, per search, what the core asked for. */
@@ -80,7 +96,6 @@ export class PgEngineReader implements EngineReader {
   private readonly ranges = new Map<string, string[]>();
   private readonly probes = new Map<string, boolean>();
   private readonly parts = new Map<number, StoredPart | undefined>();
-  private readonly all = new Map<string, { total: number; docs: number[] }>();
   /** Answers kept (entries of the maps above; part rows count once each). */
   private answers = 0;
   /** Fetch rounds taken by searches (for the benchmark). */
@@ -132,15 +147,48 @@ export class PgEngineReader implements EngineReader {
    * still misses after MAX_ROUNDS fetches.
    */
   async run<T>(c: PgClient, search: () => T): Promise<T> {
+    const [outcome] = await this.runAll(c, [search]);
+    if (!outcome || 'error' in outcome) throw outcome?.error;
+    return outcome.answer;
+  }
+
+  /**
+   * Runs every search of `searches` in `c`'s snapshot until none misses anything: each round runs
+   * the searches still missing, and what they all missed is fetched together (one statement per
+   * kind for the whole batch), so searches queued at the same time share one snapshot, one
+   * refresh and their fetch round trips. Each outcome is its search's answer, or its error (a
+   * search still missing after MAX_ROUNDS fetches gets one).
+   */
+  async runAll<T>(c: PgClient, searches: readonly (() => T)[]): Promise<SearchOutcome<T>[]> {
     await this.refresh(c);
+    const outcomes: (SearchOutcome<T> | undefined)[] = searches.map(() => undefined);
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      this.misses = noMisses();
-      const answer = search();
-      if (!this.missed()) return answer;
+      const batch = noMisses();
+      let ranSince = performance.now();
+      for (let i = 0; i < searches.length; i++) {
+        if (outcomes[i] !== undefined) continue;
+        if (performance.now() - ranSince > YIELD_AFTER_MS) {
+          // Other work of the event loop runs between searches: a transaction holding the catalog
+          // or session lock must not wait for a whole batch of rankings to reach its next statement.
+          await new Promise((resolve) => setImmediate(resolve));
+          ranSince = performance.now();
+        }
+        this.misses = noMisses();
+        try {
+          const answer = (searches[i] as () => T)();
+          if (!this.missed()) outcomes[i] = { answer };
+          else mergeMisses(batch, this.misses);
+        } catch (error) {
+          outcomes[i] = { error };
+        }
+      }
+      if (outcomes.every((o) => o !== undefined)) return outcomes as SearchOutcome<T>[];
       this.rounds++;
+      this.misses = batch;
       await this.fetch(c);
     }
-    throw new Error(`search engine: a search still missed data after ${MAX_ROUNDS} fetch rounds`);
+    const stuck = new Error(`search engine: a search still missed data after ${MAX_ROUNDS} fetch rounds`);
+    return outcomes.map((o) => o ?? { error: stuck });
   }
 
   /**
@@ -158,13 +206,12 @@ export class PgEngineReader implements EngineReader {
     this.ranges.clear();
     this.probes.clear();
     this.parts.clear();
-    this.all.clear();
     this.answers = 0;
   }
 
   private missed(): boolean {
     const m = this.misses;
-    return m.terms.size + m.postings.size + m.prefixes.size + m.hasPrefix.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size + m.all.size > 0;
+    return m.terms.size + m.postings.size + m.prefixes.size + m.hasPrefix.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size > 0;
   }
 
   // -- EngineReader ----------------------------------------------------------------------------
@@ -237,19 +284,16 @@ export class PgEngineReader implements EngineReader {
     return undefined;
   }
 
+  /** Every part's doc in part id order, the first `limit` (EngineReader): from the doc arrays, as on SQLite. */
   allParts(nonHoldersOnly: boolean, limit: number): { total: number; docs: number[] } {
-    const k = `${nonHoldersOnly}:${limit}`;
-    const found = this.all.get(k);
-    if (found) return found;
-    this.misses.all.add(k);
-    return { total: 0, docs: [] };
+    return this.docs.allDocs(nonHoldersOnly, limit);
   }
 
   // -- fetching --------------------------------------------------------------------------------
 
   private async fetch(c: PgClient): Promise<void> {
     const m = this.misses;
-    this.answers += m.terms.size + m.prefixes.size + m.hasPrefix.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size + m.all.size;
+    this.answers += m.terms.size + m.prefixes.size + m.hasPrefix.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size;
     if (m.terms.size > 0) {
       const wanted = [...m.terms];
       const rows = (await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term = ANY($1::text[])', [wanted.map(pgTerm)])).rows;
@@ -260,47 +304,75 @@ export class PgEngineReader implements EngineReader {
       }
       for (const t of wanted) if (!this.termIds.has(t)) this.absentTerms.add(t);
     }
-    for (const prefix of m.prefixes) {
-      const rows = (await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term >= $1 AND term < $2 ORDER BY term', [pgTerm(prefix), pgTerm(prefix) + MAX_CHAR])).rows
-        .map((r) => ({ id: r.id, term: fromPgTerm(r.term) }));
-      this.prefixTerms.set(prefix, rows);
-      // Every term of a prefix is about to be asked for (resolve, facets, filter values).
+    if (m.prefixes.size > 0) {
+      const wanted = [...m.prefixes];
+      for (const prefix of wanted) this.prefixTerms.set(prefix, []);
+      const rows = (await c.query<{ i: number; id: number; term: string }>(
+        `SELECT u.i, t.id, t.term FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(lo, hi, i)
+         JOIN engine_terms t ON t.term >= u.lo AND t.term < u.hi ORDER BY u.i, t.term`,
+        [wanted.map(pgTerm), wanted.map((p) => pgTerm(p) + MAX_CHAR)],
+      )).rows;
       for (const r of rows) {
-        this.termIds.set(r.term, r.id);
-        m.postings.set(r.id, r.term);
+        const term = fromPgTerm(r.term);
+        this.prefixTerms.get(wanted[r.i - 1] ?? '')?.push({ id: r.id, term });
+        // Every term of a prefix is about to be asked for (resolve, facets, filter values).
+        this.termIds.set(term, r.id);
+        m.postings.set(r.id, term);
       }
     }
-    for (const prefix of m.hasPrefix) {
-      if (this.prefixTerms.has(prefix)) continue;
-      const rows = (await c.query('SELECT 1 FROM engine_terms WHERE term >= $1 AND term < $2 LIMIT 1', [pgTerm(prefix), pgTerm(prefix) + MAX_CHAR])).rows;
-      this.prefixKnown.set(prefix, rows.length > 0);
+    const unknownPrefixes = [...m.hasPrefix].filter((p) => !this.prefixTerms.has(p));
+    if (unknownPrefixes.length > 0) {
+      const found = new Set((await c.query<{ i: number }>(
+        `SELECT u.i FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(lo, hi, i)
+         WHERE EXISTS (SELECT 1 FROM engine_terms t WHERE t.term >= u.lo AND t.term < u.hi)`,
+        [unknownPrefixes.map(pgTerm), unknownPrefixes.map((p) => pgTerm(p) + MAX_CHAR)],
+      )).rows.map((r) => r.i));
+      unknownPrefixes.forEach((prefix, i) => this.prefixKnown.set(prefix, found.has(i + 1)));
     }
     if (m.postings.size > 0) await this.loadPostings(c, m.postings);
-    for (const [k, keys] of m.typoKeys) {
-      this.typo.set(k, (await c.query<{ term: string }>('SELECT DISTINCT term FROM search_term_keys WHERE key = ANY($1::text[])', [keys])).rows.map((r) => r.term));
+    if (m.typoKeys.size > 0) {
+      const wanted = [...m.typoKeys];
+      const groups: number[] = [];
+      const keys: string[] = [];
+      wanted.forEach(([, list], i) => {
+        for (const key of list) {
+          groups.push(i + 1);
+          keys.push(key);
+        }
+      });
+      const found = wanted.map(() => new Set<string>());
+      const rows = (await c.query<{ g: number; term: string }>(
+        'SELECT u.g, s.term FROM unnest($1::int[], $2::text[]) AS u(g, key) JOIN search_term_keys s ON s.key = u.key ORDER BY u.g, s.term',
+        [groups, keys],
+      )).rows;
+      for (const r of rows) found[r.g - 1]?.add(r.term);
+      wanted.forEach(([k], i) => this.typo.set(k, [...(found[i] ?? [])]));
     }
-    for (const [k, [lo, hi]] of m.ranges) {
-      this.ranges.set(k, (await c.query<{ term: string }>('SELECT term FROM search_terms WHERE term >= $1 AND term < $2', [lo, hi])).rows.map((r) => r.term));
+    if (m.ranges.size > 0) {
+      const wanted = [...m.ranges];
+      const found: string[][] = wanted.map(() => []);
+      const rows = (await c.query<{ i: number; term: string }>(
+        `SELECT u.i, s.term FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(lo, hi, i)
+         JOIN search_terms s ON s.term >= u.lo AND s.term < u.hi ORDER BY u.i, s.term`,
+        [wanted.map(([, [lo]]) => lo), wanted.map(([, [, hi]]) => hi)],
+      )).rows;
+      for (const r of rows) found[r.i - 1]?.push(r.term);
+      wanted.forEach(([k], i) => this.ranges.set(k, found[i] ?? []));
     }
-    for (const [k, probe] of m.probes) {
-      const found = await c.query('SELECT 1 FROM search_org_docs WHERE doc @@ $1::tsquery LIMIT 1', [tsAny(probe.alternatives, orgWeights(visibilityTier(probe.visible)))]);
-      this.probes.set(k, found.rows.length > 0);
+    if (m.probes.size > 0) {
+      const wanted = [...m.probes];
+      const found = new Set((await c.query<{ i: number }>(
+        `SELECT u.i FROM unnest($1::text[]) WITH ORDINALITY AS u(q, i)
+         WHERE EXISTS (SELECT 1 FROM search_org_docs WHERE doc @@ u.q::tsquery)`,
+        [wanted.map(([, probe]) => tsAny(probe.alternatives, orgWeights(visibilityTier(probe.visible))))],
+      )).rows.map((r) => r.i));
+      wanted.forEach(([k], i) => this.probes.set(k, found.has(i + 1)));
     }
     if (m.parts.size > 0) {
       const wanted = [...m.parts];
       const rows = (await c.query<PgPartRow>('SELECT * FROM parts WHERE pk = ANY($1::bigint[])', [wanted])).rows;
       for (const doc of wanted) this.parts.set(doc, undefined);
       for (const r of rows) this.parts.set(r.pk, partFromPgRow(r));
-    }
-    for (const k of m.all) {
-      const [holders, limitText] = k.split(':');
-      const where = holders === 'true' ? 'WHERE NOT cur.holder' : '';
-      const total = (await c.query<{ n: number }>(`SELECT count(*) AS n FROM search_current cur ${where}`)).rows[0]?.n ?? 0;
-      const limit = Math.min(Number(limitText), total);
-      const docs = limit <= 0 ? [] : (await c.query<{ pk: number }>(
-        `SELECT p.pk FROM parts p JOIN search_current cur ON cur.part_pk = p.pk ${where} ORDER BY p.part_id LIMIT $1`, [limit],
-      )).rows.map((r) => r.pk);
-      this.all.set(k, { total, docs });
     }
   }
 

@@ -22,7 +22,7 @@ import { deletionVariants, hasTypoKeys } from '../../../core/search/typo.js';
 import type { PgClient, PgDatabase } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
 import { PgEngineWrite } from './engine-store.js';
-import { PgEngineReader } from './engine-reader.js';
+import { PgEngineReader, YIELD_AFTER_MS } from './engine-reader.js';
 import { orgVector } from './tsvector.js';
 
 /** A superseded card is kept this long (sessions live 24 h; one hour of margin). */
@@ -39,6 +39,16 @@ export interface WrittenPart {
   created: boolean;
   /** The part as stored before this write (updates): what the engine indexed for it. */
   previous?: StoredPart | undefined;
+}
+
+/** Most searches one batch runs (a bound on one snapshot's fetch statements and the answers it gathers). */
+const MAX_BATCH = 64;
+
+/** A search waiting for its batch (PgSearchIndex.withReader). */
+interface WaitingSearch {
+  search: () => unknown;
+  resolve: (answer: unknown) => void;
+  reject: (error: unknown) => void;
 }
 
 interface CardRow {
@@ -66,8 +76,9 @@ export class PgSearchIndex implements SearchIndex {
   /** The engine's reads (a cache kept between searches) and the core code that runs queries over them. */
   readonly reader = new PgEngineReader();
   private readonly searcher = new EngineSearcher(this.reader);
-  /** Searches run one at a time through the reader (its cache is one snapshot): the tail of the queue. */
-  private queue: Promise<unknown> = Promise.resolve();
+  /** Searches waiting for the next batch through the reader (withReader). */
+  private readonly waiting: WaitingSearch[] = [];
+  private draining = false;
 
   /** SearchIndex.indexedParts: the engine's document count (metrics). */
   async indexedParts(): Promise<number> {
@@ -251,19 +262,62 @@ export class PgSearchIndex implements SearchIndex {
   // -- read side ---------------------------------------------------------------------------------
 
   /**
-   * Runs `search` through the reader, after the searches queued before it (the reader's cache is
-   * one snapshot at a time; the CPU work is serial anyway, only the fetch round trips of a cold
-   * search could overlap): from the cache alone when it holds everything for the committed
-   * version, else in one REPEATABLE READ snapshot with fetch rounds (engine-reader.ts).
+   * Runs `search` through the reader. Searches run in batches, one batch at a time (the reader's
+   * cache is one snapshot at a time; the CPU work is serial anyway): every search that arrives
+   * while a batch runs joins the next one. A batch reads the committed version once and answers
+   * from the cache what it can; the rest share one REPEATABLE READ snapshot, one refresh and their
+   * fetch rounds (engine-reader.ts runAll). One at a time, each search paid those round trips
+   * alone and the searches behind it waited through them: under 50 connections the reader's queue
+   * was most of a search's time while the process sat idle.
    */
-  private async withReader<T>(search: () => T): Promise<T> {
-    const run = this.queue.then(async () => {
-      // Warm: one statement, and the answer comes from the cache of that committed version.
-      const cached = this.reader.tryCached(await this.reader.committedVersion(this.db), search);
-      return cached !== undefined ? cached : this.db.read((c) => this.reader.run(c, search));
+  private withReader<T>(search: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push({ search, resolve: resolve as (answer: unknown) => void, reject });
+      if (!this.draining) void this.drain();
     });
-    this.queue = run.catch(() => undefined);
-    return run;
+  }
+
+  /** Runs the waiting searches batch after batch until none waits. */
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      // Searches that arrive in the same turn of the event loop join the first batch.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.waiting.length > 0) {
+        const batch = this.waiting.splice(0, MAX_BATCH);
+        try {
+          const version = await this.reader.committedVersion(this.db);
+          const rest: WaitingSearch[] = [];
+          let ranSince = performance.now();
+          for (const w of batch) {
+            if (performance.now() - ranSince > YIELD_AFTER_MS) {
+              // Other work of the event loop runs between searches (engine-reader.ts runAll).
+              await new Promise((resolve) => setImmediate(resolve));
+              ranSince = performance.now();
+            }
+            try {
+              const cached = this.reader.tryCached(version, w.search);
+              if (cached === undefined) rest.push(w);
+              else w.resolve(cached);
+            } catch (error) {
+              w.reject(error);
+            }
+          }
+          if (rest.length === 0) continue;
+          const outcomes = await this.db.read((c) => this.reader.runAll(c, rest.map((w) => w.search)));
+          rest.forEach((w, i) => {
+            const outcome = outcomes[i];
+            if (outcome && 'answer' in outcome) w.resolve(outcome.answer);
+            else w.reject(outcome?.error);
+          });
+        } catch (error) {
+          // The database failed (a statement, the connection): every search of the batch fails alike.
+          for (const w of batch) w.reject(error);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
   }
 
   async searchText(query: TextSearchQuery, maxHits: number): Promise<RankedHits> {

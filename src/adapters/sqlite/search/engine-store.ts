@@ -22,7 +22,6 @@ import { tierLength, type EngineDocument } from '../../../core/search/engine/doc
 import { BLOCK_SIZE, GROUPS, decodeBlock, encodeAfter, encodeVarint, varintLength, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-ids.js';
-import { kthLargest } from '../../../core/search/engine/top-select.js';
 import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import type { SqliteDatabase } from '../database.js';
 import { TailIndex } from './engine-tails.js';
@@ -549,23 +548,9 @@ export class EngineStore {
     return this.docs.dl;
   }
 
-  /**
-   * Every indexed part's doc (without the holders of per-organization values when
-   * `nonHoldersOnly`), ascending part id (order key), the first `limit` of them, and how many there
-   * are: from the in-memory arrays as {@link refresh} left them. Read from `parts` joined with
-   * `search_current` in part id order, every facet-values request without words cost ~0.3 s of a
-   * reader at 120,000 parts. Fewer than all are chosen by a selection of the `limit`-th key before
-   * any sort: sorting every doc of a 1,000,000-part catalog for a search's first 10,000 took ~0.25 s.
-   */
+  /** Every indexed part's doc, ascending part id, the first `limit`, and how many (core doc-chunks.ts DocColumns.allDocs). */
   allDocs(nonHoldersOnly: boolean, limit: number): { total: number; docs: number[] } {
-    const { flags, key, capacity } = this.docs;
-    const excluded = DOC_EXISTS | (nonHoldersOnly ? DOC_HOLDER : 0);
-    const found = new Int32Array(capacity);
-    let total = 0;
-    for (let doc = 0; doc < capacity; doc++) if (((flags[doc] as number) & excluded) === DOC_EXISTS) found[total++] = doc;
-    const docs = Array.from(limit < total ? firstByKey(found.subarray(0, total), key, Math.max(0, limit)) : found.subarray(0, total));
-    docs.sort((a, b) => (key[a] ?? 0) - (key[b] ?? 0) || a - b);
-    return { total, docs };
+    return this.docs.allDocs(nonHoldersOnly, limit);
   }
 
   /** The id of a term, if indexed. */
@@ -652,21 +637,4 @@ export class EngineStore {
     this.terms.delete(id);
     this.termIds.forgetId(id);
   }
-}
-
-/**
- * The `limit` docs of `docs` (ascending doc ids) that come first by (key, doc), in no particular
- * order: the `limit`-th smallest key found by selection (top-select.ts kthLargest, on the keys
- * negated), then the docs below it and, in doc order, as many at it as fit.
- */
-function firstByKey(docs: Int32Array, key: Float64Array, limit: number): Int32Array {
-  if (limit === 0) return new Int32Array(0);
-  const negated = new Float64Array(docs.length);
-  for (let i = 0; i < docs.length; i++) negated[i] = -(key[docs[i] as number] as number);
-  const cut = -kthLargest(negated, negated.length, limit);
-  const chosen = new Int32Array(limit);
-  let n = 0;
-  for (let i = 0; i < docs.length; i++) if ((key[docs[i] as number] as number) < cut) chosen[n++] = docs[i] as number;
-  for (let i = 0; i < docs.length && n < limit; i++) if ((key[docs[i] as number] as number) === cut) chosen[n++] = docs[i] as number;
-  return chosen.subarray(0, n);
 }

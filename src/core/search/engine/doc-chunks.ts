@@ -12,6 +12,7 @@
 import { ID_WEIGHT, NAME_WEIGHT, TIERS } from './bm25.js';
 import { FILTER_MARK, HOLDER_TERM, ID_MARK, tierLength } from './document.js';
 import { GROUPS } from './postings.js';
+import { kthLargest } from './top-select.js';
 import { grown } from './typed-arrays.js';
 import type { TierView } from './searcher.js';
 
@@ -126,6 +127,26 @@ export class DocColumns {
       for (let t = 0; t < TIERS; t++) (this.dl[t] as Float64Array)[doc] = tierLength(d.lengths, t);
     }
   }
+
+  /**
+   * Every existing doc (without the holders of per-organization values when `nonHoldersOnly`),
+   * ascending order key (= ascending part id), the first `limit` of them, and how many there are:
+   * from these arrays alone, on both stores. Read through SQL instead (`parts` joined with
+   * `search_current` in part id order), every facet-values request without words cost 0.3-0.7 s
+   * at 120,000 parts and, on PostgreSQL, held the reader's queue meanwhile. Fewer than all are
+   * chosen by a selection of the `limit`-th key before any sort: sorting every doc of a
+   * 1,000,000-part catalog for a search's first 10,000 took ~0.25 s.
+   */
+  allDocs(nonHoldersOnly: boolean, limit: number): { total: number; docs: number[] } {
+    const { flags, key, capacity } = this;
+    const excluded = DOC_EXISTS | (nonHoldersOnly ? DOC_HOLDER : 0);
+    const found = new Int32Array(capacity);
+    let total = 0;
+    for (let doc = 0; doc < capacity; doc++) if (((flags[doc] as number) & excluded) === DOC_EXISTS) found[total++] = doc;
+    const docs = Array.from(limit < total ? firstByKey(found.subarray(0, total), key, Math.max(0, limit)) : found.subarray(0, total));
+    docs.sort((a, b) => (key[a] ?? 0) - (key[b] ?? 0) || a - b);
+    return { total, docs };
+  }
 }
 
 /** Sets only the order key of doc `doc` in a chunk. */
@@ -171,4 +192,21 @@ export function tierView(docs: Int32Array, tf: ArrayLike<number>, weight: number
     j++;
   }
   return view;
+}
+
+/**
+ * The `limit` docs of `docs` (ascending doc ids) that come first by (key, doc), in no particular
+ * order: the `limit`-th smallest key found by selection (top-select.ts kthLargest, on the keys
+ * negated), then the docs below it and, in doc order, as many at it as fit.
+ */
+function firstByKey(docs: Int32Array, key: Float64Array, limit: number): Int32Array {
+  if (limit === 0) return new Int32Array(0);
+  const negated = new Float64Array(docs.length);
+  for (let i = 0; i < docs.length; i++) negated[i] = -(key[docs[i] as number] as number);
+  const cut = -kthLargest(negated, negated.length, limit);
+  const chosen = new Int32Array(limit);
+  let n = 0;
+  for (let i = 0; i < docs.length; i++) if ((key[docs[i] as number] as number) < cut) chosen[n++] = docs[i] as number;
+  for (let i = 0; i < docs.length && n < limit; i++) if ((key[docs[i] as number] as number) === cut) chosen[n++] = docs[i] as number;
+  return chosen.subarray(0, n);
 }
