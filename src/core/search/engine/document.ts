@@ -51,7 +51,7 @@ export const IDENTIFIER_MAX_LENGTH = 40;
  * Whether a value's text gets an identifier term: one chunk without whitespace (`6204-2RS`,
  * `SKF.6204`) of at most IDENTIFIER_MAX_LENGTH. Values with words (`Intel Corporation`, a
  * description) are left out: every part holds such values, and their terms slowed searches of
- * catalogs that name no identifier attribute (decisions/0028).
+ * catalogs that name no identifier attribute (decisions/0030).
  */
 export function isIdentifierLike(text: string): boolean {
   const trimmed = text.trim();
