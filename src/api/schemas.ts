@@ -504,19 +504,27 @@ export const SynonymListRequestSchema = z.lazy(() => z.strictObject({ paging: Pa
  * PUT /1/catalog/ranking: the catalog's ranking settings, replaced whole. `customRanking`: a
  * number attribute (filterable, not per-organization, every stored value a number) whose value
  * breaks the ties of the ranking rules before BM25, `desc` (default: the largest first) or `asc`;
- * null or absent: none.
+ * null or absent: none. `identifierAttributes`: searchable, not per-organization attributes whose
+ * values are identifiers (manufacturer part numbers): a part with such a value equal to the query,
+ * separators and case aside, ranks with the exact name level; absent: none.
  */
 export const RankingSettingsSchema = z.lazy(() => z.strictObject({
   customRanking: z.strictObject({
     attribute_id: IdSchema,
     order: z.enum(SORT_ORDERS, { error: `must be one of: ${SORT_ORDERS.join(', ')}` }).optional(),
   }).nullable().optional(),
+  identifierAttributes: z.array(IdSchema).max(MAX_IDENTIFIER_ATTRIBUTES, { error: `at most ${MAX_IDENTIFIER_ATTRIBUTES} identifier attributes` }).optional(),
 }));
+
+/** Most identifier attributes a catalog may name (each is one more term looked up per search). */
+export const MAX_IDENTIFIER_ATTRIBUTES = 8;
 
 /** The catalog's ranking settings as stored and answered (GET/PUT /1/catalog/ranking). */
 export interface RankingSettings {
   /** The attribute that breaks the rules' ties (its values as numbers, in `order`), or null. */
   customRanking: { attribute_id: string; order: SortOrder } | null;
+  /** The identifier attributes, in the order set (none: []). */
+  identifierAttributes: string[];
 }
 
 // ---------------------------------------------------------------------------------------------

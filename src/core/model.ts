@@ -135,6 +135,12 @@ export interface TextSearchQuery {
    * instead of the rules (an attribute's values, or the part id when `attributeId` is absent).
    */
   order?: SearchOrder | undefined;
+  /**
+   * The catalog's identifier attributes (ranking settings `identifierAttributes`) the caller may
+   * read: a part with a value of one of them equal to the whole query, separators and case aside,
+   * ranks with the name rule's exact level (docs/search.md, "Ranking"). Absent: none.
+   */
+  identifiers?: readonly string[] | undefined;
 }
 
 /** An order of search hits by an attribute's values (TextSearchQuery.order). */

@@ -1,6 +1,6 @@
 /**
  * `catalog settings get|set` and `catalog search --sort` as a user runs them (local mode, in
- * process): the custom ranking attribute set and shown, bad settings refused in the flag's words
+ * process): the custom ranking attribute and identifier attributes set and shown, bad settings refused in the flag's words
  * with exit 2, hits sorted by an attribute.
  */
 import { rmSync, writeFileSync } from 'node:fs';
@@ -16,8 +16,9 @@ describe('catalog settings and search --sort', () => {
     writeFileSync(join(dir, 'attributes.json'), JSON.stringify([
       { attribute_id: 'pop', type: 'text', name: { en: 'Popularity' }, filterable: true },
       { attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, filterable: true },
+      { attribute_id: 'mpn', type: 'text', name: { en: 'Part number' }, searchable: true },
     ]));
-    writeFileSync(join(dir, 'parts.csv'), 'part_id,name.en,attr:pop.en,attr:vendor.en\na,ball bearing,5,beta\nb,ball bearing,500,Alpha\nc,ball bearing,,gamma\n');
+    writeFileSync(join(dir, 'parts.csv'), 'part_id,name.en,attr:pop.en,attr:vendor.en,attr:mpn.en\na,ball bearing,5,beta,\nb,ball bearing,500,Alpha,\nc,ball bearing,,gamma,\nk,sealed roller,,,6204-2RS\nm,puller for 6204-2RS,,,\n');
     expect((await cli(['attributes', 'import', 'attributes.json'], { cwd: dir })).code).toBe(0);
     expect((await cli(['parts', 'import', 'parts.csv'], { cwd: dir })).code).toBe(0);
   });
@@ -28,14 +29,26 @@ describe('catalog settings and search --sort', () => {
   const ids = async (args: string[]) => (await cli(['search', ...args, '-o', 'tsv', '--fields', 'id'], { cwd: dir })).stdout.trim().split('\n').slice(1);
 
   it('sets, shows and removes the custom ranking attribute; it orders the ties', async () => {
-    expect((await cli(['settings', 'get'], { cwd: dir })).stdout).toBe('custom-ranking: none\n');
+    expect((await cli(['settings', 'get'], { cwd: dir })).stdout).toBe('custom-ranking: none\nidentifier-attributes: none\n');
     expect(await ids(['bearing '])).toEqual(['a', 'b', 'c']);
     const set = await cli(['settings', 'set', '--custom-ranking', 'pop'], { cwd: dir });
     expect(set.code).toBe(0);
-    expect(set.stdout).toBe('custom-ranking: pop:desc\n');
+    expect(set.stdout).toBe('custom-ranking: pop:desc\nidentifier-attributes: none\n');
     expect(await ids(['bearing '])).toEqual(['b', 'a', 'c']);
-    expect(JSON.parse((await cli(['settings', 'get', '-o', 'json'], { cwd: dir })).stdout)).toEqual({ customRanking: { attribute_id: 'pop', order: 'desc' } });
-    expect((await cli(['settings', 'set', '--custom-ranking', 'none'], { cwd: dir })).stdout).toBe('custom-ranking: none\n');
+    expect(JSON.parse((await cli(['settings', 'get', '-o', 'json'], { cwd: dir })).stdout)).toEqual({ customRanking: { attribute_id: 'pop', order: 'desc' }, identifierAttributes: [] });
+    expect((await cli(['settings', 'set', '--custom-ranking', 'none'], { cwd: dir })).stdout).toBe('custom-ranking: none\nidentifier-attributes: none\n');
+  });
+
+  it('sets, shows and removes identifier attributes: a part number typed without its separators finds its part first', async () => {
+    expect(await ids(['6204-2rs'])).toEqual(['m', 'k']);
+    const set = await cli(['settings', 'set', '--identifier-attributes', 'mpn'], { cwd: dir });
+    expect(set.code).toBe(0);
+    expect(set.stdout).toBe('custom-ranking: none\nidentifier-attributes: mpn\n');
+    expect(await ids(['62042rs'])).toEqual(['k', 'm']);
+    const bad = await cli(['settings', 'set', '--identifier-attributes', 'mpn,pop'], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--identifier-attributes mpn,pop: attribute 'pop' is not searchable/);
+    expect((await cli(['settings', 'set', '--identifier-attributes', 'none'], { cwd: dir })).stdout).toBe('custom-ranking: none\nidentifier-attributes: none\n');
   });
 
   it('refuses bad settings with exit 2, in the flag\'s words', async () => {
@@ -52,7 +65,7 @@ describe('catalog settings and search --sort', () => {
     expect(await ids(['bearing', '--sort', 'vendor'])).toEqual(['b', 'a', 'c']);
     expect(await ids(['bearing', '--sort', 'pop:desc'])).toEqual(['b', 'a', 'c']);
     expect(await ids(['bearing', '--sort', 'pop'])).toEqual(['a', 'b', 'c']);
-    expect(await ids(['--sort', 'part_id:desc'])).toEqual(['c', 'b', 'a']);
+    expect(await ids(['--sort', 'part_id:desc'])).toEqual(['m', 'k', 'c', 'b', 'a']);
     const bad = await cli(['search', 'bearing', '--sort', 'nope'], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--sort: attribute 'nope' does not exist/);

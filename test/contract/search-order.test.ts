@@ -47,10 +47,10 @@ describe.each(MODES)('ranking settings and sort (%s client)', (mode) => {
   const search = async (client = h.admin, body: Record<string, unknown> = {}) => ids(await client.search({ matches: { text: 'bearing ' }, ...body }));
 
   it('the custom ranking attribute breaks the rules\' ties, descending and ascending, after the exact rule', async () => {
-    expect(await h.admin.getRanking()).toEqual({ customRanking: null });
+    expect(await h.admin.getRanking()).toEqual({ customRanking: null, identifierAttributes: [] });
     expect(await search()).toEqual(['x-exact', 'p-a', 'p-b', 'p-c', 'p-d']);
-    expect(await h.admin.setRanking({ customRanking: { attribute_id: 'popularity' } })).toEqual({ customRanking: { attribute_id: 'popularity', order: 'desc' } });
-    expect(await h.admin.getRanking()).toEqual({ customRanking: { attribute_id: 'popularity', order: 'desc' } });
+    expect(await h.admin.setRanking({ customRanking: { attribute_id: 'popularity' } })).toEqual({ customRanking: { attribute_id: 'popularity', order: 'desc' }, identifierAttributes: [] });
+    expect(await h.admin.getRanking()).toEqual({ customRanking: { attribute_id: 'popularity', order: 'desc' }, identifierAttributes: [] });
     // The exact name first whatever its popularity; the ties by popularity, the largest first; no value last.
     expect(await search()).toEqual(['x-exact', 'p-b', 'p-d', 'p-a', 'p-c']);
     // Filters only: every hit ties on the rules, so popularity orders them.
@@ -103,6 +103,6 @@ describe.each(MODES)('ranking settings and sort (%s client)', (mode) => {
     const contributor = await h.as(['dataContributor']);
     await expectCatalogError(contributor.setRanking({ customRanking: { attribute_id: 'price' } }), 'forbidden');
     // Nothing was stored by the refused requests.
-    expect(await h.admin.getRanking()).toEqual({ customRanking: null });
+    expect(await h.admin.getRanking()).toEqual({ customRanking: null, identifierAttributes: [] });
   });
 });

@@ -584,6 +584,57 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         }
       });
 
+      it('finds a punctuated word (a phrase) in a value only a wider visibility tier sees, for that tier only', async () => {
+        const secret = attribute('secret', { visibility: 'admin' });
+        await putAttributes(secret);
+        await putParts(part('h1', 'Housing', { secret: 'fits 7301 BEP only' }), part('h2', 'Cover'));
+        expect(await search('7301-bep', ADMIN, [secret])).toEqual(['h1']);
+        expect(await search('7301-bep', WORKER, [secret])).toEqual([]);
+      });
+
+      it('returns the top k of the reference with identifier attributes: part numbers with, with other or without separators first, a hidden one only for a tier that sees it', async () => {
+        const mpn = attribute('mpn');
+        const hidden = attribute('smpn', { visibility: 'admin' });
+        const note = attribute('note');
+        await putAttributes(mpn, hidden, note);
+        const numbers = ['6204-2RS', '6204', '6204-ZZ', '62042RS', '6205-2RS', '6204 2RS', 'R-12', '7301.BEP'];
+        const stems = ['bearing', 'seal', 'kit', 'puller', 'ring'];
+        let seed = 53;
+        const next = () => {
+          seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+          return seed / 2 ** 32;
+        };
+        const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)] as T;
+        const parts: StoredPart[] = [];
+        for (let i = 0; i < 200; i++) {
+          const values: Record<string, string> = { note: `${pick(stems)}${next() < 0.3 ? ` ${pick(numbers)}` : ''}` };
+          if (next() < 0.3) values.mpn = pick(numbers);
+          if (next() < 0.2) values.smpn = pick(numbers);
+          const name = next() < 0.3 ? `${pick(stems)} ${pick(numbers)}` : `${pick(stems)} ${pick(stems)}`;
+          parts.push(part(`m-${String((i * 37) % 200).padStart(3, '0')}`, name, values));
+        }
+        await putParts(...parts);
+        const attributes = new Map([mpn, hidden, note].map((a) => [a.attribute_id, a]));
+        const identifiers = ['mpn', 'smpn'];
+        for (const principal of [ADMIN, WORKER]) {
+          for (const text of ['6204-2rs', '6204 2rs', '62042rs', '6204-2RS ', '6204', 'r-12', 'r12 ', '7301 bep', '7301bep', 'seal 6204']) {
+            // The index itself keeps a hidden value out (the service also names only readable attributes).
+            const expected = referenceRanking(parts, attributes, parseQueryText(text), principal === ADMIN ? 3 : 0, undefined, identifiers);
+            const q = { ...query(text, principal), identifiers };
+            q.ctx = { ...q.ctx, attributes };
+            for (const k of [1, 10, 40]) {
+              const hits = await s.searchIndex.searchText(q, k);
+              expect(hits.total, `${text} (${principal.roles.join()})`).toBe(expected.length);
+              expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId), `${text} (${principal.roles.join()}) k ${k}`).toEqual(expected.slice(0, k));
+            }
+          }
+        }
+        // An identifier value equal to the query ranks its part first (the reference is no tautology).
+        const byMpn = parts.filter((p) => p.attributes.some((a) => a.attribute_id === 'mpn' && a.values.some((v) => v.value.en === '6204-2RS')));
+        const first = referenceRanking(parts, attributes, parseQueryText('62042rs'), 0, undefined, identifiers)[0];
+        expect(byMpn.map((p) => p.part_id)).toContain(first);
+      });
+
       it('ranks an exact match in the id above a typo match in a name, also for parts with per-organization values (issue 13 typo tiers)', async () => {
         await putParts(part('a', 'Brackets brackets'), part('bracket-z', 'Widget'));
         expect(await search('bracket ')).toEqual(['bracket-z', 'a']);

@@ -12,7 +12,7 @@ import { canSeeVisibility } from '../permissions.js';
 export const RANKING_SETTINGS_KEY = 'search_ranking';
 
 /** The settings of a catalog that never set them. */
-export const DEFAULT_RANKING_SETTINGS: RankingSettings = { customRanking: null };
+export const DEFAULT_RANKING_SETTINGS: RankingSettings = { customRanking: null, identifierAttributes: [] };
 
 /** The stored settings row as settings (absent or unreadable: the defaults). */
 export function parseRankingSettings(stored: string | undefined): RankingSettings {
@@ -20,7 +20,11 @@ export function parseRankingSettings(stored: string | undefined): RankingSetting
   try {
     const value = JSON.parse(stored) as Partial<RankingSettings>;
     const custom = value.customRanking;
-    return { customRanking: custom && typeof custom.attribute_id === 'string' ? { attribute_id: custom.attribute_id, order: custom.order === 'asc' ? 'asc' : 'desc' } : null };
+    const identifiers = Array.isArray(value.identifierAttributes) ? value.identifierAttributes.filter((a): a is string => typeof a === 'string') : [];
+    return {
+      customRanking: custom && typeof custom.attribute_id === 'string' ? { attribute_id: custom.attribute_id, order: custom.order === 'asc' ? 'asc' : 'desc' } : null,
+      identifierAttributes: identifiers,
+    };
   } catch {
     return DEFAULT_RANKING_SETTINGS;
   }
@@ -31,6 +35,26 @@ export function unorderable(attribute: Attribute): string | undefined {
   if (!attribute.filterable) return `attribute '${attribute.attribute_id}' is not filterable; only filterable attributes have their values indexed for ordering (make it filterable first)`;
   if (attribute.per_org_values) return `attribute '${attribute.attribute_id}' has per-organization values, which cannot order hits`;
   return undefined;
+}
+
+/** Why `attribute` cannot be an identifier attribute (not searchable, per-organization), or undefined when it can. */
+export function notIdentifier(attribute: Attribute): string | undefined {
+  if (!attribute.searchable) return `attribute '${attribute.attribute_id}' is not searchable; an identifier attribute's values must be searchable (make it searchable first)`;
+  if (attribute.per_org_values) return `attribute '${attribute.attribute_id}' has per-organization values, which cannot be identifiers`;
+  return undefined;
+}
+
+/**
+ * The identifier attributes of a search for `principal` (TextSearchQuery.identifiers): those of
+ * `settings` that still exist, can be identifiers and that the caller may read (a value the caller
+ * may not read never ranks a part first); undefined when none.
+ */
+export function searchIdentifiers(principal: Principal, attributes: ReadonlyMap<string, Attribute>, settings: RankingSettings): string[] | undefined {
+  const out = settings.identifierAttributes.filter((id) => {
+    const attribute = attributes.get(id);
+    return attribute !== undefined && notIdentifier(attribute) === undefined && canSeeVisibility(principal, attribute.visibility);
+  });
+  return out.length > 0 ? out : undefined;
 }
 
 /**

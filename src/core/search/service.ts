@@ -26,7 +26,7 @@ import { parseBody } from '../validation.js';
 import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
 import { assertCatalogAdmin, assertScope, canSeeVisibility, visibleLevels } from '../permissions.js';
 import { parseNumberValue } from './engine/order-keys.js';
-import { parseRankingSettings, searchOrder, unorderable } from './ranking-settings.js';
+import { notIdentifier, parseRankingSettings, searchIdentifiers, searchOrder, unorderable } from './ranking-settings.js';
 import type { RankedHits, ResultCard, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
 
 /**
@@ -428,8 +428,11 @@ export class SearchService {
       else if (!facetAttributes.includes(attribute)) facetAttributes.push(attribute);
     });
     if (problems.length > 0) throw errors.badRequest(`invalid search request: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
-    const order = sort && settingsRead ? searchOrder(principal, ctx.attributes, sort, await settingsRead) : undefined;
-    return { query: { words, visibleValues: visibleLevels(principal), filters, ctx, ...(order ? { order } : {}) }, facetAttributes };
+    const settings = settingsRead ? await settingsRead : undefined;
+    const order = sort && settings ? searchOrder(principal, ctx.attributes, sort, settings) : undefined;
+    // Identifier values change only the order of the hits (their tokens match as any value's), so facets need none.
+    const identifiers = settings && words.length > 0 ? searchIdentifiers(principal, ctx.attributes, settings) : undefined;
+    return { query: { words, visibleValues: visibleLevels(principal), filters, ctx, ...(order ? { order } : {}), ...(identifiers ? { identifiers } : {}) }, facetAttributes };
   }
 
   /** The stored ranking settings, parsed once per stored row. */
@@ -479,7 +482,19 @@ export class SearchService {
         throw errors.badRequest(`invalid ranking settings: ${path}: ${message}`, [{ path, message }]);
       }
     }
-    const settings: RankingSettings = { customRanking: custom };
+    const identifierAttributes = input.identifierAttributes ?? [];
+    if (identifierAttributes.length > 0) {
+      const ctx = await this.context.viewContext(principal, undefined);
+      const problems: FieldProblem[] = [];
+      identifierAttributes.forEach((id, i) => {
+        const path = `identifierAttributes[${i}]`;
+        const attribute = ctx.attributes.get(id);
+        const why = !attribute ? `attribute '${id}' does not exist` : identifierAttributes.indexOf(id) !== i ? `attribute '${id}' is named twice` : notIdentifier(attribute);
+        if (why) problems.push({ path, message: why });
+      });
+      if (problems.length > 0) throw errors.badRequest(`invalid ranking settings: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
+    }
+    const settings: RankingSettings = { customRanking: custom, identifierAttributes };
     await this.rankingRow.set(JSON.stringify(settings));
     return settings;
   }

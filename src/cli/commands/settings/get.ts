@@ -11,6 +11,8 @@ export function printSettings(ctx: CommandContext, settings: RankingSettings): n
   else {
     const custom = settings.customRanking;
     ctx.io.stdout.write(`custom-ranking: ${custom ? `${custom.attribute_id}:${custom.order}` : 'none'}\n`);
+    const identifiers = settings.identifierAttributes ?? [];
+    ctx.io.stdout.write(`identifier-attributes: ${identifiers.length > 0 ? identifiers.join(',') : 'none'}\n`);
   }
   return EXIT.OK;
 }

@@ -1,6 +1,7 @@
 /**
- * `catalog settings set --custom-ranking <attr>[:desc|asc]` (catalogAdmin; PUT /1/catalog/ranking):
- * changes the settings named, keeps the others, and prints them as stored.
+ * `catalog settings set [--custom-ranking <attr>[:desc|asc]] [--identifier-attributes <attr,...>]`
+ * (catalogAdmin; PUT /1/catalog/ranking): changes the settings named, keeps the others, and prints
+ * them as stored.
  */
 import type { Command } from 'commander';
 import { CatalogError } from '../../../api/errors.js';
@@ -12,6 +13,15 @@ import { printSettings } from './get.js';
 
 interface SetFlags {
   customRanking?: string | false;
+  identifierAttributes?: string | false;
+}
+
+/** `--identifier-attributes a,b` (comma-separated attribute ids), or `none`. */
+export function parseIdentifierAttributes(value: string): string[] {
+  if (value.trim() === 'none') return [];
+  const ids = value.split(',').map((id) => id.trim());
+  if (ids.some((id) => id === '')) throw new UsageError(`--identifier-attributes '${value}' must be attribute ids separated by commas (or none)`);
+  return ids;
 }
 
 /** `--custom-ranking attr[:desc|asc]` (desc by default: the largest value first), or `none`. */
@@ -29,6 +39,7 @@ export function declare(noun: Command, invoke: Invoke): Command {
     .command('set')
     .description('change the ranking settings (catalogAdmin); settings not named keep their value')
     .option('--custom-ranking <attr[:desc|asc]>', 'a filterable attribute whose values are all numbers (popularity, stock) breaks the ties of the ranking rules, before relevance; desc (largest first) by default; none removes it')
+    .option('--identifier-attributes <attr,...>', 'searchable attributes whose values are identifiers (manufacturer part numbers): a part whose value equals the query, with or without separators, comes first; none removes them')
     .action(async (_o: unknown, command: Command) => {
       const flags = command.opts<SetFlags>();
       await invoke(command, (ctx) => run(ctx, flags));
@@ -37,15 +48,21 @@ export function declare(noun: Command, invoke: Invoke): Command {
 
 /** Reads the settings, applies the flags, writes them back; a 400 comes back in the flag's words (exit 2). */
 export async function run(ctx: CommandContext, flags: SetFlags): Promise<number> {
-  if (flags.customRanking === undefined || flags.customRanking === false) throw new UsageError('nothing to set: give --custom-ranking <attr>[:desc|asc] (or none)');
-  const customRanking = parseCustomRanking(flags.customRanking);
+  const custom = typeof flags.customRanking === 'string' ? flags.customRanking : undefined;
+  const identifiers = typeof flags.identifierAttributes === 'string' ? flags.identifierAttributes : undefined;
+  if (custom === undefined && identifiers === undefined) throw new UsageError('nothing to set: give --custom-ranking <attr>[:desc|asc] (or none) and/or --identifier-attributes <attr,...> (or none)');
+  const changes: Partial<RankingSettings> = {};
+  if (custom !== undefined) changes.customRanking = parseCustomRanking(custom);
+  if (identifiers !== undefined) changes.identifierAttributes = parseIdentifierAttributes(identifiers);
   const client = await ctx.client();
   const current = await client.getRanking();
   try {
-    return printSettings(ctx, await client.setRanking({ ...current, customRanking }));
+    return printSettings(ctx, await client.setRanking({ ...current, ...changes }));
   } catch (error) {
     if (error instanceof CatalogError && error.code === 'bad_request') {
-      throw new UsageError((error.errors ?? []).length > 0 ? (error.errors ?? []).map((p) => `--custom-ranking ${flags.customRanking as string}: ${p.message}`).join('; ') : error.detail);
+      // Each problem in the words of the flag that set its field.
+      const flag = (path: string) => (path.startsWith('identifierAttributes') ? `--identifier-attributes ${identifiers ?? ''}` : `--custom-ranking ${custom ?? ''}`);
+      throw new UsageError((error.errors ?? []).length > 0 ? (error.errors ?? []).map((p) => `${flag(p.path)}: ${p.message}`).join('; ') : error.detail);
     }
     throw error;
   }

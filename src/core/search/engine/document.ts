@@ -14,6 +14,11 @@
  *   whatever separators it typed; the "begins" rule: a name whose term begins with the query's
  *   tokens joined begins with what was typed). Ids have their own mark so that a range of names
  *   is not a range of every id (ids often share a prefix: `npm:`, `pci:8086:`);
+ * - IDENT_MARK + attribute id + NUL + every token of a value joined, for each value of a searchable,
+ *   not per-organization attribute that is one chunk without whitespace (isIdentifierLike): in the value's
+ *   group, tf 1 (the "exact" ranking rule for the catalog's identifier attributes, ranking settings
+ *   `identifierAttributes`: a search names the attributes, so changing the setting re-indexes
+ *   nothing; the value's group keeps a hidden value out of a caller's lists);
  * - FILTER_MARK + attribute id + NUL + folded value, for each value of a filterable, not
  *   per-organization attribute: group 0, tf 1 (no score);
  * - HOLDER_TERM for a part with any per-organization value (their view depends on the reader).
@@ -34,12 +39,31 @@ export const EXACT_MARK = '\uE004';
 /** Prefix of the id's exact-field term. */
 export const EXACT_ID_MARK = '\uE005';
 
+/** Prefix of an identifier value's exact-field term. */
+export const IDENT_MARK = '\uE006';
+/**
+ * Longest value text (in UTF-16 units) given an identifier term: part numbers and codes are short;
+ * a description never equals a query, so it costs no dictionary entry.
+ */
+export const IDENTIFIER_MAX_LENGTH = 40;
+
+/**
+ * Whether a value's text gets an identifier term: one chunk without whitespace (`6204-2RS`,
+ * `SKF.6204`) of at most IDENTIFIER_MAX_LENGTH. Values with words (`Intel Corporation`, a
+ * description) are left out: every part holds such values, and their terms slowed searches of
+ * catalogs that name no identifier attribute (decisions/0030).
+ */
+export function isIdentifierLike(text: string): boolean {
+  const trimmed = text.trim();
+  return trimmed.length > 0 && trimmed.length <= IDENTIFIER_MAX_LENGTH && !/\s/u.test(trimmed);
+}
+
 /**
  * Version of what a part contributes to the index: a store whose index was built with another
  * version rebuilds it when it opens (SQLite search_state `layout`, PostgreSQL settings
  * `search_document`).
  */
-export const DOCUMENT_FORMAT = 3;
+export const DOCUMENT_FORMAT = 4;
 
 /** The exact-field term of a name's tokens. */
 export function exactTerm(tokens: readonly string[]): string {
@@ -49,6 +73,14 @@ export function exactTerm(tokens: readonly string[]): string {
 /** The exact-field term of the id's tokens. */
 export function exactIdTerm(tokens: readonly string[]): string {
   return EXACT_ID_MARK + tokens.join('');
+}
+
+/**
+ * The exact-field term of a value of identifier attribute `attributeId` (document.ts IDENT_MARK):
+ * the value's tokens joined, so `6204-2RS`, `6204 2RS` and `62042rs` give the same term.
+ */
+export function identifierTerm(attributeId: string, tokens: readonly string[]): string {
+  return `${IDENT_MARK}${attributeId}\u0000${tokens.join('')}`;
 }
 
 /** The joined forms of a text's punctuated runs: each whitespace-separated chunk of two or more tokens, its tokens joined. */
@@ -134,11 +166,16 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
     for (const value of entry.values) {
       for (const text of langTexts(value.value)) {
         if (attribute.searchable) {
-          for (const token of tokenize(text)) {
+          const tokens = tokenize(text);
+          for (const token of tokens) {
             add(terms, token, group);
             lengths[group] = (lengths[group] ?? 0) + 1;
           }
           for (const joined of joinedRuns(text)) add(terms, joined, group);
+          if (tokens.length > 0 && isIdentifierLike(text)) {
+            const term = identifierTerm(attribute.attribute_id, tokens);
+            if (!terms.get(term)?.[group]) add(terms, term, group);
+          }
         }
         if (attribute.filterable) {
           const term = filterTerm(attribute.attribute_id, text);

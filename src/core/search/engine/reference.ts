@@ -6,7 +6,7 @@
  *
  * What it covers: the words of parseQueryText (tokens, the last one a prefix, typo-eligible
  * words), punctuated words (phrase and joined form), the part id, the name rule (exact, begins
- * with its name bonus, a typo neighbour's name), typo neighbours
+ * with its name bonus, a typo neighbour's name, a value of an identifier attribute), typo neighbours
  * from the vocabulary of every part (so a word's neighbours are those the store's deletion keys
  * find: one typo; two typos only for a word the catalog does not hold, when every neighbour
  * shares a key or the first letter; a neighbour found in fewer parts than the word as typed left
@@ -21,7 +21,7 @@ import { compareBinary } from '../rank.js';
 import { codePointLength, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, NAME_WEIGHT } from './bm25.js';
-import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, tierLength } from './document.js';
+import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, identifierTerm, tierLength } from './document.js';
 import { buildOrgDocument } from './org-document.js';
 import { compareValues, parseNumberValue, RANK_BOOST_UNIT } from './order-keys.js';
 import { BEGINS_FIELD, COMPLETION, EXACT_FIELD, exhaustiveTopK, nameBonus, NEAR_FIELD, termList, TYPO, type TermList } from './topk.js';
@@ -36,9 +36,11 @@ export interface ReferencePart {
 /**
  * The part ids of every hit of `words` for a caller of visibility tier `tier` (0..3), best first,
  * by the ranking rules and BM25, ties by part id in binary order; with `order`, the custom
- * ranking attribute between the rules and BM25, or a sort instead of them.
+ * ranking attribute between the rules and BM25, or a sort instead of them; `identifiers`: the
+ * identifier attributes (TextSearchQuery.identifiers), whose values equal to the query, separators
+ * aside, rank with the exact name level when tier `tier` sees them.
  */
-export function referenceRanking(parts: readonly ReferencePart[], attributes: ReadonlyMap<string, Attribute>, words: readonly QueryWord[], tier: number, order?: SearchOrder): string[] {
+export function referenceRanking(parts: readonly ReferencePart[], attributes: ReadonlyMap<string, Attribute>, words: readonly QueryWord[], tier: number, order?: SearchOrder, identifiers: readonly string[] = []): string[] {
   const sorted = [...parts].sort((a, b) => compareBinary(a.part_id, b.part_id));
   const docs = sorted.map((p) => buildEngineDocument(p, attributes));
   const dl = docs.map((d) => tierLength(d.lengths, tier));
@@ -167,6 +169,7 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
     // The name rule: the parts named by the whole query, those with a name that begins with it
     // (the last word a prefix), and (a one-word query) those called like a typo neighbour of it.
     out.push(list(whole, EXACT_FIELD), list(exactIdTerm(tokens), EXACT_FIELD));
+    for (const attributeId of identifiers) out.push(list(identifierTerm(attributeId, tokens), EXACT_FIELD));
     if (begins) for (const t of allTerms.filter((t) => t.startsWith(whole) && t !== whole)) out.push(list(t, BEGINS_FIELD | COMPLETION));
     if (words.length === 1) for (const n of neighboursOf(word)) out.push(list(exactTerm([n]), NEAR_FIELD | TYPO));
     return out.filter((l) => l.docs.length > 0);

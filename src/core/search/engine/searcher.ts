@@ -20,7 +20,7 @@ import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokeni
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
 import { countInEvery, intersect } from './doc-sets.js';
-import { exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK } from './document.js';
+import { exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, identifierTerm } from './document.js';
 import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
 import { andWords, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
 
@@ -172,7 +172,7 @@ export class EngineSearcher {
     const inDefaults = wordsInDefaults(words, ctx);
     const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
     const data = this.orderData(this.docData(tier), query);
-    const named = this.nameFields(words, tier);
+    const named = this.nameFields(words, tier, query.identifiers ?? []);
     const lists = words.map((w) => this.wordLists(w, tier, 0, named.lists));
     if (!orgSensitive) {
       const page = this.exactSpellingPage(words, lists, named, shared, data, maxHits);
@@ -360,12 +360,12 @@ export class EngineSearcher {
     return { dl: this.r.dl[tier] ?? new Float64Array(0), key: this.r.key, avgdl: averageLength({ n: this.r.n, sumLength: this.r.sumLength[tier] ?? 0 }), n: this.r.n };
   }
 
-  /** The ascending doc ids holding any of `terms` (filter and marker terms). */
-  private docSet(terms: readonly string[]): Int32Array {
+  /** The ascending doc ids holding any of `terms` as tier `tier` sees them (filter and marker terms: group 0, any tier; a phrase's tokens: the query's tier). */
+  private docSet(terms: readonly string[], tier = 0): Int32Array {
     const lists: Int32Array[] = [];
     for (const term of new Set(terms)) {
       const id = this.termId(term);
-      if (id !== undefined) lists.push(this.r.termForTier(id, term, 0).docs);
+      if (id !== undefined) lists.push(this.r.termForTier(id, term, tier).docs);
     }
     if (lists.length === 1) return lists[0] ?? new Int32Array(0);
     const all = new Int32Array(lists.reduce((n, l) => n + l.length, 0));
@@ -417,7 +417,9 @@ export class EngineSearcher {
   /**
    * The parts the name rule ranks first (docs/search.md, "Ranking"), as term lists for tier `tier`
    * with their flags: the parts whose id or one of whose names equals the whole query, separators
-   * aside (EXACT_FIELD; document.ts EXACT_MARK, EXACT_ID_MARK); when the last word is typed as a
+   * aside (EXACT_FIELD; document.ts EXACT_MARK, EXACT_ID_MARK), or a value of one of the
+   * `identifiers` (TextSearchQuery.identifiers) does (EXACT_FIELD; IDENT_MARK, in the value's
+   * group, so a tier that may not read the value has no posting of it); when the last word is typed as a
    * prefix, the parts with a name that begins with the whole query (BEGINS_FIELD: `reac` names
    * `react` and `react-dom`), each with a name bonus for its shortest such name; for a one-word
    * query, the parts called like one of its typo neighbours (NEAR_FIELD: a misspelling of
@@ -425,7 +427,7 @@ export class EngineSearcher {
    * words). The names beginning with the query are a range of the dictionary, at most as many
    * terms as the prefix's completions (a name's first token or joined run is one).
    */
-  private nameFields(words: readonly ExpandedWord[], tier: number): NameFields {
+  private nameFields(words: readonly ExpandedWord[], tier: number, identifiers: readonly string[]): NameFields {
     const out: NameFields = { lists: [], bonus: undefined };
     if (words.length === 0) return out;
     const add = (term: string, flags: number) => {
@@ -438,6 +440,7 @@ export class EngineSearcher {
     const whole = exactTerm(tokens);
     add(whole, EXACT_FIELD);
     add(exactIdTerm(tokens), EXACT_FIELD);
+    for (const attributeId of identifiers) add(identifierTerm(attributeId, tokens), EXACT_FIELD);
     if (words[words.length - 1]?.word.prefix === true) {
       const typed = codePointLength(whole) - 1;
       const bonus = new Map<number, number>();
@@ -582,7 +585,8 @@ export class EngineSearcher {
     alternative.tokens.forEach((token, i) => {
       const last = i === alternative.tokens.length - 1;
       const terms = last && alternative.prefix ? this.r.termsWithPrefix(mark + token).map((t) => t.term) : [mark + token];
-      sets.push(this.docSet(terms));
+      // The tier's postings: a phrase in a value only a wider tier sees is a candidate there.
+      sets.push(this.docSet(terms, tier));
     });
     sets.sort((x, y) => x.length - y.length);
     const docs: number[] = [];
