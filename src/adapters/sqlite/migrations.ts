@@ -510,14 +510,14 @@ export const MIGRATIONS: readonly Migration[] = [
       -- extending each word's last block where it is stored (one page of engine_postings per word
       -- per transaction, written whole to the WAL at every commit). Runs are merged by size:
       -- RUN_FANOUT runs of tier 0 into one of tier 1, RUN_FANOUT of tier 1 into engine_postings.
-      CREATE TABLE engine_runs (
+      CREATE TABLE IF NOT EXISTS engine_runs (
         run INTEGER NOT NULL,                -- engine_run_list.run
         term_id INTEGER NOT NULL,
         first_doc INTEGER NOT NULL,
         data BLOB NOT NULL,                  -- core/search/engine/postings.ts encodeBlock
         PRIMARY KEY (run, term_id, first_doc)
       ) WITHOUT ROWID;
-      CREATE TABLE engine_run_list (
+      CREATE TABLE IF NOT EXISTS engine_run_list (
         run INTEGER PRIMARY KEY,             -- ascending = newer postings
         tier INTEGER NOT NULL
       );
