@@ -26,7 +26,8 @@
 // (--baseline: another built checkout of this project, e.g. a `git worktree` of an older commit;
 // its CLI imports the same parts into a catalog of its own, its `catalog serve` answers the same
 // queries alternated with this one's in every round, and both servers' start-up is measured.)
-// (--import-only: the catalog's CLI import of the same data alone, then stops; prints its figures.
+// (--import-only: the catalog's CLI import of the same data alone, then stops; prints its figures;
+// with --baseline, the baseline's CLI imports the same tenths into its own catalog, alternated.
 // --keep: keeps the imported catalog (and the queries, bench/tmp/compare-queries-<parts>.tsv) for
 // another look. COMPARE_SERVE_LOG=FILE keeps the server's log. --no-pg-store: the catalog on SQLite
 // only.)
@@ -106,24 +107,34 @@ export async function writeInputs(dir, parts, list) {
  * and the CLI's bytes written (its block output, %O, 512-byte units: WAL, checkpoints, temp files).
  */
 async function importTenths(bin, args, dir, parts) {
-  const tenths = [];
-  let ms = 0;
-  let cpu = 0;
-  let rssKb = 0;
-  let outBlocks = 0;
+  return (await importTenthsAlternated([{ bin, args }], dir, parts))[0];
+}
+
+/**
+ * {@link importTenths} of several CLIs (`runs`: each a bin and its global options naming its own
+ * catalog), tenth by tenth, alternated (the first to run changes every tenth), so a shared
+ * machine's load hits each alike. Returns each one's figures, in the order of `runs`.
+ */
+async function importTenthsAlternated(runs, dir, parts) {
+  const acc = runs.map(() => ({ tenths: [], ms: 0, cpu: 0, rssKb: 0, outBlocks: 0 }));
   for (let k = 0; k < TENTHS; k++) {
     const [from, to] = tenth(parts, k);
-    const r = await runMeasured('/usr/bin/time', ['-f', '%U %S %M %O', bin, ...args, '--quiet', 'parts', 'import', tenthCsv(dir, k)]);
-    if (r.code !== 0) throw new Error(`parts import of tenth ${k + 1} (${r.code}): ${r.stderr}`);
-    const [user, sys, kb, blocks] = r.stderr.trim().split('\n').pop().split(' ').map(Number);
-    tenths.push(Math.round((to - from) / (r.ms / 1000)));
-    ms += r.ms;
-    cpu += user + sys;
-    rssKb = Math.max(rssKb, kb);
-    outBlocks += blocks;
-    log(`tenth ${k + 1}: ${to - from} rows, ${tenths[k]} rows/s`);
+    for (let j = 0; j < runs.length; j++) {
+      const i = (j + k) % runs.length;
+      const { bin, args } = runs[i];
+      const a = acc[i];
+      const r = await runMeasured('/usr/bin/time', ['-f', '%U %S %M %O', bin, ...args, '--quiet', 'parts', 'import', tenthCsv(dir, k)]);
+      if (r.code !== 0) throw new Error(`parts import of tenth ${k + 1} by ${bin} (${r.code}): ${r.stderr}`);
+      const [user, sys, kb, blocks] = r.stderr.trim().split('\n').pop().split(' ').map(Number);
+      a.tenths.push(Math.round((to - from) / (r.ms / 1000)));
+      a.ms += r.ms;
+      a.cpu += user + sys;
+      a.rssKb = Math.max(a.rssKb, kb);
+      a.outBlocks += blocks;
+      log(`tenth ${k + 1} (${bin}): ${to - from} rows, ${a.tenths[k]} rows/s, ${(user + sys).toFixed(1)} CPU-s, ${Math.round((blocks * 512) / 2 ** 20)} MB written`);
+    }
   }
-  return { seconds: +(ms / 1000).toFixed(1), rowsPerSecond: Math.round(parts / (ms / 1000)), tenths, lastTenthOfFirst: +(tenths[TENTHS - 1] / tenths[0]).toFixed(2), cpuSeconds: +cpu.toFixed(1), rowsPerCpuSecond: Math.round(parts / cpu), peakRssMB: Math.round(rssKb / 1024), writtenMB: Math.round((outBlocks * 512) / 2 ** 20) };
+  return acc.map(({ tenths, ms, cpu, rssKb, outBlocks }) => ({ seconds: +(ms / 1000).toFixed(1), rowsPerSecond: Math.round(parts / (ms / 1000)), tenths, lastTenthOfFirst: +(tenths[TENTHS - 1] / tenths[0]).toFixed(2), cpuSeconds: +cpu.toFixed(1), rowsPerCpuSecond: Math.round(parts / cpu), peakRssMB: Math.round(rssKb / 1024), writtenMB: Math.round((outBlocks * 512) / 2 ** 20) }));
 }
 
 /** PostgreSQL's bytes written so far (WAL bytes and data pages written by checkpoints, the background writer and backends). */
@@ -315,12 +326,25 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   if (setup.code !== 0) throw new Error(`attributes import: ${setup.stderr}`);
   log('catalog parts import');
   const cpu0 = spawnSync('sh', ['-c', 'cat /proc/loadavg'], { encoding: 'utf8' }).stdout.trim();
-  out.catalogImport = { ...(await importTenths(BIN, ['--data-dir', dataDir], dir, parts)), diskMB: +(dirBytes(dataDir) / 2 ** 20).toFixed(1), loadAverageBefore: cpu0 };
+  // The baseline's own catalog of the same parts, imported by its own CLI: a build may not open a
+  // catalog of a newer schema, so each server gets the catalog its build made. With --import-only
+  // both imports run tenth by tenth, alternated.
+  const baseDataDir = join(dir, 'baseline-catalog');
+  const importRuns = [{ bin: BIN, args: ['--data-dir', dataDir] }];
+  if (baseline && importOnly) {
+    const setupBase = spawnSync(join(baseline, 'bin', 'catalog.js'), ['--data-dir', baseDataDir, 'attributes', 'import', join(dir, 'attributes.ndjson')], { encoding: 'utf8' });
+    if (setupBase.status !== 0) throw new Error(`baseline attributes import: ${setupBase.stderr}`);
+    importRuns.push({ bin: join(baseline, 'bin', 'catalog.js'), args: ['--data-dir', baseDataDir] });
+  }
+  const [imported, baseImported] = await importTenthsAlternated(importRuns, dir, parts);
+  out.catalogImport = { ...imported, diskMB: +(dirBytes(dataDir) / 2 ** 20).toFixed(1), loadAverageBefore: cpu0 };
   out.catalogImport.writtenPerDisk = +(out.catalogImport.writtenMB / out.catalogImport.diskMB).toFixed(1);
   log('catalog', out.catalogImport);
-  // The baseline's own catalog of the same parts, imported by its own CLI: a build may not open a
-  // catalog of a newer schema, so each server gets the catalog its build made.
-  const baseDataDir = join(dir, 'baseline-catalog');
+  if (baseImported) {
+    out.baselineImport = { ...baseImported, checkout: baseline, diskMB: +(dirBytes(baseDataDir) / 2 ** 20).toFixed(1) };
+    out.baselineImport.writtenPerDisk = +(out.baselineImport.writtenMB / out.baselineImport.diskMB).toFixed(1);
+    log('baseline', out.baselineImport);
+  }
   if (baseline && !importOnly) {
     const baseBin = join(baseline, 'bin', 'catalog.js');
     log('baseline parts import');
@@ -333,6 +357,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     // --keep: the imported catalog stays (the same catalog a full run keeps).
     if (keep) log(`kept ${dataDir}`);
     else rmSync(dataDir, { recursive: true, force: true });
+    rmSync(baseDataDir, { recursive: true, force: true });
     return out;
   }
 
@@ -640,6 +665,7 @@ export function importMarkdown(r) {
   const lines = [`${r.parts.toLocaleString('en-US')} parts, names ending in their own model number (bench/catalog-data.js numberedPartOf).`, '', '| import | rows/s | rows/s per tenth (last / first) | written MB (÷ disk) | disk MB |', '|---|---|---|---|---|'];
   const cli = (label, c) => lines.push(`| ${label} | ${c.rowsPerSecond} (${c.rowsPerCpuSecond} per CPU-s; ${c.seconds} s, peak RSS ${c.peakRssMB} MB) | ${c.tenths.join(', ')} (${c.lastTenthOfFirst}) | ${c.writtenMB} (${c.writtenPerDisk}×) | ${c.diskMB} |`);
   cli('catalog parts import (CLI, SQLite; one run per tenth)', r.catalogImport);
+  if (r.baselineImport) cli(`baseline ${r.baselineImport.checkout} (its CLI, SQLite; tenths alternated with the row above)`, r.baselineImport);
   // The rates mean little on a busy machine: the load average before the import is part of the record.
   if (r.catalogPgImport) cli('catalog parts import (CLI, PostgreSQL store; written: the server\'s WAL and data pages)', r.catalogPgImport);
   if (r.xapian?.import) lines.push(`| Xapian (${r.xapian.version}) | ${r.xapian.import.rowsPerSecond} | | | ${r.xapian.import.diskMB} |`);
@@ -688,6 +714,7 @@ if (isMain(import.meta.url)) {
   const baseline = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
   const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly, keep, baseline, pgStore: !process.argv.includes('--no-pg-store') });
   console.log(JSON.stringify(r, null, 2));
-  if (importOnly) writeSection('compare:import', 'Import beside Xapian and PostgreSQL', importMarkdown(r));
+  // One section per size: the 100,000- and 1,000,000-part imports are read side by side.
+  if (importOnly) writeSection(`compare:import:${r.parts}`, `Import of ${r.parts.toLocaleString('en-US')} parts${r.baselineImport ? ', beside the baseline' : ''}`, importMarkdown(r));
   else writeSection('compare', 'Text search beside Xapian and PostgreSQL', markdown(r));
 }

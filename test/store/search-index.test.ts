@@ -8,6 +8,7 @@ import { SqliteCatalogStore } from '../../src/adapters/sqlite/catalog-store.js';
 import { openDatabase } from '../../src/adapters/sqlite/database.js';
 import { SqliteSearchIndex } from '../../src/adapters/sqlite/search/search-index.js';
 import { binaryLess, TERM_LOG_VERSIONS } from '../../src/adapters/sqlite/search/engine-store.js';
+import { decodeTermBlocks } from '../../src/core/search/engine/postings.js';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { openSessionDatabase, SqliteSessionStore } from '../../src/adapters/sqlite/session-store.js';
@@ -551,7 +552,7 @@ describe('bulk-written index (one transaction per batch)', () => {
     }
   });
 
-  it('batches of appended parts store the very blocks a one-pass rebuild writes (tails extended as stored)', async () => {
+  it('batches of appended parts store the very postings a one-pass rebuild writes (appends in runs, merged by size)', async () => {
     const c = await catalog();
     try {
       const rnd = random(7);
@@ -559,11 +560,21 @@ describe('bulk-written index (one transaction per batch)', () => {
       const parts = Array.from({ length: 1500 }, (_, i) => ({ part_id: `p${String(i).padStart(5, '0')}`, name: { en: `${pick(WORDS)} ${pick(WORDS)} ${i % 7}` }, note: rnd() < 0.5 ? pick(WORDS) : '', kind: pick(KINDS) }));
       // Uneven batches: tails filled to BLOCK_SIZE across transactions, and batches larger than a block.
       for (let at = 0, size = 1; at < parts.length; at += size, size = (size * 7) % 300 + 1) await write(c, parts.slice(at, at + size));
-      const blocks = () => c.store.db.prepare('SELECT t.term AS term, p.first_doc AS first, hex(p.data) AS data FROM engine_postings AS p JOIN engine_terms AS t ON t.id = p.term_id ORDER BY t.term, p.first_doc').all();
-      const appended = blocks();
+      // Every term's list, decoded from its engine_postings blocks and its run blocks.
+      const lists = () => {
+        const rows = c.store.db.prepare('SELECT t.term AS term, p.first_doc AS firstDoc, p.data AS data FROM (SELECT term_id, first_doc, data FROM engine_postings UNION ALL SELECT term_id, first_doc, data FROM engine_runs) AS p JOIN engine_terms AS t ON t.id = p.term_id ORDER BY t.term, p.first_doc').all() as { term: string; firstDoc: number; data: Buffer }[];
+        const byTerm = new Map<string, { firstDoc: number; data: Buffer }[]>();
+        for (const row of rows) byTerm.set(row.term, [...(byTerm.get(row.term) ?? []), row]);
+        return [...byTerm].map(([term, blocks]) => {
+          const { docs, tf } = decodeTermBlocks(blocks);
+          return { term, docs: [...docs], tf: [...tf] };
+        });
+      };
+      expect(c.store.db.prepare('SELECT count(*) FROM engine_runs').pluck().get()).toBeGreaterThan(0);
+      const appended = lists();
       expect(appended.length).toBeGreaterThan(100);
       c.index.rebuild();
-      expect(blocks()).toEqual(appended);
+      expect(lists()).toEqual(appended);
     } finally {
       await c.close();
     }
@@ -726,6 +737,33 @@ describe('SqliteSearchIndex without words or filters', () => {
       expect(found.results.map((r) => r.id)).toEqual([...ids].sort().slice(0, 5));
     } finally {
       await catalog.close();
+    }
+  });
+});
+
+describe('SqliteSearchIndex and per-organization values', () => {
+  it('probes the per-organization values for a search word only once some part holds such values', async () => {
+    const { store, service, search, close } = inMemorySqliteCatalog();
+    const statement = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as { get: (...args: unknown[]) => unknown };
+    const get = statement.get;
+    let probes = 0;
+    const spy = vi.spyOn(statement, 'get').mockImplementation(function (this: { source: string }, ...args: unknown[]) {
+      if (this.source.includes('search_org_docs MATCH')) probes++;
+      return get.apply(this, args);
+    });
+    try {
+      await service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'stock', type: 'text', name: { en: 'Stock' }, searchable: true, per_org_values: true }]);
+      await service.upsertOrganizations(LOCAL_OWNER, [{ org_id: 'acme' }]);
+      await service.upsertParts(LOCAL_OWNER, [{ part_id: 'v1', name: { en: 'Valve' } }]);
+      const ids = async (text: string) => (await search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 10 } })).results.map((r) => r.id);
+      expect(await ids('valve ')).toEqual(['v1']);
+      expect(probes).toBe(0);
+      await service.upsertParts(LOCAL_OWNER, [{ part_id: 'v2', name: { en: 'Gasket' }, attributes: [{ attribute_id: 'stock', values: [{ organization: 'acme', value: { en: 'valve shelf' } }] }] }]);
+      expect(await ids('valve ')).toEqual(['v1', 'v2']);
+      expect(probes).toBeGreaterThan(0);
+    } finally {
+      spy.mockRestore();
+      await close();
     }
   });
 });

@@ -501,4 +501,26 @@ export const MIGRATIONS: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 16,
+    name: 'posting runs',
+    sql: `
+      -- docs/search.md "Posting runs": a write's postings that follow a stored list (an import's
+      -- recurring words) go to a run of that write, appended at the end of engine_runs, instead of
+      -- extending each word's last block where it is stored (one page of engine_postings per word
+      -- per transaction, written whole to the WAL at every commit). Runs are merged by size:
+      -- RUN_FANOUT runs of tier 0 into one of tier 1, RUN_FANOUT of tier 1 into engine_postings.
+      CREATE TABLE engine_runs (
+        run INTEGER NOT NULL,                -- engine_run_list.run
+        term_id INTEGER NOT NULL,
+        first_doc INTEGER NOT NULL,
+        data BLOB NOT NULL,                  -- core/search/engine/postings.ts encodeBlock
+        PRIMARY KEY (run, term_id, first_doc)
+      ) WITHOUT ROWID;
+      CREATE TABLE engine_run_list (
+        run INTEGER PRIMARY KEY,             -- ascending = newer postings
+        tier INTEGER NOT NULL
+      );
+    `,
+  },
 ];

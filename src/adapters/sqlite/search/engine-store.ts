@@ -9,6 +9,10 @@
  *   full levels move into the next), and `engine_terms`: id -> term, appended in id order (migration 13).
  * - `engine_term_changes`: per write (engine version), the ids of the terms it wrote (migration 10).
  * - `engine_postings`: (term id, first doc) -> block of ≤ BLOCK_SIZE postings (core postings.ts).
+ * - `engine_runs`, `engine_run_list`: postings appended to stored lists, in runs of their writes,
+ *   merged by size into engine_postings (migration 16; docs/search.md "Posting runs"). A term's list
+ *   is its engine_postings blocks, then its run blocks in run order: every run posting follows
+ *   the term's engine_postings and older runs' postings.
  * - `engine_docs`: per CHUNK docs (doc id = parts.rowid_): current card id, order key (ascending key =
  *   ascending part id, so ties by part id need no join), token counts by field group, flags.
  * - `engine_stats`: version, number of parts, sum of lengths per tier (avgdl).
@@ -19,7 +23,7 @@
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
-import { BLOCK_SIZE, GROUPS, decodeBlock, encodeAfter, encodeVarint, varintLength, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
+import { BLOCK_SIZE, GROUPS, decodeBlock, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-ids.js';
 import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
@@ -34,6 +38,13 @@ import { TermIdCache, type TypoKeyRow } from './term-id-cache.js';
  * cached list instead. 256 import batches of ~15 KB each at most.
  */
 export const TERM_LOG_VERSIONS = 256;
+
+/**
+ * Runs of one tier merged into one run of the next (tier 0: one write's; tier 1: RUN_FANOUT
+ * writes'); RUN_FANOUT runs of tier 1 are merged into engine_postings. A term is read across at
+ * most 2 × RUN_FANOUT runs.
+ */
+export const RUN_FANOUT = 8;
 
 /** Key spacing of parts appended at either end of the part id order. */
 const KEY_STEP = 1024;
@@ -110,6 +121,15 @@ export class EngineStore {
   private readonly tails = new TailIndex();
   /** Writer cache, valid alike: term -> id of terms written more than once (frequent words). */
   private readonly ids = new Map<string, number>();
+  /**
+   * Writer cache, valid alike: ids of the terms with postings in a run (`tails` then describes the
+   * last run block). A term absent here whose end `tails` does not know is looked up in the runs.
+   */
+  private readonly runTerms = new Set<number>();
+  /** Whether any run is stored (read at each flush). */
+  private runsStored = false;
+  /** Whether the running flush wrote to its run. */
+  private runWritten = false;
   private tailVersion = -1;
   private tailDataVersion = -1;
   // -- read side --
@@ -135,6 +155,7 @@ export class EngineStore {
       insertTerm: db.prepare<[string]>('INSERT INTO engine_terms (term) VALUES (?)'),
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       floorBlockData: db.prepare<[number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1'),
+      lastBlock: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc DESC LIMIT 1'),
       nextBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc > ? ORDER BY first_doc LIMIT 1').pluck(),
       termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
       termsOfIds: db.prepare<[string], string>('SELECT term FROM engine_terms WHERE id IN (SELECT value FROM json_each(?))').pluck(),
@@ -146,10 +167,23 @@ export class EngineStore {
       deleteBlocksIn: db.prepare<[number, number, number]>('DELETE FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ?'),
       insertBlock: db.prepare<[number, number, Uint8Array]>('INSERT INTO engine_postings (term_id, first_doc, data) VALUES (?, ?, ?)'),
       updateBlock: db.prepare<[Uint8Array, number, number]>('UPDATE engine_postings SET data = ? WHERE term_id = ? AND first_doc = ?'),
-      // A block extended where it is stored: the new count, the stored postings after the old count (substr is 1-based), the new postings (postings.ts appendToBlock).
-      appendToBlock: db.prepare<[Uint8Array, number, Uint8Array, number, number]>('UPDATE engine_postings SET data = CAST(? || substr(data, ?) || ? AS BLOB) WHERE term_id = ? AND first_doc = ?'),
-      allBlocks: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc'),
-      blockCount: db.prepare<[number, number], number>('SELECT count(*) FROM (SELECT 1 FROM engine_postings WHERE term_id = ? LIMIT +?)').pluck(),
+      // A term's whole list: its blocks, then its run blocks (sorted by the caller when the runs' order differs).
+      allBlocks: db.prepare<{ id: number }, { first_doc: number; data: Buffer }>(
+        'SELECT first_doc, data FROM (SELECT first_doc, data FROM engine_postings WHERE term_id = @id ORDER BY first_doc) UNION ALL SELECT first_doc, data FROM (SELECT first_doc, data FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id ORDER BY run, first_doc)',
+      ),
+      blockCount: db.prepare<{ id: number; cap: number }, number>('SELECT (SELECT count(*) FROM (SELECT 1 FROM engine_postings WHERE term_id = @id LIMIT +@cap)) + (SELECT count(*) FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id)').pluck(),
+      runList: db.prepare<[], { run: number; tier: number }>('SELECT run, tier FROM engine_run_list ORDER BY run'),
+      addRun: db.prepare<[number, number]>('INSERT INTO engine_run_list (run, tier) VALUES (?, ?)'),
+      insertRunBlock: db.prepare<[number, number, number, Uint8Array]>('INSERT INTO engine_runs (run, term_id, first_doc, data) VALUES (?, ?, ?, ?)'),
+      lastRunBlock: db.prepare<{ id: number }, { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id ORDER BY run DESC, first_doc DESC LIMIT 1'),
+      termRunBlocks: db.prepare<{ id: number }, { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id ORDER BY run, first_doc'),
+      deleteTermRuns: db.prepare<{ id: number }>('DELETE FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id'),
+      runTermIds: db.prepare<[string], number>('SELECT DISTINCT term_id FROM engine_runs WHERE run IN (SELECT value FROM json_each(?)) ORDER BY term_id').pluck(),
+      runRows: db.prepare<{ runs: string; id: number }, { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_runs WHERE run IN (SELECT value FROM json_each(@runs)) AND term_id = @id ORDER BY run, first_doc'),
+      deleteRuns: db.prepare<[string]>('DELETE FROM engine_runs WHERE run IN (SELECT value FROM json_each(?))'),
+      deleteRunList: db.prepare<[string]>('DELETE FROM engine_run_list WHERE run IN (SELECT value FROM json_each(?))'),
+      clearRuns: db.prepare('DELETE FROM engine_runs'),
+      clearRunList: db.prepare('DELETE FROM engine_run_list'),
       largestTerms: db.prepare<[number], { id: number; term: string; blocks: number }>(
         'SELECT t.id AS id, t.term AS term, b.blocks AS blocks FROM (SELECT term_id, count(*) AS blocks FROM engine_postings GROUP BY term_id ORDER BY blocks DESC LIMIT +?) AS b JOIN engine_terms AS t ON t.id = b.term_id ORDER BY b.blocks DESC',
       ),
@@ -215,6 +249,8 @@ export class EngineStore {
     this.stmt.clearTerms.run();
     this.dictionary.clear();
     this.stmt.clearDocs.run();
+    this.stmt.clearRuns.run();
+    this.stmt.clearRunList.run();
     this.dropTails();
     this.clearGathered();
     const version = (this.stmt.version.get() ?? 0) + 1;
@@ -253,6 +289,10 @@ export class EngineStore {
       this.dropTailBlocks();
       this.ids.clear();
     }
+    const runs = this.stmt.runList.all();
+    this.runsStored = runs.length > 0;
+    const run = version * 2;
+    this.runWritten = false;
     this.tailVersion = -1; // until this flush has written everything (a throw below leaves it invalid)
     this.gathered.prepare();
     this.writtenTerms.length = 0;
@@ -262,7 +302,7 @@ export class EngineStore {
     try {
       const terms = this.gathered.sortedTerms();
       const stored = this.dictionary.getMany(terms.filter((term) => !this.ids.has(term)));
-      for (const term of terms) this.writeTerm(term, this.gathered.changes(term), stored.get(term));
+      for (const term of terms) this.writeTerm(term, this.gathered.changes(term), stored.get(term), run);
       this.dictionary.settle();
     } finally {
       this.dictionary.unfixLevels();
@@ -271,6 +311,7 @@ export class EngineStore {
       this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenTerms)));
       this.stmt.pruneTermLog.run(version - TERM_LOG_VERSIONS);
     }
+    if (this.runWritten) this.mergeRuns([...runs, { run, tier: 0 }], version);
     if (this.renumber) this.renumberKeys();
     for (const [chunk, data] of this.txChunks) this.stmt.putChunk.run(chunk, version, data);
     const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.statsDelta.len[t] ?? 0));
@@ -288,6 +329,7 @@ export class EngineStore {
 
   private dropTailBlocks(): void {
     this.tails.clear();
+    this.runTerms.clear();
   }
 
   private dropTails(): void {
@@ -310,13 +352,14 @@ export class EngineStore {
    * by doc, one row per doc, all-zero rows removing (GatheredPostings.changes()). `storedId`: the
    * term's id in the dictionary, looked up by the caller (undefined: not there, or in `ids`).
    */
-  private writeTerm(term: string, changes: Postings & { removes: boolean }, storedId: number | undefined): void {
+  private writeTerm(term: string, changes: Postings & { removes: boolean }, storedId: number | undefined, run: number): void {
     const min = changes.docs[0] ?? 0;
     if (changes.docs.length === 0) return;
     const base = emptyPostings();
     let id = this.ids.get(term) ?? storedId;
     if (id === undefined) {
       // A new term has no stored blocks: nothing to read, merge or delete (most terms of an import).
+      // Its id is the highest yet, so its blocks go to the end of engine_postings.
       const merged = mergeSorted(base, changes);
       if (merged.docs.length === 0) return;
       id = Number(this.stmt.insertTerm.run(term).lastInsertRowid);
@@ -330,22 +373,21 @@ export class EngineStore {
     this.writtenTerms.push(id);
     this.ids.delete(term); // re-inserted: most recently written last
     this.ids.set(term, id);
-    const count = this.tails.count(id);
-    if (count > 0 && !changes.removes && min > this.tails.lastDoc(id)) {
-      // Every change follows the stored list (an import's new parts): the last block is extended
-      // where it is stored, by one UPDATE that concatenates the new count, its stored postings and
-      // the new ones (postings.ts appendToBlock, byte for byte), nothing read or decoded here; what
-      // does not fit starts new blocks: exactly the blocks a decode and merge would write.
-      const firstDoc = this.tails.firstDoc(id);
-      const take = Math.min(BLOCK_SIZE - count, changes.docs.length);
-      let last: ListEnd = { firstDoc, count, lastDoc: this.tails.lastDoc(id) };
-      if (take > 0) {
-        this.stmt.appendToBlock.run(encodeVarint(count + take), varintLength(count) + 1, encodeAfter(changes, last.lastDoc, 0, take), id, firstDoc);
-        last = { firstDoc, count: count + take, lastDoc: changes.docs[take - 1] ?? 0 };
-      }
-      this.tails.set(id, take < changes.docs.length ? this.insertBlocks(id, changes, false, take) : last);
+    const end = this.listEnd(id);
+    if (end !== undefined && !changes.removes && min > end.lastDoc) {
+      // Every change follows the stored list (an import's new parts): written to this write's run,
+      // at the end of engine_runs, instead of extending the list's last block where it is stored
+      // (a page of its own for each recurring word, written whole at every commit).
+      const last = this.insertBlocks(id, changes, false, 0, run);
+      this.runTerms.add(id);
+      this.runWritten = true;
+      this.tails.set(id, last);
       return;
     }
+    // Any other change (an update, a removal) is made to engine_postings, with the term's run
+    // postings moved there first.
+    if (this.runTerms.has(id)) this.foldRuns(id);
+    const count = this.tails.count(id);
     if (count > 0 && min >= this.tails.firstDoc(id)) {
       // A change within the last block (an update of a recent part): only that block is read and
       // rewritten, in place when it keeps its first doc (one UPDATE instead of a DELETE and an INSERT).
@@ -362,6 +404,100 @@ export class EngineStore {
       return;
     }
     this.rewriteTouchedBlocks(id, changes);
+  }
+
+  /**
+   * Where term `id`'s list ends (its last block, in a run or in engine_postings), from the writer
+   * cache or, when it does not know (a new process, another connection wrote), from the stored
+   * last block (undefined: the list is empty).
+   */
+  private listEnd(id: number): ListEnd | undefined {
+    const count = this.tails.count(id);
+    if (count > 0) return { firstDoc: this.tails.firstDoc(id), count, lastDoc: this.tails.lastDoc(id) };
+    const inRun = this.runsStored ? this.stmt.lastRunBlock.get({ id }) : undefined;
+    const block = inRun ?? this.stmt.lastBlock.get(id);
+    if (block === undefined) return undefined;
+    const postings = emptyPostings();
+    decodeBlock(block.data, block.first_doc, postings);
+    const end = { firstDoc: block.first_doc, count: postings.docs.length, lastDoc: postings.docs[postings.docs.length - 1] ?? 0 };
+    if (inRun) this.runTerms.add(id);
+    this.tails.set(id, end);
+    return end;
+  }
+
+  /** Moves term `id`'s run postings into its engine_postings blocks (they follow every stored one). */
+  private foldRuns(id: number): void {
+    const postings = emptyPostings();
+    for (const block of this.stmt.termRunBlocks.all({ id })) decodeBlock(block.data, block.first_doc, postings);
+    this.stmt.deleteTermRuns.run({ id });
+    this.runTerms.delete(id);
+    this.tails.set(id, undefined);
+    if (postings.docs.length > 0) this.rewriteTouchedBlocks(id, { ...postings, removes: false });
+  }
+
+  /**
+   * After a flush that wrote run `version × 2` (the last of `runs`): RUN_FANOUT runs of tier 0 are
+   * merged into one run of tier 1 (`version × 2 + 1`: newer than every run it merges), and
+   * RUN_FANOUT runs of tier 1 into engine_postings. The lists do not change, so nothing is logged.
+   */
+  private mergeRuns(runs: { run: number; tier: number }[], version: number): void {
+    this.stmt.addRun.run(version * 2, 0);
+    const tier0 = runs.filter((r) => r.tier === 0).map((r) => r.run);
+    if (tier0.length < RUN_FANOUT) return;
+    const merged = version * 2 + 1;
+    this.forEachRunTerm(tier0, (id, blocks) => this.writeMerged(id, blocks, merged));
+    this.dropRuns(tier0);
+    this.stmt.addRun.run(merged, 1);
+    const tier1 = [...runs.filter((r) => r.tier === 1).map((r) => r.run), merged];
+    if (tier1.length < RUN_FANOUT) return;
+    this.forEachRunTerm(tier1, (id, blocks) => this.tails.set(id, this.writeMerged(id, blocks, undefined)));
+    this.dropRuns(tier1);
+    this.runTerms.clear();
+  }
+
+  /**
+   * Calls `write` with each term's run blocks in `runs` (ascending term id; oldest run first), one
+   * term read at a time: read together (one sorted statement for many terms), a frequent word's
+   * thousands of blocks and the sort held tens of MB.
+   */
+  private forEachRunTerm(runs: number[], write: (id: number, blocks: { first_doc: number; data: Buffer }[]) => void): void {
+    const json = JSON.stringify(runs);
+    for (const id of this.stmt.runTermIds.all(json)) write(id, this.stmt.runRows.all({ runs: json, id }));
+  }
+
+  /**
+   * Writes term `id`'s run `blocks` (all after its stored postings) as full blocks, into run `run`
+   * or, when undefined, after the term's engine_postings blocks (filling its last block first).
+   * Decoded a block at a time: a frequent word's run postings, decoded whole, took tens of MB.
+   * Returns the last block written.
+   */
+  private writeMerged(id: number, blocks: { first_doc: number; data: Buffer }[], run: number | undefined): ListEnd | undefined {
+    let pending = emptyPostings();
+    let replaceFirst = false;
+    let end: ListEnd | undefined;
+    const stored = run === undefined ? this.stmt.lastBlock.get(id) : undefined;
+    if (stored !== undefined) {
+      decodeBlock(stored.data, stored.first_doc, pending);
+      // A full last block stays as stored; a partial one is filled (overwritten: it keeps its first doc).
+      if (pending.docs.length < BLOCK_SIZE) replaceFirst = true;
+      else pending = emptyPostings();
+    }
+    for (const block of blocks) {
+      decodeBlock(block.data, block.first_doc, pending);
+      const full = pending.docs.length - (pending.docs.length % BLOCK_SIZE);
+      if (full === 0) continue;
+      end = this.insertBlocks(id, { docs: pending.docs.slice(0, full), tf: pending.tf.slice(0, full * GROUPS) }, replaceFirst, 0, run);
+      replaceFirst = false;
+      pending = { docs: pending.docs.slice(full), tf: pending.tf.slice(full * GROUPS) };
+    }
+    if (pending.docs.length > 0) end = this.insertBlocks(id, pending, replaceFirst, 0, run);
+    return end;
+  }
+
+  private dropRuns(runs: number[]): void {
+    const json = JSON.stringify(runs);
+    this.stmt.deleteRuns.run(json);
+    this.stmt.deleteRunList.run(json);
   }
 
   /**
@@ -403,15 +539,16 @@ export class EngineStore {
   /**
    * Stores `postings` of term `id` from index `start` on as blocks of BLOCK_SIZE; returns the last
    * block written (undefined: none). `replaceFirst`: a block starting at the first posting's doc
-   * is stored already and is overwritten.
+   * is stored already and is overwritten. `run`: into that run instead of engine_postings.
    */
-  private insertBlocks(id: number, postings: Postings, replaceFirst = false, start = 0): ListEnd | undefined {
+  private insertBlocks(id: number, postings: Postings, replaceFirst = false, start = 0, run?: number): ListEnd | undefined {
     let last: ListEnd | undefined;
     for (let i = start; i < postings.docs.length; i += BLOCK_SIZE) {
       const end = Math.min(postings.docs.length, i + BLOCK_SIZE);
       const firstDoc = postings.docs[i] ?? 0;
       const data = encodeBlock(postings, i, end);
-      if (i === start && replaceFirst) this.stmt.updateBlock.run(data, id, firstDoc);
+      if (run !== undefined) this.stmt.insertRunBlock.run(run, id, firstDoc, data);
+      else if (i === start && replaceFirst) this.stmt.updateBlock.run(data, id, firstDoc);
       else this.stmt.insertBlock.run(id, firstDoc, data);
       last = { firstDoc, count: end - i, lastDoc: postings.docs[end - 1] ?? 0 };
     }
@@ -607,7 +744,7 @@ export class EngineStore {
   postingsBound(id: number, cap: number): number {
     const cached = this.terms.peek(id);
     if (cached) return cached.docs.length;
-    return this.stmt.blockCount.get(id, Math.floor(cap / BLOCK_SIZE) + 1)! * BLOCK_SIZE;
+    return this.stmt.blockCount.get({ id, cap: Math.floor(cap / BLOCK_SIZE) + 1 })! * BLOCK_SIZE;
   }
 
   /** A term's postings as tier `tier` sees them (wtf > 0 only); cached until the term changes. */
@@ -625,7 +762,9 @@ export class EngineStore {
   private decoded(id: number, term: string): CachedTerm {
     let cached = this.terms.get(id);
     if (!cached) {
-      const blocks = this.stmt.allBlocks.all(id).map((b) => ({ data: b.data, firstDoc: b.first_doc }));
+      const blocks = this.stmt.allBlocks.all({ id }).map((b) => ({ data: b.data, firstDoc: b.first_doc }));
+      // Engine_postings' blocks precede the runs' and runs are read oldest first: ascending as stored.
+      if (!blocks.every((b, i) => i === 0 || (blocks[i - 1]?.firstDoc ?? 0) < b.firstDoc)) blocks.sort((a, b) => a.firstDoc - b.firstDoc);
       const { docs, tf } = decodeTermBlocks(blocks);
       cached = { docs, tf, weight: groupZeroWeight(term), tiers: [] };
       this.terms.set(id, cached);

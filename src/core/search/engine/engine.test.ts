@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { idf } from './bm25.js';
-import { appendToBlock, BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, GROUPS, mergePostings, mergeSorted, GatheredPostings } from './postings.js';
+import { decodeBlock, emptyPostings, encodeBlock, GROUPS, mergePostings, mergeSorted, GatheredPostings } from './postings.js';
 import { exhaustiveTopK, materializeWord, topK, type DocData, type TermList } from './topk.js';
 
 /** Deterministic pseudo-random numbers. */
@@ -28,24 +28,6 @@ describe('posting blocks', () => {
     expect(before.docs).toEqual([3, 200]);
     expect(after.docs).toEqual([3, 100]);
     expect(() => decodeBlock(new Uint8Array([2, 0]), 0, emptyPostings())).toThrow(RangeError);
-  });
-  it('appendToBlock extends a stored block byte for byte as encodeBlock of all its postings', () => {
-    const rnd = random(5);
-    for (let round = 0; round < 200; round++) {
-      const p = emptyPostings();
-      let doc = Math.floor(rnd() * 100_000);
-      const n = 1 + Math.floor(rnd() * BLOCK_SIZE);
-      for (let i = 0; i < n; i++) {
-        p.docs.push(doc);
-        // Large gaps and frequencies too: multi-byte varints in deltas, counts and tfs.
-        p.tf.push(...Array.from({ length: GROUPS }, () => (rnd() < 0.5 ? 0 : rnd() < 0.9 ? 1 + Math.floor(rnd() * 3) : 200 + Math.floor(rnd() * 70_000))));
-        if (p.tf.slice(-GROUPS).every((x) => x === 0)) p.tf[p.tf.length - GROUPS] = 1;
-        doc += 1 + Math.floor(rnd() < 0.9 ? rnd() * 5 : rnd() * 300_000);
-      }
-      const split = 1 + Math.floor(rnd() * (n - 1));
-      const stored = encodeBlock(p, 0, split);
-      expect(appendToBlock(stored, split, p.docs[split - 1] ?? 0, p, split, n)).toEqual(encodeBlock(p, 0, n));
-    }
   });
   it('gathered changes (GatheredPostings, mergeSorted) merge as the map of last changes does (mergePostings), in any order, terms interleaved', () => {
     const rnd = random(11);

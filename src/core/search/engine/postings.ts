@@ -81,47 +81,6 @@ function writePostings(pos: number, p: Postings, prev: number, from: number, to:
   return pos;
 }
 
-/** Bytes of `value` (a non-negative integer) as a varint. */
-export function varintLength(value: number): number {
-  let n = 1;
-  for (let v = value; v >= 0x80; v = Math.floor(v / 0x80)) n++;
-  return n;
-}
-
-/** `value` (a non-negative integer) as varint bytes: a block's count. */
-export function encodeVarint(value: number): Uint8Array {
-  return scratch.slice(0, writeVarint(0, value));
-}
-
-/**
- * postings[from, to) as they follow a posting of doc `lastDoc` in a block (the first delta relative
- * to `lastDoc`): the bytes an append adds after a stored block's postings (see {@link appendToBlock}).
- */
-export function encodeAfter(p: Postings, lastDoc: number, from: number, to: number): Uint8Array {
-  ensureScratch((to - from) * (2 + GROUPS) * 8);
-  return scratch.slice(0, writePostings(0, p, lastDoc, from, to));
-}
-
-/**
- * A stored block of `count` postings ending at doc `lastDoc`, extended by postings[from, to), all
- * after `lastDoc`, without decoding it: the new count, the stored postings' bytes as they are
- * (after the old count's {@link varintLength}), then {@link encodeAfter}. Byte for byte what
- * {@link encodeBlock} gives for all the postings (`count` + to − from must stay ≤ BLOCK_SIZE for a
- * block a store keeps). A store may do the same concatenation where the block is stored (SQLite:
- * one UPDATE, engine-store.ts), so an append needs neither the block's bytes nor a decode: an
- * import appends to the tail block of every recurring word in every batch.
- */
-export function appendToBlock(block: Uint8Array, count: number, lastDoc: number, p: Postings, from: number, to: number): Uint8Array {
-  const head = encodeVarint(count + (to - from));
-  const body = block.subarray(varintLength(count));
-  const added = encodeAfter(p, lastDoc, from, to);
-  const out = new Uint8Array(head.length + body.length + added.length);
-  out.set(head, 0);
-  out.set(body, head.length);
-  out.set(added, head.length + body.length);
-  return out;
-}
-
 /**
  * Appends the postings of a block (first doc `firstDoc`) to `into`. Throws RangeError on bytes that
  * are not a block (truncated or corrupt).

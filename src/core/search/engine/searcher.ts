@@ -160,11 +160,13 @@ export class EngineSearcher {
       if (filter.attribute.per_org_values) orgFilters.push(filter);
       else shared.push(this.docSet(filter.values.flatMap((v) => this.filterTerms(filter.attribute.attribute_id, v))));
     }
-    const inOrgText = words.map((w) => query.visibleValues.length > 0 && this.r.inOrgValues([...w.alternatives, ...(w.synonyms ?? [])], query.visibleValues));
+    // Per-organization values exist only on holders: without any, no probe of them (a statement per word).
+    const probeOrgValues = query.visibleValues.length > 0 && this.termId(HOLDER_TERM) !== undefined;
+    const inOrgText = words.map((w) => probeOrgValues && this.r.inOrgValues([...w.alternatives, ...(w.synonyms ?? [])], query.visibleValues));
     // A multi-word synonym in some organization's value: the run's parts must be evaluated one by one too.
     words.forEach((w, i) => {
       const span = w.word.synonymSpan;
-      if (!span || query.visibleValues.length === 0 || !this.r.inOrgValues(span.alternatives, query.visibleValues)) return;
+      if (!span || !probeOrgValues || !this.r.inOrgValues(span.alternatives, query.visibleValues)) return;
       for (let j = i; j < i + span.count && j < words.length; j++) inOrgText[j] = true;
     });
     const inDefaults = wordsInDefaults(words, ctx);

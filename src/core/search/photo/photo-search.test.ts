@@ -154,3 +154,39 @@ describe('a second look at an unconfident photo', () => {
     expect(mergeLooks(first, second, 5).map((h) => h.part_id)).toEqual(['B', 'A']);
   });
 });
+
+describe('verification reaches a part that collects fewer votes than many look-alikes', () => {
+  it('finds a part first whose matches agree though 120 other references matched more query keypoints at random places', () => {
+    // A part half hidden or seen at an angle keeps few matching keypoints; in a cluttered photo many
+    // references share more words with the clutter than it does. The clutter's matches land at
+    // random places, so only verification tells them apart: the part must reach it.
+    const truth = randomFeatures(150, 400, 300, 5000);
+    const decoys = Array.from({ length: 120 }, (_, i) => randomFeatures(150, 400, 300, 6000 + i));
+    const own = trainVocabulary(new Uint32Array([truth, ...decoys.slice(0, 20)].flatMap((f) => [...f.descriptors])), 8, 8, 3, 7, 99);
+    const index = new PhotoReferenceIndex(own);
+    index.addMany([truth, ...decoys].map((local, i) => ({ imageId: `img${i}`, partId: `part${i}`, ref: { global: views[0]!, local } })));
+    // 18 of the part's keypoints, shifted together; 24 keypoints of every decoy at random places.
+    const kept = 18;
+    const perDecoy = 24;
+    const photo = randomFeatures(kept + decoys.length * perDecoy, 640, 480, 7000);
+    const copy = (from: typeof truth, i: number, to: number): void => {
+      photo.descriptors.set(from.descriptors.subarray(i * 8, i * 8 + 8), to * 8);
+      photo.angles[to] = from.angles[i] ?? 0;
+      photo.sizes[to] = from.sizes[i] ?? 0;
+    };
+    for (let i = 0; i < kept; i++) {
+      copy(truth, i * 8, i);
+      photo.xs[i] = (truth.xs[i * 8] ?? 0) + 120;
+      photo.ys[i] = (truth.ys[i * 8] ?? 0) + 90;
+    }
+    decoys.forEach((d, k) => {
+      for (let i = 0; i < perDecoy; i++) copy(d, i * 6, kept + k * perDecoy + i);
+    });
+    // The photo's global descriptor is unlike every reference's (a striped picture against grey).
+    const stripes = featuresFromRgb(Uint8Array.from({ length: 64 * 64 * 3 }, (_, i) => ((i / 192) & 4 ? 230 : 20)), 64, 64, 3);
+    const hits = index.query({ views: [stripes], local: photo }, 5);
+    expect(hits[0]?.part_id).toBe('part0');
+    expect(hits[0]?.inliers).toBe(kept);
+    expect(hits[0]?.score ?? 0).toBeGreaterThanOrEqual(CONFIDENT_SCORE);
+  });
+});

@@ -122,10 +122,13 @@ export function decodePhotoFeatures(bytes: Uint8Array): PhotoReference {
  * Local-search options of a photo query unless the caller overrides them (
  * docs/search.md): every query descriptor scans the postings of its 2 nearest words (a turned or
  * blurred keypoint often lands in a neighbouring word: at 514 references rotated queries found
- * first 33 → 39 of 40), and 100 images are verified instead of 40 (a part in clutter collects few
- * votes: scenes with camera effects 21 → 24 of 40). Distractors above 0.5 stayed at 2 of 100.
+ * first 33 → 39 of 40), and 200 images are verified instead of 40: a part in clutter, half covered
+ * (a hand, a lamp's reflection), seen at an angle or smeared by a shaky hand keeps few matching
+ * keypoints, so it collects fewer votes than references whose words the clutter happens to share,
+ * and only verification tells its agreeing matches from their scattered ones (docs/search.md;
+ * decisions/0028). Verification costs O(hypotheses × matches) an image, the votes' ranking none.
  */
-export const PHOTO_LOCAL_DEFAULTS: Readonly<PhotoQueryOptions> = { multiAssign: 2, shortlist: 100 };
+export const PHOTO_LOCAL_DEFAULTS: Readonly<PhotoQueryOptions> = { multiAssign: 2, shortlist: 200 };
 
 /** Options of {@link PhotoReferenceIndex.query}. */
 export interface PhotoSearchOptions {
