@@ -216,3 +216,29 @@ describe('a full reader queue answers 503', () => {
     expect(fourth).toMatchObject({ status: 503, code: 'unavailable', retryAfterSeconds: 1 });
   });
 });
+
+describe('while writes wait for the writer thread, one reader fewer runs', () => {
+  const catalog = twoReadersOverCogs('catalog-route-writes-wait-');
+
+  it('holds reads and searches for one reader while writes queue, answers every one of them, then uses both readers again', async () => {
+    const pooled = catalog();
+    const start = pooled.readerTasks();
+    // One write runs on the writer thread, two wait behind it.
+    const writes = [0, 1, 2].map((i) => pooled.service.upsertParts(LOCAL_OWNER, [{ part_id: `w${i}`, name: { en: `Wheel ${i}` } }]));
+    const reads = Array.from({ length: 3 }, (_, i) => pooled.service.selectParts(LOCAL_OWNER, { part_ids: [`p00${i}`] }));
+    const search = pooled.search.search(LOCAL_OWNER, { matches: { text: 'cog' } });
+    // Two on one reader (one running, one queued there); the third read and the search wait.
+    expect(pooled.readerTasks().map((n, i) => n - (start[i] ?? 0))).toEqual([2, 0]);
+    await Promise.all(writes);
+    const pages = await Promise.all(reads);
+    expect(pages.map((page) => page[0]?.part_id)).toEqual(['p000', 'p001', 'p002']);
+    const answer = await search;
+    expect(answer.resultsTotalCount).toBe(300);
+    // Settle: a page waits until the search's session is stored.
+    await pooled.search.searchState(LOCAL_OWNER, answer.sessionId, { skip: 0, limit: 1 });
+    // No write waits: both readers take reads again.
+    const again = pooled.readerTasks();
+    await Promise.all(Array.from({ length: 4 }, (_, i) => pooled.service.selectParts(LOCAL_OWNER, { part_ids: [`p00${i}`] })));
+    expect(pooled.readerTasks().map((n, i) => n - (again[i] ?? 0))).toEqual([2, 2]);
+  });
+});

@@ -254,8 +254,12 @@ class ReaderPools {
   /** Tasks without an affinity that no reader had room for yet, oldest first. */
   private readonly waiting: WaitingTask[] = [];
 
-  /** `maxWaiting`: tasks that may wait in this queue; beyond, `run` rejects as a full piscina queue does. */
-  constructor(private readonly pools: readonly Piscina[], private readonly maxWaiting: number) {
+  /**
+   * `maxWaiting`: tasks that may wait in this queue; beyond, `run` rejects as a full piscina queue
+   * does. `writesWaiting`: whether writes queue for the writer thread; meanwhile one reader fewer
+   * runs (see `dispatch`), and {@link wake} is called when that may have changed.
+   */
+  constructor(private readonly pools: readonly Piscina[], private readonly maxWaiting: number, private readonly writesWaiting: () => boolean = () => false) {
     this.inFlight = pools.map(() => 0);
     this.sent = pools.map(() => 0);
     this.queries = pools.map(() => new Map());
@@ -285,7 +289,9 @@ class ReaderPools {
    * Rejects as piscina does (a full queue: "queue is at limit").
    */
   run(task: PoolTask, affinity: number | undefined, runOptions?: { transferList?: TransferListItem[] }): Promise<unknown> {
-    if (affinity === undefined) {
+    // While writes wait, a search takes its turn in the one queue too: sent to its reader at once,
+    // it would run beside the reads `dispatch` holds back for the writer.
+    if (affinity === undefined || this.writesWaiting()) {
       if (this.waiting.length >= this.maxWaiting) return Promise.reject(new Error('Task queue is at limit'));
       return new Promise((resolve, reject) => {
         this.waiting.push({ task, runOptions, resolve, reject });
@@ -306,14 +312,41 @@ class ReaderPools {
     return least;
   }
 
-  /** Sends waiting tasks, oldest first, to readers with room. */
+  /**
+   * Sends waiting tasks, oldest first, to readers with room. While writes wait for the writer
+   * thread, at most one reader fewer than there are holds tasks (never fewer than one): every
+   * reader busy left the writer one runnable thread among the readers and the main thread on a
+   * machine with as many cores as readers, and the queued writes (answered only one after the
+   * other) waited for CPU the reads took.
+   */
   private dispatch(): void {
     while (this.waiting.length > 0) {
-      const reader = this.leastBusy();
-      if ((this.inFlight[reader] ?? 0) >= READER_DEPTH) return;
+      const reader = this.readerWithRoom();
+      if (reader === undefined) return;
       const next = this.waiting.shift() as WaitingTask;
       this.send(reader, next.task, undefined, next.runOptions).then(next.resolve, next.reject);
     }
+  }
+
+  /** The reader a waiting task may go to now (see `dispatch`), if any. */
+  private readerWithRoom(): number | undefined {
+    if (!this.writesWaiting() || this.pools.length === 1) {
+      const least = this.leastBusy();
+      return (this.inFlight[least] ?? 0) < READER_DEPTH ? least : undefined;
+    }
+    const busy = this.inFlight.filter((n) => n > 0).length;
+    let chosen: number | undefined;
+    for (let i = 0; i < this.pools.length; i++) {
+      const inFlight = this.inFlight[i] ?? 0;
+      if (inFlight >= READER_DEPTH || (inFlight === 0 && busy >= this.pools.length - 1)) continue;
+      if (chosen === undefined || inFlight < (this.inFlight[chosen] ?? 0)) chosen = i;
+    }
+    return chosen;
+  }
+
+  /** Sends what waits to the readers now allowed to take it: call when writes may have stopped waiting. */
+  wake(): void {
+    this.dispatch();
   }
 
   /** Runs `task` on reader `chosen`, counting it in flight until it settles. */
@@ -426,8 +459,9 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     if (!pools) {
       // Listen before the threads exist, so that no thread's message is missed.
       const threads = threadsReady(readyChannel, readers + 1, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
-      const readerPools = new ReaderPools(Array.from({ length: readers }, () => new Piscina({ ...common, workerData: data(true), minThreads: 1, maxThreads: 1 })), common.maxQueue * readers);
       const writer = new Piscina({ ...common, maxQueue: options.maxQueuedWrites ?? DEFAULT_MAX_QUEUED_WRITES, workerData: data(false), minThreads: 1, maxThreads: 1 });
+      const readerThreads = Array.from({ length: readers }, () => new Piscina({ ...common, workerData: data(true), minThreads: 1, maxThreads: 1 }));
+      const readerPools = new ReaderPools(readerThreads, common.maxQueue * readers, () => writer.queueSize > 0);
       // While the threads load, this thread reads the per-part arrays its own searches need.
       const ready = Promise.all([threads, main.search.warm({ postings: 0 })]).then(() => undefined);
       pools = { readers: readerPools, writer, ready };
@@ -441,7 +475,12 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       const pool = start().writer;
       // piscina's own refusal says only "queue is at limit": name the writes.
       if (pool.queueSize >= pool.options.maxQueue) throw busyWriter(pool.options.maxQueue);
-      return pool.run(withGivenUpFlag(task), runOptions);
+      try {
+        return await pool.run(withGivenUpFlag(task), runOptions);
+      } finally {
+        // The reads held back while writes waited (ReaderPools.dispatch) may go now.
+        start().readers.wake();
+      }
     }, service, keepSessions);
     const writes = new Set(methodsRunOn(service, 'write'));
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
