@@ -1,5 +1,5 @@
 /**
- * Versioned schema migrations of the PostgreSQL catalog (issue 15): plain SQL, applied in order,
+ * Versioned schema migrations of the PostgreSQL catalog: plain SQL, applied in order,
  * each in its own transaction together with its row in `schema_migrations`, all under a
  * session-level advisory lock so that several servers starting at once migrate once (the others
  * wait, then find nothing to do). Append new migrations; never edit one that has shipped.
@@ -163,7 +163,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   {
     version: 2,
-    name: 'what a search session remembers besides its hits (issue 13)',
+    name: 'what a search session remembers besides its hits',
     sql: `
       ALTER TABLE sessions ADD COLUMN organization text;   -- matches.organization, for per-organization values on every page
       ALTER TABLE sessions ADD COLUMN text text;           -- matches.text, for highlights on every page
@@ -172,14 +172,14 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   {
     version: 3,
-    name: 'image search sessions keep each hit\'s score (issue 14: results.score)',
+    name: 'image search sessions keep each hit\'s score',
     sql: `
       ALTER TABLE session_hits ADD COLUMN scores bytea;    -- uint16 LE scores (x 65,535) parallel to card_ids; NULL for a text search
     `,
   },
   {
     version: 4,
-    name: 'the search engine block store replaces the tsvector rows of search_docs (issue 15)',
+    name: 'the search engine block store replaces the tsvector rows of search_docs',
     sql: `
       -- The core search engine's tables, laid out as on SQLite (search/engine-store.ts). Existing
       -- parts are indexed when a program of this version first opens the catalog (settings
@@ -216,7 +216,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   {
     version: 5,
-    name: 'change counters: what in-memory state of a server must reload after another server wrote (issue 15)',
+    name: 'change counters: what in-memory state of a server must reload after another server wrote',
     // A counter per in-memory cache, bumped by triggers in the writing transaction, so it commits
     // with the write whoever writes (a server, a local CLI, catalog migrate) and never depends on
     // the writers' clocks. image_features: the image similarity index (FeatureIndexSimilaritySearch)
@@ -241,7 +241,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   {
     version: 6,
-    name: 'synonym sets (issue 13)',
+    name: 'synonym sets',
     sql: `
       -- Applied at query time (core/search/synonyms.ts); settings 'synonyms_version' changes with every write.
       CREATE TABLE synonyms (
@@ -252,7 +252,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   },
   {
     version: 7,
-    name: 'image feature change log (issue 14)',
+    name: 'image feature change log',
     // The photo index of every server applies just the changed references
     // (ReferenceFeatureStore.changesSince) instead of reloading all of them. Each change takes the
     // next value of the image_features counter, under the counter row's lock until commit, so

@@ -190,7 +190,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    name: 'synonym sets (issue 13)',
+    name: 'synonym sets',
     sql: `
       -- Applied at query time (core/search/synonyms.ts): nothing is indexed; settings key
       -- 'synonyms_version' changes with every write, so readers know when to re-read them.
@@ -202,7 +202,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
-    name: 'image feature change log (issue 14)',
+    name: 'image feature change log',
     sql: `
       -- One row per change of an image's features, or of the part of an image with features,
       -- written by triggers in the writing transaction (whoever writes: a server, a CLI, the
@@ -230,7 +230,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 8,
-    name: 'result cards copied on write (issue 12)',
+    name: 'result cards copied on write',
     sql: `
       -- A part's current result card is its parts row (card id = card_base + version * 2^32 +
       -- rowid, search-index.ts cardId); search_cards keeps only the copies of superseded versions,
@@ -248,7 +248,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 9,
-    name: 'compact parts rows (issue 12)',
+    name: 'compact parts rows',
     sql: `
       -- src/adapters/sqlite/part-rows.ts: a lowercase UUID service id as its 16 bytes; attributes
       -- as [[attribute_id, [LangMap | [organization, LangMap], ...]], ...]. Both forms stay
@@ -272,7 +272,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
-    name: 'changed-terms log of the search engine (issue 12)',
+    name: 'changed-terms log of the search engine',
     sql: `
       -- Which terms each engine write changed, one row per write: readers evict just those from
       -- their decoded-list caches. It replaces touching engine_terms.version of every recurring

@@ -60,7 +60,7 @@ const SCHEMA = `
     total INTEGER NOT NULL,           -- resultsTotalCount: every hit, stored or not
     stored INTEGER NOT NULL,          -- hits stored (at most the configured maximum)
     bytes INTEGER NOT NULL,           -- what the session costs against the size budget
-    state TEXT                        -- JSON {organization?, text?, facets?} (issue 13); NULL when empty
+    state TEXT                        -- JSON {organization?, text?, facets?}; NULL when empty
   );
   CREATE INDEX sessions_by_owner ON sessions(owner, seq);
   CREATE INDEX sessions_by_expiry ON sessions(expires_at);
