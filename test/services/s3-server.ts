@@ -27,9 +27,18 @@ export async function startS3Server(bucket = 'catalog-test'): Promise<S3TestServ
   const directory = mkdtempSync(join(tmpdir(), 'catalog-s3-'));
   const port = await freePort();
   const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  // s3rver's file store lets a stream emit 'error' unheard when two requests race on one key
+  // prefix (ENOENT on its temporary object file): that request fails, and the client retries it,
+  // but unheard it would end this process, the test runner. Only errors on its own files are kept.
+  const storeRace = (error: Error & { path?: unknown }) => {
+    if (typeof error.path !== 'string' || !error.path.startsWith(directory)) throw error;
+    process.stderr.write(`s3 test server: ${error.message}\n`);
+  };
+  process.on('uncaughtException', storeRace);
   try {
     await server.run();
   } catch (error) {
+    process.off('uncaughtException', storeRace);
     rmSync(directory, { recursive: true, force: true });
     throw error;
   }
@@ -41,6 +50,7 @@ export async function startS3Server(bucket = 'catalog-test'): Promise<S3TestServ
     bucket,
     async stop() {
       await server.close();
+      process.off('uncaughtException', storeRace);
       rmSync(directory, { recursive: true, force: true });
     },
   };
