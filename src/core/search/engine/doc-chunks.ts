@@ -131,11 +131,11 @@ export class DocColumns {
   /**
    * Every existing doc (without the holders of per-organization values when `nonHoldersOnly`),
    * ascending order key (= ascending part id), the first `limit` of them, and how many there are:
-   * from these arrays alone, on both stores. Read through SQL instead (`parts` joined with
-   * `search_current` in part id order), every facet-values request without words cost 0.3-0.7 s
-   * at 120,000 parts and, on PostgreSQL, held the reader's queue meanwhile. Fewer than all are
-   * chosen by a selection of the `limit`-th key before any sort: sorting every doc of a
-   * 1,000,000-part catalog for a search's first 10,000 took ~0.25 s.
+   * from these arrays alone, on both stores: read through SQL (`parts` joined with
+   * `search_current` in part id order), every facet-values request without words reads the whole
+   * catalog. Fewer than all are chosen by a selection of the `limit`-th key before any sort, since
+   * a search keeps only its first `limit` and sorting every doc of a large catalog costs more than
+   * the rest of such a search.
    */
   allDocs(nonHoldersOnly: boolean, limit: number): { total: number; docs: number[] } {
     const { flags, key, capacity } = this;
