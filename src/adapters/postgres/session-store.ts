@@ -6,6 +6,7 @@
  * advisory lock (not the catalog write lock), so a search never waits on an import; the byte
  * budget is kept in session_totals, updated with every insert and delete.
  */
+import { Batches } from './batches.js';
 import type { NewSession, SessionBudget, SessionStore } from '../../core/ports.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';
 import { blockRange, blocksOf, hitCount, packedBytes, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
@@ -44,8 +45,7 @@ interface SessionRow {
 export class PgSessionStore implements SessionStore {
   private readonly db: PgDatabase;
   /** Sessions waiting for the next group (create). */
-  private readonly waiting: WaitingSession[] = [];
-  private writing = false;
+  private readonly groups = new Batches<WaitingSession>(MAX_GROUP, (group) => this.writeGroup(group));
 
   constructor(db: PgDatabase) {
     this.db = db;
@@ -68,28 +68,17 @@ export class PgSessionStore implements SessionStore {
    */
   create(session: StoredSession, hits: NewSession['hits'], budget?: SessionBudget): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ entry: { session, hits }, budget, resolve, reject });
-      if (!this.writing) void this.writeGroups();
+      this.groups.add({ entry: { session, hits }, budget, resolve, reject });
     });
   }
 
-  /** Writes the waiting sessions, group after group, until none waits. */
-  private async writeGroups(): Promise<void> {
-    this.writing = true;
+  /** Writes one group of sessions (create) in one transaction, each resolved or rejected with it. */
+  private async writeGroup(group: readonly WaitingSession[]): Promise<void> {
     try {
-      // Sessions stored in the same turn of the event loop join the first group.
-      await new Promise((resolve) => setImmediate(resolve));
-      while (this.waiting.length > 0) {
-        const group = this.waiting.splice(0, MAX_GROUP);
-        try {
-          await this.write(group.map((w) => ({ entry: w.entry, budget: w.budget })));
-          for (const w of group) w.resolve();
-        } catch (error) {
-          for (const w of group) w.reject(error);
-        }
-      }
-    } finally {
-      this.writing = false;
+      await this.write(group.map((w) => ({ entry: w.entry, budget: w.budget })));
+      for (const w of group) w.resolve();
+    } catch (error) {
+      for (const w of group) w.reject(error);
     }
   }
 

@@ -12,6 +12,7 @@
  * texts as tsvector + GIN, only to learn whether a word occurs in any: tsvector.ts), search_terms /
  * search_term_keys (the typo vocabulary, core/search/typo.ts).
  */
+import { Batches } from '../batches.js';
 import type { Attribute, LangMap, SearchFacets } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
 import type { RankedHits, ResultCard, StoredPart, TextSearchQuery } from '../../../core/model.js';
@@ -77,8 +78,7 @@ export class PgSearchIndex implements SearchIndex {
   readonly reader = new PgEngineReader();
   private readonly searcher = new EngineSearcher(this.reader);
   /** Searches waiting for the next batch through the reader (withReader). */
-  private readonly waiting: WaitingSearch[] = [];
-  private draining = false;
+  private readonly searches = new Batches<WaitingSearch>(MAX_BATCH, (batch) => this.runBatch(batch));
 
   /** SearchIndex.indexedParts: the engine's document count (metrics). */
   async indexedParts(): Promise<number> {
@@ -272,51 +272,40 @@ export class PgSearchIndex implements SearchIndex {
    */
   private withReader<T>(search: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push({ search, resolve: resolve as (answer: unknown) => void, reject });
-      if (!this.draining) void this.drain();
+      this.searches.add({ search, resolve: resolve as (answer: unknown) => void, reject });
     });
   }
 
-  /** Runs the waiting searches batch after batch until none waits. */
-  private async drain(): Promise<void> {
-    this.draining = true;
+  /** Answers one batch of searches (withReader), each resolved or rejected. */
+  private async runBatch(batch: readonly WaitingSearch[]): Promise<void> {
     try {
-      // Searches that arrive in the same turn of the event loop join the first batch.
-      await new Promise((resolve) => setImmediate(resolve));
-      while (this.waiting.length > 0) {
-        const batch = this.waiting.splice(0, MAX_BATCH);
+      const version = await this.reader.committedVersion(this.db);
+      const rest: WaitingSearch[] = [];
+      let ranSince = performance.now();
+      for (const w of batch) {
+        if (performance.now() - ranSince > YIELD_AFTER_MS) {
+          // Other work of the event loop runs between searches (engine-reader.ts runAll).
+          await new Promise((resolve) => setImmediate(resolve));
+          ranSince = performance.now();
+        }
         try {
-          const version = await this.reader.committedVersion(this.db);
-          const rest: WaitingSearch[] = [];
-          let ranSince = performance.now();
-          for (const w of batch) {
-            if (performance.now() - ranSince > YIELD_AFTER_MS) {
-              // Other work of the event loop runs between searches (engine-reader.ts runAll).
-              await new Promise((resolve) => setImmediate(resolve));
-              ranSince = performance.now();
-            }
-            try {
-              const cached = this.reader.tryCached(version, w.search);
-              if (cached === undefined) rest.push(w);
-              else w.resolve(cached);
-            } catch (error) {
-              w.reject(error);
-            }
-          }
-          if (rest.length === 0) continue;
-          const outcomes = await this.db.read((c) => this.reader.runAll(c, rest.map((w) => w.search)));
-          rest.forEach((w, i) => {
-            const outcome = outcomes[i];
-            if (outcome && 'answer' in outcome) w.resolve(outcome.answer);
-            else w.reject(outcome?.error);
-          });
+          const cached = this.reader.tryCached(version, w.search);
+          if (cached === undefined) rest.push(w);
+          else w.resolve(cached);
         } catch (error) {
-          // The database failed (a statement, the connection): every search of the batch fails alike.
-          for (const w of batch) w.reject(error);
+          w.reject(error);
         }
       }
-    } finally {
-      this.draining = false;
+      if (rest.length === 0) return;
+      const outcomes = await this.db.read((c) => this.reader.runAll(c, rest.map((w) => w.search)));
+      rest.forEach((w, i) => {
+        const outcome = outcomes[i];
+        if (outcome && 'answer' in outcome) w.resolve(outcome.answer);
+        else w.reject(outcome?.error);
+      });
+    } catch (error) {
+      // The database failed (a statement, the connection): every search of the batch fails alike.
+      for (const w of batch) w.reject(error);
     }
   }
 
