@@ -558,6 +558,16 @@ export class SqliteCatalogStore implements CatalogStore {
     return new Map(rows.map((r) => [r.key, r.value]));
   }
 
+  /**
+   * Forgets what this connection keeps of writes that did not commit after all (a transaction
+   * opened around several store writes, group-commit.ts, rolled back): the cached state is read
+   * again, and the listeners (the search index) drop what they hold of those writes.
+   */
+  forgetUncommitted(): void {
+    this.localWrites++;
+    for (const listener of this.listeners) listener.rolledBack?.();
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

@@ -44,7 +44,17 @@ export type PoolResult =
      */
     sessions?: NewSession[];
   }
-  | { ok: false; problem: ProblemBody; retryAfterSeconds: number | undefined };
+  | { ok: false; problem: ProblemBody; retryAfterSeconds: number | undefined }
+  /** A write of a batch that failed with anything but a CatalogError (a bug or the environment): its stack, rethrown on the main thread as an Error. */
+  | { ok: false; internal: string };
+
+/**
+ * Writes that queued for the writer thread, run there in one transaction (write-batch.ts), in
+ * order; the task resolves to one {@link PoolResult} per write, in the same order.
+ */
+export interface WriteBatchTask {
+  writes: PoolTask[];
+}
 
 /** What pooled-catalog.ts hands each catalog worker thread (catalog-worker.ts). */
 export interface CatalogWorkerData {

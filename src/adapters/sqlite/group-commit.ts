@@ -1,0 +1,94 @@
+/**
+ * Group commit on SQLite (GroupCommit, core/ports.ts): several callers' writes in one immediate
+ * transaction on the catalog store's connection, each in a savepoint of its own, committed once.
+ *
+ * Why: under load `catalog serve`'s writer thread is saturated and a queued write waits for every
+ * write ahead of it; of each write's time on the thread the commit (its page writes) is the largest
+ * share. Committed together, the writes that queued pay it once (docs/decisions, group commit).
+ *
+ * The store methods keep their own transactions: inside this one, better-sqlite3 runs each as a
+ * savepoint, so every write is still decided against what the writes before it stored.
+ */
+import type { GroupCommit, GroupedOutcome, GroupedWrite } from '../../core/ports.js';
+import { asStorageError } from '../storage-full.js';
+import type { SqliteCatalogStore } from './catalog-store.js';
+
+/** The savepoint around one write of the group. */
+const SAVEPOINT = 'grouped_write';
+
+/** GroupCommit over the catalog store's connection (catalog.db). */
+export class SqliteGroupCommit implements GroupCommit {
+  constructor(private readonly store: SqliteCatalogStore) {}
+
+  async run<T>(writes: readonly GroupedWrite<T>[]): Promise<GroupedOutcome<T>[]> {
+    const outcomes: (GroupedOutcome<T> | undefined)[] = writes.map(() => undefined);
+    // Writes settled for good whatever happens to the transaction: dropped ones, and one whose
+    // failure ended the whole transaction (SQLite rolls back by itself on some errors).
+    const settled = new Set<number>();
+    // Each attempt settles at least one more write for good or commits, so this ends.
+    for (;;) {
+      const attempt = await this.attempt(writes, outcomes, settled);
+      if (attempt === 'committed') return outcomes as GroupedOutcome<T>[];
+    }
+  }
+
+  /**
+   * One transaction over the writes not settled for good. 'committed', or 'again' after a rollback
+   * that settled one more write for good (a given-up one dropped, or one whose failure ended the
+   * transaction).
+   */
+  private async attempt<T>(writes: readonly GroupedWrite<T>[], outcomes: (GroupedOutcome<T> | undefined)[], settled: Set<number>): Promise<'committed' | 'again'> {
+    const db = this.store.db;
+    try {
+      db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      throw asStorageError(error, 'the catalog database');
+    }
+    try {
+      for (let i = 0; i < writes.length; i++) {
+        if (settled.has(i)) continue;
+        const write = writes[i] as GroupedWrite<T>;
+        if (!write.wanted()) {
+          outcomes[i] = { kind: 'dropped' };
+          settled.add(i);
+          continue;
+        }
+        db.exec(`SAVEPOINT ${SAVEPOINT}`);
+        try {
+          outcomes[i] = { kind: 'done', value: await write.run() };
+          db.exec(`RELEASE ${SAVEPOINT}`);
+        } catch (error) {
+          outcomes[i] = { kind: 'failed', error };
+          if (!db.inTransaction) {
+            // The error ended the whole transaction (a full disk, an I/O error): the writes before
+            // this one are gone too and run again without it.
+            settled.add(i);
+            this.store.forgetUncommitted();
+            return 'again';
+          }
+          db.exec(`ROLLBACK TO ${SAVEPOINT}`);
+          db.exec(`RELEASE ${SAVEPOINT}`);
+          // What the write's store calls stored and then kept in memory is gone with its savepoint.
+          this.store.forgetUncommitted();
+        }
+      }
+      // A write given up while the group ran must not commit: the group runs again without it.
+      const givenUp = writes.findIndex((write, i) => !settled.has(i) && outcomes[i]?.kind === 'done' && !write.wanted());
+      if (givenUp >= 0) {
+        this.rollback();
+        return 'again';
+      }
+      db.exec('COMMIT');
+      return 'committed';
+    } catch (error) {
+      this.rollback();
+      throw asStorageError(error, 'the catalog database');
+    }
+  }
+
+  /** Rolls the group's transaction back (if SQLite has not already) and forgets what it wrote. */
+  private rollback(): void {
+    if (this.store.db.inTransaction) this.store.db.exec('ROLLBACK');
+    this.store.forgetUncommitted();
+  }
+}
