@@ -7,7 +7,11 @@
  * share. Committed together, the writes that queued pay it once (docs/decisions, group commit).
  *
  * The store methods keep their own transactions: inside this one, better-sqlite3 runs each as a
- * savepoint, so every write is still decided against what the writes before it stored.
+ * savepoint, so every write is still decided against what the writes before it stored. The
+ * search index gathers the changes of the whole group and writes them once, before the commit
+ * (SqliteCatalogStore.deferListeners): a frequent word's posting block is rewritten once, not
+ * once per write. So a write that fails after it reached the catalog store cannot be rolled back
+ * alone: the group then rolls back and runs again without it.
  */
 import type { GroupCommit, GroupedOutcome, GroupedWrite } from '../../core/ports.js';
 import { asStorageError } from '../storage-full.js';
@@ -44,6 +48,8 @@ export class SqliteGroupCommit implements GroupCommit {
     } catch (error) {
       throw asStorageError(error, 'the catalog database');
     }
+    // The search index writes what the whole group changed once, before the commit.
+    this.store.deferListeners(true);
     try {
       for (let i = 0; i < writes.length; i++) {
         if (settled.has(i)) continue;
@@ -53,23 +59,24 @@ export class SqliteGroupCommit implements GroupCommit {
           settled.add(i);
           continue;
         }
+        const writeCalls = this.store.writeCalls;
         db.exec(`SAVEPOINT ${SAVEPOINT}`);
         try {
           outcomes[i] = { kind: 'done', value: await write.run() };
           db.exec(`RELEASE ${SAVEPOINT}`);
         } catch (error) {
           outcomes[i] = { kind: 'failed', error };
-          if (!db.inTransaction) {
-            // The error ended the whole transaction (a full disk, an I/O error): the writes before
-            // this one are gone too and run again without it.
+          if (!db.inTransaction || this.store.writeCalls !== writeCalls) {
+            // The error ended the whole transaction (a full disk, an I/O error), or came after the
+            // write reached the catalog store, whose search-index changes gathered for the whole
+            // group cannot be taken back one write at a time: the others run again without it.
             settled.add(i);
-            this.store.forgetUncommitted();
+            this.rollback();
             return 'again';
           }
+          // Nothing of it reached the catalog store (a bad body, a relation to an unknown part).
           db.exec(`ROLLBACK TO ${SAVEPOINT}`);
           db.exec(`RELEASE ${SAVEPOINT}`);
-          // What the write's store calls stored and then kept in memory is gone with its savepoint.
-          this.store.forgetUncommitted();
         }
       }
       // A write given up while the group ran must not commit: the group runs again without it.
@@ -78,11 +85,14 @@ export class SqliteGroupCommit implements GroupCommit {
         this.rollback();
         return 'again';
       }
+      this.store.flushListeners();
       db.exec('COMMIT');
       return 'committed';
     } catch (error) {
       this.rollback();
       throw asStorageError(error, 'the catalog database');
+    } finally {
+      this.store.deferListeners(false);
     }
   }
 

@@ -38,7 +38,8 @@ describe('a batch of writes on the writer thread', () => {
         { service: 'relations', method: 'createRelations', args: [LOCAL_OWNER, [{ anchor_part_id: 'a1', related_part_id: 'nowhere', type: 'substitute' }]] },
         partsWrite('b1'),
         { service: 'relations', method: 'createRelations', args: [LOCAL_OWNER, [{ anchor_part_id: 'a1', related_part_id: 'b1', type: 'substitute' }]] },
-        partsWrite('a1'),
+        // The same part again, renamed: the index holds its last name only.
+        { service: 'service', method: 'upsertParts', args: [LOCAL_OWNER, [{ part_id: 'a1', name: { en: 'widget a1' } }]] },
       ],
     });
     expect(results.map((result) => (result.ok ? 'ok' : 'problem' in result ? result.problem.status : 'internal'))).toEqual(['ok', 400, 400, 'ok', 'ok', 'ok']);
@@ -50,7 +51,8 @@ describe('a batch of writes on the writer thread', () => {
     // Decided against what the writes before it stored in the same transaction.
     expect(values[5]).toMatchObject({ updated: ['a1'] });
     expect(await stored('a1', 'a2', 'b1', 'bad')).toEqual(['a1', 'a2', 'b1']);
-    expect(await found('gizmo')).toEqual(['a1', 'a2', 'anchor', 'b1']);
+    expect(await found('gizmo')).toEqual(['a2', 'anchor', 'b1']);
+    expect(await found('widget')).toEqual(['a1']);
   });
 
   it('rolls back a write that throws after its store writes, and only it', async () => {
@@ -72,6 +74,32 @@ describe('a batch of writes on the writer thread', () => {
     // The writer's own state follows what committed: a next write of the rolled-back id creates it.
     expect(await catalog.service.upsertParts(LOCAL_OWNER, [{ part_id: 'lost', name: { en: 'gizmo found' } }])).toMatchObject({ created: ['lost'] });
     expect(await found('found')).toEqual(['lost']);
+  });
+
+  it('leaves the search index as the writes one after the other would, when writes of a batch rename the same parts', async () => {
+    await catalog.service.upsertParts(LOCAL_OWNER, Array.from({ length: 40 }, (_, i) => ({ part_id: `m${i}`, name: { en: `pump m${i}` } })));
+    const names = new Map(Array.from({ length: 40 }, (_, i) => [`m${i}`, 'pump']));
+    const rename = (word: string, ids: number[]): PoolTask => ({ service: 'service', method: 'upsertParts', args: [LOCAL_OWNER, ids.map((i) => ({ part_id: `m${i}`, name: { en: `${word} m${i}` } }))] });
+    // A write that fails after it reached the store: the batch runs again without it.
+    const failing = Object.create(catalog.service) as Catalog['service'];
+    Object.defineProperty(failing, 'upsertValidatedParts', {
+      value: async (principal: typeof LOCAL_OWNER, items: never[]) => {
+        await catalog.service.upsertValidatedParts(principal, items);
+        throw new Error('failed after writing');
+      },
+    });
+    const plan: [string, number[]][] = [['valve', [0, 1, 2, 3, 4, 5]], ['pump', [2, 3, 30]], ['valve', [3, 30, 31, 39]], ['gasket', [0, 39]]];
+    const results = await runWriteBatch({ ...catalog, service: failing }, {
+      writes: [rename(...plan[0]!), rename(...plan[1]!), { service: 'service', method: 'upsertValidatedParts', args: [LOCAL_OWNER, [{ part_id: 'm7', name: { en: 'valve m7' } }]] }, rename(...plan[2]!), rename(...plan[3]!)],
+    });
+    expect(results.map((result) => result.ok)).toEqual([true, true, false, true, true]);
+    for (const [word, ids] of plan) for (const i of ids) names.set(`m${i}`, word);
+    const expected = (word: string) => [...names].filter(([, name]) => name === word).map(([id]) => id).sort();
+    expect(await found('pump')).toEqual(expected('pump'));
+    expect(await found('valve')).toEqual(expected('valve'));
+    expect(await found('gasket')).toEqual(['m0', 'm39']);
+    expect(await found('m7')).toEqual(['m7']);
+    expect((await catalog.search.search(LOCAL_OWNER, { matches: { text: 'pump' } })).resultsTotalCount).toBe(expected('pump').length);
   });
 
   it('never commits a write given up before the batch commits: before it ran, or after', async () => {
