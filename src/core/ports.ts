@@ -533,10 +533,13 @@ export interface GroupCommit {
    * Each write runs in a savepoint of its own: one that throws is rolled back alone and its outcome
    * is its error; the others go on. A write whose caller no longer wants it is not run (`dropped`);
    * one given up after it ran but before the commit makes the whole transaction roll back and run
-   * again without it, so a given-up write never commits. Outcomes come in the order of `writes`.
-   * Rejects (nothing of any write stored) when the transaction itself cannot begin or commit.
+   * again without it, so a given-up write never commits. Once the writes have run for `budgetMs`
+   * (default: no limit) no further one starts: the transaction commits what ran, at least one
+   * write, and the outcomes are those of the first writes, in order (the caller runs the rest in
+   * another group). Rejects (nothing of any write stored) when the transaction itself cannot begin
+   * or commit.
    */
-  run<T>(writes: readonly GroupedWrite<T>[]): Promise<GroupedOutcome<T>[]>;
+  run<T>(writes: readonly GroupedWrite<T>[], budgetMs?: number): Promise<GroupedOutcome<T>[]>;
 }
 
 // -- one store set per catalog ------------------------------------------------------------------

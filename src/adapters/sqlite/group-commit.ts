@@ -24,25 +24,27 @@ const SAVEPOINT = 'grouped_write';
 export class SqliteGroupCommit implements GroupCommit {
   constructor(private readonly store: SqliteCatalogStore) {}
 
-  async run<T>(writes: readonly GroupedWrite<T>[]): Promise<GroupedOutcome<T>[]> {
+  async run<T>(writes: readonly GroupedWrite<T>[], budgetMs = Number.POSITIVE_INFINITY): Promise<GroupedOutcome<T>[]> {
     const outcomes: (GroupedOutcome<T> | undefined)[] = writes.map(() => undefined);
     // Writes settled for good whatever happens to the transaction: dropped ones, and one whose
     // failure ended the whole transaction (SQLite rolls back by itself on some errors).
     const settled = new Set<number>();
     // Each attempt settles at least one more write for good or commits, so this ends.
     for (;;) {
-      const attempt = await this.attempt(writes, outcomes, settled);
-      if (attempt === 'committed') return outcomes as GroupedOutcome<T>[];
+      const ran = await this.attempt(writes, outcomes, settled, budgetMs);
+      if (ran !== 'again') return outcomes.slice(0, ran) as GroupedOutcome<T>[];
     }
   }
 
   /**
-   * One transaction over the writes not settled for good. 'committed', or 'again' after a rollback
-   * that settled one more write for good (a given-up one dropped, or one whose failure ended the
-   * transaction).
+   * One transaction over the writes not settled for good, until `budgetMs` is spent. The number of
+   * writes it covered (committed), or 'again' after a rollback that settled one more write for good
+   * (a given-up one dropped, or one whose failure ended the transaction).
    */
-  private async attempt<T>(writes: readonly GroupedWrite<T>[], outcomes: (GroupedOutcome<T> | undefined)[], settled: Set<number>): Promise<'committed' | 'again'> {
+  private async attempt<T>(writes: readonly GroupedWrite<T>[], outcomes: (GroupedOutcome<T> | undefined)[], settled: Set<number>, budgetMs: number): Promise<number | 'again'> {
     const db = this.store.db;
+    const started = performance.now();
+    let covered = writes.length;
     try {
       db.exec('BEGIN IMMEDIATE');
     } catch (error) {
@@ -51,15 +53,22 @@ export class SqliteGroupCommit implements GroupCommit {
     // The search index writes what the whole group changed once, before the commit.
     this.store.deferListeners(true);
     try {
+      let ran = false;
       for (let i = 0; i < writes.length; i++) {
         if (settled.has(i)) continue;
         const write = writes[i] as GroupedWrite<T>;
+        // The writer's turn at the lock is shared (write-turns.ts): past the budget, commit what ran.
+        if (ran && performance.now() - started >= budgetMs) {
+          covered = i;
+          break;
+        }
         if (!write.wanted()) {
           outcomes[i] = { kind: 'dropped' };
           settled.add(i);
           continue;
         }
         const writeCalls = this.store.writeCalls;
+        ran = true;
         db.exec(`SAVEPOINT ${SAVEPOINT}`);
         try {
           outcomes[i] = { kind: 'done', value: await write.run() };
@@ -80,14 +89,14 @@ export class SqliteGroupCommit implements GroupCommit {
         }
       }
       // A write given up while the group ran must not commit: the group runs again without it.
-      const givenUp = writes.findIndex((write, i) => !settled.has(i) && outcomes[i]?.kind === 'done' && !write.wanted());
+      const givenUp = writes.findIndex((write, i) => i < covered && !settled.has(i) && outcomes[i]?.kind === 'done' && !write.wanted());
       if (givenUp >= 0) {
         this.rollback();
         return 'again';
       }
       this.store.flushListeners();
       db.exec('COMMIT');
-      return 'committed';
+      return covered;
     } catch (error) {
       this.rollback();
       throw asStorageError(error, 'the catalog database');

@@ -81,7 +81,7 @@ async function searchWithAnswerPort(task: PoolTask, port: MessagePort): Promise<
  * environment).
  */
 export default async function run(task: PoolTask | WriteBatchTask): Promise<PoolResult | PoolResult[]> {
-  if ('writes' in task) return turns ? turns.run(() => runWriteBatch(catalog, task)) : runWriteBatch(catalog, task);
+  if ('writes' in task) return runWriteBatch(catalog, task, turns ? (work) => turns.run(work) : undefined);
   if (task.answerPort) return searchWithAnswerPort(task, task.answerPort);
   // The request was given up while this write waited: it must not commit now, unseen, after writes
   // that were answered (request-signal.ts).

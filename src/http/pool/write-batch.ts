@@ -33,18 +33,34 @@ function resultOf(outcome: GroupedOutcome): PoolResult {
 }
 
 /**
- * Runs a batch of writes on `catalog` in one transaction (its groupCommit; without one, each in
- * its own), in order: one result per write, in the batch's order. A write given up before it ran,
- * or before the batch commits, is not stored (GIVEN_UP). Rejects only when the transaction itself
- * fails (every write of the batch then fails with it, nothing stored).
+ * How long a transaction of a batch runs writes before it commits what ran and the rest go on in
+ * the next one, after another turn at the write lock (`inTurn`): the main thread's own writes (an
+ * upload's metadata) wait for one such transaction, not for a whole batch.
  */
-export async function runWriteBatch(catalog: Catalog, batch: WriteBatchTask): Promise<PoolResult[]> {
+export const GROUP_BUDGET_MS = 250;
+
+/**
+ * Runs a batch of writes on `catalog`, in order, in as few transactions as {@link GROUP_BUDGET_MS}
+ * allows (its groupCommit; without one, each in its own), each transaction in a turn of
+ * `inTurn`: one result per write, in the batch's order. A write given up before it ran, or before
+ * its transaction commits, is not stored (GIVEN_UP). Rejects only when a transaction itself fails
+ * (the writes of the batch not answered yet then fail with it; nothing of that transaction stored).
+ */
+export async function runWriteBatch(catalog: Catalog, batch: WriteBatchTask, inTurn: <T>(work: () => Promise<T>) => Promise<T> = (work) => work()): Promise<PoolResult[]> {
   const writes = batch.writes.map((task) => ({ run: callOf(catalog, task), wanted: () => !givenUp(task) }));
-  if (catalog.groupCommit) return (await catalog.groupCommit.run(writes)).map(resultOf);
+  const group = catalog.groupCommit;
+  if (group) {
+    const results: PoolResult[] = [];
+    while (results.length < writes.length) {
+      const rest = writes.slice(results.length);
+      for (const outcome of await inTurn(() => group.run(rest, GROUP_BUDGET_MS))) results.push(resultOf(outcome));
+    }
+    return results;
+  }
   const results: PoolResult[] = [];
   for (const write of writes) {
     if (!write.wanted()) results.push(resultOf({ kind: 'dropped' }));
-    else results.push(resultOf(await write.run().then((value) => ({ kind: 'done', value }) as const, (error: unknown) => ({ kind: 'failed', error }) as const)));
+    else results.push(resultOf(await inTurn(() => write.run()).then((value) => ({ kind: 'done', value }) as const, (error: unknown) => ({ kind: 'failed', error }) as const)));
   }
   return results;
 }

@@ -102,6 +102,20 @@ describe('a batch of writes on the writer thread', () => {
     expect((await catalog.search.search(LOCAL_OWNER, { matches: { text: 'pump' } })).resultsTotalCount).toBe(expected('pump').length);
   });
 
+  it('commits what ran once its time budget is spent, and runs the rest in further transactions, each in a turn of its own', async () => {
+    const group = catalog.groupCommit!;
+    const first = await group.run([partsWrite('e1'), partsWrite('e2')].map((task) => ({ run: () => catalog.service.upsertParts(LOCAL_OWNER, task.args[1]), wanted: () => true })), 0);
+    expect(first).toHaveLength(1);
+    expect(await stored('e1', 'e2')).toEqual(['e1']);
+    let turns = 0;
+    const results = await runWriteBatch({ ...catalog, groupCommit: { run: (writes) => group.run(writes, 0) } }, { writes: [partsWrite('e2'), partsWrite('e3'), partsWrite('e2')] }, (work) => {
+      turns++;
+      return work();
+    });
+    expect(turns).toBe(3);
+    expect(results.map((result) => (result.ok ? result.value : undefined))).toMatchObject([{ created: ['e2'] }, { created: ['e3'] }, { updated: ['e2'] }]);
+  });
+
   it('never commits a write given up before the batch commits: before it ran, or after', async () => {
     const before = flag();
     before[0] = 1;
