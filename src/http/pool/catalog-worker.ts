@@ -81,7 +81,14 @@ async function searchWithAnswerPort(task: PoolTask, port: MessagePort): Promise<
  * environment).
  */
 export default async function run(task: PoolTask | WriteBatchTask): Promise<PoolResult | PoolResult[]> {
-  if ('writes' in task) return runWriteBatch(catalog, task, turns ? (work) => turns.run(work) : undefined);
+  if ('writes' in task) {
+    const port = task.answerPort;
+    try {
+      return await runWriteBatch(catalog, task, turns ? (work) => turns.run(work) : undefined, port ? (answer) => port.postMessage(answer) : undefined);
+    } finally {
+      port?.close();
+    }
+  }
   if (task.answerPort) return searchWithAnswerPort(task, task.answerPort);
   // The request was given up while this write waited: it must not commit now, unseen, after writes
   // that were answered (request-signal.ts).

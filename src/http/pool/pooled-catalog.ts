@@ -40,7 +40,7 @@ import { methodsRunOn } from './call-routes.js';
 import { MAIN_THREAD_SEARCH_POSTINGS, searchWithinPostings } from './main-thread-search.js';
 import { requestSignal } from '../request-signal.js';
 import { WriteQueue } from './write-queue.js';
-import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask } from './protocol.js';
+import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask, type WriteBatchAnswer, type WriteBatchTask } from './protocol.js';
 
 /** Decoded postings the main thread's engine keeps (its searches read small lists only; ~6 MB). */
 export const MAIN_THREAD_POSTING_CACHE = 500_000;
@@ -467,7 +467,17 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       const writer = new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 });
       const readerThreads = Array.from({ length: readers }, () => new Piscina({ ...common, workerData: data(true), minThreads: 1, maxThreads: 1 }));
       // Writes wait here, not in piscina's queue: those that queue while a batch runs go as the next (write-queue.ts).
-      const writes: WriteQueue = new WriteQueue((batch) => writer.run(batch) as Promise<PoolResult[]>, options.maxWriteBatch, () => readerPools.wake());
+      // Each transaction's writes are answered as it commits, through a port of the batch's own.
+      const sendBatch = async (batch: WriteBatchTask, answered: (answer: WriteBatchAnswer) => void): Promise<PoolResult[]> => {
+        const { port1, port2 } = new MessageChannel();
+        port1.on('message', answered);
+        try {
+          return (await writer.run({ ...batch, answerPort: port2 }, { transferList: [port2] })) as PoolResult[];
+        } finally {
+          port1.close();
+        }
+      };
+      const writes: WriteQueue = new WriteQueue(sendBatch, options.maxWriteBatch, () => readerPools.wake());
       const readerPools: ReaderPools = new ReaderPools(readerThreads, common.maxQueue * readers, () => writes.size > 0);
       // While the threads load, this thread reads the per-part arrays its own searches need.
       const ready = Promise.all([threads, main.search.warm({ postings: 0 })]).then(() => undefined);

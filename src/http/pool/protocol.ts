@@ -54,6 +54,18 @@ export type PoolResult =
  */
 export interface WriteBatchTask {
   writes: PoolTask[];
+  /**
+   * Where the writer posts the results of each transaction of the batch as soon as it commits
+   * ({@link WriteBatchAnswer}), so that its writes are answered before the batch's later
+   * transactions have run.
+   */
+  answerPort?: MessagePort;
+}
+
+/** The results of the batch's writes from index `from` on, committed (WriteBatchTask.answerPort). */
+export interface WriteBatchAnswer {
+  from: number;
+  results: PoolResult[];
 }
 
 /** What pooled-catalog.ts hands each catalog worker thread (catalog-worker.ts). */

@@ -6,7 +6,7 @@
 import { CatalogError, toProblem } from '../../api/errors.js';
 import type { GroupedOutcome } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
-import type { PoolResult, PoolTask, WriteBatchTask } from './protocol.js';
+import type { PoolResult, PoolTask, WriteBatchAnswer, WriteBatchTask } from './protocol.js';
 
 /** The call a task names, `catalog[service][method](...args)`, ready to run. Throws for an unknown method (a bug). */
 export function callOf(catalog: Catalog, task: PoolTask): () => Promise<unknown> {
@@ -42,25 +42,36 @@ export const GROUP_BUDGET_MS = 250;
 /**
  * Runs a batch of writes on `catalog`, in order, in as few transactions as {@link GROUP_BUDGET_MS}
  * allows (its groupCommit; without one, each in its own), each transaction in a turn of
- * `inTurn`: one result per write, in the batch's order. A write given up before it ran, or before
- * its transaction commits, is not stored (GIVEN_UP). Rejects only when a transaction itself fails
+ * `inTurn`: one result per write, in the batch's order, and each transaction's results passed to
+ * `committed` as soon as it commits. A write given up before it ran, or before its transaction
+ * commits, is not stored (GIVEN_UP). Rejects only when a transaction itself fails
  * (the writes of the batch not answered yet then fail with it; nothing of that transaction stored).
  */
-export async function runWriteBatch(catalog: Catalog, batch: WriteBatchTask, inTurn: <T>(work: () => Promise<T>) => Promise<T> = (work) => work()): Promise<PoolResult[]> {
+export async function runWriteBatch(
+  catalog: Catalog,
+  batch: WriteBatchTask,
+  inTurn: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
+  committed: (answer: WriteBatchAnswer) => void = () => undefined,
+): Promise<PoolResult[]> {
   const writes = batch.writes.map((task) => ({ run: callOf(catalog, task), wanted: () => !givenUp(task) }));
   const group = catalog.groupCommit;
-  if (group) {
-    const results: PoolResult[] = [];
-    while (results.length < writes.length) {
-      const rest = writes.slice(results.length);
-      for (const outcome of await inTurn(() => group.run(rest, GROUP_BUDGET_MS))) results.push(resultOf(outcome));
-    }
-    return results;
-  }
   const results: PoolResult[] = [];
-  for (const write of writes) {
-    if (!write.wanted()) results.push(resultOf({ kind: 'dropped' }));
-    else results.push(resultOf(await inTurn(() => write.run()).then((value) => ({ kind: 'done', value }) as const, (error: unknown) => ({ kind: 'failed', error }) as const)));
+  while (results.length < writes.length) {
+    const from = results.length;
+    const rest = writes.slice(from);
+    const outcomes = group
+      ? await inTurn(() => group.run(rest, GROUP_BUDGET_MS))
+      : [await runAlone(rest[0] as (typeof writes)[number], inTurn)];
+    const answered = outcomes.map(resultOf);
+    results.push(...answered);
+    // Answered as soon as committed: the batch's later transactions are not waited for.
+    committed({ from, results: answered });
   }
   return results;
+}
+
+/** One write in a transaction of its own (a catalog without groupCommit). */
+async function runAlone(write: { run: () => Promise<unknown>; wanted: () => boolean }, inTurn: <T>(work: () => Promise<T>) => Promise<T>): Promise<GroupedOutcome> {
+  if (!write.wanted()) return { kind: 'dropped' };
+  return inTurn(() => write.run()).then((value) => ({ kind: 'done', value }) as const, (error: unknown) => ({ kind: 'failed', error }) as const);
 }

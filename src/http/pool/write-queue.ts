@@ -8,7 +8,7 @@
  * Why: the writer is one thread; under load writes queue for it, and every write paid its own
  * commit, the largest share of its time there. A write that finds the writer idle goes at once, alone.
  */
-import type { PoolResult, PoolTask, WriteBatchTask } from './protocol.js';
+import type { PoolResult, PoolTask, WriteBatchAnswer, WriteBatchTask } from './protocol.js';
 
 /** Writes a batch holds at most by default: a batch of 10-part writes runs well under a second on a loaded machine. */
 export const DEFAULT_MAX_BATCH = 16;
@@ -24,11 +24,13 @@ export class WriteQueue {
   private running = false;
 
   /**
-   * `send` runs a batch on the writer and resolves with one result per write, in order.
-   * `settled` is called after each batch has settled (the reader pools wake then: pooled-catalog.ts).
+   * `send` runs a batch on the writer and resolves with one result per write, in order; it may
+   * pass the results of the batch's first transactions to `answered` as each commits (those writes
+   * are answered then). `settled` is called after each batch has settled (the reader pools wake
+   * then: pooled-catalog.ts).
    */
   constructor(
-    private readonly send: (batch: WriteBatchTask) => Promise<PoolResult[]>,
+    private readonly send: (batch: WriteBatchTask, answered: (answer: WriteBatchAnswer) => void) => Promise<PoolResult[]>,
     private readonly maxBatch = DEFAULT_MAX_BATCH,
     private readonly settled: () => void = () => undefined,
   ) {}
@@ -53,7 +55,8 @@ export class WriteQueue {
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, this.maxBatch);
         try {
-          const results = await this.send({ writes: batch.map((write) => write.task) });
+          // A write answered early is resolved again below with the same result: a no-op.
+          const results = await this.send({ writes: batch.map((write) => write.task) }, ({ from, results: early }) => early.forEach((result, k) => batch[from + k]?.resolve(result)));
           batch.forEach((write, i) => {
             const result = results[i];
             if (result === undefined) write.reject(new Error(`the writer thread answered ${results.length} of a batch of ${batch.length} writes`));

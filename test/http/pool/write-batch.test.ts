@@ -108,11 +108,16 @@ describe('a batch of writes on the writer thread', () => {
     expect(first).toHaveLength(1);
     expect(await stored('e1', 'e2')).toEqual(['e1']);
     let turns = 0;
+    const answered: { from: number; results: number }[] = [];
     const results = await runWriteBatch({ ...catalog, groupCommit: { run: (writes) => group.run(writes, 0) } }, { writes: [partsWrite('e2'), partsWrite('e3'), partsWrite('e2')] }, (work) => {
       turns++;
       return work();
+    }, (answer) => {
+      answered.push({ from: answer.from, results: answer.results.length });
     });
     expect(turns).toBe(3);
+    // Each transaction's write answered as it committed.
+    expect(answered.map(({ from, results: n }) => [from, n])).toEqual([[0, 1], [1, 1], [2, 1]]);
     expect(results.map((result) => (result.ok ? result.value : undefined))).toMatchObject([{ created: ['e2'] }, { created: ['e3'] }, { updated: ['e2'] }]);
   });
 

@@ -33,6 +33,27 @@ describe('the queue of writes for the writer thread', () => {
     expect(queue.size).toBe(0);
   });
 
+  it('answers the writes of a transaction the writer has committed before the rest of their batch has run', async () => {
+    let finish: () => void = () => undefined;
+    const queue = new WriteQueue(async (batch, answered) => {
+      answered({ from: 0, results: [{ ok: true, value: 'first' }] });
+      await new Promise<void>((resolve) => (finish = resolve));
+      return batch.writes.map((_, i): PoolResult => ({ ok: true, value: i === 0 ? 'first' : 'second' }));
+    }, 16);
+    // Both in one batch: the writer is busy with neither yet when they are queued.
+    const blocker = queue.run(task(0));
+    const first = queue.run(task(1));
+    const second = queue.run(task(2));
+    let secondSettled = false;
+    void second.then(() => (secondSettled = true));
+    expect(await blocker).toEqual({ ok: true, value: 'first' });
+    finish();
+    expect(await first).toEqual({ ok: true, value: 'first' });
+    expect(secondSettled).toBe(false);
+    finish();
+    expect(await second).toEqual({ ok: true, value: 'second' });
+  });
+
   it('fails every write of a batch the writer could not run, and goes on with the next', async () => {
     let sent = 0;
     const queue = new WriteQueue(async (batch) => {
