@@ -61,6 +61,21 @@ describe.each(MODES)('ranking settings and sort (%s client)', (mode) => {
     expect(await search()).toEqual(['x-exact', 'p-a', 'p-b', 'p-c', 'p-d']);
   });
 
+  it('the first letters of a name: the custom ranking decides among the names they begin, before the word-or-completion rule', async () => {
+    expect((await h.admin.upsertParts([
+      { part_id: 'n-mini-lr', name: { en: 'mini-lr' }, attributes: values({ popularity: '10' }) },
+      { part_id: 'n-minimatch', name: { en: 'minimatch' }, attributes: values({ popularity: '9000' }) },
+      { part_id: 'n-minimist', name: { en: 'minimist' }, attributes: values({ popularity: '800' }) },
+      { part_id: 'n-a-mini', name: { en: 'a mini thing' }, attributes: values({ popularity: '99999' }) },
+    ])).errors).toEqual({});
+    const mini = async () => ids(await h.admin.search({ matches: { text: 'mini' } }));
+    // Without a popularity signal: the name holding the word typed, then the shortest completion.
+    expect(await mini()).toEqual(['n-mini-lr', 'n-minimist', 'n-minimatch', 'n-a-mini']);
+    await h.admin.setRanking({ customRanking: { attribute_id: 'popularity' } });
+    // With one: among the names that begin with `mini`, the most popular first; a name that only holds the word after them.
+    expect(await mini()).toEqual(['n-minimatch', 'n-minimist', 'n-mini-lr', 'n-a-mini']);
+  });
+
   it('a custom ranking attribute the caller may not read orders nothing for it', async () => {
     await h.admin.setRanking({ customRanking: { attribute_id: 'cost', order: 'asc' } });
     expect(await search()).toEqual(['x-exact', 'p-b', 'p-d', 'p-a', 'p-c']);
