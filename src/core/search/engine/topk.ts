@@ -115,9 +115,14 @@ const WORD_RANK = Array.from({ length: 256 }, (_, flags) => wordRank(flags));
 const ONE_WORD_TIER = Uint8Array.from(WORD_RANK, (sum) => finishTier(sum));
 const ONE_WORD_TIER_CUSTOM = Uint8Array.from(WORD_RANK, (sum) => finishTier(sum, true));
 
-/** The tier of a one-word query's posting from its flags (`customRanking`: see {@link finishTier}). */
-export function postingTier(flags: number, customRanking = false): number {
-  return (customRanking ? ONE_WORD_TIER_CUSTOM : ONE_WORD_TIER)[flags & 255] ?? 255;
+/** The tier of a one-word query's posting from its flags. */
+export function postingTier(flags: number): number {
+  return ONE_WORD_TIER[flags & 255] ?? 255;
+}
+
+/** The tier of a one-word query's posting from its flags when the query has a custom ranking attribute (see {@link finishTier}). */
+export function customPostingTier(flags: number): number {
+  return ONE_WORD_TIER_CUSTOM[flags & 255] ?? 255;
 }
 
 /**
@@ -513,7 +518,7 @@ function scoreOneWord(w: TermList | MaterializedWord, data: DocData, top: TopCol
     // so a search without it pays nothing for it).
     for (let i = 0; i < docs.length; i++) {
       const doc = docs[i] ?? 0;
-      const tier = postingTier(names[i] ?? 0, true);
+      const tier = customPostingTier(names[i] ?? 0);
       if (!top.admits(tier, Number.POSITIVE_INFINITY)) continue;
       const s = ('wtf' in w ? w.idf * tfPart(w.wtf[i] ?? 0, dl[doc] ?? 0, avgdl) : (w.score[i] ?? 0)) + (boost[doc] ?? 0);
       if (top.admits(tier, s)) top.offer(doc, tier, s, key[doc] ?? 0);
