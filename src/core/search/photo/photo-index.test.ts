@@ -158,6 +158,44 @@ describe('PhotoIndex', () => {
   });
 });
 
+describe('PhotoIndex consistentVotes', () => {
+  const index = new PhotoIndex(vocabulary);
+  refs.forEach((f, i) => index.add(`img${i}`, `part${i}`, f));
+
+  /**
+   * A photo in which part 5 keeps 10 keypoints, all turned by 20°, and ten other parts 14 each,
+   * at random places, orientations and sizes (the clutter sharing their words).
+   */
+  function coveredPhoto(): LocalFeatures {
+    const kept = photoOf(refs[5] as LocalFeatures, 20, 1, 60, 40, 0, 0, 77);
+    const n = 10 + 10 * 14;
+    const out = randomFeatures(n, 640, 480, 78);
+    const r = rng(79);
+    for (let i = 0; i < 10; i++) {
+      out.xs[i] = kept.xs[i] ?? 0;
+      out.ys[i] = kept.ys[i] ?? 0;
+      out.angles[i] = kept.angles[i] ?? 0;
+      out.sizes[i] = kept.sizes[i] ?? 0;
+      out.descriptors.set(kept.descriptors.subarray(i * DESCRIPTOR_WORDS, (i + 1) * DESCRIPTOR_WORDS), i * DESCRIPTOR_WORDS);
+    }
+    for (let p = 0; p < 10; p++) {
+      const other = refs[10 + p] as LocalFeatures;
+      for (let k = 0; k < 14; k++) {
+        const o = 10 + p * 14 + k;
+        out.sizes[o] = (other.sizes[k] ?? 21) * 2 ** (r() * 2 - 1);
+        out.descriptors.set(other.descriptors.subarray(k * DESCRIPTOR_WORDS, (k + 1) * DESCRIPTOR_WORDS), o * DESCRIPTOR_WORDS);
+      }
+    }
+    return out;
+  }
+
+  it('shortlists the image whose few votes agree on one turn and size over images with more, scattered votes', () => {
+    const photo = coveredPhoto();
+    expect(index.query(photo, { shortlist: 3 }).map((h) => h.part_id)).not.toContain('part5');
+    expect(index.query(photo, { shortlist: 3, consistentVotes: 30 })[0]?.part_id).toBe('part5');
+  });
+});
+
 describe('records', () => {
   it('local features survive encoding (positions to 1/8 px, angles to 0.01°)', () => {
     const f = randomFeatures(20, 400, 300, 1);

@@ -128,7 +128,7 @@ export function decodePhotoFeatures(bytes: Uint8Array): PhotoReference {
  * and only verification tells its agreeing matches from their scattered ones (docs/search.md;
  * decisions/0028). Verification costs O(hypotheses × matches) an image, the votes' ranking none.
  */
-export const PHOTO_LOCAL_DEFAULTS: Readonly<PhotoQueryOptions> = { multiAssign: 2, shortlist: 200 };
+export const PHOTO_LOCAL_DEFAULTS: Readonly<PhotoQueryOptions> = { multiAssign: 2, shortlist: 200, consistentVotes: 2000 };
 
 /** Options of {@link PhotoReferenceIndex.query}. */
 export interface PhotoSearchOptions {
