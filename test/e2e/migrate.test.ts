@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpCatalogClient } from '../../src/client/http-client.js';
-import { catalogSpawn, catalogSync, exited, ROOT } from '../helpers/bin.js';
+import { catalogSpawn, exited, ROOT } from '../helpers/bin.js';
+import { cli } from '../helpers/cli.js';
 import { createTestDatabase, postgresAvailable, s3Available, s3Server } from '../services/services.js';
 
 const IMAGES = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'images');
@@ -28,43 +29,52 @@ describe.skipIf(!available)('catalog migrate into PostgreSQL and S3', () => {
     dir = mkdtempSync(join(tmpdir(), 'migrate-'));
     const s3 = s3Server();
     s3Env = { AWS_ENDPOINT_URL_S3: s3.endpoint, AWS_REGION: s3.region, AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey };
+    // The AWS SDK reads its settings from the process environment, not the CLI's: this file's
+    // process is its own (vitest project e2e).
+    Object.assign(process.env, s3Env);
   });
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** `catalog <args>` with the S3 settings, asserting exit 0. */
-  function ok(args: string[]): string {
-    const run = catalogSync(args, s3Env);
-    expect(run.code, `catalog ${args.join(' ')}\n${run.stderr}`).toBe(0);
-    return run.stdout;
+  /** `catalog <args>` in-process (the same code as the built CLI) with the S3 settings. */
+  const run = (args: string[]) => cli(args, { cwd: dir, env: s3Env });
+  /** The same, asserting exit 0. */
+  async function ok(args: string[]): Promise<string> {
+    const result = await run(args);
+    expect(result.code, `catalog ${args.join(' ')}\n${result.stderr}`).toBe(0);
+    return result.stdout;
   }
 
   it('copies every kind of data, keeps the identity and the tokens, and reads the same afterwards', async () => {
     const local = join(dir, 'full');
     const at = ['--data-dir', local];
-    ok([...at, 'attributes', 'import', join(ROOT, 'fixtures', 'attributes.csv')]);
-    ok([...at, 'parts', 'import', join(ROOT, 'fixtures', 'parts.csv')]);
-    ok([...at, 'relations', 'import', join(ROOT, 'fixtures', 'relations.csv')]);
-    ok([...at, 'images', 'upload', join(IMAGES, 'horse.jpg'), join(IMAGES, 'banana.jpg'), '--part', 'pci:8086:1539', '--info', 'searchable display']);
-    const token = ok([...at, 'tokens', 'create', '--name', 'admin', '--role', 'catalogAdmin']).trim();
-    const dumps = (where: string[]) => ['attributes', 'parts', 'relations', 'images'].map((noun) => ok([...where, noun, 'list', '-o', 'json']));
-    const before = dumps(at);
-    const info = JSON.parse(ok([...at, 'tokens', 'list', '-o', 'json'])) as unknown;
+    await ok([...at, 'attributes', 'import', join(ROOT, 'fixtures', 'attributes.csv')]);
+    await ok([...at, 'parts', 'import', join(ROOT, 'fixtures', 'parts.csv')]);
+    await ok([...at, 'relations', 'import', join(ROOT, 'fixtures', 'relations.csv')]);
+    await ok([...at, 'images', 'upload', join(IMAGES, 'horse.jpg'), join(IMAGES, 'banana.jpg'), '--part', 'pci:8086:1539', '--info', 'searchable display']);
+    const token = (await ok([...at, 'tokens', 'create', '--name', 'admin', '--role', 'catalogAdmin'])).trim();
+    const dumps = async (where: string[]) => {
+      const out: string[] = [];
+      for (const noun of ['attributes', 'parts', 'relations', 'images']) out.push(await ok([...where, noun, 'list', '-o', 'json']));
+      return out;
+    };
+    const before = await dumps(at);
+    const info = JSON.parse(await ok([...at, 'tokens', 'list', '-o', 'json'])) as unknown;
 
     const url = await createTestDatabase('migrate');
     const blobs = blobUrl();
-    const run = catalogSync([...at, 'migrate', '--to', url, '--blob-url', blobs, '-o', 'json'], s3Env);
-    expect(run.code, run.stderr).toBe(0);
-    const summary = JSON.parse(run.stdout) as { catalogId: string; counts: Record<string, number>; differences: unknown[] };
+    const migrated = await run([...at, 'migrate', '--to', url, '--blob-url', blobs, '-o', 'json']);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    const summary = JSON.parse(migrated.stdout) as { catalogId: string; counts: Record<string, number>; differences: unknown[] };
     expect(summary.differences).toEqual([]);
     expect(summary.counts).toMatchObject({ parts: 5, images: 2, relations: 2, tokens: 1 });
-    expect(run.stderr).toContain('verified');
-    expect(run.stderr).not.toContain(token);
+    expect(migrated.stderr).toContain('verified');
+    expect(migrated.stderr).not.toContain(token);
 
     const target = ['--database-url', url, '--blob-url', blobs, '--data-dir', join(dir, 'unused')];
-    expect(dumps(target)).toEqual(before);
-    expect(JSON.parse(ok([...target, 'tokens', 'list', '-o', 'json']))).toEqual(info);
+    expect(await dumps(target)).toEqual(before);
+    expect(JSON.parse(await ok([...target, 'tokens', 'list', '-o', 'json']))).toEqual(info);
     // The moved catalog keeps its identity, its maintenance state (off), its originals and its
     // tokens: a server on it accepts the token made locally and serves the original from S3.
     const server = catalogSpawn([...target, 'serve', '--port', '0'], s3Env);
@@ -93,12 +103,12 @@ describe.skipIf(!available)('catalog migrate into PostgreSQL and S3', () => {
 
     // Another catalog into the same (now non-empty) target is refused, with nothing written.
     const other = join(dir, 'other');
-    ok(['--data-dir', other, 'attributes', 'import', join(ROOT, 'fixtures', 'attributes.csv')]);
-    const refused = catalogSync(['--data-dir', other, 'migrate', '--to', url, '--blob-url', blobs], s3Env);
+    await ok(['--data-dir', other, 'attributes', 'import', join(ROOT, 'fixtures', 'attributes.csv')]);
+    const refused = await run(['--data-dir', other, 'migrate', '--to', url, '--blob-url', blobs]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('migration of another catalog');
     // The same catalog again: verified again, nothing duplicated.
-    const again = catalogSync([...at, 'migrate', '--to', url, '--blob-url', blobs, '-o', 'json'], s3Env);
+    const again = await run([...at, 'migrate', '--to', url, '--blob-url', blobs, '-o', 'json']);
     expect(again.code, again.stderr).toBe(0);
     expect((JSON.parse(again.stdout) as { resumed: boolean }).resumed).toBe(true);
     // A target changed behind its back fails verification, naming what differs (exit 1); the
@@ -107,21 +117,21 @@ describe.skipIf(!available)('catalog migrate into PostgreSQL and S3', () => {
     await db.connect();
     await db.query("UPDATE parts SET name = '{\"en\":\"tampered\"}' WHERE part_id = 'pci:8086:15b8'");
     await db.end();
-    const tampered = catalogSync([...at, 'migrate', '--to', url, '--blob-url', blobs], s3Env);
+    const tampered = await run([...at, 'migrate', '--to', url, '--blob-url', blobs]);
     expect(tampered.code).toBe(1);
     expect(tampered.stderr).toContain("parts: content differs, first at 'pci:8086:15b8'");
-    const repaired = catalogSync([...at, 'migrate', '--to', url, '--blob-url', blobs], s3Env);
+    const repaired = await run([...at, 'migrate', '--to', url, '--blob-url', blobs]);
     expect(repaired.code, repaired.stderr).toBe(0);
-    expect(dumps(target)).toEqual(before);
+    expect(await dumps(target)).toEqual(before);
   });
 
   it('refuses a target that holds another catalog', async () => {
     const url = await createTestDatabase('migrate');
-    ok(['--database-url', url, '--data-dir', join(dir, 'unused2'), 'attributes', 'import', join(ROOT, 'fixtures', 'attributes.csv')]);
-    ok(['--database-url', url, '--data-dir', join(dir, 'unused2'), 'parts', 'import', join(ROOT, 'fixtures', 'parts.csv')]);
+    await ok(['--database-url', url, '--data-dir', join(dir, 'unused2'), 'attributes', 'import', join(ROOT, 'fixtures', 'attributes.csv')]);
+    await ok(['--database-url', url, '--data-dir', join(dir, 'unused2'), 'parts', 'import', join(ROOT, 'fixtures', 'parts.csv')]);
     const local = join(dir, 'small');
-    ok(['--data-dir', local, 'attributes', 'import', join(ROOT, 'fixtures', 'attributes.csv')]);
-    const refused = catalogSync(['--data-dir', local, 'migrate', '--to', url], s3Env);
+    await ok(['--data-dir', local, 'attributes', 'import', join(ROOT, 'fixtures', 'attributes.csv')]);
+    const refused = await run(['--data-dir', local, 'migrate', '--to', url]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/not empty \(it holds .*parts/);
   });
@@ -131,7 +141,7 @@ describe.skipIf(!available)('catalog migrate into PostgreSQL and S3', () => {
     const count = 1200;
     const file = join(dir, 'big.ndjson');
     writeFileSync(file, Array.from({ length: count }, (_, i) => JSON.stringify({ part_id: `big-${String(i).padStart(5, '0')}`, name: { en: `Big part ${i}` } })).join('\n') + '\n');
-    ok(['--data-dir', local, 'parts', 'import', file]);
+    await ok(['--data-dir', local, 'parts', 'import', file]);
     const url = await createTestDatabase('migrate');
     const blobs = blobUrl();
     const args = ['--data-dir', local, 'migrate', '--to', url, '--blob-url', blobs, '--batch-size', '20'];
@@ -162,7 +172,7 @@ describe.skipIf(!available)('catalog migrate into PostgreSQL and S3', () => {
       expect(afterInt).toBeLessThan(count);
       const second = await interruptWhenCopying('SIGKILL', afterInt + 200);
       expect(second.signal).toBe('SIGKILL');
-      const last = catalogSync(args, s3Env);
+      const last = await run(args);
       expect(last.code, last.stderr).toBe(0);
       expect(last.stderr).toContain('continued and migrated');
       const parts = await db.query<{ n: number; d: number }>('SELECT count(*)::int AS n, count(DISTINCT part_id)::int AS d FROM parts');

