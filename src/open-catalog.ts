@@ -202,6 +202,7 @@ function assembleCatalog(stores: CatalogStores, blobs: { store: BlobStore; dispo
     search,
     operations,
     changes: new ChangeService(context, stores.changes, stores.webhooks),
+    groupCommit: stores.groupCommit,
     async close() {
       await search.close();
       await backfill.stop();

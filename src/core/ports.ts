@@ -510,6 +510,38 @@ export interface BlobStore {
   sweep(referenced: (sha256: string) => boolean, options?: { minAgeMs?: number }): Promise<BlobSweepResult>;
 }
 
+// -- several callers' writes in one transaction ---------------------------------------------------
+
+/** One caller's write in a group (GroupCommit.run). */
+export interface GroupedWrite<T = unknown> {
+  /** The write: a service call whose store writes join the group's transaction. */
+  run(): Promise<T>;
+  /** Whether its caller still waits for it (false once its request was given up); asked before it runs and again before the commit. */
+  wanted(): boolean;
+}
+
+/** What became of one write of a group: its value, its own error (nothing of it stored), or dropped unrun (its caller had given up). */
+export type GroupedOutcome<T = unknown> = { kind: 'done'; value: T } | { kind: 'failed'; error: unknown } | { kind: 'dropped' };
+
+/**
+ * Group commit (`catalog serve`'s writer thread on SQLite, docs/decisions): the writes that queued
+ * while the previous ones ran are committed together, one commit for all of them.
+ */
+export interface GroupCommit {
+  /**
+   * Runs `writes` one after the other, in their order, in ONE transaction, and commits it once.
+   * Each write runs in a savepoint of its own: one that throws is rolled back alone and its outcome
+   * is its error; the others go on. A write whose caller no longer wants it is not run (`dropped`);
+   * one given up after it ran but before the commit makes the whole transaction roll back and run
+   * again without it, so a given-up write never commits. Once the writes have run for `budgetMs`
+   * (default: no limit) no further one starts: the transaction commits what ran, at least one
+   * write, and the outcomes are those of the first writes, in order (the caller runs the rest in
+   * another group). Rejects (nothing of any write stored) when the transaction itself cannot begin
+   * or commit.
+   */
+  run<T>(writes: readonly GroupedWrite<T>[], budgetMs?: number): Promise<GroupedOutcome<T>[]>;
+}
+
 // -- one store set per catalog ------------------------------------------------------------------
 
 /**
@@ -528,6 +560,8 @@ export interface CatalogStores {
   searchIndex: SearchIndex;
   sessions: SessionStore;
   references: ReferenceFeatureStore;
+  /** Several callers' writes in one transaction, where the store can (SQLite). */
+  groupCommit?: GroupCommit | undefined;
   close(): Promise<void>;
 }
 

@@ -28,6 +28,7 @@ export interface CatalogOperations {
   decodeQueue(): { active: number; queued: number };
 }
 import type { ChangeService } from './changes/service.js';
+import type { GroupCommit } from './ports.js';
 
 export interface Catalog {
   /** Attributes, parts, organizations, tokens, maintenance mode, authentication. */
@@ -42,6 +43,11 @@ export interface Catalog {
   operations: CatalogOperations;
   /** The change feed and webhooks (docs/api.md "Changes", "Webhooks"). */
   changes: ChangeService;
+  /**
+   * Several callers' writes (service calls) in one transaction, committed once, where the store
+   * can (SQLite): `catalog serve`'s writer thread runs the writes that queued so.
+   */
+  groupCommit?: GroupCommit | undefined;
   /** Closes every store. */
   close(): Promise<void>;
 }

@@ -46,11 +46,22 @@ describe.each(MODES)('ranking settings and sort (%s client)', (mode) => {
 
   const search = async (client = h.admin, body: Record<string, unknown> = {}) => ids(await client.search({ matches: { text: 'bearing ' }, ...body }));
 
-  it('the custom ranking attribute breaks the rules\' ties, descending and ascending, after the exact rule', async () => {
+  it('the custom ranking attribute breaks the rules\' ties, descending and ascending, after the exact rule; among names that begin with the letters typed, before exactness', async () => {
+    expect((await h.admin.upsertParts([
+      { part_id: 'n-mini-lr', name: { en: 'mini-lr' }, attributes: values({ popularity: '10' }) },
+      { part_id: 'n-minimatch', name: { en: 'minimatch' }, attributes: values({ popularity: '9000' }) },
+      { part_id: 'n-minimist', name: { en: 'minimist' }, attributes: values({ popularity: '800' }) },
+      { part_id: 'n-a-mini', name: { en: 'a mini thing' }, attributes: values({ popularity: '99999' }) },
+    ])).errors).toEqual({});
+    const mini = async () => ids(await h.admin.search({ matches: { text: 'mini' } }));
     expect(await h.admin.getRanking()).toEqual({ customRanking: null, identifierAttributes: [] });
     expect(await search()).toEqual(['x-exact', 'p-a', 'p-b', 'p-c', 'p-d']);
+    // The first letters of a name, without a popularity signal: the name holding the word typed, then the shortest completion.
+    expect(await mini()).toEqual(['n-mini-lr', 'n-minimist', 'n-minimatch', 'n-a-mini']);
     expect(await h.admin.setRanking({ customRanking: { attribute_id: 'popularity' } })).toEqual({ customRanking: { attribute_id: 'popularity', order: 'desc' }, identifierAttributes: [] });
     expect(await h.admin.getRanking()).toEqual({ customRanking: { attribute_id: 'popularity', order: 'desc' }, identifierAttributes: [] });
+    // With one: among the names that begin with `mini`, the most popular first; a name that only holds the word after them.
+    expect(await mini()).toEqual(['n-minimatch', 'n-minimist', 'n-mini-lr', 'n-a-mini']);
     // The exact name first whatever its popularity; the ties by popularity, the largest first; no value last.
     expect(await search()).toEqual(['x-exact', 'p-b', 'p-d', 'p-a', 'p-c']);
     // Filters only: every hit ties on the rules, so popularity orders them.

@@ -1,6 +1,6 @@
 /**
  * Crash safety of image uploads (api-decisions.md §4): the built server is SIGKILLed in the middle
- * of a CLI upload of 100 images and restarted. Every image it lists must have a readable original
+ * of a CLI upload of 30 images and restarted. Every image it lists must have a readable original
  * with the right SHA-256 (files are durable before their metadata commits), no orphan blob or temp
  * file may remain (swept at start), and running the upload again completes it without duplicates.
  */
@@ -17,7 +17,7 @@ import { freePort } from '../helpers/bin.js';
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'catalog.js');
 const IMAGES = SHARED_IMAGES;
-const COUNT = 100;
+const COUNT = 30;
 
 
 function catalogSync(args: string[], env: Record<string, string> = {}): string {

@@ -1,6 +1,7 @@
 /**
- * The store contract suite (store-contract.ts) against the SQLite adapter: in memory, and on disk
- * (where it also checks that every committed write survives a reopen).
+ * The store contract suite (store-contract.ts) against the SQLite adapter on disk, as the product
+ * runs it (it also checks that every committed write survives a reopen). The in-memory databases
+ * the other tests use are the same adapter on another file.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -13,17 +14,6 @@ import { openSqliteStores } from '../../src/adapters/sqlite/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
 import { describeStoreContract } from './store-contract.js';
 import type { StoredPart, StoredToken } from '../../src/core/model.js';
-
-describeStoreContract('SQLite in memory', async () => {
-  const blobDir = mkdtempSync(join(tmpdir(), 'store-contract-blobs-'));
-  return {
-    stores: openSqliteStores({ dataDir: undefined, clock: systemClock() }),
-    blobs: new FileBlobStore(blobDir),
-    async cleanup() {
-      rmSync(blobDir, { recursive: true, force: true });
-    },
-  };
-});
 
 describeStoreContract('SQLite on disk', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'store-contract-'));

@@ -255,7 +255,7 @@ export class SqliteCatalogStore implements CatalogStore {
   private withListeners<T>(body: () => T): T {
     try {
       const result = body();
-      for (const listener of this.listeners) listener.beforeCommit?.();
+      if (!this.listenersDeferred) for (const listener of this.listeners) listener.beforeCommit?.();
       return result;
     } catch (error) {
       for (const listener of this.listeners) listener.rolledBack?.();
@@ -556,6 +556,38 @@ export class SqliteCatalogStore implements CatalogStore {
   async allSettings(): Promise<Map<string, string>> {
     const rows = this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM settings ORDER BY key').all();
     return new Map(rows.map((r) => [r.key, r.value]));
+  }
+
+  /**
+   * While true (a transaction around several writes, group-commit.ts), the listeners gather the
+   * writes of every write method and write them once, at {@link flushListeners}: a frequent word's
+   * posting block is rewritten once for all of them.
+   */
+  private listenersDeferred = false;
+
+  /** Defers (true) the listeners' writes to {@link flushListeners}, or ends that (false). */
+  deferListeners(deferred: boolean): void {
+    this.listenersDeferred = deferred;
+  }
+
+  /** The listeners write what they gathered (the enclosing transaction is about to commit). */
+  flushListeners(): void {
+    for (const listener of this.listeners) listener.beforeCommit?.();
+  }
+
+  /** Calls of this store's write methods so far: a write that changed nothing here leaves it as it was. */
+  get writeCalls(): number {
+    return this.localWrites;
+  }
+
+  /**
+   * Forgets what this connection keeps of writes that did not commit after all (a transaction
+   * opened around several store writes, group-commit.ts, rolled back): the cached state is read
+   * again, and the listeners (the search index) drop what they hold of those writes.
+   */
+  forgetUncommitted(): void {
+    this.localWrites++;
+    for (const listener of this.listeners) listener.rolledBack?.();
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,7 @@ import type { CatalogStores, Clock } from '../../core/ports.js';
 import { SqliteCatalogStore } from './catalog-store.js';
 import { SqliteChangeLog, SqliteWebhookStore } from './change-log.js';
 import { openDatabase } from './database.js';
+import { SqliteGroupCommit } from './group-commit.js';
 import { SqliteImageStore } from './image-store.js';
 import { SqliteReferenceFeatureStore } from './reference-features.js';
 import { SqliteRelationStore } from './relation-store.js';
@@ -96,6 +97,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     searchIndex,
     sessions: withStorageFullErrors(sessions, 'the search sessions database'),
     references: withStorageFullErrors(inTurn(new SqliteReferenceFeatureStore(catalog.db), ['replaceStaleFeatures']), database),
+    groupCommit: new SqliteGroupCommit(catalog),
     async close() {
       await sessions.close();
       await catalog.close();

@@ -11,7 +11,8 @@ import type { NewSession, SessionSink } from '../../core/ports.js';
 import { packSessionHits } from '../../adapters/session-blocks.js';
 import { WriteTurns } from '../../adapters/sqlite/write-turns.js';
 import { searchAnsweringEarly } from './answer-early.js';
-import { THREAD_READY, type CatalogWorkerData, type PoolResult, type PoolTask } from './protocol.js';
+import { THREAD_READY, type CatalogWorkerData, type PoolResult, type PoolTask, type WriteBatchTask } from './protocol.js';
+import { callOf, GIVEN_UP, givenUp, runWriteBatch } from './write-batch.js';
 
 const data = workerData as CatalogWorkerData;
 /**
@@ -74,19 +75,26 @@ async function searchWithAnswerPort(task: PoolTask, port: MessagePort): Promise<
   return { ok: true, value: null, ...takeSessions() };
 }
 
-/** Runs one call. CatalogErrors come back as data; anything else is thrown (a bug or the environment). */
-export default async function run(task: PoolTask): Promise<PoolResult> {
+/**
+ * Runs one call, or on the writer a batch of writes (WriteBatchTask) in one transaction and in its
+ * turn at the write lock. CatalogErrors come back as data; anything else is thrown (a bug or the
+ * environment).
+ */
+export default async function run(task: PoolTask | WriteBatchTask): Promise<PoolResult | PoolResult[]> {
+  if ('writes' in task) {
+    const port = task.answerPort;
+    try {
+      return await runWriteBatch(catalog, task, turns ? (work) => turns.run(work) : undefined, port ? (answer) => port.postMessage(answer) : undefined);
+    } finally {
+      port?.close();
+    }
+  }
   if (task.answerPort) return searchWithAnswerPort(task, task.answerPort);
   // The request was given up while this write waited: it must not commit now, unseen, after writes
   // that were answered (request-signal.ts).
-  if (task.givenUp !== undefined && Atomics.load(task.givenUp, 0) === 1) {
-    return asProblem(new CatalogError('request_timeout', 'the request was given up (its connection closed) before it ran; nothing of it was stored'));
-  }
-  const target = catalog[task.service] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  const method = target[task.method];
-  if (typeof method !== 'function') throw new Error(`catalog worker: no method ${task.service}.${task.method}`);
+  if (givenUp(task)) return asProblem(GIVEN_UP);
   try {
-    const call = () => method.apply(target, task.args);
+    const call = callOf(catalog, task);
     const value = await (turns ? turns.run(call) : call());
     return { ok: true, value, ...takeSessions() };
   } catch (error) {

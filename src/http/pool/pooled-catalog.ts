@@ -4,7 +4,8 @@
  * 200–500 ms) or a costly search would otherwise stall every other request on the main thread.
  *
  * - Writes of attributes, parts, organizations and relations go to ONE writer thread (SQLite has
- *   one writer at a time anyway; one thread keeps them in arrival order without lock waits).
+ *   one writer at a time anyway; one thread keeps them in arrival order without lock waits). The
+ *   writes that queue while it runs a batch are its next batch, one transaction (write-queue.ts).
  * - Reads and text searches go to a pool of reader threads, each with its own connections (WAL
  *   lets them read while the writer writes); a write committed by the writer is seen by the very
  *   next read, on any thread.
@@ -38,7 +39,8 @@ import type { OpenCatalogOptions } from '../../open-catalog.js';
 import { methodsRunOn } from './call-routes.js';
 import { MAIN_THREAD_SEARCH_POSTINGS, searchWithinPostings } from './main-thread-search.js';
 import { requestSignal } from '../request-signal.js';
-import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask } from './protocol.js';
+import { WriteQueue } from './write-queue.js';
+import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask, type WriteBatchAnswer, type WriteBatchTask } from './protocol.js';
 
 /** Decoded postings the main thread's engine keeps (its searches read small lists only; ~6 MB). */
 export const MAIN_THREAD_POSTING_CACHE = 500_000;
@@ -52,6 +54,8 @@ export interface PooledCatalogOptions {
   maxQueue?: number | undefined;
   /** Writes that may wait for the writer thread (default {@link DEFAULT_MAX_QUEUED_WRITES}); beyond, a 503 with Retry-After. */
   maxQueuedWrites?: number | undefined;
+  /** Queued writes the writer runs in one transaction at most (default write-queue.ts DEFAULT_MAX_BATCH; 1: each alone). */
+  maxWriteBatch?: number | undefined;
   /** How long `start()` waits for the threads to be ready (default {@link READY_TIMEOUT_MS}). */
   readyTimeoutMs?: number | undefined;
   /** Postings a text search may read on the main thread (default {@link MAIN_THREAD_SEARCH_POSTINGS}; 0: none there). */
@@ -64,9 +68,9 @@ export interface PooledCatalogOptions {
 }
 
 /**
- * Writes that may wait for the writer thread by default. The writer runs them one at a time in
- * arrival order (piscina's FIFO queue); a write that waited longer than its client (the 60 s
- * connection timeout) was given up and dropped unanswered. 64 writes of one to a few parts wait a
+ * Writes that may wait for the writer thread by default. The writer runs them in arrival order,
+ * those that queued while a batch ran together as the next (write-queue.ts); a write that waited
+ * longer than its client (the 60 s connection timeout) was given up and is dropped unanswered. 64 writes of one to a few parts wait a
  * few seconds at most; a client beyond them gets a 503 with Retry-After at once, which the CLI and
  * the HTTP client retry, instead of an answer a minute later or none.
  */
@@ -149,6 +153,7 @@ function withGivenUpFlag(task: PoolTask): PoolTask {
 /** A thread's result as the value, or the very CatalogError the thread's core threw. */
 function unwrap(result: PoolResult): unknown {
   if (result.ok) return result.value;
+  if ('internal' in result) throw new Error(result.internal);
   const rebuilt = fromProblem(result.problem.status, result.problem);
   throw result.retryAfterSeconds === undefined ? rebuilt : new CatalogError(rebuilt.code, rebuilt.detail, rebuilt.errors, { retryAfterSeconds: result.retryAfterSeconds });
 }
@@ -454,33 +459,41 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   // kept refusing a filter on an attribute the writer had just made filterable, and the writer
   // kept answering 503 after maintenance mode was switched off on the main thread.
   const common = { filename: workerFile(), maxQueue: options.maxQueue ?? 1024, idleTimeout: Number.POSITIVE_INFINITY, concurrentTasksPerWorker: 1, atomics: 'async' as const };
-  let pools: { readers: ReaderPools; writer: Piscina; ready: Promise<void> } | undefined;
+  let pools: { readers: ReaderPools; writer: Piscina; writes: WriteQueue; ready: Promise<void> } | undefined;
   const start = () => {
     if (!pools) {
       // Listen before the threads exist, so that no thread's message is missed.
       const threads = threadsReady(readyChannel, readers + 1, options.readyTimeoutMs ?? READY_TIMEOUT_MS);
-      const writer = new Piscina({ ...common, maxQueue: options.maxQueuedWrites ?? DEFAULT_MAX_QUEUED_WRITES, workerData: data(false), minThreads: 1, maxThreads: 1 });
+      const writer = new Piscina({ ...common, workerData: data(false), minThreads: 1, maxThreads: 1 });
       const readerThreads = Array.from({ length: readers }, () => new Piscina({ ...common, workerData: data(true), minThreads: 1, maxThreads: 1 }));
-      const readerPools = new ReaderPools(readerThreads, common.maxQueue * readers, () => writer.queueSize > 0);
+      // Writes wait here, not in piscina's queue: those that queue while a batch runs go as the next (write-queue.ts).
+      // Each transaction's writes are answered as it commits, through a port of the batch's own.
+      const sendBatch = async (batch: WriteBatchTask, answered: (answer: WriteBatchAnswer) => void): Promise<PoolResult[]> => {
+        const { port1, port2 } = new MessageChannel();
+        port1.on('message', answered);
+        try {
+          return (await writer.run({ ...batch, answerPort: port2 }, { transferList: [port2] })) as PoolResult[];
+        } finally {
+          port1.close();
+        }
+      };
+      const writes: WriteQueue = new WriteQueue(sendBatch, options.maxWriteBatch, () => readerPools.wake());
+      const readerPools: ReaderPools = new ReaderPools(readerThreads, common.maxQueue * readers, () => writes.size > 0);
       // While the threads load, this thread reads the per-part arrays its own searches need.
       const ready = Promise.all([threads, main.search.warm({ postings: 0 })]).then(() => undefined);
-      pools = { readers: readerPools, writer, ready };
+      pools = { readers: readerPools, writer, writes, ready };
     }
     return pools;
   };
+  const maxQueuedWrites = options.maxQueuedWrites ?? DEFAULT_MAX_QUEUED_WRITES;
   const keepSessions: KeepSessions = (sessions) => main.search.storeSessions(sessions);
   const calls = (service: PooledServiceName) => {
     const read = route((task, runOptions) => start().readers.run(task, undefined, runOptions), service, keepSessions);
-    const write = route(async (task, runOptions) => {
-      const pool = start().writer;
-      // piscina's own refusal says only "queue is at limit": name the writes.
-      if (pool.queueSize >= pool.options.maxQueue) throw busyWriter(pool.options.maxQueue);
-      try {
-        return await pool.run(withGivenUpFlag(task), runOptions);
-      } finally {
-        // The reads held back while writes waited (ReaderPools.dispatch) may go now.
-        start().readers.wake();
-      }
+    // The reads held back while writes wait (ReaderPools.dispatch) go when a batch settles (WriteQueue).
+    const write = route((task) => {
+      const { writes } = start();
+      if (writes.size >= maxQueuedWrites) throw busyWriter(maxQueuedWrites);
+      return writes.run(withGivenUpFlag(task));
     }, service, keepSessions);
     const writes = new Set(methodsRunOn(service, 'write'));
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));

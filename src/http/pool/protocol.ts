@@ -44,7 +44,29 @@ export type PoolResult =
      */
     sessions?: NewSession[];
   }
-  | { ok: false; problem: ProblemBody; retryAfterSeconds: number | undefined };
+  | { ok: false; problem: ProblemBody; retryAfterSeconds: number | undefined }
+  /** A write of a batch that failed with anything but a CatalogError (a bug or the environment): its stack, rethrown on the main thread as an Error. */
+  | { ok: false; internal: string };
+
+/**
+ * Writes that queued for the writer thread, run there in one transaction (write-batch.ts), in
+ * order; the task resolves to one {@link PoolResult} per write, in the same order.
+ */
+export interface WriteBatchTask {
+  writes: PoolTask[];
+  /**
+   * Where the writer posts the results of each transaction of the batch as soon as it commits
+   * ({@link WriteBatchAnswer}), so that its writes are answered before the batch's later
+   * transactions have run.
+   */
+  answerPort?: MessagePort;
+}
+
+/** The results of the batch's writes from index `from` on, committed (WriteBatchTask.answerPort). */
+export interface WriteBatchAnswer {
+  from: number;
+  results: PoolResult[];
+}
 
 /** What pooled-catalog.ts hands each catalog worker thread (catalog-worker.ts). */
 export interface CatalogWorkerData {

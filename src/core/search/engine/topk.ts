@@ -85,14 +85,20 @@ export function wordRank(flags: number): number {
  * named by the query (levels exact, begins, near: 0..95) has every word in a name (the name's
  * term is in every word's list and in a name), so the attribute rule is moot there and its bits
  * hold the level; the others are 128..255. Counts are capped at 3, exactness at 1.
+ *
+ * `customRanking`: the query has a custom ranking attribute (DocData.boost). Among the names that
+ * begin with what was typed (level "begins"), it then decides before exactness, which is left out
+ * of their tier: the first letters of a name are a prefix whatever they spell, and which of
+ * `mini-lr`, `minimatch`, `minimist` a person typing `mini` means is popularity, not text.
  */
-export function finishTier(sum: number): number {
+export function finishTier(sum: number, customRanking = false): number {
   const high = Math.floor(sum / LOW_FIELDS);
   const low = sum - high * LOW_FIELDS;
   const typos = Math.min((low >>> 18) & 63, 3);
   const synonyms = Math.min((low >>> 12) & 63, 3);
   const completions = Math.min(low & 63, 1);
   const level = high >= 4096 ? 0 : high >= 64 ? 1 : high > 0 ? 2 : 3;
+  if (level === 1 && customRanking) return (level << 5) | (typos << 3) | (synonyms << 1);
   if (level === 3) return 128 | (typos << 5) | (synonyms << 3) | (Math.min((low >>> 6) & 63, 3) << 1) | completions;
   return (level << 5) | (typos << 3) | (synonyms << 1) | completions;
 }
@@ -107,10 +113,16 @@ export const NO_WORDS_TIER = finishTier(FIELD_UNIT);
 
 const WORD_RANK = Array.from({ length: 256 }, (_, flags) => wordRank(flags));
 const ONE_WORD_TIER = Uint8Array.from(WORD_RANK, (sum) => finishTier(sum));
+const ONE_WORD_TIER_CUSTOM = Uint8Array.from(WORD_RANK, (sum) => finishTier(sum, true));
 
 /** The tier of a one-word query's posting from its flags. */
 export function postingTier(flags: number): number {
   return ONE_WORD_TIER[flags & 255] ?? 255;
+}
+
+/** The tier of a one-word query's posting from its flags when the query has a custom ranking attribute (see {@link finishTier}). */
+export function customPostingTier(flags: number): number {
+  return ONE_WORD_TIER_CUSTOM[flags & 255] ?? 255;
 }
 
 /**
@@ -444,7 +456,7 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
       else if (k > 0) {
         let rank = 0;
         for (const w of cursors) rank += WORD_RANK[w.flags()] ?? 0;
-        const tier = noWords ? NO_WORDS_TIER : finishTier(rank);
+        const tier = noWords ? NO_WORDS_TIER : finishTier(rank, boost !== undefined);
         if (top.admits(tier, Number.POSITIVE_INFINITY)) {
           const dl = data.dl[doc] ?? 0;
           let score = 0;
@@ -480,9 +492,10 @@ function selectOneWord(w: TermList | MaterializedWord, data: DocData, k: number)
     oneWordTiers = new Uint8Array(n);
   }
   const tiers = oneWordTiers;
-  for (let i = 0; i < n; i++) tiers[i] = postingTier(names[i] ?? 0);
-  let scores: Float64Array;
   const { boost } = data;
+  const tierOf = boost ? ONE_WORD_TIER_CUSTOM : ONE_WORD_TIER;
+  for (let i = 0; i < n; i++) tiers[i] = tierOf[(names[i] ?? 0) & 255] ?? 255;
+  let scores: Float64Array;
   if ('wtf' in w) {
     const { wtf, idf } = w;
     const { dl, avgdl } = data;
@@ -505,7 +518,7 @@ function scoreOneWord(w: TermList | MaterializedWord, data: DocData, top: TopCol
     // so a search without it pays nothing for it).
     for (let i = 0; i < docs.length; i++) {
       const doc = docs[i] ?? 0;
-      const tier = postingTier(names[i] ?? 0);
+      const tier = customPostingTier(names[i] ?? 0);
       if (!top.admits(tier, Number.POSITIVE_INFINITY)) continue;
       const s = ('wtf' in w ? w.idf * tfPart(w.wtf[i] ?? 0, dl[doc] ?? 0, avgdl) : (w.score[i] ?? 0)) + (boost[doc] ?? 0);
       if (top.admits(tier, s)) top.offer(doc, tier, s, key[doc] ?? 0);
@@ -596,7 +609,7 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
     // The custom ranking attribute after the rules, before BM25; a sort: its keys alone.
     if (data.boost) score += data.boost[doc] ?? 0;
     if (data.byKey) hits.push({ doc, tier: NO_WORDS_TIER, score: 0, key: data.key[doc] ?? 0 });
-    else hits.push({ doc, tier: words.length === 0 ? NO_WORDS_TIER : finishTier(rank), score, key: data.key[doc] ?? 0 });
+    else hits.push({ doc, tier: words.length === 0 ? NO_WORDS_TIER : finishTier(rank, data.boost !== undefined), score, key: data.key[doc] ?? 0 });
   }
   hits.sort(compareRanked);
   return { total: hits.length, hits: hits.slice(0, k) };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tfPart } from './bm25.js';
-import { BEGINS_FIELD, COMPLETION, EXACT_FIELD, exhaustiveTopK, finishTier, materializeWord, NAMES, NEAR_FIELD, postingTier, SYNONYM, topK, TYPO, wordRank, type DocData, type TermList } from './topk.js';
+import { BEGINS_FIELD, COMPLETION, customPostingTier, EXACT_FIELD, exhaustiveTopK, finishTier, materializeWord, NAMES, NEAR_FIELD, postingTier, SYNONYM, topK, TYPO, wordRank, type DocData, type TermList } from './topk.js';
 
 describe('exact above typo', () => {
   const data: DocData = { dl: [5, 5, 5, 5, 50], key: [0, 1, 2, 3, 4], avgdl: 10, n: 5 };
@@ -12,8 +12,12 @@ describe('exact above typo', () => {
   it('orders tiers by the ranking rules: exact field, typos, synonyms, attribute, exactness', () => {
     // The name rule first: equal, then begins (the word itself before a completion), then a typo neighbour's name.
     const order = [NAMES | EXACT_FIELD, NAMES | BEGINS_FIELD, NAMES | BEGINS_FIELD | COMPLETION, NAMES | NEAR_FIELD, NAMES | NEAR_FIELD | TYPO, NAMES, NAMES | COMPLETION, 0, COMPLETION, NAMES | SYNONYM, SYNONYM, NAMES | TYPO, TYPO, TYPO | COMPLETION];
-    const tiers = order.map(postingTier);
+    const tiers = order.map((flags) => postingTier(flags));
     for (let i = 1; i < tiers.length; i++) expect(tiers[i], `flags ${order[i]}`).toBeGreaterThan(tiers[i - 1] ?? 0);
+    // With a custom ranking attribute, a name that begins with the query ties whether it holds the word or completes it (the custom ranking decides); elsewhere the same order.
+    expect(customPostingTier(NAMES | BEGINS_FIELD | COMPLETION)).toBe(customPostingTier(NAMES | BEGINS_FIELD));
+    expect(customPostingTier(NAMES | COMPLETION)).toBeGreaterThan(customPostingTier(NAMES));
+    expect(customPostingTier(NAMES | EXACT_FIELD)).toBeLessThan(customPostingTier(NAMES | BEGINS_FIELD));
     // Counted per word: one typo among two words ranks above two typos, whatever the attributes.
     expect(finishTier(wordRank(TYPO) + wordRank(0))).toBeLessThan(finishTier(wordRank(NAMES | TYPO) + wordRank(NAMES | TYPO)));
     // The exact rule comes first: even a typo word beside it ranks above a part without it.
