@@ -127,7 +127,7 @@ export function decodePhotoFeatures(bytes: Uint8Array): PhotoReference {
  * keypoints, so it collects fewer votes than references whose words the clutter happens to share,
  * and only verification tells its agreeing matches from their scattered ones (docs/search.md;
  * decisions/0028). The 200 are taken from the 2,000 with the most votes by how much their votes
- * agree on one turn and size (`consistentVotes`; decisions/0034): those few matches agree, the
+ * agree on one turn and size (`consistentVotes`; decisions/0035): those few matches agree, the
  * clutter's scatter. Verification costs O(hypotheses × matches) an image, that ranking one pass
  * over the tentative matches.
  */
