@@ -3,8 +3,10 @@
  * (docs/search.md, "Photo search"): the largest set of matches consistent with one similarity
  * transform (rotation, uniform scale, translation), found by RANSAC with one-match hypotheses (an
  * oriented, scaled keypoint pair fixes a similarity on its own, so every good match proposes the
- * right model and no random sampling is needed), refined by least squares, then relaxed to an
- * affine fit so that moderate perspective (a phone held at an angle) still counts. Pure code.
+ * right model and no random sampling is needed), refined by least squares, then grown into an affine and then a
+ * projective fit (a homography), each refitted on its own inliers and kept only when it explains
+ * more: a phone held at an angle shrinks the far side of a part, which a similarity fits only near
+ * the match that proposed it. Pure code.
  */
 
 /**
@@ -42,17 +44,25 @@ export interface VerifyOptions {
 /**
  * Result of {@link verify}: the number of inliers (distinct query AND reference keypoints), the
  * model x' = A·x + t as [a11, a12, a21, a22, tx, ty] mapping reference to query pixels, its scale
- * (√|det A|) and rotation (degrees), and the inlier flags (length n).
+ * (√|det A|) and rotation (degrees), and the inlier flags (length n). When a homography explained
+ * the most, `homography` holds its perspective row [p1, p2] (1/px): x' = (A·x + t) / (p1·x + p2·y + 1).
  */
 export interface Verification {
   inliers: number;
   model: [number, number, number, number, number, number];
+  homography?: [number, number];
   scale: number;
   rotation: number;
   inlier: Uint8Array;
 }
 
 const DEG = Math.PI / 180;
+
+/** Refit-and-recount rounds of each grown model (affine, then homography). */
+const GROW_ROUNDS = 3;
+
+/** Inliers a homography is fitted on at least (8 unknowns; fewer would let chance matches bend it). */
+const HOMOGRAPHY_MIN_INLIERS = 10;
 
 /** Signed angle difference a − b wrapped to (−180, 180]. */
 function angleDiff(a: number, b: number): number {
@@ -80,7 +90,8 @@ function countInliers(
   s: MatchSet, m: readonly number[], tol2: number, rotation: number, logScale: number, angleTol: number, logScaleTol: number,
   flags: Uint8Array,
 ): number {
-  const [a11 = 0, a12 = 0, a21 = 0, a22 = 0, tx = 0, ty = 0] = m;
+  const [a11 = 0, a12 = 0, a21 = 0, a22 = 0, tx = 0, ty = 0, p1 = 0, p2 = 0] = m;
+  const projective = p1 !== 0 || p2 !== 0;
   if (++stamp > 0x7ffffff0) {
     stamp = 1;
     seenQ.fill(0);
@@ -94,8 +105,10 @@ function countInliers(
     flags[j] = 0;
     const rx = s.rx[j] ?? 0;
     const ry = s.ry[j] ?? 0;
-    const dx = a11 * rx + a12 * ry + tx - (s.qx[j] ?? 0);
-    const dy = a21 * rx + a22 * ry + ty - (s.qy[j] ?? 0);
+    const w = projective ? p1 * rx + p2 * ry + 1 : 1;
+    if (w <= 0) continue;
+    const dx = (a11 * rx + a12 * ry + tx) / w - (s.qx[j] ?? 0);
+    const dy = (a21 * rx + a22 * ry + ty) / w - (s.qy[j] ?? 0);
     if (dx * dx + dy * dy > tol2) continue;
     if (gateAngle && Math.abs(angleDiff((s.qa[j] ?? 0) - (s.ra[j] ?? 0), rotation)) > angleTol) continue;
     if (gateScale && Math.abs(Math.log((s.qs[j] ?? 1) / (s.rs[j] ?? 1)) - logScale) > logScaleTol) continue;
@@ -175,6 +188,121 @@ function fitAffine(s: MatchSet, flags: Uint8Array): number[] | undefined {
 }
 
 /**
+ * Least-squares homography from the flagged matches, as [a11, a12, a21, a22, tx, ty, p1, p2]:
+ * x' = (a11·x + a12·y + tx) / (p1·x + p2·y + 1), likewise y'. Both point sets are first moved to
+ * their centroid and scaled to a mean distance of √2 (Hartley's normalisation), which keeps the
+ * 8 × 8 normal equations well conditioned. Undefined when < 5 matches or degenerate.
+ */
+function fitHomography(s: MatchSet, flags: Uint8Array): number[] | undefined {
+  let n = 0, mrx = 0, mry = 0, mqx = 0, mqy = 0;
+  for (let j = 0; j < s.n; j++) {
+    if (!flags[j]) continue;
+    n++;
+    mrx += s.rx[j] ?? 0; mry += s.ry[j] ?? 0; mqx += s.qx[j] ?? 0; mqy += s.qy[j] ?? 0;
+  }
+  if (n < 5) return undefined;
+  mrx /= n; mry /= n; mqx /= n; mqy /= n;
+  let dr = 0, dq = 0;
+  for (let j = 0; j < s.n; j++) {
+    if (!flags[j]) continue;
+    dr += Math.hypot((s.rx[j] ?? 0) - mrx, (s.ry[j] ?? 0) - mry);
+    dq += Math.hypot((s.qx[j] ?? 0) - mqx, (s.qy[j] ?? 0) - mqy);
+  }
+  if (dr < 1e-6 || dq < 1e-6) return undefined;
+  const kr = (Math.SQRT2 * n) / dr;
+  const kq = (Math.SQRT2 * n) / dq;
+  // Normal equations AᵀA·h = Aᵀb, two rows per match.
+  const ata = new Float64Array(64);
+  const atb = new Float64Array(8);
+  const row = new Float64Array(8);
+  const add = (b: number): void => {
+    for (let r = 0; r < 8; r++) {
+      const v = row[r] ?? 0;
+      if (v === 0) continue;
+      for (let c = 0; c < 8; c++) ata[r * 8 + c] = (ata[r * 8 + c] ?? 0) + v * (row[c] ?? 0);
+      atb[r] = (atb[r] ?? 0) + v * b;
+    }
+  };
+  for (let j = 0; j < s.n; j++) {
+    if (!flags[j]) continue;
+    const x = ((s.rx[j] ?? 0) - mrx) * kr;
+    const y = ((s.ry[j] ?? 0) - mry) * kr;
+    const u = ((s.qx[j] ?? 0) - mqx) * kq;
+    const v = ((s.qy[j] ?? 0) - mqy) * kq;
+    row.set([x, y, 1, 0, 0, 0, -u * x, -u * y]);
+    add(u);
+    row.set([0, 0, 0, x, y, 1, -v * x, -v * y]);
+    add(v);
+  }
+  const h = solve8(ata, atb);
+  if (!h) return undefined;
+  // Back to pixels: H = Tq⁻¹ · Hn · Tr, with Tr = [kr 0 −kr·mrx; 0 kr −kr·mry; 0 0 1] and Tq alike.
+  const [h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0, h5 = 0, h6 = 0, h7 = 0] = h;
+  // Hn · Tr
+  const b = [
+    h0 * kr, h1 * kr, h2 - h0 * kr * mrx - h1 * kr * mry,
+    h3 * kr, h4 * kr, h5 - h3 * kr * mrx - h4 * kr * mry,
+    h6 * kr, h7 * kr, 1 - h6 * kr * mrx - h7 * kr * mry,
+  ];
+  // Tq⁻¹ = [1/kq 0 mqx; 0 1/kq mqy; 0 0 1]
+  const g = (r: number, c: number): number => b[r * 3 + c] ?? 0;
+  const m = [0, 1, 2].map((c) => g(0, c) / kq + mqx * g(2, c));
+  const m2 = [0, 1, 2].map((c) => g(1, c) / kq + mqy * g(2, c));
+  const w = g(2, 2);
+  if (Math.abs(w) < 1e-12) return undefined;
+  return [(m[0] ?? 0) / w, (m[1] ?? 0) / w, (m2[0] ?? 0) / w, (m2[1] ?? 0) / w, (m[2] ?? 0) / w, (m2[2] ?? 0) / w, g(2, 0) / w, g(2, 1) / w];
+}
+
+/** Solves the 8 × 8 system a·x = b (row-major) by Gaussian elimination with partial pivoting; undefined when singular. */
+function solve8(a: Float64Array, b: Float64Array): number[] | undefined {
+  const m = Array.from({ length: 8 }, (_, r) => [...a.subarray(r * 8, r * 8 + 8), b[r] ?? 0]);
+  for (let c = 0; c < 8; c++) {
+    let p = c;
+    for (let r = c + 1; r < 8; r++) if (Math.abs(m[r]?.[c] ?? 0) > Math.abs(m[p]?.[c] ?? 0)) p = r;
+    const pivotRow = m[p] ?? [];
+    if (Math.abs(pivotRow[c] ?? 0) < 1e-10) return undefined;
+    m[p] = m[c] ?? [];
+    m[c] = pivotRow;
+    for (let r = 0; r < 8; r++) {
+      if (r === c) continue;
+      const rowR = m[r] ?? [];
+      const f = (rowR[c] ?? 0) / (pivotRow[c] ?? 1);
+      if (f === 0) continue;
+      for (let k = c; k < 9; k++) rowR[k] = (rowR[k] ?? 0) - f * (pivotRow[k] ?? 0);
+    }
+  }
+  return m.map((r, i) => (r[8] ?? 0) / (r[i] ?? 1));
+}
+
+/**
+ * Whether a homography is a plausible view of a flat part: orientation-preserving, no side of a
+ * `size`-px square around the inliers' centre shrinking or growing by more than `limit`× against
+ * the others (a phone at up to ~60° from the part's normal), so that a few chance matches cannot
+ * bend it into any shape.
+ */
+function plausibleHomography(m: readonly number[], cx: number, cy: number, size: number, limit: number): boolean {
+  const [a11 = 0, a12 = 0, a21 = 0, a22 = 0, tx = 0, ty = 0, p1 = 0, p2 = 0] = m;
+  const d = size / 2;
+  const corners = [[cx - d, cy - d], [cx + d, cy - d], [cx + d, cy + d], [cx - d, cy + d]].map(([x = 0, y = 0]) => {
+    const w = p1 * x + p2 * y + 1;
+    return w > 0 ? [(a11 * x + a12 * y + tx) / w, (a21 * x + a22 * y + ty) / w] : undefined;
+  });
+  if (corners.some((c) => c === undefined)) return false;
+  const pts = corners as number[][];
+  const sides: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const a = pts[i] ?? [0, 0];
+    const b = pts[(i + 1) % 4] ?? [0, 0];
+    const c = pts[(i + 2) % 4] ?? [0, 0];
+    // Convex and not mirrored: every turn has the sign of the reference square's (positive in image coordinates).
+    const cross = ((b[0] ?? 0) - (a[0] ?? 0)) * ((c[1] ?? 0) - (b[1] ?? 0)) - ((b[1] ?? 0) - (a[1] ?? 0)) * ((c[0] ?? 0) - (b[0] ?? 0));
+    if (cross <= 0) return false;
+    sides.push(Math.hypot((b[0] ?? 0) - (a[0] ?? 0), (b[1] ?? 0) - (a[1] ?? 0)));
+  }
+  return Math.max(...sides) <= limit * Math.min(...sides);
+}
+
+/**
  * Finds the largest consistent subset of `s` (see the module comment). Cost O(hypotheses · n).
  * Returns 0 inliers and the identity model when `s` has fewer than 2 matches.
  */
@@ -231,33 +359,61 @@ export function verify(s: MatchSet, options: VerifyOptions): Verification {
     bestRot = rot;
     bestLogScale = logScale;
   }
-  if (count >= 6) {
+  // Grow: an affine fit on the inliers, re-counted, a few times (each round reaches matches further
+  // from the proposing one); then a homography the same way. A fit is kept only when it explains
+  // more; the orientation gate stays at the similarity's rotation with twice the tolerance (shear
+  // and perspective turn keypoints a little), the size gate goes.
+  const trial = new Uint8Array(s.n);
+  let homography: number[] | undefined;
+  const wideAngle = Math.min(180, 2 * angleTol);
+  for (let round = 0; round < GROW_ROUNDS && count >= 6; round++) {
     const affine = fitAffine(s, flags);
-    if (affine) {
-      const det = (affine[0] ?? 0) * (affine[3] ?? 0) - (affine[1] ?? 0) * (affine[2] ?? 0);
-      // Keep only mild, orientation-preserving deformations (no mirror, aspect change ≤ 2×).
-      const trial = new Uint8Array(s.n);
-      if (det > 0) {
-        const sv = singularRatio(affine);
-        if (sv <= 2) {
-          const c = countInliers(s, affine, tol2, NaN, NaN, angleTol, logScaleTol, trial);
-          if (c > count) {
-            model = affine;
-            count = c;
-            flags.set(trial);
-          }
-        }
-      }
-    }
+    if (!affine) break;
+    const det = (affine[0] ?? 0) * (affine[3] ?? 0) - (affine[1] ?? 0) * (affine[2] ?? 0);
+    // Only mild, orientation-preserving deformations (no mirror, aspect change ≤ 2×).
+    if (det <= 0 || singularRatio(affine) > 2) break;
+    const c = countInliers(s, affine, tol2, bestRot, NaN, wideAngle, logScaleTol, trial);
+    if (c <= count) break;
+    model = affine;
+    count = c;
+    flags.set(trial);
+  }
+  for (let round = 0; round < GROW_ROUNDS && count >= HOMOGRAPHY_MIN_INLIERS; round++) {
+    const fit = fitHomography(s, flags);
+    if (!fit) break;
+    const [cx, cy, size] = spread(s, flags);
+    if (!plausibleHomography(fit, cx, cy, size, 2)) break;
+    const c = countInliers(s, fit, tol2, bestRot, NaN, wideAngle, logScaleTol, trial);
+    if (c <= count) break;
+    model = fit;
+    homography = fit;
+    count = c;
+    flags.set(trial);
   }
   const scale = Math.sqrt(Math.abs((model[0] ?? 0) * (model[3] ?? 0) - (model[1] ?? 0) * (model[2] ?? 0)));
   return {
     inliers: count,
     model: [model[0] ?? 1, model[1] ?? 0, model[2] ?? 0, model[3] ?? 1, model[4] ?? 0, model[5] ?? 0],
+    ...(homography ? { homography: [homography[6] ?? 0, homography[7] ?? 0] as [number, number] } : {}),
     scale,
     rotation: bestRot,
     inlier: flags,
   };
+}
+
+/** Centre (x, y) and extent (the larger side of the bounding box, ≥ 1) of the flagged reference points. */
+function spread(s: MatchSet, flags: Uint8Array): [number, number, number] {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (let j = 0; j < s.n; j++) {
+    if (!flags[j]) continue;
+    const x = s.rx[j] ?? 0;
+    const y = s.ry[j] ?? 0;
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+  }
+  return [(x0 + x1) / 2, (y0 + y1) / 2, Math.max(1, x1 - x0, y1 - y0)];
 }
 
 /** Ratio of the singular values (largest / smallest) of the 2 × 2 part of an affine model. */

@@ -79,6 +79,55 @@ describe('geometry.verify', () => {
     expect(v.rotation).toBeGreaterThan(30);
     expect(v.rotation).toBeLessThan(44);
   });
+
+  /** Matches of `ref` seen at an angle: its far (top) side 30 % shorter and shifted 8 % sideways, plus `chance` random matches. */
+  function tiltedMatches(ref: LocalFeatures, chance: number, seed: number): ReturnType<typeof matchSet> {
+    // Homography taking the reference's 400 × 300 frame to a trapezoid of a 640 × 480 photo.
+    const h = [0.8, -0.1, 0.2, 0.7, 120, 60, 0, -0.001];
+    const [a11 = 0, a12 = 0, a21 = 0, a22 = 0, tx = 0, ty = 0, p1 = 0, p2 = 0] = h;
+    const r = rng(seed);
+    const n = ref.count + chance;
+    const set = matchSet(n);
+    for (let i = 0; i < n; i++) {
+      const inlier = i < ref.count;
+      const j = inlier ? i : Math.floor(r() * ref.count);
+      const x = ref.xs[j] ?? 0;
+      const y = ref.ys[j] ?? 0;
+      const w = p1 * x + p2 * y + 1;
+      set.qx[i] = inlier ? (a11 * x + a12 * y + tx) / w + (r() - 0.5) : r() * 640;
+      set.qy[i] = inlier ? (a21 * x + a22 * y + ty) / w + (r() - 0.5) : r() * 480;
+      set.qa[i] = inlier ? (ref.angles[j] ?? 0) : r() * 360;
+      set.qs[i] = (ref.sizes[j] ?? 0) * (inlier ? 1 / w : 1);
+      set.rx[i] = x;
+      set.ry[i] = y;
+      set.ra[i] = ref.angles[j] ?? 0;
+      set.rs[i] = ref.sizes[j] ?? 0;
+      set.dist[i] = inlier ? 10 + r() * 20 : 10 + r() * 30;
+      set.qi[i] = i;
+      set.ri[i] = inlier ? i : 1000 + i;
+    }
+    set.n = n;
+    return set;
+  }
+
+  it('keeps nearly every match of a part seen at an angle (a homography, not one similarity)', () => {
+    const ref = refs[1] as LocalFeatures;
+    const v = verify(tiltedMatches(ref, 100, 11), { tolerance: 6.4 });
+    expect(v.inliers).toBeGreaterThanOrEqual(ref.count * 0.9);
+    expect(v.homography).toBeDefined();
+  });
+
+  it('does not bend chance matches into a hit: random matches keep few inliers', () => {
+    const ref = refs[2] as LocalFeatures;
+    const set = tiltedMatches(ref, 300, 12);
+    // Every match a chance one: drop the true ones.
+    set.qx.copyWithin(0, ref.count);
+    for (const a of [set.qy, set.qa, set.qs, set.rx, set.ry, set.ra, set.rs, set.dist]) a.copyWithin(0, ref.count);
+    set.qi.copyWithin(0, ref.count);
+    set.ri.copyWithin(0, ref.count);
+    set.n = 300;
+    expect(verify(set, { tolerance: 6.4 }).inliers).toBeLessThan(8);
+  });
 });
 
 describe('PhotoIndex', () => {
@@ -106,6 +155,44 @@ describe('PhotoIndex', () => {
     expect(index.remove('img3')).toBe(true);
     expect(index.query(photo).map((h) => h.image_id)).not.toContain('img3');
     expect(index.size).toBe(29);
+  });
+});
+
+describe('PhotoIndex consistentVotes', () => {
+  const index = new PhotoIndex(vocabulary);
+  refs.forEach((f, i) => index.add(`img${i}`, `part${i}`, f));
+
+  /**
+   * A photo in which part 5 keeps 10 keypoints, all turned by 20°, and ten other parts 14 each,
+   * at random places, orientations and sizes (the clutter sharing their words).
+   */
+  function coveredPhoto(): LocalFeatures {
+    const kept = photoOf(refs[5] as LocalFeatures, 20, 1, 60, 40, 0, 0, 77);
+    const n = 10 + 10 * 14;
+    const out = randomFeatures(n, 640, 480, 78);
+    const r = rng(79);
+    for (let i = 0; i < 10; i++) {
+      out.xs[i] = kept.xs[i] ?? 0;
+      out.ys[i] = kept.ys[i] ?? 0;
+      out.angles[i] = kept.angles[i] ?? 0;
+      out.sizes[i] = kept.sizes[i] ?? 0;
+      out.descriptors.set(kept.descriptors.subarray(i * DESCRIPTOR_WORDS, (i + 1) * DESCRIPTOR_WORDS), i * DESCRIPTOR_WORDS);
+    }
+    for (let p = 0; p < 10; p++) {
+      const other = refs[10 + p] as LocalFeatures;
+      for (let k = 0; k < 14; k++) {
+        const o = 10 + p * 14 + k;
+        out.sizes[o] = (other.sizes[k] ?? 21) * 2 ** (r() * 2 - 1);
+        out.descriptors.set(other.descriptors.subarray(k * DESCRIPTOR_WORDS, (k + 1) * DESCRIPTOR_WORDS), o * DESCRIPTOR_WORDS);
+      }
+    }
+    return out;
+  }
+
+  it('shortlists the image whose few votes agree on one turn and size over images with more, scattered votes', () => {
+    const photo = coveredPhoto();
+    expect(index.query(photo, { shortlist: 3 }).map((h) => h.part_id)).not.toContain('part5');
+    expect(index.query(photo, { shortlist: 3, consistentVotes: 30 })[0]?.part_id).toBe('part5');
   });
 });
 

@@ -63,6 +63,12 @@ export interface PhotoQueryOptions {
   maxDistance?: number;
   /** Images verified geometrically (default 40). */
   shortlist?: number;
+  /**
+   * When above `shortlist`: this many images with the most votes are ranked again by how much their
+   * votes agree on one change of orientation and size, and the shortlist taken from that order
+   * (default 0: by votes).
+   */
+  consistentVotes?: number;
   /** Inlier tolerance as a fraction of the query raster's longer side (default 0.01, 6.4 px on a 640-px photo). */
   tolerance?: number;
   /** Hits with fewer inliers are left out (default 4). */
@@ -582,7 +588,8 @@ export class PhotoIndex {
       if (v > 0) scored.push({ slot: s, v: v / Math.sqrt(Math.max(16, this.kpCount[s] ?? 0)) });
     }
     scored.sort((a, b) => b.v - a.v);
-    const chosen = scored.slice(0, shortlist);
+    const consistent = options.consistentVotes ?? 0;
+    const chosen = consistent > shortlist ? this.consistentShortlist(scored.slice(0, consistent), shortlist, q) : scored.slice(0, shortlist);
     const index = new Map<number, number>();
     chosen.forEach((c, i) => index.set(c.slot, i));
     const perSlot: number[][] = chosen.map(() => []);
@@ -632,6 +639,60 @@ export class PhotoIndex {
     });
     hits.sort((a, b) => b.inliers - a.inliers || b.votes - a.votes || (a.image_id < b.image_id ? -1 : a.image_id > b.image_id ? 1 : 0));
     return hits;
+  }
+
+  /**
+   * The `shortlist` of `candidates` (the images with the most votes) whose votes agree most on one
+   * change of orientation and size (weak geometric consistency): each tentative match votes, with
+   * its weight, into a 12 × 8 histogram of (query − reference angle, log₂ of the size ratio) of its
+   * image, and an image's score is its best 2 × 2 block of bins, normalised by √keypoints as the
+   * votes are. A part seen through a hand, a reflection or at an angle keeps few matches, but they
+   * agree; the clutter's chance matches that outvote them are spread over the histogram.
+   * Reads the last query's tentative matches (call from {@link query}).
+   */
+  private consistentShortlist(candidates: { slot: number; v: number }[], shortlist: number, q: LocalFeatures): { slot: number; v: number }[] {
+    const A = 12;
+    const S = 8;
+    const bins = new Float32Array(candidates.length * A * S);
+    const at = new Map<number, number>();
+    candidates.forEach((c, i) => at.set(c.slot, i));
+    const matches = this.matchesOfQueries;
+    if (!matches) return candidates.slice(0, shortlist);
+    const mSlot = matches.slot;
+    const mQ = matches.q;
+    const mKp = matches.kp;
+    const mD = matches.dist;
+    const mIdf = matches.idf;
+    const maxD = 41;
+    for (let i = 0; i < matches.count; i++) {
+      const c = at.get(mSlot[i] ?? -1);
+      if (c === undefined) continue;
+      const qi = mQ[i] ?? 0;
+      const g = ((this.kpOffset[mSlot[i] ?? 0] ?? 0) + (mKp[i] ?? 0)) * 4;
+      const ra = ((this.geo[g + 2] ?? 0) * 360) / 65536;
+      const rs = (this.geo[g + 3] ?? 16) / 16;
+      let da = ((q.angles[qi] ?? 0) - ra) % 360;
+      if (da < 0) da += 360;
+      const a = Math.floor(da / (360 / A)) % A;
+      const ls = Math.log2(Math.max(1e-3, (q.sizes[qi] ?? 1) / Math.max(1e-3, rs)));
+      const sb = Math.max(0, Math.min(S - 1, Math.floor(ls / 0.5) + S / 2));
+      const k = (c * A + a) * S + sb;
+      bins[k] = (bins[k] ?? 0) + (mIdf[i] ?? 0) * (1 - (mD[i] ?? 0) / maxD);
+    }
+    const scored = candidates.map((cand, c) => {
+      let best = 0;
+      for (let a = 0; a < A; a++) {
+        const a2 = (a + 1) % A;
+        for (let sb = 0; sb < S - 1; sb++) {
+          const o = c * A * S;
+          const v = (bins[o + a * S + sb] ?? 0) + (bins[o + a * S + sb + 1] ?? 0) + (bins[o + a2 * S + sb] ?? 0) + (bins[o + a2 * S + sb + 1] ?? 0);
+          if (v > best) best = v;
+        }
+      }
+      return { slot: cand.slot, v: best / Math.sqrt(Math.max(16, this.kpCount[cand.slot] ?? 0)) };
+    });
+    scored.sort((x, y) => y.v - x.v);
+    return scored.slice(0, shortlist);
   }
 
   /**

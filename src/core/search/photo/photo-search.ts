@@ -126,9 +126,12 @@ export function decodePhotoFeatures(bytes: Uint8Array): PhotoReference {
  * (a hand, a lamp's reflection), seen at an angle or smeared by a shaky hand keeps few matching
  * keypoints, so it collects fewer votes than references whose words the clutter happens to share,
  * and only verification tells its agreeing matches from their scattered ones (docs/search.md;
- * decisions/0028). Verification costs O(hypotheses × matches) an image, the votes' ranking none.
+ * decisions/0028). The 200 are taken from the 2,000 with the most votes by how much their votes
+ * agree on one turn and size (`consistentVotes`; decisions/0035): those few matches agree, the
+ * clutter's scatter. Verification costs O(hypotheses × matches) an image, that ranking one pass
+ * over the tentative matches.
  */
-export const PHOTO_LOCAL_DEFAULTS: Readonly<PhotoQueryOptions> = { multiAssign: 2, shortlist: 200 };
+export const PHOTO_LOCAL_DEFAULTS: Readonly<PhotoQueryOptions> = { multiAssign: 2, shortlist: 200, consistentVotes: 2000 };
 
 /** Options of {@link PhotoReferenceIndex.query}. */
 export interface PhotoSearchOptions {
