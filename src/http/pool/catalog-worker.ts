@@ -12,7 +12,7 @@ import { packSessionHits } from '../../adapters/session-blocks.js';
 import { WriteTurns } from '../../adapters/sqlite/write-turns.js';
 import { searchAnsweringEarly } from './answer-early.js';
 import { THREAD_READY, type CatalogWorkerData, type PoolResult, type PoolTask, type WriteBatchTask } from './protocol.js';
-import { callOf, GIVEN_UP, givenUp, runWriteBatch } from './write-batch.js';
+import { callOf, runWriteBatch } from './write-batch.js';
 
 const data = workerData as CatalogWorkerData;
 /**
@@ -32,8 +32,9 @@ const handBack: SessionSink = { keep: handOff, flush: () => Promise.resolve() };
 const catalog = openCatalog({ ...data.catalog, ...(data.warmSearch ? { sessionSink: () => handBack } : {}) });
 /**
  * The writer's turns at catalog.db's write lock, shared with the main thread's own writes
- * (write-turns.ts): each task runs in one, so a main-thread write waits for the task in progress
- * without blocking its event loop, and the next task waits for it without SQLite's busy sleeps.
+ * (write-turns.ts): each transaction of a write batch runs in one, so a main-thread write waits for
+ * the transaction in progress without blocking its event loop, and the next waits for it without
+ * SQLite's busy sleeps.
  */
 const turns = data.writeTurns ? new WriteTurns(data.writeTurns) : undefined;
 
@@ -76,9 +77,9 @@ async function searchWithAnswerPort(task: PoolTask, port: MessagePort): Promise<
 }
 
 /**
- * Runs one call, or on the writer a batch of writes (WriteBatchTask) in one transaction and in its
- * turn at the write lock. CatalogErrors come back as data; anything else is thrown (a bug or the
- * environment).
+ * Runs one read on a reader, or on the writer a batch of writes (WriteBatchTask, the only tasks
+ * the writer gets: write-queue.ts) in its turns at the write lock. CatalogErrors come back as
+ * data; anything else is thrown (a bug or the environment).
  */
 export default async function run(task: PoolTask | WriteBatchTask): Promise<PoolResult | PoolResult[]> {
   if ('writes' in task) {
@@ -90,12 +91,8 @@ export default async function run(task: PoolTask | WriteBatchTask): Promise<Pool
     }
   }
   if (task.answerPort) return searchWithAnswerPort(task, task.answerPort);
-  // The request was given up while this write waited: it must not commit now, unseen, after writes
-  // that were answered (request-signal.ts).
-  if (givenUp(task)) return asProblem(GIVEN_UP);
   try {
-    const call = callOf(catalog, task);
-    const value = await (turns ? turns.run(call) : call());
+    const value = await callOf(catalog, task)();
     return { ok: true, value, ...takeSessions() };
   } catch (error) {
     handed = [];

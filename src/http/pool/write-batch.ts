@@ -16,13 +16,16 @@ export function callOf(catalog: Catalog, task: PoolTask): () => Promise<unknown>
   return () => method.apply(target, task.args);
 }
 
-/** Whether the request a write serves was given up (PoolTask.givenUp). */
-export function givenUp(task: PoolTask): boolean {
+/**
+ * Whether the request a write serves was given up (PoolTask.givenUp): it must not commit then,
+ * unseen, after writes that were answered (request-signal.ts).
+ */
+function givenUp(task: PoolTask): boolean {
   return task.givenUp !== undefined && Atomics.load(task.givenUp, 0) === 1;
 }
 
 /** The answer of a write dropped because its request was given up. */
-export const GIVEN_UP = new CatalogError('request_timeout', 'the request was given up (its connection closed) before it ran; nothing of it was stored');
+const GIVEN_UP = new CatalogError('request_timeout', 'the request was given up (its connection closed) before it ran; nothing of it was stored');
 
 /** A write's outcome as its PoolResult: a CatalogError as data, anything else as an internal error. */
 function resultOf(outcome: GroupedOutcome): PoolResult {

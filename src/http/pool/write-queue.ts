@@ -13,8 +13,9 @@ import type { PoolResult, PoolTask, WriteBatchAnswer, WriteBatchTask } from './p
 
 /**
  * Writes a batch holds at most by default. The writer commits a batch's writes every 250 ms of
- * them (write-batch.ts GROUP_BUDGET_MS) and answers them then, so the bound matters little: under
- * the 50-connection mixed load batches held 7 writes at the median.
+ * them (write-batch.ts GROUP_BUDGET_MS) and answers them then, so the bound matters little: it
+ * only keeps one batch's task message small (docs/decisions, group commit, for the batch sizes
+ * seen under load).
  */
 export const DEFAULT_MAX_BATCH = 16;
 
