@@ -6,7 +6,7 @@
  * advisory lock (not the catalog write lock), so a search never waits on an import; the byte
  * budget is kept in session_totals, updated with every insert and delete.
  */
-import { Batches } from './batches.js';
+import { Batches } from '../../core/batches.js';
 import type { NewSession, SessionBudget, SessionStore } from '../../core/ports.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';
 import { blockRange, blocksOf, hitCount, packedBytes, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';

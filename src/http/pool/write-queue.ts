@@ -9,6 +9,7 @@
  * commit, the largest share of its time there. A write that finds the writer idle goes at once,
  * alone. The writer answers each transaction's writes as it commits (WriteBatchTask.answerPort).
  */
+import { Batches } from '../../core/batches.js';
 import type { PoolResult, PoolTask, WriteBatchAnswer, WriteBatchTask } from './protocol.js';
 
 /**
@@ -26,8 +27,7 @@ interface QueuedWrite {
 }
 
 export class WriteQueue {
-  private readonly waiting: QueuedWrite[] = [];
-  private running = false;
+  private readonly batches: Batches<QueuedWrite>;
 
   /**
    * `send` runs a batch on the writer and resolves with one result per write, in order; it may
@@ -37,45 +37,37 @@ export class WriteQueue {
    */
   constructor(
     private readonly send: (batch: WriteBatchTask, answered: (answer: WriteBatchAnswer) => void) => Promise<PoolResult[]>,
-    private readonly maxBatch = DEFAULT_MAX_BATCH,
+    maxBatch = DEFAULT_MAX_BATCH,
     private readonly settled: () => void = () => undefined,
-  ) {}
+  ) {
+    // A write that finds the writer idle goes at once, alone.
+    this.batches = new Batches(maxBatch, (batch) => this.runBatch(batch), false);
+  }
 
   /** Writes waiting for a batch (not the running batch's). */
   get size(): number {
-    return this.waiting.length;
+    return this.batches.size;
   }
 
   /** Queues `task` for the next batch; resolves with its own result once its batch has committed (or failed). */
   run(task: PoolTask): Promise<PoolResult> {
-    return new Promise<PoolResult>((resolve, reject) => {
-      this.waiting.push({ task, resolve, reject });
-      if (!this.running) void this.drain();
-    });
+    return new Promise<PoolResult>((resolve, reject) => this.batches.add({ task, resolve, reject }));
   }
 
-  /** Runs batch after batch until no write waits. */
-  private async drain(): Promise<void> {
-    this.running = true;
+  /** Sends one batch to the writer and answers each of its writes. */
+  private async runBatch(batch: QueuedWrite[]): Promise<void> {
     try {
-      while (this.waiting.length > 0) {
-        const batch = this.waiting.splice(0, this.maxBatch);
-        try {
-          // A write answered early is resolved again below with the same result: a no-op.
-          const results = await this.send({ writes: batch.map((write) => write.task) }, ({ from, results: early }) => early.forEach((result, k) => batch[from + k]?.resolve(result)));
-          batch.forEach((write, i) => {
-            const result = results[i];
-            if (result === undefined) write.reject(new Error(`the writer thread answered ${results.length} of a batch of ${batch.length} writes`));
-            else write.resolve(result);
-          });
-        } catch (error) {
-          for (const write of batch) write.reject(error);
-        } finally {
-          this.settled();
-        }
-      }
+      // A write answered early is resolved again below with the same result: a no-op.
+      const results = await this.send({ writes: batch.map((write) => write.task) }, ({ from, results: early }) => early.forEach((result, k) => batch[from + k]?.resolve(result)));
+      batch.forEach((write, i) => {
+        const result = results[i];
+        if (result === undefined) write.reject(new Error(`the writer thread answered ${results.length} of a batch of ${batch.length} writes`));
+        else write.resolve(result);
+      });
+    } catch (error) {
+      for (const write of batch) write.reject(error);
     } finally {
-      this.running = false;
+      this.settled();
     }
   }
 }

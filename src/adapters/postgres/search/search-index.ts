@@ -12,7 +12,7 @@
  * texts as tsvector + GIN, only to learn whether a word occurs in any: tsvector.ts), search_terms /
  * search_term_keys (the typo vocabulary, core/search/typo.ts).
  */
-import { Batches } from '../batches.js';
+import { Batches } from '../../../core/batches.js';
 import type { Attribute, LangMap, SearchFacets } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
 import type { RankedHits, ResultCard, StoredPart, TextSearchQuery } from '../../../core/model.js';

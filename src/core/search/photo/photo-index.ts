@@ -681,10 +681,10 @@ export class PhotoIndex {
     }
     const scored = candidates.map((cand, c) => {
       let best = 0;
+      const o = c * A * S;
       for (let a = 0; a < A; a++) {
         const a2 = (a + 1) % A;
         for (let sb = 0; sb < S - 1; sb++) {
-          const o = c * A * S;
           const v = (bins[o + a * S + sb] ?? 0) + (bins[o + a * S + sb + 1] ?? 0) + (bins[o + a2 * S + sb] ?? 0) + (bins[o + a2 * S + sb + 1] ?? 0);
           if (v > best) best = v;
         }
