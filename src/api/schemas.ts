@@ -506,7 +506,10 @@ export const SynonymListRequestSchema = z.lazy(() => z.strictObject({ paging: Pa
  * breaks the ties of the ranking rules before BM25, `desc` (default: the largest first) or `asc`;
  * null or absent: none. `identifierAttributes`: searchable, not per-organization attributes whose
  * values are identifiers (manufacturer part numbers): a part with such a value equal to the query,
- * separators and case aside, ranks with the exact name level; absent: none.
+ * separators and case aside, ranks with the exact name level; absent: none. `attributeOrder`:
+ * searchable, not per-organization attributes in order of importance (at most
+ * {@link MAX_ATTRIBUTE_ORDER}): the attribute rule ranks a part holding a word in an earlier one
+ * above a part holding it only in a later or unlisted one (names first); absent: none.
  */
 export const RankingSettingsSchema = z.lazy(() => z.strictObject({
   customRanking: z.strictObject({
@@ -514,7 +517,11 @@ export const RankingSettingsSchema = z.lazy(() => z.strictObject({
     order: z.enum(SORT_ORDERS, { error: `must be one of: ${SORT_ORDERS.join(', ')}` }).optional(),
   }).nullable().optional(),
   identifierAttributes: z.array(IdSchema).max(MAX_IDENTIFIER_ATTRIBUTES, { error: `at most ${MAX_IDENTIFIER_ATTRIBUTES} identifier attributes` }).optional(),
+  attributeOrder: z.array(IdSchema).max(MAX_ATTRIBUTE_ORDER, { error: `at most ${MAX_ATTRIBUTE_ORDER} attributes in the attribute order` }).optional(),
 }));
+
+/** Most attributes an attribute order lists (the index marks each word with one bit per position). */
+export const MAX_ATTRIBUTE_ORDER = 8;
 
 /** Most identifier attributes a catalog may name (each is one more term looked up per search). */
 export const MAX_IDENTIFIER_ATTRIBUTES = 8;
@@ -525,6 +532,8 @@ export interface RankingSettings {
   customRanking: { attribute_id: string; order: SortOrder } | null;
   /** The identifier attributes, in the order set (none: []). */
   identifierAttributes: string[];
+  /** The attribute order, most important first (none: []). */
+  attributeOrder: string[];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -141,6 +141,14 @@ export interface TextSearchQuery {
    * ranks with the name rule's exact level (docs/search.md, "Ranking"). Absent: none.
    */
   identifiers?: readonly string[] | undefined;
+  /**
+   * The catalog's attribute order (ranking settings `attributeOrder`), as its index was built with
+   * it: a word found in an earlier attribute ranks a part higher than the same word found only in a
+   * later or unlisted one (the attribute rule; docs/search.md, "Ranking"). The index keeps each
+   * attribute's marks in its values' visibility group, so a caller is ranked only by the attributes
+   * it may read. Absent or empty: no order.
+   */
+  attributeOrder?: readonly string[] | undefined;
 }
 
 /** An order of search hits by an attribute's values (TextSearchQuery.order). */

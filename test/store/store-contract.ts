@@ -584,6 +584,57 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         }
       });
 
+      it('returns the top k of the reference with an attribute order, set before and after writes, changed and removed; a hidden attribute ranks only for a tier that sees it', async () => {
+        const title = attribute('title');
+        const note = attribute('note');
+        const secret = attribute('secret', { visibility: 'admin' });
+        await putAttributes(title, note, secret);
+        const stems = ['valve', 'valves', 'pump', 'gasket', 'gaskte', 'seal', 'bearing', 'rotor'];
+        let seed = 67;
+        const next = () => {
+          seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+          return seed / 2 ** 32;
+        };
+        const pick = () => stems[Math.floor(next() * stems.length)] ?? 'x';
+        const parts: StoredPart[] = [];
+        for (let i = 0; i < 100; i++) {
+          const values: Record<string, string> = {};
+          if (next() < 0.6) values.title = `${pick()}${next() < 0.2 ? ' 6204-2RS' : ''}`;
+          if (next() < 0.8) values.note = `${pick()} ${pick()}${next() < 0.2 ? ' 6204-2RS' : ''}`;
+          if (next() < 0.4) values.secret = pick();
+          parts.push(part(`k-${String((i * 37) % 100).padStart(3, '0')}`, next() < 0.3 ? pick() : 'widget', values));
+        }
+        const attributes = new Map([title, note, secret].map((a) => [a.attribute_id, a]));
+        const ranking = (attributeOrder: string[]) => JSON.stringify({ customRanking: null, identifierAttributes: [], attributeOrder });
+        // Half written before the setting (re-indexed by its write), half after (indexed with it).
+        await putParts(...parts.slice(0, 50));
+        await s.catalog.setSetting('search_ranking', ranking(['secret', 'title', 'note']));
+        await putParts(...parts.slice(50));
+        const check = async (attributeOrder: string[]) => {
+          for (const principal of [ADMIN, WORKER]) {
+            for (const text of ['valve', 'pump seal ', 'rotor bea', '6204-2rs ']) {
+              const expected = referenceRanking(parts, attributes, parseQueryText(text), principal === ADMIN ? 3 : 0, undefined, [], attributeOrder);
+              const q = { ...query(text, principal), ...(attributeOrder.length > 0 ? { attributeOrder } : {}) };
+              q.ctx = { ...q.ctx, attributes };
+              for (const k of [1, 10, 40]) {
+                const hits = await s.searchIndex.searchText(q, k);
+                expect(hits.total, `${text} ${attributeOrder.join()}`).toBe(expected.length);
+                expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId), `${text} (${principal.roles.join()}) ${attributeOrder.join()} k ${k}`).toEqual(expected.slice(0, k));
+              }
+            }
+          }
+        };
+        await check(['secret', 'title', 'note']);
+        await s.catalog.setSetting('search_ranking', ranking(['note', 'title']));
+        await check(['note', 'title']);
+        // The order decides (the reference is no tautology): `valve` in a title or in a note comes first by the order.
+        const inTitle = referenceRanking(parts, attributes, parseQueryText('valve'), 0, undefined, [], ['title', 'note']);
+        const inNote = referenceRanking(parts, attributes, parseQueryText('valve'), 0, undefined, [], ['note', 'title']);
+        expect(inTitle).not.toEqual(inNote);
+        await s.catalog.setSetting('search_ranking', ranking([]));
+        await check([]);
+      });
+
       it('finds a punctuated word (a phrase) in a value only a wider visibility tier sees, for that tier only', async () => {
         const secret = attribute('secret', { visibility: 'admin' });
         await putAttributes(secret);

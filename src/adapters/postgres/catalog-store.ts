@@ -15,6 +15,7 @@ import { tokenFromColumns, type TokenColumns } from '../rows.js';
 import type { PgClient, PgDatabase } from './database.js';
 import { partFromPgRow, type PgPartRow } from './part-rows.js';
 import type { PgSearchIndex, WrittenPart } from './search/search-index.js';
+import { RANKING_SETTINGS_KEY } from '../../core/search/ranking-settings.js';
 
 /** Whether an attribute change moves its values between index columns (re-index needed). */
 function indexShapeChanged(before: Attribute, after: Attribute): boolean {
@@ -405,7 +406,17 @@ export class PgCatalogStore implements CatalogStore {
   }
 
   async setSetting(key: string, value: string): Promise<void> {
-    await this.db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+    if (key !== RANKING_SETTINGS_KEY) {
+      await this.db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+      return;
+    }
+    // The search index builds its documents with the ranking settings' attribute order: it
+    // re-indexes what the new row changes in the row's own transaction.
+    await this.db.write(async (c) => {
+      const before = (await c.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key])).rows[0]?.value;
+      await c.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+      await this.index.settingWritten(c, before, value);
+    });
   }
 
   async initSetting(key: string, value: string): Promise<string> {

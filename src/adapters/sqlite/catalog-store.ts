@@ -9,6 +9,7 @@ import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 import { countImagesOfPart } from './image-store.js';
 import { encodeAttributes, encodeServiceId, frozenPart, partFromRow, type PartRow } from './part-rows.js';
+import { RANKING_SETTINGS_KEY } from '../../core/search/ranking-settings.js';
 import type { CatalogWriteListener } from './write-listeners.js';
 import type { Decision, KeysetPage, StoredPart, StoredToken } from '../../core/model.js';
 import { tokenFromColumns, type TokenColumns } from '../rows.js';
@@ -541,7 +542,17 @@ export class SqliteCatalogStore implements CatalogStore {
 
   async setSetting(key: string, value: string): Promise<void> {
     this.localWrites++;
-    this.stmt.setSetting.run(key, value);
+    if (key !== RANKING_SETTINGS_KEY || this.listeners.length === 0) {
+      this.stmt.setSetting.run(key, value);
+      return;
+    }
+    // The search index builds its documents with the ranking settings' attribute order: it
+    // re-indexes what the new row changes in the row's own transaction.
+    this.db.transaction(() => this.withListeners(() => {
+      const before = this.stmt.getSetting.get(key)?.value;
+      this.stmt.setSetting.run(key, value);
+      for (const listener of this.listeners) listener.settingWritten?.(key, before, value);
+    })).immediate();
   }
 
   async initSetting(key: string, value: string): Promise<string> {

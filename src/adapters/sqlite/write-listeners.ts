@@ -20,6 +20,8 @@ export interface CatalogWriteListener {
   partDeleted(rowid: number, previous: StoredPart): void;
   /** An attribute was created (`before` undefined) or updated. */
   attributeWritten(before: Attribute | undefined, after: Attribute): void;
+  /** A settings row that a listener's derived state depends on was written (`before`: the stored value, undefined when absent). */
+  settingWritten?(key: string, before: string | undefined, after: string): void;
   /**
    * The transaction's writes are done and it is about to commit: write what was gathered (a
    * listener may gather per-item changes and write them once per transaction, as a bulk build).

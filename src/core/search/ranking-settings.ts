@@ -3,7 +3,7 @@
  * as one JSON settings row, read at every search (the store keeps settings until something
  * commits), and turned into a search's order (TextSearchQuery.order) for the caller.
  */
-import type { Attribute, Principal, RankingSettings, SearchSort } from '../../api/schemas.js';
+import { MAX_ATTRIBUTE_ORDER, type Attribute, type Principal, type RankingSettings, type SearchSort } from '../../api/schemas.js';
 import { errors, type FieldProblem } from '../../api/errors.js';
 import type { SearchOrder } from '../model.js';
 import { canSeeVisibility } from '../permissions.js';
@@ -12,7 +12,7 @@ import { canSeeVisibility } from '../permissions.js';
 export const RANKING_SETTINGS_KEY = 'search_ranking';
 
 /** The settings of a catalog that never set them. */
-export const DEFAULT_RANKING_SETTINGS: RankingSettings = { customRanking: null, identifierAttributes: [] };
+export const DEFAULT_RANKING_SETTINGS: RankingSettings = { customRanking: null, identifierAttributes: [], attributeOrder: [] };
 
 /** The stored settings row as settings (absent or unreadable: the defaults). */
 export function parseRankingSettings(stored: string | undefined): RankingSettings {
@@ -21,9 +21,11 @@ export function parseRankingSettings(stored: string | undefined): RankingSetting
     const value = JSON.parse(stored) as Partial<RankingSettings>;
     const custom = value.customRanking;
     const identifiers = Array.isArray(value.identifierAttributes) ? value.identifierAttributes.filter((a): a is string => typeof a === 'string') : [];
+    const order = Array.isArray(value.attributeOrder) ? value.attributeOrder.filter((a): a is string => typeof a === 'string').slice(0, MAX_ATTRIBUTE_ORDER) : [];
     return {
       customRanking: custom && typeof custom.attribute_id === 'string' ? { attribute_id: custom.attribute_id, order: custom.order === 'asc' ? 'asc' : 'desc' } : null,
       identifierAttributes: identifiers,
+      attributeOrder: order,
     };
   } catch {
     return DEFAULT_RANKING_SETTINGS;
@@ -41,6 +43,30 @@ export function unorderable(attribute: Attribute): string | undefined {
 export function notIdentifier(attribute: Attribute): string | undefined {
   if (!attribute.searchable) return `attribute '${attribute.attribute_id}' is not searchable; an identifier attribute's values must be searchable (make it searchable first)`;
   if (attribute.per_org_values) return `attribute '${attribute.attribute_id}' has per-organization values, which cannot be identifiers`;
+  return undefined;
+}
+
+/**
+ * The attribute order of the stored settings row `stored` as the search index builds its
+ * documents with it (document.ts buildEngineDocument `order`: attribute_id → position); undefined
+ * when there is none. Stores call it inside their write transactions, so documents always match
+ * the row committed with them.
+ */
+export function attributeOrderOf(stored: string | undefined): Map<string, number> | undefined {
+  const order = parseRankingSettings(stored).attributeOrder;
+  return order.length > 0 ? new Map(order.map((id, i) => [id, i])) : undefined;
+}
+
+/** The attributes whose place in the attribute order differs between `before` and `after` (their parts must be re-indexed). */
+export function attributeOrderChanges(before: ReadonlyMap<string, number> | undefined, after: ReadonlyMap<string, number> | undefined): string[] {
+  const ids = new Set([...(before?.keys() ?? []), ...(after?.keys() ?? [])]);
+  return [...ids].filter((id) => before?.get(id) !== after?.get(id));
+}
+
+/** Why `attribute` cannot be in the attribute order (not searchable, per-organization), or undefined when it can. */
+export function notOrderable(attribute: Attribute): string | undefined {
+  if (!attribute.searchable) return `attribute '${attribute.attribute_id}' is not searchable; only searchable attributes' words are found, so only they can be ordered (make it searchable first)`;
+  if (attribute.per_org_values) return `attribute '${attribute.attribute_id}' has per-organization values, which the attribute order cannot rank`;
   return undefined;
 }
 

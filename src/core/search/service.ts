@@ -26,7 +26,7 @@ import { parseBody } from '../validation.js';
 import { applySynonyms, compileSynonyms, type SynonymIndex } from './synonyms.js';
 import { assertCatalogAdmin, assertScope, canSeeVisibility, visibleLevels } from '../permissions.js';
 import { parseNumberValue } from './engine/order-keys.js';
-import { notIdentifier, parseRankingSettings, searchIdentifiers, searchOrder, unorderable } from './ranking-settings.js';
+import { notIdentifier, notOrderable, parseRankingSettings, searchIdentifiers, searchOrder, unorderable } from './ranking-settings.js';
 import type { RankedHits, ResultCard, SearchFilter, SessionHits, StoredPart, StoredSession, TextSearchQuery } from '../model.js';
 
 /**
@@ -432,7 +432,10 @@ export class SearchService {
     const order = sort && settings ? searchOrder(principal, ctx.attributes, sort, settings) : undefined;
     // Identifier values change only the order of the hits (their tokens match as any value's), so facets need none.
     const identifiers = settings && words.length > 0 ? searchIdentifiers(principal, ctx.attributes, settings) : undefined;
-    return { query: { words, visibleValues: visibleLevels(principal), filters, ctx, ...(order ? { order } : {}), ...(identifiers ? { identifiers } : {}) }, facetAttributes };
+    // The attribute order as the index was built with it (positions are the index's marks; a
+    // caller sees only the marks of the values it may read), so facets need none.
+    const attributeOrder = settings && words.length > 0 && settings.attributeOrder.length > 0 ? settings.attributeOrder : undefined;
+    return { query: { words, visibleValues: visibleLevels(principal), filters, ctx, ...(order ? { order } : {}), ...(identifiers ? { identifiers } : {}), ...(attributeOrder ? { attributeOrder } : {}) }, facetAttributes };
   }
 
   /** The stored ranking settings, parsed once per stored row. */
@@ -494,7 +497,20 @@ export class SearchService {
       });
       if (problems.length > 0) throw errors.badRequest(`invalid ranking settings: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
     }
-    const settings: RankingSettings = { customRanking: custom, identifierAttributes };
+    const attributeOrder = input.attributeOrder ?? [];
+    if (attributeOrder.length > 0) {
+      const ctx = await this.context.viewContext(principal, undefined);
+      const problems: FieldProblem[] = [];
+      attributeOrder.forEach((id, i) => {
+        const path = `attributeOrder[${i}]`;
+        const attribute = ctx.attributes.get(id);
+        const why = !attribute ? `attribute '${id}' does not exist` : attributeOrder.indexOf(id) !== i ? `attribute '${id}' is named twice` : notOrderable(attribute);
+        if (why) problems.push({ path, message: why });
+      });
+      if (problems.length > 0) throw errors.badRequest(`invalid ranking settings: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
+    }
+    const settings: RankingSettings = { customRanking: custom, identifierAttributes, attributeOrder };
+    // The store re-indexes the parts whose attribute order marks change, in the write of the row.
     await this.rankingRow.set(JSON.stringify(settings));
     return settings;
   }

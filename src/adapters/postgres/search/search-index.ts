@@ -17,6 +17,7 @@ import type { Attribute, LangMap, SearchFacets } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
 import type { RankedHits, ResultCard, StoredPart, TextSearchQuery } from '../../../core/model.js';
 import { buildEngineDocument, DOCUMENT_FORMAT } from '../../../core/search/engine/document.js';
+import { attributeOrderChanges, attributeOrderOf, RANKING_SETTINGS_KEY } from '../../../core/search/ranking-settings.js';
 import { buildOrgDocument } from '../../../core/search/engine/org-document.js';
 import { EngineSearcher } from '../../../core/search/engine/searcher.js';
 import { deletionVariants, hasTypoKeys } from '../../../core/search/typo.js';
@@ -69,6 +70,12 @@ async function loadAttributes(c: Pick<PgClient, 'query'>): Promise<Map<string, A
   }));
 }
 
+/** The attribute order of the ranking settings row as `c`'s transaction sees it (document.ts buildEngineDocument `order`). */
+async function loadAttributeOrder(c: Pick<PgClient, 'query'>): Promise<Map<string, number> | undefined> {
+  const rows = await c.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [RANKING_SETTINGS_KEY]);
+  return attributeOrderOf(rows.rows[0]?.value);
+}
+
 /** The PostgreSQL SearchIndex and its write-side maintenance (called by the catalog store inside its transactions). */
 export class PgSearchIndex implements SearchIndex {
   private readonly db: PgDatabase;
@@ -105,9 +112,10 @@ export class PgSearchIndex implements SearchIndex {
     );
     const cardOf = new Map(cards.rows.map((r) => [r.part_pk, r.id]));
     const engine = new PgEngineWrite();
+    const order = await loadAttributeOrder(client);
     for (const p of parts) {
-      const previous = !p.created && p.previous ? buildEngineDocument(p.previous, attributes) : undefined;
-      engine.put(p.pk, p.part.part_id, cardOf.get(p.pk) ?? 0, buildEngineDocument(p.part, attributes), previous);
+      const previous = !p.created && p.previous ? buildEngineDocument(p.previous, attributes, order) : undefined;
+      engine.put(p.pk, p.part.part_id, cardOf.get(p.pk) ?? 0, buildEngineDocument(p.part, attributes, order), previous);
     }
     await this.writeCurrent(client, parts.map((p) => ({ pk: p.pk, cardId: cardOf.get(p.pk) ?? 0, part: p.part })), attributes);
     await engine.flush(client);
@@ -119,8 +127,9 @@ export class PgSearchIndex implements SearchIndex {
     if (pks.length === 0) return;
     const rows = (await client.query<PgPartRow>('SELECT p.* FROM parts p JOIN search_current cur ON cur.part_pk = p.pk WHERE p.pk = ANY($1::bigint[])', [pks])).rows;
     const attributes = await loadAttributes(client);
+    const order = await loadAttributeOrder(client);
     const engine = new PgEngineWrite();
-    for (const row of rows) engine.remove(row.pk, buildEngineDocument(partFromPgRow(row), attributes));
+    for (const row of rows) engine.remove(row.pk, buildEngineDocument(partFromPgRow(row), attributes, order));
     await this.retire(client, pks, now);
     await client.query('DELETE FROM search_current WHERE part_pk = ANY($1::bigint[])', [pks]);
     await engine.flush(client);
@@ -148,12 +157,38 @@ export class PgSearchIndex implements SearchIndex {
     const cardIds = rows.rows.map((r) => r.card_id);
     await client.query('DELETE FROM search_org_docs WHERE card_id = ANY($1::bigint[])', [cardIds]);
     const engine = new PgEngineWrite();
+    const order = await loadAttributeOrder(client);
     const written = rows.rows.map((r) => {
       const part = partFromPgRow(r);
-      engine.put(r.pk, part.part_id, r.card_id, buildEngineDocument(part, attributes), buildEngineDocument(part, old));
+      engine.put(r.pk, part.part_id, r.card_id, buildEngineDocument(part, attributes, order), buildEngineDocument(part, old, order));
       return { pk: r.pk, cardId: r.card_id, part };
     });
     await this.writeCurrent(client, written, attributes);
+    await engine.flush(client);
+  }
+
+  /**
+   * The ranking settings row changed from `before` to `after` in `client`'s transaction: every part
+   * with a value for an attribute whose place in the attribute order changed is re-indexed with
+   * the new order (document.ts ATTR_MARK), keeping its card.
+   */
+  async settingWritten(client: PgClient, before: string | undefined, after: string): Promise<void> {
+    const old = attributeOrderOf(before);
+    const next = attributeOrderOf(after);
+    const changed = attributeOrderChanges(old, next);
+    if (changed.length === 0) return;
+    const rows = await client.query<PgPartRow & { card_id: number }>(
+      `SELECT p.*, cur.card_id FROM parts p JOIN search_current cur ON cur.part_pk = p.pk
+       WHERE p.pk IN (SELECT part_pk FROM part_attributes WHERE attribute_id = ANY($1::text[]))`,
+      [changed],
+    );
+    if (rows.rows.length === 0) return;
+    const attributes = await loadAttributes(client);
+    const engine = new PgEngineWrite();
+    for (const r of rows.rows) {
+      const part = partFromPgRow(r);
+      engine.put(r.pk, part.part_id, r.card_id, buildEngineDocument(part, attributes, next), buildEngineDocument(part, attributes, old));
+    }
     await engine.flush(client);
   }
 
@@ -173,13 +208,14 @@ export class PgSearchIndex implements SearchIndex {
     await this.db.write(async (c) => {
       if (!(await pending(c))) return;
       const attributes = await loadAttributes(c);
+      const order = await loadAttributeOrder(c);
       let engine = new PgEngineWrite();
       engine.clearAll();
       for (let after = 0; ;) {
         const rows = (await c.query<PgPartRow & { card_id: number }>(
           'SELECT p.*, cur.card_id FROM parts p JOIN search_current cur ON cur.part_pk = p.pk WHERE p.pk > $1 ORDER BY p.pk LIMIT 1000', [after],
         )).rows;
-        for (const r of rows) engine.put(r.pk, r.part_id, r.card_id, buildEngineDocument(partFromPgRow(r), attributes), undefined);
+        for (const r of rows) engine.put(r.pk, r.part_id, r.card_id, buildEngineDocument(partFromPgRow(r), attributes, order), undefined);
         if (engine.size >= REBUILD_FLUSH) {
           await engine.flush(c);
           engine = new PgEngineWrite();

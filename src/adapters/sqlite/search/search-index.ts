@@ -35,6 +35,7 @@ import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../
 import { buildEngineDocument, DOCUMENT_FORMAT, type EngineDocument } from '../../../core/search/engine/document.js';
 import { preparedOrgDocument, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
+import { attributeOrderChanges, attributeOrderOf, RANKING_SETTINGS_KEY } from '../../../core/search/ranking-settings.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
 import type { TypoKeyRow } from './term-id-cache.js';
@@ -173,6 +174,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * copy, so its card id needs no query.
    */
   private copiedRowids: number | undefined;
+  /** The attribute order the running write transaction builds documents with (attributeOrder), read once per transaction. */
+  private writeOrder: { order: ReadonlyMap<string, number> | undefined } | undefined;
   /** Cards read, by id, valid while the engine version is {@link cardCacheVersion} (readCards). */
   private readonly cardCache: CardCache;
   private cardCacheVersion = -1;
@@ -262,6 +265,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       totalChanges: db.prepare<[], number>('SELECT total_changes()').pluck(),
       getState: db.prepare<[string], string>('SELECT value FROM search_state WHERE key = ?').pluck(),
+      rankingSettings: db.prepare<[], string>(`SELECT value FROM settings WHERE key = '${RANKING_SETTINGS_KEY}'`).pluck(),
       setState: db.prepare<[string, string]>('INSERT INTO search_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     };
     this.cardBase = Number(this.stmt.cardBase.get() ?? 0);
@@ -279,7 +283,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     // A new parts row has no card yet (a reused rowid's card was retired when its part was deleted).
     const current = created ? undefined : this.stmt.current.get(rowid);
     if (current) this.retire(rowid, current.card_id, current.org_doc === 1, part.modifiedAt, previous);
-    const before = current && previous ? buildEngineDocument(previous, attributes) : undefined;
+    const before = current && previous ? buildEngineDocument(previous, attributes, this.attributeOrder()) : undefined;
     this.addCard(rowid, part, attributes, current === undefined, before, this.nextCardId(rowid, current?.card_id), prepared);
     this.collectGarbage(part.modifiedAt);
   }
@@ -291,12 +295,13 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     const now = this.clock.nowMicros();
     this.retire(rowid, current.card_id, current.org_doc === 1, now, previous);
     this.stmt.deleteCurrent.run(rowid);
-    this.engine.remove(rowid, buildEngineDocument(previous, this.loadAttributes()));
+    this.engine.remove(rowid, buildEngineDocument(previous, this.loadAttributes(), this.attributeOrder()));
     this.collectGarbage(now);
   }
 
   beforeCommit(): void {
     this.copiedRowids = undefined;
+    this.writeOrder = undefined;
     this.engine.flush();
     this.writeVocabulary();
     this.vocabulary.settle();
@@ -306,6 +311,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   rolledBack(): void {
     this.copiedRowids = undefined;
+    this.writeOrder = undefined;
     this.engine.discard();
     this.forgetVocabulary();
     this.unflushedWrites = false;
@@ -335,8 +341,42 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       this.stmt.setCurrent.run(row.rowid_, current.card_id, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
       if (doc.orgValues) this.stmt.insertOrgDoc.run(current.card_id, ...doc.orgValues);
       this.addTerms(doc.terms);
-      this.engine.put(row.rowid_, part.part_id, current.card_id, buildEngineDocument(part, attributes), buildEngineDocument(part, old));
+      const order = this.attributeOrder();
+      this.engine.put(row.rowid_, part.part_id, current.card_id, buildEngineDocument(part, attributes, order), buildEngineDocument(part, old, order));
     }
+  }
+
+  /**
+   * The ranking settings row changed: every part with a value for an attribute whose place in the
+   * attribute order changed is re-indexed with the new order (document.ts ATTR_MARK), keeping its
+   * card, in the row's own transaction (cost: about one part write per such part).
+   */
+  settingWritten(key: string, before: string | undefined, after: string): void {
+    if (key !== RANKING_SETTINGS_KEY) return;
+    const old = attributeOrderOf(before);
+    const next = attributeOrderOf(after);
+    this.writeOrder = { order: next };
+    const changed = attributeOrderChanges(old, next);
+    if (changed.length === 0) return;
+    this.unflushedWrites = true;
+    const attributes = this.loadAttributes();
+    const seen = new Set<number>();
+    for (const attributeId of changed) {
+      for (const row of this.stmt.partsWithAttribute.all(attributeId)) {
+        if (seen.has(row.rowid_)) continue;
+        seen.add(row.rowid_);
+        const current = this.stmt.current.get(row.rowid_);
+        if (!current) continue;
+        const part = partFromRow(row);
+        this.engine.put(row.rowid_, part.part_id, current.card_id, buildEngineDocument(part, attributes, next), buildEngineDocument(part, attributes, old));
+      }
+    }
+  }
+
+  /** The attribute order of the ranking settings row as this write transaction sees it, read once per transaction. */
+  private attributeOrder(): ReadonlyMap<string, number> | undefined {
+    this.writeOrder ??= { order: attributeOrderOf(this.stmt.rankingSettings.get()) };
+    return this.writeOrder.order;
   }
 
   /** Marks the index for a full rebuild and rebuilds it now (one immediate transaction). */
@@ -369,8 +409,10 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     (fresh ? this.stmt.insertCurrent : this.stmt.setCurrent).run(rowid, cardId, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
     if (doc.orgValues) this.stmt.insertOrgDoc.run(cardId, ...doc.orgValues);
     this.addTerms(doc.terms);
-    if (prepared) this.engine.putPrepared(rowid, part.part_id, cardId, prepared);
-    else this.engine.put(rowid, part.part_id, cardId, buildEngineDocument(part, attributes), before);
+    // Documents built ahead know no attribute order: with one, the engine document is built here.
+    const order = this.attributeOrder();
+    if (prepared && !order) this.engine.putPrepared(rowid, part.part_id, cardId, prepared);
+    else this.engine.put(rowid, part.part_id, cardId, buildEngineDocument(part, attributes, order), before);
   }
 
   /**
@@ -486,6 +528,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         this.forgetVocabulary();
         throw error;
       } finally {
+        this.writeOrder = undefined;
         this.vocabulary.unfixLevels();
       }
     }).immediate();

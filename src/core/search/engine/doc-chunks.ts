@@ -10,7 +10,7 @@
  * little-endian, array by array.
  */
 import { ID_WEIGHT, NAME_WEIGHT, TIERS } from './bm25.js';
-import { FILTER_MARK, HOLDER_TERM, ID_MARK, tierLength } from './document.js';
+import { ATTR_MARK, FILTER_MARK, HOLDER_TERM, ID_MARK, tierLength } from './document.js';
 import { GROUPS } from './postings.js';
 import { kthLargest } from './top-select.js';
 import { grown } from './typed-arrays.js';
@@ -154,9 +154,13 @@ export function writeKey(chunk: Uint8Array, doc: number, key: number): void {
   new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength).setFloat64(KEY_OFF + (doc % CHUNK) * 8, key, true);
 }
 
-/** Weight of field group 0 of a term: names, the id, or 1 for filter and marker terms (which carry no score). */
+/** The weight that makes {@link tierView} read a term's frequencies as attribute marks (document.ts ATTR_MARK). */
+export const ATTRIBUTE_MARKS = -1;
+
+/** Weight of field group 0 of a term: names, the id, or 1 for filter and marker terms (which carry no score); ATTRIBUTE_MARKS for attribute-order terms. */
 export function groupZeroWeight(term: string): number {
   if (term.startsWith(ID_MARK)) return ID_WEIGHT;
+  if (term.startsWith(ATTR_MARK)) return ATTRIBUTE_MARKS;
   if (term.startsWith(FILTER_MARK) || term === HOLDER_TERM) return 1;
   return NAME_WEIGHT;
 }
@@ -164,8 +168,11 @@ export function groupZeroWeight(term: string): number {
 /**
  * A term's decoded postings (`tf`: GROUPS per posting) as tier `tier` sees them: postings with a
  * weighted frequency (bm25.ts wtf) of 0 for that tier left out; names bit 1 when group 0 > 0.
+ * An attribute-order term (`weight` ATTRIBUTE_MARKS): `names` holds the marks of the value groups
+ * the tier sees, OR-ed (the best listed attribute it may read), wtf 1; postings without any left out.
  */
 export function tierView(docs: Int32Array, tf: ArrayLike<number>, weight: number, tier: number): TierView {
+  if (weight === ATTRIBUTE_MARKS) return marksView(docs, tf, tier);
   const n = docs.length;
   const wtf = new Float64Array(n);
   const names = new Uint8Array(n);
@@ -192,6 +199,20 @@ export function tierView(docs: Int32Array, tf: ArrayLike<number>, weight: number
     j++;
   }
   return view;
+}
+
+/** tierView of an attribute-order term. */
+function marksView(docs: Int32Array, tf: ArrayLike<number>, tier: number): TierView {
+  const out: number[] = [];
+  const marks: number[] = [];
+  for (let i = 0; i < docs.length; i++) {
+    let m = 0;
+    for (let k = 0; k <= tier; k++) m |= tf[i * GROUPS + 1 + k] ?? 0;
+    if (m === 0) continue;
+    out.push(docs[i] ?? 0);
+    marks.push(m & 0xff);
+  }
+  return { docs: Int32Array.from(out), wtf: new Float64Array(out.length).fill(1), names: Uint8Array.from(marks) };
 }
 
 /**

@@ -19,6 +19,11 @@
  *   group, tf 1 (the "exact" ranking rule for the catalog's identifier attributes, ranking settings
  *   `identifierAttributes`: a search names the attributes, so changing the setting re-indexes
  *   nothing; the value's group keeps a hidden value out of a caller's lists);
+ * - ATTR_MARK + a word (or joined run) of a value of an attribute of the catalog's attribute order
+ *   (ranking settings `attributeOrder`), in the value's group, the frequency the attribute marks
+ *   (topk.ts attributeMarks) of the best such attribute holding the word: the attribute rule's
+ *   order (a tier sees the marks of the groups it may read, doc-chunks.ts tierView). Only with an
+ *   order: a catalog without one indexes nothing more;
  * - FILTER_MARK + attribute id + NUL + folded value, for each value of a filterable, not
  *   per-organization attribute: group 0, tf 1 (no score);
  * - HOLDER_TERM for a part with any per-organization value (their view depends on the reader).
@@ -27,6 +32,7 @@ import type { Attribute, LangMap, PartAttribute } from '../../../api/schemas.js'
 import { VISIBILITY_ORDER } from '../../permissions.js';
 import { foldFilterValue, langTexts, tokenize } from '../text.js';
 import { GROUPS } from './postings.js';
+import { attributeMarks } from './topk.js';
 
 /** Prefix of id terms (a private-use character: never produced by the tokenizer for other text). */
 export const ID_MARK = '\uE001';
@@ -41,6 +47,8 @@ export const EXACT_ID_MARK = '\uE005';
 
 /** Prefix of an identifier value's exact-field term. */
 export const IDENT_MARK = '\uE006';
+/** Prefix of a word's attribute-order term (the marks of the best listed attribute holding it). */
+export const ATTR_MARK = '\uE007';
 /**
  * Longest value text (in UTF-16 units) given an identifier term: part numbers and codes are short;
  * a description never equals a query, so it costs no dictionary entry.
@@ -131,14 +139,28 @@ function add(terms: Map<string, number[]>, term: string, group: number): void {
   tf[group] = (tf[group] ?? 0) + 1;
 }
 
+/** Adds position `position` of the attribute order to the marks of `term` in `group` (topk.ts attributeMarks: the best position wins). */
+function markAttribute(terms: Map<string, number[]>, term: string, group: number, position: number): void {
+  let tf = terms.get(term);
+  if (!tf) {
+    tf = new Array<number>(GROUPS).fill(0);
+    terms.set(term, tf);
+  }
+  tf[group] = (tf[group] ?? 0) | attributeMarks(position);
+}
+
 /** Adds the exact-field term `term` of a field once (tf 1, however many fields share it). */
 function addExact(terms: Map<string, number[]>, tokens: readonly string[], term: string): void {
   if (tokens.length === 0) return;
   if (!terms.has(term)) add(terms, term, 0);
 }
 
-/** Builds the engine document of a part; values of unknown attributes are ignored. */
-export function buildEngineDocument(part: EngineIndexablePart, attributes: ReadonlyMap<string, Attribute>): EngineDocument {
+/**
+ * Builds the engine document of a part; values of unknown attributes are ignored. `order`: the
+ * attribute order (attribute_id → position, 0-based, below topk.ts MAX_ATTRIBUTE_ORDER), whose
+ * attributes' words get ATTR_MARK terms; absent or empty: none.
+ */
+export function buildEngineDocument(part: EngineIndexablePart, attributes: ReadonlyMap<string, Attribute>, order?: ReadonlyMap<string, number>): EngineDocument {
   const terms = new Map<string, number[]>();
   const lengths: [number, number, number, number, number] = [0, 0, 0, 0, 0];
   const idTokens = tokenize(part.part_id);
@@ -163,6 +185,7 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
     const attribute = attributes.get(entry.attribute_id);
     if (!attribute || attribute.per_org_values) continue;
     const group = 1 + VISIBILITY_ORDER.indexOf(attribute.visibility);
+    const position = attribute.searchable ? order?.get(attribute.attribute_id) : undefined;
     for (const value of entry.values) {
       for (const text of langTexts(value.value)) {
         if (attribute.searchable) {
@@ -172,6 +195,7 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
             lengths[group] = (lengths[group] ?? 0) + 1;
           }
           for (const joined of joinedRuns(text)) add(terms, joined, group);
+          if (position !== undefined) for (const word of [...tokens, ...joinedRuns(text)]) markAttribute(terms, ATTR_MARK + word, group, position);
           if (tokens.length > 0 && isIdentifierLike(text)) {
             const term = identifierTerm(attribute.attribute_id, tokens);
             if (!terms.get(term)?.[group]) add(terms, term, group);

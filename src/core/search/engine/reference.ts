@@ -11,7 +11,8 @@
  * find: one typo; two typos only for a word the catalog does not hold, when every neighbour
  * shares a key or the first letter; a neighbour found in fewer parts than the word as typed left
  * out), caller
- * visibility by tier, the custom ranking attribute and `sort` (TextSearchQuery.order). Not covered:
+ * visibility by tier, the custom ranking attribute and `sort` (TextSearchQuery.order), the attribute
+ * order (TextSearchQuery.attributeOrder: read from the parts' values, not from the index). Not covered:
  * filters, synonyms and per-organization values.
  */
 import type { Attribute, LangMap, PartAttribute } from '../../../api/schemas.js';
@@ -21,10 +22,10 @@ import { compareBinary } from '../rank.js';
 import { codePointLength, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, NAME_WEIGHT } from './bm25.js';
-import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, identifierTerm, tierLength } from './document.js';
+import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, identifierTerm, joinedRuns, tierLength } from './document.js';
 import { buildOrgDocument } from './org-document.js';
 import { compareValues, parseNumberValue, RANK_BOOST_UNIT } from './order-keys.js';
-import { BEGINS_FIELD, COMPLETION, EXACT_FIELD, exhaustiveTopK, nameBonus, NEAR_FIELD, termList, TYPO, type TermList } from './topk.js';
+import { attributeMarks, BEGINS_FIELD, COMPLETION, EXACT_FIELD, exhaustiveTopK, nameBonus, NEAR_FIELD, termList, TYPO, type TermList } from './topk.js';
 
 /** A part as the reference reads it. */
 export interface ReferencePart {
@@ -38,18 +39,40 @@ export interface ReferencePart {
  * by the ranking rules and BM25, ties by part id in binary order; with `order`, the custom
  * ranking attribute between the rules and BM25, or a sort instead of them; `identifiers`: the
  * identifier attributes (TextSearchQuery.identifiers), whose values equal to the query, separators
- * aside, rank with the exact name level when tier `tier` sees them.
+ * aside, rank with the exact name level when tier `tier` sees them; `attributeOrder`: the attribute
+ * order (a word in an earlier attribute the tier sees first).
  */
-export function referenceRanking(parts: readonly ReferencePart[], attributes: ReadonlyMap<string, Attribute>, words: readonly QueryWord[], tier: number, order?: SearchOrder, identifiers: readonly string[] = []): string[] {
+export function referenceRanking(parts: readonly ReferencePart[], attributes: ReadonlyMap<string, Attribute>, words: readonly QueryWord[], tier: number, order?: SearchOrder, identifiers: readonly string[] = [], attributeOrder: readonly string[] = []): string[] {
   const sorted = [...parts].sort((a, b) => compareBinary(a.part_id, b.part_id));
   const docs = sorted.map((p) => buildEngineDocument(p, attributes));
   const dl = docs.map((d) => tierLength(d.lengths, tier));
-  const data = { dl, key: sorted.map((_, i) => i), avgdl: averageLength({ n: docs.length, sumLength: dl.reduce((a, b) => a + b, 0) }), n: docs.length, ...referenceOrder(sorted, attributes, order) };
+  const data = { dl, key: sorted.map((_, i) => i), avgdl: averageLength({ n: docs.length, sumLength: dl.reduce((a, b) => a + b, 0) }), n: docs.length, ...referenceOrder(sorted, attributes, order), ...(attributeOrder.length > 0 ? { attributeOrder: attributeOrder.length } : {}) };
+  /** The attribute order's position of each attribute a word's marks may come from (searchable, not per-organization, seen by the tier). */
+  const positions = new Map<string, number>();
+  attributeOrder.forEach((id, i) => {
+    const a = attributes.get(id);
+    if (a && a.searchable && !a.per_org_values && VISIBILITY_ORDER.indexOf(a.visibility) <= tier) positions.set(id, i);
+  });
+  /** The attribute marks of `word` in `part`: its best listed attribute holding it as a token or a joined run. */
+  const marksOf = (part: ReferencePart, word: string, phrase?: (tokens: readonly string[]) => number): number => {
+    let marks = 0;
+    for (const entry of part.attributes) {
+      const position = positions.get(entry.attribute_id);
+      if (position === undefined) continue;
+      for (const value of entry.values) {
+        for (const text of langTexts(value.value)) {
+          const tokens = tokenize(text);
+          if (phrase ? phrase(tokens) > 0 : tokens.includes(word) || joinedRuns(text).includes(word)) marks |= attributeMarks(position);
+        }
+      }
+    }
+    return marks;
+  };
   const vocabulary = [...new Set(sorted.flatMap((p) => buildOrgDocument(p, attributes).terms))];
   const allTerms = [...new Set(docs.flatMap((d) => [...d.terms.keys()]))].sort(compareBinary);
 
-  /** One term's postings as the tier sees them, every posting flagged. */
-  const list = (term: string, flags: number): TermList => {
+  /** One term's postings as the tier sees them, every posting flagged; `word`: a word of names and values (its attribute marks with an attribute order). */
+  const list = (term: string, flags: number, word = false): TermList => {
     const weight = term.startsWith(ID_MARK) ? ID_WEIGHT : NAME_WEIGHT;
     const ids: number[] = [];
     const wtf: number[] = [];
@@ -63,8 +86,10 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
       wtf.push(w);
       names.push(((tf[0] ?? 0) > 0 ? 1 : 0) | flags);
     });
-    return termList(ids, wtf, names, docs.length);
+    return withMarks(termList(ids, wtf, names, docs.length), word ? (doc) => marksOf(sorted[doc] as ReferencePart, term) : undefined);
   };
+  /** `l` with each posting's attribute marks from `marks` (only with an attribute order). */
+  const withMarks = (l: TermList, marks: ((doc: number) => number) | undefined): TermList => (marks && attributeOrder.length > 0 ? { ...l, attr: Uint8Array.from(l.docs, marks) } : l);
 
   /** A phrase's occurrences in a token sequence (the last token a prefix if so marked). */
   const occurrences = (phrase: readonly string[], prefix: boolean, tokens: readonly string[]): number => {
@@ -113,7 +138,7 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
         names.push(inNames | flags);
       }
     });
-    return termList(ids, wtf, names, docs.length);
+    return withMarks(termList(ids, wtf, names, docs.length), inId ? undefined : (doc) => marksOf(sorted[doc] as ReferencePart, '', (tokens) => occurrences(phrase, prefix, tokens)));
   };
 
   const neighboursOf = (word: QueryWord): string[] => {
@@ -147,7 +172,7 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
       for (const t of terms) {
         if (seen.has(t)) continue;
         seen.add(t);
-        const l = list(t, t === whole ? flags : flags | COMPLETION);
+        const l = list(t, t === whole ? flags : flags | COMPLETION, mark === '');
         if ((flags & TYPO) !== 0 && l.docs.length < ownDf) continue;
         out.push(l);
       }

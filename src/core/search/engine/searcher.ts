@@ -20,9 +20,9 @@ import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokeni
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
 import { countInEvery, intersect } from './doc-sets.js';
-import { exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, identifierTerm } from './document.js';
+import { ATTR_MARK, exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, identifierTerm } from './document.js';
 import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
-import { andWords, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
+import { andWords, attributeMarks, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
 
 /** A term's postings as one visibility tier sees them (wtf > 0 only); `names` bit 1: in the id or a name. */
 export interface TierView {
@@ -113,6 +113,8 @@ export class EngineSearcher {
   private scratch = { score: new Float64Array(0), mark: new Uint8Array(0) };
   /** Attribute definitions for phrase checks (the query's view context). */
   private phraseAttributes: ReadonlyMap<string, Attribute> | undefined;
+  /** The running search's attribute order (attribute_id → position); undefined without one. */
+  private attributeOrder: ReadonlyMap<string, number> | undefined;
 
   /**
    * Term ids (null: not indexed) the running search has asked for, emptied when a search starts:
@@ -150,6 +152,7 @@ export class EngineSearcher {
     const words = query.words.map((w) => this.expand(w));
     const tier = visibilityTier(query.visibleValues);
     this.phraseAttributes = ctx.attributes;
+    this.attributeOrder = query.attributeOrder && query.attributeOrder.length > 0 ? new Map(query.attributeOrder.map((id, i) => [id, i])) : undefined;
     const ordered = query.order !== undefined;
     if (words.length === 0 && query.filters.length === 0 && !ordered) return this.r.allParts(false, Math.min(maxHits, Number.MAX_SAFE_INTEGER));
     // Filters: one doc set per filter (values OR-ed); per-organization ones are decided per part below.
@@ -172,6 +175,7 @@ export class EngineSearcher {
     const inDefaults = wordsInDefaults(words, ctx);
     const orgSensitive = orgFilters.length > 0 || words.some((_, i) => inDefaults[i] === true || inOrgText[i] === true);
     const data = this.orderData(this.docData(tier), query);
+    if (this.attributeOrder) data.attributeOrder = this.attributeOrder.size;
     const named = this.nameFields(words, tier, query.identifiers ?? []);
     const lists = words.map((w) => this.wordLists(w, tier, 0, named.lists));
     if (!orgSensitive) {
@@ -221,7 +225,8 @@ export class EngineSearcher {
         if (!result.matches) continue;
         total++;
         // Parts evaluated one by one are ranked by the rules evaluatePart knows (typos, synonyms, attribute).
-        const tierOf = words.length === 0 || data.byKey ? NO_WORDS_TIER : finishTier(evaluatedRank(result.typo === true, result.synonym === true, result.namesTier));
+        // With an attribute order, such a part counts as holding its words in no listed attribute.
+        const tierOf = words.length === 0 || data.byKey ? NO_WORDS_TIER : finishTier(evaluatedRank(result.typo === true, result.synonym === true, result.namesTier), false, result.namesTier ? 0 : (data.attributeOrder ?? 0));
         ranked.push({ doc: hit.doc, tier: tierOf, score: hit.score, key: hit.key });
       }
     }
@@ -514,23 +519,26 @@ export class EngineSearcher {
     const ownId = token !== undefined && allFlag === 0 ? this.termId(token) : undefined;
     const ownDf = ownId !== undefined && token !== undefined ? this.r.termForTier(ownId, token, tier).docs.length : 0;
     const add = (list: TermList, flags: number) => ((flags & TYPO) !== 0 ? lists.typo : lists.exact).push(list);
-    const push = (view: TierView, flags: number) => {
+    // `word`: a word of the names and values (not the id, not a name-rule term), whose postings
+    // get the attribute marks of the attribute order.
+    const push = (view: TierView, flags: number, word?: string) => {
       if (view.docs.length === 0) return;
       if ((flags & (TYPO | EXACT_FIELD | NEAR_FIELD)) === TYPO && view.docs.length < ownDf) return;
-      add({ docs: view.docs, wtf: view.wtf, names: withFlags(view.names, flags), idf: idf(this.r.n, view.docs.length) }, flags);
+      const list: TermList = { docs: view.docs, wtf: view.wtf, names: withFlags(view.names, flags), idf: idf(this.r.n, view.docs.length) };
+      add(word !== undefined && this.attributeOrder ? this.withMarks(list, word, tier) : list, flags);
     };
-    const addTerm = (term: string, flags: number) => {
+    const addTerm = (term: string, flags: number, mark: string) => {
       if (seen.has(term)) return;
       seen.add(term);
       const id = this.termId(term);
       if (id === undefined) return;
-      push(this.r.termForTier(id, term, tier), flags);
+      push(this.r.termForTier(id, term, tier), flags, mark === '' ? term : undefined);
     };
-    const addPrefix = (prefix: string, flags: number) => {
+    const addPrefix = (prefix: string, flags: number, mark: string) => {
       for (const t of this.r.termsWithPrefix(prefix)) {
         if (seen.has(t.term)) continue;
         seen.add(t.term);
-        push(this.r.termForTier(t.id, t.term, tier), t.term === prefix ? flags : flags | COMPLETION);
+        push(this.r.termForTier(t.id, t.term, tier), t.term === prefix ? flags : flags | COMPLETION, mark === '' ? t.term : undefined);
       }
     };
     const addAlternative = (alternative: Alternative, mark: string, flags: number) => {
@@ -540,14 +548,35 @@ export class EngineSearcher {
         seen.add(key);
         const phrase = this.phrase(alternative, mark, tier);
         if (phrase) add({ ...phrase, names: withFlags(phrase.names, flags) }, flags);
-      } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''), flags);
-      else addTerm(mark + (alternative.tokens[0] ?? ''), flags);
+      } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''), flags, mark);
+      else addTerm(mark + (alternative.tokens[0] ?? ''), flags, mark);
     };
     for (const a of word.alternatives) addAlternative(a, '', allFlag !== 0 ? allFlag : a.typo === true ? TYPO : 0);
     for (const a of word.synonyms ?? []) addAlternative(a, '', SYNONYM);
     for (const a of word.idAlternatives) addAlternative(a, ID_MARK, 0);
     for (const e of named) push(e.view, e.flags);
     return lists;
+  }
+
+  /**
+   * `list` (the postings of `word` for tier `tier`) with each posting's attribute marks: those of
+   * the word's attribute-order term as the tier sees it (document.ts ATTR_MARK; doc-chunks.ts
+   * tierView), 0 where no listed attribute the tier may read holds the word.
+   */
+  private withMarks(list: TermList, word: string, tier: number): TermList {
+    const term = ATTR_MARK + word;
+    const id = this.termId(term);
+    const marks = id === undefined ? undefined : this.r.termForTier(id, term, tier);
+    const attr = new Uint8Array(list.docs.length);
+    if (marks) {
+      let j = 0;
+      for (let i = 0; i < list.docs.length && j < marks.docs.length; i++) {
+        const doc = list.docs[i] ?? 0;
+        while (j < marks.docs.length && (marks.docs[j] ?? 0) < doc) j++;
+        if (marks.docs[j] === doc) attr[i] = marks.names[j] ?? 0;
+      }
+    }
+    return { ...list, attr };
   }
 
   /**
@@ -592,6 +621,7 @@ export class EngineSearcher {
     const docs: number[] = [];
     const wtf: number[] = [];
     const names: number[] = [];
+    const attr: number[] = [];
     const matches = (tokens: readonly string[]): number => {
       let n = 0;
       const phrase = alternative.tokens;
@@ -611,6 +641,7 @@ export class EngineSearcher {
       if (!part) continue;
       let w = 0;
       let inNames = 0;
+      let marks = 0;
       if (mark === ID_MARK) {
         const n = matches(tokenize(part.part_id));
         w = n * ID_WEIGHT;
@@ -623,17 +654,22 @@ export class EngineSearcher {
         for (const entry of part.attributes) {
           const attribute = this.phraseAttributes?.get(entry.attribute_id);
           if (!attribute || !attribute.searchable || attribute.per_org_values || VISIBILITY_ORDER.indexOf(attribute.visibility) > tier) continue;
-          for (const value of entry.values) for (const text of langTexts(value.value)) w += matches(tokenize(text));
+          let found = 0;
+          for (const value of entry.values) for (const text of langTexts(value.value)) found += matches(tokenize(text));
+          w += found;
+          const position = this.attributeOrder?.get(entry.attribute_id);
+          if (found > 0 && position !== undefined) marks |= attributeMarks(position);
         }
       }
       if (w > 0) {
         docs.push(doc);
         wtf.push(w);
         names.push(inNames);
+        attr.push(marks);
       }
     }
     if (docs.length === 0) return undefined;
-    return { docs: Int32Array.from(docs), wtf: Float64Array.from(wtf), names: Uint8Array.from(names), idf: idf(this.r.n, docs.length) };
+    return { docs: Int32Array.from(docs), wtf: Float64Array.from(wtf), names: Uint8Array.from(names), idf: idf(this.r.n, docs.length), ...(this.attributeOrder && mark !== ID_MARK ? { attr: Uint8Array.from(attr) } : {}) };
   }
 }
 

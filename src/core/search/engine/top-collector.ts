@@ -21,9 +21,12 @@ export interface RankedDoc {
  * threshold that rejects what follows without storing it. Memory: 21 bytes a hit, at most 2k hits
  * (k = ∞ grows with the hits offered).
  */
+/** Tiers are below this (topk.ts finishTier: 7 bits of rules, 5 of the attribute order's sum, exactness). */
+export const TIER_COUNT = 8192;
+
 export class TopCollector {
   private doc: Int32Array;
-  private tier: Uint8Array;
+  private tier: Uint16Array;
   private score: Float64Array;
   private key: Float64Array;
   private size = 0;
@@ -40,7 +43,7 @@ export class TopCollector {
     this.limit = k >= 2 ** 30 ? Number.POSITIVE_INFINITY : Math.max(2 * k, 16);
     const initial = Math.min(this.limit, 1024);
     this.doc = new Int32Array(initial);
-    this.tier = new Uint8Array(initial);
+    this.tier = new Uint16Array(initial);
     this.score = new Float64Array(initial);
     this.key = new Float64Array(initial);
   }

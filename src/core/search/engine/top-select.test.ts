@@ -11,7 +11,7 @@ function scored(seed: number, n: number, distinctScores: number) {
   const keyOf = new Float64Array(2 * n + 2);
   const keys = Array.from({ length: n }, (_, i) => i * 3).sort(() => rnd() - 0.5);
   docs.forEach((doc, i) => (keyOf[doc] = keys[i] ?? 0));
-  const tiers = Uint8Array.from({ length: n }, () => (rnd() < 0.7 ? 0 : rnd() < 0.5 ? 1 : 5));
+  const tiers = Uint16Array.from({ length: n }, () => (rnd() < 0.7 ? 0 : rnd() < 0.5 ? 1 : 5));
   const scores = Float64Array.from({ length: n }, () => Math.floor(rnd() * distinctScores) / 7);
   return { docs, keyOf, tiers, scores };
 }

@@ -11,16 +11,16 @@
  * (a numeric selection of one Float64Array), ties at the cut are decided by key, and only the k
  * kept are sorted, by a sort with the comparison written out.
  */
-import type { RankedDoc } from './top-collector.js';
+import { TIER_COUNT, type RankedDoc } from './top-collector.js';
 
-/** Tiers are topk.ts tiers: 0..255. */
-const TIERS = 256;
+/** Tiers are topk.ts tiers: below TIER_COUNT. */
+const TIERS = TIER_COUNT;
 
 /** Working memory, grown to the largest n seen (one thread runs one search at a time). */
 let scratchValues = new Float64Array(0);
 let scratchIndex = new Int32Array(0);
 /** The kept hits, compact (what the sort compares, without reaching into n-sized arrays). */
-let keptTier = new Uint8Array(0);
+let keptTier = new Uint16Array(0);
 let keptScore = new Float64Array(0);
 let keptKey = new Float64Array(0);
 let keptDoc = new Int32Array(0);
@@ -29,7 +29,7 @@ let keptDoc = new Int32Array(0);
  * The best `k` (≥ 1) of hits `0..n-1`: hit i is doc `docs[i]` of tier `tiers[i]` and score
  * `scores[i]`; `keyOf[doc]` its order key (distinct per doc). Returns them best first.
  */
-export function selectTopScored(n: number, docs: Int32Array, tiers: Uint8Array, scores: Float64Array, keyOf: ArrayLike<number>, k: number): RankedDoc[] {
+export function selectTopScored(n: number, docs: Int32Array, tiers: Uint16Array, scores: Float64Array, keyOf: ArrayLike<number>, k: number): RankedDoc[] {
   const take = Math.min(k, n);
   if (scratchIndex.length < n) {
     scratchIndex = new Int32Array(n);
@@ -70,7 +70,7 @@ interface Cut {
 // calls, where one long function was compiled a loop at a time and deoptimized at the next loop.
 
 /** Hits per tier. */
-function countTiers(n: number, tiers: Uint8Array): Int32Array {
+function countTiers(n: number, tiers: Uint16Array): Int32Array {
   const perTier = new Int32Array(TIERS);
   for (let i = 0; i < n; i++) {
     const t = tiers[i] as number;
@@ -80,14 +80,14 @@ function countTiers(n: number, tiers: Uint8Array): Int32Array {
 }
 
 /** Copies the scores of tier `tier` into `out`; returns how many. */
-function cutTierScores(n: number, tiers: Uint8Array, scores: Float64Array, tier: number, out: Float64Array): number {
+function cutTierScores(n: number, tiers: Uint16Array, scores: Float64Array, tier: number, out: Float64Array): number {
   let m = 0;
   for (let i = 0; i < n; i++) if (tiers[i] === tier) out[m++] = scores[i] as number;
   return m;
 }
 
 /** Chooses every hit above the cut into `chosen`; puts the negated keys of hits at the cut into `tieKeys`. */
-function chooseAboveCut(n: number, docs: Int32Array, tiers: Uint8Array, scores: Float64Array, keyOf: ArrayLike<number>, cut: Cut, chosen: Int32Array, tieKeys: Float64Array): void {
+function chooseAboveCut(n: number, docs: Int32Array, tiers: Uint16Array, scores: Float64Array, keyOf: ArrayLike<number>, cut: Cut, chosen: Int32Array, tieKeys: Float64Array): void {
   const cutTier = cut.tier;
   const cutScore = cut.score;
   let count = 0;
@@ -108,7 +108,7 @@ function chooseAboveCut(n: number, docs: Int32Array, tiers: Uint8Array, scores: 
 }
 
 /** Chooses the hits at the cut whose key is at most `lastKey`. */
-function chooseTies(n: number, docs: Int32Array, tiers: Uint8Array, scores: Float64Array, keyOf: ArrayLike<number>, cut: Cut, lastKey: number, chosen: Int32Array): void {
+function chooseTies(n: number, docs: Int32Array, tiers: Uint16Array, scores: Float64Array, keyOf: ArrayLike<number>, cut: Cut, lastKey: number, chosen: Int32Array): void {
   let count = cut.count;
   for (let i = 0; i < n; i++) {
     if (tiers[i] === cut.tier && scores[i] === cut.score && (keyOf[docs[i] as number] as number) <= lastKey) chosen[count++] = i;
@@ -117,9 +117,9 @@ function chooseTies(n: number, docs: Int32Array, tiers: Uint8Array, scores: Floa
 }
 
 /** The chosen hits `chosen[0..count)` as RankedDocs, best first (copied compact, then sorted). */
-function sortedHits(count: number, chosen: Int32Array, docs: Int32Array, tiers: Uint8Array, scores: Float64Array, keyOf: ArrayLike<number>): RankedDoc[] {
+function sortedHits(count: number, chosen: Int32Array, docs: Int32Array, tiers: Uint16Array, scores: Float64Array, keyOf: ArrayLike<number>): RankedDoc[] {
   if (keptTier.length < count) {
-    keptTier = new Uint8Array(count);
+    keptTier = new Uint16Array(count);
     keptScore = new Float64Array(count);
     keptKey = new Float64Array(count);
     keptDoc = new Int32Array(count);
@@ -194,7 +194,7 @@ export function kthLargest(values: Float64Array, m: number, r: number): number {
 }
 
 /** Whether hit a ranks before hit b: tier ascending, score descending, key ascending. */
-function ranksBefore(a: number, b: number, tiers: Uint8Array, scores: Float64Array, keys: Float64Array): boolean {
+function ranksBefore(a: number, b: number, tiers: Uint16Array, scores: Float64Array, keys: Float64Array): boolean {
   const ta = tiers[a] as number;
   const tb = tiers[b] as number;
   if (ta !== tb) return ta < tb;
@@ -205,7 +205,7 @@ function ranksBefore(a: number, b: number, tiers: Uint8Array, scores: Float64Arr
 }
 
 /** Sorts hit numbers `items[0..count)` (indices into the three arrays) best first (quicksort, insertion sort below 16). */
-function sortHits(items: Int32Array, count: number, tiers: Uint8Array, scores: Float64Array, keys: Float64Array): void {
+function sortHits(items: Int32Array, count: number, tiers: Uint16Array, scores: Float64Array, keys: Float64Array): void {
   const stack: number[] = [0, count - 1];
   while (stack.length > 0) {
     let hi = stack.pop() as number;

@@ -15,7 +15,7 @@
  * (termList, materializeWord) and the per-doc arrays.
  */
 import { idf as idfOf, tfPart } from './bm25.js';
-import { TopCollector, type RankedDoc } from './top-collector.js';
+import { TIER_COUNT, TopCollector, type RankedDoc } from './top-collector.js';
 import { selectTopScored } from './top-select.js';
 
 /** One index term's postings as one visibility tier sees them (postings with wtf 0 left out). */
@@ -32,6 +32,31 @@ export interface TermList {
   names: Uint8Array;
   /** The term's idf for this tier. */
   idf: number;
+  /**
+   * With an attribute order (DocData.attributeOrder): per posting, the {@link attributeMarks} of
+   * the best listed attribute holding the term that this tier sees (0: none). Absent: none.
+   */
+  attr?: Uint8Array | undefined;
+}
+
+/**
+ * The mark bits of position `position` (0-based, < {@link MAX_ATTRIBUTE_ORDER}) of the attribute
+ * order: that bit and every higher one, so OR-ing marks keeps the best (lowest) position.
+ */
+export function attributeMarks(position: number): number {
+  return (0xff << position) & 0xff;
+}
+
+/** Most attributes an attribute order lists (one mark bit each). */
+export const MAX_ATTRIBUTE_ORDER = 8;
+
+/**
+ * What a word found outside the id and names adds to the attribute rule's sum: the position of
+ * the best listed attribute holding it (its lowest mark bit), `listed` when none does.
+ */
+export function attributeCost(marks: number, listed: number): number {
+  if (marks === 0) return listed;
+  return 31 - Math.clz32(marks & -marks);
 }
 
 /** Posting flag: the term is in the id or a name. */
@@ -91,17 +116,24 @@ export function wordRank(flags: number): number {
  * of their tier: the first letters of a name are a prefix whatever they spell, and which of
  * `mini-lr`, `minimatch`, `minimist` a person typing `mini` means is popularity, not text.
  */
-export function finishTier(sum: number, customRanking = false): number {
+export function finishTier(sum: number, customRanking = false, attributes = 0): number {
   const high = Math.floor(sum / LOW_FIELDS);
   const low = sum - high * LOW_FIELDS;
   const typos = Math.min((low >>> 18) & 63, 3);
   const synonyms = Math.min((low >>> 12) & 63, 3);
   const completions = Math.min(low & 63, 1);
   const level = high >= 4096 ? 0 : high >= 64 ? 1 : high > 0 ? 2 : 3;
-  if (level === 1 && customRanking) return (level << 5) | (typos << 3) | (synonyms << 1);
-  if (level === 3) return 128 | (typos << 5) | (synonyms << 3) | (Math.min((low >>> 6) & 63, 3) << 1) | completions;
-  return (level << 5) | (typos << 3) | (synonyms << 1) | completions;
+  if (level === 1 && customRanking) return ((level << 4) | (typos << 2) | synonyms) << 6;
+  if (level === 3) return (((64 | (typos << 4) | (synonyms << 2) | Math.min((low >>> 6) & 63, 3)) << 6) | (Math.min(attributes, ATTRIBUTE_SUM_CAP) << 1) | completions);
+  return (((level << 4) | (typos << 2) | synonyms) << 6) | completions;
 }
+
+/**
+ * Largest attribute-order sum a tier tells apart ({@link finishTier} `attributes`: the sum over
+ * the words found outside the id and names of {@link attributeCost}).
+ */
+const ATTRIBUTE_SUM_CAP = 31;
+
 
 /** The rank sum of a part the rules know only as flags of the whole query (match.ts evaluatePart). */
 export function evaluatedRank(typo: boolean, synonym: boolean, namesTier: boolean): number {
@@ -112,17 +144,22 @@ export function evaluatedRank(typo: boolean, synonym: boolean, namesTier: boolea
 export const NO_WORDS_TIER = finishTier(FIELD_UNIT);
 
 const WORD_RANK = Array.from({ length: 256 }, (_, flags) => wordRank(flags));
-const ONE_WORD_TIER = Uint8Array.from(WORD_RANK, (sum) => finishTier(sum));
-const ONE_WORD_TIER_CUSTOM = Uint8Array.from(WORD_RANK, (sum) => finishTier(sum, true));
+const ONE_WORD_TIER = Uint16Array.from(WORD_RANK, (sum) => finishTier(sum));
+const ONE_WORD_TIER_CUSTOM = Uint16Array.from(WORD_RANK, (sum) => finishTier(sum, true));
 
 /** The tier of a one-word query's posting from its flags. */
 export function postingTier(flags: number): number {
-  return ONE_WORD_TIER[flags & 255] ?? 255;
+  return ONE_WORD_TIER[flags & 255] ?? TIER_COUNT - 1;
 }
 
 /** The tier of a one-word query's posting from its flags when the query has a custom ranking attribute (see {@link finishTier}). */
 export function customPostingTier(flags: number): number {
-  return ONE_WORD_TIER_CUSTOM[flags & 255] ?? 255;
+  return ONE_WORD_TIER_CUSTOM[flags & 255] ?? TIER_COUNT - 1;
+}
+
+/** The tier of a one-word query's posting with an attribute order of `listed` attributes (`marks`: the posting's {@link attributeMarks}). */
+function orderedPostingTier(flags: number, marks: number, listed: number, customRanking: boolean): number {
+  return finishTier(WORD_RANK[flags & 255] ?? 0, customRanking, (flags & NAMES) !== 0 ? 0 : attributeCost(marks, listed));
 }
 
 /**
@@ -156,6 +193,13 @@ export interface DocData {
   boost?: ArrayLike<number> | undefined;
   /** Order by `key` alone (a request's `sort`: `key` then holds its sort keys): one tier, score 0. */
   byKey?: boolean | undefined;
+  /**
+   * The number of attributes of the attribute order (1..{@link MAX_ATTRIBUTE_ORDER}): the
+   * attribute rule then also sums, over the words found outside the id and names, the position
+   * of the best listed attribute holding each (`listed` for none; words' `attr` marks). Absent:
+   * no order.
+   */
+  attributeOrder?: number | undefined;
 }
 
 export type { RankedDoc } from './top-collector.js';
@@ -176,6 +220,8 @@ interface WordCursor {
   score(dl: number): number;
   /** The current posting's flags ({@link NAMES}, {@link TYPO}, {@link SYNONYM}). */
   flags(): number;
+  /** The current posting's attribute marks ({@link attributeMarks}; 0 without). */
+  marks(): number;
 }
 
 /** Builds a TermList from per-posting weighted frequencies, dropping postings with wtf 0; df = the rest. */
@@ -210,6 +256,9 @@ class TermCursor implements WordCursor {
   flags(): number {
     return this.list.names[this.pos] ?? 0;
   }
+  marks(): number {
+    return this.list.attr?.[this.pos] ?? 0;
+  }
 }
 
 /** A word with several alternatives, scored once per posting (materializeWord). */
@@ -217,6 +266,8 @@ export interface MaterializedWord {
   docs: Int32Array;
   score: Float64Array;
   names: Uint8Array;
+  /** Per posting, the attribute marks (TermList.attr); absent: none. */
+  attr?: Uint8Array | undefined;
 }
 
 class MaterializedCursor implements WordCursor {
@@ -232,6 +283,9 @@ class MaterializedCursor implements WordCursor {
   }
   flags(): number {
     return this.word.names[this.pos] ?? 0;
+  }
+  marks(): number {
+    return this.word.attr?.[this.pos] ?? 0;
   }
 }
 
@@ -267,6 +321,8 @@ function mergeTwo(alternatives: readonly TermList[], data: DocData): Materialize
   const docs = new Int32Array(na + nb);
   const score = new Float64Array(na + nb);
   const names = new Uint8Array(na + nb);
+  // Attribute marks only with an attribute order (a search without one allocates nothing more).
+  const attr = a.attr || b.attr ? new Uint8Array(na + nb) : undefined;
   let i = 0;
   let j = 0;
   let out = 0;
@@ -276,24 +332,28 @@ function mergeTwo(alternatives: readonly TermList[], data: DocData): Materialize
     const doc = x < y ? x : y;
     let sum = 0;
     let mark = 0;
+    let marks = 0;
     if (x === doc) {
       sum += a.wtf[i] ?? 0;
       mark |= markOf(a.names[i] ?? 0);
+      if (attr) marks |= a.attr?.[i] ?? 0;
       i++;
     }
     if (y === doc) {
       sum += b.wtf[j] ?? 0;
       mark |= markOf(b.names[j] ?? 0);
+      if (attr) marks |= b.attr?.[j] ?? 0;
       j++;
     }
     docs[out] = doc;
     score[out] = sum;
     names[out] = matchFlags(mark);
+    if (attr) attr[out] = marks;
     out++;
   }
   // One list: its own idf, as a term list is scored (scoredWord).
   scoreAsOneTerm(docs, score, out, data, nb === 0 ? a.idf : idfOf(data.n, out));
-  return { docs: docs.subarray(0, out), score: score.subarray(0, out), names: names.subarray(0, out) };
+  return { docs: docs.subarray(0, out), score: score.subarray(0, out), names: names.subarray(0, out), ...(attr ? { attr: attr.subarray(0, out) } : {}) };
 }
 
 /** Turns the first `count` summed weighted frequencies into scores of one term of idf `weight` (default: found in `count` parts). */
@@ -332,12 +392,15 @@ function materializeClass(alternatives: readonly TermList[], data: DocData, scra
   }
   if (total === 0) return { docs: new Int32Array(0), score: new Float64Array(0), names: new Uint8Array(0) };
   const { score, mark } = scratch;
+  // Attribute marks by doc, only with an attribute order (zeroed again below).
+  const marks = alternatives.some((a) => a.attr) ? new Uint8Array(maxDoc + 1) : undefined;
   for (const a of alternatives) {
     for (let i = 0; i < a.docs.length; i++) {
       const doc = a.docs[i] ?? 0;
       score[doc] = (score[doc] ?? 0) + (a.wtf[i] ?? 0);
       mark[doc] = (mark[doc] ?? 0) | markOf(a.names[i] ?? 0);
     }
+    if (marks && a.attr) for (let i = 0; i < a.docs.length; i++) marks[a.docs[i] ?? 0] = (marks[a.docs[i] ?? 0] ?? 0) | (a.attr[i] ?? 0);
   }
   let docs: Int32Array;
   if (total * 20 < maxDoc - minDoc) {
@@ -366,6 +429,7 @@ function materializeClass(alternatives: readonly TermList[], data: DocData, scra
     score[doc] = 0;
     mark[doc] = 0;
   }
+  if (marks) out.attr = Uint8Array.from(docs, (doc) => marks[doc] ?? 0);
   scoreAsOneTerm(docs, out.score, docs.length, data);
   return out;
 }
@@ -439,6 +503,7 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
   // No words (filters only): one tier, ordered by part id, as an exact evaluation would (match.ts).
   const noWords = cursors.length === 0;
   const { boost, byKey } = data;
+  const listed = data.attributeOrder ?? 0;
   const all: Positioned[] = [...cursors, ...sets].sort((a, b) => a.length - b.length);
   const lead = all[0] as Positioned;
   let doc = lead.pos < lead.length ? (lead.docs[lead.pos] ?? 0) : END;
@@ -455,8 +520,10 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
       if (k > 0 && byKey) top.offer(doc, NO_WORDS_TIER, 0, data.key[doc] ?? 0);
       else if (k > 0) {
         let rank = 0;
+        let attributes = 0;
         for (const w of cursors) rank += WORD_RANK[w.flags()] ?? 0;
-        const tier = noWords ? NO_WORDS_TIER : finishTier(rank, boost !== undefined);
+        if (listed > 0) for (const w of cursors) if ((w.flags() & NAMES) === 0) attributes += attributeCost(w.marks(), listed);
+        const tier = noWords ? NO_WORDS_TIER : finishTier(rank, boost !== undefined, attributes);
         if (top.admits(tier, Number.POSITIVE_INFINITY)) {
           const dl = data.dl[doc] ?? 0;
           let score = 0;
@@ -481,7 +548,7 @@ const SELECT_FROM_K = 1024;
 
 /** Per-posting scores and tiers of selectOneWord, grown to the longest word seen. */
 let oneWordScores = new Float64Array(0);
-let oneWordTiers = new Uint8Array(0);
+let oneWordTiers = new Uint16Array(0);
 
 /** The best `k` hits of one word (more postings than k), by scoring all of them, then selectTopScored. */
 function selectOneWord(w: TermList | MaterializedWord, data: DocData, k: number): RankedDoc[] {
@@ -489,12 +556,14 @@ function selectOneWord(w: TermList | MaterializedWord, data: DocData, k: number)
   const n = docs.length;
   if (oneWordTiers.length < n) {
     oneWordScores = new Float64Array(n);
-    oneWordTiers = new Uint8Array(n);
+    oneWordTiers = new Uint16Array(n);
   }
   const tiers = oneWordTiers;
   const { boost } = data;
+  const listed = data.attributeOrder ?? 0;
   const tierOf = boost ? ONE_WORD_TIER_CUSTOM : ONE_WORD_TIER;
-  for (let i = 0; i < n; i++) tiers[i] = tierOf[(names[i] ?? 0) & 255] ?? 255;
+  if (listed > 0) for (let i = 0; i < n; i++) tiers[i] = orderedPostingTier(names[i] ?? 0, w.attr?.[i] ?? 0, listed, boost !== undefined);
+  else for (let i = 0; i < n; i++) tiers[i] = tierOf[(names[i] ?? 0) & 255] ?? TIER_COUNT - 1;
   let scores: Float64Array;
   if ('wtf' in w) {
     const { wtf, idf } = w;
@@ -513,6 +582,19 @@ function selectOneWord(w: TermList | MaterializedWord, data: DocData, k: number)
 function scoreOneWord(w: TermList | MaterializedWord, data: DocData, top: TopCollector): void {
   const { docs, names } = w;
   const { dl, key, avgdl, boost } = data;
+  const listed = data.attributeOrder ?? 0;
+  if (listed > 0) {
+    // An attribute order: each posting's tier from its flags and attribute marks (a separate
+    // loop, so a search without one pays nothing for it).
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i] ?? 0;
+      const tier = orderedPostingTier(names[i] ?? 0, w.attr?.[i] ?? 0, listed, boost !== undefined);
+      if (!top.admits(tier, Number.POSITIVE_INFINITY)) continue;
+      const s = ('wtf' in w ? w.idf * tfPart(w.wtf[i] ?? 0, dl[doc] ?? 0, avgdl) : (w.score[i] ?? 0)) + (boost ? (boost[doc] ?? 0) : 0);
+      if (top.admits(tier, s)) top.offer(doc, tier, s, key[doc] ?? 0);
+    }
+    return;
+  }
   if (boost) {
     // The custom ranking attribute: each posting's score plus its part's boost (a separate loop,
     // so a search without it pays nothing for it).
@@ -567,8 +649,9 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
   const asClass = (lists: readonly TermList[]) => ({ lists, idf: lists.length === 1 ? (lists[0] as TermList).idf : idfOf(data.n, new Set(lists.flatMap((a) => [...a.docs])).size) });
   const classes = words.map((alternatives) => [asClass(alternatives.filter((a) => !isTypoList(a))), asClass(alternatives.filter(isTypoList))] as const);
   /** How a class matched `doc`: its score part and flags, or undefined. */
-  const matchOf = (c: { lists: readonly TermList[]; idf: number }, doc: number, dl: number): { score: number; flags: number } | undefined => {
+  const matchOf = (c: { lists: readonly TermList[]; idf: number }, doc: number, dl: number): { score: number; flags: number; marks: number } | undefined => {
     let found = false;
+    let marks = 0;
     let wtf = 0;
     let names = false;
     let exact = false;
@@ -586,9 +669,10 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
       if ((flags & SYNONYM) !== 0) synonym = true;
       fields |= flags & (EXACT_FIELD | NEAR_FIELD | BEGINS_FIELD);
       if ((flags & COMPLETION) === 0) whole = true;
+      marks |= a.attr?.[i] ?? 0;
     }
     if (!found) return undefined;
-    return { score: c.idf * tfPart(wtf, dl, data.avgdl), flags: (names ? NAMES : 0) | (exact ? 0 : synonym ? SYNONYM : TYPO) | fields | (whole ? 0 : COMPLETION) };
+    return { score: c.idf * tfPart(wtf, dl, data.avgdl), flags: (names ? NAMES : 0) | (exact ? 0 : synonym ? SYNONYM : TYPO) | fields | (whole ? 0 : COMPLETION), marks };
   };
   for (const alternatives of words) intersect(alternatives.flatMap((a) => [...a.docs]));
   for (const f of filters) intersect(f);
@@ -597,6 +681,7 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
     const dl = data.dl[doc] ?? 0;
     let score = 0;
     let rank = 0;
+    let attributes = 0;
     classes.forEach(([exactClass, typoClass], w) => {
       const exact = matchOf(exactClass, doc, dl);
       const typo = matchOf(typoClass, doc, dl);
@@ -605,11 +690,13 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
       score += match.score;
       if (w === 0 && bonus) score += bonus.get(doc) ?? 0;
       rank += wordRank(match.flags | ((typo?.flags ?? 0) & NEAR_FIELD));
+      // The attribute order: the class that matched decides, as its flags do.
+      if (data.attributeOrder && (match.flags & NAMES) === 0) attributes += attributeCost(match.marks, data.attributeOrder);
     });
     // The custom ranking attribute after the rules, before BM25; a sort: its keys alone.
     if (data.boost) score += data.boost[doc] ?? 0;
     if (data.byKey) hits.push({ doc, tier: NO_WORDS_TIER, score: 0, key: data.key[doc] ?? 0 });
-    else hits.push({ doc, tier: words.length === 0 ? NO_WORDS_TIER : finishTier(rank, data.boost !== undefined), score, key: data.key[doc] ?? 0 });
+    else hits.push({ doc, tier: words.length === 0 ? NO_WORDS_TIER : finishTier(rank, data.boost !== undefined, attributes), score, key: data.key[doc] ?? 0 });
   }
   hits.sort(compareRanked);
   return { total: hits.length, hits: hits.slice(0, k) };
@@ -620,7 +707,7 @@ export function scoredWord(word: TermList | MaterializedWord, data: DocData): Ma
   if (!('wtf' in word)) return word;
   const score = new Float64Array(word.docs.length);
   for (let i = 0; i < word.docs.length; i++) score[i] = word.idf * tfPart(word.wtf[i] ?? 0, data.dl[word.docs[i] ?? 0] ?? 0, data.avgdl);
-  return { docs: word.docs, score, names: word.names };
+  return { docs: word.docs, score, names: word.names, ...(word.attr ? { attr: word.attr } : {}) };
 }
 
 /** Whether a term list holds typo neighbours of its word (its postings carry {@link TYPO}). */
@@ -641,6 +728,8 @@ export function preferExact(exact: MaterializedWord, typo: MaterializedWord): Ma
   const docs = new Int32Array(n);
   const score = new Float64Array(n);
   const names = new Uint8Array(n);
+  // The attribute marks follow the class that decides a part, as its flags do.
+  const attr = exact.attr || typo.attr ? new Uint8Array(n) : undefined;
   let i = 0;
   let j = 0;
   let out = 0;
@@ -651,17 +740,19 @@ export function preferExact(exact: MaterializedWord, typo: MaterializedWord): Ma
       docs[out] = x;
       score[out] = exact.score[i] ?? 0;
       names[out] = (exact.names[i] ?? 0) | (x === y ? (typo.names[j] ?? 0) & NEAR_FIELD : 0);
+      if (attr) attr[out] = exact.attr?.[i] ?? 0;
       i++;
       if (x === y) j++;
     } else {
       docs[out] = y;
       score[out] = typo.score[j] ?? 0;
       names[out] = typo.names[j] ?? 0;
+      if (attr) attr[out] = typo.attr?.[j] ?? 0;
       j++;
     }
     out++;
   }
-  return { docs: docs.subarray(0, out), score: score.subarray(0, out), names: names.subarray(0, out) };
+  return { docs: docs.subarray(0, out), score: score.subarray(0, out), names: names.subarray(0, out), ...(attr ? { attr: attr.subarray(0, out) } : {}) };
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Typed-array helpers of the engine's in-memory columns. */
 
-type Grown = Int32Array | Uint8Array | Float64Array;
+type Grown = Int32Array | Uint8Array | Uint16Array | Float64Array;
 
 /**
  * A copy of `array` with room for `size` elements (the new ones zero), of the same type. `size`

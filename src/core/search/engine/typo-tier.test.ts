@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { tfPart } from './bm25.js';
-import { BEGINS_FIELD, COMPLETION, customPostingTier, EXACT_FIELD, exhaustiveTopK, finishTier, materializeWord, NAMES, NEAR_FIELD, postingTier, SYNONYM, topK, TYPO, wordRank, type DocData, type TermList } from './topk.js';
+import { attributeCost, attributeMarks, BEGINS_FIELD, COMPLETION, customPostingTier, EXACT_FIELD, exhaustiveTopK, finishTier, materializeWord, NAMES, NEAR_FIELD, postingTier, SYNONYM, topK, TYPO, wordRank, type DocData, type TermList } from './topk.js';
 
 describe('exact above typo', () => {
   const data: DocData = { dl: [5, 5, 5, 5, 50], key: [0, 1, 2, 3, 4], avgdl: 10, n: 5 };
@@ -25,8 +25,23 @@ describe('exact above typo', () => {
     // 32 words of a part named by the query: the counts carry into no other rule.
     const named = Array.from({ length: 32 }, () => wordRank(NAMES | BEGINS_FIELD | TYPO | SYNONYM | COMPLETION)).reduce((a, b) => a + b, 0);
     // Level begins (1), typos and synonyms capped at 3, a completion.
-    expect(finishTier(named)).toBe((1 << 5) | (3 << 3) | (3 << 1) | 1);
+    expect(finishTier(named)).toBe((((1 << 4) | (3 << 2) | 3) << 6) | 1);
     expect(finishTier(Array.from({ length: 32 }, () => wordRank(NAMES | EXACT_FIELD)).reduce((a, b) => a + b, 0))).toBe(0);
+  });
+
+  it('orders by the attribute order within the attribute rule: an earlier attribute first, unlisted last, names before all, exactness after', () => {
+    const listed = 3;
+    const tier = (flags: number, marks: number) => finishTier(wordRank(flags), false, (flags & NAMES) !== 0 ? 0 : attributeCost(marks, listed));
+    expect(tier(NAMES, 0)).toBeLessThan(tier(0, attributeMarks(0)));
+    expect(tier(0, attributeMarks(0))).toBeLessThan(tier(0, attributeMarks(1)));
+    expect(tier(0, attributeMarks(1) | attributeMarks(2))).toBe(tier(0, attributeMarks(1)));
+    expect(tier(0, attributeMarks(2))).toBeLessThan(tier(0, 0));
+    // Exactness decides after it: a completion in the first attribute before the word itself in the second.
+    expect(tier(COMPLETION, attributeMarks(0))).toBeLessThan(tier(0, attributeMarks(1)));
+    // The rules before it still decide first: a typo in the first attribute after the word itself unlisted.
+    expect(tier(TYPO, attributeMarks(0))).toBeGreaterThan(tier(0, 0));
+    // Without an order, the tiers of today (the sum is 0).
+    expect(finishTier(wordRank(0))).toBe(postingTier(0));
   });
 
   it('a part matched exactly ranks above parts matched only by a typo neighbour, whatever the scores; the reference agrees', () => {
