@@ -53,8 +53,8 @@ describe.each(MODES)('identifier attributes (%s client)', (mode) => {
   it('a value of an identifier attribute equal to the query, with or without separators, ranks its part first', async () => {
     const before = await Promise.all(typings.map((t) => search(t)));
     for (const r of before) expect(r.ids[0]).not.toBe('b-bearing');
-    expect(await h.admin.setRanking({ identifierAttributes: ['mpn'] })).toEqual({ customRanking: null, identifierAttributes: ['mpn'] });
-    expect(await h.admin.getRanking()).toEqual({ customRanking: null, identifierAttributes: ['mpn'] });
+    expect(await h.admin.setRanking({ identifierAttributes: ['mpn'] })).toEqual({ customRanking: null, identifierAttributes: ['mpn'], attributeOrder: [] });
+    expect(await h.admin.getRanking()).toEqual({ customRanking: null, identifierAttributes: ['mpn'], attributeOrder: [] });
     for (const [i, t] of typings.entries()) {
       const after = await search(t);
       expect(after.ids[0], t).toBe('b-bearing');
@@ -89,6 +89,6 @@ describe.each(MODES)('identifier attributes (%s client)', (mode) => {
     await expectCatalogError(h.admin.setRanking({ identifierAttributes: ['stock'] }), 'bad_request', /identifierAttributes\[0\]: .*per-organization values/);
     await expectCatalogError(h.admin.setRanking({ identifierAttributes: ['mpn', 'mpn'] }), 'bad_request', /identifierAttributes\[1\]: attribute 'mpn' is named twice/);
     await expectCatalogError(h.admin.setRanking({ identifierAttributes: 'mpn' }), 'bad_request', /identifierAttributes/);
-    expect(await h.admin.getRanking()).toEqual({ customRanking: null, identifierAttributes: [] });
+    expect(await h.admin.getRanking()).toEqual({ customRanking: null, identifierAttributes: [], attributeOrder: [] });
   });
 });

@@ -54,12 +54,12 @@ describe.each(MODES)('ranking settings and sort (%s client)', (mode) => {
       { part_id: 'n-a-mini', name: { en: 'a mini thing' }, attributes: values({ popularity: '99999' }) },
     ])).errors).toEqual({});
     const mini = async () => ids(await h.admin.search({ matches: { text: 'mini' } }));
-    expect(await h.admin.getRanking()).toEqual({ customRanking: null, identifierAttributes: [] });
+    expect(await h.admin.getRanking()).toEqual({ customRanking: null, identifierAttributes: [], attributeOrder: [] });
     expect(await search()).toEqual(['x-exact', 'p-a', 'p-b', 'p-c', 'p-d']);
     // The first letters of a name, without a popularity signal: the name holding the word typed, then the shortest completion.
     expect(await mini()).toEqual(['n-mini-lr', 'n-minimist', 'n-minimatch', 'n-a-mini']);
-    expect(await h.admin.setRanking({ customRanking: { attribute_id: 'popularity' } })).toEqual({ customRanking: { attribute_id: 'popularity', order: 'desc' }, identifierAttributes: [] });
-    expect(await h.admin.getRanking()).toEqual({ customRanking: { attribute_id: 'popularity', order: 'desc' }, identifierAttributes: [] });
+    expect(await h.admin.setRanking({ customRanking: { attribute_id: 'popularity' } })).toEqual({ customRanking: { attribute_id: 'popularity', order: 'desc' }, identifierAttributes: [], attributeOrder: [] });
+    expect(await h.admin.getRanking()).toEqual({ customRanking: { attribute_id: 'popularity', order: 'desc' }, identifierAttributes: [], attributeOrder: [] });
     // With one: among the names that begin with `mini`, the most popular first; a name that only holds the word after them.
     expect(await mini()).toEqual(['n-minimatch', 'n-minimist', 'n-mini-lr', 'n-a-mini']);
     // The exact name first whatever its popularity; the ties by popularity, the largest first; no value last.
@@ -114,6 +114,6 @@ describe.each(MODES)('ranking settings and sort (%s client)', (mode) => {
     const contributor = await h.as(['dataContributor']);
     await expectCatalogError(contributor.setRanking({ customRanking: { attribute_id: 'price' } }), 'forbidden');
     // Nothing was stored by the refused requests.
-    expect(await h.admin.getRanking()).toEqual({ customRanking: null, identifierAttributes: [] });
+    expect(await h.admin.getRanking()).toEqual({ customRanking: null, identifierAttributes: [], attributeOrder: [] });
   });
 });

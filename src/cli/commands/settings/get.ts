@@ -13,6 +13,8 @@ export function printSettings(ctx: CommandContext, settings: RankingSettings): n
     ctx.io.stdout.write(`custom-ranking: ${custom ? `${custom.attribute_id}:${custom.order}` : 'none'}\n`);
     const identifiers = settings.identifierAttributes ?? [];
     ctx.io.stdout.write(`identifier-attributes: ${identifiers.length > 0 ? identifiers.join(',') : 'none'}\n`);
+    const order = settings.attributeOrder ?? [];
+    ctx.io.stdout.write(`attribute-order: ${order.length > 0 ? order.join(',') : 'none'}\n`);
   }
   return EXIT.OK;
 }
