@@ -8,11 +8,14 @@
 // - customRanking: `pop` desc set as the catalog's custom ranking attribute (arrays computed once
 //   per index version, so warm);
 // - sort: `sort: [{attribute_id: pop}]`;
-// - first after a write: customRanking, the first search after a part write (arrays recomputed).
+// - first after a write: customRanking, the first search after a part write (arrays recomputed);
+// - attributeOrder: `vendor` set as the attribute order (decisions/0037; the custom ranking
+//   removed): the setting's write (every part holds a vendor: all are re-indexed), catalog.db's
+//   size before and after, and the searches.
 // Medians of R rounds per query class. Uses the COMPILED code (npm run build). Usage:
 //   nice -n 5 node bench/ranking-order.js [--parts 50000] [--rounds 15] [--baseline <checkout>]
 // Writes its section of bench/results.md.
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, isMain, percentile, tempDir, writeSection } from './lib.js';
@@ -102,6 +105,18 @@ export async function runRankingOrder({ parts, rounds, baseline }) {
     cold.push(await timed(self, body(QUERIES.rare)));
   }
   rows.push({ kind: 'rare', mode: 'customRanking, first after a write', ms: median(cold) });
+  const size = () => statSync(join(self.dir, 'catalog.db')).size + (existsSync(join(self.dir, 'catalog.db-wal')) ? statSync(join(self.dir, 'catalog.db-wal')).size : 0);
+  const before = size();
+  const start = process.hrtime.bigint();
+  await self.catalog.search.setRanking(self.owner, { attributeOrder: ['vendor'] });
+  rows.push({ kind: `setting write (re-indexes ${parts} parts)`, mode: 'attributeOrder', ms: Number(process.hrtime.bigint() - start) / 1e6 });
+  rows.push({ kind: `catalog.db + WAL: ${(before / 2 ** 20).toFixed(1)} MiB before, ${(size() / 2 ** 20).toFixed(1)} MiB after`, mode: 'attributeOrder', ms: undefined });
+  for (const [kind, text] of Object.entries(QUERIES)) {
+    await timed(self, body(text));
+    const ms = [];
+    for (let r = 0; r < rounds; r++) ms.push(await timed(self, body(text)));
+    rows.push({ kind, mode: 'attributeOrder', ms: median(ms) });
+  }
   for (const c of [self, base]) {
     if (!c) continue;
     await c.catalog.close();
@@ -126,7 +141,9 @@ if (isMain(import.meta.url)) {
     `| query | order | ms (p50) |${baseline ? ' baseline ms (p50) |' : ''}`,
     `|---|---|---|${baseline ? '---|' : ''}`,
     ...rows.map((r) => `| ${r.kind} | ${r.mode} | ${fmt(r.ms)} |${baseline ? ` ${fmt(r.base)} |` : ''}`),
+    '',
+    'attributeOrder: the searches with `vendor` as the attribute order; its first rows, the write that set it and the size it added.',
   ].join('\n');
-  writeSection('ranking-order', 'Custom ranking attribute and sort: cost of a search', body);
+  writeSection('ranking-order', 'Custom ranking attribute, sort and attribute order: cost of a search', body);
   console.log(body);
 }
