@@ -40,15 +40,13 @@ export interface TermList {
 }
 
 /**
- * The mark bits of position `position` (0-based, < {@link MAX_ATTRIBUTE_ORDER}) of the attribute
- * order: that bit and every higher one, so OR-ing marks keeps the best (lowest) position.
+ * The mark bits of position `position` (0-based, below 8: api/schemas.ts MAX_ATTRIBUTE_ORDER) of
+ * the attribute order: that bit and every higher one, so OR-ing marks keeps the best (lowest)
+ * position.
  */
 export function attributeMarks(position: number): number {
   return (0xff << position) & 0xff;
 }
-
-/** Most attributes an attribute order lists (one mark bit each). */
-export const MAX_ATTRIBUTE_ORDER = 8;
 
 /**
  * What a word found outside the id and names adds to the attribute rule's sum: the position of
@@ -79,13 +77,14 @@ export const BEGINS_FIELD = 128;
  * parts the rules before it tie: 1. the name: the id or a name equals the query, else a name
  * begins with it (the last word a prefix), else a name equals a typo neighbour of it; 2. typos:
  * fewer words matched only through a typo neighbour; 3. synonyms: fewer words matched only
- * through a synonym; 4. attribute: fewer words found only outside the id and names; 5.
+ * through a synonym; 4. attribute: fewer words found only outside the id and names, then (with
+ * an attribute order, DocData.attributeOrder) the smaller sum of their best listed positions; 5.
  * exactness: the typed last word itself before only a completion of it; then the score (the
  * custom ranking boost, the name bonus, BM25), then part id. Every word must match (AND), so the
  * "words" rule of engines with optional words is constant; the index keeps no positions, so there
  * is no proximity rule. A part's rules are summed word by word ({@link wordRank}: a count per
  * rule in 6-bit fields, so 32 words cannot carry over; the sum is a double, exact below 2^53) and
- * packed into the 8-bit tier by {@link finishTier}.
+ * packed into the 13-bit tier by {@link finishTier}.
  */
 const EXACT_UNIT = 2 ** 42;
 const BEGINS_UNIT = 2 ** 36;
@@ -106,10 +105,12 @@ export function wordRank(flags: number): number {
 }
 
 /**
- * The tier (0..255, lower first) of a part from the sum of its words' {@link wordRank}s. A part
- * named by the query (levels exact, begins, near: 0..95) has every word in a name (the name's
- * term is in every word's list and in a name), so the attribute rule is moot there and its bits
- * hold the level; the others are 128..255. Counts are capped at 3, exactness at 1.
+ * The tier (below TIER_COUNT, lower first) of a part from the sum of its words' {@link wordRank}s:
+ * 7 bits of rules, then 5 bits of `attributes` (the attribute order's sum, capped at 31; 0
+ * without an order), then exactness. A part named by the query (levels exact, begins, near: below
+ * 96 × 64) has every word in a name (the name's term is in every word's list and in a name), so
+ * the attribute rule is moot there and its bits hold the level; the others are 128 × 64 and above.
+ * Counts are capped at 3, exactness at 1.
  *
  * `customRanking`: the query has a custom ranking attribute (DocData.boost). Among the names that
  * begin with what was typed (level "begins"), it then decides before exactness, which is left out
@@ -133,7 +134,6 @@ export function finishTier(sum: number, customRanking = false, attributes = 0): 
  * the words found outside the id and names of {@link attributeCost}).
  */
 const ATTRIBUTE_SUM_CAP = 31;
-
 
 /** The rank sum of a part the rules know only as flags of the whole query (match.ts evaluatePart). */
 export function evaluatedRank(typo: boolean, synonym: boolean, namesTier: boolean): number {
@@ -194,7 +194,7 @@ export interface DocData {
   /** Order by `key` alone (a request's `sort`: `key` then holds its sort keys): one tier, score 0. */
   byKey?: boolean | undefined;
   /**
-   * The number of attributes of the attribute order (1..{@link MAX_ATTRIBUTE_ORDER}): the
+   * The number of attributes of the attribute order (1..8): the
    * attribute rule then also sums, over the words found outside the id and names, the position
    * of the best listed attribute holding each (`listed` for none; words' `attr` marks). Absent:
    * no order.
