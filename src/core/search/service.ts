@@ -459,7 +459,9 @@ export class SearchService {
    * 503 in maintenance mode) and answers them as stored. 400 when `customRanking.attribute_id`
    * names no attribute, one that is not filterable or has per-organization values, or one with a
    * stored value that is not a number (the first such value is named to a caller who may read the
-   * attribute). One settings row, written in one statement.
+   * attribute); 400 naming `attributeOrder[i]` for an attribute order entry that does not exist,
+   * is not searchable, has per-organization values or repeats (zod: at most 8). One settings row;
+   * the store re-indexes, in its write, the parts whose attribute order marks change.
    */
   async setRanking(principal: Principal, body: unknown): Promise<RankingSettings> {
     assertScope(principal, 'attributes:write');
