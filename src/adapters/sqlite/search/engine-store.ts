@@ -758,6 +758,8 @@ export class EngineStore {
     this.refresh();
     let held = 0;
     const warmed: string[] = [];
+    // Finding the largest lists reads every block: not for a connection that holds none.
+    if (maxPostings <= 0) return warmed;
     for (const row of this.stmt.largestTerms.all(WARM_MAX_TERMS)) {
       // A block holds at most BLOCK_SIZE postings: an upper bound, so the budget is not exceeded.
       if (held + row.blocks * BLOCK_SIZE > maxPostings) break;
