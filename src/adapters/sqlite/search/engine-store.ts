@@ -171,7 +171,9 @@ export class EngineStore {
       allBlocks: db.prepare<{ id: number }, { first_doc: number; data: Buffer }>(
         'SELECT first_doc, data FROM (SELECT first_doc, data FROM engine_postings WHERE term_id = @id ORDER BY first_doc) UNION ALL SELECT first_doc, data FROM (SELECT first_doc, data FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id ORDER BY run, first_doc)',
       ),
-      blockCount: db.prepare<{ id: number; cap: number }, number>('SELECT (SELECT count(*) FROM (SELECT 1 FROM engine_postings WHERE term_id = @id LIMIT +@cap)) + (SELECT count(*) FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id)').pluck(),
+      // Both tables' blocks, at most @cap: a frequent word's thousands of run blocks are not counted
+      // (after another connection's write, each would be a page read again).
+      blockCount: db.prepare<{ id: number; cap: number }, number>('SELECT count(*) FROM (SELECT 1 FROM engine_postings WHERE term_id = @id UNION ALL SELECT 1 FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id LIMIT +@cap)').pluck(),
       runList: db.prepare<[], { run: number; tier: number }>('SELECT run, tier FROM engine_run_list ORDER BY run'),
       addRun: db.prepare<[number, number]>('INSERT INTO engine_run_list (run, tier) VALUES (?, ?)'),
       insertRunBlock: db.prepare<[number, number, number, Uint8Array]>('INSERT INTO engine_runs (run, term_id, first_doc, data) VALUES (?, ?, ?, ?)'),
