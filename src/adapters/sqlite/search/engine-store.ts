@@ -194,6 +194,7 @@ export class EngineStore {
       changedChunks: db.prepare<[number], { chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE version > ?'),
       changedChunkIds: db.prepare<[number], number>('SELECT chunk FROM engine_docs WHERE version > ?').pluck(),
       lastChunk: db.prepare<[], { chunk: number | null }>('SELECT max(chunk) AS chunk FROM engine_docs'),
+      chunkRange: db.prepare<[number, number], { chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE chunk >= ? AND chunk < ?'),
       stats: db.prepare<[], { version: number; n: number; len0: number; len1: number; len2: number; len3: number; term_log_start: number }>('SELECT version, n, len0, len1, len2, len3, term_log_start FROM engine_stats WHERE id = 0'),
       version: db.prepare<[], number>('SELECT version FROM engine_stats WHERE id = 0').pluck(),
       putStats: db.prepare<[number, number, number, number, number, number]>('UPDATE engine_stats SET version = ?, n = ?, len0 = ?, len1 = ?, len2 = ?, len3 = ? WHERE id = 0'),
@@ -647,6 +648,34 @@ export class EngineStore {
   }
 
   /**
+   * The first load of the in-memory docs, `chunksPerSlice` chunks at a time, each slice in a read
+   * transaction of its own, awaiting `between()` after each: a connection whose thread also answers
+   * requests (the main thread of `catalog serve`, health checks while it starts) is never blocked
+   * for the whole load (~4,000 chunks at 1,000,000 parts, seconds). Every slice's snapshot is at
+   * least as new as the first one's, so the docs are then as of that first version, and the
+   * closing {@link refresh} reads the chunks written since. Nothing to do once the docs are loaded.
+   */
+  async loadDocsInSlices(between: () => Promise<void>, chunksPerSlice = 128): Promise<void> {
+    if (this.loadedVersion >= 0) return;
+    const first = this.db.transaction(() => ({ stats: this.stmt.stats.get(), last: this.stmt.lastChunk.get()?.chunk ?? -1 }))();
+    if (!first.stats) return;
+    this.docs.ensure((first.last + 1) * CHUNK);
+    for (let from = 0; from <= first.last; from += chunksPerSlice) {
+      this.db.transaction(() => {
+        for (const row of this.stmt.chunkRange.iterate(from, from + chunksPerSlice)) this.docs.loadChunk(row.chunk, row.data);
+      })();
+      await between();
+    }
+    // A search that ran in between loaded everything itself: its version stands.
+    if (this.loadedVersion >= 0) return;
+    const { stats } = first;
+    this.n = stats.n;
+    this.sumLength = [stats.len0, stats.len1, stats.len2, stats.len3];
+    this.loadedVersion = stats.version;
+    this.db.transaction(() => this.refresh())();
+  }
+
+  /**
    * The doc chunks (doc id / CHUNK) written after engine version `version`: every doc whose card,
    * order key, lengths or flags changed since lies in one of them.
    */
@@ -734,6 +763,8 @@ export class EngineStore {
     this.refresh();
     let held = 0;
     const warmed: string[] = [];
+    // Finding the largest lists reads every block: not for a connection that holds none.
+    if (maxPostings <= 0) return warmed;
     for (const row of this.stmt.largestTerms.all(WARM_MAX_TERMS)) {
       // A block holds at most BLOCK_SIZE postings: an upper bound, so the budget is not exceeded.
       if (held + row.blocks * BLOCK_SIZE > maxPostings) break;

@@ -569,11 +569,13 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   }
 
   /**
-   * SearchIndex.warm: the engine's per-part arrays and its largest posting lists, up to `postings`
-   * (default {@link WARM_POSTINGS}), read in one read transaction (EngineStore.warm), so that a
-   * fresh connection's first searches cost what later ones do.
+   * SearchIndex.warm: the engine's per-part arrays, read in slices between which this thread's
+   * event loop runs (EngineStore.loadDocsInSlices), then its largest posting lists, up to
+   * `postings` (default {@link WARM_POSTINGS}), in one read transaction (EngineStore.warm), so
+   * that a fresh connection's first searches cost what later ones do.
    */
   async warm(options: { postings?: number } = {}): Promise<void> {
+    await this.engine.loadDocsInSlices(() => new Promise((resolve) => setImmediate(resolve)));
     this.db.transaction(() => {
       this.engine.warm(options.postings ?? WARM_POSTINGS);
     })();
