@@ -12,7 +12,8 @@
 //   indexing, PostgreSQL's COPY + GIN build; disk size of each.
 // - Queries: 70 (20 rare, 20 medium, 10 frequent, 20 two-word), chosen by document frequency. The catalog is asked over HTTP (`catalog serve`, one connection, sequential),
 //   Xapian in process, PostgreSQL through pg; 3 rounds, systems alternated per round, the first
-//   round cold. p50/p99 per class. The catalog on the PostgreSQL store answers the same queries over
+//   round cold (nothing of its queries cached). Before the rounds each server answers 3,000
+//   searches of other words (serveInUse: servers in use, not fresh ones). p50/p99 per class. The catalog on the PostgreSQL store answers the same queries over
 //   HTTP (its own `catalog serve`), alternated too.
 // - Right: overlap@25 of the catalog's top 25 with an exhaustive scoring of every hit by the
 //   documented formula (core/search/engine/bm25.ts, computed here from the generated parts) and
@@ -51,6 +52,25 @@ const K = 25;
 /** The words queries are made of: letters only, 4 or more. */
 const QUERY_WORD = /^[a-z]{4,}$/;
 const ROUNDS = 3;
+/** Searches each server answers before it is measured, and the words they take (serveInUse). */
+const IN_USE_SEARCHES = 3000;
+const IN_USE_WORDS = 500;
+
+/**
+ * A server in use: `IN_USE_SEARCHES` searches of words no measured query takes, one word or two,
+ * sequential. A fresh server's first thousand or so searches are slower while V8 compiles its
+ * request path (the first round shows that; bench/startup.js the start-up itself), and every
+ * server measured here answers the same searches first, so the rounds compare servers in use.
+ */
+async function serveInUse(http, auth, words) {
+  for (let i = 0; i < IN_USE_SEARCHES; i++) {
+    const a = words[(i * 7) % words.length];
+    const text = i % 3 === 2 ? `${a} ${words[(i * 13 + 5) % words.length]} ` : `${a} `;
+    const r = await http.request({ method: 'POST', path: '/1/find/search', headers: auth, body: JSON.stringify({ matches: { text }, resultOptions: { limit: K } }) });
+    await r.body.dump();
+    if (r.statusCode !== 200) throw new Error(`in-use search ${text}: ${r.statusCode}`);
+  }
+}
 const log = (...a) => console.error(`[compare ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
 export function dirBytes(dir) {
@@ -210,7 +230,12 @@ function reference(parts, list) {
     q.top = hits.slice(0, K).map((h) => h.id);
   }
   let pairs = 0;
-  return queries.filter((q) => q.cls !== 'two words' || (q.total > 0 && ++pairs <= 20));
+  const kept = queries.filter((q) => q.cls !== 'two words' || (q.total > 0 && ++pairs <= 20));
+  // Words of every frequency that no query takes, for the searches a server answers before it is
+  // measured (serveInUse).
+  const others = words.filter(([t]) => !wanted.has(t)).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  kept.inUseWords = others.filter((_, i) => i % Math.max(1, Math.floor(others.length / IN_USE_WORDS)) === 0).slice(0, IN_USE_WORDS).map(([t]) => t);
+  return kept;
 }
 
 /**
@@ -448,6 +473,8 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   await warmClient(http, auth);
   // The server's start-up work done before any system is measured: none shares the machine with it.
   out.serverQuietAfterMs = await waitUntilQuiet(server.pid);
+  await serveInUse(http, auth, queries.inUseWords);
+  await waitUntilQuiet(server.pid);
   log(`catalog serve quiet after ${out.serverQuietAfterMs} ms more`);
   if (pgClient) for (let i = 0; i < 300; i++) await pgClient.query({ name: 'warm-up', text: 'SELECT 1' });
   // The baseline's server on the same catalog (it sees the same cache-busting writes), started once
@@ -467,6 +494,8 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     out.baseline = { checkout: baseline, serveStartupMs: Math.round(performance.now() - started) };
     await warmClient(baseHttp, baseAuth);
     out.baseline.quietAfterMs = await waitUntilQuiet(baseServer.pid);
+    await serveInUse(baseHttp, baseAuth, queries.inUseWords);
+    await waitUntilQuiet(baseServer.pid);
     log(`baseline serve answered ${out.baseline.serveStartupMs} ms after its start, quiet ${out.baseline.quietAfterMs} ms later`);
     base = { http: baseHttp, server: baseServer, auth: baseAuth };
   }
@@ -485,6 +514,8 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     out.catalogPgServe = { readyMs: Math.round(performance.now() - started) };
     await warmClient(pgHttp, pgAuth);
     out.catalogPgServe.quietAfterMs = await waitUntilQuiet(pgServer.pid);
+    await serveInUse(pgHttp, pgAuth, queries.inUseWords);
+    await waitUntilQuiet(pgServer.pid);
     log('catalog serve (PostgreSQL store)', out.catalogPgServe);
     onPg = { http: pgHttp, server: pgServer, auth: pgAuth };
   }

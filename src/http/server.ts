@@ -38,7 +38,9 @@ export interface ServeOptions {
   limits?: AppOptions['limits'];
   /**
    * Reader threads for reads and text searches, besides one writer thread (pool/pooled-catalog.ts);
-   * default: the machine's parallelism, at most 4. 0 runs everything on the main thread.
+   * default: the machine's parallelism, at most 4. 0 runs everything on the main thread. On
+   * PostgreSQL (`databaseUrl`) reads and searches run on the main thread whatever the number, and
+   * writes on a writer thread unless it is 0.
    */
   readers?: number | undefined;
   /** Writes that may wait for the writer thread (pool/pooled-catalog.ts DEFAULT_MAX_QUEUED_WRITES); beyond, a 503 with Retry-After. */
@@ -94,9 +96,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     mmapBytes: SERVE_MMAP_BYTES,
   };
   // PostgreSQL and S3 do their work in other processes and their drivers never block the event
-  // loop, so such a catalog is served from the main thread (no reader/writer threads).
+  // loop, so such a catalog is read and searched on the main thread (no reader threads). Writes to
+  // PostgreSQL go to a writer thread of their own (docs/decisions/0038): each of a write's
+  // statements holds the catalog write lock until its answer is read, and on the main thread that
+  // waited for every turn of the event loop's ranking.
   const external = options.databaseUrl !== undefined || options.blobUrl !== undefined;
   const threaded = options.readers !== 0 && !external;
+  const writerThread = options.readers !== 0 && options.databaseUrl !== undefined;
   // With threads, this thread's sessions are stored by a thread of their own: the SQLite write
   // left the event loop (~0.2-0.4 ms of a ~1.1 ms rare-word search).
   const stage = options.onStage ?? (() => undefined);
@@ -133,7 +139,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let catalog: Catalog = plain;
   let deliverer: WebhookDeliverer | undefined;
   let sweeper: NodeJS.Timeout | undefined;
-  const pooled = threaded ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers, maxQueuedWrites: options.maxQueuedWrites, writeTurns: catalogWriteTurns }) : undefined;
+  const pooled = threaded
+    ? poolCatalog(plain, { catalog: catalogOptions, readers: options.readers, maxQueuedWrites: options.maxQueuedWrites, writeTurns: catalogWriteTurns })
+    : writerThread
+      ? poolCatalog(plain, { catalog: { ...catalogOptions, databaseUrl: options.databaseUrl, blobUrl: options.blobUrl }, readers: 0, maxQueuedWrites: options.maxQueuedWrites })
+      : undefined;
   if (pooled) catalog = pooled;
   // The server listens before it can answer (startup-gate.ts): probes see it alive at once, and API
   // requests wait for the sweep and the threads below.
@@ -162,7 +172,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (sharedBlobs) {
       sweeper = setInterval(() => void plain.images.sweepOrphans({ minAgeMs: SHARED_BLOB_GRACE_MS }).catch(() => undefined), SHARED_BLOB_SWEEP_INTERVAL_MS).unref();
     }
-    if (pooled) enter(`loading the search index on ${pooled.threads.readers} reader thread${pooled.threads.readers === 1 ? '' : 's'} and a writer thread`);
+    if (pooled) enter(pooled.threads.readers === 0 ? 'starting the writer thread' : `loading the search index on ${pooled.threads.readers} reader thread${pooled.threads.readers === 1 ? '' : 's'} and a writer thread`);
     await pooled?.start();
     startup.open();
     // Webhooks go out from every server of a catalog (claims with a lease keep them apart).

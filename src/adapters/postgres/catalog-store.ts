@@ -131,10 +131,18 @@ export class PgCatalogStore implements CatalogStore {
     decide: (item: I, existing: StoredPart | undefined, attributes: ReadonlyMap<string, Attribute>) => Decision<StoredPart>,
   ): Promise<Decision<StoredPart>[]> {
     return this.db.write(async (c) => {
-      const attributes = await this.attributeMap(c);
-      const rows = await c.query<PgPartRow>('SELECT * FROM parts WHERE part_id = ANY($1::text[])', [[...new Set(items.map((i) => i.part_id))]]);
+      // The definitions and the stored parts in one round trip (json_agg: two result shapes, one row).
+      const read = (await c.query<{ attributes: string[]; parts: PgPartRow[] }>(
+        `SELECT (SELECT coalesce(json_agg(a.body ORDER BY a.seq), '[]') FROM attributes a) AS attributes,
+                (SELECT coalesce(json_agg(p), '[]') FROM parts p WHERE p.part_id = ANY($1::text[])) AS parts`,
+        [[...new Set(items.map((i) => i.part_id))]],
+      )).rows[0] ?? { attributes: [], parts: [] };
+      const attributes = new Map(read.attributes.map((body) => {
+        const a = JSON.parse(body) as Attribute;
+        return [a.attribute_id, a] as const;
+      }));
       const state = new Map<string, { pk: number | undefined; part: StoredPart | undefined; dirty: boolean; stored?: StoredPart }>();
-      for (const row of rows.rows) {
+      for (const row of read.parts) {
         const stored = partFromPgRow(row);
         state.set(row.part_id, { pk: row.pk, part: stored, dirty: false, stored });
       }
@@ -171,15 +179,7 @@ export class PgCatalogStore implements CatalogStore {
         const pkOf = new Map(ins.rows.map((r) => [r.part_id, r.pk]));
         for (const part of inserts) written.push({ pk: pkOf.get(part.part_id) ?? 0, part, created: true });
       }
-      if (updates.length > 0) {
-        await c.query(
-          `UPDATE parts p SET name = u.name, attributes = u.attributes, modified_at = u.modified_at
-           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS u(pk, name, attributes, modified_at) WHERE p.pk = u.pk`,
-          [updates.map((u) => u.pk), updates.map((u) => JSON.stringify(u.part.name)), updates.map((u) => JSON.stringify(u.part.attributes)), updates.map((u) => u.part.modifiedAt)],
-        );
-        await c.query('DELETE FROM part_attributes WHERE part_pk = ANY($1::bigint[])', [updates.map((u) => u.pk)]);
-        for (const u of updates) written.push({ pk: u.pk, part: u.part, created: false, previous: u.previous });
-      }
+      for (const u of updates) written.push({ pk: u.pk, part: u.part, created: false, previous: u.previous });
       if (written.length === 0) return decisions;
       const refAttributes: string[] = [];
       const refParts: number[] = [];
@@ -191,8 +191,21 @@ export class PgCatalogStore implements CatalogStore {
           for (const value of entry.values) if (value.organization !== '') organizations.add(value.organization);
         }
       }
-      if (refAttributes.length > 0) {
-        await c.query('INSERT INTO part_attributes (attribute_id, part_pk) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING', [refAttributes, refParts]);
+      // One statement: the updated rows, their references no longer held deleted and the new ones
+      // added (disjoint rows, so the sub-statements cannot meet).
+      if (updates.length > 0 || refAttributes.length > 0) {
+        await c.query(
+          `WITH updated AS (
+             UPDATE parts p SET name = u.name, attributes = u.attributes, modified_at = u.modified_at
+             FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) AS u(pk, name, attributes, modified_at) WHERE p.pk = u.pk),
+           refs AS (SELECT * FROM unnest($5::text[], $6::bigint[]) AS r(attribute_id, part_pk)),
+           dropped AS (
+             DELETE FROM part_attributes pa WHERE pa.part_pk = ANY($1::bigint[])
+               AND NOT EXISTS (SELECT 1 FROM refs r WHERE r.attribute_id = pa.attribute_id AND r.part_pk = pa.part_pk))
+           INSERT INTO part_attributes (attribute_id, part_pk) SELECT attribute_id, part_pk FROM refs ON CONFLICT DO NOTHING`,
+          [updates.map((u) => u.pk), updates.map((u) => JSON.stringify(u.part.name)), updates.map((u) => JSON.stringify(u.part.attributes)), updates.map((u) => u.part.modifiedAt),
+            refAttributes, refParts],
+        );
       }
       if (organizations.size > 0) await this.ensureOrganizationsIn(c, [...organizations]);
       await this.index.partsWritten(c, written, attributes, Math.max(...written.map((w) => w.part.modifiedAt)));

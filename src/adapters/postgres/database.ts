@@ -114,8 +114,9 @@ export class PgDatabase {
     const client = await this.pool.connect();
     let broken = false;
     try {
-      await client.query(begin);
-      if (lock !== undefined) await client.query('SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))', [LOCK_CLASS + lock]);
+      // BEGIN and the lock in one round trip (a simple query of two statements): every round trip
+      // of a transaction holding the catalog write lock waits for this process's event loop.
+      await client.query(lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${LOCK_CLASS + lock}, hashtext(current_schema()))`);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;

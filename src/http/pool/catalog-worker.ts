@@ -6,7 +6,7 @@
 import { BroadcastChannel, workerData, type MessagePort } from 'node:worker_threads';
 import type { Principal } from '../../api/schemas.js';
 import { CatalogError, toProblem } from '../../api/errors.js';
-import { openCatalog } from '../../open-catalog.js';
+import { openCatalog, openCatalogAt } from '../../open-catalog.js';
 import type { NewSession, SessionSink } from '../../core/ports.js';
 import { packSessionHits } from '../../adapters/session-blocks.js';
 import { WriteTurns } from '../../adapters/sqlite/write-turns.js';
@@ -29,7 +29,10 @@ const handOff = ({ session, hits }: NewSession): void => {
 };
 // A reader's sessions are all handed back: none is pending on the thread, so there is nothing to flush.
 const handBack: SessionSink = { keep: handOff, flush: () => Promise.resolve() };
-const catalog = openCatalog({ ...data.catalog, ...(data.warmSearch ? { sessionSink: () => handBack } : {}) });
+// A PostgreSQL server's writer thread opens the PostgreSQL catalog (its own connections).
+const catalog = data.catalog.databaseUrl !== undefined
+  ? await openCatalogAt(data.catalog)
+  : openCatalog({ ...data.catalog, ...(data.warmSearch ? { sessionSink: () => handBack } : {}) });
 /**
  * The writer's turns at catalog.db's write lock, shared with the main thread's own writes
  * (write-turns.ts): each transaction of a write batch runs in one, so a main-thread write waits for

@@ -35,7 +35,7 @@ import { builtWorkerFile } from '../../adapters/worker-file.js';
 import type { SearchImage, SearchStateRequest } from '../../core/search/service.js';
 import type { NewSession } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
-import type { OpenCatalogOptions } from '../../open-catalog.js';
+import type { CatalogLocation, OpenCatalogOptions } from '../../open-catalog.js';
 import { methodsRunOn } from './call-routes.js';
 import { MAIN_THREAD_SEARCH_POSTINGS, searchWithinPostings } from './main-thread-search.js';
 import { requestSignal } from '../request-signal.js';
@@ -47,8 +47,11 @@ export const MAIN_THREAD_POSTING_CACHE = 500_000;
 
 /** Options of {@link poolCatalog}: the catalog's own options (plain data: they are sent to each worker) and the pool sizes. */
 export interface PooledCatalogOptions {
-  catalog: Omit<OpenCatalogOptions, 'clock' | 'ids' | 'decodePool'> & { dataDir: string };
-  /** Reader threads (default: the machine's parallelism, at most 4; at least 1). */
+  catalog: Omit<OpenCatalogOptions, 'clock' | 'ids' | 'decodePool'> & { dataDir: string } & CatalogLocation;
+  /**
+   * Reader threads (default: the machine's parallelism, at most 4). 0: the writer thread alone,
+   * every read and search on the main thread (a PostgreSQL catalog: see {@link poolCatalog}).
+   */
   readers?: number | undefined;
   /** Calls that may wait for a thread before the server answers 503 (default 1,024 for the writer and for each reader). */
   maxQueue?: number | undefined;
@@ -444,7 +447,10 @@ export function threadCatalogOptions(catalog: PooledCatalogOptions['catalog'], r
  * returned catalog owns `main`: its `close` closes the threads and `main`.
  */
 export function poolCatalog(main: Catalog, options: PooledCatalogOptions): PooledCatalog {
-  const readers = Math.max(1, options.readers ?? Math.min(4, availableParallelism()));
+  // Without readers (PostgreSQL): reads and searches stay on the main thread; only the writes go
+  // to the writer thread, whose event loop then waits for nothing but their statements.
+  const writerOnly = options.readers === 0;
+  const readers = writerOnly ? 0 : Math.max(1, options.readers ?? Math.min(4, availableParallelism()));
   const readyChannel = `catalog-thread-ready-${randomUUID()}`;
   const data = (warmSearch: boolean): CatalogWorkerData => ({
     catalog: threadCatalogOptions(options.catalog, warmSearch ? 'reader' : 'writer'),
@@ -480,7 +486,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
       const writes: WriteQueue = new WriteQueue(sendBatch, options.maxWriteBatch, () => readerPools.wake());
       const readerPools: ReaderPools = new ReaderPools(readerThreads, common.maxQueue * readers, () => writes.size > 0);
       // While the threads load, this thread reads the per-part arrays its own searches need.
-      const ready = Promise.all([threads, main.search.warm({ postings: 0 })]).then(() => undefined);
+      const ready = Promise.all([threads, writerOnly ? undefined : main.search.warm({ postings: 0 })]).then(() => undefined);
       pools = { readers: readerPools, writer, writes, ready };
     }
     return pools;
@@ -498,9 +504,9 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     const writes = new Set(methodsRunOn(service, 'write'));
     return (method: string, args: unknown[]) => (writes.has(method) ? write(method, args) : read(method, args));
   };
-  const methods = (service: PooledServiceName) => [...methodsRunOn(service, 'write'), ...methodsRunOn(service, 'read')];
+  const methods = (service: PooledServiceName) => [...methodsRunOn(service, 'write'), ...(writerOnly ? [] : methodsRunOn(service, 'read'))];
   const onReader = calls('search');
-  const search = delegate(main.search, methods('search'), onReader);
+  const search = writerOnly ? main.search : delegate(main.search, methods('search'), onReader);
   const maxPostings = options.mainThreadSearchPostings ?? MAIN_THREAD_SEARCH_POSTINGS;
   const searches = { onMainThread: 0, onReaders: 0, answeredEarly: 0 };
   const pages = { onMainThread: 0, onReaders: 0 };
@@ -508,7 +514,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   let readerSearches = 0;
   /** Sessions of reader searches answered and not yet stored (at most one per running or queued task). */
   const storing = new Map<string, Promise<unknown>>();
-  Object.defineProperty(search, 'search', {
+  if (!writerOnly) Object.defineProperty(search, 'search', {
     value: async (principal: Principal, body: unknown, image?: SearchImage) => {
       // A search with a query image stays here: its decode is already off the event loop, bounded.
       if (image !== undefined) return main.search.search(principal, body, image);
@@ -557,7 +563,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   // reader) may be stored yet (session-batcher.ts): wait for both, in that order (a reader's
   // session is queued here once ranked). Then a small page without values or images is read here
   // (the hop to a reader and back cost more than the page), the rest on a reader.
-  Object.defineProperty(search, 'searchState', {
+  if (!writerOnly) Object.defineProperty(search, 'searchState', {
     value: async (principal: Principal, sessionId: string, options?: SearchStateRequest) => {
       await storing.get(sessionId);
       await main.search.flushSessions();

@@ -5,7 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ProblemBody } from '../../api/errors.js';
 import type { NewSession } from '../../core/ports.js';
-import type { OpenCatalogOptions } from '../../open-catalog.js';
+import type { CatalogLocation, OpenCatalogOptions } from '../../open-catalog.js';
 
 /** Which service of a Catalog a call goes to. */
 export type PooledServiceName = 'service' | 'relations' | 'search';
@@ -70,7 +70,8 @@ export interface WriteBatchAnswer {
 
 /** What pooled-catalog.ts hands each catalog worker thread (catalog-worker.ts). */
 export interface CatalogWorkerData {
-  catalog: OpenCatalogOptions;
+  /** The catalog's options; with a `databaseUrl`, the PostgreSQL catalog (the writer thread of a PostgreSQL server). */
+  catalog: OpenCatalogOptions & CatalogLocation;
   /** A reader thread: load the search engine's per-part arrays before taking its first task. */
   warmSearch: boolean;
   /** A BroadcastChannel name: the thread posts {@link THREAD_READY} on it once it can take tasks. */

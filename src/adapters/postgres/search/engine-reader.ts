@@ -289,6 +289,11 @@ export class PgEngineReader implements EngineReader {
     return this.docs.allDocs(nonHoldersOnly, limit);
   }
 
+  /** Every part's doc, unsorted (EngineReader): from the doc arrays. */
+  everyPart(): Int32Array {
+    return this.docs.everyDoc(false);
+  }
+
   // -- fetching --------------------------------------------------------------------------------
 
   private async fetch(c: PgClient): Promise<void> {

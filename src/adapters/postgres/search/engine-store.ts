@@ -107,53 +107,70 @@ export class PgEngineWrite {
     for (let t = 0; t < TIERS; t++) this.delta.len[t] = (this.delta.len[t] ?? 0) + sign * tierLength(lengths, t);
   }
 
-  /** Writes the gathered changes in `c`'s transaction (which holds the catalog write lock), then forgets them. */
+  /**
+   * Writes the gathered changes in `c`'s transaction (which holds the catalog write lock), then
+   * forgets them. Four round trips for a write of a few parts (the statistics with the doc chunks
+   * it touches; the stored terms; the touched blocks, deleted as read; every new row in one last
+   * statement): each round trip holds the lock while it waits for this process's event loop.
+   */
   async flush(c: PgClient): Promise<void> {
     if (!this.clear && this.terms.size === 0 && this.docs.size === 0) return;
-    const stats = (await c.query<EngineStatsRow>('SELECT version, rebuilt, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0')).rows[0];
-    if (!stats) throw new Error('engine_stats is missing (PostgreSQL migration 4)');
-    const version = stats.version + 1;
+    // The statistics move by this write's deltas in the statement that takes the new version and
+    // reads the doc chunks this write changes (none after a TRUNCATE: a rebuild starts empty).
+    const d = this.delta;
+    const wanted = this.clear ? [] : [...new Set([...this.docs.keys()].map((pk) => Math.floor(pk / CHUNK)))];
+    const set = this.clear ? 'rebuilt = version + 1, n = $1, len0 = $2, len1 = $3, len2 = $4, len3 = $5' : 'n = n + $1, len0 = len0 + $2, len1 = len1 + $3, len2 = len2 + $4, len3 = len3 + $5';
+    const rows = (await c.query<{ version: number; chunk: number | null; data: Buffer | null }>(
+      `WITH s AS (UPDATE engine_stats SET version = version + 1, ${set} WHERE id = 0 RETURNING version)
+       SELECT s.version, e.chunk, e.data FROM s LEFT JOIN engine_docs e ON e.chunk = ANY($6::int[])`,
+      [d.n, d.len[0], d.len[1], d.len[2], d.len[3], wanted],
+    )).rows;
+    const version = rows[0]?.version;
+    if (version === undefined) throw new Error('engine_stats is missing (PostgreSQL migration 4)');
+    const chunks = new Map<number, Buffer>();
+    for (const k of wanted) chunks.set(k, Buffer.alloc(CHUNK_BYTES));
+    for (const r of rows) if (r.chunk !== null && r.data) r.data.copy(chunks.get(r.chunk) as Buffer);
     if (this.clear) {
       await c.query('TRUNCATE engine_postings, engine_terms, engine_docs');
-      Object.assign(stats, { rebuilt: version, n: 0, len0: 0, len1: 0, len2: 0, len3: 0 });
       this.clear = false;
     }
-    await this.writeTerms(c, version);
-    await this.writeDocs(c, version);
-    const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.delta.len[t] ?? 0));
-    await c.query('UPDATE engine_stats SET version = $1, rebuilt = $2, n = $3, len0 = $4, len1 = $5, len2 = $6, len3 = $7 WHERE id = 0',
-      [version, stats.rebuilt, stats.n + this.delta.n, len[0], len[1], len[2], len[3]]);
+    const pending = await this.writeTerms(c, version);
+    await this.writeDocs(c, chunks);
+    await writePending(c, version, pending, chunks);
     this.terms.clear();
     this.docs.clear();
     this.delta.n = 0;
     this.delta.len = [0, 0, 0, 0];
   }
 
-  private async writeTerms(c: PgClient, version: number): Promise<void> {
-    if (this.terms.size === 0) return;
+  /** Reads and deletes the stored blocks this write changes and gathers the blocks to write (writePending). */
+  private async writeTerms(c: PgClient, version: number): Promise<PendingBlocks> {
+    const pending: PendingBlocks = { freshTerms: [], ids: [], terms: [], first: [], data: [] };
+    if (this.terms.size === 0) return pending;
     const sorted = [...this.terms.keys()].sort(compareBinary);
-    const known = new Map((await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term = ANY($1::text[])', [sorted.map(pgTerm)])).rows.map((r) => [fromPgTerm(r.term), r.id]));
-    const blockTerms: number[] = [];
-    const blockFirst: number[] = [];
-    const blockData: Buffer[] = [];
-    const addBlocks = (id: number, postings: Postings) => {
+    // The stored terms of this write, their version moved on in the same statement.
+    const known = new Map((await c.query<{ id: number; term: string }>('UPDATE engine_terms SET version = $2 WHERE term = ANY($1::text[]) RETURNING id, term', [sorted.map(pgTerm), version]))
+      .rows.map((r) => [fromPgTerm(r.term), r.id]));
+    // A block of a stored term names its id; one of a new term its (stored form of the) term.
+    const addBlocks = (id: number | null, term: string | null, postings: Postings) => {
       for (let i = 0; i < postings.docs.length; i += BLOCK_SIZE) {
         const end = Math.min(postings.docs.length, i + BLOCK_SIZE);
-        blockTerms.push(id);
-        blockFirst.push(postings.docs[i] ?? 0);
-        blockData.push(Buffer.from(encodeBlock(postings, i, end)));
+        pending.ids.push(id);
+        pending.terms.push(term);
+        pending.first.push(postings.docs[i] ?? 0);
+        pending.data.push(Buffer.from(encodeBlock(postings, i, end)));
       }
     };
     // New terms: nothing stored to read, merge or delete (most terms of an import).
     const fresh = sorted.filter((t) => !known.has(t) && [...(this.terms.get(t)?.values() ?? [])].some((tf) => tf !== null));
-    if (fresh.length > 0) {
-      const ids = await c.query<{ id: number; term: string }>('INSERT INTO engine_terms (term, version) SELECT unnest($1::text[]), $2 RETURNING id, term', [fresh.map(pgTerm), version]);
-      for (const r of ids.rows) addBlocks(r.id, mergePostings(emptyPostings(), this.terms.get(fromPgTerm(r.term)) ?? new Map()).merged);
+    for (const t of fresh) {
+      const stored = pgTerm(t);
+      pending.freshTerms.push(stored);
+      addBlocks(null, stored, mergePostings(emptyPostings(), this.terms.get(t) ?? new Map()).merged);
     }
     const existing = sorted.filter((t) => known.has(t));
     if (existing.length > 0) {
       const ids = existing.map((t) => known.get(t) ?? 0);
-      await c.query('UPDATE engine_terms SET version = $1 WHERE id = ANY($2::int[])', [version, ids]);
       // Only the blocks that hold a changed doc (the block starting at or before it) are read and
       // rewritten, each on its own: the blocks between two changed docs stay as stored. Reading
       // every block between a term's smallest and largest changed doc made a write of a few parts
@@ -166,13 +183,16 @@ export class PgEngineWrite {
           pairDocs.push(doc);
         }
       });
+      // The touched blocks are deleted as they are read (one statement): each is written again below.
       const blocks = await c.query<{ term_id: number; first_doc: number; data: Buffer }>(
-        `SELECT p.term_id, p.first_doc, p.data
-         FROM (SELECT DISTINCT u.id, s.first_doc
-               FROM unnest($1::int[], $2::int[]) AS u(id, doc)
-               CROSS JOIN LATERAL (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = u.id AND f.first_doc <= u.doc ORDER BY f.first_doc DESC LIMIT 1) AS s) AS touched
-         JOIN engine_postings p ON p.term_id = touched.id AND p.first_doc = touched.first_doc
-         ORDER BY p.term_id, p.first_doc`,
+        `WITH touched AS (
+           SELECT DISTINCT u.id, s.first_doc
+           FROM unnest($1::int[], $2::int[]) AS u(id, doc)
+           CROSS JOIN LATERAL (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = u.id AND f.first_doc <= u.doc ORDER BY f.first_doc DESC LIMIT 1) AS s),
+         gone AS (
+           DELETE FROM engine_postings p USING touched WHERE p.term_id = touched.id AND p.first_doc = touched.first_doc
+           RETURNING p.term_id, p.first_doc, p.data)
+         SELECT term_id, first_doc, data FROM gone ORDER BY term_id, first_doc`,
         [pairTerms, pairDocs],
       );
       const touched = new Map<number, { first_doc: number; data: Buffer }[]>();
@@ -183,10 +203,6 @@ export class PgEngineWrite {
           touched.set(b.term_id, list);
         }
         list.push(b);
-      }
-      if (blocks.rows.length > 0) {
-        await c.query('DELETE FROM engine_postings p USING unnest($1::int[], $2::int[]) AS d(t, f) WHERE p.term_id = d.t AND p.first_doc = d.f',
-          [blocks.rows.map((b) => b.term_id), blocks.rows.map((b) => b.first_doc)]);
       }
       existing.forEach((t, i) => {
         const id = ids[i] ?? 0;
@@ -214,20 +230,16 @@ export class PgEngineWrite {
           const base = emptyPostings();
           const block = stored[k];
           if (block) decodeBlock(block.data, block.first_doc, base);
-          addBlocks(id, mergePostings(base, changes).merged);
+          addBlocks(id, null, mergePostings(base, changes).merged);
         }
       });
     }
-    // Bounded statements: a rebuild's batch may hold tens of thousands of blocks.
-    for (let i = 0; i < blockTerms.length; i += 20_000) {
-      await c.query('INSERT INTO engine_postings (term_id, first_doc, data) SELECT * FROM unnest($1::int[], $2::int[], $3::bytea[])',
-        [blockTerms.slice(i, i + 20_000), blockFirst.slice(i, i + 20_000), blockData.slice(i, i + 20_000)]);
-    }
+    return pending;
   }
 
-  private async writeDocs(c: PgClient, version: number): Promise<void> {
+  /** Updates `chunks` (the doc chunks of this write, read by flush) with this write's docs; writePending stores them. */
+  private async writeDocs(c: PgClient, chunks: Map<number, Buffer>): Promise<void> {
     if (this.docs.size === 0) return;
-    const chunks = new Map<number, Buffer>();
     const load = async (pks: Iterable<number>) => {
       const wanted = [...new Set([...pks].map((pk) => Math.floor(pk / CHUNK)))].filter((k) => !chunks.has(k));
       if (wanted.length === 0) return;
@@ -254,15 +266,6 @@ export class PgEngineWrite {
       const order = (await c.query<{ pk: number }>('SELECT pk FROM parts ORDER BY part_id')).rows.map((r) => r.pk);
       await load(order);
       order.forEach((pk, i) => writeKey(chunkOf(pk), pk, i * KEY_STEP));
-    }
-    const ids = [...chunks.keys()];
-    for (let i = 0; i < ids.length; i += 5000) {
-      const slice = ids.slice(i, i + 5000);
-      await c.query(
-        `INSERT INTO engine_docs (chunk, version, data) SELECT u.c, $2, u.d FROM unnest($1::int[], $3::bytea[]) AS u(c, d)
-         ON CONFLICT (chunk) DO UPDATE SET version = excluded.version, data = excluded.data`,
-        [slice, version, slice.map((k) => chunks.get(k))],
-      );
     }
   }
 
@@ -323,5 +326,58 @@ export class PgEngineWrite {
       start = end;
     }
     return renumber;
+  }
+}
+
+/** The blocks a flush writes: per block its term's id, or for a new term its stored form (and no id). */
+interface PendingBlocks {
+  /** New terms (stored form), inserted with the blocks. */
+  freshTerms: string[];
+  ids: (number | null)[];
+  terms: (string | null)[];
+  first: number[];
+  data: Buffer[];
+}
+
+/** Blocks and doc chunks a single last statement writes at most (a rebuild's batch may hold more). */
+const ONE_STATEMENT_BLOCKS = 20_000;
+const ONE_STATEMENT_CHUNKS = 5000;
+
+/**
+ * Writes a flush's new terms, blocks and doc chunks: in one statement for a write of a few parts,
+ * in bounded statements for a large batch (an import, a rebuild).
+ */
+async function writePending(c: PgClient, version: number, pending: PendingBlocks, chunks: ReadonlyMap<number, Buffer>): Promise<void> {
+  const chunkIds = [...chunks.keys()];
+  if (pending.first.length <= ONE_STATEMENT_BLOCKS && chunkIds.length <= ONE_STATEMENT_CHUNKS) {
+    await c.query(
+      `WITH fresh AS (INSERT INTO engine_terms (term, version) SELECT unnest($1::text[]), $2 RETURNING id, term),
+       blocks AS (
+         INSERT INTO engine_postings (term_id, first_doc, data)
+         SELECT coalesce(u.id, f.id), u.first_doc, u.data FROM unnest($3::int[], $4::text[], $5::int[], $6::bytea[]) AS u(id, term, first_doc, data)
+         LEFT JOIN fresh f ON u.id IS NULL AND f.term = u.term)
+       INSERT INTO engine_docs (chunk, version, data) SELECT u.c, $2, u.d FROM unnest($7::int[], $8::bytea[]) AS u(c, d)
+       ON CONFLICT (chunk) DO UPDATE SET version = excluded.version, data = excluded.data`,
+      [pending.freshTerms, version, pending.ids, pending.terms, pending.first, pending.data, chunkIds, chunkIds.map((k) => chunks.get(k))],
+    );
+    return;
+  }
+  const idOf = new Map<string, number>();
+  if (pending.freshTerms.length > 0) {
+    const rows = await c.query<{ id: number; term: string }>('INSERT INTO engine_terms (term, version) SELECT unnest($1::text[]), $2 RETURNING id, term', [pending.freshTerms, version]);
+    for (const r of rows.rows) idOf.set(r.term, r.id);
+  }
+  const ids = pending.ids.map((id, i) => id ?? idOf.get(pending.terms[i] ?? '') ?? 0);
+  for (let i = 0; i < ids.length; i += ONE_STATEMENT_BLOCKS) {
+    await c.query('INSERT INTO engine_postings (term_id, first_doc, data) SELECT * FROM unnest($1::int[], $2::int[], $3::bytea[])',
+      [ids.slice(i, i + ONE_STATEMENT_BLOCKS), pending.first.slice(i, i + ONE_STATEMENT_BLOCKS), pending.data.slice(i, i + ONE_STATEMENT_BLOCKS)]);
+  }
+  for (let i = 0; i < chunkIds.length; i += ONE_STATEMENT_CHUNKS) {
+    const slice = chunkIds.slice(i, i + ONE_STATEMENT_CHUNKS);
+    await c.query(
+      `INSERT INTO engine_docs (chunk, version, data) SELECT u.c, $2, u.d FROM unnest($1::int[], $3::bytea[]) AS u(c, d)
+       ON CONFLICT (chunk) DO UPDATE SET version = excluded.version, data = excluded.data`,
+      [slice, version, slice.map((k) => chunks.get(k))],
+    );
   }
 }

@@ -99,25 +99,59 @@ export class PgSearchIndex implements SearchIndex {
 
   // -- write side ------------------------------------------------------------------------------
 
-  /** Indexes parts written in `client`'s transaction: a new card each, the old one superseded. */
+  /**
+   * Indexes parts written in `client`'s transaction: a new card each, the old one superseded. The
+   * cards, the current card of each part, the per-organization value rows and the new words of the
+   * vocabulary are one statement (data-modifying CTEs on disjoint rows): each round trip of a
+   * write holds the catalog write lock while it waits for this process's event loop.
+   */
   async partsWritten(client: PgClient, parts: readonly WrittenPart[], attributes: ReadonlyMap<string, Attribute>, now: number): Promise<void> {
     if (parts.length === 0) return;
-    const updated = parts.filter((p) => !p.created).map((p) => p.pk);
-    if (updated.length > 0) await this.retire(client, updated, now);
-    const cards = await client.query<{ id: number; part_pk: number }>(
-      `INSERT INTO search_cards (part_pk, part_id, service_id, names, created_at, modified_at)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[]) RETURNING id, part_pk`,
+    const docs = parts.map((p) => buildOrgDocument(p.part, attributes));
+    const orgPks: number[] = [];
+    const orgVectors: string[] = [];
+    const terms = new Set<string>();
+    docs.forEach((doc, i) => {
+      const vector = orgVector(doc.orgValues);
+      if (vector !== null) {
+        orgPks.push(parts[i]?.pk ?? 0);
+        orgVectors.push(vector);
+      }
+      for (const t of doc.terms) terms.add(t);
+    });
+    const rows = await client.query<{ id: number | null; part_pk: number | null; term: string | null }>(
+      `WITH retired AS (
+         UPDATE search_cards c SET superseded_at = $7 FROM search_current cur
+         WHERE cur.part_pk = ANY($8::bigint[]) AND c.id = cur.card_id RETURNING cur.card_id),
+       unlinked AS (DELETE FROM search_org_docs WHERE card_id IN (SELECT card_id FROM retired)),
+       cards AS (
+         INSERT INTO search_cards (part_pk, part_id, service_id, names, created_at, modified_at)
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[]) RETURNING id, part_pk),
+       current AS (
+         INSERT INTO search_current (part_pk, card_id, holder, org_doc)
+         SELECT c.part_pk, c.id, u.holder, u.org_doc FROM cards c JOIN unnest($1::bigint[], $9::boolean[], $10::boolean[]) AS u(pk, holder, org_doc) ON u.pk = c.part_pk
+         ON CONFLICT (part_pk) DO UPDATE SET card_id = excluded.card_id, holder = excluded.holder, org_doc = excluded.org_doc),
+       org AS (
+         INSERT INTO search_org_docs (card_id, doc) SELECT c.id, u.v::tsvector FROM cards c JOIN unnest($11::bigint[], $12::text[]) AS u(pk, v) ON u.pk = c.part_pk),
+       added AS (INSERT INTO search_terms (term) SELECT unnest($13::text[]) ON CONFLICT DO NOTHING RETURNING term)
+       SELECT id, part_pk, NULL::text AS term FROM cards UNION ALL SELECT NULL, NULL, term FROM added`,
       [parts.map((p) => p.pk), parts.map((p) => p.part.part_id), parts.map((p) => p.part.serviceId), parts.map((p) => JSON.stringify(p.part.name)),
-        parts.map((p) => p.part.createdAt), parts.map((p) => p.part.modifiedAt)],
+        parts.map((p) => p.part.createdAt), parts.map((p) => p.part.modifiedAt), now, parts.filter((p) => !p.created).map((p) => p.pk),
+        docs.map((d) => d.holder), docs.map((d) => d.orgValues !== null), orgPks, orgVectors, [...terms]],
     );
-    const cardOf = new Map(cards.rows.map((r) => [r.part_pk, r.id]));
+    const cardOf = new Map<number, number>();
+    const added: string[] = [];
+    for (const r of rows.rows) {
+      if (r.term !== null) added.push(r.term);
+      else if (r.id !== null && r.part_pk !== null) cardOf.set(r.part_pk, r.id);
+    }
+    await this.addTermKeys(client, added);
     const engine = new PgEngineWrite();
     const order = await loadAttributeOrder(client);
     for (const p of parts) {
       const previous = !p.created && p.previous ? buildEngineDocument(p.previous, attributes, order) : undefined;
       engine.put(p.pk, p.part.part_id, cardOf.get(p.pk) ?? 0, buildEngineDocument(p.part, attributes, order), previous);
     }
-    await this.writeCurrent(client, parts.map((p) => ({ pk: p.pk, cardId: cardOf.get(p.pk) ?? 0, part: p.part })), attributes);
     await engine.flush(client);
     await this.collectGarbage(client, now);
   }
@@ -272,9 +306,14 @@ export class PgSearchIndex implements SearchIndex {
       'INSERT INTO search_terms (term) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING RETURNING term',
       [terms],
     );
+    await this.addTermKeys(client, added.rows.map((r) => r.term));
+  }
+
+  /** Stores the typo keys of words just added to the vocabulary: each under itself and its one-letter deletions. */
+  private async addTermKeys(client: PgClient, added: readonly string[]): Promise<void> {
     const keys: string[] = [];
     const keyTerms: string[] = [];
-    for (const { term } of added.rows) {
+    for (const term of added) {
       if (!hasTypoKeys(term)) continue;
       for (const key of [term, ...deletionVariants(term)]) {
         keys.push(key);

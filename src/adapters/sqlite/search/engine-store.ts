@@ -721,6 +721,11 @@ export class EngineStore {
     return this.docs.allDocs(nonHoldersOnly, limit);
   }
 
+  /** Every indexed part's doc, unsorted (core doc-chunks.ts DocColumns.everyDoc). */
+  everyDoc(): Int32Array {
+    return this.docs.everyDoc(false);
+  }
+
   /** The id of a term, if indexed. */
   termId(term: string): number | undefined {
     return this.termIds.get(term, (t) => this.dictionary.get(t, this.levels()));

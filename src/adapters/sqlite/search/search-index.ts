@@ -699,6 +699,10 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         charge(engine.n);
         return engine.allDocs(nonHoldersOnly, limit);
       },
+      everyPart: () => {
+        charge(engine.n);
+        return engine.everyDoc();
+      },
     };
   }
 

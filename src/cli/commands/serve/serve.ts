@@ -55,7 +55,7 @@ export function declare(program: Command, invoke: Invoke): Command {
     .option('--max-upload-mb <n>', 'largest image upload request in MiB (default 256)', positiveInt)
     .option('--max-image-definitions <n>', 'image definitions per upload (default 1000)', positiveInt)
     .option('--access-log <file>', 'append the access log (one line per request) to this file instead of stderr')
-    .option('--readers <n>', 'reader threads for reads and text searches, besides one writer thread (default: CPUs, at most 4; 0 = all on the main thread)', intInRange(0, 64))
+    .option('--readers <n>', 'reader threads for reads and text searches, besides one writer thread (default: CPUs, at most 4; with --database-url a writer thread only; 0 = all on the main thread)', intInRange(0, 64))
     .option('--max-sessions-per-token <n>', 'live search sessions per token; older ones are evicted (default 1000)', positiveInt)
     .option('--typo-min-length <n>', 'search words of at least n letters tolerate one typo (default 5)', positiveInt)
     .option('--two-typos-min-length <n>', 'search words of at least n letters tolerate two typos (default 9)', positiveInt)

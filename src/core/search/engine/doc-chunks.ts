@@ -138,14 +138,27 @@ export class DocColumns {
    * the rest of such a search.
    */
   allDocs(nonHoldersOnly: boolean, limit: number): { total: number; docs: number[] } {
-    const { flags, key, capacity } = this;
+    const { key } = this;
+    const found = this.everyDoc(nonHoldersOnly);
+    const total = found.length;
+    const docs = Array.from(limit < total ? firstByKey(found.subarray(0, total), key, Math.max(0, limit)) : found.subarray(0, total));
+    docs.sort((a, b) => (key[a] ?? 0) - (key[b] ?? 0) || a - b);
+    return { total, docs };
+  }
+
+  /**
+   * Every existing doc (without the holders of per-organization values when `nonHoldersOnly`) in
+   * doc id order, as typed integers: for a caller that only counts them (facets). Making a JS
+   * array of every doc of 120,000 parts cost ~20 ms on a loaded machine, sorting it ~10 ms more:
+   * on PostgreSQL that ran on the event loop every round trip of a write waits for.
+   */
+  everyDoc(nonHoldersOnly: boolean): Int32Array {
+    const { flags, capacity } = this;
     const excluded = DOC_EXISTS | (nonHoldersOnly ? DOC_HOLDER : 0);
     const found = new Int32Array(capacity);
     let total = 0;
     for (let doc = 0; doc < capacity; doc++) if (((flags[doc] as number) & excluded) === DOC_EXISTS) found[total++] = doc;
-    const docs = Array.from(limit < total ? firstByKey(found.subarray(0, total), key, Math.max(0, limit)) : found.subarray(0, total));
-    docs.sort((a, b) => (key[a] ?? 0) - (key[b] ?? 0) || a - b);
-    return { total, docs };
+    return found.subarray(0, total);
   }
 }
 

@@ -65,6 +65,8 @@ export interface EngineReader {
   part(doc: number): StoredPart | undefined;
   /** Every part (`nonHoldersOnly`: without per-organization values): the total and the first `limit` docs by part id. */
   allParts(nonHoldersOnly: boolean, limit: number): { total: number; docs: number[] };
+  /** Every part's doc (core doc-chunks.ts DocColumns.everyDoc), in no particular order: for counting them. */
+  everyPart(): Int32Array;
   /**
    * The index version the reader's answers show (a search's value orders are kept while it
    * holds); absent: nothing is kept between searches.
@@ -269,7 +271,10 @@ export class EngineSearcher {
    */
   facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number, valuePrefix = ''): SearchFacets {
     const foldedPrefix = foldFilterValue(valuePrefix);
-    const { docs } = this.matchingDocs(query, Number.MAX_SAFE_INTEGER);
+    // Every part, for a query without words, filters or order: as typed integers, unsorted (counts need no order).
+    const docs = query.words.length === 0 && query.filters.length === 0 && query.order === undefined
+      ? this.r.everyPart()
+      : this.matchingDocs(query, Number.MAX_SAFE_INTEGER).docs;
     const hit = new Uint8Array(this.r.docCapacity + 1);
     for (const doc of docs) hit[doc] = 1;
     const out: SearchFacets = {};
