@@ -119,7 +119,8 @@ export class PgSearchIndex implements SearchIndex {
       }
       for (const t of doc.terms) terms.add(t);
     });
-    const rows = await client.query<{ id: number | null; part_pk: number | null; term: string | null }>(
+    // The ranking settings row comes with the same statement (the attribute order the documents are built with).
+    const rows = await client.query<{ id: number | null; part_pk: number | null; term: string | null; ranking: string | null }>(
       `WITH retired AS (
          UPDATE search_cards c SET superseded_at = $7 FROM search_current cur
          WHERE cur.part_pk = ANY($8::bigint[]) AND c.id = cur.card_id RETURNING cur.card_id),
@@ -134,20 +135,23 @@ export class PgSearchIndex implements SearchIndex {
        org AS (
          INSERT INTO search_org_docs (card_id, doc) SELECT c.id, u.v::tsvector FROM cards c JOIN unnest($11::bigint[], $12::text[]) AS u(pk, v) ON u.pk = c.part_pk),
        added AS (INSERT INTO search_terms (term) SELECT unnest($13::text[]) ON CONFLICT DO NOTHING RETURNING term)
-       SELECT id, part_pk, NULL::text AS term FROM cards UNION ALL SELECT NULL, NULL, term FROM added`,
+       SELECT id, part_pk, NULL::text AS term, NULL::text AS ranking FROM cards UNION ALL SELECT NULL, NULL, term, NULL FROM added
+       UNION ALL SELECT NULL, NULL, NULL, value FROM settings WHERE key = $14`,
       [parts.map((p) => p.pk), parts.map((p) => p.part.part_id), parts.map((p) => p.part.serviceId), parts.map((p) => JSON.stringify(p.part.name)),
         parts.map((p) => p.part.createdAt), parts.map((p) => p.part.modifiedAt), now, parts.filter((p) => !p.created).map((p) => p.pk),
-        docs.map((d) => d.holder), docs.map((d) => d.orgValues !== null), orgPks, orgVectors, [...terms]],
+        docs.map((d) => d.holder), docs.map((d) => d.orgValues !== null), orgPks, orgVectors, [...terms], RANKING_SETTINGS_KEY],
     );
     const cardOf = new Map<number, number>();
     const added: string[] = [];
+    let ranking: string | undefined;
     for (const r of rows.rows) {
-      if (r.term !== null) added.push(r.term);
+      if (r.ranking !== null) ranking = r.ranking;
+      else if (r.term !== null) added.push(r.term);
       else if (r.id !== null && r.part_pk !== null) cardOf.set(r.part_pk, r.id);
     }
     await this.addTermKeys(client, added);
     const engine = new PgEngineWrite();
-    const order = await loadAttributeOrder(client);
+    const order = attributeOrderOf(ranking);
     for (const p of parts) {
       const previous = !p.created && p.previous ? buildEngineDocument(p.previous, attributes, order) : undefined;
       engine.put(p.pk, p.part.part_id, cardOf.get(p.pk) ?? 0, buildEngineDocument(p.part, attributes, order), previous);
@@ -159,9 +163,11 @@ export class PgSearchIndex implements SearchIndex {
   /** Retires the cards of parts deleted in `client`'s transaction (called before their rows go). */
   async partsDeleted(client: PgClient, pks: readonly number[], now: number): Promise<void> {
     if (pks.length === 0) return;
-    const rows = (await client.query<PgPartRow>('SELECT p.* FROM parts p JOIN search_current cur ON cur.part_pk = p.pk WHERE p.pk = ANY($1::bigint[])', [pks])).rows;
+    const rows = (await client.query<PgPartRow & { ranking: string | null }>(
+      'SELECT p.*, (SELECT value FROM settings WHERE key = $2) AS ranking FROM parts p JOIN search_current cur ON cur.part_pk = p.pk WHERE p.pk = ANY($1::bigint[])', [pks, RANKING_SETTINGS_KEY],
+    )).rows;
     const attributes = await loadAttributes(client);
-    const order = await loadAttributeOrder(client);
+    const order = attributeOrderOf(rows[0]?.ranking ?? undefined);
     const engine = new PgEngineWrite();
     for (const row of rows) engine.remove(row.pk, buildEngineDocument(partFromPgRow(row), attributes, order));
     await this.retire(client, pks, now);
@@ -177,10 +183,10 @@ export class PgSearchIndex implements SearchIndex {
    */
   async attributesChanged(client: PgClient, attributeIds: readonly string[], attributes: ReadonlyMap<string, Attribute>, before: ReadonlyMap<string, Attribute>): Promise<void> {
     if (attributeIds.length === 0) return;
-    const rows = await client.query<PgPartRow & { card_id: number }>(
-      `SELECT p.*, cur.card_id FROM parts p JOIN search_current cur ON cur.part_pk = p.pk
+    const rows = await client.query<PgPartRow & { card_id: number; ranking: string | null }>(
+      `SELECT p.*, cur.card_id, (SELECT value FROM settings WHERE key = $2) AS ranking FROM parts p JOIN search_current cur ON cur.part_pk = p.pk
        WHERE p.pk IN (SELECT part_pk FROM part_attributes WHERE attribute_id = ANY($1::text[]))`,
-      [attributeIds],
+      [attributeIds, RANKING_SETTINGS_KEY],
     );
     if (rows.rows.length === 0) return;
     const old = new Map(attributes);
@@ -191,7 +197,7 @@ export class PgSearchIndex implements SearchIndex {
     const cardIds = rows.rows.map((r) => r.card_id);
     await client.query('DELETE FROM search_org_docs WHERE card_id = ANY($1::bigint[])', [cardIds]);
     const engine = new PgEngineWrite();
-    const order = await loadAttributeOrder(client);
+    const order = attributeOrderOf(rows.rows[0]?.ranking ?? undefined);
     const written = rows.rows.map((r) => {
       const part = partFromPgRow(r);
       engine.put(r.pk, part.part_id, r.card_id, buildEngineDocument(part, attributes, order), buildEngineDocument(part, old, order));
