@@ -7,9 +7,9 @@
  * contract-postgres project).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SearchResponse } from '../../src/api/schemas.js';
 import { createHarness, MODES, type Harness } from '../helpers/harness.js';
 import { expectCatalogError } from '../helpers/expect-error.js';
+import { ids, values } from '../helpers/search-fixtures.js';
 
 const attributes = [
   { attribute_id: 'title', type: 'text', name: { en: 'Title' }, searchable: true },
@@ -19,8 +19,6 @@ const attributes = [
   { attribute_id: 'stock', type: 'text', name: { en: 'Stock' }, searchable: true, per_org_values: true },
 ];
 
-const values = (entries: Record<string, string>) => Object.entries(entries).map(([attribute_id, text]) => ({ attribute_id, values: [{ organization: '', value: { en: text } }] }));
-const ids = (response: SearchResponse) => response.results.map((r) => r.id);
 
 describe.each(MODES)('attribute order (%s client)', (mode) => {
   let h: Harness;

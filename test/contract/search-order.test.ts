@@ -8,9 +8,9 @@
  * contract-postgres project).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SearchResponse } from '../../src/api/schemas.js';
 import { createHarness, MODES, type Harness } from '../helpers/harness.js';
 import { expectCatalogError } from '../helpers/expect-error.js';
+import { ids, values } from '../helpers/search-fixtures.js';
 
 const attributes = [
   { attribute_id: 'popularity', type: 'text', name: { en: 'Popularity' }, filterable: true },
@@ -21,8 +21,6 @@ const attributes = [
   { attribute_id: 'stock', type: 'text', name: { en: 'Stock' }, filterable: true, per_org_values: true },
 ];
 
-const values = (entries: Record<string, string>) => Object.entries(entries).map(([attribute_id, text]) => ({ attribute_id, values: [{ organization: '', value: { en: text } }] }));
-const ids = (response: SearchResponse) => response.results.map((r) => r.id);
 
 describe.each(MODES)('ranking settings and sort (%s client)', (mode) => {
   let h: Harness;

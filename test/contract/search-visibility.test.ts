@@ -4,8 +4,8 @@
  * visibility the caller may not see one of them carries.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SearchResponse } from '../../src/api/schemas.js';
 import { createHarness, MODES, type Harness } from '../helpers/harness.js';
+import { ids } from '../helpers/search-fixtures.js';
 
 const attributes = [
   { attribute_id: 'note', type: 'text', name: { en: 'Note' }, searchable: true },
@@ -16,7 +16,6 @@ const attributes = [
 ];
 
 const value = (attribute_id: string, text: string, organization = '') => ({ attribute_id, values: [{ organization, value: { en: text } }] });
-const ids = (response: SearchResponse) => response.results.map((r) => r.id);
 
 describe.each(MODES)('ranking sees only visible values (%s client)', (mode) => {
   let h: Harness;

@@ -7,6 +7,7 @@ import type { SearchResponse } from '../../src/api/schemas.js';
 import type { CatalogClient } from '../../src/client/types.js';
 import { createHarness, MODES, type Harness } from '../helpers/harness.js';
 import { expectCatalogError } from '../helpers/expect-error.js';
+import { ids } from '../helpers/search-fixtures.js';
 
 const attributes = [
   { attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, searchable: true, filterable: true },
@@ -18,7 +19,6 @@ const attributes = [
 
 const value = (attribute_id: string, text: string, organization = '') => ({ attribute_id, values: [{ organization, value: { en: text } }] });
 
-const ids = (response: SearchResponse) => response.results.map((r) => r.id);
 
 /** Every id of a session, page by page, through search state. */
 async function walk(client: CatalogClient, first: SearchResponse, limit: number): Promise<string[]> {
