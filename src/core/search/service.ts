@@ -395,6 +395,22 @@ export class SearchService {
   }
 
   /**
+   * Checks a ranking settings list of attribute_ids (`field`): a 400 naming every entry
+   * (`field[i]`) that names no attribute, names one a second time, or fails `check` (its reason).
+   */
+  private async assertAttributeList(principal: Principal, field: string, ids: readonly string[], check: (attribute: Attribute) => string | undefined): Promise<void> {
+    if (ids.length === 0) return;
+    const ctx = await this.context.viewContext(principal, undefined);
+    const problems: FieldProblem[] = [];
+    ids.forEach((id, i) => {
+      const attribute = ctx.attributes.get(id);
+      const why = !attribute ? `attribute '${id}' does not exist` : ids.indexOf(id) !== i ? `attribute '${id}' is named twice` : check(attribute);
+      if (why) problems.push({ path: `${field}[${i}]`, message: why });
+    });
+    if (problems.length > 0) throw errors.badRequest(`invalid ranking settings: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
+  }
+
+  /**
    * A request's matches as the index's query, with the facet attributes validated (400 listing
    * every problem); with `sort` (a search's: absent for facet values), the hits' order
    * (ranking-settings.ts searchOrder: the sort, else the custom ranking attribute).
@@ -488,29 +504,9 @@ export class SearchService {
       }
     }
     const identifierAttributes = input.identifierAttributes ?? [];
-    if (identifierAttributes.length > 0) {
-      const ctx = await this.context.viewContext(principal, undefined);
-      const problems: FieldProblem[] = [];
-      identifierAttributes.forEach((id, i) => {
-        const path = `identifierAttributes[${i}]`;
-        const attribute = ctx.attributes.get(id);
-        const why = !attribute ? `attribute '${id}' does not exist` : identifierAttributes.indexOf(id) !== i ? `attribute '${id}' is named twice` : notIdentifier(attribute);
-        if (why) problems.push({ path, message: why });
-      });
-      if (problems.length > 0) throw errors.badRequest(`invalid ranking settings: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
-    }
+    await this.assertAttributeList(principal, 'identifierAttributes', identifierAttributes, notIdentifier);
     const attributeOrder = input.attributeOrder ?? [];
-    if (attributeOrder.length > 0) {
-      const ctx = await this.context.viewContext(principal, undefined);
-      const problems: FieldProblem[] = [];
-      attributeOrder.forEach((id, i) => {
-        const path = `attributeOrder[${i}]`;
-        const attribute = ctx.attributes.get(id);
-        const why = !attribute ? `attribute '${id}' does not exist` : attributeOrder.indexOf(id) !== i ? `attribute '${id}' is named twice` : notOrderable(attribute);
-        if (why) problems.push({ path, message: why });
-      });
-      if (problems.length > 0) throw errors.badRequest(`invalid ranking settings: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
-    }
+    await this.assertAttributeList(principal, 'attributeOrder', attributeOrder, notOrderable);
     const settings: RankingSettings = { customRanking: custom, identifierAttributes, attributeOrder };
     // The store re-indexes the parts whose attribute order marks change, in the write of the row.
     await this.rankingRow.set(JSON.stringify(settings));
