@@ -642,6 +642,11 @@ export class EngineStore {
     // A first load sizes the arrays once (growing them chunk by chunk doubled ~10 times at 1M parts).
     if (this.loadedVersion < 0) this.docs.ensure(((this.stmt.lastChunk.get()?.chunk ?? -1) + 1) * CHUNK);
     for (const row of this.stmt.changedChunks.iterate(this.loadedVersion)) this.docs.loadChunk(row.chunk, row.data);
+    this.adoptStats(stats);
+  }
+
+  /** The part count, length sums and version of the docs now held: those of `stats`. */
+  private adoptStats(stats: { version: number; n: number; len0: number; len1: number; len2: number; len3: number }): void {
     this.n = stats.n;
     this.sumLength = [stats.len0, stats.len1, stats.len2, stats.len3];
     this.loadedVersion = stats.version;
@@ -668,10 +673,7 @@ export class EngineStore {
     }
     // A search that ran in between loaded everything itself: its version stands.
     if (this.loadedVersion >= 0) return;
-    const { stats } = first;
-    this.n = stats.n;
-    this.sumLength = [stats.len0, stats.len1, stats.len2, stats.len3];
-    this.loadedVersion = stats.version;
+    this.adoptStats(first.stats);
     this.db.transaction(() => this.refresh())();
   }
 
