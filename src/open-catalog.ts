@@ -64,8 +64,6 @@ export interface OpenCatalogOptions {
    * the data directory (`catalog serve`'s main and reader threads; adapters/sqlite/thread-lock.ts).
    */
   sessionWriteLock?: SharedArrayBuffer;
-  /** catalog.db bytes each connection reads through a memory map (adapters/sqlite/database.ts SERVE_MMAP_BYTES; `catalog serve`). */
-  mmapBytes?: number;
   /**
    * Turns at catalog.db's write lock shared with `catalog serve`'s writer thread
    * (adapters/sqlite/write-turns.ts): for the main thread's catalog only (SQLite stores).
@@ -86,7 +84,7 @@ export const IMAGES_DIR = 'images';
 /** Opens the catalog of a data directory (SQLite and files). Throws if the database cannot be opened or migrated. */
 export function openCatalog(options: OpenCatalogOptions): Catalog {
   const clock = options.clock ?? systemClock();
-  const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, sessionWriteLock: options.sessionWriteLock, mmapBytes: options.mmapBytes, catalogWriteTurns: options.catalogWriteTurns });
+  const stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, sessionWriteLock: options.sessionWriteLock, catalogWriteTurns: options.catalogWriteTurns });
   return assembleCatalog(stores, localBlobs(options.dataDir), options, clock);
 }
 
@@ -124,7 +122,7 @@ export async function openCatalogAt(options: OpenCatalogOptions & CatalogLocatio
       const { openPostgresStores } = await import('./adapters/postgres/stores.js');
       stores = await openPostgresStores(options.databaseUrl, { clock });
     } else {
-      stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning, mmapBytes: options.mmapBytes });
+      stores = openSqliteStores({ dataDir: options.dataDir, clock, searchTuning: options.searchTuning });
     }
   } catch (error) {
     blobs.dispose();

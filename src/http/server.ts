@@ -15,7 +15,6 @@ import { SessionBatcher } from './pool/session-batcher.js';
 import { WebhookDeliverer, type DelivererOptions } from './webhooks/deliverer.js';
 import { ThreadLock } from '../adapters/sqlite/thread-lock.js';
 import { WriteTurns } from '../adapters/sqlite/write-turns.js';
-import { SERVE_MMAP_BYTES } from '../adapters/sqlite/database.js';
 import { startSessionWriterThread } from '../adapters/sqlite/session-writer/session-writer-thread.js';
 
 export interface ServeOptions {
@@ -92,8 +91,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ...(options.imageSearchLimits ? { imageSearchLimits: options.imageSearchLimits } : {}),
     // One sessions.db write lock for the main and the reader threads (adapters/sqlite/thread-lock.ts).
     sessionWriteLock: ThreadLock.newBuffer(),
-    // Reads through a memory map on every thread (first reads of cards and postings).
-    mmapBytes: SERVE_MMAP_BYTES,
   };
   // PostgreSQL and S3 do their work in other processes and their drivers never block the event
   // loop, so such a catalog is read and searched on the main thread (no reader threads). Writes to

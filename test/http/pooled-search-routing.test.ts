@@ -178,10 +178,9 @@ describe('another query does not wait behind a reader busy with a different one'
 });
 
 describe('the options each thread opens the catalog with', () => {
-  it('gives reader threads no memory map (SQLite would unmap all they touched at each other commit), no thread the photo index snapshot, and keeps the rest', () => {
-    const catalog = { dataDir: '/data', mmapBytes: 2 ** 30, searchLimits: { maxSessionHits: 500 } };
-    expect(threadCatalogOptions(catalog, 'reader')).toEqual({ dataDir: '/data', mmapBytes: 0, searchLimits: { maxSessionHits: 500 }, photoIndexSnapshot: false });
-    expect(threadCatalogOptions(catalog, 'writer')).toEqual({ ...catalog, photoIndexSnapshot: false });
+  it('gives no thread the photo index snapshot or write turns of its own, and keeps the rest', () => {
+    const catalog = { dataDir: '/data', searchLimits: { maxSessionHits: 500 }, catalogWriteTurns: new SharedArrayBuffer(8) };
+    expect(threadCatalogOptions(catalog)).toEqual({ dataDir: '/data', searchLimits: { maxSessionHits: 500 }, photoIndexSnapshot: false, catalogWriteTurns: undefined });
   });
 });
 

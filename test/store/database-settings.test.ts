@@ -6,9 +6,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nearestPackage, openDatabase, SERVE_MMAP_BYTES, WAL_AUTOCHECKPOINT_PAGES } from '../../src/adapters/sqlite/database.js';
-import { openSqliteStores } from '../../src/adapters/sqlite/stores.js';
-import { systemClock } from '../../src/adapters/system.js';
+import { nearestPackage, openDatabase, WAL_AUTOCHECKPOINT_PAGES } from '../../src/adapters/sqlite/database.js';
 import { tempDir } from '../helpers/harness.js';
 
 describe('openDatabase', () => {
@@ -39,16 +37,6 @@ describe('openDatabase', () => {
     again.close();
   });
 
-  it('reads through a memory map only when asked (catalog serve), and never for an import\'s connection', async () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const plain = openDatabase(join(dir, 'catalog.db'));
-    expect(plain.pragma('mmap_size', { simple: true })).toBe(0);
-    plain.close();
-    const served = openSqliteStores({ dataDir: dir, clock: systemClock(), mmapBytes: SERVE_MMAP_BYTES });
-    expect(served.catalog.db.pragma('mmap_size', { simple: true })).toBe(SERVE_MMAP_BYTES);
-    await served.close();
-  });
 });
 
 describe('nearestPackage (finds the SQLite addon without require.resolve)', () => {

@@ -85,34 +85,16 @@ export const WAL_AUTOCHECKPOINT_PAGES = 16_384;
 export type SqliteDatabase = BetterSqlite3.Database;
 
 /**
- * Bytes of catalog.db a `catalog serve` connection reads through a memory map (SQLite's
- * `mmap_size`; at most SQLite's compiled maximum, 2 GiB by default). A search's first read of a
- * part's card or a word's postings then costs a page fault instead of a read() system call and a
- * copy into the connection's 2 MB page cache, the larger part of a rare word's first search on a
- * large catalog (docs/search.md). Only for serving: a bulk import would count every page it touched as resident
- * memory. SQLite's caveat applies: an I/O error while reading the file (a failing disk, the file
- * truncated by another program) ends the process with SIGBUS instead of an error.
- */
-export const SERVE_MMAP_BYTES = 2_147_418_112;
-
-/** Options of {@link openDatabase}. */
-export interface OpenDatabaseOptions {
-  /** catalog.db bytes read through a memory map (SQLite `mmap_size`; default 0: none). */
-  mmapBytes?: number | undefined;
-}
-
-/**
  * Opens (creating if needed) the database at `path` (":memory:" for an in-memory one) and applies
  * pending migrations. Throws if the file is newer than this program's schema.
  */
-export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS, options: OpenDatabaseOptions = {}): SqliteDatabase {
+export function openDatabase(path: string, migrations: readonly Migration[] = MIGRATIONS): SqliteDatabase {
   const db = openConnection(path);
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   db.pragma('foreign_keys = ON');
-  if (options.mmapBytes && path !== ':memory:') db.pragma(`mmap_size = ${Math.floor(options.mmapBytes)}`);
   migrate(db, migrations);
   return db;
 }

@@ -32,8 +32,6 @@ export interface SqliteStoresOptions {
   searchTuning?: Omit<SearchIndexOptions, 'clock'> | undefined;
   /** sessions.db's write lock shared by the threads of this process (thread-lock.ts; `catalog serve`). */
   sessionWriteLock?: SharedArrayBuffer | undefined;
-  /** catalog.db bytes read through a memory map (database.ts SERVE_MMAP_BYTES; `catalog serve`). */
-  mmapBytes?: number | undefined;
   /**
    * Turns at catalog.db's write lock shared with `catalog serve`'s writer thread (write-turns.ts):
    * given to the main thread's stores, whose writes (image metadata, the webhook outbox, tokens,
@@ -75,7 +73,7 @@ export function openSqliteStores(options: SqliteStoresOptions): SqliteStores {
     createDirectory(resolve(options.dataDir));
     dbPath = join(options.dataDir, DATABASE_FILE);
   }
-  const catalog = new SqliteCatalogStore(openDatabase(dbPath, undefined, { mmapBytes: options.mmapBytes }));
+  const catalog = new SqliteCatalogStore(openDatabase(dbPath));
   const searchIndex = new SqliteSearchIndex(catalog.db, { clock: options.clock, ...options.searchTuning });
   // The index is a write listener: it is written inside the catalog store's transactions.
   catalog.listeners.push(searchIndex);

@@ -426,19 +426,12 @@ export function searchAffinity(principal: Principal, body: unknown): number | un
 
 /**
  * The catalog options a worker thread opens its catalog with: the server's, except that no thread
- * keeps the photo index's snapshot, and a reader thread reads without a memory map (mmapBytes 0).
- * SQLite unmaps a connection's whole map at its first read after another connection's commit,
- * and a reader touches many pages (the lists it decodes, a session's cards), so the first
- * searches after each write paid a munmap of all of them (9-25 ms). One sequential client at
- * 1,000,000 parts, bench/compare.js's sequence, three alternated pairs: frequent p50 7.6-9.4 ->
- * 5.6-6.2 ms (docs/search.md, "Memory-mapped reads"). The main thread keeps its map (its limited
- * searches read few pages each), and so does the writer.
+ * keeps the photo index's snapshot.
  */
-export function threadCatalogOptions(catalog: PooledCatalogOptions['catalog'], role: 'reader' | 'writer'): PooledCatalogOptions['catalog'] {
+export function threadCatalogOptions(catalog: PooledCatalogOptions['catalog']): PooledCatalogOptions['catalog'] {
   // No thread writes the photo index's snapshot: only the main thread searches by image. No
   // thread's stores take write turns themselves: the writer takes one per task (catalog-worker.ts).
-  const threaded = { ...catalog, photoIndexSnapshot: false, catalogWriteTurns: undefined };
-  return role === 'reader' ? { ...threaded, mmapBytes: 0 } : threaded;
+  return { ...catalog, photoIndexSnapshot: false, catalogWriteTurns: undefined };
 }
 
 /**
@@ -453,7 +446,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   const readers = writerOnly ? 0 : Math.max(1, options.readers ?? Math.min(4, availableParallelism()));
   const readyChannel = `catalog-thread-ready-${randomUUID()}`;
   const data = (warmSearch: boolean): CatalogWorkerData => ({
-    catalog: threadCatalogOptions(options.catalog, warmSearch ? 'reader' : 'writer'),
+    catalog: threadCatalogOptions(options.catalog),
     warmSearch,
     readyChannel,
     ...(warmSearch ? {} : { writeTurns: options.writeTurns }),
