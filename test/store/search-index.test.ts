@@ -397,6 +397,87 @@ describe('engine writer caches', () => {
   });
 });
 
+describe('engine writer caches and other connections', () => {
+  type Stmt = { get: (...args: unknown[]) => unknown };
+  type WriterEngine = { stmt: { lastBlock: Stmt; lastRunBlock: Stmt } };
+  const writerEngine = (catalog: ReturnType<typeof openCatalog>) => (catalog.search as unknown as { index: { engine: WriterEngine } }).index.engine;
+  /** Counts the writer's reads of where a list ends (what its tail cache saves). */
+  function countListEndReads(engine: WriterEngine): () => number {
+    let reads = 0;
+    for (const stmt of [engine.stmt.lastBlock, engine.stmt.lastRunBlock]) {
+      const get = stmt.get.bind(stmt);
+      stmt.get = (...args: unknown[]) => {
+        reads++;
+        return get(...args);
+      };
+    }
+    return () => reads;
+  }
+  const cogs = (from: number, count = 20) => Array.from({ length: count }, (_, i) => ({ part_id: `cog${String(from + i).padStart(3, '0')}`, name: { en: 'Cog wheel' } }));
+
+  it("keeps the writer's cache of list ends across another connection's commit that leaves the index alone", async () => {
+    const dir = tempDir();
+    const writer = openCatalog({ dataDir: dir });
+    const other = openCatalog({ dataDir: dir });
+    try {
+      await writer.service.upsertParts(LOCAL_OWNER, cogs(0));
+      const reads = countListEndReads(writerEngine(writer));
+      await writer.service.upsertParts(LOCAL_OWNER, cogs(20));
+      expect(reads()).toBe(0);
+      // A commit of another connection to catalog.db outside the index (a token).
+      await other.service.createToken(LOCAL_OWNER, { name: 'contributor', roles: ['dataContributor'] });
+      await writer.service.upsertParts(LOCAL_OWNER, cogs(40));
+      expect(reads()).toBe(0);
+      // Another connection writes the index: the writer reads its list ends again, and loses nothing.
+      await other.service.upsertParts(LOCAL_OWNER, cogs(60));
+      await writer.service.upsertParts(LOCAL_OWNER, cogs(80));
+      expect(reads()).toBeGreaterThan(0);
+      const found = await other.search.search(LOCAL_OWNER, { matches: { text: 'wheel' } });
+      expect(found.resultsTotalCount).toBe(100);
+    } finally {
+      await writer.close();
+      await other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("trusts no list end of a flush whose commit failed, though another connection's write brings the index to that flush's version", async () => {
+    const dir = tempDir();
+    const clock = systemClock();
+    const store = new SqliteCatalogStore(openDatabase(join(dir, 'catalog.db')));
+    const index = new SqliteSearchIndex(store.db, { clock });
+    store.listeners.push(index);
+    const service = new CatalogService({ context: createServiceContext({ store, clock, ids: systemIds() }), store });
+    const other = openCatalog({ dataDir: dir });
+    try {
+      await service.upsertParts(LOCAL_OWNER, cogs(0));
+      // The commit fails after the index flushed (a later listener throws before COMMIT, and the
+      // index is not told, as when COMMIT itself fails).
+      const rolledBack = index.rolledBack.bind(index);
+      index.rolledBack = () => undefined;
+      store.listeners.push({ partWritten: () => undefined, partDeleted: () => undefined, attributeWritten: () => undefined, beforeCommit: () => { throw new Error('commit fails'); } });
+      await expect(service.upsertParts(LOCAL_OWNER, cogs(20))).rejects.toThrow();
+      store.listeners.pop();
+      index.rolledBack = rolledBack;
+      // Another connection's write takes the version the failed flush had written.
+      await other.service.upsertParts(LOCAL_OWNER, cogs(40, 3));
+      await service.upsertParts(LOCAL_OWNER, cogs(100, 5));
+      const fresh = openCatalog({ dataDir: dir });
+      try {
+        const found = await fresh.search.search(LOCAL_OWNER, { matches: { text: 'wheel' } });
+        const page = await fresh.search.searchState(LOCAL_OWNER, found.sessionId, { limit: 1000 });
+        expect(page.results.map((r) => r.id)).toEqual([...cogs(0), ...cogs(40, 3), ...cogs(100, 5)].map((p) => p.part_id));
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await service.close();
+      await other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('changed-terms log (migration 10)', () => {
   type Engine = { terms: Map<number, unknown>; termId: (t: string) => number | undefined };
   const engineOf = (catalog: ReturnType<typeof openCatalog>) => (catalog.search as unknown as { index: { engine: Engine } }).index.engine;

@@ -175,7 +175,7 @@ export class SqliteCatalogStore implements CatalogStore {
     decide: (item: I, existing: Attribute | undefined, referencedBy: number) => Decision<Attribute>,
   ): Promise<Decision<Attribute>[]> {
     this.localWrites++;
-    return this.db.transaction(() => this.withListeners(() =>
+    return this.listenedWrite(() =>
       items.map((item) => {
         const existing = this.attributeRow(item.attribute_id);
         const refs = existing ? (this.stmt.attributeRefs.get(item.attribute_id)?.n ?? 0) : 0;
@@ -188,7 +188,7 @@ export class SqliteCatalogStore implements CatalogStore {
         }
         return decision;
       }),
-    )).immediate();
+    );
   }
 
   async deleteAttributes(ids: readonly string[], decide: (id: string, existing: Attribute | undefined, referencedBy: number) => Decision<null>): Promise<Decision<null>[]> {
@@ -229,7 +229,7 @@ export class SqliteCatalogStore implements CatalogStore {
     decide: (item: I, existing: StoredPart | undefined, attributes: ReadonlyMap<string, Attribute>) => Decision<StoredPart>,
   ): Promise<Decision<StoredPart>[]> {
     this.localWrites++; // values may create organizations
-    return this.db.transaction(() => this.withListeners(() => {
+    return this.listenedWrite(() => {
       // Read inside the write lock: data_version is current here, so the cached map is too.
       const attributes = this.attributeMap();
       // The key of the definitions this transaction sees, once an item brings prepared documents.
@@ -246,13 +246,24 @@ export class SqliteCatalogStore implements CatalogStore {
         }
         return decision;
       });
-    })).immediate();
+    });
   }
 
   /**
    * Runs one transaction's body, then lets every listener write what it gathered (before the
    * commit); when the body throws, listeners drop what they gathered and the error propagates.
    */
+  /**
+   * `body` in one immediate write transaction with the listeners told: they write what they
+   * gathered before the commit (unless deferred to an enclosing group), drop it if `body` throws,
+   * and learn that it committed when this call opened the transaction and it did.
+   */
+  private listenedWrite<T>(body: () => T): T {
+    const result = this.db.transaction(() => this.withListeners(body)).immediate();
+    if (!this.db.inTransaction) for (const listener of this.listeners) listener.committed?.();
+    return result;
+  }
+
   private withListeners<T>(body: () => T): T {
     try {
       const result = body();
@@ -286,7 +297,7 @@ export class SqliteCatalogStore implements CatalogStore {
 
   async deleteParts(ids: readonly string[], decide: (id: string, existing: StoredPart | undefined, dependents: { images: number }) => Decision<null>): Promise<Decision<null>[]> {
     this.localWrites++;
-    return this.db.transaction(() => this.withListeners(() =>
+    return this.listenedWrite(() =>
       ids.map((id) => {
         const row = this.stmt.partById.get(id);
         const existing = row ? partFromRow(row) : undefined;
@@ -297,7 +308,7 @@ export class SqliteCatalogStore implements CatalogStore {
         }
         return decision;
       }),
-    )).immediate();
+    );
   }
 
   async listParts(page: KeysetPage): Promise<StoredPart[]> {
@@ -548,11 +559,11 @@ export class SqliteCatalogStore implements CatalogStore {
     }
     // The search index builds its documents with the ranking settings' attribute order: it
     // re-indexes what the new row changes in the row's own transaction.
-    this.db.transaction(() => this.withListeners(() => {
+    this.listenedWrite(() => {
       const before = this.stmt.getSetting.get(key)?.value;
       this.stmt.setSetting.run(key, value);
       for (const listener of this.listeners) listener.settingWritten?.(key, before, value);
-    })).immediate();
+    });
   }
 
   async initSetting(key: string, value: string): Promise<string> {
@@ -584,6 +595,11 @@ export class SqliteCatalogStore implements CatalogStore {
   /** The listeners write what they gathered (the enclosing transaction is about to commit). */
   flushListeners(): void {
     for (const listener of this.listeners) listener.beforeCommit?.();
+  }
+
+  /** The enclosing transaction whose writes {@link flushListeners} wrote has committed. */
+  listenersCommitted(): void {
+    for (const listener of this.listeners) listener.committed?.();
   }
 
   /** Calls of this store's write methods so far: a write that changed nothing here leaves it as it was. */

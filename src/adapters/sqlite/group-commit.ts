@@ -96,6 +96,7 @@ export class SqliteGroupCommit implements GroupCommit {
       }
       this.store.flushListeners();
       db.exec('COMMIT');
+      this.store.listenersCommitted();
       return covered;
     } catch (error) {
       this.rollback();

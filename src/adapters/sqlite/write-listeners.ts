@@ -29,4 +29,10 @@ export interface CatalogWriteListener {
   beforeCommit?(): void;
   /** The transaction's body threw: drop what was gathered. */
   rolledBack?(): void;
+  /**
+   * The transaction whose writes {@link beforeCommit} wrote has committed. Not called when the
+   * commit itself fails (a full disk): a listener keeping state about its own writes trusts it
+   * only once this is called.
+   */
+  committed?(): void;
 }

@@ -113,10 +113,12 @@ export class EngineStore {
   /**
    * Writer cache: term id -> where its stored list ends (engine-tails.ts), so an append (every
    * import batch) neither looks the last block up nor reads it. Valid only for the committed state
-   * it was built on: `tailVersion` is the engine version this connection's last flush wrote and
-   * `tailDataVersion` the connection's `PRAGMA data_version` then; a flush that finds either moved
-   * (a rollback after the flush, a commit by another connection) drops the cache, and so do
-   * discard() and clearAll().
+   * it was built on: `tailVersion` is the engine version this connection's last flush wrote, set
+   * once that flush's transaction is known to have committed ({@link committed}; `flushedVersion`
+   * until then). Every write to the index moves the version, a rebuild included, so a flush that
+   * finds it elsewhere (another connection wrote the index, or the flush's commit failed) drops the
+   * cache; commits by other connections that leave the index alone (an image upload, a token)
+   * keep it. discard() and clearAll() drop it too.
    */
   private readonly tails = new TailIndex();
   /** Writer cache, valid alike: term -> id of terms written more than once (frequent words). */
@@ -131,7 +133,7 @@ export class EngineStore {
   /** Whether the running flush wrote to its run. */
   private runWritten = false;
   private tailVersion = -1;
-  private tailDataVersion = -1;
+  private flushedVersion = -1;
   // -- read side --
   private loadedVersion = -1;
   /** Per-doc arrays (core doc-chunks.ts), loaded from engine_docs. */
@@ -153,7 +155,6 @@ export class EngineStore {
     this.terms = new LRUCache<number, CachedTerm>({ maxSize: Math.max(1, cachePostings), sizeCalculation: (term) => Math.max(1, term.docs.length) });
     this.stmt = {
       insertTerm: db.prepare<[string]>('INSERT INTO engine_terms (term) VALUES (?)'),
-      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       floorBlockData: db.prepare<[number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1'),
       lastBlock: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc DESC LIMIT 1'),
       nextBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc > ? ORDER BY first_doc LIMIT 1').pluck(),
@@ -285,10 +286,9 @@ export class EngineStore {
     const stats = this.stmt.stats.get();
     if (!stats) throw new Error('engine_stats is missing (migration 5)');
     const version = stats.version + 1;
-    const dataVersion = this.stmt.dataVersion.get() ?? 0;
-    // The tail cache describes the state this connection's last flush committed; anything else
-    // (that flush rolled back, another connection wrote since) makes it wrong.
-    if (stats.version !== this.tailVersion || dataVersion !== this.tailDataVersion) {
+    // The tail cache describes the state this connection's last confirmed flush committed; another
+    // version means another connection wrote the index since (or that commit failed).
+    if (stats.version !== this.tailVersion) {
       this.dropTailBlocks();
       this.ids.clear();
     }
@@ -296,7 +296,9 @@ export class EngineStore {
     this.runsStored = runs.length > 0;
     const run = version * 2;
     this.runWritten = false;
-    this.tailVersion = -1; // until this flush has written everything (a throw below leaves it invalid)
+    // Until this flush has written everything and its transaction committed (committed()).
+    this.tailVersion = -1;
+    this.flushedVersion = -1;
     this.gathered.prepare();
     this.writtenTerms.length = 0;
     // One read of the dictionary's level count for the flush's thousands of lookups, and the ids
@@ -326,8 +328,14 @@ export class EngineStore {
       if (this.ids.size <= ID_CACHE_TERMS) break;
       this.ids.delete(term);
     }
-    this.tailVersion = version;
-    this.tailDataVersion = dataVersion;
+    this.flushedVersion = version;
+  }
+
+  /** The transaction of the last flush committed: the writer caches describe the stored index. */
+  committed(): void {
+    if (this.flushedVersion < 0) return;
+    this.tailVersion = this.flushedVersion;
+    this.flushedVersion = -1;
   }
 
   private dropTailBlocks(): void {
@@ -339,6 +347,7 @@ export class EngineStore {
     this.dropTailBlocks();
     this.ids.clear();
     this.tailVersion = -1;
+    this.flushedVersion = -1;
   }
 
   private change(term: string, rowid: number, tf: number[] | null): void {

@@ -309,6 +309,10 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     this.unflushedWrites = false;
   }
 
+  committed(): void {
+    this.engine.committed();
+  }
+
   rolledBack(): void {
     this.copiedRowids = undefined;
     this.writeOrder = undefined;
