@@ -11,6 +11,7 @@
  * (MVCC); reads of several statements run in one REPEATABLE READ READ ONLY snapshot.
  */
 import pg from 'pg';
+import { stillWanted, WriteGivenUpError } from '../../core/write-guard.js';
 
 /** int8 (bigint) and numeric columns as JS numbers: ids, sizes and microsecond times stay below 2^53. */
 const types = {
@@ -71,7 +72,8 @@ export class PgDatabase {
   /**
    * Runs `fn` in one READ COMMITTED transaction holding the advisory lock `lock` (WRITE_LOCK: the
    * catalog write lock) from its first statement to its end; commits when `fn` resolves, rolls
-   * back and rethrows when it throws.
+   * back and rethrows when it throws. Rolls back with WriteGivenUpError instead of committing when
+   * the request the write serves was given up meanwhile (core/write-guard.ts).
    */
   async write<T>(fn: (client: PgClient) => Promise<T>, lock = WRITE_LOCK): Promise<T> {
     return this.transaction('BEGIN', fn, lock);
@@ -118,6 +120,8 @@ export class PgDatabase {
       // of a transaction holding the catalog write lock waits for this process's event loop.
       await client.query(lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${LOCK_CLASS + lock}, hashtext(current_schema()))`);
       const result = await fn(client);
+      // A write whose request was given up meanwhile is not stored (core/write-guard.ts).
+      if (lock !== undefined && !stillWanted()) throw new WriteGivenUpError();
       await client.query('COMMIT');
       return result;
     } catch (error) {

@@ -6,6 +6,7 @@
 import { CatalogError, toProblem } from '../../api/errors.js';
 import type { GroupedOutcome } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
+import { whileWanted, WriteGivenUpError } from '../../core/write-guard.js';
 import type { PoolResult, PoolTask, WriteBatchAnswer, WriteBatchTask } from './protocol.js';
 
 /** The call a task names, `catalog[service][method](...args)`, ready to run. Throws for an unknown method (a bug). */
@@ -73,8 +74,14 @@ export async function runWriteBatch(
   return results;
 }
 
-/** One write in a transaction of its own (a catalog without groupCommit). */
+/**
+ * One write in a transaction of its own (a catalog without groupCommit: PostgreSQL), whose store
+ * rolls it back instead of committing once its request is given up (core/write-guard.ts).
+ */
 async function runAlone(write: { run: () => Promise<unknown>; wanted: () => boolean }, inTurn: <T>(work: () => Promise<T>) => Promise<T>): Promise<GroupedOutcome> {
   if (!write.wanted()) return { kind: 'dropped' };
-  return inTurn(() => write.run()).then((value) => ({ kind: 'done', value }) as const, (error: unknown) => ({ kind: 'failed', error }) as const);
+  return inTurn(() => whileWanted(write.wanted, write.run)).then(
+    (value) => ({ kind: 'done', value }) as const,
+    (error: unknown) => (error instanceof WriteGivenUpError ? { kind: 'dropped' } as const : { kind: 'failed', error } as const),
+  );
 }

@@ -9,7 +9,11 @@ import { LOCAL_OWNER } from '../../../src/core/permissions.js';
 import type { Catalog } from '../../../src/core/services.js';
 import { runWriteBatch } from '../../../src/http/pool/write-batch.js';
 import type { PoolResult, PoolTask } from '../../../src/http/pool/protocol.js';
-import { openCatalog } from '../../../src/open-catalog.js';
+import { openCatalog, openCatalogAt } from '../../../src/open-catalog.js';
+import { createTestDatabase, createTestSchema, dropTestSchema, postgresAvailable } from '../../services/services.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const partsWrite = (...ids: string[]): PoolTask => ({ service: 'service', method: 'upsertParts', args: [LOCAL_OWNER, ids.map((id) => ({ part_id: id, name: { en: `gizmo ${id}` } }))] });
 const flag = (): Int32Array => new Int32Array(new SharedArrayBuffer(4));
@@ -145,5 +149,40 @@ describe('a batch of writes on the writer thread', () => {
     expect(calls).toBe(3 + 2);
     expect(await stored('d0', 'd1', 'd2', 'd3')).toEqual(['d2', 'd3']);
     expect(await found('gizmo')).toEqual(['anchor', 'd2', 'd3']);
+  });
+});
+
+describe.skipIf(!postgresAvailable())('a write on the writer thread of a PostgreSQL catalog (no group commit)', () => {
+  let catalog: Catalog;
+  let database = '';
+  let schema = '';
+  let dataDir = '';
+  beforeEach(async () => {
+    database = await createTestDatabase('writebatch');
+    const created = await createTestSchema(database);
+    schema = created.schema;
+    dataDir = mkdtempSync(join(tmpdir(), 'write-batch-pg-'));
+    catalog = await openCatalogAt({ dataDir, databaseUrl: created.url });
+  });
+  afterEach(async () => {
+    await catalog.close();
+    if (schema) await dropTestSchema(database, schema);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is rolled back, not committed, when its request is given up while it runs', async () => {
+    expect(catalog.groupCommit).toBeUndefined();
+    const during = flag();
+    // The request is given up once the write has started (its connection closes mid-write).
+    const service = Object.create(catalog.service) as Catalog['service'];
+    Object.defineProperty(service, 'upsertParts', {
+      value: (principal: typeof LOCAL_OWNER, body: unknown) => {
+        Atomics.store(during, 0, 1);
+        return catalog.service.upsertParts(principal, body);
+      },
+    });
+    const results: PoolResult[] = await runWriteBatch({ ...catalog, service }, { writes: [{ ...partsWrite('g1'), givenUp: during }, partsWrite('g2')] });
+    expect(results.map((result) => (result.ok ? 'ok' : 'problem' in result ? result.problem.code : 'internal'))).toEqual(['request_timeout', 'ok']);
+    expect((await catalog.service.selectParts(LOCAL_OWNER, { part_ids: ['g1', 'g2'] })).map((part) => part.part_id)).toEqual(['g2']);
   });
 });
