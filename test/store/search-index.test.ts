@@ -456,17 +456,22 @@ describe('engine writer caches and other connections', () => {
       const rolledBack = index.rolledBack.bind(index);
       index.rolledBack = () => undefined;
       store.listeners.push({ partWritten: () => undefined, partDeleted: () => undefined, attributeWritten: () => undefined, beforeCommit: () => { throw new Error('commit fails'); } });
-      await expect(service.upsertParts(LOCAL_OWNER, cogs(20))).rejects.toThrow();
+      // It appended one part: the writer's cache says the list of "wheel" ends at that part's doc.
+      await expect(service.upsertParts(LOCAL_OWNER, cogs(20, 1))).rejects.toThrow();
       store.listeners.pop();
       index.rolledBack = rolledBack;
-      // Another connection's write takes the version the failed flush had written.
+      // Another connection's write takes the version the failed flush had written, and the docs:
+      // the list of "wheel" now ends two docs further.
       await other.service.upsertParts(LOCAL_OWNER, cogs(40, 3));
-      await service.upsertParts(LOCAL_OWNER, cogs(100, 5));
+      // A change to "wheel" in the middle of those three docs: were the cache trusted, it would be
+      // appended after a list end that is not the list's end (a doc twice, out of order).
+      await service.upsertParts(LOCAL_OWNER, [{ part_id: 'cog041', name: { en: 'Cog wheel wheel' } }, ...cogs(100, 5)]);
       const fresh = openCatalog({ dataDir: dir });
       try {
         const found = await fresh.search.search(LOCAL_OWNER, { matches: { text: 'wheel' } });
+        expect(found.resultsTotalCount).toBe(28);
         const page = await fresh.search.searchState(LOCAL_OWNER, found.sessionId, { limit: 1000 });
-        expect(page.results.map((r) => r.id)).toEqual([...cogs(0), ...cogs(40, 3), ...cogs(100, 5)].map((p) => p.part_id));
+        expect(page.results.map((r) => r.id).sort()).toEqual([...cogs(0), ...cogs(40, 3), ...cogs(100, 5)].map((p) => p.part_id));
       } finally {
         await fresh.close();
       }
