@@ -524,8 +524,8 @@ export interface GroupedWrite<T = unknown> {
 export type GroupedOutcome<T = unknown> = { kind: 'done'; value: T } | { kind: 'failed'; error: unknown } | { kind: 'dropped' };
 
 /**
- * Group commit (`catalog serve`'s writer thread on SQLite, docs/decisions): the writes that queued
- * while the previous ones ran are committed together, one commit for all of them.
+ * Group commit (`catalog serve`'s writer thread, on SQLite and PostgreSQL; docs/decisions): the
+ * writes that queued while the previous ones ran are committed together, one commit for all of them.
  */
 export interface GroupCommit {
   /**
@@ -560,8 +560,8 @@ export interface CatalogStores {
   searchIndex: SearchIndex;
   sessions: SessionStore;
   references: ReferenceFeatureStore;
-  /** Several callers' writes in one transaction, where the store can (SQLite). */
-  groupCommit?: GroupCommit | undefined;
+  /** Several callers' writes in one transaction, committed once. */
+  groupCommit: GroupCommit;
   close(): Promise<void>;
 }
 

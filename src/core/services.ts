@@ -44,8 +44,9 @@ export interface Catalog {
   /** The change feed and webhooks (docs/api.md "Changes", "Webhooks"). */
   changes: ChangeService;
   /**
-   * Several callers' writes (service calls) in one transaction, committed once, where the store
-   * can (SQLite): `catalog serve`'s writer thread runs the writes that queued so.
+   * Several callers' writes (service calls) in one transaction, committed once: `catalog serve`'s
+   * writer thread runs the writes that queued so. Every catalog opened on a store has it; the
+   * server's pooled catalog does not (its writes go to that thread).
    */
   groupCommit?: GroupCommit | undefined;
   /** Closes every store. */

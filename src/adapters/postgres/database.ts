@@ -9,9 +9,13 @@
  * every earlier commit and nothing can change what it read before the transaction commits; no
  * serialization failure, no retry, `decide` runs exactly once per item. Reads never wait for it
  * (MVCC); reads of several statements run in one REPEATABLE READ READ ONLY snapshot.
+ *
+ * Inside {@link PgDatabase.joinedTo} (group commit, group-commit.ts) every statement of the stores
+ * runs on the group's connection, in its transaction: the writes of a group see what the writes
+ * before them stored, as they would after those had committed.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import { stillWanted, WriteGivenUpError } from '../../core/write-guard.js';
 
 /** int8 (bigint) and numeric columns as JS numbers: ids, sizes and microsecond times stay below 2^53. */
 const types = {
@@ -54,34 +58,70 @@ export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
   return pool;
 }
 
+/** The statement that opens a catalog write transaction: BEGIN and the advisory lock `lock`, in one round trip. */
+export function beginWrite(lock = WRITE_LOCK): string {
+  return `BEGIN; SELECT pg_advisory_xact_lock(${LOCK_CLASS + lock}, hashtext(current_schema()))`;
+}
+
 /** The pool and the transaction helpers every PostgreSQL store of one catalog shares. */
 export class PgDatabase {
   readonly pool: pg.Pool;
   /** Per advisory lock, the end of this process's queue of transactions for it (inTurn). */
   private readonly turns = new Map<number, Promise<void>>();
+  /** The connection of the group transaction the running code has joined (joinedTo), while that work runs. */
+  private readonly joined = new AsyncLocalStorage<{ client: PgClient | undefined }>();
 
   constructor(pool: pg.Pool) {
     this.pool = pool;
   }
 
-  /** One query on any pooled connection (autocommit). */
+  /**
+   * Runs `work` so that every `query`, `read` and catalog `write` it makes runs on `client`, inside
+   * the transaction `client` holds (which already has the catalog write lock): no BEGIN, no COMMIT
+   * of their own. Session writes keep their own transactions. Work that `work` leaves running
+   * after it settles (a timer, an unawaited promise) uses the pool again: the client goes back to
+   * it once the group ends.
+   */
+  async joinedTo<T>(client: PgClient, work: () => Promise<T>): Promise<T> {
+    const scope: { client: PgClient | undefined } = { client };
+    try {
+      return await this.joined.run(scope, work);
+    } finally {
+      scope.client = undefined;
+    }
+  }
+
+  /** One query on any pooled connection (autocommit), or on the joined group's connection. */
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
-    return (await this.pool.query<R>(text, values)).rows;
+    const client = this.joined.getStore()?.client;
+    return (await (client ?? this.pool).query<R>(text, values)).rows;
   }
 
   /**
    * Runs `fn` in one READ COMMITTED transaction holding the advisory lock `lock` (WRITE_LOCK: the
    * catalog write lock) from its first statement to its end; commits when `fn` resolves, rolls
-   * back and rethrows when it throws. Rolls back with WriteGivenUpError instead of committing when
-   * the request the write serves was given up meanwhile (core/write-guard.ts).
+   * back and rethrows when it throws. Inside a joined group (joinedTo), a catalog write runs in the
+   * group's transaction instead, which commits or rolls it back.
    */
   async write<T>(fn: (client: PgClient) => Promise<T>, lock = WRITE_LOCK): Promise<T> {
+    const client = lock === WRITE_LOCK ? this.joined.getStore()?.client : undefined;
+    if (client) return fn(client);
     return this.transaction('BEGIN', fn, lock);
   }
 
-  /** Runs `fn` in one REPEATABLE READ READ ONLY transaction: every statement sees the same snapshot. */
+  /**
+   * Runs `fn` in one REPEATABLE READ READ ONLY transaction: every statement sees the same snapshot.
+   * Inside a joined group, on the group's connection: it sees the group's writes so far.
+   */
   async read<T>(fn: (client: PgClient) => Promise<T>): Promise<T> {
+    const client = this.joined.getStore()?.client;
+    if (client) return fn(client);
     return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn, undefined);
+  }
+
+  /** Runs `fn` after every catalog write transaction of this process that asked before it (inTurn). */
+  inWriteTurn<T>(fn: () => Promise<T>): Promise<T> {
+    return this.inTurn(WRITE_LOCK, fn);
   }
 
   /**
@@ -118,10 +158,8 @@ export class PgDatabase {
     try {
       // BEGIN and the lock in one round trip (a simple query of two statements): every round trip
       // of a transaction holding the catalog write lock waits for this process's event loop.
-      await client.query(lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${LOCK_CLASS + lock}, hashtext(current_schema()))`);
+      await client.query(lock === undefined ? begin : beginWrite(lock));
       const result = await fn(client);
-      // A write whose request was given up meanwhile is not stored (core/write-guard.ts).
-      if (lock !== undefined && !stillWanted()) throw new WriteGivenUpError();
       await client.query('COMMIT');
       return result;
     } catch (error) {

@@ -7,6 +7,7 @@
 import type { CatalogStores, Clock } from '../../core/ports.js';
 import { withStorageFullErrors } from '../storage-full.js';
 import { openPool, PgDatabase, type PoolOptions } from './database.js';
+import { PgGroupCommit } from './group-commit.js';
 import { PgCatalogStore } from './catalog-store.js';
 import { PgChangeLog, PgWebhookStore } from './change-log.js';
 import { PgImageStore, PgReferenceFeatureStore } from './image-store.js';
@@ -62,6 +63,7 @@ export async function openPostgresStores(url: string, options: PostgresStoresOpt
     searchIndex: withStorageFullErrors(searchIndex, database, reached),
     sessions: withStorageFullErrors(new PgSessionStore(db), database, reached),
     references: withStorageFullErrors(new PgReferenceFeatureStore(db), database, reached),
+    groupCommit: withStorageFullErrors(new PgGroupCommit(db), database, reached),
     async close() {
       await db.close();
     },

@@ -6,7 +6,6 @@
 import { CatalogError, toProblem } from '../../api/errors.js';
 import type { GroupedOutcome } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
-import { whileWanted, WriteGivenUpError } from '../../core/write-guard.js';
 import type { PoolResult, PoolTask, WriteBatchAnswer, WriteBatchTask } from './protocol.js';
 
 /** The call a task names, `catalog[service][method](...args)`, ready to run. Throws for an unknown method (a bug). */
@@ -45,11 +44,12 @@ export const GROUP_BUDGET_MS = 250;
 
 /**
  * Runs a batch of writes on `catalog`, in order, in as few transactions as {@link GROUP_BUDGET_MS}
- * allows (its groupCommit; without one, each in its own), each transaction in a turn of
- * `inTurn`: one result per write, in the batch's order, and each transaction's results passed to
- * `committed` as soon as it commits. A write given up before it ran, or before its transaction
- * commits, is not stored (GIVEN_UP). Rejects only when a transaction itself fails
- * (the writes of the batch not answered yet then fail with it; nothing of that transaction stored).
+ * allows (its groupCommit), each transaction in a turn of `inTurn`: one result per write, in the
+ * batch's order, and each transaction's results passed to `committed` as soon as it commits. A
+ * write given up before it ran, or before its transaction commits, is not stored (GIVEN_UP). A
+ * transaction that fails with a CatalogError (storage full, database unavailable) answers each of
+ * its writes with it; any other failure of a transaction rejects (the writes not answered yet then
+ * fail with it; nothing of that transaction stored). Throws for a catalog without groupCommit.
  */
 export async function runWriteBatch(
   catalog: Catalog,
@@ -59,29 +59,21 @@ export async function runWriteBatch(
 ): Promise<PoolResult[]> {
   const writes = batch.writes.map((task) => ({ run: callOf(catalog, task), wanted: () => !givenUp(task) }));
   const group = catalog.groupCommit;
+  if (group === undefined) throw new Error('catalog worker: a catalog without group commit cannot run a write batch');
   const results: PoolResult[] = [];
   while (results.length < writes.length) {
     const from = results.length;
     const rest = writes.slice(from);
-    const outcomes = group
-      ? await inTurn(() => group.run(rest, GROUP_BUDGET_MS))
-      : [await runAlone(rest[0] as (typeof writes)[number], inTurn)];
+    const outcomes = await inTurn(() => group.run(rest, GROUP_BUDGET_MS)).catch((error: unknown) => {
+      // The transaction itself failed (a full disk, a database that cannot be reached): nothing of
+      // it is stored, and each write not answered yet fails with that error, which says so.
+      if (error instanceof CatalogError) return rest.map((): GroupedOutcome => ({ kind: 'failed', error }));
+      throw error;
+    });
     const answered = outcomes.map(resultOf);
     results.push(...answered);
     // Answered as soon as committed: the batch's later transactions are not waited for.
     committed({ from, results: answered });
   }
   return results;
-}
-
-/**
- * One write in a transaction of its own (a catalog without groupCommit: PostgreSQL), whose store
- * rolls it back instead of committing once its request is given up (core/write-guard.ts).
- */
-async function runAlone(write: { run: () => Promise<unknown>; wanted: () => boolean }, inTurn: <T>(work: () => Promise<T>) => Promise<T>): Promise<GroupedOutcome> {
-  if (!write.wanted()) return { kind: 'dropped' };
-  return inTurn(() => whileWanted(write.wanted, write.run)).then(
-    (value) => ({ kind: 'done', value }) as const,
-    (error: unknown) => (error instanceof WriteGivenUpError ? { kind: 'dropped' } as const : { kind: 'failed', error } as const),
-  );
 }

@@ -1,14 +1,18 @@
 /**
- * Group commit on the writer thread (http/pool/write-batch.ts over adapters/sqlite/group-commit.ts):
+ * Group commit on the writer thread (http/pool/write-batch.ts over adapters/{sqlite,postgres}/group-commit.ts),
+ * the same on both stores:
  * a batch of queued writes runs in one transaction, each write answered with its own result in
  * the batch's order; a failing write is rolled back alone; a write given up before the batch
  * commits is never stored, whether it was given up before or after it ran.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../../src/core/permissions.js';
+import type { GroupCommit } from '../../../src/core/ports.js';
 import type { Catalog } from '../../../src/core/services.js';
+import { withStorageFullErrors } from '../../../src/adapters/storage-full.js';
 import { runWriteBatch } from '../../../src/http/pool/write-batch.js';
 import type { PoolResult, PoolTask } from '../../../src/http/pool/protocol.js';
+import pgDriver from 'pg';
 import { openCatalog, openCatalogAt } from '../../../src/open-catalog.js';
 import { createTestDatabase, createTestSchema, dropTestSchema, postgresAvailable } from '../../services/services.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,14 +22,53 @@ import { join } from 'node:path';
 const partsWrite = (...ids: string[]): PoolTask => ({ service: 'service', method: 'upsertParts', args: [LOCAL_OWNER, ids.map((id) => ({ part_id: id, name: { en: `gizmo ${id}` } }))] });
 const flag = (): Int32Array => new Int32Array(new SharedArrayBuffer(4));
 
-describe('a batch of writes on the writer thread', () => {
+/** A catalog on one store, and how to end it. */
+interface StoreUnderTest {
+  open(): Promise<Catalog>;
+  close(catalog: Catalog): Promise<void>;
+}
+
+const sqlite: StoreUnderTest = {
+  open: () => Promise.resolve(openCatalog({ dataDir: undefined })),
+  close: (catalog) => catalog.close(),
+};
+
+/** A catalog in a schema of its own on the test PostgreSQL server (services.ts). */
+function postgres(): StoreUnderTest & { url: () => string } {
+  let database = '';
+  let schema = '';
+  let url = '';
+  let dataDir = '';
+  return {
+    async open() {
+      database = await createTestDatabase('writebatch');
+      const created = await createTestSchema(database);
+      schema = created.schema;
+      url = created.url;
+      dataDir = mkdtempSync(join(tmpdir(), 'write-batch-pg-'));
+      return openCatalogAt({ dataDir, databaseUrl: url });
+    },
+    async close(catalog) {
+      await catalog.close();
+      if (schema) await dropTestSchema(database, schema);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    url: () => url,
+  };
+}
+
+const pg = postgres();
+const stores: [string, StoreUnderTest, boolean][] = [['SQLite', sqlite, true], ['PostgreSQL', pg, postgresAvailable()]];
+
+describe.each(stores)('a batch of writes on the writer thread, %s', (_name, store, available) => {
   let catalog: Catalog;
-  beforeEach(async () => {
-    catalog = openCatalog({ dataDir: undefined });
+  beforeEach(async (context) => {
+    if (!available) context.skip();
+    catalog = await store.open();
     await catalog.service.upsertParts(LOCAL_OWNER, [{ part_id: 'anchor', name: { en: 'anchor gizmo' } }]);
   });
   afterEach(async () => {
-    await catalog.close();
+    if (available) await store.close(catalog);
   });
 
   const stored = async (...ids: string[]) => (await catalog.service.selectParts(LOCAL_OWNER, { part_ids: ids })).map((part) => part.part_id);
@@ -152,37 +195,52 @@ describe('a batch of writes on the writer thread', () => {
   });
 });
 
-describe.skipIf(!postgresAvailable())('a write on the writer thread of a PostgreSQL catalog (no group commit)', () => {
+describe.skipIf(!postgresAvailable())('a batch of writes on a PostgreSQL catalog', () => {
   let catalog: Catalog;
-  let database = '';
-  let schema = '';
-  let dataDir = '';
   beforeEach(async () => {
-    database = await createTestDatabase('writebatch');
-    const created = await createTestSchema(database);
-    schema = created.schema;
-    dataDir = mkdtempSync(join(tmpdir(), 'write-batch-pg-'));
-    catalog = await openCatalogAt({ dataDir, databaseUrl: created.url });
+    catalog = await pg.open();
   });
   afterEach(async () => {
-    await catalog.close();
-    if (schema) await dropTestSchema(database, schema);
-    rmSync(dataDir, { recursive: true, force: true });
+    await pg.close(catalog);
   });
 
-  it('is rolled back, not committed, when its request is given up while it runs', async () => {
-    expect(catalog.groupCommit).toBeUndefined();
-    const during = flag();
-    // The request is given up once the write has started (its connection closes mid-write).
-    const service = Object.create(catalog.service) as Catalog['service'];
-    Object.defineProperty(service, 'upsertParts', {
-      value: (principal: typeof LOCAL_OWNER, body: unknown) => {
-        Atomics.store(during, 0, 1);
-        return catalog.service.upsertParts(principal, body);
-      },
-    });
-    const results: PoolResult[] = await runWriteBatch({ ...catalog, service }, { writes: [{ ...partsWrite('g1'), givenUp: during }, partsWrite('g2')] });
-    expect(results.map((result) => (result.ok ? 'ok' : 'problem' in result ? result.problem.code : 'internal'))).toEqual(['request_timeout', 'ok']);
-    expect((await catalog.service.selectParts(LOCAL_OWNER, { part_ids: ['g1', 'g2'] })).map((part) => part.part_id)).toEqual(['g2']);
+  it('commits in one PostgreSQL transaction, not one per write', async () => {
+    // Another connection looks for the first write's part while the second runs: not there yet
+    // while the batch's one transaction is open, there once it committed.
+    const outside = new pgDriver.Client({ connectionString: pg.url() });
+    await outside.connect();
+    const seen = async (id: string) => (await outside.query('SELECT 1 FROM parts WHERE part_id = $1', [id])).rowCount === 1;
+    try {
+      const service = Object.create(catalog.service) as Catalog['service'];
+      const seenDuring: boolean[] = [];
+      Object.defineProperty(service, 'upsertParts', {
+        value: async (principal: typeof LOCAL_OWNER, body: unknown) => {
+          if ((body as { part_id: string }[])[0]?.part_id === 't2') seenDuring.push(await seen('t1'));
+          return catalog.service.upsertParts(principal, body);
+        },
+      });
+      const results = await runWriteBatch({ ...catalog, service }, { writes: [partsWrite('t1'), partsWrite('t2', 't3'), { service: 'relations', method: 'createRelations', args: [LOCAL_OWNER, [{ anchor_part_id: 't1', related_part_id: 't3', type: 'substitute' }]] }] });
+      expect(results.map((result) => result.ok)).toEqual([true, true, true]);
+      expect(seenDuring).toEqual([false]);
+      expect(await seen('t1')).toBe(true);
+    } finally {
+      await outside.end();
+    }
+  });
+
+});
+
+describe('a batch of writes whose transaction cannot begin', () => {
+  it('answers each write with the 503 of a database that cannot be reached, not a 500', async () => {
+    const catalog = openCatalog({ dataDir: undefined });
+    try {
+      // The PostgreSQL stores' group commit, every connection refused (a restart): wrapped as the stores wrap it.
+      const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      const groupCommit = withStorageFullErrors({ run: () => Promise.reject(refused) } as GroupCommit, 'the catalog database (PostgreSQL)', { unavailable: true });
+      const results = await runWriteBatch({ ...catalog, groupCommit }, { writes: [partsWrite('u1'), partsWrite('u2')] });
+      expect(results.map((result) => (result.ok ? 'ok' : 'problem' in result ? [result.problem.status, result.retryAfterSeconds !== undefined] : 'internal'))).toEqual([[503, true], [503, true]]);
+    } finally {
+      await catalog.close();
+    }
   });
 });
