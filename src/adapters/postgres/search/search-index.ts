@@ -33,6 +33,8 @@ const GC_INTERVAL_MICROS = 10 * 60 * 1_000_000;
 const GC_BATCH = 5000;
 /** A full rebuild writes the engine's gathered changes every this many parts (bounded memory). */
 const REBUILD_FLUSH = 2000;
+/** Parts a re-index (an attribute or the attribute order changed) reads at a time. */
+const REINDEX_PAGE = 1000;
 
 /** A part written in the current transaction, as the index needs it. */
 export interface WrittenPart {
@@ -183,28 +185,21 @@ export class PgSearchIndex implements SearchIndex {
    */
   async attributesChanged(client: PgClient, attributeIds: readonly string[], attributes: ReadonlyMap<string, Attribute>, before: ReadonlyMap<string, Attribute>): Promise<void> {
     if (attributeIds.length === 0) return;
-    const rows = await client.query<PgPartRow & { card_id: number; ranking: string | null }>(
-      `SELECT p.*, cur.card_id, (SELECT value FROM settings WHERE key = $2) AS ranking FROM parts p JOIN search_current cur ON cur.part_pk = p.pk
-       WHERE p.pk IN (SELECT part_pk FROM part_attributes WHERE attribute_id = ANY($1::text[]))`,
-      [attributeIds, RANKING_SETTINGS_KEY],
-    );
-    if (rows.rows.length === 0) return;
     const old = new Map(attributes);
     for (const id of attributeIds) {
       const b = before.get(id);
       if (b) old.set(id, b);
     }
-    const cardIds = rows.rows.map((r) => r.card_id);
-    await client.query('DELETE FROM search_org_docs WHERE card_id = ANY($1::bigint[])', [cardIds]);
-    const engine = new PgEngineWrite();
-    const order = attributeOrderOf(rows.rows[0]?.ranking ?? undefined);
-    const written = rows.rows.map((r) => {
-      const part = partFromPgRow(r);
-      engine.put(r.pk, part.part_id, r.card_id, buildEngineDocument(part, attributes, order), buildEngineDocument(part, old, order));
-      return { pk: r.pk, cardId: r.card_id, part };
+    const order = await loadAttributeOrder(client);
+    await this.reindexPartsHolding(client, attributeIds, async (rows, engine) => {
+      await client.query('DELETE FROM search_org_docs WHERE card_id = ANY($1::bigint[])', [rows.map((r) => r.card_id)]);
+      const written = rows.map((r) => {
+        const part = partFromPgRow(r);
+        engine.put(r.pk, part.part_id, r.card_id, buildEngineDocument(part, attributes, order), buildEngineDocument(part, old, order));
+        return { pk: r.pk, cardId: r.card_id, part };
+      });
+      await this.writeCurrent(client, written, attributes);
     });
-    await this.writeCurrent(client, written, attributes);
-    await engine.flush(client);
   }
 
   /**
@@ -217,17 +212,38 @@ export class PgSearchIndex implements SearchIndex {
     const next = attributeOrderOf(after);
     const changed = attributeOrderChanges(old, next);
     if (changed.length === 0) return;
-    const rows = await client.query<PgPartRow & { card_id: number }>(
-      `SELECT p.*, cur.card_id FROM parts p JOIN search_current cur ON cur.part_pk = p.pk
-       WHERE p.pk IN (SELECT part_pk FROM part_attributes WHERE attribute_id = ANY($1::text[]))`,
-      [changed],
-    );
-    if (rows.rows.length === 0) return;
     const attributes = await loadAttributes(client);
-    const engine = new PgEngineWrite();
-    for (const r of rows.rows) {
-      const part = partFromPgRow(r);
-      engine.put(r.pk, part.part_id, r.card_id, buildEngineDocument(part, attributes, next), buildEngineDocument(part, attributes, old));
+    await this.reindexPartsHolding(client, changed, (rows, engine) => {
+      for (const r of rows) {
+        const part = partFromPgRow(r);
+        engine.put(r.pk, part.part_id, r.card_id, buildEngineDocument(part, attributes, next), buildEngineDocument(part, attributes, old));
+      }
+      return Promise.resolve();
+    });
+  }
+
+  /**
+   * Calls `visit` with every part holding one of `attributeIds` (each once, with its current card),
+   * a page at a time in pk order, inside `client`'s write transaction; the engine's changes are
+   * written every REBUILD_FLUSH parts, so memory stays bounded whatever the catalog's size.
+   */
+  private async reindexPartsHolding(client: PgClient, attributeIds: readonly string[], visit: (rows: (PgPartRow & { card_id: number })[], engine: PgEngineWrite) => Promise<void>): Promise<void> {
+    let engine = new PgEngineWrite();
+    for (let after = 0; ;) {
+      const rows = (await client.query<PgPartRow & { card_id: number }>(
+        `SELECT p.*, cur.card_id FROM parts p JOIN search_current cur ON cur.part_pk = p.pk
+         WHERE p.pk > $2 AND EXISTS (SELECT 1 FROM part_attributes pa WHERE pa.part_pk = p.pk AND pa.attribute_id = ANY($1::text[]))
+         ORDER BY p.pk LIMIT ${REINDEX_PAGE}`,
+        [attributeIds, after],
+      )).rows;
+      if (rows.length > 0) await visit(rows, engine);
+      if (engine.size >= REBUILD_FLUSH) {
+        await engine.flush(client);
+        engine = new PgEngineWrite();
+      }
+      const last = rows[rows.length - 1];
+      if (!last || rows.length < REINDEX_PAGE) break;
+      after = last.pk;
     }
     await engine.flush(client);
   }

@@ -92,8 +92,10 @@ const GC_BATCH = 5000;
  * again and again and most words went back to an INSERT OR IGNORE.
  */
 const KNOWN_TERMS_GENERATION = 32_768;
-/** A full rebuild writes the engine's gathered changes every this many parts (bounded memory). */
+/** A full rebuild or a re-index writes the engine's gathered changes every this many parts (bounded memory). */
 const REBUILD_FLUSH = 2000;
+/** Parts a re-index (an attribute or the attribute order changed) reads at a time. */
+const REINDEX_PAGE = 1000;
 /**
  * The layout of the index this code writes and reads; a catalog indexed with another layout is
  * re-indexed on open. 3: the search engine (migration 5); after the slash, what a part contributes
@@ -257,7 +259,14 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       currentCards: db.prepare<[string], { part_id: string; card_id: number }>(
         'SELECT p.part_id AS part_id, cur.card_id AS card_id FROM parts AS p JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE p.part_id IN (SELECT value FROM json_each(?))',
       ),
-      partsWithAttribute: db.prepare<[string], PartRow>('SELECT p.* FROM part_attributes AS pa JOIN parts AS p ON p.rowid_ = pa.part_rowid WHERE pa.attribute_id = ?'),
+      // The parts holding an attribute after a rowid, but not those holding one of the attributes
+      // of a JSON array (read with those), in rowid order.
+      partsWithAttributePage: db.prepare<[string, number, string, number], PartRow>(
+        `SELECT p.* FROM part_attributes AS pa JOIN parts AS p ON p.rowid_ = pa.part_rowid
+         WHERE pa.attribute_id = ? AND pa.part_rowid > ?
+           AND NOT EXISTS (SELECT 1 FROM json_each(?) AS e JOIN part_attributes AS q ON q.attribute_id = e.value AND q.part_rowid = pa.part_rowid)
+         ORDER BY pa.part_rowid LIMIT +?`,
+      ),
       partsPage: db.prepare<[number, number], PartRow & { card_id: number | null }>(
         'SELECT p.*, cur.card_id AS card_id FROM parts AS p LEFT JOIN search_current AS cur ON cur.part_rowid = p.rowid_ WHERE p.rowid_ > ? ORDER BY p.rowid_ LIMIT +?',
       ),
@@ -324,7 +333,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /**
    * What a part's index entry holds depends on searchable, filterable, visibility and
    * per_org_values: a change of any of them re-indexes every part with a value for the attribute,
-   * in this same transaction (cost: about one part write per such part). default_value and
+   * in this same transaction (cost: about one part write per such part; memory bounded, see
+   * reindexPartsHolding). default_value and
    * org_visibility are applied at query time and need nothing here.
    */
   attributeWritten(before: Attribute | undefined, after: Attribute): void {
@@ -336,19 +346,20 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     const attributes = this.loadAttributes();
     const old = new Map(attributes);
     old.set(before.attribute_id, before);
-    for (const row of this.stmt.partsWithAttribute.all(after.attribute_id)) {
+    const order = this.attributeOrder();
+    this.reindexPartsHolding([after.attribute_id], (row) => {
       const current = this.stmt.current.get(row.rowid_);
-      if (!current) continue;
+      if (!current) return;
       if (current.org_doc === 1) this.stmt.deleteOrgDoc.run(current.card_id);
       const part = partFromRow(row);
       const doc = buildOrgDocument(part, attributes);
       this.stmt.setCurrent.run(row.rowid_, current.card_id, doc.holder ? 1 : 0, doc.orgValues ? 1 : 0);
       if (doc.orgValues) this.stmt.insertOrgDoc.run(current.card_id, ...doc.orgValues);
       this.addTerms(doc.terms);
-      const order = this.attributeOrder();
       this.engine.put(row.rowid_, part.part_id, current.card_id, buildEngineDocument(part, attributes, order), buildEngineDocument(part, old, order));
-    }
+    });
   }
+
 
   /**
    * The ranking settings row changed: every part with a value for an attribute whose place in the
@@ -364,17 +375,39 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     if (changed.length === 0) return;
     this.unflushedWrites = true;
     const attributes = this.loadAttributes();
-    const seen = new Set<number>();
-    for (const attributeId of changed) {
-      for (const row of this.stmt.partsWithAttribute.all(attributeId)) {
-        if (seen.has(row.rowid_)) continue;
-        seen.add(row.rowid_);
-        const current = this.stmt.current.get(row.rowid_);
-        if (!current) continue;
-        const part = partFromRow(row);
-        this.engine.put(row.rowid_, part.part_id, current.card_id, buildEngineDocument(part, attributes, next), buildEngineDocument(part, attributes, old));
+    this.reindexPartsHolding(changed, (row) => {
+      const current = this.stmt.current.get(row.rowid_);
+      if (!current) return;
+      const part = partFromRow(row);
+      this.engine.put(row.rowid_, part.part_id, current.card_id, buildEngineDocument(part, attributes, next), buildEngineDocument(part, attributes, old));
+    });
+  }
+
+  /**
+   * Calls `visit` for every part holding one of `attributeIds`, once each, page by page in rowid
+   * order, inside the running write transaction; the engine's and the vocabulary's gathered changes
+   * are written every REBUILD_FLUSH parts, so memory stays bounded whatever the catalog's size (a
+   * setting or an attribute change on 1,000,000 parts).
+   */
+  private reindexPartsHolding(attributeIds: readonly string[], visit: (row: PartRow) => void): void {
+    let sinceFlush = 0;
+    attributeIds.forEach((attributeId, i) => {
+      // A part holding several of them is visited with the first.
+      const earlier = JSON.stringify(attributeIds.slice(0, i));
+      for (let after = 0; ;) {
+        const rows = this.stmt.partsWithAttributePage.all(attributeId, after, earlier, REINDEX_PAGE);
+        for (const row of rows) visit(row);
+        sinceFlush += rows.length;
+        if (sinceFlush >= REBUILD_FLUSH) {
+          this.engine.flush();
+          this.writeVocabulary();
+          sinceFlush = 0;
+        }
+        const last = rows[rows.length - 1];
+        if (!last || rows.length < REINDEX_PAGE) break;
+        after = last.rowid_;
       }
-    }
+    });
   }
 
   /** The attribute order of the ranking settings row as this write transaction sees it, read once per transaction. */
