@@ -58,11 +58,6 @@ export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
   return pool;
 }
 
-/** The statement that opens a catalog write transaction: BEGIN and the advisory lock `lock`, in one round trip. */
-export function beginWrite(lock = WRITE_LOCK): string {
-  return `BEGIN; SELECT pg_advisory_xact_lock(${LOCK_CLASS + lock}, hashtext(current_schema()))`;
-}
-
 /** The pool and the transaction helpers every PostgreSQL store of one catalog shares. */
 export class PgDatabase {
   readonly pool: pg.Pool;
@@ -119,11 +114,6 @@ export class PgDatabase {
     return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn, undefined);
   }
 
-  /** Runs `fn` after every catalog write transaction of this process that asked before it (inTurn). */
-  inWriteTurn<T>(fn: () => Promise<T>): Promise<T> {
-    return this.inTurn(WRITE_LOCK, fn);
-  }
-
   /**
    * Runs `fn` after every transaction of this process that asked for `lock` before it, first come
    * first served. The advisory lock alone serialises them too, but each waiter would hold a pooled
@@ -158,7 +148,7 @@ export class PgDatabase {
     try {
       // BEGIN and the lock in one round trip (a simple query of two statements): every round trip
       // of a transaction holding the catalog write lock waits for this process's event loop.
-      await client.query(lock === undefined ? begin : beginWrite(lock));
+      await client.query(lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${LOCK_CLASS + lock}, hashtext(current_schema()))`);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;

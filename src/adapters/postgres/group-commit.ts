@@ -12,73 +12,38 @@
  * write outside its transaction), so the others go on.
  */
 import type { GroupCommit, GroupedOutcome, GroupedWrite } from '../../core/ports.js';
-import { beginWrite, type PgClient, type PgDatabase } from './database.js';
+import { runGroup, runGroupWrites } from '../group-writes.js';
+import type { PgClient, PgDatabase } from './database.js';
 
 /** The savepoint around one write of the group. */
 const SAVEPOINT = 'grouped_write';
+
+/** Thrown inside a group's transaction to roll it back and run the group again. */
+const RUN_AGAIN = Symbol('run the group again');
 
 /** GroupCommit over a catalog's PostgreSQL pool. */
 export class PgGroupCommit implements GroupCommit {
   constructor(private readonly db: PgDatabase) {}
 
-  async run<T>(writes: readonly GroupedWrite<T>[], budgetMs = Number.POSITIVE_INFINITY): Promise<GroupedOutcome<T>[]> {
-    const outcomes: (GroupedOutcome<T> | undefined)[] = writes.map(() => undefined);
-    // Writes dropped unrun stay dropped whatever happens to the transaction.
-    const dropped = new Set<number>();
-    // Each attempt drops one more given-up write or commits, so this ends.
-    for (;;) {
-      const ran = await this.db.inWriteTurn(() => this.attempt(writes, outcomes, dropped, budgetMs));
-      if (ran !== 'again') return outcomes.slice(0, ran) as GroupedOutcome<T>[];
-    }
+  run<T>(writes: readonly GroupedWrite<T>[], budgetMs = Number.POSITIVE_INFINITY): Promise<GroupedOutcome<T>[]> {
+    return runGroup(writes, (outcomes, settled) => this.attempt(writes, outcomes, settled, budgetMs));
   }
 
   /**
-   * One transaction over the writes not dropped, until `budgetMs` is spent: the number of writes it
-   * covered (committed), or 'again' after a rollback that dropped a write given up while it ran.
+   * One write transaction (PgDatabase.write: BEGIN, the catalog write lock, in this process's turn)
+   * over the writes not settled, until `budgetMs` is spent: the number of writes it committed, or
+   * 'again' after a rollback because a write was given up while it ran.
    */
-  private async attempt<T>(writes: readonly GroupedWrite<T>[], outcomes: (GroupedOutcome<T> | undefined)[], dropped: Set<number>, budgetMs: number): Promise<number | 'again'> {
-    const client = await this.db.pool.connect();
-    let broken = false;
+  private async attempt<T>(writes: readonly GroupedWrite<T>[], outcomes: (GroupedOutcome<T> | undefined)[], settled: Set<number>, budgetMs: number): Promise<number | 'again'> {
     try {
-      await client.query(beginWrite());
-      const started = performance.now();
-      let covered = writes.length;
-      let ran = false;
-      for (let i = 0; i < writes.length; i++) {
-        if (dropped.has(i)) continue;
-        const write = writes[i] as GroupedWrite<T>;
-        // Past the budget, commit what ran: a write of another thread waits for one transaction, not a batch.
-        if (ran && performance.now() - started >= budgetMs) {
-          covered = i;
-          break;
-        }
-        if (!write.wanted()) {
-          outcomes[i] = { kind: 'dropped' };
-          dropped.add(i);
-          continue;
-        }
-        ran = true;
-        outcomes[i] = await this.inSavepoint(client, write);
-      }
-      // A write given up while the group ran must not commit: the group runs again without it.
-      const givenUp = writes.findIndex((write, i) => i < covered && !dropped.has(i) && outcomes[i]?.kind === 'done' && !write.wanted());
-      if (givenUp >= 0) {
-        outcomes[givenUp] = { kind: 'dropped' };
-        dropped.add(givenUp);
-        await client.query('ROLLBACK');
-        return 'again';
-      }
-      await client.query('COMMIT');
-      return covered;
+      return await this.db.write(async (client) => {
+        const covered = await runGroupWrites(writes, outcomes, settled, budgetMs, (write) => this.inSavepoint(client, write));
+        if (covered === 'again') throw RUN_AGAIN;
+        return covered;
+      });
     } catch (error) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true; // the connection is gone: do not return it to the pool
-      }
+      if (error === RUN_AGAIN) return 'again';
       throw error;
-    } finally {
-      client.release(broken);
     }
   }
 

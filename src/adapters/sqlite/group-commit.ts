@@ -14,6 +14,7 @@
  * alone: the group then rolls back and runs again without it.
  */
 import type { GroupCommit, GroupedOutcome, GroupedWrite } from '../../core/ports.js';
+import { runGroup, runGroupWrites } from '../group-writes.js';
 import { asStorageError } from '../storage-full.js';
 import type { SqliteCatalogStore } from './catalog-store.js';
 
@@ -24,16 +25,8 @@ const SAVEPOINT = 'grouped_write';
 export class SqliteGroupCommit implements GroupCommit {
   constructor(private readonly store: SqliteCatalogStore) {}
 
-  async run<T>(writes: readonly GroupedWrite<T>[], budgetMs = Number.POSITIVE_INFINITY): Promise<GroupedOutcome<T>[]> {
-    const outcomes: (GroupedOutcome<T> | undefined)[] = writes.map(() => undefined);
-    // Writes settled for good whatever happens to the transaction: dropped ones, and one whose
-    // failure ended the whole transaction (SQLite rolls back by itself on some errors).
-    const settled = new Set<number>();
-    // Each attempt settles at least one more write for good or commits, so this ends.
-    for (;;) {
-      const ran = await this.attempt(writes, outcomes, settled, budgetMs);
-      if (ran !== 'again') return outcomes.slice(0, ran) as GroupedOutcome<T>[];
-    }
+  run<T>(writes: readonly GroupedWrite<T>[], budgetMs = Number.POSITIVE_INFINITY): Promise<GroupedOutcome<T>[]> {
+    return runGroup(writes, (outcomes, settled) => this.attempt(writes, outcomes, settled, budgetMs));
   }
 
   /**
@@ -43,8 +36,6 @@ export class SqliteGroupCommit implements GroupCommit {
    */
   private async attempt<T>(writes: readonly GroupedWrite<T>[], outcomes: (GroupedOutcome<T> | undefined)[], settled: Set<number>, budgetMs: number): Promise<number | 'again'> {
     const db = this.store.db;
-    const started = performance.now();
-    let covered = writes.length;
     try {
       db.exec('BEGIN IMMEDIATE');
     } catch (error) {
@@ -53,44 +44,29 @@ export class SqliteGroupCommit implements GroupCommit {
     // The search index writes what the whole group changed once, before the commit.
     this.store.deferListeners(true);
     try {
-      let ran = false;
-      for (let i = 0; i < writes.length; i++) {
-        if (settled.has(i)) continue;
-        const write = writes[i] as GroupedWrite<T>;
-        // The writer's turn at the lock is shared (write-turns.ts): past the budget, commit what ran.
-        if (ran && performance.now() - started >= budgetMs) {
-          covered = i;
-          break;
-        }
-        if (!write.wanted()) {
-          outcomes[i] = { kind: 'dropped' };
-          settled.add(i);
-          continue;
-        }
+      const covered = await runGroupWrites(writes, outcomes, settled, budgetMs, async (write, i) => {
         const writeCalls = this.store.writeCalls;
-        ran = true;
         db.exec(`SAVEPOINT ${SAVEPOINT}`);
         try {
-          outcomes[i] = { kind: 'done', value: await write.run() };
+          const value = await write.run();
           db.exec(`RELEASE ${SAVEPOINT}`);
+          return { kind: 'done', value };
         } catch (error) {
-          outcomes[i] = { kind: 'failed', error };
           if (!db.inTransaction || this.store.writeCalls !== writeCalls) {
             // The error ended the whole transaction (a full disk, an I/O error), or came after the
             // write reached the catalog store, whose search-index changes gathered for the whole
             // group cannot be taken back one write at a time: the others run again without it.
+            outcomes[i] = { kind: 'failed', error };
             settled.add(i);
-            this.rollback();
             return 'again';
           }
           // Nothing of it reached the catalog store (a bad body, a relation to an unknown part).
           db.exec(`ROLLBACK TO ${SAVEPOINT}`);
           db.exec(`RELEASE ${SAVEPOINT}`);
+          return { kind: 'failed', error };
         }
-      }
-      // A write given up while the group ran must not commit: the group runs again without it.
-      const givenUp = writes.findIndex((write, i) => i < covered && !settled.has(i) && outcomes[i]?.kind === 'done' && !write.wanted());
-      if (givenUp >= 0) {
+      });
+      if (covered === 'again') {
         this.rollback();
         return 'again';
       }

@@ -94,7 +94,7 @@ const GC_BATCH = 5000;
 const KNOWN_TERMS_GENERATION = 32_768;
 /** A full rebuild or a re-index writes the engine's gathered changes every this many parts (bounded memory). */
 const REBUILD_FLUSH = 2000;
-/** Parts a re-index (an attribute or the attribute order changed) reads at a time. */
+/** Parts a rebuild or a re-index (an attribute or the attribute order changed) reads at a time. */
 const REINDEX_PAGE = 1000;
 /**
  * The layout of the index this code writes and reads; a catalog indexed with another layout is
@@ -390,25 +390,35 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * setting or an attribute change on 1,000,000 parts).
    */
   private reindexPartsHolding(attributeIds: readonly string[], visit: (row: PartRow) => void): void {
-    let sinceFlush = 0;
+    const gathered = { rows: 0 };
     attributeIds.forEach((attributeId, i) => {
       // A part holding several of them is visited with the first.
       const earlier = JSON.stringify(attributeIds.slice(0, i));
-      for (let after = 0; ;) {
-        const rows = this.stmt.partsWithAttributePage.all(attributeId, after, earlier, REINDEX_PAGE);
-        for (const row of rows) visit(row);
-        sinceFlush += rows.length;
-        if (sinceFlush >= REBUILD_FLUSH) {
-          this.engine.flush();
-          this.writeVocabulary();
-          sinceFlush = 0;
-        }
-        const last = rows[rows.length - 1];
-        if (!last || rows.length < REINDEX_PAGE) break;
-        after = last.rowid_;
-      }
+      this.visitInPages((after) => this.stmt.partsWithAttributePage.all(attributeId, after, earlier, REINDEX_PAGE), visit, gathered);
     });
   }
+
+  /**
+   * Visits the rows `page(after)` returns (those after a rowid, in rowid order, a page at a time)
+   * until a page is empty, writing the engine's and the vocabulary's gathered changes each time
+   * `gathered.rows` reaches REBUILD_FLUSH: inside one write transaction, memory stays bounded.
+   */
+  private visitInPages<R extends { rowid_: number }>(page: (after: number) => R[], visit: (row: R) => void, gathered: { rows: number }): void {
+    for (let after = 0; ;) {
+      const rows = page(after);
+      for (const row of rows) visit(row);
+      gathered.rows += rows.length;
+      if (gathered.rows >= REBUILD_FLUSH) {
+        this.engine.flush();
+        this.writeVocabulary();
+        gathered.rows = 0;
+      }
+      const last = rows[rows.length - 1];
+      if (!last) return;
+      after = last.rowid_;
+    }
+  }
+
 
   /** The attribute order of the ranking settings row as this write transaction sees it, read once per transaction. */
   private attributeOrder(): ReadonlyMap<string, number> | undefined {
@@ -537,23 +547,10 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         this.db.prepare('DELETE FROM search_current WHERE part_rowid NOT IN (SELECT rowid_ FROM parts)').run();
         this.engine.clearAll();
         const attributes = this.loadAttributes();
-        let sinceFlush = 0;
-        for (let after = 0; ;) {
-          const rows = this.stmt.partsPage.all(after, 1000);
-          for (const row of rows) {
-            const kept = row.card_id !== null && row.card_id >= this.cardBase && cardParts(this.cardBase, row.card_id).rowid === row.rowid_;
-            this.addCard(row.rowid_, partFromRow(row), attributes, false, undefined, kept && row.card_id !== null ? row.card_id : this.nextCardId(row.rowid_, undefined));
-          }
-          sinceFlush += rows.length;
-          if (sinceFlush >= REBUILD_FLUSH) {
-            this.engine.flush();
-            this.writeVocabulary();
-            sinceFlush = 0;
-          }
-          const last = rows[rows.length - 1];
-          if (!last) break;
-          after = last.rowid_;
-        }
+        this.visitInPages((after) => this.stmt.partsPage.all(after, REINDEX_PAGE), (row) => {
+          const kept = row.card_id !== null && row.card_id >= this.cardBase && cardParts(this.cardBase, row.card_id).rowid === row.rowid_;
+          this.addCard(row.rowid_, partFromRow(row), attributes, false, undefined, kept && row.card_id !== null ? row.card_id : this.nextCardId(row.rowid_, undefined));
+        }, { rows: 0 });
         this.engine.flush();
         this.writeVocabulary();
         this.copiedRowids = undefined;
