@@ -410,7 +410,8 @@ export class PgCatalogStore implements CatalogStore {
       "SELECT s.body, (SELECT value FROM settings WHERE key = 'synonyms_version') AS marker FROM (SELECT 1) AS one LEFT JOIN synonyms s ON true ORDER BY s.synonym_id",
     );
     const sets = rows.flatMap((r) => (r.body !== null ? [JSON.parse(r.body) as SynonymSet] : []));
-    this.synonymCache = { marker: rows[0]?.marker ?? '0', sets };
+    // Sets read inside a group transaction may be rolled back with it: not kept.
+    if (!this.db.inGroup) this.synonymCache = { marker: rows[0]?.marker ?? '0', sets };
     return sets;
   }
 

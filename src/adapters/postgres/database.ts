@@ -86,6 +86,14 @@ export class PgDatabase {
     }
   }
 
+  /**
+   * Whether the running code is inside a group transaction (joinedTo): what it reads may not commit,
+   * so it must not be cached for other callers.
+   */
+  get inGroup(): boolean {
+    return this.joined.getStore()?.client !== undefined;
+  }
+
   /** One query on any pooled connection (autocommit), or on the joined group's connection. */
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
     const client = this.joined.getStore()?.client;
