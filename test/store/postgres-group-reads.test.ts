@@ -24,7 +24,7 @@ describe.skipIf(!postgresAvailable())('reads inside a PostgreSQL group transacti
     if (schema) await dropTestSchema(database, schema);
   });
 
-  const write = (set: SynonymSet) => stores.catalog.upsertSynonyms([set], () => ({ kind: 'write', value: set }));
+  const write = (set: SynonymSet) => stores.catalog.upsertSynonyms([set], () => ({ kind: 'write', value: set, created: true }));
   const ids = async () => (await stores.catalog.allSynonyms()).map((set) => set.synonym_id);
 
   it('see the group\'s writes, and a rolled-back group leaves no synonyms cached', async () => {
