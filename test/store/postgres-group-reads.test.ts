@@ -44,4 +44,22 @@ describe.skipIf(!postgresAvailable())('reads inside a PostgreSQL group transacti
     await write({ synonym_id: 'committed', synonyms: ['washer', 'shim'] });
     expect(await ids()).toEqual(['committed']);
   });
+
+  it('work a write leaves running after it settles reads outside the group, not its uncommitted writes', async () => {
+    const client = await stores.db.pool.connect();
+    let later: Promise<string[]> | undefined;
+    try {
+      await client.query('BEGIN');
+      await stores.db.joinedTo(client, async () => {
+        await write({ synonym_id: 'uncommitted', synonyms: ['gear', 'cog'] });
+        // A read the write starts and does not wait for (a timer), run once the write has settled.
+        later = new Promise((resolve) => setTimeout(() => resolve(stores.db.query<{ synonym_id: string }>("SELECT synonym_id FROM synonyms WHERE synonym_id = 'uncommitted'").then((rows) => rows.map((r) => r.synonym_id))), 50));
+      });
+      // The group's transaction is still open while that read runs.
+      expect(await later).toEqual([]);
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+  });
 });

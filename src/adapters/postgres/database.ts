@@ -91,12 +91,17 @@ export class PgDatabase {
    * so it must not be cached for other callers.
    */
   get inGroup(): boolean {
-    return this.joined.getStore()?.client !== undefined;
+    return this.groupClient() !== undefined;
+  }
+
+  /** The connection of the group transaction the running code has joined, while that work runs. */
+  private groupClient(): PgClient | undefined {
+    return this.joined.getStore()?.client;
   }
 
   /** One query on any pooled connection (autocommit), or on the joined group's connection. */
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
-    const client = this.joined.getStore()?.client;
+    const client = this.groupClient();
     return (await (client ?? this.pool).query<R>(text, values)).rows;
   }
 
@@ -107,7 +112,7 @@ export class PgDatabase {
    * group's transaction instead, which commits or rolls it back.
    */
   async write<T>(fn: (client: PgClient) => Promise<T>, lock = WRITE_LOCK): Promise<T> {
-    const client = lock === WRITE_LOCK ? this.joined.getStore()?.client : undefined;
+    const client = lock === WRITE_LOCK ? this.groupClient() : undefined;
     if (client) return fn(client);
     return this.transaction('BEGIN', fn, lock);
   }
@@ -117,7 +122,7 @@ export class PgDatabase {
    * Inside a joined group, on the group's connection: it sees the group's writes so far.
    */
   async read<T>(fn: (client: PgClient) => Promise<T>): Promise<T> {
-    const client = this.joined.getStore()?.client;
+    const client = this.groupClient();
     if (client) return fn(client);
     return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn, undefined);
   }

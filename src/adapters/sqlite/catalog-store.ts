@@ -250,20 +250,20 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   /**
-   * Runs one transaction's body, then lets every listener write what it gathered (before the
-   * commit); when the body throws, listeners drop what they gathered and the error propagates.
-   */
-  /**
    * `body` in one immediate write transaction with the listeners told: they write what they
    * gathered before the commit (unless deferred to an enclosing group), drop it if `body` throws,
    * and learn that it committed when this call opened the transaction and it did.
    */
   private listenedWrite<T>(body: () => T): T {
     const result = this.db.transaction(() => this.withListeners(body)).immediate();
-    if (!this.db.inTransaction) for (const listener of this.listeners) listener.committed?.();
+    if (!this.db.inTransaction) this.listenersCommitted();
     return result;
   }
 
+  /**
+   * Runs one transaction's body, then lets every listener write what it gathered (before the
+   * commit); when the body throws, listeners drop what they gathered and the error propagates.
+   */
   private withListeners<T>(body: () => T): T {
     try {
       const result = body();
