@@ -748,8 +748,8 @@ export class EngineStore {
   }
 
   /** Terms beginning with `prefix`, ascending. */
-  termsWithPrefix(prefix: string): { id: number; term: string }[] {
-    return this.dictionary.range(prefix, `${prefix}\u{10FFFF}`, this.levels()).map((t) => ({ id: t.value, term: t.term }));
+  termsWithPrefix(prefix: string): readonly { id: number; term: string }[] {
+    return this.termIds.range(prefix, () => this.dictionary.range(prefix, `${prefix}\u{10FFFF}`, this.levels()).map((t) => ({ id: t.value, term: t.term })));
   }
 
   /** Whether any term begins with `prefix`. */

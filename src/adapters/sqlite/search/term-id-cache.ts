@@ -10,6 +10,11 @@
  * absence of the terms those ids name now (the log names every term a write added), and the typo
  * keys of those terms (a word the vocabulary gains is stored under its keys in the same write);
  * everything when the log does not cover the versions skipped or the index was rebuilt.
+ *
+ * And the terms of each dictionary range a search asked for (a prefix's completions, the names
+ * beginning with a query: with a part number in every name, a range of a thousand names per
+ * search of a common word). Terms are only ever added (a rebuild starts the log over), so a range
+ * is forgotten when the log names a term it would hold: one the prefix begins.
  */
 import { LRUCache } from 'lru-cache';
 import { lookupKeys } from '../../../core/search/typo.js';
@@ -20,6 +25,15 @@ export const TERM_ID_CACHE_TERMS = 100_000;
 const ABSENT_TERMS = 10_000;
 /** Typo keys whose words a reader keeps, least recently used out (a word searched looks up ~10). */
 export const TYPO_KEY_CACHE_KEYS = 50_000;
+
+/** Terms of dictionary ranges a reader keeps, least recently used out (~100 bytes each). */
+export const RANGE_CACHE_TERMS = 200_000;
+
+/** A term of the dictionary and its id. */
+export interface TermRow {
+  id: number;
+  term: string;
+}
 
 /** A row of the typo vocabulary: a word stored under a key (itself or one of its deletions). */
 export interface TypoKeyRow {
@@ -38,6 +52,7 @@ export class TermIdCache {
   });
   private readonly absent = new Set<string>();
   private readonly typoKeys = new LRUCache<string, readonly string[]>({ max: TYPO_KEY_CACHE_KEYS });
+  private readonly ranges = new LRUCache<string, readonly TermRow[]>({ maxSize: RANGE_CACHE_TERMS, sizeCalculation: (rows) => rows.length + 1 });
 
   /** The id of `term`: remembered, else `lookup(term)` (the dictionary), remembered either way. */
   get(term: string, lookup: (term: string) => number | undefined): number | undefined {
@@ -84,19 +99,32 @@ export class TermIdCache {
     return [...out];
   }
 
+  /** The terms beginning with `prefix`, ascending: remembered, else `lookup()` (the dictionary's range), remembered. */
+  range(prefix: string, lookup: () => TermRow[]): readonly TermRow[] {
+    const known = this.ranges.get(prefix);
+    if (known !== undefined) return known;
+    const rows = lookup();
+    // A range larger than the whole budget would only push every other one out.
+    if (rows.length < RANGE_CACHE_TERMS) this.ranges.set(prefix, rows);
+    return rows;
+  }
+
   /**
    * Forgets that `terms` were absent (a write added them) and the words under their typo keys
-   * (the same write stored them there), or every absent term and typo key when not named.
+   * (the same write stored them there) and the ranges that hold them now (every prefix of each),
+   * or every absent term, typo key and range when not named.
    */
   forgetAbsent(terms?: Iterable<string>): void {
     if (terms === undefined) {
       this.absent.clear();
       this.typoKeys.clear();
+      this.ranges.clear();
       return;
     }
     for (const term of terms) {
       this.absent.delete(term);
       for (const key of lookupKeys(term)) this.typoKeys.delete(key);
+      if (this.ranges.size > 0) for (let end = 0; end <= term.length; end++) this.ranges.delete(term.slice(0, end));
     }
   }
 
@@ -106,5 +134,6 @@ export class TermIdCache {
     this.termById.clear();
     this.absent.clear();
     this.typoKeys.clear();
+    this.ranges.clear();
   }
 }

@@ -50,7 +50,7 @@ export interface EngineReader {
   /** A term's id, or undefined when not indexed. */
   termId(term: string): number | undefined;
   /** Terms beginning with `prefix`, ascending. */
-  termsWithPrefix(prefix: string): { id: number; term: string }[];
+  termsWithPrefix(prefix: string): readonly { id: number; term: string }[];
   /** Whether any term begins with `prefix`. */
   hasPrefix(prefix: string): boolean;
   /** A term's postings as tier `tier` sees them. */
@@ -454,15 +454,20 @@ export class EngineSearcher {
     if (words[words.length - 1]?.word.prefix === true) {
       const typed = codePointLength(whole) - 1;
       const bonus = new Map<number, number>();
+      const views: TierView[] = [];
       for (const t of this.r.termsWithPrefix(whole)) {
         if (t.term === whole) continue;
         const view = this.r.termForTier(t.id, t.term, tier);
         if (view.docs.length === 0) continue;
-        // A name longer than the query holds more than the word typed: a completion (the exactness rule).
-        out.lists.push({ view, flags: BEGINS_FIELD | COMPLETION });
+        views.push(view);
         const b = nameBonus(codePointLength(t.term) - 1, typed);
         for (const doc of view.docs) if (b > (bonus.get(doc) ?? 0)) bonus.set(doc, b);
       }
+      // A name longer than the query holds more than the word typed: a completion (the exactness
+      // rule). With part numbers in names, every name is its own term, so the names beginning
+      // with a word are as many lists as parts: one list, each part's frequencies summed as a
+      // word's alternatives are (topk.ts materializeWord), costs one list's merge.
+      if (views.length > 0) out.lists.push({ view: unionOfViews(views), flags: BEGINS_FIELD | COMPLETION });
       if (bonus.size > 0) out.bonus = bonus;
     }
     if (words.length === 1) for (const a of words[0]?.alternatives ?? []) if (a.typo === true) add(exactTerm(a.tokens), NEAR_FIELD | TYPO);
@@ -685,4 +690,53 @@ function storedValue(part: StoredPart | undefined, attributeId: string, folded: 
     for (const value of entry.values) for (const text of langTexts(value.value)) if (foldFilterValue(text) === folded) return text;
   }
   return undefined;
+}
+
+/**
+ * The union of term views as one view: a part in several has their weighted frequencies summed
+ * and their flags OR-ed, as materializeWord sums a word's alternatives (so scoring the union as
+ * one alternative gives the same bits as scoring each).
+ */
+export function unionOfViews(views: readonly TierView[]): TierView {
+  if (views.length === 1) return views[0] as TierView;
+  let total = 0;
+  for (const v of views) total += v.docs.length;
+  // Sort keys: doc × 2^21 + position (exact in a double while doc < 2^31 and total < 2^21),
+  // else positions sorted by doc.
+  const order = new Int32Array(total);
+  const docs = new Int32Array(total);
+  const wtf = new Float64Array(total);
+  const names = new Uint8Array(total);
+  let j = 0;
+  for (const v of views) {
+    docs.set(v.docs, j);
+    wtf.set(v.wtf, j);
+    names.set(v.names, j);
+    j += v.docs.length;
+  }
+  if (total < 2 ** 21) {
+    const keys = new Float64Array(total);
+    for (let i = 0; i < total; i++) keys[i] = (docs[i] ?? 0) * 2 ** 21 + i;
+    keys.sort();
+    for (let i = 0; i < total; i++) order[i] = (keys[i] ?? 0) % 2 ** 21;
+  } else {
+    for (let i = 0; i < total; i++) order[i] = i;
+    order.sort((a, b) => (docs[a] ?? 0) - (docs[b] ?? 0));
+  }
+  const out: TierView = { docs: new Int32Array(total), wtf: new Float64Array(total), names: new Uint8Array(total) };
+  let u = -1;
+  for (let i = 0; i < total; i++) {
+    const at = order[i] ?? 0;
+    const doc = docs[at] ?? 0;
+    if (u >= 0 && out.docs[u] === doc) {
+      out.wtf[u] = (out.wtf[u] ?? 0) + (wtf[at] ?? 0);
+      out.names[u] = (out.names[u] ?? 0) | (names[at] ?? 0);
+    } else {
+      u++;
+      out.docs[u] = doc;
+      out.wtf[u] = wtf[at] ?? 0;
+      out.names[u] = names[at] ?? 0;
+    }
+  }
+  return { docs: out.docs.subarray(0, u + 1), wtf: out.wtf.subarray(0, u + 1), names: out.names.subarray(0, u + 1) };
 }

@@ -1,0 +1,53 @@
+/**
+ * The SQLite reader's memory of dictionary ranges (term-id-cache.ts `range`): a prefix search and
+ * the names beginning with a query read their range once, and a write that adds a term the range
+ * would hold makes the next search read it again, so a new part is found at once.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LeveledTerms } from '../../src/adapters/sqlite/search/leveled-terms.js';
+import { LOCAL_OWNER } from '../../src/core/permissions.js';
+import type { Catalog } from '../../src/core/services.js';
+import { openCatalog } from '../../src/open-catalog.js';
+import { tempDir } from '../helpers/harness.js';
+
+describe('the dictionary ranges a reader keeps', () => {
+  let catalog: Catalog;
+  beforeAll(async () => {
+    catalog = openCatalog({ dataDir: tempDir('catalog-range-cache-'), searchTuning: { cacheSize: 0 } });
+    const parts = Array.from({ length: 30 }, (_, i) => ({ part_id: `d${i}`, name: { en: `Dimage camera DX${1000 + i}` } }));
+    expect(await catalog.service.upsertParts(LOCAL_OWNER, [...parts, { part_id: 'other', name: { en: 'Tripod with dimage mount' } }])).toMatchObject({ errors: {} });
+  });
+  afterAll(async () => {
+    await catalog?.close();
+  });
+
+  const ids = async (text: string) => (await catalog.search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 50 } })).results.map((r) => r.id);
+
+  it('reads a range once, again only after a write adds a term it holds, and finds the new part first', async () => {
+    const range = vi.spyOn(LeveledTerms.prototype, 'range');
+    try {
+      const first = await ids('dima');
+      expect(first).toHaveLength(31);
+      // The names beginning with the query rank first: every camera before the tripod.
+      expect(first.at(-1)).toBe('other');
+      const reads = range.mock.calls.length;
+      expect(reads).toBeGreaterThan(0);
+      expect(await ids('dima')).toEqual(first);
+      expect(range.mock.calls.length).toBe(reads);
+
+      // A write whose terms no cached range holds keeps them.
+      expect(await catalog.service.upsertParts(LOCAL_OWNER, [{ part_id: 'lens', name: { en: 'Zoom lens' } }])).toMatchObject({ errors: {} });
+      expect(await ids('dima')).toEqual(first);
+      expect(range.mock.calls.length).toBe(reads);
+
+      // A part named with the prefix: the ranges holding its terms are read again.
+      expect(await catalog.service.upsertParts(LOCAL_OWNER, [{ part_id: 'new', name: { en: 'Dimax flash' } }])).toMatchObject({ errors: {} });
+      const after = await ids('dima');
+      expect(after).toHaveLength(32);
+      expect(after.indexOf('new')).toBeLessThan(after.indexOf('other'));
+      expect(range.mock.calls.length).toBeGreaterThan(reads);
+    } finally {
+      range.mockRestore();
+    }
+  });
+});
