@@ -39,14 +39,20 @@
 // through Xapian's QueryParser: every word required, punctuated words as phrases, the last word
 // also a prefix.
 //
-//   node bench/relevance.js [--packages N] [--devices N] [--queries 300] [--seed 39] [--keep]
+// Before and after (`--baseline <checkout>`: another built checkout of this project, e.g. a `git
+// worktree` of the commit before the ranking rules): its CLI imports the same CSVs into a catalog of
+// its own, its `catalog serve` answers, and this checkout's `catalog search eval --remote` judges
+// the same queries over HTTP (a baseline without `search eval` is judged all the same).
+//
+//   node bench/relevance.js [--packages N] [--devices N] [--queries 300] [--seed 39] [--keep] [--baseline <checkout>]
 //   (--packages, --devices: a seeded sample of that many; default every one)
 //
 // Writes the `relevance` section of bench/results.md (writeSection) and prints the figures as JSON.
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { argReader, BIN, prng, ROOT, round, runCli, tempDir, writeSection } from './lib.js';
+import { Pool } from 'undici';
+import { argReader, BIN, freePort, prng, ROOT, round, runCli, runMeasured, tempDir, waitUntilServing, writeSection } from './lib.js';
 import { devices } from './catalog-data.js';
 
 const arg = argReader(process.argv.slice(2));
@@ -55,6 +61,8 @@ const DEVICES = arg('devices', undefined) === undefined ? undefined : Number(arg
 const PER_KIND = Number(arg('queries', '300'));
 const SEED = Number(arg('seed', '39'));
 const KEEP = process.argv.includes('--keep');
+const BASELINE = arg('baseline', undefined);
+const BASELINE_BIN = BASELINE === undefined ? undefined : join(BASELINE, 'bin', 'catalog.js');
 const NPM_LIST = join(ROOT, '..', '.library', 'env', 'packages', 'npm.tsv');
 /** Names people look up are drawn from this many of the most downloaded packages. */
 const POPULAR = 10_000;
@@ -276,19 +284,46 @@ function deviceQueries(parts, random) {
 // ---------------------------------------------------------------------------------------------
 // Runs
 
-/** Runs the built CLI; throws with its stderr unless it exits with one of `ok`. */
-async function catalog(args, ok = [0]) {
-  const r = await runCli(args);
+/** Runs the built CLI (or the baseline's, `bin`); throws with its stderr unless it exits with one of `ok`. */
+async function catalog(args, ok = [0], bin = BIN, env = undefined) {
+  const r = bin === BIN && env === undefined ? await runCli(args) : await runMeasured(bin, args, env ? { env: { ...process.env, ...env } } : {});
   if (!ok.includes(r.code)) throw new Error(`catalog ${args.join(' ')}: exit ${r.code}\n${r.stderr.slice(-2000)}`);
   return r;
 }
 
-/** Writes a judgments CSV of `queries` and judges it with `catalog search eval` (-o json). */
-async function evaluate(dataDir, file, queries) {
+/**
+ * Writes a judgments CSV of `queries` and judges it with `catalog search eval` (-o json): on the
+ * catalog in `dataDir`, or on `remote` ({url, token}: the baseline's server).
+ */
+async function evaluate(dataDir, file, queries, remote = undefined) {
   writeFileSync(file, `${['group,query,expected', ...queries.map((q) => csvLine([q.group, guarded(q.query), q.expected.join('|')]))].join('\n')}\n`);
   const started = performance.now();
-  const r = await catalog(['--data-dir', dataDir, '-o', 'json', 'search', 'eval', file, '--worst', '5']);
+  const where = remote ? ['--remote', remote.url] : ['--data-dir', dataDir];
+  const r = await catalog([...where, '-o', 'json', 'search', 'eval', file, '--worst', '5'], [0, 3], BIN, remote ? { CATALOG_TOKEN: remote.token } : undefined);
   return { report: JSON.parse(r.stdout), seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * The baseline's catalog of the same parts (`importParts` run with its CLI), served by its own
+ * `catalog serve` while `work(remote)` runs.
+ */
+async function withBaselineServer(dataDir, importParts, work) {
+  await importParts(dataDir, BASELINE_BIN);
+  const token = execFileSync(BASELINE_BIN, ['--data-dir', dataDir, 'tokens', 'create', '--name', 'relevance', '--role', 'catalogAdmin'], { encoding: 'utf8' }).trim();
+  const port = await freePort();
+  const server = spawn(BASELINE_BIN, ['--data-dir', dataDir, 'serve', '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let serverErr = '';
+  server.stderr.on('data', (d) => (serverErr += d));
+  const url = `http://127.0.0.1:${port}`;
+  const http = new Pool(url, { connections: 1 });
+  try {
+    await waitUntilServing(http, { authorization: `Bearer ${token}` }, { why: () => serverErr, exited: () => server.exitCode !== null });
+    return await work({ url, token });
+  } finally {
+    await http.close();
+    server.kill('SIGINT');
+    if (server.exitCode === null) await new Promise((resolve) => server.once('exit', resolve));
+  }
 }
 
 /** A Python with the xapian module (as bench/compare.js finds it), or undefined. */
@@ -352,6 +387,19 @@ async function runCorpus(corpus, dir, setsOf, importParts, xapianRows, rankByPop
     }
     log(corpus, kind, report.groups.map((g) => `${g.group}: s@1 ${g['success@1']} s@3 ${g['success@3']} s@10 ${g['success@10']} mrr ${g.mrr}`).join(' · '));
   }
+  // The same judgments on the baseline's catalog, before the popularity signal is set here.
+  if (BASELINE_BIN !== undefined) {
+    await withBaselineServer(join(dir, `${corpus}-baseline-data`), importParts, async (remote) => {
+      for (const [kind, queries] of Object.entries(setsOf)) {
+        const { report } = await evaluate(undefined, join(dir, `${corpus}-${kind.replace(/ /g, '-')}.csv`), queries, remote);
+        for (const g of report.groups) {
+          const row = rows.find((r) => r.kind === kind && r.group === g.group);
+          if (row) row.baseline = g;
+        }
+        log(corpus, kind, 'baseline:', report.groups.map((g) => `${g.group}: s@1 ${g['success@1']} s@3 ${g['success@3']} s@10 ${g['success@10']} mrr ${g.mrr}`).join(' · '));
+      }
+    });
+  }
   // The same judgments once more with the popularity signal as the custom ranking attribute.
   if (rankByPopularity !== undefined) {
     await rankByPopularity(dataDir);
@@ -375,11 +423,11 @@ async function main() {
   log(`npm: ${packages.length} of ${all.length} packages`);
 
   const npmSets = npmQueries(packages, random);
-  const npm = await runCorpus('npm', dir, npmSets, async (dataDir) => {
+  const npm = await runCorpus('npm', dir, npmSets, async (dataDir, bin = BIN) => {
     writeFileSync(join(dir, 'npm-attributes.csv'), 'attribute_id,type,name.en,searchable,filterable\nsummary,text,Summary,true,false\ndownloads_a_month,text,Downloads a month,false,true\n');
     writeFileSync(join(dir, 'npm-parts.csv'), `${['part_id,name.en,attr:summary.en,attr:downloads_a_month.en', ...packages.map((p) => csvLine([npmId(p.name), guarded(p.name), guarded(p.summary), String(p.downloads)]))].join('\n')}\n`);
-    await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, 'npm-attributes.csv')]);
-    await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, 'npm-parts.csv')]);
+    await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, 'npm-attributes.csv')], [0], bin);
+    await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, 'npm-parts.csv')], [0], bin);
   }, () => packages.map((p) => [npmId(p.name), p.name, p.summary]), async (dataDir) => {
     await catalog(['--data-dir', dataDir, '-q', 'settings', 'set', '--custom-ranking', 'downloads_a_month:desc']);
   });
@@ -388,23 +436,23 @@ async function main() {
   const parts = sample(allDevices, DEVICES, random);
   log(`devices: ${parts.length} parts`);
   const deviceSets = deviceQueries(parts, random);
-  const dev = await runCorpus('devices', dir, deviceSets, async (dataDir) => {
+  const dev = await runCorpus('devices', dir, deviceSets, async (dataDir, bin = BIN) => {
     writeFileSync(join(dir, 'devices-attributes.csv'), 'attribute_id,type,name.en,searchable,filterable\nvendor,text,Vendor,true,true\n');
     writeFileSync(join(dir, 'devices-parts.csv'), `${['part_id,name.en,attr:vendor.en', ...parts.map((p) => csvLine([p.part_id, guarded(p.name), guarded(p.vendor)]))].join('\n')}\n`);
-    await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, 'devices-attributes.csv')]);
-    await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, 'devices-parts.csv')]);
+    await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, 'devices-attributes.csv')], [0], bin);
+    await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, 'devices-parts.csv')], [0], bin);
   }, () => parts.map((p) => [p.part_id, `${p.part_id} ${p.name}`, p.vendor]));
 
   const rows = [...npm.rows, ...dev.rows];
   const f = (x) => (x === undefined ? 'n/a' : x.toFixed(3));
   const lines = [
-    `Corpora: npm, ${packages.length.toLocaleString('en')} of the ${all.length.toLocaleString('en')} packages of the npm list${PACKAGES !== undefined ? ` (a sample, seed ${SEED})` : ''}, imported in ${npm.importSeconds} s; devices, ${parts.length.toLocaleString('en')} of the ${allDevices.length.toLocaleString('en')} PCI and USB devices, imported in ${dev.importSeconds} s. Queries: ${PER_KIND} drawn per kind (seed ${SEED}); a figure is the share of queries with a right answer at rank 1 (success@1), in the first 3 or 10, or the mean reciprocal rank over the first 10 (MRR). Xapian ${npm.xapianVersion ?? '(not installed)'}: BM25, name 3×, QueryParser (every word, phrases, last word a prefix). The npm judgments run twice: as imported, then with \`catalog settings set --custom-ranking downloads_a_month:desc\`.`,
+    `Corpora: npm, ${packages.length.toLocaleString('en')} of the ${all.length.toLocaleString('en')} packages of the npm list${PACKAGES !== undefined ? ` (a sample, seed ${SEED})` : ''}, imported in ${npm.importSeconds} s; devices, ${parts.length.toLocaleString('en')} of the ${allDevices.length.toLocaleString('en')} PCI and USB devices, imported in ${dev.importSeconds} s. Queries: ${PER_KIND} drawn per kind (seed ${SEED}); a figure is the share of queries with a right answer at rank 1 (success@1), in the first 3 or 10, or the mean reciprocal rank over the first 10 (MRR). Xapian ${npm.xapianVersion ?? '(not installed)'}: BM25, name 3×, QueryParser (every word, phrases, last word a prefix). The npm judgments run twice: as imported, then with \`catalog settings set --custom-ranking downloads_a_month:desc\`.${BASELINE !== undefined ? ` Before: the checkout ${BASELINE} (its CLI imports the same CSVs, its \`catalog serve\` answers, this checkout's \`search eval --remote\` judges), as imported.` : ''}`,
     '',
-    '| corpus | query kind | group | queries | figure | goal | catalog | catalog, downloads as custom ranking | Xapian | catalog success@1 / @3 / @10 / MRR | eval s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| corpus | query kind | group | queries | figure | goal | before | catalog | catalog, downloads as custom ranking | Xapian | catalog success@1 / @3 / @10 / MRR | eval s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => {
       const [figure, goal] = MEASURE[r.kind];
-      return `| ${r.corpus} | ${r.kind} | ${r.group} | ${r.queries} | ${figure} | ≥ ${goal} | ${f(r[figure])} | ${f(r.popular?.[figure])} | ${f(r.xapian?.[figure])} | ${f(r['success@1'])} / ${f(r['success@3'])} / ${f(r['success@10'])} / ${f(r.mrr)} | ${r.seconds} |`;
+      return `| ${r.corpus} | ${r.kind} | ${r.group} | ${r.queries} | ${figure} | ≥ ${goal} | ${f(r.baseline?.[figure])} | ${f(r[figure])} | ${f(r.popular?.[figure])} | ${f(r.xapian?.[figure])} | ${f(r['success@1'])} / ${f(r['success@3'])} / ${f(r['success@10'])} / ${f(r.mrr)} | ${r.seconds} |`;
     }),
     '',
     'Worst queries of each group (what came first):',
