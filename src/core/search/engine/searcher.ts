@@ -106,7 +106,13 @@ type ResolvedWord = TermList | MaterializedWord | undefined;
 /** The name rule's lists of a query (exact, begins, near; see EngineSearcher.nameFields) and the name bonus by doc. */
 interface NameFields {
   lists: { view: TierView; flags: number }[];
-  bonus: Map<number, number> | undefined;
+  bonus: NameBonus | undefined;
+}
+
+/** The name bonus (topk.ts nameBonus) of each part with a name beginning with the query: ascending docs, aligned bonuses. */
+interface NameBonus {
+  docs: Int32Array;
+  bonus: Float64Array;
 }
 
 /** Runs queries over one reader; keeps reusable working memory, so keep one per store connection. */
@@ -453,22 +459,24 @@ export class EngineSearcher {
     for (const attributeId of identifiers) add(identifierTerm(attributeId, tokens), EXACT_FIELD);
     if (words[words.length - 1]?.word.prefix === true) {
       const typed = codePointLength(whole) - 1;
-      const bonus = new Map<number, number>();
       const views: TierView[] = [];
+      const bonuses: number[] = [];
       for (const t of this.r.termsWithPrefix(whole)) {
         if (t.term === whole) continue;
         const view = this.r.termForTier(t.id, t.term, tier);
         if (view.docs.length === 0) continue;
         views.push(view);
-        const b = nameBonus(codePointLength(t.term) - 1, typed);
-        for (const doc of view.docs) if (b > (bonus.get(doc) ?? 0)) bonus.set(doc, b);
+        bonuses.push(nameBonus(codePointLength(t.term) - 1, typed));
       }
       // A name longer than the query holds more than the word typed: a completion (the exactness
       // rule). With part numbers in names, every name is its own term, so the names beginning
       // with a word are as many lists as parts: one list, each part's frequencies summed as a
       // word's alternatives are (topk.ts materializeWord), costs one list's merge.
-      if (views.length > 0) out.lists.push({ view: unionOfViews(views), flags: BEGINS_FIELD | COMPLETION });
-      if (bonus.size > 0) out.bonus = bonus;
+      if (views.length > 0) {
+        const union = unionOfViews(views, bonuses);
+        out.lists.push({ view: union.view, flags: BEGINS_FIELD | COMPLETION });
+        out.bonus = { docs: union.view.docs, bonus: union.best };
+      }
     }
     if (words.length === 1) for (const a of words[0]?.alternatives ?? []) if (a.typo === true) add(exactTerm(a.tokens), NEAR_FIELD | TYPO);
     return out;
@@ -508,8 +516,8 @@ export class EngineSearcher {
    * A word as one scored list for tier `tier` ({@link wordLists}, then {@link scoreWord}).
    * Undefined when no term of it is indexed for this tier.
    */
-  private resolve(word: ExpandedWord, tier: number, data: DocData, allFlag = 0, named: readonly { view: TierView; flags: number }[] = [], bonus?: ReadonlyMap<number, number>): ResolvedWord {
-    return this.scoreWord(this.wordLists(word, tier, allFlag, named), data, bonus, true);
+  private resolve(word: ExpandedWord, tier: number, data: DocData, allFlag = 0, named: readonly { view: TierView; flags: number }[] = []): ResolvedWord {
+    return this.scoreWord(this.wordLists(word, tier, allFlag, named), data, undefined, true);
   }
 
   /**
@@ -594,10 +602,15 @@ export class EngineSearcher {
    * neighbours each as one term, joined by preferExact); without `withTypos`, the word as typed
    * alone. The name bonus once per part: on the query's first word.
    */
-  private scoreWord(lists: WordLists, data: DocData, bonus: ReadonlyMap<number, number> | undefined, withTypos: boolean): ResolvedWord {
+  private scoreWord(lists: WordLists, data: DocData, bonus: NameBonus | undefined, withTypos: boolean): ResolvedWord {
     const word = this.asOneTerm(withTypos ? [...lists.exact, ...lists.typo] : lists.exact, data, bonus !== undefined);
     if (!word || !bonus || 'wtf' in word) return word;
-    for (let i = 0; i < word.docs.length; i++) word.score[i] = (word.score[i] ?? 0) + (bonus.get(word.docs[i] ?? 0) ?? 0);
+    // Both ascending: one pass.
+    for (let i = 0, j = 0; i < word.docs.length && j < bonus.docs.length; i++) {
+      const doc = word.docs[i] ?? 0;
+      while (j < bonus.docs.length && (bonus.docs[j] ?? 0) < doc) j++;
+      if (bonus.docs[j] === doc) word.score[i] = (word.score[i] ?? 0) + (bonus.bonus[j] ?? 0);
+    }
     return word;
   }
 
@@ -695,10 +708,10 @@ function storedValue(part: StoredPart | undefined, attributeId: string, folded: 
 /**
  * The union of term views as one view: a part in several has their weighted frequencies summed
  * and their flags OR-ed, as materializeWord sums a word's alternatives (so scoring the union as
- * one alternative gives the same bits as scoring each).
+ * one alternative gives the same bits as scoring each); `best`, aligned with the union's docs,
+ * the largest of `values` (one per view) of the views holding each part.
  */
-export function unionOfViews(views: readonly TierView[]): TierView {
-  if (views.length === 1) return views[0] as TierView;
+export function unionOfViews(views: readonly TierView[], values: readonly number[]): { view: TierView; best: Float64Array } {
   let total = 0;
   for (const v of views) total += v.docs.length;
   // Sort keys: doc × 2^21 + position (exact in a double while doc < 2^31 and total < 2^21),
@@ -707,13 +720,15 @@ export function unionOfViews(views: readonly TierView[]): TierView {
   const docs = new Int32Array(total);
   const wtf = new Float64Array(total);
   const names = new Uint8Array(total);
+  const value = new Float64Array(total);
   let j = 0;
-  for (const v of views) {
+  views.forEach((v, i) => {
     docs.set(v.docs, j);
     wtf.set(v.wtf, j);
     names.set(v.names, j);
+    value.fill(values[i] ?? 0, j, j + v.docs.length);
     j += v.docs.length;
-  }
+  });
   if (total < 2 ** 21) {
     const keys = new Float64Array(total);
     for (let i = 0; i < total; i++) keys[i] = (docs[i] ?? 0) * 2 ** 21 + i;
@@ -724,6 +739,7 @@ export function unionOfViews(views: readonly TierView[]): TierView {
     order.sort((a, b) => (docs[a] ?? 0) - (docs[b] ?? 0));
   }
   const out: TierView = { docs: new Int32Array(total), wtf: new Float64Array(total), names: new Uint8Array(total) };
+  const best = new Float64Array(total);
   let u = -1;
   for (let i = 0; i < total; i++) {
     const at = order[i] ?? 0;
@@ -731,12 +747,15 @@ export function unionOfViews(views: readonly TierView[]): TierView {
     if (u >= 0 && out.docs[u] === doc) {
       out.wtf[u] = (out.wtf[u] ?? 0) + (wtf[at] ?? 0);
       out.names[u] = (out.names[u] ?? 0) | (names[at] ?? 0);
+      best[u] = Math.max(best[u] ?? 0, value[at] ?? 0);
     } else {
       u++;
       out.docs[u] = doc;
       out.wtf[u] = wtf[at] ?? 0;
       out.names[u] = names[at] ?? 0;
+      best[u] = value[at] ?? 0;
     }
   }
-  return { docs: out.docs.subarray(0, u + 1), wtf: out.wtf.subarray(0, u + 1), names: out.names.subarray(0, u + 1) };
+  const n = u + 1;
+  return { view: { docs: out.docs.subarray(0, n), wtf: out.wtf.subarray(0, n), names: out.names.subarray(0, n) }, best: best.subarray(0, n) };
 }
