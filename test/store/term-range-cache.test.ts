@@ -1,7 +1,8 @@
 /**
  * The SQLite reader's memory of dictionary ranges (term-id-cache.ts `range`): a prefix search and
  * the names beginning with a query read their range once, and a write that adds a term the range
- * would hold makes the next search read it again, so a new part is found at once.
+ * would hold, or changes the postings of one it holds, makes the next search read it again, so a
+ * new or renamed part is ranked at once as it is now.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LeveledTerms } from '../../src/adapters/sqlite/search/leveled-terms.js';
@@ -46,6 +47,13 @@ describe('the dictionary ranges a reader keeps', () => {
       expect(after).toHaveLength(32);
       expect(after.indexOf('new')).toBeLessThan(after.indexOf('other'));
       expect(range.mock.calls.length).toBeGreaterThan(reads);
+
+      // A part whose name began with it is renamed: no term is added to the range, but the
+      // postings of one it holds changed, so the names beginning with the query are made again.
+      expect(await catalog.service.upsertParts(LOCAL_OWNER, [{ part_id: 'd0', name: { en: 'Tripod dimage adapter' } }])).toMatchObject({ errors: {} });
+      const renamed = await ids('dima');
+      expect(renamed).toHaveLength(32);
+      expect(renamed.slice(-2).sort()).toEqual(['d0', 'other']);
     } finally {
       range.mockRestore();
     }

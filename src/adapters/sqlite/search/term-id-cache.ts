@@ -13,8 +13,10 @@
  *
  * And the terms of each dictionary range a search asked for (a prefix's completions, the names
  * beginning with a query: with a part number in every name, a range of a thousand names per
- * search of a common word). Terms are only ever added (a rebuild starts the log over), so a range
- * is forgotten when the log names a term it would hold: one the prefix begins.
+ * search of a common word). Terms are only ever added (a rebuild starts the log over), and the log
+ * names every term a write added or whose postings it changed, so a range is forgotten when the
+ * log names a term the prefix begins: until then, the same array is answered, and what the
+ * engine made of it (searcher.ts, the names beginning with a query) stays valid.
  */
 import { LRUCache } from 'lru-cache';
 import { lookupKeys } from '../../../core/search/typo.js';

@@ -49,7 +49,11 @@ export interface EngineReader {
   readonly docCapacity: number;
   /** A term's id, or undefined when not indexed. */
   termId(term: string): number | undefined;
-  /** Terms beginning with `prefix`, ascending. */
+  /**
+   * Terms beginning with `prefix`, ascending. A store may answer with the same array again only
+   * while no term of the range was added or had its postings changed: the engine keeps what it
+   * computes from a range (the names beginning with a query) for as long as the array is the same.
+   */
   termsWithPrefix(prefix: string): readonly { id: number; term: string }[];
   /** Whether any term begins with `prefix`. */
   hasPrefix(prefix: string): boolean;
@@ -117,8 +121,8 @@ interface NameBonus {
 
 /** Runs queries over one reader; keeps reusable working memory, so keep one per store connection. */
 export class EngineSearcher {
-  /** Working memory of materializeWord, sized to the doc ids. */
-  private scratch = { score: new Float64Array(0), mark: new Uint8Array(0) };
+  /** Working memory of countInEvery (doc-sets.ts), sized to the doc ids. */
+  private mark = new Uint8Array(0);
   /** Attribute definitions for phrase checks (the query's view context). */
   private phraseAttributes: ReadonlyMap<string, Attribute> | undefined;
   /** The running search's attribute order (attribute_id → position); undefined without one. */
@@ -133,6 +137,12 @@ export class EngineSearcher {
 
   /** The last value order computed (order-keys.ts), for the reader's version it was computed at. */
   private orderCache: { key: string; version: number; data: Pick<DocData, 'boost' | 'key'> } | undefined;
+
+  /**
+   * The names beginning with a query (nameFields) by the dictionary range they were made of and
+   * the tier: the store answers a range with the same array while none of its terms changed.
+   */
+  private readonly namesBeginning = new WeakMap<readonly { id: number; term: string }[], Map<number, NameBonus & { view: TierView }>>();
 
   constructor(private readonly r: EngineReader) {}
 
@@ -263,7 +273,7 @@ export class EngineSearcher {
     const page = topK({ words: exact as (TermList | MaterializedWord)[], filters }, data, maxHits);
     if (page.hits.length < maxHits) return undefined;
     const groups = [...lists.map((l) => [...l.exact, ...l.typo].map((t) => t.docs)), ...filters.map((f) => [f])];
-    return { total: countInEvery(groups, this.scratchFor(this.r.docCapacity).mark), docs: page.hits.map((h) => h.doc) };
+    return { total: countInEvery(groups, this.markFor(this.r.docCapacity)), docs: page.hits.map((h) => h.doc) };
   }
 
   /**
@@ -458,28 +468,44 @@ export class EngineSearcher {
     add(exactIdTerm(tokens), EXACT_FIELD);
     for (const attributeId of identifiers) add(identifierTerm(attributeId, tokens), EXACT_FIELD);
     if (words[words.length - 1]?.word.prefix === true) {
-      const typed = codePointLength(whole) - 1;
-      const views: TierView[] = [];
-      const bonuses: number[] = [];
-      for (const t of this.r.termsWithPrefix(whole)) {
-        if (t.term === whole) continue;
-        const view = this.r.termForTier(t.id, t.term, tier);
-        if (view.docs.length === 0) continue;
-        views.push(view);
-        bonuses.push(nameBonus(codePointLength(t.term) - 1, typed));
-      }
-      // A name longer than the query holds more than the word typed: a completion (the exactness
-      // rule). With part numbers in names, every name is its own term, so the names beginning
-      // with a word are as many lists as parts: one list, each part's frequencies summed as a
-      // word's alternatives are (topk.ts materializeWord), costs one list's merge.
-      if (views.length > 0) {
-        const union = unionOfViews(views, bonuses);
-        out.lists.push({ view: union.view, flags: BEGINS_FIELD | COMPLETION });
-        out.bonus = { docs: union.view.docs, bonus: union.best };
+      const begins = this.namesBeginningWith(whole, tier);
+      // A name longer than the query holds more than the word typed: a completion (the exactness rule).
+      if (begins) {
+        out.lists.push({ view: begins.view, flags: BEGINS_FIELD | COMPLETION });
+        out.bonus = begins;
       }
     }
     if (words.length === 1) for (const a of words[0]?.alternatives ?? []) if (a.typo === true) add(exactTerm(a.tokens), NEAR_FIELD | TYPO);
     return out;
+  }
+
+  /**
+   * The parts with a name beginning with `whole` (an exact-name term, document.ts exactTerm) and
+   * longer than it, for tier `tier`, as one list with each part's name bonus (topk.ts nameBonus,
+   * its shortest such name); undefined when none. With part numbers in names every name is its
+   * own term, so these are as many terms as parts: one list (each part's frequencies summed, as
+   * materializeWord sums a word's alternatives), kept while the store's range is the same.
+   */
+  private namesBeginningWith(whole: string, tier: number): (NameBonus & { view: TierView }) | undefined {
+    const range = this.r.termsWithPrefix(whole);
+    let byTier = this.namesBeginning.get(range);
+    const known = byTier?.get(tier);
+    if (known) return known.docs.length > 0 ? known : undefined;
+    const typed = codePointLength(whole) - 1;
+    const views: TierView[] = [];
+    const bonuses: number[] = [];
+    for (const t of range) {
+      if (t.term === whole) continue;
+      const view = this.r.termForTier(t.id, t.term, tier);
+      if (view.docs.length === 0) continue;
+      views.push(view);
+      bonuses.push(nameBonus(codePointLength(t.term) - 1, typed));
+    }
+    const union = unionOfViews(views, bonuses);
+    const found = { view: union.view, docs: union.view.docs, bonus: union.best };
+    if (!byTier) this.namesBeginning.set(range, (byTier = new Map()));
+    byTier.set(tier, found);
+    return found.docs.length > 0 ? found : undefined;
   }
 
   /**
@@ -618,13 +644,13 @@ export class EngineSearcher {
   private asOneTerm(lists: readonly TermList[], data: DocData, materialize = false): TermList | MaterializedWord | undefined {
     if (lists.length === 0) return undefined;
     if (lists.length === 1 && !materialize) return lists[0];
-    return materializeWord(lists, data, this.scratchFor(this.r.docCapacity));
+    return materializeWord(lists, data);
   }
 
   /** The working memory, grown to hold doc ids below `capacity` (zeroed, and left so by its users). */
-  private scratchFor(capacity: number): { score: Float64Array; mark: Uint8Array } {
-    if (this.scratch.score.length < capacity) this.scratch = { score: new Float64Array(capacity), mark: new Uint8Array(capacity) };
-    return this.scratch;
+  private markFor(capacity: number): Uint8Array {
+    if (this.mark.length < capacity) this.mark = new Uint8Array(capacity);
+    return this.mark;
   }
 
   /**

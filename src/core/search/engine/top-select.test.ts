@@ -66,7 +66,7 @@ describe('topK of one word with a session-sized k takes the selection path and s
 
   it('a materialized word (with typo neighbours): the same hits as the reference', () => {
     const alternatives = [list(2, 0, 0), list(3, 1, TYPO), list(5, 2, TYPO)];
-    const word = materializeWord(alternatives, data, { score: new Float64Array(2 * n), mark: new Uint8Array(2 * n) });
+    const word = materializeWord(alternatives, data);
     const got = topK({ words: [word], filters: [] }, data, 2000);
     const want = exhaustiveTopK([alternatives], [], data, 2000);
     expect(got.total).toBe(want.total);

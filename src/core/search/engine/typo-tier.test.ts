@@ -4,7 +4,6 @@ import { attributeCost, attributeMarks, BEGINS_FIELD, COMPLETION, customPostingT
 
 describe('exact above typo', () => {
   const data: DocData = { dl: [5, 5, 5, 5, 50], key: [0, 1, 2, 3, 4], avgdl: 10, n: 5 };
-  const scratch = { score: new Float64Array(8), mark: new Uint8Array(8) };
   // Doc 4 (a long part) matches exactly in a value; docs 1 and 2 match a typo neighbour in their names, far more often.
   const exact: TermList = { docs: Int32Array.from([4]), wtf: Float64Array.from([1]), names: Uint8Array.from([0]), idf: 1 };
   const typo: TermList = { docs: Int32Array.from([1, 2, 4]), wtf: Float64Array.from([30, 20, 30]), names: Uint8Array.from([NAMES | TYPO, NAMES | TYPO, NAMES | TYPO]), idf: 3 };
@@ -45,7 +44,7 @@ describe('exact above typo', () => {
   });
 
   it('a part matched exactly ranks above parts matched only by a typo neighbour, whatever the scores; the reference agrees', () => {
-    const word = materializeWord([exact, typo], data, scratch);
+    const word = materializeWord([exact, typo], data);
     // Doc 4 holds the word as typed (in a value): its neighbour in the name neither scores nor counts as a name match.
     expect(Array.from(word.names)).toEqual([NAMES | TYPO, NAMES | TYPO, 0]);
     expect(word.score[2]).toBeCloseTo(exact.idf * tfPart(1, 50, 10), 12);
