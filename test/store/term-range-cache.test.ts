@@ -4,12 +4,13 @@
  * would hold, or changes the postings of one it holds, makes the next search read it again, so a
  * new or renamed part is ranked at once as it is now.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { LeveledTerms } from '../../src/adapters/sqlite/search/leveled-terms.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Catalog } from '../../src/core/services.js';
-import { openCatalog } from '../../src/open-catalog.js';
+import { openCatalog, openCatalogAt } from '../../src/open-catalog.js';
 import { tempDir } from '../helpers/harness.js';
+import { createTestSchema, dropTestSchema, postgresAvailable } from '../services/services.js';
 
 describe('the dictionary ranges a reader keeps', () => {
   let catalog: Catalog;
@@ -56,6 +57,43 @@ describe('the dictionary ranges a reader keeps', () => {
       expect(renamed.slice(-2).sort()).toEqual(['d0', 'other']);
     } finally {
       range.mockRestore();
+    }
+  });
+});
+
+/**
+ * On PostgreSQL the reader fetches what a search missed and runs it again: a list it does not
+ * hold yet is answered empty meanwhile, and the names beginning with a query must not be kept
+ * from such a run (a fresh reader first met every list missing).
+ */
+describe.skipIf(!postgresAvailable())('the names beginning with a query on PostgreSQL, from a fresh reader', () => {
+  let database = '';
+  let schema = '';
+  let url = '';
+  const dataDir = tempDir('catalog-range-cache-pg-');
+  beforeAll(async () => {
+    database = inject('postgresUrl');
+    ({ schema, url } = await createTestSchema(database));
+    const writer = await openCatalogAt({ dataDir, databaseUrl: url });
+    const parts = Array.from({ length: 30 }, (_, i) => ({ part_id: `d${i}`, name: { en: `Dimage camera DX${1000 + i}` } }));
+    // The tripod holds the word twice: by relevance alone it would come first.
+    expect(await writer.service.upsertParts(LOCAL_OWNER, [...parts, { part_id: 'other', name: { en: 'Tripod dimage dimage mount' } }])).toMatchObject({ errors: {} });
+    await writer.close();
+  });
+  afterAll(async () => {
+    if (schema !== '') await dropTestSchema(database, schema);
+  });
+
+  it('ranks every part whose name begins with the query first, the first search and the next', async () => {
+    const catalog = await openCatalogAt({ dataDir, databaseUrl: url, searchTuning: { cacheSize: 0 } });
+    try {
+      for (let round = 0; round < 2; round++) {
+        const found = (await catalog.search.search(LOCAL_OWNER, { matches: { text: 'dima' }, resultOptions: { limit: 50 } })).results.map((r) => r.id);
+        expect(found).toHaveLength(31);
+        expect(found.at(-1), `search ${round + 1}`).toBe('other');
+      }
+    } finally {
+      await catalog.close();
     }
   });
 });

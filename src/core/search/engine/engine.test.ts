@@ -126,6 +126,17 @@ describe('topK', () => {
     }
   });
 
+  it('a short prefix of thousands of completions, each a few postings, ranks as the exhaustive scoring', () => {
+    // A completion per part, as names ending in a part number are, beside the word itself.
+    const completions = Array.from({ length: 3000 }, (_, i) => {
+      const docs = Int32Array.from([i, i + 1000].filter((d) => d < n));
+      return { docs, wtf: Float64Array.from(docs, () => 10), names: Uint8Array.from(docs, () => 1), idf: idf(n, docs.length) };
+    });
+    const alternatives = [list(0.2, 91), ...completions];
+    const word = materializeWord(alternatives, data);
+    for (const k of [25, 5000]) expect(topK({ words: [word], filters: [] }, data, k)).toEqual(exhaustiveTopK([alternatives], [], data, k));
+  });
+
   it('a word of 1 to 8 alternatives (two merged at once, more merged pairwise) ranks as the exhaustive scoring, typo flags included', () => {
     for (let lists = 1; lists <= 8; lists++) {
       const alternatives = Array.from({ length: lists }, (_, i) => {

@@ -503,8 +503,12 @@ export class EngineSearcher {
     }
     const union = unionOfViews(views, bonuses);
     const found = { view: union.view, docs: union.view.docs, bonus: union.best };
-    if (!byTier) this.namesBeginning.set(range, (byTier = new Map()));
-    byTier.set(tier, found);
+    // Kept only when made of every posting: a reader that fetches what a search missed (PostgreSQL)
+    // answers a missing list as empty until then.
+    if (this.r.complete?.() ?? true) {
+      if (!byTier) this.namesBeginning.set(range, (byTier = new Map()));
+      byTier.set(tier, found);
+    }
     return found.docs.length > 0 ? found : undefined;
   }
 

@@ -378,16 +378,16 @@ export function materializeWord(alternatives: readonly TermList[], data: DocData
 /** materializeWord of alternatives of one class (all typo neighbours, or none). */
 function materializeClass(alternatives: readonly TermList[], data: DocData): MaterializedWord {
   if (alternatives.length <= 2) return mergeTwo(alternatives, data);
-  // The two shortest runs merged first, until one is left: each posting is copied about log2(k)
-  // times, in doc order (a frequent word's lists at 1,000,000 parts stay in cache, where a pass
-  // over every doc id between their ends did not).
-  const runs: Run[] = alternatives.map((a) => ({ docs: a.docs, sum: a.wtf, mark: a.names.map(markOf), attr: a.attr }));
+  // Merged two by two, round after round, until one run is left: each posting is copied about
+  // log2(k) times, in doc order (a frequent word's lists at 1,000,000 parts stay in cache, where a
+  // pass over every doc id between their ends did not), and a short prefix's thousands of
+  // completions cost no more than their postings.
+  let runs: Run[] = alternatives.map((a) => ({ docs: a.docs, sum: a.wtf, mark: a.names.map(markOf), attr: a.attr }));
   const withAttr = alternatives.some((a) => a.attr);
   while (runs.length > 1) {
-    runs.sort((x, y) => y.docs.length - x.docs.length);
-    const a = runs.pop() as Run;
-    const b = runs.pop() as Run;
-    runs.push(mergeRuns(a, b, withAttr));
+    const next: Run[] = [];
+    for (let i = 0; i < runs.length; i += 2) next.push(i + 1 < runs.length ? mergeRuns(runs[i] as Run, runs[i + 1] as Run, withAttr) : (runs[i] as Run));
+    runs = next;
   }
   const run = runs[0] as Run;
   const out: MaterializedWord = { docs: run.docs, score: run.sum, names: run.mark.map(matchFlags) };
