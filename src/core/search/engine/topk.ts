@@ -306,54 +306,6 @@ function markOf(flags: number): number {
   return 32 | (flags & FIELD_FLAGS) | ((flags & (TYPO | SYNONYM)) === 0 ? 2 : 0) | ((flags & SYNONYM) !== 0 ? 4 : 0) | ((flags & COMPLETION) === 0 ? 16 : 0);
 }
 
-/**
- * materializeWord for one or two alternatives (a frequent word typed as a prefix is often the
- * word and its plural): one pass in doc order summing each part's weighted frequencies, then the
- * union scored as one term. A single list keeps its own idf, as a term list is scored.
- */
-function mergeTwo(alternatives: readonly TermList[], data: DocData): MaterializedWord {
-  const a = alternatives[0] as TermList;
-  const b = alternatives[1] ?? { docs: new Int32Array(0), wtf: new Float64Array(0), names: new Uint8Array(0), idf: 0 };
-  const na = a.docs.length;
-  const nb = b.docs.length;
-  const docs = new Int32Array(na + nb);
-  const score = new Float64Array(na + nb);
-  const names = new Uint8Array(na + nb);
-  // Attribute marks only with an attribute order (a search without one allocates nothing more).
-  const attr = a.attr || b.attr ? new Uint8Array(na + nb) : undefined;
-  let i = 0;
-  let j = 0;
-  let out = 0;
-  while (i < na || j < nb) {
-    const x = i < na ? (a.docs[i] ?? END) : END;
-    const y = j < nb ? (b.docs[j] ?? END) : END;
-    const doc = x < y ? x : y;
-    let sum = 0;
-    let mark = 0;
-    let marks = 0;
-    if (x === doc) {
-      sum += a.wtf[i] ?? 0;
-      mark |= markOf(a.names[i] ?? 0);
-      if (attr) marks |= a.attr?.[i] ?? 0;
-      i++;
-    }
-    if (y === doc) {
-      sum += b.wtf[j] ?? 0;
-      mark |= markOf(b.names[j] ?? 0);
-      if (attr) marks |= b.attr?.[j] ?? 0;
-      j++;
-    }
-    docs[out] = doc;
-    score[out] = sum;
-    names[out] = matchFlags(mark);
-    if (attr) attr[out] = marks;
-    out++;
-  }
-  // One list: its own idf, as a term list is scored (scoredWord).
-  scoreAsOneTerm(docs, score, out, data, nb === 0 ? a.idf : idfOf(data.n, out));
-  return { docs: docs.subarray(0, out), score: score.subarray(0, out), names: names.subarray(0, out), ...(attr ? { attr: attr.subarray(0, out) } : {}) };
-}
-
 /** Turns the first `count` summed weighted frequencies into scores of one term of idf `weight` (default: found in `count` parts). */
 function scoreAsOneTerm(docs: Int32Array, wtf: Float64Array, count: number, data: DocData, weight = idfOf(data.n, count)): void {
   const { dl, avgdl } = data;
@@ -375,24 +327,28 @@ export function materializeWord(alternatives: readonly TermList[], data: DocData
   return preferExact(materializeClass(alternatives.filter((a) => !isTypoList(a)), data), materializeClass(typo, data));
 }
 
-/** materializeWord of alternatives of one class (all typo neighbours, or none). */
+/**
+ * materializeWord of alternatives of one class (all typo neighbours, or none): merged two by two,
+ * round after round, until one run is left. Each posting is copied about log2(k) times, in doc
+ * order (a frequent word's lists at 1,000,000 parts stay in cache, where a pass over every doc id
+ * between their ends did not), and a short prefix's thousands of completions cost no more than
+ * their postings. A single list with postings keeps its own idf, as a term list is scored.
+ */
 function materializeClass(alternatives: readonly TermList[], data: DocData): MaterializedWord {
-  if (alternatives.length <= 2) return mergeTwo(alternatives, data);
-  // Merged two by two, round after round, until one run is left: each posting is copied about
-  // log2(k) times, in doc order (a frequent word's lists at 1,000,000 parts stay in cache, where a
-  // pass over every doc id between their ends did not), and a short prefix's thousands of
-  // completions cost no more than their postings.
-  let runs: Run[] = alternatives.map((a) => ({ docs: a.docs, sum: a.wtf, mark: a.names.map(markOf), attr: a.attr }));
   const withAttr = alternatives.some((a) => a.attr);
+  let runs: Run[] = alternatives.map((a) => ({ docs: a.docs, sum: a.wtf, mark: a.names.map(markOf), attr: a.attr }));
   while (runs.length > 1) {
     const next: Run[] = [];
     for (let i = 0; i < runs.length; i += 2) next.push(i + 1 < runs.length ? mergeRuns(runs[i] as Run, runs[i + 1] as Run, withAttr) : (runs[i] as Run));
     runs = next;
   }
-  const run = runs[0] as Run;
-  const out: MaterializedWord = { docs: run.docs, score: run.sum, names: run.mark.map(matchFlags) };
+  const run = runs[0] ?? { docs: new Int32Array(0), sum: new Float64Array(0), mark: new Uint8Array(0) };
+  const listed = alternatives.filter((a) => a.docs.length > 0);
+  const single = listed.length === 1 ? listed[0] : undefined;
+  // Scoring writes the sums over: a list that merged with nothing is copied first.
+  const out: MaterializedWord = { docs: run.docs, score: alternatives.length === 1 ? Float64Array.from(run.sum) : run.sum, names: run.mark.map(matchFlags) };
   if (withAttr) out.attr = run.attr ?? new Uint8Array(run.docs.length);
-  scoreAsOneTerm(out.docs, out.score, out.docs.length, data);
+  scoreAsOneTerm(out.docs, out.score, out.docs.length, data, single ? single.idf : idfOf(data.n, out.docs.length));
   return out;
 }
 
