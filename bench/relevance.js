@@ -52,7 +52,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { argReader, BIN, freePort, prng, ROOT, round, runCli, runMeasured, tempDir, waitUntilServing, writeSection } from './lib.js';
+import { argReader, BIN, freePort, prng, ROOT, round, runMeasured, tempDir, waitUntilServing, writeSection } from './lib.js';
 import { devices } from './catalog-data.js';
 
 const arg = argReader(process.argv.slice(2));
@@ -284,9 +284,9 @@ function deviceQueries(parts, random) {
 // ---------------------------------------------------------------------------------------------
 // Runs
 
-/** Runs the built CLI (or the baseline's, `bin`); throws with its stderr unless it exits with one of `ok`. */
-async function catalog(args, ok = [0], bin = BIN, env = undefined) {
-  const r = bin === BIN && env === undefined ? await runCli(args) : await runMeasured(bin, args, env ? { env: { ...process.env, ...env } } : {});
+/** Runs the built CLI (or the baseline's, `bin`) with `env` added; throws with its stderr unless it exits with one of `ok`. */
+async function catalog(args, ok = [0], bin = BIN, env = {}) {
+  const r = await runMeasured(bin, args, { env: { ...process.env, ...env } });
   if (!ok.includes(r.code)) throw new Error(`catalog ${args.join(' ')}: exit ${r.code}\n${r.stderr.slice(-2000)}`);
   return r;
 }
@@ -299,7 +299,7 @@ async function evaluate(dataDir, file, queries, remote = undefined) {
   writeFileSync(file, `${['group,query,expected', ...queries.map((q) => csvLine([q.group, guarded(q.query), q.expected.join('|')]))].join('\n')}\n`);
   const started = performance.now();
   const where = remote ? ['--remote', remote.url] : ['--data-dir', dataDir];
-  const r = await catalog([...where, '-o', 'json', 'search', 'eval', file, '--worst', '5'], [0, 3], BIN, remote ? { CATALOG_TOKEN: remote.token } : undefined);
+  const r = await catalog([...where, '-o', 'json', 'search', 'eval', file, '--worst', '5'], [0, 3], BIN, remote ? { CATALOG_TOKEN: remote.token } : {});
   return { report: JSON.parse(r.stdout), seconds: (performance.now() - started) / 1000 };
 }
 
@@ -323,6 +323,17 @@ async function withBaselineServer(dataDir, importParts, work) {
     await http.close();
     server.kill('SIGINT');
     if (server.exitCode === null) await new Promise((resolve) => server.once('exit', resolve));
+  }
+}
+
+/** A judged report's figures per group, for the log. */
+const figuresLine = (report) => report.groups.map((g) => `${g.group}: s@1 ${g['success@1']} s@3 ${g['success@3']} s@10 ${g['success@10']} mrr ${g.mrr}`).join(' · ');
+
+/** Puts each group of `report` (judged for `kind`) on its row of `rows` as `key`. */
+function attach(rows, kind, report, key) {
+  for (const g of report.groups) {
+    const row = rows.find((r) => r.kind === kind && r.group === g.group);
+    if (row) row[key] = g;
   }
 }
 
@@ -385,18 +396,15 @@ async function runCorpus(corpus, dir, setsOf, importParts, xapianRows, rankByPop
       if (g.group === 'all' && report.groups.length > 1) continue;
       rows.push({ corpus, kind, ...g, xapian: x[g.group], seconds: round(seconds, 1), worst: report.worst.filter((w) => w.group === g.group).slice(0, 2) });
     }
-    log(corpus, kind, report.groups.map((g) => `${g.group}: s@1 ${g['success@1']} s@3 ${g['success@3']} s@10 ${g['success@10']} mrr ${g.mrr}`).join(' · '));
+    log(corpus, kind, figuresLine(report));
   }
   // The same judgments on the baseline's catalog, before the popularity signal is set here.
   if (BASELINE_BIN !== undefined) {
     await withBaselineServer(join(dir, `${corpus}-baseline-data`), importParts, async (remote) => {
       for (const [kind, queries] of Object.entries(setsOf)) {
         const { report } = await evaluate(undefined, join(dir, `${corpus}-${kind.replace(/ /g, '-')}.csv`), queries, remote);
-        for (const g of report.groups) {
-          const row = rows.find((r) => r.kind === kind && r.group === g.group);
-          if (row) row.baseline = g;
-        }
-        log(corpus, kind, 'baseline:', report.groups.map((g) => `${g.group}: s@1 ${g['success@1']} s@3 ${g['success@3']} s@10 ${g['success@10']} mrr ${g.mrr}`).join(' · '));
+        attach(rows, kind, report, 'baseline');
+        log(corpus, kind, 'baseline:', figuresLine(report));
       }
     });
   }
@@ -405,11 +413,8 @@ async function runCorpus(corpus, dir, setsOf, importParts, xapianRows, rankByPop
     await rankByPopularity(dataDir);
     for (const kind of Object.keys(setsOf)) {
       const { report } = await evaluate(dataDir, join(dir, `${corpus}-${kind.replace(/ /g, '-')}.csv`), setsOf[kind]);
-      for (const g of report.groups) {
-        const row = rows.find((r) => r.kind === kind && r.group === g.group);
-        if (row) row.popular = g;
-      }
-      log(corpus, kind, 'custom ranking:', report.groups.map((g) => `${g.group}: s@1 ${g['success@1']} s@3 ${g['success@3']} s@10 ${g['success@10']} mrr ${g.mrr}`).join(' · '));
+      attach(rows, kind, report, 'popular');
+      log(corpus, kind, 'custom ranking:', figuresLine(report));
     }
   }
   return { importSeconds: round(importSeconds, 1), rows, xapianVersion: xapian?.version };

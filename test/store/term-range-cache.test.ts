@@ -62,9 +62,9 @@ describe('the dictionary ranges a reader keeps', () => {
 });
 
 /**
- * On PostgreSQL the reader fetches what a search missed and runs it again: a list it does not
- * hold yet is answered empty meanwhile, and the names beginning with a query must not be kept
- * from such a run (a fresh reader first met every list missing).
+ * On PostgreSQL the reader fetches what a search missed and runs it again (a list it does not hold
+ * yet is answered empty meanwhile): from a fresh reader, the names beginning with a query rank
+ * first at the first search, and the names list kept from it ranks them so at the next.
  */
 describe.skipIf(!postgresAvailable())('the names beginning with a query on PostgreSQL, from a fresh reader', () => {
   let database = '';

@@ -113,9 +113,9 @@ interface NameFields {
   bonus: NameBonus | undefined;
 }
 
-/** The name bonus (topk.ts nameBonus) of each part with a name beginning with the query: ascending docs, aligned bonuses. */
+/** The parts with a name beginning with the query as one list, and each one's name bonus (topk.ts nameBonus), aligned with its docs. */
 interface NameBonus {
-  docs: Int32Array;
+  view: TierView;
   bonus: Float64Array;
 }
 
@@ -142,7 +142,7 @@ export class EngineSearcher {
    * The names beginning with a query (nameFields) by the dictionary range they were made of and
    * the tier: the store answers a range with the same array while none of its terms changed.
    */
-  private readonly namesBeginning = new WeakMap<readonly { id: number; term: string }[], Map<number, NameBonus & { view: TierView }>>();
+  private readonly namesBeginning = new WeakMap<readonly { id: number; term: string }[], Map<number, NameBonus>>();
 
   constructor(private readonly r: EngineReader) {}
 
@@ -486,11 +486,11 @@ export class EngineSearcher {
    * own term, so these are as many terms as parts: one list (each part's frequencies summed, as
    * materializeWord sums a word's alternatives), kept while the store's range is the same.
    */
-  private namesBeginningWith(whole: string, tier: number): (NameBonus & { view: TierView }) | undefined {
+  private namesBeginningWith(whole: string, tier: number): NameBonus | undefined {
     const range = this.r.termsWithPrefix(whole);
     let byTier = this.namesBeginning.get(range);
     const known = byTier?.get(tier);
-    if (known) return known.docs.length > 0 ? known : undefined;
+    if (known) return known.view.docs.length > 0 ? known : undefined;
     const typed = codePointLength(whole) - 1;
     const views: TierView[] = [];
     const bonuses: number[] = [];
@@ -502,14 +502,14 @@ export class EngineSearcher {
       bonuses.push(nameBonus(codePointLength(t.term) - 1, typed));
     }
     const union = unionOfViews(views, bonuses);
-    const found = { view: union.view, docs: union.view.docs, bonus: union.best };
+    const found = { view: union.view, bonus: union.best };
     // Kept only when made of every posting: a reader that fetches what a search missed (PostgreSQL)
     // answers a missing list as empty until then.
     if (this.r.complete?.() ?? true) {
       if (!byTier) this.namesBeginning.set(range, (byTier = new Map()));
       byTier.set(tier, found);
     }
-    return found.docs.length > 0 ? found : undefined;
+    return found.view.docs.length > 0 ? found : undefined;
   }
 
   /**
@@ -636,10 +636,11 @@ export class EngineSearcher {
     const word = this.asOneTerm(withTypos ? [...lists.exact, ...lists.typo] : lists.exact, data, bonus !== undefined);
     if (!word || !bonus || 'wtf' in word) return word;
     // Both ascending: one pass.
-    for (let i = 0, j = 0; i < word.docs.length && j < bonus.docs.length; i++) {
+    const named = bonus.view.docs;
+    for (let i = 0, j = 0; i < word.docs.length && j < named.length; i++) {
       const doc = word.docs[i] ?? 0;
-      while (j < bonus.docs.length && (bonus.docs[j] ?? 0) < doc) j++;
-      if (bonus.docs[j] === doc) word.score[i] = (word.score[i] ?? 0) + (bonus.bonus[j] ?? 0);
+      while (j < named.length && (named[j] ?? 0) < doc) j++;
+      if (named[j] === doc) word.score[i] = (word.score[i] ?? 0) + (bonus.bonus[j] ?? 0);
     }
     return word;
   }

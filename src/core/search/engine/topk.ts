@@ -329,7 +329,7 @@ export function materializeWord(alternatives: readonly TermList[], data: DocData
 
 /**
  * materializeWord of alternatives of one class (all typo neighbours, or none): merged two by two,
- * round after round, until one run is left. Each posting is copied about log2(k) times, in doc
+ * level by level, until one run is left. Each posting is copied about log2(k) times, in doc
  * order (a frequent word's lists at 1,000,000 parts stay in cache, where a pass over every doc id
  * between their ends did not), and a short prefix's thousands of completions cost no more than
  * their postings. A single list with postings keeps its own idf, as a term list is scored.
