@@ -82,11 +82,15 @@ describe('SqliteSearchIndex', () => {
     const reads = vi.spyOn((index as unknown as { engine: { stmt: { allBlocks: { all: (...a: unknown[]) => unknown[] } } } }).engine.stmt.allBlocks, 'all');
     await search.warm();
     expect(engine.docCapacity).toBeGreaterThanOrEqual(2);
-    // The largest lists were decoded: a search for them reads no block.
+    // The widely held word's list was decoded: a search for it does not read it again.
     const decodedByWarm = reads.mock.calls.length;
     expect(decodedByWarm).toBeGreaterThan(0);
+    const axle = (index as unknown as { engine: { dictionary: { get: (term: string) => number | undefined } } }).engine.dictionary.get('axle');
+    expect(axle).toBeDefined();
+    const readsOfAxle = () => reads.mock.calls.filter((args) => (args[0] as { id: number }).id === axle).length;
+    expect(readsOfAxle()).toBe(1);
     await search.search(LOCAL_OWNER, { matches: { text: 'axle ' } });
-    expect(reads.mock.calls.length).toBe(decodedByWarm);
+    expect(readsOfAxle()).toBe(1);
     reads.mockRestore();
     expect([...engine.key.subarray(0, 4)].filter((k) => k !== 0).length).toBeGreaterThanOrEqual(1);
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'c', name: { en: 'Axle cap' } }]);
@@ -110,6 +114,32 @@ describe('SqliteSearchIndex', () => {
     expect(after.results.map((r) => r.id)).toEqual(before.results.map((r) => r.id));
     await fresh.close();
   });
+  it('warm() decodes the lists of the words many parts hold, chosen from a sample of the parts, and leaves the part numbers alone', async () => {
+    // 5,000 parts: a common word in every part, one in a tenth, and a part number of its own each.
+    const parts = Array.from({ length: 5000 }, (_, i) => ({ part_id: `q${i}`, name: { en: `Bearing ${i % 10 === 0 ? 'sealed ' : ''}MX${100000 + i}` } }));
+    for (let i = 0; i < parts.length; i += 1000) await service.upsertParts(LOCAL_OWNER, parts.slice(i, i + 1000));
+    const fresh = new SqliteSearchIndex(store.db, { clock: systemClock() });
+    const sampled = vi.spyOn((fresh as unknown as { stmt: { partsOfRowids: { all: (...a: unknown[]) => unknown[] } } }).stmt.partsOfRowids, 'all');
+    const engine = fresh as unknown as { engine: { terms: Map<number, unknown>; dictionary: { get: (term: string) => number | undefined } } };
+    await fresh.warm();
+    // The sample is read in one statement of at most WARM_SAMPLE_PARTS rows.
+    expect(sampled).toHaveBeenCalledTimes(1);
+    expect((sampled.mock.results[0]?.value as unknown[]).length).toBeLessThanOrEqual(2000);
+    const decoded = (term: string) => {
+      const id = engine.engine.dictionary.get(term);
+      return id !== undefined && engine.engine.terms.has(id);
+    };
+    expect(decoded('bearing')).toBe(true);
+    expect(decoded('sealed')).toBe(true);
+    // A part number's one-posting list is left for the search that asks for it.
+    expect(engine.engine.dictionary.get('mx100007')).toBeDefined();
+    expect(decoded('mx100007')).toBe(false);
+    expect(engine.engine.terms.size).toBeLessThan(40);
+    const session = new SearchService({ context, index: fresh, sessions: new SqliteSessionStore(openSessionDatabase(':memory:')) });
+    expect((await session.search(LOCAL_OWNER, { matches: { text: 'sealed bearing' } })).resultsTotalCount).toBe(500);
+    await session.close();
+  });
+
   it('result cards are read once per connection until the index is written, and pages stay exact', async () => {
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'a', name: { en: 'Axle' } }, { part_id: 'b', name: { en: 'Axle bearing' } }]);
     const stmt = (index as unknown as { stmt: { partCards: { get: (...args: unknown[]) => unknown } } }).stmt;

@@ -52,8 +52,6 @@ const KEY_STEP = 1024;
 const CACHE_POSTINGS = 6_000_000;
 /** Postings `warm` decodes ahead (two thirds of the cache: room stays for what searches bring in). */
 export const WARM_POSTINGS = 4_000_000;
-/** Largest lists `warm` considers. */
-const WARM_MAX_TERMS = 256;
 /** Term ids the writer keeps. */
 const ID_CACHE_TERMS = 50_000;
 /** Terms a refresh names to the reader's absent-term memory one by one; past it the memory is emptied. */
@@ -187,9 +185,6 @@ export class EngineStore {
       deleteRunList: db.prepare<[string]>('DELETE FROM engine_run_list WHERE run IN (SELECT value FROM json_each(?))'),
       clearRuns: db.prepare('DELETE FROM engine_runs'),
       clearRunList: db.prepare('DELETE FROM engine_run_list'),
-      largestTerms: db.prepare<[number], { id: number; term: string; blocks: number }>(
-        'SELECT t.id AS id, t.term AS term, b.blocks AS blocks FROM (SELECT term_id, count(*) AS blocks FROM engine_postings GROUP BY term_id ORDER BY blocks DESC LIMIT +?) AS b JOIN engine_terms AS t ON t.id = b.term_id ORDER BY b.blocks DESC',
-      ),
       chunk: db.prepare<[number], Buffer>('SELECT data FROM engine_docs WHERE chunk = ?').pluck(),
       putChunk: db.prepare<[number, number, Buffer]>('INSERT INTO engine_docs (chunk, version, data) VALUES (?, ?, ?) ON CONFLICT(chunk) DO UPDATE SET version = excluded.version, data = excluded.data'),
       changedChunks: db.prepare<[number], { chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE version > ?'),
@@ -763,24 +758,25 @@ export class EngineStore {
   }
 
   /**
-   * Reads the engine's per-part arrays and decodes the largest posting lists, most postings first,
-   * until about `maxPostings` are held: the lists a cold search pays most for (a frequent word's
-   * 100,000-posting list took 20-30 ms to read and decode on a fresh connection). Finding
-   * them reads every block once (~0.2 s of CPU at 1,000,000 parts, which also brings the postings
-   * into the OS page cache). Runs inside a read transaction. Returns the terms decoded, largest
-   * first.
+   * Decodes the posting lists of `terms` (the most widely held first: warm-terms.ts), in that
+   * order, while they fit in about `maxPostings` postings: the lists a cold search pays most for (a
+   * frequent word's 100,000-posting list took 20-30 ms to read and decode on a fresh connection).
+   * A term not in the index, or whose list would pass the budget, is skipped. Runs inside a read
+   * transaction. Returns the terms decoded.
    */
-  warm(maxPostings: number): string[] {
+  warm(terms: readonly string[], maxPostings: number): string[] {
     this.refresh();
     let held = 0;
     const warmed: string[] = [];
-    // Finding the largest lists reads every block: not for a connection that holds none.
-    if (maxPostings <= 0) return warmed;
-    for (const row of this.stmt.largestTerms.all(WARM_MAX_TERMS)) {
-      // A block holds at most BLOCK_SIZE postings: an upper bound, so the budget is not exceeded.
-      if (held + row.blocks * BLOCK_SIZE > maxPostings) break;
-      held += this.decoded(row.id, row.term).docs.length;
-      warmed.push(row.term);
+    if (maxPostings <= 0 || terms.length === 0) return warmed;
+    const ids = this.dictionary.getMany(terms);
+    for (const term of terms) {
+      const id = ids.get(term);
+      if (id === undefined) continue;
+      // An upper bound (whole blocks), so the budget is not exceeded.
+      if (held + this.postingsBound(id, maxPostings - held) > maxPostings) continue;
+      held += this.decoded(id, term).docs.length;
+      warmed.push(term);
     }
     return warmed;
   }

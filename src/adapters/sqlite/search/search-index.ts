@@ -38,6 +38,7 @@ import { EngineSearcher, type EngineReader } from '../../../core/search/engine/s
 import { attributeOrderChanges, attributeOrderOf, RANKING_SETTINGS_KEY } from '../../../core/search/ranking-settings.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
+import { frequentTerms, sampleRowids, WARM_MAX_TERMS, WARM_MIN_SHARE, WARM_SAMPLE_PARTS } from './warm-terms.js';
 import type { TypoKeyRow } from './term-id-cache.js';
 import { LeveledTerms } from './leveled-terms.js';
 import { CardCache } from './card-cache.js';
@@ -236,6 +237,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       typoKeyRows: db.prepare<[string], TypoKeyRow>('SELECT key, term FROM search_term_keys WHERE key IN (SELECT value FROM json_each(?))'),
       orgProbe: db.prepare<[string], number>('SELECT rowid FROM search_org_docs WHERE search_org_docs MATCH ? LIMIT 1').pluck(),
       partByRowid: db.prepare<[number], PartRow>('SELECT * FROM parts WHERE rowid_ = ?'),
+      partsOfRowids: db.prepare<[string], PartRow>('SELECT * FROM parts WHERE rowid_ IN (SELECT value FROM json_each(?))'),
+      maxPartRowid: db.prepare<[], number | null>('SELECT max(rowid_) FROM parts').pluck(),
       // The parts rows of these card ids (of the current layout, `card_base` given) as one JSON array
       // of PartCardJson, whatever version each id names (readCards asks only for the current cards
       // the engine names). One text parsed once costs less than better-sqlite3's row objects (an
@@ -647,15 +650,28 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   /**
    * SearchIndex.warm: the engine's per-part arrays, read in slices between which this thread's
-   * event loop runs (EngineStore.loadDocsInSlices), then its largest posting lists, up to
-   * `postings` (default {@link WARM_POSTINGS}), in one read transaction (EngineStore.warm), so
-   * that a fresh connection's first searches cost what later ones do.
+   * event loop runs (EngineStore.loadDocsInSlices), then the posting lists of the terms most
+   * widely held in a sample of the parts (warm-terms.ts), up to `postings` (default
+   * {@link WARM_POSTINGS}), in one read transaction (EngineStore.warm), so that a fresh
+   * connection's first searches cost what later ones do. The sample's size, not the catalog's,
+   * sets the cost of choosing them.
    */
   async warm(options: { postings?: number } = {}): Promise<void> {
     await this.engine.loadDocsInSlices(() => new Promise((resolve) => setImmediate(resolve)));
+    const postings = options.postings ?? WARM_POSTINGS;
     this.db.transaction(() => {
-      this.engine.warm(options.postings ?? WARM_POSTINGS);
+      this.engine.warm(postings > 0 ? this.widelyHeldTerms() : [], postings);
     })();
+  }
+
+  /** The terms most widely held in a sample of the parts, most first (warm-terms.ts). */
+  private widelyHeldTerms(): string[] {
+    const rowids = sampleRowids(this.stmt.maxPartRowid.get() ?? 0, WARM_SAMPLE_PARTS);
+    if (rowids.length === 0) return [];
+    const attributes = this.loadAttributes();
+    const order = attributeOrderOf(this.stmt.rankingSettings.get());
+    const rows = this.stmt.partsOfRowids.all(JSON.stringify(rowids));
+    return frequentTerms(rows.map((row) => buildEngineDocument(partFromRow(row), attributes, order)), WARM_MIN_SHARE, WARM_MAX_TERMS);
   }
 
   /**
