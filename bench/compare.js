@@ -34,7 +34,7 @@
 // only.)
 // Writes bench/tmp/compare-<parts>.json and its section of bench/results.md.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, chownSync, openSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, openSync, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
@@ -379,9 +379,14 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
     }
   }
   if (importOnly) {
-    // --keep: the imported catalog stays (the same catalog a full run keeps).
-    if (keep) log(`kept ${dataDir}`);
-    else rmSync(dataDir, { recursive: true, force: true });
+    // --keep: the imported catalog stays (the same catalog a full run keeps), and its import
+    // figures go into the run's JSON beside the catalog (bench/growth.js reads them).
+    if (keep) {
+      const json = join(ROOT, 'bench', 'tmp', `compare-${parts}.json`);
+      const kept = existsSync(json) ? JSON.parse(readFileSync(json, 'utf8')) : {};
+      writeFileSync(json, JSON.stringify({ ...kept, parts, catalogImport: { ...out.catalogImport, date: out.date, node: out.node } }, null, 2));
+      log(`kept ${dataDir}`);
+    } else rmSync(dataDir, { recursive: true, force: true });
     rmSync(baseDataDir, { recursive: true, force: true });
     return out;
   }
