@@ -59,6 +59,7 @@ export function withSeededDataDir<T extends { close(): Promise<void> }, S>(
 export async function openPooled(dir: string, options: Omit<Parameters<typeof poolCatalog>[1], 'catalog'>): Promise<PooledCatalog> {
   const pooled = poolCatalog(openCatalog({ dataDir: dir }), { catalog: { dataDir: dir }, ...options });
   await pooled.start();
+  await pooled.mainThreadReady();
   return pooled;
 }
 

@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Catalog } from '../../src/core/services.js';
-import { searchAffinity, threadCatalogOptions, type PooledCatalog } from '../../src/http/pool/pooled-catalog.js';
+import { poolCatalog, searchAffinity, threadCatalogOptions, type PooledCatalog } from '../../src/http/pool/pooled-catalog.js';
 import { openCatalog } from '../../src/open-catalog.js';
 import { openPooled, withSeededDataDir } from '../helpers/seeded-data-dir.js';
 
@@ -104,6 +104,36 @@ describe('text searches stay off the main thread while searches wait for a reade
     const rareIdle = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
     expect(rareIdle.resultsTotalCount).toBe(2);
     expect(pooled.searches).toEqual({ onMainThread: 1, onReaders: 7, answeredEarly: 2 });
+  });
+});
+
+describe('the main thread reads its per-part arrays after the readers are ready', () => {
+  const fixture = withSeededDataDir(
+    'catalog-route-start-',
+    (setup) => seedParts(setup, 300, (i) => (i < 2 ? `Cog zebra ${i}` : `Cog ${i}`)),
+    async (dir) => ({ dir, close: async () => undefined }),
+  );
+
+  it('starts without waiting for them: a cheap search meanwhile goes to a reader, and once they are read, to the main thread', async () => {
+    const pooled = poolCatalog(openCatalog({ dataDir: fixture().dir }), { catalog: { dataDir: fixture().dir }, readers: 1, mainThreadSearchPostings: 200 });
+    try {
+      await pooled.start();
+      let mainRead = false;
+      const mainReady = pooled.mainThreadReady().then(() => {
+        mainRead = true;
+      });
+      expect(mainRead).toBe(false);
+      const early = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
+      expect(early.resultsTotalCount).toBe(2);
+      expect(pooled.searches.onMainThread).toBe(0);
+      expect(pooled.searches.onReaders).toBe(1);
+      await mainReady;
+      const later = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
+      expect(later.results.map((r) => r.id)).toEqual(early.results.map((r) => r.id));
+      expect(pooled.searches.onMainThread).toBe(1);
+    } finally {
+      await pooled.close();
+    }
   });
 });
 
