@@ -13,14 +13,12 @@
 // Usage: npm run build && nice -n 10 node bench/growth.js --catalogs bench/tmp/compare-100000,bench/tmp/compare-1000000,bench/tmp/compare-10000000
 //   [--queries bench/tmp/compare-queries-1000000.tsv] [--rounds 3]
 // Writes the section `growth` of bench/results.md.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statfsSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Pool } from 'undici';
 import { dirBytes } from './compare.js';
-import { BIN, argReader, freePort, isMain, msStats, runCli, writeSection } from './lib.js';
+import { BIN, argReader, isMain, msStats, processCpuSeconds, residentMb, runCli, spawnServe, writeSection } from './lib.js';
 
 const arg = argReader(process.argv.slice(2));
 /** Searches of other words before the measured rounds: the server in use, not its first requests. */
@@ -30,15 +28,7 @@ const PAGES = 50;
 /** Start-up a server must keep within (issue 41: ready in ≤ 5 s). */
 const READY_GOAL_S = 5;
 
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
-function residentMb(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : NaN;
-}
 
 /** Existing part ids spread over the catalog (a read-only look at its file). */
 function samplePartIds(dataDir, count) {
@@ -59,12 +49,7 @@ async function measureServer(dataDir, queries, rounds) {
   const created = await runCli(['--data-dir', dataDir, 'tokens', 'create', '--name', `growth-${process.pid}-${parts}`, '--role', 'catalogAdmin']);
   if (created.code !== 0) throw new Error(`tokens create: ${created.stderr}`);
   const headers = { authorization: `Bearer ${created.stdout.trim()}`, 'content-type': 'application/json' };
-  const port = await freePort();
-  const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', String(port), '--access-log', '/dev/null'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const http = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
+  const { child, http, spawnedAt, stderr, stop } = await spawnServe(BIN, dataDir);
   const request = async (options) => {
     const t = performance.now();
     const r = await http.request({ headers, ...options });
@@ -76,7 +61,7 @@ async function measureServer(dataDir, queries, rounds) {
   try {
     let readyMs;
     for (let i = 0; readyMs === undefined; i++) {
-      if (child.exitCode !== null || i > 6000) throw new Error(`catalog serve did not start: ${stderr}`);
+      if (child.exitCode !== null || i > 6000) throw new Error(`catalog serve did not start: ${stderr()}`);
       try {
         await request({ method: 'GET', path: '/1/catalog/info' });
         readyMs = performance.now() - spawnedAt;
@@ -84,7 +69,7 @@ async function measureServer(dataDir, queries, rounds) {
         await new Promise((r) => setTimeout(r, 50));
       }
     }
-    const cpuToReady = cpuSeconds(child.pid);
+    const cpuToReady = processCpuSeconds(child.pid);
     const words = queries.map(([, text]) => text.split(' ')[0]);
     for (let i = 0; i < IN_USE; i++) await search(`zq${i % 50}x ${words[i % words.length]}x`);
     const byClass = {};
@@ -111,9 +96,7 @@ async function measureServer(dataDir, queries, rounds) {
       diskMb: dirBytes(dataDir) / 2 ** 20,
     };
   } finally {
-    await http.close();
-    child.kill('SIGINT');
-    if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+    await stop();
   }
 }
 

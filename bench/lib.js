@@ -64,6 +64,38 @@ function peakRss(pid) {
   }
 }
 
+/** Resident memory (VmRSS) of a live process in MB, from /proc/<pid>/status (NaN when unknown). */
+export function residentMb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : NaN;
+}
+
+/** CPU seconds (user + system, every thread) a live process has used, from /proc/<pid>/stat. */
+export function processCpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * Starts `bin`'s `catalog serve` on `dataDir` (a free port of 127.0.0.1, no access log) and an
+ * undici Pool of one connection to it. Returns the child, the pool, when it was spawned
+ * (performance.now()), its stderr so far and `stop()` (closes the pool, SIGINT, waits for the exit).
+ */
+export async function spawnServe(bin, dataDir) {
+  const port = await freePort();
+  const spawnedAt = performance.now();
+  const child = spawn(process.execPath, [bin, '--data-dir', dataDir, 'serve', '--port', String(port), '--access-log', '/dev/null'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const http = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
+  const stop = async () => {
+    await http.close();
+    child.kill('SIGINT');
+    if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+  };
+  return { child, http, spawnedAt, stderr: () => stderr, stop };
+}
+
 /**
  * Runs a command, sampling its peak RSS every 10 ms; resolves {code, ms, peakRssBytes, stdout, stderr}.
  */

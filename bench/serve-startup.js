@@ -11,26 +11,14 @@
 // The queries file is bench/compare.js's (`--keep`): one `class<TAB>text` a line. The baseline
 // checkout must be built and able to open the catalog (same schema). Writes the section
 // `serve-startup:<parts>` of bench/results.md.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Pool } from 'undici';
-import { BIN, argReader, freePort, isMain, runCli, writeSection } from './lib.js';
+import { BIN, argReader, isMain, processCpuSeconds, residentMb, runCli, spawnServe, writeSection } from './lib.js';
 
 const arg = argReader(process.argv.slice(2));
 
-/** CPU seconds (user + system, every thread) of a live process, from /proc/<pid>/stat. */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
-/** Resident memory of a live process in MB, from /proc/<pid>/status. */
-function residentMb(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : NaN;
-}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -39,26 +27,21 @@ const median = (xs) => {
 
 /** One start of `bin`'s `catalog serve` on `dataDir`: the figures described above. */
 async function startOnce(bin, dataDir, token, queries) {
-  const port = await freePort();
-  const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [bin, '--data-dir', dataDir, 'serve', '--port', String(port), '--access-log', '/dev/null'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const http = new Pool(`http://127.0.0.1:${port}`, { connections: 1 });
+  const { child, http, spawnedAt, stderr, stop } = await spawnServe(bin, dataDir);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   try {
     let acceptsMs;
     let readyMs;
     let cpuToReady;
     for (let i = 0; readyMs === undefined; i++) {
-      if (child.exitCode !== null || i > 3000) throw new Error(`catalog serve (${bin}) did not start: ${stderr}`);
+      if (child.exitCode !== null || i > 3000) throw new Error(`catalog serve (${bin}) did not start: ${stderr()}`);
       try {
         const r = await http.request({ method: 'GET', path: '/1/catalog/info', headers });
         await r.body.dump();
         acceptsMs ??= performance.now() - spawnedAt;
         if (r.statusCode === 200) {
           readyMs = performance.now() - spawnedAt;
-          cpuToReady = cpuSeconds(child.pid);
+          cpuToReady = processCpuSeconds(child.pid);
         }
       } catch {
         // not listening yet
@@ -75,9 +58,7 @@ async function startOnce(bin, dataDir, token, queries) {
     }
     return { acceptsMs, readyMs, cpuToReady, rssMb: residentMb(child.pid), firstPass: Object.fromEntries(Object.entries(firstPass).map(([k, v]) => [k, median(v)])) };
   } finally {
-    await http.close();
-    child.kill('SIGINT');
-    if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+    await stop();
   }
 }
 
