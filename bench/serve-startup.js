@@ -1,14 +1,14 @@
-// Benchmark: `catalog serve` start-up on a large catalog, beside a baseline checkout.
+// Benchmark: `catalog serve` start-up on a large catalog, beside baseline checkouts.
 //
-// For each run and each build (this checkout, then the baseline's; alternated), starts `catalog
+// For each run and each build (this checkout, then each baseline; alternated), starts `catalog
 // serve` on the same data directory and measures, from the spawn: when its port first answers
 // (accepts), when GET /1/catalog/info answers 200 (ready), the server's CPU time until ready (all
 // its threads, from /proc), then the first search of every query of a queries file (the first pass
 // of a fresh server, p50 per class), and its resident memory after them.
 //
 // Usage: npm run build && nice -n 10 node bench/serve-startup.js --data-dir <catalog dir>
-//   [--queries bench/tmp/compare-queries-1000000.tsv] [--baseline <checkout>] [--runs 3]
-// The queries file is bench/compare.js's (`--keep`): one `class<TAB>text` a line. The baseline
+//   [--queries bench/tmp/compare-queries-1000000.tsv] [--baseline <checkout>[,<checkout>…]] [--runs 3]
+// The queries file is bench/compare.js's (`--keep`): one `class<TAB>text` a line. Each baseline
 // checkout must be built and able to open the catalog (same schema). Writes the section
 // `serve-startup:<parts>` of bench/results.md.
 import { existsSync, readFileSync } from 'node:fs';
@@ -71,7 +71,7 @@ export async function runServeStartup({ dataDir, queriesFile, baseline, runs = 3
     ? readFileSync(queriesFile, 'utf8').trim().split('\n').map((line) => line.split('\t'))
     : [];
   const builds = [{ name: 'this checkout', bin: BIN }];
-  if (baseline) builds.push({ name: `baseline ${baseline}`, bin: join(baseline, 'bin', 'catalog.js') });
+  for (const checkout of baseline ? baseline.split(',') : []) builds.push({ name: `baseline ${checkout}`, bin: join(checkout, 'bin', 'catalog.js') });
   const created = await runCli(['--data-dir', dataDir, 'tokens', 'create', '--name', `serve-startup-${process.pid}`, '--role', 'factoryWorker']);
   if (created.code !== 0) throw new Error(`tokens create: ${created.stderr}`);
   const token = created.stdout.trim();
@@ -105,7 +105,7 @@ export function serveStartupSection(r) {
 
 if (isMain(import.meta.url)) {
   const dataDir = arg('data-dir', undefined);
-  if (!dataDir) throw new Error('usage: node bench/serve-startup.js --data-dir <catalog dir> [--queries <tsv>] [--baseline <checkout>] [--runs 3]');
+  if (!dataDir) throw new Error('usage: node bench/serve-startup.js --data-dir <catalog dir> [--queries <tsv>] [--baseline <checkout>[,<checkout>…]] [--runs 3]');
   const result = await runServeStartup({ dataDir, queriesFile: arg('queries', undefined), baseline: arg('baseline', undefined), runs: Number(arg('runs', '3')) });
   console.log(JSON.stringify(result, null, 2));
   writeSection(`serve-startup:${result.parts}`, `\`catalog serve\` start-up at ${result.parts.toLocaleString('en-US')} parts`, serveStartupSection(result));
