@@ -11,7 +11,7 @@
 // time), the first one named.
 //
 // Usage: npm run build && nice -n 10 node bench/growth.js --catalogs bench/tmp/compare-100000,bench/tmp/compare-1000000,bench/tmp/compare-10000000
-//   [--queries bench/tmp/compare-queries-1000000.tsv] [--rounds 3]
+//   [--queries bench/tmp/compare-queries-1000000.tsv] [--rounds 3] [--note <text>]
 // Writes the section `growth` of bench/results.md.
 import { existsSync, readFileSync, statfsSync } from 'node:fs';
 import { totalmem } from 'node:os';
@@ -170,5 +170,6 @@ if (isMain(import.meta.url)) {
   if (!catalogs) throw new Error('usage: node bench/growth.js --catalogs <compare dir>,<compare dir>,... [--queries <tsv>] [--rounds 3]');
   const result = await runGrowth({ catalogs, queriesFile: arg('queries', 'bench/tmp/compare-queries-1000000.tsv'), rounds: Number(arg('rounds', '3')) });
   console.log(JSON.stringify(result, null, 2));
-  writeSection('growth', 'How the costs grow with the catalog', growthSection(result));
+  const note = arg('note', undefined);
+  writeSection('growth', 'How the costs grow with the catalog', `${growthSection(result)}${note ? `\n\n${note}` : ''}`);
 }
