@@ -118,16 +118,11 @@ describe('the main thread reads its per-part arrays after the readers are ready'
     const pooled = poolCatalog(openCatalog({ dataDir: fixture().dir }), { catalog: { dataDir: fixture().dir }, readers: 1, mainThreadSearchPostings: 200 });
     try {
       await pooled.start();
-      let mainRead = false;
-      const mainReady = pooled.mainThreadReady().then(() => {
-        mainRead = true;
-      });
-      expect(mainRead).toBe(false);
       const early = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
       expect(early.resultsTotalCount).toBe(2);
       expect(pooled.searches.onMainThread).toBe(0);
       expect(pooled.searches.onReaders).toBe(1);
-      await mainReady;
+      await pooled.mainThreadReady();
       const later = await pooled.search.search(LOCAL_OWNER, { matches: { text: 'zebra' } });
       expect(later.results.map((r) => r.id)).toEqual(early.results.map((r) => r.id));
       expect(pooled.searches.onMainThread).toBe(1);
