@@ -18,7 +18,7 @@ import { totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { dirBytes } from './compare.js';
-import { BIN, argReader, isMain, msStats, processCpuSeconds, residentMb, runCli, spawnServe, writeSection } from './lib.js';
+import { BIN, argReader, isMain, msStats, processCpuSeconds, residentMb, runCli, spawnServe, waitUntilServing, writeSection } from './lib.js';
 
 const arg = argReader(process.argv.slice(2));
 /** Searches of other words before the measured rounds: the server in use, not its first requests. */
@@ -59,16 +59,8 @@ async function measureServer(dataDir, queries, rounds) {
   };
   const search = (text) => request({ method: 'POST', path: '/1/find/search', body: JSON.stringify({ matches: { text }, resultOptions: { limit: 25 } }) });
   try {
-    let readyMs;
-    for (let i = 0; readyMs === undefined; i++) {
-      if (child.exitCode !== null || i > 6000) throw new Error(`catalog serve did not start: ${stderr()}`);
-      try {
-        await request({ method: 'GET', path: '/1/catalog/info' });
-        readyMs = performance.now() - spawnedAt;
-      } catch {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
+    await waitUntilServing(http, headers, { why: stderr, exited: () => child.exitCode !== null, tries: 3000 });
+    const readyMs = performance.now() - spawnedAt;
     const cpuToReady = processCpuSeconds(child.pid);
     const words = queries.map(([, text]) => text.split(' ')[0]);
     for (let i = 0; i < IN_USE; i++) await search(`zq${i % 50}x ${words[i % words.length]}x`);
