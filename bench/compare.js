@@ -23,7 +23,7 @@
 // - Start-up: bench/startup.js.
 //
 // Uses the COMPILED code (npm run build). Usage:
-//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--no-pg-store] [--keep] [--baseline <checkout>]
+//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--no-pg-store] [--keep] [--baseline <checkout>] [--section <name>]
 // (--baseline: another built checkout of this project, e.g. a `git worktree` of an older commit;
 // its CLI imports the same parts into a catalog of its own, its `catalog serve` answers the same
 // queries alternated with this one's in every round, and both servers' start-up is measured.)
@@ -31,7 +31,8 @@
 // with --baseline, the baseline's CLI imports the same tenths into its own catalog, alternated.
 // --keep: keeps the imported catalog (and the queries, bench/tmp/compare-queries-<parts>.tsv) for
 // another look. COMPARE_SERVE_LOG=FILE keeps the server's log. --no-pg-store: the catalog on SQLite
-// only.)
+// only. --section <name>: the search comparison goes to the section compare:<name> of results.md,
+// beside the default one, e.g. a second pair of builds compared on another day.)
 // Writes bench/tmp/compare-<parts>.json and its section of bench/results.md.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, chownSync, openSync, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -752,5 +753,9 @@ if (isMain(import.meta.url)) {
   console.log(JSON.stringify(r, null, 2));
   // One section per size: the 100,000- and 1,000,000-part imports are read side by side.
   if (importOnly) writeSection(`compare:import:${r.parts}`, `Import of ${r.parts.toLocaleString('en-US')} parts${r.baselineImport ? ', beside the baseline' : ''}`, importMarkdown(r));
-  else writeSection('compare', 'Text search beside Xapian and PostgreSQL', markdown(r));
+  else {
+    const sectionAt = process.argv.indexOf('--section');
+    const section = sectionAt > 0 ? process.argv[sectionAt + 1] : undefined;
+    writeSection(section ? `compare:${section}` : 'compare', `Text search beside Xapian and PostgreSQL${section ? ` (${section})` : ''}`, markdown(r));
+  }
 }

@@ -17,8 +17,8 @@ import { prepareDataDir } from './data-dir.js';
 export const READ_VERBS: ReadonlySet<string> = new Set(['list', 'get', 'show', 'search', 'order', 'download', 'export', 'status', 'eval']);
 
 /**
- * Refuses to read a data directory that does not exist (a mistyped --data-dir used to
- * answer with an empty catalog, exit 0).
+ * Refuses to read a data directory that does not exist (a mistyped --data-dir would
+ * otherwise answer with an empty catalog, exit 0).
  *
  * @throws CatalogError `not_found` (exit 6) naming the directory.
  */

@@ -5,9 +5,9 @@
 
 /**
  * The formatted day (`2026-11-21T`) of recently formatted timestamps, direct-mapped by day: a
- * search answers 25-1,000 results with two timestamps each. Cached by second before, a rare-word
- * search at 1,000,000 parts (parts imported over many seconds) missed nearly every time and spent
- * ~2 µs a timestamp in Date#toISOString; parts written on a few days now always hit.
+ * search answers 25-1,000 results with two timestamps each. Cached by second, a rare-word search
+ * at 1,000,000 parts (parts imported over many seconds) would miss nearly every time and spend
+ * ~2 µs a timestamp in Date#toISOString; cached by day, parts written on a few days always hit.
  */
 const DAYS = new Float64Array(16).fill(Number.NaN);
 const DAY_PREFIXES: string[] = new Array<string>(16).fill('');

@@ -25,8 +25,8 @@ let addon: object | undefined;
 
 /**
  * better-sqlite3's native addon, loaded here and handed to every connection (its `nativeBinding`
- * option) rather than found by the driver: the CLI bundle carries the driver's JavaScript (issue
- * 12: its ~15 files cost every local command ~5 ms of module resolution), and from inside the
+ * option) rather than found by the driver: the CLI bundle carries the driver's JavaScript
+ * (its ~15 files would cost every local command ~5 ms of module resolution), and from inside the
  * bundle the driver's own search (the `bindings` package, which starts from its caller's file)
  * would look beside the bundle. The addon is where npm's install puts it
  * (build/Release/better_sqlite3.node); a build kept elsewhere is found by `bindings` from the

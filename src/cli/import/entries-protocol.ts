@@ -58,7 +58,7 @@ export interface ShippedRejection {
   raw?: string;
 }
 
-/** A mapped row the service's schema refuses (`validate`): batched as before, never sent. */
+/** A mapped row the service's schema refuses (`validate`): batched as in the in-thread path, never sent. */
 export interface ShippedRefusal {
   index: number;
   /** The error key the service would use: the item's id when valid, else null (`items[<i>]`). */
@@ -95,7 +95,7 @@ export interface ShippedBlock {
   prepared?: PackedBlock & { offsets: Int32Array; definitions: string };
 }
 
-/** The reader thread failed: the error's own fields, so the main thread can explain it as before. */
+/** The reader thread failed: the error's own fields, so the main thread can explain it as the in-thread path does. */
 export interface ShippedFailure {
   type: 'failure';
   message: string;

@@ -24,7 +24,7 @@ export type LocalRole = 'reference' | 'query';
  *   queries (bench/tmp diagnostics): 1,000 query keypoints verified 20 true parts with ≥ 10 inliers,
  *   2,000 → 31, 2,000 with 21-px patches → 36 (smaller patches reach inside small parts instead of
  *   straddling their outline, whose background changes from the reference's to the bench's).
- *   4,000 since the seventeenth round (the grid then keeps nearly every FAST corner of a 640-px
+ *   4,000 rather than 2,000 (the grid then keeps nearly every FAST corner of a 640-px
  *   photo, so a part in a small share of the frame keeps all of its own): at 10,000 references,
  *   through the product's path, scenes / scenes with effects found first 38 / 39 → 39 / 40 of 40
  *   (`candy_cane`'s stripes and `banana` found), true part ≥ 0.5 35 / 34 → 38 / 37, distractors
@@ -91,8 +91,8 @@ export interface LocalSettings {
    */
   adaptiveFast?: AdaptiveFastSettings;
   /**
-   * Query only: how a photo is looked at again when its first answer has no confident hit (issue
-   * 14, {@link SecondLookSettings}; absent: no second look).
+   * Query only: how a photo is looked at again when its first answer has no confident hit
+   * ({@link SecondLookSettings}; absent: no second look).
    */
   secondLook?: SecondLookSettings;
   /**
@@ -178,8 +178,8 @@ export interface LowLightSettings {
 }
 
 /**
- * The second look at a query photo (docs/search.md "Fourteenth
- * round"). When the first search of a photo finds no confident hit, its raster is detected again
+ * The second look at a query photo (docs/search.md "Photo search", decisions/0008). When the
+ * first search of a photo finds no confident hit, its raster is detected again
  * with other settings and searched again (image-search.ts); the two answers are merged per part by
  * the better score (photo-search.ts `mergeLooks`). A blur helps noisy photos and costs others a
  * few answers, and no statistic of the photo tells which is which; a photo whose
@@ -187,7 +187,7 @@ export interface LowLightSettings {
  * Taken: the raster shrunk to 0.6 × (area interpolation), detected as usual (no blur, FAST 12),
  * for both kinds of photo. Shrinking averages the noise away like a blur and also moves the
  * part's corners to other pyramid levels: a 32-px icon enlarged 6–15× in a scene comes nearer its
- * reference's size. It found more than a blur with FAST 7 (the twelfth round's fix for noise) or
+ * reference's size. It found more than a blur with FAST 7 (the low-light rule's treatment of noise) or
  * 0.75 × and cost least (docs/search.md).
  * - `normal`: the look at a photo the low-light rule left alone;
  * - `lowLight`: the look at a photo the low-light rule smoothed ({@link LowLightSettings}).

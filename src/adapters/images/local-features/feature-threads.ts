@@ -5,7 +5,7 @@
  * work (sharp's decode and OpenCV's synchronous ORB) off the event loop.
  *
  * Without the built worker (TypeScript sources run before `npm run build`) extraction runs in this
- * thread, as before.
+ * thread.
  */
 import { availableParallelism } from 'node:os';
 import type { Piscina } from 'piscina';
@@ -24,8 +24,8 @@ export const FEATURE_THREADS = Math.min(3, Math.max(1, Math.floor(availableParal
  * answer is confident (four photos in five), so it must not slow a first look down. At nice 19
  * the kernel gives it ~1.5 % of a core that a first look or a search also wants, and all of an
  * idle one. At 10,000 references, one query at a time, alternated runs: wall p99 217–222 ms at
- * nice 19, 226–231 at nice 10 (the first build, at the process's priority and skipping a look while
- * another ran: 268); p50 within the runs' noise of the small look off (bench/results.md, "Fifteenth round").
+ * nice 19, 226–231 at nice 10, 268 at the process's own priority skipping a look while another
+ * runs; p50 within the runs' noise of the small look off (decisions/0008).
  */
 export const SMALL_LOOK_NICE = 19;
 

@@ -17,8 +17,8 @@ import { rotatedGlobalFeatures } from './global-views.js';
 /**
  * The stored features (feature version 4) of a reference image: the global descriptor, the local
  * features with the shipped vocabulary's words, and, for a small reference (original long side at
- * most {@link SMALL_REFERENCE_SIDE} px), its AKAZE features with the AKAZE vocabulary's words (issue
- * 14). ~35 ms for an image of a few hundred pixels on the bench machine, ~50 ms
+ * most {@link SMALL_REFERENCE_SIDE} px), its AKAZE features with the AKAZE vocabulary's words
+ * (decisions/0008). ~35 ms for an image of a few hundred pixels on the bench machine, ~50 ms
  * more for a small one (docs/search.md).
  * @throws Error when sharp cannot decode the image.
  */
@@ -49,8 +49,8 @@ async function longSide(source: ImageInput): Promise<number> {
 export interface ExtractedPhotoQuery extends PhotoQuery {
   /**
    * The query's working grey raster (≤ 640 px a side, ~300 KB), kept for {@link extractSecondLook}
-   * when the caller asks for it and `LOCAL_SETTINGS.query.secondLook` is set (fourteenth
-   * round); absent otherwise, so that it does not cross a thread for nothing.
+   * when the caller asks for it and `LOCAL_SETTINGS.query.secondLook` is set;
+   * absent otherwise, so that it does not cross a thread for nothing.
    */
   raster?: GreyRaster;
 }

@@ -214,9 +214,9 @@ export function mergePostings(base: Postings, changes: ReadonlyMap<number, reado
  * The changes a write transaction gathers for every term (a store's writer: docs/search.md, "Bulk
  * writes"): per change a term, a doc id and GROUPS frequencies, all zero when the doc is removed.
  * Kept in flat typed arrays that grow by doubling and are reused by the next transaction, so
- * gathering allocates nothing per posting or per term beyond a Map entry: the former per-term
- * objects with two growable arrays lived for the whole transaction, so every young-generation
- * collection during an import copied them (the writer's time went to scavenges).
+ * gathering allocates nothing per posting or per term beyond a Map entry: per-term
+ * objects with two growable arrays would live for the whole transaction, so every young-generation
+ * collection during an import would copy them (the writer's time would go to scavenges).
  * At the flush, `prepare()` groups the changes by term (a counting sort, arrival order
  * kept) and `changes(term)` gives one term's changes sorted by doc, the last change of a doc
  * winning.

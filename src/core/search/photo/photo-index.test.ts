@@ -324,7 +324,7 @@ describe('PhotoIndex without the postings of stop words (memory)', () => {
   const siblings = refs.slice(0, 10).map((f, i) => photoOf(f, 3 * i, 1, 5, 5, 20 + i, 40, 300 + i));
   const stored = [...refs, ...siblings].map((f) => decodeLocalFeatures(encodeLocalFeatures({ ...f, words: fine.assign(f.descriptors), vocabulary: fine.id })));
   const queries = [0, 4, 9, 13, 22, 31, 35].map((i, k) => photoOf(stored[i] as LocalFeatures, 20 + 45 * k, 0.8 + 0.1 * k, 25, 10, 16 + k, 300, 900 + k));
-  // Without split stop words (the fifth round's cells): what this memory layout was written for.
+  // Without split stop words (split-cells.ts): the case this memory layout is for.
   const load = (dropStopWords: boolean): PhotoIndex => {
     const index = new PhotoIndex(fine, { dropStopWords, minStopDf: 6, maxSplitShare: 0.05 });
     index.addMany(stored.map((features, i) => ({ imageId: `img${i}`, partId: `part${i}`, features })));

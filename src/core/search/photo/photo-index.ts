@@ -15,13 +15,13 @@
  * - Stop words (held by more than 5 % of the images) are not scanned whole: up to
  *   {@link PhotoIndexOptions.maxSplitShare} of the images their postings are split into cells of
  *   alike descriptors (split-cells.ts), and a query descriptor scans only the
- *   {@link PhotoQueryOptions.splitProbes} cells whose pivots are nearest to it (fifth
- *   round); words held by even more images are not scanned at all.
+ *   {@link PhotoQueryOptions.splitProbes} cells whose pivots are nearest to it;
+ *   words held by even more images are not scanned at all.
  * Memory per reference keypoint (memory): 32 (descriptor) + 4 (slot) + 2 (keypoint)
  * bytes in the postings, 8 bytes of geometry (x, y, angle, size as uint16 on the grid of the stored
  * record, local-features.ts: a record loaded from the store keeps exactly its values, so matches
- * and inliers are those of the former float32 copy) and 2 bytes of visual word (for df on
- * removal): 48 bytes, 56 before.
+ * and inliers are those of float32 coordinates) and 2 bytes of visual word (for df on
+ * removal): 48 bytes, where float32 geometry would make 56.
  */
 import { copyDescriptor, DESCRIPTOR_WORDS } from './hamming.js';
 import { checkLocalFeatures, MAX_KEYPOINTS, type LocalFeatures } from './local-features.js';
@@ -389,7 +389,8 @@ export class PhotoIndex {
     // Pass 3 writes the postings a group of words at a time ({@link FILL_GROUP_SHIFT}), instead of
     // every image's ~600 keypoints landing in ~600 lists spread over hundreds of MB
     // (at 10,000 references such a fill spends ~250 ns a posting in cache misses). Each list still gets
-    // its postings in image order, then keypoint order: the lists are the same as before.
+    // its postings in image order, then keypoint order: the lists are those an image-by-image fill
+    // makes.
     const groups = (this.postings.length >>> FILL_GROUP_SHIFT) + 1;
     const groupStart = new Int32Array(groups + 1);
     for (let w = 0; w < this.postings.length; w++) if (!this.dropped[w]) groupStart[(w >>> FILL_GROUP_SHIFT) + 1] = (groupStart[(w >>> FILL_GROUP_SHIFT) + 1] ?? 0) + (extra[w] ?? 0);
@@ -614,7 +615,7 @@ export class PhotoIndex {
         set.qy[j] = q.ys[qi] ?? 0;
         set.qa[j] = q.angles[qi] ?? 0;
         set.qs[j] = q.sizes[qi] ?? 1;
-        // Back from the stored grid; the match set is float32, as the former geometry arrays were.
+        // Back from the stored grid into the match set's float32.
         const g = ri * 4;
         set.rx[j] = (this.geo[g] ?? 0) / 8;
         set.ry[j] = (this.geo[g + 1] ?? 0) / 8;

@@ -1,6 +1,6 @@
 /**
- * The memory of a photo index's posting lists (docs/search.md, "Ninth
- * round"): one WebAssembly.Memory that the scan kernel (scan-kernel.ts) reads, with a small
+ * The memory of a photo index's posting lists (docs/search.md, "Photo search"): one
+ * WebAssembly.Memory that the scan kernel (scan-kernel.ts) reads, with a small
  * allocator. Pure code.
  *
  * The memory is shared (a SharedArrayBuffer, at most 4 GiB reserved, committed as it grows):
@@ -17,8 +17,7 @@
  * Allocation: a bump pointer, and freed ranges (a list moved out of its range by an upload, a
  * cell that outgrew its place) kept in free lists by power-of-two size class and reused first.
  * Ranges are 8-byte aligned (the kernel reads descriptors as i64). Free ranges are not merged:
- * uploads after a bulk load leave some of the freed ranges unused (as the JavaScript arrays
- * before, whose arena ranges stayed allocated).
+ * uploads after a bulk load leave some of the freed ranges unused.
  */
 import { expectSnapshot } from './index-snapshot.js';
 import { MAX_PAGES, scanKernel, wasm, WASM_PAGE, type DistancesFunction, type ScanFunction, type WasmMemory } from './scan-kernel.js';

@@ -130,8 +130,8 @@ export function appendPosting(heap: PostingHeap, p: Postings, slot: number, kp: 
 
 /**
  * Gives every empty list of `lists` with a non-zero `capacities[i]` room for exactly that many
- * postings, as consecutive ranges of three large ranges of the heap (an arena, seventh
- * round: a start-up then allocates three ranges, not ~49,000 lists' worth). A list that later needs
+ * postings, as consecutive ranges of three large ranges of the heap (an arena:
+ * a start-up then allocates three ranges, not ~49,000 lists' worth). A list that later needs
  * more room moves to ranges of its own ({@link reservePostings}) and its arena range is freed.
  * Lists that are not empty are left alone.
  */

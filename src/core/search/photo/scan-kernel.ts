@@ -9,7 +9,7 @@
  * Why: at 10,000 references a scene query compares ~1 M postings and ~370,000 of them pass the
  * 40-bit test (most are then dropped by the burst rule); the JavaScript loop spent ~50 ns a
  * posting (SWAR popcount on 8 uint32 words, bounds-checked array reads, then the match
- * bookkeeping), the same work here ~10–15 ns (bench/results.md, "Ninth round").
+ * bookkeeping), the same work here ~10–15 ns (decisions/0007).
  *
  * Exported function `scan(ctx, desc, slots, kps, n, qi, idf, maxHalf, maxD, count) → count`, all
  * pointers byte offsets into the memory:

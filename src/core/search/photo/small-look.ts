@@ -1,6 +1,6 @@
 /**
- * The small-reference look of photo search (docs/search.md "Fourteenth
- * round"): a query photo whose ORB answer has no confident hit is searched again with its AKAZE
+ * The small-reference look of photo search (docs/search.md "Photo search", decisions/0008): a
+ * query photo whose ORB answer has no confident hit is searched again with its AKAZE
  * features in the index of the AKAZE records of the small references (those whose image is at most
  * akaze.ts SMALL_REFERENCE_SIDE px on its long side: 32–70-px icons that a scene shows enlarged
  * 6–15×, where ORB's corners do not repeat). This module holds that search's query options and turns

@@ -194,8 +194,8 @@ export class SplitWord {
       this.pivots = pivots;
     }
     // The postings are put into cell order in place (through a scratch copy) and each cell is a
-    // view of its range: no allocation a cell, nor a second copy of a split word (seventh
-    // round: start-up). An upload that fills a cell moves that cell into arrays of its own
+    // view of its range: no allocation a cell, nor a second copy of a split word
+    // (start-up cost). An upload that fills a cell moves that cell into arrays of its own
     // (postings.ts reservePostings).
     const scratch = scratchOf(count);
     scratch.slot.set(p.slot.subarray(from, to));
