@@ -24,8 +24,9 @@
 //            writing nothing.
 // The assets' SHA-256 and a cheap deterministic sample of the pipeline (the descriptors of the first
 // training images, and a small vocabulary trained on them) go to assets/vocabularies.json;
-// src/adapters/images/local-features/shipped-vocabulary.test.ts recomputes the sample (a full
-// regeneration takes far longer than a test may) and checks the assets against the hashes.
+// src/adapters/images/local-features/shipped-vocabulary.test.ts recomputes the sample and checks
+// the assets against the hashes on every test run; test/e2e/vocabulary-regeneration.test.ts runs
+// --check where the whole suite is required (CI) or CATALOG_TEST_VOCABULARIES=1 asks for it.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

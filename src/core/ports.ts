@@ -312,8 +312,8 @@ export interface SearchIndex {
   readCards(cardIds: readonly number[]): Promise<ResultCard[]>;
   /**
    * searchText, and readCards of the first `cards` hits, in one read of the index (one snapshot):
-   * a search's first page without a second transaction, and with every card current in it
-   *. Optional: without it, the two are called one after the other.
+   * a search's first page without a second transaction, and with every card current in it.
+   * Optional: without it, the two are called one after the other.
    */
   searchTextWithCards?(query: TextSearchQuery, maxHits: number, cards: number): Promise<{ hits: RankedHits; cards: ResultCard[] }>;
   /**
@@ -545,7 +545,7 @@ export interface GroupCommit {
 // -- one store set per catalog ------------------------------------------------------------------
 
 /**
- * Every store of one catalog, opened together by one adapter (SQLite today, PostgreSQL next): the
+ * Every store of one catalog, opened together by one adapter (SQLite or PostgreSQL): the
  * composition root builds the services from it. The search index is kept in sync by the catalog
  * and image stores' write transactions (a committed write is searchable at once, a rolled-back one
  * never). `close` closes them all; the BlobStore is chosen separately (files or object storage).

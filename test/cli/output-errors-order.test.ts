@@ -75,9 +75,9 @@ describe('bulk errors in input order', () => {
     expect(inline).toEqual(['1', '2', '3', '4', '5']);
   });
   it('a row rejected while reading waits for the earlier rows of the batch still being filled', async () => {
-    // Found by bench/issue10-before-after.sh: an images upload whose odd lines the service refused
-    // (unknown part) and whose even lines were refused while reading (missing file) wrote every even
-    // line first, even with --concurrency 1: the batch holding line 1 was not yet sent.
+    // An images upload whose odd lines the service refuses (unknown part) and whose even lines are
+    // refused while reading (missing file): even with --concurrency 1 an even line waits until the
+    // batch holding line 1, still being filled, is sent, so the lines come out in order.
     const stderr = new PassThrough();
     const ctx = createContext({ stdout: new PassThrough(), stderr, stdin: Readable.from(['']), env: { HOME: dir }, cwd: dir }, { output: 'json' });
     ctx.format = 'tsv';

@@ -1,6 +1,6 @@
 /**
  * Contract: an upload never takes another part's image or changes an image's info tokens unasked
- * (docs/api.md "Part images", mode and kept info; docs/decisions/0012-create-only-uploads.md), both
+ * (docs/api.md "Part images", mode and kept info; docs/decisions/0014-create-only-uploads.md), both
  * clients (and PostgreSQL through the contract-postgres project).
  */
 import { readFileSync } from 'node:fs';

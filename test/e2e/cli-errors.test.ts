@@ -1,6 +1,6 @@
 /**
- * The built CLI's answer to each usage mistake and environment mistake of issue 9 (items 8 and 9):
- * exit code and first line of stderr, run as a user runs it (bin/catalog.js). The table in
+ * The built CLI's answer to each usage mistake and environment mistake: exit code and first line
+ * of stderr, run as a user runs it (bin/catalog.js). The table in
  * docs/cli-errors.md is generated from these runs: `UPDATE_CLI_ERRORS=1 npx vitest run
  * test/e2e/cli-errors.test.ts` rewrites it; otherwise the test fails when the doc and the program differ.
  */
@@ -48,7 +48,7 @@ describe('CLI mistakes: exit code and first line (docs/cli-errors.md)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs the built CLI; a hang (the old /proc spin) ends in a kill after 20 s and fails the test. */
+  /** Runs the built CLI; a hang (such as a recursive mkdir retrying forever under /proc) ends in a kill after 20 s and fails the test. */
   function run(args: string[]) {
     const result = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: '1', NO_COLOR: '1' }, timeout: 20_000 });
     return { code: result.status, signal: result.signal, stderr: result.stderr ?? '' };

@@ -22,7 +22,7 @@ export function randomFeatures(n: number, w: number, h: number, seed: number): L
 }
 
 /**
- * A stored record in the layout of feature versions 2 and 3 (before the fifteenth round):
+ * A stored record in the layout of feature versions 2 and 3 (no AKAZE record for small references):
  * "PF", `version`, the local format version, the ORB vocabulary id (uint16 LE), the global record's
  * length (uint32 LE), the global record, the local record — what catalogs written before version 4
  * hold.

@@ -1,5 +1,5 @@
 /**
- * Issue 11 over a real loopback socket: every answer is problem+json (the HTTP parser's own 400s,
+ * HTTP hardening over a real loopback socket: every answer is problem+json (the HTTP parser's own 400s,
  * 408, 431, 405 with Allow, 415 naming the expected type or refusing a Content-Encoding), and
  * credentials never reach the access log (a token in the query string is refused; query values
  * are redacted; Authorization headers are never printed).

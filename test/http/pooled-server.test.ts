@@ -44,7 +44,7 @@ describe('pooled server (writer and reader threads)', () => {
     }
     await setup.close();
     pooled = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 2 });
-    // The same data directory served the old way, for comparing answers.
+    // The same data directory served on the main thread alone (readers: 0), for comparing answers.
     plain = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, accessLog: null, readers: 0 });
   });
   afterAll(async () => {

@@ -72,7 +72,7 @@ describe('slow clients', () => {
   it('answers an unauthenticated request 401 and closes the connection without reading its body', async () => {
     await serve();
     const c = await open();
-    // 1 byte of a declared 1,000: the old server answered and then waited for the rest forever.
+    // 1 byte of a declared 1,000: the server answers without waiting for the rest, which never comes.
     c.socket.write(head('POST', ROUTES.parts, { 'content-type': 'application/json', 'content-length': 1000 }) + '[');
     const answer = await c.closed;
     expect(answer).toMatch(/^HTTP\/1\.1 401 /);

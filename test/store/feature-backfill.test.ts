@@ -1,6 +1,6 @@
 /**
- * Existing catalogs get the current reference features (docs/search.md, "Sixth round",
- * "Fifteenth round"): a record of an older feature version (2: keypoints of the picture as it is
+ * Existing catalogs get the current reference features (docs/search.md, "Photo search": Backfill,
+ * Small references): a record of an older feature version (2: keypoints of the picture as it is
  * only; 3: no AKAZE record for a small reference) is stale, so the backfill that starts after a
  * catalog is opened re-extracts it from the stored original, and the image is found meanwhile as
  * before.
@@ -20,7 +20,7 @@ import { olderPhotoRecord } from '../helpers/photo-features.js';
 
 const FILE = join(import.meta.dirname, '..', '..', '..', 'shared', 'data', 'images', 'op2_multiply.jpg');
 
-describe('feature backfill to version 4 (sixth and fifteenth rounds)', () => {
+describe('feature backfill of version-2 and version-3 records to version 4', () => {
   let catalog: Catalog | undefined;
   afterEach(async () => {
     await catalog?.close();
@@ -37,7 +37,7 @@ describe('feature backfill to version 4 (sixth and fifteenth rounds)', () => {
     await catalog.close();
     catalog = undefined;
 
-    // Write the stored record back as a catalog of the sixth to fourteenth rounds held it
+    // Write the stored record back as a catalog at feature version 3 holds it
     // (container version 3: no AKAZE record, the ORB vocabulary's id alone in the prefix).
     const db = new Database(join(dataDir, 'catalog.db'));
     const row = db.prepare<[], { features: Buffer }>("SELECT features FROM images WHERE image_id = 'icon-1'").get();

@@ -1,5 +1,5 @@
 /**
- * The photo index's snapshot file (start-up; docs/search.md, "Sixteenth round"): a
+ * The photo index's snapshot file (docs/search.md, "Photo search": Start-up): a
  * process that built the index from the records writes it; the next process on the same catalog
  * reads it instead of loading every record, applies the changes committed since, and answers as a
  * full load would. A snapshot of another catalog's history, one newer than the catalog, or a damaged

@@ -48,7 +48,7 @@ describe('photo search confidence', () => {
   });
 });
 
-describe('a second look at a photo whose first answer is not confident (fourteenth round)', () => {
+describe('a second look at a photo whose first answer is not confident', () => {
   const rows: ReferenceFeatures[] = [];
   const store = growingStore(rows);
   /** In this thread (so the test can turn the second look off), counting the second looks asked for. */
@@ -65,11 +65,11 @@ describe('a second look at a photo whose first answer is not confident (fourteen
     smallLook: (image) => extractSmallLook(image),
     concurrent: async () => false,
   };
-  // The small look (fifteenth round) off: these tests are about the second look alone.
+  // The small look off: these tests are about the second look alone.
   const search = new FeatureIndexSimilaritySearch(store, { extractor, secondLook: true, smallLook: false });
   const saved = LOCAL_SETTINGS.query.secondLook;
   beforeAll(async () => {
-    // A party hat: a soft, flat drawing whose few corners noise hides (a bench miss of the twelfth round).
+    // A party hat: a soft, flat drawing whose few corners noise hides (in a noisy scene its first look is not confident).
     for (const file of [...PARTS, 'party-hat.jpg']) rows.push({ image_id: file, part_id: `photo:${file}`, features: await referenceFeatures(file) });
   });
   afterAll(() => {
@@ -127,7 +127,7 @@ describe('a second look at a photo whose first answer is not confident (fourteen
   });
 });
 
-describe('the small look: AKAZE features of small references (fifteenth round)', () => {
+describe('the small look: AKAZE features of small references', () => {
   const rows: ReferenceFeatures[] = [];
   const store = growingStore(rows);
   // Small references (at most 70 px on the long side): a 32 × 70 banana and a 46-px party hat

@@ -1,6 +1,6 @@
 /**
- * Search documents prepared on an import's reader thread (issue 12;
- * src/core/search/engine/prepared-documents.ts): the SQLite store uses them for a new part when
+ * Search documents prepared on an import's reader thread
+ * (src/core/search/engine/prepared-documents.ts): the SQLite store uses them for a new part when
  * they were built with the definitions its transaction reads, and builds the documents itself
  * otherwise (stale definitions, an update, no documents). Either way the index holds exactly what
  * plain upserts give.

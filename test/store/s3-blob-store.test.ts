@@ -72,7 +72,7 @@ describe.skipIf(!available)('S3 BlobStore', () => {
     store.client.destroy();
   });
 
-  it('touches a blob a put deduplicates onto, so a sweep with a grace period keeps it (several servers: issue 15)', async () => {
+  it('touches a blob a put deduplicates onto, so a sweep with a grace period keeps it (several servers share the bucket)', async () => {
     const { store } = freshStore();
     const bytes = randomBytes(4096);
     const streamed = Buffer.concat([randomBytes(2048), Buffer.from('streamed')]);

@@ -684,7 +684,7 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(byMpn.map((p) => p.part_id)).toContain(first);
       });
 
-      it('ranks an exact match in the id above a typo match in a name, also for parts with per-organization values (issue 13 typo tiers)', async () => {
+      it('ranks an exact match in the id above a typo match in a name, also for parts with per-organization values (the typos rule)', async () => {
         await putParts(part('a', 'Brackets brackets'), part('bracket-z', 'Widget'));
         expect(await search('bracket ')).toEqual(['bracket-z', 'a']);
         const stock = attribute('stock', { filterable: true, per_org_values: true, default_value: { en: 'yes' } });

@@ -44,11 +44,12 @@ describe('shipped vocabularies', () => {
     }
   });
 
-  // Regenerating a vocabulary takes minutes (`node scripts/make-vocabularies.js --check` does it
-  // and compares the bytes); the test recomputes the manifest's sample of the same pipeline from
-  // the same images: the training list, the descriptors of its first images and a small vocabulary
-  // trained on them. A change to the split, the decoding, the detectors' settings or the clustering
-  // changes the sample, and so would change a regenerated vocabulary.
+  // Regenerating a vocabulary takes minutes (test/e2e/vocabulary-regeneration.test.ts runs
+  // `node scripts/make-vocabularies.js --check` in CI); this test recomputes, on every run, the
+  // manifest's sample of the same pipeline from the same images: the training list, the descriptors
+  // of its first images and a small vocabulary trained on them. A change to the split, the
+  // decoding, the detectors' settings or the clustering changes the sample, and so would change a
+  // regenerated vocabulary.
   it.skipIf(!existsSync(script.IMAGE_DIR))('regenerates the same sample of each vocabulary from ../shared/data/images', async () => {
     for (const family of ['orb', 'akaze']) {
       const { file, id, bytes, sha256, ...sample } = manifest[family]!;
