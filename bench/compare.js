@@ -11,8 +11,9 @@
 //   and data pages written, pg_stat_wal / pg_stat_bgwriter), peak RSS, disk size; Xapian's
 //   indexing, PostgreSQL's COPY + GIN build; disk size of each.
 // - Queries: 70 (20 rare, 20 medium, 10 frequent, 20 two-word), chosen by document frequency. The catalog is asked over HTTP (`catalog serve`, one connection, sequential),
-//   Xapian in process, PostgreSQL through pg; 3 rounds, systems alternated per round, the first
-//   round cold (nothing of its queries cached). Before the rounds each server answers 3,000
+//   Xapian in process, PostgreSQL through pg; 3 rounds (--rounds), systems alternated per round,
+//   the first round cold (nothing of its queries cached), and only the system measured running:
+//   the other servers are stopped (SIGSTOP) meanwhile. Before the rounds each server answers 3,000
 //   searches of other words (serveInUse: servers in use, not fresh ones). p50/p99 per class. The catalog on the PostgreSQL store answers the same queries over
 //   HTTP (its own `catalog serve`), alternated too.
 // - Right: overlap@25 of the catalog's top 25 with an exhaustive scoring of every hit by the
@@ -23,7 +24,7 @@
 // - Start-up: bench/startup.js.
 //
 // Uses the COMPILED code (npm run build). Usage:
-//   nice -n 10 node bench/compare.js [--parts 1000000] [--load-seconds 20] [--startup-runs 15] [--import-only] [--no-pg-store] [--keep] [--baseline <checkout>] [--section <name>]
+//   nice -n 10 node bench/compare.js [--parts 1000000] [--rounds 3] [--load-seconds 20] [--startup-runs 15] [--import-only] [--no-pg-store] [--keep] [--baseline <checkout>] [--section <name>]
 // (--baseline: another built checkout of this project, e.g. a `git worktree` of an older commit;
 // its CLI imports the same parts into a catalog of its own, its `catalog serve` answers the same
 // queries alternated with this one's in every round, and both servers' start-up is measured.)
@@ -52,7 +53,8 @@ import { runStartupBench } from './startup.js';
 const K = 25;
 /** The words queries are made of: letters only, 4 or more. */
 const QUERY_WORD = /^[a-z]{4,}$/;
-const ROUNDS = 3;
+/** Query rounds (`--rounds`; the first is cold). */
+const DEFAULT_ROUNDS = 3;
 /** Searches each server answers before it is measured, and the words they take (serveInUse). */
 const IN_USE_SEARCHES = 3000;
 const IN_USE_WORDS = 500;
@@ -336,11 +338,11 @@ const summary = (times) => {
 };
 
 /** Runs the comparison; returns every figure. */
-export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupRuns = 15, importOnly = false, keep = false, baseline, pgStore = true } = {}) {
+export async function runCompare({ parts = 1_000_000, rounds = DEFAULT_ROUNDS, loadSeconds = 20, startupRuns = 15, importOnly = false, keep = false, baseline, pgStore = true } = {}) {
   const dir = join(ROOT, 'bench', 'tmp', `compare-${parts}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const out = { parts, date: new Date().toISOString(), node: process.version };
+  const out = { parts, rounds, date: new Date().toISOString(), node: process.version };
   const list = devices();
   log(`writing ${parts} parts`);
   await writeInputs(dir, parts, list);
@@ -530,72 +532,90 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
   // -- queries, systems alternated per round --
   const times = { catalog: queries.map(() => []), catalogPg: queries.map(() => []), baseline: queries.map(() => []), xapian: queries.map(() => []), postgres: queries.map(() => []) };
   let xapianTop;
-  for (let round = 0; round < ROUNDS; round++) {
-    log(`query round ${round + 1}`);
-    // A write between rounds empties the server's result cache (any write does, docs/search.md), so
-    // rounds 2.. measure warm but uncached searches; the engine re-reads only what the write changed.
-    // (Not before round 1, whose answers are checked against the reference: the extra part would
-    // move N and avgdl.)
-    if (round > 0) {
-      const bust = await http.request({ method: 'POST', path: '/1/catalog/parts', headers: auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
-      await bust.body.dump();
-      if (bust.statusCode >= 300) throw new Error(`cache-busting write: ${bust.statusCode}`);
+  // Only the system being measured runs: the other servers are stopped (SIGSTOP) meanwhile, so
+  // no background work of one (a build with idle-time warm-up, a sweep, a backfill) takes the
+  // machine's cores from another's measured round, nor from Xapian's or PostgreSQL's.
+  const servers = [server, base?.server, onPg?.server].filter((s) => s !== undefined);
+  /** Resumes `which` ('all': every server) and stops the others. */
+  const running = (which) => {
+    for (const s of servers) if (s.exitCode === null) s.kill(which === 'all' || s === which ? 'SIGCONT' : 'SIGSTOP');
+  };
+  try {
+    for (let round = 0; round < rounds; round++) {
+      log(`query round ${round + 1}`);
+      // A write between rounds empties the server's result cache (any write does, docs/search.md), so
+      // rounds 2.. measure warm but uncached searches; the engine re-reads only what the write changed.
+      // (Not before round 1, whose answers are checked against the reference: the extra part would
+      // move N and avgdl.)
+      // The cache-busting writes reach every server.
+      running('all');
+      if (round > 0) {
+        const bust = await http.request({ method: 'POST', path: '/1/catalog/parts', headers: auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
+        await bust.body.dump();
+        if (bust.statusCode >= 300) throw new Error(`cache-busting write: ${bust.statusCode}`);
+        if (onPg) {
+          const pgBust = await onPg.http.request({ method: 'POST', path: '/1/catalog/parts', headers: onPg.auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
+          await pgBust.body.dump();
+          if (pgBust.statusCode >= 300) throw new Error(`PostgreSQL store cache-busting write: ${pgBust.statusCode}`);
+        }
+        if (base) {
+          const baseBust = await base.http.request({ method: 'POST', path: '/1/catalog/parts', headers: base.auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
+          await baseBust.body.dump();
+          if (baseBust.statusCode >= 300) throw new Error(`baseline cache-busting write: ${baseBust.statusCode}`);
+        }
+      }
+      running(server);
+      for (const [qi, q] of queries.entries()) {
+        const t0 = performance.now();
+        const r = await http.request({ method: 'POST', path: '/1/find/search', headers: auth, body: searchBody(q.words) });
+        const body = await r.body.json();
+        times.catalog[qi].push(performance.now() - t0);
+        if (serveLog) appendFileSync(`${serveLog}.client`, `${new Date().toISOString()} round ${round + 1} ${q.cls} ${q.words.join(' ')} ${(performance.now() - t0).toFixed(2)}\n`);
+        if (r.statusCode !== 200) throw new Error(`search ${q.words}: ${r.statusCode} ${JSON.stringify(body)}`);
+        if (round === 0) {
+          q.got = body.results.map((x) => x.id);
+          q.gotTotal = body.resultsTotalCount;
+        }
+      }
       if (onPg) {
-        const pgBust = await onPg.http.request({ method: 'POST', path: '/1/catalog/parts', headers: onPg.auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
-        await pgBust.body.dump();
-        if (pgBust.statusCode >= 300) throw new Error(`PostgreSQL store cache-busting write: ${pgBust.statusCode}`);
+        running(onPg.server);
+        for (const [qi, q] of queries.entries()) {
+          const t0 = performance.now();
+          const r = await onPg.http.request({ method: 'POST', path: '/1/find/search', headers: onPg.auth, body: searchBody(q.words) });
+          const body = await r.body.json();
+          times.catalogPg[qi].push(performance.now() - t0);
+          if (r.statusCode !== 200) throw new Error(`PostgreSQL store search ${q.words}: ${r.statusCode}`);
+          if (round === 0) q.gotPgTotal = body.resultsTotalCount;
+        }
       }
       if (base) {
-        const baseBust = await base.http.request({ method: 'POST', path: '/1/catalog/parts', headers: base.auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
-        await baseBust.body.dump();
-        if (baseBust.statusCode >= 300) throw new Error(`baseline cache-busting write: ${baseBust.statusCode}`);
+        running(base.server);
+        for (const [qi, q] of queries.entries()) {
+          const t0 = performance.now();
+          const r = await base.http.request({ method: 'POST', path: '/1/find/search', headers: base.auth, body: searchBody(q.words) });
+          await r.body.dump();
+          times.baseline[qi].push(performance.now() - t0);
+          if (r.statusCode !== 200) throw new Error(`baseline search ${q.words}: ${r.statusCode}`);
+        }
+      }
+      running(undefined);
+      if (!xapian.missing) {
+        const r = spawnSync(xapian.python, [join(ROOT, 'bench', 'xapian_bench.py'), 'query', xdb, join(dir, 'queries.json'), String(K)], { encoding: 'utf8', maxBuffer: 1 << 28 });
+        if (r.status !== 0) throw new Error(`xapian query: ${r.stderr}`);
+        const res = JSON.parse(r.stdout);
+        res.forEach((x, qi) => times.xapian[qi].push(x.ms));
+        if (round === 0) xapianTop = res;
+      }
+      if (pgClient) {
+        for (const [qi, q] of queries.entries()) {
+          const t0 = performance.now();
+          await pgClient.query({ name: 'search', text: "SELECT part_id FROM parts, plainto_tsquery('simple', $1) AS q WHERE doc @@ q ORDER BY ts_rank(doc, q) DESC, part_id LIMIT 25", values: [q.words.join(' ')] });
+          times.postgres[qi].push(performance.now() - t0);
+        }
       }
     }
-    for (const [qi, q] of queries.entries()) {
-      const t0 = performance.now();
-      const r = await http.request({ method: 'POST', path: '/1/find/search', headers: auth, body: searchBody(q.words) });
-      const body = await r.body.json();
-      times.catalog[qi].push(performance.now() - t0);
-      if (serveLog) appendFileSync(`${serveLog}.client`, `${new Date().toISOString()} round ${round + 1} ${q.cls} ${q.words.join(' ')} ${(performance.now() - t0).toFixed(2)}\n`);
-      if (r.statusCode !== 200) throw new Error(`search ${q.words}: ${r.statusCode} ${JSON.stringify(body)}`);
-      if (round === 0) {
-        q.got = body.results.map((x) => x.id);
-        q.gotTotal = body.resultsTotalCount;
-      }
-    }
-    if (onPg) {
-      for (const [qi, q] of queries.entries()) {
-        const t0 = performance.now();
-        const r = await onPg.http.request({ method: 'POST', path: '/1/find/search', headers: onPg.auth, body: searchBody(q.words) });
-        const body = await r.body.json();
-        times.catalogPg[qi].push(performance.now() - t0);
-        if (r.statusCode !== 200) throw new Error(`PostgreSQL store search ${q.words}: ${r.statusCode}`);
-        if (round === 0) q.gotPgTotal = body.resultsTotalCount;
-      }
-    }
-    if (base) {
-      for (const [qi, q] of queries.entries()) {
-        const t0 = performance.now();
-        const r = await base.http.request({ method: 'POST', path: '/1/find/search', headers: base.auth, body: searchBody(q.words) });
-        await r.body.dump();
-        times.baseline[qi].push(performance.now() - t0);
-        if (r.statusCode !== 200) throw new Error(`baseline search ${q.words}: ${r.statusCode}`);
-      }
-    }
-    if (!xapian.missing) {
-      const r = spawnSync(xapian.python, [join(ROOT, 'bench', 'xapian_bench.py'), 'query', xdb, join(dir, 'queries.json'), String(K)], { encoding: 'utf8', maxBuffer: 1 << 28 });
-      if (r.status !== 0) throw new Error(`xapian query: ${r.stderr}`);
-      const res = JSON.parse(r.stdout);
-      res.forEach((x, qi) => times.xapian[qi].push(x.ms));
-      if (round === 0) xapianTop = res;
-    }
-    if (pgClient) {
-      for (const [qi, q] of queries.entries()) {
-        const t0 = performance.now();
-        await pgClient.query({ name: 'search', text: "SELECT part_id FROM parts, plainto_tsquery('simple', $1) AS q WHERE doc @@ q ORDER BY ts_rank(doc, q) DESC, part_id LIMIT 25", values: [q.words.join(' ')] });
-        times.postgres[qi].push(performance.now() - t0);
-      }
-    }
+  } finally {
+    running('all');
   }
 
   // -- right: totals and overlaps --
@@ -631,7 +651,7 @@ export async function runCompare({ parts = 1_000_000, loadSeconds = 20, startupR
       catalogHttp: summary(idx.flatMap((i) => times.catalog[i])),
       // Rounds 2.. only: the first round is cold (each reader thread loads the doc arrays and the postings it meets).
       catalogHttpWarm: summary(idx.flatMap((i) => times.catalog[i].slice(1))),
-      // The three slowest searches (words, round from 1, ms): with 3 rounds a class's p99 is its slowest.
+      // The three slowest searches (words, round from 1, ms): with few rounds a class's p99 is its slowest.
       catalogSlowest: idx.flatMap((i) => times.catalog[i].map((ms, round) => ({ words: queries[i].words.join(' '), round: round + 1, ms: +ms.toFixed(2) }))).sort((a, b) => b.ms - a.ms).slice(0, 3),
       ...(onPg ? { catalogPg: summary(idx.flatMap((i) => times.catalogPg[i])), catalogPgWrongTotals: idx.filter((i) => queries[i].gotPgTotal < queries[i].total).length } : {}),
       ...(base ? { baseline: summary(idx.flatMap((i) => times.baseline[i])), baselineWarm: summary(idx.flatMap((i) => times.baseline[i].slice(1))) } : {}),
@@ -720,7 +740,7 @@ export function markdown(r) {
   for (const [cls, c] of Object.entries(r.classes)) lines.push(`| ${cls} | ${c.queries} | ${c.hitsMedian} | ${f(c.catalogHttp)} (${f(c.catalogHttpWarm)}) | ${f(c.catalogPg)} | ${f(c.xapian)} | ${f(c.postgres)} | ${c.overlapExhaustive} | ${c.overlapXapian ?? 'n/a'} | ${c.wrongTotals} / ${c.catalogPgWrongTotals ?? 'n/a'} | ${c.typoTotals ?? 'n/a'} |`);
   lines.push('');
   if (r.baseline) {
-    lines.push(`Beside the baseline ${r.baseline.checkout}, same catalog, same rounds (alternated): p50 / p99 ms, all rounds (warm rounds).`);
+    lines.push(`Beside the baseline ${r.baseline.checkout}, same catalog, same ${r.rounds} rounds (alternated; the server not measured stopped meanwhile): p50 / p99 ms, all rounds (warm rounds).`);
     lines.push('');
     lines.push('| query class | this checkout | baseline | p50 change |');
     lines.push('|---|---|---|---|');
@@ -749,7 +769,7 @@ if (isMain(import.meta.url)) {
   const keep = process.argv.includes('--keep');
   const baselineAt = process.argv.indexOf('--baseline');
   const baseline = baselineAt > 0 ? process.argv[baselineAt + 1] : undefined;
-  const r = await runCompare({ parts: arg('--parts', 1_000_000), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly, keep, baseline, pgStore: !process.argv.includes('--no-pg-store') });
+  const r = await runCompare({ parts: arg('--parts', 1_000_000), rounds: arg('--rounds', DEFAULT_ROUNDS), loadSeconds: arg('--load-seconds', 20), startupRuns: arg('--startup-runs', 15), importOnly, keep, baseline, pgStore: !process.argv.includes('--no-pg-store') });
   console.log(JSON.stringify(r, null, 2));
   // One section per size: the 100,000- and 1,000,000-part imports are read side by side.
   if (importOnly) writeSection(`compare:import:${r.parts}`, `Import of ${r.parts.toLocaleString('en-US')} parts${r.baselineImport ? ', beside the baseline' : ''}`, importMarkdown(r));

@@ -17,6 +17,8 @@ describe('typo tolerance', () => {
   it('makes one-deletion variants, by code point', () => {
     expect(deletionVariants('abca').sort()).toEqual(['aba', 'abc', 'aca', 'bca']);
     expect(deletionVariants('naïve')).toContain('nave');
+    // A code point outside the BMP is deleted whole, never half a surrogate pair.
+    expect(deletionVariants('a😀b')).toEqual(['😀b', 'ab', 'a😀']);
     expect(lookupKeys('abc')).toEqual(['abc', 'bc', 'ac', 'ab']);
   });
   it('accepts exactly one insert, delete, substitution or neighbour swap', () => {

@@ -68,9 +68,14 @@ export function hasTypoKeys(term: string): boolean {
 
 /** The distinct strings made by deleting one code point of `term`. */
 export function deletionVariants(term: string): string[] {
-  const chars = [...term];
   const out = new Set<string>();
-  for (let i = 0; i < chars.length; i++) out.add(chars.slice(0, i).join('') + chars.slice(i + 1).join(''));
+  // Slices at code point boundaries (a surrogate pair is one code point): every search of a
+  // typo-eligible word and every new term of an import makes these keys.
+  for (let i = 0; i < term.length; ) {
+    const width = (term.codePointAt(i) ?? 0) > 0xffff ? 2 : 1;
+    out.add(term.slice(0, i) + term.slice(i + width));
+    i += width;
+  }
   return [...out];
 }
 
