@@ -90,44 +90,63 @@ export function lookupKeys(word: string): string[] {
  */
 export function withinOneEdit(a: string, b: string): boolean {
   if (a === b) return true;
-  const x = [...a];
-  const y = [...b];
+  const x = codePoints(a);
+  const y = codePoints(b);
   if (Math.abs(x.length - y.length) > 1) return false;
   let i = 0;
   while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  const sameFrom = (p: ArrayLike<string>, from: number, q: ArrayLike<string>, qFrom: number): boolean => {
+    if (p.length - from !== q.length - qFrom) return false;
+    for (let k = 0; from + k < p.length; k++) if (p[from + k] !== q[qFrom + k]) return false;
+    return true;
+  };
   if (x.length === y.length) {
-    if (x.slice(i + 1).join('') === y.slice(i + 1).join('')) return true; // substitution
-    return x[i] === y[i + 1] && x[i + 1] === y[i] && x.slice(i + 2).join('') === y.slice(i + 2).join(''); // swap
+    if (sameFrom(x, i + 1, y, i + 1)) return true; // substitution
+    return x[i] === y[i + 1] && x[i + 1] === y[i] && sameFrom(x, i + 2, y, i + 2); // swap
   }
   const [longer, shorter] = x.length > y.length ? [x, y] : [y, x];
-  return longer.slice(i + 1).join('') === shorter.slice(i).join(''); // insertion / deletion
+  return sameFrom(longer, i + 1, shorter, i); // insertion / deletion
 }
+
+/** Surrogate halves: a string without them has one UTF-16 unit per code point. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * `text` indexable by code point: the string itself when each unit is one (the common case: no
+ * array is made for the words of every typo lookup), else its code points.
+ */
+function codePoints(text: string): ArrayLike<string> {
+  return SURROGATE.test(text) ? [...text] : text;
+}
+
+/** Rows of {@link editDistance}, grown to the longest word seen (the function does not re-enter). */
+let rows = [new Int32Array(0), new Int32Array(0), new Int32Array(0)];
 
 /**
  * Optimal string alignment distance of `a` and `b` (insert, delete, substitute, swap of
- * neighbours; code points), or `max + 1` once it is certainly above `max`.
+ * neighbours; code points), or `max + 1` when it is above `max`.
  */
 export function editDistance(a: string, b: string, max: number): number {
-  const x = [...a];
-  const y = [...b];
+  const x = codePoints(a);
+  const y = codePoints(b);
   if (Math.abs(x.length - y.length) > max) return max + 1;
-  let prev2: number[] = [];
-  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  if ((rows[0]?.length ?? 0) < y.length + 1) rows = [new Int32Array(y.length + 1), new Int32Array(y.length + 1), new Int32Array(y.length + 1)];
+  let [prev2, prev, row] = rows as [Int32Array, Int32Array, Int32Array];
+  for (let j = 0; j <= y.length; j++) prev[j] = j;
   for (let i = 1; i <= x.length; i++) {
-    const row = [i];
+    row[0] = i;
     let best = i;
     for (let j = 1; j <= y.length; j++) {
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
       let d = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
       if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) d = Math.min(d, (prev2[j - 2] ?? 0) + 1);
-      row.push(d);
-      best = Math.min(best, d);
+      row[j] = d;
+      if (d < best) best = d;
     }
     if (best > max) return max + 1;
-    prev2 = prev;
-    prev = row;
+    [prev2, prev, row] = [prev, row, prev2];
   }
-  return prev[y.length] ?? max + 1;
+  return Math.min(prev[y.length] ?? max + 1, max + 1);
 }
 
 /** The keys a word of two typos is looked up under: itself, its deletions and their deletions. */
