@@ -11,9 +11,10 @@
 //   and data pages written, pg_stat_wal / pg_stat_bgwriter), peak RSS, disk size; Xapian's
 //   indexing, PostgreSQL's COPY + GIN build; disk size of each.
 // - Queries: 70 (20 rare, 20 medium, 10 frequent, 20 two-word), chosen by document frequency. The catalog is asked over HTTP (`catalog serve`, one connection, sequential),
-//   Xapian in process, PostgreSQL through pg; 3 rounds (--rounds), systems alternated per round,
-//   the first round cold (nothing of its queries cached), and only the system measured running:
-//   the other servers are stopped (SIGSTOP) meanwhile. Before the rounds each server answers 3,000
+//   Xapian in process, PostgreSQL through pg; 3 rounds (--rounds), systems alternated per round
+//   (the catalog servers' order rotated each round), the first round cold (nothing of its queries
+//   cached), and only the system measured running: the other servers are stopped (SIGSTOP)
+//   meanwhile. Before the rounds each server answers 3,000
 //   searches of other words (serveInUse: servers in use, not fresh ones). p50/p99 per class. The catalog on the PostgreSQL store answers the same queries over
 //   HTTP (its own `catalog serve`), alternated too.
 // - Right: overlap@25 of the catalog's top 25 with an exhaustive scoring of every hit by the
@@ -536,6 +537,22 @@ export async function runCompare({ parts = 1_000_000, rounds = DEFAULT_ROUNDS, l
   // no background work of one (a build with idle-time warm-up, a sweep, a backfill) takes the
   // machine's cores from another's measured round, nor from Xapian's or PostgreSQL's.
   const servers = [server, base?.server, onPg?.server].filter((s) => s !== undefined);
+  const catalogSystems = [
+    {
+      name: 'catalog', label: 'catalog', server, http, auth,
+      answered: (round, q, body, ms) => {
+        if (serveLog) appendFileSync(`${serveLog}.client`, `${new Date().toISOString()} round ${round + 1} ${q.cls} ${q.words.join(' ')} ${ms.toFixed(2)}\n`);
+        if (round === 0) {
+          q.got = body.results.map((x) => x.id);
+          q.gotTotal = body.resultsTotalCount;
+        }
+      },
+    },
+    ...(onPg ? [{ name: 'catalogPg', label: 'PostgreSQL store', ...onPg, answered: (round, q, body) => round === 0 && (q.gotPgTotal = body.resultsTotalCount) }] : []),
+    ...(base ? [{ name: 'baseline', label: 'baseline', ...base }] : []),
+  ];
+  /** `list` rotated left by `by` places. */
+  const rotated = (list, by) => list.map((_, i) => list[(i + by) % list.length]);
   /** Resumes `which` ('all': every server) and stops the others. */
   const running = (which) => {
     for (const s of servers) if (s.exitCode === null) s.kill(which === 'all' || s === which ? 'SIGCONT' : 'SIGSTOP');
@@ -564,38 +581,18 @@ export async function runCompare({ parts = 1_000_000, rounds = DEFAULT_ROUNDS, l
           if (baseBust.statusCode >= 300) throw new Error(`baseline cache-busting write: ${baseBust.statusCode}`);
         }
       }
-      running(server);
-      for (const [qi, q] of queries.entries()) {
-        const t0 = performance.now();
-        const r = await http.request({ method: 'POST', path: '/1/find/search', headers: auth, body: searchBody(q.words) });
-        const body = await r.body.json();
-        times.catalog[qi].push(performance.now() - t0);
-        if (serveLog) appendFileSync(`${serveLog}.client`, `${new Date().toISOString()} round ${round + 1} ${q.cls} ${q.words.join(' ')} ${(performance.now() - t0).toFixed(2)}\n`);
-        if (r.statusCode !== 200) throw new Error(`search ${q.words}: ${r.statusCode} ${JSON.stringify(body)}`);
-        if (round === 0) {
-          q.got = body.results.map((x) => x.id);
-          q.gotTotal = body.resultsTotalCount;
-        }
-      }
-      if (onPg) {
-        running(onPg.server);
+      // The catalog servers in turn, the order rotated each round: none is always the first after
+      // Xapian's and PostgreSQL's queries (cold caches) or always after another catalog server.
+      for (const system of rotated(catalogSystems, round)) {
+        running(system.server);
         for (const [qi, q] of queries.entries()) {
           const t0 = performance.now();
-          const r = await onPg.http.request({ method: 'POST', path: '/1/find/search', headers: onPg.auth, body: searchBody(q.words) });
+          const r = await system.http.request({ method: 'POST', path: '/1/find/search', headers: system.auth, body: searchBody(q.words) });
           const body = await r.body.json();
-          times.catalogPg[qi].push(performance.now() - t0);
-          if (r.statusCode !== 200) throw new Error(`PostgreSQL store search ${q.words}: ${r.statusCode}`);
-          if (round === 0) q.gotPgTotal = body.resultsTotalCount;
-        }
-      }
-      if (base) {
-        running(base.server);
-        for (const [qi, q] of queries.entries()) {
-          const t0 = performance.now();
-          const r = await base.http.request({ method: 'POST', path: '/1/find/search', headers: base.auth, body: searchBody(q.words) });
-          await r.body.dump();
-          times.baseline[qi].push(performance.now() - t0);
-          if (r.statusCode !== 200) throw new Error(`baseline search ${q.words}: ${r.statusCode}`);
+          const ms = performance.now() - t0;
+          times[system.name][qi].push(ms);
+          if (r.statusCode !== 200) throw new Error(`${system.label} search ${q.words}: ${r.statusCode} ${JSON.stringify(body)}`);
+          system.answered?.(round, q, body, ms);
         }
       }
       running(undefined);
@@ -740,7 +737,7 @@ export function markdown(r) {
   for (const [cls, c] of Object.entries(r.classes)) lines.push(`| ${cls} | ${c.queries} | ${c.hitsMedian} | ${f(c.catalogHttp)} (${f(c.catalogHttpWarm)}) | ${f(c.catalogPg)} | ${f(c.xapian)} | ${f(c.postgres)} | ${c.overlapExhaustive} | ${c.overlapXapian ?? 'n/a'} | ${c.wrongTotals} / ${c.catalogPgWrongTotals ?? 'n/a'} | ${c.typoTotals ?? 'n/a'} |`);
   lines.push('');
   if (r.baseline) {
-    lines.push(`Beside the baseline ${r.baseline.checkout}, same catalog, same ${r.rounds} rounds (alternated; the server not measured stopped meanwhile): p50 / p99 ms, all rounds (warm rounds).`);
+    lines.push(`Beside the baseline ${r.baseline.checkout}, same catalog, same ${r.rounds} rounds (the two servers' order rotated each round, the one not measured stopped meanwhile): p50 / p99 ms, all rounds (warm rounds).`);
     lines.push('');
     lines.push('| query class | this checkout | baseline | p50 change |');
     lines.push('|---|---|---|---|');

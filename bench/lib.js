@@ -38,7 +38,7 @@ export function writeSection(name, title, body, options = {}) {
   const command = options.command ?? ['node', `bench/${name.split(':')[0]}.js`, ...process.argv.slice(2)].join(' ');
   const date = (options.date ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
   const { begin, end } = sectionMarkers(name);
-  const section = [begin, `## ${title}`, '', `\`${command}\` on ${date}: Node ${process.version}, ${cpus().length} cores.`, '', body.trim(), end].join('\n');
+  const section = [begin, `## ${title}`, '', `\`${command}\` on ${date}: Node ${process.version}, ${cpus().length} cores${hugePagesNote()}.`, '', body.trim(), end].join('\n');
   const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
   const from = old.indexOf(begin);
   const to = from >= 0 ? old.indexOf(end, from) : -1;
@@ -46,6 +46,19 @@ export function writeSection(name, title, body, options = {}) {
   const next = from >= 0 ? old.slice(0, from) + section + old.slice(to + end.length) : `${old.trimEnd()}\n\n${section}\n`;
   writeFileSync(`${file}.tmp`, next);
   renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * The machine's transparent huge pages setting (Linux), as `, transparent huge pages: <mode>`, or ''
+ * where there is none: it moves search latencies by ~10 % (docs/deploy.md), so a figure says it.
+ */
+function hugePagesNote() {
+  try {
+    const mode = /\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))?.[1];
+    return mode ? `, transparent huge pages: ${mode}` : '';
+  } catch {
+    return '';
+  }
 }
 
 /** A fresh temporary directory. */
