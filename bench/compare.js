@@ -567,18 +567,10 @@ export async function runCompare({ parts = 1_000_000, rounds = DEFAULT_ROUNDS, l
       // The cache-busting writes reach every server.
       running('all');
       if (round > 0) {
-        const bust = await http.request({ method: 'POST', path: '/1/catalog/parts', headers: auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
-        await bust.body.dump();
-        if (bust.statusCode >= 300) throw new Error(`cache-busting write: ${bust.statusCode}`);
-        if (onPg) {
-          const pgBust = await onPg.http.request({ method: 'POST', path: '/1/catalog/parts', headers: onPg.auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
-          await pgBust.body.dump();
-          if (pgBust.statusCode >= 300) throw new Error(`PostgreSQL store cache-busting write: ${pgBust.statusCode}`);
-        }
-        if (base) {
-          const baseBust = await base.http.request({ method: 'POST', path: '/1/catalog/parts', headers: base.auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
-          await baseBust.body.dump();
-          if (baseBust.statusCode >= 300) throw new Error(`baseline cache-busting write: ${baseBust.statusCode}`);
+        for (const system of catalogSystems) {
+          const bust = await system.http.request({ method: 'POST', path: '/1/catalog/parts', headers: system.auth, body: JSON.stringify([{ part_id: 'bench:cache-buster', name: { en: `zzbuster${round}` } }]) });
+          await bust.body.dump();
+          if (bust.statusCode >= 300) throw new Error(`${system.label} cache-busting write: ${bust.statusCode}`);
         }
       }
       // The catalog servers in turn, the order rotated each round: none is always the first after
