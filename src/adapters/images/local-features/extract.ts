@@ -20,20 +20,10 @@ export type LocalRole = 'reference' | 'query';
  * - `minSide`: smaller images are enlarged to this long side (ORB's 31-px patches need room: a
  *   64-px icon has no keypoints at its own size);
  * - `keypoints`: ORB's budget. A query photo spends much of it on the clutter around the part, so it
- *   gets more than a reference (whose size also bounds the index memory). Measured on 40 scene
- *   queries (bench/tmp diagnostics): 1,000 query keypoints verified 20 true parts with ≥ 10 inliers,
- *   2,000 → 31, 2,000 with 21-px patches → 36 (smaller patches reach inside small parts instead of
- *   straddling their outline, whose background changes from the reference's to the bench's).
- *   4,000 rather than 2,000 (the grid then keeps nearly every FAST corner of a 640-px
- *   photo, so a part in a small share of the frame keeps all of its own): at 10,000 references,
- *   through the product's path, scenes / scenes with effects found first 38 / 39 → 39 / 40 of 40
- *   (`candy_cane`'s stripes and `banana` found), true part ≥ 0.5 35 / 34 → 38 / 37, distractors
- *   ≥ 0.5 4 → 3 of 100, for scene queries' wall p50 ~100 → 142-149 ms (all 500 queries 70 → 69-72
- *   ms p50, 147 → 166-189 ms p99; docs/search.md). 3,000 found no more scenes than
- *   2,000. Over the 24 photo conditions at 514 references (the first look alone): found first
- *   +13 of 960 (scenes with camera effects +4, with noise +5, with a finger +4, plain +2, tilted
- *   +1; with glare, a card with a finger and the four digital changes at once −1 each), for
- *   ~+17 ms of query CPU at p50;
+ *   gets more than a reference (whose size also bounds the index memory): at 4,000 the grid keeps
+ *   nearly every FAST corner of a 640-px photo, so a part in a small share of the frame keeps all
+ *   of its own; 21-px patches reach inside small parts instead of straddling their outline, whose
+ *   background changes from the reference's to the bench's (the measurements: decisions/0007);
  * - `grid` (query only): keypoints spread over an 8 × 8 grid ({@link gridSelect}); 40 scenes at
  *   514 references: 22 → 27 found first (scene + camera effects 20 → 21), for ~10 ms more ORB. Not
  *   on references (their part fills the picture; a 4 × 4 grid there measured no gain), so stored

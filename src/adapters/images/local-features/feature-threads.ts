@@ -23,9 +23,7 @@ export const FEATURE_THREADS = Math.min(3, Math.max(1, Math.floor(availableParal
  * small look is started beside a photo's first look on speculation and is dropped when the first
  * answer is confident (four photos in five), so it must not slow a first look down. At nice 19
  * the kernel gives it ~1.5 % of a core that a first look or a search also wants, and all of an
- * idle one. At 10,000 references, one query at a time, alternated runs: wall p99 217–222 ms at
- * nice 19, 226–231 at nice 10, 268 at the process's own priority skipping a look while another
- * runs; p50 within the runs' noise of the small look off (decisions/0008).
+ * idle one (what that bought: decisions/0008).
  */
 export const SMALL_LOOK_NICE = 19;
 
