@@ -536,7 +536,6 @@ export async function runCompare({ parts = 1_000_000, rounds = DEFAULT_ROUNDS, l
   // Only the system being measured runs: the other servers are stopped (SIGSTOP) meanwhile, so
   // no background work of one (a build with idle-time warm-up, a sweep, a backfill) takes the
   // machine's cores from another's measured round, nor from Xapian's or PostgreSQL's.
-  const servers = [server, base?.server, onPg?.server].filter((s) => s !== undefined);
   const catalogSystems = [
     {
       name: 'catalog', label: 'catalog', server, http, auth,
@@ -551,6 +550,7 @@ export async function runCompare({ parts = 1_000_000, rounds = DEFAULT_ROUNDS, l
     ...(onPg ? [{ name: 'catalogPg', label: 'PostgreSQL store', ...onPg, answered: (round, q, body) => round === 0 && (q.gotPgTotal = body.resultsTotalCount) }] : []),
     ...(base ? [{ name: 'baseline', label: 'baseline', ...base }] : []),
   ];
+  const servers = catalogSystems.map((system) => system.server);
   /** `list` rotated left by `by` places. */
   const rotated = (list, by) => list.map((_, i) => list[(i + by) % list.length]);
   /** Resumes `which` ('all': every server) and stops the others. */

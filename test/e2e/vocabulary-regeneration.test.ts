@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { loud } from '../helpers/loud.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SCRIPT = join(ROOT, 'scripts', 'make-vocabularies.js');
@@ -24,11 +25,10 @@ const haveImages = existsSync(IMAGE_DIR);
 const runs = asked && haveImages;
 
 if (!runs) {
-  const bar = '!'.repeat(100);
   const why = !haveImages
     ? `the training images are not at ${IMAGE_DIR}`
     : 'it takes minutes; set CATALOG_TEST_VOCABULARIES=1 to run it (CI runs it: CATALOG_REQUIRE_SERVICES=1)';
-  process.stderr.write(`\n${bar}\n!! THE PHOTO VOCABULARY REGENERATION TEST IS SKIPPED: ${why}.\n!! Or run: node scripts/make-vocabularies.js --check (after npm run build)\n${bar}\n\n`);
+  loud([`THE PHOTO VOCABULARY REGENERATION TEST IS SKIPPED: ${why}.`, 'Or run: node scripts/make-vocabularies.js --check (after npm run build)']);
 }
 
 describe('photo vocabularies', () => {

@@ -9,6 +9,7 @@
 import type { TestProject } from 'vitest/node';
 import { POSTGRES_INSTALL_HINT, startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
 import { startS3Server, type S3TestServer } from './s3-server.js';
+import { loud } from '../helpers/loud.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -20,11 +21,6 @@ declare module 'vitest' {
 }
 
 const required = process.env.CATALOG_REQUIRE_SERVICES === '1';
-
-function loud(lines: string[]): void {
-  const bar = '!'.repeat(100);
-  process.stderr.write(`\n${bar}\n${lines.map((l) => `!! ${l}`).join('\n')}\n${bar}\n\n`);
-}
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let cluster: PostgresCluster | undefined;

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, startServe } from '../helpers/bin.js';
 import { alteredPhoto, buildFixture, PHOTOS, SEVEN_NOT_SHOWN, SEVEN_SHOWN, type Fixture } from './catalog-fixture.js';
 import { SHARED_IMAGES } from '../helpers/data.js';
+import { loud } from '../helpers/loud.js';
 
 const CHROMIUM = process.env.CATALOG_CHROMIUM ?? '/usr/bin/chromium';
 const INSTALL = 'apt-get update && apt-get install -y chromium';
@@ -21,8 +22,7 @@ const haveChromium = existsSync(CHROMIUM);
 const required = process.env.CATALOG_REQUIRE_SERVICES === '1';
 
 if (!haveChromium) {
-  const message = `\n${'!'.repeat(100)}\n!! web app browser tests SKIPPED: no Chromium at ${CHROMIUM}. Install it with:\n!!   ${INSTALL}\n!! (CATALOG_REQUIRE_SERVICES=1 turns this skip into a failure.)\n${'!'.repeat(100)}\n`;
-  process.stderr.write(message);
+  loud([`web app browser tests SKIPPED: no Chromium at ${CHROMIUM}. Install it with:`, `  ${INSTALL}`, '(CATALOG_REQUIRE_SERVICES=1 turns this skip into a failure.)']);
 }
 
 /** Serious and critical axe-core violations of the page, as `id: help (n nodes)` lines. */

@@ -95,17 +95,19 @@ export function withinOneEdit(a: string, b: string): boolean {
   if (Math.abs(x.length - y.length) > 1) return false;
   let i = 0;
   while (i < x.length && i < y.length && x[i] === y[i]) i++;
-  const sameFrom = (p: ArrayLike<string>, from: number, q: ArrayLike<string>, qFrom: number): boolean => {
-    if (p.length - from !== q.length - qFrom) return false;
-    for (let k = 0; from + k < p.length; k++) if (p[from + k] !== q[qFrom + k]) return false;
-    return true;
-  };
   if (x.length === y.length) {
     if (sameFrom(x, i + 1, y, i + 1)) return true; // substitution
     return x[i] === y[i + 1] && x[i + 1] === y[i] && sameFrom(x, i + 2, y, i + 2); // swap
   }
   const [longer, shorter] = x.length > y.length ? [x, y] : [y, x];
   return sameFrom(longer, i + 1, shorter, i); // insertion / deletion
+}
+
+/** Whether `p` from index `from` and `q` from `qFrom` hold the same code points to their ends. */
+function sameFrom(p: ArrayLike<string>, from: number, q: ArrayLike<string>, qFrom: number): boolean {
+  if (p.length - from !== q.length - qFrom) return false;
+  for (let k = 0; from + k < p.length; k++) if (p[from + k] !== q[qFrom + k]) return false;
+  return true;
 }
 
 /** Surrogate halves: a string without them has one UTF-16 unit per code point. */
