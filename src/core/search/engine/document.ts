@@ -7,8 +7,9 @@
  *   1..4 (values of searchable, not per-organization attributes by visibility tier);
  * - ID_MARK + a token of the part id: group 0 (ids are matched only by the word itself);
  * - the joined form of a punctuated run of tokens (`6204-2RS` → `62042rs`, `@types/react` →
- *   `typesreact`), in the run's group (ID_MARK for the id), not counted in the lengths: a part
- *   number or a package name typed without its separators finds the part;
+ *   `typesreact`), in the run's group, not counted in the lengths: a part number or a package name
+ *   typed without its separators finds the part; in the id, ID_JOINED_MARK + the run's first token
+ *   and the rest apart (idJoinedTerm), group 0;
  * - EXACT_MARK + every token of one name joined, and EXACT_ID_MARK + every token of the id joined:
  *   group 0, tf 1 (the "exact" ranking rule: a query whose tokens joined equal it names this part,
  *   whatever separators it typed; the "begins" rule: a name whose term begins with the query's
@@ -49,6 +50,10 @@ export const EXACT_ID_MARK = '\uE005';
 export const IDENT_MARK = '\uE006';
 /** Prefix of a word's attribute-order term (the marks of the best listed attribute holding it). */
 export const ATTR_MARK = '\uE007';
+/** Prefix of the joined form of a punctuated run of the part id ({@link idJoinedTerm}). */
+export const ID_JOINED_MARK = '\uE008';
+/** Between an id run's first token and the rest joined: sorts before every character a token holds. */
+const ID_JOINED_SPLIT = '\u0001';
 /**
  * Longest value text (in UTF-16 units) given an identifier term: part numbers and codes are short;
  * a description never equals a query, so it costs no dictionary entry.
@@ -71,7 +76,7 @@ export function isIdentifierLike(text: string): boolean {
  * version rebuilds it when it opens (SQLite search_state `layout`, PostgreSQL settings
  * `search_document`).
  */
-export const DOCUMENT_FORMAT = 4;
+export const DOCUMENT_FORMAT = 5;
 
 /** The exact-field term of a name's tokens. */
 export function exactTerm(tokens: readonly string[]): string {
@@ -91,14 +96,56 @@ export function identifierTerm(attributeId: string, tokens: readonly string[]): 
   return `${IDENT_MARK}${attributeId}\u0000${tokens.join('')}`;
 }
 
-/** The joined forms of a text's punctuated runs: each whitespace-separated chunk of two or more tokens, its tokens joined. */
-export function joinedRuns(text: string): string[] {
-  const out: string[] = [];
+/** A text's punctuated runs: each whitespace-separated chunk of two or more tokens, as its tokens. */
+export function punctuatedRuns(text: string): string[][] {
+  const out: string[][] = [];
   for (const chunk of text.split(/\s+/u)) {
     const tokens = tokenize(chunk);
-    if (tokens.length > 1) out.push(tokens.join(''));
+    if (tokens.length > 1) out.push(tokens);
   }
   return out;
+}
+
+/** The joined forms of a text's punctuated runs ({@link punctuatedRuns}), each run's tokens joined. */
+export function joinedRuns(text: string): string[] {
+  return punctuatedRuns(text).map((tokens) => tokens.join(''));
+}
+
+/** Whether `term` is a term of the part id: a token (ID_MARK) or a run joined (ID_JOINED_MARK). */
+export function isIdTerm(term: string): boolean {
+  return term.startsWith(ID_MARK) || term.startsWith(ID_JOINED_MARK);
+}
+
+/**
+ * The term of a punctuated run of the part id (two or more tokens): ID_JOINED_MARK, the first
+ * token, ID_JOINED_SPLIT, the other tokens joined (`pci:8086:10d3` → `pci`, `808610d3`). The
+ * first token stands apart so that a word typed finds the run only when it reaches past that token
+ * ({@link idJoinedKeys}): a word within it finds the token itself (ID_MARK), and a catalog whose
+ * ids all begin alike (`pci:`, `npm:`) never makes a word like `pci` a range of every id.
+ */
+export function idJoinedTerm(tokens: readonly string[]): string {
+  return ID_JOINED_MARK + (tokens[0] ?? '') + ID_JOINED_SPLIT + tokens.slice(1).join('');
+}
+
+/** The first token and the rest joined of an id run's term ({@link idJoinedTerm}), or undefined for any other term. */
+export function splitIdJoinedTerm(term: string): { first: string; rest: string } | undefined {
+  if (!term.startsWith(ID_JOINED_MARK)) return undefined;
+  const split = term.indexOf(ID_JOINED_SPLIT);
+  return split < 0 ? undefined : { first: term.slice(ID_JOINED_MARK.length, split), rest: term.slice(split + 1) };
+}
+
+/**
+ * The keys under which the id runs spelled by `word` (one token, typed without separators) are
+ * found: one {@link idJoinedTerm} per way of cutting the word after its first code point and
+ * before its last (the run's first token, then the rest). A run whose tokens joined equal `word` is
+ * one of these terms; a run whose joined form begins with `word` and is longer than its first
+ * token lies in the dictionary range of one of them.
+ */
+export function idJoinedKeys(word: string): string[] {
+  const points = [...word];
+  const keys: string[] = [];
+  for (let cut = 1; cut < points.length; cut++) keys.push(ID_JOINED_MARK + points.slice(0, cut).join('') + ID_JOINED_SPLIT + points.slice(cut).join(''));
+  return keys;
 }
 
 /** The part as the engine needs it. */
@@ -168,7 +215,7 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
     add(terms, ID_MARK + token, 0);
     lengths[0]++;
   }
-  for (const joined of joinedRuns(part.part_id)) add(terms, ID_MARK + joined, 0);
+  for (const run of punctuatedRuns(part.part_id)) add(terms, idJoinedTerm(run), 0);
   addExact(terms, idTokens, exactIdTerm(idTokens));
   for (const text of langTexts(part.name)) {
     const tokens = tokenize(text);

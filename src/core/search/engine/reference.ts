@@ -22,7 +22,7 @@ import { compareBinary } from '../rank.js';
 import { codePointLength, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, NAME_WEIGHT } from './bm25.js';
-import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, identifierTerm, joinedRuns, tierLength } from './document.js';
+import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, identifierTerm, isIdTerm, joinedRuns, splitIdJoinedTerm, tierLength } from './document.js';
 import { buildOrgDocument } from './org-document.js';
 import { compareValues, parseNumberValue, RANK_BOOST_UNIT } from './order-keys.js';
 import { attributeMarks, BEGINS_FIELD, COMPLETION, EXACT_FIELD, exhaustiveTopK, nameBonus, NEAR_FIELD, termList, TYPO, type TermList } from './topk.js';
@@ -73,7 +73,7 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
 
   /** One term's postings as the tier sees them, every posting flagged; `word`: a word of names and values (its attribute marks with an attribute order). */
   const list = (term: string, flags: number, word = false): TermList => {
-    const weight = term.startsWith(ID_MARK) ? ID_WEIGHT : NAME_WEIGHT;
+    const weight = isIdTerm(term) ? ID_WEIGHT : NAME_WEIGHT;
     const ids: number[] = [];
     const wtf: number[] = [];
     const names: number[] = [];
@@ -175,6 +175,18 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
         const l = list(t, t === whole ? flags : flags | COMPLETION, mark === '');
         if ((flags & TYPO) !== 0 && l.docs.length < ownDf) continue;
         out.push(l);
+      }
+      // In the id, also the runs it spells joined: equal to it, or (a prefix) beginning with it
+      // past their first token (a word within the first token finds that token above).
+      if (mark !== ID_MARK) return;
+      for (const t of allTerms) {
+        const run = splitIdJoinedTerm(t);
+        if (!run || seen.has(t)) continue;
+        const joinedRun = run.first + run.rest;
+        if (joinedRun === token || (prefix && joinedRun.startsWith(token) && codePointLength(token) > codePointLength(run.first))) {
+          seen.add(t);
+          out.push(list(t, joinedRun === token ? flags : flags | COMPLETION));
+        }
       }
     };
     const addAlternative = (tokens: readonly string[], prefix: boolean, mark: string, flags: number) => {

@@ -20,7 +20,7 @@ import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokeni
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
 import { countInEvery, intersect } from './doc-sets.js';
-import { ATTR_MARK, exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, identifierTerm } from './document.js';
+import { ATTR_MARK, exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, idJoinedKeys, identifierTerm } from './document.js';
 import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
 import { andWords, attributeMarks, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
 
@@ -596,8 +596,15 @@ export class EngineSearcher {
         seen.add(key);
         const phrase = this.phrase(alternative, mark, tier);
         if (phrase) add({ ...phrase, names: withFlags(phrase.names, flags) }, flags);
-      } else if (alternative.prefix) addPrefix(mark + (alternative.tokens[0] ?? ''), flags, mark);
-      else addTerm(mark + (alternative.tokens[0] ?? ''), flags, mark);
+      } else {
+        const token = alternative.tokens[0] ?? '';
+        // In the id, the word as a token, then as the id's runs joined that it spells (document.ts idJoinedKeys).
+        const keys = mark === ID_MARK ? [mark + token, ...idJoinedKeys(token)] : [mark + token];
+        for (const key of keys) {
+          if (alternative.prefix) addPrefix(key, flags, mark);
+          else addTerm(key, flags, mark);
+        }
+      }
     };
     for (const a of word.alternatives) addAlternative(a, '', allFlag !== 0 ? allFlag : a.typo === true ? TYPO : 0);
     for (const a of word.synonyms ?? []) addAlternative(a, '', SYNONYM);
