@@ -16,7 +16,7 @@
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, readDoc, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
-import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
+import { documentChanges, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
 import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, mergePostings, type Postings } from '../../../core/search/engine/postings.js';
 import { compareBinary } from '../../../core/search/rank.js';
 import type { PgClient } from '../database.js';
@@ -66,12 +66,8 @@ export class PgEngineWrite {
 
   /** Indexes `doc` as part `pk` (card `card`), replacing `previous` (what was indexed for it, if anything). */
   put(pk: number, partId: string, card: number, doc: EngineDocument, previous: EngineDocument | undefined): void {
-    if (previous) {
-      for (const term of previous.terms.keys()) if (!doc.terms.has(term)) this.change(term, pk, null);
-      this.addStats(previous.lengths, -1);
-    }
-    // Every term of the new document is rewritten, unchanged ones too: its blocks' bounds depend on the part's length.
-    for (const [term, tf] of doc.terms) this.change(term, pk, tf);
+    if (previous) this.addStats(previous.lengths, -1);
+    for (const [term, tf] of documentChanges(doc, previous)) this.change(term, pk, tf);
     this.addStats(doc.lengths, 1);
     this.docs.set(pk, { partId, card, lengths: doc.lengths, flags: DOC_EXISTS | (doc.holder ? DOC_HOLDER : 0) });
   }

@@ -22,7 +22,7 @@
  * version is newer are re-read, and only the terms the changed-terms log names are evicted.
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
-import { tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
+import { documentChanges, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
 import { BLOCK_SIZE, GROUPS, decodeBlock, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-ids.js';
@@ -210,12 +210,8 @@ export class EngineStore {
    * anything). `partId` places a new part in the part id order (its parts row must exist already).
    */
   put(rowid: number, partId: string, card: number, doc: EngineDocument, previous: EngineDocument | undefined): void {
-    if (previous) {
-      for (const term of previous.terms.keys()) if (!doc.terms.has(term)) this.change(term, rowid, null);
-      this.addStats(previous.lengths, -1);
-    }
-    // Every term of the new document is rewritten, unchanged ones too: its blocks' bounds depend on the part's length.
-    for (const [term, tf] of doc.terms) this.change(term, rowid, tf);
+    if (previous) this.addStats(previous.lengths, -1);
+    for (const [term, tf] of documentChanges(doc, previous)) this.change(term, rowid, tf);
     this.addStats(doc.lengths, 1);
     // A new part (an import's) has no stored doc to keep a key from: nothing read.
     const stored = previous ? readDoc(this.writableChunk(rowid), rowid) : undefined;

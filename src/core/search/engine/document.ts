@@ -148,6 +148,21 @@ export function idJoinedKeys(word: string): string[] {
   return keys;
 }
 
+/**
+ * The postings that turn part index entry `previous` (undefined: none) into `doc`: each term of
+ * `previous` that `doc` lacks with null (its posting removed), and each term of `doc` whose
+ * frequencies differ from `previous`'s, or that `previous` lacks, with its frequencies. A term the
+ * part holds as before is left out: a posting holds no length (postings.ts), so its blocks stay as
+ * they are, and readers keep its decoded list.
+ */
+export function* documentChanges(doc: EngineDocument, previous: EngineDocument | undefined): Generator<[term: string, tf: number[] | null]> {
+  if (previous) for (const term of previous.terms.keys()) if (!doc.terms.has(term)) yield [term, null];
+  for (const [term, tf] of doc.terms) {
+    const before = previous?.terms.get(term);
+    if (before === undefined || before.length !== tf.length || before.some((n, g) => n !== tf[g])) yield [term, tf];
+  }
+}
+
 /** The part as the engine needs it. */
 export interface EngineIndexablePart {
   part_id: string;
