@@ -19,7 +19,7 @@
  * engine made of it (searcher.ts, the names beginning with a query) stays valid.
  */
 import { LRUCache } from 'lru-cache';
-import { lookupKeys } from '../../../core/search/typo.js';
+import { hasTypoKeys, lookupKeys } from '../../../core/search/typo.js';
 
 /** Terms whose ids a reader keeps, least recently used out (~100 bytes each). */
 export const TERM_ID_CACHE_TERMS = 100_000;
@@ -125,7 +125,9 @@ export class TermIdCache {
     }
     for (const term of terms) {
       this.absent.delete(term);
-      for (const key of lookupKeys(term)) this.typoKeys.delete(key);
+      // Only a word with typo keys is stored under any (search-index.ts writeVocabulary): a name or
+      // id term (a long joined name) would make tens of keys to forget for nothing.
+      if (hasTypoKeys(term)) for (const key of lookupKeys(term)) this.typoKeys.delete(key);
       if (this.ranges.size > 0) for (let end = 0; end <= term.length; end++) this.ranges.delete(term.slice(0, end));
     }
   }
