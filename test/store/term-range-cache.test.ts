@@ -97,3 +97,39 @@ describe.skipIf(!postgresAvailable())('the names beginning with a query on Postg
     }
   });
 });
+
+/**
+ * The lists of a range a reader does not hold yet (the names beginning with a query: with a part
+ * number in every name, one term per part) are read together, not a statement per term: a fresh
+ * reader's first search of a common word read thousands of one-posting lists one by one.
+ */
+describe('the lists of a range, read together', () => {
+  it('a first search of a prefix reads the names beginning with it in a few statements', async () => {
+    const dataDir = tempDir('catalog-range-lists-');
+    const writer = openCatalog({ dataDir });
+    const parts = Array.from({ length: 400 }, (_, i) => ({ part_id: `n${i}`, name: { en: `Network adapter NA${10_000 + i * 37}` } }));
+    expect(await writer.service.upsertParts(LOCAL_OWNER, [...parts, { part_id: 'x', name: { en: 'Cable for a network' } }])).toMatchObject({ errors: {} });
+    await writer.close();
+    const reader = openCatalog({ dataDir, searchTuning: { cacheSize: 0 } });
+    try {
+      const { default: Database } = await import('better-sqlite3');
+      const probe = new Database(':memory:');
+      const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as { all: (...args: unknown[]) => unknown; get: (...args: unknown[]) => unknown };
+      probe.close();
+      const all = vi.spyOn(statementPrototype, 'all');
+      const get = vi.spyOn(statementPrototype, 'get');
+      try {
+        const answer = await reader.search.search(LOCAL_OWNER, { matches: { text: 'netw' }, resultOptions: { limit: 5 } });
+        expect(answer.resultsTotalCount).toBe(401);
+        // The names beginning with the query first, the cable last.
+        expect(answer.results[0]?.id).toMatch(/^n\d+$/u);
+        expect(all.mock.calls.length + get.mock.calls.length).toBeLessThan(60);
+      } finally {
+        all.mockRestore();
+        get.mockRestore();
+      }
+    } finally {
+      await reader.close();
+    }
+  });
+});

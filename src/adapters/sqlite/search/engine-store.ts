@@ -54,6 +54,8 @@ const CACHE_POSTINGS = 6_000_000;
 export const WARM_POSTINGS = 4_000_000;
 /** Term ids the writer keeps. */
 const ID_CACHE_TERMS = 50_000;
+/** Fewest missing lists {@link EngineStore.prefetch} reads together (fewer: a statement each, as a search asks). */
+const PREFETCH_MIN = 8;
 /** Terms a refresh names to the reader's absent-term memory one by one; past it the memory is emptied. */
 const ABSENT_CHECK_IDS = 4096;
 /** A term new in a transaction with at least this many postings has its id cached at once (a frequent word). */
@@ -169,6 +171,10 @@ export class EngineStore {
       // A term's whole list: its blocks, then its run blocks (sorted by the caller when the runs' order differs).
       allBlocks: db.prepare<{ id: number }, { first_doc: number; data: Buffer }>(
         'SELECT first_doc, data FROM (SELECT first_doc, data FROM engine_postings WHERE term_id = @id ORDER BY first_doc) UNION ALL SELECT first_doc, data FROM (SELECT first_doc, data FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id ORDER BY run, first_doc)',
+      ),
+      // The blocks of many terms (a JSON array of ids) in one statement, both tables; ordered by the caller.
+      blocksOfTerms: db.prepare<{ ids: string }, { term_id: number; first_doc: number; data: Buffer }>(
+        'SELECT term_id, first_doc, data FROM engine_postings WHERE term_id IN (SELECT value FROM json_each(@ids)) UNION ALL SELECT term_id, first_doc, data FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id IN (SELECT value FROM json_each(@ids))',
       ),
       // Both tables' blocks, at most @cap: a frequent word's thousands of run blocks are not counted
       // (after another connection's write, each would be a page read again).
@@ -799,15 +805,25 @@ export class EngineStore {
     return view;
   }
 
+  /**
+   * Reads the postings of those of `terms` the cache lacks, in one statement for them all, and
+   * caches them: a range's lists (the names beginning with a query, one term per part when every
+   * name ends in its own part number) cost a statement each otherwise. Nothing to do under
+   * {@link PREFETCH_MIN} missing terms. Runs inside a read transaction.
+   */
+  prefetch(terms: readonly { id: number; term: string }[]): void {
+    const missing = new Map<number, { term: string; blocks: { data: Uint8Array; firstDoc: number }[] }>();
+    for (const t of terms) if (!this.terms.has(t.id)) missing.set(t.id, { term: t.term, blocks: [] });
+    if (missing.size < PREFETCH_MIN) return;
+    for (const row of this.stmt.blocksOfTerms.iterate({ ids: JSON.stringify([...missing.keys()]) })) missing.get(row.term_id)?.blocks.push({ data: row.data, firstDoc: row.first_doc });
+    for (const [id, { term, blocks }] of missing) this.terms.set(id, decodedTerm(term, blocks));
+  }
+
   /** A term's decoded postings, from the cache (made most recently used) or read and cached, least recently used out. */
   private decoded(id: number, term: string): CachedTerm {
     let cached = this.terms.get(id);
     if (!cached) {
-      const blocks = this.stmt.allBlocks.all({ id }).map((b) => ({ data: b.data, firstDoc: b.first_doc }));
-      // Engine_postings' blocks precede the runs' and runs are read oldest first: ascending as stored.
-      if (!blocks.every((b, i) => i === 0 || (blocks[i - 1]?.firstDoc ?? 0) < b.firstDoc)) blocks.sort((a, b) => a.firstDoc - b.firstDoc);
-      const { docs, tf } = decodeTermBlocks(blocks);
-      cached = { docs, tf, weight: groupZeroWeight(term), tiers: [] };
+      cached = decodedTerm(term, this.stmt.allBlocks.all({ id }).map((b) => ({ data: b.data, firstDoc: b.first_doc })));
       this.terms.set(id, cached);
     }
     return cached;
@@ -817,4 +833,11 @@ export class EngineStore {
     this.terms.delete(id);
     this.termIds.forgetId(id);
   }
+}
+
+/** A term's list from its blocks, in any order (engine_postings' precede the runs', which follow every stored posting). */
+function decodedTerm(term: string, blocks: { data: Uint8Array; firstDoc: number }[]): CachedTerm {
+  if (!blocks.every((b, i) => i === 0 || (blocks[i - 1]?.firstDoc ?? 0) < b.firstDoc)) blocks.sort((a, b) => a.firstDoc - b.firstDoc);
+  const { docs, tf } = decodeTermBlocks(blocks);
+  return { docs, tf, weight: groupZeroWeight(term), tiers: [] };
 }

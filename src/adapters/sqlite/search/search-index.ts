@@ -733,6 +733,10 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       termId: (term) => engine.termId(term),
       termsWithPrefix: (prefix) => engine.termsWithPrefix(prefix),
       hasPrefix: (prefix) => engine.hasPrefix(prefix),
+      // A limited search is charged list by list, before each is read: it reads them one by one.
+      prefetch: (terms) => {
+        if (!this.meter) engine.prefetch(terms);
+      },
       termForTier: (id, term, tier) => {
         if (this.meter) charge(engine.postingsBound(id, this.meter.left));
         return engine.termForTier(id, term, tier);

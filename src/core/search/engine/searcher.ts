@@ -59,6 +59,8 @@ export interface EngineReader {
   hasPrefix(prefix: string): boolean;
   /** A term's postings as tier `tier` sees them. */
   termForTier(id: number, term: string, tier: number): TierView;
+  /** Optional: reads the postings of many terms about to be asked for (a range's) together, where a store would read them one by one. */
+  prefetch?(terms: readonly { id: number; term: string }[]): void;
   /** Vocabulary words stored under any of the one-deletion `keys` (core/search/typo.ts). */
   typoCandidates(keys: readonly string[]): string[];
   /** Vocabulary words in [lo, hi). */
@@ -492,6 +494,7 @@ export class EngineSearcher {
     const known = byTier?.get(tier);
     if (known) return known.view.docs.length > 0 ? known : undefined;
     const typed = codePointLength(whole) - 1;
+    this.r.prefetch?.(range);
     const views: TierView[] = [];
     const bonuses: number[] = [];
     for (const t of range) {
@@ -583,7 +586,9 @@ export class EngineSearcher {
       push(this.r.termForTier(id, term, tier), flags, mark === '' ? term : undefined);
     };
     const addPrefix = (prefix: string, flags: number, mark: string) => {
-      for (const t of this.r.termsWithPrefix(prefix)) {
+      const range = this.r.termsWithPrefix(prefix);
+      if (range.length > 1) this.r.prefetch?.(range);
+      for (const t of range) {
         if (seen.has(t.term)) continue;
         seen.add(t.term);
         push(this.r.termForTier(t.id, t.term, tier), t.term === prefix ? flags : flags | COMPLETION, mark === '' ? t.term : undefined);
