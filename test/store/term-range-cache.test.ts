@@ -1,8 +1,8 @@
 /**
  * The SQLite reader's memory of dictionary ranges (term-id-cache.ts `range`): a prefix search and
- * the names beginning with a query read their range once, and a write that adds a term the range
- * would hold, or changes the postings of one it holds, makes the next search read it again, so a
- * new or renamed part is ranked at once as it is now.
+ * the names beginning with a query read their range once; a write that adds a term the range
+ * would hold puts it in the kept range, and one that changes the postings of a term it holds makes
+ * the names list built from it again, so a new or renamed part is ranked at once as it is now.
  */
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { LeveledTerms } from '../../src/adapters/sqlite/search/leveled-terms.js';
@@ -42,11 +42,15 @@ describe('the dictionary ranges a reader keeps', () => {
       expect(await ids('dima')).toEqual(first);
       expect(range.mock.calls.length).toBe(reads);
 
-      // A part named with the prefix: the ranges holding its terms are read again.
+      // A part named with the prefix: the changed-terms log names its terms, which the kept
+      // ranges take in without reading the dictionary again, and the new part ranks with the names.
       expect(await catalog.service.upsertParts(LOCAL_OWNER, [{ part_id: 'new', name: { en: 'Dimax flash' } }])).toMatchObject({ errors: {} });
       const after = await ids('dima');
       expect(after).toHaveLength(32);
       expect(after.indexOf('new')).toBeLessThan(after.indexOf('other'));
+      expect(range.mock.calls.length).toBe(reads);
+      // A prefix no search asked for before is read from the dictionary.
+      expect(await ids('dimax')).toEqual(['new']);
       expect(range.mock.calls.length).toBeGreaterThan(reads);
 
       // A part whose name began with it is renamed: no term is added to the range, but the

@@ -159,7 +159,7 @@ export class EngineStore {
       lastBlock: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc DESC LIMIT 1'),
       nextBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc > ? ORDER BY first_doc LIMIT 1').pluck(),
       termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
-      termsOfIds: db.prepare<[string], string>('SELECT term FROM engine_terms WHERE id IN (SELECT value FROM json_each(?))').pluck(),
+      termsOfIds: db.prepare<[string], { id: number; term: string }>('SELECT id, term FROM engine_terms WHERE id IN (SELECT value FROM json_each(?))'),
       logTerms: db.prepare<[number, Buffer]>('INSERT INTO engine_term_changes (version, term_ids) VALUES (?, ?)'),
       pruneTermLog: db.prepare<[number]>('DELETE FROM engine_term_changes WHERE version <= ?'),
       clearTermLog: db.prepare<[number]>('UPDATE engine_stats SET term_log_start = ? WHERE id = 0'),
@@ -642,8 +642,8 @@ export class EngineStore {
       for (const ids of this.stmt.termChanges.all(this.loadedVersion)) for (const id of decodeTermIds(ids)) changed.push(id);
       for (const id of changed) this.evict(id);
       // A term the reader found absent may be one of the terms these writes added.
-      if (changed.length > ABSENT_CHECK_IDS) this.termIds.forgetAbsent();
-      else if (changed.length > 0) this.termIds.forgetAbsent(this.stmt.termsOfIds.all(JSON.stringify(changed)));
+      if (changed.length > ABSENT_CHECK_IDS) this.termIds.written();
+      else if (changed.length > 0) this.termIds.written(this.stmt.termsOfIds.all(JSON.stringify(changed)));
     }
     // A first load sizes the arrays once (growing them chunk by chunk doubled ~10 times at 1M parts).
     if (this.loadedVersion < 0) this.docs.ensure(((this.stmt.lastChunk.get()?.chunk ?? -1) + 1) * CHUNK);

@@ -14,11 +14,15 @@
  * And the terms of each dictionary range a search asked for (a prefix's completions, the names
  * beginning with a query: with a part number in every name, a range of a thousand names per
  * search of a common word). Terms are only ever added (a rebuild starts the log over), and the log
- * names every term a write added or whose postings it changed, so a range is forgotten when the
- * log names a term the prefix begins: until then, the same array is answered, and what the
- * engine made of it (searcher.ts, the names beginning with a query) stays valid.
+ * names every term a write added or whose postings it changed, so when the log names a term a
+ * kept range's prefix begins, the range is answered as a new array (with the term put in its
+ * place if it is new) and what the engine made of the old one (searcher.ts, the names beginning
+ * with a query) is made again; until then, the same array is answered and that stays valid.
+ * Re-reading the range instead cost a thousand dictionary rows per search of a common word while
+ * parts were being renamed.
  */
 import { LRUCache } from 'lru-cache';
+import { compareBinary } from '../../../core/search/rank.js';
 import { hasTypoKeys, lookupKeys } from '../../../core/search/typo.js';
 
 /** Terms whose ids a reader keeps, least recently used out (~100 bytes each). */
@@ -112,23 +116,30 @@ export class TermIdCache {
   }
 
   /**
-   * Forgets that `terms` were absent (a write added them) and the words under their typo keys
-   * (the same write stored them there) and the ranges that hold them now (every prefix of each),
-   * or every absent term, typo key and range when not named.
+   * A write added `terms` or changed their postings: forgets that they were absent, the words
+   * under their typo keys (the same write stored them there) and what the engine made of every
+   * kept range that holds them now (each such range is answered as a new array, the term in it);
+   * with no terms named, forgets every absent term, typo key and range.
    */
-  forgetAbsent(terms?: Iterable<string>): void {
+  written(terms?: Iterable<TermRow>): void {
     if (terms === undefined) {
       this.absent.clear();
       this.typoKeys.clear();
       this.ranges.clear();
       return;
     }
-    for (const term of terms) {
+    for (const row of terms) {
+      const { term } = row;
       this.absent.delete(term);
       // Only a word with typo keys is stored under any (search-index.ts writeVocabulary): a name or
       // id term (a long joined name) would make tens of keys to forget for nothing.
       if (hasTypoKeys(term)) for (const key of lookupKeys(term)) this.typoKeys.delete(key);
-      if (this.ranges.size > 0) for (let end = 0; end <= term.length; end++) this.ranges.delete(term.slice(0, end));
+      if (this.ranges.size === 0) continue;
+      for (let end = 0; end <= term.length; end++) {
+        const prefix = term.slice(0, end);
+        const range = this.ranges.peek(prefix);
+        if (range !== undefined) this.ranges.set(prefix, withTerm(range, row));
+      }
     }
   }
 
@@ -140,4 +151,21 @@ export class TermIdCache {
     this.typoKeys.clear();
     this.ranges.clear();
   }
+}
+
+/**
+ * A copy of `range` (ascending in binary order) that holds `row`: the same terms when it holds it
+ * already (a list of it changed), else with it in its place.
+ */
+function withTerm(range: readonly TermRow[], row: TermRow): TermRow[] {
+  let lo = 0;
+  let hi = range.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareBinary((range[mid] as TermRow).term, row.term) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  const copy = range.slice();
+  if (range[lo]?.term !== row.term) copy.splice(lo, 0, { id: row.id, term: row.term });
+  return copy;
 }
