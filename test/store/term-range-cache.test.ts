@@ -5,6 +5,7 @@
  * the names list built from it again, so a new or renamed part is ranked at once as it is now.
  */
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { PgEngineReader } from '../../src/adapters/postgres/search/engine-reader.js';
 import { LeveledTerms } from '../../src/adapters/sqlite/search/leveled-terms.js';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import type { Catalog } from '../../src/core/services.js';
@@ -97,6 +98,41 @@ describe.skipIf(!postgresAvailable())('the names beginning with a query on Postg
         expect(found.at(-1), `search ${round + 1}`).toBe('other');
       }
     } finally {
+      await catalog.close();
+    }
+  });
+
+  it('keeps what it fetched across writes: a write elsewhere costs the next search no fetch, a new or renamed name is ranked at once', async () => {
+    const catalog = await openCatalogAt({ dataDir, databaseUrl: url, searchTuning: { cacheSize: 0 } });
+    const fetches = vi.spyOn(PgEngineReader.prototype as unknown as { fetch: () => Promise<void> }, 'fetch');
+    try {
+      const ids = async (text: string) => (await catalog.search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 50 } })).results.map((r) => r.id);
+      const first = await ids('dima');
+      expect(first.at(-1)).toBe('other');
+      expect(fetches.mock.calls.length).toBeGreaterThan(0);
+      fetches.mockClear();
+      expect(await ids('dima')).toEqual(first);
+      expect(fetches.mock.calls.length).toBe(0);
+
+      // A write of terms the search does not use: its prefixes, names and lists are still held.
+      expect(await catalog.service.upsertParts(LOCAL_OWNER, [{ part_id: 'lens', name: { en: 'Zoom lens' } }])).toMatchObject({ errors: {} });
+      expect(await ids('dima')).toEqual(first);
+      expect(fetches.mock.calls.length).toBe(0);
+
+      // A part named with the prefix: ranked with the names at once (its list is fetched).
+      expect(await catalog.service.upsertParts(LOCAL_OWNER, [{ part_id: 'new', name: { en: 'Dimax flash' } }])).toMatchObject({ errors: {} });
+      const after = await ids('dima');
+      expect(after).toHaveLength(32);
+      expect(after.at(-1)).toBe('other');
+      expect(await ids('dimax')).toEqual(['new']);
+
+      // A part whose name began with it is renamed: the names list is made again.
+      expect(await catalog.service.upsertParts(LOCAL_OWNER, [{ part_id: 'd0', name: { en: 'Tripod dimage adapter' } }])).toMatchObject({ errors: {} });
+      const renamed = await ids('dima');
+      expect(renamed).toHaveLength(32);
+      expect(renamed.slice(-2).sort()).toEqual(['d0', 'other']);
+    } finally {
+      fetches.mockRestore();
       await catalog.close();
     }
   });

@@ -11,15 +11,20 @@
  *
  * What stays between searches (per process): the doc arrays and statistics (refreshed from
  * `engine_docs` chunks and `engine_stats` when the version moves: only chunks and terms with a newer
- * version are re-read, so a write through another server is seen at once), term ids, and decoded
- * posting lists (least recently used, bounded). Everything else is per search. Searches through one
- * reader run one at a time (the cache is one snapshot); see PgSearchIndex.
+ * version are re-read, so a write through another server is seen at once), term ids, decoded
+ * posting lists (least recently used, bounded), and the other answers (absent terms, prefixes,
+ * typo candidates, vocabulary ranges, part rows; bounded), brought up to date with the terms and
+ * chunks a write changed (keepAnswersThrough) rather than fetched again after every write.
+ * Searches through one reader run one at a time (the cache is one snapshot); see PgSearchIndex.
  */
 import type { Visibility } from '../../../api/schemas.js';
 import type { Alternative, StoredPart } from '../../../core/model.js';
-import { DocColumns, groupZeroWeight, tierView } from '../../../core/search/engine/doc-chunks.js';
+import { CHUNK, DocColumns, groupZeroWeight, tierView } from '../../../core/search/engine/doc-chunks.js';
 import { decodeTermBlocks } from '../../../core/search/engine/postings.js';
 import { visibilityTier, type EngineReader, type TierView } from '../../../core/search/engine/searcher.js';
+import { prefixesOf, withTerm, type TermRow } from '../../../core/search/engine/term-range.js';
+import { compareBinary } from '../../../core/search/rank.js';
+import { hasTypoKeys, lookupKeys } from '../../../core/search/typo.js';
 import type { PgClient } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
 import { fromPgTerm, pgTerm, type EngineStatsRow } from './engine-store.js';
@@ -33,6 +38,8 @@ const MAX_ROUNDS = 32;
 export const YIELD_AFTER_MS = 2;
 /** Answers other than postings kept between searches (part rows, probes, prefixes...), then forgotten. */
 const MAX_ANSWERS = 50_000;
+/** Terms a write may name for the kept answers to be brought up to date one by one; past it they are forgotten. */
+const MAX_NAMED_TERMS = 4096;
 const MAX_CHAR = '\u{10FFFF}';
 
 interface CachedTerm {
@@ -93,6 +100,8 @@ export class PgEngineReader implements EngineReader {
   private readonly prefixTerms = new Map<string, { id: number; term: string }[]>();
   private readonly prefixKnown = new Map<string, boolean>();
   private readonly typo = new Map<string, string[]>();
+  /** The entries of `typo` that looked up each key (a word a write stores under the key makes them stale). */
+  private readonly typoByKey = new Map<string, Set<string>>();
   private readonly ranges = new Map<string, string[]>();
   private readonly probes = new Map<string, boolean>();
   private readonly parts = new Map<number, StoredPart | undefined>();
@@ -193,9 +202,7 @@ export class PgEngineReader implements EngineReader {
 
   /**
    * Forgets the answers that are not posting lists or doc data (absent terms, prefixes, typo
-   * candidates, probes, part rows, part lists): kept from search to search while the version
-   * holds (every write that could change one of them also moves the version: the catalog store
-   * writes them and the engine in one transaction), dropped when it moves or they grow too many.
+   * candidates, probes, part rows, part lists): when they grow too many, or the index was rebuilt.
    */
   private forgetAnswers(): void {
     this.misses = noMisses();
@@ -203,6 +210,7 @@ export class PgEngineReader implements EngineReader {
     this.prefixTerms.clear();
     this.prefixKnown.clear();
     this.typo.clear();
+    this.typoByKey.clear();
     this.ranges.clear();
     this.probes.clear();
     this.parts.clear();
@@ -351,7 +359,14 @@ export class PgEngineReader implements EngineReader {
         [groups, keys],
       )).rows;
       for (const r of rows) found[r.g - 1]?.add(r.term);
-      wanted.forEach(([k], i) => this.typo.set(k, [...(found[i] ?? [])]));
+      wanted.forEach(([k, list], i) => {
+        this.typo.set(k, [...(found[i] ?? [])]);
+        for (const key of list) {
+          let entries = this.typoByKey.get(key);
+          if (!entries) this.typoByKey.set(key, (entries = new Set()));
+          entries.add(k);
+        }
+      });
     }
     if (m.ranges.size > 0) {
       const wanted = [...m.ranges];
@@ -416,26 +431,68 @@ export class PgEngineReader implements EngineReader {
     return (await db.query<{ version: number }>('SELECT version FROM engine_stats WHERE id = 0'))[0]?.version ?? -1;
   }
 
+  /**
+   * Brings the kept answers up to a version whose writes added `terms` or changed their postings
+   * (engine_terms.version): a term is no longer absent; a kept prefix range it begins takes it in
+   * (core term-range.ts withTerm: a new array, so what the engine made of the old one is made
+   * again), and a prefix found empty is not; the typo candidates looked up under its typo keys
+   * and the vocabulary ranges holding it are forgotten. The per-organization probes are forgotten
+   * (those values are not engine terms); part rows go with their chunks (refresh). Too many terms
+   * named: everything is forgotten.
+   */
+  private keepAnswersThrough(terms: readonly TermRow[]): void {
+    this.probes.clear();
+    if (terms.length > MAX_NAMED_TERMS) {
+      this.forgetAnswers();
+      return;
+    }
+    for (const row of terms) {
+      const { term } = row;
+      this.absentTerms.delete(term);
+      for (const prefix of prefixesOf(term)) {
+        const range = this.prefixTerms.get(prefix);
+        if (range) this.prefixTerms.set(prefix, withTerm(range, row));
+        if (this.prefixKnown.get(prefix) === false) this.prefixKnown.set(prefix, true);
+      }
+      if (hasTypoKeys(term)) {
+        for (const key of lookupKeys(term)) {
+          for (const entry of this.typoByKey.get(key) ?? []) this.typo.delete(entry);
+          this.typoByKey.delete(key);
+        }
+      }
+      for (const k of this.ranges.keys()) {
+        const [lo = '', hi = ''] = k.split('\u0000');
+        if (compareBinary(lo, term) <= 0 && compareBinary(term, hi) < 0) this.ranges.delete(k);
+      }
+    }
+  }
+
   /** Brings the doc arrays, statistics and caches up to the snapshot's committed version. */
   private async refresh(c: PgClient): Promise<void> {
     const stats = (await c.query<EngineStatsRow>('SELECT version, rebuilt, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0')).rows[0];
     if (!stats) throw new Error('engine_stats is missing (PostgreSQL migration 4)');
     if (this.answers > MAX_ANSWERS) this.forgetAnswers();
     if (stats.version === this.loadedVersion) return;
-    this.forgetAnswers();
+    this.misses = noMisses();
     if (stats.rebuilt !== this.loadedRebuild || stats.version < this.loadedVersion) {
       // Rebuilt (or an older snapshot): nothing cached holds.
+      this.forgetAnswers();
       this.loadedVersion = -1;
       this.termIds.clear();
       this.postings.clear();
       this.cachedPostings = 0;
       this.docs.clear();
     } else {
-      const changed = await c.query<{ id: number }>('SELECT id FROM engine_terms WHERE version > $1', [this.loadedVersion]);
-      for (const r of changed.rows) this.evict(r.id);
+      const changed = (await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE version > $1', [this.loadedVersion])).rows;
+      for (const r of changed) this.evict(r.id);
+      this.keepAnswersThrough(changed.map((r) => ({ id: r.id, term: fromPgTerm(r.term) })));
     }
     const chunks = await c.query<{ chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE version > $1', [this.loadedVersion]);
-    for (const r of chunks.rows) this.docs.loadChunk(r.chunk, r.data);
+    for (const r of chunks.rows) {
+      this.docs.loadChunk(r.chunk, r.data);
+      // The parts of a changed chunk may have changed (every part write writes its doc's chunk).
+      if (this.parts.size > 0) for (let doc = r.chunk * CHUNK; doc < (r.chunk + 1) * CHUNK; doc++) this.parts.delete(doc);
+    }
     this.n = stats.n;
     this.sumLength = [stats.len0, stats.len1, stats.len2, stats.len3];
     this.loadedVersion = stats.version;

@@ -22,7 +22,7 @@
  * parts were being renamed.
  */
 import { LRUCache } from 'lru-cache';
-import { compareBinary } from '../../../core/search/rank.js';
+import { prefixesOf, withTerm, type TermRow } from '../../../core/search/engine/term-range.js';
 import { hasTypoKeys, lookupKeys } from '../../../core/search/typo.js';
 
 /** Terms whose ids a reader keeps, least recently used out (~100 bytes each). */
@@ -35,11 +35,7 @@ export const TYPO_KEY_CACHE_KEYS = 50_000;
 /** Terms of dictionary ranges a reader keeps, least recently used out (~100 bytes each). */
 export const RANGE_CACHE_TERMS = 200_000;
 
-/** A term of the dictionary and its id. */
-export interface TermRow {
-  id: number;
-  term: string;
-}
+export type { TermRow };
 
 /** A row of the typo vocabulary: a word stored under a key (itself or one of its deletions). */
 export interface TypoKeyRow {
@@ -135,8 +131,7 @@ export class TermIdCache {
       // id term (a long joined name) would make tens of keys to forget for nothing.
       if (hasTypoKeys(term)) for (const key of lookupKeys(term)) this.typoKeys.delete(key);
       if (this.ranges.size === 0) continue;
-      for (let end = 0; end <= term.length; end++) {
-        const prefix = term.slice(0, end);
+      for (const prefix of prefixesOf(term)) {
         const range = this.ranges.peek(prefix);
         if (range !== undefined) this.ranges.set(prefix, withTerm(range, row));
       }
@@ -153,19 +148,3 @@ export class TermIdCache {
   }
 }
 
-/**
- * A copy of `range` (ascending in binary order) that holds `row`: the same terms when it holds it
- * already (a list of it changed), else with it in its place.
- */
-function withTerm(range: readonly TermRow[], row: TermRow): TermRow[] {
-  let lo = 0;
-  let hi = range.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareBinary((range[mid] as TermRow).term, row.term) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  const copy = range.slice();
-  if (range[lo]?.term !== row.term) copy.splice(lo, 0, { id: row.id, term: row.term });
-  return copy;
-}

@@ -1,0 +1,35 @@
+/**
+ * A dictionary range as a reader keeps it (the terms beginning with a prefix, ascending in binary
+ * order, each with its id; EngineReader.termsWithPrefix), brought up to date with a write's terms
+ * instead of read again. Terms are only ever added to the dictionary, so a kept range changes only
+ * by the terms a write names.
+ */
+import { compareBinary } from '../rank.js';
+
+/** A term of the dictionary and its id. */
+export interface TermRow {
+  id: number;
+  term: string;
+}
+
+/**
+ * A copy of `range` (ascending in binary order) that holds `row`: the same terms when it holds it
+ * already (a list of it changed: what was made of the old array is stale), else with it in its place.
+ */
+export function withTerm(range: readonly TermRow[], row: TermRow): TermRow[] {
+  let lo = 0;
+  let hi = range.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareBinary((range[mid] as TermRow).term, row.term) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  const copy = range.slice();
+  if (range[lo]?.term !== row.term) copy.splice(lo, 0, { id: row.id, term: row.term });
+  return copy;
+}
+
+/** The keys of `ranges` (prefixes) that `term` begins with, `term` itself included. */
+export function* prefixesOf(term: string): Generator<string> {
+  for (let end = 0; end <= term.length; end++) yield term.slice(0, end);
+}
