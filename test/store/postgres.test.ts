@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FileBlobStore } from '../../src/adapters/blobs/file-blob-store.js';
+import { openPool } from '../../src/adapters/postgres/database.js';
 import { migratePostgres, PG_MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
 import { openPostgresStores } from '../../src/adapters/postgres/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
@@ -126,6 +127,24 @@ describe.skipIf(!available)('PostgreSQL store', () => {
       await b.close();
       await dropTestSchema(database, schema);
     });
+  });
+
+  it("runs the catalog's statements without JIT compilation, whatever the URL's options set", async () => {
+    // A search batch's prefix ranges were planned as millions of rows and JIT-compiled: 100-300 ms
+    // of compilation for a 15 ms query.
+    const { url } = await createTestSchema(database);
+    const pool = openPool(url, { max: 2 });
+    try {
+      const clients = await Promise.all([pool.connect(), pool.connect()]);
+      for (const client of clients) {
+        expect((await client.query<{ jit: string }>('SHOW jit')).rows[0]?.jit).toBe('off');
+        // The URL's own options (the test schema's search_path) still hold.
+        expect((await client.query<{ search_path: string }>('SHOW search_path')).rows[0]?.search_path).toMatch(/^s_[0-9a-f]+$/u);
+        client.release();
+      }
+    } finally {
+      await pool.end();
+    }
   });
 
   it('indexes a catalog written before the search engine (migration 4) when it opens', async () => {

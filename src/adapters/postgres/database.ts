@@ -54,6 +54,11 @@ export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
   // connection is no longer queryable) and the transaction helper discards the client.
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
+    // Queued before any statement of the client's first user. The catalog's statements are short
+    // (index lookups, a few thousand rows at most), but a join over an array of ranges is
+    // estimated at millions of rows, past jit_above_cost: compiling it took 100-300 ms of a 15 ms
+    // query (the prefix ranges of a search batch), most of PostgreSQL's CPU under load.
+    client.query('SET jit = off').catch(() => undefined);
   });
   return pool;
 }

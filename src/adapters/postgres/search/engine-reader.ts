@@ -321,8 +321,9 @@ export class PgEngineReader implements EngineReader {
       const wanted = [...m.prefixes];
       for (const prefix of wanted) this.prefixTerms.set(prefix, []);
       const rows = (await c.query<{ i: number; id: number; term: string }>(
+        // One index range scan per prefix (LATERAL): as a join, the ranges were planned as millions of rows.
         `SELECT u.i, t.id, t.term FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(lo, hi, i)
-         JOIN engine_terms t ON t.term >= u.lo AND t.term < u.hi ORDER BY u.i, t.term`,
+         CROSS JOIN LATERAL (SELECT e.id, e.term FROM engine_terms e WHERE e.term >= u.lo AND e.term < u.hi ORDER BY e.term) t ORDER BY u.i, t.term`,
         [wanted.map(pgTerm), wanted.map((p) => pgTerm(p) + MAX_CHAR)],
       )).rows;
       for (const r of rows) {
@@ -373,7 +374,7 @@ export class PgEngineReader implements EngineReader {
       const found: string[][] = wanted.map(() => []);
       const rows = (await c.query<{ i: number; term: string }>(
         `SELECT u.i, s.term FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(lo, hi, i)
-         JOIN search_terms s ON s.term >= u.lo AND s.term < u.hi ORDER BY u.i, s.term`,
+         CROSS JOIN LATERAL (SELECT v.term FROM search_terms v WHERE v.term >= u.lo AND v.term < u.hi ORDER BY v.term) s ORDER BY u.i, s.term`,
         [wanted.map(([, [lo]]) => lo), wanted.map(([, [, hi]]) => hi)],
       )).rows;
       for (const r of rows) found[r.i - 1]?.push(r.term);
