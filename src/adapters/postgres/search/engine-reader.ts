@@ -42,6 +42,24 @@ const MAX_ANSWERS = 50_000;
 const MAX_NAMED_TERMS = 4096;
 const MAX_CHAR = '\u{10FFFF}';
 
+/**
+ * A reader's refresh in one statement ($1: the loaded version): kind 0, the statistics row; kind
+ * 1, the terms written since (id, term; engine_terms.version); kind 2, the doc chunks written since
+ * (id: the chunk, data). A reader that has loaded nothing ($1 = -1) gets no terms.
+ */
+const REFRESH = `
+  SELECT 0 AS kind, version, rebuilt, n, len0, len1, len2, len3, 0 AS id, NULL::text AS term, NULL::bytea AS data FROM engine_stats WHERE id = 0
+  UNION ALL SELECT 1, 0, 0, 0, 0, 0, 0, 0, id, term, NULL FROM engine_terms WHERE version > $1 AND $1 >= 0
+  UNION ALL SELECT 2, 0, 0, 0, 0, 0, 0, 0, chunk, NULL, data FROM engine_docs WHERE version > $1`;
+
+/** A row of {@link REFRESH}. */
+interface RefreshRow extends EngineStatsRow {
+  kind: number;
+  id: number;
+  term: string | null;
+  data: Buffer | null;
+}
+
 interface CachedTerm {
   docs: Int32Array;
   tf: Uint16Array;
@@ -470,13 +488,19 @@ export class PgEngineReader implements EngineReader {
 
   /** Brings the doc arrays, statistics and caches up to the snapshot's committed version. */
   private async refresh(c: PgClient): Promise<void> {
-    const stats = (await c.query<EngineStatsRow>('SELECT version, rebuilt, n, len0, len1, len2, len3 FROM engine_stats WHERE id = 0')).rows[0];
+    // One round trip: the statistics, and what moved since the loaded version (nothing when it
+    // has not; no term list for a reader that has loaded nothing yet).
+    const rows = (await c.query<RefreshRow>(REFRESH, [this.loadedVersion])).rows;
+    const stats = rows.find((r) => r.kind === 0);
     if (!stats) throw new Error('engine_stats is missing (PostgreSQL migration 4)');
     if (this.answers > MAX_ANSWERS) this.forgetAnswers();
     if (stats.version === this.loadedVersion) return;
     this.misses = noMisses();
+    let chunks = rows.filter((r) => r.kind === 2);
     if (stats.rebuilt !== this.loadedRebuild || stats.version < this.loadedVersion) {
-      // Rebuilt (or an older snapshot): nothing cached holds.
+      // Rebuilt (or an older snapshot): nothing cached holds, and every chunk is read (already,
+      // by a reader that had loaded nothing).
+      if (this.loadedVersion >= 0) chunks = (await c.query<RefreshRow>('SELECT 2 AS kind, chunk AS id, data FROM engine_docs')).rows;
       this.forgetAnswers();
       this.loadedVersion = -1;
       this.termIds.clear();
@@ -484,20 +508,21 @@ export class PgEngineReader implements EngineReader {
       this.cachedPostings = 0;
       this.docs.clear();
     } else {
-      const changed = (await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE version > $1', [this.loadedVersion])).rows;
+      const changed = rows.filter((r) => r.kind === 1);
       for (const r of changed) this.evict(r.id);
-      this.keepAnswersThrough(changed.map((r) => ({ id: r.id, term: fromPgTerm(r.term) })));
+      this.keepAnswersThrough(changed.map((r) => ({ id: r.id, term: fromPgTerm(r.term ?? '') })));
     }
-    const chunks = await c.query<{ chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE version > $1', [this.loadedVersion]);
-    for (const r of chunks.rows) {
-      this.docs.loadChunk(r.chunk, r.data);
+    for (const r of chunks) {
+      if (!r.data) continue;
+      this.docs.loadChunk(r.id, r.data);
       // The parts of a changed chunk may have changed (every part write writes its doc's chunk).
-      if (this.parts.size > 0) for (let doc = r.chunk * CHUNK; doc < (r.chunk + 1) * CHUNK; doc++) this.parts.delete(doc);
+      if (this.parts.size > 0) for (let doc = r.id * CHUNK; doc < (r.id + 1) * CHUNK; doc++) this.parts.delete(doc);
     }
     this.n = stats.n;
     this.sumLength = [stats.len0, stats.len1, stats.len2, stats.len3];
     this.loadedVersion = stats.version;
     this.loadedRebuild = stats.rebuilt;
   }
+
 
 }
