@@ -290,11 +290,11 @@ export class EngineSearcher {
   facets(query: TextSearchQuery, attributes: readonly Attribute[], maxValues: number, valuePrefix = ''): SearchFacets {
     const foldedPrefix = foldFilterValue(valuePrefix);
     // Every part, for a query without words, filters or order: as typed integers, unsorted (counts need no order).
-    const docs = query.words.length === 0 && query.filters.length === 0 && query.order === undefined
-      ? this.r.everyPart()
-      : this.matchingDocs(query, Number.MAX_SAFE_INTEGER).docs;
-    const hit = new Uint8Array(this.r.docCapacity + 1);
-    for (const doc of docs) hit[doc] = 1;
+    const everyPart = query.words.length === 0 && query.filters.length === 0 && query.order === undefined;
+    const matching = everyPart ? undefined : this.matchingDocs(query, Number.MAX_SAFE_INTEGER).docs;
+    // Every part a hit: a value's count is its list's length (a list holds indexed parts only).
+    const hit = matching ? new Uint8Array(this.r.docCapacity + 1) : undefined;
+    if (hit && matching) for (const doc of matching) hit[doc] = 1;
     const out: SearchFacets = {};
     const parts = new Map<number, StoredPart | undefined>();
     const partOf = (doc: number): StoredPart | undefined => {
@@ -312,16 +312,19 @@ export class EngineSearcher {
       if (!attribute.per_org_values) {
         const prefix = filterTerm(id, '');
         for (const t of this.r.termsWithPrefix(prefix + foldedPrefix)) {
-          let count = 0;
-          let first = -1;
-          for (const doc of this.r.termForTier(t.id, t.term, 0).docs) {
-            if (hit[doc] !== 1) continue;
-            if (count++ === 0) first = doc;
+          const list = this.r.termForTier(t.id, t.term, 0).docs;
+          let count = hit ? 0 : list.length;
+          let first = hit ? -1 : (list[0] ?? -1);
+          if (hit) {
+            for (const doc of list) {
+              if (hit[doc] !== 1) continue;
+              if (count++ === 0) first = doc;
+            }
           }
           if (count > 0) counts.set(t.term.slice(prefix.length), { count, doc: first });
         }
       } else {
-        for (const doc of docs) {
+        for (const doc of matching ?? this.r.everyPart()) {
           const part = partOf(doc);
           if (!part) continue;
           const entry = viewPart(part, query.ctx).attributes.find((a) => a.attribute_id === id);
