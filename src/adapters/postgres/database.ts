@@ -43,9 +43,20 @@ export interface PoolOptions {
   max?: number;
 }
 
+/**
+ * Turns JIT compilation off on a new connection, before the pool hands it out (pg-pool awaits
+ * `onConnect`). The catalog's statements are short (index lookups, a few thousand rows at most),
+ * but a join over an array of ranges is estimated at millions of rows, past jit_above_cost:
+ * compiling it took 100-300 ms of a 15 ms statement (a search batch's prefix ranges), most of
+ * PostgreSQL's CPU under load. A server without the setting (before PostgreSQL 11) keeps its way.
+ */
+async function withoutJit(client: pg.ClientBase): Promise<void> {
+  await client.query('SET jit = off').catch(() => undefined);
+}
+
 /** Opens a pool for `url` (postgres://user:password@host:port/database?options=...). Does not connect yet. */
 export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, onConnect: withoutJit });
   // An idle client losing its server (restart, failover) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   // Nor a checked-out one: pg-pool listens for errors only while a client is idle, and a client
@@ -54,11 +65,6 @@ export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
   // connection is no longer queryable) and the transaction helper discards the client.
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
-    // Queued before any statement of the client's first user. The catalog's statements are short
-    // (index lookups, a few thousand rows at most), but a join over an array of ranges is
-    // estimated at millions of rows, past jit_above_cost: compiling it took 100-300 ms of a 15 ms
-    // query (the prefix ranges of a search batch), most of PostgreSQL's CPU under load.
-    client.query('SET jit = off').catch(() => undefined);
   });
   return pool;
 }
