@@ -883,3 +883,27 @@ describe('SqliteSearchIndex and per-organization values', () => {
     }
   });
 });
+
+describe('SqliteSearchIndex: parts with per-organization values and joined runs', () => {
+  it('finds a part with per-organization values by its name or id typed without separators, as it finds the others', async () => {
+    const { service, search, close } = inMemorySqliteCatalog();
+    try {
+      await service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'stock', type: 'text', name: { en: 'Stock' }, searchable: true, per_org_values: true }]);
+      await service.upsertOrganizations(LOCAL_OWNER, [{ org_id: 'acme' }]);
+      const stock = (text: string) => [{ attribute_id: 'stock', values: [{ organization: 'acme', value: { en: text } }] }];
+      expect(await service.upsertParts(LOCAL_OWNER, [
+        // Holders: evaluated one by one when a query's word is in some organization's values.
+        { part_id: 'pci:8086:10d3', name: { en: 'Form-Data parser' }, attributes: stock('shelf 3') },
+        { part_id: 'pci:8086:10d4', name: { en: 'Form-Data writer' } },
+        { part_id: 'shelf', name: { en: 'Shelf label' }, attributes: stock('formdata pci808610d3 pci808610d4 aisle') },
+      ])).toMatchObject({ errors: {} });
+      const ids = async (text: string) => (await search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 10 } })).results.map((r) => r.id).sort();
+      expect(await ids('formdata ')).toEqual(['pci:8086:10d3', 'pci:8086:10d4', 'shelf']);
+      expect(await ids('formdat')).toEqual(['pci:8086:10d3', 'pci:8086:10d4', 'shelf']);
+      expect(await ids('pci808610d3 ')).toEqual(['pci:8086:10d3', 'shelf']);
+      expect(await ids('pci808610d')).toEqual(['pci:8086:10d3', 'pci:8086:10d4', 'shelf']);
+    } finally {
+      await close();
+    }
+  });
+});

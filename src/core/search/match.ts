@@ -7,6 +7,7 @@
  */
 import { viewPart } from '../catalog/parts.js';
 import { canSeeVisibility } from '../permissions.js';
+import { joinedRuns } from './engine/document.js';
 import { filterValueMatches, foldFilterValue, langTexts, tokenize } from './text.js';
 import type { Alternative, ExpandedWord, PartViewContext, SearchFilter, StoredPart } from '../model.js';
 
@@ -60,6 +61,16 @@ export interface PartEvaluation {
   synonym?: boolean;
 }
 
+/**
+ * The token sequences a text is matched against: its tokens, and each punctuated run joined as a
+ * sequence of its own (`Form-Data` → `formdata`), as the index holds them (engine/document.ts
+ * joinedRuns; in the id, a word within a run's first token matches that token anyway, so a run's
+ * prefixes match here as its id term's keys do there). A phrase never spans a joined run.
+ */
+function fieldsOf(text: string): string[][] {
+  return [tokenize(text), ...joinedRuns(text).map((joined) => [joined])];
+}
+
 /** Evaluates words (AND) and filters (AND; values within one filter OR) on the part as `ctx` sees it. */
 export function evaluatePart(part: StoredPart, words: readonly ExpandedWord[], filters: readonly SearchFilter[], ctx: PartViewContext): PartEvaluation {
   const view = viewPart(part, ctx);
@@ -68,12 +79,12 @@ export function evaluatePart(part: StoredPart, words: readonly ExpandedWord[], f
     const entry = view.attributes.find((a) => a.attribute_id === filter.attribute.attribute_id);
     if (!entry || !entry.values.some((v) => valuePasses(v.value, accepted))) return { matches: false, namesTier: false };
   }
-  const idTokens = tokenize(part.part_id);
-  const nameFields = langTexts(part.name).map(tokenize);
+  const idFields = fieldsOf(part.part_id);
+  const nameFields = langTexts(part.name).flatMap(fieldsOf);
   const valueFields: string[][] = [];
   for (const entry of view.attributes) {
     if (!ctx.attributes.get(entry.attribute_id)?.searchable) continue;
-    for (const value of entry.values) for (const text of langTexts(value.value)) valueFields.push(tokenize(text));
+    for (const value of entry.values) for (const text of langTexts(value.value)) valueFields.push(...fieldsOf(text));
   }
   let namesTier = true;
   let typo = false;
@@ -83,7 +94,7 @@ export function evaluatePart(part: StoredPart, words: readonly ExpandedWord[], f
     const exact: ExpandedWord = { word: word.word, alternatives: word.alternatives.filter((a) => a.typo !== true), idAlternatives: [] };
     const typos: ExpandedWord = { word: word.word, alternatives: word.alternatives.filter((a) => a.typo === true), idAlternatives: [] };
     const synonyms: ExpandedWord = { word: word.word, alternatives: word.synonyms ?? [], idAlternatives: [] };
-    const inId = word.idAlternatives.some((a) => alternativeMatches(a, idTokens));
+    const inId = word.idAlternatives.some((a) => idFields.some((f) => alternativeMatches(a, f)));
     const way = inId || wordMatches(exact, nameFields) || wordMatches(exact, valueFields) ? 0
       : wordMatches(synonyms, nameFields) || wordMatches(synonyms, valueFields) ? 1
         : wordMatches(typos, nameFields) || wordMatches(typos, valueFields) ? 2 : undefined;
