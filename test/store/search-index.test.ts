@@ -907,3 +907,23 @@ describe('SqliteSearchIndex: parts with per-organization values and joined runs'
     }
   });
 });
+
+describe('SqliteSearchIndex: facet values over every part', () => {
+  it('count each value over the parts there are now: a deleted part and a changed value are counted no more', async () => {
+    const { service, search, close } = inMemorySqliteCatalog();
+    try {
+      await service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, searchable: true, filterable: true }]);
+      const part = (id: string, vendor: string) => ({ part_id: id, name: { en: `Controller ${id}` }, attributes: [{ attribute_id: 'vendor', values: [{ organization: '', value: { en: vendor } }] }] });
+      expect(await service.upsertParts(LOCAL_OWNER, [part('a1', 'Acme'), part('a2', 'Acme'), part('a3', 'Acme'), part('b1', 'Bolt')])).toMatchObject({ errors: {} });
+      const counts = async () => (await search.facetValues(LOCAL_OWNER, { attribute_id: 'vendor' })).values;
+      expect(await counts()).toEqual([{ value: 'Acme', count: 3 }, { value: 'Bolt', count: 1 }]);
+      await service.deleteParts(LOCAL_OWNER, ['a1']);
+      expect(await service.upsertParts(LOCAL_OWNER, [part('a2', 'Bolt')])).toMatchObject({ errors: {} });
+      expect(await counts()).toEqual([{ value: 'Bolt', count: 2 }, { value: 'Acme', count: 1 }]);
+      // Over a search, the same counts of its hits.
+      expect((await search.facetValues(LOCAL_OWNER, { attribute_id: 'vendor', matches: { text: 'controller' } })).values).toEqual([{ value: 'Bolt', count: 2 }, { value: 'Acme', count: 1 }]);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -22,7 +22,7 @@ import type { Alternative, StoredPart } from '../../../core/model.js';
 import { CHUNK, DocColumns, groupZeroWeight, tierView } from '../../../core/search/engine/doc-chunks.js';
 import { decodeTermBlocks } from '../../../core/search/engine/postings.js';
 import { visibilityTier, type EngineReader, type TierView } from '../../../core/search/engine/searcher.js';
-import { prefixesOf, withTerm, type TermRow } from '../../../core/search/engine/term-range.js';
+import { takeIntoRanges, type TermRow } from '../../../core/search/engine/term-range.js';
 import { compareBinary } from '../../../core/search/rank.js';
 import { hasTypoKeys, lookupKeys } from '../../../core/search/typo.js';
 import type { PgClient } from '../database.js';
@@ -468,9 +468,10 @@ export class PgEngineReader implements EngineReader {
     for (const row of terms) {
       const { term } = row;
       this.absentTerms.delete(term);
-      for (const prefix of prefixesOf(term)) {
-        const range = this.prefixTerms.get(prefix);
-        if (range) this.prefixTerms.set(prefix, withTerm(range, row));
+      takeIntoRanges(row, (prefix) => this.prefixTerms.get(prefix), (prefix, range) => this.prefixTerms.set(prefix, range));
+      // A prefix found empty begins a term now (the answer for a prefix whose range is kept is that range's).
+      for (let end = 0; end <= term.length; end++) {
+        const prefix = term.slice(0, end);
         if (this.prefixKnown.get(prefix) === false) this.prefixKnown.set(prefix, true);
       }
       if (hasTypoKeys(term)) {
@@ -488,7 +489,7 @@ export class PgEngineReader implements EngineReader {
 
   /** Brings the doc arrays, statistics and caches up to the snapshot's committed version. */
   private async refresh(c: PgClient): Promise<void> {
-    // One round trip: the statistics, and what moved since the loaded version (nothing when it
+    // One statement: the statistics, and what moved since the loaded version (nothing when it
     // has not; no term list for a reader that has loaded nothing yet).
     const rows = (await c.query<RefreshRow>(REFRESH, [this.loadedVersion])).rows;
     const stats = rows.find((r) => r.kind === 0);

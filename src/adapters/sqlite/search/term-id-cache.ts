@@ -22,7 +22,7 @@
  * parts were being renamed.
  */
 import { LRUCache } from 'lru-cache';
-import { prefixesOf, withTerm, type TermRow } from '../../../core/search/engine/term-range.js';
+import { takeIntoRanges, type TermRow } from '../../../core/search/engine/term-range.js';
 import { hasTypoKeys, lookupKeys } from '../../../core/search/typo.js';
 
 /** Terms whose ids a reader keeps, least recently used out (~100 bytes each). */
@@ -34,8 +34,6 @@ export const TYPO_KEY_CACHE_KEYS = 50_000;
 
 /** Terms of dictionary ranges a reader keeps, least recently used out (~100 bytes each). */
 export const RANGE_CACHE_TERMS = 200_000;
-
-export type { TermRow };
 
 /** A row of the typo vocabulary: a word stored under a key (itself or one of its deletions). */
 export interface TypoKeyRow {
@@ -130,11 +128,7 @@ export class TermIdCache {
       // Only a word with typo keys is stored under any (search-index.ts writeVocabulary): a name or
       // id term (a long joined name) would make tens of keys to forget for nothing.
       if (hasTypoKeys(term)) for (const key of lookupKeys(term)) this.typoKeys.delete(key);
-      if (this.ranges.size === 0) continue;
-      for (const prefix of prefixesOf(term)) {
-        const range = this.ranges.peek(prefix);
-        if (range !== undefined) this.ranges.set(prefix, withTerm(range, row));
-      }
+      if (this.ranges.size > 0) takeIntoRanges(row, (prefix) => this.ranges.peek(prefix), (prefix, range) => this.ranges.set(prefix, range));
     }
   }
 
@@ -147,4 +141,3 @@ export class TermIdCache {
     this.ranges.clear();
   }
 }
-

@@ -590,7 +590,7 @@ export class EngineSearcher {
     };
     const addPrefix = (prefix: string, flags: number, mark: string) => {
       const range = this.r.termsWithPrefix(prefix);
-      if (range.length > 1) this.r.prefetch?.(range);
+      this.r.prefetch?.(range);
       for (const t of range) {
         if (seen.has(t.term)) continue;
         seen.add(t.term);

@@ -29,7 +29,15 @@ export function withTerm(range: readonly TermRow[], row: TermRow): TermRow[] {
   return copy;
 }
 
-/** The keys of `ranges` (prefixes) that `term` begins with, `term` itself included. */
-export function* prefixesOf(term: string): Generator<string> {
-  for (let end = 0; end <= term.length; end++) yield term.slice(0, end);
+/**
+ * Puts `row` into every kept range whose prefix its term begins with (the term itself included):
+ * `kept(prefix)` is the range a reader keeps for that prefix, if any; `keep(prefix, range)`
+ * replaces it ({@link withTerm}).
+ */
+export function takeIntoRanges(row: TermRow, kept: (prefix: string) => readonly TermRow[] | undefined, keep: (prefix: string, range: TermRow[]) => void): void {
+  for (let end = 0; end <= row.term.length; end++) {
+    const prefix = row.term.slice(0, end);
+    const range = kept(prefix);
+    if (range !== undefined) keep(prefix, withTerm(range, row));
+  }
 }
