@@ -12,6 +12,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCK_CLASS, WRITE_LOCK } from '../../src/adapters/postgres/database.js';
+import type { PgSessionStore } from '../../src/adapters/postgres/session-store.js';
 import { openPostgresStores, type PostgresStores } from '../../src/adapters/postgres/stores.js';
 import { systemClock } from '../../src/adapters/system.js';
 import type { StoredPart, StoredSession, TextSearchQuery } from '../../src/core/model.js';
@@ -32,6 +33,7 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
   let stores: PostgresStores;
   let url = '';
   const sent: string[] = [];
+  const sessionUsage = () => (stores.sessions as PgSessionStore).usage();
   const write = async (items: StoredPart[]) => {
     await stores.catalog.upsertParts(items.map((p) => ({ part_id: p.part_id })), (_item, existing) => ({ kind: 'write', value: items.find((p) => p.part_id === _item.part_id) as StoredPart, created: existing === undefined }));
   };
@@ -90,6 +92,45 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
     const kept = await Promise.all(['first', 'a0', 'a1', 'a2', 'b1', 'b2'].map(async (id) => (await stores.sessions.get(id)) !== undefined));
     expect(kept).toEqual([false, false, true, true, true, true]);
     expect((await stores.sessions.readHits('a2', 0, 10)).cardIds).toEqual([3, 2, 1]);
+  });
+
+  it('stores a group of sessions in a fixed number of statements, whatever its size, its owners and their evictions', async () => {
+    const session = (id: string, owner: string): StoredSession => ({ sessionId: id, principal: owner, createdAt: 0, expiresAt: Number.MAX_SAFE_INTEGER, imageId: null, language: undefined, total: 3, stored: 3 });
+    const budget = { maxSessionsPerOwner: 4, maxTotalBytes: 1 << 30 };
+    const owners = ['token:x', 'token:y', 'token:z'];
+    for (const owner of owners) for (let i = 0; i < 4; i++) await stores.sessions.create(session(`old-${owner}-${i}`, owner), { cardIds: [i, 1, 2] }, budget);
+    const before = await sessionUsage();
+    sent.length = 0;
+    // 30 sessions at once: each owner's 10 new ones leave room for 4, so every old one goes and 6 new ones of each with them.
+    const ids = Array.from({ length: 30 }, (_, i) => `new-${i}`);
+    await Promise.all(ids.map((id, i) => stores.sessions.create(session(id, owners[i % 3] as string), { cardIds: [i, 7, 8, 9] }, budget)));
+    const begins = sent.filter((s) => s.startsWith('BEGIN')).length;
+    expect(sent.length / begins).toBeLessThanOrEqual(8);
+    const kept = await Promise.all([...owners.flatMap((o) => [0, 1, 2, 3].map((i) => `old-${o}-${i}`)), ...ids].map(async (id) => (await stores.sessions.get(id)) !== undefined));
+    expect(kept.slice(0, 12).every((k) => !k)).toBe(true);
+    // The last 4 of each owner stay: new-18 .. new-29.
+    expect(kept.slice(12)).toEqual(ids.map((_, i) => i >= 18));
+    expect((await stores.sessions.readHits('new-29', 0, 10)).cardIds).toEqual([29, 7, 8, 9]);
+    // The byte total counts exactly the sessions kept.
+    const after = await sessionUsage();
+    expect(after.sessions).toBe(before.sessions);
+    const rows = (await stores.db.pool.query<{ sum: number }>("SELECT coalesce(sum(bytes), 0)::bigint AS sum FROM sessions")).rows[0]?.sum;
+    expect(after.bytes).toBe(Number(rows));
+  });
+
+  it('evicts the oldest sessions of any owner when a group would pass the byte budget, and counts what stays', async () => {
+    const session = (id: string, owner: string): StoredSession => ({ sessionId: id, principal: owner, createdAt: 0, expiresAt: Number.MAX_SAFE_INTEGER, imageId: null, language: undefined, total: 3, stored: 3 });
+    await stores.db.pool.query('DELETE FROM sessions');
+    await stores.db.pool.query('UPDATE session_totals SET bytes = 0');
+    await stores.sessions.create(session('probe', 'token:p'), { cardIds: [1, 2, 3] });
+    const one = (await sessionUsage()).bytes;
+    // Room for 5 sessions: 3 old ones and a group of 4 leave the newest 5.
+    const budget = { maxSessionsPerOwner: 100, maxTotalBytes: one * 5 };
+    for (const id of ['o1', 'o2']) await stores.sessions.create(session(id, 'token:q'), { cardIds: [1, 2, 3] }, budget);
+    await Promise.all(['g1', 'g2', 'g3', 'g4'].map((id) => stores.sessions.create(session(id, 'token:r'), { cardIds: [3, 2, 1] }, budget)));
+    const kept = await Promise.all(['probe', 'o1', 'o2', 'g1', 'g2', 'g3', 'g4'].map(async (id) => (await stores.sessions.get(id)) !== undefined));
+    expect(kept).toEqual([false, false, true, true, true, true, true]);
+    expect(await sessionUsage()).toEqual({ sessions: 5, bytes: one * 5 });
   });
 
   it('writes an update of 10 parts in few round trips: statements merged, each kind of row written once', async () => {

@@ -9,7 +9,7 @@
 import { Batches } from '../../core/batches.js';
 import type { NewSession, SessionBudget, SessionStore } from '../../core/ports.js';
 import type { SessionHits, StoredSession } from '../../core/model.js';
-import { blockRange, blocksOf, hitCount, packedBytes, readBlock, SESSION_ROW_BYTES } from '../session-blocks.js';
+import { blockRange, blocksOf, hitCount, packedBytes, readBlock, SESSION_ROW_BYTES, type PackedBlock } from '../session-blocks.js';
 import { SESSION_LOCK, type PgClient, type PgDatabase } from './database.js';
 
 /** Bytes a hit block row costs besides its packed ids (tuple header, keys). */
@@ -39,6 +39,14 @@ interface SessionRow {
   organization: string | null;
   text: string | null;
   facets: string | null;
+}
+
+/** A session of a group to store (PgSessionStore.write): its packed blocks and the bytes it counts. */
+interface SessionToStore {
+  entry: NewSession;
+  budget: SessionBudget | undefined;
+  blocks: PackedBlock[];
+  bytes: number;
 }
 
 /** The PostgreSQL implementation of the SessionStore port. */
@@ -88,63 +96,117 @@ export class PgSessionStore implements SessionStore {
     await this.write(sessions.map((entry) => ({ entry, budget })));
   }
 
-  /** Stores `sessions` in order, each with its budget's evictions, in one transaction under the session lock. */
+  /**
+   * Stores `sessions` in order, in one transaction under the session lock, with the evictions their
+   * budgets call for: per owner, its oldest sessions beyond `maxSessionsPerOwner` (counting those
+   * of the group; when a group alone holds more, its first ones go unstored); then, overall, the
+   * oldest sessions until the bytes fit `maxTotalBytes`. A fixed number of statements whatever the
+   * group's size: each of its round trips holds the session lock, and a search answers only once
+   * its session has committed (50 connections' groups at five statements a session were most of a
+   * search's time).
+   */
   private async write(sessions: readonly { entry: NewSession; budget: SessionBudget | undefined }[]): Promise<void> {
+    const rows: SessionToStore[] = sessions.map(({ entry, budget }) => {
+      const blocks = blocksOf(entry.hits);
+      return { entry, budget, blocks, bytes: SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0) };
+    });
     await this.db.write(async (c) => {
       // A session is a cache (as SQLite's sessions.db, written without fsync): its commit does not
       // wait for the WAL flush; a crash may lose the last sessions, never the catalog (measured:
       // bench/results.md, "Search engine on PostgreSQL").
       await c.query('SET LOCAL synchronous_commit = off');
-      // What the budget checks read, read once per transaction and kept up to date here.
-      const owned = new Map<string, number>();
-      let total: number | undefined;
-      let added = 0;
-      for (const { entry: { session, hits }, budget } of sessions) {
-        const blocks = blocksOf(hits);
-        const bytes = SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0);
-        if (budget) {
-          let count = owned.get(session.principal);
-          if (count === undefined) count = (await c.query<{ n: number }>('SELECT count(*) AS n FROM sessions WHERE owner = $1', [session.principal])).rows[0]?.n ?? 0;
-          const excess = count + 1 - budget.maxSessionsPerOwner;
-          if (excess > 0) {
-            const victims = (await c.query<{ seq: number; bytes: number; owner: string }>('SELECT seq, bytes, owner FROM sessions WHERE owner = $1 ORDER BY seq LIMIT $2', [session.principal, excess])).rows;
-            await this.remove(c, victims);
-            count -= victims.length;
-            total = undefined;
-          }
-          owned.set(session.principal, count);
-          total ??= ((await c.query<{ bytes: number }>('SELECT bytes FROM session_totals WHERE id = 1')).rows[0]?.bytes ?? 0) + added;
-          let over = total + bytes - budget.maxTotalBytes;
-          while (over > 0) {
-            const victims: { seq: number; bytes: number; owner: string }[] = [];
-            for (const row of (await c.query<{ seq: number; bytes: number; owner: string }>('SELECT seq, bytes, owner FROM sessions ORDER BY seq LIMIT 64')).rows) {
-              if (over <= 0) break;
-              victims.push(row);
-              over -= row.bytes;
-            }
-            if (victims.length === 0) break;
-            await this.remove(c, victims);
-            for (const v of victims) if (owned.has(v.owner)) owned.set(v.owner, (owned.get(v.owner) ?? 1) - 1);
-            total -= victims.reduce((sum, v) => sum + v.bytes, 0);
-          }
-          total += bytes;
-          owned.set(session.principal, (owned.get(session.principal) ?? 0) + 1);
-        }
-        // The row and its hit blocks in one statement.
-        await c.query(
-          `WITH s AS (
-             INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes, organization, text, facets)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING seq)
-           INSERT INTO session_hits (session_seq, block, card_ids, scores)
-           SELECT s.seq, u.b - 1, u.d, u.s FROM s, unnest($13::bytea[], $14::bytea[]) WITH ORDINALITY AS u(d, s, b)`,
-          [session.sessionId, session.principal, session.createdAt, session.expiresAt, session.imageId, session.language ?? null, session.total, hitCount(hits), bytes,
-            session.organization ?? null, session.text ?? null, session.facets === undefined ? null : JSON.stringify(session.facets),
-            blocks.map((b) => b.cardIds), blocks.map((b) => b.scores)],
-        );
-        added += bytes;
-      }
-      await c.query('UPDATE session_totals SET bytes = bytes + $1 WHERE id = 1', [added]);
+      const { kept, freed } = await this.makeRoom(c, rows);
+      await this.insert(c, kept);
+      const change = kept.reduce((sum, r) => sum + r.bytes, 0) - freed;
+      if (change !== 0) await c.query('UPDATE session_totals SET bytes = bytes + $1 WHERE id = 1', [change]);
     }, SESSION_LOCK);
+  }
+
+  /**
+   * Deletes what the budgets of `rows` call for (write) and says which of `rows` to store and how
+   * many bytes the deleted sessions held. One statement reads the owners' counts and the byte
+   * total, one deletes the owners' oldest; only a group that passes the byte budget reads more.
+   */
+  private async makeRoom(c: PgClient, rows: readonly SessionToStore[]): Promise<{ kept: SessionToStore[]; freed: number }> {
+    const budgets = rows.flatMap((r) => (r.budget ? [r.budget] : []));
+    if (budgets.length === 0) return { kept: [...rows], freed: 0 };
+    const owners = [...new Set(rows.filter((r) => r.budget).map((r) => r.entry.session.principal))];
+    const state = (await c.query<{ owner: string | null; n: number }>(
+      'SELECT owner, count(*)::bigint AS n FROM sessions WHERE owner = ANY($1::text[]) GROUP BY owner UNION ALL SELECT NULL, bytes FROM session_totals WHERE id = 1',
+      [owners],
+    )).rows;
+    const stored = new Map(state.flatMap((r) => (r.owner === null ? [] : [[r.owner, r.n] as const])));
+    let total = state.find((r) => r.owner === null)?.n ?? 0;
+    // Per owner, in order: how many stored sessions go, and which of the group's own go unstored.
+    const dropped = new Set<SessionToStore>();
+    const evict = new Map<string, number>();
+    const ownNew = new Map<string, SessionToStore[]>();
+    for (const row of rows) {
+      const owner = row.entry.session.principal;
+      const mine = ownNew.get(owner) ?? [];
+      ownNew.set(owner, mine);
+      if (row.budget) {
+        let excess = (stored.get(owner) ?? 0) - (evict.get(owner) ?? 0) + mine.length + 1 - row.budget.maxSessionsPerOwner;
+        for (; excess > 0; excess--) {
+          if ((stored.get(owner) ?? 0) > (evict.get(owner) ?? 0)) evict.set(owner, (evict.get(owner) ?? 0) + 1);
+          else {
+            const first = mine.shift();
+            if (first) dropped.add(first);
+          }
+        }
+      }
+      mine.push(row);
+    }
+    let freed = 0;
+    const victims = [...evict].filter(([, n]) => n > 0);
+    if (victims.length > 0) {
+      freed += (await c.query<{ bytes: number }>(
+        `DELETE FROM sessions WHERE seq IN (
+           SELECT v.seq FROM unnest($1::text[], $2::int[]) AS e(owner, n) CROSS JOIN LATERAL (SELECT seq FROM sessions WHERE owner = e.owner ORDER BY seq LIMIT e.n) v)
+         RETURNING bytes`,
+        [victims.map(([owner]) => owner), victims.map(([, n]) => n)],
+      )).rows.reduce((sum, r) => sum + r.bytes, 0);
+    }
+    const kept = rows.filter((r) => !dropped.has(r));
+    total -= freed;
+    const maxTotalBytes = Math.min(...budgets.map((b) => b.maxTotalBytes));
+    let over = total + kept.reduce((sum, r) => sum + r.bytes, 0) - maxTotalBytes;
+    // The oldest stored sessions go first, then the group's own, first ones first.
+    while (over > 0) {
+      const oldest = (await c.query<{ seq: number; bytes: number }>('SELECT seq, bytes FROM sessions ORDER BY seq LIMIT 64')).rows;
+      const batch: number[] = [];
+      for (const row of oldest) {
+        if (over <= 0) break;
+        batch.push(row.seq);
+        over -= row.bytes;
+        freed += row.bytes;
+      }
+      if (batch.length === 0) break;
+      await c.query('DELETE FROM sessions WHERE seq = ANY($1::bigint[])', [batch]);
+    }
+    while (over > 0 && kept.length > 0) over -= (kept.shift() as SessionToStore).bytes;
+    return { kept, freed };
+  }
+
+  /** Inserts `rows` and their hit blocks in one statement. */
+  private async insert(c: PgClient, rows: readonly SessionToStore[]): Promise<void> {
+    if (rows.length === 0) return;
+    const column = <T>(pick: (s: StoredSession, r: SessionToStore) => T): T[] => rows.map((r) => pick(r.entry.session, r));
+    const blocks = rows.flatMap((r) => r.blocks.map((b, i) => ({ sessionId: r.entry.session.sessionId, block: i, cardIds: b.cardIds, scores: b.scores })));
+    await c.query(
+      `WITH s AS (
+         INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes, organization, text, facets)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::text[], $12::text[])
+         RETURNING seq, session_id)
+       INSERT INTO session_hits (session_seq, block, card_ids, scores)
+       SELECT s.seq, h.block, h.card_ids, h.scores FROM s JOIN unnest($13::text[], $14::int[], $15::bytea[], $16::bytea[]) AS h(session_id, block, card_ids, scores) ON h.session_id = s.session_id`,
+      [
+        column((s) => s.sessionId), column((s) => s.principal), column((s) => s.createdAt), column((s) => s.expiresAt), column((s) => s.imageId),
+        column((s) => s.language ?? null), column((s) => s.total), column((s, r) => hitCount(r.entry.hits)), column((_s, r) => r.bytes),
+        column((s) => s.organization ?? null), column((s) => s.text ?? null), column((s) => (s.facets === undefined ? null : JSON.stringify(s.facets))),
+        blocks.map((b) => b.sessionId), blocks.map((b) => b.block), blocks.map((b) => b.cardIds), blocks.map((b) => b.scores),
+      ],
+    );
   }
 
   async get(sessionId: string): Promise<StoredSession | undefined> {
