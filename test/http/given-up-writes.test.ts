@@ -4,6 +4,7 @@
  * thread is dropped, so it cannot overwrite, unseen, a later write that was answered.
  */
 import { connect } from 'node:net';
+import sharp from 'sharp';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
@@ -39,6 +40,48 @@ describe('a write given up while it waits for the writer thread', () => {
     // Writes are run in arrival order: once a later write is answered, the given-up one had its turn.
     expect((await write([{ part_id: 'after', name: { en: 'answered' } }])).status).toBe(200);
     const ghost = await request(`${pooled.server.url}/1/catalog/parts/ghost`, { headers: { authorization: `Bearer ${pooled.token}` } });
+    await ghost.body.dump();
+    expect(ghost.statusCode).toBe(404);
+  });
+});
+
+describe('an image upload on the pooled server', () => {
+  const pooled = pooledServer('catalog-given-up-upload-', {}, (catalog) => catalog.service.upsertParts(LOCAL_OWNER, [{ part_id: 'pump', name: { en: 'pump' } }]));
+  const headers = () => ({ authorization: `Bearer ${pooled.token}`, 'content-type': 'application/json' });
+  const big = (n: number) => Array.from({ length: 1000 }, (_, i) => ({ part_id: `big${n}-${i}`, name: { en: `a rather long part name number ${i} `.repeat(8) } }));
+
+  it('waits for the writer thread in arrival order with the other writes, and is not stored once given up', async () => {
+    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: { r: 20, g: 120, b: 200 } } }).png().toBuffer();
+    const busy = [1, 2].map((n) => request(`${pooled.server.url}/1/catalog/parts`, { method: 'POST', headers: headers(), body: JSON.stringify(big(n)) }));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // The upload's files are stored at once; its metadata then waits behind the two writes, and its connection closes meanwhile.
+    const boundary = 'given-up-upload';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="images"\r\nContent-Type: application/json\r\n\r\n[{"image_id":"ghost-image","part_id":"pump","info":"display"}]\r\n`),
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="ghost-image.png"\r\nContent-Type: image/png\r\n\r\n`),
+      png,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const port = Number(new URL(pooled.server.url).port);
+    await new Promise<void>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(`POST /1/catalog/images HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${pooled.token}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`);
+        socket.write(body);
+        setTimeout(() => {
+          socket.destroy();
+          resolve();
+        }, 60);
+      });
+      socket.on('error', () => undefined);
+    });
+    for (const answer of await Promise.all(busy)) {
+      await answer.body.dump();
+      expect(answer.statusCode).toBe(200);
+    }
+    const after = await request(`${pooled.server.url}/1/catalog/parts`, { method: 'POST', headers: headers(), body: JSON.stringify([{ part_id: 'after', name: { en: 'answered' } }]) });
+    await after.body.dump();
+    expect(after.statusCode).toBe(200);
+    const ghost = await request(`${pooled.server.url}/1/catalog/images/ghost-image`, { headers: headers() });
     await ghost.body.dump();
     expect(ghost.statusCode).toBe(404);
   });

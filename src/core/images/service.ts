@@ -30,6 +30,7 @@ import { parseBody, parseIdList } from '../validation.js';
 import type { StoredImage } from '../model.js';
 import { DEFAULT_IMAGE_LIMITS, mib, type ImageLimits } from './limits.js';
 import { UploadSession, type UploadHost, type UploadInput } from './upload-session.js';
+import { writeUploadedImages, type UploadedImageOutcomes, type UploadedImageWrites } from './upload-writes.js';
 import { assertScope } from '../permissions.js';
 import type { ImageAudit } from './audit.js';
 import type { ImageAuditResult } from '../../api/image-schemas.js';
@@ -114,6 +115,17 @@ export class ImageService implements UploadHost {
     assertScope(principal, 'images:write');
     await this.context.assertWritable(principal);
     return new UploadSession(this, principal, options);
+  }
+
+  /**
+   * The metadata of an upload's checked images in one write (UploadSession.commit's last step, its
+   * files already stored; upload-writes.ts): 403 for a principal that may not write, 503 in
+   * maintenance mode. `catalog serve` runs it on its writer thread.
+   */
+  async writeUploadedImages(principal: Principal, request: UploadedImageWrites): Promise<UploadedImageOutcomes> {
+    assertScope(principal, 'images:write');
+    await this.context.assertWritable(principal);
+    return writeUploadedImages(this.store, principal, request, this.context.clock.nowMicros());
   }
 
   /**

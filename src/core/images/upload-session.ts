@@ -11,11 +11,12 @@ import type { BulkWriteResult, Principal } from '../../api/schemas.js';
 import { canSetPosition } from '../permissions.js';
 import { addErrors } from '../validation.js';
 import { UPLOAD_MODES, type UploadMode, type UploadOptions } from '../../api/image-schemas.js';
-import { checkDefinitions, decideImageUpsert, matchFile, normalizeFilename, storedInfo, type StoredFile, type ValidDefinition } from './definitions.js';
+import { checkDefinitions, matchFile, normalizeFilename, storedInfo, type StoredFile, type ValidDefinition } from './definitions.js';
 import type { ServiceContext } from '../context.js';
-import type { Decision, ImageWrite, StoredImage } from '../model.js';
+import type { StoredImage } from '../model.js';
 import type { ImageFeatureIndexer, ImageStore } from '../ports.js';
 import type { BlobGate } from './blob-gate.js';
+import type { UploadedImage, UploadedImageOutcomes, UploadedImageWrites } from './upload-writes.js';
 import type { ImageLimits } from './limits.js';
 
 /** One file of an upload: its multipart filename and its bytes. */
@@ -44,6 +45,8 @@ export interface UploadHost {
   readonly gate: BlobGate;
   /** Stores one file's bytes; never throws for an item-level problem (too large, not an image). */
   storeFile(file: UploadInput): Promise<{ stored: StoredFile } | { error: string }>;
+  /** Writes the upload's metadata in one write (upload-writes.ts); 503 in maintenance mode. */
+  writeUploadedImages(principal: Principal, request: UploadedImageWrites): Promise<UploadedImageOutcomes>;
   /** Computes search features for a definition (the indexer hook), or an item error. */
   features(def: ValidDefinition, file: StoredFile | undefined, existing: StoredImage | undefined): Promise<{ features: Uint8Array | null | undefined } | { error: string }>;
 }
@@ -187,7 +190,7 @@ export class UploadSession {
       for (const [key, messages] of Object.entries(this.fileErrors)) addErrors(result.errors, key, messages);
 
       // Per definition: validation errors, file errors, then search features (the indexer hook).
-      const writes: { def: ValidDefinition; file: StoredFile | undefined; features: Uint8Array | null | undefined }[] = [];
+      const writes: UploadedImage[] = [];
       // The stored images matter here to the indexer (which bytes to index), to definitions that
       // keep the stored info, and to create-only uploads (an existing id is not indexed again).
       const needStored = service.indexer !== undefined || this.mode === 'create' || definitions.some((d) => 'definition' in d && d.definition.info === undefined);
@@ -220,31 +223,19 @@ export class UploadSession {
         writes.push({ def, file, features: features.features });
       }
 
-      // One metadata transaction: the files are already durable (blob written, fsynced, renamed).
-      const now = service.context.clock.nowMicros();
-      const replaced: string[] = [];
-      const byId = new Map(writes.map((w) => [w.def.image_id, w]));
-      const decisions: Decision<ImageWrite>[] = await service.store.upsertImages(
-        writes.map((w) => ({ image_id: w.def.image_id, part_id: w.def.part_id })),
-        (item, stored, partExists) => {
-          const w = byId.get(item.image_id);
-          if (!w) return { kind: 'skip' };
-          const decision = decideImageUpsert(w.def, w.file, stored, partExists, { now, mayPosition: this.mayPosition, features: w.features, mode: this.mode });
-          if (decision.kind === 'write' && stored && stored.sha256 !== decision.value.image.sha256) replaced.push(stored.sha256);
-          return decision;
-        },
-      );
+      // One metadata write: the files are already durable (blob written, fsynced, renamed).
+      const { outcomes, replaced } = await service.writeUploadedImages(this.principal, { images: writes, mode: this.mode });
       const written = new Set<string>();
       writes.forEach((w, i) => {
-        const decision = decisions[i];
-        if (!decision || decision.kind === 'skip') return;
-        if (decision.kind === 'error') {
-          addErrors(result.errors, w.def.image_id, decision.messages);
+        const outcome = outcomes[i];
+        if (!outcome || outcome.kind === 'skip') return;
+        if (outcome.kind === 'error') {
+          addErrors(result.errors, w.def.image_id, outcome.messages);
           return;
         }
         written.add(w.def.image_id);
         if (w.file) unused.delete(w.file.sha256);
-        (decision.created ? result.created : result.updated).push(w.def.image_id);
+        (outcome.created ? result.created : result.updated).push(w.def.image_id);
       });
       service.gate.release([...unused, ...replaced]);
       if (service.indexer) {

@@ -10,6 +10,7 @@
  *   is the main thread's own state, and what the pooled catalog schedules itself (`scheduled`).
  */
 import type { CatalogService } from '../../core/catalog/service.js';
+import type { ImageService } from '../../core/images/service.js';
 import type { RelationService } from '../../core/relations/service.js';
 import type { SearchService } from '../../core/search/service.js';
 import type { PooledServiceName } from './protocol.js';
@@ -82,8 +83,33 @@ const SEARCH: Record<PublicMethods<SearchService>, CallRoute> = {
   close: OWN_STATE,
 };
 
+const UPLOAD_STEP = { main: "a step of an upload the HTTP route drives as the body streams in: this thread's blob gate and photo index" };
+const FILES = { main: "streams or decodes stored files, or keeps this thread's blob gate and photo index" };
+const IMAGE_ROWS = { main: "a few image rows through this thread's own connection" };
+
+const IMAGES: Record<PublicMethods<ImageService>, CallRoute> = {
+  beginUpload: UPLOAD_STEP,
+  uploadImages: UPLOAD_STEP,
+  storeFile: UPLOAD_STEP,
+  features: UPLOAD_STEP,
+  // The upload's metadata: in arrival order with the other writes, in their transactions, so no
+  // upload takes a turn at the write lock of its own.
+  writeUploadedImages: 'write',
+  deleteImages: FILES,
+  listImages: IMAGE_ROWS,
+  selectImages: IMAGE_ROWS,
+  getImage: IMAGE_ROWS,
+  openOriginal: FILES,
+  displayImages: IMAGE_ROWS,
+  shownImagesOf: IMAGE_ROWS,
+  auditImages: FILES,
+  thumbnail: FILES,
+  sweepOrphans: FILES,
+  close: OWN_STATE,
+};
+
 /** Every pooled service's calls and where they run. */
-export const CALL_ROUTES: Readonly<Record<PooledServiceName, Readonly<Record<string, CallRoute>>>> = { service: SERVICE, relations: RELATIONS, search: SEARCH };
+export const CALL_ROUTES: Readonly<Record<PooledServiceName, Readonly<Record<string, CallRoute>>>> = { service: SERVICE, relations: RELATIONS, search: SEARCH, images: IMAGES };
 
 /** The methods of `service` that run on a thread of `kind`. */
 export function methodsRunOn(service: PooledServiceName, kind: 'read' | 'write'): string[] {

@@ -589,7 +589,7 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
     service: delegate(main.service, methods('service'), calls('service')),
     relations: delegate(main.relations, methods('relations'), calls('relations')),
     search,
-    images: main.images,
+    images: delegate(main.images, methods('images'), calls('images')),
     operations: main.operations,
     // The feed and webhooks read and write small rows: the main thread's own connection.
     changes: main.changes,

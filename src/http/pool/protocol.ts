@@ -8,7 +8,7 @@ import type { NewSession } from '../../core/ports.js';
 import type { CatalogLocation, OpenCatalogOptions } from '../../open-catalog.js';
 
 /** Which service of a Catalog a call goes to. */
-export type PooledServiceName = 'service' | 'relations' | 'search';
+export type PooledServiceName = 'service' | 'relations' | 'search' | 'images';
 
 /** One call: `catalog[service][method](...args)` in a worker. */
 export interface PoolTask {
