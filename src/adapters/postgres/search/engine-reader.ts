@@ -116,6 +116,8 @@ export class PgEngineReader implements EngineReader {
   private misses = noMisses();
   private readonly absentTerms = new Set<string>();
   private readonly prefixTerms = new Map<string, { id: number; term: string }[]>();
+  /** No kept prefix range has a longer prefix (characters): the longest ever kept. */
+  private longestPrefix = 0;
   private readonly prefixKnown = new Map<string, boolean>();
   private readonly typo = new Map<string, string[]>();
   /** The entries of `typo` that looked up each key (a word a write stores under the key makes them stale). */
@@ -337,7 +339,10 @@ export class PgEngineReader implements EngineReader {
     }
     if (m.prefixes.size > 0) {
       const wanted = [...m.prefixes];
-      for (const prefix of wanted) this.prefixTerms.set(prefix, []);
+      for (const prefix of wanted) {
+        this.prefixTerms.set(prefix, []);
+        this.longestPrefix = Math.max(this.longestPrefix, prefix.length);
+      }
       const rows = (await c.query<{ i: number; id: number; term: string }>(
         // One index range scan per prefix (LATERAL): as a join, the ranges were planned as millions of rows.
         `SELECT u.i, t.id, t.term FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(lo, hi, i)
@@ -468,7 +473,7 @@ export class PgEngineReader implements EngineReader {
     for (const row of terms) {
       const { term } = row;
       this.absentTerms.delete(term);
-      takeIntoRanges(row, (prefix) => this.prefixTerms.get(prefix), (prefix, range) => this.prefixTerms.set(prefix, range));
+      takeIntoRanges(row, (prefix) => this.prefixTerms.get(prefix), (prefix, range) => this.prefixTerms.set(prefix, range), this.longestPrefix);
       // A prefix found empty begins a term now (the answer for a prefix whose range is kept is that range's).
       for (let end = 0; end <= term.length; end++) {
         const prefix = term.slice(0, end);

@@ -53,6 +53,8 @@ export class TermIdCache {
   private readonly absent = new Set<string>();
   private readonly typoKeys = new LRUCache<string, readonly string[]>({ max: TYPO_KEY_CACHE_KEYS });
   private readonly ranges = new LRUCache<string, readonly TermRow[]>({ maxSize: RANGE_CACHE_TERMS, sizeCalculation: (rows) => rows.length + 1 });
+  /** No range kept has a longer prefix (characters): the longest ever kept. */
+  private longestRange = 0;
 
   /** The id of `term`: remembered, else `lookup(term)` (the dictionary), remembered either way. */
   get(term: string, lookup: (term: string) => number | undefined): number | undefined {
@@ -105,7 +107,10 @@ export class TermIdCache {
     if (known !== undefined) return known;
     const rows = lookup();
     // A range larger than the whole budget would only push every other one out.
-    if (rows.length < RANGE_CACHE_TERMS) this.ranges.set(prefix, rows);
+    if (rows.length < RANGE_CACHE_TERMS) {
+      this.ranges.set(prefix, rows);
+      this.longestRange = Math.max(this.longestRange, prefix.length);
+    }
     return rows;
   }
 
@@ -128,7 +133,7 @@ export class TermIdCache {
       // Only a word with typo keys is stored under any (search-index.ts writeVocabulary): a name or
       // id term (a long joined name) would make tens of keys to forget for nothing.
       if (hasTypoKeys(term)) for (const key of lookupKeys(term)) this.typoKeys.delete(key);
-      if (this.ranges.size > 0) takeIntoRanges(row, (prefix) => this.ranges.peek(prefix), (prefix, range) => this.ranges.set(prefix, range));
+      if (this.ranges.size > 0) takeIntoRanges(row, (prefix) => this.ranges.peek(prefix), (prefix, range) => this.ranges.set(prefix, range), this.longestRange);
     }
   }
 

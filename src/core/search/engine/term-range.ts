@@ -32,10 +32,13 @@ export function withTerm(range: readonly TermRow[], row: TermRow): TermRow[] {
 /**
  * Puts `row` into every kept range whose prefix its term begins with (the term itself included):
  * `kept(prefix)` is the range a reader keeps for that prefix, if any; `keep(prefix, range)`
- * replaces it ({@link withTerm}).
+ * replaces it ({@link withTerm}). `longestPrefix`: no kept range has a longer prefix (characters),
+ * so the prefixes past it are not looked up: a write's name terms run to 40 characters, the words
+ * typed as prefixes to a handful.
  */
-export function takeIntoRanges(row: TermRow, kept: (prefix: string) => readonly TermRow[] | undefined, keep: (prefix: string, range: TermRow[]) => void): void {
-  for (let end = 0; end <= row.term.length; end++) {
+export function takeIntoRanges(row: TermRow, kept: (prefix: string) => readonly TermRow[] | undefined, keep: (prefix: string, range: TermRow[]) => void, longestPrefix = row.term.length): void {
+  const last = Math.min(row.term.length, longestPrefix);
+  for (let end = 0; end <= last; end++) {
     const prefix = row.term.slice(0, end);
     const range = kept(prefix);
     if (range !== undefined) keep(prefix, withTerm(range, row));
