@@ -28,6 +28,7 @@ import { problemClientErrorHandler, rawProblemResponse, redactUrl, secretInQuery
 import { AuthFailureLimiter, capConnectionsPerAddress, DEFAULT_ABUSE_LIMITS, type AbuseLimits } from './abuse-limits.js';
 import { jsonDepthProblem, multipartBoundaryProblem } from './body-guards.js';
 import { withRequestSignal } from './request-signal.js';
+import { withRequestScope } from '../core/request-scope.js';
 import type { StartupGate } from './startup-gate.js';
 
 declare module 'fastify' {
@@ -196,6 +197,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // would hand a string to JSON endpoints, which must answer 415 naming the type they take.
   app.removeContentTypeParser('text/plain');
 
+  // Each request runs in a scope of its own (core/request-scope.ts): what its token's read learned
+  // of the catalog's attributes, organizations and settings serves the rest of it. A callback hook,
+  // so that the hooks and the handler after it run inside the scope.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    withRequestScope(() => done());
+  });
   app.addHook('onRequest', async (request) => {
     // A token in the URL is refused before anything else, valid or not: URLs end up in logs.
     const secret = secretQueryParameter(request.url);

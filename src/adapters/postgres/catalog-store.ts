@@ -16,6 +16,7 @@ import type { PgClient, PgDatabase } from './database.js';
 import { partFromPgRow, type PgPartRow } from './part-rows.js';
 import type { PgSearchIndex, WrittenPart } from './search/search-index.js';
 import { RANKING_SETTINGS_KEY } from '../../core/search/ranking-settings.js';
+import { requestScope } from '../../core/request-scope.js';
 
 /** Whether an attribute change moves its values between index columns (re-index needed). */
 function indexShapeChanged(before: Attribute, after: Attribute): boolean {
@@ -23,11 +24,28 @@ function indexShapeChanged(before: Attribute, after: Attribute): boolean {
     || before.visibility !== after.visibility || before.per_org_values !== after.per_org_values;
 }
 
+/**
+ * The version of the attributes, organizations and settings rows (change_counters 'settings',
+ * moved by a trigger on each of those tables in the writing transaction), as a scalar subquery.
+ */
+const SETTINGS_VERSION = "(SELECT version FROM change_counters WHERE name = 'settings')";
+
+/** Attributes, organizations and settings as of one settings version (PgCatalogStore.keptForRequest); each read when first asked for. */
+interface SettingsCache {
+  version: number;
+  attributes?: Map<string, Attribute>;
+  organizations?: Map<string, Organization>;
+  /** Setting values by key; null: no such setting. */
+  settings: Map<string, string | null>;
+}
+
 /** The PostgreSQL implementation of the catalog's persistent state. */
 export class PgCatalogStore implements CatalogStore {
   private readonly db: PgDatabase;
   private readonly index: PgSearchIndex;
   private readonly clock: Clock;
+  /** What requests keep of the attributes, organizations and settings (keptForRequest). */
+  private settingsCache: SettingsCache | undefined;
 
   constructor(db: PgDatabase, index: PgSearchIndex, clock: Clock) {
     this.db = db;
@@ -72,6 +90,7 @@ export class PgCatalogStore implements CatalogStore {
           const body = JSON.stringify(decision.value);
           if (current) await c.query('UPDATE attributes SET body = $1 WHERE attribute_id = $2', [body, item.attribute_id]);
           else await c.query('INSERT INTO attributes (attribute_id, body) VALUES ($1, $2)', [item.attribute_id, body]);
+          this.settingsWritten();
           stored.set(item.attribute_id, { attribute: decision.value, refs: current?.refs ?? 0 });
         }
         decisions.push(decision);
@@ -94,6 +113,7 @@ export class PgCatalogStore implements CatalogStore {
         const decision = decide(id, current?.attribute, current?.refs ?? 0);
         if (decision.kind === 'write' && current) {
           await c.query('DELETE FROM attributes WHERE attribute_id = $1', [id]);
+          this.settingsWritten();
           stored.delete(id);
         }
         decisions.push(decision);
@@ -117,11 +137,58 @@ export class PgCatalogStore implements CatalogStore {
   }
 
   async allAttributes(): Promise<Attribute[]> {
-    return [...(await this.attributeMap(this.db.pool)).values()];
+    return [...(await this.attributesNow()).values()];
   }
 
   async attributesById(): Promise<ReadonlyMap<string, Attribute>> {
-    return this.attributeMap(this.db.pool);
+    return this.attributesNow();
+  }
+
+  /** Every attribute by id, in creation order: kept for the request's settings version (keptForRequest), else read with the version. */
+  private async attributesNow(): Promise<Map<string, Attribute>> {
+    const kept = this.keptForRequest()?.attributes;
+    if (kept) return kept;
+    const rows = (await this.db.pool.query<{ body: string | null; version: number }>(
+      `SELECT a.body, ${SETTINGS_VERSION} AS version FROM (SELECT 1) AS one LEFT JOIN attributes a ON true ORDER BY a.seq`,
+    )).rows;
+    const attributes = new Map(rows.flatMap((r) => {
+      if (r.body === null) return [];
+      const a = JSON.parse(r.body) as Attribute;
+      return [[a.attribute_id, a] as const];
+    }));
+    this.keep(rows[0]?.version, (cache) => (cache.attributes = attributes));
+    return attributes;
+  }
+
+  // -- what a request keeps of the settings (core/request-scope.ts)
+
+  /**
+   * The attributes, organizations and settings kept for the settings version this request read
+   * with its token, if it read one and they are kept for it; undefined inside a group transaction
+   * (what it reads may not commit) or outside a request.
+   */
+  private keptForRequest(): SettingsCache | undefined {
+    const version = requestScope()?.settingsVersion;
+    if (version === undefined || this.db.inGroup) return undefined;
+    return this.settingsCache?.version === version ? this.settingsCache : undefined;
+  }
+
+  /**
+   * This request wrote attributes, organizations or settings: it and the kept answers forget the
+   * version read with its token, so that what it reads next is read afresh (a request that began
+   * at another version keeps its own).
+   */
+  private settingsWritten(): void {
+    this.settingsCache = undefined;
+    const scope = requestScope();
+    if (scope) scope.settingsVersion = undefined;
+  }
+
+  /** Keeps what `fill` sets for settings version `version` (read in the same statement as it), replacing what an older version kept. */
+  private keep(version: number | undefined, fill: (cache: SettingsCache) => void): void {
+    if (version === undefined || this.db.inGroup) return;
+    if (this.settingsCache === undefined || this.settingsCache.version < version) this.settingsCache = { version, settings: new Map() };
+    if (this.settingsCache.version === version) fill(this.settingsCache);
   }
 
   // -- parts
@@ -272,6 +339,7 @@ export class PgCatalogStore implements CatalogStore {
             'INSERT INTO organizations (org_id, parent_id) VALUES ($1, $2) ON CONFLICT (org_id) DO UPDATE SET parent_id = excluded.parent_id',
             [decision.value.org_id, decision.value.parent_id],
           );
+          this.settingsWritten();
           all.set(decision.value.org_id, decision.value);
         }
         decisions.push(decision);
@@ -285,11 +353,19 @@ export class PgCatalogStore implements CatalogStore {
   }
 
   async allOrganizations(): Promise<Map<string, Organization>> {
-    return new Map((await this.db.query<Organization>('SELECT org_id, parent_id FROM organizations')).map((o) => [o.org_id, o]));
+    const kept = this.keptForRequest()?.organizations;
+    if (kept) return kept;
+    const rows = await this.db.query<{ org_id: string | null; parent_id: string | null; version: number }>(
+      `SELECT o.org_id, o.parent_id, ${SETTINGS_VERSION} AS version FROM (SELECT 1) AS one LEFT JOIN organizations o ON true`,
+    );
+    const organizations = new Map(rows.flatMap((r) => (r.org_id === null ? [] : [[r.org_id, { org_id: r.org_id, parent_id: r.parent_id }] as const])));
+    this.keep(rows[0]?.version, (cache) => (cache.organizations = organizations));
+    return organizations;
   }
 
   private async ensureOrganizationsIn(c: PgClient, ids: readonly string[]): Promise<void> {
     await c.query('INSERT INTO organizations (org_id, parent_id) SELECT unnest($1::text[]), NULL ON CONFLICT DO NOTHING', [[...ids]]);
+    this.settingsWritten();
   }
 
   async ensureOrganizations(ids: readonly string[]): Promise<void> {
@@ -305,9 +381,16 @@ export class PgCatalogStore implements CatalogStore {
     ]);
   }
 
+  /** The token, and the settings version as it was read into the request's scope (core/request-scope.ts). */
   async findTokenByHash(secretHash: string): Promise<StoredToken | undefined> {
-    const rows = await this.db.query<TokenColumns>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash]);
-    return rows[0] ? tokenFromColumns(rows[0]) : undefined;
+    const rows = await this.db.query<TokenColumns & { settings_version: number }>(
+      `SELECT t.*, ${SETTINGS_VERSION} AS settings_version FROM (SELECT 1) AS one LEFT JOIN tokens t ON t.secret_hash = $1`,
+      [secretHash],
+    );
+    const row = rows[0];
+    const scope = requestScope();
+    if (scope && row && !this.db.inGroup) scope.settingsVersion = row.settings_version;
+    return row && row.secret_hash !== null ? tokenFromColumns(row) : undefined;
   }
 
   async listTokens(): Promise<StoredToken[]> {
@@ -395,6 +478,7 @@ export class PgCatalogStore implements CatalogStore {
 
   private async bumpSynonyms(c: PgClient): Promise<void> {
     await c.query("INSERT INTO settings (key, value) VALUES ('synonyms_version', '1') ON CONFLICT (key) DO UPDATE SET value = (settings.value::bigint + 1)::text");
+    this.settingsWritten();
   }
 
   async listSynonyms(page: KeysetPage): Promise<SynonymSet[]> {
@@ -416,12 +500,17 @@ export class PgCatalogStore implements CatalogStore {
   }
 
   async getSetting(key: string): Promise<string | undefined> {
-    return (await this.db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]))[0]?.value;
+    const kept = this.keptForRequest()?.settings;
+    if (kept?.has(key)) return kept.get(key) ?? undefined;
+    const row = (await this.db.query<{ value: string | null; version: number }>(`SELECT (SELECT value FROM settings WHERE key = $1) AS value, ${SETTINGS_VERSION} AS version`, [key]))[0];
+    this.keep(row?.version, (cache) => cache.settings.set(key, row?.value ?? null));
+    return row?.value ?? undefined;
   }
 
   async setSetting(key: string, value: string): Promise<void> {
     if (key !== RANKING_SETTINGS_KEY) {
       await this.db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+      this.settingsWritten();
       return;
     }
     // The search index builds its documents with the ranking settings' attribute order: it
@@ -429,6 +518,7 @@ export class PgCatalogStore implements CatalogStore {
     await this.db.write(async (c) => {
       const before = (await c.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key])).rows[0]?.value;
       await c.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
+      this.settingsWritten();
       await this.index.settingWritten(c, before, value);
     });
   }
@@ -437,6 +527,7 @@ export class PgCatalogStore implements CatalogStore {
     // Insert-if-absent, then read: under the write lock both see the same state, on every server.
     return this.db.write(async (c) => {
       await c.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value]);
+      this.settingsWritten();
       return (await c.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key])).rows[0]?.value ?? value;
     });
   }

@@ -478,6 +478,26 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       END $$;
     `,
   },
+  {
+    version: 12,
+    name: 'a version of the attributes, organizations and settings',
+    sql: `
+      -- Moved by every write to those tables, in the writing transaction: a server keeps them for
+      -- the requests whose token was read at the same version (core/request-scope.ts).
+      INSERT INTO change_counters (name, version) VALUES ('settings', 0);
+      CREATE FUNCTION bump_settings_version() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        UPDATE change_counters SET version = version + 1 WHERE name = 'settings';
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER attributes_settings_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON attributes
+        FOR EACH STATEMENT EXECUTE FUNCTION bump_settings_version();
+      CREATE TRIGGER organizations_settings_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON organizations
+        FOR EACH STATEMENT EXECUTE FUNCTION bump_settings_version();
+      CREATE TRIGGER settings_settings_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON settings
+        FOR EACH STATEMENT EXECUTE FUNCTION bump_settings_version();
+    `,
+  },
 ];
 
 /**

@@ -1,0 +1,31 @@
+/**
+ * What one request has learned of the catalog's slowly changing state (its attributes,
+ * organizations and settings), for the stores to answer the rest of the request from a cache
+ * while that state holds. `catalog serve` runs each HTTP request in a scope of its own
+ * (http/app.ts); code outside one (the CLI, the writer thread, start-up) gets no scope, and the
+ * stores read everything afresh.
+ *
+ * The PostgreSQL store reads the state's version with the request's token (one statement it makes
+ * anyway) and keeps attributes, organizations and settings per version, so a request reads them
+ * with no statement of its own while nothing changed them; any change, through any server, moves
+ * the version (adapters/postgres/catalog-store.ts).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** A request's scope (see the module comment). */
+export interface RequestScope {
+  /** The version of the attributes, organizations and settings as the request's token was read; undefined until then. */
+  settingsVersion?: number;
+}
+
+const current = new AsyncLocalStorage<RequestScope>();
+
+/** Runs `fn` in a new request scope (for everything `fn` starts). */
+export function withRequestScope<T>(fn: () => T): T {
+  return current.run({}, fn);
+}
+
+/** The scope of the request this code runs for, or undefined outside one. */
+export function requestScope(): RequestScope | undefined {
+  return current.getStore();
+}

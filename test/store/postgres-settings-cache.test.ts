@@ -1,0 +1,96 @@
+/**
+ * The PostgreSQL store answers a request's reads of attributes, organizations and settings from
+ * what it keeps for the version read with the request's token (core/request-scope.ts): a request
+ * that finds them unchanged reads them with no statement of its own, and any change, through any
+ * connection, or the request's own write, is read afresh. Statements are counted as the driver
+ * sends them, in this process.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openPostgresStores, type PostgresStores } from '../../src/adapters/postgres/stores.js';
+import { systemClock } from '../../src/adapters/system.js';
+import type { Attribute } from '../../src/api/schemas.js';
+import { withRequestScope } from '../../src/core/request-scope.js';
+import { createTestDatabase, createTestSchema, postgresAvailable } from '../services/services.js';
+
+const attribute = (id: string): Attribute => ({ attribute_id: id, type: 'text', searchable: true, filterable: true } as unknown as Attribute);
+
+describe.skipIf(!postgresAvailable())('PostgreSQL settings kept per request', () => {
+  let stores: PostgresStores;
+  let other: pg.Client;
+  const sent: string[] = [];
+
+  /** One request: the token read, then the reads every request makes; resolves what they answered and the statements sent. */
+  const request = () => withRequestScope(async () => {
+    const from = sent.length;
+    const token = await stores.catalog.findTokenByHash('hash-of-reader');
+    const attributes = await stores.catalog.attributesById();
+    const organizations = await stores.catalog.allOrganizations();
+    const maintenance = await stores.catalog.getSetting('maintenance');
+    return { token, attributes: [...attributes.keys()], organizations: [...organizations.keys()], maintenance, statements: sent.length - from };
+  });
+
+  beforeAll(async () => {
+    const { url } = await createTestSchema(await createTestDatabase('settings_cache'));
+    stores = await openPostgresStores(url, { clock: systemClock(), max: 4 });
+    other = new pg.Client({ connectionString: url });
+    await other.connect();
+    await stores.catalog.createToken({ name: 'reader', secretHash: 'hash-of-reader', roles: ['factoryWorker'], organization: null, scopes: null, createdAt: 1, expiresAt: null, lastUsedAt: null });
+    await stores.catalog.upsertAttributes([attribute('color')], (item) => ({ kind: 'write', value: item as Attribute, created: true }));
+    await stores.catalog.ensureOrganizations(['north']);
+    const send = pg.Client.prototype.query;
+    vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+      if (text !== undefined && this !== other) sent.push(text);
+      return (send as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof send);
+  });
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await other?.end();
+    await stores?.close();
+  });
+
+  it('reads them with the token alone while nothing changed them', async () => {
+    const first = await request();
+    expect(first).toMatchObject({ attributes: ['color'], organizations: ['north'], maintenance: undefined });
+    expect(first.token?.name).toBe('reader');
+    const second = await request();
+    expect(second).toMatchObject({ attributes: ['color'], organizations: ['north'], maintenance: undefined, statements: 1 });
+  });
+
+  it('reads them afresh after a change through another connection (another server)', async () => {
+    await request();
+    await other.query("INSERT INTO attributes (attribute_id, body) VALUES ('size', $1)", [JSON.stringify(attribute('size'))]);
+    await other.query("INSERT INTO settings (key, value) VALUES ('maintenance', 'on') ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+    const after = await request();
+    expect(after).toMatchObject({ attributes: ['color', 'size'], maintenance: 'on' });
+    await other.query("UPDATE settings SET value = 'off' WHERE key = 'maintenance'");
+    expect((await request()).maintenance).toBe('off');
+  });
+
+  it('reads afresh, in the same request, what the request itself wrote', async () => {
+    await request();
+    const seen = await withRequestScope(async () => {
+      await stores.catalog.findTokenByHash('hash-of-reader');
+      expect(await stores.catalog.getSetting('maintenance')).toBe('off');
+      await stores.catalog.setSetting('maintenance', 'on');
+      return stores.catalog.getSetting('maintenance');
+    });
+    expect(seen).toBe('on');
+    await stores.catalog.setSetting('maintenance', 'off');
+  });
+
+  it('keeps nothing for code outside a request (the CLI, the writer thread): each read is a statement', async () => {
+    const from = sent.length;
+    await stores.catalog.attributesById();
+    await stores.catalog.attributesById();
+    await stores.catalog.getSetting('maintenance');
+    await stores.catalog.getSetting('maintenance');
+    expect(sent.length - from).toBe(4);
+  });
+
+  it('answers an unknown token as unknown', async () => {
+    expect(await withRequestScope(() => stores.catalog.findTokenByHash('no-such-hash'))).toBeUndefined();
+  });
+});
