@@ -25,8 +25,9 @@ function indexShapeChanged(before: Attribute, after: Attribute): boolean {
 }
 
 /**
- * The version of the attributes, organizations and settings rows (change_counters 'settings',
- * moved by a trigger on each of those tables in the writing transaction), as a scalar subquery.
+ * The version of the attributes, organizations and settings rows (change_counters 'settings': the
+ * id of the last transaction that wrote one, set by a trigger on each of those tables), as a
+ * scalar subquery.
  */
 const SETTINGS_VERSION = "(SELECT version FROM change_counters WHERE name = 'settings')";
 
@@ -184,11 +185,11 @@ export class PgCatalogStore implements CatalogStore {
     if (scope) scope.settingsVersion = undefined;
   }
 
-  /** Keeps what `fill` sets for settings version `version` (read in the same statement as it), replacing what an older version kept. */
+  /** Keeps what `fill` sets for settings version `version` (read in the same statement as it), replacing what another version kept. */
   private keep(version: number | undefined, fill: (cache: SettingsCache) => void): void {
     if (version === undefined || this.db.inGroup) return;
-    if (this.settingsCache === undefined || this.settingsCache.version < version) this.settingsCache = { version, settings: new Map() };
-    if (this.settingsCache.version === version) fill(this.settingsCache);
+    if (this.settingsCache?.version !== version) this.settingsCache = { version, settings: new Map() };
+    fill(this.settingsCache);
   }
 
   // -- parts

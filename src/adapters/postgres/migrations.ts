@@ -482,12 +482,15 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     version: 12,
     name: 'a version of the attributes, organizations and settings',
     sql: `
-      -- Moved by every write to those tables, in the writing transaction: a server keeps them for
-      -- the requests whose token was read at the same version (core/request-scope.ts).
+      -- Set by every write to those tables, in the writing transaction, to that transaction's id:
+      -- a server keeps them for the requests whose token was read at the same value
+      -- (core/request-scope.ts). A transaction id names one state whatever happens to the database
+      -- after it: a backup restored under a running server brings back a value it names rightly,
+      -- where a counter would count again through values kept for other states.
       INSERT INTO change_counters (name, version) VALUES ('settings', 0);
       CREATE FUNCTION bump_settings_version() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       BEGIN
-        UPDATE change_counters SET version = version + 1 WHERE name = 'settings';
+        UPDATE change_counters SET version = txid_current() WHERE name = 'settings';
         RETURN NULL;
       END $$;
       CREATE TRIGGER attributes_settings_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON attributes
