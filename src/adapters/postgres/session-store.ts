@@ -101,9 +101,9 @@ export class PgSessionStore implements SessionStore {
    * budgets call for: per owner, its oldest sessions beyond `maxSessionsPerOwner` (counting those
    * of the group; when a group alone holds more, its first ones go unstored); then, overall, the
    * oldest sessions until the bytes fit `maxTotalBytes`. A fixed number of statements whatever the
-   * group's size: each of its round trips holds the session lock, and a search answers only once
-   * its session has committed, so statements per session would be most of a search's time under
-   * load (docs/decisions/0046).
+   * group's size: each statement holds the session lock while it waits for its answer, and a search
+   * answers only once its session has committed, so statements per session would be most of a
+   * search's time under load (docs/decisions/0046).
    */
   private async write(sessions: readonly { entry: NewSession; budget: SessionBudget | undefined }[]): Promise<void> {
     const rows: SessionToStore[] = sessions.map(({ entry, budget }) => {

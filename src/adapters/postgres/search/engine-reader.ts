@@ -116,7 +116,7 @@ export class PgEngineReader implements EngineReader {
   private misses = noMisses();
   private readonly absentTerms = new Set<string>();
   private readonly prefixTerms = new Map<string, { id: number; term: string }[]>();
-  /** No kept prefix range has a longer prefix (characters): the longest ever kept. */
+  /** No kept prefix range or prefix answer (prefixKnown) has a longer prefix (characters): the longest ever kept. */
   private longestPrefix = 0;
   private readonly prefixKnown = new Map<string, boolean>();
   private readonly typo = new Map<string, string[]>();
@@ -146,7 +146,7 @@ export class PgEngineReader implements EngineReader {
 
   /** Whether the running search has missed nothing so far (EngineReader). */
   complete(): boolean {
-    return !this.missed();
+    return !this.lacksData();
   }
 
   /** Order key by doc (EngineReader). */
@@ -168,7 +168,7 @@ export class PgEngineReader implements EngineReader {
     if (version !== this.loadedVersion) return undefined;
     this.misses = noMisses();
     const answer = search();
-    return this.missed() ? undefined : answer;
+    return this.lacksData() ? undefined : answer;
   }
 
   /**
@@ -205,7 +205,7 @@ export class PgEngineReader implements EngineReader {
         this.misses = noMisses();
         try {
           const answer = (searches[i] as () => T)();
-          if (!this.missed()) outcomes[i] = { answer };
+          if (!this.lacksData()) outcomes[i] = { answer };
           else mergeMisses(batch, this.misses);
         } catch (error) {
           outcomes[i] = { error };
@@ -237,12 +237,8 @@ export class PgEngineReader implements EngineReader {
     this.answers = 0;
   }
 
-  /** EngineReader.lacksData: this run missed something, so its answer is discarded (runAll). */
+  /** EngineReader.lacksData: this run missed something, so its answer is discarded (runAll, tryCached). */
   lacksData(): boolean {
-    return this.missed();
-  }
-
-  private missed(): boolean {
     const m = this.misses;
     return m.terms.size + m.postings.size + m.prefixes.size + m.hasPrefix.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size > 0;
   }
@@ -369,7 +365,10 @@ export class PgEngineReader implements EngineReader {
          WHERE EXISTS (SELECT 1 FROM engine_terms t WHERE t.term >= u.lo AND t.term < u.hi)`,
         [unknownPrefixes.map(pgTerm), unknownPrefixes.map((p) => pgTerm(p) + MAX_CHAR)],
       )).rows.map((r) => r.i));
-      unknownPrefixes.forEach((prefix, i) => this.prefixKnown.set(prefix, found.has(i + 1)));
+      unknownPrefixes.forEach((prefix, i) => {
+        this.prefixKnown.set(prefix, found.has(i + 1));
+        this.longestPrefix = Math.max(this.longestPrefix, prefix.length);
+      });
     }
     if (m.postings.size > 0) await this.loadPostings(c, m.postings);
     if (m.typoKeys.size > 0) {
@@ -480,7 +479,7 @@ export class PgEngineReader implements EngineReader {
       this.absentTerms.delete(term);
       takeIntoRanges(row, (prefix) => this.prefixTerms.get(prefix), (prefix, range) => this.prefixTerms.set(prefix, range), this.longestPrefix);
       // A prefix found empty begins a term now (the answer for a prefix whose range is kept is that range's).
-      for (let end = 0; end <= term.length; end++) {
+      for (let end = 0; end <= Math.min(term.length, this.longestPrefix); end++) {
         const prefix = term.slice(0, end);
         if (this.prefixKnown.get(prefix) === false) this.prefixKnown.set(prefix, true);
       }
@@ -534,6 +533,4 @@ export class PgEngineReader implements EngineReader {
     this.loadedVersion = stats.version;
     this.loadedRebuild = stats.rebuilt;
   }
-
-
 }
