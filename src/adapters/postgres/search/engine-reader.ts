@@ -237,8 +237,8 @@ export class PgEngineReader implements EngineReader {
     this.answers = 0;
   }
 
-  /** EngineReader.lacksData: this run missed something, so its answer is discarded (runAll, tryCached). */
-  lacksData(): boolean {
+  /** Whether the running search has missed something, so its answer is discarded (runAll, tryCached). */
+  private lacksData(): boolean {
     const m = this.misses;
     return m.terms.size + m.postings.size + m.prefixes.size + m.hasPrefix.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size > 0;
   }

@@ -59,12 +59,6 @@ export interface EngineReader {
   hasPrefix(prefix: string): boolean;
   /** A term's postings as tier `tier` sees them. */
   termForTier(id: number, term: string, tier: number): TierView;
-  /**
-   * Optional: whether this run has asked for data the store does not hold yet (a store that reads
-   * asynchronously answers such asks as absent, fetches them, and runs the search again), so its
-   * answer will be discarded.
-   */
-  lacksData?(): boolean;
   /** Optional: reads the postings of many terms about to be asked for (a range's) together, where a store would read them one by one. */
   prefetch?(terms: readonly { id: number; term: string }[]): void;
   /** Vocabulary words stored under any of the one-deletion `keys` (core/search/typo.ts). */
@@ -214,7 +208,7 @@ export class EngineSearcher {
     if (!orgSensitive) {
       // A run whose store still lacks what it asked for is discarded (and run again once fetched):
       // every list is asked for by now, so the ranking would be work thrown away.
-      if (resolved.some((r) => r === undefined) || this.r.lacksData?.() === true) return { total: 0, docs: [] };
+      if (resolved.some((r) => r === undefined) || this.r.complete?.() === false) return { total: 0, docs: [] };
       const universe = resolved.length === 0 && shared.length === 0 ? Int32Array.from(this.r.allParts(false, Number.MAX_SAFE_INTEGER).docs) : undefined;
       const { total, hits } = topK({ words: resolved as (TermList | MaterializedWord)[], filters: shared, universe }, data, maxHits);
       return { total, docs: hits.map((h) => h.doc) };
