@@ -25,6 +25,15 @@ export function withRequestScope<T>(fn: () => T): T {
   return current.run({}, fn);
 }
 
+/**
+ * The request this code runs for wrote the catalog: what it learned with its token no longer holds,
+ * so what it reads next is read afresh (other requests keep theirs). Nothing outside a request.
+ */
+export function catalogWritten(): void {
+  const scope = current.getStore();
+  if (scope) scope.settingsVersion = undefined;
+}
+
 /** The scope of the request this code runs for, or undefined outside one. */
 export function requestScope(): RequestScope | undefined {
   return current.getStore();

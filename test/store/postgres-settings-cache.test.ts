@@ -91,6 +91,15 @@ describe.skipIf(!postgresAvailable())('PostgreSQL settings kept per request', ()
       return stores.catalog.getSetting('maintenance');
     });
     expect(seen).toBe('on');
+    // A write transaction of the request (the catalog write lock), after its reads were kept.
+    await request();
+    const attributes = await withRequestScope(async () => {
+      await stores.catalog.findTokenByHash('hash-of-reader');
+      expect([...(await stores.catalog.attributesById()).keys()]).not.toContain('depth');
+      await stores.catalog.upsertAttributes([attribute('depth')], (item) => ({ kind: 'write', value: item as Attribute, created: true }));
+      return [...(await stores.catalog.attributesById()).keys()];
+    });
+    expect(attributes).toContain('depth');
     await stores.catalog.setSetting('maintenance', 'off');
   });
 

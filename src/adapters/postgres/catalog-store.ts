@@ -16,7 +16,7 @@ import type { PgClient, PgDatabase } from './database.js';
 import { partFromPgRow, type PgPartRow } from './part-rows.js';
 import type { PgSearchIndex, WrittenPart } from './search/search-index.js';
 import { RANKING_SETTINGS_KEY } from '../../core/search/ranking-settings.js';
-import { requestScope } from '../../core/request-scope.js';
+import { catalogWritten, requestScope } from '../../core/request-scope.js';
 
 /** Whether an attribute change moves its values between index columns (re-index needed). */
 function indexShapeChanged(before: Attribute, after: Attribute): boolean {
@@ -91,7 +91,6 @@ export class PgCatalogStore implements CatalogStore {
           const body = JSON.stringify(decision.value);
           if (current) await c.query('UPDATE attributes SET body = $1 WHERE attribute_id = $2', [body, item.attribute_id]);
           else await c.query('INSERT INTO attributes (attribute_id, body) VALUES ($1, $2)', [item.attribute_id, body]);
-          this.settingsWritten();
           stored.set(item.attribute_id, { attribute: decision.value, refs: current?.refs ?? 0 });
         }
         decisions.push(decision);
@@ -114,7 +113,6 @@ export class PgCatalogStore implements CatalogStore {
         const decision = decide(id, current?.attribute, current?.refs ?? 0);
         if (decision.kind === 'write' && current) {
           await c.query('DELETE FROM attributes WHERE attribute_id = $1', [id]);
-          this.settingsWritten();
           stored.delete(id);
         }
         decisions.push(decision);
@@ -172,17 +170,6 @@ export class PgCatalogStore implements CatalogStore {
     const version = requestScope()?.settingsVersion;
     if (version === undefined || this.db.inGroup) return undefined;
     return this.settingsCache?.version === version ? this.settingsCache : undefined;
-  }
-
-  /**
-   * This request wrote attributes, organizations or settings: it and the kept answers forget the
-   * version read with its token, so that what it reads next is read afresh (a request that began
-   * at another version keeps its own).
-   */
-  private settingsWritten(): void {
-    this.settingsCache = undefined;
-    const scope = requestScope();
-    if (scope) scope.settingsVersion = undefined;
   }
 
   /** Keeps what `fill` sets for settings version `version` (read in the same statement as it), replacing what another version kept. */
@@ -340,7 +327,6 @@ export class PgCatalogStore implements CatalogStore {
             'INSERT INTO organizations (org_id, parent_id) VALUES ($1, $2) ON CONFLICT (org_id) DO UPDATE SET parent_id = excluded.parent_id',
             [decision.value.org_id, decision.value.parent_id],
           );
-          this.settingsWritten();
           all.set(decision.value.org_id, decision.value);
         }
         decisions.push(decision);
@@ -366,7 +352,6 @@ export class PgCatalogStore implements CatalogStore {
 
   private async ensureOrganizationsIn(c: PgClient, ids: readonly string[]): Promise<void> {
     await c.query('INSERT INTO organizations (org_id, parent_id) SELECT unnest($1::text[]), NULL ON CONFLICT DO NOTHING', [[...ids]]);
-    this.settingsWritten();
   }
 
   async ensureOrganizations(ids: readonly string[]): Promise<void> {
@@ -479,7 +464,6 @@ export class PgCatalogStore implements CatalogStore {
 
   private async bumpSynonyms(c: PgClient): Promise<void> {
     await c.query("INSERT INTO settings (key, value) VALUES ('synonyms_version', '1') ON CONFLICT (key) DO UPDATE SET value = (settings.value::bigint + 1)::text");
-    this.settingsWritten();
   }
 
   async listSynonyms(page: KeysetPage): Promise<SynonymSet[]> {
@@ -511,7 +495,7 @@ export class PgCatalogStore implements CatalogStore {
   async setSetting(key: string, value: string): Promise<void> {
     if (key !== RANKING_SETTINGS_KEY) {
       await this.db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
-      this.settingsWritten();
+      catalogWritten();
       return;
     }
     // The search index builds its documents with the ranking settings' attribute order: it
@@ -519,7 +503,6 @@ export class PgCatalogStore implements CatalogStore {
     await this.db.write(async (c) => {
       const before = (await c.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key])).rows[0]?.value;
       await c.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value]);
-      this.settingsWritten();
       await this.index.settingWritten(c, before, value);
     });
   }
@@ -528,7 +511,6 @@ export class PgCatalogStore implements CatalogStore {
     // Insert-if-absent, then read: under the write lock both see the same state, on every server.
     return this.db.write(async (c) => {
       await c.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, value]);
-      this.settingsWritten();
       return (await c.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key])).rows[0]?.value ?? value;
     });
   }

@@ -16,6 +16,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { catalogWritten } from '../../core/request-scope.js';
 
 /** int8 (bigint) and numeric columns as JS numbers: ids, sizes and microsecond times stay below 2^53. */
 const types = {
@@ -123,6 +124,8 @@ export class PgDatabase {
    * group's transaction instead, which commits or rolls it back.
    */
   async write<T>(fn: (client: PgClient) => Promise<T>, lock = WRITE_LOCK): Promise<T> {
+    // What the request read with its token (attributes, organizations, settings) may not hold after this.
+    if (lock === WRITE_LOCK) catalogWritten();
     const client = lock === WRITE_LOCK ? this.groupClient() : undefined;
     if (client) return fn(client);
     return this.transaction('BEGIN', fn, lock);
