@@ -40,6 +40,17 @@ interface SettingsCache {
   settings: Map<string, string | null>;
 }
 
+/** Attributes by id, in the rows' order, from their stored bodies (a null body: no attribute, as an outer join gives). */
+function attributesByIdOf(rows: readonly { body: string | null }[]): Map<string, Attribute> {
+  const attributes = new Map<string, Attribute>();
+  for (const { body } of rows) {
+    if (body === null) continue;
+    const a = JSON.parse(body) as Attribute;
+    attributes.set(a.attribute_id, a);
+  }
+  return attributes;
+}
+
 /** The PostgreSQL implementation of the catalog's persistent state. */
 export class PgCatalogStore implements CatalogStore {
   private readonly db: PgDatabase;
@@ -57,11 +68,7 @@ export class PgCatalogStore implements CatalogStore {
   // -- attributes
 
   private async attributeMap(c: Pick<PgClient, 'query'>): Promise<Map<string, Attribute>> {
-    const rows = await c.query<{ body: string }>('SELECT body FROM attributes ORDER BY seq');
-    return new Map(rows.rows.map((r) => {
-      const a = JSON.parse(r.body) as Attribute;
-      return [a.attribute_id, a] as const;
-    }));
+    return attributesByIdOf((await c.query<{ body: string }>('SELECT body FROM attributes ORDER BY seq')).rows);
   }
 
   /** Stored attributes among `ids` with how many parts reference each. */
@@ -150,11 +157,7 @@ export class PgCatalogStore implements CatalogStore {
     const rows = (await this.db.pool.query<{ body: string | null; version: number }>(
       `SELECT a.body, ${SETTINGS_VERSION} AS version FROM (SELECT 1) AS one LEFT JOIN attributes a ON true ORDER BY a.seq`,
     )).rows;
-    const attributes = new Map(rows.flatMap((r) => {
-      if (r.body === null) return [];
-      const a = JSON.parse(r.body) as Attribute;
-      return [[a.attribute_id, a] as const];
-    }));
+    const attributes = attributesByIdOf(rows);
     this.keep(rows[0]?.version, (cache) => (cache.attributes = attributes));
     return attributes;
   }
