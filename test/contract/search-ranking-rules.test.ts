@@ -2,7 +2,8 @@
  * Contract: the ranking rules of text search (docs/search.md, "Ranking rules"): the part whose id
  * or name equals the query first, whatever separators were typed; a completion of the last word
  * below the word itself; a typo neighbour considered even when the misspelling is in the catalog,
- * ranked below the correct spelling; part numbers found with or without their separators. Both
+ * ranked below the correct spelling; words typed next to each other found next to each other
+ * first (proximity); part numbers found with or without their separators. Both
  * clients (and PostgreSQL through the contract-postgres project).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -53,6 +54,21 @@ describe.each(MODES)('ranking rules (%s client)', (mode) => {
     // The exact name, then the part holding the word itself, then the completions.
     expect(ids(typed.results)).toEqual(['p-other', 'p-debug-kit', expect.any(String), expect.any(String)]);
     expect(ids(typed.results).slice(2).sort()).toEqual(['p-debuggler', 'p-debuggo']);
+  });
+
+  it('words typed next to each other rank the part holding them next to each other first, as typed and as a prefix', async () => {
+    expect((await h.admin.upsertParts([
+      // Both words in a short name, apart: BM25 alone puts it first.
+      { part_id: 'p-apart', name: { en: 'Bearing with ball' } },
+      { part_id: 'p-near', name: { en: 'Radial ball bearing, deep groove, sealed both sides' } },
+      { part_id: 'p-summary', name: { en: 'Ball' }, attributes: summary('bearing housing') },
+    ])).errors).toEqual({});
+    for (const text of ['ball bearing', 'ball bearing ', 'ball bear']) {
+      const found = await h.admin.search({ matches: { text } });
+      expect(ids(found.results), text).toEqual(['p-near', 'p-apart', 'p-summary']);
+    }
+    // The order typed counts: `bearing ball` holds neither part's words in that order.
+    expect(ids((await h.admin.search({ matches: { text: 'bearing ball' } })).results)[0]).toBe('p-apart');
   });
 
   it('a typo finds the correct spelling first even when the misspelling is in the catalog', async () => {

@@ -641,6 +641,40 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await search('7301-bep', WORKER, [secret])).toEqual([]);
       });
 
+      it('ranks words typed next to each other first (proximity), the last one also as a prefix; a pair in a hidden value only for a tier that sees it', async () => {
+        const note = attribute('note');
+        const secret = attribute('secret', { visibility: 'admin' });
+        await putAttributes(note, secret);
+        const fillers = ['housing', 'deep', 'groove', 'radial', 'steel', 'sealed', 'shielded', 'miniature'];
+        const parts: StoredPart[] = [
+          // Both words in the name, shortest: BM25's first, but not in the order typed.
+          part('p-apart', 'Steel bearing ball'),
+          // The words typed next to each other, in a longer name.
+          part('p-near', 'Radial ball bearing deep groove type'),
+          // Next to each other only in a value the worker may not read.
+          part('p-hidden', 'Bearing', { secret: 'ball bearing' }),
+          part('p-value', 'Ball', { note: 'bearing housing' }),
+          ...Array.from({ length: 40 }, (_, i) => part(`p-${String(i).padStart(2, '0')}`, `${fillers[i % 8]} ${fillers[(i * 3 + 1) % 8]} bearing`, { note: `${fillers[(i + 2) % 8]} ball` })),
+        ];
+        await putParts(...parts);
+        const attributes = new Map([note, secret].map((a) => [a.attribute_id, a]));
+        const search = async (text: string, principal: Principal, k: number) => {
+          const q = { ...query(text, principal) };
+          q.ctx = { ...q.ctx, attributes };
+          return (await s.searchIndex.readCards((await s.searchIndex.searchText(q, k)).cardIds)).map((c) => c.partId);
+        };
+        expect((await search('ball bearing', WORKER, 2))).toEqual(['p-near', 'p-apart']);
+        expect((await search('ball bea', WORKER, 1))).toEqual(['p-near']);
+        expect((await search('bearing ball', WORKER, 1))).toEqual(['p-apart']);
+        expect((await search('ball bearing', ADMIN, 3))).toEqual(['p-near', 'p-hidden', 'p-apart']);
+        for (const principal of [ADMIN, WORKER]) {
+          for (const text of ['ball bearing', 'ball bearing ', 'ball bea', 'ball b', 'bearing ball', 'deep groove ball bearing', 'groove bearing']) {
+            const expected = referenceRanking(parts, attributes, parseQueryText(text), principal === ADMIN ? 3 : 0);
+            for (const k of [1, 10, 40]) expect(await search(text, principal, k), `${text} k ${k}`).toEqual(expected.slice(0, k));
+          }
+        }
+      });
+
       it('returns the top k of the reference with identifier attributes: part numbers with, with other or without separators first, a hidden one only for a tier that sees it', async () => {
         const mpn = attribute('mpn');
         const hidden = attribute('smpn', { visibility: 'admin' });

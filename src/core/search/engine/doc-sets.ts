@@ -93,3 +93,15 @@ function mergeTwoSets(a: Int32Array, b: Int32Array): Int32Array {
   while (j < b.length) out[n++] = b[j++] ?? 0;
   return out.subarray(0, n);
 }
+
+/** Whether ascending `docs` holds `doc` (binary search). */
+export function containsDoc(docs: Int32Array, doc: number): boolean {
+  let lo = 0;
+  let hi = docs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((docs[mid] as number) < doc) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < docs.length && docs[lo] === doc;
+}

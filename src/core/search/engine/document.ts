@@ -25,6 +25,11 @@
  *   (topk.ts attributeMarks) of the best such attribute holding the word: the attribute rule's
  *   order (a tier sees the marks of the groups it may read, doc-chunks.ts tierView). Only with an
  *   order: a catalog without one indexes nothing more;
+ * - PAIR_MARK + two tokens next to each other in one name or one searchable value, neither holding
+ *   a digit (pairTerm), in the text's group, not counted in the lengths: the proximity rule (words
+ *   typed next to each other found next to each other). Tokens with digits are part numbers and
+ *   codes, which the name and identifier rules rank; their pairs would add a dictionary term per
+ *   part;
  * - FILTER_MARK + attribute id + NUL + folded value, for each value of a filterable, not
  *   per-organization attribute: group 0, tf 1 (no score);
  * - HOLDER_TERM for a part with any per-organization value (their view depends on the reader).
@@ -52,6 +57,10 @@ export const IDENT_MARK = '\uE006';
 export const ATTR_MARK = '\uE007';
 /** Prefix of the joined form of a punctuated run of the part id ({@link idJoinedTerm}). */
 export const ID_JOINED_MARK = '\uE008';
+/** Prefix of a pair of adjacent tokens ({@link pairTerm}). */
+export const PAIR_MARK = '\uE009';
+/** Between a pair's two tokens: sorts before every character a token holds, so a pair's range is its left token's. */
+const PAIR_SPLIT = '\u0001';
 /** Between an id run's first token and the rest joined: sorts before every character a token holds. */
 const ID_JOINED_SPLIT = '\u0001';
 /**
@@ -76,7 +85,7 @@ export function isIdentifierLike(text: string): boolean {
  * version rebuilds it when it opens (SQLite search_state `layout`, PostgreSQL settings
  * `search_document`).
  */
-export const DOCUMENT_FORMAT = 5;
+export const DOCUMENT_FORMAT = 6;
 
 /** The exact-field term of a name's tokens. */
 export function exactTerm(tokens: readonly string[]): string {
@@ -94,6 +103,28 @@ export function exactIdTerm(tokens: readonly string[]): string {
  */
 export function identifierTerm(attributeId: string, tokens: readonly string[]): string {
   return `${IDENT_MARK}${attributeId}\u0000${tokens.join('')}`;
+}
+
+/**
+ * The proximity term of token `left` followed by token `right` in one text (document.ts
+ * PAIR_MARK); with `right` a prefix typed, the terms of its completions begin with it.
+ */
+export function pairTerm(left: string, right: string): string {
+  return PAIR_MARK + left + PAIR_SPLIT + right;
+}
+
+/** Whether a token may be one side of a pair term: it holds no digit (part numbers and codes hold one). */
+export function isPairToken(token: string): boolean {
+  return !/\p{Nd}/u.test(token);
+}
+
+/** The pair terms of a text's tokens: each two adjacent tokens that may be paired ({@link isPairToken}). */
+function addPairs(terms: Map<string, number[]>, tokens: readonly string[], group: number): void {
+  for (let i = 1; i < tokens.length; i++) {
+    const left = tokens[i - 1] as string;
+    const right = tokens[i] as string;
+    if (isPairToken(left) && isPairToken(right)) add(terms, pairTerm(left, right), group);
+  }
 }
 
 /** A text's punctuated runs: each whitespace-separated chunk of two or more tokens, as its tokens. */
@@ -239,6 +270,7 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
       lengths[0]++;
     }
     for (const joined of joinedRuns(text)) add(terms, joined, 0);
+    addPairs(terms, tokens, 0);
     addExact(terms, tokens, exactTerm(tokens));
   }
   let holder = false;
@@ -257,6 +289,7 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
             lengths[group] = (lengths[group] ?? 0) + 1;
           }
           for (const joined of joinedRuns(text)) add(terms, joined, group);
+          addPairs(terms, tokens, group);
           if (position !== undefined) for (const word of [...tokens, ...joinedRuns(text)]) markAttribute(terms, ATTR_MARK + word, group, position);
           if (tokens.length > 0 && isIdentifierLike(text)) {
             const term = identifierTerm(attribute.attribute_id, tokens);

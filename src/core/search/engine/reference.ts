@@ -6,7 +6,8 @@
  *
  * What it covers: the words of parseQueryText (tokens, the last one a prefix, typo-eligible
  * words), punctuated words (phrase and joined form), the part id, the name rule (exact, begins
- * with its name bonus, a typo neighbour's name, a value of an identifier attribute), typo neighbours
+ * with its name bonus, a typo neighbour's name, a value of an identifier attribute), the proximity
+ * rule (adjacent tokens read from the texts, not from pair terms), typo neighbours
  * from the vocabulary of every part (so a word's neighbours are those the store's deletion keys
  * find: one typo; two typos only for a word the catalog does not hold, when every neighbour
  * shares a key or the first letter; a neighbour found in fewer parts than the word as typed left
@@ -22,7 +23,7 @@ import { compareBinary } from '../rank.js';
 import { codePointLength, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, NAME_WEIGHT } from './bm25.js';
-import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, identifierTerm, isIdTerm, joinedRuns, splitIdJoinedTerm, tierLength } from './document.js';
+import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, identifierTerm, isIdTerm, isPairToken, joinedRuns, splitIdJoinedTerm, tierLength } from './document.js';
 import { buildOrgDocument } from './org-document.js';
 import { compareValues, parseNumberValue, RANK_BOOST_UNIT } from './order-keys.js';
 import { attributeMarks, BEGINS_FIELD, COMPLETION, EXACT_FIELD, exhaustiveTopK, nameBonus, NEAR_FIELD, termList, TYPO, type TermList } from './topk.js';
@@ -212,7 +213,38 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
     return out.filter((l) => l.docs.length > 0);
   });
   if (lists.some((l) => l.length === 0)) return [];
-  return exhaustiveTopK(lists, [], data, parts.length, bonus.size > 0 ? bonus : undefined).hits.map((h) => sorted[h.doc]?.part_id ?? '');
+  return exhaustiveTopK(lists, [], data, parts.length, bonus.size > 0 ? bonus : undefined, adjacentPairs(sorted, attributes, words, tier)).hits.map((h) => sorted[h.doc]?.part_id ?? '');
+}
+
+/**
+ * The proximity rule's lists, read from the texts: for each two words typed next to each other
+ * (the first's last token, the second's first; a prefix when the second is the last word typed as
+ * a one-token prefix; neither holding a digit), the indexes in `sorted` of the parts with those
+ * tokens next to each other in one name or one value of a searchable attribute tier `tier` sees.
+ */
+function adjacentPairs(sorted: readonly ReferencePart[], attributes: ReadonlyMap<string, Attribute>, words: readonly QueryWord[], tier: number): Int32Array[] {
+  const texts = sorted.map((part) => [
+    ...langTexts(part.name),
+    ...part.attributes.flatMap((entry) => {
+      const attribute = attributes.get(entry.attribute_id);
+      if (!attribute || !attribute.searchable || attribute.per_org_values || VISIBILITY_ORDER.indexOf(attribute.visibility) > tier) return [];
+      return entry.values.filter((v) => v.organization === '').flatMap((v) => langTexts(v.value));
+    }),
+  ].map(tokenize));
+  const out: Int32Array[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const left = words[i - 1]?.tokens.at(-1) ?? '';
+    const next = words[i] as QueryWord;
+    const right = next.tokens[0] ?? '';
+    if (!isPairToken(left) || !isPairToken(right)) continue;
+    const prefix = i === words.length - 1 && next.prefix && next.tokens.length === 1;
+    const holds = (tokens: readonly string[]) => tokens.some((t, j) => {
+      const after = tokens[j + 1];
+      return t === left && after !== undefined && isPairToken(after) && (prefix ? after.startsWith(right) : after === right);
+    });
+    out.push(Int32Array.from(texts.flatMap((fields, doc) => (fields.some(holds) ? [doc] : []))));
+  }
+  return out;
 }
 
 /**

@@ -19,8 +19,8 @@ import { compareBinary } from '../rank.js';
 import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
-import { countInEvery, intersect } from './doc-sets.js';
-import { ATTR_MARK, exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, idJoinedKeys, identifierTerm } from './document.js';
+import { containsDoc, countInEvery, intersect, unionOf } from './doc-sets.js';
+import { ATTR_MARK, exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, idJoinedKeys, identifierTerm, isPairToken, pairTerm } from './document.js';
 import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
 import { andWords, attributeMarks, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
 
@@ -145,6 +145,8 @@ export class EngineSearcher {
    * the tier: the store answers a range with the same array while none of its terms changed.
    */
   private readonly namesBeginning = new WeakMap<readonly { id: number; term: string }[], Map<number, NameBonus>>();
+  /** The parts holding a pair whose right token was typed as a prefix, per tier, kept like {@link namesBeginning}. */
+  private readonly pairsBeginning = new WeakMap<readonly { id: number; term: string }[], Map<number, Int32Array>>();
 
   constructor(private readonly r: EngineReader) {}
 
@@ -198,8 +200,10 @@ export class EngineSearcher {
     if (this.attributeOrder) data.attributeOrder = this.attributeOrder.size;
     const named = this.nameFields(words, tier, query.identifiers ?? []);
     const lists = words.map((w) => this.wordLists(w, tier, 0, named.lists));
+    // A word found in a default or an organization's value has no place in the index's texts: its pairs rank no part.
+    const pairs = this.pairDocs(words, tier, (i) => inDefaults[i] !== true && inOrgText[i] !== true);
     if (!orgSensitive) {
-      const page = this.exactSpellingPage(words, lists, named, shared, data, maxHits);
+      const page = this.exactSpellingPage(words, lists, named, shared, pairs, data, maxHits);
       if (page) return page;
     }
     const resolvedWords = lists.map((l, i) => this.scoreWord(l, data, i === 0 ? named.bonus : undefined, true));
@@ -210,7 +214,7 @@ export class EngineSearcher {
       // every list is asked for by now, so the ranking would be work thrown away.
       if (resolved.some((r) => r === undefined) || this.r.complete?.() === false) return { total: 0, docs: [] };
       const universe = resolved.length === 0 && shared.length === 0 ? Int32Array.from(this.r.allParts(false, Number.MAX_SAFE_INTEGER).docs) : undefined;
-      const { total, hits } = topK({ words: resolved as (TermList | MaterializedWord)[], filters: shared, universe }, data, maxHits);
+      const { total, hits } = topK({ words: resolved as (TermList | MaterializedWord)[], filters: shared, universe, pairs }, data, maxHits);
       return { total, docs: hits.map((h) => h.doc) };
     }
 
@@ -232,7 +236,7 @@ export class EngineSearcher {
         total = all.total;
         ranked = all.docs.map((doc) => ({ doc, tier: NO_WORDS_TIER, score: data.byKey ? 0 : (data.boost?.[doc] ?? 0), key: data.key[doc] ?? 0 }));
       } else if (!positive.some((r) => r === undefined)) {
-        const found = topK({ words: positive as (TermList | MaterializedWord)[], filters: shared, exclude: holders }, data, maxHits);
+        const found = topK({ words: positive as (TermList | MaterializedWord)[], filters: shared, exclude: holders, pairs }, data, maxHits);
         total = found.total;
         ranked = found.hits;
       }
@@ -246,9 +250,11 @@ export class EngineSearcher {
         const result = evaluatePart(part, words, query.filters, ctx);
         if (!result.matches) continue;
         total++;
-        // Parts evaluated one by one are ranked by the rules evaluatePart knows (typos, synonyms, attribute).
-        // With an attribute order, such a part counts as holding its words in no listed attribute.
-        const tierOf = words.length === 0 || data.byKey ? NO_WORDS_TIER : finishTier(evaluatedRank(result.typo === true, result.synonym === true, result.namesTier), false, result.namesTier ? 0 : (data.attributeOrder ?? 0));
+        // Parts evaluated one by one are ranked by the rules evaluatePart knows (typos, synonyms,
+        // attribute) and the proximity of their indexed texts. With an attribute order, such a part
+        // counts as holding its words in no listed attribute.
+        const apart = pairs.reduce((n, p) => (containsDoc(p, hit.doc) ? n : n + 1), 0);
+        const tierOf = words.length === 0 || data.byKey ? NO_WORDS_TIER : finishTier(evaluatedRank(result.typo === true, result.synonym === true, result.namesTier), false, result.namesTier ? 0 : (data.attributeOrder ?? 0), apart);
         ranked.push({ doc: hit.doc, tier: tierOf, score: hit.score, key: hit.key });
       }
     }
@@ -265,7 +271,7 @@ export class EngineSearcher {
    * parts are only counted, not scored. Not for a query where a part is named like a neighbour
    * (NEAR_FIELD ranks it by the name rule first) or with a multi-word synonym.
    */
-  private exactSpellingPage(words: readonly ExpandedWord[], lists: readonly WordLists[], named: NameFields, filters: readonly Int32Array[], data: DocData, maxHits: number): { total: number; docs: number[] } | undefined {
+  private exactSpellingPage(words: readonly ExpandedWord[], lists: readonly WordLists[], named: NameFields, filters: readonly Int32Array[], pairs: readonly Int32Array[], data: DocData, maxHits: number): { total: number; docs: number[] } | undefined {
     if (!lists.some((l) => l.typo.length > 0)) return undefined;
     if (named.lists.some((e) => (e.flags & NEAR_FIELD) !== 0)) return undefined;
     if (words.some((w) => (w.word.synonymSpan?.count ?? 0) >= 2)) return undefined;
@@ -274,7 +280,7 @@ export class EngineSearcher {
     if (most < maxHits) return undefined;
     const exact = lists.map((l, i) => this.scoreWord(l, data, i === 0 ? named.bonus : undefined, false));
     if (exact.some((w) => w === undefined)) return undefined;
-    const page = topK({ words: exact as (TermList | MaterializedWord)[], filters }, data, maxHits);
+    const page = topK({ words: exact as (TermList | MaterializedWord)[], filters, pairs }, data, maxHits);
     if (page.hits.length < maxHits) return undefined;
     const groups = [...lists.map((l) => [...l.exact, ...l.typo].map((t) => t.docs)), ...filters.map((f) => [f])];
     return { total: countInEvery(groups, this.markFor(this.r.docCapacity)), docs: page.hits.map((h) => h.doc) };
@@ -484,6 +490,49 @@ export class EngineSearcher {
     }
     if (words.length === 1) for (const a of words[0]?.alternatives ?? []) if (a.typo === true) add(exactTerm(a.tokens), NEAR_FIELD | TYPO);
     return out;
+  }
+
+  /**
+   * The proximity rule's lists (topk.ts TopKQuery.pairs) for tier `tier`: for each two words typed
+   * next to each other, the parts holding the first's last token right before the second's first
+   * token in one name or one value the tier sees (document.ts pairTerm). When the second is the
+   * last word typed as a prefix, any of its completions counts (a range of the dictionary, kept
+   * while the store answers the same range). A pair with a token holding a digit is not a pair
+   * (document.ts isPairToken): nothing indexes it, so it ranks no part apart; nor is a pair with a
+   * word not `indexed` (found in a default or a per-organization value, which no pair term holds).
+   */
+  private pairDocs(words: readonly ExpandedWord[], tier: number, indexed: (i: number) => boolean): Int32Array[] {
+    const out: Int32Array[] = [];
+    for (let i = 1; i < words.length; i++) {
+      if (!indexed(i - 1) || !indexed(i)) continue;
+      const left = words[i - 1]?.word.tokens.at(-1);
+      const next = words[i]?.word;
+      const right = next?.tokens[0];
+      if (left === undefined || next === undefined || right === undefined || !isPairToken(left) || !isPairToken(right)) continue;
+      const term = pairTerm(left, right);
+      if (i === words.length - 1 && next.prefix && next.tokens.length === 1) {
+        out.push(this.pairsBeginningWith(term, tier));
+        continue;
+      }
+      const id = this.termId(term);
+      out.push(id === undefined ? new Int32Array(0) : this.r.termForTier(id, term, tier).docs);
+    }
+    return out;
+  }
+
+  /** The parts holding any pair term beginning with `term` (its right token a prefix typed), for tier `tier`. */
+  private pairsBeginningWith(term: string, tier: number): Int32Array {
+    const range = this.r.termsWithPrefix(term);
+    let byTier = this.pairsBeginning.get(range);
+    const known = byTier?.get(tier);
+    if (known) return known;
+    this.r.prefetch?.(range);
+    const docs = unionOf(range.map((t) => this.r.termForTier(t.id, t.term, tier).docs));
+    if (this.r.complete?.() ?? true) {
+      if (!byTier) this.pairsBeginning.set(range, (byTier = new Map()));
+      byTier.set(tier, docs);
+    }
+    return docs;
   }
 
   /**

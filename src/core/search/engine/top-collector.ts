@@ -21,8 +21,8 @@ export interface RankedDoc {
  * threshold that rejects what follows without storing it. Memory: 21 bytes a hit, at most 2k hits
  * (k = ∞ grows with the hits offered).
  */
-/** Tiers are below this (topk.ts finishTier: 7 bits of rules, 5 of the attribute order's sum, exactness). */
-export const TIER_COUNT = 8192;
+/** Tiers are below this (topk.ts finishTier: 9 bits of rules, 5 of the attribute order's sum, exactness). */
+export const TIER_COUNT = 32768;
 
 export class TopCollector {
   private doc: Int32Array;

@@ -2,7 +2,8 @@
  * Exact top-k retrieval (docs/search.md, "Answering a query"): every word must match (AND; a word
  * matches through any of its alternatives), every filter must hold, and the k best hits by
  * (tier, score, key) come back with the exact number of hits:
- * - tier ({@link finishTier}): the ranking rules (exact, typos, synonyms, attribute, exactness);
+ * - tier ({@link finishTier}): the ranking rules (name, typos, synonyms, proximity, attribute,
+ *   exactness);
  * - score: bm25.ts, higher first, plus the custom ranking attribute's boost when the query has
  *   one (DocData.boost, order-keys.ts: larger than any BM25 sum, so it decides first);
  * - key: the part's place in part id order (ties by part id), lower first; a `sort` puts its own
@@ -77,14 +78,15 @@ export const BEGINS_FIELD = 128;
  * parts the rules before it tie: 1. the name: the id or a name equals the query, else a name
  * begins with it (the last word a prefix), else a name equals a typo neighbour of it; 2. typos:
  * fewer words matched only through a typo neighbour; 3. synonyms: fewer words matched only
- * through a synonym; 4. attribute: fewer words found only outside the id and names, then (with
- * an attribute order, DocData.attributeOrder) the smaller sum of their best listed positions; 5.
- * exactness: the typed last word itself before only a completion of it; then the score (the
- * custom ranking boost, the name bonus, BM25), then part id. Every word must match (AND), so the
- * "words" rule of engines with optional words is constant; the index keeps no positions, so there
- * is no proximity rule. A part's rules are summed word by word ({@link wordRank}: a count per
- * rule in 6-bit fields, so 32 words cannot carry over; the sum is a double, exact below 2^53) and
- * packed into the 13-bit tier by {@link finishTier}.
+ * through a synonym; 4. proximity: fewer pairs of words typed next to each other that the part
+ * does not hold next to each other (TopKQuery.pairs); 5. attribute: fewer words found only outside
+ * the id and names, then (with an attribute order, DocData.attributeOrder) the smaller sum of their
+ * best listed positions; 6. exactness: the typed last word itself before only a completion of it;
+ * then the score (the custom ranking boost, the name bonus, BM25), then part id. Every word must
+ * match (AND), so the "words" rule of engines with optional words is constant. A part's rules are
+ * summed word by word ({@link wordRank}: a count per rule in 6-bit fields, so 32 words cannot
+ * carry over; the sum is a double, exact below 2^53) and packed into the 15-bit tier by
+ * {@link finishTier} with the part's count of pairs apart.
  */
 const EXACT_UNIT = 2 ** 42;
 const BEGINS_UNIT = 2 ** 36;
@@ -106,18 +108,19 @@ export function wordRank(flags: number): number {
 
 /**
  * The tier (below TIER_COUNT, lower first) of a part from the sum of its words' {@link wordRank}s:
- * 7 bits of rules, then 5 bits of `attributes` (the attribute order's sum, capped at 31; 0
+ * 9 bits of rules, then 5 bits of `attributes` (the attribute order's sum, capped at 31; 0
  * without an order), then exactness. A part named by the query (levels exact, begins, near: below
- * 96 × 64) has every word in a name (the name's term is in every word's list and in a name), so
- * the attribute rule is moot there and its bits hold the level; the others are 128 × 64 and above.
- * Counts are capped at 3, exactness at 1.
+ * 48 × 64) has every word in a name (the name's term is in every word's list and in a name), so
+ * the attribute and proximity rules are moot there (the name holds the query's words in order) and
+ * their bits hold the level; the others are 256 × 64 and above. `apart`: the part's pairs of
+ * adjacent query words not adjacent in it (TopKQuery.pairs). Counts are capped at 3, exactness at 1.
  *
  * `customRanking`: the query has a custom ranking attribute (DocData.boost). Among the names that
  * begin with what was typed (level "begins"), it then decides before exactness, which is left out
  * of their tier: the first letters of a name are a prefix whatever they spell, and which of
  * `mini-lr`, `minimatch`, `minimist` a person typing `mini` means is popularity, not text.
  */
-export function finishTier(sum: number, customRanking = false, attributes = 0): number {
+export function finishTier(sum: number, customRanking = false, attributes = 0, apart = 0): number {
   const high = Math.floor(sum / LOW_FIELDS);
   const low = sum - high * LOW_FIELDS;
   const typos = Math.min((low >>> 18) & 63, 3);
@@ -125,7 +128,7 @@ export function finishTier(sum: number, customRanking = false, attributes = 0): 
   const completions = Math.min(low & 63, 1);
   const level = high >= 4096 ? 0 : high >= 64 ? 1 : high > 0 ? 2 : 3;
   if (level === 1 && customRanking) return ((level << 4) | (typos << 2) | synonyms) << 6;
-  if (level === 3) return (((64 | (typos << 4) | (synonyms << 2) | Math.min((low >>> 6) & 63, 3)) << 6) | (Math.min(attributes, ATTRIBUTE_SUM_CAP) << 1) | completions);
+  if (level === 3) return (((256 | (typos << 6) | (synonyms << 4) | (Math.min(apart, 3) << 2) | Math.min((low >>> 6) & 63, 3)) << 6) | (Math.min(attributes, ATTRIBUTE_SUM_CAP) << 1) | completions);
   return (((level << 4) | (typos << 2) | synonyms) << 6) | completions;
 }
 
@@ -407,6 +410,12 @@ export interface TopKQuery {
   exclude?: Int32Array | undefined;
   /** Every part (ascending doc ids), used when there is neither a word nor a filter. */
   universe?: Int32Array | undefined;
+  /**
+   * The proximity rule: for each pair of words typed next to each other, the ascending doc ids of
+   * the parts holding them next to each other (searcher.ts pairDocs); a part missing from a list
+   * counts one pair apart ({@link finishTier} `apart`). Absent or empty: no proximity rule.
+   */
+  pairs?: readonly Int32Array[] | undefined;
 }
 
 class SetCursor {
@@ -451,7 +460,8 @@ function advance(c: Positioned, target: number): number {
 export function topK(query: TopKQuery, data: DocData, k: number): { total: number; hits: RankedDoc[] } {
   const top = new TopCollector(Math.max(0, k));
   const words = query.words;
-  if (words.length === 1 && query.filters.length === 0 && !query.exclude && !data.byKey) {
+  const pairs = query.pairs ?? [];
+  if (words.length === 1 && pairs.length === 0 && query.filters.length === 0 && !query.exclude && !data.byKey) {
     // One word: the total is the list's length; every posting is scored in one tight loop over the
     // list's arrays (cheaper than computing bounds to skip some: bench/results.md).
     const w = words[0] as TermList | MaterializedWord;
@@ -463,6 +473,7 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
   const sets = query.filters.map((f) => new SetCursor(f));
   if (cursors.length === 0 && sets.length === 0) sets.push(new SetCursor(query.universe ?? new Int32Array(0)));
   const exclude = query.exclude ? new SetCursor(query.exclude) : undefined;
+  const near = pairs.map((p) => new SetCursor(p));
   let total = 0;
   // No words (filters only): one tier, ordered by part id, as an exact evaluation would (match.ts).
   const noWords = cursors.length === 0;
@@ -487,7 +498,9 @@ export function topK(query: TopKQuery, data: DocData, k: number): { total: numbe
         let attributes = 0;
         for (const w of cursors) rank += WORD_RANK[w.flags()] ?? 0;
         if (listed > 0) for (const w of cursors) if ((w.flags() & NAMES) === 0) attributes += attributeCost(w.marks(), listed);
-        const tier = noWords ? NO_WORDS_TIER : finishTier(rank, boost !== undefined, attributes);
+        let apart = 0;
+        for (const p of near) if (advance(p, doc) !== doc) apart++;
+        const tier = noWords ? NO_WORDS_TIER : finishTier(rank, boost !== undefined, attributes, apart);
         if (top.admits(tier, Number.POSITIVE_INFINITY)) {
           const dl = data.dl[doc] ?? 0;
           let score = 0;
@@ -602,8 +615,9 @@ function scoreOneWord(w: TermList | MaterializedWord, data: DocData, top: TopCol
  * typed (a synonym only if no exact one is); a completion only if every alternative is one; its
  * name rule the best of its alternatives' (a neighbour's name rule counts in both classes).
  * `bonus`: the name bonus by doc, added after the first word's score (where the engine adds it).
+ * `pairs`: the proximity rule's doc lists (TopKQuery.pairs).
  */
-export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters: readonly Int32Array[], data: DocData, k: number, bonus?: ReadonlyMap<number, number>): { total: number; hits: RankedDoc[] } {
+export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters: readonly Int32Array[], data: DocData, k: number, bonus?: ReadonlyMap<number, number>, pairs: readonly Int32Array[] = []): { total: number; hits: RankedDoc[] } {
   let candidates: Set<number> | undefined;
   const intersect = (docs: Iterable<number>) => {
     const next = new Set<number>();
@@ -660,7 +674,7 @@ export function exhaustiveTopK(words: readonly (readonly TermList[])[], filters:
     // The custom ranking attribute after the rules, before BM25; a sort: its keys alone.
     if (data.boost) score += data.boost[doc] ?? 0;
     if (data.byKey) hits.push({ doc, tier: NO_WORDS_TIER, score: 0, key: data.key[doc] ?? 0 });
-    else hits.push({ doc, tier: words.length === 0 ? NO_WORDS_TIER : finishTier(rank, data.boost !== undefined, attributes), score, key: data.key[doc] ?? 0 });
+    else hits.push({ doc, tier: words.length === 0 ? NO_WORDS_TIER : finishTier(rank, data.boost !== undefined, attributes, pairs.filter((p) => !p.includes(doc)).length), score, key: data.key[doc] ?? 0 });
   }
   hits.sort(compareRanked);
   return { total: hits.length, hits: hits.slice(0, k) };

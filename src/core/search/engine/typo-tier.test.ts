@@ -8,7 +8,7 @@ describe('exact above typo', () => {
   const exact: TermList = { docs: Int32Array.from([4]), wtf: Float64Array.from([1]), names: Uint8Array.from([0]), idf: 1 };
   const typo: TermList = { docs: Int32Array.from([1, 2, 4]), wtf: Float64Array.from([30, 20, 30]), names: Uint8Array.from([NAMES | TYPO, NAMES | TYPO, NAMES | TYPO]), idf: 3 };
 
-  it('orders tiers by the ranking rules: exact field, typos, synonyms, attribute, exactness', () => {
+  it('orders tiers by the ranking rules: exact field, typos, synonyms, proximity, attribute, exactness', () => {
     // The name rule first: equal, then begins (the word itself before a completion), then a typo neighbour's name.
     const order = [NAMES | EXACT_FIELD, NAMES | BEGINS_FIELD, NAMES | BEGINS_FIELD | COMPLETION, NAMES | NEAR_FIELD, NAMES | NEAR_FIELD | TYPO, NAMES, NAMES | COMPLETION, 0, COMPLETION, NAMES | SYNONYM, SYNONYM, NAMES | TYPO, TYPO, TYPO | COMPLETION];
     const tiers = order.map((flags) => postingTier(flags));
@@ -41,6 +41,27 @@ describe('exact above typo', () => {
     expect(tier(TYPO, attributeMarks(0))).toBeGreaterThan(tier(0, 0));
     // Without an order, the tiers of today (the sum is 0).
     expect(finishTier(wordRank(0))).toBe(postingTier(0));
+  });
+
+  it('orders by proximity after typos and synonyms, before the attribute rule; the name levels ignore it; topK and the reference agree', () => {
+    const two = (flags: number) => wordRank(flags) + wordRank(flags);
+    // Fewer pairs apart first, capped at 3.
+    expect(finishTier(two(0), false, 0, 0)).toBeLessThan(finishTier(two(0), false, 0, 1));
+    expect(finishTier(two(0), false, 0, 3)).toBe(finishTier(two(0), false, 0, 5));
+    // Before the attribute rule: words apart in a name after words together in a value.
+    expect(finishTier(two(0), false, 0, 0)).toBeLessThan(finishTier(two(NAMES), false, 0, 1));
+    // After typos and synonyms: a typo together after the words as typed apart.
+    expect(finishTier(two(NAMES), false, 0, 3)).toBeLessThan(finishTier(wordRank(NAMES) + wordRank(NAMES | TYPO), false, 0, 0));
+    expect(finishTier(two(NAMES), false, 0, 3)).toBeLessThan(finishTier(wordRank(NAMES) + wordRank(NAMES | SYNONYM), false, 0, 0));
+    // A part the name rule names holds the words in order: the level alone decides.
+    expect(finishTier(two(NAMES | BEGINS_FIELD), false, 0, 2)).toBe(finishTier(two(NAMES | BEGINS_FIELD)));
+    // Docs 0..2 hold both words in a name; only doc 2 holds them next to each other, and scores least.
+    const pairData: DocData = { dl: [2, 2, 9], key: [0, 1, 2], avgdl: 4, n: 3 };
+    const list = (): TermList => ({ docs: Int32Array.from([0, 1, 2]), wtf: Float64Array.from([10, 10, 10]), names: Uint8Array.from([NAMES, NAMES, NAMES]), idf: 1 });
+    const pairs = [Int32Array.from([2])];
+    expect(topK({ words: [list(), list()], filters: [], pairs }, pairData, 3).hits.map((h) => h.doc)).toEqual([2, 0, 1]);
+    expect(topK({ words: [list(), list()], filters: [] }, pairData, 3).hits.map((h) => h.doc)).toEqual([0, 1, 2]);
+    expect(exhaustiveTopK([[list()], [list()]], [], pairData, 3, undefined, pairs).hits.map((h) => h.doc)).toEqual([2, 0, 1]);
   });
 
   it('a part matched exactly ranks above parts matched only by a typo neighbour, whatever the scores; the reference agrees', () => {
