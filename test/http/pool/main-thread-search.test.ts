@@ -61,6 +61,14 @@ describe('a text search tried within a number of postings', () => {
     expect(sessionCount().n).toBe(3);
   });
 
+  it('answers a word whose completions are many one-posting terms (a part number joined to it in every name) within its postings', async () => {
+    // Each name's punctuated run joined (`ratchetr1000`) is a completion of `ratchet` held by one part.
+    await service.upsertParts(LOCAL_OWNER, Array.from({ length: 40 }, (_, i) => ({ part_id: `r${String(i).padStart(2, '0')}`, name: { en: `Ratchet-R${1000 + i * 7}` } })));
+    const limited = await searchWithinPostings(search, LOCAL_OWNER, { matches: { text: 'ratchet' } }, maxPostings);
+    expect(limited?.resultsTotalCount).toBe(40);
+    expect({ ...limited, sessionId: '' }).toEqual({ ...(await search.search(LOCAL_OWNER, { matches: { text: 'ratchet' } })), sessionId: '' });
+  });
+
   it('gives up on a frequent word, every part, a prefix and facets, storing no session', async () => {
     const attempts = [
       { matches: { text: 'cog' } },

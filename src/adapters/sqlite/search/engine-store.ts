@@ -176,9 +176,13 @@ export class EngineStore {
       blocksOfTerms: db.prepare<{ ids: string }, { term_id: number; first_doc: number; data: Buffer }>(
         'SELECT term_id, first_doc, data FROM engine_postings WHERE term_id IN (SELECT value FROM json_each(@ids)) UNION ALL SELECT term_id, first_doc, data FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id IN (SELECT value FROM json_each(@ids))',
       ),
-      // Both tables' blocks, at most @cap: a frequent word's thousands of run blocks are not counted
-      // (after another connection's write, each would be a page read again).
-      blockCount: db.prepare<{ id: number; cap: number }, number>('SELECT count(*) FROM (SELECT 1 FROM engine_postings WHERE term_id = @id UNION ALL SELECT 1 FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id LIMIT +@cap)').pluck(),
+      // At most how many postings each block of some terms (a JSON array of ids) holds, from its size
+      // (postings.ts: a posting takes 3 bytes or more after the count), both tables, at most @cap
+      // blocks: a frequent word's thousands of run blocks are not counted (after another
+      // connection's write, each would be a page read again).
+      blockBounds: db.prepare<{ ids: string; cap: number }, number>(
+        `SELECT min(${BLOCK_SIZE}, (length(data) - 1) / 3) FROM (SELECT data FROM engine_postings WHERE term_id IN (SELECT value FROM json_each(@ids)) UNION ALL SELECT data FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id IN (SELECT value FROM json_each(@ids)) LIMIT +@cap)`,
+      ).pluck(),
       runList: db.prepare<[], { run: number; tier: number }>('SELECT run, tier FROM engine_run_list ORDER BY run'),
       addRun: db.prepare<[number, number]>('INSERT INTO engine_run_list (run, tier) VALUES (?, ?)'),
       insertRunBlock: db.prepare<[number, number, number, Uint8Array]>('INSERT INTO engine_runs (run, term_id, first_doc, data) VALUES (?, ?, ?, ?)'),
@@ -785,13 +789,41 @@ export class EngineStore {
 
   /**
    * At least as many postings as term `id` has, without reading them: exact when its list is
-   * decoded in memory, else its blocks × BLOCK_SIZE, counting at most enough blocks to pass `cap`
-   * (a limited search asks: a frequent word's thousands of blocks are not counted).
+   * decoded in memory, else its blocks' {@link blockBounds}; past `cap` when it has more blocks
+   * than `cap` postings could fill (a limited search asks: a frequent word's thousands of blocks
+   * are not counted).
    */
   postingsBound(id: number, cap: number): number {
     const cached = this.terms.peek(id);
     if (cached) return cached.docs.length;
-    return this.stmt.blockCount.get({ id, cap: Math.floor(cap / BLOCK_SIZE) + 1 })! * BLOCK_SIZE;
+    const maxBlocks = Math.floor(cap / BLOCK_SIZE) + 1;
+    return this.blockBounds([id], maxBlocks) ?? (maxBlocks + 1) * BLOCK_SIZE;
+  }
+
+  /**
+   * Whether the lists of `terms` the cache lacks hold at most `cap` postings, bounded from their
+   * blocks' sizes in one statement, without reading them: a limited search then reads a range's
+   * lists together ({@link prefetch}), where a bound per term (a statement each) gave up on a word
+   * whose completions are hundreds of one-posting terms (a part number joined to a word in every
+   * name).
+   */
+  fitsWithin(terms: readonly { id: number; term: string }[], cap: number): boolean {
+    const missing = terms.filter((t) => !this.terms.has(t.id)).map((t) => t.id);
+    if (missing.length === 0) return true;
+    // A block holds a posting at least: more blocks than a quarter of `cap` are not counted.
+    const bound = this.blockBounds(missing, Math.floor(cap / 4));
+    return bound !== undefined && bound <= cap;
+  }
+
+  /** The postings the blocks of `ids` hold at most (from their sizes); undefined when they are more than `maxBlocks` blocks. */
+  private blockBounds(ids: readonly number[], maxBlocks: number): number | undefined {
+    let blocks = 0;
+    let bound = 0;
+    for (const postings of this.stmt.blockBounds.iterate({ ids: JSON.stringify(ids), cap: maxBlocks + 1 })) {
+      blocks++;
+      bound += postings;
+    }
+    return blocks > maxBlocks ? undefined : bound;
   }
 
   /** A term's postings as tier `tier` sees them (wtf > 0 only); cached until the term changes. */

@@ -733,9 +733,10 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       termId: (term) => engine.termId(term),
       termsWithPrefix: (prefix) => engine.termsWithPrefix(prefix),
       hasPrefix: (prefix) => engine.hasPrefix(prefix),
-      // A limited search is charged list by list, before each is read: it reads them one by one.
+      // A limited search is charged list by list, before each is read; it reads a range's lists
+      // together only when their blocks' sizes keep them within what it has left.
       prefetch: (terms) => {
-        if (!this.meter) engine.prefetch(terms);
+        if (!this.meter || engine.fitsWithin(terms, this.meter.left)) engine.prefetch(terms);
       },
       termForTier: (id, term, tier) => {
         if (this.meter) charge(engine.postingsBound(id, this.meter.left));
