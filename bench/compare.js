@@ -44,7 +44,7 @@ import { cpus } from 'node:os';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { buildEngineDocument } from '../dist/core/search/engine/document.js';
+import { buildEngineDocument, isPairToken, pairTerm } from '../dist/core/search/engine/document.js';
 import { idf, tfPart, NAME_WEIGHT, ID_WEIGHT } from '../dist/core/search/engine/bm25.js';
 import { compareBinary } from '../dist/core/search/rank.js';
 import { BIN, ROOT, freePort, isMain, percentile, runCli, runMeasured, waitUntilQuiet, waitUntilServing, warmClient, writeSection } from './lib.js';
@@ -170,7 +170,8 @@ async function pgWrittenBytes(client) {
 /**
  * The exhaustive reference, streamed (two passes over the generated parts, nothing per part kept
  * but its length): query classes by document frequency, then every query's exact total and top K
- * by the documented formula, ties by part id.
+ * by the documented rules and formula (proximity, then words outside the names, then BM25), ties
+ * by part id.
  */
 function reference(parts, list) {
   const attributes = new Map(ATTRIBUTES.map((a) => [a.attribute_id, { ...a, visibility: 'factoryWorker', per_org_values: false }]));
@@ -216,17 +217,21 @@ function reference(parts, list) {
   for (const q of queries) {
     const lists = q.words.map((w) => postings.get(w));
     const [first, ...rest] = [...lists].sort((a, b) => a.size - b.size);
+    // The proximity rule (docs/search.md): words typed next to each other, held next to each other.
+    const pairs = q.words.slice(1).map((w, k) => [q.words[k], w]).filter((pair) => pair.every(isPairToken)).map(([a, b]) => pairTerm(a, b));
     const hits = [];
     for (const [i] of first) {
       if (!rest.every((l) => l.has(i))) continue;
       let score = 0;
-      let tier = 0;
+      let outside = 0;
       q.words.forEach((w, k) => {
         const e = lists[k].get(i);
         score += idf(parts, df.get(w)) * tfPart(e.wtf, dl[i], avgdl);
-        if (!e.name) tier = 1;
+        if (!e.name) outside = 1;
       });
-      hits.push({ i, tier, score });
+      const terms = pairs.length > 0 ? buildEngineDocument(partOf(i, list), attributes).terms : undefined;
+      const apart = pairs.filter((t) => !terms?.has(t)).length;
+      hits.push({ i, tier: apart * 2 + outside, score });
     }
     for (const h of hits) h.id = partOf(h.i, list).part_id;
     hits.sort((a, b) => a.tier - b.tier || b.score - a.score || compareBinary(a.id, b.id));
