@@ -5,14 +5,7 @@
  * When one cannot be started, its suites are SKIPPED with a loud message saying how to get it;
  * with CATALOG_REQUIRE_SERVICES=1 (set by .ci/run) that is a FAILURE instead, so CI never goes
  * green without having run them.
- *
- * Every temporary file of the run (the tests', the servers' and CLIs' they start, the services')
- * goes under one directory, TMPDIR for the workers and their children, removed at the end: a test
- * that leaves its directory behind leaves nothing on the machine.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { POSTGRES_INSTALL_HINT, startPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
 import { startS3Server, type S3TestServer } from './s3-server.js';
@@ -29,30 +22,14 @@ declare module 'vitest' {
 
 const required = process.env.CATALOG_REQUIRE_SERVICES === '1';
 
-/** Removes the run's temporary directory; what cannot be removed (a mount a test left) is named, not failed on. */
-function removeRunTmp(dir: string): void {
-  try {
-    rmSync(dir, { recursive: true, force: true });
-  } catch (error) {
-    console.warn(`the tests' temporary directory ${dir} was not removed: ${(error as Error).message}`);
-  }
-}
-
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const runTmp = mkdtempSync(join(tmpdir(), 'catalog-tests-'));
-  // As /tmp: the test PostgreSQL clusters run as another account when the tests run as root.
-  chmodSync(runTmp, 0o1777);
-  process.env.TMPDIR = runTmp;
   let cluster: PostgresCluster | undefined;
   let s3: S3TestServer | undefined;
   try {
     cluster = await startPostgresCluster();
   } catch (error) {
     const why = (error as Error).message;
-    if (required) {
-      removeRunTmp(runTmp);
-      throw new Error(`CATALOG_REQUIRE_SERVICES=1 and ${why}`);
-    }
+    if (required) throw new Error(`CATALOG_REQUIRE_SERVICES=1 and ${why}`);
     loud([
       'THE POSTGRESQL SUITES ARE SKIPPED: PostgreSQL could not be started.',
       why,
@@ -66,7 +43,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const why = (error as Error).message;
     if (required) {
       cluster?.stop();
-      removeRunTmp(runTmp);
       throw new Error(`CATALOG_REQUIRE_SERVICES=1 and the S3 test server (s3rver) did not start: ${why}`);
     }
     loud(['THE S3 BLOB SUITES ARE SKIPPED: the S3 test server (s3rver) did not start.', why, 'Run `npm ci` to install it (a devDependency).']);
@@ -76,6 +52,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await s3?.stop();
     cluster?.stop();
-    removeRunTmp(runTmp);
   };
 }
