@@ -1,9 +1,14 @@
 /**
- * What one request has learned of the catalog's slowly changing state (its attributes,
- * organizations and settings), for the stores to answer the rest of the request from a cache
- * while that state holds. `catalog serve` runs each HTTP request in a scope of its own
- * (http/app.ts); code outside one (the CLI, the writer thread, start-up) gets no scope, and the
- * stores read everything afresh.
+ * The HTTP request the running code serves, for code far below the route: `catalog serve` runs each
+ * request in a scope of its own (http/app.ts); code outside one (the CLI, the writer thread,
+ * start-up) gets no scope. It holds:
+ * - what the request has learned of the catalog's slowly changing state (its attributes,
+ *   organizations and settings), for the stores to answer the rest of the request from a cache
+ *   while that state holds (outside a request the stores read everything afresh);
+ * - the request's abort signal, for the writer thread's queue (http/pool/pooled-catalog.ts): a
+ *   write still waiting when the connection closes before the answer (the client left, or a
+ *   timeout closed it) is dropped instead of committing unseen later, after writes that were
+ *   answered.
  *
  * The PostgreSQL store reads the state's version with the request's token (one statement it makes
  * anyway) and keeps attributes, organizations and settings per version, so a request reads them
@@ -16,6 +21,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestScope {
   /** The version of the attributes, organizations and settings as the request's token was read; undefined until then. */
   settingsVersion?: number;
+  /** Aborts when the server gives the request up (set for the requests that may write). */
+  signal?: AbortSignal;
 }
 
 const current = new AsyncLocalStorage<RequestScope>();

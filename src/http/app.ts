@@ -27,8 +27,7 @@ import { isStoreUnavailable, unavailableError } from '../adapters/unavailable.js
 import { problemClientErrorHandler, rawProblemResponse, redactUrl, secretInQueryError, secretQueryParameter } from './wire-guards.js';
 import { AuthFailureLimiter, capConnectionsPerAddress, DEFAULT_ABUSE_LIMITS, type AbuseLimits } from './abuse-limits.js';
 import { jsonDepthProblem, multipartBoundaryProblem } from './body-guards.js';
-import { withRequestSignal } from './request-signal.js';
-import { withRequestScope } from '../core/request-scope.js';
+import { requestScope, withRequestScope } from '../core/request-scope.js';
 import type { StartupGate } from './startup-gate.js';
 
 declare module 'fastify' {
@@ -229,7 +228,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const problem = jsonDepthProblem(request.body);
     done(problem === undefined ? undefined : new CatalogError('bad_request', problem));
   });
-  // A write whose connection closes before it is answered is given up (request-signal.ts): the
+  // A write whose connection closes before it is answered is given up (core/request-scope.ts): the
   // handler runs with a signal that aborts then, and a write still queued for the writer thread is
   // dropped. Reads need none (they change nothing).
   app.addHook('preHandler', (request, reply, done) => {
@@ -241,7 +240,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) controller.abort();
     });
-    withRequestSignal(controller.signal, () => done());
+    const scope = requestScope();
+    if (scope) scope.signal = controller.signal;
+    done();
   });
 
   app.addHook('onResponse', (request, reply, done) => {

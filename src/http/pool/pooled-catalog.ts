@@ -35,10 +35,10 @@ import { builtWorkerFile } from '../../adapters/worker-file.js';
 import type { SearchImage, SearchStateRequest } from '../../core/search/service.js';
 import type { NewSession } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
+import { requestScope } from '../../core/request-scope.js';
 import type { CatalogLocation, OpenCatalogOptions } from '../../open-catalog.js';
 import { methodsRunOn } from './call-routes.js';
 import { MAIN_THREAD_SEARCH_POSTINGS, searchWithinPostings } from './main-thread-search.js';
-import { requestSignal } from '../request-signal.js';
 import { WriteQueue } from './write-queue.js';
 import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask, type WriteBatchAnswer, type WriteBatchTask } from './protocol.js';
 
@@ -148,10 +148,10 @@ function busyWriter(maxQueue: number): CatalogError {
 
 /**
  * `task` with a flag the writer thread reads before running it, set when the HTTP request it serves
- * is given up (request-signal.ts); `task` itself outside a request.
+ * is given up (core/request-scope.ts `signal`); `task` itself outside a request.
  */
 function withGivenUpFlag(task: PoolTask): PoolTask {
-  const signal = requestSignal();
+  const signal = requestScope()?.signal;
   if (signal === undefined) return task;
   const givenUp = new Int32Array(new SharedArrayBuffer(4));
   if (signal.aborted) givenUp[0] = 1;
