@@ -100,6 +100,9 @@ function withFlags(names: Uint8Array, flags: number): Uint8Array {
   return out;
 }
 
+/** A range of the dictionary as the store answers it (EngineReader.termsWithPrefix): the same array while none of its terms changed. */
+type TermRange = readonly { id: number; term: string }[];
+
 /** A word's term lists for one tier: the word as typed (and every other way but typos) and its typo neighbours. */
 interface WordLists {
   exact: TermList[];
@@ -144,9 +147,9 @@ export class EngineSearcher {
    * The names beginning with a query (nameFields) by the dictionary range they were made of and
    * the tier: the store answers a range with the same array while none of its terms changed.
    */
-  private readonly namesBeginning = new WeakMap<readonly { id: number; term: string }[], Map<number, NameBonus>>();
+  private readonly namesBeginning = new WeakMap<TermRange, Map<number, NameBonus>>();
   /** The parts holding a pair whose right token was typed as a prefix, per tier, kept like {@link namesBeginning}. */
-  private readonly pairsBeginning = new WeakMap<readonly { id: number; term: string }[], Map<number, Int32Array>>();
+  private readonly pairsBeginning = new WeakMap<TermRange, Map<number, Int32Array>>();
 
   constructor(private readonly r: EngineReader) {}
 
@@ -523,16 +526,28 @@ export class EngineSearcher {
   /** The parts holding any pair term beginning with `term` (its right token a prefix typed), for tier `tier`. */
   private pairsBeginningWith(term: string, tier: number): Int32Array {
     const range = this.r.termsWithPrefix(term);
-    let byTier = this.pairsBeginning.get(range);
+    return this.keptForRange(this.pairsBeginning, range, tier, () => {
+      this.r.prefetch?.(range);
+      return unionOf(range.map((t) => this.r.termForTier(t.id, t.term, tier).docs));
+    });
+  }
+
+  /**
+   * What `make` computes from dictionary range `range` for tier `tier`, kept in `kept` while the
+   * store answers the same range (EngineReader.termsWithPrefix). Kept only when made of every
+   * posting: a reader that fetches what a search missed (PostgreSQL) answers a missing list as
+   * empty until then.
+   */
+  private keptForRange<T>(kept: WeakMap<TermRange, Map<number, T>>, range: TermRange, tier: number, make: () => T): T {
+    const byTier = kept.get(range);
     const known = byTier?.get(tier);
-    if (known) return known;
-    this.r.prefetch?.(range);
-    const docs = unionOf(range.map((t) => this.r.termForTier(t.id, t.term, tier).docs));
+    if (known !== undefined) return known;
+    const made = make();
     if (this.r.complete?.() ?? true) {
-      if (!byTier) this.pairsBeginning.set(range, (byTier = new Map()));
-      byTier.set(tier, docs);
+      if (byTier) byTier.set(tier, made);
+      else kept.set(range, new Map([[tier, made]]));
     }
-    return docs;
+    return made;
   }
 
   /**
@@ -544,28 +559,21 @@ export class EngineSearcher {
    */
   private namesBeginningWith(whole: string, tier: number): NameBonus | undefined {
     const range = this.r.termsWithPrefix(whole);
-    let byTier = this.namesBeginning.get(range);
-    const known = byTier?.get(tier);
-    if (known) return known.view.docs.length > 0 ? known : undefined;
-    const typed = codePointLength(whole) - 1;
-    this.r.prefetch?.(range);
-    const views: TierView[] = [];
-    const bonuses: number[] = [];
-    for (const t of range) {
-      if (t.term === whole) continue;
-      const view = this.r.termForTier(t.id, t.term, tier);
-      if (view.docs.length === 0) continue;
-      views.push(view);
-      bonuses.push(nameBonus(codePointLength(t.term) - 1, typed));
-    }
-    const union = unionOfViews(views, bonuses);
-    const found = { view: union.view, bonus: union.best };
-    // Kept only when made of every posting: a reader that fetches what a search missed (PostgreSQL)
-    // answers a missing list as empty until then.
-    if (this.r.complete?.() ?? true) {
-      if (!byTier) this.namesBeginning.set(range, (byTier = new Map()));
-      byTier.set(tier, found);
-    }
+    const found = this.keptForRange(this.namesBeginning, range, tier, () => {
+      const typed = codePointLength(whole) - 1;
+      this.r.prefetch?.(range);
+      const views: TierView[] = [];
+      const bonuses: number[] = [];
+      for (const t of range) {
+        if (t.term === whole) continue;
+        const view = this.r.termForTier(t.id, t.term, tier);
+        if (view.docs.length === 0) continue;
+        views.push(view);
+        bonuses.push(nameBonus(codePointLength(t.term) - 1, typed));
+      }
+      const union = unionOfViews(views, bonuses);
+      return { view: union.view, bonus: union.best };
+    });
     return found.view.docs.length > 0 ? found : undefined;
   }
 
