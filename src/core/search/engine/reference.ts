@@ -124,14 +124,7 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
         for (const text of langTexts(part.name)) n += occurrences(phrase, prefix, tokenize(text));
         w = n * NAME_WEIGHT;
         inNames = n > 0 ? 1 : 0;
-        for (const entry of part.attributes) {
-          const attribute = attributes.get(entry.attribute_id);
-          if (!attribute || !attribute.searchable || attribute.per_org_values || VISIBILITY_ORDER.indexOf(attribute.visibility) > tier) continue;
-          for (const value of entry.values) {
-            if (value.organization !== '') continue;
-            for (const text of langTexts(value.value)) w += occurrences(phrase, prefix, tokenize(text));
-          }
-        }
+        for (const text of visibleValueTexts(part, attributes, tier)) w += occurrences(phrase, prefix, tokenize(text));
       }
       if (w > 0) {
         ids.push(i);
@@ -216,6 +209,15 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
   return exhaustiveTopK(lists, [], data, parts.length, bonus.size > 0 ? bonus : undefined, adjacentPairs(sorted, attributes, words, tier)).hits.map((h) => sorted[h.doc]?.part_id ?? '');
 }
 
+/** The texts of `part`'s values a caller of tier `tier` searches: searchable, not per-organization attributes it sees. */
+function visibleValueTexts(part: ReferencePart, attributes: ReadonlyMap<string, Attribute>, tier: number): string[] {
+  return part.attributes.flatMap((entry) => {
+    const attribute = attributes.get(entry.attribute_id);
+    if (!attribute || !attribute.searchable || attribute.per_org_values || VISIBILITY_ORDER.indexOf(attribute.visibility) > tier) return [];
+    return entry.values.filter((v) => v.organization === '').flatMap((v) => langTexts(v.value));
+  });
+}
+
 /**
  * The proximity rule's lists, read from the texts: for each two words typed next to each other
  * (the first's last token, the second's first; a prefix when the second is the last word typed as
@@ -223,14 +225,7 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
  * tokens next to each other in one name or one value of a searchable attribute tier `tier` sees.
  */
 function adjacentPairs(sorted: readonly ReferencePart[], attributes: ReadonlyMap<string, Attribute>, words: readonly QueryWord[], tier: number): Int32Array[] {
-  const texts = sorted.map((part) => [
-    ...langTexts(part.name),
-    ...part.attributes.flatMap((entry) => {
-      const attribute = attributes.get(entry.attribute_id);
-      if (!attribute || !attribute.searchable || attribute.per_org_values || VISIBILITY_ORDER.indexOf(attribute.visibility) > tier) return [];
-      return entry.values.filter((v) => v.organization === '').flatMap((v) => langTexts(v.value));
-    }),
-  ].map(tokenize));
+  const texts = sorted.map((part) => [...langTexts(part.name), ...visibleValueTexts(part, attributes, tier)].map(tokenize));
   const out: Int32Array[] = [];
   for (let i = 1; i < words.length; i++) {
     const left = words[i - 1]?.tokens.at(-1) ?? '';
