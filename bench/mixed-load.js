@@ -13,6 +13,7 @@
  *
  * Usage: npm run build && nice -n 10 node bench/mixed-load.js [--parts 120000] [--seconds 30]
  *   [--connections 50] [--stores sqlite,postgres] [--readers N] [--timeout 30] [--work DIR] [--cpu-prof DIR]
+ *   [--mix search=30,page=10,...] (the weights per 100 requests; kinds left out are not sent: one kind alone measures its cost)
  * `--cpu-prof DIR` writes V8 CPU profiles of `catalog serve` (every thread) to DIR. `--work DIR` keeps the seeded catalogs (and the PostgreSQL cluster's files) in DIR and reuses them
  * on the next run (seeding 120,000 parts takes minutes); without it, a throwaway directory.
  * PostgreSQL: a throwaway cluster started here from Debian's packages (initdb + pg_ctl, fsync on,
@@ -38,7 +39,20 @@ const CPU_PROF = arg('cpu-prof', undefined);
 const progress = (m) => process.stderr.write(`mixed-load [load ${loadavg()[0].toFixed(2)}]: ${m}\n`);
 
 /** Request kinds and their weights (per 100 requests of a connection). */
-const MIX = { search: 30, page: 10, facetValues: 10, getPart: 26, upload: 4, partWrite: 12, relationWrite: 8 };
+const MIX = mixOf(arg('mix', 'search=30,page=10,facetValues=10,getPart=26,upload=4,partWrite=12,relationWrite=8'));
+
+/** `kind=weight,...` as MIX: the weights, per 100 requests of a connection (the kinds of LABELS). */
+function mixOf(text) {
+  const mix = {};
+  for (const pair of text.split(',')) {
+    const [kind, weight] = pair.split('=');
+    if (!['search', 'page', 'facetValues', 'getPart', 'upload', 'partWrite', 'relationWrite'].includes(kind) || !(Number(weight) >= 0)) throw new Error(`--mix: '${pair}' is not kind=weight (kinds: search, page, facetValues, getPart, upload, partWrite, relationWrite)`);
+    mix[kind] = Number(weight);
+  }
+  const total = Object.values(mix).reduce((a, b) => a + b, 0);
+  if (total !== 100) throw new Error(`--mix: the weights add up to ${total}, not 100`);
+  return mix;
+}
 const KINDS = Object.keys(MIX);
 const LABELS = { search: 'search', page: 'session page', facetValues: 'facet values', getPart: 'GET part', upload: 'image upload', partWrite: 'part write (10 parts)', relationWrite: 'relation write (5 pairs)' };
 const RELATION_TYPES = ['duplicate', 'substitute', 'equivalent', 'not_related'];

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../database.js';
+import { openDatabase, type SqliteDatabase } from '../database.js';
 import { LeveledTerms } from './leveled-terms.js';
 
 describe('LeveledTerms', () => {
@@ -28,6 +31,61 @@ describe('LeveledTerms', () => {
     for (const { level, n } of levels) expect(n).toBeLessThanOrEqual(4 * 2 ** level);
     terms.clear();
     expect(terms.get(words[0]!)).toBeUndefined();
+  });
+
+  it('counts level 0 once while only its own connection writes, again after another connection commits, and keeps every level within its share', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'leveled-terms-'));
+    try {
+      const counted: string[] = [];
+      /** A connection whose level counts (SELECT count(*)) are recorded in `counted`. */
+      const connection = (name: string): SqliteDatabase => {
+        const db = openDatabase(join(dir, 'terms.db'));
+        const prepare = db.prepare.bind(db);
+        db.prepare = ((sql: string) => {
+          const statement = prepare(sql);
+          if (!sql.includes('count(*)')) return statement;
+          const pluck = statement.pluck.bind(statement);
+          statement.pluck = ((toggle?: boolean) => {
+            const plucked = toggle === undefined ? pluck() : pluck(toggle);
+            const get = plucked.get.bind(plucked);
+            plucked.get = ((...args: unknown[]) => {
+              counted.push(`${name} ${String(args[0])}`);
+              return get(...(args as []));
+            }) as typeof plucked.get;
+            return plucked;
+          }) as typeof statement.pluck;
+          return statement;
+        }) as typeof db.prepare;
+        return db;
+      };
+      const a = connection('a');
+      const b = connection('b');
+      const options = { table: 'engine_term_levels', valueColumn: 'id', firstLevel: 8, fanout: 2 };
+      const termsA = new LeveledTerms(a, options);
+      const termsB = new LeveledTerms(b, options);
+      let id = 0;
+      const write = (db: SqliteDatabase, terms: LeveledTerms, n: number) => db.transaction(() => {
+        for (let i = 0; i < n; i++) terms.add(`t${String(++id).padStart(4, '0')}`, id);
+        terms.settle();
+      })();
+      // Ten transactions of one term each: level 0 counted at the first only.
+      for (let i = 0; i < 10; i++) write(a, termsA, 1);
+      expect(counted.filter((c) => c === 'a 0')).toHaveLength(1);
+      // Another connection commits: the next settle counts again.
+      write(b, termsB, 3);
+      counted.length = 0;
+      write(a, termsA, 1);
+      expect(counted).toContain('a 0');
+      for (let i = 0; i < 40; i++) write(i % 3 === 0 ? b : a, i % 3 === 0 ? termsB : termsA, 1 + (i % 4));
+      const levels = a.prepare('SELECT level, count(*) AS n FROM engine_term_levels GROUP BY level').all() as { level: number; n: number }[];
+      expect(levels.reduce((n, l) => n + l.n, 0)).toBe(id);
+      for (const { level, n } of levels) expect(n, `level ${level}`).toBeLessThanOrEqual(8 * 2 ** level);
+      for (let t = 1; t <= id; t++) expect(termsB.get(`t${String(t).padStart(4, '0')}`)).toBe(t);
+      a.close();
+      b.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps a set without values (the vocabulary)', () => {

@@ -51,6 +51,8 @@ export class LeveledTerms {
   private readonly value: string;
   /** The level count fixed for the running write transaction (fixLevels), or undefined: read per lookup. */
   private fixed: number | undefined;
+  /** Level 0's size as this connection last knew it, valid while PRAGMA data_version stays `dataVersion` (settle). */
+  private firstLevelSize: { terms: number; dataVersion: number } | undefined;
   /** Lookup statements by number of levels present (IN (0, …, n − 1): one index seek per level). */
   private readonly lookups = new Map<number, { get: (term: string) => number | undefined; range: (lo: string, hi: string) => { term: string; value: number }[]; any: (lo: string, hi: string) => boolean }>();
 
@@ -70,6 +72,8 @@ export class LeveledTerms {
       insert: column ? db.prepare<[string, number]>(`INSERT INTO ${t} (level, term, ${column}) VALUES (0, ?, ?)`) : undefined,
       insertTerm: db.prepare<[string]>(`INSERT INTO ${t} (level, term) VALUES (0, ?)`),
       count: db.prepare<[number], number>(`SELECT count(*) FROM ${t} WHERE level = ?`).pluck(),
+      // Changes when another connection commits: level 0's kept size (settle) is then counted again.
+      dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
       holds: db.prepare<[number], number>(`SELECT 1 FROM ${t} WHERE level = ? LIMIT 1`).pluck(),
       // The level's terms appended to the next in term order (the index's order): each page of the
       // next level is written about once, however the terms spread over it.
@@ -179,15 +183,28 @@ export class LeveledTerms {
     if (this.stmt.insert) this.stmt.insert.run(term, value);
     else this.stmt.insertTerm.run(term);
     if (this.fixed === 0) this.fixed = 1;
+    if (this.firstLevelSize) this.firstLevelSize.terms++;
   }
 
   /**
    * Moves every level holding more than its share into the next, from level 0 down, so a level
    * that fills by the move moves too. Called once per write transaction, after its additions.
+   *
+   * Level 0's size is counted once and then kept by this connection's additions while no other
+   * connection commits (PRAGMA data_version): counting it took a few milliseconds, at every
+   * transaction of a server's small writes. The kept size only decides when level 0 moves; a
+   * rolled-back transaction leaves it off by that transaction's additions, so level 0 moves a little
+   * early or grows to at most twice its share before it moves.
    */
   settle(): void {
+    const dataVersion = this.stmt.dataVersion.get()!;
+    const kept = this.firstLevelSize?.dataVersion === dataVersion ? this.firstLevelSize.terms : undefined;
+    const firstSize = kept ?? this.stmt.count.get(0)!;
+    this.firstLevelSize = { terms: firstSize, dataVersion };
+    if (firstSize <= this.firstLevel) return;
+    this.firstLevelSize.terms = 0;
     for (let level = 0, cap = this.firstLevel; level < MAX_LEVELS - 1; level++, cap *= this.fanout) {
-      if (this.stmt.count.get(level)! <= cap) return;
+      if (level > 0 && this.stmt.count.get(level)! <= cap) return;
       this.stmt.moveDown.run(level);
       this.stmt.deleteLevel.run(level);
       if (this.fixed !== undefined) this.fixed = Math.max(this.fixed, Math.min(MAX_LEVELS, level + 2));
@@ -198,5 +215,6 @@ export class LeveledTerms {
   clear(): void {
     this.stmt.clear.run();
     if (this.fixed !== undefined) this.fixed = 0;
+    this.firstLevelSize = undefined;
   }
 }

@@ -24,6 +24,24 @@ describe('TopCollector: the best k of a stream by (tier, score desc, key)', () =
     }
   });
 
+  it('orders many hits exactly: continuous scores, negative ones, and scores closer than any quantization', () => {
+    const rnd = rng(12);
+    const n = 40_000;
+    const keys = Array.from({ length: n }, (_, i) => i).sort(() => rnd() - 0.5);
+    const all: RankedDoc[] = Array.from({ length: n }, (_, doc) => {
+      const kind = doc % 4;
+      // Scores a few ulps apart share a quantized value: only the refinement orders them.
+      const score = kind === 0 ? rnd() * 40 : kind === 1 ? -rnd() * 3 : kind === 2 ? 7 + (doc % 13) * Number.EPSILON * 8 : 7;
+      return { doc, tier: Math.floor(rnd() * 5) * 1000 + (doc % 2), score, key: keys[doc] ?? 0 };
+    });
+    const sorted = [...all].sort(compareRanked);
+    for (const k of [300, 10_000, Number.MAX_SAFE_INTEGER]) {
+      const top = new TopCollector(k);
+      for (const h of all) top.offer(h.doc, h.tier, h.score, h.key);
+      expect(top.result(), `k ${k}`).toEqual(sorted.slice(0, Math.min(k, n)));
+    }
+  });
+
   it('refuses, once k better hits are known, a tier or a bound that cannot enter', () => {
     const top = new TopCollector(2);
     expect(top.admits(5, 0)).toBe(true);
