@@ -45,6 +45,8 @@ export const TERM_LOG_VERSIONS = 256;
  * most 2 × RUN_FANOUT runs.
  */
 export const RUN_FANOUT = 8;
+/** Terms whose run blocks a merge reads in one statement (forEachRunTerm). */
+const RUN_TERMS_PER_READ = 512;
 
 /** Key spacing of parts appended at either end of the part id order. */
 const KEY_STEP = 1024;
@@ -190,7 +192,9 @@ export class EngineStore {
       termRunBlocks: db.prepare<{ id: number }, { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id ORDER BY run, first_doc'),
       deleteTermRuns: db.prepare<{ id: number }>('DELETE FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id'),
       runTermIds: db.prepare<[string], number>('SELECT DISTINCT term_id FROM engine_runs WHERE run IN (SELECT value FROM json_each(?)) ORDER BY term_id').pluck(),
-      runRows: db.prepare<{ runs: string; id: number }, { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_runs WHERE run IN (SELECT value FROM json_each(@runs)) AND term_id = @id ORDER BY run, first_doc'),
+      runRowsOfTerms: db.prepare<{ runs: string; ids: string }, { term_id: number; first_doc: number; data: Buffer }>(
+        'SELECT term_id, first_doc, data FROM engine_runs WHERE run IN (SELECT value FROM json_each(@runs)) AND term_id IN (SELECT value FROM json_each(@ids)) ORDER BY term_id, run, first_doc',
+      ),
       deleteRuns: db.prepare<[string]>('DELETE FROM engine_runs WHERE run IN (SELECT value FROM json_each(?))'),
       deleteRunList: db.prepare<[string]>('DELETE FROM engine_run_list WHERE run IN (SELECT value FROM json_each(?))'),
       clearRuns: db.prepare('DELETE FROM engine_runs'),
@@ -469,13 +473,24 @@ export class EngineStore {
   }
 
   /**
-   * Calls `write` with each term's run blocks in `runs` (ascending term id; oldest run first), one
-   * term read at a time: read together (one sorted statement for many terms), a frequent word's
-   * thousands of blocks and the sort held tens of MB.
+   * Calls `write` with each term's run blocks in `runs` (ascending term id; oldest run first). The
+   * blocks are read for RUN_TERMS_PER_READ terms at a time: a statement per term cost more than
+   * the merge itself when most terms are part numbers of one posting, and all terms in one sorted
+   * statement held a frequent word's thousands of blocks and the sort (tens of MB).
    */
   private forEachRunTerm(runs: number[], write: (id: number, blocks: { first_doc: number; data: Buffer }[]) => void): void {
     const json = JSON.stringify(runs);
-    for (const id of this.stmt.runTermIds.all(json)) write(id, this.stmt.runRows.all({ runs: json, id }));
+    const ids = this.stmt.runTermIds.all(json);
+    for (let from = 0; from < ids.length; from += RUN_TERMS_PER_READ) {
+      const rows = this.stmt.runRowsOfTerms.all({ runs: json, ids: JSON.stringify(ids.slice(from, from + RUN_TERMS_PER_READ)) });
+      let start = 0;
+      for (let i = 1; i <= rows.length; i++) {
+        const id = rows[start]!.term_id;
+        if (i < rows.length && rows[i]!.term_id === id) continue;
+        write(id, rows.slice(start, i));
+        start = i;
+      }
+    }
   }
 
   /**
