@@ -273,6 +273,7 @@ export class EngineStore {
   discard(): void {
     this.dropTails();
     this.clearGathered();
+    this.dictionary.rolledBack();
   }
 
   /** Forgets what the current transaction gathered (after a flush wrote it, or a rollback). */

@@ -76,6 +76,16 @@ describe('LeveledTerms', () => {
       counted.length = 0;
       write(a, termsA, 1);
       expect(counted).toContain('a 0');
+      // A rolled-back transaction (its additions and any move undone): counted again after it.
+      expect(() => a.transaction(() => {
+        for (let i = 0; i < 20; i++) termsA.add(`r${i}`, 10_000 + i);
+        termsA.settle();
+        throw new Error('roll back');
+      })()).toThrow('roll back');
+      termsA.rolledBack();
+      counted.length = 0;
+      write(a, termsA, 1);
+      expect(counted).toContain('a 0');
       for (let i = 0; i < 40; i++) write(i % 3 === 0 ? b : a, i % 3 === 0 ? termsB : termsA, 1 + (i % 4));
       const levels = a.prepare('SELECT level, count(*) AS n FROM engine_term_levels GROUP BY level').all() as { level: number; n: number }[];
       expect(levels.reduce((n, l) => n + l.n, 0)).toBe(id);

@@ -192,9 +192,7 @@ export class LeveledTerms {
    *
    * Level 0's size is counted once and then kept by this connection's additions while no other
    * connection commits (PRAGMA data_version): counting it took a few milliseconds, at every
-   * transaction of a server's small writes. The kept size only decides when level 0 moves; a
-   * rolled-back transaction leaves it off by that transaction's additions, so level 0 moves a little
-   * early or grows to at most twice its share before it moves.
+   * transaction of a server's small writes. A rollback makes it counted again ({@link rolledBack}).
    */
   settle(): void {
     const dataVersion = this.stmt.dataVersion.get()!;
@@ -209,6 +207,11 @@ export class LeveledTerms {
       this.stmt.deleteLevel.run(level);
       if (this.fixed !== undefined) this.fixed = Math.max(this.fixed, Math.min(MAX_LEVELS, level + 2));
     }
+  }
+
+  /** The running transaction rolled back: level 0's kept size (settle) no longer holds. */
+  rolledBack(): void {
+    this.firstLevelSize = undefined;
   }
 
   /** Empties the set. */

@@ -330,6 +330,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     this.writeOrder = undefined;
     this.engine.discard();
     this.forgetVocabulary();
+    this.vocabulary.rolledBack();
     this.unflushedWrites = false;
   }
 
