@@ -51,6 +51,7 @@ function mixOf(text) {
   }
   const total = Object.values(mix).reduce((a, b) => a + b, 0);
   if (total !== 100) throw new Error(`--mix: the weights add up to ${total}, not 100`);
+  if ((mix.page ?? 0) > 0 && !((mix.search ?? 0) > 0)) throw new Error('--mix: session pages page a connection\'s own searches: give search a weight too');
   return mix;
 }
 const KINDS = Object.keys(MIX);
