@@ -38,6 +38,8 @@ const WORK = arg('work', undefined);
 const CPU_PROF = arg('cpu-prof', undefined);
 const progress = (m) => process.stderr.write(`mixed-load [load ${loadavg()[0].toFixed(2)}]: ${m}\n`);
 
+/** Request kinds and how the results name them. */
+const LABELS = { search: 'search', page: 'session page', facetValues: 'facet values', getPart: 'GET part', upload: 'image upload', partWrite: 'part write (10 parts)', relationWrite: 'relation write (5 pairs)' };
 /** Request kinds and their weights (per 100 requests of a connection). */
 const MIX = mixOf(arg('mix', 'search=30,page=10,facetValues=10,getPart=26,upload=4,partWrite=12,relationWrite=8'));
 
@@ -46,7 +48,7 @@ function mixOf(text) {
   const mix = {};
   for (const pair of text.split(',')) {
     const [kind, weight] = pair.split('=');
-    if (!['search', 'page', 'facetValues', 'getPart', 'upload', 'partWrite', 'relationWrite'].includes(kind) || !(Number(weight) >= 0)) throw new Error(`--mix: '${pair}' is not kind=weight (kinds: search, page, facetValues, getPart, upload, partWrite, relationWrite)`);
+    if (!(kind in LABELS) || !(Number(weight) >= 0)) throw new Error(`--mix: '${pair}' is not kind=weight (kinds: ${Object.keys(LABELS).join(', ')})`);
     mix[kind] = Number(weight);
   }
   const total = Object.values(mix).reduce((a, b) => a + b, 0);
@@ -55,7 +57,6 @@ function mixOf(text) {
   return mix;
 }
 const KINDS = Object.keys(MIX);
-const LABELS = { search: 'search', page: 'session page', facetValues: 'facet values', getPart: 'GET part', upload: 'image upload', partWrite: 'part write (10 parts)', relationWrite: 'relation write (5 pairs)' };
 const RELATION_TYPES = ['duplicate', 'substitute', 'equivalent', 'not_related'];
 const JPEG = readFileSync(join(ROOT, '..', 'shared', 'data', 'images', '0.jpg'));
 

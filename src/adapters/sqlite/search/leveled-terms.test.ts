@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type SqliteDatabase } from '../database.js';
 import { LeveledTerms } from './leveled-terms.js';
@@ -37,27 +38,11 @@ describe('LeveledTerms', () => {
     const dir = mkdtempSync(join(tmpdir(), 'leveled-terms-'));
     try {
       const counted: string[] = [];
-      /** A connection whose level counts (SELECT count(*)) are recorded in `counted`. */
-      const connection = (name: string): SqliteDatabase => {
-        const db = openDatabase(join(dir, 'terms.db'));
-        const prepare = db.prepare.bind(db);
-        db.prepare = ((sql: string) => {
-          const statement = prepare(sql);
-          if (!sql.includes('count(*)')) return statement;
-          const pluck = statement.pluck.bind(statement);
-          statement.pluck = ((toggle?: boolean) => {
-            const plucked = toggle === undefined ? pluck() : pluck(toggle);
-            const get = plucked.get.bind(plucked);
-            plucked.get = ((...args: unknown[]) => {
-              counted.push(`${name} ${String(args[0])}`);
-              return get(...(args as []));
-            }) as typeof plucked.get;
-            return plucked;
-          }) as typeof statement.pluck;
-          return statement;
-        }) as typeof db.prepare;
-        return db;
-      };
+      const file = join(dir, 'terms.db');
+      openDatabase(file).close();
+      /** A connection to the file whose level counts (SELECT count(*)) are recorded in `counted`. */
+      const connection = (name: string): SqliteDatabase =>
+        new Database(file, { verbose: (sql) => /count\(\*\)/.test(String(sql)) && counted.push(`${name} ${/level = (\d+)/.exec(String(sql))?.[1] ?? '?'}`) });
       const a = connection('a');
       const b = connection('b');
       const options = { table: 'engine_term_levels', valueColumn: 'id', firstLevel: 8, fanout: 2 };

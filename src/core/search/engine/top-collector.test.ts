@@ -24,13 +24,13 @@ describe('TopCollector: the best k of a stream by (tier, score desc, key)', () =
     }
   });
 
-  it('orders many hits exactly: continuous scores, negative ones, and scores closer than any quantization', () => {
+  it('orders a session-sized stream exactly: continuous and negative scores, scores a few ulps apart, ties broken by key', () => {
     const rnd = rng(12);
     const n = 40_000;
     const keys = Array.from({ length: n }, (_, i) => i).sort(() => rnd() - 0.5);
     const all: RankedDoc[] = Array.from({ length: n }, (_, doc) => {
       const kind = doc % 4;
-      // Scores a few ulps apart share a quantized value: only the refinement orders them.
+      // A quarter of the scores a few ulps apart and a quarter equal: the order falls to the smallest differences and to the key.
       const score = kind === 0 ? rnd() * 40 : kind === 1 ? -rnd() * 3 : kind === 2 ? 7 + (doc % 13) * Number.EPSILON * 8 : 7;
       return { doc, tier: Math.floor(rnd() * 5) * 1000 + (doc % 2), score, key: keys[doc] ?? 0 };
     });
