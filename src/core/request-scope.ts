@@ -21,8 +21,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestScope {
   /** The version of the attributes, organizations and settings as the request's token was read; undefined until then. */
   settingsVersion?: number;
-  /** Aborts when the server gives the request up (set for the requests that may write). */
-  signal?: AbortSignal;
+  /**
+   * The signal that aborts when the server gives the request up, made when first asked for (set
+   * for the requests that may write; a request that never queues a write makes none).
+   */
+  abortSignal?: () => AbortSignal;
 }
 
 const current = new AsyncLocalStorage<RequestScope>();

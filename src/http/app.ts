@@ -104,6 +104,19 @@ export function sendProblem(reply: FastifyReply, error: CatalogError): FastifyRe
   return reply.status(problem.status).type('application/problem+json').send(problem);
 }
 
+/**
+ * A signal that aborts when `response`'s connection closes before the answer is finished (the
+ * client left, or a timeout closed it); already aborted when that happened before it was asked for.
+ */
+function givenUpSignal(response: import('node:http').ServerResponse): AbortSignal {
+  if (response.closed) return response.writableFinished ? new AbortController().signal : AbortSignal.abort();
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
 /** Builds the app; call `ready()` or `listen()` on it. */
 export function buildApp(options: AppOptions): FastifyInstance {
   const { catalog } = options;
@@ -228,20 +241,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const problem = jsonDepthProblem(request.body);
     done(problem === undefined ? undefined : new CatalogError('bad_request', problem));
   });
-  // A write whose connection closes before it is answered is given up (core/request-scope.ts): the
-  // handler runs with a signal that aborts then, and a write still queued for the writer thread is
-  // dropped. Reads need none (they change nothing).
+  // A write whose connection closes before it is answered is given up (core/request-scope.ts): a
+  // write still queued for the writer thread is dropped. The signal is made when a write asks for
+  // it, so a POST that reads (a search, facet values) pays for none. GET and HEAD change nothing.
   app.addHook('preHandler', (request, reply, done) => {
-    if (request.method === 'GET' || request.method === 'HEAD') {
-      done();
-      return;
-    }
-    const controller = new AbortController();
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) controller.abort();
-    });
     const scope = requestScope();
-    if (scope) scope.signal = controller.signal;
+    if (scope && request.method !== 'GET' && request.method !== 'HEAD') {
+      let signal: AbortSignal | undefined;
+      scope.abortSignal = () => (signal ??= givenUpSignal(reply.raw));
+    }
     done();
   });
 

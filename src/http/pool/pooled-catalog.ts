@@ -148,10 +148,10 @@ function busyWriter(maxQueue: number): CatalogError {
 
 /**
  * `task` with a flag the writer thread reads before running it, set when the HTTP request it serves
- * is given up (core/request-scope.ts `signal`); `task` itself outside a request.
+ * is given up (core/request-scope.ts `abortSignal`); `task` itself outside a request.
  */
 function withGivenUpFlag(task: PoolTask): PoolTask {
-  const signal = requestScope()?.signal;
+  const signal = requestScope()?.abortSignal?.();
   if (signal === undefined) return task;
   const givenUp = new Int32Array(new SharedArrayBuffer(4));
   if (signal.aborted) givenUp[0] = 1;

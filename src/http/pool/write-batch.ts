@@ -18,7 +18,7 @@ export function callOf(catalog: Catalog, task: PoolTask): () => Promise<unknown>
 
 /**
  * Whether the request a write serves was given up (PoolTask.givenUp): it must not commit then,
- * unseen, after writes that were answered (core/request-scope.ts `signal`).
+ * unseen, after writes that were answered (core/request-scope.ts `abortSignal`).
  */
 function givenUp(task: PoolTask): boolean {
   return task.givenUp !== undefined && Atomics.load(task.givenUp, 0) === 1;
