@@ -14,6 +14,7 @@
  * Usage: npm run build && nice -n 10 node bench/mixed-load.js [--parts 120000] [--seconds 30]
  *   [--connections 50] [--stores sqlite,postgres] [--readers N] [--timeout 30] [--work DIR] [--cpu-prof DIR]
  *   [--mix search=30,page=10,...] (the weights per 100 requests; kinds left out are not sent: one kind alone measures its cost)
+ * `--settle S` (default 10): the latencies of the first S seconds of the load and of the rest are also given apart.
  * `--cpu-prof DIR` writes V8 CPU profiles of `catalog serve` (every thread) to DIR. `--work DIR` keeps the seeded catalogs (and the PostgreSQL cluster's files) in DIR and reuses them
  * on the next run (seeding 120,000 parts takes minutes); without it, a throwaway directory.
  * PostgreSQL: a throwaway cluster started here from Debian's packages (initdb + pg_ctl, fsync on,
@@ -36,6 +37,8 @@ const READERS = arg('readers', undefined);
 const TIMEOUT_S = Number(arg('timeout', '30'));
 const WORK = arg('work', undefined);
 const CPU_PROF = arg('cpu-prof', undefined);
+/** The first seconds of the load, reported apart: a server just started fills its threads' caches then. */
+const SETTLE_S = Number(arg('settle', '10'));
 const progress = (m) => process.stderr.write(`mixed-load [load ${loadavg()[0].toFixed(2)}]: ${m}\n`);
 
 /** Request kinds and how the results name them. */
@@ -148,6 +151,9 @@ async function mixedLoad(url, token, list, store) {
   const pool = new Pool(url, { connections: CONNECTIONS, headersTimeout: TIMEOUT_S * 1000, bodyTimeout: TIMEOUT_S * 1000 });
   const auth = { authorization: `Bearer ${token}` };
   const times = Object.fromEntries(KINDS.map((k) => [k, []]));
+  /** Per answered request of `times`, when it was answered (ms since the load began). */
+  const answeredAt = Object.fromEntries(KINDS.map((k) => [k, []]));
+  const loadStart = performance.now();
   const tally = Object.fromEntries(KINDS.map((k) => [k, { timeouts: 0, errors: 0, busy503: 0, statuses: {} }]));
   const samples = [];
   const words = (random) => {
@@ -170,7 +176,10 @@ async function mixedLoad(url, token, list, store) {
       else if (res.statusCode >= 300) {
         t.errors++;
         if (samples.length < 8) samples.push(`${kind} ${res.statusCode} ${text.slice(0, 160)}`);
-      } else times[kind].push(ms);
+      } else {
+        times[kind].push(ms);
+        answeredAt[kind].push(performance.now() - loadStart);
+      }
       return { status: res.statusCode, text };
     } catch (error) {
       if (/timeout/i.test(error.code ?? '') || /timeout/i.test(error.message)) tally[kind].timeouts++;
@@ -229,7 +238,8 @@ async function mixedLoad(url, token, list, store) {
   await Promise.all(Array.from({ length: CONNECTIONS }, (_, k) => loop(k)));
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
-  const kinds = Object.fromEntries(KINDS.map((k) => [k, { ...msStats(times[k]), perSecond: Math.round((times[k].length / elapsed) * 10) / 10, ...tally[k] }]));
+  const within = (k, settled) => times[k].filter((_, i) => (answeredAt[k][i] >= SETTLE_S * 1000) === settled);
+  const kinds = Object.fromEntries(KINDS.map((k) => [k, { ...msStats(times[k]), perSecond: Math.round((times[k].length / elapsed) * 10) / 10, ...tally[k], settling: msStats(within(k, false)), settled: msStats(within(k, true)) }]));
   return { seconds: Math.round(elapsed), kinds, samples };
 }
 
@@ -293,6 +303,15 @@ function section(report) {
     '',
     `\`catalog serve\`'s CPU during the load (all its threads; PostgreSQL's own processes not counted): ${stores.map((s) => `${s} ${report.stores[s].serverCpuSeconds} s, ${report.stores[s].serverCpuMsPerAnswer} ms per answer`).join('; ')}.`,
     ...(ratio === undefined ? [] : [`PostgreSQL search p50 / SQLite's: ${ratio}×.`]),
+    '',
+    `The same latencies, p50 / p99 ms, in the first ${SETTLE_S} s of the load (a server just started: each thread's caches of posting lists, dictionary ranges and cards still filling) and after them:`,
+    '',
+    `| store | request | first ${SETTLE_S} s: answered | p50 / p99 | after: answered | p50 / p99 |`,
+    '|---|---|---|---|---|---|',
+    ...stores.flatMap((s) => KINDS.map((k) => {
+      const { settling, settled } = report.stores[s].kinds[k];
+      return `| ${s} | ${LABELS[k]} | ${settling.n} | ${settling.p50} / ${settling.p99} | ${settled.n} | ${settled.p50} / ${settled.p99} |`;
+    })),
     ...(stores.some((s) => report.stores[s].samples.length > 0) ? ['', `Samples of errors: \`${JSON.stringify(stores.flatMap((s) => report.stores[s].samples.map((x) => `${s}: ${x}`)))}\``] : []),
   ].join('\n');
 }

@@ -39,6 +39,12 @@
 // through Xapian's QueryParser: every word required, punctuated words as phrases, the last word
 // also a prefix.
 //
+// `--corpora npm,pypi,nuget,devices` (default npm,devices) adds the other package lists of
+// ../.library/env/packages as corpora of the same kinds and queries: pypi (pypi.tsv: 886,000
+// names, the 15,000 most downloaded ranked; a package's weight is 10,000,000 / its rank, 0
+// unranked) and nuget (nuget.tsv: 2,600 names such as Newtonsoft.Json, every one weighted alike);
+// `--pypi N` imports the ranked ones and a seeded sample of the rest, N in all.
+//
 // Before and after (`--baseline <checkout>`: another built checkout of this project, e.g. a `git
 // worktree` of the commit before the ranking rules): its CLI imports the same CSVs into a catalog of
 // its own, its `catalog serve` answers, and this checkout's `catalog search eval --remote` judges
@@ -63,7 +69,10 @@ const SEED = Number(arg('seed', '39'));
 const KEEP = process.argv.includes('--keep');
 const BASELINE = arg('baseline', undefined);
 const BASELINE_BIN = BASELINE === undefined ? undefined : join(BASELINE, 'bin', 'catalog.js');
-const NPM_LIST = join(ROOT, '..', '.library', 'env', 'packages', 'npm.tsv');
+const PACKAGE_LISTS = join(ROOT, '..', '.library', 'env', 'packages');
+const NPM_LIST = join(PACKAGE_LISTS, 'npm.tsv');
+const CORPORA = arg('corpora', 'npm,devices').split(',');
+const PYPI = arg('pypi', undefined) === undefined ? undefined : Number(arg('pypi'));
 /** Names people look up are drawn from this many of the most downloaded packages. */
 const POPULAR = 10_000;
 const SEPARATORS = /[-._/@]/;
@@ -89,6 +98,37 @@ function npmPackages() {
     out.push({ name, downloads: Number(downloads) || 0, summary: summary.replace(/^\[tested here:[^\]]*\]\s*/, '').replace(/[\r\n\t]+/g, ' ').trim() });
   }
   return out;
+}
+
+/** The PyPI list: {name, downloads (10,000,000 / its rank among the most downloaded, 0 unranked), summary}. */
+function pypiPackages() {
+  const out = [];
+  for (const line of readFileSync(join(PACKAGE_LISTS, 'pypi.tsv'), 'utf8').split('\n').slice(1)) {
+    if (line === '') continue;
+    const [name, , , rank = '', summary = ''] = line.split('\t');
+    out.push({ name, downloads: rank === '' ? 0 : Math.round(10_000_000 / Number(rank)), summary: summary.replace(/[\r\n\t]+/g, ' ').trim() });
+  }
+  return out;
+}
+
+/** The NuGet list: {name, downloads (1: none is known), summary}; rows not served are left out. */
+function nugetPackages() {
+  const out = [];
+  for (const line of readFileSync(join(PACKAGE_LISTS, 'nuget.tsv'), 'utf8').split('\n').slice(1)) {
+    if (line === '') continue;
+    const [name, version, , summary = ''] = line.split('\t');
+    if (version === 'not-served') continue;
+    out.push({ name, downloads: 1, summary: summary.replace(/[\r\n\t]+/g, ' ').trim() });
+  }
+  return out;
+}
+
+/** The ranked PyPI packages and a seeded sample of the others, `n` in all (all of them when undefined). */
+function pypiSample(all, n, random) {
+  if (n === undefined || n >= all.length) return all;
+  const ranked = all.filter((p) => p.downloads > 0);
+  const rest = sample(all.filter((p) => p.downloads === 0), Math.max(0, n - ranked.length), random);
+  return [...ranked, ...rest].sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
 /** A seeded sample of `n` of `items` (all of them when n is undefined or larger), in their order. */
@@ -125,8 +165,6 @@ const csvLine = (cells) => cells.map((c) => csvCell(String(c))).join(',');
 /** A CSV cell as the catalog's import reads it back: a leading = + - @ would be taken for a spreadsheet formula guard's quote, so it gets one (docs/import-formats.md). */
 const guarded = (v) => (/^'*[=+\-@\t\r]/.test(v) ? `'${v}` : v);
 
-/** The part id of an npm package: `npm:<name>`, the `/` of a scoped name as `:` (ids hold no `/`): `npm:@types:react`. */
-const npmId = (name) => `npm:${name.replace(/\//g, ':')}`;
 const words = (text) => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 3 && !/^\d+$/.test(w));
 const joined = (name) => name.toLowerCase().replace(/[-._/@\s:]+/g, '');
 
@@ -171,13 +209,13 @@ function documentFrequencies(texts) {
   return df;
 }
 
-/** The npm query sets: {kind: [{group, query, expected: [part_id]}]}. */
-function npmQueries(packages, random) {
+/** A package list's query sets: {kind: [{group, query, expected: [part_id]}]}; `idOf(name)` is a package's part id. */
+function packageQueries(packages, random, idOf) {
   const byLower = new Map();
   const byJoined = new Map();
   const bySummary = new Map();
   for (const p of packages) {
-    const id = npmId(p.name);
+    const id = idOf(p.name);
     for (const [map, key] of [[byLower, p.name.toLowerCase()], [byJoined, joined(p.name)], [bySummary, `${p.summary.toLowerCase()}`]]) {
       const list = map.get(key);
       if (list) list.push(id);
@@ -216,7 +254,7 @@ function npmQueries(packages, random) {
     if (prefixes.length >= PER_KIND) break;
     const query = p.name.slice(0, 4 + Math.floor(random() * 2));
     // A prefix that is some package's whole name (`react`) asks for that package: another kind.
-    if (!byLower.has(query.toLowerCase())) prefixes.push({ group: 'prefix', query, expected: [npmId(p.name)] });
+    if (!byLower.has(query.toLowerCase())) prefixes.push({ group: 'prefix', query, expected: [idOf(p.name)] });
   }
   const rare = [];
   for (const p of choose(described, Math.min(described.length, PER_KIND * 20), random)) {
@@ -420,38 +458,55 @@ async function runCorpus(corpus, dir, setsOf, importParts, xapianRows, rankByPop
   return { importSeconds: round(importSeconds, 1), rows, xapianVersion: xapian?.version };
 }
 
+/** A package list as a corpus: part_id `<corpus>:<name>` (`/` as `:`), name.en the name, the summary searchable, the popularity a filterable number. */
+async function runPackageCorpus(corpus, dir, packages, random) {
+  const idOf = (name) => `${corpus}:${name.replace(/\//g, ':')}`;
+  const sets = packageQueries(packages, random, idOf);
+  return runCorpus(corpus, dir, sets, async (dataDir, bin = BIN) => {
+    writeFileSync(join(dir, `${corpus}-attributes.csv`), 'attribute_id,type,name.en,searchable,filterable\nsummary,text,Summary,true,false\ndownloads_a_month,text,Downloads a month,false,true\n');
+    writeFileSync(join(dir, `${corpus}-parts.csv`), `${['part_id,name.en,attr:summary.en,attr:downloads_a_month.en', ...packages.map((p) => csvLine([idOf(p.name), guarded(p.name), guarded(p.summary), String(p.downloads)]))].join('\n')}\n`);
+    await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, `${corpus}-attributes.csv`)], [0], bin);
+    await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, `${corpus}-parts.csv`)], [0], bin);
+  }, () => packages.map((p) => [idOf(p.name), p.name, p.summary]), packages.some((p) => p.downloads !== packages[0]?.downloads) ? async (dataDir) => {
+    await catalog(['--data-dir', dataDir, '-q', 'settings', 'set', '--custom-ranking', 'downloads_a_month:desc']);
+  } : undefined);
+}
+
 async function main() {
   const dir = tempDir('catalog-relevance-');
   const random = prng(SEED);
-  const all = npmPackages();
-  const packages = sample(all, PACKAGES, random);
-  log(`npm: ${packages.length} of ${all.length} packages`);
-
-  const npmSets = npmQueries(packages, random);
-  const npm = await runCorpus('npm', dir, npmSets, async (dataDir, bin = BIN) => {
-    writeFileSync(join(dir, 'npm-attributes.csv'), 'attribute_id,type,name.en,searchable,filterable\nsummary,text,Summary,true,false\ndownloads_a_month,text,Downloads a month,false,true\n');
-    writeFileSync(join(dir, 'npm-parts.csv'), `${['part_id,name.en,attr:summary.en,attr:downloads_a_month.en', ...packages.map((p) => csvLine([npmId(p.name), guarded(p.name), guarded(p.summary), String(p.downloads)]))].join('\n')}\n`);
-    await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, 'npm-attributes.csv')], [0], bin);
-    await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, 'npm-parts.csv')], [0], bin);
-  }, () => packages.map((p) => [npmId(p.name), p.name, p.summary]), async (dataDir) => {
-    await catalog(['--data-dir', dataDir, '-q', 'settings', 'set', '--custom-ranking', 'downloads_a_month:desc']);
-  });
-
-  const allDevices = deviceParts();
-  const parts = sample(allDevices, DEVICES, random);
-  log(`devices: ${parts.length} parts`);
-  const deviceSets = deviceQueries(parts, random);
-  const dev = await runCorpus('devices', dir, deviceSets, async (dataDir, bin = BIN) => {
-    writeFileSync(join(dir, 'devices-attributes.csv'), 'attribute_id,type,name.en,searchable,filterable\nvendor,text,Vendor,true,true\n');
-    writeFileSync(join(dir, 'devices-parts.csv'), `${['part_id,name.en,attr:vendor.en', ...parts.map((p) => csvLine([p.part_id, guarded(p.name), guarded(p.vendor)]))].join('\n')}\n`);
-    await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, 'devices-attributes.csv')], [0], bin);
-    await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, 'devices-parts.csv')], [0], bin);
-  }, () => parts.map((p) => [p.part_id, `${p.part_id} ${p.name}`, p.vendor]));
-
-  const rows = [...npm.rows, ...dev.rows];
+  const results = [];
+  const described = [];
+  for (const corpus of CORPORA) {
+    if (corpus === 'devices') {
+      const allDevices = deviceParts();
+      const parts = sample(allDevices, DEVICES, random);
+      log(`devices: ${parts.length} parts`);
+      const deviceSets = deviceQueries(parts, random);
+      const dev = await runCorpus('devices', dir, deviceSets, async (dataDir, bin = BIN) => {
+        writeFileSync(join(dir, 'devices-attributes.csv'), 'attribute_id,type,name.en,searchable,filterable\nvendor,text,Vendor,true,true\n');
+        writeFileSync(join(dir, 'devices-parts.csv'), `${['part_id,name.en,attr:vendor.en', ...parts.map((p) => csvLine([p.part_id, guarded(p.name), guarded(p.vendor)]))].join('\n')}\n`);
+        await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, 'devices-attributes.csv')], [0], bin);
+        await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, 'devices-parts.csv')], [0], bin);
+      }, () => parts.map((p) => [p.part_id, `${p.part_id} ${p.name}`, p.vendor]));
+      results.push(dev);
+      described.push(`devices, ${parts.length.toLocaleString('en')} of the ${allDevices.length.toLocaleString('en')} PCI and USB devices, imported in ${dev.importSeconds} s`);
+      continue;
+    }
+    const lists = { npm: npmPackages, pypi: pypiPackages, nuget: nugetPackages };
+    if (!(corpus in lists)) throw new Error(`--corpora: unknown corpus '${corpus}' (npm, pypi, nuget, devices)`);
+    const all = lists[corpus]();
+    const packages = corpus === 'pypi' ? pypiSample(all, PYPI, random) : corpus === 'npm' ? sample(all, PACKAGES, random) : all;
+    log(`${corpus}: ${packages.length} of ${all.length} packages`);
+    const result = await runPackageCorpus(corpus, dir, packages, random);
+    results.push(result);
+    described.push(`${corpus}, ${packages.length.toLocaleString('en')} of the ${all.length.toLocaleString('en')} packages of the ${corpus} list${packages.length < all.length ? (corpus === 'pypi' ? ' (the 15,000 ranked and a seeded sample of the rest)' : ` (a sample, seed ${SEED})`) : ''}, imported in ${result.importSeconds} s`);
+  }
+  const rows = results.flatMap((r) => r.rows);
+  const xapianVersion = results.find((r) => r.xapianVersion)?.xapianVersion;
   const f = (x) => (x === undefined ? 'n/a' : x.toFixed(3));
   const lines = [
-    `Corpora: npm, ${packages.length.toLocaleString('en')} of the ${all.length.toLocaleString('en')} packages of the npm list${PACKAGES !== undefined ? ` (a sample, seed ${SEED})` : ''}, imported in ${npm.importSeconds} s; devices, ${parts.length.toLocaleString('en')} of the ${allDevices.length.toLocaleString('en')} PCI and USB devices, imported in ${dev.importSeconds} s. Queries: ${PER_KIND} drawn per kind (seed ${SEED}); a figure is the share of queries with a right answer at rank 1 (success@1), in the first 3 or 10, or the mean reciprocal rank over the first 10 (MRR). Xapian ${npm.xapianVersion ?? '(not installed)'}: BM25, name 3×, QueryParser (every word, phrases, last word a prefix). The npm judgments run twice: as imported, then with \`catalog settings set --custom-ranking downloads_a_month:desc\`.${BASELINE !== undefined ? ` Before: the checkout ${BASELINE} (its CLI imports the same CSVs, its \`catalog serve\` answers, this checkout's \`search eval --remote\` judges), as imported.` : ''}`,
+    `Corpora: ${described.join('; ')}. Queries: ${PER_KIND} drawn per kind (seed ${SEED}); a figure is the share of queries with a right answer at rank 1 (success@1), in the first 3 or 10, or the mean reciprocal rank over the first 10 (MRR). Xapian ${xapianVersion ?? '(not installed)'}: BM25, name 3×, QueryParser (every word, phrases, last word a prefix). The judgments of a package list with download figures (npm; pypi: 10,000,000 / rank) run twice: as imported, then with \`catalog settings set --custom-ranking downloads_a_month:desc\`.${BASELINE !== undefined ? ` Before: the checkout ${BASELINE} (its CLI imports the same CSVs, its \`catalog serve\` answers, this checkout's \`search eval --remote\` judges), as imported.` : ''}`,
     '',
     '| corpus | query kind | group | queries | figure | goal | before | catalog | catalog, downloads as custom ranking | Xapian | catalog success@1 / @3 / @10 / MRR | eval s |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -465,7 +520,7 @@ async function main() {
     ...rows.flatMap((r) => r.worst.map((w) => `- ${r.corpus} ${r.group}: \`${w.query}\` → ${w.expected.slice(0, 3).join(' | ')} ${w.rank === null ? 'not in the first 10' : `at ${w.rank}`}; first: ${w.first.map((h) => `\`${h.id}\``).join(', ') || 'no hit'}`)),
   ];
   writeSection('relevance', 'Relevance on real corpora beside Xapian (issue 39)', lines.join('\n'));
-  console.log(JSON.stringify({ packages: packages.length, devices: parts.length, npm: { importSeconds: npm.importSeconds }, devicesImportSeconds: dev.importSeconds, rows: rows.map(({ worst: _w, ...r }) => r) }, null, 2));
+  console.log(JSON.stringify({ corpora: described, rows: rows.map(({ worst: _w, ...r }) => r) }, null, 2));
   if (!KEEP) rmSync(dir, { recursive: true, force: true });
   else log('kept', dir);
 }

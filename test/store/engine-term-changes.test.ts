@@ -31,6 +31,8 @@ describe('the terms an update writes', () => {
     expect(await service.upsertParts(LOCAL_OWNER, [{ part_id: 'pci:8086:10d3', name: { en: 'Ethernet controller GW94171' }, attributes: vendor }, { part_id: 'other', name: { en: 'Ethernet switch' } }])).toMatchObject({ errors: {} });
     expect(await service.upsertParts(LOCAL_OWNER, [{ part_id: 'pci:8086:10d3', name: { en: 'Ethernet controller GW94171 rev2' }, attributes: vendor }])).toMatchObject({ errors: {} });
     expect(lastLoggedTerms(catalog)).toEqual(['<E004>ethernetcontrollergw94171', '<E004>ethernetcontrollergw94171rev2', 'rev2'].sort());
+    // The old name's exact term lost its only part: out of the dictionary (its id stays in the log's reach).
+    expect(catalog.store.db.prepare('SELECT count(*) FROM engine_term_levels WHERE term = ?').pluck().get('\uE004ethernetcontrollergw94171')).toBe(0);
 
     // The kept words still find the part, ranked with its new length; the removed name does not.
     const ids = async (text: string) => (await search.search(LOCAL_OWNER, { matches: { text }, resultOptions: { limit: 5 } })).results.map((r) => r.id);

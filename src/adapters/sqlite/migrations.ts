@@ -523,4 +523,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 17,
+    name: 'dropped terms',
+    sql: `
+      -- docs/search.md "Index layout": a term a write empties leaves the dictionary in that write;
+      -- its engine_terms row stays while the changed-terms log names it (a reader that kept a range
+      -- holding it reads its term there), and goes when the log's row of that write is pruned.
+      ALTER TABLE engine_term_changes ADD COLUMN dropped BLOB;  -- the ids the write emptied, as term_ids
+    `,
+  },
 ];

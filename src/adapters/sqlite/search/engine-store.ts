@@ -103,6 +103,9 @@ export class EngineStore {
   private readonly gathered = new GatheredPostings();
   /** Ids of the terms the running flush wrote (the changed-terms log's next row). */
   private readonly writtenTerms: number[] = [];
+  /** The terms the last flush emptied and took out of the dictionary (dropTerm), and their ids. */
+  private readonly dropped: string[] = [];
+  private readonly droppedIds: number[] = [];
   private readonly txChunks = new Map<number, Buffer>();
   private readonly statsDelta = { n: 0, len: [0, 0, 0, 0] };
   private renumber = false;
@@ -157,13 +160,15 @@ export class EngineStore {
     this.terms = new LRUCache<number, CachedTerm>({ maxSize: Math.max(1, cachePostings), sizeCalculation: (term) => Math.max(1, term.docs.length) });
     this.stmt = {
       insertTerm: db.prepare<[string]>('INSERT INTO engine_terms (term) VALUES (?)'),
+      deleteTerm: db.prepare<[number]>('DELETE FROM engine_terms WHERE id = ? AND id < (SELECT max(id) FROM engine_terms)'),
       floorBlockData: db.prepare<[number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1'),
       lastBlock: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc DESC LIMIT 1'),
       nextBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc > ? ORDER BY first_doc LIMIT 1').pluck(),
       termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
       termsOfIds: db.prepare<[string], { id: number; term: string }>('SELECT id, term FROM engine_terms WHERE id IN (SELECT value FROM json_each(?))'),
-      logTerms: db.prepare<[number, Buffer]>('INSERT INTO engine_term_changes (version, term_ids) VALUES (?, ?)'),
-      pruneTermLog: db.prepare<[number]>('DELETE FROM engine_term_changes WHERE version <= ?'),
+      logTerms: db.prepare<[number, Buffer, Buffer | null]>('INSERT INTO engine_term_changes (version, term_ids, dropped) VALUES (?, ?, ?)'),
+      // The terms emptied by the writes the log forgets go with them (never the highest id: ids are not given again).
+      pruneTermLog: db.prepare<[number], { dropped: Buffer | null }>('DELETE FROM engine_term_changes WHERE version <= ? RETURNING dropped'),
       clearTermLog: db.prepare<[number]>('UPDATE engine_stats SET term_log_start = ? WHERE id = 0'),
       clearTermChanges: db.prepare('DELETE FROM engine_term_changes'),
       blocksIn: db.prepare<[number, number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ? ORDER BY first_doc'),
@@ -307,6 +312,8 @@ export class EngineStore {
     this.flushedVersion = -1;
     this.gathered.prepare();
     this.writtenTerms.length = 0;
+    this.dropped.length = 0;
+    this.droppedIds.length = 0;
     // One read of the dictionary's level count for the flush's thousands of lookups, and the ids
     // of the terms the writer cache does not hold looked up together (most are new: absent).
     this.dictionary.fixLevels();
@@ -319,8 +326,8 @@ export class EngineStore {
       this.dictionary.unfixLevels();
     }
     if (this.writtenTerms.length > 0) {
-      this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenTerms)));
-      this.stmt.pruneTermLog.run(version - TERM_LOG_VERSIONS);
+      this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenTerms)), this.droppedIds.length > 0 ? Buffer.from(encodeTermIds(this.droppedIds)) : null);
+      for (const { dropped } of this.stmt.pruneTermLog.all(version - TERM_LOG_VERSIONS)) if (dropped) for (const id of decodeTermIds(dropped)) this.stmt.deleteTerm.run(id);
     }
     if (this.runWritten) this.mergeRuns([...runs, { run, tier: 0 }], version);
     if (this.renumber) this.renumberKeys();
@@ -382,7 +389,7 @@ export class EngineStore {
       if (merged.docs.length === 0) return;
       id = Number(this.stmt.insertTerm.run(term).lastInsertRowid);
       this.dictionary.add(term, id);
-      // Logged too: an id can be reused after the highest term was deleted.
+      // Logged too: a reader puts it into the dictionary ranges it keeps (it may be a removed term back).
       this.writtenTerms.push(id);
       this.tails.set(id, this.insertBlocks(id, merged));
       if (merged.docs.length >= ID_SEED_POSTINGS) this.ids.set(term, id);
@@ -402,8 +409,16 @@ export class EngineStore {
       this.tails.set(id, last);
       return;
     }
-    // Any other change (an update, a removal) is made to engine_postings, with the term's run
-    // postings moved there first.
+    this.changeStoredList(id, changes);
+    // A list the write emptied (a renamed part's old name, a model number no part has any more):
+    // the term leaves the dictionary, so that prefixes and names beginning with a query never read it.
+    if (changes.removes && this.stmt.nextBlock.get(id, -1) === undefined) this.dropTerm(term, id);
+  }
+
+  /** Any change but an append (an update, a removal) of stored term `id`, made to engine_postings, its run postings moved there first. */
+  private changeStoredList(id: number, changes: Postings & { removes: boolean }): void {
+    const min = changes.docs[0] ?? 0;
+    const base = emptyPostings();
     if (this.runTerms.has(id)) this.foldRuns(id);
     const count = this.tails.count(id);
     if (count > 0 && min >= this.tails.firstDoc(id)) {
@@ -422,6 +437,27 @@ export class EngineStore {
       return;
     }
     this.rewriteTouchedBlocks(id, changes);
+  }
+
+  /**
+   * Takes term `id`, whose list is empty now, out of the dictionary. Its engine_terms row stays
+   * while the changed-terms log names this write: a reader that kept a range holding the term
+   * reads it there and makes the range again (term-id-cache.ts); it goes with the log's row
+   * (flush), unless it is the highest id (a new term never gets the id of a removed one, which a
+   * reader may still hold in a kept range).
+   */
+  private dropTerm(term: string, id: number): void {
+    this.dictionary.remove(term);
+    this.droppedIds.push(id);
+    this.ids.delete(term);
+    this.tails.set(id, undefined);
+    this.runTerms.delete(id);
+    this.dropped.push(term);
+  }
+
+  /** The terms the last flush emptied and took out of the dictionary: the vocabulary drops its words of them (search-index.ts). */
+  droppedTerms(): readonly string[] {
+    return this.dropped;
   }
 
   /**

@@ -83,6 +83,32 @@ describe('LeveledTerms', () => {
     }
   });
 
+  it('removes a term from whichever level holds it, and level 0 fills up to its share again before it moves', () => {
+    const db = openDatabase(':memory:');
+    const terms = new LeveledTerms(db, { table: 'engine_term_levels', valueColumn: 'id', firstLevel: 4, fanout: 2 });
+    const level = (term: string) => db.prepare('SELECT level FROM engine_term_levels WHERE term = ?').pluck().get(term) as number | undefined;
+    const write = (work: () => void) => db.transaction(() => {
+      work();
+      terms.settle();
+    })();
+    write(() => ['a', 'b', 'c', 'd', 'e'].forEach((t, i) => terms.add(t, i + 1)));
+    write(() => terms.add('f', 6));
+    expect([level('a'), level('f')]).toEqual([1, 0]);
+    write(() => {
+      expect(terms.remove('a')).toBe(true);
+      expect(terms.remove('f')).toBe(true);
+      expect(terms.remove('zz')).toBe(false);
+    });
+    expect([terms.get('a'), terms.get('f'), terms.get('b')]).toEqual([undefined, undefined, 2]);
+    expect(terms.range('a', 'g').map((t) => t.term)).toEqual(['b', 'c', 'd', 'e']);
+    // Level 0 holds nothing now: four more terms stay in it (its share), the fifth moves it.
+    write(() => ['g', 'h', 'i', 'j'].forEach((t, i) => terms.add(t, 10 + i)));
+    expect(level('j')).toBe(0);
+    write(() => terms.add('k', 20));
+    expect(level('k')).toBeGreaterThan(0);
+    expect(terms.get('k')).toBe(20);
+  });
+
   it('keeps a set without values (the vocabulary)', () => {
     const db = openDatabase(':memory:');
     const terms = new LeveledTerms(db, { table: 'search_term_levels', firstLevel: 2, fanout: 2 });

@@ -79,6 +79,7 @@ export class LeveledTerms {
       // next level is written about once, however the terms spread over it.
       moveDown: db.prepare<[number]>(`INSERT INTO ${t} (level, ${columns}) SELECT level + 1, ${columns} FROM ${t} WHERE level = ? ORDER BY term`),
       deleteLevel: db.prepare<[number]>(`DELETE FROM ${t} WHERE level = ?`),
+      remove: db.prepare<[number, string]>(`DELETE FROM ${t} WHERE level = ? AND term = ?`),
       clear: db.prepare(`DELETE FROM ${t}`),
     };
   }
@@ -184,6 +185,20 @@ export class LeveledTerms {
     else this.stmt.insertTerm.run(term);
     if (this.fixed === 0) this.fixed = 1;
     if (this.firstLevelSize) this.firstLevelSize.terms++;
+  }
+
+  /**
+   * Takes `term` out of the set (a term no part holds any more); returns whether it was there.
+   * Levels only shrink, so none moves.
+   */
+  remove(term: string): boolean {
+    // A term is in one level: a seek per level until it is found.
+    for (let level = 0, levels = this.levelCount(); level < levels; level++) {
+      if (this.stmt.remove.run(level, term).changes === 0) continue;
+      if (level === 0 && this.firstLevelSize) this.firstLevelSize.terms--;
+      return true;
+    }
+    return false;
   }
 
   /**

@@ -26,7 +26,7 @@ import type { Attribute, LangMap, SearchFacets } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
 import { buildOrgDocument, ORG_VALUE_COLUMNS } from './org-document.js';
 import { ftsClause } from './fts-query.js';
-import { deletionVariants, hasTypoKeys } from '../../../core/search/typo.js';
+import { deletionVariants, hasTypoKeys, isVocabularyTerm } from '../../../core/search/typo.js';
 import { LRUCache } from 'lru-cache';
 import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
@@ -232,6 +232,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       insertOrgDoc: db.prepare<[number, string, string, string, string]>('INSERT INTO search_org_docs (rowid, o0, o1, o2, o3) VALUES (?, ?, ?, ?, ?)'),
       deleteOrgDoc: db.prepare<[number]>('DELETE FROM search_org_docs WHERE rowid = ?'),
       insertTermKey: db.prepare<[string, string]>('INSERT OR IGNORE INTO search_term_keys (key, term) VALUES (?, ?)'),
+      deleteTermKey: db.prepare<[string, string]>('DELETE FROM search_term_keys WHERE key = ? AND term = ?'),
       // Not DISTINCT (the caller drops repeats): SQLite makes each DISTINCT a temporary B-tree in a
       // file of its own, ~10 times the cost of the lookups themselves.
       typoKeyRows: db.prepare<[string], TypoKeyRow>('SELECT key, term FROM search_term_keys WHERE key IN (SELECT value FROM json_each(?))'),
@@ -316,6 +317,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     this.writeOrder = undefined;
     this.engine.flush();
     this.writeVocabulary();
+    this.dropVocabulary(this.engine.droppedTerms());
     this.vocabulary.settle();
     this.vocabulary.unfixLevels();
     this.unflushedWrites = false;
@@ -513,6 +515,22 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         this.stmt.insertTermKey.run(term, term);
         for (const key of deletionVariants(term)) this.stmt.insertTermKey.run(key, term);
       }
+    }
+  }
+
+  /**
+   * Takes out of the vocabulary the words of `terms` (terms the engine's flush emptied: no part
+   * holds them any more) and their typo keys, so that neither grows with the words renames and
+   * updates leave behind.
+   */
+  private dropVocabulary(terms: readonly string[]): void {
+    for (const term of terms) {
+      if (!isVocabularyTerm(term) || !this.vocabulary.remove(term)) continue;
+      this.knownTerms.delete(term);
+      this.olderTerms.delete(term);
+      if (!hasTypoKeys(term)) continue;
+      this.stmt.deleteTermKey.run(term, term);
+      for (const key of deletionVariants(term)) this.stmt.deleteTermKey.run(key, term);
     }
   }
 

@@ -13,11 +13,14 @@
  *
  * And the terms of each dictionary range a search asked for (a prefix's completions, the names
  * beginning with a query: with a part number in every name, a range of a thousand names per
- * search of a common word). Terms are only ever added (a rebuild starts the log over), and the log
- * names every term a write added or whose postings it changed, so when the log names a term a
- * kept range's prefix begins, the range is answered as a new array (with the term put in its
- * place if it is new) and what the engine made of the old one (searcher.ts, the names beginning
- * with a query) is made again; until then, the same array is answered and that stays valid.
+ * search of a common word). The log names every term a write added, changed the postings of or
+ * emptied (an emptied term leaves the dictionary, but its engine_terms row stays while the log
+ * names that write, so its term is read here; a rebuild starts the log over), so when the log
+ * names a term a kept range's prefix begins, the range is answered as a new array (with the term
+ * put in its place if it is new, or given its new id when it came back) and what the engine made
+ * of the old one (searcher.ts, the names beginning with a query) is made again; until then, the
+ * same array is answered and that stays valid. A kept range may so hold an emptied term, whose
+ * list reads empty.
  * Re-reading the range instead cost a thousand dictionary rows per search of a common word while
  * parts were being renamed.
  */

@@ -1,8 +1,10 @@
 /**
  * A dictionary range as a reader keeps it (the terms beginning with a prefix, ascending in binary
  * order, each with its id; EngineReader.termsWithPrefix), brought up to date with a write's terms
- * instead of read again. Terms are only ever added to the dictionary, so a kept range changes only
- * by the terms a write names.
+ * instead of read again. A write names every term it added or whose list it changed (emptied
+ * ones included, which leave the dictionary but keep their ids: a kept range may hold such a
+ * term, whose list is then empty, until the term comes back under a new id), so a kept range
+ * changes only by the terms a write names.
  */
 import { compareBinary } from '../rank.js';
 
@@ -14,7 +16,9 @@ export interface TermRow {
 
 /**
  * A copy of `range` (ascending in binary order) that holds `row`: the same terms when it holds it
- * already (a list of it changed: what was made of the old array is stale), else with it in its place.
+ * already (a list of it changed: what was made of the old array is stale), with `row`'s id when
+ * that changed (a term a write emptied left the dictionary and came back under a new id), else
+ * with it in its place.
  */
 export function withTerm(range: readonly TermRow[], row: TermRow): TermRow[] {
   let lo = 0;
@@ -26,6 +30,7 @@ export function withTerm(range: readonly TermRow[], row: TermRow): TermRow[] {
   }
   const copy = range.slice();
   if (range[lo]?.term !== row.term) copy.splice(lo, 0, { id: row.id, term: row.term });
+  else if (range[lo]?.id !== row.id) copy[lo] = { id: row.id, term: row.term };
   return copy;
 }
 
