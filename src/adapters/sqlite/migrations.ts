@@ -530,7 +530,10 @@ export const MIGRATIONS: readonly Migration[] = [
       -- docs/search.md "Index layout": a term a write empties leaves the dictionary in that write;
       -- its engine_terms row stays while the changed-terms log names it (a reader that kept a range
       -- holding it reads its term there), and goes when the log's row of that write is pruned.
-      ALTER TABLE engine_term_changes ADD COLUMN dropped BLOB;  -- the ids the write emptied, as term_ids
+      CREATE TABLE IF NOT EXISTS engine_dropped_terms (
+        version INTEGER PRIMARY KEY,         -- engine_term_changes.version of the write
+        ids BLOB NOT NULL                    -- the term ids it emptied, as engine_term_changes.term_ids
+      );
     `,
   },
 ];

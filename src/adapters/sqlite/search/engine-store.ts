@@ -166,11 +166,14 @@ export class EngineStore {
       nextBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc > ? ORDER BY first_doc LIMIT 1').pluck(),
       termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
       termsOfIds: db.prepare<[string], { id: number; term: string }>('SELECT id, term FROM engine_terms WHERE id IN (SELECT value FROM json_each(?))'),
-      logTerms: db.prepare<[number, Buffer, Buffer | null]>('INSERT INTO engine_term_changes (version, term_ids, dropped) VALUES (?, ?, ?)'),
+      logTerms: db.prepare<[number, Buffer]>('INSERT INTO engine_term_changes (version, term_ids) VALUES (?, ?)'),
+      pruneTermLog: db.prepare<[number]>('DELETE FROM engine_term_changes WHERE version <= ?'),
+      logDropped: db.prepare<[number, Buffer]>('INSERT INTO engine_dropped_terms (version, ids) VALUES (?, ?)'),
       // The terms emptied by the writes the log forgets go with them (never the highest id: ids are not given again).
-      pruneTermLog: db.prepare<[number], { dropped: Buffer | null }>('DELETE FROM engine_term_changes WHERE version <= ? RETURNING dropped'),
+      pruneDropped: db.prepare<[number], Buffer>('DELETE FROM engine_dropped_terms WHERE version <= ? RETURNING ids').pluck(),
       clearTermLog: db.prepare<[number]>('UPDATE engine_stats SET term_log_start = ? WHERE id = 0'),
       clearTermChanges: db.prepare('DELETE FROM engine_term_changes'),
+      clearDropped: db.prepare('DELETE FROM engine_dropped_terms'),
       blocksIn: db.prepare<[number, number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ? ORDER BY first_doc'),
       deleteBlocksIn: db.prepare<[number, number, number]>('DELETE FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ?'),
       insertBlock: db.prepare<[number, number, Uint8Array]>('INSERT INTO engine_postings (term_id, first_doc, data) VALUES (?, ?, ?)'),
@@ -271,6 +274,7 @@ export class EngineStore {
     this.stmt.putStats.run(version, 0, 0, 0, 0, 0);
     // Term ids start over: a reader of any earlier version must evict everything.
     this.stmt.clearTermChanges.run();
+    this.stmt.clearDropped.run();
     this.stmt.clearTermLog.run(version);
   }
 
@@ -326,8 +330,10 @@ export class EngineStore {
       this.dictionary.unfixLevels();
     }
     if (this.writtenTerms.length > 0) {
-      this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenTerms)), this.droppedIds.length > 0 ? Buffer.from(encodeTermIds(this.droppedIds)) : null);
-      for (const { dropped } of this.stmt.pruneTermLog.all(version - TERM_LOG_VERSIONS)) if (dropped) for (const id of decodeTermIds(dropped)) this.stmt.deleteTerm.run(id);
+      this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenTerms)));
+      this.stmt.pruneTermLog.run(version - TERM_LOG_VERSIONS);
+      if (this.droppedIds.length > 0) this.stmt.logDropped.run(version, Buffer.from(encodeTermIds(this.droppedIds)));
+      for (const ids of this.stmt.pruneDropped.all(version - TERM_LOG_VERSIONS)) for (const id of decodeTermIds(ids)) this.stmt.deleteTerm.run(id);
     }
     if (this.runWritten) this.mergeRuns([...runs, { run, tier: 0 }], version);
     if (this.renumber) this.renumberKeys();
@@ -442,8 +448,8 @@ export class EngineStore {
   /**
    * Takes term `id`, whose list is empty now, out of the dictionary. Its engine_terms row stays
    * while the changed-terms log names this write: a reader that kept a range holding the term
-   * reads it there and makes the range again (term-id-cache.ts); it goes with the log's row
-   * (flush), unless it is the highest id (a new term never gets the id of a removed one, which a
+   * reads it there and makes the range again (term-id-cache.ts); it goes when the log forgets
+   * that write (engine_dropped_terms, flush), unless it is the highest id (a new term never gets the id of a removed one, which a
    * reader may still hold in a kept range).
    */
   private dropTerm(term: string, id: number): void {
