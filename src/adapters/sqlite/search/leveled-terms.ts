@@ -192,8 +192,8 @@ export class LeveledTerms {
    * Levels only shrink, so none moves.
    */
   remove(term: string): boolean {
-    // A term is in one level: a seek per level until it is found.
-    for (let level = 0, levels = this.levelCount(); level < levels; level++) {
+    // A term is in one level: a seek per level until it is found, the largest (the deepest) first.
+    for (let level = this.levelCount() - 1; level >= 0; level--) {
       if (this.stmt.remove.run(level, term).changes === 0) continue;
       if (level === 0 && this.firstLevelSize) this.firstLevelSize.terms--;
       return true;

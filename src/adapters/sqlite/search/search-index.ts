@@ -93,6 +93,8 @@ const GC_BATCH = 5000;
  * again and again and most words went back to an INSERT OR IGNORE.
  */
 const KNOWN_TERMS_GENERATION = 32_768;
+/** An engine term of a name, an id, a filter or a pair (document.ts marks: private-use characters first), never a vocabulary word. */
+const MARKED_TERM = /^[\uE000-\uF8FF]/;
 /** A full rebuild or a re-index writes the engine's gathered changes every this many parts (bounded memory). */
 const REBUILD_FLUSH = 2000;
 /** Parts a rebuild or a re-index (an attribute or the attribute order changed) reads at a time. */
@@ -520,12 +522,12 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   /**
    * Takes out of the vocabulary the words of `terms` (terms the engine's flush emptied: no part
-   * holds them any more) and their typo keys, so that neither grows with the words renames and
-   * updates leave behind.
+   * holds them any more; its marked terms, of names, ids, filters and pairs, are no words) and
+   * their typo keys, so that neither grows with the words renames and updates leave behind.
    */
   private dropVocabulary(terms: readonly string[]): void {
     for (const term of terms) {
-      if (!isVocabularyTerm(term) || !this.vocabulary.remove(term)) continue;
+      if (MARKED_TERM.test(term) || !isVocabularyTerm(term) || !this.vocabulary.remove(term)) continue;
       this.knownTerms.delete(term);
       this.olderTerms.delete(term);
       if (!hasTypoKeys(term)) continue;
