@@ -458,16 +458,24 @@ async function runCorpus(corpus, dir, setsOf, importParts, xapianRows, rankByPop
   return { importSeconds: round(importSeconds, 1), rows, xapianVersion: xapian?.version };
 }
 
+/**
+ * Imports a corpus into `dataDir` with the CLI `bin`: its attributes (CSV rows after the header
+ * attribute_id,type,name.en,searchable,filterable) and its parts (CSV lines, header first).
+ */
+async function importCorpus(dir, corpus, attributes, partLines, dataDir, bin) {
+  writeFileSync(join(dir, `${corpus}-attributes.csv`), `attribute_id,type,name.en,searchable,filterable\n${attributes}\n`);
+  writeFileSync(join(dir, `${corpus}-parts.csv`), `${partLines.join('\n')}\n`);
+  await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, `${corpus}-attributes.csv`)], [0], bin);
+  await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, `${corpus}-parts.csv`)], [0], bin);
+}
+
 /** A package list as a corpus: part_id `<corpus>:<name>` (`/` as `:`), name.en the name, the summary searchable, the popularity a filterable number. */
 async function runPackageCorpus(corpus, dir, packages, random) {
   const idOf = (name) => `${corpus}:${name.replace(/\//g, ':')}`;
   const sets = packageQueries(packages, random, idOf);
-  return runCorpus(corpus, dir, sets, async (dataDir, bin = BIN) => {
-    writeFileSync(join(dir, `${corpus}-attributes.csv`), 'attribute_id,type,name.en,searchable,filterable\nsummary,text,Summary,true,false\ndownloads_a_month,text,Downloads a month,false,true\n');
-    writeFileSync(join(dir, `${corpus}-parts.csv`), `${['part_id,name.en,attr:summary.en,attr:downloads_a_month.en', ...packages.map((p) => csvLine([idOf(p.name), guarded(p.name), guarded(p.summary), String(p.downloads)]))].join('\n')}\n`);
-    await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, `${corpus}-attributes.csv`)], [0], bin);
-    await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, `${corpus}-parts.csv`)], [0], bin);
-  }, () => packages.map((p) => [idOf(p.name), p.name, p.summary]), packages.some((p) => p.downloads !== packages[0]?.downloads) ? async (dataDir) => {
+  const attributes = 'summary,text,Summary,true,false\ndownloads_a_month,text,Downloads a month,false,true';
+  const rows = ['part_id,name.en,attr:summary.en,attr:downloads_a_month.en', ...packages.map((p) => csvLine([idOf(p.name), guarded(p.name), guarded(p.summary), String(p.downloads)]))];
+  return runCorpus(corpus, dir, sets, (dataDir, bin = BIN) => importCorpus(dir, corpus, attributes, rows, dataDir, bin), () => packages.map((p) => [idOf(p.name), p.name, p.summary]), packages.some((p) => p.downloads !== packages[0]?.downloads) ? async (dataDir) => {
     await catalog(['--data-dir', dataDir, '-q', 'settings', 'set', '--custom-ranking', 'downloads_a_month:desc']);
   } : undefined);
 }
@@ -483,12 +491,8 @@ async function main() {
       const parts = sample(allDevices, DEVICES, random);
       log(`devices: ${parts.length} parts`);
       const deviceSets = deviceQueries(parts, random);
-      const dev = await runCorpus('devices', dir, deviceSets, async (dataDir, bin = BIN) => {
-        writeFileSync(join(dir, 'devices-attributes.csv'), 'attribute_id,type,name.en,searchable,filterable\nvendor,text,Vendor,true,true\n');
-        writeFileSync(join(dir, 'devices-parts.csv'), `${['part_id,name.en,attr:vendor.en', ...parts.map((p) => csvLine([p.part_id, guarded(p.name), guarded(p.vendor)]))].join('\n')}\n`);
-        await catalog(['--data-dir', dataDir, '-q', 'attributes', 'import', join(dir, 'devices-attributes.csv')], [0], bin);
-        await catalog(['--data-dir', dataDir, '-q', 'parts', 'import', join(dir, 'devices-parts.csv')], [0], bin);
-      }, () => parts.map((p) => [p.part_id, `${p.part_id} ${p.name}`, p.vendor]));
+      const rows = ['part_id,name.en,attr:vendor.en', ...parts.map((p) => csvLine([p.part_id, guarded(p.name), guarded(p.vendor)]))];
+      const dev = await runCorpus('devices', dir, deviceSets, (dataDir, bin = BIN) => importCorpus(dir, 'devices', 'vendor,text,Vendor,true,true', rows, dataDir, bin), () => parts.map((p) => [p.part_id, `${p.part_id} ${p.name}`, p.vendor]));
       results.push(dev);
       described.push(`devices, ${parts.length.toLocaleString('en')} of the ${allDevices.length.toLocaleString('en')} PCI and USB devices, imported in ${dev.importSeconds} s`);
       continue;
