@@ -448,9 +448,9 @@ export class EngineStore {
   /**
    * Takes term `id`, whose list is empty now, out of the dictionary. Its engine_terms row stays
    * while the changed-terms log names this write: a reader that kept a range holding the term
-   * reads it there and makes the range again (term-id-cache.ts); it goes when the log forgets
-   * that write (engine_dropped_terms, flush), unless it is the highest id (a new term never gets the id of a removed one, which a
-   * reader may still hold in a kept range).
+   * reads it there and makes the range again (term-id-cache.ts). It goes when the log forgets
+   * that write (engine_dropped_terms, flush), unless it is the highest id: a new term never gets
+   * the id of a removed one, which a reader may still hold in a kept range.
    */
   private dropTerm(term: string, id: number): void {
     this.dictionary.remove(term);
