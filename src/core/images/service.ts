@@ -45,7 +45,7 @@ export interface ImageServiceDeps {
   limits?: Partial<ImageLimits>;
   /** The catalog image configuration (decisions §4); default 5 images, ascending priority. */
   displayConfig?: Partial<DisplayOrderConfig>;
-  /** Image-search hook; unset for now (see {@link ImageFeatureIndexer}). */
+  /** Describes a searchable image for photo search before its metadata commits (see {@link ImageFeatureIndexer}); unset: no features stored. */
   indexer?: ImageFeatureIndexer;
   /**
    * Decodes originals: the decode check of uploaded files the indexer does not decode, and

@@ -32,6 +32,7 @@ import { TailIndex } from './engine-tails.js';
 import { LRUCache } from 'lru-cache';
 import { LeveledTerms, type LeveledTermsOptions } from './leveled-terms.js';
 import { TermIdCache, type TypoKeyRow } from './term-id-cache.js';
+import type { TermRow } from '../../../core/search/engine/term-range.js';
 
 /**
  * Writes the changed-terms log keeps (engine_term_changes): a reader further behind evicts every
@@ -103,9 +104,8 @@ export class EngineStore {
   private readonly gathered = new GatheredPostings();
   /** Ids of the terms the running flush wrote (the changed-terms log's next row). */
   private readonly writtenTerms: number[] = [];
-  /** The terms the last flush emptied and took out of the dictionary (dropTerm), and their ids. */
-  private readonly dropped: string[] = [];
-  private readonly droppedIds: number[] = [];
+  /** The terms the last flush emptied and took out of the dictionary (dropTerm). */
+  private readonly dropped: TermRow[] = [];
   private readonly txChunks = new Map<number, Buffer>();
   private readonly statsDelta = { n: 0, len: [0, 0, 0, 0] };
   private renumber = false;
@@ -317,7 +317,6 @@ export class EngineStore {
     this.gathered.prepare();
     this.writtenTerms.length = 0;
     this.dropped.length = 0;
-    this.droppedIds.length = 0;
     // One read of the dictionary's level count for the flush's thousands of lookups, and the ids
     // of the terms the writer cache does not hold looked up together (most are new: absent).
     this.dictionary.fixLevels();
@@ -332,7 +331,7 @@ export class EngineStore {
     if (this.writtenTerms.length > 0) {
       this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenTerms)));
       this.stmt.pruneTermLog.run(version - TERM_LOG_VERSIONS);
-      if (this.droppedIds.length > 0) this.stmt.logDropped.run(version, Buffer.from(encodeTermIds(this.droppedIds)));
+      if (this.dropped.length > 0) this.stmt.logDropped.run(version, Buffer.from(encodeTermIds(this.dropped.map((t) => t.id))));
       for (const ids of this.stmt.pruneDropped.all(version - TERM_LOG_VERSIONS)) for (const id of decodeTermIds(ids)) this.stmt.deleteTerm.run(id);
     }
     if (this.runWritten) this.mergeRuns([...runs, { run, tier: 0 }], version);
@@ -454,15 +453,14 @@ export class EngineStore {
    */
   private dropTerm(term: string, id: number): void {
     this.dictionary.remove(term);
-    this.droppedIds.push(id);
     this.ids.delete(term);
     this.tails.set(id, undefined);
     this.runTerms.delete(id);
-    this.dropped.push(term);
+    this.dropped.push({ id, term });
   }
 
   /** The terms the last flush emptied and took out of the dictionary: the vocabulary drops its words of them (search-index.ts). */
-  droppedTerms(): readonly string[] {
+  droppedTerms(): readonly TermRow[] {
     return this.dropped;
   }
 

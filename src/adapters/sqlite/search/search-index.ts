@@ -40,6 +40,7 @@ import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
 import { frequentTerms, sampleRowids, WARM_MAX_TERMS, WARM_MIN_SHARE, WARM_SAMPLE_PARTS } from './warm-terms.js';
 import type { TypoKeyRow } from './term-id-cache.js';
+import type { TermRow } from '../../../core/search/engine/term-range.js';
 import { LeveledTerms } from './leveled-terms.js';
 import { CardCache } from './card-cache.js';
 import { PART_READ_POSTINGS, ReadLimitExceeded, ReadMeter, VOCABULARY_WORD_POSTINGS } from './read-budget.js';
@@ -525,8 +526,8 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * holds them any more; its marked terms, of names, ids, filters and pairs, are no words) and
    * their typo keys, so that neither grows with the words renames and updates leave behind.
    */
-  private dropVocabulary(terms: readonly string[]): void {
-    for (const term of terms) {
+  private dropVocabulary(terms: readonly TermRow[]): void {
+    for (const { term } of terms) {
       if (MARKED_TERM.test(term) || !isVocabularyTerm(term) || !this.vocabulary.remove(term)) continue;
       this.knownTerms.delete(term);
       this.olderTerms.delete(term);
