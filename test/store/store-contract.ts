@@ -501,6 +501,25 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         }
       });
 
+      it('finds the ids a word begins only while they are few: a wide id range is never read term by term', async () => {
+        // 1,100 ids under `usb:0…`: `usb0` begins more runs than ID_RUN_COMPLETIONS_MAX, `usb00` and `usb04` fewer.
+        const parts = Array.from({ length: 1100 }, (_, i) => part(`usb:${i.toString(16).padStart(4, '0')}:a${i % 7}`, i % 400 === 0 ? 'USB0 dock' : `Receiver ${i}`));
+        await putParts(...parts);
+        const attributes = new Map<string, Attribute>();
+        const totals: Record<string, number> = {};
+        for (const text of ['usb0', 'usb0 ', 'usb00', 'usb04', 'usb0400a', 'usb0400a3 ']) {
+          const expected = referenceRanking(parts, attributes, parseQueryText(text), 3);
+          const q = { ...query(text, ADMIN) };
+          q.ctx = { ...q.ctx, attributes };
+          const hits = await s.searchIndex.searchText(q, 10);
+          expect(hits.total, text).toBe(expected.length);
+          expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId), text).toEqual(expected.slice(0, 10));
+          totals[text] = hits.total;
+        }
+        // `usb0`: the three parts named so, not every id; narrowed, the ids it begins.
+        expect(totals).toEqual({ 'usb0': 3, 'usb0 ': 3, 'usb00': 256, 'usb04': 76, 'usb0400a': 1, 'usb0400a3 ': 0 });
+      });
+
       it('returns the top k of the reference ranking rules on a seeded catalog: exact names, prefixes, typos, part numbers, several words', async () => {
         await putAttributes(attribute('note'), attribute('secret', { visibility: 'admin' }));
         const stems = ['valve', 'valves', 'valvo', 'pump', 'pumps', 'gasket', 'gaskets', 'gaskte', 'flange', 'flang', 'rotor', 'rotors', 'stator', 'seal', 'seals', 'bearing', 'bearings', 'baering'];

@@ -75,6 +75,8 @@ interface Misses {
   postings: Map<number, string>;
   prefixes: Set<string>;
   hasPrefix: Set<string>;
+  /** Prefixes whose width is asked for, each with the most terms it may hold (prefixWiderThan). */
+  widths: Map<string, number>;
   typoKeys: Map<string, readonly string[]>;
   ranges: Map<string, [string, string]>;
   probes: Map<string, { alternatives: readonly Alternative[]; visible: readonly Visibility[] }>;
@@ -85,7 +87,7 @@ interface Misses {
 export type SearchOutcome<T> = { answer: T } | { error: unknown };
 
 function noMisses(): Misses {
-  return { terms: new Set(), postings: new Map(), prefixes: new Set(), hasPrefix: new Set(), typoKeys: new Map(), ranges: new Map(), probes: new Map(), parts: new Set() };
+  return { terms: new Set(), postings: new Map(), prefixes: new Set(), hasPrefix: new Set(), widths: new Map(), typoKeys: new Map(), ranges: new Map(), probes: new Map(), parts: new Set() };
 }
 
 /** Adds the misses of `from` to `into`. */
@@ -94,6 +96,7 @@ function mergeMisses(into: Misses, from: Misses): void {
   for (const [id, term] of from.postings) into.postings.set(id, term);
   for (const p of from.prefixes) into.prefixes.add(p);
   for (const p of from.hasPrefix) into.hasPrefix.add(p);
+  for (const [p, max] of from.widths) into.widths.set(p, max);
   for (const [k, keys] of from.typoKeys) into.typoKeys.set(k, keys);
   for (const [k, range] of from.ranges) into.ranges.set(k, range);
   for (const [k, probe] of from.probes) into.probes.set(k, probe);
@@ -119,6 +122,8 @@ export class PgEngineReader implements EngineReader {
   /** No kept prefix range or prefix answer (prefixKnown) has a longer prefix (characters): the longest ever kept. */
   private longestPrefix = 0;
   private readonly prefixKnown = new Map<string, boolean>();
+  /** Whether more than `max` terms begin with a prefix, as last counted (prefixWiderThan). */
+  private readonly prefixWidth = new Map<string, { max: number; wider: boolean }>();
   private readonly typo = new Map<string, string[]>();
   /** The entries of `typo` that looked up each key (a word a write stores under the key makes them stale). */
   private readonly typoByKey = new Map<string, Set<string>>();
@@ -229,6 +234,7 @@ export class PgEngineReader implements EngineReader {
     this.absentTerms.clear();
     this.prefixTerms.clear();
     this.prefixKnown.clear();
+    this.prefixWidth.clear();
     this.typo.clear();
     this.typoByKey.clear();
     this.ranges.clear();
@@ -240,7 +246,7 @@ export class PgEngineReader implements EngineReader {
   /** Whether the running search has missed something, so its answer is discarded (runAll, tryCached). */
   private lacksData(): boolean {
     const m = this.misses;
-    return m.terms.size + m.postings.size + m.prefixes.size + m.hasPrefix.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size > 0;
+    return m.terms.size + m.postings.size + m.prefixes.size + m.hasPrefix.size + m.widths.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size > 0;
   }
 
   // -- EngineReader ----------------------------------------------------------------------------
@@ -264,6 +270,15 @@ export class PgEngineReader implements EngineReader {
     if (known !== undefined) return known;
     this.misses.hasPrefix.add(prefix);
     return true; // "known": no typo lookups for this run
+  }
+
+  prefixWiderThan(prefix: string, max: number): boolean {
+    const range = this.prefixTerms.get(prefix);
+    if (range) return range.length > max;
+    const known = this.prefixWidth.get(prefix);
+    if (known?.max === max) return known.wider;
+    this.misses.widths.set(prefix, max);
+    return true; // "wide": the range is not asked for in this run
   }
 
   termForTier(id: number, term: string, tier: number): TierView {
@@ -327,7 +342,7 @@ export class PgEngineReader implements EngineReader {
 
   private async fetch(c: PgClient): Promise<void> {
     const m = this.misses;
-    this.answers += m.terms.size + m.prefixes.size + m.hasPrefix.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size;
+    this.answers += m.terms.size + m.prefixes.size + m.hasPrefix.size + m.widths.size + m.typoKeys.size + m.ranges.size + m.probes.size + m.parts.size;
     if (m.terms.size > 0) {
       const wanted = [...m.terms];
       const rows = (await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term = ANY($1::text[])', [wanted.map(pgTerm)])).rows;
@@ -356,6 +371,20 @@ export class PgEngineReader implements EngineReader {
         // Every term of a prefix is about to be asked for (resolve, facets, filter values).
         this.termIds.set(term, r.id);
         m.postings.set(r.id, term);
+      }
+    }
+    if (m.widths.size > 0) {
+      const wanted = [...m.widths];
+      const rows = (await c.query<{ i: number; n: number }>(
+        // Each range counted only up to its bound + 1: a wide one is never read whole.
+        `SELECT u.i, (SELECT count(*) FROM (SELECT 1 FROM engine_terms e WHERE e.term >= u.lo AND e.term < u.hi LIMIT u.n) x)::int AS n
+         FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY AS u(lo, hi, n, i)`,
+        [wanted.map(([p]) => pgTerm(p)), wanted.map(([p]) => pgTerm(p) + MAX_CHAR), wanted.map(([, max]) => max + 1)],
+      )).rows;
+      for (const r of rows) {
+        const [prefix, max] = wanted[r.i - 1] ?? ['', 0];
+        this.prefixWidth.set(prefix, { max, wider: r.n > max });
+        this.longestPrefix = Math.max(this.longestPrefix, prefix.length);
       }
     }
     const unknownPrefixes = [...m.hasPrefix].filter((p) => !this.prefixTerms.has(p));
@@ -482,6 +511,8 @@ export class PgEngineReader implements EngineReader {
       for (let end = 0; end <= Math.min(term.length, this.longestPrefix); end++) {
         const prefix = term.slice(0, end);
         if (this.prefixKnown.get(prefix) === false) this.prefixKnown.set(prefix, true);
+        // A term more may make a range wider than its bound.
+        if (this.prefixWidth.get(prefix)?.wider === false) this.prefixWidth.delete(prefix);
       }
       if (hasTypoKeys(term)) {
         for (const key of lookupKeys(term)) {

@@ -809,6 +809,13 @@ export class EngineStore {
     return this.termIds.range(prefix, () => this.dictionary.range(prefix, `${prefix}\u{10FFFF}`, this.levels()).map((t) => ({ id: t.value, term: t.term })));
   }
 
+  /** Whether more than `max` terms begin with `prefix`: from the kept range, else counted up to `max` + 1 in the dictionary. */
+  prefixWiderThan(prefix: string, max: number): boolean {
+    const kept = this.termIds.keptRange(prefix);
+    if (kept !== undefined) return kept.length > max;
+    return this.dictionary.countUpTo(prefix, `${prefix}\u{10FFFF}`, max + 1, this.levels()) > max;
+  }
+
   /** Whether any term begins with `prefix`. */
   hasPrefix(prefix: string): boolean {
     return this.dictionary.any(prefix, `${prefix}\u{10FFFF}`, this.levels());

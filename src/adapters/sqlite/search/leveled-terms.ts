@@ -54,7 +54,7 @@ export class LeveledTerms {
   /** Level 0's size as this connection last knew it, valid while PRAGMA data_version stays `dataVersion` (settle). */
   private firstLevelSize: { terms: number; dataVersion: number } | undefined;
   /** Lookup statements by number of levels present (IN (0, …, n − 1): one index seek per level). */
-  private readonly lookups = new Map<number, { get: (term: string) => number | undefined; range: (lo: string, hi: string) => { term: string; value: number }[]; any: (lo: string, hi: string) => boolean }>();
+  private readonly lookups = new Map<number, { get: (term: string) => number | undefined; range: (lo: string, hi: string) => { term: string; value: number }[]; any: (lo: string, hi: string) => boolean; countUpTo: (lo: string, hi: string, max: number) => number }>();
 
   /** Throws when the table is missing (a migration did not run). */
   constructor(private readonly db: SqliteDatabase, private readonly options: LeveledTermsOptions) {
@@ -122,7 +122,8 @@ export class LeveledTerms {
       const get = this.db.prepare<[string], number>(`SELECT ${this.value} FROM ${t} WHERE ${inLevels} AND term = ?`).pluck();
       const range = this.db.prepare<[string, string], { term: string; value: number }>(`SELECT term, ${this.value} AS value FROM ${t} WHERE ${inLevels} AND term >= ? AND term < ? ORDER BY term`);
       const any = this.db.prepare<[string, string], number>(`SELECT 1 FROM ${t} WHERE ${inLevels} AND term >= ? AND term < ? LIMIT 1`).pluck();
-      l = { get: (term) => get.get(term), range: (lo, hi) => range.all(lo, hi), any: (lo, hi) => any.get(lo, hi) !== undefined };
+      const countUpTo = this.db.prepare<[string, string, number], number>(`SELECT count(*) FROM (SELECT 1 FROM ${t} WHERE ${inLevels} AND term >= ? AND term < ? LIMIT +?)`).pluck();
+      l = { get: (term) => get.get(term), range: (lo, hi) => range.all(lo, hi), any: (lo, hi) => any.get(lo, hi) !== undefined, countUpTo: (lo, hi, max) => countUpTo.get(lo, hi, max) ?? 0 };
       this.lookups.set(levels, l);
     }
     return l;
@@ -172,6 +173,11 @@ export class LeveledTerms {
   /** Terms in [lo, hi) with their values, ascending (binary order). `levels`: as for {@link get}. */
   range(lo: string, hi: string, levels = this.levelCount()): { term: string; value: number }[] {
     return this.lookup(levels).range(lo, hi);
+  }
+
+  /** Number of terms in [lo, hi), counted up to `max` (so at most `max` index entries are stepped over). `levels`: as for {@link get}. */
+  countUpTo(lo: string, hi: string, max: number, levels = this.levelCount()): number {
+    return this.lookup(levels).countUpTo(lo, hi, max);
   }
 
   /** Whether any term lies in [lo, hi). `levels`: as for {@link get}. */

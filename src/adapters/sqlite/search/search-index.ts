@@ -755,6 +755,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       termId: (term) => engine.termId(term),
       termsWithPrefix: (prefix) => engine.termsWithPrefix(prefix),
       hasPrefix: (prefix) => engine.hasPrefix(prefix),
+      prefixWiderThan: (prefix, max) => engine.prefixWiderThan(prefix, max),
       // A limited search is charged list by list, before each is read; it reads a range's lists
       // together only when their blocks' sizes keep them within what it has left.
       prefetch: (terms) => {

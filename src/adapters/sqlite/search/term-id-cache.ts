@@ -104,6 +104,11 @@ export class TermIdCache {
     return [...out];
   }
 
+  /** The terms beginning with `prefix` if remembered (not made most recently used), else undefined. */
+  keptRange(prefix: string): readonly TermRow[] | undefined {
+    return this.ranges.peek(prefix);
+  }
+
   /** The terms beginning with `prefix`, ascending: remembered, else `lookup()` (the dictionary's range), remembered. */
   range(prefix: string, lookup: () => TermRow[]): readonly TermRow[] {
     const known = this.ranges.get(prefix);

@@ -166,6 +166,15 @@ export function splitIdJoinedTerm(term: string): { first: string; rest: string }
 }
 
 /**
+ * Most id runs a word begun finds as completions ({@link idJoinedKeys}): each run is one part's, so
+ * a range is as wide as the ids it begins (`usb0` begins every `usb:0…` id: a third of a device
+ * catalog's), and its terms are read and merged one by one. A word whose range holds more finds
+ * only the run it spells whole, until it is typed far enough to narrow the range to this many
+ * (docs/search.md, Identifiers).
+ */
+export const ID_RUN_COMPLETIONS_MAX = 1000;
+
+/**
  * The keys under which the id runs spelled by `word` (one token, typed without separators) are
  * found: one {@link idJoinedTerm} per way of cutting the word after its first code point and
  * before its last (the run's first token, then the rest). A run whose tokens joined equal `word` is

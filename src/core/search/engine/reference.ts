@@ -23,7 +23,7 @@ import { compareBinary } from '../rank.js';
 import { codePointLength, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, NAME_WEIGHT } from './bm25.js';
-import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, identifierTerm, isIdTerm, isPairToken, joinedRuns, splitIdJoinedTerm, tierLength } from './document.js';
+import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, ID_RUN_COMPLETIONS_MAX, idJoinedTerm, identifierTerm, isIdTerm, isPairToken, joinedRuns, splitIdJoinedTerm, tierLength } from './document.js';
 import { buildOrgDocument } from './org-document.js';
 import { compareValues, parseNumberValue, RANK_BOOST_UNIT } from './order-keys.js';
 import { attributeMarks, BEGINS_FIELD, COMPLETION, EXACT_FIELD, exhaustiveTopK, nameBonus, NEAR_FIELD, termList, TYPO, type TermList } from './topk.js';
@@ -171,13 +171,20 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
         out.push(l);
       }
       // In the id, also the runs it spells joined: equal to it, or (a prefix) beginning with it
-      // past their first token (a word within the first token finds that token above).
+      // past their first token (a word within the first token finds that token above), while at
+      // most ID_RUN_COMPLETIONS_MAX runs of that first token begin with it.
       if (mark !== ID_MARK) return;
+      const widths = new Map<string, number>();
+      const narrow = (first: string) => {
+        const key = idJoinedTerm([first, token.slice(first.length)]);
+        if (!widths.has(first)) widths.set(first, allTerms.filter((t) => t.startsWith(key)).length);
+        return (widths.get(first) ?? 0) <= ID_RUN_COMPLETIONS_MAX;
+      };
       for (const t of allTerms) {
         const run = splitIdJoinedTerm(t);
         if (!run || seen.has(t)) continue;
         const joinedRun = run.first + run.rest;
-        if (joinedRun === token || (prefix && joinedRun.startsWith(token) && codePointLength(token) > codePointLength(run.first))) {
+        if (joinedRun === token || (prefix && joinedRun.startsWith(token) && codePointLength(token) > codePointLength(run.first) && narrow(run.first))) {
           seen.add(t);
           out.push(list(t, joinedRun === token ? flags : flags | COMPLETION));
         }

@@ -20,7 +20,7 @@ import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokeni
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
 import { containsDoc, countInEvery, intersect, unionOf } from './doc-sets.js';
-import { ATTR_MARK, exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, idJoinedKeys, identifierTerm, isPairToken, pairTerm } from './document.js';
+import { ATTR_MARK, exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, ID_RUN_COMPLETIONS_MAX, idJoinedKeys, identifierTerm, isPairToken, pairTerm } from './document.js';
 import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
 import { andWords, attributeMarks, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
 
@@ -57,6 +57,8 @@ export interface EngineReader {
   termsWithPrefix(prefix: string): readonly { id: number; term: string }[];
   /** Whether any term begins with `prefix`. */
   hasPrefix(prefix: string): boolean;
+  /** Whether more than `max` terms begin with `prefix` (counted up to `max` + 1, the range not read). */
+  prefixWiderThan(prefix: string, max: number): boolean;
   /** A term's postings as tier `tier` sees them. */
   termForTier(id: number, term: string, tier: number): TierView;
   /** Optional: reads the postings of many terms about to be asked for (a range's) together, where a store would read them one by one. */
@@ -665,10 +667,13 @@ export class EngineSearcher {
         if (phrase) add({ ...phrase, names: withFlags(phrase.names, flags) }, flags);
       } else {
         const token = alternative.tokens[0] ?? '';
-        // In the id, the word as a token, then as the id's runs joined that it spells (document.ts idJoinedKeys).
-        const keys = mark === ID_MARK ? [mark + token, ...idJoinedKeys(token)] : [mark + token];
-        for (const key of keys) {
-          if (alternative.prefix) addPrefix(key, flags, mark);
+        if (alternative.prefix) addPrefix(mark + token, flags, mark);
+        else addTerm(mark + token, flags, mark);
+        if (mark !== ID_MARK) return;
+        // In the id, also the id's runs joined that it spells, begun only while their range is
+        // narrow enough (document.ts idJoinedKeys, ID_RUN_COMPLETIONS_MAX).
+        for (const key of idJoinedKeys(token)) {
+          if (alternative.prefix && !this.r.prefixWiderThan(key, ID_RUN_COMPLETIONS_MAX)) addPrefix(key, flags, mark);
           else addTerm(key, flags, mark);
         }
       }
