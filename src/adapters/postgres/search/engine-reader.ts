@@ -122,8 +122,8 @@ export class PgEngineReader implements EngineReader {
   /** No kept prefix range or prefix answer (prefixKnown) has a longer prefix (characters): the longest ever kept. */
   private longestPrefix = 0;
   private readonly prefixKnown = new Map<string, boolean>();
-  /** Whether more than `max` terms begin with a prefix, as last counted (prefixWiderThan). */
-  private readonly prefixWidth = new Map<string, { max: number; wider: boolean }>();
+  /** Prefixes found to begin more terms than a bound, with that bound (prefixWiderThan; a narrower range is kept in prefixTerms). Terms are never removed here, so a range found wide stays wide. */
+  private readonly widerThan = new Map<string, number>();
   private readonly typo = new Map<string, string[]>();
   /** The entries of `typo` that looked up each key (a word a write stores under the key makes them stale). */
   private readonly typoByKey = new Map<string, Set<string>>();
@@ -234,7 +234,7 @@ export class PgEngineReader implements EngineReader {
     this.absentTerms.clear();
     this.prefixTerms.clear();
     this.prefixKnown.clear();
-    this.prefixWidth.clear();
+    this.widerThan.clear();
     this.typo.clear();
     this.typoByKey.clear();
     this.ranges.clear();
@@ -275,8 +275,8 @@ export class PgEngineReader implements EngineReader {
   prefixWiderThan(prefix: string, max: number): boolean {
     const range = this.prefixTerms.get(prefix);
     if (range) return range.length > max;
-    const known = this.prefixWidth.get(prefix);
-    if (known?.max === max) return known.wider;
+    const bound = this.widerThan.get(prefix);
+    if (bound !== undefined && bound >= max) return true;
     this.misses.widths.set(prefix, max);
     return true; // "wide": the range is not asked for in this run
   }
@@ -375,17 +375,28 @@ export class PgEngineReader implements EngineReader {
     }
     if (m.widths.size > 0) {
       const wanted = [...m.widths];
-      const rows = (await c.query<{ i: number; n: number }>(
-        // Each range counted only up to its bound + 1: a wide one is never read whole.
-        `SELECT u.i, (SELECT count(*) FROM (SELECT 1 FROM engine_terms e WHERE e.term >= u.lo AND e.term < u.hi LIMIT u.n) x)::int AS n
-         FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY AS u(lo, hi, n, i)`,
+      const rows = (await c.query<{ i: number; id: number; term: string }>(
+        // Each range read up to its bound + 1 terms: a wide one is never read whole, a narrow one is
+        // kept as the prefix's range (the run that asked reads it next, without another round).
+        `SELECT u.i, t.id, t.term FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY AS u(lo, hi, n, i)
+         CROSS JOIN LATERAL (SELECT e.id, e.term FROM engine_terms e WHERE e.term >= u.lo AND e.term < u.hi ORDER BY e.term LIMIT u.n) t ORDER BY u.i, t.term`,
         [wanted.map(([p]) => pgTerm(p)), wanted.map(([p]) => pgTerm(p) + MAX_CHAR), wanted.map(([, max]) => max + 1)],
       )).rows;
-      for (const r of rows) {
-        const [prefix, max] = wanted[r.i - 1] ?? ['', 0];
-        this.prefixWidth.set(prefix, { max, wider: r.n > max });
+      const ranges = wanted.map((): TermRow[] => []);
+      for (const r of rows) ranges[r.i - 1]?.push({ id: r.id, term: fromPgTerm(r.term) });
+      wanted.forEach(([prefix, max], i) => {
+        const range = ranges[i] ?? [];
         this.longestPrefix = Math.max(this.longestPrefix, prefix.length);
-      }
+        if (range.length > max) {
+          this.widerThan.set(prefix, max);
+          return;
+        }
+        this.prefixTerms.set(prefix, range);
+        for (const { id, term } of range) {
+          this.termIds.set(term, id);
+          m.postings.set(id, term);
+        }
+      });
     }
     const unknownPrefixes = [...m.hasPrefix].filter((p) => !this.prefixTerms.has(p));
     if (unknownPrefixes.length > 0) {
@@ -511,8 +522,6 @@ export class PgEngineReader implements EngineReader {
       for (let end = 0; end <= Math.min(term.length, this.longestPrefix); end++) {
         const prefix = term.slice(0, end);
         if (this.prefixKnown.get(prefix) === false) this.prefixKnown.set(prefix, true);
-        // A term more may make a range wider than its bound.
-        if (this.prefixWidth.get(prefix)?.wider === false) this.prefixWidth.delete(prefix);
       }
       if (hasTypoKeys(term)) {
         for (const key of lookupKeys(term)) {
