@@ -15,6 +15,7 @@ import { FileBlobStore } from '../../src/adapters/blobs/file-blob-store.js';
 import { openPool } from '../../src/adapters/postgres/database.js';
 import { migratePostgres, PG_MIGRATIONS } from '../../src/adapters/postgres/migrations.js';
 import { openPostgresStores } from '../../src/adapters/postgres/stores.js';
+import { EMPTIED_TERMS_KEPT_VERSIONS } from '../../src/adapters/postgres/search/engine-store.js';
 import { systemClock } from '../../src/adapters/system.js';
 import type { StoredPart } from '../../src/core/model.js';
 import { createTestDatabase, createTestSchema, dropTestSchema, postgresAvailable, readSchemaSeed, resetTestSchema, type SchemaSeed } from '../services/services.js';
@@ -127,6 +128,45 @@ describe.skipIf(!available)('PostgreSQL store', () => {
       await b.close();
       await dropTestSchema(database, schema);
     });
+  });
+
+  it('lets a term a write emptied leave the dictionary and the vocabulary, and another server never finds a part by a word it lost', async () => {
+    const { url, schema } = await createTestSchema(database);
+    const a = await openPostgresStores(url, { clock: systemClock(), max: 2 });
+    const b = await openPostgresStores(url, { clock: systemClock(), max: 2 });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const q = (word: string) => ({ words: [{ tokens: [word], prefix: false, typo: false }], visibleValues: ['factoryWorker' as const], filters: [], ctx: { principal: { name: 'x', roles: ['factoryWorker'], organization: null } as never, attributes: new Map(), organizations: new Map(), organization: undefined } });
+      const found = async (word: string) => (await b.searchIndex.readCards((await b.searchIndex.searchText(q(word), 10)).cardIds)).map((c) => c.partId);
+      const put = (id: string, name: string) => a.catalog.upsertParts([{ part_id: id }], () => ({ kind: 'write', value: { part_id: id, serviceId: 's', name: { en: name }, attributes: [], createdAt: 1, modifiedAt: 1 }, created: true }));
+      const count = async (sql: string) => Number((await client.query<{ n: string }>(sql)).rows[0]?.n);
+      await put('p1', 'Impeller');
+      expect(await found('impeller')).toEqual(['p1']); // b keeps the word's list
+      await put('p1', 'Stator');
+      const before = await count('SELECT count(*) AS n FROM engine_terms');
+      // 1,000 renames, each leaving a word (and its name's exact term) without a posting.
+      const word = (i: number) => `gear${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + (Math.floor(i / 26) % 26))}${i}`;
+      for (let i = 0; i < 1000; i++) await put('p2', `Rotor ${word(i)}`);
+      // Only the terms emptied within the last versions a reader may be behind stay: two per rename.
+      expect(await count('SELECT count(*) AS n FROM engine_terms') - before).toBeLessThan(2 * (EMPTIED_TERMS_KEPT_VERSIONS + 32));
+      expect(await count("SELECT count(*) AS n FROM search_terms WHERE term LIKE 'gear%'")).toBeLessThan(EMPTIED_TERMS_KEPT_VERSIONS + 32);
+      expect(await count("SELECT count(*) AS n FROM search_term_keys WHERE term LIKE 'gear%'")).toBeLessThan(12 * (EMPTIED_TERMS_KEPT_VERSIONS + 32));
+      expect(await count("SELECT count(*) AS n FROM engine_terms WHERE term = 'impeller'")).toBe(0);
+      // b is more writes behind than emptied terms are kept: it keeps no list of a word that left.
+      expect(await found('impeller')).toEqual([]);
+      expect(await found('stator')).toEqual(['p1']);
+      // The word comes back under a new id, and b finds it there.
+      await put('p3', 'Impeller');
+      expect(await found('impeller')).toEqual(['p3']);
+      expect(await found(word(999))).toEqual(['p2']);
+      expect(await found(word(0))).toEqual([]);
+    } finally {
+      await client.end();
+      await a.close();
+      await b.close();
+      await dropTestSchema(database, schema);
+    }
   });
 
   it("runs the catalog's statements without JIT compilation, whatever the URL's options set", async () => {

@@ -501,6 +501,21 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION bump_settings_version();
     `,
   },
+  {
+    version: 13,
+    name: 'terms a write empties leave the dictionary',
+    sql: `
+      -- A stored term a write left without a posting, and that write's engine_stats.version: once
+      -- no reader can still hold the term's list (search/engine-store.ts
+      -- EMPTIED_TERMS_KEPT_VERSIONS), the term leaves engine_terms and the vocabulary unless a
+      -- later write refilled it. Terms emptied before this version keep their rows (empty lists).
+      CREATE TABLE IF NOT EXISTS engine_emptied_terms (
+        term_id integer NOT NULL,
+        version bigint NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS engine_emptied_terms_by_version ON engine_emptied_terms(version);
+    `,
+  },
 ];
 
 /**

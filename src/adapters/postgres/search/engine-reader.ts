@@ -27,7 +27,7 @@ import { compareBinary } from '../../../core/search/rank.js';
 import { hasTypoKeys, lookupKeys } from '../../../core/search/typo.js';
 import type { PgClient } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
-import { fromPgTerm, pgTerm, type EngineStatsRow } from './engine-store.js';
+import { EMPTIED_TERMS_KEPT_VERSIONS, fromPgTerm, pgTerm, type EngineStatsRow } from './engine-store.js';
 import { orgWeights, tsAny } from './tsvector.js';
 
 /** Decoded posting lists kept per process, in postings (as on SQLite). */
@@ -558,9 +558,25 @@ export class PgEngineReader implements EngineReader {
       this.cachedPostings = 0;
       this.docs.clear();
     } else {
-      const changed = rows.filter((r) => r.kind === 1);
-      for (const r of changed) this.evict(r.id);
-      this.keepAnswersThrough(changed.map((r) => ({ id: r.id, term: fromPgTerm(r.term ?? '') })));
+      if (this.loadedVersion >= 0 && stats.version - this.loadedVersion > EMPTIED_TERMS_KEPT_VERSIONS) {
+        // A term emptied after the loaded version may have left engine_terms since: nothing shows
+        // this reader that the list it kept is gone, so it forgets every term it kept.
+        this.forgetAnswers();
+        this.termIds.clear();
+        this.postings.clear();
+        this.cachedPostings = 0;
+      }
+      const changed = rows.filter((r) => r.kind === 1).map((r) => ({ id: r.id, term: fromPgTerm(r.term ?? '') }));
+      for (const r of changed) {
+        this.evict(r.id);
+        // A term that left the dictionary and came back has a new id.
+        const known = this.termIds.get(r.term);
+        if (known !== undefined && known !== r.id) {
+          this.evict(known);
+          this.termIds.set(r.term, r.id);
+        }
+      }
+      this.keepAnswersThrough(changed);
     }
     for (const r of chunks) {
       if (!r.data) continue;

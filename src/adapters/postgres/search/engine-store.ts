@@ -36,6 +36,16 @@ export function fromPgTerm(stored: string): string {
   return stored.includes('\uE000') ? stored.replace(/\uE000([01])/g, (_, d: string) => (d === '0' ? '\u0000' : '\uE000')) : stored;
 }
 
+/**
+ * Writes after which a term a write emptied leaves engine_terms and the vocabulary
+ * ({@link pruneEmptiedTerms}): until then a reader learns of the emptying by the term's version
+ * (it evicts the list it kept); a reader further behind than this forgets every term it kept
+ * (engine-reader.ts), since a term deleted meanwhile shows it nothing.
+ */
+export const EMPTIED_TERMS_KEPT_VERSIONS = 256;
+/** A write whose version is a multiple of this prunes the emptied terms (one statement). */
+const PRUNE_EVERY_VERSIONS = 16;
+
 /** Key spacing of parts appended at either end of the part id order. */
 export const KEY_STEP = 1024;
 
@@ -127,9 +137,9 @@ export class PgEngineWrite {
     for (const k of wanted) chunks.set(k, Buffer.alloc(CHUNK_BYTES));
     for (const r of rows) if (r.chunk !== null && r.data) r.data.copy(chunks.get(r.chunk) as Buffer);
     if (this.clear) {
-      await c.query('TRUNCATE engine_postings, engine_terms, engine_docs');
+      await c.query('TRUNCATE engine_postings, engine_terms, engine_docs, engine_emptied_terms');
       this.clear = false;
-    }
+    } else if (version % PRUNE_EVERY_VERSIONS === 0) await pruneEmptiedTerms(c, version - EMPTIED_TERMS_KEPT_VERSIONS);
     const pending = await this.writeTerms(c, version);
     await this.writeDocs(c, chunks);
     await writePending(c, version, pending, chunks);
@@ -141,7 +151,7 @@ export class PgEngineWrite {
 
   /** Reads and deletes the stored blocks this write changes and gathers the blocks to write (writePending). */
   private async writeTerms(c: PgClient, version: number): Promise<PendingBlocks> {
-    const pending: PendingBlocks = { freshTerms: [], ids: [], terms: [], first: [], data: [] };
+    const pending: PendingBlocks = { freshTerms: [], emptied: [], ids: [], terms: [], first: [], data: [] };
     if (this.terms.size === 0) return pending;
     const sorted = [...this.terms.keys()].sort(compareBinary);
     // The stored terms of this write, their version moved on in the same statement.
@@ -222,12 +232,15 @@ export class PgEngineWrite {
           }
           group.set(doc, tf);
         }
+        const blocksBefore = pending.first.length;
         for (const [k, changes] of groups) {
           const base = emptyPostings();
           const block = stored[k];
           if (block) decodeBlock(block.data, block.first_doc, base);
           addBlocks(id, null, mergePostings(base, changes).merged);
         }
+        // Its touched blocks emptied: the term may hold no posting now (its other blocks, if any, are checked when it is pruned).
+        if (pending.first.length === blocksBefore) pending.emptied.push(id);
       });
     }
     return pending;
@@ -329,10 +342,34 @@ export class PgEngineWrite {
 interface PendingBlocks {
   /** New terms (stored form), inserted with the blocks. */
   freshTerms: string[];
+  /** Stored terms this write left without a touched block (engine_emptied_terms). */
+  emptied: number[];
   ids: (number | null)[];
   terms: (string | null)[];
   first: number[];
   data: Buffer[];
+}
+
+/**
+ * Deletes the terms emptied by a write of version `through` or before that hold no posting now
+ * (one refilled since keeps its row and id), with their vocabulary words and typo keys (each
+ * word under itself and its one-character deletions, core/search/typo.ts deletionVariants), so
+ * that renames and updates grow neither the dictionary nor the vocabulary. Runs before the write's
+ * own terms are looked up: a term it brings back is then a new term with a new id.
+ */
+async function pruneEmptiedTerms(c: PgClient, through: number): Promise<void> {
+  await c.query(
+    `WITH doomed AS (DELETE FROM engine_emptied_terms WHERE version <= $1 RETURNING term_id),
+     gone AS (
+       DELETE FROM engine_terms t WHERE t.id IN (SELECT term_id FROM doomed)
+       AND NOT EXISTS (SELECT 1 FROM engine_postings p WHERE p.term_id = t.id) RETURNING t.term),
+     words AS (DELETE FROM search_terms s WHERE s.term IN (SELECT term FROM gone))
+     DELETE FROM search_term_keys k USING (
+       SELECT g.term, g.term AS key FROM gone g
+       UNION ALL SELECT g.term, left(g.term, i - 1) || substr(g.term, i + 1) FROM gone g CROSS JOIN LATERAL generate_series(1, length(g.term)) AS i
+     ) v WHERE k.key = v.key AND k.term = v.term`,
+    [through],
+  );
 }
 
 /** Blocks and doc chunks a single last statement writes at most (a rebuild's batch may hold more). */
@@ -351,13 +388,15 @@ async function writePending(c: PgClient, version: number, pending: PendingBlocks
        blocks AS (
          INSERT INTO engine_postings (term_id, first_doc, data)
          SELECT coalesce(u.id, f.id), u.first_doc, u.data FROM unnest($3::int[], $4::text[], $5::int[], $6::bytea[]) AS u(id, term, first_doc, data)
-         LEFT JOIN fresh f ON u.id IS NULL AND f.term = u.term)
+         LEFT JOIN fresh f ON u.id IS NULL AND f.term = u.term),
+       emptied AS (INSERT INTO engine_emptied_terms (term_id, version) SELECT unnest($9::int[]), $2)
        INSERT INTO engine_docs (chunk, version, data) SELECT u.c, $2, u.d FROM unnest($7::int[], $8::bytea[]) AS u(c, d)
        ON CONFLICT (chunk) DO UPDATE SET version = excluded.version, data = excluded.data`,
-      [pending.freshTerms, version, pending.ids, pending.terms, pending.first, pending.data, chunkIds, chunkIds.map((k) => chunks.get(k))],
+      [pending.freshTerms, version, pending.ids, pending.terms, pending.first, pending.data, chunkIds, chunkIds.map((k) => chunks.get(k)), pending.emptied],
     );
     return;
   }
+  if (pending.emptied.length > 0) await c.query('INSERT INTO engine_emptied_terms (term_id, version) SELECT unnest($1::int[]), $2', [pending.emptied, version]);
   const idOf = new Map<string, number>();
   if (pending.freshTerms.length > 0) {
     const rows = await c.query<{ id: number; term: string }>('INSERT INTO engine_terms (term, version) SELECT unnest($1::text[]), $2 RETURNING id, term', [pending.freshTerms, version]);
