@@ -14,6 +14,7 @@
  * Usage: npm run build && nice -n 10 node bench/mixed-load.js [--parts 120000] [--seconds 30]
  *   [--connections 50] [--stores sqlite,postgres] [--readers N] [--timeout 30] [--work DIR] [--cpu-prof DIR]
  *   [--mix search=30,page=10,...] (the weights per 100 requests; kinds left out are not sent: one kind alone measures its cost)
+ *   [--searches-out FILE] (every answered search as JSON lines: store, ms since the load began when sent, ms taken, text, resultsTotalCount: which searches make the tail, and when)
  * `--settle S` (default 10): the latencies of the first S seconds of the load and of the rest are also given apart.
  * `--cpu-prof DIR` writes V8 CPU profiles of `catalog serve` (every thread) to DIR. `--work DIR` keeps the seeded catalogs (and the PostgreSQL cluster's files) in DIR and reuses them
  * on the next run (seeding 120,000 parts takes minutes); without it, a throwaway directory.
@@ -21,7 +22,7 @@
  * shared_buffers 256MB, as bench/pg-engine.js). Writes its section of bench/results.md.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -39,6 +40,7 @@ const WORK = arg('work', undefined);
 const CPU_PROF = arg('cpu-prof', undefined);
 /** The first seconds of the load, reported apart: a server just started fills its threads' caches then. */
 const SETTLE_S = Number(arg('settle', '10'));
+const SEARCHES_OUT = arg('searches-out', undefined);
 const progress = (m) => process.stderr.write(`mixed-load [load ${loadavg()[0].toFixed(2)}]: ${m}\n`);
 
 /** Request kinds and how the results name them. */
@@ -156,6 +158,7 @@ async function mixedLoad(url, token, list, store) {
   const loadStart = performance.now();
   const tally = Object.fromEntries(KINDS.map((k) => [k, { timeouts: 0, errors: 0, busy503: 0, statuses: {} }]));
   const samples = [];
+  const searchLog = [];
   const words = (random) => {
     const name = list[Math.floor(random() * list.length)][3].split(/[^A-Za-z0-9]+/).filter((w) => w.length >= 3);
     if (name.length === 0) return 'controller';
@@ -200,8 +203,14 @@ async function mixedLoad(url, token, list, store) {
       let pick = random() * 100;
       const kind = KINDS.find((name) => (pick -= MIX[name]) < 0) ?? 'getPart';
       if (kind === 'search') {
-        const r = await send(kind, { method: 'POST', path: '/1/find/search', ...json({ matches: { text: words(random) }, resultOptions: { limit: 25 } }) });
-        if (r.status === 200) sessions.push(JSON.parse(r.text).sessionId);
+        const text = words(random);
+        const sent = performance.now();
+        const r = await send(kind, { method: 'POST', path: '/1/find/search', ...json({ matches: { text }, resultOptions: { limit: 25 } }) });
+        if (r.status === 200) {
+          const answer = JSON.parse(r.text);
+          sessions.push(answer.sessionId);
+          if (SEARCHES_OUT !== undefined) searchLog.push(JSON.stringify({ store, at: Math.round(sent - loadStart), ms: Math.round(performance.now() - sent), text, resultsTotalCount: answer.resultsTotalCount }));
+        }
         // Each connection pages its last 3 sessions. A token keeps its newest 1,000 live sessions
         // (docs/api.md): at ~160 searches a second that is 6 s of them, and a connection whose
         // requests are mostly other kinds may take longer than that for 10 searches of its own.
@@ -238,6 +247,7 @@ async function mixedLoad(url, token, list, store) {
   await Promise.all(Array.from({ length: CONNECTIONS }, (_, k) => loop(k)));
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
+  if (SEARCHES_OUT !== undefined) appendFileSync(SEARCHES_OUT, searchLog.map((line) => `${line}\n`).join(''));
   const within = (k, settled) => times[k].filter((_, i) => (answeredAt[k][i] >= SETTLE_S * 1000) === settled);
   const kinds = Object.fromEntries(KINDS.map((k) => [k, { ...msStats(times[k]), perSecond: Math.round((times[k].length / elapsed) * 10) / 10, ...tally[k], settling: msStats(within(k, false)), settled: msStats(within(k, true)) }]));
   return { seconds: Math.round(elapsed), kinds, samples };

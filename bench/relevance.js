@@ -20,7 +20,9 @@
 //   npm typo           one typo (two from 9 letters), never on the first letter,   → success@3
 //                      never a name some package has
 //   npm prefix         the first 4–5 letters of a name of 6 or more, never a       → MRR
-//                      name some package has (`react` asks for react)
+//                      name some package has (`react` asks for react); beside it
+//                      the MRR of every name beginning with the query ranked by
+//                      downloads alone (what the popularity signal allows)
 //   npm rare words     2–3 of the rarest words of a summary                        → success@10
 //   devices id         the part id as typed, with other separators, and none       → success@1
 //   devices name       a device name held by at most 3 parts, as typed             → success@1
@@ -250,11 +252,16 @@ function packageQueries(packages, random, idOf) {
     typos.push({ group: p.name.length >= 9 ? 'two typos (9+ letters)' : 'one typo', query: t, expected: byLower.get(p.name.toLowerCase()) });
   }
   const prefixes = [];
+  // The best a popularity signal allows: every name beginning with the query, most downloaded first.
+  const byDownloads = [...packages].sort((a, b) => b.downloads - a.downloads || (a.name < b.name ? -1 : 1));
   for (const p of chooseWeighted(prefixable, prefixable.length, random, (p) => p.downloads)) {
     if (prefixes.length >= PER_KIND) break;
     const query = p.name.slice(0, 4 + Math.floor(random() * 2));
     // A prefix that is some package's whole name (`react`) asks for that package: another kind.
-    if (!byLower.has(query.toLowerCase())) prefixes.push({ group: 'prefix', query, expected: [idOf(p.name)] });
+    if (byLower.has(query.toLowerCase())) continue;
+    const lower = query.toLowerCase();
+    const rank = byDownloads.filter((o) => o.name.toLowerCase().startsWith(lower)).findIndex((o) => o.name === p.name) + 1;
+    prefixes.push({ group: 'prefix', query, expected: [idOf(p.name)], ceiling: rank >= 1 && rank <= K ? 1 / rank : 0 });
   }
   const rare = [];
   for (const p of choose(described, Math.min(described.length, PER_KIND * 20), random)) {
@@ -432,7 +439,8 @@ async function runCorpus(corpus, dir, setsOf, importParts, xapianRows, rankByPop
     const x = db ? xapianFigures(xapian, db, dir, queries) : {};
     for (const g of report.groups) {
       if (g.group === 'all' && report.groups.length > 1) continue;
-      rows.push({ corpus, kind, ...g, xapian: x[g.group], seconds: round(seconds, 1), worst: report.worst.filter((w) => w.group === g.group).slice(0, 2) });
+      const ceilings = queries.filter((q) => q.group === g.group && q.ceiling !== undefined).map((q) => q.ceiling);
+      rows.push({ corpus, kind, ...g, xapian: x[g.group], seconds: round(seconds, 1), worst: report.worst.filter((w) => w.group === g.group).slice(0, 2), ...(ceilings.length > 0 ? { ceiling: ceilings.reduce((a, b) => a + b, 0) / ceilings.length } : {}) });
     }
     log(corpus, kind, figuresLine(report));
   }
@@ -518,6 +526,8 @@ async function main() {
       const [figure, goal] = MEASURE[r.kind];
       return `| ${r.corpus} | ${r.kind} | ${r.group} | ${r.queries} | ${figure} | ≥ ${goal} | ${f(r.baseline?.[figure])} | ${f(r[figure])} | ${f(r.popular?.[figure])} | ${f(r.xapian?.[figure])} | ${f(r['success@1'])} / ${f(r['success@3'])} / ${f(r['success@10'])} / ${f(r.mrr)} | ${r.seconds} |`;
     }),
+    '',
+    ...rows.filter((r) => r.ceiling !== undefined).map((r) => `- ${r.corpus} ${r.group}: the MRR of an order that puts every name beginning with the query first, most downloaded first (ranking by the popularity signal alone): ${f(r.ceiling)}.`),
     '',
     'Worst queries of each group (what came first):',
     '',
