@@ -85,6 +85,24 @@ export function lookupKeys(word: string): string[] {
 }
 
 /**
+ * The typo keys of the vocabulary words `words` (those with keys: {@link hasTypoKeys}), each under
+ * itself and its one-letter deletions ({@link lookupKeys}), as two columns of equal length: key
+ * and word (array parameters of one statement).
+ */
+export function typoKeyColumns(words: Iterable<string>): { keys: string[]; words: string[] } {
+  const keys: string[] = [];
+  const owners: string[] = [];
+  for (const word of words) {
+    if (!hasTypoKeys(word)) continue;
+    for (const key of lookupKeys(word)) {
+      keys.push(key);
+      owners.push(word);
+    }
+  }
+  return { keys, words: owners };
+}
+
+/**
  * Whether `a` and `b` differ by at most one edit: insertion, deletion, substitution or a swap of
  * two adjacent characters (optimal string alignment distance ≤ 1). Compares code points.
  */

@@ -243,6 +243,14 @@ export class PgEngineReader implements EngineReader {
     this.answers = 0;
   }
 
+  /** Forgets every term's id and list besides the other answers (forgetAnswers); the doc arrays stay. */
+  private forgetTerms(): void {
+    this.forgetAnswers();
+    this.termIds.clear();
+    this.postings.clear();
+    this.cachedPostings = 0;
+  }
+
   /** Whether the running search has missed something, so its answer is discarded (runAll, tryCached). */
   private lacksData(): boolean {
     const m = this.misses;
@@ -377,7 +385,7 @@ export class PgEngineReader implements EngineReader {
       const wanted = [...m.widths];
       const rows = (await c.query<{ i: number; id: number; term: string }>(
         // Each range read up to its bound + 1 terms: a wide one is never read whole, a narrow one is
-        // kept as the prefix's range (the run that asked reads it next, without another round).
+        // kept as the prefix's range, its postings loaded with this fetch, for the search that asked.
         `SELECT u.i, t.id, t.term FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY AS u(lo, hi, n, i)
          CROSS JOIN LATERAL (SELECT e.id, e.term FROM engine_terms e WHERE e.term >= u.lo AND e.term < u.hi ORDER BY e.term LIMIT u.n) t ORDER BY u.i, t.term`,
         [wanted.map(([p]) => pgTerm(p)), wanted.map(([p]) => pgTerm(p) + MAX_CHAR), wanted.map(([, max]) => max + 1)],
@@ -551,20 +559,14 @@ export class PgEngineReader implements EngineReader {
       // Rebuilt (or an older snapshot): nothing cached holds, and every chunk is read (already,
       // by a reader that had loaded nothing).
       if (this.loadedVersion >= 0) chunks = (await c.query<RefreshRow>('SELECT 2 AS kind, chunk AS id, data FROM engine_docs')).rows;
-      this.forgetAnswers();
+      this.forgetTerms();
       this.loadedVersion = -1;
-      this.termIds.clear();
-      this.postings.clear();
-      this.cachedPostings = 0;
       this.docs.clear();
     } else {
       if (this.loadedVersion >= 0 && stats.version - this.loadedVersion > EMPTIED_TERMS_KEPT_VERSIONS) {
         // A term emptied after the loaded version may have left engine_terms since: nothing shows
         // this reader that the list it kept is gone, so it forgets every term it kept.
-        this.forgetAnswers();
-        this.termIds.clear();
-        this.postings.clear();
-        this.cachedPostings = 0;
+        this.forgetTerms();
       }
       const changed = rows.filter((r) => r.kind === 1).map((r) => ({ id: r.id, term: fromPgTerm(r.term ?? '') }));
       for (const r of changed) {

@@ -16,7 +16,8 @@
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, readDoc, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
-import { documentChanges, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
+import { documentChanges, isMarkedTerm, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
+import { isVocabularyTerm, typoKeyColumns } from '../../../core/search/typo.js';
 import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, mergePostings, type Postings } from '../../../core/search/engine/postings.js';
 import { compareBinary } from '../../../core/search/rank.js';
 import type { PgClient } from '../database.js';
@@ -352,23 +353,25 @@ interface PendingBlocks {
 
 /**
  * Deletes the terms emptied by a write of version `through` or before that hold no posting now
- * (one refilled since keeps its row and id), with their vocabulary words and typo keys (each
- * word under itself and its one-character deletions, core/search/typo.ts deletionVariants), so
- * that renames and updates grow neither the dictionary nor the vocabulary. Runs before the write's
- * own terms are looked up: a term it brings back is then a new term with a new id.
+ * (one refilled since keeps its row and id), then their words from the vocabulary (search_terms)
+ * with their typo keys (core/search/typo.ts lookupKeys), so that renames and updates grow neither
+ * the dictionary nor the vocabulary. Runs before the write's own terms are looked up: a term it
+ * brings back is then a new term with a new id.
  */
 async function pruneEmptiedTerms(c: PgClient, through: number): Promise<void> {
-  await c.query(
-    `WITH doomed AS (DELETE FROM engine_emptied_terms WHERE version <= $1 RETURNING term_id),
-     gone AS (
-       DELETE FROM engine_terms t WHERE t.id IN (SELECT term_id FROM doomed)
-       AND NOT EXISTS (SELECT 1 FROM engine_postings p WHERE p.term_id = t.id) RETURNING t.term),
-     words AS (DELETE FROM search_terms s WHERE s.term IN (SELECT term FROM gone))
-     DELETE FROM search_term_keys k USING (
-       SELECT g.term, g.term AS key FROM gone g
-       UNION ALL SELECT g.term, left(g.term, i - 1) || substr(g.term, i + 1) FROM gone g CROSS JOIN LATERAL generate_series(1, length(g.term)) AS i
-     ) v WHERE k.key = v.key AND k.term = v.term`,
+  const gone = (await c.query<{ term: string }>(
+    `WITH doomed AS (DELETE FROM engine_emptied_terms WHERE version <= $1 RETURNING term_id)
+     DELETE FROM engine_terms t WHERE t.id IN (SELECT term_id FROM doomed)
+     AND NOT EXISTS (SELECT 1 FROM engine_postings p WHERE p.term_id = t.id) RETURNING t.term`,
     [through],
+  )).rows.map((r) => fromPgTerm(r.term));
+  const words = gone.filter((term) => !isMarkedTerm(term) && isVocabularyTerm(term));
+  if (words.length === 0) return;
+  const keys = typoKeyColumns(words);
+  await c.query(
+    `WITH words AS (DELETE FROM search_terms WHERE term = ANY($1::text[]))
+     DELETE FROM search_term_keys k USING unnest($2::text[], $3::text[]) AS u(key, term) WHERE k.key = u.key AND k.term = u.term`,
+    [words, keys.keys, keys.words],
   );
 }
 

@@ -20,7 +20,7 @@ import { buildEngineDocument, DOCUMENT_FORMAT } from '../../../core/search/engin
 import { attributeOrderChanges, attributeOrderOf, RANKING_SETTINGS_KEY } from '../../../core/search/ranking-settings.js';
 import { buildOrgDocument } from '../../../core/search/engine/org-document.js';
 import { EngineSearcher } from '../../../core/search/engine/searcher.js';
-import { deletionVariants, hasTypoKeys } from '../../../core/search/typo.js';
+import { typoKeyColumns } from '../../../core/search/typo.js';
 import type { PgClient, PgDatabase } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
 import { PgEngineWrite } from './engine-store.js';
@@ -333,17 +333,9 @@ export class PgSearchIndex implements SearchIndex {
 
   /** Stores the typo keys of words just added to the vocabulary: each under itself and its one-letter deletions. */
   private async addTermKeys(client: PgClient, added: readonly string[]): Promise<void> {
-    const keys: string[] = [];
-    const keyTerms: string[] = [];
-    for (const term of added) {
-      if (!hasTypoKeys(term)) continue;
-      for (const key of [term, ...deletionVariants(term)]) {
-        keys.push(key);
-        keyTerms.push(term);
-      }
-    }
+    const { keys, words } = typoKeyColumns(added);
     if (keys.length > 0) {
-      await client.query('INSERT INTO search_term_keys (key, term) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING', [keys, keyTerms]);
+      await client.query('INSERT INTO search_term_keys (key, term) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING', [keys, words]);
     }
   }
 

@@ -26,13 +26,13 @@ import type { Attribute, LangMap, SearchFacets } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
 import { buildOrgDocument, ORG_VALUE_COLUMNS } from './org-document.js';
 import { ftsClause } from './fts-query.js';
-import { deletionVariants, hasTypoKeys, isVocabularyTerm } from '../../../core/search/typo.js';
+import { hasTypoKeys, isVocabularyTerm, lookupKeys } from '../../../core/search/typo.js';
 import { LRUCache } from 'lru-cache';
 import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
 import { decodeServiceId, partFromRow, uuidFromHex, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
-import { buildEngineDocument, DOCUMENT_FORMAT, type EngineDocument } from '../../../core/search/engine/document.js';
+import { buildEngineDocument, DOCUMENT_FORMAT, isMarkedTerm, type EngineDocument } from '../../../core/search/engine/document.js';
 import { preparedOrgDocument, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { attributeOrderChanges, attributeOrderOf, RANKING_SETTINGS_KEY } from '../../../core/search/ranking-settings.js';
@@ -94,8 +94,6 @@ const GC_BATCH = 5000;
  * again and again and most words went back to an INSERT OR IGNORE.
  */
 const KNOWN_TERMS_GENERATION = 32_768;
-/** An engine term of a name, an id, a filter or a pair (document.ts marks: private-use characters first), never a vocabulary word. */
-const MARKED_TERM = /^[\uE000-\uF8FF]/;
 /** A full rebuild or a re-index writes the engine's gathered changes every this many parts (bounded memory). */
 const REBUILD_FLUSH = 2000;
 /** Parts a rebuild or a re-index (an attribute or the attribute order changed) reads at a time. */
@@ -514,10 +512,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     for (const term of terms) {
       if (stored.has(term)) continue;
       this.vocabulary.add(term);
-      if (hasTypoKeys(term)) {
-        this.stmt.insertTermKey.run(term, term);
-        for (const key of deletionVariants(term)) this.stmt.insertTermKey.run(key, term);
-      }
+      if (hasTypoKeys(term)) for (const key of lookupKeys(term)) this.stmt.insertTermKey.run(key, term);
     }
   }
 
@@ -528,12 +523,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    */
   private dropVocabulary(terms: readonly TermRow[]): void {
     for (const { term } of terms) {
-      if (MARKED_TERM.test(term) || !isVocabularyTerm(term) || !this.vocabulary.remove(term)) continue;
+      if (isMarkedTerm(term) || !isVocabularyTerm(term) || !this.vocabulary.remove(term)) continue;
       this.knownTerms.delete(term);
       this.olderTerms.delete(term);
       if (!hasTypoKeys(term)) continue;
-      this.stmt.deleteTermKey.run(term, term);
-      for (const key of deletionVariants(term)) this.stmt.deleteTermKey.run(key, term);
+      for (const key of lookupKeys(term)) this.stmt.deleteTermKey.run(key, term);
     }
   }
 

@@ -53,6 +53,12 @@ export const EXACT_ID_MARK = '\uE005';
 
 /** Prefix of an identifier value's exact-field term. */
 export const IDENT_MARK = '\uE006';
+/** Whether `term` is a marked engine term (of a name, an id, a filter, a pair...: a private-use mark first), never a word of the vocabulary. */
+export function isMarkedTerm(term: string): boolean {
+  const first = term.charCodeAt(0);
+  return first >= 0xe000 && first <= 0xf8ff;
+}
+
 /** Prefix of a word's attribute-order term (the marks of the best listed attribute holding it). */
 export const ATTR_MARK = '\uE007';
 /** Prefix of the joined form of a punctuated run of the part id ({@link idJoinedTerm}). */
