@@ -44,7 +44,7 @@ export function fromPgTerm(stored: string): string {
  * (engine-reader.ts), since a term deleted meanwhile shows it nothing.
  */
 export const EMPTIED_TERMS_KEPT_VERSIONS = 256;
-/** A write whose version is a multiple of this prunes the emptied terms (one statement). */
+/** A write whose version is a multiple of this prunes the emptied terms (pruneEmptiedTerms). */
 const PRUNE_EVERY_VERSIONS = 16;
 
 /** Key spacing of parts appended at either end of the part id order. */
