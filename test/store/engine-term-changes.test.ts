@@ -30,7 +30,8 @@ describe('the terms an update writes', () => {
     const vendor = [{ attribute_id: 'vendor', values: [{ organization: '', value: { en: 'Intel' } }] }];
     expect(await service.upsertParts(LOCAL_OWNER, [{ part_id: 'pci:8086:10d3', name: { en: 'Ethernet controller GW94171' }, attributes: vendor }, { part_id: 'other', name: { en: 'Ethernet switch' } }])).toMatchObject({ errors: {} });
     expect(await service.upsertParts(LOCAL_OWNER, [{ part_id: 'pci:8086:10d3', name: { en: 'Ethernet controller GW94171 rev2' }, attributes: vendor }])).toMatchObject({ errors: {} });
-    expect(lastLoggedTerms(catalog)).toEqual(['<E004>ethernetcontrollergw94171', '<E004>ethernetcontrollergw94171rev2', 'rev2'].sort());
+    // With the short prefixes' terms of the added word (`re`, `rev`) and the name bonus of a longer name (`et`, `eth`).
+    expect(lastLoggedTerms(catalog)).toEqual(['<E004>ethernetcontrollergw94171', '<E004>ethernetcontrollergw94171rev2', 'rev2', '<E00A>re', '<E00A>rev', '<E00C>et', '<E00C>eth'].sort());
     // The old name's exact term lost its only part: out of the dictionary (its id stays in the log's reach).
     expect(catalog.store.db.prepare('SELECT count(*) FROM engine_term_levels WHERE term = ?').pluck().get('\uE004ethernetcontrollergw94171')).toBe(0);
 

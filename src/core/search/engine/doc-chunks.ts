@@ -10,7 +10,7 @@
  * little-endian, array by array.
  */
 import { ID_WEIGHT, NAME_WEIGHT, TIERS } from './bm25.js';
-import { ATTR_MARK, FILTER_MARK, HOLDER_TERM, isIdTerm, tierLength } from './document.js';
+import { ATTR_MARK, FILTER_MARK, HOLDER_TERM, isIdTerm, NAMES_BONUS_MARK, tierLength } from './document.js';
 import { GROUPS } from './postings.js';
 import { kthLargest } from './top-select.js';
 import { grown } from './typed-arrays.js';
@@ -170,11 +170,11 @@ export function writeKey(chunk: Uint8Array, doc: number, key: number): void {
 /** The weight that makes {@link tierView} read a term's frequencies as attribute marks (document.ts ATTR_MARK). */
 export const ATTRIBUTE_MARKS = -1;
 
-/** Weight of field group 0 of a term: names, the id, or 1 for filter and marker terms (which carry no score); ATTRIBUTE_MARKS for attribute-order terms. */
+/** Weight of field group 0 of a term: names, the id, or 1 for filter, name-bonus and marker terms (which carry no score: a name-bonus term's frequency is read as it is); ATTRIBUTE_MARKS for attribute-order terms. */
 export function groupZeroWeight(term: string): number {
   if (isIdTerm(term)) return ID_WEIGHT;
   if (term.startsWith(ATTR_MARK)) return ATTRIBUTE_MARKS;
-  if (term.startsWith(FILTER_MARK) || term === HOLDER_TERM) return 1;
+  if (term.startsWith(FILTER_MARK) || term.startsWith(NAMES_BONUS_MARK) || term === HOLDER_TERM) return 1;
   return NAME_WEIGHT;
 }
 

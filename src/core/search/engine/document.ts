@@ -30,6 +30,18 @@
  *   typed next to each other found next to each other). Tokens with digits are part numbers and
  *   codes, which the name and identifier rules rank; their pairs would add a dictionary term per
  *   part;
+ * - COMPLETIONS_MARK + the first 2 or 3 letters of a word (completionsTerm), for every word and
+ *   joined run of the names and values longer than that (the words a short prefix completes):
+ *   each group's frequencies summed over those words, and with an attribute order its attribute
+ *   marks OR-ed (ATTR_MARK + the term). A short prefix typed (`co`) is then one list read, where
+ *   the dictionary range of its completions holds every word and part number it begins (thousands
+ *   of lists, read and merged, on a large catalog); the sums are what the range's lists merge to
+ *   (topk.ts materializeClass), so the ranking is the same either way;
+ * - NAMES_BEGIN_MARK + the first 2 or 3 letters of a name's tokens joined (namesBeginTerm), for every
+ *   name longer than that: group 0, tf the number of such names; and NAMES_BONUS_MARK + the same
+ *   letters (namesBonusTerm): group 0, tf 1 + the name bonus units of the shortest of them
+ *   (topk.ts nameBonus). The "begins" rule for a query of 2 or 3 letters: one list and its bonuses,
+ *   where the range of exact-name terms holds one term per name it begins;
  * - FILTER_MARK + attribute id + NUL + folded value, for each value of a filterable, not
  *   per-organization attribute: group 0, tf 1 (no score);
  * - HOLDER_TERM for a part with any per-organization value (their view depends on the reader).
@@ -38,7 +50,7 @@ import type { Attribute, LangMap, PartAttribute } from '../../../api/schemas.js'
 import { VISIBILITY_ORDER } from '../../permissions.js';
 import { foldFilterValue, langTexts, tokenize } from '../text.js';
 import { GROUPS } from './postings.js';
-import { attributeMarks } from './topk.js';
+import { attributeMarks, nameBonus, NAME_BONUS_UNIT } from './topk.js';
 
 /** Prefix of id terms (a private-use character: never produced by the tokenizer for other text). */
 export const ID_MARK = '\uE001';
@@ -57,6 +69,36 @@ export const IDENT_MARK = '\uE006';
 export function isMarkedTerm(term: string): boolean {
   const first = term.charCodeAt(0);
   return first >= 0xe000 && first <= 0xf8ff;
+}
+
+/** Prefix of the completions term of a short prefix ({@link completionsTerm}). */
+export const COMPLETIONS_MARK = '\uE00A';
+
+/**
+ * Lengths, in code points, of the prefixes that have a completions term: the shortest a search
+ * takes as a prefix (query.ts MIN_PREFIX_LENGTH) and one more. Longer prefixes begin few enough
+ * words to read their dictionary range.
+ */
+export const COMPLETIONS_LENGTHS: readonly number[] = [2, 3];
+
+/** The term holding, for prefix `prefix` (one of COMPLETIONS_LENGTHS long), the postings of every longer word it begins. */
+export function completionsTerm(prefix: string): string {
+  return COMPLETIONS_MARK + prefix;
+}
+
+/** Prefix of the names-begin term of a short prefix ({@link namesBeginTerm}). */
+export const NAMES_BEGIN_MARK = '\uE00B';
+/** Prefix of the name-bonus term of a short prefix ({@link namesBonusTerm}). */
+export const NAMES_BONUS_MARK = '\uE00C';
+
+/** The term of the parts with a name longer than `prefix` (one of COMPLETIONS_LENGTHS long) that begins with it, separators aside: tf the number of such names. */
+export function namesBeginTerm(prefix: string): string {
+  return NAMES_BEGIN_MARK + prefix;
+}
+
+/** The term holding, for the parts of {@link namesBeginTerm}, 1 + the name bonus units (topk.ts nameBonus) of their shortest such name. */
+export function namesBonusTerm(prefix: string): string {
+  return NAMES_BONUS_MARK + prefix;
 }
 
 /** Prefix of a word's attribute-order term (the marks of the best listed attribute holding it). */
@@ -91,7 +133,7 @@ export function isIdentifierLike(text: string): boolean {
  * version rebuilds it when it opens (SQLite search_state `layout`, PostgreSQL settings
  * `search_document`).
  */
-export const DOCUMENT_FORMAT = 6;
+export const DOCUMENT_FORMAT = 7;
 
 /** The exact-field term of a name's tokens. */
 export function exactTerm(tokens: readonly string[]): string {
@@ -319,5 +361,68 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
     }
   }
   if (holder) add(terms, HOLDER_TERM, 0);
+  addCompletions(terms);
+  addNamesBegin(terms);
   return { terms, lengths, holder };
+}
+
+/**
+ * Adds the names-begin and name-bonus terms (NAMES_BEGIN_MARK, NAMES_BONUS_MARK) of a document's
+ * exact-name terms: per completions length, the names longer than it counted under their first
+ * letters, and the bonus of the shortest.
+ */
+function addNamesBegin(terms: Map<string, number[]>): void {
+  const shortest = new Map<string, { names: number; length: number }>();
+  for (const term of terms.keys()) {
+    if (!term.startsWith(EXACT_MARK)) continue;
+    const points = [...term.slice(EXACT_MARK.length)];
+    for (const length of COMPLETIONS_LENGTHS) {
+      if (points.length <= length) break;
+      const prefix = points.slice(0, length).join('');
+      const known = shortest.get(prefix);
+      if (known) {
+        known.names++;
+        known.length = Math.min(known.length, points.length);
+      } else {
+        shortest.set(prefix, { names: 1, length: points.length });
+      }
+    }
+  }
+  for (const [prefix, { names, length }] of shortest) {
+    const begin = new Array<number>(GROUPS).fill(0);
+    begin[0] = names;
+    terms.set(namesBeginTerm(prefix), begin);
+    const bonus = new Array<number>(GROUPS).fill(0);
+    bonus[0] = 1 + nameBonus(length, [...prefix].length) / NAME_BONUS_UNIT;
+    terms.set(namesBonusTerm(prefix), bonus);
+  }
+}
+
+/**
+ * Adds the completions terms (document.ts COMPLETIONS_MARK) of a document's words: for each word
+ * or joined run (an unmarked term) longer than a completions length, its frequencies to the
+ * completions term of its first letters, and its attribute marks (ATTR_MARK + the word) to that
+ * term's attribute-order term.
+ */
+function addCompletions(terms: Map<string, number[]>): void {
+  const sums = new Map<string, number[]>();
+  const marks = new Map<string, number[]>();
+  for (const [term, tf] of terms) {
+    if (isMarkedTerm(term)) continue;
+    const points = [...term];
+    const wordMarks = terms.get(ATTR_MARK + term);
+    for (const length of COMPLETIONS_LENGTHS) {
+      if (points.length <= length) break;
+      const key = completionsTerm(points.slice(0, length).join(''));
+      const sum = sums.get(key);
+      if (sum) for (let g = 0; g < GROUPS; g++) sum[g] = (sum[g] ?? 0) + (tf[g] ?? 0);
+      else sums.set(key, [...tf]);
+      if (!wordMarks) continue;
+      const mark = marks.get(ATTR_MARK + key);
+      if (mark) for (let g = 0; g < GROUPS; g++) mark[g] = (mark[g] ?? 0) | (wordMarks[g] ?? 0);
+      else marks.set(ATTR_MARK + key, [...wordMarks]);
+    }
+  }
+  for (const [key, tf] of sums) terms.set(key, tf);
+  for (const [key, tf] of marks) terms.set(key, tf);
 }

@@ -20,9 +20,9 @@ import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokeni
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
 import { containsDoc, countInEvery, intersect, unionOf } from './doc-sets.js';
-import { ATTR_MARK, exactIdTerm, exactTerm, filterTerm, HOLDER_TERM, ID_MARK, ID_RUN_COMPLETIONS_MAX, idJoinedKeys, identifierTerm, isPairToken, pairTerm } from './document.js';
+import { ATTR_MARK, COMPLETIONS_LENGTHS, completionsTerm, EXACT_MARK, exactIdTerm, exactTerm, filterTerm, namesBeginTerm, namesBonusTerm, HOLDER_TERM, ID_MARK, ID_RUN_COMPLETIONS_MAX, idJoinedKeys, identifierTerm, isPairToken, pairTerm } from './document.js';
 import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
-import { andWords, attributeMarks, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
+import { andWords, attributeMarks, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NAME_BONUS_UNIT, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
 
 /** A term's postings as one visibility tier sees them (wtf > 0 only); `names` bit 1: in the id or a name. */
 export interface TierView {
@@ -560,9 +560,11 @@ export class EngineSearcher {
    * materializeWord sums a word's alternatives), kept while the store's range is the same.
    */
   private namesBeginningWith(whole: string, tier: number): NameBonus | undefined {
+    const typed = codePointLength(whole) - 1;
+    const short = COMPLETIONS_LENGTHS.includes(typed) ? this.namesBeginningShort(whole.slice(EXACT_MARK.length), tier) : null;
+    if (short !== null) return short;
     const range = this.r.termsWithPrefix(whole);
     const found = this.keptForRange(this.namesBeginning, range, tier, () => {
-      const typed = codePointLength(whole) - 1;
       this.r.prefetch?.(range);
       const views: TierView[] = [];
       const bonuses: number[] = [];
@@ -577,6 +579,27 @@ export class EngineSearcher {
       return { view: union.view, bonus: union.best };
     });
     return found.view.docs.length > 0 ? found : undefined;
+  }
+
+  /**
+   * {@link namesBeginningWith} for a query of a completions length (document.ts namesBeginTerm):
+   * the parts of the names-begin term, each with the bonus its name-bonus term holds. Null when the
+   * two lists do not pair up (a reader that has not fetched one of them yet): the range answers.
+   */
+  private namesBeginningShort(prefix: string, tier: number): NameBonus | undefined | null {
+    const beginTerm = namesBeginTerm(prefix);
+    const bonusTerm = namesBonusTerm(prefix);
+    const beginId = this.termId(beginTerm);
+    const bonusId = this.termId(bonusTerm);
+    if (beginId === undefined && bonusId === undefined) return undefined;
+    if (beginId === undefined || bonusId === undefined) return null;
+    const view = this.r.termForTier(beginId, beginTerm, tier);
+    const units = this.r.termForTier(bonusId, bonusTerm, tier);
+    if (units.docs.length !== view.docs.length) return null;
+    if (view.docs.length === 0) return undefined;
+    const bonus = new Float64Array(units.docs.length);
+    for (let i = 0; i < bonus.length; i++) bonus[i] = ((units.wtf[i] ?? 1) - 1) * NAME_BONUS_UNIT;
+    return { view, bonus };
   }
 
   /**
@@ -649,7 +672,22 @@ export class EngineSearcher {
       if (id === undefined) return;
       push(this.r.termForTier(id, term, tier), flags, mark === '' ? term : undefined);
     };
+    // A word's short prefix as the word itself and its completions term (document.ts
+    // completionsTerm): two lists where the dictionary range holds every word it begins. Only
+    // while no other alternative of the word begins with the prefix: the range would take such a
+    // word once, the completions term counts it already.
+    const typedPrefixes = (word.synonyms ?? []).concat(word.alternatives).filter((a) => a.tokens.length === 1).map((a) => a.tokens[0] ?? '');
     const addPrefix = (prefix: string, flags: number, mark: string) => {
+      if (mark === '' && COMPLETIONS_LENGTHS.includes(codePointLength(prefix)) && typedPrefixes.filter((t) => t.startsWith(prefix)).length === 1) {
+        addTerm(prefix, flags, mark);
+        const completions = completionsTerm(prefix);
+        const id = this.termId(completions);
+        if (id !== undefined && !seen.has(completions)) {
+          seen.add(completions);
+          push(this.r.termForTier(id, completions, tier), flags | COMPLETION, completions);
+        }
+        return;
+      }
       const range = this.r.termsWithPrefix(prefix);
       this.r.prefetch?.(range);
       for (const t of range) {
