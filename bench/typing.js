@@ -5,12 +5,14 @@
 // slowest keystroke of a word; a first keystroke of two letters begins thousands of words and part
 // numbers on a catalog with a part number in every name.
 //
-// Usage (after `npm run build`; the catalogs of `node bench/compare.js --parts N --import-only --keep`):
+// Usage (after `npm run build`; the catalog of `node bench/compare.js --parts N --import-only --keep`):
 //   node bench/typing.js --data-dir bench/tmp/compare-1000000/catalog [--words 40] [--rounds 3] [--seed 7]
-//     [--baseline <checkout> --baseline-data-dir bench/tmp/compare-1000000/baseline-catalog]
+//     [--baseline <checkout> --baseline-data-dir <a copy of that catalog>]
+// (the baseline's build re-indexes its copy when it first opens it, if its document format differs).
 // With a baseline both servers run at once and each word is typed into one, then the other
 // (alternating which goes first), so the machine's load falls on both alike.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BIN, msStats, prng, spawnServe, waitUntilQuiet, waitUntilServing, warmClient, writeSection } from './lib.js';
@@ -20,6 +22,13 @@ const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, baseli
 if (!values['data-dir'] || (values.baseline && !values['baseline-data-dir'])) {
   process.stderr.write('usage: node bench/typing.js --data-dir DIR [--baseline CHECKOUT --baseline-data-dir DIR] [--words 40] [--rounds 3] [--seed 7]\n');
   process.exit(2);
+}
+for (const dir of [values['data-dir'], values['baseline-data-dir']]) {
+  // A CLI given a missing data directory makes an empty catalog there: nothing to measure.
+  if (dir !== undefined && !existsSync(join(dir, 'catalog.db'))) {
+    process.stderr.write(`no catalog in ${dir}: make one with node bench/compare.js --parts N --import-only --keep\n`);
+    process.exit(2);
+  }
 }
 const WORDS = Number(values.words ?? '40');
 const ROUNDS = Number(values.rounds ?? '3');
