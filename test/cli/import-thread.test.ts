@@ -254,12 +254,13 @@ describe('the reader thread', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it('a reader that dies is an InputReadError naming the input and the last line read, reported as an error (exit 1), not a bug', async () => {
-    // A stand-in reader: one block of two rows, then an uncaught error.
+    // A stand-in reader: one block of two rows, then at once an uncaught error (which reaches the
+    // parent on another channel than the block, often first: the block must still be taken).
     const worker = join(work, 'dying-worker.mjs');
     writeFileSync(worker, [
       "import { parentPort } from 'node:worker_threads';",
       "parentPort.postMessage({ type: 'block', lines: [2, 3], items: '[{\"part_id\":\"a\"},{\"part_id\":\"b\"}]', records: '[{},{}]', rejected: [], refused: [], validated: false });",
-      "setTimeout(() => { throw new Error('reader exploded'); }, 10);",
+      "throw new Error('reader exploded');",
     ].join('\n'));
     const rows: number[] = [];
     let failure: unknown;

@@ -117,7 +117,10 @@ export async function* mapBlocksInThread(options: ThreadOptions): AsyncGenerator
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
   const queue: ReaderMessage[] = [];
-  let stopped: Error | undefined;
+  /** Why the reader stopped, once its thread has exited (every block it sent is in `queue` by then). */
+  let stopped: string | undefined;
+  /** The reader's uncaught error, reported when its thread exits. */
+  let failure: string | undefined;
   let wake: (() => void) | undefined;
   const notify = (): void => {
     wake?.();
@@ -126,22 +129,27 @@ export async function* mapBlocksInThread(options: ThreadOptions): AsyncGenerator
   let lastLine = 0;
   /** The reader's word dictionary (ShippedBlock.prepared). */
   const dictionary = new PreparedDictionary();
-  const stop = (reason: string): void => {
+  /** The error of a reader that stopped, naming the last line of the blocks taken (read when thrown: every block before it is taken first). */
+  const stoppedError = (reason: string): InputReadError => {
     const where = lastLine > 0 ? `after ${locationLabel(options.format, lastLine)}` : 'before the first row';
-    stopped ??= new InputReadError(`reading ${inputName} stopped ${where}: ${reason}`);
-    notify();
+    return new InputReadError(`reading ${inputName} stopped ${where}: ${reason}`);
   };
   worker.on('message', (message: ReaderMessage) => {
     queue.push(message);
     notify();
   });
-  worker.on('error', (error: Error) => stop(error.message));
-  worker.on('exit', (code) => stop(`the reader thread exited (code ${code})`));
+  // An uncaught error arrives on the worker's own channel, possibly before blocks the reader sent
+  // earlier; Node delivers those before 'exit', so the stop waits for it.
+  worker.on('error', (error: Error) => (failure ??= error.message));
+  worker.on('exit', (code) => {
+    stopped ??= failure ?? `the reader thread exited (code ${code})`;
+    notify();
+  });
   try {
     for (;;) {
       const message = queue.shift();
       if (message === undefined) {
-        if (stopped) throw stopped;
+        if (stopped !== undefined) throw stoppedError(stopped);
         await new Promise<void>((resolve) => (wake = resolve));
         continue;
       }
