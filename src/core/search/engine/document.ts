@@ -81,6 +81,12 @@ export const COMPLETIONS_MARK = '\uE00A';
  */
 export const COMPLETIONS_LENGTHS: readonly number[] = [2, 3];
 
+/** The prefixes of `text` of each of COMPLETIONS_LENGTHS shorter than it (in code points), shortest first. */
+function shortPrefixesOf(text: string): string[] {
+  const points = [...text];
+  return COMPLETIONS_LENGTHS.filter((length) => points.length > length).map((length) => points.slice(0, length).join(''));
+}
+
 /** The term holding, for prefix `prefix` (one of COMPLETIONS_LENGTHS long), the postings of every longer word it begins. */
 export function completionsTerm(prefix: string): string {
   return COMPLETIONS_MARK + prefix;
@@ -375,16 +381,15 @@ function addNamesBegin(terms: Map<string, number[]>): void {
   const shortest = new Map<string, { names: number; length: number }>();
   for (const term of terms.keys()) {
     if (!term.startsWith(EXACT_MARK)) continue;
-    const points = [...term.slice(EXACT_MARK.length)];
-    for (const length of COMPLETIONS_LENGTHS) {
-      if (points.length <= length) break;
-      const prefix = points.slice(0, length).join('');
+    const name = term.slice(EXACT_MARK.length);
+    const length = [...name].length;
+    for (const prefix of shortPrefixesOf(name)) {
       const known = shortest.get(prefix);
       if (known) {
         known.names++;
-        known.length = Math.min(known.length, points.length);
+        known.length = Math.min(known.length, length);
       } else {
-        shortest.set(prefix, { names: 1, length: points.length });
+        shortest.set(prefix, { names: 1, length });
       }
     }
   }
@@ -409,11 +414,9 @@ function addCompletions(terms: Map<string, number[]>): void {
   const marks = new Map<string, number[]>();
   for (const [term, tf] of terms) {
     if (isMarkedTerm(term)) continue;
-    const points = [...term];
     const wordMarks = terms.get(ATTR_MARK + term);
-    for (const length of COMPLETIONS_LENGTHS) {
-      if (points.length <= length) break;
-      const key = completionsTerm(points.slice(0, length).join(''));
+    for (const prefix of shortPrefixesOf(term)) {
+      const key = completionsTerm(prefix);
       const sum = sums.get(key);
       if (sum) for (let g = 0; g < GROUPS; g++) sum[g] = (sum[g] ?? 0) + (tf[g] ?? 0);
       else sums.set(key, [...tf]);
