@@ -676,9 +676,9 @@ export class EngineSearcher {
     // completionsTerm): two lists where the dictionary range holds every word it begins. Only
     // while no other alternative of the word begins with the prefix: the range would take such a
     // word once, the completions term counts it already.
-    const typedPrefixes = (word.synonyms ?? []).concat(word.alternatives).filter((a) => a.tokens.length === 1).map((a) => a.tokens[0] ?? '');
+    const onlyAlternativeBeginning = (prefix: string) => [...word.alternatives, ...(word.synonyms ?? [])].filter((a) => a.tokens.length === 1 && (a.tokens[0] ?? '').startsWith(prefix)).length === 1;
     const addPrefix = (prefix: string, flags: number, mark: string) => {
-      if (mark === '' && COMPLETIONS_LENGTHS.includes(codePointLength(prefix)) && typedPrefixes.filter((t) => t.startsWith(prefix)).length === 1) {
+      if (mark === '' && COMPLETIONS_LENGTHS.includes(codePointLength(prefix)) && onlyAlternativeBeginning(prefix)) {
         addTerm(prefix, flags, mark);
         const completions = completionsTerm(prefix);
         const id = this.termId(completions);
