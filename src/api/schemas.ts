@@ -709,6 +709,9 @@ export const FacetValuesRequestSchema = z.lazy(() => z.strictObject({
   maxValues: z.number().int().min(1).max(MAX_FACET_VALUES).optional(),
 }));
 
+/** A POST /1/find/facet-values request body, as {@link FacetValuesRequestSchema} accepts it. */
+export type FacetValuesRequest = z.infer<typeof FacetValuesRequestSchema>;
+
 /** Answer of POST /1/find/facet-values: the attribute and its values, most frequent first. */
 export interface FacetValuesResponse {
   attribute_id: string;

@@ -294,6 +294,12 @@ export interface ImageDecoder {
    *   `payload_too_large` over `maxPixels`; 415 `unsupported_media_type` when it does not decode.
    */
   thumbnail(open: () => Promise<Uint8Array | { path: string }>, size: number, maxPixels: number): Promise<Uint8Array>;
+  /**
+   * Loads the decoder now rather than at the first decode: a server calls it once it serves, so
+   * that its first upload does not hold the event loop while the decoder's library loads.
+   * Optional; rejects with the loader's error.
+   */
+  prepare?(): Promise<void>;
 }
 
 export interface ImageFeatureIndexer {
@@ -351,6 +357,11 @@ export interface SearchIndex {
   readSnapshot?<T>(work: () => Promise<T>): Promise<T>;
   /** How many parts the index holds (metrics). Optional. */
   indexedParts?(): Promise<number>;
+  /**
+   * The names (every language's) of up to `count` parts spread evenly over the catalog, for
+   * rehearsal searches (core/search/rehearsal.ts). Optional: without it, none are rehearsed.
+   */
+  sampleNames?(count: number): Promise<string[]>;
 }
 
 /** Bounds on stored search sessions (defaults in SearchLimits, docs/api.md). */

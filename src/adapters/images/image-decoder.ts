@@ -70,6 +70,9 @@ export function createSharpImageDecoder(pool: DecodePool, options: { maxQueuedTh
   const maxQueued = options.maxQueuedThumbnails ?? MAX_QUEUED_THUMBNAILS;
   let waiting = 0;
   return {
+    async prepare() {
+      await loadSharp();
+    },
     async verify(image, maxPixels) {
       try {
         await pool.run(() => decode(inputOf(image), maxPixels, (s) => s.resize({ width: 8, height: 8, fit: 'inside' }).raw().toBuffer()), { bounded: false });

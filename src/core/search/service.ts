@@ -642,6 +642,11 @@ export class SearchService {
     await this.index.warm?.(options);
   }
 
+  /** SearchIndex.sampleNames: names of up to `count` parts spread over the catalog ([] when the index cannot sample). */
+  async sampleNames(count: number): Promise<string[]> {
+    return (await this.index.sampleNames?.(count)) ?? [];
+  }
+
   /**
    * Gets image search ready before the first query photo arrives (ImageSimilaritySearch.prepare:
    * the photo index loaded, the feature threads' decoders loading): `catalog serve` calls it

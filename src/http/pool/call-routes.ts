@@ -79,6 +79,7 @@ const SEARCH: Record<PublicMethods<SearchService>, CallRoute> = {
   flushSessions: OWN_STATE,
   purgeExpired: OWN_STATE,
   warm: OWN_STATE,
+  sampleNames: STEP,
   prepareImageSearch: { main: 'image search runs on the main thread (its decodes already run in a bounded pool)' },
   close: OWN_STATE,
 };

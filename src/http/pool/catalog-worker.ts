@@ -10,6 +10,9 @@ import { openCatalog, openCatalogAt } from '../../open-catalog.js';
 import type { NewSession, SessionSink } from '../../core/ports.js';
 import { packSessionHits } from '../../adapters/session-blocks.js';
 import { WriteTurns } from '../../adapters/sqlite/write-turns.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { LOCAL_OWNER } from '../../core/permissions.js';
+import { rehearse } from '../../core/search/rehearsal.js';
 import { searchAnsweringEarly } from './answer-early.js';
 import { THREAD_READY, type CatalogWorkerData, type PoolResult, type PoolTask, type WriteBatchTask } from './protocol.js';
 import { callOf, runWriteBatch } from './write-batch.js';
@@ -56,6 +59,27 @@ const ready = new BroadcastChannel(data.readyChannel);
 ready.postMessage(THREAD_READY);
 ready.close();
 
+/** How long a reader must have been without a task before it runs a rehearsal search, in ms. */
+const REHEARSAL_QUIET_MS = 5;
+/** Tasks of the main thread running here now, and when the last one ended (performance.now() ms). */
+const tasks = { running: 0, lastEnded: 0 };
+/**
+ * Resolves once this thread has had no task for {@link REHEARSAL_QUIET_MS}: a rehearsal search
+ * never delays a client's request by more than the one it may have begun before that request came.
+ */
+async function quiet(): Promise<void> {
+  for (;;) {
+    await delay(REHEARSAL_QUIET_MS, undefined, { ref: false });
+    if (tasks.running === 0 && performance.now() - tasks.lastEnded >= REHEARSAL_QUIET_MS) return;
+  }
+}
+// A reader rehearses searches of its own catalog while no client needs it (core/search/rehearsal.ts).
+if (data.warmSearch) {
+  void catalog.service.listAttributes(LOCAL_OWNER, {})
+    .then((page) => rehearse(catalog.search, LOCAL_OWNER, quiet, { attributes: page.result.map((a) => ({ attribute_id: a.attribute_id ?? '', filterable: a.filterable === true })) }))
+    .catch(() => undefined);
+}
+
 /** A CatalogError as data; anything else rethrown (a bug or the environment). */
 function asProblem(error: unknown): PoolResult {
   if (error instanceof CatalogError) return { ok: false, problem: toProblem(error), retryAfterSeconds: error.retryAfterSeconds };
@@ -85,6 +109,17 @@ async function searchWithAnswerPort(task: PoolTask, port: MessagePort): Promise<
  * data; anything else is thrown (a bug or the environment).
  */
 export default async function run(task: PoolTask | WriteBatchTask): Promise<PoolResult | PoolResult[]> {
+  tasks.running++;
+  try {
+    return await runTask(task);
+  } finally {
+    tasks.running--;
+    tasks.lastEnded = performance.now();
+  }
+}
+
+/** {@link run}'s work. */
+async function runTask(task: PoolTask | WriteBatchTask): Promise<PoolResult | PoolResult[]> {
   if ('writes' in task) {
     const port = task.answerPort;
     try {

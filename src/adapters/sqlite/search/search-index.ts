@@ -680,6 +680,13 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     })();
   }
 
+  /** SearchIndex.sampleNames: the names of up to `count` parts spread evenly over the parts' rowids. */
+  async sampleNames(count: number): Promise<string[]> {
+    const rowids = sampleRowids(this.stmt.maxPartRowid.get() ?? 0, count);
+    if (rowids.length === 0) return [];
+    return this.stmt.partsOfRowids.all(JSON.stringify(rowids)).flatMap((row) => Object.values(partFromRow(row).name ?? {}));
+  }
+
   /** The terms most widely held in a sample of the parts, most first (warm-terms.ts). */
   private widelyHeldTerms(): string[] {
     const rowids = sampleRowids(this.stmt.maxPartRowid.get() ?? 0, WARM_SAMPLE_PARTS);
