@@ -410,6 +410,22 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect(await search('classified', WORKER)).toEqual([]);
       });
 
+      it('samples the names of parts spread over the catalog, every language, deleted parts left out', async () => {
+        expect((await s.searchIndex.sampleNames?.(10)) ?? []).toEqual([]);
+        await putParts(...Array.from({ length: 40 }, (_, i) => part(`s${String(i).padStart(2, '0')}`, `Sampled part ${i}`)));
+        await putParts({ ...part('s40', 'Mehrsprachig'), name: { en: 'Multilingual', de: 'Mehrsprachig' } });
+        await s.catalog.deleteParts(['s00', 's20'], () => write(null, false));
+        const names = (await s.searchIndex.sampleNames?.(100)) ?? [];
+        if (!s.searchIndex.sampleNames) return;
+        expect([...names].sort()).toEqual([...Array.from({ length: 40 }, (_, i) => `Sampled part ${i}`).filter((n) => n !== 'Sampled part 0' && n !== 'Sampled part 20'), 'Mehrsprachig', 'Multilingual'].sort());
+        // At most 4 of them, spread over the catalog (not the first written; a deleted part's slot stays empty).
+        const few = await s.searchIndex.sampleNames(4);
+        expect(few.length).toBeGreaterThan(0);
+        expect(few.length).toBeLessThanOrEqual(4);
+        expect(few.every((n) => names.includes(n))).toBe(true);
+        expect(few.some((n) => Number(n.split(' ')[2]) >= 25)).toBe(true);
+      });
+
       it('follows updates and deletes, and never shows a rolled-back write', async () => {
         await putParts(part('p1', 'Rotor'));
         await putParts(part('p1', 'Stator', {}, 2));

@@ -501,6 +501,8 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
           // This thread's cheap searches rehearsed too, one an event-loop turn (core/search/rehearsal.ts).
           if (maxPostings > 0) void rehearse(main.search, LOCAL_OWNER, nextTurn, { maxPostings });
         }, () => undefined);
+      // Without readers this thread ranks every search (PostgreSQL): it rehearses them whole.
+      if (writerOnly) void ready.then(() => rehearse(main.search, LOCAL_OWNER, nextTurn), () => undefined);
       pools = { readers: readerPools, writer, writes, ready, mainReady };
     }
     return pools;

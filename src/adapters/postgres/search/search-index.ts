@@ -20,6 +20,7 @@ import { buildEngineDocument, DOCUMENT_FORMAT } from '../../../core/search/engin
 import { attributeOrderChanges, attributeOrderOf, RANKING_SETTINGS_KEY } from '../../../core/search/ranking-settings.js';
 import { buildOrgDocument } from '../../../core/search/engine/org-document.js';
 import { EngineSearcher } from '../../../core/search/engine/searcher.js';
+import { evenlySpreadIds } from '../../../core/search/rehearsal.js';
 import { typoKeyColumns } from '../../../core/search/typo.js';
 import type { PgClient, PgDatabase } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
@@ -92,6 +93,15 @@ export class PgSearchIndex implements SearchIndex {
   /** SearchIndex.indexedParts: the engine's document count (metrics). */
   async indexedParts(): Promise<number> {
     return (await this.db.query<{ n: number }>('SELECT n FROM engine_stats WHERE id = 0'))[0]?.n ?? 0;
+  }
+
+  /** SearchIndex.sampleNames: the names of up to `count` parts spread evenly over the parts' keys. */
+  async sampleNames(count: number): Promise<string[]> {
+    const max = (await this.db.query<{ max: string | null }>('SELECT max(pk) AS max FROM parts'))[0]?.max;
+    const pks = evenlySpreadIds(Number(max ?? 0), count);
+    if (pks.length === 0) return [];
+    const rows = await this.db.query<{ name: string }>('SELECT name FROM parts WHERE pk = ANY($1::bigint[])', [pks]);
+    return rows.flatMap((row) => Object.values(JSON.parse(row.name) as LangMap));
   }
 
   constructor(db: PgDatabase, clock: Clock) {

@@ -38,7 +38,8 @@ import { EngineSearcher, type EngineReader } from '../../../core/search/engine/s
 import { attributeOrderChanges, attributeOrderOf, RANKING_SETTINGS_KEY } from '../../../core/search/ranking-settings.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
-import { frequentTerms, sampleRowids, WARM_MAX_TERMS, WARM_MIN_SHARE, WARM_SAMPLE_PARTS } from './warm-terms.js';
+import { evenlySpreadIds } from '../../../core/search/rehearsal.js';
+import { frequentTerms, WARM_MAX_TERMS, WARM_MIN_SHARE, WARM_SAMPLE_PARTS } from './warm-terms.js';
 import type { TypoKeyRow } from './term-id-cache.js';
 import type { TermRow } from '../../../core/search/engine/term-range.js';
 import { LeveledTerms } from './leveled-terms.js';
@@ -682,14 +683,14 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
 
   /** SearchIndex.sampleNames: the names of up to `count` parts spread evenly over the parts' rowids. */
   async sampleNames(count: number): Promise<string[]> {
-    const rowids = sampleRowids(this.stmt.maxPartRowid.get() ?? 0, count);
+    const rowids = evenlySpreadIds(this.stmt.maxPartRowid.get() ?? 0, count);
     if (rowids.length === 0) return [];
     return this.stmt.partsOfRowids.all(JSON.stringify(rowids)).flatMap((row) => Object.values(partFromRow(row).name ?? {}));
   }
 
   /** The terms most widely held in a sample of the parts, most first (warm-terms.ts). */
   private widelyHeldTerms(): string[] {
-    const rowids = sampleRowids(this.stmt.maxPartRowid.get() ?? 0, WARM_SAMPLE_PARTS);
+    const rowids = evenlySpreadIds(this.stmt.maxPartRowid.get() ?? 0, WARM_SAMPLE_PARTS);
     if (rowids.length === 0) return [];
     const attributes = this.loadAttributes();
     const order = attributeOrderOf(this.stmt.rankingSettings.get());

@@ -19,17 +19,6 @@ export const WARM_MAX_TERMS = 256;
 export const WARM_MIN_SHARE = 0.002;
 
 /**
- * `count` rowids spread evenly over [1, maxRowid] (all of them when there are fewer): the sample's
- * parts. A deleted part's rowid is simply missing from the sample.
- */
-export function sampleRowids(maxRowid: number, count: number): number[] {
-  if (maxRowid <= 0 || count <= 0) return [];
-  if (maxRowid <= count) return Array.from({ length: maxRowid }, (_, i) => i + 1);
-  const step = maxRowid / count;
-  return Array.from({ length: count }, (_, i) => 1 + Math.floor(i * step));
-}
-
-/**
  * The terms held by at least `minShare` of `documents` (and by at least two of them), the most
  * widely held first (ties by term, binary order), at most `max`.
  */
