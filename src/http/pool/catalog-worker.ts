@@ -10,10 +10,10 @@ import { openCatalog, openCatalogAt } from '../../open-catalog.js';
 import type { NewSession, SessionSink } from '../../core/ports.js';
 import { packSessionHits } from '../../adapters/session-blocks.js';
 import { WriteTurns } from '../../adapters/sqlite/write-turns.js';
-import { setTimeout as delay } from 'node:timers/promises';
 import { LOCAL_OWNER } from '../../core/permissions.js';
 import { rehearse } from '../../core/search/rehearsal.js';
 import { searchAnsweringEarly } from './answer-early.js';
+import { untilIdle } from './idle-gate.js';
 import { THREAD_READY, type CatalogWorkerData, type PoolResult, type PoolTask, type WriteBatchTask } from './protocol.js';
 import { callOf, runWriteBatch } from './write-batch.js';
 
@@ -59,24 +59,10 @@ const ready = new BroadcastChannel(data.readyChannel);
 ready.postMessage(THREAD_READY);
 ready.close();
 
-/** How long a reader must have been without a task before it runs a rehearsal search, in ms. */
-const REHEARSAL_QUIET_MS = 5;
-/** Tasks of the main thread running here now, and when the last one ended (performance.now() ms). */
-const tasks = { running: 0, lastEnded: 0 };
-/**
- * Resolves once this thread has had no task for {@link REHEARSAL_QUIET_MS}: a rehearsal search
- * never delays a client's request by more than the one it may have begun before that request came.
- */
-async function quiet(): Promise<void> {
-  for (;;) {
-    await delay(REHEARSAL_QUIET_MS, undefined, { ref: false });
-    if (tasks.running === 0 && performance.now() - tasks.lastEnded >= REHEARSAL_QUIET_MS) return;
-  }
-}
-// A reader rehearses searches of its own catalog while no client needs it (core/search/rehearsal.ts).
+// A reader rehearses searches of its own catalog while no client needs it (core/search/rehearsal.ts, idle-gate.ts).
 if (data.warmSearch) {
   void catalog.service.listAttributes(LOCAL_OWNER, {})
-    .then((page) => rehearse(catalog.search, LOCAL_OWNER, quiet, { attributes: page.result.map((a) => ({ attribute_id: a.attribute_id ?? '', filterable: a.filterable === true })) }))
+    .then((page) => rehearse(catalog.search, LOCAL_OWNER, untilIdle, { attributes: page.result.map((a) => ({ attribute_id: a.attribute_id ?? '', filterable: a.filterable === true })) }))
     .catch(() => undefined);
 }
 
@@ -109,17 +95,6 @@ async function searchWithAnswerPort(task: PoolTask, port: MessagePort): Promise<
  * data; anything else is thrown (a bug or the environment).
  */
 export default async function run(task: PoolTask | WriteBatchTask): Promise<PoolResult | PoolResult[]> {
-  tasks.running++;
-  try {
-    return await runTask(task);
-  } finally {
-    tasks.running--;
-    tasks.lastEnded = performance.now();
-  }
-}
-
-/** {@link run}'s work. */
-async function runTask(task: PoolTask | WriteBatchTask): Promise<PoolResult | PoolResult[]> {
   if ('writes' in task) {
     const port = task.answerPort;
     try {

@@ -37,10 +37,10 @@ import type { NewSession } from '../../core/ports.js';
 import type { Catalog } from '../../core/services.js';
 import { requestScope } from '../../core/request-scope.js';
 import type { CatalogLocation, OpenCatalogOptions } from '../../open-catalog.js';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LOCAL_OWNER } from '../../core/permissions.js';
 import { rehearse } from '../../core/search/rehearsal.js';
 import { methodsRunOn } from './call-routes.js';
+import { untilIdle } from './idle-gate.js';
 import { MAIN_THREAD_SEARCH_POSTINGS, searchWithinPostings } from './main-thread-search.js';
 import { WriteQueue } from './write-queue.js';
 import { THREAD_READY, type CatalogWorkerData, type PooledServiceName, type PoolResult, type PoolTask, type WriteBatchAnswer, type WriteBatchTask } from './protocol.js';
@@ -498,11 +498,11 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
         ? Promise.resolve()
         : ready.then(() => main.search.warm({ postings: 0 })).then(() => {
           mainArrays = true;
-          // This thread's cheap searches rehearsed too, one an event-loop turn (core/search/rehearsal.ts).
-          if (maxPostings > 0) void rehearse(main.search, LOCAL_OWNER, nextTurn, { maxPostings });
+          // This thread's cheap searches rehearsed too while it is idle (core/search/rehearsal.ts, idle-gate.ts).
+          if (maxPostings > 0) void rehearse(main.search, LOCAL_OWNER, untilIdle, { maxPostings });
         }, () => undefined);
       // Without readers this thread ranks every search (PostgreSQL): it rehearses them whole.
-      if (writerOnly) void ready.then(() => rehearse(main.search, LOCAL_OWNER, nextTurn), () => undefined);
+      if (writerOnly) void ready.then(() => rehearse(main.search, LOCAL_OWNER, untilIdle), () => undefined);
       pools = { readers: readerPools, writer, writes, ready, mainReady };
     }
     return pools;
