@@ -59,11 +59,17 @@ const ready = new BroadcastChannel(data.readyChannel);
 ready.postMessage(THREAD_READY);
 ready.close();
 
-// A reader rehearses searches of its own catalog while no client needs it (core/search/rehearsal.ts, idle-gate.ts).
+// A reader rehearses searches of its own catalog while no client needs it (core/search/rehearsal.ts,
+// idle-gate.ts), once the main thread says the whole server is ready.
 if (data.warmSearch) {
-  void catalog.service.listAttributes(LOCAL_OWNER, {})
-    .then((page) => rehearse(catalog.search, LOCAL_OWNER, untilIdle, { attributes: page.result.map((a) => ({ attribute_id: a.attribute_id ?? '', filterable: a.filterable === true })) }))
-    .catch(() => undefined);
+  const go = new BroadcastChannel(data.rehearseChannel);
+  go.unref();
+  go.onmessage = () => {
+    go.close();
+    void catalog.service.listAttributes(LOCAL_OWNER, {})
+      .then((page) => rehearse(catalog.search, LOCAL_OWNER, untilIdle, { attributes: page.result.map((a) => ({ attribute_id: a.attribute_id ?? '', filterable: a.filterable === true })) }))
+      .catch(() => undefined);
+  };
 }
 
 /** A CatalogError as data; anything else rethrown (a bug or the environment). */

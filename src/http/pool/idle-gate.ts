@@ -1,25 +1,28 @@
 /**
  * When a `catalog serve` thread may do work no client asked for (rehearsal searches,
- * core/search/rehearsal.ts): only once its event loop has been idle a while, so that such work
- * runs between bursts of requests, never among them.
+ * core/search/rehearsal.ts): only once the whole server has been idle a while. An idle thread is
+ * not enough: on 2 cores a reader rehearsing beside the thread that answers a client takes half
+ * the machine from that client.
  */
-import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 
-/** The window over which a thread must have been idle, in ms. */
+/** The window over which the server must have been idle, in ms. */
 export const IDLE_WINDOW_MS = 5;
-/** The share of that window the event loop may have been busy (handling a request's callbacks, say). */
-export const IDLE_MAX_UTILIZATION = 0.1;
+/** The CPU the whole process (every thread) may have used in that window, as a share of one core. */
+export const IDLE_MAX_CPU_SHARE = 0.1;
 
 /**
- * Resolves once this thread's event loop was busy for at most {@link IDLE_MAX_UTILIZATION} of the
- * last {@link IDLE_WINDOW_MS} (Node's event-loop utilization): a thread serving requests keeps it
- * waiting. Its timer does not keep the process alive.
+ * Resolves once the process (every thread: its CPU time, `process.cpuUsage`) used at most
+ * {@link IDLE_MAX_CPU_SHARE} of one core over the last {@link IDLE_WINDOW_MS}: a server answering
+ * requests, or rehearsing on another thread, keeps it waiting. Its timer does not keep the process
+ * alive.
  */
 export async function untilIdle(): Promise<void> {
   for (;;) {
-    const before = performance.eventLoopUtilization();
+    const before = process.cpuUsage();
+    const began = performance.now();
     await delay(IDLE_WINDOW_MS, undefined, { ref: false });
-    if (performance.eventLoopUtilization(before).utilization <= IDLE_MAX_UTILIZATION) return;
+    const used = process.cpuUsage(before);
+    if ((used.user + used.system) / 1000 <= IDLE_MAX_CPU_SHARE * (performance.now() - began)) return;
   }
 }

@@ -454,10 +454,12 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
   const writerOnly = options.readers === 0;
   const readers = writerOnly ? 0 : Math.max(1, options.readers ?? Math.min(4, availableParallelism()));
   const readyChannel = `catalog-thread-ready-${randomUUID()}`;
+  const rehearseChannel = `catalog-rehearse-${randomUUID()}`;
   const data = (warmSearch: boolean): CatalogWorkerData => ({
     catalog: threadCatalogOptions(options.catalog),
     warmSearch,
     readyChannel,
+    rehearseChannel,
     ...(warmSearch ? {} : { writeTurns: options.writeTurns }),
   });
   // atomics 'async': between tasks a thread waits with Atomics.waitAsync, so its event loop turns.
@@ -498,7 +500,11 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
         ? Promise.resolve()
         : ready.then(() => main.search.warm({ postings: 0 })).then(() => {
           mainArrays = true;
-          // This thread's cheap searches rehearsed too while it is idle (core/search/rehearsal.ts, idle-gate.ts).
+          // The server is ready: the readers rehearse searches, this thread its cheap ones, while idle
+          // (core/search/rehearsal.ts, idle-gate.ts).
+          const go = new BroadcastChannel(rehearseChannel);
+          go.postMessage('rehearse');
+          go.close();
           if (maxPostings > 0) void rehearse(main.search, LOCAL_OWNER, untilIdle, { maxPostings });
         }, () => undefined);
       // Without readers this thread ranks every search (PostgreSQL): it rehearses them whole.

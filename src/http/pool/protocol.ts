@@ -76,6 +76,12 @@ export interface CatalogWorkerData {
   warmSearch: boolean;
   /** A BroadcastChannel name: the thread posts {@link THREAD_READY} on it once it can take tasks. */
   readyChannel: string;
+  /**
+   * A BroadcastChannel name: the main thread posts on it once the whole server is ready (every
+   * thread, and its own per-part arrays); a reader then rehearses searches while idle
+   * (core/search/rehearsal.ts), not while the other threads still start.
+   */
+  rehearseChannel: string;
   /** The writer thread only: turns at catalog.db's write lock shared with the main thread (adapters/sqlite/write-turns.ts); each task runs in one. */
   writeTurns?: SharedArrayBuffer | undefined;
 }
