@@ -26,6 +26,13 @@ export interface Ids {
 
 /** Attributes, parts, organizations, tokens and settings: the catalog's persistent state. */
 export interface CatalogStore {
+  /**
+   * Forgets what the store keeps for the current turn of the event loop (SQLite: the data version
+   * read once a turn). Work done outside a request (a rehearsal search) calls it when done, so that
+   * a request handled later in the same turn reads the catalog afresh and sees every commit.
+   * Optional: a store without such a cache leaves it out.
+   */
+  endTurn?(): void;
   /** Runs `decide` for each attribute id against its stored version inside one transaction and applies writes. */
   upsertAttributes<I extends { attribute_id: string }>(
     items: readonly I[],

@@ -4,6 +4,8 @@
  * needs it; they store nothing. And a pooled server's reader rehearses once it is ready, while a
  * client's write is still seen by its very next search.
  */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_OWNER } from '../../src/core/permissions.js';
 import { REHEARSAL_SEARCHES, rehearsalFacetValues, rehearsalSearches, rehearse } from '../../src/core/search/rehearsal.js';
@@ -40,8 +42,10 @@ describe('rehearsal searches', () => {
 
   describe('on a catalog', () => {
     let catalog: Catalog;
+    let dataDir = '';
     beforeAll(async () => {
-      catalog = openCatalog({ dataDir: tempDir('catalog-rehearsal-') });
+      dataDir = tempDir('catalog-rehearsal-');
+      catalog = openCatalog({ dataDir });
       expect(await catalog.service.upsertAttributes(LOCAL_OWNER, [{ attribute_id: 'vendor', type: 'text', name: { en: 'Vendor' }, searchable: true, filterable: true }])).toMatchObject({ errors: {} });
       const parts = Array.from({ length: 300 }, (_, i) => ({
         part_id: `p-${i}`,
@@ -89,10 +93,39 @@ describe('rehearsal searches', () => {
       expect(within).toBeLessThan(whole);
     });
 
-    it('ends quietly when the catalog fails under it', async () => {
+    it('ends quietly when the catalog fails under it, having called afterEach for the failed request too', async () => {
       const failing = Object.create(catalog.search) as typeof catalog.search;
       failing.rankPlan = () => Promise.reject(new Error('disk I/O error'));
-      expect(await rehearse(failing, LOCAL_OWNER, () => Promise.resolve())).toBe(0);
+      let after = 0;
+      expect(await rehearse(failing, LOCAL_OWNER, () => Promise.resolve(), { afterEach: () => after++ })).toBe(0);
+      expect(after).toBe(1);
+    });
+
+    it('calls afterEach after every request, before the next waits for an idle thread', async () => {
+      const events: string[] = [];
+      const ran = await rehearse(catalog.search, LOCAL_OWNER, () => {
+        events.push('idle');
+        return Promise.resolve();
+      }, { budgetMs: Number.POSITIVE_INFINITY, afterEach: () => events.push('after') });
+      expect(events).toHaveLength(2 * ran);
+      expect(events.every((e, i) => e === (i % 2 === 0 ? 'idle' : 'after'))).toBe(true);
+    });
+
+    it('leaves no view of the catalog for a later read of the same turn (CatalogStore.endTurn)', async () => {
+      // Another connection commits while this one holds the turn's data version: a read in the same
+      // turn still sees the catalog as before; after endTurn it sees the commit.
+      const other = new Database(join(dataDir, 'catalog.db'));
+      try {
+        const seen = async () => (await catalog.service.store.allAttributes()).map((a) => a.attribute_id).sort();
+        expect(await seen()).toEqual(['vendor']);
+        const colour = { attribute_id: 'colour', type: 'text', name: { en: 'Colour' }, searchable: true, filterable: true, visibility: 'factoryWorker', per_org_values: false, default_value: null, display_order: null, serviceId: 's-colour', createdAt: 1, modifiedAt: 1 };
+        other.prepare('INSERT INTO attributes (attribute_id, body) VALUES (?, ?)').run('colour', JSON.stringify(colour));
+        expect(await seen()).toEqual(['vendor']);
+        catalog.service.store.endTurn?.();
+        expect(await seen()).toEqual(['colour', 'vendor']);
+      } finally {
+        other.close();
+      }
     });
   });
 });

@@ -163,6 +163,11 @@ export class SqliteCatalogStore implements CatalogStore {
     return this.dataVersion;
   }
 
+  /** CatalogStore.endTurn: the next read asks for the data version again. */
+  endTurn(): void {
+    this.dataVersion = undefined;
+  }
+
   /** PRAGMA data_version as read in this turn of the event loop (turnDataVersion). */
   private dataVersion: number | undefined;
 

@@ -98,6 +98,12 @@ export interface RehearsalOptions {
   maxPostings?: number;
   /** Time the rehearsal may spend searching, in ms (default {@link REHEARSAL_BUDGET_MS}). */
   budgetMs?: number;
+  /**
+   * Called after each request, in the same turn of the event loop, whether it succeeded or not:
+   * where the thread's stores keep what they read for a turn (CatalogStore.endTurn), a client's
+   * request handled later in that turn must not see the catalog as the rehearsal read it.
+   */
+  afterEach?: () => void;
 }
 
 /**
@@ -114,7 +120,11 @@ export async function rehearse(search: SearchService, principal: Principal, idle
     if (left <= 0) return false;
     await idle();
     const began = performance.now();
-    if (await request()) answered++;
+    try {
+      if (await request()) answered++;
+    } finally {
+      options.afterEach?.();
+    }
     left -= performance.now() - began;
     return true;
   };

@@ -63,13 +63,20 @@ ready.close();
 // idle-gate.ts), once the main thread says the whole server is ready.
 if (data.warmSearch) {
   const go = new BroadcastChannel(data.rehearseChannel);
-  go.unref();
   go.onmessage = () => {
     go.close();
     void catalog.service.listAttributes(LOCAL_OWNER, {})
-      .then((page) => rehearse(catalog.search, LOCAL_OWNER, untilIdle, { attributes: page.result.map((a) => ({ attribute_id: a.attribute_id ?? '', filterable: a.filterable === true })) }))
+      .then((page) => {
+        catalog.service.store.endTurn?.();
+        return rehearse(catalog.search, LOCAL_OWNER, untilIdle, {
+          attributes: page.result.map((a) => ({ attribute_id: a.attribute_id ?? '', filterable: a.filterable === true })),
+          afterEach: () => catalog.service.store.endTurn?.(),
+        });
+      })
       .catch(() => undefined);
   };
+  // Waiting for the word keeps no thread alive (unref'd once its handler is set).
+  go.unref();
 }
 
 /** A CatalogError as data; anything else rethrown (a bug or the environment). */

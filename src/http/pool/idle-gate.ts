@@ -11,18 +11,23 @@ export const IDLE_WINDOW_MS = 5;
 /** The CPU the whole process (every thread) may have used in that window, as a share of one core. */
 export const IDLE_MAX_CPU_SHARE = 0.1;
 
+/** The CPU time of the whole process so far (every thread), in ms. */
+export function processCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 /**
- * Resolves once the process (every thread: its CPU time, `process.cpuUsage`) used at most
- * {@link IDLE_MAX_CPU_SHARE} of one core over the last {@link IDLE_WINDOW_MS}: a server answering
- * requests, or rehearsing on another thread, keeps it waiting. Its timer does not keep the process
- * alive.
+ * Resolves once the process (every thread: `cpuMs`, default {@link processCpuMs}) used at most
+ * {@link IDLE_MAX_CPU_SHARE} of one core over the last `windowMs` (default {@link IDLE_WINDOW_MS}):
+ * a server answering requests, or rehearsing on another thread, keeps it waiting. Its timer does
+ * not keep the process alive.
  */
-export async function untilIdle(): Promise<void> {
+export async function untilIdle(windowMs = IDLE_WINDOW_MS, cpuMs: () => number = processCpuMs): Promise<void> {
   for (;;) {
-    const before = process.cpuUsage();
+    const before = cpuMs();
     const began = performance.now();
-    await delay(IDLE_WINDOW_MS, undefined, { ref: false });
-    const used = process.cpuUsage(before);
-    if ((used.user + used.system) / 1000 <= IDLE_MAX_CPU_SHARE * (performance.now() - began)) return;
+    await delay(windowMs, undefined, { ref: false });
+    if (cpuMs() - before <= IDLE_MAX_CPU_SHARE * (performance.now() - began)) return;
   }
 }
