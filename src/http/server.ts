@@ -179,8 +179,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // one): a query photo that arrives first waits for it, nothing else does. A store that cannot
     // be read now is left to that query to report.
     void plain.search.prepareImageSearch().catch(() => undefined);
-    // The image decoder's library (libvips, ~0.2 s to load) before the first upload needs it: loaded
-    // there, it held every request of the event loop meanwhile. A failure is the first upload's to report.
+    // The image decoder's library (libvips) loads now: loaded at the first upload, it would hold every
+    // request of the event loop meanwhile. A failure is the first upload's to report.
     void plain.images.decoder?.prepare?.().catch(() => undefined);
   } catch (error) {
     // EADDRINUSE, a failed sweep or thread: nothing may stay open, and no request waits on.

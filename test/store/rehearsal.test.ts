@@ -64,10 +64,10 @@ describe('rehearsal searches', () => {
       expect(names.length).toBe(120);
       expect(names.every((n) => NAMES.some((known) => n.startsWith(known)))).toBe(true);
       let idle = 0;
-      const ran = await rehearse(catalog.search, LOCAL_OWNER, () => {
+      const ran = await rehearse(catalog.search, catalog.service.store, LOCAL_OWNER, () => {
         idle++;
         return Promise.resolve();
-      }, { attributes: [{ attribute_id: 'vendor', filterable: true }], budgetMs: Number.POSITIVE_INFINITY });
+      }, { facets: true, budgetMs: Number.POSITIVE_INFINITY });
       expect(ran).toBe(REHEARSAL_SEARCHES + 2);
       expect(idle).toBe(ran);
       expect(await catalog.operations.sizes()).toEqual(before);
@@ -80,35 +80,45 @@ describe('rehearsal searches', () => {
         idle++;
         return Promise.resolve();
       };
-      expect(await rehearse(catalog.search, LOCAL_OWNER, count, { budgetMs: 0 })).toBe(0);
+      expect(await rehearse(catalog.search, catalog.service.store, LOCAL_OWNER, count, { budgetMs: 0 })).toBe(0);
       expect(idle).toBe(0);
       // One search at most once the budget is spent: a budget of 1 ms ends after the first that takes longer.
-      const few = await rehearse(catalog.search, LOCAL_OWNER, count, { budgetMs: 1e-9 });
+      const few = await rehearse(catalog.search, catalog.service.store, LOCAL_OWNER, count, { budgetMs: 1e-9 });
       expect(few).toBe(1);
       // Every name word is in 100 parts: within 50 postings only typos of nothing and prefixes of model numbers fit.
-      const within = await rehearse(catalog.search, LOCAL_OWNER, () => Promise.resolve(), { maxPostings: 50, budgetMs: Number.POSITIVE_INFINITY });
-      const whole = await rehearse(catalog.search, LOCAL_OWNER, () => Promise.resolve(), { budgetMs: Number.POSITIVE_INFINITY });
+      const within = await rehearse(catalog.search, catalog.service.store, LOCAL_OWNER, () => Promise.resolve(), { maxPostings: 50, budgetMs: Number.POSITIVE_INFINITY });
+      const whole = await rehearse(catalog.search, catalog.service.store, LOCAL_OWNER, () => Promise.resolve(), { budgetMs: Number.POSITIVE_INFINITY });
       expect(whole).toBe(REHEARSAL_SEARCHES);
       expect(within).toBeGreaterThan(0);
       expect(within).toBeLessThan(whole);
     });
 
-    it('ends quietly when the catalog fails under it, having called afterEach for the failed request too', async () => {
-      const failing = Object.create(catalog.search) as typeof catalog.search;
-      failing.rankPlan = () => Promise.reject(new Error('disk I/O error'));
-      let after = 0;
-      expect(await rehearse(failing, LOCAL_OWNER, () => Promise.resolve(), { afterEach: () => after++ })).toBe(0);
-      expect(after).toBe(1);
+    /** The catalog's store, each endTurn recorded in `events`. */
+    const recordingStore = (events: string[]) => ({
+      allAttributes: () => catalog.service.store.allAttributes(),
+      endTurn: () => {
+        events.push('endTurn');
+        catalog.service.store.endTurn?.();
+      },
     });
 
-    it('calls afterEach after every request, before the next waits for an idle thread', async () => {
+    it('ends quietly when the catalog fails under it, having ended the turn of the failed request too', async () => {
+      const failing = Object.create(catalog.search) as typeof catalog.search;
+      failing.rankPlan = () => Promise.reject(new Error('disk I/O error'));
       const events: string[] = [];
-      const ran = await rehearse(catalog.search, LOCAL_OWNER, () => {
+      expect(await rehearse(failing, recordingStore(events), LOCAL_OWNER, () => Promise.resolve())).toBe(0);
+      // One after the sample and the attributes, one after the failed search.
+      expect(events).toEqual(['endTurn', 'endTurn']);
+    });
+
+    it('ends the turn after every read, before the next waits for an idle server', async () => {
+      const events: string[] = [];
+      const ran = await rehearse(catalog.search, recordingStore(events), LOCAL_OWNER, () => {
         events.push('idle');
         return Promise.resolve();
-      }, { budgetMs: Number.POSITIVE_INFINITY, afterEach: () => events.push('after') });
-      expect(events).toHaveLength(2 * ran);
-      expect(events.every((e, i) => e === (i % 2 === 0 ? 'idle' : 'after'))).toBe(true);
+      }, { facets: true, budgetMs: Number.POSITIVE_INFINITY });
+      expect(events).toHaveLength(1 + 2 * ran);
+      expect(events.every((e, i) => e === (i % 2 === 0 ? 'endTurn' : 'idle'))).toBe(true);
     });
 
     it('leaves no view of the catalog for a later read of the same turn (CatalogStore.endTurn)', async () => {

@@ -13,6 +13,7 @@
  * run the same code with more hits, after the client has its answer.
  */
 import type { Attribute, FacetValuesRequest, Principal, SearchRequest } from '../../api/schemas.js';
+import type { CatalogStore } from '../ports.js';
 import type { SearchService } from './service.js';
 
 /** Part names a rehearsal samples. */
@@ -20,9 +21,9 @@ export const REHEARSAL_NAMES = 120;
 /** Searches a rehearsal runs at most (each of one of the kinds of {@link rehearsalSearches}). */
 export const REHEARSAL_SEARCHES = 400;
 /**
- * Time a rehearsal may spend searching, in ms (waits for an idle thread not counted): at
- * 1,000,000 parts its 400 searches take ~3 s on a fresh thread (~0.7 s on a warm one), and a large
- * catalog's rehearsal must not keep a core busy long after start-up.
+ * Time a rehearsal may spend searching, in ms (waits for an idle thread not counted): a large
+ * catalog's first searches cost seconds, and a rehearsal must not keep a core busy long after
+ * start-up (docs/decisions/0053).
  */
 export const REHEARSAL_BUDGET_MS = 2000;
 
@@ -58,18 +59,18 @@ function withTypo(word: string): string {
 export function rehearsalSearches(names: readonly string[], max = REHEARSAL_SEARCHES): SearchRequest[] {
   const texts: string[] = [];
   const kinds = 4;
-  for (let round = 0; texts.length < max && round < kinds; round++) {
+  for (let pass = 0; texts.length < max && pass < kinds; pass++) {
     for (const [i, name] of names.entries()) {
       if (texts.length >= max) break;
       const words = wordsOf(name);
       if (words.length === 0) continue;
-      const kind = (i + round) % kinds;
-      const at = (i * 7 + round) % words.length;
+      const kind = (i + pass) % kinds;
+      const at = (i * 7 + pass) % words.length;
       const word = words[at] as string;
       const next = words[at + 1];
       if (kind === 0) texts.push(word);
       else if (kind === 1) texts.push(next === undefined ? word : `${word} ${next}`);
-      else if (kind === 2) texts.push(word.slice(0, 2 + ((i + round) % 4)));
+      else if (kind === 2) texts.push(word.slice(0, 2 + ((i + pass) % 4)));
       else texts.push(withTypo(word));
     }
   }
@@ -89,8 +90,8 @@ export function rehearsalFacetValues(attributes: readonly Pick<Attribute, 'attri
 
 /** Options of {@link rehearse}. */
 export interface RehearsalOptions {
-  /** Filterable attributes whose facet values are counted too (none: no facet counts). */
-  attributes?: readonly Pick<Attribute, 'attribute_id' | 'filterable'>[];
+  /** Count the facet values of each filterable attribute too (on a thread that answers facets). */
+  facets?: boolean;
   /**
    * Rank only within this many postings (SearchService.rankPlanWithin), as a thread that answers
    * only cheap searches does; a search that would read more is skipped.
@@ -98,24 +99,22 @@ export interface RehearsalOptions {
   maxPostings?: number;
   /** Time the rehearsal may spend searching, in ms (default {@link REHEARSAL_BUDGET_MS}). */
   budgetMs?: number;
-  /**
-   * Called after each request, in the same turn of the event loop, whether it succeeded or not:
-   * where the thread's stores keep what they read for a turn (CatalogStore.endTurn), a client's
-   * request handled later in that turn must not see the catalog as the rehearsal read it.
-   */
-  afterEach?: () => void;
 }
 
 /**
  * Runs the rehearsal on `search` as `principal` (every attribute visible: a catalog admin), one
- * request at a time, each once `idle()` resolves (the thread has no client's request to run);
- * resolves with how many were answered. Nothing is stored. A failing request ends the rehearsal quietly: a
- * client's own request reports such a failure.
+ * request at a time, each once `idle()` resolves (the server has no client's request to run);
+ * resolves with how many were answered. Nothing is stored. Every read ends with
+ * `store.endTurn()` in the same turn of the event loop: where the thread's stores keep what they
+ * read for a turn, a client's request handled later in that turn must see the catalog afresh. A
+ * failing request ends the rehearsal quietly: a client's own request reports such a failure.
  */
-export async function rehearse(search: SearchService, principal: Principal, idle: () => Promise<void>, options: RehearsalOptions = {}): Promise<number> {
+export async function rehearse(
+  search: SearchService, store: Pick<CatalogStore, 'allAttributes' | 'endTurn'>, principal: Principal, idle: () => Promise<void>, options: RehearsalOptions = {},
+): Promise<number> {
   let answered = 0;
   let left = options.budgetMs ?? REHEARSAL_BUDGET_MS;
-  /** Runs `request` once the thread is idle, its time charged to the budget; false once the budget is spent. */
+  /** Runs `request` once the server is idle, its time charged to the budget; false once the budget is spent. */
   const turn = async (request: () => Promise<boolean>): Promise<boolean> => {
     if (left <= 0) return false;
     await idle();
@@ -123,7 +122,7 @@ export async function rehearse(search: SearchService, principal: Principal, idle
     try {
       if (await request()) answered++;
     } finally {
-      options.afterEach?.();
+      store.endTurn?.();
     }
     left -= performance.now() - began;
     return true;
@@ -140,8 +139,10 @@ export async function rehearse(search: SearchService, principal: Principal, idle
   };
   try {
     const names = await search.sampleNames(REHEARSAL_NAMES);
+    const attributes = options.facets ? await store.allAttributes() : [];
+    store.endTurn?.();
     for (const body of rehearsalSearches(names)) if (!(await turn(() => searchOnce(body)))) return answered;
-    for (const body of rehearsalFacetValues(options.attributes ?? [], names)) {
+    for (const body of rehearsalFacetValues(attributes, names)) {
       if (!(await turn(async () => (await search.facetValues(principal, body), true)))) return answered;
     }
   } catch {

@@ -65,15 +65,7 @@ if (data.warmSearch) {
   const go = new BroadcastChannel(data.rehearseChannel);
   go.onmessage = () => {
     go.close();
-    void catalog.service.listAttributes(LOCAL_OWNER, {})
-      .then((page) => {
-        catalog.service.store.endTurn?.();
-        return rehearse(catalog.search, LOCAL_OWNER, untilIdle, {
-          attributes: page.result.map((a) => ({ attribute_id: a.attribute_id ?? '', filterable: a.filterable === true })),
-          afterEach: () => catalog.service.store.endTurn?.(),
-        });
-      })
-      .catch(() => undefined);
+    void rehearse(catalog.search, catalog.service.store, LOCAL_OWNER, untilIdle, { facets: true });
   };
   // Waiting for the word keeps no thread alive (unref'd once its handler is set).
   go.unref();

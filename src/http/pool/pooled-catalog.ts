@@ -505,10 +505,10 @@ export function poolCatalog(main: Catalog, options: PooledCatalogOptions): Poole
           const go = new BroadcastChannel(rehearseChannel);
           go.postMessage('rehearse');
           go.close();
-          if (maxPostings > 0) void rehearse(main.search, LOCAL_OWNER, untilIdle, { maxPostings, afterEach: () => main.service.store.endTurn?.() });
+          if (maxPostings > 0) void rehearse(main.search, main.service.store, LOCAL_OWNER, untilIdle, { maxPostings });
         }, () => undefined);
       // Without readers this thread ranks every search (PostgreSQL): it rehearses them whole.
-      if (writerOnly) void ready.then(() => rehearse(main.search, LOCAL_OWNER, untilIdle, { afterEach: () => main.service.store.endTurn?.() }), () => undefined);
+      if (writerOnly) void ready.then(() => rehearse(main.search, main.service.store, LOCAL_OWNER, untilIdle), () => undefined);
       pools = { readers: readerPools, writer, writes, ready, mainReady };
     }
     return pools;
