@@ -3,10 +3,10 @@
  * a number of postings answers when they stay within it and gives up, before storing anything,
  * when they would not (SearchIndex.searchTextWithin counts them before reading them).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteCatalogStore } from '../../../src/adapters/sqlite/catalog-store.js';
 import { openDatabase } from '../../../src/adapters/sqlite/database.js';
-import { SqliteSearchIndex } from '../../../src/adapters/sqlite/search/search-index.js';
+import { HEAVY_WORD_MEMORY_MS, SqliteSearchIndex } from '../../../src/adapters/sqlite/search/search-index.js';
 import { openSessionDatabase, SqliteSessionStore } from '../../../src/adapters/sqlite/session-store.js';
 import { systemClock, systemIds } from '../../../src/adapters/system.js';
 import { CatalogService } from '../../../src/core/catalog/service.js';
@@ -86,6 +86,48 @@ describe('a text search tried within a number of postings', () => {
     expect((await search.search(LOCAL_OWNER, { matches: { text: 'zebra cog' } })).resultsTotalCount).toBe(2);
     expect((await search.search(LOCAL_OWNER, {})).resultsTotalCount).toBe(300);
     expect((await search.search(LOCAL_OWNER, { matches: { text: 'zebra', facets: ['vendor'] } })).facets).toEqual({ vendor: [{ value: 'Acme', count: 2 }] });
+  });
+
+  it('gives up at once on a query holding a word whose own list passed the limit before, reading nothing', async () => {
+    expect(await searchWithinPostings(search, LOCAL_OWNER, { matches: { text: 'cog ' } }, maxPostings)).toBeUndefined();
+    const bounds = vi.spyOn(index.engine, 'postingsBound');
+    const typos = vi.spyOn(index.engine, 'typoCandidates');
+    for (const text of ['zebra cog ', 'cog zebra', 'COG']) {
+      expect(await searchWithinPostings(search, LOCAL_OWNER, { matches: { text } }, maxPostings), text).toBeUndefined();
+    }
+    expect(bounds).not.toHaveBeenCalled();
+    expect(typos).not.toHaveBeenCalled();
+    // Other words are still tried, and answered, on the main thread.
+    expect((await searchWithinPostings(search, LOCAL_OWNER, { matches: { text: 'zebra ' } }, maxPostings))?.resultsTotalCount).toBe(2);
+    expect(bounds).toHaveBeenCalled();
+    // The readers' search (no limit) answers the query as before.
+    expect((await search.search(LOCAL_OWNER, { matches: { text: 'zebra cog ' } })).resultsTotalCount).toBe(2);
+    expect(sessionCount().n).toBe(2);
+  });
+
+  it('gives up at once on a query it gave up on before, whatever list passed the limit (here a typo neighbour)', async () => {
+    // "wheels" is held by 250 parts (more than the limit), "wheel" by one: its typo neighbour passes the limit.
+    await service.upsertParts(LOCAL_OWNER, [{ part_id: 'w-one', name: { en: 'Wheel' } }, ...Array.from({ length: 250 }, (_, i) => ({ part_id: `w${i}`, name: { en: `Wheels ${i}` } }))]);
+    expect(await searchWithinPostings(search, LOCAL_OWNER, { matches: { text: 'wheel ' } }, maxPostings)).toBeUndefined();
+    const bounds = vi.spyOn(index.engine, 'postingsBound');
+    expect(await searchWithinPostings(search, LOCAL_OWNER, { matches: { text: 'wheel ' } }, maxPostings)).toBeUndefined();
+    expect(bounds).not.toHaveBeenCalled();
+    // Within a larger limit it is tried again (and answered).
+    expect((await searchWithinPostings(search, LOCAL_OWNER, { matches: { text: 'wheel ' } }, 1000))?.resultsTotalCount).toBe(251);
+    expect(bounds).toHaveBeenCalled();
+  });
+
+  it('tries a word again once its list may have shrunk below the limit (the memory of heavy words expires)', async () => {
+    let micros = systemClock().nowMicros();
+    const clockedIndex = new SqliteSearchIndex(store.db, { clock: { nowMicros: () => micros }, cacheSize: 0 });
+    const plan = async (text: string) => (await search.planTextSearch(LOCAL_OWNER, { matches: { text } }))!.query;
+    expect(await clockedIndex.searchTextWithin(await plan('cog '), 25, 0, maxPostings)).toBeUndefined();
+    const bounds = vi.spyOn(clockedIndex.engine, 'postingsBound');
+    expect(await clockedIndex.searchTextWithin(await plan('cog '), 25, 0, maxPostings)).toBeUndefined();
+    expect(bounds).not.toHaveBeenCalled();
+    micros += HEAVY_WORD_MEMORY_MS * 1000 + 1;
+    expect(await clockedIndex.searchTextWithin(await plan('cog '), 25, 0, maxPostings)).toBeUndefined();
+    expect(bounds).toHaveBeenCalled();
   });
 
   it('still reports a bad request as such', async () => {

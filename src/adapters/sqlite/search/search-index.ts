@@ -138,6 +138,15 @@ export interface SearchIndexOptions {
  */
 export const CACHE_MAX_HITS = 1_000_000;
 
+/**
+ * How long a limited search (searchTextWithin) remembers a word whose own list passed its limit
+ * and gives up at once on a query holding it. A list shrinks below the limit only through
+ * removals; after this long the word is tried again.
+ */
+export const HEAVY_WORD_MEMORY_MS = 60_000;
+/** Words a limited search remembers as heavy (least recently asked for out). */
+const HEAVY_WORDS = 4096;
+
 interface CardRow {
   id: number;
   part_id: string;
@@ -201,6 +210,19 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private readonly searcher: EngineSearcher;
   /** The read limit of the search running now, if it has one (searchTextWithin): the reader charges its reads to it. */
   private meter: ReadMeter | undefined;
+  /**
+   * Terms whose own list passed a limited search's whole limit: the bound it was charged
+   * (EngineStore.postingsBound), and when (clock µs). A query holding one as a word reads that list whole
+   * (EngineSearcher.wordLists), so a limited search of it gives up before reading anything (typo
+   * keys, names, blocks' sizes).
+   */
+  private readonly heavyTerms = new LRUCache<string, { postings: number; micros: number }>({ max: HEAVY_WORDS });
+  /**
+   * Queries (queryKey) a limited search gave up on: the limit it had, and when (clock µs). A
+   * repeat within a limit no larger gives up at once (a word's typo neighbour or names may be what
+   * passed the limit, which {@link heavyTerms} does not see from the query).
+   */
+  private readonly heavyQueries = new LRUCache<string, { limit: number; micros: number }>({ max: HEAVY_WORDS });
 
   /** SearchIndex.indexedParts: the engine's document count (metrics). */
   async indexedParts(): Promise<number> {
@@ -612,12 +634,33 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    * they would pass it. A cached answer costs nothing.
    */
   async searchTextWithin(query: TextSearchQuery, maxHits: number, cards: number, maxPostings: number): Promise<{ hits: RankedHits; cards: ResultCard[] } | undefined> {
+    const key = this.queryKey(query, maxHits);
+    if (this.gaveUpBefore(query, key, maxPostings)) return undefined;
     try {
       return this.db.transaction(() => this.hitsWithCards(query, maxHits, cards, new ReadMeter(maxPostings)))();
     } catch (error) {
-      if (error instanceof ReadLimitExceeded) return undefined;
-      throw error;
+      if (!(error instanceof ReadLimitExceeded)) throw error;
+      this.heavyQueries.set(key, { limit: maxPostings, micros: this.clock.nowMicros() });
+      return undefined;
     }
+  }
+
+  /**
+   * Whether a limited search of `query` (keyed `key`) would give up within `maxPostings`, as
+   * remembered: the same query gave up within a limit as large, or one of its words is a term whose
+   * list passed the limit ({@link heavyTerms}), within the last HEAVY_WORD_MEMORY_MS.
+   */
+  private gaveUpBefore(query: TextSearchQuery, key: string, maxPostings: number): boolean {
+    if (this.heavyTerms.size === 0 && this.heavyQueries.size === 0) return false;
+    const forgetBefore = this.clock.nowMicros() - HEAVY_WORD_MEMORY_MS * 1000;
+    const fresh = <K extends string, V extends { micros: number }>(memory: LRUCache<K, V>, k: K): V | undefined => {
+      const seen = memory.get(k);
+      if (seen === undefined || seen.micros >= forgetBefore) return seen;
+      memory.delete(k);
+      return undefined;
+    };
+    if ((fresh(this.heavyQueries, key)?.limit ?? -1) >= maxPostings) return true;
+    return query.words.some((word) => word.tokens.length === 1 && (fresh(this.heavyTerms, word.tokens[0] ?? '')?.postings ?? 0) > maxPostings);
   }
 
   /** The ranked hits and the cards of the first `cards`, inside the caller's read transaction. */
@@ -635,17 +678,21 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       this.forgetResults();
       this.cacheGeneration = generation;
     }
-    // Everything the answer depends on besides the catalog itself (covered by the generation).
-    const key = JSON.stringify([
-      query.words, query.visibleValues, query.filters.map((f) => [f.attribute.attribute_id, f.values]), query.ctx.organization ?? null, [...query.ctx.principal.roles].sort(), maxHits,
-      query.order ?? null,
-    ]);
+    const key = this.queryKey(query, maxHits);
     const cached = this.cache.get(key);
     if (cached) return cached;
     const hits = this.searchTextNow(query, maxHits, meter);
     // A list larger than the whole cache is not kept (lru-cache refuses it).
     this.cache.set(key, hits);
     return hits;
+  }
+
+  /** Everything the answer to `query` depends on besides the catalog itself (the result cache's generation covers that). */
+  private queryKey(query: TextSearchQuery, maxHits: number): string {
+    return JSON.stringify([
+      query.words, query.visibleValues, query.filters.map((f) => [f.attribute.attribute_id, f.values]), query.ctx.organization ?? null, [...query.ctx.principal.roles].sort(), maxHits,
+      query.order ?? null,
+    ]);
   }
 
   /** The ranked hits as card ids; runs inside the read transaction of searchText (rankedHits). */
@@ -764,7 +811,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         if (!this.meter || engine.fitsWithin(terms, this.meter.left)) engine.prefetch(terms);
       },
       termForTier: (id, term, tier) => {
-        if (this.meter) charge(engine.postingsBound(id, this.meter.left));
+        if (this.meter) {
+          const bound = engine.postingsBound(id, this.meter.left);
+          if (bound > this.meter.maxPostings) this.heavyTerms.set(term, { postings: bound, micros: this.clock.nowMicros() });
+          charge(bound);
+        }
         return engine.termForTier(id, term, tier);
       },
       typoCandidates: (keys) => chargeWords(engine.typoCandidates(keys, (missing) => stmt.typoKeyRows.all(JSON.stringify(missing)))),
