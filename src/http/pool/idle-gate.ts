@@ -10,12 +10,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 export const IDLE_WINDOW_MS = 5;
 /** The CPU the whole process (every thread) may have used in that window, as a share of one core. */
 export const IDLE_MAX_CPU_SHARE = 0.1;
-/**
- * The longest pause between two looks at a busy process, in ms: each busy window doubles the
- * pause before the next, so a server under constant load is looked at about once a second per
- * waiting thread, not every window.
- */
-export const IDLE_MAX_PAUSE_MS = 1000;
 
 /** The CPU time of the whole process so far (every thread), in ms. */
 export function processCpuMs(): number {
@@ -26,16 +20,14 @@ export function processCpuMs(): number {
 /**
  * Resolves once the process (every thread: `cpuMs`, default {@link processCpuMs}) used at most
  * {@link IDLE_MAX_CPU_SHARE} of one core over the last `windowMs` (default {@link IDLE_WINDOW_MS}):
- * a server answering requests, or rehearsing on another thread, keeps it waiting, looking again
- * after a pause that doubles while it stays busy (up to {@link IDLE_MAX_PAUSE_MS}). Its timers do
+ * a server answering requests, or rehearsing on another thread, keeps it waiting. Its timer does
  * not keep the process alive.
  */
 export async function untilIdle(windowMs = IDLE_WINDOW_MS, cpuMs: () => number = processCpuMs): Promise<void> {
-  for (let pause = windowMs; ; pause = Math.min(2 * pause, IDLE_MAX_PAUSE_MS)) {
+  for (;;) {
     const before = cpuMs();
     const began = performance.now();
     await delay(windowMs, undefined, { ref: false });
     if (cpuMs() - before <= IDLE_MAX_CPU_SHARE * (performance.now() - began)) return;
-    await delay(pause, undefined, { ref: false });
   }
 }
