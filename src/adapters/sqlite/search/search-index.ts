@@ -218,11 +218,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    */
   private readonly heavyTerms = new LRUCache<string, { postings: number; micros: number }>({ max: HEAVY_WORDS });
   /**
-   * Queries (queryKey) a limited search gave up on: the limit it had, and when (clock µs). A
+   * Queries (queryKey) a limited search gave up on: the postings it was limited to, and when (clock µs). A
    * repeat within a limit no larger gives up at once (a word's typo neighbour or names may be what
    * passed the limit, which {@link heavyTerms} does not see from the query).
    */
-  private readonly heavyQueries = new LRUCache<string, { limit: number; micros: number }>({ max: HEAVY_WORDS });
+  private readonly heavyQueries = new LRUCache<string, { maxPostings: number; micros: number }>({ max: HEAVY_WORDS });
 
   /** SearchIndex.indexedParts: the engine's document count (metrics). */
   async indexedParts(): Promise<number> {
@@ -640,7 +640,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       return this.db.transaction(() => this.hitsWithCards(query, maxHits, cards, new ReadMeter(maxPostings)))();
     } catch (error) {
       if (!(error instanceof ReadLimitExceeded)) throw error;
-      this.heavyQueries.set(key, { limit: maxPostings, micros: this.clock.nowMicros() });
+      this.heavyQueries.set(key, { maxPostings, micros: this.clock.nowMicros() });
       return undefined;
     }
   }
@@ -659,7 +659,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       memory.delete(k);
       return undefined;
     };
-    if ((fresh(this.heavyQueries, key)?.limit ?? -1) >= maxPostings) return true;
+    if ((fresh(this.heavyQueries, key)?.maxPostings ?? -1) >= maxPostings) return true;
     return query.words.some((word) => word.tokens.length === 1 && (fresh(this.heavyTerms, word.tokens[0] ?? '')?.postings ?? 0) > maxPostings);
   }
 
