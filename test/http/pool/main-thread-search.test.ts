@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SqliteCatalogStore } from '../../../src/adapters/sqlite/catalog-store.js';
 import { openDatabase } from '../../../src/adapters/sqlite/database.js';
-import { HEAVY_WORD_MEMORY_MS, SqliteSearchIndex } from '../../../src/adapters/sqlite/search/search-index.js';
+import { GIVEN_UP_MEMORY_MS, SqliteSearchIndex } from '../../../src/adapters/sqlite/search/search-index.js';
 import { openSessionDatabase, SqliteSessionStore } from '../../../src/adapters/sqlite/session-store.js';
 import { systemClock, systemIds } from '../../../src/adapters/system.js';
 import { CatalogService } from '../../../src/core/catalog/service.js';
@@ -125,7 +125,7 @@ describe('a text search tried within a number of postings', () => {
     const bounds = vi.spyOn(clockedIndex.engine, 'postingsBound');
     expect(await clockedIndex.searchTextWithin(await plan('cog '), 25, 0, maxPostings)).toBeUndefined();
     expect(bounds).not.toHaveBeenCalled();
-    micros += HEAVY_WORD_MEMORY_MS * 1000 + 1;
+    micros += GIVEN_UP_MEMORY_MS * 1000 + 1;
     expect(await clockedIndex.searchTextWithin(await plan('cog '), 25, 0, maxPostings)).toBeUndefined();
     expect(bounds).toHaveBeenCalled();
   });

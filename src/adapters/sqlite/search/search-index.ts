@@ -139,13 +139,13 @@ export interface SearchIndexOptions {
 export const CACHE_MAX_HITS = 1_000_000;
 
 /**
- * How long a limited search (searchTextWithin) remembers a word whose own list passed its limit
- * and gives up at once on a query holding it. A list shrinks below the limit only through
- * removals; after this long the word is tried again.
+ * How long a limited search (searchTextWithin) remembers giving up on a query, or on a word whose
+ * own list passed its limit, and gives up at once on them. A list shrinks below the limit only
+ * through removals; after this long the word is tried again.
  */
-export const HEAVY_WORD_MEMORY_MS = 60_000;
-/** Words a limited search remembers as heavy (least recently asked for out). */
-const HEAVY_WORDS = 4096;
+export const GIVEN_UP_MEMORY_MS = 60_000;
+/** Queries, and words, a limited search remembers giving up on (each; least recently asked for out). */
+const GIVEN_UP_ENTRIES = 4096;
 
 interface CardRow {
   id: number;
@@ -212,17 +212,17 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private meter: ReadMeter | undefined;
   /**
    * Terms whose own list passed a limited search's whole limit: the bound it was charged
-   * (EngineStore.postingsBound), and when (clock µs). A query holding one as a word reads that list whole
-   * (EngineSearcher.wordLists), so a limited search of it gives up before reading anything (typo
-   * keys, names, blocks' sizes).
+   * (EngineStore.postingsBound), and when (clock µs). A query holding one as a word reads that list
+   * whole (EngineSearcher.wordLists), so a limited search of it gives up before reading anything
+   * (typo keys, names, blocks' sizes).
    */
-  private readonly heavyTerms = new LRUCache<string, { postings: number; micros: number }>({ max: HEAVY_WORDS });
+  private readonly heavyTerms = new LRUCache<string, { postings: number; micros: number }>({ max: GIVEN_UP_ENTRIES });
   /**
-   * Queries (queryKey) a limited search gave up on: the postings it was limited to, and when (clock µs). A
-   * repeat within a limit no larger gives up at once (a word's typo neighbour or names may be what
-   * passed the limit, which {@link heavyTerms} does not see from the query).
+   * Queries (queryKey) a limited search gave up on: the postings it was limited to, and when (clock
+   * µs). A repeat within a limit no larger gives up at once (a word's typo neighbour or names may be
+   * what passed the limit, which {@link heavyTerms} does not see from the query).
    */
-  private readonly heavyQueries = new LRUCache<string, { maxPostings: number; micros: number }>({ max: HEAVY_WORDS });
+  private readonly heavyQueries = new LRUCache<string, { maxPostings: number; micros: number }>({ max: GIVEN_UP_ENTRIES });
 
   /** SearchIndex.indexedParts: the engine's document count (metrics). */
   async indexedParts(): Promise<number> {
@@ -648,11 +648,11 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /**
    * Whether a limited search of `query` (keyed `key`) would give up within `maxPostings`, as
    * remembered: the same query gave up within a limit as large, or one of its words is a term whose
-   * list passed the limit ({@link heavyTerms}), within the last HEAVY_WORD_MEMORY_MS.
+   * list passed the limit ({@link heavyTerms}), within the last GIVEN_UP_MEMORY_MS.
    */
   private gaveUpBefore(query: TextSearchQuery, key: string, maxPostings: number): boolean {
     if (this.heavyTerms.size === 0 && this.heavyQueries.size === 0) return false;
-    const forgetBefore = this.clock.nowMicros() - HEAVY_WORD_MEMORY_MS * 1000;
+    const forgetBefore = this.clock.nowMicros() - GIVEN_UP_MEMORY_MS * 1000;
     const fresh = <K extends string, V extends { micros: number }>(memory: LRUCache<K, V>, k: K): V | undefined => {
       const seen = memory.get(k);
       if (seen === undefined || seen.micros >= forgetBefore) return seen;
