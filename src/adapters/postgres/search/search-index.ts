@@ -20,7 +20,7 @@ import { buildEngineDocument, DOCUMENT_FORMAT } from '../../../core/search/engin
 import { attributeOrderChanges, attributeOrderOf, RANKING_SETTINGS_KEY } from '../../../core/search/ranking-settings.js';
 import { buildOrgDocument } from '../../../core/search/engine/org-document.js';
 import { EngineSearcher } from '../../../core/search/engine/searcher.js';
-import { evenlySpreadIds } from '../../../core/search/rehearsal.js';
+import { evenlySpreadIds } from '../../../core/search/evenly-spread-ids.js';
 import { typoKeyColumns } from '../../../core/search/typo.js';
 import type { PgClient, PgDatabase } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';

@@ -38,7 +38,7 @@ import { EngineSearcher, type EngineReader } from '../../../core/search/engine/s
 import { attributeOrderChanges, attributeOrderOf, RANKING_SETTINGS_KEY } from '../../../core/search/ranking-settings.js';
 import { CHUNK } from '../../../core/search/engine/doc-chunks.js';
 import { EngineStore, WARM_POSTINGS } from './engine-store.js';
-import { evenlySpreadIds } from '../../../core/search/rehearsal.js';
+import { evenlySpreadIds } from '../../../core/search/evenly-spread-ids.js';
 import { frequentTerms, WARM_MAX_TERMS, WARM_MIN_SHARE, WARM_SAMPLE_PARTS } from './warm-terms.js';
 import type { TypoKeyRow } from './term-id-cache.js';
 import type { TermRow } from '../../../core/search/engine/term-range.js';
@@ -637,7 +637,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     const key = this.queryKey(query, maxHits);
     if (this.gaveUpBefore(query, key, maxPostings)) return undefined;
     try {
-      return this.db.transaction(() => this.hitsWithCards(query, maxHits, cards, new ReadMeter(maxPostings)))();
+      return this.db.transaction(() => this.hitsWithCards(query, maxHits, cards, new ReadMeter(maxPostings), key))();
     } catch (error) {
       if (!(error instanceof ReadLimitExceeded)) throw error;
       this.heavyQueries.set(key, { maxPostings, micros: this.clock.nowMicros() });
@@ -663,22 +663,25 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     return query.words.some((word) => word.tokens.length === 1 && (fresh(this.heavyTerms, word.tokens[0] ?? '')?.postings ?? 0) > maxPostings);
   }
 
-  /** The ranked hits and the cards of the first `cards`, inside the caller's read transaction. */
-  private hitsWithCards(query: TextSearchQuery, maxHits: number, cards: number, meter: ReadMeter | undefined): { hits: RankedHits; cards: ResultCard[] } {
-    const hits = this.rankedHits(query, maxHits, meter);
+  /** The ranked hits and the cards of the first `cards`, inside the caller's read transaction (`key`: see {@link rankedHits}). */
+  private hitsWithCards(query: TextSearchQuery, maxHits: number, cards: number, meter: ReadMeter | undefined, key?: string): { hits: RankedHits; cards: ResultCard[] } {
+    const hits = this.rankedHits(query, maxHits, meter, key);
     const first = cards >= hits.cardIds.length ? hits.cardIds : hits.cardIds.slice(0, cards);
     return { hits, cards: first.length === 0 ? [] : this.readCardsNow(first) };
   }
 
-  /** The ranked hits from the result cache or ranked now (searchText), inside the caller's read transaction. */
-  private rankedHits(query: TextSearchQuery, maxHits: number, meter: ReadMeter | undefined): RankedHits {
+  /**
+   * The ranked hits from the result cache or ranked now (searchText), inside the caller's read
+   * transaction; `known`: the query's {@link queryKey}, when the caller made it already.
+   */
+  private rankedHits(query: TextSearchQuery, maxHits: number, meter: ReadMeter | undefined, known?: string): RankedHits {
     if (!this.cache) return this.searchTextNow(query, maxHits, meter);
     const generation = `${this.stmt.dataVersion.get() ?? 0}:${this.stmt.totalChanges.get() ?? 0}`;
     if (generation !== this.cacheGeneration) {
       this.forgetResults();
       this.cacheGeneration = generation;
     }
-    const key = this.queryKey(query, maxHits);
+    const key = known ?? this.queryKey(query, maxHits);
     const cached = this.cache.get(key);
     if (cached) return cached;
     const hits = this.searchTextNow(query, maxHits, meter);
