@@ -9,7 +9,8 @@
  * parts renamed) and relation writes (5 pairs). Per request kind: requests per second, p50, p99,
  * timeouts (no answer within `--timeout` s) and errors (any answer but 2xx; a 503 with Retry-After
  * is counted apart, as the documented answer of a full queue), and `catalog serve`'s CPU time over
- * the load (all its threads, from /proc: a figure less at the mercy of a shared machine).
+ * the load (all its threads, from /proc: a figure less at the mercy of a shared machine), and on
+ * PostgreSQL its processes' CPU over the load (the postmaster and every child).
  *
  * Usage: npm run build && nice -n 10 node bench/mixed-load.js [--parts 120000] [--seconds 30]
  *   [--connections 50] [--stores sqlite,postgres] [--readers N] [--timeout 30] [--work DIR] [--cpu-prof DIR]
@@ -85,7 +86,12 @@ async function startCluster(dir) {
   if (!existsSync(join(data, 'PG_VERSION'))) run('initdb', ['-D', data, '-U', 'catalog', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
   const port = await freePort();
   run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses='127.0.0.1' -c shared_buffers=256MB -c max_connections=200`, '-w', 'start']);
-  return { url: `postgres://catalog@127.0.0.1:${port}/postgres`, stop: () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']) };
+  return {
+    url: `postgres://catalog@127.0.0.1:${port}/postgres`,
+    /** The postmaster's pid (the first line of postmaster.pid). */
+    pid: () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
+    stop: () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+  };
 }
 
 /** Imports `parts` parts into the catalog opened by `open` (batches of 1,000 through the store, as bench/pg-engine.js) and makes a token; resolves the token's secret. */
@@ -131,6 +137,28 @@ function serve(dataDir, env) {
 function processCpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU ms of a PostgreSQL cluster so far: its postmaster (with the children it has reaped: cutime,
+ * cstime) and every live child (the backends of the server's connections, the checkpointer, the
+ * WAL writer...). Read from /proc; the difference over the load is what PostgreSQL spent on it.
+ */
+function clusterCpuMs(postmasterPid) {
+  const stat = (pid) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const own = stat(postmasterPid);
+  let ms = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * 10;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = stat(entry);
+      // The parent pid is field 4 of stat (1 after the name).
+      if (Number(fields[1]) === postmasterPid) ms += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // The process ended meanwhile: its CPU is in the postmaster's reaped children.
+    }
+  }
+  return ms;
 }
 
 /** A multipart image upload body: definitions and one JPEG. */
@@ -283,10 +311,18 @@ async function measure(store, work, list) {
       await waitUntilQuiet(server.child.pid, { timeoutMs: 60_000 });
       progress(`${store}: ${CONNECTIONS} connections for ${SECONDS} s`);
       const cpuBefore = processCpuMs(server.child.pid);
+      const pgCpuBefore = cluster ? clusterCpuMs(cluster.pid()) : 0;
       const figures = await mixedLoad(server.url, token, list, store);
       const cpuMs = processCpuMs(server.child.pid) - cpuBefore;
+      const pgCpuMs = cluster ? clusterCpuMs(cluster.pid()) - pgCpuBefore : undefined;
       const answered = Object.values(figures.kinds).reduce((sum, k) => sum + k.n, 0);
-      return { ...figures, serverCpuSeconds: Math.round(cpuMs / 100) / 10, serverCpuMsPerAnswer: Math.round((cpuMs / Math.max(1, answered)) * 10) / 10 };
+      const perAnswer = (ms) => Math.round((ms / Math.max(1, answered)) * 10) / 10;
+      return {
+        ...figures,
+        serverCpuSeconds: Math.round(cpuMs / 100) / 10,
+        serverCpuMsPerAnswer: perAnswer(cpuMs),
+        ...(pgCpuMs === undefined ? {} : { postgresCpuSeconds: Math.round(pgCpuMs / 100) / 10, postgresCpuMsPerAnswer: perAnswer(pgCpuMs) }),
+      };
     } finally {
       server.child.kill('SIGTERM');
       await new Promise((r) => (server.child.exitCode !== null ? r() : server.child.once('exit', r)));
@@ -311,7 +347,7 @@ function section(report) {
     '|---|---|---|---|---|---|---|---|---|',
     ...stores.flatMap((s) => KINDS.map((k) => row(s, k))),
     '',
-    `\`catalog serve\`'s CPU during the load (all its threads; PostgreSQL's own processes not counted): ${stores.map((s) => `${s} ${report.stores[s].serverCpuSeconds} s, ${report.stores[s].serverCpuMsPerAnswer} ms per answer`).join('; ')}.`,
+    `\`catalog serve\`'s CPU during the load (all its threads): ${stores.map((s) => `${s} ${report.stores[s].serverCpuSeconds} s, ${report.stores[s].serverCpuMsPerAnswer} ms per answer`).join('; ')}.${stores.includes('postgres') ? ` PostgreSQL's processes besides it: ${report.stores.postgres.postgresCpuSeconds} s, ${report.stores.postgres.postgresCpuMsPerAnswer} ms per answer.` : ''}`,
     ...(ratio === undefined ? [] : [`PostgreSQL search p50 / SQLite's: ${ratio}×.`]),
     '',
     `The same latencies, p50 / p99 ms, in the first ${SETTLE_S} s of the load (a server just started: each thread's caches of posting lists, dictionary ranges and cards still filling) and after them:`,

@@ -17,6 +17,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { catalogWritten } from '../../core/request-scope.js';
+import { prepareStatements, StatementNames } from './prepared-client.js';
 
 /** int8 (bigint) and numeric columns as JS numbers: ids, sizes and microsecond times stay below 2^53. */
 const types = {
@@ -45,19 +46,38 @@ export interface PoolOptions {
 }
 
 /**
- * Turns JIT compilation off on a new connection, before the pool hands it out (pg-pool awaits
- * `onConnect`). The catalog's statements are short (index lookups, a few thousand rows at most),
- * but a join over an array of ranges is estimated at millions of rows, past jit_above_cost:
- * compiling it took 100-300 ms of a 15 ms statement (a search batch's prefix ranges), most of
- * PostgreSQL's CPU under load. A server without the setting (before PostgreSQL 11) keeps its way.
+ * Sets up a new connection before the pool hands it out (pg-pool awaits `onConnect`): its
+ * parameterized statements go as named prepared statements (prepared-client.ts), and JIT
+ * compilation is off. The catalog's statements are short (index lookups, a few thousand rows at
+ * most), but a join over an array of ranges is estimated at millions of rows, past
+ * jit_above_cost: compiling it took 100-300 ms of a 15 ms statement (a search batch's prefix
+ * ranges), most of PostgreSQL's CPU under load. A server without the setting (before PostgreSQL
+ * 11) keeps its way.
  */
-async function withoutJit(client: pg.ClientBase): Promise<void> {
+async function setUpConnection(client: pg.ClientBase, names: StatementNames): Promise<void> {
+  prepareStatements(client, names);
   await client.query('SET jit = off').catch(() => undefined);
+}
+
+/**
+ * Whether `url` turns named prepared statements off (`prepared_statements=false`, for a connection
+ * pooler in transaction mode that does not keep them per client, such as PgBouncer before 1.21 or
+ * without max_prepared_statements; docs/deploy.md). The driver ignores the parameter itself.
+ */
+export function preparedStatementsOff(url: string): boolean {
+  let value: string | null;
+  try {
+    value = new URL(url).searchParams.get('prepared_statements');
+  } catch {
+    return false; // not a URL the parser takes: the driver reports it
+  }
+  return value !== null && ['false', 'off', '0', 'no'].includes(value.toLowerCase());
 }
 
 /** Opens a pool for `url` (postgres://user:password@host:port/database?options=...). Does not connect yet. */
 export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, onConnect: withoutJit });
+  const names = new StatementNames(preparedStatementsOff(url) ? 0 : undefined);
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, onConnect: (client) => setUpConnection(client, names) });
   // An idle client losing its server (restart, failover) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   // Nor a checked-out one: pg-pool listens for errors only while a client is idle, and a client

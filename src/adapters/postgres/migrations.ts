@@ -516,6 +516,25 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       CREATE INDEX IF NOT EXISTS engine_emptied_terms_by_version ON engine_emptied_terms(version);
     `,
   },
+  {
+    version: 14,
+    name: 'rewritten binary columns compressed with lz4',
+    sql: `
+      -- The doc chunks every part write rewrites (~7 KB each) and the hit blocks every search
+      -- stores pass the TOAST threshold; pglz compressing them inside the write transaction was a
+      -- measurable share of PostgreSQL's CPU and of the time the catalog write lock is held
+      -- (docs/decisions/0055). lz4 compresses them several times faster; values stored before
+      -- keep pglz until rewritten. A server built without lz4 keeps pglz.
+      DO $$
+      BEGIN
+        ALTER TABLE engine_docs ALTER COLUMN data SET COMPRESSION lz4;
+        ALTER TABLE session_hits ALTER COLUMN card_ids SET COMPRESSION lz4;
+        ALTER TABLE session_hits ALTER COLUMN scores SET COMPRESSION lz4;
+      EXCEPTION WHEN feature_not_supported THEN
+        NULL;
+      END $$;
+    `,
+  },
 ];
 
 /**

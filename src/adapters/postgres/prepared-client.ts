@@ -1,0 +1,49 @@
+/**
+ * Named prepared statements for a pool's connections: PostgreSQL parses, analyzes and plans a
+ * statement's text once per connection (and, after a few executions, keeps a generic plan when it
+ * costs no more than the custom ones), instead of at every execution of an unnamed statement. The
+ * catalog's statements are a fixed set of texts run thousands of times a minute (a token's read, a
+ * search batch's reads, a write's array statements); parsing and planning them was a large share
+ * of PostgreSQL's CPU under load (docs/decisions/0055).
+ *
+ * Only texts with parameters are named: BEGIN, COMMIT, SET and the other simple statements keep
+ * the simple protocol, which also lets one text hold several statements. And only the first
+ * {@link StatementNames.max} distinct texts of a pool: a text built with values inside it would
+ * otherwise leave a new prepared statement in every connection at each call.
+ */
+import pg from 'pg';
+
+/** Distinct statement texts a pool names at most by default; later texts run unnamed. */
+export const MAX_NAMED_TEXTS = 1024;
+
+/** The statement names of one pool: text → name, in the order first seen, shared by its connections. */
+export class StatementNames {
+  private readonly names = new Map<string, string>();
+
+  constructor(readonly max = MAX_NAMED_TEXTS) {}
+
+  /** The prepared statement name of `text`, or undefined once {@link max} other texts are named. */
+  nameOf(text: string): string | undefined {
+    const known = this.names.get(text);
+    if (known !== undefined || this.names.size >= this.max) return known;
+    const name = `catalog_${this.names.size + 1}`;
+    this.names.set(text, name);
+    return name;
+  }
+}
+
+/**
+ * Makes `client` send its parameterized statements (a text and a non-empty array of values) as the
+ * statements `names` names. Called once per new connection, before the pool hands it out. The
+ * driver prepares a name on its first use on a connection (a Parse message) and only binds it
+ * afterwards; a new connection (a reconnect after a restart) prepares again.
+ */
+export function prepareStatements(client: pg.ClientBase, names: StatementNames): void {
+  client.query = ((...args: unknown[]) => {
+    // The prototype's method, looked up at each call (a test may wrap it after connections exist).
+    const send = (Object.getPrototypeOf(client) as { query: (...a: unknown[]) => unknown }).query;
+    const [text, values] = args;
+    const name = typeof text === 'string' && Array.isArray(values) && values.length > 0 ? names.nameOf(text) : undefined;
+    return name === undefined ? send.apply(client, args) : send.call(client, { name, text, values }, ...args.slice(2));
+  }) as typeof client.query;
+}
