@@ -34,6 +34,9 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
   let url = '';
   const sent: string[] = [];
   const sessionUsage = () => (stores.sessions as PgSessionStore).usage();
+  /** The kept per-owner counts, and the counts of the stored sessions. */
+  const ownerCounts = async () => (await stores.db.pool.query<{ owner: string; n: number }>('SELECT owner, sessions AS n FROM session_owners ORDER BY owner')).rows.map((r) => [r.owner, Number(r.n)]);
+  const storedOwnerCounts = async () => (await stores.db.pool.query<{ owner: string; n: number }>('SELECT owner, count(*) AS n FROM sessions GROUP BY owner ORDER BY owner')).rows.map((r) => [r.owner, Number(r.n)]);
   const write = async (items: StoredPart[]) => {
     await stores.catalog.upsertParts(items.map((p) => ({ part_id: p.part_id })), (_item, existing) => ({ kind: 'write', value: items.find((p) => p.part_id === _item.part_id) as StoredPart, created: existing === undefined }));
   };
@@ -105,7 +108,8 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
     const ids = Array.from({ length: 30 }, (_, i) => `new-${i}`);
     await Promise.all(ids.map((id, i) => stores.sessions.create(session(id, owners[i % 3] as string), { cardIds: [i, 7, 8, 9] }, budget)));
     const begins = sent.filter((s) => s.startsWith('BEGIN')).length;
-    expect(sent.length / begins).toBeLessThanOrEqual(8);
+    // BEGIN with the lock, the owners' counts, one delete, one insert, COMMIT.
+    expect(sent.length / begins).toBeLessThanOrEqual(5);
     const kept = await Promise.all([...owners.flatMap((o) => [0, 1, 2, 3].map((i) => `old-${o}-${i}`)), ...ids].map(async (id) => (await stores.sessions.get(id)) !== undefined));
     expect(kept.slice(0, 12).every((k) => !k)).toBe(true);
     // The last 4 of each owner stay: new-18 .. new-29.
@@ -131,6 +135,23 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
     const kept = await Promise.all(['probe', 'o1', 'o2', 'g1', 'g2', 'g3', 'g4'].map(async (id) => (await stores.sessions.get(id)) !== undefined));
     expect(kept).toEqual([false, false, true, true, true, true, true]);
     expect(await sessionUsage()).toEqual({ sessions: 5, bytes: one * 5 });
+    expect((await ownerCounts()).filter(([, n]) => n !== 0)).toEqual(await storedOwnerCounts());
+  });
+
+  it('keeps each owner\'s session count through stores, evictions and expiry', async () => {
+    const session = (id: string, owner: string, expiresAt = Number.MAX_SAFE_INTEGER): StoredSession => ({ sessionId: id, principal: owner, createdAt: 0, expiresAt, imageId: null, language: undefined, total: 3, stored: 3 });
+    await stores.db.pool.query('DELETE FROM sessions');
+    expect((await ownerCounts()).every(([, n]) => n === 0)).toBe(true);
+    const budget = { maxSessionsPerOwner: 3, maxTotalBytes: 1 << 30 };
+    await Promise.all(['s1', 's2', 's3', 's4', 's5'].map((id) => stores.sessions.create(session(id, 'token:s', 10), { cardIds: [1] }, budget)));
+    await Promise.all(['t1', 't2'].map((id) => stores.sessions.create(session(id, 'token:t'), { cardIds: [2] }, budget)));
+    expect(await storedOwnerCounts()).toEqual([['token:s', 3], ['token:t', 2]]);
+    expect((await ownerCounts()).filter(([, n]) => n > 0)).toEqual(await storedOwnerCounts());
+    expect(await stores.sessions.purgeExpired(11, 100)).toBe(3);
+    expect((await ownerCounts()).filter(([, n]) => n > 0)).toEqual([['token:t', 2]]);
+    // The budget then counts what is stored: token:s has room for 3 again.
+    await Promise.all(['s6', 's7', 's8'].map((id) => stores.sessions.create(session(id, 'token:s'), { cardIds: [1] }, budget)));
+    expect(await storedOwnerCounts()).toEqual([['token:s', 3], ['token:t', 2]]);
   });
 
   it('writes an update of 10 parts in few round trips: statements merged, each kind of row written once', async () => {

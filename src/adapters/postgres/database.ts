@@ -36,6 +36,15 @@ export const SESSION_LOCK = 2;
 /** The lock held while migrating. */
 export const MIGRATION_LOCK = 3;
 
+/** Options of {@link PgDatabase.write}. */
+export interface WriteOptions {
+  /**
+   * false: the commit does not wait for PostgreSQL's WAL flush (`SET LOCAL synchronous_commit =
+   * off`, sent with BEGIN): for a cache such as search sessions, which a crash may lose.
+   */
+  synchronousCommit?: boolean;
+}
+
 /** A client checked out of the pool, inside a transaction. */
 export type PgClient = pg.PoolClient;
 
@@ -143,12 +152,12 @@ export class PgDatabase {
    * back and rethrows when it throws. Inside a joined group (joinedTo), a catalog write runs in the
    * group's transaction instead, which commits or rolls it back.
    */
-  async write<T>(fn: (client: PgClient) => Promise<T>, lock = WRITE_LOCK): Promise<T> {
+  async write<T>(fn: (client: PgClient) => Promise<T>, lock = WRITE_LOCK, options: WriteOptions = {}): Promise<T> {
     // What the request read with its token (attributes, organizations, settings) may not hold after this.
     if (lock === WRITE_LOCK) catalogWritten();
     const client = lock === WRITE_LOCK ? this.groupClient() : undefined;
     if (client) return fn(client);
-    return this.transaction('BEGIN', fn, lock);
+    return this.transaction(options.synchronousCommit === false ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN', fn, lock);
   }
 
   /**

@@ -535,6 +535,42 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       END $$;
     `,
   },
+  {
+    version: 15,
+    name: 'session counts per owner kept by triggers; sessions vacuumed as a queue',
+    sql: `
+      -- Each owner's number of stored sessions (session-store.ts makeRoom reads it under the
+      -- session lock), kept by statement triggers on every insert and delete, whichever path
+      -- deletes (a budget's eviction, expiry, a restore): counting an owner's sessions scanned
+      -- them, dead versions included, at every group of sessions stored.
+      CREATE TABLE IF NOT EXISTS session_owners (
+        owner text PRIMARY KEY,
+        sessions bigint NOT NULL
+      );
+      INSERT INTO session_owners (owner, sessions) SELECT owner, count(*) FROM sessions GROUP BY owner
+        ON CONFLICT (owner) DO UPDATE SET sessions = excluded.sessions;
+      CREATE OR REPLACE FUNCTION count_session_owners() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'INSERT' THEN
+          INSERT INTO session_owners (owner, sessions) SELECT owner, count(*) FROM added GROUP BY owner
+            ON CONFLICT (owner) DO UPDATE SET sessions = session_owners.sessions + excluded.sessions;
+        ELSE
+          UPDATE session_owners o SET sessions = o.sessions - d.n
+            FROM (SELECT owner, count(*) AS n FROM removed GROUP BY owner) d WHERE o.owner = d.owner;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER sessions_added AFTER INSERT ON sessions REFERENCING NEW TABLE AS added
+        FOR EACH STATEMENT EXECUTE FUNCTION count_session_owners();
+      CREATE TRIGGER sessions_removed AFTER DELETE ON sessions REFERENCING OLD TABLE AS removed
+        FOR EACH STATEMENT EXECUTE FUNCTION count_session_owners();
+      -- Sessions are a queue (every search adds one, the oldest go): vacuumed after a fixed
+      -- number of dead rows rather than a fifth of the table, so that reading an owner's oldest
+      -- does not step over tens of thousands of dead versions.
+      ALTER TABLE sessions SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 2000);
+      ALTER TABLE session_hits SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 4000);
+    `,
+  },
 ];
 
 /**

@@ -110,16 +110,15 @@ export class PgSessionStore implements SessionStore {
       const blocks = blocksOf(entry.hits);
       return { entry, budget, blocks, bytes: SESSION_ROW_BYTES + blocks.reduce((sum, b) => sum + packedBytes(b) + BLOCK_ROW_BYTES, 0) };
     });
+    // A session is a cache (as SQLite's sessions.db, written without fsync): its commit does not
+    // wait for the WAL flush; a crash may lose the last sessions, never the catalog (measured:
+    // bench/results.md, "Search engine on PostgreSQL").
     await this.db.write(async (c) => {
-      // A session is a cache (as SQLite's sessions.db, written without fsync): its commit does not
-      // wait for the WAL flush; a crash may lose the last sessions, never the catalog (measured:
-      // bench/results.md, "Search engine on PostgreSQL").
-      await c.query('SET LOCAL synchronous_commit = off');
       const { kept, freed } = await this.makeRoom(c, rows);
-      await this.insert(c, kept);
       const change = kept.reduce((sum, r) => sum + r.bytes, 0) - freed;
-      if (change !== 0) await c.query('UPDATE session_totals SET bytes = bytes + $1 WHERE id = 1', [change]);
-    }, SESSION_LOCK);
+      if (kept.length > 0) await this.insert(c, kept, change);
+      else if (change !== 0) await c.query('UPDATE session_totals SET bytes = bytes + $1 WHERE id = 1', [change]);
+    }, SESSION_LOCK, { synchronousCommit: false });
   }
 
   /**
@@ -132,7 +131,7 @@ export class PgSessionStore implements SessionStore {
     if (budgets.length === 0) return { kept: [...rows], freed: 0 };
     const owners = [...new Set(rows.filter((r) => r.budget).map((r) => r.entry.session.principal))];
     const state = (await c.query<{ owner: string | null; n: number }>(
-      'SELECT owner, count(*)::bigint AS n FROM sessions WHERE owner = ANY($1::text[]) GROUP BY owner UNION ALL SELECT NULL, bytes FROM session_totals WHERE id = 1',
+      'SELECT owner, sessions AS n FROM session_owners WHERE owner = ANY($1::text[]) UNION ALL SELECT NULL, bytes FROM session_totals WHERE id = 1',
       [owners],
     )).rows;
     const stored = new Map(state.flatMap((r) => (r.owner === null ? [] : [[r.owner, r.n] as const])));
@@ -161,8 +160,10 @@ export class PgSessionStore implements SessionStore {
     const victims = [...evict].filter(([, n]) => n > 0);
     if (victims.length > 0) {
       freed += (await c.query<{ bytes: number }>(
-        `DELETE FROM sessions WHERE seq IN (
-           SELECT v.seq FROM unnest($1::text[], $2::int[]) AS e(owner, n) CROSS JOIN LATERAL (SELECT seq FROM sessions WHERE owner = e.owner ORDER BY seq LIMIT e.n) v)
+        // ANY(ARRAY(...)): the victims are found by the owner index and deleted by primary key;
+        // as an IN (...) semi-join the planner scanned the whole table for them.
+        `DELETE FROM sessions WHERE seq = ANY(ARRAY(
+           SELECT v.seq FROM unnest($1::text[], $2::int[]) AS e(owner, n) CROSS JOIN LATERAL (SELECT seq FROM sessions WHERE owner = e.owner ORDER BY owner, seq LIMIT e.n) v))
          RETURNING bytes`,
         [victims.map(([owner]) => owner), victims.map(([, n]) => n)],
       )).rows.reduce((sum, r) => sum + r.bytes, 0);
@@ -188,8 +189,8 @@ export class PgSessionStore implements SessionStore {
     return { kept, freed };
   }
 
-  /** Inserts `rows` and their hit blocks in one statement. */
-  private async insert(c: PgClient, rows: readonly SessionToStore[]): Promise<void> {
+  /** Inserts `rows` and their hit blocks, and adds `totalChange` bytes to the budget's total, in one statement. */
+  private async insert(c: PgClient, rows: readonly SessionToStore[], totalChange: number): Promise<void> {
     if (rows.length === 0) return;
     const column = <T>(pick: (s: StoredSession, r: SessionToStore) => T): T[] => rows.map((r) => pick(r.entry.session, r));
     const blocks = rows.flatMap((r) => r.blocks.map((b, i) => ({ sessionId: r.entry.session.sessionId, block: i, cardIds: b.cardIds, scores: b.scores })));
@@ -197,7 +198,8 @@ export class PgSessionStore implements SessionStore {
       `WITH s AS (
          INSERT INTO sessions (session_id, owner, created_at, expires_at, image_id, language, total, stored, bytes, organization, text, facets)
          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::text[], $12::text[])
-         RETURNING seq, session_id)
+         RETURNING seq, session_id),
+       totals AS (UPDATE session_totals SET bytes = bytes + $17 WHERE id = 1)
        INSERT INTO session_hits (session_seq, block, card_ids, scores)
        SELECT s.seq, h.block, h.card_ids, h.scores FROM s JOIN unnest($13::text[], $14::int[], $15::bytea[], $16::bytea[]) AS h(session_id, block, card_ids, scores) ON h.session_id = s.session_id`,
       [
@@ -205,6 +207,7 @@ export class PgSessionStore implements SessionStore {
         column((s) => s.language ?? null), column((s) => s.total), column((s, r) => hitCount(r.entry.hits)), column((_s, r) => r.bytes),
         column((s) => s.organization ?? null), column((s) => s.text ?? null), column((s) => (s.facets === undefined ? null : JSON.stringify(s.facets))),
         blocks.map((b) => b.sessionId), blocks.map((b) => b.block), blocks.map((b) => b.cardIds), blocks.map((b) => b.scores),
+        totalChange,
       ],
     );
   }
