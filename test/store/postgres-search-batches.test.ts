@@ -35,8 +35,8 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
   const sent: string[] = [];
   const sessionUsage = () => (stores.sessions as PgSessionStore).usage();
   /** The kept per-owner counts, and the counts of the stored sessions. */
-  const ownerCounts = async () => (await stores.db.pool.query<{ owner: string; n: number }>('SELECT owner, sessions AS n FROM session_owners ORDER BY owner')).rows.map((r) => [r.owner, Number(r.n)]);
-  const storedOwnerCounts = async () => (await stores.db.pool.query<{ owner: string; n: number }>('SELECT owner, count(*) AS n FROM sessions GROUP BY owner ORDER BY owner')).rows.map((r) => [r.owner, Number(r.n)]);
+  const ownerCounts = async () => (await stores.db.pool.query<{ owner: string; n: number }>('SELECT owner, sessions AS n FROM session_owners ORDER BY owner')).rows.map((r): [string, number] => [r.owner, Number(r.n)]);
+  const storedOwnerCounts = async () => (await stores.db.pool.query<{ owner: string; n: number }>('SELECT owner, count(*) AS n FROM sessions GROUP BY owner ORDER BY owner')).rows.map((r): [string, number] => [r.owner, Number(r.n)]);
   const write = async (items: StoredPart[]) => {
     await stores.catalog.upsertParts(items.map((p) => ({ part_id: p.part_id })), (_item, existing) => ({ kind: 'write', value: items.find((p) => p.part_id === _item.part_id) as StoredPart, created: existing === undefined }));
   };
