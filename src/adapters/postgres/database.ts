@@ -150,7 +150,7 @@ export class PgDatabase {
    * Runs `fn` in one READ COMMITTED transaction holding the advisory lock `lock` (WRITE_LOCK: the
    * catalog write lock) from its first statement to its end; commits when `fn` resolves, rolls
    * back and rethrows when it throws. Inside a joined group (joinedTo), a catalog write runs in the
-   * group's transaction instead, which commits or rolls it back.
+   * group's transaction instead, which commits or rolls it back. `options`: {@link WriteOptions}.
    */
   async write<T>(fn: (client: PgClient) => Promise<T>, lock = WRITE_LOCK, options: WriteOptions = {}): Promise<T> {
     // What the request read with its token (attributes, organizations, settings) may not hold after this.

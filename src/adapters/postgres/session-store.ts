@@ -4,7 +4,8 @@
  * (../session-blocks.ts: zigzag-delta varints, uint16 scores for image searches): reading page k is
  * one indexed read of at most ceil(limit / 1024) + 1 rows. Session writes take their own
  * advisory lock (not the catalog write lock), so a search never waits on an import; the byte
- * budget is kept in session_totals, updated with every insert and delete.
+ * budget is kept in session_totals, updated with every insert and delete, and each owner's count
+ * in session_owners, kept by triggers on sessions (migration 15).
  */
 import { Batches } from '../../core/batches.js';
 import type { NewSession, SessionBudget, SessionStore } from '../../core/ports.js';
