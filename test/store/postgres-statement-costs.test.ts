@@ -69,6 +69,23 @@ describe.skipIf(!postgresAvailable())('PostgreSQL prepared statements', () => {
     expect((await p.query<{ name: string }>(PREPARED)).rows.map((r) => r.name)).toEqual(['catalog_1']);
   });
 
+  it('runs a prepared statement whose result columns another connection changed, outside a transaction', async () => {
+    const p = pool();
+    await p.query('CREATE TABLE widened (a int)');
+    await p.query('INSERT INTO widened VALUES (1)');
+    const text = 'SELECT * FROM widened WHERE a = $1';
+    expect((await p.query(text, [1])).rows).toEqual([{ a: 1 }]);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      // What another server's migration does while this one runs.
+      await admin.query('ALTER TABLE widened ADD COLUMN b int DEFAULT 7');
+    } finally {
+      await admin.end();
+    }
+    expect((await p.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }]);
+  });
+
   it('prepares nothing with prepared_statements=false in the URL (a pooler in transaction mode)', async () => {
     const u = new URL(url);
     u.searchParams.set('prepared_statements', 'false');

@@ -17,6 +17,14 @@ describe('StatementNames', () => {
     expect(names.nameOf('c $1')).toBeUndefined();
     expect(names.nameOf('a $1')).toBe('catalog_1');
   });
+
+  it('names a retired text no more (its prepared statements were refused), and gives its name to no other', () => {
+    const names = new StatementNames();
+    expect(names.nameOf('a $1')).toBe('catalog_1');
+    names.retire('a $1');
+    expect(names.nameOf('a $1')).toBeUndefined();
+    expect(names.nameOf('b $1')).toBe('catalog_2');
+  });
 });
 
 describe('preparedStatementsOff', () => {

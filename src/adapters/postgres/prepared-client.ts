@@ -16,34 +16,64 @@ import pg from 'pg';
 /** Distinct statement texts a pool names at most by default; later texts run unnamed. */
 export const MAX_NAMED_TEXTS = 1024;
 
+/** The name of a retired text (StatementNames.retire): never sent. */
+const RETIRED = '';
+
 /** The statement names of one pool: text → name, in the order first seen, shared by its connections. */
 export class StatementNames {
   private readonly names = new Map<string, string>();
 
   constructor(readonly max = MAX_NAMED_TEXTS) {}
 
-  /** The prepared statement name of `text`, or undefined once {@link max} other texts are named. */
+  /** The prepared statement name of `text`, or undefined once {@link max} other texts are named (or it was retired). */
   nameOf(text: string): string | undefined {
     const known = this.names.get(text);
-    if (known !== undefined || this.names.size >= this.max) return known;
+    if (known !== undefined || this.names.size >= this.max) return known === RETIRED ? undefined : known;
     const name = `catalog_${this.names.size + 1}`;
     this.names.set(text, name);
     return name;
   }
+
+  /** Runs `text` unnamed from now on (its prepared statements were refused: planChanged). */
+  retire(text: string): void {
+    this.names.set(text, RETIRED);
+  }
+}
+
+/**
+ * Whether `error` is PostgreSQL refusing a prepared statement whose result columns changed since it
+ * was prepared (a `*` over a table another server's migration added a column to). The statement is
+ * planned afresh at its next execution.
+ */
+function planChanged(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === '0A000' && typeof e.message === 'string' && e.message.includes('cached plan must not change result type');
 }
 
 /**
  * Makes `client` send its parameterized statements (a text and a non-empty array of values) as the
  * statements `names` names. Called once per new connection, before the pool hands it out. The
  * driver prepares a name on its first use on a connection (a Parse message) and only binds it
- * afterwards; a new connection (a reconnect after a restart) prepares again.
+ * afterwards; a new connection (a reconnect after a restart) prepares again. A statement refused
+ * because its result columns changed runs once more when it ran outside a transaction (inside
+ * one, the transaction has failed and its caller sees the error, as after any failed statement).
  */
 export function prepareStatements(client: pg.ClientBase, names: StatementNames): void {
   client.query = ((...args: unknown[]) => {
     // The prototype's method, looked up at each call (a test may wrap it after connections exist).
     const send = (Object.getPrototypeOf(client) as { query: (...a: unknown[]) => unknown }).query;
-    const [text, values] = args;
+    const [text, values, callback] = args;
     const name = typeof text === 'string' && Array.isArray(values) && values.length > 0 ? names.nameOf(text) : undefined;
-    return name === undefined ? send.apply(client, args) : send.call(client, { name, text, values }, ...args.slice(2));
+    if (name === undefined) return send.apply(client, args);
+    const run = () => send.call(client, { name, text, values }) as Promise<pg.QueryResult>;
+    const result = run().catch((error: unknown) => {
+      if (!planChanged(error) || client.getTransactionStatus() !== 'I') throw error;
+      // Every connection that prepared it would refuse it again: the text runs unnamed from now on.
+      names.retire(text as string);
+      return send.call(client, text, values) as Promise<pg.QueryResult>;
+    });
+    if (typeof callback !== 'function') return result;
+    result.then((r) => callback(null, r), (error: unknown) => callback(error));
+    return undefined;
   }) as typeof client.query;
 }
