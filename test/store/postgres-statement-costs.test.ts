@@ -86,6 +86,33 @@ describe.skipIf(!postgresAvailable())('PostgreSQL prepared statements', () => {
     expect((await p.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }]);
   });
 
+  it('fails the transaction in which a prepared statement was refused for changed result columns, and runs it unnamed after', async () => {
+    const p = pool();
+    await p.query('CREATE TABLE widened_in_transaction (a int)');
+    await p.query('INSERT INTO widened_in_transaction VALUES (1)');
+    const text = 'SELECT * FROM widened_in_transaction WHERE a = $1';
+    expect((await p.query(text, [1])).rows).toEqual([{ a: 1 }]);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query('ALTER TABLE widened_in_transaction ADD COLUMN b int DEFAULT 7');
+    } finally {
+      await admin.end();
+    }
+    const client = await p.connect();
+    try {
+      await client.query('BEGIN');
+      await expect(client.query(text, [1])).rejects.toMatchObject({ code: '0A000' });
+      await client.query('ROLLBACK');
+      // The same connection, in a new transaction: the statement no longer goes by its name.
+      await client.query('BEGIN');
+      expect((await client.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }]);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+  });
+
   it('prepares nothing with prepared_statements=false in the URL (a pooler in transaction mode)', async () => {
     const u = new URL(url);
     u.searchParams.set('prepared_statements', 'false');

@@ -67,9 +67,10 @@ export function prepareStatements(client: pg.ClientBase, names: StatementNames):
     if (name === undefined) return send.apply(client, args);
     const run = () => send.call(client, { name, text, values }) as Promise<pg.QueryResult>;
     const result = run().catch((error: unknown) => {
-      if (!planChanged(error) || client.getTransactionStatus() !== 'I') throw error;
+      if (!planChanged(error)) throw error;
       // Every connection that prepared it would refuse it again: the text runs unnamed from now on.
       names.retire(text as string);
+      if (client.getTransactionStatus() !== 'I') throw error;
       return send.call(client, text, values) as Promise<pg.QueryResult>;
     });
     if (typeof callback !== 'function') return result;
