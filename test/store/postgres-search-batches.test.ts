@@ -187,25 +187,4 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
       await other.end();
     }
   });
-
-  it('reads the first page\'s cards of the searches that arrive together in one statement, in their snapshot', async () => {
-    const words = ['mike', 'november', 'oscar', 'papa'];
-    await write(words.flatMap((w, k) => [0, 1, 2].map((i) => ({ ...stored(960 + k * 3 + i), name: { en: `${w} valve${i}` } }))));
-    const index = stores.searchIndex as Required<typeof stores.searchIndex>;
-    const cardReads = () => sent.filter((text) => text.includes('FROM search_cards')).length;
-    const before = cardReads();
-    const answers = await Promise.all(words.map((w) => index.searchTextWithCards(query([w]), 100, 2)));
-    expect(cardReads()).toBe(before + 1);
-    for (const [k, { hits, cards }] of answers.entries()) {
-      expect(hits.total).toBe(3);
-      expect(cards).toHaveLength(2);
-      expect(cards.map((c) => c.cardId)).toEqual(hits.cardIds.slice(0, 2));
-      expect(cards.every((c) => c.names.en?.startsWith(words[k] as string))).toBe(true);
-    }
-    // Answered again from the reader's cache (no snapshot): their cards in one statement too.
-    const again = cardReads();
-    const cached = await Promise.all(words.map((w) => index.searchTextWithCards(query([w]), 100, 2)));
-    expect(cardReads()).toBe(again + 1);
-    expect(cached.map((a) => a.cards.map((c) => c.partId))).toEqual(answers.map((a) => a.cards.map((c) => c.partId)));
-  });
 });

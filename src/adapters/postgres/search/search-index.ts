@@ -54,16 +54,6 @@ interface WaitingSearch {
   search: () => unknown;
   resolve: (answer: unknown) => void;
   reject: (error: unknown) => void;
-  /** searchTextWithCards: the answer is RankedHits, resolved with the cards of its first `cards` hits. */
-  cards?: number;
-}
-
-/** The cards of the first `count` of `hits`, in order, from `byId`. */
-function firstCards(hits: RankedHits, count: number, byId: ReadonlyMap<number, ResultCard>): ResultCard[] {
-  return hits.cardIds.slice(0, count).flatMap((id) => {
-    const card = byId.get(id);
-    return card ? [card] : [];
-  });
 }
 
 interface CardRow {
@@ -379,22 +369,17 @@ export class PgSearchIndex implements SearchIndex {
    * alone and the searches behind it waited through them: under 50 connections the reader's queue
    * was most of a search's time while the process sat idle.
    */
-  private withReader<T>(search: () => T, cards?: number): Promise<T> {
+  private withReader<T>(search: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.searches.add({ search, resolve: resolve as (answer: unknown) => void, reject, ...(cards === undefined ? {} : { cards }) });
+      this.searches.add({ search, resolve: resolve as (answer: unknown) => void, reject });
     });
   }
 
-  /**
-   * Answers one batch of searches (withReader), each resolved or rejected. The cards the batch's
-   * searchTextWithCards calls want are read in one statement: those of the answers ranked in the
-   * batch's snapshot, in it; those of cached answers apart (a card never changes).
-   */
+  /** Answers one batch of searches (withReader), each resolved or rejected. */
   private async runBatch(batch: readonly WaitingSearch[]): Promise<void> {
     try {
       const version = await this.reader.committedVersion(this.db);
       const rest: WaitingSearch[] = [];
-      const cachedWithCards: { w: WaitingSearch; hits: RankedHits }[] = [];
       let ranSince = performance.now();
       for (const w of batch) {
         if (performance.now() - ranSince > YIELD_AFTER_MS) {
@@ -405,68 +390,29 @@ export class PgSearchIndex implements SearchIndex {
         try {
           const cached = this.reader.tryCached(version, w.search);
           if (cached === undefined) rest.push(w);
-          else if (w.cards !== undefined) cachedWithCards.push({ w, hits: cached as RankedHits });
           else w.resolve(cached);
         } catch (error) {
           w.reject(error);
         }
       }
-      const cachedDone = this.resolveWithCards(cachedWithCards);
-      if (rest.length > 0) {
-        const { outcomes, cards } = await this.db.read(async (c) => {
-          const ranked = await this.reader.runAll(c, rest.map((w) => w.search));
-          const wanted = rest.flatMap((w, i) => {
-            const outcome = ranked[i];
-            return w.cards !== undefined && outcome && 'answer' in outcome ? (outcome.answer as RankedHits).cardIds.slice(0, w.cards) : [];
-          });
-          return { outcomes: ranked, cards: await this.cardsById(c, wanted) };
-        });
-        rest.forEach((w, i) => {
-          const outcome = outcomes[i];
-          if (!outcome || !('answer' in outcome)) w.reject(outcome?.error);
-          else if (w.cards === undefined) w.resolve(outcome.answer);
-          else {
-            const hits = outcome.answer as RankedHits;
-            w.resolve({ hits, cards: firstCards(hits, w.cards, cards) });
-          }
-        });
-      }
-      await cachedDone;
+      if (rest.length === 0) return;
+      const outcomes = await this.db.read((c) => this.reader.runAll(c, rest.map((w) => w.search)));
+      rest.forEach((w, i) => {
+        const outcome = outcomes[i];
+        if (outcome && 'answer' in outcome) w.resolve(outcome.answer);
+        else w.reject(outcome?.error);
+      });
     } catch (error) {
-      // The database failed (a statement, the connection): every search of the batch fails alike
-      // (one answered already keeps its answer).
+      // The database failed (a statement, the connection): every search of the batch fails alike.
       for (const w of batch) w.reject(error);
     }
   }
 
-  /** Resolves each cached answer of `waiting` with the cards of its first hits, read in one statement on the pool. */
-  private async resolveWithCards(waiting: readonly { w: WaitingSearch; hits: RankedHits }[]): Promise<void> {
-    if (waiting.length === 0) return;
-    try {
-      const cards = await this.cardsById(undefined, waiting.flatMap(({ w, hits }) => hits.cardIds.slice(0, w.cards)));
-      for (const { w, hits } of waiting) w.resolve({ hits, cards: firstCards(hits, w.cards ?? 0, cards) });
-    } catch (error) {
-      for (const { w } of waiting) w.reject(error);
-    }
-  }
-
-  /** The cards of `cardIds` by id (unknown ids left out), in one statement on `c` (a transaction's client), else on the pool. */
-  private async cardsById(c: PgClient | undefined, cardIds: readonly number[]): Promise<Map<number, ResultCard>> {
-    if (cardIds.length === 0) return new Map();
-    const text = 'SELECT id, part_id, service_id, names, created_at, modified_at FROM search_cards WHERE id = ANY($1::bigint[])';
-    const values = [[...new Set(cardIds)]];
-    const rows = c ? (await c.query<CardRow>(text, values)).rows : await this.db.query<CardRow>(text, values);
-    return new Map(rows.map((r) => [r.id, { cardId: r.id, partId: r.part_id, serviceId: r.service_id, names: JSON.parse(r.names) as LangMap, createdAt: r.created_at, modifiedAt: r.modified_at }]));
-  }
-
   async searchText(query: TextSearchQuery, maxHits: number): Promise<RankedHits> {
-    return this.withReader(() => this.rankedHits(query, maxHits));
-  }
-
-  /** The hits of `query` as the reader holds them (run inside a batch: withReader). */
-  private rankedHits(query: TextSearchQuery, maxHits: number): RankedHits {
-    const { total, docs } = this.searcher.matchingDocs(query, maxHits);
-    return { total, cardIds: docs.map((doc) => this.reader.card[doc] ?? 0) };
+    return this.withReader(() => {
+      const { total, docs } = this.searcher.matchingDocs(query, maxHits);
+      return { total, cardIds: docs.map((doc) => this.reader.card[doc] ?? 0) };
+    });
   }
 
   /** Facet counts over every hit (SearchIndex.facets; core/search/engine/searcher.ts). */
@@ -475,20 +421,13 @@ export class PgSearchIndex implements SearchIndex {
   }
 
   async readCards(cardIds: readonly number[]): Promise<ResultCard[]> {
-    const byId = await this.cardsById(undefined, cardIds);
+    if (cardIds.length === 0) return [];
+    const rows = await this.db.query<CardRow>('SELECT id, part_id, service_id, names, created_at, modified_at FROM search_cards WHERE id = ANY($1::bigint[])', [cardIds]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
     return cardIds.flatMap((id) => {
-      const card = byId.get(id);
-      return card ? [card] : [];
+      const r = byId.get(id);
+      return r ? [{ cardId: r.id, partId: r.part_id, serviceId: r.service_id, names: JSON.parse(r.names) as LangMap, createdAt: r.created_at, modifiedAt: r.modified_at }] : [];
     });
-  }
-
-  /**
-   * SearchIndex.searchTextWithCards: searchText, and the cards of the first `cards` hits read by
-   * the search's batch (one statement for the batch, in its snapshot), not by a statement of each
-   * search after it.
-   */
-  async searchTextWithCards(query: TextSearchQuery, maxHits: number, cards: number): Promise<{ hits: RankedHits; cards: ResultCard[] }> {
-    return this.withReader(() => this.rankedHits(query, maxHits), cards) as unknown as Promise<{ hits: RankedHits; cards: ResultCard[] }>;
   }
 
   async currentCards(partIds: readonly string[]): Promise<Map<string, number>> {
