@@ -69,36 +69,33 @@ describe.skipIf(!postgresAvailable())('PostgreSQL prepared statements', () => {
     expect((await p.query<{ name: string }>(PREPARED)).rows.map((r) => r.name)).toEqual(['catalog_1']);
   });
 
-  it('runs a prepared statement whose result columns another connection changed, outside a transaction', async () => {
+  /**
+   * A pool that prepared `SELECT * FROM <table> WHERE a = $1` (one row: a = 1) before another
+   * connection added a column, as another server's migration does while this one runs.
+   */
+  const widened = async (table: string) => {
     const p = pool();
-    await p.query('CREATE TABLE widened (a int)');
-    await p.query('INSERT INTO widened VALUES (1)');
-    const text = 'SELECT * FROM widened WHERE a = $1';
+    await p.query(`CREATE TABLE ${table} (a int)`);
+    await p.query(`INSERT INTO ${table} VALUES (1)`);
+    const text = `SELECT * FROM ${table} WHERE a = $1`;
     expect((await p.query(text, [1])).rows).toEqual([{ a: 1 }]);
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      // What another server's migration does while this one runs.
-      await admin.query('ALTER TABLE widened ADD COLUMN b int DEFAULT 7');
+      await admin.query(`ALTER TABLE ${table} ADD COLUMN b int DEFAULT 7`);
     } finally {
       await admin.end();
     }
+    return { p, text };
+  };
+
+  it('runs a prepared statement whose result columns another connection changed, outside a transaction', async () => {
+    const { p, text } = await widened('widened');
     expect((await p.query(text, [1])).rows).toEqual([{ a: 1, b: 7 }]);
   });
 
   it('fails the transaction in which a prepared statement was refused for changed result columns, and runs it unnamed after', async () => {
-    const p = pool();
-    await p.query('CREATE TABLE widened_in_transaction (a int)');
-    await p.query('INSERT INTO widened_in_transaction VALUES (1)');
-    const text = 'SELECT * FROM widened_in_transaction WHERE a = $1';
-    expect((await p.query(text, [1])).rows).toEqual([{ a: 1 }]);
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    try {
-      await admin.query('ALTER TABLE widened_in_transaction ADD COLUMN b int DEFAULT 7');
-    } finally {
-      await admin.end();
-    }
+    const { p, text } = await widened('widened_in_transaction');
     const client = await p.connect();
     try {
       await client.query('BEGIN');
