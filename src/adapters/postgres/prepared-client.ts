@@ -42,8 +42,8 @@ export class StatementNames {
 
 /**
  * Whether `error` is PostgreSQL refusing a prepared statement whose result columns changed since it
- * was prepared (a `*` over a table another server's migration added a column to). The statement is
- * planned afresh at its next execution.
+ * was prepared (a `*` over a table another server's migration added a column to). It refuses that
+ * statement at every later execution on the connection too.
  */
 function planChanged(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
@@ -54,9 +54,10 @@ function planChanged(error: unknown): boolean {
  * Makes `client` send its parameterized statements (a text and a non-empty array of values) as the
  * statements `names` names. Called once per new connection, before the pool hands it out. The
  * driver prepares a name on its first use on a connection (a Parse message) and only binds it
- * afterwards; a new connection (a reconnect after a restart) prepares again. A statement refused
- * because its result columns changed runs once more when it ran outside a transaction (inside
- * one, the transaction has failed and its caller sees the error, as after any failed statement).
+ * afterwards; a new connection (a reconnect after a restart) prepares again. A text refused
+ * because its result columns changed runs unnamed from then on, on every connection, and the
+ * refused call runs once more, unnamed, when it ran outside a transaction (inside one, the
+ * transaction has failed and its caller sees the error, as after any failed statement).
  */
 export function prepareStatements(client: pg.ClientBase, names: StatementNames): void {
   client.query = ((...args: unknown[]) => {
