@@ -16,19 +16,19 @@ import pg from 'pg';
 /** Distinct statement texts a pool names at most by default; later texts run unnamed. */
 export const MAX_NAMED_TEXTS = 1024;
 
-/** The name of a retired text (StatementNames.retire): never sent. */
-const RETIRED = '';
-
 /** The statement names of one pool: text → name, in the order first seen, shared by its connections. */
 export class StatementNames {
   private readonly names = new Map<string, string>();
+  /** Texts that run unnamed from now on (retire); they keep their place in {@link max}. */
+  private readonly retired = new Set<string>();
 
   constructor(readonly max = MAX_NAMED_TEXTS) {}
 
   /** The prepared statement name of `text`, or undefined once {@link max} other texts are named (or it was retired). */
   nameOf(text: string): string | undefined {
+    if (this.retired.has(text)) return undefined;
     const known = this.names.get(text);
-    if (known !== undefined || this.names.size >= this.max) return known === RETIRED ? undefined : known;
+    if (known !== undefined || this.names.size >= this.max) return known;
     const name = `catalog_${this.names.size + 1}`;
     this.names.set(text, name);
     return name;
@@ -36,7 +36,7 @@ export class StatementNames {
 
   /** Runs `text` unnamed from now on (its prepared statements were refused: planChanged). */
   retire(text: string): void {
-    this.names.set(text, RETIRED);
+    this.retired.add(text);
   }
 }
 
@@ -75,7 +75,8 @@ export function prepareStatements(client: pg.ClientBase, names: StatementNames):
       return send.call(client, text, values) as Promise<pg.QueryResult>;
     });
     if (typeof callback !== 'function') return result;
-    result.then((r) => callback(null, r), (error: unknown) => callback(error));
+    // Outside the promise chain, as the driver calls its callbacks: one that throws is not swallowed.
+    result.then((r) => process.nextTick(callback, null, r), (error: unknown) => process.nextTick(callback, error));
     return undefined;
   }) as typeof client.query;
 }
