@@ -210,6 +210,11 @@ export interface QueryWord {
   /** The last token matches as a prefix: the last word of a text that does not end in a space. */
   prefix: boolean;
   /**
+   * The word was typed beginning with a separator (`@types/re`): the begins rule then takes the
+   * names that begin with one as beginning with it as typed (engine/searcher.ts asTypedBonus).
+   */
+  leadingSeparator?: boolean;
+  /**
    * The word may also match vocabulary words one edit away (typo neighbours, decisions §8): a
    * single token long enough (core/search/typo.ts isTypoEligible). An index tries neighbours for
    * every such word, known or not, and ranks them below the word as typed.

@@ -70,6 +70,24 @@ describe.each(MODES)('ranking settings and sort (%s client)', (mode) => {
     expect(await search()).toEqual(['x-exact', 'p-a', 'p-b', 'p-c', 'p-d']);
   });
 
+  it('names that begin with the letters as typed come before those that begin with them only once separators are dropped, popularity within each', async () => {
+    expect((await h.admin.upsertParts([
+      { part_id: 'q-p-retry', name: { en: 'p-retry' }, attributes: values({ popularity: '99999' }) },
+      { part_id: 'q-scoped', name: { en: '@pretty/cli' }, attributes: values({ popularity: '50000' }) },
+      { part_id: 'q-pretty-format', name: { en: 'pretty-format' }, attributes: values({ popularity: '600' }) },
+      { part_id: 'q-prettier', name: { en: 'prettier' }, attributes: values({ popularity: '300' }) },
+      { part_id: 'q-word', name: { en: 'a pretty thing' }, attributes: values({ popularity: '100000' }) },
+    ])).errors).toEqual({});
+    const typed = async (text: string) => ids(await h.admin.search({ matches: { text } }));
+    // Without a popularity signal: as typed, the shorter name first; then the joined ones; then a name holding a completion.
+    expect(await typed('pret')).toEqual(['q-prettier', 'q-pretty-format', 'q-p-retry', 'q-scoped', 'q-word']);
+    await h.admin.setRanking({ customRanking: { attribute_id: 'popularity' } });
+    expect(await typed('pret')).toEqual(['q-pretty-format', 'q-prettier', 'q-p-retry', 'q-scoped', 'q-word']);
+    // Typed with the separators: the names that have them where they were typed come first.
+    expect(await typed('@pret')).toEqual(['q-scoped', 'q-p-retry', 'q-pretty-format', 'q-prettier', 'q-word']);
+    expect(await typed('p-ret')).toEqual(['q-p-retry', 'q-scoped', 'q-pretty-format', 'q-prettier', 'q-word']);
+  });
+
   it('a custom ranking attribute the caller may not read orders nothing for it', async () => {
     await h.admin.setRanking({ customRanking: { attribute_id: 'cost', order: 'asc' } });
     expect(await search()).toEqual(['x-exact', 'p-b', 'p-d', 'p-a', 'p-c']);

@@ -20,6 +20,11 @@ describe('parseQueryText', () => {
   it('keeps punctuated words as phrases and drops pure punctuation', () => {
     expect(parseQueryText('pci:8086:1539 -- "x"')).toEqual([{ tokens: ['pci', '8086', '1539'], prefix: false, typo: false }, { tokens: ['x'], prefix: false, typo: false }]);
   });
+  it('marks a word typed beginning with a name separator (a scoped name), not one in quotes', () => {
+    expect(parseQueryText('@types/rea')).toEqual([{ tokens: ['types', 'rea'], prefix: true, typo: false, leadingSeparator: true }]);
+    expect(parseQueryText('.env')).toEqual([{ tokens: ['env'], prefix: true, typo: false, leadingSeparator: true }]);
+    expect(parseQueryText('"types" (x)')).toEqual([{ tokens: ['types'], prefix: false, typo: true }, { tokens: ['x'], prefix: false, typo: false }]);
+  });
   it('does not make a one-character last word a prefix', () => {
     expect(parseQueryText('lamp a')).toEqual([{ tokens: ['lamp'], prefix: false, typo: false }, { tokens: ['a'], prefix: false, typo: false }]);
     expect(parseQueryText('')).toEqual([]);

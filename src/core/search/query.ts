@@ -3,7 +3,7 @@
  * QueryWord) that every SearchIndex adapter answers. No index syntax lives here.
  */
 import type { QueryWord } from '../model.js';
-import { codePointLength, tokenize } from './text.js';
+import { codePointLength, startsWithSeparator, tokenize } from './text.js';
 import { DEFAULT_TYPO_RULES, typosAllowed, type TypoRules } from './typo.js';
 
 /** Shortest last word that is matched as a prefix; a shorter one must match a whole token. */
@@ -22,7 +22,7 @@ export function parseQueryText(text: string, rules: TypoRules = DEFAULT_TYPO_RUL
     const tokens = tokenize(chunk);
     if (tokens.length === 0) continue;
     const typos = tokens.length === 1 ? typosAllowed(tokens[0] ?? '', rules) : 0;
-    words.push({ tokens, prefix: false, typo: typos > 0, ...(typos === 2 ? { maxTypos: 2 as const } : {}) });
+    words.push({ tokens, prefix: false, typo: typos > 0, ...(typos === 2 ? { maxTypos: 2 as const } : {}), ...(startsWithSeparator(chunk) ? { leadingSeparator: true } : {}) });
   }
   const last = words[words.length - 1];
   const lastToken = last?.tokens[last.tokens.length - 1];

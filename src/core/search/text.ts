@@ -36,6 +36,17 @@ export function tokenize(text: string): string[] {
   return out;
 }
 
+/**
+ * Whether `text` begins with one of the separators names are written with, `-` `_` `.` `/` `@`
+ * (`@types/react`, `.env`), not counting leading whitespace. Quotes and brackets around a word
+ * are not part of a name.
+ */
+export function startsWithSeparator(text: string): boolean {
+  return NAME_SEPARATOR_FIRST.test(text.trimStart());
+}
+
+const NAME_SEPARATOR_FIRST = /^[-_./@]/u;
+
 /** Text as it goes into the index: NFC, so that FTS5 sees precomposed letters it can fold. */
 export function indexText(text: string): string {
   return ASCII.test(text) ? text : text.normalize('NFC');

@@ -42,13 +42,18 @@
  *   letters (namesBonusTerm): group 0, tf 1 + the name bonus units of the shortest of them
  *   (topk.ts nameBonus). The "begins" rule for a query of 2 or 3 letters: one list and its bonuses,
  *   where the range of exact-name terms holds one term per name it begins;
+ * - NAME_HEAD_MARK + the first token of a name of two or more tokens (nameHeadTerm), and
+ *   NAME_LEAD_TERM for a name that begins with a name separator (`@babel/types`; text.ts
+ *   startsWithSeparator): group 0, tf 1. The "begins" rule's as-typed test (searcher.ts
+ *   asTypedBonus): `pret` begins `pretty` as typed but `p-retry` only once its separator is
+ *   dropped, which the head `p`, shorter than what was typed, tells;
  * - FILTER_MARK + attribute id + NUL + folded value, for each value of a filterable, not
  *   per-organization attribute: group 0, tf 1 (no score);
  * - HOLDER_TERM for a part with any per-organization value (their view depends on the reader).
  */
 import type { Attribute, LangMap, PartAttribute } from '../../../api/schemas.js';
 import { VISIBILITY_ORDER } from '../../permissions.js';
-import { foldFilterValue, langTexts, tokenize } from '../text.js';
+import { foldFilterValue, langTexts, startsWithSeparator, tokenize } from '../text.js';
 import { GROUPS } from './postings.js';
 import { attributeMarks, nameBonus, NAME_BONUS_UNIT } from './topk.js';
 
@@ -107,6 +112,16 @@ export function namesBonusTerm(prefix: string): string {
   return NAMES_BONUS_MARK + prefix;
 }
 
+/** Prefix of the head term of a name ({@link nameHeadTerm}). */
+export const NAME_HEAD_MARK = '\uE00D';
+/** The term of the parts with a name that begins with a separator (`@babel/types`, `.env`). */
+export const NAME_LEAD_TERM = '\uE00E';
+
+/** The term of the parts with a name of two or more tokens whose first token is `token`. */
+export function nameHeadTerm(token: string): string {
+  return NAME_HEAD_MARK + token;
+}
+
 /** Prefix of a word's attribute-order term (the marks of the best listed attribute holding it). */
 export const ATTR_MARK = '\uE007';
 /** Prefix of the joined form of a punctuated run of the part id ({@link idJoinedTerm}). */
@@ -139,7 +154,7 @@ export function isIdentifierLike(text: string): boolean {
  * version rebuilds it when it opens (SQLite search_state `layout`, PostgreSQL settings
  * `search_document`).
  */
-export const DOCUMENT_FORMAT = 7;
+export const DOCUMENT_FORMAT = 8;
 
 /** The exact-field term of a name's tokens. */
 export function exactTerm(tokens: readonly string[]): string {
@@ -311,6 +326,14 @@ function addExact(terms: Map<string, number[]>, tokens: readonly string[], term:
   if (!terms.has(term)) add(terms, term, 0);
 }
 
+/** Adds the head terms of a name (NAME_HEAD_MARK, NAME_LEAD_TERM), once each (tf 1). */
+function addNameHead(terms: Map<string, number[]>, text: string, tokens: readonly string[]): void {
+  const first = tokens[0];
+  if (first === undefined) return;
+  if (tokens.length >= 2) addExact(terms, tokens, nameHeadTerm(first));
+  if (startsWithSeparator(text)) addExact(terms, tokens, NAME_LEAD_TERM);
+}
+
 /**
  * Builds the engine document of a part; values of unknown attributes are ignored. `order`: the
  * attribute order (attribute_id → position, 0-based, below topk.ts MAX_ATTRIBUTE_ORDER), whose
@@ -335,6 +358,7 @@ export function buildEngineDocument(part: EngineIndexablePart, attributes: Reado
     for (const joined of joinedRuns(text)) add(terms, joined, 0);
     addPairs(terms, tokens, 0);
     addExact(terms, tokens, exactTerm(tokens));
+    addNameHead(terms, text, tokens);
   }
   let holder = false;
   for (const entry of part.attributes) {

@@ -23,10 +23,10 @@ import { compareBinary } from '../rank.js';
 import { codePointLength, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, NAME_WEIGHT } from './bm25.js';
-import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, ID_RUN_COMPLETIONS_MAX, idJoinedTerm, identifierTerm, isIdTerm, isPairToken, joinedRuns, splitIdJoinedTerm, tierLength } from './document.js';
+import { buildEngineDocument, exactIdTerm, exactTerm, ID_MARK, ID_RUN_COMPLETIONS_MAX, idJoinedTerm, identifierTerm, isIdTerm, isPairToken, joinedRuns, NAME_LEAD_TERM, nameHeadTerm, splitIdJoinedTerm, tierLength } from './document.js';
 import { buildOrgDocument } from './org-document.js';
 import { compareValues, parseNumberValue, RANK_BOOST_UNIT } from './order-keys.js';
-import { attributeMarks, BEGINS_FIELD, COMPLETION, EXACT_FIELD, exhaustiveTopK, nameBonus, NEAR_FIELD, termList, TYPO, type TermList } from './topk.js';
+import { AS_TYPED_BONUS, attributeMarks, BEGINS_FIELD, COMPLETION, EXACT_FIELD, exhaustiveTopK, nameBonus, NEAR_FIELD, termList, TYPO, type TermList } from './topk.js';
 
 /** A part as the reference reads it. */
 export interface ReferencePart {
@@ -151,8 +151,18 @@ export function referenceRanking(parts: readonly ReferencePart[], attributes: Re
     for (const t of allTerms.filter((t) => t.startsWith(whole) && t !== whole)) {
       const b = nameBonus(codePointLength(t) - 1, codePointLength(whole) - 1);
       docs.forEach((d, i) => {
-        if (d.terms.has(t) && b > (bonus.get(i) ?? 0)) bonus.set(i, b);
+        if (d.terms.has(t) && (!bonus.has(i) || b > (bonus.get(i) ?? 0))) bonus.set(i, b);
       });
+    }
+    // The as-typed bonus (searcher.ts asTypedBonus), from the part's name head terms.
+    const typedLeading = words[0]?.leadingSeparator === true;
+    const points = [...tokens.join('')];
+    for (const [i, b] of bonus) {
+      const terms = docs[i]?.terms ?? new Map<string, number[]>();
+      const leading = terms.has(NAME_LEAD_TERM);
+      const headShorter = tokens.length === 1 && points.some((_, j) => j > 0 && terms.has(nameHeadTerm(points.slice(0, j).join(''))));
+      const sameHead = tokens.length === 1 || terms.has(nameHeadTerm(tokens[0] ?? ''));
+      if (leading === typedLeading && !headShorter && sameHead) bonus.set(i, b + AS_TYPED_BONUS);
     }
   }
   const lists = words.map((word) => {

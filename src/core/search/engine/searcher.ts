@@ -20,9 +20,9 @@ import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokeni
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
 import { containsDoc, countInEvery, intersect, unionOf } from './doc-sets.js';
-import { ATTR_MARK, COMPLETIONS_LENGTHS, completionsTerm, EXACT_MARK, exactIdTerm, exactTerm, filterTerm, namesBeginTerm, namesBonusTerm, HOLDER_TERM, ID_MARK, ID_RUN_COMPLETIONS_MAX, idJoinedKeys, identifierTerm, isPairToken, pairTerm } from './document.js';
+import { ATTR_MARK, COMPLETIONS_LENGTHS, completionsTerm, EXACT_MARK, exactIdTerm, exactTerm, filterTerm, namesBeginTerm, namesBonusTerm, HOLDER_TERM, ID_MARK, ID_RUN_COMPLETIONS_MAX, idJoinedKeys, identifierTerm, isPairToken, NAME_LEAD_TERM, nameHeadTerm, pairTerm } from './document.js';
 import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
-import { andWords, attributeMarks, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NAME_BONUS_UNIT, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
+import { andWords, AS_TYPED_BONUS, attributeMarks, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NAME_BONUS_UNIT, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
 
 /** A term's postings as one visibility tier sees them (wtf > 0 only); `names` bit 1: in the id or a name. */
 export interface TierView {
@@ -490,11 +490,46 @@ export class EngineSearcher {
       // A name longer than the query holds more than the word typed: a completion (the exactness rule).
       if (begins) {
         out.lists.push({ view: begins.view, flags: BEGINS_FIELD | COMPLETION });
-        out.bonus = begins;
+        out.bonus = this.asTypedBonus(begins, words, tier);
       }
     }
     if (words.length === 1) for (const a of words[0]?.alternatives ?? []) if (a.typo === true) add(exactTerm(a.tokens), NEAR_FIELD | TYPO);
     return out;
+  }
+
+  /**
+   * `begins` with {@link AS_TYPED_BONUS} added to the bonus of each part whose name begins with
+   * the query as typed, not only once separators are dropped (docs/search.md, "Ranking"): `pret`
+   * begins `pretty` as typed, `p-retry` and `@pretty/x` only joined. From the name head terms
+   * (document.ts nameHeadTerm, NAME_LEAD_TERM): a part is joined only when the query and one of
+   * its names disagree on a leading separator, or, for a query of one token, a name's first
+   * token is shorter than what was typed and begins it, or, for several tokens, no name of the
+   * part has the query's first token as its own.
+   */
+  private asTypedBonus(begins: NameBonus, words: readonly ExpandedWord[], tier: number): NameBonus {
+    const docsOf = (term: string): Int32Array => {
+      const id = this.termId(term);
+      return id === undefined ? new Int32Array(0) : this.r.termForTier(id, term, tier).docs;
+    };
+    const tokens = words.flatMap((w) => w.word.tokens);
+    const typed = tokens.join('');
+    const leading = docsOf(NAME_LEAD_TERM);
+    const typedLeading = words[0]?.word.leadingSeparator === true;
+    // Sets a part is joined in (`inside`) and sets it must be in to be as typed (`required`).
+    const inside: Int32Array[] = typedLeading ? [] : [leading];
+    const required: Int32Array[] = typedLeading ? [leading] : [];
+    if (tokens.length === 1) {
+      const points = [...typed];
+      for (let j = 1; j < points.length; j++) inside.push(docsOf(nameHeadTerm(points.slice(0, j).join(''))));
+    } else required.push(docsOf(nameHeadTerm(tokens[0] ?? '')));
+    const docs = begins.view.docs;
+    const bonus = Float64Array.from(begins.bonus);
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i] ?? 0;
+      if (inside.some((set) => containsDoc(set, doc)) || required.some((set) => !containsDoc(set, doc))) continue;
+      bonus[i] = (bonus[i] ?? 0) + AS_TYPED_BONUS;
+    }
+    return { view: begins.view, bonus };
   }
 
   /**

@@ -5,7 +5,9 @@
  * - tier ({@link finishTier}): the ranking rules (name, typos, synonyms, proximity, attribute,
  *   exactness);
  * - score: bm25.ts, higher first, plus the custom ranking attribute's boost when the query has
- *   one (DocData.boost, order-keys.ts: larger than any BM25 sum, so it decides first);
+ *   one (DocData.boost, order-keys.ts: larger than any BM25 sum, so it decides first) and, for a
+ *   part with a name that begins with the query, the as-typed and name bonuses ({@link
+ *   AS_TYPED_BONUS} above the boost, {@link NAME_BONUS_UNIT} below it);
  * - key: the part's place in part id order (ties by part id), lower first; a `sort` puts its own
  *   keys here and every hit in one tier with score 0 (DocData.byKey).
  *
@@ -174,6 +176,16 @@ function orderedPostingTier(flags: number, marks: number, listed: number, custom
  */
 export const NAME_BONUS_UNIT = 2048;
 export const NAME_BONUS_LETTERS = 32;
+
+/**
+ * Score added, besides the name bonus, to a part whose name begins with the query as typed, not
+ * only once separators are dropped (searcher.ts asTypedBonus): more than the custom ranking boost
+ * of 8,000,000 distinct values (order-keys.ts RANK_BOOST_UNIT), so among the names that begin
+ * with what was typed those that begin with it letter for letter come first, then popularity:
+ * `pret` gives `prettier` and `pretty-format` before the more downloaded `p-retry`. A whole
+ * number below 2⁵³ with every bonus, so the sums are exact.
+ */
+export const AS_TYPED_BONUS = 2 ** 40;
 
 /** The name bonus of a name of `nameLength` letters that begins with the `typedLength` letters typed. */
 export function nameBonus(nameLength: number, typedLength: number): number {
