@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rng } from '../../../../test/helpers/random.js';
-import { countInEvery, intersect, unionOf } from './doc-sets.js';
+import { countInEvery, intersect, membership, unionOf } from './doc-sets.js';
 
 /** An ascending set of distinct doc ids below `max`, each present with probability `p`. */
 function randomSet(rnd: () => number, max: number, p: number): Int32Array {
@@ -22,6 +22,16 @@ describe('doc sets', () => {
         expect(mark.every((m) => m === 0)).toBe(true);
         expect(intersect(groups.map(unionOf))).toHaveLength(want);
       }
+    }
+  });
+
+  it('membership flags the docs a set holds, whether the set is walked or searched', () => {
+    const rnd = rng(7);
+    for (const [pDocs, pSet] of [[0.5, 0.5], [0.01, 0.9], [0.9, 0.01], [0.3, 0]]) {
+      const docs = randomSet(rnd, 2000, pDocs as number);
+      const set = randomSet(rnd, 2000, pSet as number);
+      const held = new Set(set);
+      expect(Array.from(membership(docs, set)), `${pDocs} / ${pSet}`).toEqual(Array.from(docs, (d) => (held.has(d) ? 1 : 0)));
     }
   });
 

@@ -105,3 +105,23 @@ export function containsDoc(docs: Int32Array, doc: number): boolean {
   }
   return lo < docs.length && docs[lo] === doc;
 }
+
+/**
+ * Per doc of ascending `docs`, 1 when ascending `set` holds it, else 0: one walk of both when
+ * `set` is not much longer than `docs`, else a binary search per doc, so a long set (every
+ * scoped name of a catalog) costs `docs` · log(set), not its length.
+ */
+export function membership(docs: Int32Array, set: Int32Array): Uint8Array {
+  const out = new Uint8Array(docs.length);
+  if (set.length === 0) return out;
+  if (set.length > docs.length * 8) {
+    for (let i = 0; i < docs.length; i++) if (containsDoc(set, docs[i] as number)) out[i] = 1;
+    return out;
+  }
+  for (let i = 0, j = 0; i < docs.length && j < set.length; i++) {
+    const doc = docs[i] as number;
+    while (j < set.length && (set[j] as number) < doc) j++;
+    if (set[j] === doc) out[i] = 1;
+  }
+  return out;
+}

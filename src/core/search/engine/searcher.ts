@@ -19,7 +19,7 @@ import { compareBinary } from '../rank.js';
 import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokenize } from '../text.js';
 import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
-import { containsDoc, countInEvery, intersect, unionOf } from './doc-sets.js';
+import { containsDoc, countInEvery, intersect, membership, unionOf } from './doc-sets.js';
 import { ATTR_MARK, COMPLETIONS_LENGTHS, completionsTerm, EXACT_MARK, exactIdTerm, exactTerm, filterTerm, namesBeginTerm, namesBonusTerm, HOLDER_TERM, ID_MARK, ID_RUN_COMPLETIONS_MAX, idJoinedKeys, identifierTerm, isPairToken, NAME_LEAD_TERM, nameHeadTerm, pairTerm } from './document.js';
 import { partIdKeys, rankBoost, sortKeys, valueRanks, type ValueHolders } from './order-keys.js';
 import { andWords, AS_TYPED_BONUS, attributeMarks, BEGINS_FIELD, compareRanked, COMPLETION, EXACT_FIELD, evaluatedRank, finishTier, materializeWord, nameBonus, NAME_BONUS_UNIT, NEAR_FIELD, NO_WORDS_TIER, orWords, scoredWord, SYNONYM, topK, TYPO, type DocData, type MaterializedWord, type RankedDoc, type TermList } from './topk.js';
@@ -523,12 +523,11 @@ export class EngineSearcher {
       for (let j = 1; j < points.length; j++) inside.push(docsOf(nameHeadTerm(points.slice(0, j).join(''))));
     } else required.push(docsOf(nameHeadTerm(tokens[0] ?? '')));
     const docs = begins.view.docs;
+    const joined = new Uint8Array(docs.length);
+    for (const set of inside) membership(docs, set).forEach((held, i) => (joined[i] = (joined[i] ?? 0) | held));
+    for (const set of required) membership(docs, set).forEach((held, i) => (joined[i] = (joined[i] ?? 0) | (held ^ 1)));
     const bonus = Float64Array.from(begins.bonus);
-    for (let i = 0; i < docs.length; i++) {
-      const doc = docs[i] ?? 0;
-      if (inside.some((set) => containsDoc(set, doc)) || required.some((set) => !containsDoc(set, doc))) continue;
-      bonus[i] = (bonus[i] ?? 0) + AS_TYPED_BONUS;
-    }
+    for (let i = 0; i < docs.length; i++) if (joined[i] === 0) bonus[i] = (bonus[i] ?? 0) + AS_TYPED_BONUS;
     return { view: begins.view, bonus };
   }
 
