@@ -69,6 +69,13 @@ describe('a text search tried within a number of postings', () => {
     expect({ ...limited, sessionId: '' }).toEqual({ ...(await search.search(LOCAL_OWNER, { matches: { text: 'ratchet' } })), sessionId: '' });
   });
 
+  it('charges a list once however many rules read it (a word\'s own list: its frequency, then its postings)', async () => {
+    // 120 parts share "gear": one block, whose bound fits the limit once but not twice.
+    await service.upsertParts(LOCAL_OWNER, Array.from({ length: 120 }, (_, i) => ({ part_id: `g${String(i).padStart(3, '0')}`, name: { en: `Gear ${i}` } })));
+    const limited = await searchWithinPostings(search, LOCAL_OWNER, { matches: { text: 'gear ' } }, maxPostings);
+    expect(limited?.resultsTotalCount).toBe(120);
+  });
+
   it('gives up on a frequent word, every part, a prefix and facets, storing no session', async () => {
     const attempts = [
       { matches: { text: 'cog' } },

@@ -21,12 +21,24 @@ export class ReadLimitExceeded extends Error {
 /** Counts work against a limit; `charge` throws {@link ReadLimitExceeded} once the total passes it. */
 export class ReadMeter {
   private spent = 0;
+  /** Term ids whose lists this search was charged for. */
+  private readonly terms = new Set<number>();
 
   constructor(readonly maxPostings: number) {}
 
   /** What is left before the limit is passed (never negative). */
   get left(): number {
     return Math.max(0, this.maxPostings - this.spent);
+  }
+
+  /**
+   * Whether the list of term `id` was charged already in this search; marks it charged. A list
+   * read again is in memory: it costs nothing new.
+   */
+  charged(id: number): boolean {
+    if (this.terms.has(id)) return true;
+    this.terms.add(id);
+    return false;
   }
 
   /** Adds `postings` of work; throws ReadLimitExceeded when the total is past the limit. */

@@ -814,7 +814,9 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
         if (!this.meter || engine.fitsWithin(terms, this.meter.left)) engine.prefetch(terms);
       },
       termForTier: (id, term, tier) => {
-        if (this.meter) {
+        // A list is charged once a search: the engine asks for a word's own list for more than
+        // one rule (its frequency, its postings), and the second read costs nothing new.
+        if (this.meter && !this.meter.charged(id)) {
           const bound = engine.postingsBound(id, this.meter.left);
           if (bound > this.meter.maxPostings) this.heavyTerms.set(term, { postings: bound, micros: this.clock.nowMicros() });
           charge(bound);
