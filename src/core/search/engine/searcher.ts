@@ -507,21 +507,16 @@ export class EngineSearcher {
    * part has the query's first token as its own.
    */
   private asTypedBonus(begins: NameBonus, words: readonly ExpandedWord[], tier: number): NameBonus {
-    const docsOf = (term: string): Int32Array => {
-      const id = this.termId(term);
-      return id === undefined ? new Int32Array(0) : this.r.termForTier(id, term, tier).docs;
-    };
     const tokens = words.flatMap((w) => w.word.tokens);
-    const typed = tokens.join('');
-    const leading = docsOf(NAME_LEAD_TERM);
+    const leading = this.docSet([NAME_LEAD_TERM], tier);
     const typedLeading = words[0]?.word.leadingSeparator === true;
     // Sets a part is joined in (`inside`) and sets it must be in to be as typed (`required`).
     const inside: Int32Array[] = typedLeading ? [] : [leading];
     const required: Int32Array[] = typedLeading ? [leading] : [];
     if (tokens.length === 1) {
-      const points = [...typed];
-      for (let j = 1; j < points.length; j++) inside.push(docsOf(nameHeadTerm(points.slice(0, j).join(''))));
-    } else required.push(docsOf(nameHeadTerm(tokens[0] ?? '')));
+      const points = [...(tokens[0] ?? '')];
+      for (let j = 1; j < points.length; j++) inside.push(this.docSet([nameHeadTerm(points.slice(0, j).join(''))], tier));
+    } else required.push(this.docSet([nameHeadTerm(tokens[0] ?? '')], tier));
     const docs = begins.view.docs;
     const joined = new Uint8Array(docs.length);
     for (const set of inside) membership(docs, set).forEach((held, i) => (joined[i] = (joined[i] ?? 0) | held));
@@ -530,6 +525,7 @@ export class EngineSearcher {
     for (let i = 0; i < docs.length; i++) if (joined[i] === 0) bonus[i] = (bonus[i] ?? 0) + AS_TYPED_BONUS;
     return { view: begins.view, bonus };
   }
+
 
   /**
    * The proximity rule's lists (topk.ts TopKQuery.pairs) for tier `tier`: for each two words typed
