@@ -33,6 +33,8 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
   let stores: PostgresStores;
   let url = '';
   const sent: string[] = [];
+  /** While set, every COMMIT this process sends waits for it first. */
+  let commitsWait: Promise<void> | undefined;
   const sessionUsage = () => (stores.sessions as PgSessionStore).usage();
   /** The kept per-owner counts, and the counts of the stored sessions. */
   const ownerCounts = async () => (await stores.db.pool.query<{ owner: string; n: number }>('SELECT owner, sessions AS n FROM session_owners ORDER BY owner')).rows.map((r): [string, number] => [r.owner, Number(r.n)]);
@@ -49,6 +51,7 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
     vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
       if (text !== undefined) sent.push(text);
+      if (text === 'COMMIT' && commitsWait) return commitsWait.then(() => (send as (...a: unknown[]) => unknown).apply(this, args));
       return (send as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof send);
   });
@@ -73,6 +76,23 @@ describe.skipIf(!postgresAvailable())('PostgreSQL search round trips', () => {
     expect(totals).toEqual(WORDS.slice(1).map(() => 25));
     expect(sent.filter((s) => s.includes('REPEATABLE READ'))).toHaveLength(1);
     expect(sent.length).toBeLessThanOrEqual(alone);
+  });
+
+  it('sends a batch\'s refresh with its BEGIN and answers it before the snapshot\'s COMMIT comes back', async () => {
+    await write([stored(3, ' moved')]);
+    let release = () => {};
+    commitsWait = new Promise<void>((resolve) => { release = resolve; });
+    sent.length = 0;
+    try {
+      const answered = stores.searchIndex.searchText(query(['moved']), 100).then((hits) => hits.total);
+      const late = new Promise<string>((resolve) => setTimeout(() => resolve('waited for COMMIT'), 2000));
+      expect(await Promise.race([answered, late])).toBe(1);
+      expect(sent.filter((s) => s.startsWith('BEGIN') && s.includes('engine_stats'))).toHaveLength(1);
+      expect(sent.filter((s) => /^BEGIN[^;]*$/.test(s))).toEqual([]);
+    } finally {
+      commitsWait = undefined;
+      release();
+    }
   });
 
   it('takes every part in part id order from the doc arrays, not from a scan of parts', async () => {

@@ -115,4 +115,25 @@ describe.skipIf(!postgresAvailable())('PostgreSQL settings kept per request', ()
   it('answers an unknown token as unknown', async () => {
     expect(await withRequestScope(() => stores.catalog.findTokenByHash('no-such-hash'))).toBeUndefined();
   });
+
+  it('reads the tokens of requests that arrive together in one statement, each answered with its own', async () => {
+    await stores.catalog.createToken({ name: 'writer', secretHash: 'hash-of-writer', roles: ['dataContributor'], organization: null, scopes: null, createdAt: 1, expiresAt: null, lastUsedAt: null });
+    await stores.catalog.createToken({ name: 'gone', secretHash: 'hash-of-gone', roles: ['factoryWorker'], organization: null, scopes: null, createdAt: 1, expiresAt: null, lastUsedAt: null });
+    expect(await stores.catalog.revokeToken('gone')).toBe(true);
+    const hashes = Array.from({ length: 24 }, (_, i) => ['hash-of-reader', 'hash-of-writer', 'hash-of-gone', `unknown-${i}`][i % 4] as string);
+    const from = sent.length;
+    const found = await Promise.all(hashes.map((hash) => withRequestScope(async () => (await stores.catalog.findTokenByHash(hash))?.name ?? null)));
+    expect(found).toEqual(hashes.map((hash) => ({ 'hash-of-reader': 'reader', 'hash-of-writer': 'writer' } as Record<string, string>)[hash] ?? null));
+    // The first goes at once, the other 23 together in the next statement.
+    expect(sent.slice(from).filter((text) => /FROM tokens|JOIN tokens/.test(text)).length).toBeLessThanOrEqual(2);
+  });
+
+  it('sees a revocation committed before the request came, though other reads were on their way', async () => {
+    await stores.catalog.createToken({ name: 'brief', secretHash: 'hash-of-brief', roles: ['factoryWorker'], organization: null, scopes: null, createdAt: 1, expiresAt: null, lastUsedAt: null });
+    const pending = Array.from({ length: 5 }, () => withRequestScope(() => stores.catalog.findTokenByHash('hash-of-brief')));
+    await other.query("DELETE FROM tokens WHERE name = 'brief'");
+    const after = await withRequestScope(() => stores.catalog.findTokenByHash('hash-of-brief'));
+    expect(after).toBeUndefined();
+    await Promise.all(pending);
+  });
 });

@@ -17,6 +17,7 @@ import { partFromPgRow, type PgPartRow } from './part-rows.js';
 import type { PgSearchIndex, WrittenPart } from './search/search-index.js';
 import { RANKING_SETTINGS_KEY } from '../../core/search/ranking-settings.js';
 import { catalogWritten, requestScope } from '../../core/request-scope.js';
+import { TokenLookups } from './token-lookups.js';
 
 /** Whether an attribute change moves its values between index columns (re-index needed). */
 function indexShapeChanged(before: Attribute, after: Attribute): boolean {
@@ -56,6 +57,7 @@ export class PgCatalogStore implements CatalogStore {
   private readonly db: PgDatabase;
   private readonly index: PgSearchIndex;
   private readonly clock: Clock;
+  private readonly tokenLookups: TokenLookups;
   /** What requests keep of the attributes, organizations and settings (keptForRequest). */
   private settingsCache: SettingsCache | undefined;
 
@@ -63,6 +65,7 @@ export class PgCatalogStore implements CatalogStore {
     this.db = db;
     this.index = index;
     this.clock = clock;
+    this.tokenLookups = new TokenLookups(db, SETTINGS_VERSION);
   }
 
   // -- attributes
@@ -370,16 +373,19 @@ export class PgCatalogStore implements CatalogStore {
     ]);
   }
 
-  /** The token, and the settings version as it was read into the request's scope (core/request-scope.ts). */
+  /**
+   * The token, and the settings version as it was read into the request's scope
+   * (core/request-scope.ts). Outside a joined group the read joins other requests' (token-lookups.ts).
+   */
   async findTokenByHash(secretHash: string): Promise<StoredToken | undefined> {
-    const rows = await this.db.query<TokenColumns & { settings_version: number }>(
-      `SELECT t.*, ${SETTINGS_VERSION} AS settings_version FROM (SELECT 1) AS one LEFT JOIN tokens t ON t.secret_hash = $1`,
-      [secretHash],
-    );
-    const row = rows[0];
+    if (this.db.inGroup) {
+      const rows = await this.db.query<TokenColumns>('SELECT * FROM tokens WHERE secret_hash = $1', [secretHash]);
+      return rows[0] ? tokenFromColumns(rows[0]) : undefined;
+    }
+    const row = await this.tokenLookups.find(secretHash);
     const scope = requestScope();
-    if (scope && row && !this.db.inGroup) scope.settingsVersion = row.settings_version;
-    return row && row.secret_hash !== null ? tokenFromColumns(row) : undefined;
+    if (scope) scope.settingsVersion = row.settings_version;
+    return row.secret_hash !== null ? tokenFromColumns(row as TokenColumns) : undefined;
   }
 
   async listTokens(): Promise<StoredToken[]> {

@@ -99,6 +99,9 @@ export function openPool(url: string, options: PoolOptions = {}): pg.Pool {
   return pool;
 }
 
+/** BEGIN of a read: every statement sees the same snapshot. */
+const READ_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+
 /** The pool and the transaction helpers every PostgreSQL store of one catalog shares. */
 export class PgDatabase {
   readonly pool: pg.Pool;
@@ -167,7 +170,20 @@ export class PgDatabase {
   async read<T>(fn: (client: PgClient) => Promise<T>): Promise<T> {
     const client = this.groupClient();
     if (client) return fn(client);
-    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn, undefined);
+    return this.transaction(READ_SNAPSHOT, fn, undefined);
+  }
+
+  /**
+   * {@link read} whose first statement `first` (a text without parameters) goes with BEGIN in one
+   * round trip; `fn` gets its rows. Inside a joined group, `first` is a statement of its own.
+   */
+  async readFrom<R extends object, T>(first: string, fn: (client: PgClient, rows: R[]) => Promise<T>): Promise<T> {
+    const client = this.groupClient();
+    if (client) return fn(client, (await client.query<R>(first)).rows);
+    let rows: R[] = [];
+    return this.transaction(`${READ_SNAPSHOT}; ${first}`, (c) => fn(c, rows), undefined, (results) => {
+      rows = (results.at(-1)?.rows ?? []) as R[];
+    });
   }
 
   /**
@@ -193,18 +209,20 @@ export class PgDatabase {
     }
   }
 
-  private async transaction<T>(begin: string, fn: (client: PgClient) => Promise<T>, lock: number | undefined): Promise<T> {
-    if (lock !== undefined) return this.inTurn(lock, () => this.transactionNow(begin, fn, lock));
-    return this.transactionNow(begin, fn, lock);
+  private async transaction<T>(begin: string, fn: (client: PgClient) => Promise<T>, lock: number | undefined, begun?: (results: pg.QueryResult[]) => void): Promise<T> {
+    if (lock !== undefined) return this.inTurn(lock, () => this.transactionNow(begin, fn, lock, begun));
+    return this.transactionNow(begin, fn, lock, begun);
   }
 
-  private async transactionNow<T>(begin: string, fn: (client: PgClient) => Promise<T>, lock: number | undefined): Promise<T> {
+  /** `begun` gets the results of the statements of `begin` (a simple query: one result per statement). */
+  private async transactionNow<T>(begin: string, fn: (client: PgClient) => Promise<T>, lock: number | undefined, begun?: (results: pg.QueryResult[]) => void): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
       // BEGIN and the lock in one round trip (a simple query of two statements): every round trip
       // of a transaction holding the catalog write lock waits for this process's event loop.
-      await client.query(lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${LOCK_CLASS + lock}, hashtext(current_schema()))`);
+      const results: pg.QueryResult | pg.QueryResult[] = await client.query(lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${LOCK_CLASS + lock}, hashtext(current_schema()))`);
+      begun?.(Array.isArray(results) ? results : [results]);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;

@@ -239,12 +239,15 @@ export class SearchService {
     const facets = text?.facets;
     const imageId = image !== undefined ? queryImageId(image.bytes) : null;
     const session = this.newSession(principal, request, imageId, hits.total, hits.cardIds.length, facets);
-    await this.keepSession({ session, hits });
-    return {
-      sessionId: session.sessionId, imageId,
-      results: await this.results(
+    // The first page is read while the session is stored: neither needs the other.
+    const [, results] = await Promise.all([
+      this.keepSession({ session, hits }),
+      this.results(
         principal, { organization: session.organization, text: session.text }, { cardIds: hits.cardIds.slice(0, limit), ...(hits.scores ? { scores: hits.scores.slice(0, limit) } : {}) }, request.language, projection, text?.cards,
       ),
+    ]);
+    return {
+      sessionId: session.sessionId, imageId, results,
       resultsTotalCount: hits.total, resultsPageableCount: hits.cardIds.length,
       ...(facets !== undefined ? { facets } : {}),
     };

@@ -53,7 +53,7 @@ const REFRESH = `
   UNION ALL SELECT 2, 0, 0, 0, 0, 0, 0, 0, chunk, NULL, data FROM engine_docs WHERE version > $1`;
 
 /** A row of {@link REFRESH}. */
-interface RefreshRow extends EngineStatsRow {
+export interface RefreshRow extends EngineStatsRow {
   kind: number;
   id: number;
   term: string | null;
@@ -191,10 +191,11 @@ export class PgEngineReader implements EngineReader {
    * the searches still missing, and what they all missed is fetched together (one statement per
    * kind for the whole batch), so searches queued at the same time share one snapshot, one
    * refresh and their fetch round trips. Each outcome is its search's answer, or its error (a
-   * search still missing after MAX_ROUNDS fetches gets one).
+   * search still missing after MAX_ROUNDS fetches gets one). `refreshed`: the rows of
+   * {@link refreshStatement} read in `c`'s snapshot, when the caller read them already.
    */
-  async runAll<T>(c: PgClient, searches: readonly (() => T)[]): Promise<SearchOutcome<T>[]> {
-    await this.refresh(c);
+  async runAll<T>(c: PgClient, searches: readonly (() => T)[], refreshed?: readonly RefreshRow[]): Promise<SearchOutcome<T>[]> {
+    await this.refresh(c, refreshed ?? (await c.query<RefreshRow>(REFRESH, [this.loadedVersion])).rows);
     const outcomes: (SearchOutcome<T> | undefined)[] = searches.map(() => undefined);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const batch = noMisses();
@@ -544,11 +545,22 @@ export class PgEngineReader implements EngineReader {
     }
   }
 
-  /** Brings the doc arrays, statistics and caches up to the snapshot's committed version. */
-  private async refresh(c: PgClient): Promise<void> {
-    // One statement: the statistics, and what moved since the loaded version (nothing when it
-    // has not; no term list for a reader that has loaded nothing yet).
-    const rows = (await c.query<RefreshRow>(REFRESH, [this.loadedVersion])).rows;
+  /**
+   * The refresh of this reader's loaded version ({@link REFRESH}) as a text without parameters,
+   * for a caller that sends it with BEGIN in one round trip (PgSearchIndex.runBatch), then hands
+   * its rows to {@link runAll}.
+   */
+  refreshStatement(): string {
+    return REFRESH.replaceAll('$1', String(Math.trunc(this.loadedVersion)));
+  }
+
+  /**
+   * Brings the doc arrays, statistics and caches up to the snapshot's committed version, from
+   * `rows`: {@link REFRESH} of the loaded version, read in `c`'s snapshot (one statement: the
+   * statistics, and what moved since the loaded version; nothing when it has not, no term list
+   * for a reader that has loaded nothing yet).
+   */
+  private async refresh(c: PgClient, rows: readonly RefreshRow[]): Promise<void> {
     const stats = rows.find((r) => r.kind === 0);
     if (!stats) throw new Error('engine_stats is missing (PostgreSQL migration 4)');
     if (this.answers > MAX_ANSWERS) this.forgetAnswers();

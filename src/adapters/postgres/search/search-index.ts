@@ -25,7 +25,7 @@ import { typoKeyColumns } from '../../../core/search/typo.js';
 import type { PgClient, PgDatabase } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
 import { PgEngineWrite } from './engine-store.js';
-import { PgEngineReader, YIELD_AFTER_MS } from './engine-reader.js';
+import { PgEngineReader, YIELD_AFTER_MS, type RefreshRow } from './engine-reader.js';
 import { orgVector } from './tsvector.js';
 
 /** A superseded card is kept this long (sessions live 24 h; one hour of margin). */
@@ -89,6 +89,8 @@ export class PgSearchIndex implements SearchIndex {
   private readonly searcher = new EngineSearcher(this.reader);
   /** Searches waiting for the next batch through the reader (withReader). */
   private readonly searches = new Batches<WaitingSearch>(MAX_BATCH, (batch) => this.runBatch(batch));
+  /** Whether the last batch found the committed version where the reader had left it (runBatch). */
+  private versionHeld = true;
 
   /** SearchIndex.indexedParts: the engine's document count (metrics). */
   async indexedParts(): Promise<number> {
@@ -378,34 +380,63 @@ export class PgSearchIndex implements SearchIndex {
   /** Answers one batch of searches (withReader), each resolved or rejected. */
   private async runBatch(batch: readonly WaitingSearch[]): Promise<void> {
     try {
-      const version = await this.reader.committedVersion(this.db);
-      const rest: WaitingSearch[] = [];
-      let ranSince = performance.now();
-      for (const w of batch) {
-        if (performance.now() - ranSince > YIELD_AFTER_MS) {
-          // Other work of the event loop runs between searches (engine-reader.ts runAll).
-          await new Promise((resolve) => setImmediate(resolve));
-          ranSince = performance.now();
-        }
-        try {
-          const cached = this.reader.tryCached(version, w.search);
-          if (cached === undefined) rest.push(w);
-          else w.resolve(cached);
-        } catch (error) {
-          w.reject(error);
-        }
-      }
+      // While nothing is written, a batch answers from the cache after one statement. While
+      // writes come, the version has moved by the next batch: that statement would be a round
+      // trip for nothing, so the batch goes straight to its snapshot.
+      const rest = this.versionHeld ? await this.answerFromCache(batch) : batch;
       if (rest.length === 0) return;
-      const outcomes = await this.db.read((c) => this.reader.runAll(c, rest.map((w) => w.search)));
-      rest.forEach((w, i) => {
-        const outcome = outcomes[i];
-        if (outcome && 'answer' in outcome) w.resolve(outcome.answer);
-        else w.reject(outcome?.error);
-      });
+      const before = this.reader.version;
+      await this.answerInSnapshot(rest);
+      this.versionHeld = this.reader.version === before;
     } catch (error) {
-      // The database failed (a statement, the connection): every search of the batch fails alike.
+      // The database failed (a statement, the connection): every search of the batch fails alike
+      // (those answered already keep their answer).
       for (const w of batch) w.reject(error);
     }
+  }
+
+  /** Answers from the cache the searches of `batch` it holds everything for, at the committed version; returns the rest. */
+  private async answerFromCache(batch: readonly WaitingSearch[]): Promise<WaitingSearch[]> {
+    const version = await this.reader.committedVersion(this.db);
+    const rest: WaitingSearch[] = [];
+    let ranSince = performance.now();
+    for (const w of batch) {
+      if (performance.now() - ranSince > YIELD_AFTER_MS) {
+        // Other work of the event loop runs between searches (engine-reader.ts runAll).
+        await new Promise((resolve) => setImmediate(resolve));
+        ranSince = performance.now();
+      }
+      try {
+        const cached = this.reader.tryCached(version, w.search);
+        if (cached === undefined) rest.push(w);
+        else w.resolve(cached);
+      } catch (error) {
+        w.reject(error);
+      }
+    }
+    return rest;
+  }
+
+  /**
+   * Answers `searches` in one REPEATABLE READ snapshot whose refresh goes with BEGIN in one round
+   * trip. Resolves once every search is settled, which is before COMMIT's round trip: a read-only
+   * snapshot's COMMIT changes no answer, so the searches and the next batch do not wait for it.
+   * Rejects when the snapshot fails before that.
+   */
+  private answerInSnapshot(searches: readonly WaitingSearch[]): Promise<void> {
+    return new Promise<void>((settled, failed) => {
+      const snapshot = this.db.readFrom<RefreshRow, void>(this.reader.refreshStatement(), async (c, refreshed) => {
+        const outcomes = await this.reader.runAll(c, searches.map((w) => w.search), refreshed);
+        searches.forEach((w, i) => {
+          const outcome = outcomes[i];
+          if (outcome && 'answer' in outcome) w.resolve(outcome.answer);
+          else w.reject(outcome?.error);
+        });
+        settled();
+      });
+      // After `settled`, a failure (of COMMIT) no longer changes anything.
+      snapshot.catch(failed);
+    });
   }
 
   async searchText(query: TextSearchQuery, maxHits: number): Promise<RankedHits> {
