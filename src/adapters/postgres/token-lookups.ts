@@ -1,8 +1,8 @@
 /**
  * The token reads of concurrent requests, one statement per batch. Every request reads its token
- * first (core/request-scope.ts), so under load they were the most frequent statement of
- * `catalog serve` on PostgreSQL, each a round trip whose send and answer cost this process and
- * PostgreSQL more CPU than the lookup itself. A request that arrives while a read is on its way
+ * first (core/request-scope.ts), so under load token reads are the most frequent statement of
+ * `catalog serve` on PostgreSQL, and sending and answering each costs this process and PostgreSQL
+ * more CPU than the lookup itself (docs/decisions/0058). A request that arrives while a read is on its way
  * joins the next one, which is sent after every request in it arrived: each still sees every
  * revocation committed before it came.
  */
