@@ -48,13 +48,12 @@ export function indexTables(db: Database): Record<string, unknown[]> {
   const all = (sql: string) => db.prepare(sql).raw().all();
   return {
     parts: all('SELECT rowid_, part_id, name, attributes FROM parts ORDER BY rowid_'),
-    terms: all('SELECT id, term FROM engine_terms ORDER BY id'),
     dictionary: all('SELECT term, id FROM engine_term_levels ORDER BY term'),
     postings: all('SELECT term_id, first_doc, hex(data) FROM engine_postings ORDER BY 1, 2'),
     runs: all('SELECT run, term_id, first_doc, hex(data) FROM engine_runs ORDER BY 1, 2, 3'),
     runList: all('SELECT run, tier FROM engine_run_list ORDER BY 1'),
     docs: all('SELECT chunk, hex(data) FROM engine_docs ORDER BY 1'),
-    changes: all('SELECT version, hex(term_ids) FROM engine_term_changes ORDER BY 1'),
+    changes: all('SELECT version, hex(term_ids), terms FROM engine_term_changes ORDER BY 1'),
     stats: all('SELECT * FROM engine_stats'),
     current: all('SELECT * FROM search_current ORDER BY 1'),
     vocabulary: all('SELECT term FROM search_term_levels ORDER BY 1'),

@@ -111,6 +111,10 @@ export function migrate(db: SqliteDatabase, migrations: readonly Migration[]): v
     for (const migration of migrations) {
       if (migration.version <= current) continue;
       for (const [name, fn] of Object.entries(migration.functions ?? {})) db.function(name, { varargs: true }, fn);
+      for (const { table, column, definition } of migration.addColumns ?? []) {
+        const present = (db.pragma(`table_info(${table})`) as { name: string }[]).some((c) => c.name === column);
+        if (!present) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+      }
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     }

@@ -12,6 +12,11 @@ export interface Migration {
   sql: string;
   /** SQL functions the step's SQL calls, registered on the connection before it runs (by SQL name). */
   functions?: Readonly<Record<string, (...args: unknown[]) => unknown>>;
+  /**
+   * Columns the step adds before its SQL runs, each only when the table lacks it (SQLite has no
+   * ADD COLUMN IF NOT EXISTS, and every step must be safe to run again over its own result).
+   */
+  addColumns?: readonly { table: string; column: string; definition: string }[];
 }
 
 /** Refuses (nfc_collision throws) when two values of `table`.`column` have one NFC form. */
@@ -535,5 +540,23 @@ export const MIGRATIONS: readonly Migration[] = [
         ids BLOB NOT NULL                    -- the term ids it emptied, as engine_term_changes.term_ids
       );
     `,
+  },
+  {
+    version: 18,
+    name: 'terms stored once',
+    sql: `
+      -- docs/search.md "Index layout": a term is stored in engine_term_levels only. Ids come from
+      -- engine_stats.next_term_id (never given again); the changed-terms log carries the terms of
+      -- a small write itself, which is all a reader needed engine_terms (id -> term) for.
+      -- engine_term_changes.terms: JSON [[id, term], …] of a write of ≤ 4,096 terms, else NULL.
+      CREATE TABLE IF NOT EXISTS engine_terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL);
+      UPDATE engine_stats SET next_term_id = max(next_term_id, coalesce((SELECT max(id) FROM engine_terms), 0) + 1);
+      DROP TABLE engine_terms;
+      DROP TABLE IF EXISTS engine_dropped_terms;
+    `,
+    addColumns: [
+      { table: 'engine_stats', column: 'next_term_id', definition: 'INTEGER NOT NULL DEFAULT 1' },
+      { table: 'engine_term_changes', column: 'terms', definition: 'TEXT' },
+    ],
   },
 ];

@@ -6,8 +6,11 @@
  *
  * Tables:
  * - `engine_term_levels`: term -> id, in levels (leveled-terms.ts: a new term writes to a small level 0;
- *   full levels move into the next), and `engine_terms`: id -> term, appended in id order (migration 13).
- * - `engine_term_changes`: per write (engine version), the ids of the terms it wrote (migration 10).
+ *   full levels move into the next). A term is stored there only: ids come from
+ *   `engine_stats.next_term_id` and are never given again.
+ * - `engine_term_changes`: per write (engine version), the ids of the terms it wrote (migration 10)
+ *   and, for a write of at most {@link LOGGED_TERMS} terms, the terms themselves (what a reader's
+ *   kept ranges and absences need; a reader crossing a larger write forgets them all).
  * - `engine_postings`: (term id, first doc) -> block of ≤ BLOCK_SIZE postings (core postings.ts).
  * - `engine_runs`, `engine_run_list`: postings appended to stored lists, in runs of their writes,
  *   merged by size into engine_postings (migration 16; docs/search.md "Posting runs"). A term's list
@@ -59,8 +62,11 @@ export const WARM_POSTINGS = 4_000_000;
 const ID_CACHE_TERMS = 50_000;
 /** Fewest missing lists {@link EngineStore.prefetch} reads together (fewer: a statement each, as a search asks). */
 const PREFETCH_MIN = 8;
-/** Terms a refresh names to the reader's absent-term memory one by one; past it the memory is emptied. */
-const ABSENT_CHECK_IDS = 4096;
+/**
+ * Terms a refresh names to the reader's absent-term memory and kept ranges one by one; past it they
+ * are emptied. A write of at most this many terms logs them (engine_term_changes.terms).
+ */
+export const LOGGED_TERMS = 4096;
 /** A term new in a transaction with at least this many postings has its id cached at once (a frequent word). */
 const ID_SEED_POSTINGS = 8;
 
@@ -102,8 +108,11 @@ export class EngineStore {
   private readonly stmt;
   // -- write side: one transaction's changes --
   private readonly gathered = new GatheredPostings();
-  /** Ids of the terms the running flush wrote (the changed-terms log's next row). */
-  private readonly writtenTerms: number[] = [];
+  /** Ids of the terms the running flush wrote (the changed-terms log's next row), and the terms, in the same order. */
+  private readonly writtenIds: number[] = [];
+  private readonly writtenTerms: string[] = [];
+  /** The id the running flush gives the next new term (engine_stats.next_term_id). */
+  private nextTermId = 1;
   /** The terms the last flush emptied and took out of the dictionary (dropTerm). */
   private readonly dropped: TermRow[] = [];
   private readonly txChunks = new Map<number, Buffer>();
@@ -159,21 +168,14 @@ export class EngineStore {
     // Sized by postings, least recently used out; a list larger than the whole cache is read and not kept.
     this.terms = new LRUCache<number, CachedTerm>({ maxSize: Math.max(1, cachePostings), sizeCalculation: (term) => Math.max(1, term.docs.length) });
     this.stmt = {
-      insertTerm: db.prepare<[string]>('INSERT INTO engine_terms (term) VALUES (?)'),
-      deleteTerm: db.prepare<[number]>('DELETE FROM engine_terms WHERE id = ? AND id < (SELECT max(id) FROM engine_terms)'),
       floorBlockData: db.prepare<[number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc <= ? ORDER BY first_doc DESC LIMIT 1'),
       lastBlock: db.prepare<[number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? ORDER BY first_doc DESC LIMIT 1'),
       nextBlock: db.prepare<[number, number], number>('SELECT first_doc FROM engine_postings WHERE term_id = ? AND first_doc > ? ORDER BY first_doc LIMIT 1').pluck(),
-      termChanges: db.prepare<[number], Buffer>('SELECT term_ids FROM engine_term_changes WHERE version > ? ORDER BY version').pluck(),
-      termsOfIds: db.prepare<[string], { id: number; term: string }>('SELECT id, term FROM engine_terms WHERE id IN (SELECT value FROM json_each(?))'),
-      logTerms: db.prepare<[number, Buffer]>('INSERT INTO engine_term_changes (version, term_ids) VALUES (?, ?)'),
+      termChanges: db.prepare<[number], { term_ids: Buffer; terms: string | null }>('SELECT term_ids, terms FROM engine_term_changes WHERE version > ? ORDER BY version'),
+      logTerms: db.prepare<[number, Buffer, string | null]>('INSERT INTO engine_term_changes (version, term_ids, terms) VALUES (?, ?, ?)'),
       pruneTermLog: db.prepare<[number]>('DELETE FROM engine_term_changes WHERE version <= ?'),
-      logDropped: db.prepare<[number, Buffer]>('INSERT INTO engine_dropped_terms (version, ids) VALUES (?, ?)'),
-      // The terms emptied by the writes the log forgets go with them (never the highest id: ids are not given again).
-      pruneDropped: db.prepare<[number], Buffer>('DELETE FROM engine_dropped_terms WHERE version <= ? RETURNING ids').pluck(),
       clearTermLog: db.prepare<[number]>('UPDATE engine_stats SET term_log_start = ? WHERE id = 0'),
       clearTermChanges: db.prepare('DELETE FROM engine_term_changes'),
-      clearDropped: db.prepare('DELETE FROM engine_dropped_terms'),
       blocksIn: db.prepare<[number, number, number], { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ? ORDER BY first_doc'),
       deleteBlocksIn: db.prepare<[number, number, number]>('DELETE FROM engine_postings WHERE term_id = ? AND first_doc >= ? AND first_doc <= ?'),
       insertBlock: db.prepare<[number, number, Uint8Array]>('INSERT INTO engine_postings (term_id, first_doc, data) VALUES (?, ?, ?)'),
@@ -213,14 +215,13 @@ export class EngineStore {
       changedChunkIds: db.prepare<[number], number>('SELECT chunk FROM engine_docs WHERE version > ?').pluck(),
       lastChunk: db.prepare<[], { chunk: number | null }>('SELECT max(chunk) AS chunk FROM engine_docs'),
       chunkRange: db.prepare<[number, number], { chunk: number; data: Buffer }>('SELECT chunk, data FROM engine_docs WHERE chunk >= ? AND chunk < ?'),
-      stats: db.prepare<[], { version: number; n: number; len0: number; len1: number; len2: number; len3: number; term_log_start: number }>('SELECT version, n, len0, len1, len2, len3, term_log_start FROM engine_stats WHERE id = 0'),
+      stats: db.prepare<[], { version: number; n: number; len0: number; len1: number; len2: number; len3: number; term_log_start: number; next_term_id: number }>('SELECT version, n, len0, len1, len2, len3, term_log_start, next_term_id FROM engine_stats WHERE id = 0'),
       version: db.prepare<[], number>('SELECT version FROM engine_stats WHERE id = 0').pluck(),
-      putStats: db.prepare<[number, number, number, number, number, number]>('UPDATE engine_stats SET version = ?, n = ?, len0 = ?, len1 = ?, len2 = ?, len3 = ? WHERE id = 0'),
+      putStats: db.prepare<[number, number, number, number, number, number, number]>('UPDATE engine_stats SET version = ?, n = ?, len0 = ?, len1 = ?, len2 = ?, len3 = ?, next_term_id = ? WHERE id = 0'),
       predecessor: db.prepare<[string], number>('SELECT rowid_ FROM parts WHERE part_id < ? ORDER BY part_id DESC LIMIT 1').pluck(),
       successor: db.prepare<[string], number>('SELECT rowid_ FROM parts WHERE part_id > ? ORDER BY part_id LIMIT 1').pluck(),
       partsInOrder: db.prepare<[], number>('SELECT rowid_ FROM parts ORDER BY part_id').pluck(),
       clear: db.prepare('DELETE FROM engine_postings'),
-      clearTerms: db.prepare('DELETE FROM engine_terms'),
       clearDocs: db.prepare('DELETE FROM engine_docs'),
     };
   }
@@ -263,7 +264,6 @@ export class EngineStore {
   /** Empties every engine table (a full rebuild follows, in the same transaction). */
   clearAll(): void {
     this.stmt.clear.run();
-    this.stmt.clearTerms.run();
     this.dictionary.clear();
     this.stmt.clearDocs.run();
     this.stmt.clearRuns.run();
@@ -271,10 +271,9 @@ export class EngineStore {
     this.dropTails();
     this.clearGathered();
     const version = (this.stmt.version.get() ?? 0) + 1;
-    this.stmt.putStats.run(version, 0, 0, 0, 0, 0);
+    this.stmt.putStats.run(version, 0, 0, 0, 0, 0, 1);
     // Term ids start over: a reader of any earlier version must evict everything.
     this.stmt.clearTermChanges.run();
-    this.stmt.clearDropped.run();
     this.stmt.clearTermLog.run(version);
   }
 
@@ -315,7 +314,9 @@ export class EngineStore {
     this.tailVersion = -1;
     this.flushedVersion = -1;
     this.gathered.prepare();
+    this.writtenIds.length = 0;
     this.writtenTerms.length = 0;
+    this.nextTermId = stats.next_term_id;
     this.dropped.length = 0;
     // One read of the dictionary's level count for the flush's thousands of lookups, and the ids
     // of the terms the writer cache does not hold looked up together (most are new: absent).
@@ -328,17 +329,16 @@ export class EngineStore {
     } finally {
       this.dictionary.unfixLevels();
     }
-    if (this.writtenTerms.length > 0) {
-      this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenTerms)));
+    if (this.writtenIds.length > 0) {
+      const terms = this.writtenIds.length <= LOGGED_TERMS ? JSON.stringify(this.writtenIds.map((id, i) => [id, this.writtenTerms[i]])) : null;
+      this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenIds)), terms);
       this.stmt.pruneTermLog.run(version - TERM_LOG_VERSIONS);
-      if (this.dropped.length > 0) this.stmt.logDropped.run(version, Buffer.from(encodeTermIds(this.dropped.map((t) => t.id))));
-      for (const ids of this.stmt.pruneDropped.all(version - TERM_LOG_VERSIONS)) for (const id of decodeTermIds(ids)) this.stmt.deleteTerm.run(id);
     }
     if (this.runWritten) this.mergeRuns([...runs, { run, tier: 0 }], version);
     if (this.renumber) this.renumberKeys();
     for (const [chunk, data] of this.txChunks) this.stmt.putChunk.run(chunk, version, data);
     const len = [stats.len0, stats.len1, stats.len2, stats.len3].map((v, t) => v + (this.statsDelta.len[t] ?? 0));
-    this.stmt.putStats.run(version, stats.n + this.statsDelta.n, len[0] ?? 0, len[1] ?? 0, len[2] ?? 0, len[3] ?? 0);
+    this.stmt.putStats.run(version, stats.n + this.statsDelta.n, len[0] ?? 0, len[1] ?? 0, len[2] ?? 0, len[3] ?? 0, this.nextTermId);
     this.clearGathered();
     // Least recently written first out (Maps keep insertion order; a write re-inserts): the words
     // that recur in every batch keep their ids.
@@ -392,15 +392,17 @@ export class EngineStore {
       // Its id is the highest yet, so its blocks go to the end of engine_postings.
       const merged = mergeSorted(base, changes);
       if (merged.docs.length === 0) return;
-      id = Number(this.stmt.insertTerm.run(term).lastInsertRowid);
+      id = this.nextTermId++;
       this.dictionary.add(term, id);
       // Logged too: a reader puts it into the dictionary ranges it keeps (it may be a removed term back).
-      this.writtenTerms.push(id);
+      this.writtenIds.push(id);
+      this.writtenTerms.push(term);
       this.tails.set(id, this.insertBlocks(id, merged));
       if (merged.docs.length >= ID_SEED_POSTINGS) this.ids.set(term, id);
       return;
     }
-    this.writtenTerms.push(id);
+    this.writtenIds.push(id);
+    this.writtenTerms.push(term);
     this.ids.delete(term); // re-inserted: most recently written last
     this.ids.set(term, id);
     const end = this.listEnd(id);
@@ -445,11 +447,10 @@ export class EngineStore {
   }
 
   /**
-   * Takes term `id`, whose list is empty now, out of the dictionary. Its engine_terms row stays
-   * while the changed-terms log names this write: a reader that kept a range holding the term
-   * reads it there and makes the range again (term-id-cache.ts). It goes when the log forgets
-   * that write (engine_dropped_terms, flush), unless it is the highest id: a new term never gets
-   * the id of a removed one, which a reader may still hold in a kept range.
+   * Takes term `id`, whose list is empty now, out of the dictionary. The changed-terms log names
+   * it with this write: a reader that kept a range holding the term makes the range again
+   * (term-id-cache.ts). Its id is never given to another term (a reader may still hold it in a
+   * kept range).
    */
   private dropTerm(term: string, id: number): void {
     this.dictionary.remove(term);
@@ -699,11 +700,17 @@ export class EngineStore {
       this.termIds.clear();
     } else {
       const changed: number[] = [];
-      for (const ids of this.stmt.termChanges.all(this.loadedVersion)) for (const id of decodeTermIds(ids)) changed.push(id);
+      const named: TermRow[] = [];
+      let unnamed = false;
+      for (const row of this.stmt.termChanges.iterate(this.loadedVersion)) {
+        for (const id of decodeTermIds(row.term_ids)) changed.push(id);
+        if (row.terms === null) unnamed = true;
+        else if (!unnamed) for (const [id, term] of JSON.parse(row.terms) as [number, string][]) named.push({ id, term });
+      }
       for (const id of changed) this.evict(id);
-      // A term the reader found absent may be one of the terms these writes added.
-      if (changed.length > ABSENT_CHECK_IDS) this.termIds.written();
-      else if (changed.length > 0) this.termIds.written(this.stmt.termsOfIds.all(JSON.stringify(changed)));
+      // A term the reader found absent, or a range it kept, may hold one of the terms these writes wrote.
+      if (unnamed || named.length > LOGGED_TERMS) this.termIds.written();
+      else if (named.length > 0) this.termIds.written(named);
     }
     // A first load sizes the arrays once (growing them chunk by chunk doubled ~10 times at 1M parts).
     if (this.loadedVersion < 0) this.docs.ensure(((this.stmt.lastChunk.get()?.chunk ?? -1) + 1) * CHUNK);
