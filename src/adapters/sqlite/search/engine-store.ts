@@ -705,7 +705,7 @@ export class EngineStore {
       for (const row of this.stmt.termChanges.iterate(this.loadedVersion)) {
         for (const id of decodeTermIds(row.term_ids)) changed.push(id);
         if (row.terms === null) unnamed = true;
-        else if (!unnamed) for (const [id, term] of JSON.parse(row.terms) as [number, string][]) named.push({ id, term });
+        else if (!unnamed && named.length <= LOGGED_TERMS) for (const [id, term] of JSON.parse(row.terms) as [number, string][]) named.push({ id, term });
       }
       for (const id of changed) this.evict(id);
       // A term the reader found absent, or a range it kept, may hold one of the terms these writes wrote.
