@@ -549,6 +549,7 @@ export const MIGRATIONS: readonly Migration[] = [
       -- engine_stats.next_term_id (never given again); the changed-terms log carries the terms of
       -- a small write itself, which is all a reader needed engine_terms (id -> term) for.
       -- engine_term_changes.terms: JSON [[id, term], …] of a write of ≤ 4,096 terms, else NULL.
+      -- engine_terms is made (empty) when missing, so that the step can run again over its own result.
       CREATE TABLE IF NOT EXISTS engine_terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL);
       UPDATE engine_stats SET next_term_id = max(next_term_id, coalesce((SELECT max(id) FROM engine_terms), 0) + 1);
       DROP TABLE engine_terms;

@@ -66,7 +66,7 @@ const PREFETCH_MIN = 8;
  * Terms a refresh names to the reader's absent-term memory and kept ranges one by one; past it they
  * are emptied. A write of at most this many terms logs them (engine_term_changes.terms).
  */
-export const LOGGED_TERMS = 4096;
+const LOGGED_TERMS = 4096;
 /** A term new in a transaction with at least this many postings has its id cached at once (a frequent word). */
 const ID_SEED_POSTINGS = 8;
 
@@ -108,9 +108,8 @@ export class EngineStore {
   private readonly stmt;
   // -- write side: one transaction's changes --
   private readonly gathered = new GatheredPostings();
-  /** Ids of the terms the running flush wrote (the changed-terms log's next row), and the terms, in the same order. */
-  private readonly writtenIds: number[] = [];
-  private readonly writtenTerms: string[] = [];
+  /** The terms the running flush wrote, with their ids (the changed-terms log's next row). */
+  private readonly written: TermRow[] = [];
   /** The id the running flush gives the next new term (engine_stats.next_term_id). */
   private nextTermId = 1;
   /** The terms the last flush emptied and took out of the dictionary (dropTerm). */
@@ -314,8 +313,7 @@ export class EngineStore {
     this.tailVersion = -1;
     this.flushedVersion = -1;
     this.gathered.prepare();
-    this.writtenIds.length = 0;
-    this.writtenTerms.length = 0;
+    this.written.length = 0;
     this.nextTermId = stats.next_term_id;
     this.dropped.length = 0;
     // One read of the dictionary's level count for the flush's thousands of lookups, and the ids
@@ -329,9 +327,9 @@ export class EngineStore {
     } finally {
       this.dictionary.unfixLevels();
     }
-    if (this.writtenIds.length > 0) {
-      const terms = this.writtenIds.length <= LOGGED_TERMS ? JSON.stringify(this.writtenIds.map((id, i) => [id, this.writtenTerms[i]])) : null;
-      this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.writtenIds)), terms);
+    if (this.written.length > 0) {
+      const terms = this.written.length <= LOGGED_TERMS ? JSON.stringify(this.written.map((t) => [t.id, t.term])) : null;
+      this.stmt.logTerms.run(version, Buffer.from(encodeTermIds(this.written.map((t) => t.id))), terms);
       this.stmt.pruneTermLog.run(version - TERM_LOG_VERSIONS);
     }
     if (this.runWritten) this.mergeRuns([...runs, { run, tier: 0 }], version);
@@ -395,14 +393,12 @@ export class EngineStore {
       id = this.nextTermId++;
       this.dictionary.add(term, id);
       // Logged too: a reader puts it into the dictionary ranges it keeps (it may be a removed term back).
-      this.writtenIds.push(id);
-      this.writtenTerms.push(term);
+      this.written.push({ id, term });
       this.tails.set(id, this.insertBlocks(id, merged));
       if (merged.docs.length >= ID_SEED_POSTINGS) this.ids.set(term, id);
       return;
     }
-    this.writtenIds.push(id);
-    this.writtenTerms.push(term);
+    this.written.push({ id, term });
     this.ids.delete(term); // re-inserted: most recently written last
     this.ids.set(term, id);
     const end = this.listEnd(id);
