@@ -192,7 +192,8 @@ describe('SqliteSearchIndex', () => {
     expect(stored('search_term_levels')).toEqual([]);
     expect(stored('engine_term_levels')).toEqual([]);
     await service.upsertParts(LOCAL_OWNER, [{ part_id: 'z1', name: { en: 'Zephyrine QX4471' } }]);
-    expect(stored('search_term_levels').sort()).toEqual(['qx4471', 'zephyrine']);
+    // The typo vocabulary holds letter words only: the part number is in the engine's dictionary alone.
+    expect(stored('search_term_levels')).toEqual(['zephyrine']);
     // Each entry has an id of its own (ids come from a counter that rolled back with the write).
     const ids = store.db.prepare('SELECT id FROM engine_term_levels').pluck().all() as number[];
     expect(new Set(ids).size).toBe(ids.length);
@@ -795,11 +796,13 @@ describe('SqliteSearchIndex term dictionaries in levels', () => {
     return { store, service, search };
   };
   const model = (i: number) => `gw${String((i * 7919) % 100_000).padStart(5, '0')}`;
+  /** A letter word of its own per part (a made-up brand), so that the typo vocabulary grows levels deep too. */
+  const brand = (i: number) => `zephyr${[...String(1000 + i)].map((d) => 'abcdefghij'[Number(d)]).join('')}`;
 
   it('finds words, prefixes and one-typo neighbours whichever level their term has moved to (older terms deeper)', async () => {
     const { store, service, search } = leveledCatalog();
     // One transaction per part, as many small imports.
-    for (let i = 0; i < 40; i++) await service.upsertParts(LOCAL_OWNER, [{ part_id: `p${i}`, name: { en: `Ethernet Controller ${model(i)}` } }]);
+    for (let i = 0; i < 40; i++) await service.upsertParts(LOCAL_OWNER, [{ part_id: `p${i}`, name: { en: `Ethernet Controller ${model(i)} ${brand(i)}` } }]);
     const levels = (table: string) => store.db.prepare(`SELECT level, count(*) AS n FROM ${table} GROUP BY level`).all() as { level: number; n: number }[];
     for (const table of ['engine_term_levels', 'search_term_levels']) {
       expect(Math.max(...levels(table).map((l) => l.level))).toBeGreaterThanOrEqual(3);
@@ -812,6 +815,10 @@ describe('SqliteSearchIndex term dictionaries in levels', () => {
     expect(await ids(model(0).slice(0, 6))).toEqual(expect.arrayContaining(['p0']));
     expect((await ids('ethernet ')).length).toBe(40);
     expect((await ids('controler ')).length).toBe(40); // a one-letter deletion: the typo vocabulary
+    // The first brand (zephyrbaaa) has moved deepest in the typo vocabulary; two edits away, it is
+    // still found (among the other brands as near).
+    expect((await ids(`${brand(0)} `))[0]).toBe('p0');
+    expect(await ids('zepyhrbaa ')).toContain('p0');
     const level = (term: string) => store.db.prepare('SELECT level FROM engine_term_levels WHERE term = ?').pluck().get(term) as number;
     expect(level(model(39))).toBeLessThan(level(model(0)));
     await search.close();

@@ -767,6 +767,14 @@ export function describeStoreContract(name: string, open: () => Promise<StoreUnd
         expect((await s.searchIndex.readCards(hits.cardIds)).map((c) => c.partId)).toEqual(['bracket-z', 'a']);
       });
 
+      it('reaches letter words with one and two typos, never a part number (the typo vocabulary is letter words)', async () => {
+        await putParts(part('v', 'Thermostatic valve TV4471'), part('b', 'Controller board THERMOSTAT1C'));
+        // Two edits from "thermostatic"; one from the part number "thermostat1c", which no typo reaches.
+        expect(await search('tharmostatik ')).toEqual(['v']);
+        expect(await search('thermostatyc ')).toEqual(['v']);
+        expect(await search('thermostat1c')).toEqual(['b']);
+      });
+
       it('counts every hit of a frequent word exactly, as the caller sees it', async () => {
         await putAttributes(attribute('note'), attribute('secret', { visibility: 'admin' }));
         const parts: StoredPart[] = [];

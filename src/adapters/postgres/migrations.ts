@@ -571,6 +571,17 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       ALTER TABLE session_hits SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 4000);
     `,
   },
+  {
+    version: 16,
+    name: 'typo vocabulary of letter words',
+    sql: `
+      -- docs/search.md "Typos": the typo vocabulary holds the words a typo may reach, letters
+      -- only, 4 to 40 of them (core/search/typo.ts isVocabularyTerm). The part numbers (one word
+      -- a part on a real catalog) and short words it held before leave it; a word with another
+      -- character than a letter or a digit, rarer, stays and is passed over by the searcher.
+      DELETE FROM search_terms WHERE term ~ '[0-9]' OR char_length(term) < 4;
+    `,
+  },
 ];
 
 /**

@@ -560,4 +560,16 @@ export const MIGRATIONS: readonly Migration[] = [
       { table: 'engine_term_changes', column: 'terms', definition: 'TEXT' },
     ],
   },
+  {
+    version: 19,
+    name: 'typo vocabulary of letter words',
+    sql: `
+      -- docs/search.md "Typos": the typo vocabulary holds the words a typo may reach, letters
+      -- only, 4 to 40 of them (a typo-tolerant query word is letters only). The part numbers and
+      -- short words it held before leave it: on a real catalog they were one word a part, and a
+      -- two-typo search read all of them with its first letter. Their typo keys were never stored.
+      DELETE FROM search_term_levels WHERE NOT letter_word(term);
+    `,
+    functions: { letter_word: (term) => (typeof term === 'string' && /^\p{L}{4,40}$/u.test(term) ? 1 : 0) },
+  },
 ];

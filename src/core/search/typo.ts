@@ -10,18 +10,15 @@ import { codePointLength } from './text.js';
 
 /** Shortest query word that is typo-tolerant. */
 export const TYPO_MIN_LENGTH = 5;
-/** Shortest word with typo keys (a 5-letter word minus one letter is 4). */
+/** Shortest vocabulary word (a 5-letter query word minus one letter is 4). */
 export const TYPO_TERM_MIN_LENGTH = TYPO_MIN_LENGTH - 1;
-/** Shortest and longest token kept in the vocabulary (see isVocabularyTerm). */
-export const TERM_MIN_LENGTH = 3;
+/** Longest word kept in the vocabulary (see isVocabularyTerm). */
 export const TERM_MAX_LENGTH = 40;
 /** Most typo neighbours one word expands to (the closest in length first, then alphabetical). */
 export const MAX_TYPO_NEIGHBOURS = 16;
 
 const LETTERS_ONLY = /^\p{L}+$/u;
 const ASCII_LETTERS = /^[a-z]+$/;
-const HAS_LETTER = /\p{L}/u;
-const ASCII_WITH_LETTER = /^[a-z0-9]*[a-z][a-z0-9]*$/;
 
 /** Shortest query word that tolerates two typos. */
 export const TWO_TYPOS_MIN_LENGTH = 9;
@@ -49,21 +46,17 @@ export function typosAllowed(token: string, rules: TypoRules = DEFAULT_TYPO_RULE
 }
 
 /**
- * Whether an indexed token enters the vocabulary: 3..40 characters with at least one letter. The
- * vocabulary expands the prefix of a last word into whole words (see query.ts) and supplies typo
- * candidates; tokens of digits only are left out (a digit prefix is matched by FTS5 itself).
+ * Whether an indexed token enters the typo vocabulary: letters only, 4..40 of them. The vocabulary
+ * is the words a typo may reach: a query word tolerates typos only when it is letters only
+ * ({@link isTypoEligible}), so its neighbours are letter words too, and a token with a digit (a part
+ * number: one per part on a real catalog) is never one. Each vocabulary word is stored under itself
+ * and its one-letter deletions ({@link lookupKeys}); a 5-letter query minus a letter is 4 letters.
  */
 export function isVocabularyTerm(token: string): boolean {
-  if (ASCII_WITH_LETTER.test(token)) return token.length >= TERM_MIN_LENGTH && token.length <= TERM_MAX_LENGTH;
-  if (!HAS_LETTER.test(token)) return false;
+  if (ASCII_LETTERS.test(token)) return token.length >= TYPO_TERM_MIN_LENGTH && token.length <= TERM_MAX_LENGTH;
+  if (!LETTERS_ONLY.test(token)) return false;
   const n = codePointLength(token);
-  return n >= TERM_MIN_LENGTH && n <= TERM_MAX_LENGTH;
-}
-
-/** Whether a vocabulary word is stored under its one-letter deletions (typo candidates): letters only, ≥ 4. */
-export function hasTypoKeys(term: string): boolean {
-  if (ASCII_LETTERS.test(term)) return term.length >= TYPO_TERM_MIN_LENGTH;
-  return LETTERS_ONLY.test(term) && codePointLength(term) >= TYPO_TERM_MIN_LENGTH;
+  return n >= TYPO_TERM_MIN_LENGTH && n <= TERM_MAX_LENGTH;
 }
 
 /** The distinct strings made by deleting one code point of `term`. */
@@ -85,7 +78,7 @@ export function lookupKeys(word: string): string[] {
 }
 
 /**
- * The typo keys of the vocabulary words `words` (those with keys: {@link hasTypoKeys}), each under
+ * The typo keys of the words `words` (the vocabulary words among them: {@link isVocabularyTerm}), each under
  * itself and its one-letter deletions ({@link lookupKeys}), as two columns of equal length: key
  * and word (array parameters of one statement).
  */
@@ -93,7 +86,7 @@ export function typoKeyColumns(words: Iterable<string>): { keys: string[]; words
   const keys: string[] = [];
   const owners: string[] = [];
   for (const word of words) {
-    if (!hasTypoKeys(word)) continue;
+    if (!isVocabularyTerm(word)) continue;
     for (const key of lookupKeys(word)) {
       keys.push(key);
       owners.push(word);

@@ -24,7 +24,7 @@ import { decodeTermBlocks } from '../../../core/search/engine/postings.js';
 import { visibilityTier, type EngineReader, type TierView } from '../../../core/search/engine/searcher.js';
 import { takeIntoRanges, type TermRow } from '../../../core/search/engine/term-range.js';
 import { compareBinary } from '../../../core/search/rank.js';
-import { hasTypoKeys, lookupKeys } from '../../../core/search/typo.js';
+import { isVocabularyTerm, lookupKeys } from '../../../core/search/typo.js';
 import type { PgClient } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
 import { EMPTIED_TERMS_KEPT_VERSIONS, fromPgTerm, pgTerm, type EngineStatsRow } from './engine-store.js';
@@ -532,7 +532,7 @@ export class PgEngineReader implements EngineReader {
         const prefix = term.slice(0, end);
         if (this.prefixKnown.get(prefix) === false) this.prefixKnown.set(prefix, true);
       }
-      if (hasTypoKeys(term)) {
+      if (isVocabularyTerm(term)) {
         for (const key of lookupKeys(term)) {
           for (const entry of this.typoByKey.get(key) ?? []) this.typo.delete(entry);
           this.typoByKey.delete(key);

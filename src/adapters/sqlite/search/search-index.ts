@@ -18,15 +18,15 @@
  * - `search_current`: part rowid -> current card id, and whether the part has per-organization values.
  * - `search_org_docs` (FTS5, rowid = card id): per-organization searchable values of every
  *   organization, only to learn whether a word occurs in any of them (see `planFor`).
- * - `search_term_levels`: the vocabulary of names and values, in levels (leveled-terms.ts), for
- *   prefixes; `search_term_keys`: its letter-only words' one-deletion neighbourhood, for one-typo
- *   matching (core/search/typo.ts).
+ * - `search_term_levels`: the typo vocabulary, the letter words of names and values
+ *   (core/search/typo.ts isVocabularyTerm), in levels (leveled-terms.ts), for two-typo candidates;
+ *   `search_term_keys`: its words' one-deletion neighbourhood, for one-typo matching.
  */
 import type { Attribute, LangMap, SearchFacets } from '../../../api/schemas.js';
 import type { Clock, SearchIndex } from '../../../core/ports.js';
 import { buildOrgDocument, ORG_VALUE_COLUMNS } from './org-document.js';
 import { ftsClause } from './fts-query.js';
-import { hasTypoKeys, isVocabularyTerm, lookupKeys } from '../../../core/search/typo.js';
+import { isVocabularyTerm, lookupKeys } from '../../../core/search/typo.js';
 import { LRUCache } from 'lru-cache';
 import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
@@ -204,7 +204,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   private readonly stmt;
   /** The engine's tables (postings, docs, statistics). */
   readonly engine: EngineStore;
-  /** The vocabulary of names and values (search_term_levels), for prefixes. */
+  /** The typo vocabulary (search_term_levels): two-typo candidates, and which words have their keys stored. */
   private readonly vocabulary: LeveledTerms;
   /** The shared engine's query code over this connection (core/search/engine/searcher.ts). */
   private readonly searcher: EngineSearcher;
@@ -522,7 +522,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /**
    * Stores the pending words the vocabulary lacks: each under itself and, for typo matching,
    * under each one-letter deletion. One lookup per level for all of them (most words of an
-   * import are stored already or part numbers, absent from every level); runs inside the write
+   * import are stored already); runs inside the write
    * transaction, before it commits.
    */
   private writeVocabulary(): void {
@@ -535,7 +535,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
     for (const term of terms) {
       if (stored.has(term)) continue;
       this.vocabulary.add(term);
-      if (hasTypoKeys(term)) for (const key of lookupKeys(term)) this.stmt.insertTermKey.run(key, term);
+      for (const key of lookupKeys(term)) this.stmt.insertTermKey.run(key, term);
     }
   }
 
@@ -549,7 +549,6 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
       if (isMarkedTerm(term) || !isVocabularyTerm(term) || !this.vocabulary.remove(term)) continue;
       this.knownTerms.delete(term);
       this.olderTerms.delete(term);
-      if (!hasTypoKeys(term)) continue;
       for (const key of lookupKeys(term)) this.stmt.deleteTermKey.run(key, term);
     }
   }

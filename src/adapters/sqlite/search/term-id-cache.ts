@@ -26,7 +26,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { takeIntoRanges, type TermRow } from '../../../core/search/engine/term-range.js';
-import { hasTypoKeys, lookupKeys } from '../../../core/search/typo.js';
+import { isVocabularyTerm, lookupKeys } from '../../../core/search/typo.js';
 
 /** Terms whose ids a reader keeps, least recently used out (~100 bytes each). */
 export const TERM_ID_CACHE_TERMS = 100_000;
@@ -140,7 +140,7 @@ export class TermIdCache {
       this.absent.delete(term);
       // Only a word with typo keys is stored under any (search-index.ts writeVocabulary): a name or
       // id term (a long joined name) would make tens of keys to forget for nothing.
-      if (hasTypoKeys(term)) for (const key of lookupKeys(term)) this.typoKeys.delete(key);
+      if (isVocabularyTerm(term)) for (const key of lookupKeys(term)) this.typoKeys.delete(key);
       if (this.ranges.size > 0) takeIntoRanges(row, (prefix) => this.ranges.peek(prefix), (prefix, range) => this.ranges.set(prefix, range), this.longestRange);
     }
   }
