@@ -1,5 +1,5 @@
 // Shared helpers of the benchmark scripts (plain ESM; they drive the built code in dist/).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
@@ -107,6 +107,42 @@ export async function spawnServe(bin, dataDir) {
     if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
   };
   return { child, http, spawnedAt, stderr: () => stderr, stop };
+}
+
+/**
+ * Exits (status 2) naming the directory when one of `dirs` (undefined ones skipped) holds no
+ * catalog.db: a CLI given a missing data directory makes an empty catalog there, nothing to measure.
+ */
+export function requireCatalogs(dirs) {
+  for (const dir of dirs) {
+    if (dir !== undefined && !existsSync(join(dir, 'catalog.db'))) {
+      process.stderr.write(`no catalog in ${dir}: make one with node bench/compare.js --parts N --import-only --keep\n`);
+      process.exit(2);
+    }
+  }
+}
+
+/**
+ * `bin`'s `catalog serve` on `dataDir` ({@link spawnServe}) with a new catalogAdmin token named
+ * `tokenName`, serving, warmed as a server in use ({@link warmClient}) and quiet; `label` names it
+ * in tables. Returns spawnServe's fields, `label` and the request `headers`.
+ */
+export async function warmServer(label, bin, dataDir, tokenName) {
+  const token = execFileSync(process.execPath, [bin, '--data-dir', dataDir, 'tokens', 'create', '--name', tokenName, '--role', 'catalogAdmin'], { encoding: 'utf8' }).trim();
+  const server = await spawnServe(bin, dataDir);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  await waitUntilServing(server.http, headers, { why: server.stderr, exited: () => server.child.exitCode !== null });
+  await warmClient(server.http, headers);
+  await waitUntilQuiet(server.child.pid);
+  return { label, ...server, headers };
+}
+
+/** `method path` with JSON `body` on a {@link warmServer}; returns the answer's text, throws on a status of 300 or more. */
+export async function requestText(server, method, path, body) {
+  const r = await server.http.request({ method, path, headers: server.headers, body: JSON.stringify(body) });
+  const text = await r.body.text();
+  if (r.statusCode >= 300) throw new Error(`${server.label} ${method} ${path}: ${r.statusCode} ${text.slice(0, 200)}`);
+  return text;
 }
 
 /**

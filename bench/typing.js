@@ -11,11 +11,9 @@
 // (the baseline's build re-indexes its copy when it first opens it, if its document format differs).
 // With a baseline both servers run at once and each word is typed into one, then the other
 // (alternating which goes first), so the machine's load falls on both alike.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BIN, msStats, prng, spawnServe, waitUntilQuiet, waitUntilServing, warmClient, writeSection } from './lib.js';
+import { BIN, msStats, prng, requestText, requireCatalogs, warmServer, writeSection } from './lib.js';
 import { devices, modelNumber } from './catalog-data.js';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, baseline: { type: 'string' }, 'baseline-data-dir': { type: 'string' }, words: { type: 'string' }, rounds: { type: 'string' }, seed: { type: 'string' } } });
@@ -23,13 +21,7 @@ if (!values['data-dir'] || (values.baseline && !values['baseline-data-dir'])) {
   process.stderr.write('usage: node bench/typing.js --data-dir DIR [--baseline CHECKOUT --baseline-data-dir DIR] [--words 40] [--rounds 3] [--seed 7]\n');
   process.exit(2);
 }
-for (const dir of [values['data-dir'], values['baseline-data-dir']]) {
-  // A CLI given a missing data directory makes an empty catalog there: nothing to measure.
-  if (dir !== undefined && !existsSync(join(dir, 'catalog.db'))) {
-    process.stderr.write(`no catalog in ${dir}: make one with node bench/compare.js --parts N --import-only --keep\n`);
-    process.exit(2);
-  }
-}
+requireCatalogs([values['data-dir'], values['baseline-data-dir']]);
 const WORDS = Number(values.words ?? '40');
 const ROUNDS = Number(values.rounds ?? '3');
 const random = prng(Number(values.seed ?? '7'));
@@ -50,32 +42,18 @@ function typedWords() {
   return picked;
 }
 
-/** A running `catalog serve` of `bin` on `dataDir`, with an admin token, warmed as a server in use. */
 async function serverOf(label, bin, dataDir) {
-  const token = execFileSync(process.execPath, [bin, '--data-dir', dataDir, 'tokens', 'create', '--name', `typing-${process.pid}`, '--role', 'catalogAdmin'], { encoding: 'utf8' }).trim();
-  const server = await spawnServe(bin, dataDir);
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  await waitUntilServing(server.http, headers, { why: server.stderr, exited: () => server.child.exitCode !== null });
-  await warmClient(server.http, headers);
-  await waitUntilQuiet(server.child.pid);
-  return { label, ...server, headers, times: new Map(), worst: [] };
-}
-
-async function request(s, method, path, body) {
-  const r = await s.http.request({ method, path, headers: s.headers, body: JSON.stringify(body) });
-  const text = await r.body.text();
-  if (r.statusCode >= 300) throw new Error(`${s.label} ${method} ${path}: ${r.statusCode} ${text.slice(0, 200)}`);
-  return text;
+  return { ...(await warmServer(label, bin, dataDir, `typing-${process.pid}`)), times: new Map(), worst: [] };
 }
 
 /** Types `word` into server `s`: a write first, then a search per keystroke from the second letter; records each keystroke's time by letters typed. */
 async function typeWord(s, word, n) {
   const name = `${word[0].toUpperCase()}${word.slice(1)} typing ${modelNumber(50_000_000 + n)}`;
-  await request(s, 'POST', '/1/catalog/parts', [{ part_id: `typing:${process.pid}:${n}`, name: { en: name } }]);
+  await requestText(s, 'POST', '/1/catalog/parts', [{ part_id: `typing:${process.pid}:${n}`, name: { en: name } }]);
   let worst = 0;
   for (let k = 2; k <= word.length; k++) {
     const t = performance.now();
-    await request(s, 'POST', '/1/find/search', { matches: { text: word.slice(0, k) }, resultOptions: { limit: 25 } });
+    await requestText(s, 'POST', '/1/find/search', { matches: { text: word.slice(0, k) }, resultOptions: { limit: 25 } });
     const ms = performance.now() - t;
     const group = k <= 3 ? String(k) : k <= 5 ? '4-5' : '6+';
     if (!s.times.has(group)) s.times.set(group, []);

@@ -9,11 +9,9 @@
 //     [--baseline <checkout> --baseline-data-dir <a copy of that catalog>] [--section <name>]
 // With a baseline both servers run at once and each query goes to one, then the other (alternating
 // which goes first). A write before each query empties the servers' result caches.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BIN, msStats, prng, spawnServe, waitUntilQuiet, waitUntilServing, warmClient, writeSection } from './lib.js';
+import { BIN, msStats, prng, requestText, requireCatalogs, warmServer, writeSection } from './lib.js';
 import { devices, modelNumber } from './catalog-data.js';
 
 const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, baseline: { type: 'string' }, 'baseline-data-dir': { type: 'string' }, words: { type: 'string' }, rounds: { type: 'string' }, seed: { type: 'string' }, section: { type: 'string' } } });
@@ -21,12 +19,7 @@ if (!values['data-dir'] || (values.baseline && !values['baseline-data-dir'])) {
   process.stderr.write('usage: node bench/typos.js --data-dir DIR [--baseline CHECKOUT --baseline-data-dir DIR] [--words 40] [--rounds 3] [--seed 11] [--section NAME]\n');
   process.exit(2);
 }
-for (const dir of [values['data-dir'], values['baseline-data-dir']]) {
-  if (dir !== undefined && !existsSync(join(dir, 'catalog.db'))) {
-    process.stderr.write(`no catalog in ${dir}: make one with node bench/compare.js --parts N --import-only --keep\n`);
-    process.exit(2);
-  }
-}
+requireCatalogs([values['data-dir'], values['baseline-data-dir']]);
 const WORDS = Number(values.words ?? '40');
 const ROUNDS = Number(values.rounds ?? '3');
 const random = prng(Number(values.seed ?? '11'));
@@ -81,27 +74,14 @@ function queries(known) {
 }
 
 async function serverOf(label, bin, dataDir) {
-  const token = execFileSync(process.execPath, [bin, '--data-dir', dataDir, 'tokens', 'create', '--name', `typos-${process.pid}`, '--role', 'catalogAdmin'], { encoding: 'utf8' }).trim();
-  const server = await spawnServe(bin, dataDir);
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  await waitUntilServing(server.http, headers, { why: server.stderr, exited: () => server.child.exitCode !== null });
-  await warmClient(server.http, headers);
-  await waitUntilQuiet(server.child.pid);
-  return { label, ...server, headers, times: new Map(), hits: new Map() };
-}
-
-async function request(s, method, path, body) {
-  const r = await s.http.request({ method, path, headers: s.headers, body: JSON.stringify(body) });
-  const text = await r.body.text();
-  if (r.statusCode >= 300) throw new Error(`${s.label} ${method} ${path}: ${r.statusCode} ${text.slice(0, 200)}`);
-  return text;
+  return { ...(await warmServer(label, bin, dataDir, `typos-${process.pid}`)), times: new Map(), hits: new Map() };
 }
 
 /** A write (empties the result cache), then the query, timed. */
 async function ask(s, q, n) {
-  await request(s, 'POST', '/1/catalog/parts', [{ part_id: `typos:${process.pid}:${n}`, name: { en: `Typos probe ${modelNumber(60_000_000 + n)}` } }]);
+  await requestText(s, 'POST', '/1/catalog/parts', [{ part_id: `typos:${process.pid}:${n}`, name: { en: `Typos probe ${modelNumber(60_000_000 + n)}` } }]);
   const t = performance.now();
-  const found = JSON.parse(await request(s, 'POST', '/1/find/search', { matches: { text: q.text }, resultOptions: { limit: 25 } }));
+  const found = JSON.parse(await requestText(s, 'POST', '/1/find/search', { matches: { text: q.text }, resultOptions: { limit: 25 } }));
   const ms = performance.now() - t;
   if (!s.times.has(q.cls)) s.times.set(q.cls, []);
   s.times.get(q.cls).push(ms);
