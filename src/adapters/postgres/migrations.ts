@@ -582,6 +582,62 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       DELETE FROM search_terms WHERE term ~ '[0-9]' OR char_length(term) < 4;
     `,
   },
+  {
+    version: 17,
+    name: 'part changes recorded per statement',
+    sql: `
+      -- The change feed's rows of a statement's parts in one step: a row trigger ran record_change
+      -- for each part (the counter row updated once a part, a PL/pgSQL call, two inserts), most of
+      -- the cost of a part insert in an import's batch of thousands. Numbers, times and webhook
+      -- deliveries are as record_change gives them, in the order the statement wrote the rows.
+      -- A statement trigger with transition tables cannot name columns (UPDATE OF): every UPDATE of
+      -- parts records its rows, and the store's one UPDATE of parts sets name, attributes and
+      -- modified_at, which the row trigger named.
+      CREATE OR REPLACE FUNCTION record_changes(change_type text, change_ids text[], change_op text) RETURNS void
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      DECLARE
+        n bigint := coalesce(cardinality(change_ids), 0);
+        v bigint;
+        now_us bigint := (extract(epoch FROM clock_timestamp()) * 1000000)::bigint;
+        keep bigint;
+      BEGIN
+        IF n = 0 THEN RETURN; END IF;
+        UPDATE change_counters SET version = version + n WHERE name = 'changes' RETURNING version INTO v;
+        INSERT INTO changes (change, at, type, id, related_id, op)
+          SELECT v - n + u.i, now_us, change_type, u.id, NULL, change_op FROM unnest(change_ids) WITH ORDINALITY AS u(id, i);
+        INSERT INTO webhook_outbox (webhook_id, change)
+          SELECT w.webhook_id, v - n + i FROM webhooks w CROSS JOIN generate_series(1, n) AS i
+          WHERE w.types IS NULL OR w.types::jsonb ? change_type;
+        -- record_change prunes at every 1,000th change: here when the statement's numbers pass one.
+        IF v / 1000 > (v - n) / 1000 THEN
+          keep := coalesce((SELECT value::bigint FROM settings WHERE key = 'change_retention_seconds'), 2592000);
+          UPDATE change_log SET pruned_through = greatest(pruned_through,
+            coalesce((SELECT change FROM changes WHERE at >= now_us - keep * 1000000 ORDER BY change LIMIT 1), v + 1) - 1);
+          DELETE FROM changes WHERE change <= (SELECT pruned_through FROM change_log);
+        END IF;
+      END $$;
+      CREATE OR REPLACE FUNCTION parts_written() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        PERFORM record_changes('part', (SELECT array_agg(part_id) FROM written_parts), 'upsert');
+        RETURN NULL;
+      END $$;
+      CREATE OR REPLACE FUNCTION parts_removed() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        PERFORM record_changes('part', (SELECT array_agg(part_id) FROM removed_parts), 'delete');
+        RETURN NULL;
+      END $$;
+      DROP TRIGGER IF EXISTS parts_changed ON parts;
+      DROP TRIGGER IF EXISTS parts_inserted ON parts;
+      DROP TRIGGER IF EXISTS parts_updated ON parts;
+      DROP TRIGGER IF EXISTS parts_deleted ON parts;
+      CREATE TRIGGER parts_inserted AFTER INSERT ON parts REFERENCING NEW TABLE AS written_parts
+        FOR EACH STATEMENT EXECUTE FUNCTION parts_written();
+      CREATE TRIGGER parts_updated AFTER UPDATE ON parts REFERENCING NEW TABLE AS written_parts
+        FOR EACH STATEMENT EXECUTE FUNCTION parts_written();
+      CREATE TRIGGER parts_deleted AFTER DELETE ON parts REFERENCING OLD TABLE AS removed_parts
+        FOR EACH STATEMENT EXECUTE FUNCTION parts_removed();
+    `,
+  },
 ];
 
 /**
