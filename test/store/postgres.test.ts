@@ -181,7 +181,7 @@ describe.skipIf(!available)('PostgreSQL store', () => {
       const write = (ids: string[], name: string) => a.catalog.upsertParts(ids.map((part_id) => ({ part_id })), (item) => ({ kind: 'write', value: { part_id: item.part_id, serviceId: 's', name: { en: name }, attributes: [], createdAt: 1, modifiedAt: 2 }, created: true }));
       await write(['p3', 'p1', 'p2'], 'Impeller');
       await write(['p2', 'p4'], 'Stator'); // one update, one insert: two statements
-      await a.catalog.deleteParts(['p1', 'p3'], () => ({ kind: 'write', value: null }));
+      await a.catalog.deleteParts(['p1', 'p3'], () => ({ kind: 'write', value: null, created: false }));
       const changes = (await client.query<{ change: string; type: string; id: string; op: string }>('SELECT change, type, id, op FROM changes ORDER BY change')).rows;
       // The store inserts a batch's new parts, then updates the stored ones.
       expect(changes.slice(0, 5).map((c) => [Number(c.change), c.id, c.op])).toEqual([[1, 'p3', 'upsert'], [2, 'p1', 'upsert'], [3, 'p2', 'upsert'], [4, 'p4', 'upsert'], [5, 'p2', 'upsert']]);

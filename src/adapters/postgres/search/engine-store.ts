@@ -191,10 +191,18 @@ export class PgEngineWrite {
         }
       });
       // The touched blocks are deleted as they are read (one statement): each is written again below.
+      // A doc at or after a term's last block start belongs to that block (an import's docs all
+      // do): one seek a term for those, one a doc only for the docs before it.
       const blocks = await c.query<{ term_id: number; first_doc: number; data: Buffer }>(
-        `WITH touched AS (
-           SELECT DISTINCT u.id, s.first_doc
-           FROM unnest($1::int[], $2::int[]) AS u(id, doc)
+        `WITH pairs AS (SELECT * FROM unnest($1::int[], $2::int[]) AS u(id, doc)),
+         lasts AS (
+           SELECT t.id, t.top, (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = t.id ORDER BY f.first_doc DESC LIMIT 1) AS last
+           FROM (SELECT id, max(doc) AS top FROM pairs GROUP BY id) AS t),
+         touched AS (
+           SELECT l.id, l.last AS first_doc FROM lasts l WHERE l.top >= l.last
+           UNION
+           SELECT u.id, s.first_doc
+           FROM pairs u JOIN lasts l ON l.id = u.id AND u.doc < l.last
            CROSS JOIN LATERAL (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = u.id AND f.first_doc <= u.doc ORDER BY f.first_doc DESC LIMIT 1) AS s),
          gone AS (
            DELETE FROM engine_postings p USING touched WHERE p.term_id = touched.id AND p.first_doc = touched.first_doc
