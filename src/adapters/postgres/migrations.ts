@@ -578,7 +578,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       -- docs/search.md "Typos": the typo vocabulary holds the words a typo may reach, letters
       -- only, 4 to 40 of them (core/search/typo.ts isVocabularyTerm). The part numbers (one word
       -- a part on a real catalog) and short words it held before leave it; a word with another
-      -- character than a letter or a digit, rarer, stays and is passed over by the searcher.
+      -- character than a letter or a digit, rarer, stays and is passed over by the reader.
       DELETE FROM search_terms WHERE term ~ '[0-9]' OR char_length(term) < 4;
     `,
   },
@@ -592,8 +592,9 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       -- deliveries are as record_change gives them, in the order the statement wrote the rows.
       -- A statement trigger with transition tables cannot name columns (UPDATE OF): every UPDATE of
       -- parts records its rows, and the store's one UPDATE of parts sets name, attributes and
-      -- modified_at, which the row trigger named.
-      CREATE OR REPLACE FUNCTION record_changes(change_type text, change_ids text[], change_op text) RETURNS void
+      -- modified_at, which the row trigger named. record_change, which the other tables' row
+      -- triggers call, is a change of one: numbering, webhooks and pruning are written once.
+      CREATE OR REPLACE FUNCTION record_changes(change_type text, change_ids text[], change_op text, change_related text[] DEFAULT NULL) RETURNS void
         LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       DECLARE
         n bigint := coalesce(cardinality(change_ids), 0);
@@ -604,17 +605,22 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         IF n = 0 THEN RETURN; END IF;
         UPDATE change_counters SET version = version + n WHERE name = 'changes' RETURNING version INTO v;
         INSERT INTO changes (change, at, type, id, related_id, op)
-          SELECT v - n + u.i, now_us, change_type, u.id, NULL, change_op FROM unnest(change_ids) WITH ORDINALITY AS u(id, i);
+          SELECT v - n + u.i, now_us, change_type, u.id, change_related[u.i], change_op FROM unnest(change_ids) WITH ORDINALITY AS u(id, i);
         INSERT INTO webhook_outbox (webhook_id, change)
           SELECT w.webhook_id, v - n + i FROM webhooks w CROSS JOIN generate_series(1, n) AS i
           WHERE w.types IS NULL OR w.types::jsonb ? change_type;
-        -- record_change prunes at every 1,000th change: here when the statement's numbers pass one.
+        -- At every 1,000th change: when the statement's numbers pass a multiple of 1,000.
         IF v / 1000 > (v - n) / 1000 THEN
           keep := coalesce((SELECT value::bigint FROM settings WHERE key = 'change_retention_seconds'), 2592000);
           UPDATE change_log SET pruned_through = greatest(pruned_through,
             coalesce((SELECT change FROM changes WHERE at >= now_us - keep * 1000000 ORDER BY change LIMIT 1), v + 1) - 1);
           DELETE FROM changes WHERE change <= (SELECT pruned_through FROM change_log);
         END IF;
+      END $$;
+      CREATE OR REPLACE FUNCTION record_change(change_type text, change_id text, change_related text, change_op text) RETURNS void
+        LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+      BEGIN
+        PERFORM record_changes(change_type, ARRAY[change_id], change_op, ARRAY[change_related]);
       END $$;
       CREATE OR REPLACE FUNCTION parts_written() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
       BEGIN

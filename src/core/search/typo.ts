@@ -78,15 +78,14 @@ export function lookupKeys(word: string): string[] {
 }
 
 /**
- * The typo keys of the words `words` (the vocabulary words among them: {@link isVocabularyTerm}), each under
- * itself and its one-letter deletions ({@link lookupKeys}), as two columns of equal length: key
- * and word (array parameters of one statement).
+ * The typo keys of the vocabulary words `words` ({@link isVocabularyTerm}), each under itself and
+ * its one-letter deletions ({@link lookupKeys}), as two columns of equal length: key and word
+ * (array parameters of one statement).
  */
 export function typoKeyColumns(words: Iterable<string>): { keys: string[]; words: string[] } {
   const keys: string[] = [];
   const owners: string[] = [];
   for (const word of words) {
-    if (!isVocabularyTerm(word)) continue;
     for (const key of lookupKeys(word)) {
       keys.push(key);
       owners.push(word);

@@ -453,7 +453,8 @@ export class PgEngineReader implements EngineReader {
          CROSS JOIN LATERAL (SELECT v.term FROM search_terms v WHERE v.term >= u.lo AND v.term < u.hi ORDER BY v.term) s ORDER BY u.i, s.term`,
         [wanted.map(([, [lo]]) => lo), wanted.map(([, [, hi]]) => hi)],
       )).rows;
-      for (const r of rows) found[r.i - 1]?.push(r.term);
+      // Migration 16 left the words with another character than a letter or a digit: never typo neighbours.
+      for (const r of rows) if (isVocabularyTerm(r.term)) found[r.i - 1]?.push(r.term);
       wanted.forEach(([k], i) => this.ranges.set(k, found[i] ?? []));
     }
     if (m.probes.size > 0) {

@@ -16,7 +16,7 @@
  */
 import { TIERS } from '../../../core/search/engine/bm25.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, readDoc, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
-import { documentChanges, isMarkedTerm, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
+import { documentChanges, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
 import { isVocabularyTerm, typoKeyColumns } from '../../../core/search/typo.js';
 import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, mergePostings, type Postings } from '../../../core/search/engine/postings.js';
 import { compareBinary } from '../../../core/search/rank.js';
@@ -373,7 +373,7 @@ async function pruneEmptiedTerms(c: PgClient, through: number): Promise<void> {
      AND NOT EXISTS (SELECT 1 FROM engine_postings p WHERE p.term_id = t.id) RETURNING t.term`,
     [through],
   )).rows.map((r) => fromPgTerm(r.term));
-  const words = gone.filter((term) => !isMarkedTerm(term) && isVocabularyTerm(term));
+  const words = gone.filter(isVocabularyTerm);
   if (words.length === 0) return;
   const keys = typoKeyColumns(words);
   await c.query(

@@ -32,7 +32,7 @@ import type { SqliteDatabase } from '../database.js';
 import type { CatalogWriteListener } from '../write-listeners.js';
 import { decodeServiceId, partFromRow, uuidFromHex, type PartRow } from '../part-rows.js';
 import type { RankedHits, StoredPart, TextSearchQuery, ResultCard } from '../../../core/model.js';
-import { buildEngineDocument, DOCUMENT_FORMAT, isMarkedTerm, type EngineDocument } from '../../../core/search/engine/document.js';
+import { buildEngineDocument, DOCUMENT_FORMAT, type EngineDocument } from '../../../core/search/engine/document.js';
 import { preparedOrgDocument, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import { EngineSearcher, type EngineReader } from '../../../core/search/engine/searcher.js';
 import { attributeOrderChanges, attributeOrderOf, RANKING_SETTINGS_KEY } from '../../../core/search/ranking-settings.js';
@@ -522,8 +522,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
   /**
    * Stores the pending words the vocabulary lacks: each under itself and, for typo matching,
    * under each one-letter deletion. One lookup per level for all of them (most words of an
-   * import are stored already); runs inside the write
-   * transaction, before it commits.
+   * import are stored already); runs inside the write transaction, before it commits.
    */
   private writeVocabulary(): void {
     if (this.pendingTerms.size === 0) return;
@@ -546,7 +545,7 @@ export class SqliteSearchIndex implements SearchIndex, CatalogWriteListener {
    */
   private dropVocabulary(terms: readonly TermRow[]): void {
     for (const { term } of terms) {
-      if (isMarkedTerm(term) || !isVocabularyTerm(term) || !this.vocabulary.remove(term)) continue;
+      if (!isVocabularyTerm(term) || !this.vocabulary.remove(term)) continue;
       this.knownTerms.delete(term);
       this.olderTerms.delete(term);
       for (const key of lookupKeys(term)) this.stmt.deleteTermKey.run(key, term);

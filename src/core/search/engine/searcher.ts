@@ -17,7 +17,7 @@ import { canSeeVisibility, VISIBILITY_ORDER } from '../../permissions.js';
 import { evaluatePart, valuePasses, wordsInDefaults } from '../match.js';
 import { compareBinary } from '../rank.js';
 import { codePointLength, filterValueMatches, foldFilterValue, langTexts, tokenize } from '../text.js';
-import { isVocabularyTerm, lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
+import { lookupKeys, lookupKeys2, typoNeighbours } from '../typo.js';
 import { averageLength, ID_WEIGHT, idf, NAME_WEIGHT } from './bm25.js';
 import { containsDoc, countInEvery, intersect, membership, unionOf } from './doc-sets.js';
 import { ATTR_MARK, COMPLETIONS_LENGTHS, completionsTerm, EXACT_MARK, exactIdTerm, exactTerm, filterTerm, namesBeginTerm, namesBonusTerm, HOLDER_TERM, ID_MARK, ID_RUN_COMPLETIONS_MAX, idJoinedKeys, identifierTerm, isPairToken, NAME_LEAD_TERM, nameHeadTerm, pairTerm } from './document.js';
@@ -446,11 +446,10 @@ export class EngineSearcher {
       const maxTypos = this.termId(token) === undefined ? (word.maxTypos ?? 1) : 1;
       const candidates = this.r.typoCandidates(maxTypos === 2 ? lookupKeys2(token) : lookupKeys(token));
       // Two typos: the vocabulary keeps one-deletion keys only, so besides them its words
-      // beginning with the same letter are checked (docs/search.md, Typos). A catalog's older
-      // vocabulary may still hold a word with another character than a letter: never a neighbour.
+      // beginning with the same letter are checked (docs/search.md, Typos).
       if (maxTypos === 2) {
         const first = String.fromCodePoint(token.codePointAt(0) ?? 0);
-        for (const word of this.r.vocabularyRange(first, `${first}\u{10FFFF}`)) if (isVocabularyTerm(word)) candidates.push(word);
+        candidates.push(...this.r.vocabularyRange(first, `${first}\u{10FFFF}`));
       }
       for (const neighbour of typoNeighbours(token, candidates, maxTypos)) {
         alternatives.push({ tokens: [neighbour], prefix: word.prefix, typo: true });
