@@ -644,6 +644,22 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION parts_removed();
     `,
   },
+  {
+    version: 18,
+    name: 'changed-terms log of the search engine',
+    sql: `
+      -- docs/deploy.md "Search on PostgreSQL": a write names the stored terms whose postings it
+      -- changed in one row here, instead of moving each term's engine_terms.version (a new row
+      -- version of every touched term at every write: an update and a dead row per term, three
+      -- index entries each). engine_terms.version is now the write that added the term. Readers
+      -- read both since their version; rows older than the last EMPTIED_TERMS_KEPT_VERSIONS
+      -- writes are pruned (a reader further behind forgets every term it kept).
+      CREATE TABLE IF NOT EXISTS engine_term_changes (
+        version bigint PRIMARY KEY,             -- engine_stats.version of the write
+        ids integer[] NOT NULL                  -- engine_terms.id of the stored terms it changed
+      );
+    `,
+  },
 ];
 
 /**

@@ -44,12 +44,16 @@ const MAX_CHAR = '\u{10FFFF}';
 
 /**
  * A reader's refresh in one statement ($1: the loaded version): kind 0, the statistics row; kind
- * 1, the terms written since (id, term; engine_terms.version); kind 2, the doc chunks written since
- * (id: the chunk, data). A reader that has loaded nothing ($1 = -1) gets no terms.
+ * 1, the terms written since (id, term): those added since (engine_terms.version) and the stored
+ * ones whose postings changed (engine_term_changes), each once; kind 2, the doc chunks written
+ * since (id: the chunk, data). A reader that has loaded nothing ($1 = -1) gets no terms.
  */
 const REFRESH = `
   SELECT 0 AS kind, version, rebuilt, n, len0, len1, len2, len3, 0 AS id, NULL::text AS term, NULL::bytea AS data FROM engine_stats WHERE id = 0
-  UNION ALL SELECT 1, 0, 0, 0, 0, 0, 0, 0, id, term, NULL FROM engine_terms WHERE version > $1 AND $1 >= 0
+  UNION ALL SELECT 1, 0, 0, 0, 0, 0, 0, 0, id, term, NULL FROM (
+    SELECT id, term FROM engine_terms WHERE version > $1 AND $1 >= 0
+    UNION SELECT t.id, t.term FROM engine_term_changes l CROSS JOIN LATERAL unnest(l.ids) AS u(id) JOIN engine_terms t ON t.id = u.id
+    WHERE l.version > $1 AND $1 >= 0) AS written
   UNION ALL SELECT 2, 0, 0, 0, 0, 0, 0, 0, chunk, NULL, data FROM engine_docs WHERE version > $1`;
 
 /** A row of {@link REFRESH}. */
@@ -511,7 +515,7 @@ export class PgEngineReader implements EngineReader {
 
   /**
    * Brings the kept answers up to a version whose writes added `terms` or changed their postings
-   * (engine_terms.version): a term is no longer absent; a kept prefix range it begins takes it in
+   * ({@link REFRESH}): a term is no longer absent; a kept prefix range it begins takes it in
    * (core term-range.ts withTerm: a new array, so what the engine made of the old one is made
    * again), and a prefix found empty is not; the typo candidates looked up under its typo keys
    * and the vocabulary ranges holding it are forgotten. The per-organization probes are forgotten

@@ -7,7 +7,9 @@
  * in a handful of array-parameter statements whatever the batch size.
  *
  * Tables:
- * - `engine_terms`: term -> id; `version` = the write that last changed its postings.
+ * - `engine_terms`: term -> id; `version` = the write that added the term.
+ * - `engine_term_changes`: per write, the ids of the stored terms whose postings it changed (the
+ *   last EMPTIED_TERMS_KEPT_VERSIONS writes): with engine_terms.version, what a reader refreshes.
  * - `engine_postings`: (term id, first doc) -> bytea block of ≤ BLOCK_SIZE postings (core postings.ts).
  * - `engine_docs`: per CHUNK docs (doc id = parts.pk): card, order key, token counts, flags (core doc-chunks.ts).
  * - `engine_stats`: version, parts, sum of lengths per tier (avgdl), and `rebuilt` (the version of the
@@ -138,7 +140,7 @@ export class PgEngineWrite {
     for (const k of wanted) chunks.set(k, Buffer.alloc(CHUNK_BYTES));
     for (const r of rows) if (r.chunk !== null && r.data) r.data.copy(chunks.get(r.chunk) as Buffer);
     if (this.clear) {
-      await c.query('TRUNCATE engine_postings, engine_terms, engine_docs, engine_emptied_terms');
+      await c.query('TRUNCATE engine_postings, engine_terms, engine_docs, engine_emptied_terms, engine_term_changes');
       this.clear = false;
     } else if (version % PRUNE_EVERY_VERSIONS === 0) await pruneEmptiedTerms(c, version - EMPTIED_TERMS_KEPT_VERSIONS);
     const pending = await this.writeTerms(c, version);
@@ -152,12 +154,14 @@ export class PgEngineWrite {
 
   /** Reads and deletes the stored blocks this write changes and gathers the blocks to write (writePending). */
   private async writeTerms(c: PgClient, version: number): Promise<PendingBlocks> {
-    const pending: PendingBlocks = { freshTerms: [], emptied: [], ids: [], terms: [], first: [], data: [] };
+    const pending: PendingBlocks = { freshTerms: [], changedIds: [], emptied: [], ids: [], terms: [], first: [], data: [] };
     if (this.terms.size === 0) return pending;
     const sorted = [...this.terms.keys()].sort(compareBinary);
-    // The stored terms of this write, their version moved on in the same statement.
-    const known = new Map((await c.query<{ id: number; term: string }>('UPDATE engine_terms SET version = $2 WHERE term = ANY($1::text[]) RETURNING id, term', [sorted.map(pgTerm), version]))
+    // The stored terms of this write: their rows stay as they are, the changed-terms log names them
+    // (writePending), so a write leaves no dead row of each term it touches.
+    const known = new Map((await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term = ANY($1::text[])', [sorted.map(pgTerm)]))
       .rows.map((r) => [fromPgTerm(r.term), r.id]));
+    pending.changedIds = [...known.values()];
     // A block of a stored term names its id; one of a new term its (stored form of the) term.
     const addBlocks = (id: number | null, term: string | null, postings: Postings) => {
       for (let i = 0; i < postings.docs.length; i += BLOCK_SIZE) {
@@ -349,8 +353,10 @@ export class PgEngineWrite {
 
 /** The blocks a flush writes: per block its term's id, or for a new term its stored form (and no id). */
 interface PendingBlocks {
-  /** New terms (stored form), inserted with the blocks. */
+  /** New terms (stored form), inserted with the blocks (engine_terms.version: this write). */
   freshTerms: string[];
+  /** Ids of the stored terms this write changed (engine_term_changes). */
+  changedIds: number[];
   /** Stored terms this write left without a touched block (engine_emptied_terms). */
   emptied: number[];
   ids: (number | null)[];
@@ -360,7 +366,8 @@ interface PendingBlocks {
 }
 
 /**
- * Deletes the terms emptied by a write of version `through` or before that hold no posting now
+ * Deletes the changed-terms log's rows of writes of version `through` or before (a reader that far
+ * behind forgets every term it kept), and the terms emptied by those writes that hold no posting now
  * (one refilled since keeps its row and id), then their words from the vocabulary (search_terms)
  * with their typo keys (core/search/typo.ts lookupKeys), so that renames and updates grow neither
  * the dictionary nor the vocabulary. Runs before the write's own terms are looked up: a term it
@@ -368,7 +375,8 @@ interface PendingBlocks {
  */
 async function pruneEmptiedTerms(c: PgClient, through: number): Promise<void> {
   const gone = (await c.query<{ term: string }>(
-    `WITH doomed AS (DELETE FROM engine_emptied_terms WHERE version <= $1 RETURNING term_id)
+    `WITH doomed AS (DELETE FROM engine_emptied_terms WHERE version <= $1 RETURNING term_id),
+     logged AS (DELETE FROM engine_term_changes WHERE version <= $1)
      DELETE FROM engine_terms t WHERE t.id IN (SELECT term_id FROM doomed)
      AND NOT EXISTS (SELECT 1 FROM engine_postings p WHERE p.term_id = t.id) RETURNING t.term`,
     [through],
@@ -400,14 +408,16 @@ async function writePending(c: PgClient, version: number, pending: PendingBlocks
          INSERT INTO engine_postings (term_id, first_doc, data)
          SELECT coalesce(u.id, f.id), u.first_doc, u.data FROM unnest($3::int[], $4::text[], $5::int[], $6::bytea[]) AS u(id, term, first_doc, data)
          LEFT JOIN fresh f ON u.id IS NULL AND f.term = u.term),
-       emptied AS (INSERT INTO engine_emptied_terms (term_id, version) SELECT unnest($9::int[]), $2)
+       emptied AS (INSERT INTO engine_emptied_terms (term_id, version) SELECT unnest($9::int[]), $2),
+       changed AS (INSERT INTO engine_term_changes (version, ids) SELECT $2, $10::int[] WHERE cardinality($10::int[]) > 0)
        INSERT INTO engine_docs (chunk, version, data) SELECT u.c, $2, u.d FROM unnest($7::int[], $8::bytea[]) AS u(c, d)
        ON CONFLICT (chunk) DO UPDATE SET version = excluded.version, data = excluded.data`,
-      [pending.freshTerms, version, pending.ids, pending.terms, pending.first, pending.data, chunkIds, chunkIds.map((k) => chunks.get(k)), pending.emptied],
+      [pending.freshTerms, version, pending.ids, pending.terms, pending.first, pending.data, chunkIds, chunkIds.map((k) => chunks.get(k)), pending.emptied, pending.changedIds],
     );
     return;
   }
   if (pending.emptied.length > 0) await c.query('INSERT INTO engine_emptied_terms (term_id, version) SELECT unnest($1::int[]), $2', [pending.emptied, version]);
+  if (pending.changedIds.length > 0) await c.query('INSERT INTO engine_term_changes (version, ids) VALUES ($1, $2::int[])', [version, pending.changedIds]);
   const idOf = new Map<string, number>();
   if (pending.freshTerms.length > 0) {
     const rows = await c.query<{ id: number; term: string }>('INSERT INTO engine_terms (term, version) SELECT unnest($1::text[]), $2 RETURNING id, term', [pending.freshTerms, version]);
