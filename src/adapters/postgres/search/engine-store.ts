@@ -143,7 +143,7 @@ export class PgEngineWrite {
       await c.query('TRUNCATE engine_postings, engine_terms, engine_docs, engine_emptied_terms, engine_term_changes');
       this.clear = false;
     } else if (version % PRUNE_EVERY_VERSIONS === 0) await pruneEmptiedTerms(c, version - EMPTIED_TERMS_KEPT_VERSIONS);
-    const pending = await this.writeTerms(c, version);
+    const pending = await this.writeTerms(c);
     await this.writeDocs(c, chunks);
     await writePending(c, version, pending, chunks);
     this.terms.clear();
@@ -153,7 +153,7 @@ export class PgEngineWrite {
   }
 
   /** Reads and deletes the stored blocks this write changes and gathers the blocks to write (writePending). */
-  private async writeTerms(c: PgClient, version: number): Promise<PendingBlocks> {
+  private async writeTerms(c: PgClient): Promise<PendingBlocks> {
     const pending: PendingBlocks = { freshTerms: [], changedIds: [], emptied: [], ids: [], terms: [], first: [], data: [] };
     if (this.terms.size === 0) return pending;
     const sorted = [...this.terms.keys()].sort(compareBinary);
