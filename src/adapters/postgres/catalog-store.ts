@@ -16,6 +16,7 @@ import type { PgClient, PgDatabase } from './database.js';
 import { partFromPgRow, type PgPartRow } from './part-rows.js';
 import type { PgSearchIndex, WrittenPart } from './search/search-index.js';
 import { RANKING_SETTINGS_KEY } from '../../core/search/ranking-settings.js';
+import { definitionsKey, PREPARED_DOCUMENTS, preparedDocuments, type PreparedPartDocuments } from '../../core/search/engine/prepared-documents.js';
 import { catalogWritten, requestScope } from '../../core/request-scope.js';
 import { TokenLookups } from './token-lookups.js';
 
@@ -202,12 +203,16 @@ export class PgCatalogStore implements CatalogStore {
         const a = JSON.parse(body) as Attribute;
         return [a.attribute_id, a] as const;
       }));
-      const state = new Map<string, { pk: number | undefined; part: StoredPart | undefined; dirty: boolean; stored?: StoredPart }>();
+      // prepared: documents an import's reader thread built for a new part (prepared-documents.ts);
+      // they stand for the part only while its one write in this call is the input alone.
+      const state = new Map<string, { pk: number | undefined; part: StoredPart | undefined; dirty: boolean; stored?: StoredPart; prepared?: PreparedPartDocuments | undefined }>();
       for (const row of read.parts) {
         const stored = partFromPgRow(row);
         state.set(row.part_id, { pk: row.pk, part: stored, dirty: false, stored });
       }
       const decisions: Decision<StoredPart>[] = [];
+      // The key of the definitions this transaction sees, once an item brings prepared documents.
+      let definitions: string | undefined;
       for (const item of items) {
         let s = state.get(item.part_id);
         const decision = decide(item, s?.part, attributes);
@@ -216,17 +221,18 @@ export class PgCatalogStore implements CatalogStore {
             s = { pk: undefined, part: undefined, dirty: false };
             state.set(item.part_id, s);
           }
+          s.prepared = s.part === undefined && PREPARED_DOCUMENTS in item ? preparedDocuments(item, definitions ??= definitionsKey(attributes.values())) : undefined;
           s.part = decision.value;
           s.dirty = true;
         }
         decisions.push(decision);
       }
       // Only the last state of each part is written: earlier ones inside this call were never visible.
-      const inserts: StoredPart[] = [];
+      const inserts: { part: StoredPart; prepared: PreparedPartDocuments | undefined }[] = [];
       const updates: { pk: number; part: StoredPart; previous: StoredPart | undefined }[] = [];
       for (const s of state.values()) {
         if (!s.dirty || !s.part) continue;
-        if (s.pk === undefined) inserts.push(s.part);
+        if (s.pk === undefined) inserts.push({ part: s.part, prepared: s.prepared });
         else updates.push({ pk: s.pk, part: s.part, previous: s.stored });
       }
       const written: WrittenPart[] = [];
@@ -234,11 +240,11 @@ export class PgCatalogStore implements CatalogStore {
         const ins = await c.query<{ pk: number; part_id: string }>(
           `INSERT INTO parts (part_id, service_id, name, attributes, created_at, modified_at)
            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[]) RETURNING pk, part_id`,
-          [inserts.map((p) => p.part_id), inserts.map((p) => p.serviceId), inserts.map((p) => JSON.stringify(p.name)), inserts.map((p) => JSON.stringify(p.attributes)),
-            inserts.map((p) => p.createdAt), inserts.map((p) => p.modifiedAt)],
+          [inserts.map((i) => i.part.part_id), inserts.map((i) => i.part.serviceId), inserts.map((i) => JSON.stringify(i.part.name)), inserts.map((i) => JSON.stringify(i.part.attributes)),
+            inserts.map((i) => i.part.createdAt), inserts.map((i) => i.part.modifiedAt)],
         );
         const pkOf = new Map(ins.rows.map((r) => [r.part_id, r.pk]));
-        for (const part of inserts) written.push({ pk: pkOf.get(part.part_id) ?? 0, part, created: true });
+        for (const { part, prepared } of inserts) written.push({ pk: pkOf.get(part.part_id) ?? 0, part, created: true, ...(prepared ? { prepared } : {}) });
       }
       for (const u of updates) written.push({ pk: u.pk, part: u.part, created: false, previous: u.previous });
       if (written.length === 0) return decisions;

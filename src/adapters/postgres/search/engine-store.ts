@@ -20,7 +20,8 @@ import { TIERS } from '../../../core/search/engine/bm25.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, readDoc, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
 import { documentChanges, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
 import { isVocabularyTerm, typoKeyColumns } from '../../../core/search/typo.js';
-import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, mergePostings, type Postings } from '../../../core/search/engine/postings.js';
+import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, GatheredPostings, GROUPS, mergeSorted, type Postings } from '../../../core/search/engine/postings.js';
+import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import { compareBinary } from '../../../core/search/rank.js';
 import type { PgClient } from '../database.js';
 
@@ -72,7 +73,8 @@ interface PendingDoc {
 
 /** One write transaction's engine changes: gather with put/remove, then flush once before COMMIT. */
 export class PgEngineWrite {
-  private readonly terms = new Map<string, Map<number, number[] | null>>();
+  /** The changes of the transaction, in flat arrays (core postings.ts: no object per posting for the collector to copy). */
+  private readonly gathered = new GatheredPostings();
   private readonly docs = new Map<number, PendingDoc>();
   private readonly delta = { n: 0, len: [0, 0, 0, 0] };
   private clear = false;
@@ -80,14 +82,25 @@ export class PgEngineWrite {
   /** Indexes `doc` as part `pk` (card `card`), replacing `previous` (what was indexed for it, if anything). */
   put(pk: number, partId: string, card: number, doc: EngineDocument, previous: EngineDocument | undefined): void {
     if (previous) this.addStats(previous.lengths, -1);
-    for (const [term, tf] of documentChanges(doc, previous)) this.change(term, pk, tf);
+    for (const [term, tf] of documentChanges(doc, previous)) this.gathered.set(term, pk, tf);
     this.addStats(doc.lengths, 1);
     this.docs.set(pk, { partId, card, lengths: doc.lengths, flags: DOC_EXISTS | (doc.holder ? DOC_HOLDER : 0) });
   }
 
+  /**
+   * {@link put} of a NEW part (nothing indexed for it) whose documents an import's reader thread
+   * built (core/search/engine/prepared-documents.ts), read where they are packed.
+   */
+  putPrepared(pk: number, partId: string, card: number, prepared: PreparedPartDocuments): void {
+    forEachPreparedTerm(prepared, (term, group, count, tf) => (tf ? this.gathered.set(term, pk, tf) : this.gathered.setOne(term, pk, group, count)));
+    const lengths = preparedLengths(prepared);
+    this.addStats(lengths, 1);
+    this.docs.set(pk, { partId, card, lengths, flags: DOC_EXISTS | (preparedHolder(prepared) ? DOC_HOLDER : 0) });
+  }
+
   /** Removes part `pk`, indexed as `previous`. */
   remove(pk: number, previous: EngineDocument): void {
-    for (const term of previous.terms.keys()) this.change(term, pk, null);
+    for (const term of previous.terms.keys()) this.gathered.set(term, pk, null);
     this.addStats(previous.lengths, -1);
     this.docs.set(pk, { partId: '', card: 0, lengths: [0, 0, 0, 0, 0], flags: 0 });
   }
@@ -102,15 +115,6 @@ export class PgEngineWrite {
     return this.docs.size;
   }
 
-  private change(term: string, pk: number, tf: number[] | null): void {
-    let changes = this.terms.get(term);
-    if (!changes) {
-      changes = new Map();
-      this.terms.set(term, changes);
-    }
-    changes.set(pk, tf);
-  }
-
   private addStats(lengths: readonly number[], sign: number): void {
     this.delta.n += sign;
     for (let t = 0; t < TIERS; t++) this.delta.len[t] = (this.delta.len[t] ?? 0) + sign * tierLength(lengths, t);
@@ -123,7 +127,7 @@ export class PgEngineWrite {
    * statement): each round trip holds the lock while it waits for this process's event loop.
    */
   async flush(c: PgClient): Promise<void> {
-    if (!this.clear && this.terms.size === 0 && this.docs.size === 0) return;
+    if (!this.clear && this.gathered.size === 0 && this.docs.size === 0) return;
     // The statistics move by this write's deltas in the statement that takes the new version and
     // reads the doc chunks this write changes (none after a TRUNCATE: a rebuild starts empty).
     const d = this.delta;
@@ -146,7 +150,7 @@ export class PgEngineWrite {
     const pending = await this.writeTerms(c);
     await this.writeDocs(c, chunks);
     await writePending(c, version, pending, chunks);
-    this.terms.clear();
+    this.gathered.clear();
     this.docs.clear();
     this.delta.n = 0;
     this.delta.len = [0, 0, 0, 0];
@@ -155,8 +159,9 @@ export class PgEngineWrite {
   /** Reads and deletes the stored blocks this write changes and gathers the blocks to write (writePending). */
   private async writeTerms(c: PgClient): Promise<PendingBlocks> {
     const pending: PendingBlocks = { freshTerms: [], changedIds: [], emptied: [], ids: [], terms: [], first: [], data: [] };
-    if (this.terms.size === 0) return pending;
-    const sorted = [...this.terms.keys()].sort(compareBinary);
+    if (this.gathered.termCount === 0) return pending;
+    this.gathered.prepare();
+    const sorted = this.gathered.sortedTerms().sort(compareBinary);
     // The stored terms of this write: their rows stay as they are, the changed-terms log names them
     // (writePending), so a write leaves no dead row of each term it touches.
     const known = new Map((await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term = ANY($1::text[])', [sorted.map(pgTerm)]))
@@ -173,23 +178,29 @@ export class PgEngineWrite {
       }
     };
     // New terms: nothing stored to read, merge or delete (most terms of an import).
-    const fresh = sorted.filter((t) => !known.has(t) && [...(this.terms.get(t)?.values() ?? [])].some((tf) => tf !== null));
-    for (const t of fresh) {
+    const existing: string[] = [];
+    for (const t of sorted) {
+      if (known.has(t)) {
+        existing.push(t);
+        continue;
+      }
+      const postings = mergeSorted(emptyPostings(), this.gathered.changes(t));
+      if (postings.docs.length === 0) continue;
       const stored = pgTerm(t);
       pending.freshTerms.push(stored);
-      addBlocks(null, stored, mergePostings(emptyPostings(), this.terms.get(t) ?? new Map()).merged);
+      addBlocks(null, stored, postings);
     }
-    const existing = sorted.filter((t) => known.has(t));
     if (existing.length > 0) {
       const ids = existing.map((t) => known.get(t) ?? 0);
+      const changesOf = existing.map((t) => this.gathered.changes(t));
       // Only the blocks that hold a changed doc (the block starting at or before it) are read and
       // rewritten, each on its own: the blocks between two changed docs stay as stored. Reading
       // every block between a term's smallest and largest changed doc made a write of a few parts
       // spread over the catalog read and rewrite whole lists of its frequent words.
       const pairTerms: number[] = [];
       const pairDocs: number[] = [];
-      existing.forEach((t, i) => {
-        for (const doc of this.terms.get(t)?.keys() ?? []) {
+      changesOf.forEach((changes, i) => {
+        for (const doc of changes.docs) {
           pairTerms.push(ids[i] ?? 0);
           pairDocs.push(doc);
         }
@@ -223,34 +234,26 @@ export class PgEngineWrite {
         }
         list.push(b);
       }
-      existing.forEach((t, i) => {
+      changesOf.forEach((changes, i) => {
         const id = ids[i] ?? 0;
         const stored = touched.get(id) ?? [];
-        // Each change goes with the last touched block starting at or before it (its own block);
-        // changes before the first block make blocks of their own (index -1).
-        const groups = new Map<number, Map<number, readonly number[] | null>>();
-        for (const [doc, tf] of this.terms.get(t) ?? new Map<number, readonly number[] | null>()) {
-          let lo = 0;
-          let hi = stored.length;
-          while (lo < hi) {
-            const mid = (lo + hi) >> 1;
-            if ((stored[mid]?.first_doc ?? 0) <= doc) lo = mid + 1;
-            else hi = mid;
-          }
-          const k = lo - 1;
-          let group = groups.get(k);
-          if (!group) {
-            group = new Map();
-            groups.set(k, group);
-          }
-          group.set(doc, tf);
-        }
         const blocksBefore = pending.first.length;
-        for (const [k, changes] of groups) {
+        // Each change goes with the last touched block starting at or before it (its own block);
+        // changes before the first block make blocks of their own (k = -1). Both are sorted by doc,
+        // so each block's changes are one run of them.
+        const docs = changes.docs;
+        let k = -1;
+        for (let from = 0; from < docs.length; ) {
+          const doc = docs[from] ?? 0;
+          while (k + 1 < stored.length && (stored[k + 1]?.first_doc ?? 0) <= doc) k++;
+          const next = stored[k + 1]?.first_doc ?? Infinity;
+          let to = from + 1;
+          while (to < docs.length && (docs[to] ?? 0) < next) to++;
           const base = emptyPostings();
           const block = stored[k];
           if (block) decodeBlock(block.data, block.first_doc, base);
-          addBlocks(id, null, mergePostings(base, changes).merged);
+          addBlocks(id, null, mergeSorted(base, { docs: docs.slice(from, to), tf: changes.tf.slice(from * GROUPS, to * GROUPS), removes: changes.removes }));
+          from = to;
         }
         // Its touched blocks emptied: the term may hold no posting now (its other blocks, if any, are checked when it is pruned).
         if (pending.first.length === blocksBefore) pending.emptied.push(id);

@@ -19,6 +19,7 @@ import type { RankedHits, ResultCard, StoredPart, TextSearchQuery } from '../../
 import { buildEngineDocument, DOCUMENT_FORMAT } from '../../../core/search/engine/document.js';
 import { attributeOrderChanges, attributeOrderOf, RANKING_SETTINGS_KEY } from '../../../core/search/ranking-settings.js';
 import { buildOrgDocument } from '../../../core/search/engine/org-document.js';
+import { preparedOrgDocument, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
 import { EngineSearcher } from '../../../core/search/engine/searcher.js';
 import { evenlySpreadIds } from '../../../core/search/evenly-spread-ids.js';
 import { typoKeyColumns } from '../../../core/search/typo.js';
@@ -44,6 +45,8 @@ export interface WrittenPart {
   created: boolean;
   /** The part as stored before this write (updates): what the engine indexed for it. */
   previous?: StoredPart | undefined;
+  /** A new part's documents, built by an import's reader thread with this transaction's definitions (prepared-documents.ts). */
+  prepared?: PreparedPartDocuments;
 }
 
 /** Most searches one batch runs (a bound on one snapshot's fetch statements and the answers it gathers). */
@@ -121,7 +124,8 @@ export class PgSearchIndex implements SearchIndex {
    */
   async partsWritten(client: PgClient, parts: readonly WrittenPart[], attributes: ReadonlyMap<string, Attribute>, now: number): Promise<void> {
     if (parts.length === 0) return;
-    const docs = parts.map((p) => buildOrgDocument(p.part, attributes));
+    // With documents an import's reader thread built: the same statements, with the same values.
+    const docs = parts.map((p) => (p.prepared ? preparedOrgDocument(p.prepared) : buildOrgDocument(p.part, attributes)));
     const orgPks: number[] = [];
     const orgVectors: string[] = [];
     const terms = new Set<string>();
@@ -167,6 +171,11 @@ export class PgSearchIndex implements SearchIndex {
     const engine = new PgEngineWrite();
     const order = attributeOrderOf(ranking);
     for (const p of parts) {
+      // Documents built ahead know no attribute order: with one, the engine document is built here.
+      if (p.prepared && !order) {
+        engine.putPrepared(p.pk, p.part.part_id, cardOf.get(p.pk) ?? 0, p.prepared);
+        continue;
+      }
       const previous = !p.created && p.previous ? buildEngineDocument(p.previous, attributes, order) : undefined;
       engine.put(p.pk, p.part.part_id, cardOf.get(p.pk) ?? 0, buildEngineDocument(p.part, attributes, order), previous);
     }

@@ -1,7 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import { idf } from './bm25.js';
-import { decodeBlock, emptyPostings, encodeBlock, GROUPS, mergePostings, mergeSorted, GatheredPostings } from './postings.js';
+import { decodeBlock, emptyPostings, encodeBlock, GROUPS, mergeSorted, GatheredPostings, type Postings } from './postings.js';
 import { exhaustiveTopK, materializeWord, topK, type DocData, type TermList } from './topk.js';
+
+/**
+ * The reference model of a merge, which GatheredPostings with mergeSorted must agree with: `changes`
+ * maps doc -> GROUPS frequencies (all zero or null removes the doc). Returns the merged postings and, for document-frequency bookkeeping, the
+ * postings removed or replaced (`before`) and the ones added or replacing (`after`).
+ */
+function mergePostings(base: Postings, changes: ReadonlyMap<number, readonly number[] | null>): { merged: Postings; before: Postings; after: Postings } {
+  const changed = [...changes.keys()].sort((a, b) => a - b);
+  const merged = emptyPostings();
+  const before = emptyPostings();
+  const after = emptyPostings();
+  const push = (target: Postings, doc: number, tf: readonly number[], offset = 0) => {
+    target.docs.push(doc);
+    for (let g = 0; g < GROUPS; g++) target.tf.push(tf[offset + g] ?? 0);
+  };
+  let i = 0;
+  let j = 0;
+  while (i < base.docs.length || j < changed.length) {
+    const b = i < base.docs.length ? (base.docs[i] ?? 0) : Infinity;
+    const c = j < changed.length ? (changed[j] ?? 0) : Infinity;
+    if (b < c) {
+      push(merged, b, base.tf, i * GROUPS);
+      i++;
+      continue;
+    }
+    const tf = changes.get(c);
+    if (b === c) {
+      push(before, b, base.tf, i * GROUPS);
+      i++;
+    }
+    if (tf && tf.some((x) => x > 0)) {
+      push(merged, c, tf);
+      push(after, c, tf);
+    }
+    j++;
+  }
+  return { merged, before, after };
+}
 
 /** Deterministic pseudo-random numbers. */
 function random(seed: number): () => number {

@@ -173,44 +173,6 @@ class VarintReader {
 }
 
 /**
- * Merges changes into sorted postings: `changes` maps doc -> GROUPS frequencies (all zero or null
- * removes the doc). Returns the merged postings and, for document-frequency bookkeeping, the
- * postings removed or replaced (`before`) and the ones added or replacing (`after`).
- */
-export function mergePostings(base: Postings, changes: ReadonlyMap<number, readonly number[] | null>): { merged: Postings; before: Postings; after: Postings } {
-  const changed = [...changes.keys()].sort((a, b) => a - b);
-  const merged = emptyPostings();
-  const before = emptyPostings();
-  const after = emptyPostings();
-  const push = (target: Postings, doc: number, tf: readonly number[], offset = 0) => {
-    target.docs.push(doc);
-    for (let g = 0; g < GROUPS; g++) target.tf.push(tf[offset + g] ?? 0);
-  };
-  let i = 0;
-  let j = 0;
-  while (i < base.docs.length || j < changed.length) {
-    const b = i < base.docs.length ? (base.docs[i] ?? 0) : Infinity;
-    const c = j < changed.length ? (changed[j] ?? 0) : Infinity;
-    if (b < c) {
-      push(merged, b, base.tf, i * GROUPS);
-      i++;
-      continue;
-    }
-    const tf = changes.get(c);
-    if (b === c) {
-      push(before, b, base.tf, i * GROUPS);
-      i++;
-    }
-    if (tf && tf.some((x) => x > 0)) {
-      push(merged, c, tf);
-      push(after, c, tf);
-    }
-    j++;
-  }
-  return { merged, before, after };
-}
-
-/**
  * The changes a write transaction gathers for every term (a store's writer: docs/search.md, "Bulk
  * writes"): per change a term, a doc id and GROUPS frequencies, all zero when the doc is removed.
  * Kept in flat typed arrays that grow by doubling and are reused by the next transaction, so
