@@ -158,7 +158,7 @@ export class PgEngineWrite {
 
   /** Reads and deletes the stored blocks this write changes and gathers the blocks to write (writePending). */
   private async writeTerms(c: PgClient): Promise<PendingBlocks> {
-    const pending: PendingBlocks = { freshTerms: [], changedIds: [], emptied: [], ids: [], terms: [], first: [], data: [] };
+    const pending: PendingBlocks = { freshTerms: [], changedIds: [], emptied: [], ids: [], terms: [], first: [], data: [], rewritten: [], rewrittenFirst: [], rewrittenData: [], dropped: [], droppedFirst: [] };
     if (this.gathered.termCount === 0) return pending;
     this.gathered.prepare();
     const sorted = this.gathered.sortedTerms().sort(compareBinary);
@@ -168,8 +168,8 @@ export class PgEngineWrite {
       .rows.map((r) => [fromPgTerm(r.term), r.id]));
     pending.changedIds = [...known.values()];
     // A block of a stored term names its id; one of a new term its (stored form of the) term.
-    const addBlocks = (id: number | null, term: string | null, postings: Postings) => {
-      for (let i = 0; i < postings.docs.length; i += BLOCK_SIZE) {
+    const addBlocks = (id: number | null, term: string | null, postings: Postings, start = 0) => {
+      for (let i = start; i < postings.docs.length; i += BLOCK_SIZE) {
         const end = Math.min(postings.docs.length, i + BLOCK_SIZE);
         pending.ids.push(id);
         pending.terms.push(term);
@@ -205,7 +205,8 @@ export class PgEngineWrite {
           pairDocs.push(doc);
         }
       });
-      // The touched blocks are deleted as they are read (one statement): each is written again below.
+      // The touched blocks are read (one statement); each is overwritten where it keeps its first
+      // doc (an UPDATE of the row, which leaves its index entry alone), else deleted (writePending).
       // A doc at or after a term's last block start belongs to that block (an import's docs all
       // do): one seek a term for those, one a doc only for the docs before it.
       const blocks = await c.query<{ term_id: number; first_doc: number; data: Buffer }>(
@@ -218,11 +219,9 @@ export class PgEngineWrite {
            UNION
            SELECT u.id, s.first_doc
            FROM pairs u JOIN lasts l ON l.id = u.id AND u.doc < l.last
-           CROSS JOIN LATERAL (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = u.id AND f.first_doc <= u.doc ORDER BY f.first_doc DESC LIMIT 1) AS s),
-         gone AS (
-           DELETE FROM engine_postings p USING touched WHERE p.term_id = touched.id AND p.first_doc = touched.first_doc
-           RETURNING p.term_id, p.first_doc, p.data)
-         SELECT term_id, first_doc, data FROM gone ORDER BY term_id, first_doc`,
+           CROSS JOIN LATERAL (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = u.id AND f.first_doc <= u.doc ORDER BY f.first_doc DESC LIMIT 1) AS s)
+         SELECT p.term_id, p.first_doc, p.data FROM engine_postings p JOIN touched ON p.term_id = touched.id AND p.first_doc = touched.first_doc
+         ORDER BY p.term_id, p.first_doc`,
         [pairTerms, pairDocs],
       );
       const touched = new Map<number, { first_doc: number; data: Buffer }[]>();
@@ -237,7 +236,7 @@ export class PgEngineWrite {
       changesOf.forEach((changes, i) => {
         const id = ids[i] ?? 0;
         const stored = touched.get(id) ?? [];
-        const blocksBefore = pending.first.length;
+        const blocksBefore = pending.first.length + pending.rewritten.length;
         // Each change goes with the last touched block starting at or before it (its own block);
         // changes before the first block make blocks of their own (k = -1). Both are sorted by doc,
         // so each block's changes are one run of them.
@@ -252,11 +251,24 @@ export class PgEngineWrite {
           const base = emptyPostings();
           const block = stored[k];
           if (block) decodeBlock(block.data, block.first_doc, base);
-          addBlocks(id, null, mergeSorted(base, { docs: docs.slice(from, to), tf: changes.tf.slice(from * GROUPS, to * GROUPS), removes: changes.removes }));
+          const merged = mergeSorted(base, { docs: docs.slice(from, to), tf: changes.tf.slice(from * GROUPS, to * GROUPS), removes: changes.removes });
+          if (block && merged.docs[0] === block.first_doc) {
+            // The block keeps its first doc (an append to a list's last block, an update of a part in it): overwritten in place.
+            pending.rewritten.push(id);
+            pending.rewrittenFirst.push(block.first_doc);
+            pending.rewrittenData.push(Buffer.from(encodeBlock(merged, 0, Math.min(BLOCK_SIZE, merged.docs.length))));
+            addBlocks(id, null, merged, BLOCK_SIZE);
+          } else {
+            if (block) {
+              pending.dropped.push(id);
+              pending.droppedFirst.push(block.first_doc);
+            }
+            addBlocks(id, null, merged);
+          }
           from = to;
         }
         // Its touched blocks emptied: the term may hold no posting now (its other blocks, if any, are checked when it is pruned).
-        if (pending.first.length === blocksBefore) pending.emptied.push(id);
+        if (pending.first.length + pending.rewritten.length === blocksBefore) pending.emptied.push(id);
       });
     }
     return pending;
@@ -362,10 +374,18 @@ interface PendingBlocks {
   changedIds: number[];
   /** Stored terms this write left without a touched block (engine_emptied_terms). */
   emptied: number[];
+  /** Blocks to insert: the term's id, or for a new term its stored form; first doc; data. */
   ids: (number | null)[];
   terms: (string | null)[];
   first: number[];
   data: Buffer[];
+  /** Stored blocks overwritten in place (same term and first doc): term id, first doc, data. */
+  rewritten: number[];
+  rewrittenFirst: number[];
+  rewrittenData: Buffer[];
+  /** Stored blocks deleted (their postings, if any, are in blocks to insert): term id, first doc. */
+  dropped: number[];
+  droppedFirst: number[];
 }
 
 /**
@@ -404,7 +424,9 @@ const ONE_STATEMENT_CHUNKS = 5000;
  */
 async function writePending(c: PgClient, version: number, pending: PendingBlocks, chunks: ReadonlyMap<number, Buffer>): Promise<void> {
   const chunkIds = [...chunks.keys()];
-  if (pending.first.length <= ONE_STATEMENT_BLOCKS && chunkIds.length <= ONE_STATEMENT_CHUNKS) {
+  if (pending.first.length + pending.rewritten.length <= ONE_STATEMENT_BLOCKS && chunkIds.length <= ONE_STATEMENT_CHUNKS) {
+    // The sub-statements touch disjoint rows: a block overwritten keeps its key, one deleted is
+    // inserted again (if at all) under another first doc.
     await c.query(
       `WITH fresh AS (INSERT INTO engine_terms (term, version) SELECT unnest($1::text[]), $2 RETURNING id, term),
        blocks AS (
@@ -412,12 +434,25 @@ async function writePending(c: PgClient, version: number, pending: PendingBlocks
          SELECT coalesce(u.id, f.id), u.first_doc, u.data FROM unnest($3::int[], $4::text[], $5::int[], $6::bytea[]) AS u(id, term, first_doc, data)
          LEFT JOIN fresh f ON u.id IS NULL AND f.term = u.term),
        emptied AS (INSERT INTO engine_emptied_terms (term_id, version) SELECT unnest($9::int[]), $2),
-       changed AS (INSERT INTO engine_term_changes (version, ids) SELECT $2, $10::int[] WHERE cardinality($10::int[]) > 0)
+       changed AS (INSERT INTO engine_term_changes (version, ids) SELECT $2, $10::int[] WHERE cardinality($10::int[]) > 0),
+       rewritten AS (
+         UPDATE engine_postings p SET data = u.data FROM unnest($11::int[], $12::int[], $13::bytea[]) AS u(id, first_doc, data)
+         WHERE p.term_id = u.id AND p.first_doc = u.first_doc),
+       dropped AS (
+         DELETE FROM engine_postings p USING unnest($14::int[], $15::int[]) AS u(id, first_doc) WHERE p.term_id = u.id AND p.first_doc = u.first_doc)
        INSERT INTO engine_docs (chunk, version, data) SELECT u.c, $2, u.d FROM unnest($7::int[], $8::bytea[]) AS u(c, d)
        ON CONFLICT (chunk) DO UPDATE SET version = excluded.version, data = excluded.data`,
-      [pending.freshTerms, version, pending.ids, pending.terms, pending.first, pending.data, chunkIds, chunkIds.map((k) => chunks.get(k)), pending.emptied, pending.changedIds],
+      [pending.freshTerms, version, pending.ids, pending.terms, pending.first, pending.data, chunkIds, chunkIds.map((k) => chunks.get(k)), pending.emptied, pending.changedIds,
+        pending.rewritten, pending.rewrittenFirst, pending.rewrittenData, pending.dropped, pending.droppedFirst],
     );
     return;
+  }
+  if (pending.dropped.length > 0) {
+    await c.query('DELETE FROM engine_postings p USING unnest($1::int[], $2::int[]) AS u(id, first_doc) WHERE p.term_id = u.id AND p.first_doc = u.first_doc', [pending.dropped, pending.droppedFirst]);
+  }
+  for (let i = 0; i < pending.rewritten.length; i += ONE_STATEMENT_BLOCKS) {
+    await c.query('UPDATE engine_postings p SET data = u.data FROM unnest($1::int[], $2::int[], $3::bytea[]) AS u(id, first_doc, data) WHERE p.term_id = u.id AND p.first_doc = u.first_doc',
+      [pending.rewritten.slice(i, i + ONE_STATEMENT_BLOCKS), pending.rewrittenFirst.slice(i, i + ONE_STATEMENT_BLOCKS), pending.rewrittenData.slice(i, i + ONE_STATEMENT_BLOCKS)]);
   }
   if (pending.emptied.length > 0) await c.query('INSERT INTO engine_emptied_terms (term_id, version) SELECT unnest($1::int[]), $2', [pending.emptied, version]);
   if (pending.changedIds.length > 0) await c.query('INSERT INTO engine_term_changes (version, ids) VALUES ($1, $2::int[])', [version, pending.changedIds]);
