@@ -22,6 +22,7 @@ import { documentChanges, tierLength, type EngineDocument } from '../../../core/
 import { isVocabularyTerm, typoKeyColumns } from '../../../core/search/typo.js';
 import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, GatheredPostings, GROUPS, mergeSorted, type Postings } from '../../../core/search/engine/postings.js';
 import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
+import { PgEngineTails } from './engine-tails.js';
 import { compareBinary } from '../../../core/search/rank.js';
 import type { PgClient } from '../database.js';
 
@@ -79,6 +80,9 @@ export class PgEngineWrite {
   private readonly delta = { n: 0, len: [0, 0, 0, 0] };
   private clear = false;
 
+  /** `tails`: the process's memory of where lists end, kept across its writes (engine-tails.ts); by default a write's own. */
+  constructor(private readonly tails = new PgEngineTails()) {}
+
   /** Indexes `doc` as part `pk` (card `card`), replacing `previous` (what was indexed for it, if anything). */
   put(pk: number, partId: string, card: number, doc: EngineDocument, previous: EngineDocument | undefined): void {
     if (previous) this.addStats(previous.lengths, -1);
@@ -133,23 +137,28 @@ export class PgEngineWrite {
     const d = this.delta;
     const wanted = this.clear ? [] : [...new Set([...this.docs.keys()].map((pk) => Math.floor(pk / CHUNK)))];
     const set = this.clear ? 'rebuilt = version + 1, n = $1, len0 = $2, len1 = $3, len2 = $4, len3 = $5' : 'n = n + $1, len0 = len0 + $2, len1 = len1 + $3, len2 = len2 + $4, len3 = len3 + $5';
-    const rows = (await c.query<{ version: number; chunk: number | null; data: Buffer | null }>(
-      `WITH s AS (UPDATE engine_stats SET version = version + 1, ${set} WHERE id = 0 RETURNING version)
-       SELECT s.version, e.chunk, e.data FROM s LEFT JOIN engine_docs e ON e.chunk = ANY($6::int[])`,
+    // The row versions before and after (xmin): whether the memory of list ends still holds (engine-tails.ts).
+    const rows = (await c.query<{ version: number; before: string; after: string; chunk: number | null; data: Buffer | null }>(
+      `WITH s AS (UPDATE engine_stats SET version = version + 1, ${set} WHERE id = 0 RETURNING version, xmin::text AS after)
+       SELECT s.version, (SELECT xmin::text FROM engine_stats WHERE id = 0) AS before, s.after, e.chunk, e.data
+       FROM s LEFT JOIN engine_docs e ON e.chunk = ANY($6::int[])`,
       [d.n, d.len[0], d.len[1], d.len[2], d.len[3], wanted],
     )).rows;
     const version = rows[0]?.version;
     if (version === undefined) throw new Error('engine_stats is missing (PostgreSQL migration 4)');
+    this.tails.begin(rows[0]?.before ?? '');
     const chunks = new Map<number, Buffer>();
     for (const k of wanted) chunks.set(k, Buffer.alloc(CHUNK_BYTES));
     for (const r of rows) if (r.chunk !== null && r.data) r.data.copy(chunks.get(r.chunk) as Buffer);
     if (this.clear) {
       await c.query('TRUNCATE engine_postings, engine_terms, engine_docs, engine_emptied_terms, engine_term_changes');
+      this.tails.clear();
       this.clear = false;
     } else if (version % PRUNE_EVERY_VERSIONS === 0) await pruneEmptiedTerms(c, version - EMPTIED_TERMS_KEPT_VERSIONS);
     const pending = await this.writeTerms(c);
     await this.writeDocs(c, chunks);
     await writePending(c, version, pending, chunks);
+    this.tails.wrote(rows[0]?.after ?? '');
     this.gathered.clear();
     this.docs.clear();
     this.delta.n = 0;
@@ -197,11 +206,22 @@ export class PgEngineWrite {
       // rewritten, each on its own: the blocks between two changed docs stay as stored. Reading
       // every block between a term's smallest and largest changed doc made a write of a few parts
       // spread over the catalog read and rewrite whole lists of its frequent words.
+      // A term whose changes all fall in its last block, where this process knows it to start,
+      // reads that block by its key; the others name their changed docs.
+      const keyTerms: number[] = [];
+      const keyFirst: number[] = [];
       const pairTerms: number[] = [];
       const pairDocs: number[] = [];
       changesOf.forEach((changes, i) => {
+        const id = ids[i] ?? 0;
+        const last = this.tails.last(id);
+        if (last !== undefined && (changes.docs[0] ?? 0) >= last) {
+          keyTerms.push(id);
+          keyFirst.push(last);
+          return;
+        }
         for (const doc of changes.docs) {
-          pairTerms.push(ids[i] ?? 0);
+          pairTerms.push(id);
           pairDocs.push(doc);
         }
       });
@@ -209,7 +229,7 @@ export class PgEngineWrite {
       // doc (an UPDATE of the row, which leaves its index entry alone), else deleted (writePending).
       // A doc at or after a term's last block start belongs to that block (an import's docs all
       // do): one seek a term for those, one a doc only for the docs before it.
-      const blocks = await c.query<{ term_id: number; first_doc: number; data: Buffer }>(
+      const blocks = await c.query<{ term_id: number; first_doc: number; data: Buffer; last: number | null }>(
         `WITH pairs AS (SELECT * FROM unnest($1::int[], $2::int[]) AS u(id, doc)),
          lasts AS (
            SELECT t.id, t.top, (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = t.id ORDER BY f.first_doc DESC LIMIT 1) AS last
@@ -219,13 +239,19 @@ export class PgEngineWrite {
            UNION
            SELECT u.id, s.first_doc
            FROM pairs u JOIN lasts l ON l.id = u.id AND u.doc < l.last
-           CROSS JOIN LATERAL (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = u.id AND f.first_doc <= u.doc ORDER BY f.first_doc DESC LIMIT 1) AS s)
-         SELECT p.term_id, p.first_doc, p.data FROM engine_postings p JOIN touched ON p.term_id = touched.id AND p.first_doc = touched.first_doc
+           CROSS JOIN LATERAL (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = u.id AND f.first_doc <= u.doc ORDER BY f.first_doc DESC LIMIT 1) AS s
+           UNION ALL
+           SELECT * FROM unnest($3::int[], $4::int[]) AS k(id, first_doc))
+         SELECT p.term_id, p.first_doc, p.data, l.last FROM engine_postings p JOIN touched ON p.term_id = touched.id AND p.first_doc = touched.first_doc
+         LEFT JOIN lasts l ON l.id = p.term_id
          ORDER BY p.term_id, p.first_doc`,
-        [pairTerms, pairDocs],
+        [pairTerms, pairDocs, keyTerms, keyFirst],
       );
       const touched = new Map<number, { first_doc: number; data: Buffer }[]>();
+      // Where each touched term's list ended before this write (the known ends, then the looked-up ones).
+      const lastOf = new Map<number, number>(keyTerms.map((id, i) => [id, keyFirst[i] ?? 0]));
       for (const b of blocks.rows) {
+        if (b.last !== null) lastOf.set(b.term_id, b.last);
         let list = touched.get(b.term_id);
         if (!list) {
           list = [];
@@ -242,6 +268,8 @@ export class PgEngineWrite {
         // so each block's changes are one run of them.
         const docs = changes.docs;
         let k = -1;
+        // The first doc of the last block the group written last wrote (undefined: it wrote none).
+        let lastWritten: number | undefined;
         for (let from = 0; from < docs.length; ) {
           const doc = docs[from] ?? 0;
           while (k + 1 < stored.length && (stored[k + 1]?.first_doc ?? 0) <= doc) k++;
@@ -265,8 +293,14 @@ export class PgEngineWrite {
             }
             addBlocks(id, null, merged);
           }
+          lastWritten = merged.docs.length > 0 ? merged.docs[Math.floor((merged.docs.length - 1) / BLOCK_SIZE) * BLOCK_SIZE] : undefined;
           from = to;
         }
+        // The list's end: moved when its last block was among those rewritten, else where it was
+        // (unknown when its last block was not found: changes before every stored block).
+        const lastBefore = lastOf.get(id);
+        if (lastBefore !== undefined && stored[stored.length - 1]?.first_doc === lastBefore) this.tails.set(id, lastWritten);
+        else this.tails.set(id, lastBefore);
         // Its touched blocks emptied: the term may hold no posting now (its other blocks, if any, are checked when it is pruned).
         if (pending.first.length + pending.rewritten.length === blocksBefore) pending.emptied.push(id);
       });

@@ -26,6 +26,7 @@ import { typoKeyColumns } from '../../../core/search/typo.js';
 import type { PgClient, PgDatabase } from '../database.js';
 import { partFromPgRow, type PgPartRow } from '../part-rows.js';
 import { PgEngineWrite } from './engine-store.js';
+import { PgEngineTails } from './engine-tails.js';
 import { PgEngineReader, YIELD_AFTER_MS, type RefreshRow } from './engine-reader.js';
 import { orgVector } from './tsvector.js';
 
@@ -86,6 +87,8 @@ async function loadAttributeOrder(c: Pick<PgClient, 'query'>): Promise<Map<strin
 export class PgSearchIndex implements SearchIndex {
   private readonly db: PgDatabase;
   private readonly clock: Clock;
+  /** Where recently written posting lists end, kept across this process's writes (engine-tails.ts). */
+  private readonly tails = new PgEngineTails();
   private lastGc = 0;
   /** The engine's reads (a cache kept between searches) and the core code that runs queries over them. */
   readonly reader = new PgEngineReader();
@@ -168,7 +171,7 @@ export class PgSearchIndex implements SearchIndex {
       else if (r.id !== null && r.part_pk !== null) cardOf.set(r.part_pk, r.id);
     }
     await this.addTermKeys(client, added);
-    const engine = new PgEngineWrite();
+    const engine = new PgEngineWrite(this.tails);
     const order = attributeOrderOf(ranking);
     for (const p of parts) {
       // Documents built ahead know no attribute order: with one, the engine document is built here.
@@ -191,7 +194,7 @@ export class PgSearchIndex implements SearchIndex {
     )).rows;
     const attributes = await loadAttributes(client);
     const order = attributeOrderOf(rows[0]?.ranking ?? undefined);
-    const engine = new PgEngineWrite();
+    const engine = new PgEngineWrite(this.tails);
     for (const row of rows) engine.remove(row.pk, buildEngineDocument(partFromPgRow(row), attributes, order));
     await this.retire(client, pks, now);
     await client.query('DELETE FROM search_current WHERE part_pk = ANY($1::bigint[])', [pks]);
@@ -249,7 +252,7 @@ export class PgSearchIndex implements SearchIndex {
    * written every REBUILD_FLUSH parts, so memory stays bounded whatever the catalog's size.
    */
   private async reindexPartsHolding(client: PgClient, attributeIds: readonly string[], visit: (rows: (PgPartRow & { card_id: number })[], engine: PgEngineWrite) => Promise<void>): Promise<void> {
-    let engine = new PgEngineWrite();
+    let engine = new PgEngineWrite(this.tails);
     for (let after = 0; ;) {
       const rows = (await client.query<PgPartRow & { card_id: number }>(
         `SELECT p.*, cur.card_id FROM parts p JOIN search_current cur ON cur.part_pk = p.pk
@@ -260,7 +263,7 @@ export class PgSearchIndex implements SearchIndex {
       if (rows.length > 0) await visit(rows, engine);
       if (engine.size >= REBUILD_FLUSH) {
         await engine.flush(client);
-        engine = new PgEngineWrite();
+        engine = new PgEngineWrite(this.tails);
       }
       const last = rows[rows.length - 1];
       if (!last || rows.length < REINDEX_PAGE) break;
@@ -286,7 +289,7 @@ export class PgSearchIndex implements SearchIndex {
       if (!(await pending(c))) return;
       const attributes = await loadAttributes(c);
       const order = await loadAttributeOrder(c);
-      let engine = new PgEngineWrite();
+      let engine = new PgEngineWrite(this.tails);
       engine.clearAll();
       for (let after = 0; ;) {
         const rows = (await c.query<PgPartRow & { card_id: number }>(
@@ -295,7 +298,7 @@ export class PgSearchIndex implements SearchIndex {
         for (const r of rows) engine.put(r.pk, r.part_id, r.card_id, buildEngineDocument(partFromPgRow(r), attributes, order), undefined);
         if (engine.size >= REBUILD_FLUSH) {
           await engine.flush(c);
-          engine = new PgEngineWrite();
+          engine = new PgEngineWrite(this.tails);
         }
         const last = rows[rows.length - 1];
         if (!last) break;
