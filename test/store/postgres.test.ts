@@ -130,7 +130,11 @@ describe.skipIf(!available)('PostgreSQL store', () => {
     });
   });
 
-  it('lets a term a write emptied leave the dictionary and the vocabulary, and another server never finds a part by a word it lost', async () => {
+  /**
+   * Two servers on a fresh schema: `put` writes a part named `name` through a, `found` searches a
+   * word through b (part ids, sorted), `count` runs a count query; dropped afterwards.
+   */
+  async function withTwoServers(run: (t: { client: pg.Client; put: (id: string, name: string) => Promise<unknown>; found: (word: string) => Promise<string[]>; count: (sql: string) => Promise<number> }) => Promise<void>): Promise<void> {
     const { url, schema } = await createTestSchema(database);
     const a = await openPostgresStores(url, { clock: systemClock(), max: 2 });
     const b = await openPostgresStores(url, { clock: systemClock(), max: 2 });
@@ -138,9 +142,22 @@ describe.skipIf(!available)('PostgreSQL store', () => {
     await client.connect();
     try {
       const q = (word: string) => ({ words: [{ tokens: [word], prefix: false, typo: false }], visibleValues: ['factoryWorker' as const], filters: [], ctx: { principal: { name: 'x', roles: ['factoryWorker'], organization: null } as never, attributes: new Map(), organizations: new Map(), organization: undefined } });
-      const found = async (word: string) => (await b.searchIndex.readCards((await b.searchIndex.searchText(q(word), 10)).cardIds)).map((c) => c.partId);
-      const put = (id: string, name: string) => a.catalog.upsertParts([{ part_id: id }], () => ({ kind: 'write', value: { part_id: id, serviceId: 's', name: { en: name }, attributes: [], createdAt: 1, modifiedAt: 1 }, created: true }));
-      const count = async (sql: string) => Number((await client.query<{ n: string }>(sql)).rows[0]?.n);
+      await run({
+        client,
+        found: async (word) => (await b.searchIndex.readCards((await b.searchIndex.searchText(q(word), 10)).cardIds)).map((c) => c.partId).sort(),
+        put: (id, name) => a.catalog.upsertParts([{ part_id: id }], () => ({ kind: 'write', value: { part_id: id, serviceId: 's', name: { en: name }, attributes: [], createdAt: 1, modifiedAt: 1 }, created: true })),
+        count: async (sql) => Number((await client.query<{ n: string }>(sql)).rows[0]?.n),
+      });
+    } finally {
+      await client.end();
+      await a.close();
+      await b.close();
+      await dropTestSchema(database, schema);
+    }
+  }
+
+  it('lets a term a write emptied leave the dictionary and the vocabulary, and another server never finds a part by a word it lost', async () => {
+    await withTwoServers(async ({ put, found, count }) => {
       await put('p1', 'Impeller');
       expect(await found('impeller')).toEqual(['p1']); // b keeps the word's list
       await put('p1', 'Stator');
@@ -163,24 +180,11 @@ describe.skipIf(!available)('PostgreSQL store', () => {
       expect(await found('impeller')).toEqual(['p3']);
       expect(await found(word(999))).toEqual(['p2']);
       expect(await found(word(0))).toEqual([]);
-    } finally {
-      await client.end();
-      await a.close();
-      await b.close();
-      await dropTestSchema(database, schema);
-    }
+    });
   });
 
   it("leaves a stored term's dictionary row as it is when a write adds to its postings; another server still sees the change, and the log naming it is pruned", async () => {
-    const { url, schema } = await createTestSchema(database);
-    const a = await openPostgresStores(url, { clock: systemClock(), max: 2 });
-    const b = await openPostgresStores(url, { clock: systemClock(), max: 2 });
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      const q = (word: string) => ({ words: [{ tokens: [word], prefix: false, typo: false }], visibleValues: ['factoryWorker' as const], filters: [], ctx: { principal: { name: 'x', roles: ['factoryWorker'], organization: null } as never, attributes: new Map(), organizations: new Map(), organization: undefined } });
-      const found = async (word: string) => (await b.searchIndex.readCards((await b.searchIndex.searchText(q(word), 10)).cardIds)).map((c) => c.partId).sort();
-      const put = (id: string, name: string) => a.catalog.upsertParts([{ part_id: id }], () => ({ kind: 'write', value: { part_id: id, serviceId: 's', name: { en: name }, attributes: [], createdAt: 1, modifiedAt: 1 }, created: true }));
+    await withTwoServers(async ({ client, put, found, count }) => {
       const row = async () => (await client.query<{ ctid: string; xmin: string }>("SELECT ctid::text, xmin::text FROM engine_terms WHERE term = 'impeller'")).rows[0];
       await put('p1', 'Impeller');
       expect(await found('impeller')).toEqual(['p1']); // b keeps the word's list
@@ -193,17 +197,12 @@ describe.skipIf(!available)('PostgreSQL store', () => {
       expect(await found('impeller')).toEqual(['p1', 'p2']);
       expect(await found('blade')).toEqual(['p1']);
       for (let i = 0; i < 600; i++) await put('p3', `Rotor ${i % 2 === 0 ? 'left' : 'right'}`);
-      const logged = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM engine_term_changes')).rows[0]?.n);
+      const logged = await count('SELECT count(*) AS n FROM engine_term_changes');
       expect(logged).toBeGreaterThan(0);
       expect(logged).toBeLessThanOrEqual(EMPTIED_TERMS_KEPT_VERSIONS + 16);
       expect(await found('right')).toEqual(['p3']);
       expect(await found('left')).toEqual([]);
-    } finally {
-      await client.end();
-      await a.close();
-      await b.close();
-      await dropTestSchema(database, schema);
-    }
+    });
   });
 
   it("records a statement's part changes in the order it wrote them, numbered on from the feed, a webhook delivery each, and prunes past the retention", async () => {
