@@ -229,7 +229,10 @@ export class PgEngineWrite {
       // doc (an UPDATE of the row, which leaves its index entry alone), else deleted (writePending).
       // A doc at or after a term's last block start belongs to that block (an import's docs all
       // do): one seek a term for those, one a doc only for the docs before it.
-      const blocks = await c.query<{ term_id: number; first_doc: number; data: Buffer; last: number | null }>(
+      // Rows with data are the touched blocks (by term, then first doc); the others name where a
+      // looked-up term's list ended (a separate branch: joined to the blocks, the planner, which
+      // cannot count a CTE's rows, scanned the CTE once per block).
+      const blocks = await c.query<{ term_id: number; first_doc: number; data: Buffer | null; last: number | null }>(
         `WITH pairs AS (SELECT * FROM unnest($1::int[], $2::int[]) AS u(id, doc)),
          lasts AS (
            SELECT t.id, t.top, (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = t.id ORDER BY f.first_doc DESC LIMIT 1) AS last
@@ -242,22 +245,27 @@ export class PgEngineWrite {
            CROSS JOIN LATERAL (SELECT f.first_doc FROM engine_postings f WHERE f.term_id = u.id AND f.first_doc <= u.doc ORDER BY f.first_doc DESC LIMIT 1) AS s
            UNION ALL
            SELECT * FROM unnest($3::int[], $4::int[]) AS k(id, first_doc))
-         SELECT p.term_id, p.first_doc, p.data, l.last FROM engine_postings p JOIN touched ON p.term_id = touched.id AND p.first_doc = touched.first_doc
-         LEFT JOIN lasts l ON l.id = p.term_id
-         ORDER BY p.term_id, p.first_doc`,
+         SELECT p.term_id, p.first_doc, p.data, NULL::int AS last FROM touched
+         CROSS JOIN LATERAL (SELECT b.term_id, b.first_doc, b.data FROM engine_postings b WHERE b.term_id = touched.id AND b.first_doc = touched.first_doc) AS p
+         UNION ALL
+         SELECT l.id, NULL, NULL, l.last FROM lasts l WHERE l.last IS NOT NULL
+         ORDER BY 1, 2`,
         [pairTerms, pairDocs, keyTerms, keyFirst],
       );
       const touched = new Map<number, { first_doc: number; data: Buffer }[]>();
       // Where each touched term's list ended before this write (the known ends, then the looked-up ones).
       const lastOf = new Map<number, number>(keyTerms.map((id, i) => [id, keyFirst[i] ?? 0]));
       for (const b of blocks.rows) {
-        if (b.last !== null) lastOf.set(b.term_id, b.last);
+        if (b.data === null) {
+          if (b.last !== null) lastOf.set(b.term_id, b.last);
+          continue;
+        }
         let list = touched.get(b.term_id);
         if (!list) {
           list = [];
           touched.set(b.term_id, list);
         }
-        list.push(b);
+        list.push({ first_doc: b.first_doc, data: b.data });
       }
       changesOf.forEach((changes, i) => {
         const id = ids[i] ?? 0;
