@@ -127,7 +127,7 @@ export class PgEngineWrite {
   /**
    * Writes the gathered changes in `c`'s transaction (which holds the catalog write lock), then
    * forgets them. Four round trips for a write of a few parts (the statistics with the doc chunks
-   * it touches; the stored terms; the touched blocks, deleted as read; every new row in one last
+   * it touches; the stored terms; the touched blocks; every block rewrite and new row in one last
    * statement): each round trip holds the lock while it waits for this process's event loop.
    */
   async flush(c: PgClient): Promise<void> {
@@ -165,7 +165,7 @@ export class PgEngineWrite {
     this.delta.len = [0, 0, 0, 0];
   }
 
-  /** Reads and deletes the stored blocks this write changes and gathers the blocks to write (writePending). */
+  /** Reads the stored blocks this write changes and gathers the blocks to overwrite, delete and insert (writePending). */
   private async writeTerms(c: PgClient): Promise<PendingBlocks> {
     const pending: PendingBlocks = { freshTerms: [], changedIds: [], emptied: [], ids: [], terms: [], first: [], data: [], rewritten: [], rewrittenFirst: [], rewrittenData: [], dropped: [], droppedFirst: [] };
     if (this.gathered.termCount === 0) return pending;
@@ -231,7 +231,7 @@ export class PgEngineWrite {
       // do): one seek a term for those, one a doc only for the docs before it.
       // Rows with data are the touched blocks (by term, then first doc); the others name where a
       // looked-up term's list ended (a separate branch: joined to the blocks, the planner, which
-      // cannot count a CTE's rows, scanned the CTE once per block).
+      // cannot count a CTE's rows, may scan the CTE once per block).
       const blocks = await c.query<{ term_id: number; first_doc: number; data: Buffer | null; last: number | null }>(
         `WITH pairs AS (SELECT * FROM unnest($1::int[], $2::int[]) AS u(id, doc)),
          lasts AS (
