@@ -22,7 +22,7 @@ import { documentChanges, tierLength, type EngineDocument } from '../../../core/
 import { isVocabularyTerm, typoKeyColumns } from '../../../core/search/typo.js';
 import { BLOCK_SIZE, decodeBlock, emptyPostings, encodeBlock, GatheredPostings, GROUPS, mergeSorted, type Postings } from '../../../core/search/engine/postings.js';
 import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
-import { PgEngineTails } from './engine-tails.js';
+import type { PgEngineTails } from './engine-tails.js';
 import { compareBinary } from '../../../core/search/rank.js';
 import type { PgClient } from '../database.js';
 
@@ -80,8 +80,8 @@ export class PgEngineWrite {
   private readonly delta = { n: 0, len: [0, 0, 0, 0] };
   private clear = false;
 
-  /** `tails`: the process's memory of where lists end, kept across its writes (engine-tails.ts); by default a write's own. */
-  constructor(private readonly tails = new PgEngineTails()) {}
+  /** `tails`: the process's memory of where lists end, kept across its writes (engine-tails.ts). */
+  constructor(private readonly tails: PgEngineTails) {}
 
   /** Indexes `doc` as part `pk` (card `card`), replacing `previous` (what was indexed for it, if anything). */
   put(pk: number, partId: string, card: number, doc: EngineDocument, previous: EngineDocument | undefined): void {
@@ -170,21 +170,34 @@ export class PgEngineWrite {
     const pending: PendingBlocks = { freshTerms: [], changedIds: [], emptied: [], ids: [], terms: [], first: [], data: [], rewritten: [], rewrittenFirst: [], rewrittenData: [], dropped: [], droppedFirst: [] };
     if (this.gathered.termCount === 0) return pending;
     this.gathered.prepare();
-    const sorted = this.gathered.sortedTerms().sort(compareBinary);
+    const sorted = this.gathered.sortedTerms();
     // The stored terms of this write: their rows stay as they are, the changed-terms log names them
     // (writePending), so a write leaves no dead row of each term it touches.
     const known = new Map((await c.query<{ id: number; term: string }>('SELECT id, term FROM engine_terms WHERE term = ANY($1::text[])', [sorted.map(pgTerm)]))
       .rows.map((r) => [fromPgTerm(r.term), r.id]));
     pending.changedIds = [...known.values()];
     // A block of a stored term names its id; one of a new term its (stored form of the) term.
-    const addBlocks = (id: number | null, term: string | null, postings: Postings, start = 0) => {
-      for (let i = start; i < postings.docs.length; i += BLOCK_SIZE) {
+    // `rewriteFirst`: the first block keeps the first doc of a stored block, overwritten in place.
+    // Returns the first doc of the last block written (undefined: none).
+    const addBlocks = (id: number | null, term: string | null, postings: Postings, rewriteFirst = false): number | undefined => {
+      let last: number | undefined;
+      for (let i = 0; i < postings.docs.length; i += BLOCK_SIZE) {
         const end = Math.min(postings.docs.length, i + BLOCK_SIZE);
-        pending.ids.push(id);
-        pending.terms.push(term);
-        pending.first.push(postings.docs[i] ?? 0);
-        pending.data.push(Buffer.from(encodeBlock(postings, i, end)));
+        const first = postings.docs[i] ?? 0;
+        const data = Buffer.from(encodeBlock(postings, i, end));
+        if (i === 0 && rewriteFirst) {
+          pending.rewritten.push(id ?? 0);
+          pending.rewrittenFirst.push(first);
+          pending.rewrittenData.push(data);
+        } else {
+          pending.ids.push(id);
+          pending.terms.push(term);
+          pending.first.push(first);
+          pending.data.push(data);
+        }
+        last = first;
       }
+      return last;
     };
     // New terms: nothing stored to read, merge or delete (most terms of an import).
     const existing: string[] = [];
@@ -276,7 +289,7 @@ export class PgEngineWrite {
         // so each block's changes are one run of them.
         const docs = changes.docs;
         let k = -1;
-        // The first doc of the last block the group written last wrote (undefined: it wrote none).
+        // The first doc of the last block the last group wrote (undefined: it wrote none).
         let lastWritten: number | undefined;
         for (let from = 0; from < docs.length; ) {
           const doc = docs[from] ?? 0;
@@ -288,20 +301,14 @@ export class PgEngineWrite {
           const block = stored[k];
           if (block) decodeBlock(block.data, block.first_doc, base);
           const merged = mergeSorted(base, { docs: docs.slice(from, to), tf: changes.tf.slice(from * GROUPS, to * GROUPS), removes: changes.removes });
-          if (block && merged.docs[0] === block.first_doc) {
-            // The block keeps its first doc (an append to a list's last block, an update of a part in it): overwritten in place.
-            pending.rewritten.push(id);
-            pending.rewrittenFirst.push(block.first_doc);
-            pending.rewrittenData.push(Buffer.from(encodeBlock(merged, 0, Math.min(BLOCK_SIZE, merged.docs.length))));
-            addBlocks(id, null, merged, BLOCK_SIZE);
-          } else {
-            if (block) {
-              pending.dropped.push(id);
-              pending.droppedFirst.push(block.first_doc);
-            }
-            addBlocks(id, null, merged);
+          // A block that keeps its first doc (an append to a list's last block, an update of a part
+          // in it) is overwritten in place; one that loses it is deleted and its postings inserted.
+          const inPlace = block !== undefined && merged.docs[0] === block.first_doc;
+          if (block && !inPlace) {
+            pending.dropped.push(id);
+            pending.droppedFirst.push(block.first_doc);
           }
-          lastWritten = merged.docs.length > 0 ? merged.docs[Math.floor((merged.docs.length - 1) / BLOCK_SIZE) * BLOCK_SIZE] : undefined;
+          lastWritten = addBlocks(id, null, merged, inPlace);
           from = to;
         }
         // The list's end: moved when its last block was among those rewritten, else where it was
