@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { noisyPhotoOf, olderPhotoRecord, randomFeatures } from '../../../../test/helpers/photo-features.js';
-import { encodeFeatures, featuresFromRgb } from '../image-similarity.js';
+import { encodeFeatures, featuresFromRgb, type ImageHit } from '../image-similarity.js';
 import { CONFIDENT_SCORE, fuse, localConfidence, type PhotoPartHit } from './confidence.js';
+import type { LocalHit } from './photo-index.js';
 import { currentPhotoPrefix, decodePhotoFeatures, encodePhotoFeatures, mergeLooks, PHOTO_FEATURE_VERSION, PHOTO_LOCAL_DEFAULTS, PhotoReferenceIndex, wantsSecondLook } from './photo-search.js';
 import { trainVocabulary } from './vocabulary.js';
 
@@ -42,6 +43,24 @@ describe('local confidence uses the share of tentative matches the geometry expl
     expect(parts[1]?.score).toBeLessThan(CONFIDENT_SCORE);
     // A handful of matches that all agree is not enough on its own.
     expect(localConfidence(4, 4)).toBeLessThan(CONFIDENT_SCORE);
+  });
+});
+
+describe('look-alike parts: past certainty, the picture decides', () => {
+  const local = (part_id: string, inliers: number, matches: number): LocalHit => ({ image_id: part_id.toLowerCase(), part_id, inliers, matches, votes: 1, rotation: 0, scale: 1, model: [1, 0, 0, 1, 0, 0] });
+  const global = (part_id: string, score: number): ImageHit => ({ image_id: part_id.toLowerCase(), part_id, score });
+
+  it('a copy of the headphones ranks them above the headset that adds a microphone (more keypoints, more inliers, a lower cosine)', () => {
+    const parts = fuse([local('HEADSET', 60, 80), local('HEADPHONES', 45, 60)], [global('HEADPHONES', 0.97), global('HEADSET', 0.9)]);
+    expect(parts.map((p) => p.part_id)).toEqual(['HEADPHONES', 'HEADSET']);
+    expect(parts[0]?.image_id).toBe('headphones');
+    // Both stay certain: the score a user sees is unchanged.
+    for (const p of parts) expect(p.score).toBeGreaterThan(0.999);
+  });
+
+  it('below certainty the inliers still rank: a field photo with more agreeing matches wins over a likelier-looking thumbnail', () => {
+    const parts = fuse([local('A', 14, 40), local('B', 22, 40)], [global('A', 0.96), global('B', 0.5)]);
+    expect(parts.map((p) => p.part_id)).toEqual(['B', 'A']);
   });
 });
 
@@ -146,11 +165,11 @@ describe('a second look at an unconfident photo', () => {
     expect(mergeLooks(first, second, 2).map((h) => h.part_id)).toEqual(merged.slice(0, 2).map((h) => h.part_id));
   });
 
-  it('ranks hits whose scores both round to 1 by their evidence, as the first look does', () => {
+  it('ranks two certain hits (equal evidence) by their inliers, as the first look does', () => {
     const first = answer(['A', 'a', 90, 100]);
     const second = answer(['B', 'b', 120, 130]);
-    expect(first[0]?.score).toBe(1);
-    expect(second[0]?.score).toBe(1);
+    expect(first[0]?.evidence).toBe(second[0]?.evidence);
+    expect(first[0]?.score).toBeGreaterThan(0.9999);
     expect(mergeLooks(first, second, 5).map((h) => h.part_id)).toEqual(['B', 'A']);
   });
 });
