@@ -150,7 +150,7 @@ if (mode === 'extract') {
     const found = {};
     const ms = [];
     for (const q of queries) {
-      const row = (found[q.meta.condition] ??= { n: 0, first: 0, confident: 0 });
+      const row = (found[q.meta.condition] ??= { n: 0, first: 0, top5: 0, confident: 0 });
       row.n++;
       const t = performance.now();
       const hits = index.query({ views: q.globals, local: q.local }, 25, { local: v.query ?? {} });
@@ -160,20 +160,22 @@ if (mode === 'extract') {
         continue;
       }
       if (hits[0]?.part_id === q.meta.truth) row.first++;
+      if (hits.slice(0, 5).some((h) => h.part_id === q.meta.truth)) row.top5++;
     }
     const field = FIELD.reduce((sum, c) => sum + (found[c]?.first ?? 0), 0);
     const fieldN = FIELD.reduce((sum, c) => sum + (found[c]?.n ?? 0), 0);
-    const row = { label: v.label ?? path.basename(file, '.json'), references: n, kbPerReference: round(index.memoryBytes / n / 1024), field, fieldN, distractors: found.distractor?.confident ?? 0, distractorsN: found.distractor?.n ?? 0, queryMs: msStats(ms), found };
+    const fieldTop5 = FIELD.reduce((sum, c) => sum + (found[c]?.top5 ?? 0), 0);
+    const row = { label: v.label ?? path.basename(file, '.json'), references: n, kbPerReference: round(index.memoryBytes / n / 1024), field, fieldTop5, fieldN, distractors: found.distractor?.confident ?? 0, distractorsN: found.distractor?.n ?? 0, queryMs: msStats(ms), found };
     rows.push(row);
-    console.log(JSON.stringify({ ...row, found: Object.fromEntries(Object.entries(found).map(([c, r]) => [c, c === 'distractor' ? r.confident : r.first])) }));
+    console.log(JSON.stringify({ ...row, found: Object.fromEntries(Object.entries(found).map(([c, r]) => [c, c === 'distractor' ? r.confident : [r.first, r.top5]])) }));
   }
   const conditions = Object.keys(rows[0]?.found ?? {}).filter((c) => c !== 'distractor');
   writeSection('photo-variants', 'Photo index variants on cached features', [
-    `Features of bench/photo-search.js's sets extracted once (bench/tmp/photo-variants), each variant's index built and queried in this process (index query only, no extraction). Found first per condition; distractors: confident best hits.`,
+    `Features of bench/photo-search.js's sets extracted once (bench/tmp/photo-variants), each variant's index built and queried in this process (index query only, no extraction). Per condition: found first / in the first five (of ${rows[0]?.found[conditions[0] ?? '']?.n ?? '?'}); distractors: confident best hits.`,
     '',
-    `| variant | references | KB a reference | field found first | distractors | ${conditions.join(' | ')} | query p50 / p99 ms |`,
+    `| variant | references | KB a reference | field found first / in the first five | distractors | ${conditions.join(' | ')} | query p50 / p99 ms |`,
     `|---|---|---|---|---|${conditions.map(() => '---|').join('')}---|`,
-    ...rows.map((r) => `| ${r.label} | ${r.references} | ${r.kbPerReference} | ${r.field} of ${r.fieldN} | ${r.distractors} of ${r.distractorsN} | ${conditions.map((c) => r.found[c]?.first ?? '').join(' | ')} | ${r.queryMs.p50} / ${r.queryMs.p99} |`),
+    ...rows.map((r) => `| ${r.label} | ${r.references} | ${r.kbPerReference} | ${r.field} / ${r.fieldTop5} of ${r.fieldN} | ${r.distractors} of ${r.distractorsN} | ${conditions.map((c) => (r.found[c] ? `${r.found[c].first} / ${r.found[c].top5}` : '')).join(' | ')} | ${r.queryMs.p50} / ${r.queryMs.p99} |`),
   ].join('\n'));
 } else {
   console.error('usage: node bench/photo-variants.js extract [--size N] [--references unseen|shared] | extract-side <name> query|reference <json> | eval <variant.json>...');
