@@ -39,9 +39,8 @@ export const LOCAL_RATIO_PRIOR = 10;
  * that adds a microphone, a document icon and its template) both explain a copy of either beyond
  * doubt, and the one whose picture holds more keypoints collects more inliers; the global
  * descriptor tells which picture it is. So above this the global corroboration decides, and the
- * inliers only break ties. 1,000 unseen references: copies with every digital change found first
- * 92 → 93 of 103, brightened ones 94 → 95, no field photo or turned copy lost (a cap of 10 lost
- * three turned copies, whose cosine is lower than a look-alike's).
+ * inliers only break ties. Not lower: a turned copy's cosine is below an upright look-alike's, so
+ * a lower cap hands turned copies to look-alikes (decisions/0064).
  */
 export const LOCAL_CERTAINTY = 15;
 
