@@ -127,7 +127,7 @@ export interface ImageDownload {
  * (a perspective), `covered` a quarter covered by a hand, `blur` a shaky hand's smear, `low_light`
  * a dim corner with sensor noise.
  */
-export const AUDIT_CONDITIONS = ['copy', 'closer', 'rotated', 'angle', 'covered', 'blur', 'low_light'] as const;
+export const AUDIT_CONDITIONS = ['copy', 'closer', 'rotated', 'angle', 'covered', 'blur', 'low_light', 'bench'] as const;
 export type AuditCondition = (typeof AUDIT_CONDITIONS)[number];
 
 /** Reference images audited per call at most (each costs one photo search per condition). */

@@ -14,6 +14,7 @@ import type { AuditCondition } from '../../api/image-schemas.js';
 import type { ReferencePhotoProbe, ReferenceProperties } from '../../core/ports.js';
 import { CatalogError } from '../../api/errors.js';
 import { DecodeQueueFullError, type DecodePool } from './decode-pool.js';
+import { plainBackground } from './local-features/extract.js';
 
 type SharpFactory = (typeof import('sharp'))['default'];
 let loaded: Promise<SharpFactory> | undefined;
@@ -112,6 +113,76 @@ function lineKernel(size: number, degrees: number): number[] {
   return kernel.map((v) => v / sum);
 }
 
+/** A seeded sequence in [0, 1) (the same photos for the same reference on every run). */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 0x100000000;
+  };
+}
+
+/**
+ * A workbench of `w` × `h`: mottled brown-grey wood or board (two scales of smoothed noise) with a
+ * few flat-coloured odds and ends on it, the clutter a phone photo of a part shows around it.
+ */
+async function workbench(sharp: SharpFactory, w: number, h: number, rnd: () => number): Promise<Buffer> {
+  const layer = async (cells: number, spread: number): Promise<Buffer> => {
+    const cw = Math.max(2, Math.round((cells * w) / Math.max(w, h))), ch = Math.max(2, Math.round((cells * h) / Math.max(w, h)));
+    const grid = Buffer.alloc(cw * ch);
+    for (let i = 0; i < grid.length; i++) grid[i] = Math.round(128 + (rnd() - 0.5) * spread);
+    return sharp(grid, { raw: { width: cw, height: ch, channels: 1 } }).resize(w, h, { fit: 'fill', kernel: 'cubic' }).raw().toBuffer();
+  };
+  const [coarse, fine] = await Promise.all([layer(12, 120), layer(90, 70)]);
+  const rgb = Buffer.alloc(w * h * 3);
+  for (let p = 0; p < w * h; p++) {
+    const v = 0.55 * (coarse[p] ?? 128) + 0.45 * (fine[p] ?? 128) - 128;
+    rgb[p * 3] = Math.max(0, Math.min(255, Math.round(132 + v)));
+    rgb[p * 3 + 1] = Math.max(0, Math.min(255, Math.round(112 + v)));
+    rgb[p * 3 + 2] = Math.max(0, Math.min(255, Math.round(92 + v)));
+  }
+  const shapes: string[] = [];
+  for (let k = 0; k < 7; k++) {
+    const x = rnd() * w, y = rnd() * h, size = (0.04 + rnd() * 0.1) * Math.max(w, h);
+    const fill = `rgb(${Math.round(rnd() * 255)},${Math.round(rnd() * 255)},${Math.round(rnd() * 255)})`;
+    shapes.push(k % 2 === 0
+      ? `<rect x="${x}" y="${y}" width="${size}" height="${size * (0.3 + rnd())}" fill="${fill}" transform="rotate(${Math.round(rnd() * 180)} ${x} ${y})"/>`
+      : `<ellipse cx="${x}" cy="${y}" rx="${size / 2}" ry="${(size / 2) * (0.4 + rnd() * 0.6)}" fill="${fill}"/>`);
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${shapes.join('')}</svg>`;
+  return sharp(rgb, { raw: { width: w, height: h, channels: 3 } }).composite([{ input: Buffer.from(svg), left: 0, top: 0 }]).png().toBuffer();
+}
+
+/**
+ * The part lying on a workbench ({@link workbench}): its plain background cut away (the flood fill
+ * of extract.ts `plainBackground`; a picture without a plain border lies there whole, like a
+ * print), turned 8°, filling 45 % of the frame's width and height, off centre; JPEG q90. A part
+ * whose features are mostly its outline against white loses them here: the bench replaces the
+ * white.
+ */
+async function onBench(sharp: SharpFactory, base: Buffer, w: number, h: number): Promise<Buffer> {
+  const rnd = seeded(0x5eed);
+  const { data } = await sharp(base).greyscale().raw().toBuffer({ resolveWithObject: true });
+  const grey = new Uint8Array(w * h);
+  for (let p = 0; p < grey.length; p++) grey[p] = data[p] ?? 0;
+  const background = plainBackground({ data: grey, width: w, height: h }, { tolerance: 16, plainBorder: 0.6 });
+  const rgb = await sharp(base).removeAlpha().raw().toBuffer();
+  const rgba = Buffer.alloc(w * h * 4);
+  for (let p = 0; p < w * h; p++) {
+    rgba[p * 4] = rgb[p * 3] ?? 0;
+    rgba[p * 4 + 1] = rgb[p * 3 + 1] ?? 0;
+    rgba[p * 4 + 2] = rgb[p * 3 + 2] ?? 0;
+    rgba[p * 4 + 3] = background?.[p] ? 0 : 255;
+  }
+  // Two pipelines: sharp turns before it resizes within one.
+  const small = await sharp(rgba, { raw: { width: w, height: h, channels: 4 } }).resize(Math.max(1, Math.round(w * 0.45)), Math.max(1, Math.round(h * 0.45)), { fit: 'fill' }).png().toBuffer();
+  const part = await sharp(small).rotate(8, { background: { r: 0, g: 0, b: 0, alpha: 0 } }).png().toBuffer({ resolveWithObject: true });
+  const bench = await workbench(sharp, w, h, rnd);
+  const left = Math.max(0, Math.round((w - part.info.width) * (0.3 + rnd() * 0.4)));
+  const top = Math.max(0, Math.round((h - part.info.height) * (0.3 + rnd() * 0.4)));
+  return sharp(bench).composite([{ input: part.data, left, top }]).jpeg({ quality: 90 }).toBuffer();
+}
+
 /** The photo of `condition` made from the normalised photo `base` (PHOTO_SIDE px, RGB PNG, `w` × `h`). */
 async function conditionPhoto(sharp: SharpFactory, base: Buffer, w: number, h: number, condition: AuditCondition): Promise<Buffer> {
   const open = (): Sharp => sharp(base);
@@ -144,6 +215,8 @@ async function conditionPhoto(sharp: SharpFactory, base: Buffer, w: number, h: n
       const noisy = await sharp(dim).composite([{ input: noise, blend: 'soft-light' }]).png().toBuffer();
       return sharp(noisy).linear([0.7 / 0.3 * 1.06, 0.7 / 0.3, 0.7 / 0.3 * 0.9], [0, 0, 0]).jpeg({ quality: 75 }).toBuffer();
     }
+    case 'bench':
+      return onBench(sharp, base, w, h);
   }
 }
 

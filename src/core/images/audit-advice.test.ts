@@ -30,4 +30,15 @@ describe('auditAdvice', () => {
       "not found first for a photo taken at an angle, a photo in dim light; 'p9' was found first instead: add more reference photos of the part as people photograph it (at an angle, closer, in ordinary light)",
     ]);
   });
+
+  it('a reference lost only on a bench is told why (its outline) and what photo to add', () => {
+    const lost = { condition: 'bench' as const, rank: null, score: null };
+    const advice = auditAdvice({ ...good, conditions: [found('copy'), found('angle'), lost] });
+    expect(advice).toEqual([
+      'not found first for a photo of the part lying on a cluttered bench: what the photo index knows of it is mostly its outline against a plain background, which a bench replaces; add a photo of the part where it is used (on a bench, in a tray) showing its surface',
+    ]);
+    // With other misses, the bench has its own line and the rest theirs.
+    const both = auditAdvice({ ...good, conditions: [found('copy'), { condition: 'blur' as const, rank: 2, score: 0.3, top: { part_id: 'p4', image_id: 'i4', score: 0.7 } }, lost] });
+    expect(both.map((a) => a.slice(0, 60))).toEqual(['not found first for a photo of the part lying on a cluttered', 'not found first for a slightly blurred photo; \'p4\' was found']);
+  });
 });

@@ -21,6 +21,7 @@ const CONDITION_ADVICE: Record<AuditCondition, string> = {
   covered: 'a photo with part of it covered (a hand, another part)',
   blur: 'a slightly blurred photo',
   low_light: 'a photo in dim light',
+  bench: 'a photo of the part lying on a cluttered bench',
 };
 
 /** What the advice reads of one audited reference. */
@@ -57,11 +58,19 @@ export function auditAdvice(input: AdviceInput): string[] {
   if (input.keypoints !== null && input.keypoints < MIN_REFERENCE_KEYPOINTS && input.contrast >= MIN_REFERENCE_CONTRAST) {
     advice.push(`this reference has few distinct details (${input.keypoints} keypoints, under ${MIN_REFERENCE_KEYPOINTS}): add a sharp photo showing the part's edges, texture or print, filling most of the frame`);
   }
-  const missed = input.conditions.filter((c) => c.rank !== 1);
+  const taken = (conditions: readonly AuditConditionResult[]): string => {
+    const others = [...new Set(conditions.flatMap((c) => (c.top ? [`'${c.top.part_id}'`] : [])))];
+    return others.length > 0 ? `; ${others.join(', ')} ${others.length === 1 ? 'was' : 'were'} found first instead` : '';
+  };
+  // A reference found on white but lost on a bench: its keypoints are mostly its outline, whose
+  // descriptors compare the part with its background, and the bench replaces that background.
+  const bench = input.conditions.find((c) => c.condition === 'bench' && c.rank !== 1);
+  if (twin === undefined && bench !== undefined) {
+    advice.push(`not found first for ${CONDITION_ADVICE.bench}${taken([bench])}: what the photo index knows of it is mostly its outline against a plain background, which a bench replaces; add a photo of the part where it is used (on a bench, in a tray) showing its surface`);
+  }
+  const missed = input.conditions.filter((c) => c.rank !== 1 && c.condition !== 'bench');
   if (twin === undefined && missed.length > 0) {
-    const others = [...new Set(missed.flatMap((c) => (c.top ? [`'${c.top.part_id}'`] : [])))];
-    const taken = others.length > 0 ? `; ${others.join(', ')} ${others.length === 1 ? 'was' : 'were'} found first instead` : '';
-    advice.push(`not found first for ${missed.map((c) => CONDITION_ADVICE[c.condition]).join(', ')}${taken}: add more reference photos of the part as people photograph it (at an angle, closer, in ordinary light)`);
+    advice.push(`not found first for ${missed.map((c) => CONDITION_ADVICE[c.condition]).join(', ')}${taken(missed)}: add more reference photos of the part as people photograph it (at an angle, closer, in ordinary light)`);
   }
   return advice;
 }

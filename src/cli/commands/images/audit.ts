@@ -43,7 +43,7 @@ function uploadedSince(value: string): string {
 export function declare(noun: Command, invoke: Invoke): Command {
   return noun
     .command('audit')
-    .description('check how findable reference images are: photo-like copies of each (a copy, closer, turned, at an angle, covered, blurred, dim) searched against the catalog; rank, score, the part found instead, and advice')
+    .description('check how findable reference images are: photo-like copies of each (a copy, closer, turned, at an angle, covered, blurred, dim, lying on a bench) searched against the catalog; rank, score, the part found instead, and advice')
     .argument('[part_id...]', 'only the references of these parts (default: every searchable image)')
     .option('--since-change <n>', 'only images uploaded or changed after this change number (catalog changes; stderr says where to go on from next time)', intInRange(0))
     .option('--uploaded-since <when>', 'only images uploaded or changed since then: an ISO 8601 time (2026-11-28T17:00:00Z) or a time ago (90m, 12h, 2d)', uploadedSince)
