@@ -5,13 +5,16 @@
 // the bytes of query photos a client-side audit would have uploaded per reference (the endpoint
 // sends none: the measurement behind docs/decisions/0025-image-audit-on-the-server.md).
 //
-// Usage (after `npm run build`): node bench/image-audit.js [--references 100] [--seed 44]
-// References: a seeded sample of ../shared/data/images, each its own part's searchable image.
+// Usage (after `npm run build`): node bench/image-audit.js [--references 100] [--seed 44] [--images unseen]
+// References: a seeded sample of ../shared/data/images (or, with --images unseen, of the icons and
+// pictures Debian packages install under /usr/share: bench/photo-queries.js unseenImages), each its
+// own part's searchable image. An unseen run writes its own section (image-audit:unseen).
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { argReader, cpuMs, msStats, prng, round, tempDir, writeSection } from './lib.js';
-import { IMAGE_DIR } from './photo-queries.js';
+import { IMAGE_DIR, unseenImages } from './photo-queries.js';
 
 const DIST = '../dist';
 const { openCatalog } = await import(`${DIST}/open-catalog.js`);
@@ -25,7 +28,9 @@ const N = Number(arg('references', '100'));
 const SEED = Number(arg('seed', '44'));
 const log = (s) => console.error(s);
 
-const files = fs.readdirSync(IMAGE_DIR).filter((f) => f.endsWith('.jpg')).sort();
+const unseen = arg('images', 'shared') === 'unseen' ? await unseenImages(log) : undefined;
+const bytesOf = (f) => unseen?.get(f) ?? fs.readFileSync(path.join(IMAGE_DIR, f));
+const files = (unseen ? [...unseen.keys()] : fs.readdirSync(IMAGE_DIR).filter((f) => f.endsWith('.jpg'))).sort();
 const rnd = prng(SEED);
 for (let i = files.length - 1; i > 0; i--) {
   const j = Math.floor(rnd() * (i + 1));
@@ -41,7 +46,7 @@ for (let i = 0; i < sample.length; i += 50) {
   const result = await catalog.images.uploadImages(
     LOCAL_OWNER,
     batch.map((f) => ({ image_id: f.replace(/\.jpg$/, ''), part_id: partOf(f), info: 'searchable' })),
-    batch.map((f) => ({ filename: f, source: fs.createReadStream(path.join(IMAGE_DIR, f)) })),
+    batch.map((f) => ({ filename: f, source: Readable.from([bytesOf(f)]) })),
   );
   if (Object.keys(result.errors).length > 0) throw new Error(`upload: ${JSON.stringify(result.errors).slice(0, 300)}`);
 }
@@ -54,7 +59,7 @@ const loadBefore = loadavg()[1];
 const perReference = [];
 const cpuPerReference = [];
 const found = new Map(AUDIT_CONDITIONS.map((c) => [c, { first: 0, top5: 0, all: 0 }]));
-const advised = { any: 0, size: 0, blank: 0, details: 0, twin: 0 };
+const advised = { any: 0, size: 0, blank: 0, details: 0, twin: 0, outline: 0 };
 let after;
 for (;;) {
   const c0 = cpuMs();
@@ -69,6 +74,7 @@ for (;;) {
       const t = found.get(c.condition);
       t.all++;
       if (c.rank === 1) t.first++;
+      else (t.missed ??= []).push(r.image_id);
       if (c.rank !== null && c.rank <= 5) t.top5++;
     }
     if (r.advice.length > 0) advised.any++;
@@ -76,6 +82,7 @@ for (;;) {
     if (r.advice.some((a) => a.includes('nearly blank'))) advised.blank++;
     if (r.advice.some((a) => a.includes('few distinct details'))) advised.details++;
     if (r.advice.some((a) => a.includes('is found first for a copy'))) advised.twin++;
+    if (r.advice.some((a) => a.includes('which a bench replaces'))) advised.outline++;
   }
   if (perReference.length % 10 === 0) log(`  audited ${perReference.length} (${round(wall, 0)} ms the last)`);
   if (!page.more_data) break;
@@ -88,7 +95,7 @@ const probe = createSharpReferenceProbe(new DecodePool({ concurrency: 1, maxQueu
 const searchMs = [];
 const bytesPerReference = [];
 for (const f of sample.slice(0, 20)) {
-  const photos = await probe.photos(fs.readFileSync(path.join(IMAGE_DIR, f)), AUDIT_CONDITIONS);
+  const photos = await probe.photos(bytesOf(f), AUDIT_CONDITIONS);
   bytesPerReference.push([...photos.values()].reduce((s, b) => s + b.length, 0));
   const t0 = performance.now();
   await catalog.search.search(LOCAL_OWNER, { resultOptions: { limit: 20 } }, { bytes: photos.get('angle') });
@@ -108,7 +115,7 @@ const rows = AUDIT_CONDITIONS.map((c) => {
   return `| ${c} | ${share(t.first, t.all)} | ${share(t.top5, t.all)} |`;
 });
 const body = [
-  `${sample.length} references (a seeded sample of ../shared/data/images, seed ${SEED}), each its own part's searchable image; ${AUDIT_CONDITIONS.length} conditions; one reference per call (a call takes up to ${MAX_AUDIT_IMAGES}), one call at a time. The machine is shared (2 cores; 5-minute load average ${round(loadBefore, 1)} before the audit, ${round(loadAfter, 1)} after): read the times as a range, the CPU row as the cost.`,
+  `${sample.length} references (a seeded sample of ${unseen ? 'the unseen images under /usr/share' : '../shared/data/images'}, seed ${SEED}), each its own part's searchable image; ${AUDIT_CONDITIONS.length} conditions; one reference per call (a call takes up to ${MAX_AUDIT_IMAGES}), one call at a time. The machine is shared (2 cores; 5-minute load average ${round(loadBefore, 1)} before the audit, ${round(loadAfter, 1)} after): read the times as a range, the CPU row as the cost.`,
   '',
   '| | p50 | p99 | mean |',
   '|---|---|---|---|',
@@ -122,7 +129,7 @@ const body = [
   '|---|---|---|',
   ...rows,
   '',
-  `Advice given for ${advised.any} of ${sample.length} references: size ${advised.size}, blank ${advised.blank}, few details ${advised.details}, a copy found first on another part ${advised.twin}.`,
+  `Advice given for ${advised.any} of ${sample.length} references: size ${advised.size}, blank ${advised.blank}, few details ${advised.details}, a copy found first on another part ${advised.twin}, lost on the bench only (its outline) ${advised.outline}.`,
 ].join('\n');
 console.log(JSON.stringify({ references: sample.length, perReference: ref, cpu, oneSearch: one, kbPerReference: kb, found: Object.fromEntries(found), advised }));
-writeSection('image-audit', 'Image audit: cost per reference and findability per condition', body);
+writeSection(unseen ? 'image-audit:unseen' : 'image-audit', `Image audit: cost per reference and findability per condition${unseen ? ' (unseen images)' : ''}`, body);

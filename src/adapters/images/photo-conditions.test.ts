@@ -47,4 +47,18 @@ describe('the audit photo of a part lying on a bench', () => {
       expect(regionStats(data, info.width, { left, top, size: 60 }).sd).toBeGreaterThan(3);
     }
   });
+
+  it('lays a long strip on a bench of a phone frame\'s shape (at least 4:3), the whole strip on it', async () => {
+    const strip = await sharp({ create: { width: 1024, height: 84, channels: 3, background: '#ffffff' } })
+      .composite([{ input: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1024" height="84"><rect x="20" y="10" width="984" height="64" fill="rgb(200,30,30)"/></svg>'), left: 0, top: 0 }])
+      .png()
+      .toBuffer();
+    const photo = (await createSharpReferenceProbe(inline).photos(strip, ['bench'])).get('bench');
+    const { data, info } = await sharp(Buffer.from(photo ?? [])).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height]).toEqual([PHOTO_SIDE, PHOTO_SIDE * 0.75]);
+    let red = 0;
+    for (let p = 0; p < info.width * info.height; p++) if ((data[p * 3] ?? 0) > 160 && (data[p * 3 + 1] ?? 0) < 80 && (data[p * 3 + 2] ?? 0) < 80) red++;
+    // 45 % of the strip as the frame shows it (640 × 53 → 288 × 24, ~6,100 px of red).
+    expect(red).toBeGreaterThan(4_000);
+  });
 });
