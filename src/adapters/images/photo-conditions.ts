@@ -14,7 +14,7 @@ import type { AuditCondition } from '../../api/image-schemas.js';
 import type { ReferencePhotoProbe, ReferenceProperties } from '../../core/ports.js';
 import { CatalogError } from '../../api/errors.js';
 import { DecodeQueueFullError, type DecodePool } from './decode-pool.js';
-import { plainBackground } from './local-features/extract.js';
+import { plainBackground } from './local-features/plain-background.js';
 
 type SharpFactory = (typeof import('sharp'))['default'];
 let loaded: Promise<SharpFactory> | undefined;
@@ -155,7 +155,7 @@ async function workbench(sharp: SharpFactory, w: number, h: number, rnd: () => n
 
 /**
  * The part lying on a workbench ({@link workbench}): its plain background cut away (the flood fill
- * of extract.ts `plainBackground`; a picture without a plain border lies there whole, like a
+ * of `plainBackground`; a picture without a plain border lies there whole, like a
  * print), turned 8°, filling 45 % of the frame's width and height (a frame of at least 4:3, as
  * a phone's), off centre; JPEG q90. A part
  * whose features are mostly its outline against white loses them here: the bench replaces the
