@@ -125,7 +125,8 @@ export interface ImageDownload {
  * audit"), each a query photo made from the reference: `copy` a digital copy (5 % cropped, halved,
  * brighter, JPEG q60), `closer` the central 70 %, `rotated` turned 20°, `angle` seen at an angle
  * (a perspective), `covered` a quarter covered by a hand, `blur` a shaky hand's smear, `low_light`
- * a dim corner with sensor noise.
+ * a dim corner with sensor noise, `bench` the part cut out of its plain background and lying on a
+ * cluttered workbench.
  */
 export const AUDIT_CONDITIONS = ['copy', 'closer', 'rotated', 'angle', 'covered', 'blur', 'low_light', 'bench'] as const;
 export type AuditCondition = (typeof AUDIT_CONDITIONS)[number];

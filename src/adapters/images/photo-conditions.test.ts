@@ -31,7 +31,7 @@ describe('the audit photo of a part lying on a bench', () => {
 
     const { data, info } = await sharp(Buffer.from(photo ?? [])).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     expect([info.width, info.height]).toEqual([PHOTO_SIDE, (PHOTO_SIDE * 3) / 4]);
-    // The white is gone: the drawing was 62 % white; the photo keeps almost none of it.
+    // The white is gone: 62 % of the drawing is white, almost none of the photo.
     let white = 0, disc = 0;
     for (let p = 0; p < info.width * info.height; p++) {
       const [r, g, b] = [data[p * 3] ?? 0, data[p * 3 + 1] ?? 0, data[p * 3 + 2] ?? 0];

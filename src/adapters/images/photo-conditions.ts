@@ -155,27 +155,23 @@ async function workbench(sharp: SharpFactory, w: number, h: number, rnd: () => n
 
 /**
  * The part lying on a workbench ({@link workbench}): its plain background cut away (the flood fill
- * of `plainBackground`; a picture without a plain border lies there whole, like a
- * print), turned 8°, filling 45 % of the frame's width and height (a frame of at least 4:3, as
- * a phone's), off centre; JPEG q90. A part
- * whose features are mostly its outline against white loses them here: the bench replaces the
- * white.
+ * of `plainBackground`; a picture without a plain border lies there whole, like a print), turned
+ * 8°, filling 45 % of the frame's width and height (a frame of at least 4:3, as a phone's), off
+ * centre; JPEG q90. A part whose features are mostly its outline against white loses them here:
+ * the bench replaces the white.
  */
 async function onBench(sharp: SharpFactory, base: Buffer, w: number, h: number): Promise<Buffer> {
   const rnd = seeded(0x5eed);
-  const { data } = await sharp(base).greyscale().raw().toBuffer({ resolveWithObject: true });
-  const grey = new Uint8Array(w * h);
-  for (let p = 0; p < grey.length; p++) grey[p] = data[p] ?? 0;
+  const grey = await sharp(base).greyscale().raw().toBuffer();
   const background = plainBackground({ data: grey, width: w, height: h }, { tolerance: 16, plainBorder: 0.6 });
+  // The part with its mask as the alpha channel: opaque where it is not background.
   const rgb = await sharp(base).removeAlpha().raw().toBuffer();
   const rgba = Buffer.alloc(w * h * 4);
   for (let p = 0; p < w * h; p++) {
-    rgba[p * 4] = rgb[p * 3] ?? 0;
-    rgba[p * 4 + 1] = rgb[p * 3 + 1] ?? 0;
-    rgba[p * 4 + 2] = rgb[p * 3 + 2] ?? 0;
+    rgb.copy(rgba, p * 4, p * 3, p * 3 + 3);
     rgba[p * 4 + 3] = background?.[p] ? 0 : 255;
   }
-  // Two pipelines: sharp turns before it resizes within one.
+  // Two pipelines: within one, sharp turns before it resizes.
   const small = await sharp(rgba, { raw: { width: w, height: h, channels: 4 } }).resize(Math.max(1, Math.round(w * 0.45)), Math.max(1, Math.round(h * 0.45)), { fit: 'fill' }).png().toBuffer();
   // A phone's frame is at most 4:3, so a long strip of a part lies on a bench of that shape.
   const frameW = Math.max(w, Math.round(h * 0.75)), frameH = Math.max(h, Math.round(w * 0.75));
