@@ -156,7 +156,7 @@ async function workbench(sharp: SharpFactory, w: number, h: number, rnd: () => n
 /**
  * The part lying on a workbench ({@link workbench}): its plain background cut away (the flood fill
  * of `plainBackground`; a picture without a plain border lies there whole, like a print), turned
- * 8°, filling 45 % of the frame's width and height (a frame of at least 4:3, as a phone's), off
+ * 8°, filling 45 % of the frame's width and height (a frame no longer than 4:3, as a phone's), off
  * centre; JPEG q90. A part whose features are mostly its outline against white loses them here:
  * the bench replaces the white.
  */
@@ -173,7 +173,6 @@ async function onBench(sharp: SharpFactory, base: Buffer, w: number, h: number):
   }
   // Two pipelines: within one, sharp turns before it resizes.
   const small = await sharp(rgba, { raw: { width: w, height: h, channels: 4 } }).resize(Math.max(1, Math.round(w * 0.45)), Math.max(1, Math.round(h * 0.45)), { fit: 'fill' }).png().toBuffer();
-  // A phone's frame is at most 4:3, so a long strip of a part lies on a bench of that shape.
   const frameW = Math.max(w, Math.round(h * 0.75)), frameH = Math.max(h, Math.round(w * 0.75));
   const part = await sharp(small)
     .rotate(8, { background: { r: 0, g: 0, b: 0, alpha: 0 } })

@@ -78,8 +78,7 @@ export class LeveledTerms {
       // The level's terms appended to the next in term order (the index's order): each page of the
       // next level is written about once, however the terms spread over it. OR FAIL: a failing
       // move fails the whole write transaction anyway, so SQLite keeps no statement journal of it
-      // (a copy of every page of the next level it changes, written to a temporary file: a tenth
-      // of an import's writes).
+      // (a copy, in a temporary file, of every page of the next level it changes).
       moveDown: db.prepare<[number]>(`INSERT OR FAIL INTO ${t} (level, ${columns}) SELECT level + 1, ${columns} FROM ${t} WHERE level = ? ORDER BY term`),
       deleteLevel: db.prepare<[number]>(`DELETE FROM ${t} WHERE level = ?`),
       remove: db.prepare<[number, string]>(`DELETE FROM ${t} WHERE level = ? AND term = ?`),
