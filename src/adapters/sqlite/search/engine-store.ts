@@ -28,8 +28,10 @@ import { TIERS } from '../../../core/search/engine/bm25.js';
 import { documentChanges, tierLength, type EngineDocument } from '../../../core/search/engine/document.js';
 import { BLOCK_SIZE, GROUPS, decodeBlock, decodeTermBlocks, emptyPostings, encodeBlock, mergeSorted, GatheredPostings, type Postings } from '../../../core/search/engine/postings.js';
 import { CHUNK, CHUNK_BYTES, DOC_EXISTS, DOC_HOLDER, DocColumns, groupZeroWeight, readDoc, tierView, writeDoc, writeKey } from '../../../core/search/engine/doc-chunks.js';
+import { BlockJoiner, blockCount, type JoinedBlock } from '../../../core/search/engine/block-join.js';
 import { decodeTermIds, encodeTermIds } from '../../../core/search/engine/term-ids.js';
 import { forEachPreparedTerm, preparedHolder, preparedLengths, type PreparedPartDocuments } from '../../../core/search/engine/prepared-documents.js';
+import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
 import { TailIndex } from './engine-tails.js';
 import { LRUCache } from 'lru-cache';
@@ -51,6 +53,14 @@ export const TERM_LOG_VERSIONS = 256;
 export const RUN_FANOUT = 8;
 /** Terms whose run blocks a merge reads in one statement (forEachRunTerm). */
 const RUN_TERMS_PER_READ = 512;
+
+/** A posting run's row as a merge reads it. */
+interface RunRow {
+  term_id: number;
+  run: number;
+  first_doc: number;
+  data: Buffer;
+}
 
 /** Key spacing of parts appended at either end of the part id order. */
 const KEY_STEP = 1024;
@@ -134,6 +144,10 @@ export class EngineStore {
    * keep it. discard() and clearAll() drop it too.
    */
   private readonly tails = new TailIndex();
+  /** runRowsBetween's statements, by number of runs. */
+  private readonly runRowsStatements = new Map<number, Statement<Record<string, number>, RunRow>>();
+  /** Joins a term's run blocks when runs merge (writeMerged). */
+  private readonly joiner = new BlockJoiner();
   /** Writer cache, valid alike: term -> id of terms written more than once (frequent words). */
   private readonly ids = new Map<string, number>();
   /**
@@ -201,9 +215,6 @@ export class EngineStore {
       termRunBlocks: db.prepare<{ id: number }, { first_doc: number; data: Buffer }>('SELECT first_doc, data FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id ORDER BY run, first_doc'),
       deleteTermRuns: db.prepare<{ id: number }>('DELETE FROM engine_runs WHERE run IN (SELECT run FROM engine_run_list) AND term_id = @id'),
       runTermIds: db.prepare<[string], number>('SELECT DISTINCT term_id FROM engine_runs WHERE run IN (SELECT value FROM json_each(?)) ORDER BY term_id').pluck(),
-      runRowsOfTerms: db.prepare<{ runs: string; ids: string }, { term_id: number; first_doc: number; data: Buffer }>(
-        'SELECT term_id, first_doc, data FROM engine_runs WHERE run IN (SELECT value FROM json_each(@runs)) AND term_id IN (SELECT value FROM json_each(@ids)) ORDER BY term_id, run, first_doc',
-      ),
       deleteRuns: db.prepare<[string]>('DELETE FROM engine_runs WHERE run IN (SELECT value FROM json_each(?))'),
       deleteRunList: db.prepare<[string]>('DELETE FROM engine_run_list WHERE run IN (SELECT value FROM json_each(?))'),
       clearRuns: db.prepare('DELETE FROM engine_runs'),
@@ -514,13 +525,15 @@ export class EngineStore {
    * Calls `write` with each term's run blocks in `runs` (ascending term id; oldest run first). The
    * blocks are read for RUN_TERMS_PER_READ terms at a time: a statement per term cost more than
    * the merge itself when most terms are part numbers of one posting, and all terms in one sorted
-   * statement held a frequent word's thousands of blocks and the sort (tens of MB).
+   * statement held a frequent word's thousands of blocks and the sort (tens of MB). Each read
+   * scans the term range of every run (runRowsBetween).
    */
   private forEachRunTerm(runs: number[], write: (id: number, blocks: { first_doc: number; data: Buffer }[]) => void): void {
     const json = JSON.stringify(runs);
     const ids = this.stmt.runTermIds.all(json);
+    const runParams = Object.fromEntries(runs.map((run, k) => [`r${k}`, run]));
     for (let from = 0; from < ids.length; from += RUN_TERMS_PER_READ) {
-      const rows = this.stmt.runRowsOfTerms.all({ runs: json, ids: JSON.stringify(ids.slice(from, from + RUN_TERMS_PER_READ)) });
+      const rows = this.runRowsBetween(runs).all({ ...runParams, from: ids[from] ?? 0, to: ids[Math.min(ids.length, from + RUN_TERMS_PER_READ) - 1] ?? 0 });
       let start = 0;
       for (let i = 1; i <= rows.length; i++) {
         const id = rows[start]!.term_id;
@@ -534,30 +547,39 @@ export class EngineStore {
   /**
    * Writes term `id`'s run `blocks` (all after its stored postings) as full blocks, into run `run`
    * or, when undefined, after the term's engine_postings blocks (filling its last block first).
-   * Decoded a block at a time: a frequent word's run postings, decoded whole, took tens of MB.
-   * Returns the last block written.
+   * Joined byte to byte (BlockJoiner), a block at a time. Returns the last block written.
    */
   private writeMerged(id: number, blocks: { first_doc: number; data: Buffer }[], run: number | undefined): ListEnd | undefined {
-    let pending = emptyPostings();
-    let replaceFirst = false;
-    let end: ListEnd | undefined;
     const stored = run === undefined ? this.stmt.lastBlock.get(id) : undefined;
-    if (stored !== undefined) {
-      decodeBlock(stored.data, stored.first_doc, pending);
-      // A full last block stays as stored; a partial one is filled (overwritten: it keeps its first doc).
-      if (pending.docs.length < BLOCK_SIZE) replaceFirst = true;
-      else pending = emptyPostings();
-    }
-    for (const block of blocks) {
-      decodeBlock(block.data, block.first_doc, pending);
-      const full = pending.docs.length - (pending.docs.length % BLOCK_SIZE);
-      if (full === 0) continue;
-      end = this.insertBlocks(id, { docs: pending.docs.slice(0, full), tf: pending.tf.slice(0, full * GROUPS) }, replaceFirst, 0, run);
+    // A full last block stays as stored; a partial one is filled (overwritten: it keeps its first doc).
+    let replaceFirst = stored !== undefined && blockCount(stored.data) < BLOCK_SIZE;
+    let end: ListEnd | undefined;
+    const write = (block: JoinedBlock): void => {
+      if (run !== undefined) this.stmt.insertRunBlock.run(run, id, block.firstDoc, block.data);
+      else if (replaceFirst) this.stmt.updateBlock.run(block.data, id, block.firstDoc);
+      else this.stmt.insertBlock.run(id, block.firstDoc, block.data);
       replaceFirst = false;
-      pending = { docs: pending.docs.slice(full), tf: pending.tf.slice(full * GROUPS) };
-    }
-    if (pending.docs.length > 0) end = this.insertBlocks(id, pending, replaceFirst, 0, run);
+      end = { firstDoc: block.firstDoc, count: block.count, lastDoc: block.lastDoc };
+    };
+    if (replaceFirst && stored !== undefined) this.joiner.add(stored.data, stored.first_doc, write);
+    for (const block of blocks) this.joiner.add(block.data, block.first_doc, write);
+    this.joiner.finish(write);
     return end;
+  }
+
+  /**
+   * The rows of `runs` (as many runs as given) whose term id is in [@from, @to], ordered by term,
+   * run and first doc: one range scan per run, merged by SQLite (a compound SELECT), instead of a
+   * seek per run and term and a sort.
+   */
+  private runRowsBetween(runs: number[]): Statement<Record<string, number>, RunRow> {
+    let statement = this.runRowsStatements.get(runs.length);
+    if (statement === undefined) {
+      const arms = runs.map((_, k) => `SELECT term_id, run, first_doc, data FROM engine_runs WHERE run = @r${k} AND term_id BETWEEN @from AND @to`);
+      statement = this.db.prepare<Record<string, number>, RunRow>(`${arms.join(' UNION ALL ')} ORDER BY term_id, run, first_doc`);
+      this.runRowsStatements.set(runs.length, statement);
+    }
+    return statement;
   }
 
   private dropRuns(runs: number[]): void {
