@@ -46,18 +46,13 @@ import type { TermRow } from '../../../core/search/engine/term-range.js';
 export const TERM_LOG_VERSIONS = 256;
 
 /**
- * Runs of one tier taken into one run of the next (tier 0: one write's; tier 1: RUN_FANOUT
+ * Runs of one tier merged into one run of the next (tier 0: one write's; tier 1: RUN_FANOUT
  * writes'); RUN_FANOUT runs of tier 1 are merged into engine_postings. A term is read across at
  * most 2 × RUN_FANOUT runs.
  */
 export const RUN_FANOUT = 8;
 /** Terms whose run blocks a merge reads in one statement (forEachRunTerm). */
 const RUN_TERMS_PER_READ = 512;
-
-/** The named parameters of a statement over `runs` (EngineStore.runsStatement). */
-function runParams(runs: readonly number[]): Record<string, number> {
-  return Object.fromEntries(runs.map((run, k) => [`r${k}`, run]));
-}
 
 /** A posting run's row as a merge reads it. */
 interface RunRow {
@@ -149,8 +144,8 @@ export class EngineStore {
    * keep it. discard() and clearAll() drop it too.
    */
   private readonly tails = new TailIndex();
-  /** runsStatement's statements, by kind and number of runs. */
-  private readonly runStatements = new Map<string, Statement<Record<string, number>>>();
+  /** runRowsBetween's statements, by number of runs. */
+  private readonly runRowsStatements = new Map<number, Statement<Record<string, number>, RunRow>>();
   /** Joins a term's run blocks when runs merge (writeMerged). */
   private readonly joiner = new BlockJoiner();
   /** Writer cache, valid alike: term -> id of terms written more than once (frequent words). */
@@ -507,24 +502,21 @@ export class EngineStore {
   }
 
   /**
-   * After a flush that wrote run `version × 2` (the last of `runs`): the rows of RUN_FANOUT runs of
-   * tier 0 move, as stored, into one run of tier 1 (`version × 2 + 1`: newer than every run it
-   * takes), and RUN_FANOUT runs of tier 1 are merged into engine_postings, each term's blocks
-   * joined. The lists do not change, so nothing is logged.
+   * After a flush that wrote run `version × 2` (the last of `runs`): RUN_FANOUT runs of tier 0 are
+   * merged into one run of tier 1 (`version × 2 + 1`: newer than every run it merges), and
+   * RUN_FANOUT runs of tier 1 into engine_postings. The lists do not change, so nothing is logged.
    */
   private mergeRuns(runs: { run: number; tier: number }[], version: number): void {
     this.stmt.addRun.run(version * 2, 0);
     const tier0 = runs.filter((r) => r.tier === 0).map((r) => r.run);
     if (tier0.length < RUN_FANOUT) return;
     const merged = version * 2 + 1;
-    // Moved as stored, in SQL: a term is in one or two of a tier's writes most of the time, so
-    // joining its blocks here would write as many rows as it read; they are joined once, below.
-    this.runsStatement('move', tier0.length).run({ ...runParams(tier0), merged });
+    this.forEachRunTerm(tier0, (id, blocks) => this.writeMerged(id, blocks, merged));
     this.dropRuns(tier0);
     this.stmt.addRun.run(merged, 1);
     const tier1 = [...runs.filter((r) => r.tier === 1).map((r) => r.run), merged];
     if (tier1.length < RUN_FANOUT) return;
-    this.forEachRunTerm(tier1, (id, blocks) => this.tails.set(id, this.writeMerged(id, blocks)));
+    this.forEachRunTerm(tier1, (id, blocks) => this.tails.set(id, this.writeMerged(id, blocks, undefined)));
     this.dropRuns(tier1);
     this.runTerms.clear();
   }
@@ -534,14 +526,14 @@ export class EngineStore {
    * blocks are read for RUN_TERMS_PER_READ terms at a time: a statement per term cost more than
    * the merge itself when most terms are part numbers of one posting, and all terms in one sorted
    * statement held a frequent word's thousands of blocks and the sort (tens of MB). Each read
-   * scans the term range of every run (runsStatement).
+   * scans the term range of every run (runRowsBetween).
    */
   private forEachRunTerm(runs: number[], write: (id: number, blocks: { first_doc: number; data: Buffer }[]) => void): void {
     const json = JSON.stringify(runs);
     const ids = this.stmt.runTermIds.all(json);
-    const params = runParams(runs);
+    const runParams = Object.fromEntries(runs.map((run, k) => [`r${k}`, run]));
     for (let from = 0; from < ids.length; from += RUN_TERMS_PER_READ) {
-      const rows = this.runsStatement('read', runs.length).all({ ...params, from: ids[from] ?? 0, to: ids[Math.min(ids.length, from + RUN_TERMS_PER_READ) - 1] ?? 0 }) as RunRow[];
+      const rows = this.runRowsBetween(runs).all({ ...runParams, from: ids[from] ?? 0, to: ids[Math.min(ids.length, from + RUN_TERMS_PER_READ) - 1] ?? 0 });
       let start = 0;
       for (let i = 1; i <= rows.length; i++) {
         const id = rows[start]!.term_id;
@@ -553,17 +545,18 @@ export class EngineStore {
   }
 
   /**
-   * Writes term `id`'s run `blocks` (all after its stored postings) as full blocks after its
-   * engine_postings blocks, filling its last block first. Joined byte to byte (BlockJoiner), a
-   * block at a time. Returns the last block written.
+   * Writes term `id`'s run `blocks` (all after its stored postings) as full blocks, into run `run`
+   * or, when undefined, after the term's engine_postings blocks (filling its last block first).
+   * Joined byte to byte (BlockJoiner), a block at a time. Returns the last block written.
    */
-  private writeMerged(id: number, blocks: { first_doc: number; data: Buffer }[]): ListEnd | undefined {
-    const stored = this.stmt.lastBlock.get(id);
+  private writeMerged(id: number, blocks: { first_doc: number; data: Buffer }[], run: number | undefined): ListEnd | undefined {
+    const stored = run === undefined ? this.stmt.lastBlock.get(id) : undefined;
     // A full last block stays as stored; a partial one is filled (overwritten: it keeps its first doc).
     let replaceFirst = stored !== undefined && blockCount(stored.data) < BLOCK_SIZE;
     let end: ListEnd | undefined;
     const write = (block: JoinedBlock): void => {
-      if (replaceFirst) this.stmt.updateBlock.run(block.data, id, block.firstDoc);
+      if (run !== undefined) this.stmt.insertRunBlock.run(run, id, block.firstDoc, block.data);
+      else if (replaceFirst) this.stmt.updateBlock.run(block.data, id, block.firstDoc);
       else this.stmt.insertBlock.run(id, block.firstDoc, block.data);
       replaceFirst = false;
       end = { firstDoc: block.firstDoc, count: block.count, lastDoc: block.lastDoc };
@@ -574,26 +567,17 @@ export class EngineStore {
     return end;
   }
 
-
   /**
-   * A statement over `count` runs (`@r0` …), each read by a range scan of its own and merged by
-   * SQLite in order (a compound SELECT: no sort). `read`: the rows whose term id is in [@from, @to],
-   * by term, run and first doc (`RunRow`). `move`: copies every row into run `@merged`, by term and
-   * first doc (appended at the end of engine_runs).
+   * The rows of `runs` (as many runs as given) whose term id is in [@from, @to], ordered by term,
+   * run and first doc: one range scan per run, merged by SQLite (a compound SELECT), instead of a
+   * seek per run and term and a sort.
    */
-  private runsStatement(kind: 'read' | 'move', count: number): Statement<Record<string, number>> {
-    const key = `${kind} ${count}`;
-    let statement = this.runStatements.get(key);
+  private runRowsBetween(runs: number[]): Statement<Record<string, number>, RunRow> {
+    let statement = this.runRowsStatements.get(runs.length);
     if (statement === undefined) {
-      const arms = Array.from({ length: count }, (_, k) =>
-        kind === 'read'
-          ? `SELECT term_id, run, first_doc, data FROM engine_runs WHERE run = @r${k} AND term_id BETWEEN @from AND @to`
-          : `SELECT @merged, term_id, first_doc, data FROM engine_runs WHERE run = @r${k}`,
-      );
-      const order = kind === 'read' ? 'term_id, run, first_doc' : '2, 3';
-      const select = `${arms.join(' UNION ALL ')} ORDER BY ${order}`;
-      statement = this.db.prepare(kind === 'read' ? select : `INSERT INTO engine_runs (run, term_id, first_doc, data) ${select}`);
-      this.runStatements.set(key, statement);
+      const arms = runs.map((_, k) => `SELECT term_id, run, first_doc, data FROM engine_runs WHERE run = @r${k} AND term_id BETWEEN @from AND @to`);
+      statement = this.db.prepare<Record<string, number>, RunRow>(`${arms.join(' UNION ALL ')} ORDER BY term_id, run, first_doc`);
+      this.runRowsStatements.set(runs.length, statement);
     }
     return statement;
   }
