@@ -2,10 +2,11 @@
  * Joins the encoded blocks of one posting list into full blocks, byte to byte (postings.ts
  * encoding): what a store does when it merges a term's posting runs (docs/search.md, "Posting
  * runs"). A posting's mask and frequencies are copied as they are stored and only its doc delta is
- * written again, so a merge allocates the blocks it writes and nothing per posting: decoding a
- * run's postings into arrays and encoding them again was about half of what an import allocated.
+ * written again, so a merge allocates the blocks it writes and nothing per posting (no array of
+ * decoded postings to encode again).
  */
-import { BLOCK_SIZE } from './postings.js';
+import { BLOCK_SIZE, VarintReader, writeVarint } from './postings.js';
+import { grown } from './typed-arrays.js';
 
 /** One block a {@link BlockJoiner} wrote: `count` postings from `firstDoc` to `lastDoc`, encoded in `data`. */
 export interface JoinedBlock {
@@ -15,30 +16,11 @@ export interface JoinedBlock {
   data: Uint8Array;
 }
 
+const countReader = new VarintReader();
+
 /** Postings of an encoded block (its leading count). Throws RangeError on an empty or truncated count. */
 export function blockCount(data: Uint8Array): number {
-  const reader = new VarintCursor();
-  reader.bytes = data;
-  return reader.varint();
-}
-
-/** Reads varints from `bytes` at `pos`, which it moves past each (no object per value). */
-class VarintCursor {
-  bytes: Uint8Array = new Uint8Array(0);
-  pos = 0;
-
-  /** The varint at `pos`. Throws RangeError when the bytes end inside it. */
-  varint(): number {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      if (this.pos >= this.bytes.length) throw new RangeError('truncated posting block');
-      const b = this.bytes[this.pos++] ?? 0;
-      value += (b & 0x7f) * scale;
-      if (b < 0x80) return value;
-      scale *= 0x80;
-    }
-  }
+  return countReader.start(data).varint();
 }
 
 /**
@@ -54,27 +36,22 @@ export class BlockJoiner {
   private count = 0;
   private firstDoc = 0;
   private lastDoc = 0;
-  private readonly cursor = new VarintCursor();
+  private readonly reader = new VarintReader();
 
   /**
    * Appends the postings of block `data` (first doc `firstDoc`). Throws RangeError on bytes that
    * are not a block; RangeError too when a posting does not follow the previous one.
    */
   add(data: Uint8Array, firstDoc: number, emit: (block: JoinedBlock) => void): void {
-    const cursor = this.cursor;
-    cursor.bytes = data;
-    cursor.pos = 0;
-    const count = cursor.varint();
+    const reader = this.reader.start(data);
+    const count = reader.varint();
     let doc = firstDoc;
     for (let i = 0; i < count; i++) {
-      doc += cursor.varint();
-      const start = cursor.pos;
-      if (start >= data.length) throw new RangeError('truncated posting block');
-      const mask = data[start] ?? 0;
-      cursor.pos = start + 1;
-      for (let bits = mask; bits !== 0; bits &= bits - 1) cursor.varint();
+      doc += reader.varint();
+      const start = reader.position;
+      for (let bits = reader.byte(); bits !== 0; bits &= bits - 1) reader.varint();
       if (this.count > 0 && doc <= this.lastDoc) throw new RangeError(`posting of doc ${doc} does not follow doc ${this.lastDoc}`);
-      this.append(doc, data, start, cursor.pos);
+      this.append(doc, data, start, reader.position);
       if (this.count === BLOCK_SIZE) this.finish(emit);
     }
   }
@@ -82,14 +59,8 @@ export class BlockJoiner {
   /** Emits the block being filled, if it holds a posting. */
   finish(emit: (block: JoinedBlock) => void): void {
     if (this.count === 0) return;
-    const countBytes = this.count < 0x80 ? 1 : 2;
-    const data = new Uint8Array(countBytes + this.length);
-    if (countBytes === 1) data[0] = this.count;
-    else {
-      data[0] = (this.count & 0x7f) | 0x80;
-      data[1] = this.count >>> 7;
-    }
-    data.set(this.body.subarray(0, this.length), countBytes);
+    const data = new Uint8Array(this.count < 0x80 ? 1 + this.length : 2 + this.length);
+    data.set(this.body.subarray(0, this.length), writeVarint(data, 0, this.count));
     const block: JoinedBlock = { firstDoc: this.firstDoc, count: this.count, lastDoc: this.lastDoc, data };
     this.count = 0;
     this.length = 0;
@@ -101,17 +72,8 @@ export class BlockJoiner {
     if (this.count === 0) this.firstDoc = doc;
     // ≤ 8 bytes of delta plus the stored bytes.
     const need = this.length + 8 + (to - from);
-    if (need > this.body.length) {
-      const body = new Uint8Array(Math.max(need, this.body.length * 2));
-      body.set(this.body.subarray(0, this.length));
-      this.body = body;
-    }
-    let v = this.count === 0 ? 0 : doc - this.lastDoc;
-    while (v >= 0x80) {
-      this.body[this.length++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
-    }
-    this.body[this.length++] = v;
+    if (need > this.body.length) this.body = grown(this.body, Math.max(need, this.body.length * 2));
+    this.length = writeVarint(this.body, this.length, this.count === 0 ? 0 : doc - this.lastDoc);
     // A posting's stored bytes are a few: a loop, not a subarray view for each.
     for (let k = from; k < to; k++) this.body[this.length++] = source[k] ?? 0;
     this.lastDoc = doc;

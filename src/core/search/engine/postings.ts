@@ -41,15 +41,15 @@ function ensureScratch(need: number): void {
   scratch = next;
 }
 
-/** Writes `value` (a non-negative integer) as a varint at `pos`; returns the next position. */
-function writeVarint(pos: number, value: number): number {
+/** Writes `value` (a non-negative integer) as a varint into `target` at `pos` (room ensured by the caller); returns the next position. */
+export function writeVarint(target: Uint8Array, pos: number, value: number): number {
   let v = value;
   let at = pos;
   while (v >= 0x80) {
-    scratch[at++] = (v % 0x80) | 0x80;
+    target[at++] = (v % 0x80) | 0x80;
     v = Math.floor(v / 0x80);
   }
-  scratch[at++] = v;
+  target[at++] = v;
   return at;
 }
 
@@ -57,7 +57,7 @@ function writeVarint(pos: number, value: number): number {
 export function encodeBlock(p: Postings, from: number, to: number): Uint8Array {
   // At most: count, then per posting a doc delta, a mask and GROUPS frequencies, each ≤ 8 varint bytes.
   ensureScratch(8 + (to - from) * (2 + GROUPS) * 8);
-  return scratch.slice(0, writePostings(writeVarint(0, to - from), p, p.docs[from] ?? 0, from, to));
+  return scratch.slice(0, writePostings(writeVarint(scratch, 0, to - from), p, p.docs[from] ?? 0, from, to));
 }
 
 /**
@@ -68,14 +68,14 @@ export function encodeBlock(p: Postings, from: number, to: number): Uint8Array {
 function writePostings(pos: number, p: Postings, prev: number, from: number, to: number): number {
   for (let i = from; i < to; i++) {
     const doc = p.docs[i] ?? 0;
-    pos = writeVarint(pos, doc - prev);
+    pos = writeVarint(scratch, pos, doc - prev);
     prev = doc;
     let mask = 0;
     for (let g = 0; g < GROUPS; g++) if ((p.tf[i * GROUPS + g] ?? 0) > 0) mask |= 1 << g;
     scratch[pos++] = mask;
     for (let g = 0; g < GROUPS; g++) {
       const tf = p.tf[i * GROUPS + g] ?? 0;
-      if (tf > 0) pos = writeVarint(pos, tf);
+      if (tf > 0) pos = writeVarint(scratch, pos, tf);
     }
   }
   return pos;
@@ -145,9 +145,14 @@ export function decodeTermBlocks(blocks: readonly { data: Uint8Array; firstDoc: 
 }
 
 /** Reads a block's bytes front to back (a class, not a closure per block: V8 inlines its methods in the decode loop). */
-class VarintReader {
+export class VarintReader {
   private bytes: Uint8Array = new Uint8Array(0);
   private pos = 0;
+
+  /** Where the next read starts (bytes read so far). */
+  get position(): number {
+    return this.pos;
+  }
 
   start(bytes: Uint8Array): this {
     this.bytes = bytes;
